@@ -1,0 +1,91 @@
+"""`code-intel` command line: serve, init, doctor, index, search, status, clean, demo.
+
+Each subcommand's work lives in the package that owns it; this module only parses arguments
+and imports the implementation lazily, so `code-intel --help` stays instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable
+
+# subcommand -> "module:function"; the function takes the parsed namespace and returns an exit code.
+COMMANDS: dict[str, str] = {
+    "init": "tools.context.installer:run_init",
+    "doctor": "tools.doctor:run_doctor",
+    "index": "tools.index.commands:run_index",
+    "search": "tools.index.commands:run_search",
+    "status": "tools.workflow.commands:run_status",
+    "clean": "tools.workflow.commands:run_clean",
+    "demo": "tools.demo:run_demo",
+}
+
+
+def _project_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--project", help="project root (default: $CODE_INTEL_PROJECT, else the working directory)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="code-intel", description="Guided, server-enforced coding sessions over MCP.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    serve = sub.add_parser("serve", help="run the MCP server over stdio")
+    _project_arg(serve)
+    serve.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+
+    init = sub.add_parser("init", help="write .code-intel/, the /code skill, hooks and .mcp.json into a project")
+    init.add_argument("dir", nargs="?", default=".", help="project folder (default: current folder)")
+    init.add_argument("--force", action="store_true", help="overwrite files you changed")
+
+    doctor = sub.add_parser("doctor", help="check rg, ctags, git, tree-sitter, the embedding model and Chroma")
+    _project_arg(doctor)
+
+    index = sub.add_parser("index", help="build or update the semantic index")
+    _project_arg(index)
+    index.add_argument("--force", action="store_true", help="rebuild from scratch")
+
+    search = sub.add_parser("search", help="semantic search from the command line")
+    _project_arg(search)
+    search.add_argument("text", help="what to look for")
+    search.add_argument("-n", "--n-results", type=int, default=10)
+    search.add_argument("--collection", choices=["forest", "map"], default=None)
+
+    status = sub.add_parser("status", help="show the project's active session")
+    _project_arg(status)
+
+    clean = sub.add_parser("clean", help="delete llm_task_* branches and checkpoints, reset the session")
+    _project_arg(clean)
+
+    demo = sub.add_parser("demo", help="drive a whole session on a generated sample repository")
+    demo.add_argument("--keep", action="store_true", help="keep the sample repository afterwards")
+    demo.add_argument("--dir", help="create the sample repository here instead of a temp folder")
+    return parser
+
+
+def _load(target: str) -> Callable[[argparse.Namespace], int]:
+    module, func = target.split(":")
+    return getattr(importlib.import_module(module), func)  # type: ignore[no-any-return]
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "serve":
+        import code_intel_server
+
+        forwarded = ["--log-level", args.log_level] + (["--project", args.project] if args.project else [])
+        return code_intel_server.main(forwarded)
+    from tools.errors import CodeIntelError
+
+    try:
+        return _load(COMMANDS[args.command])(args)
+    except CodeIntelError as err:
+        print(f"code-intel {args.command}: {err.message}" + (f"\n  hint: {err.hint}" if err.hint else ""), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

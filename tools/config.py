@@ -1,0 +1,131 @@
+"""`.code-intel/config.json` and `.code-intel/context.yml` as pydantic models with defaults.
+
+A bad value is refused with the file, the key and the reason; a missing file means defaults.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from tools.errors import ConfigError
+
+DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+
+DEFAULT_EXCLUDES = [
+    "**/.git/**",
+    "**/.code-intel/**",
+    "**/node_modules/**",
+    "**/__pycache__/**",
+    "**/.venv/**",
+    "**/venv/**",
+    "**/dist/**",
+    "**/build/**",
+    "**/*.min.js",
+]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class ChromaSettings(_Strict):
+    mode: Literal["persistent", "http"] = "persistent"
+    path: str | None = Field(default=None, description="persistent mode: folder, default .code-intel/chroma")
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=1, le=65535)
+    ssl: bool = False
+
+
+class Config(_Strict):
+    """config.json: indexing, search and embedding settings."""
+
+    version: str = "1.0"
+    embedding_model: str = DEFAULT_EMBEDDING_MODEL
+    embedding_max_seq_length: int | None = Field(default=None, ge=16, le=8192)
+    embedding_batch_size: int = Field(default=32, ge=1, le=4096)
+    source_dirs: list[str] = Field(default_factory=list, description="empty: the whole project")
+    exclude_patterns: list[str] = Field(default_factory=lambda: list(DEFAULT_EXCLUDES))
+    chunk_strategy: Literal["ast", "lines"] = "ast"
+    chunk_max_tokens: int = Field(default=512, ge=32, le=8192)
+    sync_ttl_hours: float = Field(default=1.0, ge=0)
+    sync_on_start: bool = True
+    max_file_bytes: int = Field(default=1_000_000, ge=1024)
+    search_timeout_seconds: float = Field(default=10.0, gt=0, le=600)
+    chroma: ChromaSettings = Field(default_factory=ChromaSettings)
+
+
+class ProjectRulesSettings(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    source: str = "CLAUDE.md"
+    summary: str = ""
+    content_hash: str | None = None
+
+
+class DocResearchSettings(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    enabled: bool = True
+    docs_path: list[str] = Field(default_factory=lambda: ["docs/"])
+    default_prompts: list[str] = Field(default_factory=lambda: ["default.md"])
+
+
+class DocumentSearchSettings(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    include_patterns: list[str] = Field(default_factory=lambda: ["**/*.md"])
+    exclude_patterns: list[str] = Field(default_factory=lambda: ["node_modules/**"])
+
+
+class ContextSettings(BaseModel):
+    """context.yml: project rules, document research and document search settings."""
+
+    model_config = ConfigDict(extra="allow")
+    project_rules: ProjectRulesSettings = Field(default_factory=ProjectRulesSettings)
+    doc_research: DocResearchSettings = Field(default_factory=DocResearchSettings)
+    document_search: DocumentSearchSettings = Field(default_factory=DocumentSearchSettings)
+    last_synced: str | None = None
+
+
+def _describe(file: Path, err: ValidationError) -> str:
+    problems = []
+    for e in err.errors():
+        key = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        reason = "unknown key" if e["type"] == "extra_forbidden" else e["msg"]
+        problems.append(f"key '{key}': {reason} (got {e.get('input')!r})")
+    return f"{file}: " + "; ".join(problems)
+
+
+def _validate(model: type[BaseModel], data: Any, file: Path) -> Any:
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{file}: the top level must be a mapping of keys, got {type(data).__name__}")
+    try:
+        return model.model_validate(data)
+    except ValidationError as err:
+        raise ConfigError(_describe(file, err), hint=f"fix or remove the key in {file.name}; defaults apply to missing keys") from None
+
+
+def load_config(state_dir: Path) -> Config:
+    file = state_dir / "config.json"
+    if not file.exists():
+        return Config()
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise ConfigError(f"{file}: not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})") from None
+    return _validate(Config, data, file)
+
+
+def load_context(state_dir: Path) -> ContextSettings:
+    file = state_dir / "context.yml"
+    if not file.exists():
+        return ContextSettings()
+    try:
+        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+    except yaml.YAMLError as err:
+        raise ConfigError(f"{file}: not valid YAML ({err})") from None
+    return _validate(ContextSettings, data, file)

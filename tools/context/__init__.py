@@ -1,0 +1,1 @@
+"""Project rules (CLAUDE.md -> context.yml), document-research resources."""

@@ -1,0 +1,54 @@
+"""Domain errors. Each carries the refusal code the MCP layer puts in its envelope."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class CodeIntelError(Exception):
+    """Base of every refusal the server gives: a code, a message and, when useful, a hint."""
+
+    code = "error"
+
+    def __init__(self, message: str, *, hint: str | None = None, **details: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+        self.details = details
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"success": False, "error": self.code, "message": self.message}
+        if self.hint:
+            out["hint"] = self.hint
+        out.update(self.details)
+        return out
+
+
+class InvalidArgument(CodeIntelError):
+    code = "invalid_argument"
+
+
+class PathOutsideProject(CodeIntelError):
+    code = "path_outside_project"
+
+
+class FileNotFound(CodeIntelError):
+    code = "file_not_found"
+
+
+class ToolUnavailable(CodeIntelError):
+    """A binary or library the tool needs is missing; the hint says how to install it."""
+
+    code = "tool_unavailable"
+
+
+class ConfigError(CodeIntelError):
+    code = "config_error"
+
+
+class GitError(CodeIntelError):
+    code = "git_error"
+
+
+class SearchTimeout(CodeIntelError):
+    code = "timeout"

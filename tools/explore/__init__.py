@@ -1,0 +1,1 @@
+"""Exploration adapters (ripgrep, ctags, tree-sitter, globbing) and what is built on them (impact, write rules)."""

@@ -1,0 +1,1 @@
+"""Semantic index: AST chunker, embeddings, Chroma Forest/Map store, incremental sync, hybrid retrieval."""

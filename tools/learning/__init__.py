@@ -1,0 +1,1 @@
+"""Decision and outcome logs, Map agreements."""

@@ -1,0 +1,86 @@
+"""Project root resolution and path confinement: the one place that decides what is inside the project."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from tools.errors import FileNotFound, InvalidArgument, PathOutsideProject
+
+ENV_PROJECT = "CODE_INTEL_PROJECT"
+STATE_DIR = ".code-intel"
+# Runtime folders hold machine-local state; each gets a self-ignoring .gitignore.
+RUNTIME_DIRS = ("chroma", "logs", "sessions", "cache")
+
+
+def resolve_root(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """`--project` first, then $CODE_INTEL_PROJECT, then the working directory."""
+    candidate = explicit or os.environ.get(ENV_PROJECT) or os.getcwd()
+    root = Path(candidate).expanduser().resolve()
+    if not root.is_dir():
+        raise InvalidArgument(
+            f"project root {str(root)!r} is not a directory",
+            hint="pass --project DIR or set CODE_INTEL_PROJECT to an existing folder",
+        )
+    return root
+
+
+@dataclass(frozen=True)
+class ProjectRoot:
+    """The project the server works on. Every path a tool receives goes through `resolve`."""
+
+    path: Path
+
+    @classmethod
+    def from_args(cls, explicit: str | os.PathLike[str] | None = None) -> ProjectRoot:
+        return cls(resolve_root(explicit))
+
+    @property
+    def state_dir(self) -> Path:
+        return self.path / STATE_DIR
+
+    def runtime_dir(self, name: str) -> Path:
+        """`.code-intel/<name>/`, created on demand and ignored by git whatever the user's .gitignore says."""
+        folder = self.state_dir / name
+        folder.mkdir(parents=True, exist_ok=True)
+        marker = folder / ".gitignore"
+        if not marker.exists():
+            marker.write_text("# created by code-intel: machine-local state\n*\n", encoding="utf-8")
+        return folder
+
+    def resolve(self, user_path: str | os.PathLike[str], *, must_exist: bool = False, kind: str = "path") -> Path:
+        """Absolute, symlink-resolved path inside the root; refuses anything that escapes it."""
+        text = os.fspath(user_path)
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidArgument(f"{kind} is empty", hint="send a path relative to the project root, e.g. 'src/app.py'")
+        if "\x00" in text:
+            raise InvalidArgument(f"{kind} contains a NUL byte", hint="send a plain relative path")
+        raw = Path(text).expanduser()
+        joined = raw if raw.is_absolute() else self.path / raw
+        resolved = Path(os.path.realpath(joined))
+        if not self.contains(resolved):
+            raise PathOutsideProject(
+                f"{kind} {text!r} resolves to {str(resolved)!r}, outside the project root {str(self.path)!r}",
+                hint="send a path inside the project, relative to its root",
+            )
+        if must_exist and not resolved.exists():
+            raise FileNotFound(
+                f"{kind} {text!r} does not exist in the project",
+                hint="use search_files to find the right path",
+            )
+        return resolved
+
+    def contains(self, absolute: Path) -> bool:
+        real = Path(os.path.realpath(absolute))
+        return real == self.path or self.path in real.parents
+
+    def relative(self, absolute: str | os.PathLike[str]) -> str:
+        """Project-relative POSIX path of a path already inside the root."""
+        p = Path(absolute)
+        if not p.is_absolute():
+            return p.as_posix()
+        try:
+            return p.relative_to(self.path).as_posix()
+        except ValueError:
+            return Path(os.path.realpath(p)).relative_to(self.path).as_posix()

@@ -52,3 +52,28 @@ class GitError(CodeIntelError):
 
 class SearchTimeout(CodeIntelError):
     code = "timeout"
+
+
+# Workflow refusals: the codes of the contract's phase-refusal envelope.
+class PayloadMismatch(CodeIntelError):
+    code = "payload_mismatch"
+
+
+class TaskValidationFailed(CodeIntelError):
+    code = "task_validation_failed"
+
+
+class NoActiveSession(CodeIntelError):
+    code = "no_active_session"
+
+
+class SessionActive(CodeIntelError):
+    code = "session_active"
+
+
+class InvalidFlag(CodeIntelError):
+    code = "invalid_flag"
+
+
+class CheckpointCorrupt(CodeIntelError):
+    code = "checkpoint_corrupt"

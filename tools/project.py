@@ -9,6 +9,8 @@ from pathlib import Path
 from tools.errors import FileNotFound, InvalidArgument, PathOutsideProject
 
 ENV_PROJECT = "CODE_INTEL_PROJECT"
+# Everything init-project writes into a user's project; also the built-in defaults (phase_contract.yml).
+TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 STATE_DIR = ".code-intel"
 # Runtime folders hold machine-local state; each gets a self-ignoring .gitignore.
 RUNTIME_DIRS = ("chroma", "logs", "sessions", "cache")

@@ -1,0 +1,68 @@
+"""File extension -> language name, and cached tree-sitter parsers (tree-sitter-language-pack, offline).
+
+Shared by the exploration tools and the semantic chunker so both agree on what a file's language is.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from pathlib import PurePath
+from typing import Any
+
+# Language names are tree-sitter-language-pack's; ctags names differ and are mapped where needed.
+EXTENSIONS: dict[str, str] = {
+    ".py": "python", ".pyi": "python", ".pyw": "python",
+    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
+    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
+    ".go": "go", ".rs": "rust", ".java": "java", ".kt": "kotlin", ".kts": "kotlin",
+    ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp",
+    ".cs": "csharp", ".rb": "ruby", ".php": "php", ".swift": "swift", ".scala": "scala", ".lua": "lua",
+    ".sh": "bash", ".bash": "bash",
+    ".html": "html", ".htm": "html", ".vue": "vue", ".css": "css", ".scss": "scss",
+    ".json": "json", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".md": "markdown",
+}
+
+# Languages whose files hold code (functions, classes) rather than data or markup.
+CODE_LANGUAGES = frozenset({
+    "python", "javascript", "typescript", "tsx", "go", "rust", "java", "kotlin", "c", "cpp",
+    "csharp", "ruby", "php", "swift", "scala", "lua", "bash",
+})
+
+# Pure markup: the write rules relax exploration for these (.blade.php, .vue, .jsx, .tsx hold logic).
+MARKUP_SUFFIXES = frozenset({".html", ".htm", ".css", ".scss", ".sass", ".less", ".md"})
+
+_lock = threading.Lock()
+
+
+def language_for(path: str | PurePath) -> str | None:
+    """The language of a file from its name, or None when we do not parse it."""
+    name = PurePath(path).name.lower()
+    if name.endswith(".blade.php"):
+        return "php"
+    return EXTENSIONS.get(PurePath(name).suffix)
+
+
+def is_markup(path: str | PurePath) -> bool:
+    name = PurePath(path).name.lower()
+    return not name.endswith(".blade.php") and PurePath(name).suffix in MARKUP_SUFFIXES
+
+
+@functools.cache
+def _language(name: str) -> Any:
+    from tree_sitter_language_pack import get_language
+
+    return get_language(name)  # type: ignore[arg-type]
+
+
+def get_language(name: str) -> Any:
+    """The tree-sitter Language object for a language name (raises LookupError when unknown)."""
+    with _lock:
+        return _language(name)
+
+
+def get_parser(name: str) -> Any:
+    """A new tree-sitter Parser for the language. Parsers are not thread-safe, so each caller gets its own."""
+    from tree_sitter import Parser
+
+    return Parser(get_language(name))

@@ -1,0 +1,61 @@
+"""Fixtures shared by every test folder. Keep this small and generic; put area-specific fixtures
+in the conftest.py of that test folder."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tools.project import ENV_PROJECT, ProjectRoot
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def _offline_and_unpinned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test may reach a model hub, and no test inherits the caller's project root."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    monkeypatch.setenv("ANONYMIZED_TELEMETRY", "False")
+    monkeypatch.delenv(ENV_PROJECT, raising=False)
+
+
+@pytest.fixture
+def project_dir(tmp_path: Path) -> Path:
+    """An empty project folder (symlink-resolved, as ProjectRoot stores it)."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    return folder.resolve()
+
+
+@pytest.fixture
+def project(project_dir: Path) -> ProjectRoot:
+    return ProjectRoot.from_args(project_dir)
+
+
+def _git(cwd: Path, *args: str) -> str:
+    """Run git in `cwd` with a fixed identity; returns stdout, raises on failure."""
+    result = subprocess.run(
+        ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "init.defaultBranch=main", *args],
+        cwd=cwd, check=True, capture_output=True, text=True,
+    )
+    return result.stdout
+
+
+@pytest.fixture
+def run_git() -> Callable[..., str]:
+    """`run_git(cwd, *args)`: git with a test identity, for tests that build their own history."""
+    return _git
+
+
+@pytest.fixture
+def git_project(project_dir: Path) -> Path:
+    """A git repository on branch main with one commit holding README.md."""
+    _git(project_dir, "init", "-q")
+    (project_dir / "README.md").write_text("# sample\n", encoding="utf-8")
+    _git(project_dir, "add", "README.md")
+    _git(project_dir, "commit", "-q", "-m", "initial")
+    return project_dir

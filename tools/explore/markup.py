@@ -1,0 +1,407 @@
+"""Markup cross-references: CSS classes and ids, where stylesheets define them, where markup uses them
+and where scripts select them.
+
+The extractors are pure functions over file text (regular expressions, no parser): a stylesheet's
+selectors, the `class`/`className`/`id` attributes of HTML, JSX, TSX, Vue and Svelte, and the DOM
+calls of JavaScript/TypeScript (getElementById, querySelector, classList, jQuery). `cross_references`
+joins them: change a stylesheet and it lists the markup and scripts that use its names; change
+markup and it lists the stylesheets and scripts that refer to the names it uses.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import PurePath
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from tools.explore.service import Explorer
+
+log = logging.getLogger(__name__)
+
+NameKind = Literal["class", "id"]
+
+STYLESHEET_SUFFIXES = frozenset({".css", ".scss", ".sass", ".less"})
+# Files whose text holds HTML-like tags with class/id attributes.
+MARKUP_SUFFIXES = frozenset({".html", ".htm", ".vue", ".svelte", ".jsx", ".tsx", ".php", ".erb", ".hbs", ".njk", ".twig"})
+SCRIPT_SUFFIXES = frozenset({".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx"})
+# Markup files that may embed <style> and <script> blocks.
+EMBEDDING_SUFFIXES = frozenset({".html", ".htm", ".vue", ".svelte", ".php", ".erb", ".hbs", ".njk", ".twig"})
+WEB_SUFFIXES = STYLESHEET_SUFFIXES | MARKUP_SUFFIXES | SCRIPT_SUFFIXES
+WEB_GLOBS = sorted(f"*{suffix}" for suffix in WEB_SUFFIXES)
+
+MAX_NAMES_PER_FILE = 200
+MAX_CANDIDATE_FILES = 300
+MAX_FILE_CHARS = 2_000_000
+
+
+@dataclass(frozen=True, order=True)
+class MarkupName:
+    """One class or id at one line: defined by a stylesheet, used by markup or selected by a script."""
+
+    kind: NameKind
+    name: str
+    line: int
+
+    @property
+    def selector(self) -> str:
+        return ("." if self.kind == "class" else "#") + self.name
+
+
+@dataclass
+class FileMarkup:
+    """Everything one file says about classes and ids."""
+
+    defined: list[MarkupName] = field(default_factory=list)  # stylesheet selectors
+    used: list[MarkupName] = field(default_factory=list)  # class=/className=/id= attributes
+    selected: list[MarkupName] = field(default_factory=list)  # DOM queries in scripts
+
+    def extend(self, other: FileMarkup) -> None:
+        self.defined += other.defined
+        self.used += other.used
+        self.selected += other.selected
+
+    def all_names(self) -> set[tuple[NameKind, str]]:
+        return {(n.kind, n.name) for n in (*self.defined, *self.used, *self.selected)}
+
+
+class _Lines:
+    """Maps a character offset to its 1-based line number."""
+
+    def __init__(self, text: str, first_line: int = 1) -> None:
+        self._breaks = [i for i, ch in enumerate(text) if ch == "\n"]
+        self._first = first_line
+
+    def at(self, offset: int) -> int:
+        return self._first + bisect.bisect_right(self._breaks, offset - 1)
+
+
+def _blank(match: re.Match[str]) -> str:
+    """Replaces a match with spaces but keeps its newlines, so offsets and lines stay true."""
+    return re.sub(r"[^\n]", " ", match.group(0))
+
+
+_NAME_TOKEN = re.compile(r"^-?[A-Za-z_][\w\-:/.@\[\]%]*$")
+_TEMPLATE_EXPR = re.compile(r"\$\{[^}]*\}|\{\{.*?\}\}|<\?.*?\?>|<%.*?%>|\{%.*?%\}", re.S)
+
+
+def _tokens(value: str) -> Iterator[str]:
+    """Class tokens of an attribute value, without template expressions or junk."""
+    for token in _TEMPLATE_EXPR.sub(" ", value).split():
+        if _NAME_TOKEN.match(token) and not token.endswith(("-", ":")):
+            yield token
+
+
+# --------------------------------------------------------------------------- stylesheets
+_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_LINE_COMMENT = re.compile(r"(?<![:\w])//[^\n]*")
+_CSS_STRING = re.compile(r"\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'")
+_CSS_URL = re.compile(r"url\([^)]*\)", re.I)
+_INTERPOLATION = re.compile(r"[#@]\{[^}]*\}")
+_ATTRIBUTE_SELECTOR = re.compile(r"\[[^\]]*\]")
+_SELECTOR_NAME = re.compile(r"([.#])(-?[A-Za-z_](?:[\w-]|\\.)*)")
+_SASS_PROPERTY = re.compile(r"^[\w-]+\s*:(?:\s|$)")
+
+
+def _selector_names(selector: str, start: int, lines: _Lines) -> Iterator[MarkupName]:
+    cleaned = _ATTRIBUTE_SELECTOR.sub(_blank, selector)
+    for m in _SELECTOR_NAME.finditer(cleaned):
+        before = cleaned[m.start() - 1] if m.start() else " "
+        if m.group(1) == "." and before.isdigit():
+            continue  # a number such as 1.5em, not a class
+        name = re.sub(r"\\(.)", r"\1", m.group(2))
+        yield MarkupName("class" if m.group(1) == "." else "id", name, lines.at(start + m.start()))
+
+
+def stylesheet_names(text: str, *, dialect: str = "css", first_line: int = 1) -> list[MarkupName]:
+    """Classes and ids defined by the selectors of a stylesheet (CSS, SCSS, LESS or indented Sass)."""
+    lines = _Lines(text, first_line)
+    text = _CSS_COMMENT.sub(_blank, text)
+    text = _CSS_URL.sub(_blank, text)
+    text = _CSS_STRING.sub(_blank, text)
+    if dialect in ("scss", "less", "sass"):
+        text = _LINE_COMMENT.sub(_blank, text)
+        text = _INTERPOLATION.sub(_blank, text)
+    found: list[MarkupName] = []
+    if dialect == "sass":  # indented syntax: each line that is not a property, variable or directive
+        offset = 0
+        for raw in text.split("\n"):
+            stripped = raw.strip()
+            if stripped and stripped[0] not in "@$+=%" and not _SASS_PROPERTY.match(stripped):
+                found += _selector_names(raw, offset, lines)
+            offset += len(raw) + 1
+        return found
+    # A selector is the text between the previous ; { or } and the next {.
+    segment_start = 0
+    for i, ch in enumerate(text):
+        if ch in ";}":
+            segment_start = i + 1
+        elif ch == "{":
+            selector = text[segment_start:i]
+            if not selector.lstrip().startswith("@"):
+                found += _selector_names(selector, segment_start, lines)
+            segment_start = i + 1
+    return found
+
+
+# --------------------------------------------------------------------------- markup attributes
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
+# In HTML-like files: class="..", id='..' (spaces around = allowed, not data-id or :class).
+_HTML_ATTRIBUTE = re.compile(r"(?<=\s)(class|className|id)\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
+# In JSX/TSX and template strings, `id = "x"` is usually a variable: the attribute form is tight.
+_TIGHT_ATTRIBUTE = re.compile(r"(?<=\s)(class|className|id)=(?:\"([^\"]*)\"|'([^']*)')")
+_JSX_EXPRESSION = re.compile(r"(?<=\s)(className|class|id)=\{((?:[^{}]|\{[^{}]*\})*)\}")
+_VUE_BINDING = re.compile(r"(?<=\s)(?::|v-bind:)(class|id)=\"([^\"]*)\"")
+_SVELTE_DIRECTIVE = re.compile(r"(?<=\s)class:([A-Za-z_][\w-]*)")
+_QUOTED = re.compile(r"\"([^\"]*)\"|'([^']*)'|`([^`]*)`")
+_OBJECT_KEY = re.compile(r"(?:^|[{,])\s*(?:([A-Za-z_][\w-]*)|'([^']+)'|\"([^\"]+)\")\s*:")
+_MODULE_CLASS = re.compile(r"\b(?:styles|classes|css)(?:\.([A-Za-z_]\w*)|\[\s*['\"]([\w-]+)['\"]\s*\])")
+
+
+def _quoted_tokens(expression: str) -> Iterator[tuple[str, int]]:
+    for q in _QUOTED.finditer(expression):
+        value = next(g for g in q.groups() if g is not None) if any(g is not None for g in q.groups()) else ""
+        for token in _tokens(value):
+            yield token, q.start()
+
+
+def markup_names(text: str, *, tight: bool = False, first_line: int = 1) -> list[MarkupName]:
+    """Classes and ids used by class/className/id attributes (HTML, JSX, TSX, Vue, Svelte, templates).
+
+    `tight` only accepts `attr="..."` with no spaces around `=`, for script files where
+    `id = "x"` is an assignment rather than an attribute.
+    """
+    lines = _Lines(text, first_line)
+    text = _HTML_COMMENT.sub(_blank, text)
+    found: list[MarkupName] = []
+
+    def add(attribute: str, value: str, offset: int) -> None:
+        kind: NameKind = "id" if attribute == "id" else "class"
+        tokens = list(_tokens(value))
+        for token in tokens if kind == "class" else tokens[:1]:
+            found.append(MarkupName(kind, token, lines.at(offset)))
+
+    for m in (_TIGHT_ATTRIBUTE if tight else _HTML_ATTRIBUTE).finditer(text):
+        value = m.group(2) if m.group(2) is not None else m.group(3)
+        add(m.group(1), value, m.start())
+    for m in _JSX_EXPRESSION.finditer(text):
+        kind: NameKind = "id" if m.group(1) == "id" else "class"
+        expression = m.group(2)
+        for token, at in _quoted_tokens(expression):
+            found.append(MarkupName(kind, token, lines.at(m.start(2) + at)))
+        for key in _OBJECT_KEY.finditer(expression):  # clsx({active: on})
+            found.append(MarkupName(kind, next(g for g in key.groups() if g), lines.at(m.start(2) + key.start())))
+        for module in _MODULE_CLASS.finditer(expression):  # CSS modules: styles.button
+            found.append(MarkupName("class", module.group(1) or module.group(2), lines.at(m.start(2) + module.start())))
+    for m in _VUE_BINDING.finditer(text):
+        kind = "id" if m.group(1) == "id" else "class"
+        expression = m.group(2)
+        for token, at in _quoted_tokens(expression):
+            found.append(MarkupName(kind, token, lines.at(m.start(2) + at)))
+        if kind == "class":
+            for key in _OBJECT_KEY.finditer(expression):  # :class="{ active: isActive }"
+                found.append(MarkupName("class", next(g for g in key.groups() if g), lines.at(m.start(2) + key.start())))
+    for m in _SVELTE_DIRECTIVE.finditer(text):
+        found.append(MarkupName("class", m.group(1), lines.at(m.start())))
+    return found
+
+
+# --------------------------------------------------------------------------- scripts
+_STR = r"(?:\"([^\"\n]*)\"|'([^'\n]*)'|`([^`]*)`)"
+_GET_BY_ID = re.compile(r"\bgetElementById\(\s*" + _STR)
+_GET_BY_CLASS = re.compile(r"\bgetElementsByClassName\(\s*" + _STR)
+# Calls whose first argument is a CSS selector.
+_SELECTOR_CALL = re.compile(r"(?:\bquerySelector(?:All)?|\bclosest|\bmatches|(?<![\w$.])\$|\bjQuery)\(\s*" + _STR)
+# jQuery traversal: the argument counts only when it starts like a class or id selector.
+_TRAVERSAL_CALL = re.compile(r"\.(?:find|children|parents?|siblings|next|prev|filter|not|has|is)\(\s*" + _STR)
+_CLASS_LIST = re.compile(r"\bclassList\.(?:add|remove|toggle|contains|replace)\(([^)]*)\)")
+_JQUERY_CLASS = re.compile(r"\.(?:addClass|removeClass|toggleClass|hasClass)\(\s*" + _STR)
+_CLASS_ASSIGN = re.compile(r"\.className\s*\+?=\s*" + _STR)
+_ID_ASSIGN = re.compile(r"\.id\s*=\s*" + _STR)
+_SET_ATTRIBUTE = re.compile(r"\bsetAttribute\(\s*['\"](class|id)['\"]\s*,\s*" + _STR)
+
+
+def _first(m: re.Match[str], start_group: int = 1) -> tuple[str, int]:
+    for g in range(start_group, start_group + 3):
+        if m.group(g) is not None:
+            return m.group(g), m.start(g)
+    return "", m.start()
+
+
+def script_names(text: str, *, first_line: int = 1) -> list[MarkupName]:
+    """Classes and ids a script selects or changes through the DOM API or jQuery."""
+    lines = _Lines(text, first_line)
+    found: list[MarkupName] = []
+
+    def selector(value: str, offset: int) -> None:
+        for name in _selector_names(_TEMPLATE_EXPR.sub(" ", value), offset, lines):
+            found.append(name)
+
+    def classes(value: str, offset: int) -> None:
+        found.extend(MarkupName("class", token, lines.at(offset)) for token in _tokens(value))
+
+    for m in _GET_BY_ID.finditer(text):
+        value, at = _first(m)
+        found.extend(MarkupName("id", token, lines.at(at)) for token in list(_tokens(value))[:1])
+    for m in _GET_BY_CLASS.finditer(text):
+        classes(*_first(m))
+    for m in _SELECTOR_CALL.finditer(text):
+        selector(*_first(m))
+    for m in _TRAVERSAL_CALL.finditer(text):
+        value, at = _first(m)
+        if value.lstrip()[:1] in (".", "#"):
+            selector(value, at)
+    for m in _CLASS_LIST.finditer(text):
+        for q in _QUOTED.finditer(m.group(1)):
+            value = next((g for g in q.groups() if g is not None), "")
+            classes(value, m.start(1) + q.start())
+    for pattern in (_JQUERY_CLASS, _CLASS_ASSIGN):
+        for m in pattern.finditer(text):
+            classes(*_first(m))
+    for m in _ID_ASSIGN.finditer(text):
+        value, at = _first(m)
+        found.extend(MarkupName("id", token, lines.at(at)) for token in list(_tokens(value))[:1])
+    for m in _SET_ATTRIBUTE.finditer(text):
+        value, at = _first(m, 2)
+        if m.group(1) == "id":
+            found.extend(MarkupName("id", token, lines.at(at)) for token in list(_tokens(value))[:1])
+        else:
+            classes(value, at)
+    return found
+
+
+# --------------------------------------------------------------------------- per file
+_STYLE_BLOCK = re.compile(r"<style\b([^>]*)>(.*?)</style\s*>", re.S | re.I)
+_SCRIPT_BLOCK = re.compile(r"<script\b[^>]*>(.*?)</script\s*>", re.S | re.I)
+_LANG_ATTRIBUTE = re.compile(r"\blang\s*=\s*[\"']?(\w+)")
+
+
+def _suffix(path: str | PurePath) -> str:
+    return PurePath(path).suffix.lower()
+
+
+def is_web_file(path: str | PurePath) -> bool:
+    return _suffix(path) in WEB_SUFFIXES
+
+
+def file_markup(path: str | PurePath, text: str) -> FileMarkup:
+    """What a file defines, uses and selects, dispatched on its extension (embedded blocks included)."""
+    suffix = _suffix(path)
+    result = FileMarkup()
+    if suffix in STYLESHEET_SUFFIXES:
+        result.defined = stylesheet_names(text, dialect=suffix[1:])
+        return result
+    if suffix in MARKUP_SUFFIXES:
+        result.used = markup_names(text, tight=suffix in SCRIPT_SUFFIXES)
+    elif suffix in SCRIPT_SUFFIXES:
+        result.used = markup_names(text, tight=True)  # HTML built in template strings
+    if suffix in SCRIPT_SUFFIXES:
+        result.selected = script_names(text)
+    if suffix in EMBEDDING_SUFFIXES:
+        lines = _Lines(text)
+        for block in _STYLE_BLOCK.finditer(text):
+            lang = _LANG_ATTRIBUTE.search(block.group(1))
+            dialect = lang.group(1).lower() if lang else "css"
+            result.defined += stylesheet_names(block.group(2), dialect=dialect, first_line=lines.at(block.start(2)))
+        for block in _SCRIPT_BLOCK.finditer(text):
+            result.selected += script_names(block.group(1), first_line=lines.at(block.start(1)))
+    return result
+
+
+# --------------------------------------------------------------------------- cross references
+def _role_of_change(markup: FileMarkup) -> dict[str, list[MarkupName]]:
+    """The names a change to this file touches, keyed by what they are in it."""
+    return {"defined": markup.defined, "used": markup.used, "selected": markup.selected}
+
+
+_REASONS = {
+    # (role of the name in the changed file, role in the other file) -> why the other file matters
+    ("defined", "used"): "uses {sel}, styled in {src}",
+    ("defined", "selected"): "selects {sel}, styled in {src}",
+    ("defined", "defined"): "also styles {sel}, defined in {src}",
+    ("used", "defined"): "styles {sel}, used in {src}",
+    ("used", "selected"): "selects {sel} through the DOM, used in {src}",
+    ("selected", "defined"): "styles {sel}, selected in {src}",
+    ("selected", "used"): "uses {sel}, selected in {src}",
+}
+
+
+def _alternation(names: Iterable[str]) -> str:
+    return "|".join(sorted({re.escape(n) for n in names}, key=len, reverse=True))
+
+
+def _read(path: Any) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read(MAX_FILE_CHARS)
+    except OSError:
+        return None
+
+
+def _candidate_files(explorer: Explorer, names: set[str], changed: str) -> tuple[list[str], bool]:
+    """Web files that mention any of the names (ripgrep prefilter), and whether the list was capped."""
+    if not names:
+        return [], False
+    found = explorer.search_text(_alternation(names), glob=WEB_GLOBS, max_results=5000)
+    data = found.model_dump() if hasattr(found, "model_dump") else dict(found)
+    files: list[str] = []
+    for match in data.get("matches", []):
+        file = match["file"]
+        if file != changed and file not in files:
+            files.append(file)
+    truncated = bool(data.get("truncated")) or len(files) > MAX_CANDIDATE_FILES
+    return files[:MAX_CANDIDATE_FILES], truncated
+
+
+def cross_references(explorer: Explorer, file: str) -> list[dict[str, Any]]:
+    """Other web files tied to this one through a CSS class or id, each `{file, line, symbol, reason}`.
+
+    A stylesheet leads to the markup that uses its names and the scripts that select them; markup
+    leads to the stylesheets that style its names and the scripts that select them; a script leads
+    to the stylesheets and markup of the names it selects.
+    """
+    return find_cross_references(explorer, file)[0]
+
+
+def find_cross_references(explorer: Explorer, file: str) -> tuple[list[dict[str, Any]], bool]:
+    """`cross_references` plus whether the search was capped (too many names or candidate files)."""
+    absolute = explorer.root.resolve(file, must_exist=True, kind="file")
+    changed = explorer.root.relative(absolute)
+    if not is_web_file(changed):
+        return [], False
+    text = _read(absolute)
+    if text is None:
+        return [], False
+    mine = _role_of_change(file_markup(changed, text))
+    wanted: dict[tuple[NameKind, str], set[str]] = {}
+    for role, names in mine.items():
+        for n in names:
+            wanted.setdefault((n.kind, n.name), set()).add(role)
+    capped = len(wanted) > MAX_NAMES_PER_FILE
+    if capped:
+        log.info("cross_references: %s has %d names, keeping %d", changed, len(wanted), MAX_NAMES_PER_FILE)
+        wanted = dict(list(wanted.items())[:MAX_NAMES_PER_FILE])
+    candidates, truncated = _candidate_files(explorer, {name for _, name in wanted}, changed)
+    items: list[dict[str, Any]] = []
+    seen: set[tuple[str, int, str]] = set()
+    for other in candidates:
+        other_text = _read(explorer.root.path / other)
+        if other_text is None:
+            continue
+        theirs = _role_of_change(file_markup(other, other_text))
+        for their_role, names in theirs.items():
+            for n in names:
+                for my_role in sorted(wanted.get((n.kind, n.name), ())):
+                    template = _REASONS.get((my_role, their_role))
+                    key = (other, n.line, n.selector)
+                    if template is None or key in seen:
+                        continue
+                    seen.add(key)
+                    items.append({"file": other, "line": n.line, "symbol": n.selector,
+                                  "reason": template.format(sel=n.selector, src=changed)})
+    items.sort(key=lambda item: (item["file"], item["line"], item["symbol"]))
+    return items, truncated or capped

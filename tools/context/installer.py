@@ -1,0 +1,322 @@
+"""`code-intel init DIR` / `./init-project.sh DIR`: install code-intel into a project.
+
+The installer is a list of steps. Each step looks at the project and plans actions; nothing is
+written until every step has planned, so a refusal (say, an unreadable .mcp.json) leaves the
+project untouched. The steps today:
+
+- template trees: `templates/code-intel/` -> `DIR/.code-intel/` (later `templates/claude/` ->
+  `DIR/.claude/` for the /code skill: one more entry in TEMPLATE_TREES);
+- runtime folders (`agreements/`, `chroma/`, `logs/`, `sessions/`) and their .gitignore lines;
+- JSON entries merged into a shared file without losing its other keys: the `code-intel` server in
+  `.mcp.json` (later the hooks in `.claude/settings.json`: one more JsonEntry).
+
+A manifest (`.code-intel/installed.json`) keeps the hash of what was last written for each file and
+entry, which is how a template we updated is told apart from a file the user changed: the former
+is refreshed, the latter kept unless `--force`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import stat
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from tools.errors import ConfigError, InvalidArgument
+from tools.project import STATE_DIR, TEMPLATES_DIR
+
+MANIFEST = f"{STATE_DIR}/installed.json"
+# templates/<source> is copied to DIR/<target>, file by file.
+TEMPLATE_TREES: list[tuple[str, str]] = [("code-intel", STATE_DIR)]
+# Folders under .code-intel/ that start empty; the runtime ones are kept out of git.
+EMPTY_DIRS = ("agreements", "chroma", "logs", "sessions")
+GITIGNORE_LINES = tuple(f"{STATE_DIR}/{name}/" for name in ("chroma", "logs", "sessions", "cache"))
+GITIGNORE_HEADER = "# code-intel: machine-local state"
+SKIPPED_NAMES = {"__pycache__", ".DS_Store"}
+SERVER_NAME = "code-intel"
+
+Status = Literal["created", "updated", "unchanged", "kept", "overwritten", "appended"]
+
+
+class InstallAction(BaseModel):
+    """One thing the installer did (or left alone) to one path."""
+
+    path: str
+    status: Status
+    detail: str = ""
+
+
+class InitReport(BaseModel):
+    project: str
+    actions: list[InstallAction]
+
+    @property
+    def changed(self) -> list[InstallAction]:
+        return [a for a in self.actions if a.status not in ("unchanged", "kept")]
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _json_bytes(value: Any) -> bytes:
+    return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
+def _write_atomic(target: Path, data: bytes, executable: bool = False) -> None:
+    """Write via a temp file and rename, with the permissions a plain `open()` would have given."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.exists():
+        mode = stat.S_IMODE(target.stat().st_mode)
+    else:
+        mode = (0o777 if executable else 0o666) & ~_umask()
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@dataclass
+class InstallContext:
+    """What the steps share: the target project, the flags, and the manifest of past writes."""
+
+    project: Path
+    force: bool
+    manifest: dict[str, str]
+    python: str = field(default_factory=lambda: str(Path(sys.executable).absolute()))
+    code_root: Path = TEMPLATES_DIR.parent
+
+    def rel(self, path: Path) -> str:
+        return path.relative_to(self.project).as_posix()
+
+
+@dataclass
+class PlannedWrite:
+    """A write decided during planning, applied only after every step planned without refusal."""
+
+    path: Path
+    data: bytes | None  # None: nothing to write, only report
+    action: InstallAction
+    manifest_key: str | None = None
+    manifest_hash: str | None = None
+    executable: bool = False
+
+
+def _decide(ctx: InstallContext, key: str, current: bytes | None, wanted: bytes) -> tuple[Status, str]:
+    """Created / unchanged / updated (we wrote it before) / kept or overwritten (the user changed it)."""
+    if current is None:
+        return "created", ""
+    if current == wanted:
+        return "unchanged", ""
+    if ctx.manifest.get(key) == _sha(current):
+        return "updated", "refreshed from the newer template"
+    if ctx.force:
+        return "overwritten", "your changes were replaced (--force)"
+    return "kept", "you changed it; rerun with --force to replace it"
+
+
+# ----------------------------------------------------------------------------- steps
+def plan_template_trees(ctx: InstallContext) -> list[PlannedWrite]:
+    planned: list[PlannedWrite] = []
+    for source_name, target_name in TEMPLATE_TREES:
+        source_root = TEMPLATES_DIR / source_name
+        if not source_root.is_dir():
+            raise ConfigError(f"template folder {source_root} is missing", hint="reinstall code-intel (git checkout)")
+        for source in sorted(source_root.rglob("*")):
+            if not source.is_file() or SKIPPED_NAMES.intersection(source.relative_to(source_root).parts):
+                continue
+            target = ctx.project / target_name / source.relative_to(source_root)
+            key = ctx.rel(target)
+            if target.is_symlink() or target.is_dir():
+                raise InvalidArgument(f"{key} exists and is not a regular file", hint="move it away and rerun init")
+            wanted = source.read_bytes()
+            current = target.read_bytes() if target.exists() else None
+            status, detail = _decide(ctx, key, current, wanted)
+            executable = bool(source.stat().st_mode & stat.S_IXUSR)
+            writes = status in ("created", "updated", "overwritten")
+            planned.append(PlannedWrite(
+                path=target,
+                data=wanted if writes else None,
+                action=InstallAction(path=key, status=status, detail=detail),
+                # Record what is on disk when we leave it as the template; keep the old hash when the user owns it.
+                manifest_key=key if status != "kept" else None,
+                manifest_hash=_sha(wanted),
+                executable=executable,
+            ))
+    return planned
+
+
+def plan_gitignore(ctx: InstallContext) -> list[PlannedWrite]:
+    file = ctx.project / ".gitignore"
+    current = file.read_bytes() if file.exists() else b""
+    present = {line.strip() for line in current.decode("utf-8", errors="replace").splitlines()}
+    # "/.code-intel/logs/" and ".code-intel/logs" ignore the same folder: accept either spelling.
+    missing = [
+        line for line in GITIGNORE_LINES
+        if not present.intersection({line, line.rstrip("/"), "/" + line, "/" + line.rstrip("/"), f"{STATE_DIR}/", f"/{STATE_DIR}/"})
+    ]
+    if not missing:
+        return [PlannedWrite(file, None, InstallAction(path=".gitignore", status="unchanged"))]
+    prefix = current if not current or current.endswith(b"\n") else current + b"\n"
+    block = (("\n" if current else "") + GITIGNORE_HEADER + "\n" + "\n".join(missing) + "\n").encode("utf-8")
+    status: Status = "appended" if current else "created"
+    return [PlannedWrite(file, prefix + block, InstallAction(path=".gitignore", status=status, detail=", ".join(missing)))]
+
+
+@dataclass(frozen=True)
+class JsonEntry:
+    """One key inside a shared JSON file (e.g. mcpServers.code-intel in .mcp.json)."""
+
+    file: str
+    keys: tuple[str, ...]
+    value: Any
+
+
+def mcp_server_entry(ctx: InstallContext) -> JsonEntry:
+    """The .mcp.json entry: absolute paths, because clients start servers with the user's PATH."""
+    script = ctx.code_root / "code_intel_server.py"
+    args = [str(script)] if script.is_file() else ["-m", "tools.cli", "serve"]
+    value = {"type": "stdio", "command": ctx.python, "args": [*args, "--project", str(ctx.project)], "env": {}}
+    return JsonEntry(file=".mcp.json", keys=("mcpServers", SERVER_NAME), value=value)
+
+
+# Builders of JSON entries; the hooks issue adds its .claude/settings.json entries here.
+JSON_ENTRIES: list[Callable[[InstallContext], JsonEntry]] = [mcp_server_entry]
+
+
+def plan_json_entries(ctx: InstallContext) -> list[PlannedWrite]:
+    planned: list[PlannedWrite] = []
+    documents: dict[str, Any] = {}
+    originals: dict[str, bytes | None] = {}
+    actions: dict[str, list[tuple[InstallAction, str | None, str]]] = {}
+    for build in JSON_ENTRIES:
+        entry = build(ctx)
+        file = ctx.project / entry.file
+        if entry.file not in documents:
+            originals[entry.file] = file.read_bytes() if file.exists() else None
+            documents[entry.file] = _load_json_object(file, originals[entry.file])
+        document = documents[entry.file]
+        parent = document
+        for key in entry.keys[:-1]:
+            child = parent.setdefault(key, {})
+            if not isinstance(child, dict):
+                raise ConfigError(f"{entry.file}: key '{key}' is not an object", hint=f"fix {entry.file} by hand, then rerun init")
+            parent = child
+        last = entry.keys[-1]
+        label = f"{entry.file} ({'.'.join(entry.keys)})"
+        manifest_key = f"{entry.file}#{'.'.join(entry.keys)}"
+        wanted = _json_bytes(entry.value)
+        current = _json_bytes(parent[last]) if last in parent else None
+        status, detail = _decide(ctx, manifest_key, current, wanted)
+        if status in ("created", "updated", "overwritten"):
+            parent[last] = entry.value
+        action = InstallAction(path=label, status=status, detail=detail)
+        actions.setdefault(entry.file, []).append((action, manifest_key if status != "kept" else None, _sha(wanted)))
+    for name, document in documents.items():
+        file = ctx.project / name
+        data = _json_bytes(document)
+        changed = originals[name] is None or _load_json_object(file, originals[name]) != document
+        for index, (action, key, digest) in enumerate(actions[name]):
+            # The merged file is written once, with the first action; the rest only report.
+            planned.append(PlannedWrite(file, data if changed and index == 0 else None, action, key, digest))
+    return planned
+
+
+def _load_json_object(file: Path, raw: bytes | None) -> dict[str, Any]:
+    if raw is None or not raw.strip():
+        return {}
+    try:
+        value = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise ConfigError(
+            f"{file} is not valid JSON ({err}); nothing was written",
+            hint=f"fix or delete {file.name}, then rerun init: the installer merges into it and will not overwrite it",
+        ) from None
+    if not isinstance(value, dict):
+        raise ConfigError(f"{file}: the top level must be a JSON object; nothing was written", hint=f"fix {file.name}, then rerun init")
+    return value
+
+
+# Steps run in this order; each only plans.
+STEPS: list[Callable[[InstallContext], list[PlannedWrite]]] = [plan_template_trees, plan_gitignore, plan_json_entries]
+
+
+# ----------------------------------------------------------------------------- driver
+def _read_manifest(project: Path) -> dict[str, str]:
+    file = project / MANIFEST
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return {}  # no manifest: every existing file that differs counts as the user's
+    files = data.get("files") if isinstance(data, dict) else None
+    return {str(k): str(v) for k, v in files.items()} if isinstance(files, dict) else {}
+
+
+def install(project: str | os.PathLike[str], *, force: bool = False) -> InitReport:
+    """Install code-intel into `project`. Idempotent: a second run reports everything unchanged."""
+    root = Path(project).expanduser()
+    if not root.is_dir():
+        raise InvalidArgument(f"{str(root)!r} is not a folder", hint="create the project folder first, or pass an existing one")
+    root = root.resolve()
+    ctx = InstallContext(project=root, force=force, manifest=_read_manifest(root))
+    planned = [item for step in STEPS for item in step(ctx)]
+
+    actions: list[InstallAction] = []
+    manifest = dict(ctx.manifest)
+    for item in planned:
+        if item.data is not None:
+            _write_atomic(item.path, item.data, item.executable)
+        if item.manifest_key and item.manifest_hash:
+            manifest[item.manifest_key] = item.manifest_hash
+        actions.append(item.action)
+    for name in EMPTY_DIRS:
+        folder = root / STATE_DIR / name
+        if not folder.is_dir():
+            folder.mkdir(parents=True)
+            actions.append(InstallAction(path=f"{STATE_DIR}/{name}/", status="created"))
+    if manifest != ctx.manifest:
+        _write_atomic(root / MANIFEST, _json_bytes({"version": 1, "files": dict(sorted(manifest.items()))}))
+    return InitReport(project=str(root), actions=actions)
+
+
+def format_report(report: InitReport) -> str:
+    lines = [f"code-intel init {report.project}"]
+    for action in report.actions:
+        if action.status == "unchanged":
+            continue
+        lines.append(f"  {action.status:<11} {action.path}" + (f"  ({action.detail})" if action.detail else ""))
+    unchanged = sum(1 for a in report.actions if a.status == "unchanged")
+    if unchanged:
+        lines.append(f"  {unchanged} file(s) already up to date")
+    if not report.changed:
+        lines.append("  nothing written")
+    return "\n".join(lines)
+
+
+def run_init(args: argparse.Namespace) -> int:
+    """CLI entry: `code-intel init [DIR] [--force]`."""
+    report = install(args.dir, force=bool(getattr(args, "force", False)))
+    print(format_report(report))
+    if any(a.status == "kept" for a in report.actions):
+        print("  some files were kept because you changed them; --force replaces them", file=sys.stderr)
+    return 0

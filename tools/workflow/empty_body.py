@@ -1,0 +1,308 @@
+"""Is a span of source lines an empty implementation? A small, language-aware lexical judge.
+
+The span is split into statements (comments removed, strings kept whole). Signature lines, block
+braces, decorators and docstrings do not count; what is left must contain at least one statement
+that is not a placeholder. A span that only declares types (a class, struct or interface with an
+empty body, e.g. `class InvalidToken(AuthError): pass`) is a real declaration, not a stub.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+Family = Literal["hash", "c", "rust"]  # rust: C-style, but 'a is a lifetime, not a char
+
+# Languages whose comments start with '#' and blocks are indentation or keywords.
+_HASH_LANGUAGES = frozenset({"python", "ruby", "bash"})
+# Languages with // and /* */ comments and brace blocks (the C family and its descendants).
+_C_LANGUAGES = frozenset({
+    "javascript", "typescript", "tsx", "go", "java", "kotlin", "c", "cpp", "csharp",
+    "php", "swift", "scala",
+})
+
+_NOT_IMPLEMENTED_TEXT = r"(?:not\s+(?:yet\s+)?implemented|unimplemented|not\s+supported\s+yet|implement\s+me|\btodo\b|\bfixme\b)"
+_PLACEHOLDERS = [re.compile(p, re.IGNORECASE | re.DOTALL) for p in (
+    r"pass",
+    r"\.\.\.",
+    r"raise\s+NotImplemented(?:Error)?(?:\s*\(.*\))?",
+    r"raise\s+[\w.]+\s*\(\s*[rbuf]*[\"'].*" + _NOT_IMPLEMENTED_TEXT + r".*\)",
+    r"throw\s+new\s+NotImplemented\w*\s*\(.*\)",
+    r"throw\s+(?:new\s+)?[\w.:]+\s*\(\s*[\"'`@]*.*" + _NOT_IMPLEMENTED_TEXT + r".*\)",
+    r"(?:todo|unimplemented)!\s*[\(\[{].*[\)\]}]",
+    r"panic!?\s*\(\s*[\"'`].*" + _NOT_IMPLEMENTED_TEXT + r".*\)",
+)]
+_PYTHON_DEF = re.compile(r"^(?:async\s+)?def\b")
+_PYTHON_CLASS = re.compile(r"^class\b")
+# Before the first '(' of a block header: a keyword that declares a type rather than code.
+_TYPE_HEADER = re.compile(
+    r"^[^(]*\b(?:class|struct|interface|enum|trait|impl|union|record|namespace|object|type|module|extension|protocol)\b"
+)
+_CALLABLE_HEADER = re.compile(r"=>|\bfunction\b|\bfunc\b|\bfn\b")
+_VALUE_HEADER = re.compile(r"(?<![=!<>+\-*/%&|^])=(?![=>])|:=|^return\b|^yield\b")
+_STRING_LITERAL = re.compile(r"^[rRbBuUfF]{0,2}(?:\"\"\".*\"\"\"|'''.*'''|\"[^\"\n]*\"|'[^'\n]*'|`[^`]*`)$", re.DOTALL)
+
+
+def family_for(language: str | None) -> Family | None:
+    """How the language writes comments and blocks; None for data and markup files."""
+    if language in _HASH_LANGUAGES:
+        return "hash"
+    if language == "rust":
+        return "rust"
+    if language in _C_LANGUAGES:
+        return "c"
+    return None
+
+
+@dataclass
+class _Segment:
+    kind: Literal["code", "string", "comment"]
+    text: str
+
+
+def _string_end(text: str, i: int, family: Family) -> int:
+    """Index just past the string literal that opens at text[i]."""
+    quote = text[i]
+    if family == "hash" and text.startswith(quote * 3, i):
+        close = text.find(quote * 3, i + 3)
+        return len(text) if close < 0 else close + 3
+    j = i + 1
+    while j < len(text):
+        ch = text[j]
+        if ch == "\\":
+            j += 2
+            continue
+        if ch == quote:
+            return j + 1
+        if ch == "\n" and quote != "`":
+            return j  # unterminated on this line: stop so one stray quote cannot swallow the file
+        j += 1
+    return len(text)
+
+
+def _segments(text: str, family: Family) -> Iterator[_Segment]:
+    """Code, string and comment pieces of the text, in order."""
+    i, start, n = 0, 0, len(text)
+    while i < n:
+        ch = text[i]
+        comment_end = -1
+        braces = family != "hash"
+        if ch == "#" and not braces or braces and text.startswith("//", i):
+            newline = text.find("\n", i)
+            comment_end = n if newline < 0 else newline
+        elif braces and text.startswith("/*", i):
+            close = text.find("*/", i + 2)
+            comment_end = n if close < 0 else close + 2
+        elif ch in "\"'" or ch == "`" and braces:
+            if ch == "'" and family == "rust" and not re.match(r"'(?:\\.[^']*|[^'\\])'", text[i:i + 12]):
+                i += 1  # a Rust lifetime ('a) or a stray apostrophe, not a char literal
+                continue
+            if i > start:
+                yield _Segment("code", text[start:i])
+            end = _string_end(text, i, family)
+            yield _Segment("string", text[i:end])
+            i = start = end
+            continue
+        if comment_end >= 0:
+            if i > start:
+                yield _Segment("code", text[start:i])
+            yield _Segment("comment", text[i:comment_end])
+            i = start = comment_end
+            continue
+        i += 1
+    if start < n:
+        yield _Segment("code", text[start:])
+
+
+@dataclass
+class _Chunk:
+    text: str
+    ends_with: str  # "\n", ";", "{", "}" or "" at the end of the span
+
+
+def _chunks(text: str, family: Family) -> list[_Chunk]:
+    """Statements of the span, split at newlines and ';' outside brackets (and at braces in the C family)."""
+    chunks: list[_Chunk] = []
+    buf: list[str] = []
+    depth = 0
+    continued = False
+    openers, closers = ("([{", ")]}") if family == "hash" else ("([", ")]")
+    for seg in _segments(text, family):
+        if seg.kind == "string":
+            buf.append(seg.text)
+            continue
+        if seg.kind == "comment":
+            continue
+        for ch in seg.text:
+            if ch in openers:
+                depth += 1
+            elif ch in closers:
+                depth = max(0, depth - 1)
+            if continued and ch == "\n":
+                continued = False
+                continue  # a backslash-continued line joins the next one
+            continued = ch == "\\" and family == "hash"
+            if continued:
+                continue
+            if depth == 0 and (ch in "\n;" or family != "hash" and ch in "{}"):
+                chunks.append(_Chunk("".join(buf).strip(), ch))
+                buf = []
+                continue
+            buf.append(ch)
+    chunks.append(_Chunk("".join(buf).strip(), ""))
+    return chunks
+
+
+def _python_header_split(statement: str) -> tuple[str, str]:
+    """`def f(x) -> T: body` -> (header, inline body); the header ends at the first ':' outside brackets."""
+    depth = 0
+    for i, ch in enumerate(statement):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == ":" and depth == 0:
+            return statement[: i + 1], statement[i + 1 :].strip()
+    return statement, ""
+
+
+def _is_placeholder(statement: str) -> bool:
+    flat = statement.strip().rstrip(";").strip()
+    return any(p.fullmatch(flat) for p in _PLACEHOLDERS)
+
+
+@dataclass
+class _Verdict:
+    real_code: bool = False
+    callable_headers: int = 0
+    type_headers: int = 0
+
+    def statement(self, text: str) -> None:
+        text = text.strip().rstrip(";").strip()
+        if not text or text == "end" or _is_placeholder(text) or _STRING_LITERAL.fullmatch(text):
+            return  # blank, a stub statement, or a docstring / directive string
+        self.real_code = True
+
+
+def _judge_hash(chunks: list[_Chunk]) -> _Verdict:
+    verdict = _Verdict()
+    for chunk in chunks:
+        text = chunk.text
+        if text.startswith("@"):
+            continue  # a decorator belongs to the signature
+        if _PYTHON_DEF.match(text) or _PYTHON_CLASS.match(text):
+            header, inline_body = _python_header_split(text)
+            if _PYTHON_CLASS.match(header):
+                verdict.type_headers += 1
+            else:
+                verdict.callable_headers += 1
+            verdict.statement(inline_body)
+            continue
+        verdict.statement(text)
+    return verdict
+
+
+_HEADER_CONTINUATIONS = ("throws", ":", "where", "->", "extends", "implements", "const", "override", "noexcept")
+
+
+def _classify_header(verdict: _Verdict, header: str) -> None:
+    """A line that opens a `{` block: a callable or control-flow header, a type declaration, or a value."""
+    if not header:
+        return
+    outer = header
+    while True:  # drop parenthesised parts so default arguments and conditions are not read as assignments
+        inner = re.sub(r"\([^()]*\)", "()", outer)
+        if inner == outer:
+            break
+        outer = inner
+    if _CALLABLE_HEADER.search(outer):
+        verdict.callable_headers += 1
+    elif _VALUE_HEADER.search(outer):
+        verdict.real_code = True  # `x = {...}`, `m := map[K]V{...}`, `return Foo{...}`: a value, not a block
+    elif _TYPE_HEADER.match(outer):
+        verdict.type_headers += 1
+    else:
+        verdict.callable_headers += 1
+
+
+def _judge_c(chunks: list[_Chunk]) -> _Verdict:
+    verdict = _Verdict()
+    pending: str | None = None  # a line that may be the signature of a `{` on the next line (Allman style)
+    for chunk in chunks:
+        text = chunk.text
+        if chunk.ends_with == "{":
+            header = text
+            if pending is not None and (not text or text.startswith(_HEADER_CONTINUATIONS)):
+                header = f"{pending} {text}".strip()
+            elif pending is not None:
+                verdict.statement(pending)
+            pending = None
+            _classify_header(verdict, header)
+            continue
+        if text.startswith("@") and re.fullmatch(r"@[\w.]+(?:\(.*\))?", text, re.DOTALL):
+            continue  # an annotation / decorator belongs to the signature
+        if pending is not None and text.startswith(_HEADER_CONTINUATIONS):
+            text = f"{pending} {text}"  # `throws X` on its own line continues the signature
+        elif pending is not None:
+            verdict.statement(pending)
+        pending = text if chunk.ends_with == "\n" and text else None
+        if pending is None:
+            verdict.statement(text)
+    if pending is not None:
+        verdict.statement(pending)
+    return verdict
+
+
+def is_empty_body(lines: list[str], language: str | None) -> bool:
+    """True when the lines hold no implementation: only signatures, comments, braces and placeholders."""
+    text = "\n".join(lines)
+    if not text.strip():
+        return True
+    family = family_for(language)
+    if family is None:
+        return False  # data or markup: any content counts
+    chunks = _chunks(text, family)
+    verdict = _judge_hash(chunks) if family == "hash" else _judge_c(chunks)
+    if verdict.real_code:
+        return False
+    # Only type declarations (an exception subclass, a marker struct): a real declaration.
+    return not (verdict.type_headers and not verdict.callable_headers)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def block_end(lines: list[str], start: int, end: int, family: Family | None) -> int:
+    """When lines[start:end] stops at a block opener, the index just past that block; else `end`.
+
+    Lets `file.py:42` on a `def` line be judged with its body rather than as a bare signature.
+    """
+    if family is None or end <= start:
+        return end
+    last = lines[end - 1].rstrip()
+    if family == "hash":
+        if not last.endswith(":"):
+            return end
+        header_indent = _indent(lines[end - 1])
+        j = end
+        while j < len(lines) and (not lines[j].strip() or _indent(lines[j]) > header_indent):
+            j += 1
+        while j > end and not lines[j - 1].strip():
+            j -= 1
+        return j
+    depth = 0
+    for seg in _segments("\n".join(lines[start:end]), family):
+        if seg.kind == "code":
+            depth += seg.text.count("{") - seg.text.count("}")
+    if depth <= 0:
+        return end
+    line_no = end
+    while line_no < len(lines) and depth > 0:
+        for seg in _segments(lines[line_no], family):
+            if seg.kind == "code":
+                depth += seg.text.count("{") - seg.text.count("}")
+        line_no += 1
+    return line_no

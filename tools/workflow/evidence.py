@@ -1,0 +1,117 @@
+"""Evidence for a `done` checklist item: a `file:line` or `file:start-end` span the agent wrote.
+
+The span must point inside the project at an existing text file and a line range within it, and
+what it covers must be real code: a body made only of placeholders (`pass`, `...`, TODO comments,
+`raise NotImplementedError`, `todo!()`, `panic("not implemented")`, empty braces) is refused.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from tools.errors import CodeIntelError, TaskValidationFailed
+from tools.languages import language_for
+from tools.project import ProjectRoot
+from tools.workflow.empty_body import block_end, family_for, is_empty_body
+
+__all__ = ["EvidenceRef", "check_evidence", "is_empty_body", "parse_evidence"]
+
+# `path:42`, `path:42-58`, `path:L42-L58`; the path itself may hold colons, so the line part is the last one.
+_EVIDENCE = re.compile(r"^(?P<path>.+?):L?(?P<start>-?\d+)(?:\s*-\s*L?(?P<end>-?\d+))?$")
+_WINDOWS_PATH = re.compile(r"^[A-Za-z]:[\\/]|\\")
+_BINARY_SNIFF_BYTES = 8192
+_MAX_EVIDENCE_FILE_BYTES = 5_000_000
+_FORMAT_HINT = "send evidence as 'path/to/file.py:42' or 'path/to/file.py:42-58' (project-relative path, 1-based lines)"
+
+
+class EvidenceRef(BaseModel):
+    """A span of lines in one file: project-relative POSIX path, 1-based inclusive lines."""
+
+    path: str
+    start: int
+    end: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.start}" if self.start == self.end else f"{self.path}:{self.start}-{self.end}"
+
+
+def parse_evidence(text: str) -> EvidenceRef:
+    """Split `file:line` / `file:start-end` into its parts; refuses anything else with the expected format."""
+    if not isinstance(text, str) or not text.strip():
+        raise TaskValidationFailed("evidence is empty", hint=_FORMAT_HINT)
+    cleaned = text.strip().strip("`'\"").strip()
+    if "," in cleaned or ";" in cleaned or "\n" in cleaned:
+        raise TaskValidationFailed(
+            f"evidence {text!r} holds more than one location",
+            hint="send one span per checklist item, e.g. 'auth.py:42-58'",
+        )
+    match = _EVIDENCE.match(cleaned)
+    if match is None:
+        raise TaskValidationFailed(f"evidence {text!r} has no line number", hint=_FORMAT_HINT)
+    path = match["path"].strip()
+    if _WINDOWS_PATH.search(path):
+        raise TaskValidationFailed(
+            f"evidence path {path!r} is a Windows-style path",
+            hint="send the path relative to the project root with forward slashes, e.g. 'src/auth.py:42'",
+        )
+    start = int(match["start"])
+    end = int(match["end"]) if match["end"] is not None else start
+    if start < 1 or end < 1:
+        raise TaskValidationFailed(f"evidence {text!r}: line numbers start at 1", hint=_FORMAT_HINT)
+    if end < start:
+        raise TaskValidationFailed(
+            f"evidence {text!r}: the range ends (line {end}) before it starts (line {start})",
+            hint=f"send the range in order, e.g. '{path}:{end}-{start}'",
+        )
+    return EvidenceRef(path=path, start=start, end=end)
+
+
+def _read_text_lines(file: Path, shown: str) -> list[str]:
+    size = file.stat().st_size
+    if size > _MAX_EVIDENCE_FILE_BYTES:
+        raise TaskValidationFailed(f"evidence file {shown!r} is too large to check ({size} bytes)", hint="point at the source file you changed")
+    data = file.read_bytes()
+    if b"\x00" in data[:_BINARY_SNIFF_BYTES]:
+        raise TaskValidationFailed(f"evidence file {shown!r} is binary", hint="point at the source lines you wrote")
+    return data.decode("utf-8", errors="replace").splitlines()
+
+
+def check_evidence(root: ProjectRoot, text: str) -> EvidenceRef:
+    """Parse the evidence and check it against the file on disk; raises TaskValidationFailed naming the problem."""
+    ref = parse_evidence(text)
+    try:
+        file = root.resolve(ref.path, kind="evidence path")
+    except CodeIntelError as err:
+        raise TaskValidationFailed(f"evidence {text.strip()!r}: {err.message}", hint=err.hint or _FORMAT_HINT) from None
+    shown = root.relative(file)
+    for part in Path(shown).parts:
+        if part in (".git", ".code-intel"):
+            raise TaskValidationFailed(f"evidence {text.strip()!r} points into {part}/", hint="point at the project file you changed")
+    if not file.exists():
+        raise TaskValidationFailed(
+            f"evidence file {shown!r} does not exist",
+            hint="check the path with search_files; paths are relative to the project root",
+        )
+    if not file.is_file():
+        raise TaskValidationFailed(f"evidence path {shown!r} is not a file", hint=_FORMAT_HINT)
+    lines = _read_text_lines(file, shown)
+    if ref.end > len(lines):
+        raise TaskValidationFailed(
+            f"evidence {text.strip()!r} goes past the end of {shown!r}, which has {len(lines)} lines",
+            hint="send the line range you wrote, as the file is now",
+        )
+    checked = EvidenceRef(path=shown, start=ref.start, end=ref.end)
+    language = language_for(shown)
+    span_start = ref.start - 1
+    # A span that stops at a block opener (a signature line) is judged with the block it opens.
+    span_end = max(ref.end, block_end(lines, span_start, ref.end, family_for(language)))
+    if is_empty_body(lines[span_start:span_end], language):
+        raise TaskValidationFailed(
+            f"evidence {checked} covers no implementation: only a signature, comments or placeholders "
+            "(pass, ..., TODO, NotImplementedError, todo!(), empty braces)",
+            hint="implement the item, then send the lines that hold the real code",
+        )
+    return checked

@@ -1,0 +1,295 @@
+"""Task orchestration inside READY: planning (step 12), completion reports (step 13), the final check (step 14).
+
+The server, not the agent, owns the task list: planning is idempotent (the complete list is resent
+after every revert), completion goes in registration order with every checklist item accounted
+for, and per-task failure counts live here whatever a payload claims.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from tools.errors import TaskValidationFailed
+from tools.project import ProjectRoot
+from tools.workflow.evidence import check_evidence
+
+MIN_SKIP_REASON_CHARS = 10
+_MAX_TASKS = 200
+_MAX_ITEMS_PER_TASK = 100
+
+_PLAN_SHAPE = (
+    "send {tasks: [{id, description, status: 'pending', checklist: [{item, status: 'pending'}, ...]}, ...]}"
+)
+_ITEM_SHAPE = "{item, status: 'done', evidence: 'file.py:42-58'} or {item, status: 'skipped', reason: '...'}"
+
+
+class ChecklistItem(BaseModel):
+    item: str
+    status: Literal["pending", "done", "skipped"]
+    evidence: str | None = None
+    reason: str | None = None
+
+
+class Task(BaseModel):
+    id: str
+    description: str
+    status: Literal["pending", "completed"]
+    checklist: list[ChecklistItem] = Field(default_factory=list)
+    failure_count: int = 0
+    revert_reason: str = ""
+
+
+def _text(value: Any, what: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise TaskValidationFailed(f"{what} must be a non-empty string, got {value!r}", hint=_PLAN_SHAPE)
+    return value.strip()
+
+
+def _planned_checklist(task_id: str, raw: Any) -> list[ChecklistItem]:
+    """The checklist of a planned task: item texts, all pending (statuses arrive at completion)."""
+    if raw is None:
+        raw = []
+    if not isinstance(raw, list):
+        raise TaskValidationFailed(f"task {task_id!r}: checklist must be a list", hint=_PLAN_SHAPE)
+    if not raw:
+        raise TaskValidationFailed(
+            f"task {task_id!r} has no checklist",
+            hint="list the concrete changes the task makes, e.g. checklist: [{item: 'Add login() to auth.py', status: 'pending'}]",
+        )
+    if len(raw) > _MAX_ITEMS_PER_TASK:
+        raise TaskValidationFailed(f"task {task_id!r} has {len(raw)} checklist items; at most {_MAX_ITEMS_PER_TASK}")
+    items: list[ChecklistItem] = []
+    seen: set[str] = set()
+    for entry in raw:
+        text = entry.get("item") if isinstance(entry, dict) else entry
+        name = _text(text, f"task {task_id!r}: checklist item")
+        if name in seen:
+            raise TaskValidationFailed(f"task {task_id!r}: checklist item {name!r} appears twice", hint="give each item a distinct text")
+        seen.add(name)
+        items.append(ChecklistItem(item=name, status="pending"))
+    return items
+
+
+class TaskBoard(BaseModel):
+    """The session's task list, serialised into the checkpoint."""
+
+    tasks: list[Task] = Field(default_factory=list)
+    # ids completed since the current implementation round began (the round a verifier judges)
+    round_completed: list[str] = Field(default_factory=list)
+    last_revert_reason: str = ""
+
+    # planning ---------------------------------------------------------------
+    def plan(self, tasks: list[dict[str, Any]]) -> None:
+        """Register the complete task list (step 12). Resending the same list changes nothing."""
+        if not isinstance(tasks, list) or not tasks:
+            raise TaskValidationFailed("the task list is empty", hint=_PLAN_SHAPE)
+        if len(tasks) > _MAX_TASKS:
+            raise TaskValidationFailed(f"{len(tasks)} tasks is too many; at most {_MAX_TASKS}", hint="merge small steps into larger tasks")
+        known = {t.id: t for t in self.tasks}
+        new_round = not self.tasks or self.all_complete()
+        inherited_failures = self.max_failure_count()
+        planned: list[Task] = []
+        seen: set[str] = set()
+        for raw in tasks:
+            if not isinstance(raw, dict):
+                raise TaskValidationFailed(f"each task must be an object, got {raw!r}", hint=_PLAN_SHAPE)
+            task_id = _text(raw.get("id"), "task id")
+            if task_id in seen:
+                raise TaskValidationFailed(f"task id {task_id!r} appears twice", hint="give every task a distinct id")
+            seen.add(task_id)
+            status = raw.get("status", "pending")
+            if status not in ("pending", "completed"):
+                raise TaskValidationFailed(f"task {task_id!r}: status {status!r} is not 'pending' or 'completed'", hint=_PLAN_SHAPE)
+            previous = known.get(task_id)
+            if previous is not None and previous.status == "completed":
+                planned.append(previous.model_copy(deep=True))  # completed work stays as the server recorded it
+                continue
+            if status == "completed":
+                raise TaskValidationFailed(
+                    f"task {task_id!r} is marked completed but was never completed through a completion report",
+                    hint=f"send {task_id!r} with status 'pending', then report it done with its checklist evidence",
+                )
+            task = Task(
+                id=task_id,
+                description=_text(raw.get("description"), f"task {task_id!r}: description"),
+                status="pending",
+                checklist=_planned_checklist(task_id, raw.get("checklist")),
+            )
+            if previous is not None:  # the server's count for a known id, whatever the payload says
+                task.failure_count, task.revert_reason = previous.failure_count, previous.revert_reason
+            else:  # a new fix task inherits the consecutive failures so far, so loops still reach the limit
+                task.failure_count = inherited_failures
+                task.revert_reason = str(raw.get("revert_reason") or "").strip() or self.last_revert_reason
+            planned.append(task)
+        dropped = [t.id for t in self.tasks if t.id not in seen]
+        if dropped:
+            raise TaskValidationFailed(
+                f"the list leaves out registered tasks {dropped}",
+                hint="resend the complete list: every registered task (completed ones too) plus any new ones; "
+                "to not do a pending task, report it with its checklist items 'skipped' and a reason",
+            )
+        if not any(t.status == "pending" for t in planned):
+            raise TaskValidationFailed(
+                "the list has no pending task",
+                hint="add at least one task with status 'pending' (after a revert: a fix task for the failure)",
+            )
+        self.tasks = planned
+        if new_round:
+            self.round_completed = []
+        else:
+            self.round_completed = [i for i in self.round_completed if i in seen]
+
+    # completion -------------------------------------------------------------
+    def complete(self, task_id: str, checklist: list[dict[str, Any]], root: ProjectRoot) -> None:
+        """Mark the next pending task completed once every checklist item is done with evidence or skipped with a reason."""
+        if not self.is_planned():
+            raise TaskValidationFailed("no tasks are registered yet", hint=_PLAN_SHAPE)
+        if not isinstance(task_id, str) or not task_id.strip():
+            raise TaskValidationFailed("task_id is missing", hint="send {task_id, checklist: [...], summary}")
+        task = self._find(task_id.strip())
+        if task is None:
+            raise TaskValidationFailed(
+                f"task {task_id!r} is not registered; registered tasks: {[t.id for t in self.tasks]}",
+                hint="report one of the registered tasks, or re-plan with the complete list",
+            )
+        if task.status == "completed":
+            nxt = self.next_pending()
+            raise TaskValidationFailed(
+                f"task {task.id!r} is already completed",
+                hint=f"report the next pending task, {nxt.id!r}" if nxt else "all tasks are complete: send the completion payload",
+            )
+        nxt = self.next_pending()
+        if nxt is not None and nxt.id != task.id:
+            raise TaskValidationFailed(
+                f"task {task.id!r} is out of order: {nxt.id!r} comes first",
+                hint=f"complete tasks in registration order; report {nxt.id!r} now",
+            )
+        task.checklist = self._checked_items(task, checklist, root)
+        task.status = "completed"
+        if task.id not in self.round_completed:
+            self.round_completed.append(task.id)
+
+    def _checked_items(self, task: Task, checklist: Any, root: ProjectRoot) -> list[ChecklistItem]:
+        if not isinstance(checklist, list):
+            raise TaskValidationFailed(f"task {task.id!r}: checklist must be a list", hint=f"send each item as {_ITEM_SHAPE}")
+        reported: dict[str, dict[str, Any]] = {}
+        problems: list[str] = []
+        for entry in checklist:
+            name = entry.get("item") if isinstance(entry, dict) else None
+            if not isinstance(name, str) or not name.strip():
+                problems.append(f"an entry without an item text: {entry!r}")
+                continue
+            if name.strip() in reported:
+                problems.append(f"item {name.strip()!r} is reported twice")
+                continue
+            reported[name.strip()] = entry  # type: ignore[assignment]
+        registered = [i.item for i in task.checklist]
+        problems += [f"item {name!r} is not in the registered checklist" for name in reported if name not in registered]
+        checked: list[ChecklistItem] = []
+        for name in registered:
+            entry = reported.get(name)
+            if entry is None:
+                problems.append(f"item {name!r} is not reported")
+                continue
+            item, problem = self._checked_item(name, entry, root)
+            if problem:
+                problems.append(problem)
+            elif item is not None:
+                checked.append(item)
+        if problems:
+            raise TaskValidationFailed(
+                f"task {task.id!r} cannot be completed: " + "; ".join(problems),
+                hint=f"report every registered item ({registered}) as {_ITEM_SHAPE}",
+            )
+        return checked
+
+    @staticmethod
+    def _checked_item(name: str, entry: dict[str, Any], root: ProjectRoot) -> tuple[ChecklistItem | None, str]:
+        status = entry.get("status")
+        if status == "done":
+            evidence = entry.get("evidence")
+            if not isinstance(evidence, str) or not evidence.strip():
+                return None, f"item {name!r} is done but has no evidence (send 'file.py:42' or 'file.py:42-58')"
+            try:
+                ref = check_evidence(root, evidence)
+            except TaskValidationFailed as err:
+                return None, f"item {name!r}: {err.message}"
+            return ChecklistItem(item=name, status="done", evidence=str(ref)), ""
+        if status == "skipped":
+            reason = entry.get("reason")
+            if not isinstance(reason, str) or len(reason.strip()) < MIN_SKIP_REASON_CHARS:
+                return None, f"item {name!r} is skipped without a reason of at least {MIN_SKIP_REASON_CHARS} characters"
+            return ChecklistItem(item=name, status="skipped", reason=reason.strip()), ""
+        if status == "pending":
+            return None, f"item {name!r} is still pending: implement it (done + evidence) or skip it with a reason"
+        return None, f"item {name!r} has status {status!r}; use 'done' or 'skipped'"
+
+    # queries ----------------------------------------------------------------
+    def _find(self, task_id: str) -> Task | None:
+        return next((t for t in self.tasks if t.id == task_id), None)
+
+    def next_pending(self) -> Task | None:
+        return next((t for t in self.tasks if t.status == "pending"), None)
+
+    def all_complete(self) -> bool:
+        return self.is_planned() and all(t.status == "completed" for t in self.tasks)
+
+    def is_planned(self) -> bool:
+        return bool(self.tasks)
+
+    def progress(self) -> dict[str, Any]:
+        completed = sum(1 for t in self.tasks if t.status == "completed")
+        current = self.next_pending()
+        return {
+            "total": len(self.tasks),
+            "completed": completed,
+            "pending": len(self.tasks) - completed,
+            "current": current.id if current else None,
+        }
+
+    # failures and reverts ---------------------------------------------------
+    def record_failures(self, task_ids: list[str] | None, reason: str) -> list[Task]:
+        """Count a failed verification against the named tasks (default: those completed in the latest round)."""
+        reason = (reason or "").strip()
+        targets: list[Task]
+        if task_ids:
+            unknown = [i for i in task_ids if self._find(i) is None]
+            if unknown:
+                raise TaskValidationFailed(
+                    f"failed_tasks names unknown task ids {unknown}",
+                    hint=f"name registered task ids: {[t.id for t in self.tasks]}",
+                )
+            targets = [t for t in self.tasks if t.id in set(task_ids)]
+        else:
+            round_ids = set(self.round_completed)
+            targets = [t for t in self.tasks if t.id in round_ids] or [t for t in self.tasks if t.status == "completed"]
+        for task in targets:
+            task.failure_count += 1
+            if reason:
+                task.revert_reason = reason
+        if reason:
+            self.last_revert_reason = reason
+        return targets
+
+    def max_failure_count(self) -> int:
+        return max((t.failure_count for t in self.tasks), default=0)
+
+    def reset_failures(self) -> None:
+        for task in self.tasks:
+            task.failure_count = 0
+
+    def revert_instruction(self, reason: str) -> str:
+        """What the agent must do after a revert to planning: the reason, the current list, how to resend it."""
+        lines = [f"Reverted to task planning: {reason.strip() or self.last_revert_reason or 'no reason given'}.",
+                 "Registered tasks:"]
+        for t in self.tasks:
+            note = f", failure_count={t.failure_count}" if t.failure_count else ""
+            lines.append(f"- {t.id} [{t.status}{note}]: {t.description}")
+        lines.append(
+            "Resend the complete task list via submit_phase: every task above (completed ones keep status "
+            "'completed') plus new pending fix tasks, each with a checklist of the changes that address the "
+            "failure. Then implement only the pending tasks."
+        )
+        return "\n".join(lines)

@@ -1,0 +1,120 @@
+from __future__ import annotations
+
+import pytest
+
+from tools.errors import TaskValidationFailed
+from tools.project import ProjectRoot
+from tools.workflow.evidence import EvidenceRef, check_evidence, parse_evidence
+
+SERVICE_PY = '''\
+class Service:
+    def real(self, x):
+        """Double it."""
+        return x * 2
+
+    def stub(self, x):
+        """Later."""
+        # TODO: implement
+        raise NotImplementedError
+
+    def one_liner(self): return 42
+'''
+
+
+@pytest.fixture
+def code_project(project: ProjectRoot) -> ProjectRoot:
+    (project.path / "src").mkdir()
+    (project.path / "src" / "service.py").write_text(SERVICE_PY, encoding="utf-8")
+    (project.path / "a:b.py").write_text("x = compute()\n", encoding="utf-8")
+    (project.path / "blob.py").write_bytes(b"x = 1\x00\x01\x02\n")
+    return project
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("auth.py:42", EvidenceRef(path="auth.py", start=42, end=42)),
+        ("src/auth.py:42-58", EvidenceRef(path="src/auth.py", start=42, end=58)),
+        (" `src/auth.py:L42-L58` ", EvidenceRef(path="src/auth.py", start=42, end=58)),
+        ("dir:with:colons/a.py:3", EvidenceRef(path="dir:with:colons/a.py", start=3, end=3)),
+    ],
+)
+def test_parse_evidence_accepts_the_documented_forms(text: str, expected: EvidenceRef) -> None:
+    assert parse_evidence(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("", "empty"),
+        ("auth.py", "no line number"),
+        ("auth.py:abc", "no line number"),
+        ("auth.py:0", "start at 1"),
+        ("auth.py:10-5", "ends (line 5) before it starts"),
+        ("auth.py:1-3, b.py:4", "more than one location"),
+        ("C:\\x.py:3", "Windows-style"),
+        ("src\\x.py:3", "Windows-style"),
+    ],
+)
+def test_parse_evidence_refuses_malformed_text(text: str, fragment: str) -> None:
+    with pytest.raises(TaskValidationFailed) as err:
+        parse_evidence(text)
+    assert fragment in err.value.message
+    assert err.value.hint
+
+
+def test_check_evidence_accepts_real_code(code_project: ProjectRoot) -> None:
+    assert str(check_evidence(code_project, "src/service.py:2-4")) == "src/service.py:2-4"
+    assert str(check_evidence(code_project, "src/service.py:4")) == "src/service.py:4"
+    assert str(check_evidence(code_project, "src/service.py:11")) == "src/service.py:11"
+    # an absolute path inside the project is reported project-relative
+    absolute = f"{code_project.path / 'src' / 'service.py'}:2-4"
+    assert check_evidence(code_project, absolute).path == "src/service.py"
+    assert check_evidence(code_project, "a:b.py:1").path == "a:b.py"
+
+
+def test_check_evidence_judges_a_signature_line_with_its_body(code_project: ProjectRoot) -> None:
+    assert check_evidence(code_project, "src/service.py:2").end == 2  # the def of a real body passes
+    with pytest.raises(TaskValidationFailed, match="no implementation"):
+        check_evidence(code_project, "src/service.py:6")  # the def of a stub is judged with its stub body
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("src/service.py:6-9", "no implementation"),
+        ("src/service.py:7-8", "no implementation"),
+        ("src/service.py:5", "no implementation"),  # a blank line
+        ("src/service.py:4-99", "past the end"),
+        ("src/missing.py:1", "does not exist"),
+        ("src:1", "not a file"),
+        ("blob.py:1", "binary"),
+        ("../outside.py:1", "outside the project"),
+        ("/etc/passwd:1", "outside the project"),
+        (".git/config:1", "points into .git/"),
+    ],
+)
+def test_check_evidence_refuses(code_project: ProjectRoot, text: str, fragment: str) -> None:
+    (code_project.path / ".git").mkdir(exist_ok=True)
+    (code_project.path / ".git" / "config").write_text("[core]\n", encoding="utf-8")
+    with pytest.raises(TaskValidationFailed) as err:
+        check_evidence(code_project, text)
+    assert fragment in err.value.message
+
+
+def test_check_evidence_refuses_a_symlink_out_of_the_project(code_project: ProjectRoot) -> None:
+    outside = code_project.path.parent / "secret.py"
+    outside.write_text("token = read()\n", encoding="utf-8")
+    (code_project.path / "link.py").symlink_to(outside)
+    with pytest.raises(TaskValidationFailed, match="outside the project"):
+        check_evidence(code_project, "link.py:1")
+
+
+def test_check_evidence_judges_brace_blocks_from_their_header(project: ProjectRoot) -> None:
+    (project.path / "main.go").write_text(
+        "package main\n\nfunc Stub() error {\n\tpanic(\"not implemented\")\n}\n\nfunc Real() int {\n\treturn 1\n}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(TaskValidationFailed, match="no implementation"):
+        check_evidence(project, "main.go:3")
+    assert check_evidence(project, "main.go:7").start == 7

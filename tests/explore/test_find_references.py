@@ -1,0 +1,87 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tools.errors import InvalidArgument, PathOutsideProject
+from tools.explore.service import Explorer
+
+
+def _sites(explorer: Explorer, **kwargs: object) -> set[tuple[str, int, str]]:
+    result = explorer.find_references("helper", max_results=1000, **kwargs)  # type: ignore[arg-type]
+    return {(r.file, r.line, r.context) for r in result.references}
+
+
+def test_code_hits_only_by_default_in_every_language(explorer: Explorer) -> None:
+    sites = _sites(explorer)
+    assert all(context == "code" for _, _, context in sites)
+    files = {f for f, _, _ in sites}
+    assert files == {
+        "src/app/greeter.py", "src/app/uses.py", "web/greeter.js", "web/util.ts", "web/view.tsx", "go/greeter.go",
+        "rust/lib.rs", "java/Greeter.java", "c/greeter.c", "cpp/greeter.cpp", "ruby/greeter.rb", "php/Greeter.php",
+        "kotlin/Greeter.kt",
+    }
+    # the docstring, the "# helper" comment and the string literal in greeter.py are left out
+    assert {line for f, line, _ in sites if f == "src/app/greeter.py"} == {14, 20, 24}
+
+
+def test_interpolated_code_inside_strings_counts_as_code(explorer: Explorer) -> None:
+    sites = _sites(explorer)
+    assert ("src/app/greeter.py", 14, "code") in sites  # f"{helper(name)} and helper"
+    assert ("web/greeter.js", 6, "code") in sites
+
+
+def test_comments_and_strings_on_request(explorer: Explorer) -> None:
+    sites = _sites(explorer, include_comments=True, include_strings=True)
+    assert ("src/app/greeter.py", 1, "string") in sites  # docstring
+    assert ("src/app/greeter.py", 13, "comment") in sites
+    assert ("c/greeter.c", 11, "comment") in sites
+    assert ("ruby/greeter.rb", 17, "string") in sites
+    assert ("docs/notes.md", 1, "comment") in sites  # prose counts as comment
+    only_comments = _sites(explorer, include_comments=True)
+    assert not any(context == "string" for _, _, context in only_comments)
+
+
+def test_definition_sites_are_marked(explorer: Explorer) -> None:
+    refs = explorer.find_references("helper", max_results=1000).references
+    definitions = {(r.file, r.line) for r in refs if r.is_definition}
+    assert definitions == {
+        ("src/app/greeter.py", 24), ("web/util.ts", 10), ("web/view.tsx", 4), ("go/greeter.go", 18),
+        ("rust/lib.rs", 13), ("java/Greeter.java", 14), ("c/greeter.c", 8), ("cpp/greeter.cpp", 9),
+        ("ruby/greeter.rb", 16), ("php/Greeter.php", 14), ("kotlin/Greeter.kt", 15),
+    }
+
+
+def test_columns_path_and_language_filters(explorer: Explorer) -> None:
+    refs = explorer.find_references("helper", path="src/app/uses.py").references
+    assert [(r.line, r.column) for r in refs] == [(1, 25), (3, 10)]
+    go_only = explorer.find_references("helper", language="go").references
+    assert {r.file for r in go_only} == {"go/greeter.go"}
+    with pytest.raises(InvalidArgument, match="unknown language"):
+        explorer.find_references("helper", language="cobol-2000")
+
+
+def test_qualified_name_looks_up_the_last_part(explorer: Explorer) -> None:
+    refs = explorer.find_references("Greeter.greet", path="src").references
+    assert [(r.file, r.line, r.is_definition) for r in refs] == [("src/app/greeter.py", 12, True)]
+
+
+def test_truncation_keeps_the_total(explorer: Explorer) -> None:
+    result = explorer.find_references("helper", max_results=2)
+    assert len(result.references) == 2 and result.truncated is True and result.total > 2
+
+
+def test_whole_words_only(project_dir: Path, make_explorer: Callable[..., Explorer]) -> None:
+    (project_dir / "a.py").write_text("helper_x = 1\nx_helper = helper\nself.helper()\n", encoding="utf-8")
+    refs = make_explorer(project_dir).find_references("helper").references
+    assert [(r.line, r.column) for r in refs] == [(2, 12), (3, 6)]
+
+
+def test_refusals(explorer: Explorer) -> None:
+    for bad in ("", "two words", "--files", "a+b"):
+        with pytest.raises(InvalidArgument):
+            explorer.find_references(bad)
+    with pytest.raises(PathOutsideProject):
+        explorer.find_references("helper", path="../")

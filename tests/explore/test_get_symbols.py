@@ -1,0 +1,168 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tools.errors import FileNotFound, InvalidArgument, PathOutsideProject
+from tools.explore.models import OutlineSymbol
+from tools.explore.service import Explorer
+
+
+def _tree(symbols: list[OutlineSymbol]) -> list[tuple[str, str, int, list[object]]]:
+    return [(s.kind, s.name, s.line, _tree(s.children)) for s in symbols]
+
+
+def test_python_outline_nests_methods_and_lists_module_variables(explorer: Explorer) -> None:
+    result = explorer.get_symbols("src/app/greeter.py")
+    assert result.file == "src/app/greeter.py" and result.language == "python"
+    assert _tree(result.symbols) == [
+        ("variable", "GREETING", 5, []),
+        ("variable", "counter", 6, []),
+        ("variable", "total", 6, []),
+        ("class", "Greeter", 9, [
+            ("variable", "prefix", 10, []),
+            ("method", "greet", 12, []),
+            ("method", "make", 18, [("function", "inner", 19, [])]),
+        ]),
+        ("function", "helper", 24, []),
+    ]
+    greeter = result.symbols[3]
+    assert (greeter.line, greeter.end_line) == (9, 21)
+
+
+# (file, expected (kind, name) pairs in document order, flattened)
+OUTLINES = [
+    ("web/greeter.js", [("class", "Greeter"), ("method", "greet"), ("function", "makeGreeter"), ("function", "arrow")]),
+    ("web/util.ts", [("interface", "Named"), ("class", "Greeter"), ("field", "name"), ("method", "greet"),
+                     ("function", "helper"), ("type", "Alias"), ("enum", "Color")]),
+    ("web/view.tsx", [("function", "Card"), ("function", "helper")]),
+    ("go/greeter.go", [("constant", "Greeting"), ("struct", "Greeter"), ("interface", "Named"), ("method", "Greet"),
+                       ("function", "helper")]),
+    ("rust/lib.rs", [("struct", "Greeter"), ("trait", "Named"), ("method", "name"), ("impl", "Greeter"),
+                     ("method", "greet"), ("function", "helper"), ("constant", "LIMIT")]),
+    ("java/Greeter.java", [("class", "Greeter"), ("field", "LIMIT"), ("constructor", "Greeter"), ("method", "greet"),
+                           ("method", "helper"), ("interface", "Named"), ("method", "name")]),
+    ("c/greeter.c", [("struct", "greeter"), ("variable", "limit"), ("function", "helper"), ("function", "greet")]),
+    ("cpp/greeter.cpp", [("namespace", "demo"), ("class", "Greeter"), ("method", "greet"), ("function", "helper"),
+                         ("function", "Greeter::count")]),
+    ("cs/Greeter.cs", [("namespace", "Demo"), ("class", "Greeter"), ("property", "Count"), ("field", "limit"),
+                       ("constructor", "Greeter"), ("method", "Greet"), ("method", "Helper"), ("interface", "INamed"),
+                       ("method", "Name")]),
+    ("ruby/greeter.rb", [("module", "Demo"), ("constant", "LIMIT"), ("class", "Greeter"), ("method", "greet"),
+                         ("method", "make"), ("method", "helper")]),
+    ("php/Greeter.php", [("namespace", "Demo"), ("class", "Greeter"), ("constant", "LIMIT"), ("method", "greet"),
+                         ("function", "helper")]),
+    ("kotlin/Greeter.kt", [("class", "Greeter"), ("variable", "limit"), ("method", "greet"), ("object", "Registry"),
+                           ("method", "make"), ("function", "helper")]),
+]
+
+
+def _flat(symbols: list[OutlineSymbol]) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for s in symbols:
+        out.append((s.kind, s.name))
+        out.extend(_flat(s.children))
+    return out
+
+
+@pytest.mark.parametrize(("path", "expected"), OUTLINES, ids=[p for p, _ in OUTLINES])
+def test_outline_in_every_language(explorer: Explorer, path: str, expected: list[tuple[str, str]]) -> None:
+    symbols = explorer.get_symbols(path).symbols
+    assert _flat(symbols) == expected
+    assert all(s.line <= s.end_line for s in symbols)
+
+
+def test_methods_nest_under_their_type(explorer: Explorer) -> None:
+    (cls,) = [s for s in explorer.get_symbols("java/Greeter.java").symbols if s.name == "Greeter"]
+    assert [c.name for c in cls.children] == ["LIMIT", "Greeter", "greet", "helper"]
+    assert (cls.line, cls.end_line) == (5, 15)
+
+
+def test_function_at_line_is_the_innermost(explorer: Explorer) -> None:
+    inner = explorer.get_function_at_line("src/app/greeter.py", 20)
+    assert (inner.name, inner.kind, inner.line, inner.end_line, inner.scope) == ("inner", "function", 19, 20, "Greeter.make")
+    assert inner.code == 'def inner():\n            return helper("x")'
+    method = explorer.get_function_at_line("go/greeter.go", 15)
+    assert (method.name, method.kind, method.line, method.end_line) == ("Greet", "method", 14, 16)
+    kotlin = explorer.get_function_at_line("kotlin/Greeter.kt", 9)
+    assert (kotlin.name, kotlin.scope) == ("greet", "Greeter")
+
+
+def test_function_at_line_refuses_module_level_and_out_of_range(explorer: Explorer) -> None:
+    with pytest.raises(FileNotFound, match="no function or method encloses line 5"):
+        explorer.get_function_at_line("src/app/greeter.py", 5)
+    with pytest.raises(InvalidArgument, match="outside"):
+        explorer.get_function_at_line("src/app/greeter.py", 999)
+
+
+def test_analyze_structure_python(explorer: Explorer) -> None:
+    result = explorer.analyze_structure("src/app/greeter.py")
+    assert [(i.module, i.names, i.line) for i in result.imports] == [("os", ["os"], 2), ("typing", ["Optional as Opt"], 3)]
+    assert [(c.name, c.bases, c.methods) for c in result.classes] == [("Greeter", ["Base"], ["greet", "make"])]
+    calls = {f.name: [c.name for c in f.calls] for f in result.functions}
+    assert calls == {"greet": ["helper"], "make": [], "inner": ["helper"], "helper": ["join"]}
+
+
+@pytest.mark.parametrize(
+    ("path", "imports", "cls", "bases", "caller", "callee"),
+    [
+        ("web/util.ts", ["fs"], "Greeter", ["Named"], "greet", "helper"),
+        ("go/greeter.go", ["fmt", "strings"], "Greeter", [], "Greet", "helper"),
+        ("java/Greeter.java", ["java.util.List"], "Greeter", ["Base", "Named"], "greet", "helper"),
+        ("cpp/greeter.cpp", ["string"], "Greeter", ["Base"], "greet", "helper"),
+        ("cs/Greeter.cs", ["System"], "Greeter", ["Base"], "Greet", "Helper"),
+        ("ruby/greeter.rb", ["json"], "Greeter", ["Base"], "greet", "helper"),
+        ("php/Greeter.php", ["Other\\Base"], "Greeter", ["Base"], "greet", "helper"),
+        ("kotlin/Greeter.kt", ["kotlin.math.max"], "Greeter", ["Base"], "greet", "helper"),
+        ("rust/lib.rs", ["std::fmt"], "Named", [], "greet", "helper"),
+    ],
+)
+def test_analyze_structure_other_languages(explorer: Explorer, path: str, imports: list[str], cls: str,
+                                           bases: list[str], caller: str, callee: str) -> None:
+    result = explorer.analyze_structure(path)
+    assert sorted(i.module for i in result.imports) == imports
+    (found,) = [c for c in result.classes if c.name == cls]
+    assert found.bases == bases
+    (fn,) = [f for f in result.functions if f.name == caller]
+    assert callee in [c.name for c in fn.calls]
+
+
+def test_single_file_refusals(explorer: Explorer, project_dir: Path, tmp_path: Path,
+                              make_explorer: Callable[..., Explorer]) -> None:
+    with pytest.raises(FileNotFound):
+        explorer.get_symbols("src/missing.py")
+    with pytest.raises(InvalidArgument, match="folder"):
+        explorer.get_symbols("src")
+    with pytest.raises(PathOutsideProject):
+        explorer.get_symbols("../outside.py")
+    outside = tmp_path / "elsewhere.py"
+    outside.write_text("def x(): pass\n", encoding="utf-8")
+    (project_dir / "sneaky.py").symlink_to(outside)
+    with pytest.raises(PathOutsideProject):
+        explorer.analyze_structure("sneaky.py")
+    (project_dir / "data.bin").write_bytes(b"\x00\x01\x02")
+    with pytest.raises(InvalidArgument, match="no parser"):
+        explorer.get_symbols("data.bin")
+    (project_dir / "blob.py").write_bytes(b"x = 1\x00\x00")
+    with pytest.raises(InvalidArgument, match="binary"):
+        explorer.get_symbols("blob.py")
+    (project_dir / "big.py").write_text("x = 1\n" * 400, encoding="utf-8")
+    with pytest.raises(InvalidArgument, match="max_file_bytes"):
+        make_explorer(project_dir, max_file_bytes=1024).get_symbols("big.py")
+
+
+def test_non_utf8_source_still_parses(project_dir: Path, make_explorer: Callable[..., Explorer]) -> None:
+    (project_dir / "latin.py").write_bytes("# caf\xe9\ndef f():\n    return 1\n".encode("latin-1"))
+    symbols = make_explorer(project_dir).get_symbols("latin.py").symbols
+    assert [(s.name, s.line) for s in symbols] == [("f", 2)]
+
+
+def test_edits_are_seen_on_the_next_call(project_dir: Path, make_explorer: Callable[..., Explorer]) -> None:
+    target = project_dir / "m.py"
+    target.write_text("def a(): pass\n", encoding="utf-8")
+    explorer = make_explorer(project_dir)
+    assert [s.name for s in explorer.get_symbols("m.py").symbols] == ["a"]
+    target.write_text("def a(): pass\ndef b(): pass\n", encoding="utf-8")
+    assert [s.name for s in explorer.get_symbols("m.py").symbols] == ["a", "b"]

@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+import pytest
+
+from tools.errors import InvalidArgument, PathOutsideProject
+from tools.explore.globbing import glob_matches
+from tools.explore.service import Explorer
+
+
+def test_double_star_crosses_folders(explorer: Explorer) -> None:
+    result = explorer.search_files("src/**/*.py")
+    assert [f.file for f in result.files] == ["src/app/greeter.py", "src/app/uses.py"]
+    assert result.total == 2 and result.truncated is False
+
+
+def test_name_only_pattern_matches_in_any_folder_and_respects_ignores(explorer: Explorer) -> None:
+    files = [f.file for f in explorer.search_files("*.py").files]
+    assert files == ["src/app/greeter.py", "src/app/uses.py"]  # ignored/skip.py is git-ignored
+
+
+def test_path_limits_the_folder_and_patterns_may_be_relative_to_it(explorer: Explorer) -> None:
+    assert [f.file for f in explorer.search_files("*.{ts,tsx}", path="web").files] == ["web/util.ts", "web/view.tsx"]
+    assert [f.file for f in explorer.search_files("app/*.py", path="src").files] == ["src/app/greeter.py", "src/app/uses.py"]
+
+
+def test_truncation(explorer: Explorer) -> None:
+    result = explorer.search_files("**/*", max_results=2)
+    assert len(result.files) == 2 and result.truncated is True and result.total > 2
+
+
+def test_refusals(explorer: Explorer) -> None:
+    with pytest.raises(InvalidArgument):
+        explorer.search_files("")
+    with pytest.raises(InvalidArgument):
+        explorer.search_files("src/[abc")
+    with pytest.raises(PathOutsideProject):
+        explorer.search_files("*.py", path="/etc")
+
+
+@pytest.mark.parametrize(
+    ("glob", "path", "expected"),
+    [
+        ("**/*.py", "a.py", True),
+        ("**/*.py", "x/y/a.py", True),
+        ("x/**", "x/y/a.py", True),
+        ("x/**/a.py", "x/a.py", True),
+        ("x/*.py", "x/y/a.py", False),
+        ("test_?.py", "t/test_1.py", True),
+        ("[!a]*.py", "b.py", True),
+        ("[!a]*.py", "a.py", False),
+        ("*.{js,ts}", "w/a.ts", True),
+    ],
+)
+def test_glob_semantics(glob: str, path: str, expected: bool) -> None:
+    assert glob_matches(glob, path) is expected

@@ -1,0 +1,113 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tools.errors import InvalidArgument, PathOutsideProject, SearchTimeout
+from tools.explore.models import MultiPatternResult, PatternResult
+from tools.explore.service import Explorer
+
+
+def test_single_pattern_finds_matches_with_file_line_column(explorer: Explorer) -> None:
+    result = explorer.search_text(r"def greet\(self")
+    assert isinstance(result, PatternResult)
+    assert [(m.file, m.line, m.column) for m in result.matches] == [("src/app/greeter.py", 12, 5)]
+    assert result.total_matches == 1 and result.truncated is False
+
+
+def test_gitignore_and_configured_excludes_are_respected(explorer: Explorer) -> None:
+    files = {m.file for m in explorer.search_text("helper", max_results=500).matches}
+    assert "ignored/skip.py" not in files  # .gitignore
+    assert "node_modules/dep/index.js" not in files  # default exclude_patterns
+    assert "src/app/uses.py" in files
+
+
+def test_list_of_patterns_is_grouped_per_pattern(explorer: Explorer) -> None:
+    result = explorer.search_text(["class Greeter", "fn helper"])
+    assert isinstance(result, MultiPatternResult)
+    assert [r.pattern for r in result.results] == ["class Greeter", "fn helper"]
+    assert {m.file for m in result.results[1].matches} == {"rust/lib.rs"}
+    assert result.total_matches == sum(r.total_matches for r in result.results)
+
+
+def test_max_results_reports_truncation_and_total(explorer: Explorer) -> None:
+    full = explorer.search_text("helper", max_results=1000)
+    cut = explorer.search_text("helper", max_results=3)
+    assert isinstance(full, PatternResult) and isinstance(cut, PatternResult)
+    assert len(cut.matches) == 3 and cut.truncated is True
+    assert cut.total_matches == full.total_matches > 3
+
+
+def test_path_glob_case_and_fixed_strings(explorer: Explorer) -> None:
+    only_go = explorer.search_text("helper", path="go")
+    assert {m.file for m in only_go.matches} == {"go/greeter.go"}  # type: ignore[union-attr]
+    only_ts = explorer.search_text("helper", glob="*.ts")
+    assert {m.file for m in only_ts.matches} == {"web/util.ts"}  # type: ignore[union-attr]
+    excluded = explorer.search_text("helper", glob=["!*.py", "!*.md"])
+    assert not any(m.file.endswith((".py", ".md")) for m in excluded.matches)  # type: ignore[union-attr]
+    assert explorer.search_text("GREETER").total_matches == 0  # type: ignore[union-attr]
+    assert explorer.search_text("GREETER", case_sensitive=False).total_matches > 0  # type: ignore[union-attr]
+    literal = explorer.search_text("helper(name)", fixed_strings=True)
+    assert literal.total_matches >= 5  # type: ignore[union-attr]
+
+
+def test_context_lines_come_before_and_after(explorer: Explorer) -> None:
+    result = explorer.search_text("def helper", path="src/app/greeter.py", context_lines=1)
+    (match,) = result.matches  # type: ignore[union-attr]
+    assert match.context_before == [""] and match.context_after == ['    return os.path.join("helper", value)']
+
+
+def test_option_like_pattern_is_searched_literally(project_dir: Path, make_explorer: Callable[..., Explorer]) -> None:
+    (project_dir / "notes.txt").write_text("run with --files please\n-e is fine\n", encoding="utf-8")
+    explorer = make_explorer(project_dir)
+    assert [m.line for m in explorer.search_text("--files").matches] == [1]  # type: ignore[union-attr]
+    assert [m.line for m in explorer.search_text("-e").matches] == [2]  # type: ignore[union-attr]
+
+
+def test_invalid_regex_is_a_clear_refusal(explorer: Explorer) -> None:
+    with pytest.raises(InvalidArgument, match="invalid regular expression") as caught:
+        explorer.search_text("greet(")
+    assert "fixed_strings" in (caught.value.hint or "")
+
+
+def test_path_outside_root_is_refused_including_symlinks(explorer: Explorer, project_dir: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.py").write_text("helper = 1\n", encoding="utf-8")
+    (project_dir / "link").symlink_to(outside)
+    with pytest.raises(PathOutsideProject):
+        explorer.search_text("helper", path="../outside")
+    with pytest.raises(PathOutsideProject):
+        explorer.search_text("helper", path="link")
+    # a recursive search never follows the link out of the project either
+    assert not any("secret" in m.file for m in explorer.search_text("helper", max_results=500).matches)  # type: ignore[union-attr]
+
+
+def test_binary_and_non_utf8_files(project_dir: Path, make_explorer: Callable[..., Explorer]) -> None:
+    (project_dir / "blob.bin").write_bytes(b"\x00\x01needle\x00" * 10)
+    (project_dir / "latin.txt").write_bytes("caf\xe9 needle\n".encode("latin-1"))
+    explorer = make_explorer(project_dir)
+    result = explorer.search_text("needle")
+    assert [m.file for m in result.matches] == ["latin.txt"]  # type: ignore[union-attr]
+    assert result.matches[0].text == "caf\ufffd needle" and result.matches[0].column == 6  # type: ignore[union-attr]
+
+
+def test_timeout_reports_a_partial_result(project_dir: Path, make_explorer: Callable[..., Explorer]) -> None:
+    # enough text that a backtracking-heavy pattern cannot finish inside a 10 ms budget
+    line = "a" * 200 + "\n"
+    for i in range(40):
+        (project_dir / f"big{i}.txt").write_text(line * 2000, encoding="utf-8")
+    explorer = make_explorer(project_dir, search_timeout_seconds=0.01)
+    with pytest.raises(SearchTimeout) as caught:
+        explorer.search_text(r"(a|aa)+(b|a{2,}c)+$")
+    assert caught.value.details["partial"] is True
+    assert "partial" in caught.value.message
+
+
+def test_empty_and_oversized_requests_are_refused(explorer: Explorer) -> None:
+    with pytest.raises(InvalidArgument):
+        explorer.search_text("")
+    with pytest.raises(InvalidArgument):
+        explorer.search_text([f"p{i}" for i in range(40)])

@@ -1,0 +1,180 @@
+"""Per-language knowledge of tree-sitter grammars: which nodes are symbols, imports, calls and names.
+
+Node type names are those of tree-sitter-language-pack 0.13; every table here is data, read by syntax.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Kinds that hold methods: a function directly inside one of these is reported as a method.
+TYPE_KINDS = frozenset({
+    "class", "interface", "struct", "enum", "trait", "impl", "object", "record", "module", "union", "protocol",
+})
+FUNCTION_KINDS = frozenset({"function", "method", "constructor"})
+
+
+@dataclass(frozen=True)
+class Grammar:
+    symbols: dict[str, str]
+    # nodes declaring module- or class-level variables (their names come from variable_names in syntax.py)
+    variables: frozenset[str] = frozenset()
+    imports: frozenset[str] = frozenset()
+    # call node type -> field that holds the callee (None: the first named child)
+    calls: dict[str, str | None] = field(default_factory=dict)
+    # node type -> field with base classes (None: a child list scanned for type names)
+    bases: dict[str, str | None] = field(default_factory=dict)
+
+
+_C_FAMILY_CALLS: dict[str, str | None] = {"call_expression": "function"}
+
+GRAMMARS: dict[str, Grammar] = {
+    "python": Grammar(
+        symbols={"class_definition": "class", "function_definition": "function"},
+        variables=frozenset({"expression_statement", "assignment"}),
+        imports=frozenset({"import_statement", "import_from_statement", "future_import_statement"}),
+        calls={"call": "function"},
+        bases={"class_definition": "superclasses"},
+    ),
+    "javascript": Grammar(
+        symbols={
+            "class_declaration": "class", "class": "class", "function_declaration": "function",
+            "generator_function_declaration": "function", "method_definition": "method",
+        },
+        variables=frozenset({"lexical_declaration", "variable_declaration", "field_definition"}),
+        imports=frozenset({"import_statement"}),
+        calls={"call_expression": "function", "new_expression": "constructor"},
+        bases={"class_declaration": None, "class": None},
+    ),
+    "typescript": Grammar(
+        symbols={
+            "class_declaration": "class", "abstract_class_declaration": "class", "function_declaration": "function",
+            "generator_function_declaration": "function", "method_definition": "method",
+            "method_signature": "method", "abstract_method_signature": "method", "function_signature": "function",
+            "interface_declaration": "interface", "type_alias_declaration": "type", "enum_declaration": "enum",
+            "internal_module": "namespace", "module": "module",
+        },
+        variables=frozenset({"lexical_declaration", "variable_declaration", "public_field_definition"}),
+        imports=frozenset({"import_statement"}),
+        calls={"call_expression": "function", "new_expression": "constructor"},
+        bases={"class_declaration": None, "abstract_class_declaration": None, "interface_declaration": None},
+    ),
+    "go": Grammar(
+        symbols={"function_declaration": "function", "method_declaration": "method", "type_spec": "type"},
+        variables=frozenset({"const_declaration", "var_declaration"}),
+        imports=frozenset({"import_declaration"}),
+        calls=_C_FAMILY_CALLS,
+    ),
+    "rust": Grammar(
+        symbols={
+            "function_item": "function", "function_signature_item": "function", "struct_item": "struct",
+            "enum_item": "enum", "union_item": "union", "trait_item": "trait", "impl_item": "impl",
+            "mod_item": "module", "type_item": "type", "macro_definition": "macro",
+            "const_item": "constant", "static_item": "variable",
+        },
+        imports=frozenset({"use_declaration", "extern_crate_declaration"}),
+        calls={"call_expression": "function", "macro_invocation": "macro"},
+    ),
+    "java": Grammar(
+        symbols={
+            "class_declaration": "class", "interface_declaration": "interface", "enum_declaration": "enum",
+            "record_declaration": "record", "annotation_type_declaration": "interface",
+            "method_declaration": "method", "constructor_declaration": "constructor",
+        },
+        variables=frozenset({"field_declaration", "constant_declaration"}),
+        imports=frozenset({"import_declaration"}),
+        calls={"method_invocation": "name", "object_creation_expression": "type"},
+        bases={"class_declaration": None, "interface_declaration": None},
+    ),
+    "c": Grammar(
+        symbols={
+            "function_definition": "function", "struct_specifier": "struct", "union_specifier": "union",
+            "enum_specifier": "enum", "type_definition": "type",
+        },
+        variables=frozenset({"declaration"}),
+        imports=frozenset({"preproc_include"}),
+        calls=_C_FAMILY_CALLS,
+    ),
+    "cpp": Grammar(
+        symbols={
+            "function_definition": "function", "struct_specifier": "struct", "union_specifier": "union",
+            "enum_specifier": "enum", "type_definition": "type", "class_specifier": "class",
+            "namespace_definition": "namespace", "alias_declaration": "type",
+        },
+        variables=frozenset({"declaration", "field_declaration"}),
+        imports=frozenset({"preproc_include", "using_declaration"}),
+        calls=_C_FAMILY_CALLS,
+        bases={"class_specifier": None, "struct_specifier": None},
+    ),
+    "csharp": Grammar(
+        symbols={
+            "class_declaration": "class", "interface_declaration": "interface", "struct_declaration": "struct",
+            "enum_declaration": "enum", "record_declaration": "record", "method_declaration": "method",
+            "constructor_declaration": "constructor", "property_declaration": "property",
+            "namespace_declaration": "namespace", "file_scoped_namespace_declaration": "namespace",
+            "delegate_declaration": "type", "local_function_statement": "function",
+        },
+        variables=frozenset({"field_declaration"}),
+        imports=frozenset({"using_directive"}),
+        calls={"invocation_expression": "function", "object_creation_expression": "type"},
+        bases={"class_declaration": None, "interface_declaration": None, "struct_declaration": None},
+    ),
+    "ruby": Grammar(
+        symbols={"class": "class", "module": "module", "method": "method", "singleton_method": "method",
+                 "singleton_class": "class"},
+        variables=frozenset({"assignment"}),
+        calls={"call": "method"},
+        bases={"class": "superclass"},
+    ),
+    "php": Grammar(
+        symbols={
+            "class_declaration": "class", "interface_declaration": "interface", "trait_declaration": "trait",
+            "enum_declaration": "enum", "function_definition": "function", "method_declaration": "method",
+            "namespace_definition": "namespace",
+        },
+        variables=frozenset({"const_declaration", "property_declaration"}),
+        imports=frozenset({"namespace_use_declaration", "require_expression", "require_once_expression",
+                           "include_expression", "include_once_expression"}),
+        calls={"function_call_expression": "function", "member_call_expression": "name",
+               "scoped_call_expression": "name", "object_creation_expression": None},
+        bases={"class_declaration": None, "interface_declaration": None},
+    ),
+    "kotlin": Grammar(
+        symbols={
+            "class_declaration": "class", "object_declaration": "object", "companion_object": "object",
+            "function_declaration": "function", "secondary_constructor": "constructor", "type_alias": "type",
+        },
+        variables=frozenset({"property_declaration"}),
+        imports=frozenset({"import_header"}),
+        calls={"call_expression": None},
+        bases={"class_declaration": None, "object_declaration": None},
+    ),
+}
+GRAMMARS["tsx"] = GRAMMARS["typescript"]
+
+# tree-sitter node types that always mean "inside a comment" or "inside a string literal".
+INTERPOLATION_TYPES = frozenset({
+    "interpolation", "template_substitution", "interpolated_expression", "interpolated_identifier",
+    "string_interpolation", "format_expression",
+})
+EXTRA_STRING_TYPES = frozenset({
+    "char_literal", "character_literal", "rune_literal", "heredoc_body", "heredoc", "nowdoc", "encapsed_string",
+    "system_lib_string", "regex", "regex_pattern", "escape_sequence",
+})
+# Leaves that hold unparsed code: a word inside them is still code (C macros, PHP text around tags).
+RAW_CODE_TYPES = frozenset({"preproc_arg", "token_tree"})
+
+
+def node_category(node_type: str) -> str | None:
+    """'comment', 'string' or 'interpolation' for nodes that change what a word inside them means."""
+    if node_type in INTERPOLATION_TYPES:
+        return "interpolation"
+    if "comment" in node_type:
+        return "comment"
+    if "string" in node_type or node_type in EXTRA_STRING_TYPES:
+        return "string"
+    return None
+
+
+def is_identifier_type(node_type: str) -> bool:
+    return node_type.endswith("identifier") or node_type in ("name", "constant", "simple_identifier")

@@ -1,0 +1,256 @@
+"""Outlines from syntax trees: nested symbols, file structure (imports, classes, calls), enclosing function."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tools.explore.grammar import FUNCTION_KINDS, TYPE_KINDS, Grammar
+from tools.explore.models import CallInfo, ClassInfo, FunctionInfo, ImportInfo, OutlineSymbol
+from tools.explore.syntax import Node, ParsedFile, symbol_name_node, variable_names
+
+
+@dataclass
+class SymbolNode:
+    name: str
+    kind: str
+    node: Node
+    scope: str | None
+    children: list[SymbolNode] = field(default_factory=list)
+
+    @property
+    def line(self) -> int:
+        return int(self.node.start_point[0]) + 1
+
+    @property
+    def end_line(self) -> int:
+        return int(self.node.end_point[0]) + 1
+
+    def to_model(self) -> OutlineSymbol:
+        return OutlineSymbol(name=self.name, kind=self.kind, line=self.line, end_line=self.end_line,
+                             children=[c.to_model() for c in self.children])
+
+
+def _join(scope: str | None, name: str) -> str:
+    return f"{scope}.{name}" if scope else name
+
+
+def _walk(parsed: ParsedFile, grammar: Grammar, node: Node, out: list[SymbolNode], scope: str | None,
+          parent_kind: str | None, in_function: bool) -> None:
+    for child in node.named_children:
+        kind = grammar.symbols.get(child.type)
+        if kind is not None:
+            name_node = symbol_name_node(child, parsed.language)
+            if name_node is None:  # anonymous class/struct: its members still belong to the outline
+                _walk(parsed, grammar, child, out, scope, parent_kind, in_function)
+                continue
+            if kind == "function" and parent_kind in TYPE_KINDS:
+                kind = "method"
+            if kind == "type" and child.type == "type_spec":
+                kind = _go_type_kind(child)
+            name = parsed.text(name_node)
+            symbol = SymbolNode(name, kind, child, scope)
+            out.append(symbol)
+            _walk(parsed, grammar, child, symbol.children, _join(scope, name), kind, in_function or kind in FUNCTION_KINDS)
+        elif child.type in grammar.variables and not in_function:
+            for name_node, var_kind, value in variable_names(child, parsed.language):
+                anchor = name_node.parent if var_kind == "function" else name_node
+                symbol = SymbolNode(parsed.text(name_node), var_kind, anchor if anchor is not None else name_node, scope)
+                if var_kind == "function" and parent_kind in TYPE_KINDS:
+                    symbol.kind = "method"
+                out.append(symbol)
+                if value is not None and (var_kind == "function" or value.type == "class"):
+                    # `const f = () => {...}` and `const C = class {...}` hold nested definitions
+                    inner_kind = "function" if var_kind == "function" else "class"
+                    _walk(parsed, grammar, value, symbol.children, _join(scope, symbol.name), inner_kind, var_kind == "function")
+        else:
+            _walk(parsed, grammar, child, out, scope, parent_kind, in_function)
+
+
+def _go_type_kind(spec: Node) -> str:
+    value = spec.child_by_field_name("type")
+    if value is None:
+        return "type"
+    return {"struct_type": "struct", "interface_type": "interface"}.get(value.type, "type")
+
+
+def outline(parsed: ParsedFile) -> list[SymbolNode]:
+    grammar = parsed.grammar
+    if grammar is None:
+        return []
+    out: list[SymbolNode] = []
+    _walk(parsed, grammar, parsed.root, out, None, None, False)
+    return out
+
+
+def flatten(symbols: list[SymbolNode]) -> list[SymbolNode]:
+    flat: list[SymbolNode] = []
+    stack = list(reversed(symbols))
+    while stack:
+        current = stack.pop()
+        flat.append(current)
+        stack.extend(reversed(current.children))
+    return flat
+
+
+def enclosing_function(parsed: ParsedFile, line: int) -> SymbolNode | None:
+    """The innermost function, method or constructor whose span holds the 1-based line."""
+    best: SymbolNode | None = None
+    for symbol in flatten(outline(parsed)):
+        if symbol.kind in FUNCTION_KINDS and symbol.line <= line <= symbol.end_line:
+            if best is None or symbol.line >= best.line and symbol.end_line <= best.end_line:
+                best = symbol
+    return best
+
+
+# ------------------------------------------------------------------ structure
+def _callee_name(parsed: ParsedFile, call: Node, callee_field: str | None) -> str | None:
+    target = call.child_by_field_name(callee_field) if callee_field else (call.named_children[0] if call.named_child_count else None)
+    if target is None:
+        return None
+    # `a.b.c(...)` is reported as the last name, which is what find_definitions can look up
+    for attr in ("attribute", "property", "field", "name"):
+        inner = target.child_by_field_name(attr)
+        if inner is not None and target.type not in ("identifier", "name"):
+            target = inner
+            break
+    text = parsed.text(target).strip()
+    for sep in ("::", "->", "."):
+        text = text.rsplit(sep, 1)[-1]
+    text = text.split("(", 1)[0].split("<", 1)[0].strip()
+    return text if text.replace("_", "a").replace("$", "a").replace("!", "").isalnum() else None
+
+
+def collect_calls(parsed: ParsedFile, node: Node) -> list[CallInfo]:
+    """Calls made inside a node, skipping nested functions and classes (they report their own)."""
+    grammar = parsed.grammar
+    if grammar is None:
+        return []
+    calls: list[CallInfo] = []
+    stack = list(reversed(node.named_children))
+    while stack:
+        current = stack.pop()
+        kind = grammar.symbols.get(current.type)
+        if kind is not None and current is not node:
+            continue
+        if current.type in grammar.calls:
+            name = _callee_name(parsed, current, grammar.calls[current.type])
+            if name:
+                calls.append(CallInfo(name=name, line=current.start_point[0] + 1))
+        stack.extend(reversed(current.named_children))
+    return calls
+
+
+def _import_info(parsed: ParsedFile, node: Node) -> ImportInfo:
+    line = node.start_point[0] + 1
+    if parsed.language == "python":
+        module_node = node.child_by_field_name("module_name")
+        names = [parsed.text(n) for n in node.children_by_field_name("name")]
+        if node.type == "import_statement":
+            return ImportInfo(module=", ".join(names), names=names, line=line)
+        module = parsed.text(module_node) if module_node is not None else "__future__"
+        if not names and any(c.type == "wildcard_import" for c in node.named_children):
+            names = ["*"]
+        return ImportInfo(module=module, names=names, line=line)
+    source = node.child_by_field_name("source") or node.child_by_field_name("path")
+    text = parsed.text(source if source is not None else node)
+    module = text.strip().strip("\"'<>`;").removeprefix("import ").removeprefix("use ").removeprefix("using ").strip()
+    names: list[str] = []
+    clause = next((c for c in node.named_children if c.type == "import_clause"), None)
+    if clause is not None:
+        names = [parsed.text(n) for n in _identifiers(clause)]
+    return ImportInfo(module=module.rstrip(";").strip(), names=names, line=line)
+
+
+def _identifiers(node: Node) -> list[Node]:
+    found: list[Node] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "identifier":
+            found.append(current)
+        stack.extend(reversed(current.named_children))
+    return found
+
+
+def collect_imports(parsed: ParsedFile) -> list[ImportInfo]:
+    grammar = parsed.grammar
+    if grammar is None:
+        return []
+    found: list[ImportInfo] = []
+    stack = [parsed.root]
+    while stack:
+        current = stack.pop()
+        if current.type in grammar.imports:
+            if parsed.language == "go":
+                found.extend(_import_info(parsed, spec) for spec in _go_import_specs(current))
+            else:
+                found.append(_import_info(parsed, current))
+            continue
+        if parsed.language == "ruby" and current.type == "call" and _ruby_require(parsed, current):
+            arg = current.child_by_field_name("arguments")
+            found.append(ImportInfo(module=parsed.text(arg).strip("()'\" ") if arg else "", names=[],
+                                    line=current.start_point[0] + 1))
+            continue
+        stack.extend(reversed(current.named_children))
+    return found
+
+
+def _go_import_specs(node: Node) -> list[Node]:
+    return [n for n in _descendants(node) if n.type == "import_spec"]
+
+
+def _descendants(node: Node) -> list[Node]:
+    out: list[Node] = []
+    stack = list(node.named_children)
+    while stack:
+        current = stack.pop()
+        out.append(current)
+        stack.extend(current.named_children)
+    return out
+
+
+def _ruby_require(parsed: ParsedFile, call: Node) -> bool:
+    method = call.child_by_field_name("method")
+    return method is not None and parsed.text(method) in ("require", "require_relative", "load")
+
+
+def _bases(parsed: ParsedFile, grammar: Grammar, node: Node) -> list[str]:
+    if node.type not in grammar.bases:
+        return []
+    field_name = grammar.bases[node.type]
+    holders = [node.child_by_field_name(field_name)] if field_name else [
+        c for c in node.named_children
+        if c.type in ("class_heritage", "superclass", "super_interfaces", "extends_interfaces", "base_class_clause",
+                      "base_list", "base_clause", "class_interface_clause", "delegation_specifier",
+                      "extends_clause", "implements_clause", "delegation_specifiers")
+    ]
+    names: list[str] = []
+    for holder in holders:
+        if holder is None:
+            continue
+        for child in holder.named_children or [holder]:
+            if child.type in ("keyword_argument", "access_specifier", "comment"):
+                continue
+            text = parsed.text(child).strip()
+            for prefix in ("extends ", "implements ", "<", ":"):
+                text = text.removeprefix(prefix).strip()
+            if text:
+                names.extend(part.strip().removesuffix("()") for part in text.split(",") if part.strip())
+    return names
+
+
+def structure(parsed: ParsedFile) -> tuple[list[ImportInfo], list[ClassInfo], list[FunctionInfo]]:
+    grammar = parsed.grammar
+    if grammar is None:
+        return [], [], []
+    classes: list[ClassInfo] = []
+    functions: list[FunctionInfo] = []
+    for symbol in flatten(outline(parsed)):
+        if symbol.kind in TYPE_KINDS:
+            methods = [c.name for c in symbol.children if c.kind in FUNCTION_KINDS]
+            classes.append(ClassInfo(name=symbol.name, line=symbol.line, end_line=symbol.end_line,
+                                     bases=_bases(parsed, grammar, symbol.node), methods=methods))
+        elif symbol.kind in FUNCTION_KINDS:
+            functions.append(FunctionInfo(name=symbol.name, line=symbol.line, end_line=symbol.end_line,
+                                          scope=symbol.scope, calls=collect_calls(parsed, symbol.node)))
+    return collect_imports(parsed), classes, functions

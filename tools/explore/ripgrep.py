@@ -1,0 +1,190 @@
+"""ripgrep adapter: runs `rg --json` with a deadline and turns its event stream into matches.
+
+Patterns always follow `-e` and paths follow `--`, so user text can never become an rg option.
+A timeout kills rg and reports the result as partial; it never looks like a complete answer.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import subprocess
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tools.binaries import require_binary
+from tools.errors import InvalidArgument
+
+log = logging.getLogger(__name__)
+
+# Keeps a pathological pattern from exhausting memory while rg compiles it.
+REGEX_SIZE_LIMIT = "64M"
+
+
+@dataclass(frozen=True)
+class RgFilters:
+    """What every rg run shares: excluded globs, file-size cap and the roots to search (relative)."""
+
+    excludes: tuple[str, ...] = ()
+    max_file_bytes: int | None = None
+    roots: tuple[str, ...] = (".",)
+
+    def args(self) -> list[str]:
+        out: list[str] = []
+        for pattern in self.excludes:
+            out += ["--glob", "!" + pattern]
+        if self.max_file_bytes:
+            out += ["--max-filesize", str(self.max_file_bytes)]
+        return out
+
+
+@dataclass
+class RgLine:
+    file: str
+    line: int
+    text: str
+    is_match: bool
+    # (start, end) byte offsets of each submatch within the line
+    spans: list[tuple[int, int]] = field(default_factory=list)
+    offset: int = 0  # byte offset of the line's start in the file
+    columns: list[int] = field(default_factory=list)  # 1-based character column of each submatch
+
+
+@dataclass
+class RgOutcome:
+    lines: list[RgLine]
+    total_matches: int
+    files_with_matches: int
+    timed_out: bool
+
+
+class RgError(InvalidArgument):
+    """rg refused the pattern or its arguments."""
+
+
+def _raw(value: dict[str, str] | None) -> bytes:
+    if not value:
+        return b""
+    if "text" in value:
+        return value["text"].encode("utf-8")
+    # non-UTF-8 content arrives base64-encoded
+    return base64.b64decode(value.get("bytes", ""))
+
+
+def _decode(value: dict[str, str] | None) -> str:
+    if value and "text" in value:
+        return value["text"]
+    return _raw(value).decode("utf-8", errors="replace")
+
+
+def _relative(path: str) -> str:
+    return path[2:] if path.startswith("./") else path
+
+
+def _is_pattern_error(stderr: str) -> bool:
+    lowered = stderr.lower()
+    return "regex" in lowered or "parse error" in lowered or "pattern" in lowered
+
+
+def describe_rg_error(stderr: str, pattern_hint: bool = True) -> RgError:
+    text = stderr.strip() or "ripgrep failed without a message"
+    hint = "fix the regular expression, or send fixed_strings=true to search the text literally" if pattern_hint else None
+    if "regex" in text.lower() or "parse error" in text.lower():
+        return RgError(f"invalid regular expression: {text}", hint=hint)
+    return RgError(f"ripgrep refused the search: {text}", hint=hint)
+
+
+def run_rg_json(
+    cwd: Path,
+    patterns: list[str],
+    filters: RgFilters,
+    *,
+    flags: list[str] | None = None,
+    context_lines: int = 0,
+    keep_matches: int | None = None,
+    timeout: float = 10.0,
+) -> RgOutcome:
+    """Run one rg search; keep the first `keep_matches` match lines (all when None) but count every one."""
+    args = [require_binary("rg"), "--json", "--no-config", "--regex-size-limit", REGEX_SIZE_LIMIT]
+    args += flags or []
+    if context_lines:
+        args += ["--context", str(context_lines)]
+    args += filters.args()
+    for pattern in patterns:
+        args += ["-e", pattern]
+    args += ["--", *filters.roots]
+
+    proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    timed_out = threading.Event()
+
+    def expire() -> None:
+        timed_out.set()
+        proc.kill()
+
+    timer = threading.Timer(timeout, expire)
+    timer.daemon = True
+    stderr_chunks: list[bytes] = []
+    # stderr is drained on its own thread so a chatty rg never blocks on a full pipe
+    drain = threading.Thread(target=lambda: stderr_chunks.append(proc.stderr.read() if proc.stderr else b""), daemon=True)
+    drain.start()
+    timer.start()
+    lines: list[RgLine] = []
+    total = 0
+    files_with_matches = 0
+    kept = 0
+    try:
+        assert proc.stdout is not None
+        for raw in proc.stdout:
+            if raw.startswith(b'{"type":"match"'):
+                total += 1
+                if keep_matches is not None and kept >= keep_matches:
+                    continue  # counted, not decoded: keeps large result sets cheap
+                kept += 1
+            elif raw.startswith(b'{"type":"context"'):
+                if keep_matches is not None and kept >= keep_matches and not context_lines:
+                    continue
+            elif raw.startswith(b'{"type":"begin"'):
+                files_with_matches += 1  # rg --json's own summary undercounts searched files
+                continue
+            else:
+                continue
+            event = json.loads(raw)
+            data = event["data"]
+            raw_line = _raw(data.get("lines"))
+            text = raw_line.decode("utf-8", errors="replace").rstrip("\r\n")
+            spans = [(m["start"], m["end"]) for m in data.get("submatches", [])]
+            # columns count characters, decoded the same way as the text shown
+            columns = [len(raw_line[:start].decode("utf-8", errors="replace")) + 1 for start, _ in spans]
+            lines.append(RgLine(_relative(_decode(data["path"])), data["line_number"], text, event["type"] == "match",
+                                spans, data.get("absolute_offset", 0), columns))
+        proc.wait()
+    finally:
+        timer.cancel()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        drain.join(timeout=2)
+    stderr = b"".join(stderr_chunks).decode("utf-8", errors="replace")
+    if timed_out.is_set():
+        return RgOutcome(lines, total, files_with_matches, timed_out=True)
+    # rg: 0 = matches, 1 = none, 2 = error (also used when some files were unreadable but others matched)
+    if proc.returncode == 2 and total == 0 and _is_pattern_error(stderr):
+        raise describe_rg_error(stderr)
+    if proc.returncode == 2:
+        log.warning("rg reported problems: %s", stderr.strip()[:500])
+    return RgOutcome(lines, total, files_with_matches, timed_out=False)
+
+
+def list_files(cwd: Path, filters: RgFilters, timeout: float = 10.0) -> tuple[list[str], bool]:
+    """Project-relative files rg would search (gitignore and excludes applied); second item: timed out."""
+    args = [require_binary("rg"), "--files", "--no-config", *filters.args(), "--", *filters.roots]
+    try:
+        done = subprocess.run(args, cwd=cwd, capture_output=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired as err:
+        partial = (err.stdout or b"").decode("utf-8", errors="replace").splitlines()
+        return [_relative(p) for p in partial[:-1]], True
+    if done.returncode == 2 and not done.stdout:
+        raise describe_rg_error(done.stderr.decode("utf-8", errors="replace"), pattern_hint=False)
+    return [_relative(p) for p in done.stdout.decode("utf-8", errors="replace").splitlines() if p], False

@@ -1,0 +1,262 @@
+"""Explorer: the exploration facade the MCP layer calls. Thread-safe; each engine sits behind an adapter.
+
+Every path argument goes through ProjectRoot.resolve; every result path is project-relative POSIX.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from tools.config import Config
+from tools.errors import FileNotFound, InvalidArgument, SearchTimeout
+from tools.explore import outline
+from tools.explore.globbing import compile_glob, glob_matches
+from tools.explore.models import (
+    DefinitionResult,
+    EnclosingFunction,
+    FileHit,
+    FileSearchResult,
+    MatchMode,
+    MultiPatternResult,
+    PatternResult,
+    ReferenceResult,
+    StructureResult,
+    SymbolsResult,
+    TextMatch,
+)
+from tools.explore.references import find_references
+from tools.explore.ripgrep import RgFilters, RgOutcome, list_files, run_rg_json
+from tools.explore.syntax import ParseCache, ParsedFile
+from tools.languages import EXTENSIONS
+from tools.project import ProjectRoot
+
+log = logging.getLogger(__name__)
+
+MAX_PATTERNS = 16
+
+
+def _as_list(value: str | list[str] | None) -> list[str]:
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else list(value)
+
+
+def language_globs(language: str | None) -> list[str]:
+    """rg globs selecting one language's files, from the shared extension table."""
+    if not language:
+        return []
+    wanted = language.strip().lower()
+    aliases = {"js": "javascript", "ts": "typescript", "py": "python", "c++": "cpp", "c#": "csharp", "cs": "csharp",
+               "golang": "go", "rb": "ruby", "kt": "kotlin", "rs": "rust"}
+    wanted = aliases.get(wanted, wanted)
+    if wanted == "typescript":
+        suffixes = [s for s, lang in EXTENSIONS.items() if lang in ("typescript", "tsx")]
+    else:
+        suffixes = [s for s, lang in EXTENSIONS.items() if lang == wanted]
+    if not suffixes:
+        known = sorted(set(EXTENSIONS.values()))
+        raise InvalidArgument(f"unknown language {language!r}", hint=f"use one of: {', '.join(known)}")
+    return ["*" + s for s in suffixes]
+
+
+class Explorer:
+    def __init__(self, root: ProjectRoot, config: Callable[[], Config]) -> None:
+        self.root = root
+        self._config = config
+        self.parse_cache = ParseCache()
+        self._lock = threading.RLock()
+        self._definitions: Any = None  # the ctags index, built on first use
+
+    # ------------------------------------------------------------ shared helpers
+    @property
+    def config(self) -> Config:
+        return self._config()
+
+    def filters(self, path: str | None = None) -> RgFilters:
+        """Excludes and size cap from config; roots: the given path, else the source_dirs, else the root."""
+        cfg = self.config
+        if path:
+            roots: tuple[str, ...] = (self._relative_or_dot(self.root.resolve(path, must_exist=True)),)
+        elif cfg.source_dirs:
+            existing = [self.root.resolve(d) for d in cfg.source_dirs]
+            roots = tuple(self._relative_or_dot(p) for p in existing if p.exists()) or (".",)
+        else:
+            roots = (".",)
+        return RgFilters(excludes=tuple(cfg.exclude_patterns), max_file_bytes=cfg.max_file_bytes, roots=roots)
+
+    def _relative_or_dot(self, absolute: Path) -> str:
+        rel = self.root.relative(absolute)
+        return rel if rel not in ("", ".") else "."
+
+    def parse_file(self, path: str) -> tuple[str, ParsedFile]:
+        """Resolve a file argument and parse it; refuses folders, unknown languages and oversized files."""
+        absolute = self.root.resolve(path, must_exist=True, kind="file")
+        if not absolute.is_file():
+            raise InvalidArgument(f"{path!r} is a folder, not a file", hint="send one source file; use search_files to list a folder")
+        limit = self.config.max_file_bytes
+        if absolute.stat().st_size > limit:
+            raise InvalidArgument(f"{path!r} is larger than max_file_bytes ({limit} bytes)",
+                                  hint="raise max_file_bytes in .code-intel/config.json or use search_text on it")
+        return self.root.relative(absolute), self.parse_cache.get(absolute)
+
+    # ------------------------------------------------------------ search_text
+    def search_text(
+        self,
+        pattern: str | list[str],
+        path: str | None = None,
+        glob: str | list[str] | None = None,
+        case_sensitive: bool = True,
+        fixed_strings: bool = False,
+        context_lines: int = 0,
+        max_results: int = 100,
+    ) -> PatternResult | MultiPatternResult:
+        patterns = _as_list(pattern)
+        if not patterns or any(not isinstance(p, str) or p == "" for p in patterns):
+            raise InvalidArgument("pattern is empty", hint="send a regex, or a list of them, e.g. 'def \\w+_config'")
+        if len(patterns) > MAX_PATTERNS:
+            raise InvalidArgument(f"{len(patterns)} patterns sent; at most {MAX_PATTERNS} run at once",
+                                  hint="split the search into several calls")
+        if max_results < 1 or not 0 <= context_lines <= 50:
+            raise InvalidArgument("max_results must be >= 1 and context_lines between 0 and 50")
+        filters = self.filters(path)
+        flags = ["--case-sensitive" if case_sensitive else "--ignore-case"]
+        if fixed_strings:
+            flags.append("--fixed-strings")
+        for g in _as_list(glob):
+            flags += ["--glob", g]
+        timeout = self.config.search_timeout_seconds
+
+        def one(p: str) -> tuple[str, RgOutcome]:
+            return p, run_rg_json(self.root.path, [p], filters, flags=flags, context_lines=context_lines,
+                                  keep_matches=max_results, timeout=timeout)
+
+        if len(patterns) == 1:
+            outcomes = [one(patterns[0])]
+        else:
+            with ThreadPoolExecutor(max_workers=min(4, len(patterns))) as pool:
+                outcomes = list(pool.map(one, patterns))
+        results = [_pattern_result(p, o, max_results, context_lines) for p, o in outcomes]
+        timed_out = [p for p, o in outcomes if o.timed_out]
+        if timed_out:
+            raise SearchTimeout(
+                f"search_text stopped after {timeout:g} s for {timed_out!r}; the matches below are partial, "
+                "files not yet searched are missing",
+                hint="narrow with path or glob, use fixed_strings, or raise search_timeout_seconds in .code-intel/config.json",
+                partial=True,
+                results=[r.model_dump(exclude_none=True) for r in results],
+            )
+        if isinstance(pattern, str):
+            return results[0]
+        return MultiPatternResult(results=results, total_matches=sum(r.total_matches for r in results),
+                                  truncated=any(r.truncated for r in results))
+
+    # ------------------------------------------------------------ search_files
+    def search_files(self, pattern: str, path: str | None = None, max_results: int = 200) -> FileSearchResult:
+        if not isinstance(pattern, str) or not pattern.strip():
+            raise InvalidArgument("pattern is empty", hint="send a glob such as '**/*.py' or 'test_*.py'")
+        if max_results < 1:
+            raise InvalidArgument("max_results must be at least 1")
+        compile_glob(pattern)  # refuses a malformed glob before any work
+        filters = self.filters(path)
+        files, timed_out = list_files(self.root.path, filters, timeout=self.config.search_timeout_seconds)
+        base = filters.roots[0] if path else None
+        found = sorted(f for f in files if glob_matches(pattern, f, base))
+        if timed_out:
+            raise SearchTimeout("search_files timed out while listing files; the list is partial",
+                                hint="narrow with path", partial=True, files=found[:max_results])
+        return FileSearchResult(files=[FileHit(file=f) for f in found[:max_results]], total=len(found),
+                                truncated=len(found) > max_results)
+
+    # ------------------------------------------------------------ definitions and references
+    def find_references(
+        self,
+        symbol: str,
+        path: str | None = None,
+        language: str | None = None,
+        include_comments: bool = False,
+        include_strings: bool = False,
+        max_results: int = 200,
+    ) -> ReferenceResult:
+        return find_references(
+            self.root.path, self.filters(path), self.parse_cache, symbol,
+            language_globs=language_globs(language), include_comments=include_comments,
+            include_strings=include_strings, max_results=max_results, timeout=self.config.search_timeout_seconds,
+        )
+
+    def find_definitions(
+        self,
+        symbol: str,
+        path: str | None = None,
+        language: str | None = None,
+        match: MatchMode = "exact",
+        max_results: int = 50,
+    ) -> DefinitionResult:
+        from tools.explore.definitions import DefinitionIndex
+
+        with self._lock:
+            if self._definitions is None:
+                self._definitions = DefinitionIndex(self.root, self._config, self.parse_cache)
+            index: DefinitionIndex = self._definitions
+        return index.find(symbol, path=path, language=language, match=match, max_results=max_results)
+
+    # ------------------------------------------------------------ single-file views
+    def get_symbols(self, path: str) -> SymbolsResult:
+        rel, parsed = self.parse_file(path)
+        return SymbolsResult(file=rel, language=parsed.language, symbols=[s.to_model() for s in outline.outline(parsed)])
+
+    def analyze_structure(self, path: str) -> StructureResult:
+        rel, parsed = self.parse_file(path)
+        imports, classes, functions = outline.structure(parsed)
+        return StructureResult(file=rel, language=parsed.language, imports=imports, classes=classes, functions=functions)
+
+    def get_function_at_line(self, path: str, line: int) -> EnclosingFunction:
+        rel, parsed = self.parse_file(path)
+        total_lines = parsed.source.count(b"\n") + (0 if parsed.source.endswith(b"\n") else 1)
+        if line < 1 or line > max(total_lines, 1):
+            raise InvalidArgument(f"line {line} is outside {rel} (1..{total_lines})", hint="send a line number inside the file")
+        found = outline.enclosing_function(parsed, line)
+        if found is None:
+            raise FileNotFound(
+                f"no function or method encloses line {line} of {rel}",
+                hint="the line is at module or class level; use get_symbols to see the file's outline",
+            )
+        return EnclosingFunction(file=rel, name=found.name, kind=found.kind, line=found.line, end_line=found.end_line,
+                                 code=parsed.text(found.node), scope=found.scope)
+
+    # ------------------------------------------------------------ built on the engines (E2's modules)
+    def analyze_impact(self, files: list[str], symbols: list[str] | None = None) -> dict[str, Any]:
+        from tools.explore.impact import analyze_impact
+
+        return analyze_impact(self, files, symbols)
+
+    def query(self, question: str, semantic: Callable[..., Any] | None = None) -> dict[str, Any]:
+        from tools.explore.query import run_query
+
+        return run_query(self, question, semantic)
+
+    def close(self) -> None:
+        self.parse_cache.clear()
+
+
+def _pattern_result(pattern: str, outcome: RgOutcome, max_results: int, context_lines: int) -> PatternResult:
+    matches: list[TextMatch] = []
+    by_file: dict[str, dict[int, str]] = {}
+    for item in outcome.lines:
+        by_file.setdefault(item.file, {})[item.line] = item.text
+    for item in outcome.lines:
+        if not item.is_match or len(matches) >= max_results:
+            continue
+        column = item.columns[0] if item.columns else 1
+        match = TextMatch(file=item.file, line=item.line, column=column, text=item.text[:500])
+        if context_lines:
+            lines = by_file[item.file]
+            match.context_before = [lines[n] for n in range(item.line - context_lines, item.line) if n in lines]
+            match.context_after = [lines[n] for n in range(item.line + 1, item.line + context_lines + 1) if n in lines]
+        matches.append(match)
+    return PatternResult(pattern=pattern, matches=matches, total_matches=outcome.total_matches,
+                         truncated=outcome.total_matches > len(matches), files_with_matches=outcome.files_with_matches)

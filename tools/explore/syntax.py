@@ -1,0 +1,253 @@
+"""tree-sitter adapter: parsed files (cached by size and mtime), symbol names, and what a word in a file is.
+
+Parsing is the costly step of find_references and the outline tools, so trees are kept in a small LRU
+bounded by the bytes of source they hold, and reused until the file changes on disk.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tools.errors import InvalidArgument
+from tools.explore.grammar import GRAMMARS, RAW_CODE_TYPES, Grammar, is_identifier_type, node_category
+from tools.languages import get_parser, language_for
+
+Node = Any  # tree_sitter.Node: typed loosely because the binding ships no stubs for every attribute
+
+_DECLARATOR_NAMES = frozenset({"qualified_identifier", "destructor_name", "operator_name", "template_function"})
+_NAME_CHILD_TYPES = ("simple_identifier", "type_identifier", "identifier", "constant", "name")
+
+
+@dataclass
+class ParsedFile:
+    path: Path
+    language: str
+    source: bytes
+    tree: Any
+
+    @property
+    def root(self) -> Node:
+        return self.tree.root_node
+
+    @property
+    def grammar(self) -> Grammar | None:
+        return GRAMMARS.get(self.language)
+
+    def text(self, node: Node) -> str:
+        return self.source[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
+
+
+def is_binary(sample: bytes) -> bool:
+    return b"\x00" in sample[:8192]
+
+
+class ParseCache:
+    """Thread-safe LRU of parsed files, invalidated by (mtime_ns, size), bounded by total source bytes."""
+
+    def __init__(self, max_bytes: int = 96 * 1024 * 1024) -> None:
+        self.max_bytes = max_bytes
+        self._items: OrderedDict[Path, tuple[tuple[int, int], ParsedFile]] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def get(self, path: Path, language: str | None = None) -> ParsedFile:
+        """Parse (or reuse) a file; refuses binary files and languages without a grammar."""
+        lang = language or language_for(path)
+        if lang is None:
+            raise InvalidArgument(
+                f"{path.name}: no parser for this file type",
+                hint="send a source file (e.g. .py, .ts, .go, .rs, .java, .c, .cpp, .cs, .rb, .php, .kt)",
+            )
+        stat = path.stat()
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        with self._lock:
+            hit = self._items.get(path)
+            if hit and hit[0] == stamp and hit[1].language == lang:
+                self._items.move_to_end(path)
+                return hit[1]
+        source = path.read_bytes()
+        if is_binary(source):
+            raise InvalidArgument(f"{path.name} is a binary file", hint="send a text source file")
+        try:
+            parser = get_parser(lang)
+        except LookupError:
+            raise InvalidArgument(f"{path.name}: no tree-sitter grammar for {lang}") from None
+        parsed = ParsedFile(path, lang, source, parser.parse(source))
+        with self._lock:
+            old = self._items.pop(path, None)
+            if old:
+                self._bytes -= len(old[1].source)
+            self._items[path] = (stamp, parsed)
+            self._bytes += len(source)
+            while self._bytes > self.max_bytes and len(self._items) > 1:
+                _, (_, dropped) = self._items.popitem(last=False)
+                self._bytes -= len(dropped.source)
+        return parsed
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self._bytes = 0
+
+
+# ------------------------------------------------------------------ names
+def declarator_name(node: Node) -> Node | None:
+    """C/C++: follow `declarator` fields (pointers, references, function declarators) down to the name."""
+    current = node
+    for _ in range(12):
+        if current is None:
+            return None
+        if is_identifier_type(current.type) or current.type in _DECLARATOR_NAMES:
+            return current
+        nxt = current.child_by_field_name("declarator")
+        if nxt is None and current.named_child_count:
+            # reference_declarator and parenthesized_declarator keep the inner declarator unnamed
+            nxt = next((c for c in current.named_children if "declarator" in c.type or is_identifier_type(c.type)), None)
+        current = nxt
+    return None
+
+
+def symbol_name_node(node: Node, language: str) -> Node | None:
+    """The node holding a definition's name, or None for anonymous definitions."""
+    if node.type == "impl_item":
+        return node.child_by_field_name("type")
+    if language in ("c", "cpp") and node.type in ("function_definition", "type_definition"):
+        declarator = node.child_by_field_name("declarator")
+        found = declarator_name(declarator) if declarator is not None else None
+        if found is None and node.type == "type_definition":
+            # `typedef struct {...} name;` may list several declarators; the last is the alias
+            names = node.children_by_field_name("declarator")
+            found = declarator_name(names[-1]) if names else None
+        return found
+    named = node.child_by_field_name("name")
+    if named is not None:
+        return named
+    if node.type == "companion_object":
+        return None
+    for child in node.named_children:
+        if child.type in _NAME_CHILD_TYPES:
+            return child
+    return None
+
+
+def _python_targets(target: Node) -> list[Node]:
+    if target.type == "identifier":
+        return [target]
+    if target.type in ("pattern_list", "tuple_pattern", "list_pattern"):
+        return [n for c in target.named_children for n in _python_targets(c)]
+    return []
+
+
+def variable_names(node: Node, language: str) -> list[tuple[Node, str, Node | None]]:
+    """(name node, kind, value node) for each variable a declaration statement introduces."""
+    out: list[tuple[Node, str, Node | None]] = []
+    if language == "python":
+        for assignment in [node] if node.type == "assignment" else node.named_children:
+            current = assignment
+            while current is not None and current.type == "assignment":
+                left = current.child_by_field_name("left")
+                for name in _python_targets(left) if left is not None else []:
+                    out.append((name, "variable", current.child_by_field_name("right")))
+                current = current.child_by_field_name("right")
+        return out
+    if language == "ruby":
+        left = node.child_by_field_name("left")
+        if left is not None and left.type == "constant":
+            out.append((left, "constant", node.child_by_field_name("right")))
+        return out
+    if language in ("c", "cpp"):
+        for decl in node.children_by_field_name("declarator"):
+            if decl.type == "function_declarator" or decl.child_by_field_name("declarator") is not None and (
+                decl.child_by_field_name("declarator").type == "function_declarator"  # type: ignore[union-attr]
+            ):
+                continue  # a prototype, not a variable
+            name = declarator_name(decl)
+            if name is not None:
+                out.append((name, "field" if node.type == "field_declaration" else "variable", None))
+        return out
+    if node.type in ("field_definition", "public_field_definition"):
+        name = node.child_by_field_name("property") or node.child_by_field_name("name")
+        if name is not None:
+            out.append((name, "field", node.child_by_field_name("value")))
+        return out
+    for child in _declarators(node):
+        name = child.child_by_field_name("name")
+        if name is None:
+            name = next((c for c in child.named_children if c.type in _NAME_CHILD_TYPES), None)
+        if name is None or not is_identifier_type(name.type):
+            continue
+        value = child.child_by_field_name("value")
+        kind = "function" if value is not None and value.type in ("arrow_function", "function_expression", "function") else "variable"
+        if kind == "variable" and node.type in ("const_declaration", "constant_declaration"):
+            kind = "constant"
+        if kind == "variable" and node.type in ("field_declaration", "property_declaration") and language != "kotlin":
+            kind = "field"
+        out.append((name, kind, value))
+    return out
+
+
+_DECLARATOR_TYPES = frozenset({
+    "variable_declarator", "const_spec", "var_spec", "const_element", "property_element", "variable_declaration",
+})
+
+
+def _declarators(node: Node) -> list[Node]:
+    """Declarator children, looking through one level of wrappers (Go spec lists, C# variable_declaration)."""
+    found: list[Node] = []
+    for child in node.named_children:
+        if child.type in _DECLARATOR_TYPES:
+            inner = [c for c in child.named_children if c.type == "variable_declarator"]
+            found.extend(inner or [child])
+        elif child.type in ("var_spec_list", "const_spec_list"):
+            found.extend(c for c in child.named_children if c.type in _DECLARATOR_TYPES)
+    if node.type == "property_element":
+        found.append(node)
+    return found
+
+
+# ------------------------------------------------------------------ classification of words
+def classify_word(parsed: ParsedFile, start_byte: int, end_byte: int, word: str) -> str | None:
+    """'code', 'comment' or 'string' for the word at these bytes; None when it is not that identifier."""
+    leaf = parsed.root.descendant_for_byte_range(start_byte, end_byte)
+    if leaf is None:
+        return None
+    node = leaf
+    while node is not None:
+        category = node_category(node.type)
+        if category == "interpolation":
+            break  # code embedded in a string: judged by the leaf below
+        if category is not None:
+            return category
+        node = node.parent
+    if is_identifier_type(leaf.type) or leaf.type in RAW_CODE_TYPES:
+        text = parsed.text(leaf)
+        if leaf.type in RAW_CODE_TYPES or text == word or text.lstrip("$@") == word:
+            return "code"
+        return None
+    if leaf.type == "ERROR" or (leaf.parent is not None and leaf.parent.type == "ERROR"):
+        return "code"  # unparsable region: keep the hit rather than lose a real use
+    return None
+
+
+def is_definition_site(parsed: ParsedFile, start_byte: int, end_byte: int) -> bool:
+    """True when the word at these bytes is the name a definition or declaration introduces."""
+    leaf = parsed.root.descendant_for_byte_range(start_byte, end_byte)
+    grammar = parsed.grammar
+    if leaf is None or grammar is None:
+        return False
+    node = leaf.parent
+    for _ in range(6):
+        if node is None:
+            return False
+        name: Node | None = None
+        if node.type in grammar.symbols:
+            name = symbol_name_node(node, parsed.language)
+            return name is not None and name.start_byte <= start_byte and end_byte <= name.end_byte
+        if node.type in grammar.variables:
+            return any(n.start_byte <= start_byte and end_byte <= n.end_byte for n, _, _ in variable_names(node, parsed.language))
+        node = node.parent
+    return False

@@ -1,0 +1,427 @@
+"""WorkflowEngine: the server-enforced session, one per project.
+
+It owns the session state, the tool-call ledger, the checkpoint and the project lock, and turns
+each submit_phase into a validated transition: payload model -> tool evidence -> phase handler ->
+checkpoint -> response. Every state change happens under one re-entrant lock (tools run on worker
+threads), on a draft copy that replaces the state only when the submit is accepted, so a refusal
+never moves the phase.
+
+Decisions (see docs/workflow.md):
+- compaction_count is taken out of `data` before validation; a mismatch returns every stored
+  summary once as phase_summaries and adopts the client's value, even when the submit is refused.
+- start_session over an existing session answers recovery_available (success true) with the
+  interrupted session's phase and step and two choices: resume or discard.
+- get_session_status and submit_phase restore the newest checkpoint when no session is in memory.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from tools.config import Config, ContextSettings
+from tools.errors import (
+    CodeIntelError,
+    InvalidArgument,
+    InvalidFlag,
+    NoActiveSession,
+    PayloadMismatch,
+    SessionActive,
+    TaskValidationFailed,
+)
+from tools.learning.decisions import DecisionLog
+from tools.project import ProjectRoot
+from tools.workflow.checkpoint import CheckpointStore
+from tools.workflow.contract import ContractSource, PhaseContract
+from tools.workflow.flags import parse_flags
+from tools.workflow.handlers import HANDLERS, PhaseContext
+from tools.workflow.ledger import ToolLedger
+from tools.workflow.lock import ProjectLock
+from tools.workflow.matrix import INTENTS, is_investigation, next_phase
+from tools.workflow.payloads import validate_payload
+from tools.workflow.phases import READY_STEPS, STEPS, Phase
+from tools.workflow.ports import GitPort
+from tools.workflow.responses import phase_response, refusal_fields
+from tools.workflow.state import SessionState, new_session_id, now
+from tools.workflow.tool_evidence import check_tool_evidence
+
+log = logging.getLogger(__name__)
+
+
+def _step_of_contract(cid: str) -> int:
+    if cid.startswith("READY_"):
+        return READY_STEPS[cid.removeprefix("READY_").lower()]
+    return STEPS[Phase(cid.removesuffix("_ESCALATION"))]
+
+
+class WorkflowEngine:
+    def __init__(
+        self,
+        root: ProjectRoot,
+        git: GitPort,
+        context: Callable[[], ContextSettings],
+        config: Callable[[], Config],
+    ) -> None:
+        self.root = root
+        self.git = git
+        self._context = context
+        self._config = config
+        self._lock = threading.RLock()
+        self.contracts = ContractSource(root)
+        self.checkpoints = CheckpointStore(root)
+        self.project_lock = ProjectLock(root)
+        self.decisions = DecisionLog(root)
+        self._state: SessionState | None = None
+        self._summaries: dict[str, dict[str, str]] = {}
+        self._ledger = ToolLedger()
+        self._last_completed: dict[str, Any] = {}
+
+    # ------------------------------------------------------------- session start
+    def start_session(self, intent: str, query: str, flags: list[str], repo_path: str | None) -> dict[str, Any]:
+        with self._lock:
+            parsed = parse_flags(flags)
+            if intent not in INTENTS:
+                raise InvalidArgument(f"intent {intent!r} is not one of {sorted(INTENTS)}",
+                                      hint="IMPLEMENT or MODIFY to change code, INVESTIGATE or QUESTION to explore only")
+            if is_investigation(intent, parsed) and (parsed.fast or parsed.quick or parsed.only_verify):
+                raise InvalidFlag(f"{intent} sessions explore only; --fast, --quick and --only-verify apply to implementation",
+                                  hint="drop the flag, or start an IMPLEMENT/MODIFY session")
+            if not isinstance(query, str) or not query.strip():
+                raise InvalidArgument("query is empty", hint="send the user's request verbatim")
+            self._check_repo_path(repo_path)
+            contracts = self.contracts.get()  # a malformed phase_contract.yml is refused before anything starts
+            if self._state is not None:
+                return self._recovery_response(self._state)
+            other = self.project_lock.held_by_other()
+            if other is not None:
+                raise SessionActive(
+                    f"session {other.get('session_id')} is active in another code-intel process (pid {other.get('pid')})",
+                    hint="finish that session first, or stop that process and call cleanup_stale_branches",
+                )
+            existing = self.checkpoints.files()
+            if existing:
+                state, _ = self.checkpoints.load(existing[0])  # corrupt -> checkpoint_corrupt with cleanup steps
+                return self._recovery_response(state)
+            if not self._context().doc_research.enabled:
+                parsed.no_doc = True  # context.yml switched document research off for this project
+            session_id = new_session_id()
+            self.project_lock.acquire(session_id)
+            try:
+                info = self.git.begin_session(session_id)
+            except BaseException:
+                self.project_lock.release()
+                raise
+            first = Phase.BRANCH_INTERVENTION if info.stale_branches else next_phase(None, intent, parsed, {})
+            state = SessionState(session_id=session_id, intent=intent, query=query, flags=parsed, phase=first,
+                                 ready_substep="planning" if first is Phase.READY else None, git=info)
+            self._install(state, {})
+            self._save()
+            response = phase_response(self.root, state, contracts[state.contract_id])
+            response.update(project_rules=self._project_rules(), flags=parsed.typed(), intent=intent)
+            if info.note:
+                response["git_note"] = info.note
+            if info.stale_branches:
+                response["stale_branches"] = list(info.stale_branches)
+            log.info("session %s started (%s, flags %s) at %s", session_id, intent, parsed.typed(), state.phase)
+            return response
+
+    def _check_repo_path(self, repo_path: str | None) -> None:
+        if repo_path is None or not str(repo_path).strip():
+            return
+        resolved = self.root.resolve(repo_path, kind="repo_path")
+        if resolved != self.root.path:
+            raise InvalidArgument(
+                f"repo_path {repo_path!r} is not the project root {str(self.root.path)!r}",
+                hint="omit repo_path, or send the project root this server was started for",
+            )
+
+    def _project_rules(self) -> dict[str, Any]:
+        from tools.context.rules import load_project_rules
+
+        try:
+            return load_project_rules(self.root, self._context())
+        except CodeIntelError as err:  # bad rules must not stop the session: say what is wrong
+            return {"source": None, "note": f"project rules unavailable: {err.message}"}
+
+    def _recovery_response(self, state: SessionState) -> dict[str, Any]:
+        return {
+            "success": True,
+            "recovery_available": True,
+            "session_id": state.session_id,
+            "phase": state.phase.value,
+            "step": state.step,
+            "intent": state.intent,
+            "query": state.query,
+            "compaction_count": state.compaction_count,
+            "instruction": (
+                f"An interrupted session ({state.session_id}, {state.intent}: {state.query[:120]!r}) stopped at "
+                f"{state.label}. Ask the user whether to resume it or discard it, then do what they chose."
+            ),
+            "choices": {
+                "resume": "call get_session_status, then follow its instruction",
+                "discard": "call cleanup_stale_branches (deletes task branches and checkpoints), then start_session again",
+            },
+            "call": "get_session_status",
+        }
+
+    # ------------------------------------------------------------ state lifecycle
+    def _install(self, state: SessionState, summaries: dict[str, dict[str, str]]) -> None:
+        self._state = state
+        self._summaries = dict(summaries)
+        self._ledger = ToolLedger(state.tool_counts)
+
+    def _save(self) -> str | None:
+        """Write the checkpoint; a failure is logged and reported as a warning, never as a failed submit."""
+        assert self._state is not None
+        self._state.tool_counts = self._ledger.counts
+        try:
+            self.checkpoints.save(self._state, self._summaries)
+        except OSError as err:
+            log.exception("checkpoint write failed")
+            return f"checkpoint not written ({err}); recovery after a restart may lose this step"
+        return None
+
+    def _restore(self) -> SessionState:
+        """The session in memory, else the newest checkpoint's (taking the project lock)."""
+        if self._state is not None:
+            return self._state
+        files = self.checkpoints.files()
+        if not files:
+            hint = "call start_session to begin"
+            if self._last_completed:
+                hint = f"session {self._last_completed.get('session_id')} is complete; " + hint + " a new one"
+            raise NoActiveSession("there is no active session", hint=hint)
+        other = self.project_lock.held_by_other()
+        if other is not None:
+            raise SessionActive(f"session {other.get('session_id')} is held by another code-intel process "
+                                f"(pid {other.get('pid')})", hint="use that process's client, or stop it first")
+        state, summaries = self.checkpoints.load(files[0])
+        self.project_lock.acquire(state.session_id)
+        self._install(state, summaries)
+        log.info("session %s restored from its checkpoint at %s", state.session_id, state.phase)
+        return state
+
+    def _finish(self, state: SessionState) -> None:
+        self._last_completed = self._outcome_fields(state)
+        self.checkpoints.delete(state.session_id)
+        self.project_lock.release()
+        self._state = None
+        self._summaries = {}
+        self._ledger = ToolLedger()
+        log.info("session %s complete", state.session_id)
+
+    def _contract(self, state: SessionState) -> PhaseContract:
+        return self.contracts.phase(state.contract_id)
+
+    def _flat_summaries(self) -> dict[str, str]:
+        return {key: value.get("summary", "") for key, value in self._summaries.items()}
+
+    # ---------------------------------------------------------------- submit
+    def submit_phase(self, data: Any) -> dict[str, Any]:
+        with self._lock:
+            state = self._restore()
+            phase_summaries: dict[str, str] | None = None
+            problem: str | None = None
+            payload = data
+            if isinstance(data, dict) and "compaction_count" in data:
+                payload = {k: v for k, v in data.items() if k != "compaction_count"}
+                count = data["compaction_count"]
+                if isinstance(count, int) and not isinstance(count, bool) and count >= 0:
+                    if count != state.compaction_count:
+                        phase_summaries = self._flat_summaries()
+                        state.compaction_count = count
+                        self._save()
+                else:
+                    problem = f"compaction_count must be a non-negative integer, got {count!r}"
+            try:
+                if problem:
+                    raise PayloadMismatch(problem, hint="echo the compaction_count of the last response")
+                cid = self._variant(state, payload)
+                contract = self.contracts.phase(cid)
+                model = validate_payload(cid, state.label, payload)
+                called = self._ledger.called(phase=state.contract_id, window=state.window)
+                check_tool_evidence(state.label, contract, model.tools_used, called)
+                draft = state.model_copy(deep=True)
+                context = PhaseContext(draft, model, self.root, self.git, self._write_allowed_for(draft))
+                transition = HANDLERS[cid](context)
+            except CodeIntelError as err:
+                self.decisions.append(session_id=state.session_id, phase=state.phase.value, step=state.step,
+                                      accepted=False, payload=data, error=err.code, message=err.message)
+                err.details.update(self._refusal_details(state))
+                if phase_summaries is not None:
+                    err.details["phase_summaries"] = phase_summaries
+                raise
+            return self._accept(state, draft, cid, model.summary, transition, data, phase_summaries)
+
+    def _variant(self, state: SessionState, payload: Any) -> str:
+        """The contract id this payload answers: READY's sub-step follows the payload's shape."""
+        if state.phase is not Phase.READY or not isinstance(payload, dict):
+            return state.contract_id
+        if "tasks" in payload:
+            return "READY_PLANNING"
+        cid = "READY_IMPLEMENTATION" if "task_id" in payload else "READY_COMPLETION"
+        if not state.board.is_planned():
+            raise TaskValidationFailed("no tasks are registered yet: plan first",
+                                       hint="send {tasks: [...], tools_used, summary} (step 12)")
+        return cid
+
+    def _refusal_details(self, state: SessionState) -> dict[str, Any]:
+        try:
+            contract: PhaseContract | None = self._contract(state)
+        except CodeIntelError:
+            contract = None
+        return refusal_fields(self.root, state, contract)
+
+    def _accept(self, state: SessionState, draft: SessionState, cid: str, summary: str, transition: Any,
+                data: Any, phase_summaries: dict[str, str] | None) -> dict[str, Any]:
+        step = _step_of_contract(cid)
+        draft.mark_completed(step)
+        draft.phase = transition.next_phase
+        draft.ready_substep = transition.ready_substep if draft.phase is Phase.READY else None
+        if transition.revert_reason is not None:
+            draft.revert_reason = transition.revert_reason
+        draft.window = state.window + 1
+        draft.updated_at = now()
+        self._summaries[f"step_{step:02d}_{cid}"] = {"summary": summary}
+        self._state = draft
+        response = phase_response(self.root, draft, self._contract(draft))
+        warning = None
+        if draft.phase is Phase.SESSION_COMPLETE:
+            response["completed_steps"] = list(draft.completed_steps)
+            self._finish(draft)
+        else:
+            warning = self._save()
+        response.update(transition.extras)
+        if warning:
+            response["warning"] = (response.get("warning", "") + "; " + warning).lstrip("; ")
+        if phase_summaries is not None:
+            response["phase_summaries"] = phase_summaries
+        self.decisions.append(session_id=draft.session_id, phase=state.phase.value, step=step, accepted=True,
+                              payload=data, next_phase=draft.phase.value, next_step=draft.step)
+        log.info("session %s: %s accepted -> %s", draft.session_id, cid, draft.label)
+        return response
+
+    # ---------------------------------------------------------------- status
+    def get_session_status(self) -> dict[str, Any]:
+        with self._lock:
+            state = self._restore()
+            response = phase_response(self.root, state, self._contract(state))
+            response.update(
+                completed_steps=list(state.completed_steps),
+                task_progress=state.board.progress() if state.board.is_planned() else None,
+                intent=state.intent,
+                query=state.query,
+                flags=state.flags.typed(),
+                counters=state.counters.model_dump(),
+            )
+            if self._summaries:
+                response["phase_summaries"] = self._flat_summaries()
+            return response
+
+    # ----------------------------------------------------------------- ledger
+    def record_tool_call(self, tool: str, arguments: dict[str, Any], ok: bool) -> None:
+        with self._lock:
+            state = self._state
+            if state is None:
+                return
+            self._ledger.record(tool, arguments if isinstance(arguments, dict) else {}, phase=state.contract_id,
+                                window=state.window, ok=ok)
+
+    def annotate_refusal(self, data: dict[str, Any]) -> None:
+        with self._lock:
+            state = self._state
+            if state is None or not isinstance(data, dict):
+                return
+            data.setdefault("current_phase", state.phase.value)
+            data.setdefault("step", state.step)
+
+    # ------------------------------------------------------- implementation control
+    def _write_allowed_for(self, state: SessionState) -> Callable[[str], bool]:
+        from tools.explore.write_rules import evaluate_write
+
+        explored = set(state.explored_files)
+        relaxed = state.flags.fast or state.flags.quick
+        allowed = set(state.allowed_writes)
+
+        def allowed_now(file: str) -> bool:
+            if file in allowed:
+                return True
+            try:
+                return evaluate_write(self.root, file, in_ready=True, explored=explored, relaxed=relaxed).allowed
+            except CodeIntelError:
+                return False
+        return allowed_now
+
+    def check_write_target(self, file_path: str) -> dict[str, Any]:
+        from tools.explore.write_rules import evaluate_write
+
+        with self._lock:
+            state = self._state
+            if state is None:
+                decision = evaluate_write(self.root, file_path, in_ready=False, explored=set(), relaxed=False)
+                return {"allowed": False, "file": decision.file,
+                        "reason": "no active session: writes are allowed only in READY of a session (call start_session)"}
+            decision = evaluate_write(self.root, file_path, in_ready=state.phase is Phase.READY,
+                                      explored=set(state.explored_files), relaxed=state.flags.fast or state.flags.quick)
+            if decision.allowed and decision.file not in state.allowed_writes:
+                state.allowed_writes.append(decision.file)
+            return {"allowed": decision.allowed, "reason": decision.reason, "file": decision.file,
+                    "phase": state.phase.value, "step": state.step}
+
+    def add_explored_files(self, files: list[str]) -> dict[str, Any]:
+        with self._lock:
+            state = self._restore()
+            if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+                raise InvalidArgument("files must be a list of paths", hint='send e.g. ["src/app.py"]')
+            relative = [self.root.relative(self.root.resolve(f, kind="explored file")) for f in files]
+            added = state.add_explored(list(dict.fromkeys(relative)))
+            warning = self._save() if added else None
+            result: dict[str, Any] = {"added": added, "already_explored": [f for f in relative if f not in added],
+                                      "explored_count": len(state.explored_files)}
+            if warning:
+                result["warning"] = warning
+            return result
+
+    def review_changes(self) -> dict[str, Any]:
+        with self._lock:
+            state = self._restore()
+            review = dict(self.git.review(state.git))
+            changed = self.git.changed_since_snapshot(state.git) if (state.git.is_repo or state.git.snapshot) else []
+            allowed = self._write_allowed_for(state)
+            review["outside_write_rules"] = [f for f in changed if not allowed(f)]
+            return review
+
+    # ------------------------------------------------------------- maintenance
+    def cleanup_stale_branches(self) -> dict[str, Any]:
+        with self._lock:
+            other = self.project_lock.held_by_other()
+            if other is not None:
+                raise SessionActive(f"session {other.get('session_id')} is active in another process (pid {other.get('pid')})",
+                                    hint="stop that process first; cleanup would pull its branch from under it")
+            report = dict(self.git.cleanup())
+            report["checkpoints_deleted"] = self.checkpoints.delete_all()
+            report["session_reset"] = self._state.session_id if self._state else None
+            self.project_lock.release()
+            self._state = None
+            self._summaries = {}
+            self._ledger = ToolLedger()
+            return report
+
+    def _outcome_fields(self, state: SessionState) -> dict[str, Any]:
+        return {"session_id": state.session_id, "query": state.query, "intent": state.intent,
+                "phase": state.phase.value, "target_symbols": list(state.target_symbols),
+                "explored_files": list(state.explored_files)}
+
+    def outcome_context(self) -> dict[str, Any]:
+        with self._lock:
+            if self._state is not None:
+                return self._outcome_fields(self._state)
+            return dict(self._last_completed)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._state is not None:
+                self._save()
+            self.project_lock.release()

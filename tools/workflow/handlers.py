@@ -1,0 +1,257 @@
+"""Next-phase rules: one small function per phase variant, applied to a validated payload.
+
+Each handler works on a draft copy of the session state (the engine swaps it in only when the
+handler returns), may call the git port, and returns a Transition: the next phase, the READY
+sub-step, fields to add to the response and, for reverts, the reason shown at planning.
+
+Decision: a failed POST_IMPL_VERIFY that names no failed_tasks counts the failure against the
+tasks completed in the latest implementation round (all completed tasks if none are recorded).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tools.errors import PayloadMismatch, TaskValidationFailed
+from tools.project import ProjectRoot
+from tools.workflow import payloads as p
+from tools.workflow.matrix import creates_branch, enabled_phases, intervention_enabled, next_phase
+from tools.workflow.phases import Phase
+from tools.workflow.ports import GitPort
+from tools.workflow.state import SessionState
+
+FAILURE_LIMIT = 3  # task failure_count at which VERIFY_INTERVENTION starts
+QUALITY_REVERT_LIMIT = 3  # quality reverts at which the session is forced on to MERGE
+FORCED_COMPLETION_WARNING = "Completing with unresolved quality issues"
+
+
+@dataclass
+class Transition:
+    next_phase: Phase
+    ready_substep: str | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+    revert_reason: str | None = None
+
+
+@dataclass
+class PhaseContext:
+    state: SessionState  # a draft: changes stick only if the handler returns
+    payload: Any
+    root: ProjectRoot
+    git: GitPort
+    write_allowed: Callable[[str], bool]
+
+    def advance(self, after: Phase, **extras: Any) -> Transition:
+        s = self.state
+        target = next_phase(after, s.intent, s.flags, s.gate_answers)
+        return Transition(target, "planning" if target is Phase.READY else None, dict(extras))
+
+    def relative(self, path: str, kind: str) -> str:
+        return self.root.relative(self.root.resolve(path, kind=kind))
+
+
+def fold(text: str) -> str:
+    """Case and whitespace folded, for quote checks."""
+    return " ".join(text.split()).casefold()
+
+
+# ------------------------------------------------------------------ before READY
+def branch_intervention(ctx: PhaseContext) -> Transition:
+    payload: p.BranchInterventionPayload = ctx.payload
+    info, report = ctx.git.resolve_stale_branches(payload.choice, ctx.state.git)
+    if info.branch_policy is None:
+        info.branch_policy = payload.choice
+    ctx.state.git = info
+    return ctx.advance(Phase.BRANCH_INTERVENTION, branch=report)
+
+
+def document_research(ctx: PhaseContext) -> Transition:
+    return ctx.advance(Phase.DOCUMENT_RESEARCH)
+
+
+def query_frame(ctx: PhaseContext) -> Transition:
+    payload: p.QueryFramePayload = ctx.payload
+    query = fold(ctx.state.query)
+    for slot, quote in (payload.quotes or {}).items():
+        if not quote.strip():
+            raise PayloadMismatch(f"quote for slot '{slot}' is empty", hint="quote the words of the request that back the slot, or leave the slot out")
+        if fold(quote) not in query:
+            raise PayloadMismatch(
+                f"quote for slot '{slot}' does not appear in the user's request: {quote!r}",
+                hint="copy the words verbatim from the request (case and spacing may differ), or leave the slot out",
+            )
+    ctx.state.target_symbols = list(payload.target_symbols)
+    return ctx.advance(Phase.QUERY_FRAME)
+
+
+def exploration(ctx: PhaseContext) -> Transition:
+    payload: p.ExplorationPayload = ctx.payload
+    files = [ctx.relative(f, "explored file") for f in payload.explored_files]
+    ctx.state.add_explored(files)
+    return ctx.advance(Phase.EXPLORATION)
+
+
+def gate(question: Phase, answer_field: str) -> Callable[[PhaseContext], Transition]:
+    def handle(ctx: PhaseContext) -> Transition:
+        ctx.state.gate_answers[question.value] = bool(getattr(ctx.payload, answer_field))
+        return ctx.advance(question)
+    return handle
+
+
+def passthrough(phase: Phase) -> Callable[[PhaseContext], Transition]:
+    return lambda ctx: ctx.advance(phase)
+
+
+# ------------------------------------------------------------------------ READY
+def _task_fields(ctx: PhaseContext) -> dict[str, Any]:
+    board = ctx.state.board
+    task = board.next_pending()
+    out: dict[str, Any] = {"progress": board.progress()}
+    if task is not None:
+        out["next_task"] = {"id": task.id, "description": task.description,
+                            "checklist": [i.item for i in task.checklist]}
+    return out
+
+
+def ready_planning(ctx: PhaseContext) -> Transition:
+    payload: p.ReadyPlanningPayload = ctx.payload
+    s = ctx.state
+    s.board.plan(payload.tasks)
+    extras = _task_fields(ctx)
+    wants_branch = creates_branch(s.intent, s.flags) and s.git.is_repo and s.git.branch_policy != "continue"
+    if wants_branch and not s.git.task_branch:
+        s.git = ctx.git.create_task_branch(s.session_id, s.git)
+        extras["task_branch"] = s.git.task_branch
+    s.revert_reason = None
+    return Transition(Phase.READY, "implementation", extras)
+
+
+def ready_implementation(ctx: PhaseContext) -> Transition:
+    payload: p.ReadyImplementationPayload = ctx.payload
+    board = ctx.state.board
+    board.complete(payload.task_id, payload.checklist, ctx.root)
+    if board.all_complete():
+        return Transition(Phase.READY, "completion", {"all_complete": True, "progress": board.progress()})
+    return Transition(Phase.READY, "implementation", _task_fields(ctx))
+
+
+def ready_completion(ctx: PhaseContext) -> Transition:
+    board = ctx.state.board
+    if not board.all_complete():
+        pending = [t.id for t in board.tasks if t.status != "completed"]
+        raise TaskValidationFailed(
+            f"implementation is not complete: pending tasks {pending}",
+            hint=f"report {pending[0]!r} with its checklist (task_id, checklist, summary, tools_used) first",
+        )
+    return ctx.advance(Phase.READY)
+
+
+# ------------------------------------------------------------ verification loop
+def _revert(reason: str) -> Transition:
+    return Transition(Phase.READY, "planning", {"reverted": True}, revert_reason=reason)
+
+
+def post_impl_verify(ctx: PhaseContext) -> Transition:
+    payload: p.PostImplVerifyPayload = ctx.payload
+    s = ctx.state
+    if s.flags.only_verify:
+        return Transition(Phase.SESSION_COMPLETE, None, {"verification": {"passed": payload.passed, "details": payload.details}})
+    if payload.passed:
+        return ctx.advance(Phase.POST_IMPL_VERIFY)
+    s.counters.verification_failure_count += 1
+    counted = s.board.record_failures(payload.failed_tasks or None, payload.details)
+    extras = {"failure_counts": {t.id: t.failure_count for t in counted}}
+    if s.board.max_failure_count() >= FAILURE_LIMIT and intervention_enabled(s.intent, s.flags):
+        return Transition(Phase.VERIFY_INTERVENTION, None, extras)
+    transition = _revert(f"verification failed: {payload.details}")
+    transition.extras.update(extras)
+    return transition
+
+
+def verify_intervention(ctx: PhaseContext) -> Transition:
+    payload: p.VerifyInterventionPayload = ctx.payload
+    s = ctx.state
+    escalated = s.counters.intervention_count >= 2
+    s.counters.intervention_count += 1
+    s.board.reset_failures()
+    kind = "user escalation" if escalated else "intervention"
+    return _revert(f"{kind} ({payload.prompt_used}): {payload.action_taken}")
+
+
+# ------------------------------------------------------------- commit and merge
+def pre_commit(ctx: PhaseContext) -> Transition:
+    payload: p.PreCommitPayload = ctx.payload
+    s = ctx.state
+    reviewed = [ctx.relative(f, "reviewed file") for f in payload.reviewed_files]
+    discarded = [ctx.relative(f, "discarded file") for f in payload.discarded_files]
+    both = sorted(set(reviewed) & set(discarded))
+    if both:
+        raise PayloadMismatch(f"files are both reviewed and discarded: {both}", hint="put each file in one list only")
+    if not (s.git.is_repo or s.git.snapshot):
+        return ctx.advance(Phase.PRE_COMMIT, commit={"committed": False, "note": s.git.note or "not a git repository: nothing to commit"})
+    kept = [f for f in ctx.git.changed_since_snapshot(s.git) if f not in set(discarded)]
+    outside = [f for f in kept if not ctx.write_allowed(f)]
+    if outside:
+        raise PayloadMismatch(
+            f"files changed outside the write rules: {outside}",
+            hint="put them in discarded_files to restore them, or explore them (add_explored_files) and review them",
+        )
+    unaccounted = [f for f in kept if f not in set(reviewed)]
+    if unaccounted:
+        raise PayloadMismatch(
+            f"changed files missing from reviewed_files and discarded_files: {unaccounted}",
+            hint="list every changed file (see review_changes) in exactly one of the two lists",
+        )
+    if not kept and not discarded:
+        return ctx.advance(Phase.PRE_COMMIT, commit={"committed": False, "note": "no changes since the session started"})
+    info, report = ctx.git.commit(s.git, reviewed, discarded, payload.commit_message)
+    s.git = info
+    return ctx.advance(Phase.PRE_COMMIT, commit=report)
+
+
+def quality_review(ctx: PhaseContext) -> Transition:
+    payload: p.QualityReviewPayload = ctx.payload
+    s = ctx.state
+    issues = [i for i in payload.issues if i.strip()]
+    if not issues:
+        return ctx.advance(Phase.QUALITY_REVIEW)
+    s.counters.quality_revert_count += 1
+    if s.counters.quality_revert_count >= QUALITY_REVERT_LIMIT and Phase.MERGE in enabled_phases(s.intent, s.flags):
+        return Transition(Phase.MERGE, None, {"forced_completion": True,
+                                              "warning": f"{FORCED_COMPLETION_WARNING}: {'; '.join(issues)}"})
+    return _revert("quality review found issues: " + "; ".join(issues))
+
+
+def merge(ctx: PhaseContext) -> Transition:
+    s = ctx.state
+    if s.git.is_repo and s.git.task_branch:
+        info, report = ctx.git.merge(s.git)
+        s.git = info
+    else:
+        report = {"merged": False, "note": s.git.note or "no task branch to merge: the work stays on the current branch"}
+    return Transition(Phase.SESSION_COMPLETE, None, {"merge": report})
+
+
+HANDLERS: dict[str, Callable[[PhaseContext], Transition]] = {
+    "BRANCH_INTERVENTION": branch_intervention,
+    "DOCUMENT_RESEARCH": document_research,
+    "QUERY_FRAME": query_frame,
+    "EXPLORATION": exploration,
+    "Q1": gate(Phase.Q1, "needs_more_information"),
+    "SEMANTIC": passthrough(Phase.SEMANTIC),
+    "Q2": gate(Phase.Q2, "has_unverified_hypotheses"),
+    "VERIFICATION": passthrough(Phase.VERIFICATION),
+    "Q3": gate(Phase.Q3, "needs_impact_analysis"),
+    "IMPACT_ANALYSIS": passthrough(Phase.IMPACT_ANALYSIS),
+    "READY_PLANNING": ready_planning,
+    "READY_IMPLEMENTATION": ready_implementation,
+    "READY_COMPLETION": ready_completion,
+    "POST_IMPL_VERIFY": post_impl_verify,
+    "VERIFY_INTERVENTION": verify_intervention,
+    "VERIFY_INTERVENTION_ESCALATION": verify_intervention,
+    "PRE_COMMIT": pre_commit,
+    "QUALITY_REVIEW": quality_review,
+    "MERGE": merge,
+}

@@ -1,0 +1,133 @@
+"""One session per project, across processes: a lock file with stale-lock detection.
+
+`.code-intel/sessions/session.lock` holds the owner's pid, host and session id. It is created
+atomically (written to a temp file, then hard-linked into place, which fails if it exists). A lock
+whose owner process is gone on this host is stale and is taken over; a lock held by a live process
+refuses the second session with `session_active`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from tools.errors import SessionActive
+from tools.project import ProjectRoot
+
+log = logging.getLogger(__name__)
+
+LOCK_FILE = "session.lock"
+
+
+def pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    return True
+
+
+class ProjectLock:
+    def __init__(self, root: ProjectRoot) -> None:
+        self.root = root
+        self.pid = os.getpid()
+        self.host = socket.gethostname()
+
+    @property
+    def file(self) -> Path:
+        return self.root.runtime_dir("sessions") / LOCK_FILE
+
+    def owner(self) -> dict[str, Any] | None:
+        """The lock's content, or None when there is no lock; an unreadable lock reads as {}."""
+        try:
+            data = json.loads(self.file.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def held_by_us(self) -> bool:
+        owner = self.owner()
+        return bool(owner) and owner.get("pid") == self.pid and owner.get("host") == self.host  # type: ignore[union-attr]
+
+    def is_stale(self, owner: dict[str, Any]) -> bool:
+        """Stale: unreadable, or its owner on this host is gone. Locks of other hosts are trusted."""
+        pid = owner.get("pid")
+        if not isinstance(pid, int):
+            return True
+        if owner.get("host") != self.host:
+            return False
+        return not pid_alive(pid)
+
+    def held_by_other(self) -> dict[str, Any] | None:
+        """The owner of a live lock held by another process, else None."""
+        owner = self.owner()
+        if owner is None or self.held_by_us():
+            return None
+        if self.is_stale(owner):
+            return None
+        return owner
+
+    def acquire(self, session_id: str) -> None:
+        """Take the lock for this session (taking over a stale one), or refuse with session_active."""
+        for _ in range(3):
+            owner = self.owner()
+            if owner is not None:
+                if self.held_by_us():
+                    self._write_over(session_id)
+                    return
+                if not self.is_stale(owner):
+                    raise SessionActive(
+                        f"another code-intel process (pid {owner.get('pid')} on {owner.get('host')}) holds a session "
+                        f"({owner.get('session_id')}) on this project",
+                        hint="finish that session first; if that process is gone for good, call cleanup_stale_branches",
+                    )
+                log.warning("taking over stale session lock of pid %s", owner.get("pid"))
+                self.file.unlink(missing_ok=True)
+            if self._create(session_id):
+                return
+        raise SessionActive("could not take the session lock: another process keeps taking it",
+                            hint="retry in a moment")
+
+    def _content(self, session_id: str) -> bytes:
+        return json.dumps({"pid": self.pid, "host": self.host, "session_id": session_id,
+                           "since": time.time()}).encode("utf-8")
+
+    def _create(self, session_id: str) -> bool:
+        fd, temp = tempfile.mkstemp(prefix=".lock.", dir=self.file.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(self._content(session_id))
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.link(temp, self.file)  # atomic: fails when another process created the lock first
+            return True
+        except FileExistsError:
+            return False
+        finally:
+            Path(temp).unlink(missing_ok=True)
+
+    def _write_over(self, session_id: str) -> None:
+        fd, temp = tempfile.mkstemp(prefix=".lock.", dir=self.file.parent)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(self._content(session_id))
+        os.replace(temp, self.file)
+
+    def release(self) -> None:
+        """Remove the lock if this process holds it (or it is stale); never another live process's lock."""
+        owner = self.owner()
+        if owner is None:
+            return
+        if self.held_by_us() or self.is_stale(owner):
+            self.file.unlink(missing_ok=True)

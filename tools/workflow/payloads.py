@@ -1,0 +1,202 @@
+"""One pydantic model per phase variant: what submit_phase's `data` must look like.
+
+Unknown fields, a missing or blank summary and wrong types are all refused with
+`payload_mismatch`, naming each problem. Booleans are strict (no "yes" -> True), so a payload sent
+for another phase cannot slip through by coercion. `compaction_count` is taken out before this.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
+
+from tools.errors import PayloadMismatch
+
+
+class PhasePayload(BaseModel):
+    """Every phase sends a non-empty summary; tools_used lists what it used (empty allowed)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    summary: str
+    tools_used: list[str] = Field(default_factory=list)
+
+    @field_validator("summary")
+    @classmethod
+    def _summary_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("summary is blank: write the key points needed to resume this session")
+        return value.strip()
+
+
+class BranchInterventionPayload(PhasePayload):
+    choice: Literal["delete", "merge", "continue"]
+
+
+class DocumentResearchPayload(PhasePayload):
+    documents_reviewed: list[str]
+
+
+class QueryFramePayload(PhasePayload):
+    action_type: str
+    target_symbols: list[str]
+    scope: str
+    constraints: str | list[str]
+    target_feature: str | None = None
+    trigger_condition: str | None = None
+    observed_issue: str | None = None
+    desired_action: str | None = None
+    quotes: dict[str, str] | None = None  # slot -> text quoted verbatim from the query
+
+
+class ExplorationPayload(PhasePayload):
+    explored_files: list[str]
+    findings: list[str]
+
+
+class Q1Payload(PhasePayload):
+    needs_more_information: StrictBool
+    reason: str
+
+
+class SemanticPayload(PhasePayload):
+    search_query: str | None = None
+    search_results: list[str | dict[str, Any]]
+
+
+class Q2Payload(PhasePayload):
+    has_unverified_hypotheses: StrictBool
+    reason: str
+
+
+class VerifiedHypothesis(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    hypothesis: str
+    result: StrictBool
+    evidence: str
+    reason: str | None = None
+
+
+class VerificationPayload(PhasePayload):
+    hypotheses_verified: list[VerifiedHypothesis]
+
+
+class Q3Payload(PhasePayload):
+    needs_impact_analysis: StrictBool
+    reason: str
+
+
+class ImpactAnalysisPayload(PhasePayload):
+    impact_summary: dict[str, Any]
+
+
+class ReadyPlanningPayload(PhasePayload):
+    tasks: list[dict[str, Any]]  # the TaskBoard validates each task
+
+
+class ReadyImplementationPayload(PhasePayload):
+    task_id: str
+    checklist: list[dict[str, Any]]  # the TaskBoard checks items, order and evidence
+
+
+class ReadyCompletionPayload(PhasePayload):
+    pass
+
+
+class PostImplVerifyPayload(PhasePayload):
+    verifier_used: str
+    passed: StrictBool
+    failed_tasks: list[str] | None = None
+    details: str
+
+
+class VerifyInterventionPayload(PhasePayload):
+    prompt_used: str
+    action_taken: str
+
+
+class PreCommitPayload(PhasePayload):
+    review_prompt_used: str
+    reviewed_files: list[str]
+    discarded_files: list[str] = Field(default_factory=list)
+    commit_message: str
+
+    @field_validator("commit_message")
+    @classmethod
+    def _message_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("commit_message is blank")
+        return value.strip()
+
+
+class QualityReviewPayload(PhasePayload):
+    quality_prompt_used: str
+    quality_score: str | int | float
+    issues: list[str]
+
+
+class MergePayload(PhasePayload):
+    pass
+
+
+PAYLOAD_MODELS: dict[str, type[PhasePayload]] = {
+    "BRANCH_INTERVENTION": BranchInterventionPayload,
+    "DOCUMENT_RESEARCH": DocumentResearchPayload,
+    "QUERY_FRAME": QueryFramePayload,
+    "EXPLORATION": ExplorationPayload,
+    "Q1": Q1Payload,
+    "SEMANTIC": SemanticPayload,
+    "Q2": Q2Payload,
+    "VERIFICATION": VerificationPayload,
+    "Q3": Q3Payload,
+    "IMPACT_ANALYSIS": ImpactAnalysisPayload,
+    "READY_PLANNING": ReadyPlanningPayload,
+    "READY_IMPLEMENTATION": ReadyImplementationPayload,
+    "READY_COMPLETION": ReadyCompletionPayload,
+    "POST_IMPL_VERIFY": PostImplVerifyPayload,
+    "VERIFY_INTERVENTION": VerifyInterventionPayload,
+    "VERIFY_INTERVENTION_ESCALATION": VerifyInterventionPayload,
+    "PRE_COMMIT": PreCommitPayload,
+    "QUALITY_REVIEW": QualityReviewPayload,
+    "MERGE": MergePayload,
+}
+
+
+def describe_errors(err: ValidationError) -> list[str]:
+    problems = []
+    for e in err.errors():
+        field = ".".join(str(p) for p in e["loc"]) or "(payload)"
+        if e["type"] == "missing":
+            problems.append(f"missing field '{field}'")
+        elif e["type"] == "extra_forbidden":
+            problems.append(f"unknown field '{field}'")
+        else:
+            problems.append(f"field '{field}': {e['msg']} (got {e.get('input')!r:.80})")
+    return problems
+
+
+def validate_payload(contract_id: str, phase_label: str, data: Any) -> PhasePayload:
+    """The payload as its phase's model, or payload_mismatch naming every problem."""
+    if not isinstance(data, dict):
+        raise PayloadMismatch(
+            f"submit_phase needs an object in `data`, got {type(data).__name__}; currently in {phase_label}",
+            hint="send the fields listed in expected_payload as a JSON object",
+        )
+    model = PAYLOAD_MODELS[contract_id]
+    try:
+        return model.model_validate(data)
+    except ValidationError as err:
+        problems = describe_errors(err)
+        raise PayloadMismatch(
+            f"payload does not fit {phase_label}: " + "; ".join(problems),
+            hint="send exactly the fields in expected_payload (with a non-empty summary)",
+        ) from None
+
+
+def accepts(contract_id: str, data: dict[str, Any]) -> bool:
+    """Does this payload fit the variant's model? Used to pick a READY sub-step from the payload's shape."""
+    try:
+        PAYLOAD_MODELS[contract_id].model_validate(data)
+    except ValidationError:
+        return False
+    return True

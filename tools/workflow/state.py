@@ -1,0 +1,87 @@
+"""SessionState: the orchestrator's state of one session, exactly what the checkpoint persists.
+
+Per-phase payloads are not kept here beyond their summaries (in the checkpoint's phase_payloads);
+control values (phase, counters, tasks, git facts, compaction_count) are authoritative here.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tools.workflow.flags import SessionFlags
+from tools.workflow.phases import Phase, ReadySubstep, contract_id, step_of
+from tools.workflow.ports import GitSessionInfo
+from tools.workflow.tasks import TaskBoard
+
+
+def new_session_id() -> str:
+    return datetime.now(UTC).strftime("%Y%m%d_%H%M%S") + "_" + secrets.token_hex(2)
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class Counters(BaseModel):
+    verification_failure_count: int = 0  # failed POST_IMPL_VERIFY submits in total
+    intervention_count: int = 0  # VERIFY_INTERVENTION submits accepted
+    quality_revert_count: int = 0  # QUALITY_REVIEW reverts to READY
+
+
+class SessionState(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    session_id: str
+    intent: str
+    query: str
+    flags: SessionFlags
+    phase: Phase
+    ready_substep: ReadySubstep | None = None
+    counters: Counters = Field(default_factory=Counters)
+    compaction_count: int = 0
+    board: TaskBoard = Field(default_factory=TaskBoard)
+    git: GitSessionInfo = Field(default_factory=GitSessionInfo)
+    gate_answers: dict[str, bool] = Field(default_factory=dict)  # Q1/Q2/Q3 -> answer
+    explored_files: list[str] = Field(default_factory=list)
+    allowed_writes: list[str] = Field(default_factory=list)  # files check_write_target allowed
+    target_symbols: list[str] = Field(default_factory=list)
+    completed_steps: list[int] = Field(default_factory=lambda: [1])
+    window: int = 0  # accepted submits so far: the ledger's evidence window
+    revert_reason: str | None = None  # set while READY planning follows a revert
+    tool_counts: dict[str, dict[str, int]] = Field(default_factory=dict)
+    started_at: str = Field(default_factory=now)
+    updated_at: str = Field(default_factory=now)
+
+    @property
+    def step(self) -> int:
+        return step_of(self.phase, self.ready_substep)
+
+    @property
+    def escalation(self) -> bool:
+        """Two interventions already ran: the next one asks the user (user_escalation.md)."""
+        return self.phase is Phase.VERIFY_INTERVENTION and self.counters.intervention_count >= 2
+
+    @property
+    def contract_id(self) -> str:
+        return contract_id(self.phase, self.ready_substep, escalation=self.escalation)
+
+    @property
+    def label(self) -> str:
+        if self.phase is Phase.READY and self.ready_substep:
+            return f"READY ({self.ready_substep}, step {self.step})"
+        return f"{self.phase.value} (step {self.step})"
+
+    def mark_completed(self, step: int) -> None:
+        if step not in self.completed_steps:
+            self.completed_steps = sorted({*self.completed_steps, step})
+
+    def add_explored(self, files: list[str]) -> list[str]:
+        added = [f for f in files if f not in self.explored_files]
+        self.explored_files.extend(added)
+        return added
+
+    def to_checkpoint(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")

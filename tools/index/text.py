@@ -1,0 +1,70 @@
+"""How chunks become text for the embedding model and tokens for the lexical ranking.
+
+Identifiers are split (`parseHTTPResponse` -> parse http response, `max_file_bytes` -> max file bytes)
+because both the embedding model and BM25 match words, and code hides words inside names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from tools.index.chunker import Chunk
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*|[0-9]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+# Words so common in code that they rank nothing (keywords and very short noise).
+STOP_WORDS = frozenset({
+    "self", "cls", "this", "def", "return", "if", "else", "elif", "for", "in", "is", "not", "and", "or",
+    "the", "a", "an", "of", "to", "none", "true", "false", "null", "var", "let", "const", "function",
+    "import", "from", "as", "new", "public", "private", "protected", "static", "void", "int", "str",
+    "with", "be", "it", "on", "at", "by", "that", "then", "end", "do", "func", "fn", "pass",
+})
+
+
+def split_identifier(word: str) -> list[str]:
+    """`getHTTPResponse_code2` -> ['get', 'http', 'response', 'code', '2'] (lower-cased)."""
+    parts: list[str] = []
+    for piece in word.split("_"):
+        parts.extend(m.group(0).lower() for m in _CAMEL.finditer(piece))
+    return parts
+
+
+def lexical_tokens(text: str) -> list[str]:
+    """Tokens for BM25: identifier parts plus whole identifiers, minus stop words and one-letter noise."""
+    out: list[str] = []
+    for match in _WORD.finditer(text):
+        word = match.group(0)
+        parts = split_identifier(word)
+        out.extend(p for p in parts if len(p) > 1 and p not in STOP_WORDS)
+        whole = word.lower()
+        if len(parts) > 1 and whole not in STOP_WORDS:
+            out.append(whole)
+    return out
+
+
+def readable_words(names: Iterable[str]) -> str:
+    """Names rewritten as words: 'UserStore.get_by_id' -> 'user store get by id'."""
+    words: list[str] = []
+    for name in names:
+        for match in _WORD.finditer(name):
+            words.extend(split_identifier(match.group(0)))
+    return " ".join(words)
+
+
+def chunk_header(chunk: Chunk) -> str:
+    """The location line put in front of a chunk: path, kind and qualified name, also as plain words."""
+    name = chunk.symbol or ""
+    words = readable_words([name]) if name else ""
+    path_words = readable_words([chunk.file.rsplit(".", 1)[0].replace("/", " ")])
+    return f"{chunk.file} {chunk.kind} {name} ({words}) in {path_words}".strip()
+
+
+def embedding_text(chunk: Chunk) -> str:
+    """What the model sees: the header, then the code. The model truncates at its max sequence length."""
+    return f"{chunk_header(chunk)}\n{chunk.content}"
+
+
+def lexical_text(file: str, symbol: str, content: str) -> str:
+    """What BM25 sees: the path and qualified name count as words of the chunk."""
+    return f"{file} {symbol} {content}"

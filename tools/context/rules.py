@@ -1,0 +1,250 @@
+"""Layer 1 context: the project's rules file (CLAUDE.md by default) and its DO / DON'T digest.
+
+`load_project_rules` is what a session starts with; `refresh_project_rules` (the update_context tool)
+writes the digest into `.code-intel/context.yml`, touching only the keys it manages so the user's
+other keys and comments stay as they were.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tools.config import ContextSettings, load_context
+from tools.errors import CodeIntelError
+from tools.project import ProjectRoot
+
+log = logging.getLogger(__name__)
+
+DEFAULT_SOURCE = "CLAUDE.md"
+FALLBACK_SOURCE = ".claude/CLAUDE.md"
+MAX_CONTENT_CHARS = 6000
+MAX_SUMMARY_CHARS = 1500
+
+_NEGATIVE = re.compile(r"\b(?:don['’]?t|do not|never|must not|mustn['’]?t|avoid|should not|shouldn['’]?t|forbidden)\b", re.I)
+_POSITIVE = re.compile(r"\b(?:do|must|always|should|prefer|required?)\b", re.I)
+_RULES_HEADING = re.compile(r"\b(?:rules?|guidelines?|conventions?|do|must|always)\b", re.I)
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*\S)\s*$")
+
+
+def _rules_file(root: ProjectRoot, context: ContextSettings) -> tuple[Path | None, list[str]]:
+    """The configured source, else .claude/CLAUDE.md; also the names tried, for the 'absent' note."""
+    candidates = [context.project_rules.source or DEFAULT_SOURCE, FALLBACK_SOURCE]
+    tried: list[str] = []
+    for name in dict.fromkeys(candidates):
+        tried.append(name)
+        try:
+            file = root.resolve(name, kind="project_rules.source")
+        except CodeIntelError as err:
+            log.warning("ignoring project rules source %r: %s", name, err.message)
+            continue
+        if file.is_file():
+            return file, tried
+    return None, tried
+
+
+def _hash(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def extract_summary(markdown: str, limit: int = MAX_SUMMARY_CHARS) -> str:
+    """DO / DON'T digest: bullets and sentences with do/don't/must/never/always, or under a rules heading."""
+    dos: list[str] = []
+    donts: list[str] = []
+    heading_kind: str | None = None  # "do", "dont" or None (a heading that is not about rules)
+    in_fence = False
+    for line in markdown.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        heading = _HEADING.match(line)
+        if heading:
+            title = heading.group(1)
+            heading_kind = "dont" if _NEGATIVE.search(title) else "do" if _RULES_HEADING.search(title) else None
+            continue
+        bullet = _BULLET.match(line)
+        text = bullet.group(1) if bullet else line.strip()
+        text = text.replace("**", "").replace("__", "").strip()
+        if not text:
+            continue
+        keyword = bool(_NEGATIVE.search(text) or _POSITIVE.search(text))
+        if not (keyword or bullet and heading_kind):
+            continue
+        if not bullet and not re.match(r"^(?:always|never|do|don['’]?t|must|avoid)\b", text, re.I):
+            continue  # prose sentences count only when they are imperatives
+        negative = _NEGATIVE.search(text) or bullet and heading_kind == "dont"
+        target = donts if negative else dos
+        if text not in target:
+            target.append(text)
+    return _render_summary(dos, donts, limit)
+
+
+def _render_summary(dos: list[str], donts: list[str], limit: int) -> str:
+    out: list[str] = []
+    used = 0
+    left_out = 0
+    for title, items in (("DO:", dos), ("DON'T:", donts)):
+        if not items:
+            continue
+        out.append(title)
+        used += len(title) + 1
+        for item in items:
+            entry = f"- {item}"
+            if used + len(entry) + 1 > limit:
+                left_out += 1
+                continue
+            out.append(entry)
+            used += len(entry) + 1
+    if left_out:
+        out.append(f"({left_out} more rules in the rules file)")
+    return "\n".join(out)
+
+
+def load_project_rules(root: ProjectRoot, context: ContextSettings) -> dict[str, Any]:
+    """The rules a session starts with: source, summary, content (capped) and content_hash; a note when absent."""
+    file, tried = _rules_file(root, context)
+    if file is None:
+        return {
+            "source": None,
+            "note": f"no project rules file found (looked for {', '.join(tried)}); "
+            "set project_rules.source in .code-intel/context.yml to use another file",
+        }
+    data = file.read_bytes()
+    text = data.decode("utf-8", errors="replace")
+    digest = _hash(data)
+    settings = context.project_rules
+    fresh = bool(settings.summary.strip()) and settings.content_hash == digest
+    result: dict[str, Any] = {
+        "source": root.relative(file),
+        "summary": settings.summary.strip() if fresh else extract_summary(text),
+        "summary_from": "context.yml" if fresh else "rules file",
+        "content": text[:MAX_CONTENT_CHARS],
+        "content_hash": digest,
+    }
+    if len(text) > MAX_CONTENT_CHARS:
+        result["content_truncated"] = True
+        result["note"] = f"content cut at {MAX_CONTENT_CHARS} of {len(text)} characters; read {result['source']} for the rest"
+    elif settings.summary.strip() and not fresh:
+        result["note"] = "context.yml's summary is older than the rules file; call update_context to refresh it"
+    return result
+
+
+# context.yml editing --------------------------------------------------------------------------------
+
+
+def _yaml_scalar(value: str | None, indent: str) -> str:
+    """A YAML value for one key: a literal block for multi-line text, a quoted string otherwise."""
+    if value is None:
+        return " null"
+    lines = value.split("\n")
+    if len(lines) > 1 and all(line == line.rstrip() and "\t" not in line for line in lines) and not lines[0].startswith(" "):
+        return " |-\n" + "\n".join(f"{indent}  {line}" if line else "" for line in lines)
+    return " " + yaml.safe_dump(value, default_style='"', width=10_000, allow_unicode=True).strip().removesuffix("...").strip()
+
+
+def _block_extent(lines: list[str], start: int, indent: int) -> int:
+    """Index past the value of the key on lines[start]: following lines indented deeper (or blank)."""
+    end = start + 1
+    while end < len(lines) and (not lines[end].strip() or len(lines[end]) - len(lines[end].lstrip()) > indent):
+        end += 1
+    while end > start + 1 and not lines[end - 1].strip():
+        end -= 1
+    return end
+
+
+def _set_key(lines: list[str], lo: int, hi: int, indent: str, key: str, value: str | None) -> tuple[list[str], int]:
+    """Replace (or add) `key:` at `indent` within lines[lo:hi]; returns the new lines and the new `hi`."""
+    rendered = (indent + key + ":" + _yaml_scalar(value, indent)).split("\n")
+    pattern = re.compile(rf"^{re.escape(indent)}{re.escape(key)}\s*:")
+    for i in range(lo, hi):
+        if pattern.match(lines[i]):
+            end = _block_extent(lines, i, len(indent))
+            return lines[:i] + rendered + lines[end:], hi - (end - i) + len(rendered)
+    insert_at = hi
+    while insert_at > lo and not lines[insert_at - 1].strip():
+        insert_at -= 1
+    return lines[:insert_at] + rendered + lines[insert_at:], hi + len(rendered)
+
+
+def _edit_text(text: str, summary: str, digest: str, synced: str) -> str:
+    lines = text.split("\n")
+    start = next((i for i, line in enumerate(lines) if re.match(r"^project_rules\s*:\s*(?:#.*)?$", line)), None)
+    if start is None:
+        lines = [*lines[: len(lines) - (1 if lines and lines[-1] == "" else 0)], "project_rules:", ""]
+        start = len(lines) - 2
+    hi = start + 1
+    while hi < len(lines) and (not lines[hi].strip() or lines[hi][0] in " \t#"):
+        hi += 1
+    child = next((line for line in lines[start + 1 : hi] if line.strip() and not line.lstrip().startswith("#")), "  x")
+    indent = child[: len(child) - len(child.lstrip())] or "  "
+    lines, hi = _set_key(lines, start + 1, hi, indent, "summary", summary)
+    lines, hi = _set_key(lines, start + 1, hi, indent, "content_hash", digest)
+    lines, _ = _set_key(lines, 0, len(lines), "", "last_synced", synced)
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _write_atomic(file: Path, text: str) -> None:
+    file.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=file.parent, prefix=".context.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, file)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def refresh_project_rules(root: ProjectRoot) -> dict[str, Any]:
+    """update_context: digest the rules file into context.yml (summary, content_hash, last_synced)."""
+    context = load_context(root.state_dir)
+    file, tried = _rules_file(root, context)
+    if file is None:
+        return {"changed": False, "source": None,
+                "note": f"no project rules file found (looked for {', '.join(tried)}); nothing to summarise"}
+    data = file.read_bytes()
+    digest = _hash(data)
+    summary = extract_summary(data.decode("utf-8", errors="replace"))
+    previous = context.project_rules
+    source = root.relative(file)
+    if previous.content_hash == digest and previous.summary.strip() == summary:
+        return {"changed": False, "source": source, "summary": summary, "content_hash": digest, "last_synced": context.last_synced}
+    synced = datetime.now(UTC).isoformat(timespec="seconds")
+    context_file = root.state_dir / "context.yml"
+    original = context_file.read_text(encoding="utf-8") if context_file.exists() else ""
+    before = yaml.safe_load(original) or {}
+    edited = _edit_text(original, summary, digest, synced)
+    comments_kept = True
+    expected = {**before, "project_rules": {**(before.get("project_rules") or {}), "summary": summary,
+                                             "content_hash": digest}, "last_synced": synced}
+    try:
+        ok = yaml.safe_load(edited) == expected
+    except yaml.YAMLError:
+        ok = False
+    if not ok:  # an unusual layout: fall back to a plain YAML dump, which keeps keys but not comments
+        log.warning("context.yml could not be edited in place; rewriting it without comments")
+        edited = yaml.safe_dump(expected, sort_keys=False, allow_unicode=True)
+        comments_kept = False
+    _write_atomic(context_file, edited)
+    return {
+        "changed": True,
+        "source": source,
+        "summary": summary,
+        "content_hash": digest,
+        "previous_hash": previous.content_hash,
+        "previous_summary": previous.summary,
+        "last_synced": synced,
+        "context_file": root.relative(context_file),
+        "comments_preserved": comments_kept,
+    }

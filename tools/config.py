@@ -109,12 +109,24 @@ def _validate(model: type[BaseModel], data: Any, file: Path) -> Any:
         raise ConfigError(_describe(file, err), hint=f"fix or remove the key in {file.name}; defaults apply to missing keys") from None
 
 
+def _read_text(file: Path) -> str:
+    try:
+        return file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"{file}: not UTF-8 text (byte {err.start})", hint=f"save {file.name} as UTF-8") from None
+    except OSError as err:
+        raise ConfigError(f"{file}: cannot be read ({err.strerror})", hint=f"make {file.name} a readable file") from None
+
+
 def load_config(state_dir: Path) -> Config:
     file = state_dir / "config.json"
     if not file.exists():
         return Config()
+    text = _read_text(file)
+    if not text.strip():  # an empty file, like a missing one, means defaults
+        return Config()
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
+        data = json.loads(text)
     except json.JSONDecodeError as err:
         raise ConfigError(f"{file}: not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})") from None
     return _validate(Config, data, file)
@@ -125,7 +137,7 @@ def load_context(state_dir: Path) -> ContextSettings:
     if not file.exists():
         return ContextSettings()
     try:
-        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+        data = yaml.safe_load(_read_text(file))
     except yaml.YAMLError as err:
         raise ConfigError(f"{file}: not valid YAML ({err})") from None
     return _validate(ContextSettings, data, file)

@@ -1,0 +1,142 @@
+"""review_changes: what the session changed, measured against the tree it started from.
+
+The comparison is snapshot -> working tree, so it holds both the session's commits on the task
+branch and its uncommitted edits, and never the edits the user had made before the session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pydantic import BaseModel, Field
+
+from tools.git.garbage import ChangedFile, GarbageCandidate, find_garbage
+from tools.git.runner import GitRunner
+from tools.git.snapshot import RepoLayout, entry, snapshot_base, snapshot_tree, tree_of, working_tree
+
+_STATUS = {"A": "added", "M": "modified", "D": "deleted", "T": "type_changed"}
+
+
+class ReviewedFile(BaseModel):
+    file: str
+    status: str
+    added: int | None  # None for binary files
+    removed: int | None
+    binary: bool = False
+    had_user_edits: bool = False  # the user had uncommitted edits in it before the session
+    in_branch_commits: bool = False  # part of it is already committed on the task branch
+    write_allowed: bool | None = None  # set when the caller passes its write rules
+
+
+class ChangeReview(BaseModel):
+    files: list[ReviewedFile] = Field(default_factory=list)
+    diff: str = ""
+    diff_truncated: bool = False
+    diff_total_bytes: int = 0
+    diff_omitted_files: list[str] = Field(default_factory=list)
+    garbage: list[GarbageCandidate] = Field(default_factory=list)
+    outside_write_rules: list[str] = Field(default_factory=list)
+    note: str = ""
+
+
+def _split_patch(patch: str) -> list[str]:
+    """One chunk per file, in git's order (the same order as its name-status list)."""
+    chunks: list[str] = []
+    for line in patch.splitlines(keepends=True):
+        if line.startswith("diff --git ") or not chunks:
+            chunks.append(line)
+        else:
+            chunks[-1] += line
+    return chunks
+
+
+def _cap(chunks: list[str], files: list[str], max_bytes: int) -> tuple[str, list[str], bool]:
+    """Whole file diffs while they fit, then as much of the next as fits (cut at a line end)."""
+    kept: list[str] = []
+    used = 0
+    for index, chunk in enumerate(chunks):
+        size = len(chunk.encode())
+        if used + size <= max_bytes:
+            kept.append(chunk)
+            used += size
+            continue
+        room = max_bytes - used
+        partial = chunk.encode()[:room].decode(errors="ignore")
+        partial = partial[: partial.rfind("\n") + 1]
+        if partial:
+            kept.append(partial + "... [diff of this file cut here]\n")
+        return "".join(kept), files[index + (1 if partial else 0):], True
+    return "".join(kept), [], False
+
+
+def review_session(
+    git: GitRunner,
+    layout: RepoLayout,
+    snapshot: str,
+    *,
+    max_diff_bytes: int,
+    write_allowed: Callable[[str], bool] | None = None,
+) -> ChangeReview:
+    start = snapshot_tree(git, snapshot)
+    committed_at_start = tree_of(git, snapshot_base(git, snapshot))
+    head = tree_of(git, git.rev("HEAD"))
+    current = working_tree(git, layout)
+    scope = ["--", *layout.scope]
+
+    statuses = git.run(["diff-tree", "-r", "-z", "--no-renames", "--name-status", start, current, *scope])[1].split(b"\0")
+    numstats = git.run(["diff-tree", "-r", "-z", "--no-renames", "--numstat", start, current, *scope])[1].split(b"\0")
+    patch = git.run(["diff-tree", "-r", "-p", "--no-renames", "--no-color", "--no-ext-diff", start, current, *scope])[1]
+    counts: dict[str, tuple[int | None, int | None]] = {}
+    for record in numstats:
+        if record.count(b"\t") == 2:
+            plus, minus, counted = record.decode(errors="surrogateescape").split("\t", 2)
+            counts[counted] = (None, None) if plus == "-" else (int(plus), int(minus))
+
+    repo_paths: list[str] = []
+    review = ChangeReview()
+    for letter, name in zip(statuses[0::2], statuses[1::2], strict=False):
+        repo_path = name.decode(errors="surrogateescape")
+        repo_paths.append(repo_path)
+        added, removed = counts.get(repo_path, (None, None))
+        review.files.append(ReviewedFile(
+            file=layout.from_repo(repo_path) or repo_path,
+            status=_STATUS.get(letter.decode()[:1], letter.decode()),
+            added=added,
+            removed=removed,
+            binary=added is None,
+            had_user_edits=entry(git, start, repo_path) != entry(git, committed_at_start, repo_path),
+            in_branch_commits=entry(git, head, repo_path) != entry(git, committed_at_start, repo_path),
+        ))
+
+    text = patch.decode(errors="replace")
+    chunks = _split_patch(text)
+    names = [f.file for f in review.files]
+    changes = [
+        ChangedFile(
+            file=f.file,
+            status=f.status,
+            binary=f.binary,
+            size=_size(git, repo_path),
+            patch=chunks[i] if len(chunks) == len(names) else "",
+        )
+        for i, (f, repo_path) in enumerate(zip(review.files, repo_paths, strict=True))
+    ]
+    review.garbage = find_garbage(changes)
+    review.diff_total_bytes = len(patch)
+    review.diff, review.diff_omitted_files, review.diff_truncated = _cap(chunks, names, max_diff_bytes)
+    if review.diff_truncated:
+        review.note = (
+            f"the diff was cut at {max_diff_bytes} of {len(patch)} bytes; files with no diff shown: "
+            f"{', '.join(review.diff_omitted_files) or 'none'}. Read them directly to review them."
+        )
+    if write_allowed is not None:
+        for item in review.files:
+            item.write_allowed = write_allowed(item.file)
+        review.outside_write_rules = [f.file for f in review.files if f.write_allowed is False]
+    return review
+
+
+def _size(git: GitRunner, repo_path: str) -> int | None:
+    path = git.toplevel / repo_path
+    return path.stat().st_size if path.is_file() else None
+

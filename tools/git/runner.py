@@ -1,0 +1,112 @@
+"""One small door to git: argument lists only, bytes out, failures as GitError.
+
+Commands run through GitPython's `Git.execute` (no shell). GitPython is imported when the first
+runner is built, not when this module is imported, so the MCP server still lists tools quickly.
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from tools.errors import GitError
+
+log = logging.getLogger(__name__)
+
+# Identity for code-intel's own bookkeeping commits (snapshots), so they work without user.name set.
+BOOKKEEPING_IDENTITY = {
+    "GIT_AUTHOR_NAME": "code-intel",
+    "GIT_AUTHOR_EMAIL": "code-intel@localhost",
+    "GIT_COMMITTER_NAME": "code-intel",
+    "GIT_COMMITTER_EMAIL": "code-intel@localhost",
+}
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+COMMAND_TIMEOUT_S = 120.0
+
+
+class GitRunner:
+    """Runs git in one repository's top-level folder."""
+
+    def __init__(self, toplevel: Path) -> None:
+        import git  # GitPython: imported on first use (about 100 ms)
+
+        self.toplevel = toplevel
+        self._git = git.Git(str(toplevel))
+
+    def run(
+        self,
+        args: Sequence[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        check: bool = True,
+        stdin_file: Path | None = None,
+    ) -> tuple[int, bytes, str]:
+        """(exit status, stdout bytes, stderr text); raises GitError on a non-zero status when `check`."""
+        command = ["git", *args]
+        handle = stdin_file.open("rb") if stdin_file else None
+        try:
+            status, out, err = self._git.execute(
+                command,
+                istream=handle,
+                with_extended_output=True,
+                with_exceptions=False,
+                stdout_as_string=False,
+                strip_newline_in_stdout=False,
+                kill_after_timeout=COMMAND_TIMEOUT_S,
+                env=dict(env) if env else None,
+            )
+        finally:
+            if handle:
+                handle.close()
+        stdout = out if isinstance(out, bytes) else str(out or "").encode()
+        stderr = err.decode(errors="replace") if isinstance(err, bytes) else str(err or "")
+        if check and status != 0:
+            log.debug("git %s failed (%s): %s", " ".join(args), status, stderr.strip())
+            raise GitError(
+                f"git {args[0]} failed: {stderr.strip() or f'exit status {status}'}",
+                hint="the repository was left as it was; fix the cause above and submit again",
+            )
+        return status, stdout, stderr
+
+    def text(self, *args: str, env: Mapping[str, str] | None = None) -> str:
+        """Stdout of a successful command, decoded and stripped."""
+        return self.run(args, env=env)[1].decode(errors="replace").strip()
+
+    def ok(self, *args: str, env: Mapping[str, str] | None = None) -> bool:
+        return self.run(args, env=env, check=False)[0] == 0
+
+    def rev(self, name: str) -> str | None:
+        """The object id `name` points to, or None when it does not resolve."""
+        status, out, _ = self.run(["rev-parse", "--verify", "--quiet", "--end-of-options", name], check=False)
+        return out.decode().strip() if status == 0 else None
+
+    def git_path(self, name: str) -> Path:
+        """Where git keeps `name` (e.g. "index"), worktrees included."""
+        path = Path(self.text("rev-parse", "--git-path", name))
+        return path if path.is_absolute() else self.toplevel / path
+
+    def blob_bytes(self, blob: str) -> bytes:
+        return self.run(["cat-file", "blob", blob])[1]
+
+    def write_blob(self, content: bytes) -> str:
+        """Store `content` as a blob and return its id."""
+        with tempfile.TemporaryDirectory(prefix="code-intel-blob-") as folder:
+            source = Path(folder) / "content"
+            source.write_bytes(content)
+            return self.text("hash-object", "-w", "--no-filters", "--", str(source))
+
+    @contextmanager
+    def temporary_index(self, seed_from_real_index: bool) -> Iterator[dict[str, str]]:
+        """Env that points git at a throw-away index, so the user's own index is never touched.
+
+        Seeding from the real index reuses its stat cache: `add -A` then re-hashes only changed files.
+        """
+        with tempfile.TemporaryDirectory(prefix="code-intel-index-") as folder:
+            index = Path(folder) / "index"
+            real = self.git_path("index")
+            if seed_from_real_index and real.is_file():
+                index.write_bytes(real.read_bytes())
+            yield {"GIT_INDEX_FILE": str(index)}

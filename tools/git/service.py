@@ -1,0 +1,358 @@
+"""GitService: the workflow's GitPort on a real repository (see docs/git.md for the decisions).
+
+Every operation checks what it needs before it changes anything, so a refusal (GitError) leaves
+the repository as it was. The user's uncommitted work is never committed, reset or dropped: it
+rides along in the working tree through every branch switch.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from tools.errors import GitError, InvalidArgument
+from tools.git import branches as br
+from tools.git.commit import commit_session
+from tools.git.review import review_session
+from tools.git.runner import GitRunner
+from tools.git.snapshot import (
+    SNAPSHOT_REF_PREFIX,
+    RepoLayout,
+    changed_paths,
+    drop_snapshot,
+    list_snapshot_refs,
+    snapshot_tree,
+    take_snapshot,
+    working_tree,
+)
+from tools.project import STATE_DIR, ProjectRoot
+from tools.workflow.ports import BranchChoice, GitSessionInfo
+
+log = logging.getLogger(__name__)
+NOT_A_REPO = "not a git repository: the workflow runs without task branches, commits or merges"
+
+
+class GitService:
+    """Implements tools.workflow.ports.GitPort."""
+
+    def __init__(self, root: ProjectRoot) -> None:
+        self.root = root
+        self._lock = threading.RLock()
+        self._opened = False
+        self._git: GitRunner | None = None
+        self._layout = RepoLayout(prefix="")
+
+    # repository ---------------------------------------------------------------
+    def _open(self) -> GitRunner | None:
+        """The runner at the repository's top level, or None when the project is not in a repository."""
+        if not self._opened:
+            probe = GitRunner(self.root.path)
+            status, out, _ = probe.run(["rev-parse", "--show-toplevel"], check=False)
+            if status == 0 and out.strip():
+                runner = GitRunner(Path(out.decode().strip()).resolve())
+                prefix = self.root.path.relative_to(runner.toplevel).as_posix()
+                self._layout = RepoLayout(prefix="" if prefix == "." else prefix + "/")
+                self._git = runner
+            self._opened = True
+        return self._git
+
+    def is_repo(self) -> bool:
+        with self._lock:
+            return self._open() is not None
+
+    def close(self) -> None:
+        with self._lock:
+            self._git, self._opened = None, False
+
+    def _need(self) -> GitRunner:
+        git = self._open()
+        assert git is not None
+        return git
+
+    # session start --------------------------------------------------------------
+    def begin_session(self, session_id: str) -> GitSessionInfo:
+        with self._lock:
+            git = self._open()
+            if git is None:
+                return GitSessionInfo(is_repo=False, note=NOT_A_REPO)
+            info = self._describe_head(git, GitSessionInfo(is_repo=True))
+            info.stale_branches = sorted(br.list_task_branches(git))
+            info.snapshot = take_snapshot(git, self._layout, session_id, info.base_commit)
+            log.info("session %s: base %s, stale branches %s", session_id, info.base_branch or info.base_commit, info.stale_branches)
+            return info
+
+    def _describe_head(self, git: GitRunner, info: GitSessionInfo) -> GitSessionInfo:
+        """Fill base_branch, base_commit, detached, current_task_branch and note from where HEAD is now."""
+        head = br.head_state(git)
+        info.base_commit = head.commit
+        info.detached = head.branch is None
+        info.current_task_branch = None
+        info.base_branch = head.branch
+        notes: list[str] = []
+        if head.branch and br.base_of(head.branch):
+            info.current_task_branch = head.branch
+            info.base_branch = br.base_of(head.branch)
+            notes.append(f"HEAD is on the task branch {head.branch}")
+        if info.detached and head.commit:
+            notes.append(
+                f"HEAD is detached at {head.commit[:12]}: the task branch starts from that commit and MERGE leaves "
+                "the work on the task branch, saying how to merge it"
+            )
+        if head.commit is None:
+            notes.append("the repository has no commit yet: make a first commit before a task branch can be created")
+        info.note = "; ".join(notes)
+        return info
+
+    def _restart_snapshot(self, git: GitRunner, info: GitSessionInfo, session_id: str | None) -> None:
+        """Re-take the snapshot after a branch switch, so files the switch changed never count as session edits."""
+        if not session_id:
+            return
+        drop_snapshot(git, session_id)
+        info.snapshot = take_snapshot(git, self._layout, session_id, info.base_commit)
+
+    def _session_id(self, git: GitRunner, info: GitSessionInfo) -> str | None:
+        if not info.snapshot:
+            return None
+        for ref in list_snapshot_refs(git):
+            if git.rev(ref) == info.snapshot:
+                return ref[len(SNAPSHOT_REF_PREFIX):]
+        return None
+
+    # BRANCH_INTERVENTION ----------------------------------------------------------
+    def resolve_stale_branches(self, choice: BranchChoice, info: GitSessionInfo) -> tuple[GitSessionInfo, dict[str, Any]]:
+        if choice not in ("delete", "merge", "continue"):
+            raise InvalidArgument(f"unknown branch choice {choice!r}", hint="send choice: 'delete', 'merge' or 'continue'")
+        with self._lock:
+            git = self._open()
+            info = info.model_copy(deep=True)
+            info.branch_policy = choice
+            if git is None:
+                return info, {"choice": choice, "note": NOT_A_REPO}
+            if choice == "continue":
+                return self._continue(git, info)
+            session_id = self._session_id(git, info)
+            branches = br.list_task_branches(git)
+            report: dict[str, Any] = {"choice": choice}
+            if choice == "merge":
+                report["merged"] = self._merge_stale(git, info, branches)
+            else:
+                self._leave_task_branch(git, info)
+            report["deleted_branches"] = self._delete_branches(git, br.list_task_branches(git))
+            self._describe_head(git, info)
+            info.stale_branches, info.task_branch = [], None
+            self._restart_snapshot(git, info, session_id)
+            report["now_on"] = info.base_branch or info.base_commit
+            return info, report
+
+    def _continue(self, git: GitRunner, info: GitSessionInfo) -> tuple[GitSessionInfo, dict[str, Any]]:
+        head = br.head_state(git)
+        report: dict[str, Any] = {"choice": "continue", "kept_branches": sorted(br.list_task_branches(git))}
+        if info.current_task_branch and head.branch == info.current_task_branch:
+            info.task_branch = info.current_task_branch
+            report["note"] = f"the session works on {info.task_branch}; MERGE merges it into {info.base_branch}"
+        else:
+            report["note"] = (
+                f"HEAD is on {head.branch or 'a detached commit'}, not on a task branch: no task branch will be "
+                "created, so the session's commit goes straight onto it and MERGE has nothing to merge"
+            )
+        return info, report
+
+    def _merge_stale(self, git: GitRunner, info: GitSessionInfo, branches: dict[str, str]) -> dict[str, Any]:
+        target = info.current_task_branch or (next(iter(branches)) if len(branches) == 1 else None)
+        if not target or target not in branches:
+            raise GitError(
+                "merge needs one task branch to merge, but HEAD is not on a task branch and there are "
+                f"{len(branches)}: {', '.join(sorted(branches))}",
+                hint="check out the llm_task_* branch to merge and start again, or choose 'delete' or 'continue'",
+            )
+        base = br.base_of(target)
+        if not base or not br.branch_exists(git, base):
+            raise GitError(
+                f"{target} has no base branch to merge into ({base!r} is not a branch; it may have started from a "
+                "detached HEAD)",
+                hint=f"merge it by hand (git checkout <branch> && git merge {target}), or choose 'delete' or 'continue'",
+            )
+        result = br.plan_merge(git, target, base, f"Merge {target} into {base}")
+        br.land_on_base(git, target, base, result, f"code-intel: merge {target}")
+        return {"branch": target, "into": base, "kind": result.kind, "commit": result.new_base_head, "branch_head": branches[target]}
+
+    def _leave_task_branch(self, git: GitRunner, info: GitSessionInfo) -> str | None:
+        """When HEAD is on a task branch, go back to the base named in it (carrying uncommitted work)."""
+        head = br.head_state(git)
+        base = br.base_of(head.branch) if head.branch else None
+        if not base:
+            return None
+        if not br.branch_exists(git, base) and not git.rev(f"{base}^{{commit}}"):
+            raise GitError(
+                f"HEAD is on {head.branch}, whose base {base!r} no longer exists",
+                hint="check out the branch you want to keep working on, then try again; nothing was deleted",
+            )
+        br.switch_to(git, base)
+        return base
+
+    def _delete_branches(self, git: GitRunner, branches: dict[str, str]) -> list[dict[str, str]]:
+        deleted = []
+        for name, head in sorted(branches.items()):
+            br.delete_branch(git, name)
+            log.info("deleted %s at %s", name, head)
+            deleted.append({"branch": name, "head": head, "recover": f"git branch {name} {head}"})
+        return deleted
+
+    # READY planning -----------------------------------------------------------------
+    def create_task_branch(self, session_id: str, info: GitSessionInfo) -> GitSessionInfo:
+        with self._lock:
+            git = self._open()
+            info = info.model_copy(deep=True)
+            if git is None:
+                return info
+            head = br.head_state(git)
+            if info.branch_policy == "continue":
+                info.task_branch = info.current_task_branch if head.branch == info.current_task_branch else None
+                return info
+            if info.task_branch and br.branch_exists(git, info.task_branch):
+                if head.branch != info.task_branch:
+                    br.switch_to(git, info.task_branch)  # back to READY after a revert: keep working on it
+                return info
+            if head.commit is None:
+                raise GitError(
+                    "the repository has no commit yet, so there is nothing to branch from",
+                    hint="make a first commit (e.g. `git commit --allow-empty -m 'Initial commit'`), then submit READY again",
+                )
+            expected = info.base_branch if not info.detached else None
+            if head.branch != expected or (info.detached and head.commit != info.base_commit):
+                raise GitError(
+                    f"HEAD moved since the session started (now {head.branch or head.commit[:12]}, was "
+                    f"{info.base_branch or (info.base_commit or '')[:12]})",
+                    hint="check out the branch the session started on and submit again, or start a new session",
+                )
+            name = br.task_branch_name(session_id, info.base_branch or head.commit[:12])
+            if not git.ok("check-ref-format", "--branch", name):
+                raise GitError(f"{name!r} is not a valid branch name", hint="session ids must be plain letters, digits, '-' or '_'")
+            git.run(["checkout", "--quiet", "-b", name])  # same commit: the working tree and index stay as they are
+            info.task_branch = name
+            log.info("created task branch %s", name)
+            return info
+
+    # READY implementation / PRE_COMMIT -------------------------------------------------
+    def changed_since_snapshot(self, info: GitSessionInfo) -> list[str]:
+        with self._lock:
+            git = self._open()
+            if git is None or not info.snapshot:
+                return []
+            changed = changed_paths(git, snapshot_tree(git, info.snapshot), working_tree(git, self._layout))
+            return [p for p in (self._layout.from_repo(c) for c in changed) if p is not None]
+
+    def review(
+        self, info: GitSessionInfo, *, max_diff_bytes: int = 200_000, write_allowed: Callable[[str], bool] | None = None
+    ) -> dict[str, Any]:
+        """The session's changes; pass `write_allowed` (the write rules) to flag files written outside them."""
+        with self._lock:
+            git = self._open()
+            if git is None or not info.snapshot:
+                return {"is_repo": git is not None, "files": [], "diff": "", "diff_truncated": False, "garbage": [],
+                        "note": NOT_A_REPO if git is None else "no snapshot for this session: nothing to compare"}
+            review = review_session(git, self._layout, info.snapshot, max_diff_bytes=max_diff_bytes, write_allowed=write_allowed)
+            return {"is_repo": True, "task_branch": info.task_branch, **review.model_dump()}
+
+    def _project_paths(self, paths: list[str], kind: str) -> list[str]:
+        out: list[str] = []
+        for raw in paths:
+            resolved = self.root.resolve(raw, kind=kind)
+            rel = self.root.relative(resolved)
+            if rel == "." or PurePosixPath(rel).parts[:1] == (STATE_DIR,):
+                raise InvalidArgument(f"{kind} {raw!r} is not a project file", hint=f"list files, not folders or {STATE_DIR}/")
+            if resolved.is_dir():
+                raise InvalidArgument(f"{kind} {raw!r} is a folder", hint="list each file separately")
+            if rel not in out:
+                out.append(rel)
+        return out
+
+    def commit(
+        self, info: GitSessionInfo, reviewed_files: list[str], discarded_files: list[str], message: str
+    ) -> tuple[GitSessionInfo, dict[str, Any]]:
+        if not message or not message.strip():
+            raise InvalidArgument("commit_message is empty", hint="send an imperative subject line, e.g. 'Add logout endpoint'")
+        reviewed = self._project_paths(reviewed_files, "reviewed file")
+        discarded = self._project_paths(discarded_files, "discarded file")
+        both = sorted(set(reviewed) & set(discarded))
+        if both:
+            raise InvalidArgument(f"files both reviewed and discarded: {', '.join(both)}", hint="keep each file in one list")
+        with self._lock:
+            git = self._open()
+            info = info.model_copy(deep=True)
+            if git is None:
+                return info, {"committed": False, "note": NOT_A_REPO + "; the changes stay in the working tree"}
+            if not info.snapshot:
+                raise GitError("this session has no working-tree snapshot", hint="start a new session")
+            outcome = commit_session(
+                git, self._layout, snapshot=info.snapshot, task_branch=info.task_branch,
+                reviewed=reviewed, discarded=discarded, message=message.strip() + "\n",
+            )
+            if outcome.commit:
+                info.commits.append(outcome.commit)
+            report = {"committed": outcome.commit is not None, "branch": br.head_state(git).branch, **vars(outcome)}
+            if outcome.commit is None:
+                report["note"] = "no reviewed file differs from the branch head: nothing new was committed"
+            return info, report
+
+    # MERGE -------------------------------------------------------------------------------
+    def merge(self, info: GitSessionInfo) -> tuple[GitSessionInfo, dict[str, Any]]:
+        with self._lock:
+            git = self._open()
+            info = info.model_copy(deep=True)
+            if git is None:
+                return info, {"merged": False, "note": NOT_A_REPO}
+            session_id = self._session_id(git, info)
+            task = info.task_branch
+            head = br.head_state(git)
+            if not task:
+                return info, {"merged": False, "note": f"no task branch in this session: its commits, if any, are on {head.branch or 'the detached HEAD'}"}
+            if info.detached or not info.base_branch:
+                if session_id:
+                    drop_snapshot(git, session_id)
+                return info, {
+                    "merged": False, "task_branch": task,
+                    "note": f"the session started on a detached HEAD ({(info.base_commit or '')[:12]}), so there is no "
+                            f"branch to merge into: the work stays on {task}. Merge it yourself with "
+                            f"`git checkout <branch> && git merge {task}`.",
+                }
+            task_head = git.rev(f"refs/heads/{task}")
+            result = br.plan_merge(git, task, info.base_branch, f"Merge {task} into {info.base_branch}")
+            br.land_on_base(git, task, info.base_branch, result, f"code-intel: merge {task}")
+            br.delete_branch(git, task)
+            if session_id:
+                drop_snapshot(git, session_id)
+            info.task_branch = None
+            log.info("merged %s into %s (%s)", task, info.base_branch, result.kind)
+            return info, {
+                "merged": True, "kind": result.kind, "base_branch": info.base_branch, "commit": result.new_base_head,
+                "deleted_branch": task, "branch_head": task_head,
+            }
+
+    def end_session(self, info: GitSessionInfo) -> None:
+        """Forget the session's snapshot (sessions that end without MERGE: --quick, investigations)."""
+        with self._lock:
+            git = self._open()
+            session_id = self._session_id(git, info) if git else None
+            if git and session_id:
+                drop_snapshot(git, session_id)
+
+    # --clean ----------------------------------------------------------------------------------
+    def cleanup(self) -> dict[str, Any]:
+        with self._lock:
+            git = self._open()
+            if git is None:
+                return {"is_repo": False, "note": NOT_A_REPO, "deleted_branches": []}
+            returned_to = self._leave_task_branch(git, GitSessionInfo(is_repo=True))
+            deleted = self._delete_branches(git, br.list_task_branches(git))
+            snapshots = list_snapshot_refs(git)
+            for ref in snapshots:
+                git.run(["update-ref", "-d", ref])
+            head = br.head_state(git)
+            return {
+                "is_repo": True, "returned_to": returned_to, "now_on": head.branch or head.commit,
+                "deleted_branches": deleted, "deleted_snapshots": len(snapshots),
+            }

@@ -53,8 +53,10 @@ class ProjectRoot:
 
     def resolve(self, user_path: str | os.PathLike[str], *, must_exist: bool = False, kind: str = "path") -> Path:
         """Absolute, symlink-resolved path inside the root; refuses anything that escapes it."""
-        text = os.fspath(user_path)
-        if not isinstance(text, str) or not text.strip():
+        text = os.fspath(user_path) if isinstance(user_path, (str, os.PathLike)) else user_path
+        if not isinstance(text, str):
+            raise InvalidArgument(f"{kind} must be a string, got {type(user_path).__name__}", hint="send a path relative to the project root")
+        if not text.strip():
             raise InvalidArgument(f"{kind} is empty", hint="send a path relative to the project root, e.g. 'src/app.py'")
         if "\x00" in text:
             raise InvalidArgument(f"{kind} contains a NUL byte", hint="send a plain relative path")

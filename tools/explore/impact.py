@@ -1,0 +1,514 @@
+"""Impact analysis: what else a change to some files would touch.
+
+For the symbols of the changed files it gathers their definitions (direct), the code elsewhere
+that references or imports them (dependents), the tests that use them, the config files and
+documents that mention them, and, for web files, the markup cross-references of their CSS classes
+and ids (should_verify). Every item carries `file` and a 1-based `line`. The work is bounded:
+too many symbols, too many hits or over-common names are capped or skipped, and the answer says so.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, Field
+
+from tools.config import DocumentSearchSettings, load_context
+from tools.errors import CodeIntelError, InvalidArgument
+from tools.explore.globbing import glob_matches
+from tools.explore.markup import find_cross_references, is_web_file
+from tools.languages import CODE_LANGUAGES, language_for
+
+if TYPE_CHECKING:
+    from tools.explore.service import Explorer
+
+log = logging.getLogger(__name__)
+
+MAX_FILES = 50
+MAX_SYMBOLS = 40
+MAX_REFERENCES_PER_SYMBOL = 150
+MAX_ITEMS_PER_GROUP = 200
+MAX_MENTIONS = 1000
+PARALLEL_LOOKUPS = 4
+
+Group = Literal["direct", "dependents", "tests", "configs", "docs", "should_verify"]
+GROUPS: tuple[Group, ...] = ("direct", "dependents", "tests", "configs", "docs", "should_verify")
+
+# Names so common that their references say nothing about this change.
+COMMON_NAMES = frozenset({
+    "get", "set", "put", "add", "run", "main", "init", "new", "call", "apply", "update", "delete", "remove",
+    "load", "save", "read", "write", "open", "close", "start", "stop", "reset", "clear", "copy", "render",
+    "name", "data", "value", "values", "items", "keys", "type", "id", "key", "self", "cls", "this",
+    "test", "setup", "setUp", "tearDown", "teardown", "handle", "handler", "process", "execute", "config",
+    "default", "index", "list", "dict", "map", "str", "string", "text", "path", "file", "size", "length",
+    "toString", "equals", "hashCode", "constructor", "String", "Error", "Exception",
+})
+
+CONFIG_SUFFIXES = frozenset({".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".env", ".properties"})
+CONFIG_GLOBS = sorted({f"*{s}" for s in CONFIG_SUFFIXES} | {".env", ".env.*", "*.env.*"})
+TEST_FOLDERS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testing", "test_support"})
+_TEST_NAME = re.compile(
+    r"^(?:test_.+\.py|.+_test\.py|conftest\.py|.+_test\.go|.+\.(?:test|spec)\.[cm]?[jt]sx?|"
+    r".+Tests?\.(?:java|kt|cs)|.+_spec\.rb|.+_test\.rb|.+Test\.php|test_.+\.rb)$"
+)
+_IDENTIFIER = re.compile(r"^[A-Za-z_$][\w$]*$")
+
+
+class ImpactItem(BaseModel):
+    file: str
+    line: int
+    end_line: int | None = None
+    symbol: str | None = None
+    reason: str
+    text: str | None = None
+
+
+class SkippedSymbol(BaseModel):
+    symbol: str
+    reason: str
+
+
+class ImpactReport(BaseModel):
+    files: list[str]
+    symbols: list[str]
+    direct: list[ImpactItem] = Field(default_factory=list)
+    dependents: list[ImpactItem] = Field(default_factory=list)
+    tests: list[ImpactItem] = Field(default_factory=list)
+    configs: list[ImpactItem] = Field(default_factory=list)
+    docs: list[ImpactItem] = Field(default_factory=list)
+    should_verify: list[ImpactItem] = Field(default_factory=list)
+    summary: dict[str, int] = Field(default_factory=dict)
+    skipped: list[SkippedSymbol] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    truncated: bool = False
+
+
+@dataclass(frozen=True)
+class Target:
+    """A symbol to follow: its search name (last dotted part) and, when known, where it is defined."""
+
+    name: str
+    file: str | None = None
+    line: int | None = None
+    end_line: int | None = None
+    kind: str | None = None
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """Explorer results are pydantic models or dicts; the analysis reads plain dicts."""
+    if isinstance(value, BaseModel):
+        return value.model_dump()
+    return dict(value)
+
+
+def is_test_file(path: str) -> bool:
+    parts = PurePosixPath(path).parts
+    return bool(_TEST_NAME.match(parts[-1])) or any(p in TEST_FOLDERS for p in parts[:-1])
+
+
+def is_config_file(path: str) -> bool:
+    name = PurePosixPath(path).name
+    return PurePosixPath(name).suffix.lower() in CONFIG_SUFFIXES or name.startswith(".env")
+
+
+class _Collector:
+    """The report's groups with de-duplication and a cap per group."""
+
+    def __init__(self) -> None:
+        self.groups: dict[Group, dict[tuple[str, int, str | None], ImpactItem]] = {g: {} for g in GROUPS}
+        self.truncated = False
+
+    def add(self, group: Group, item: ImpactItem) -> None:
+        bucket = self.groups[group]
+        key = (item.file, item.line, item.symbol)
+        if key in bucket:
+            return
+        if len(bucket) >= MAX_ITEMS_PER_GROUP:
+            self.truncated = True
+            return
+        bucket[key] = item
+
+    def has(self, group: Group, file: str, line: int) -> bool:
+        return any(k[0] == file and k[1] == line for k in self.groups[group])
+
+    def fill(self, report: ImpactReport) -> None:
+        for group in GROUPS:
+            items = sorted(self.groups[group].values(), key=lambda i: (i.file, i.line, i.symbol or ""))
+            setattr(report, group, items)
+        report.summary = {group: len(self.groups[group]) for group in GROUPS}
+        report.truncated = report.truncated or self.truncated
+
+
+# --------------------------------------------------------------------------- inputs
+def _changed_files(explorer: Explorer, files: list[str]) -> list[str]:
+    if not isinstance(files, list) or not files:
+        raise InvalidArgument("files is empty", hint="send the files you plan to change, e.g. ['src/app.py']")
+    if len(files) > MAX_FILES:
+        raise InvalidArgument(f"{len(files)} files is too many for one impact analysis (at most {MAX_FILES})",
+                              hint="split the change, or analyse the files that hold the changed symbols")
+    out: list[str] = []
+    for file in files:
+        if not isinstance(file, str):
+            raise InvalidArgument(f"files must be strings, got {file!r}", hint="send project-relative paths")
+        absolute = explorer.root.resolve(file, must_exist=True, kind="file")
+        if absolute.is_dir():
+            raise InvalidArgument(f"{file!r} is a folder, not a file",
+                                  hint="list the files inside it you plan to change (search_files can list them)")
+        relative = explorer.root.relative(absolute)
+        if relative not in out:
+            out.append(relative)
+    return out
+
+
+def _search_name(symbol: str) -> str:
+    """`Class.method`, `mod::fn` and `obj->m` are followed by their last part."""
+    return re.split(r"\.|::|->|#", symbol.strip())[-1].strip("()")
+
+
+def _outline_targets(explorer: Explorer, file: str, notes: list[str]) -> list[Target]:
+    """Top-level and class-level symbols of a code file (its outline, two levels deep)."""
+    if language_for(file) not in CODE_LANGUAGES:
+        return []
+    try:
+        outline = as_dict(explorer.get_symbols(file))
+    except CodeIntelError as err:
+        notes.append(f"{file}: no symbol outline ({err.message})")
+        return []
+    targets: list[Target] = []
+    for symbol in outline.get("symbols", []):
+        targets.append(Target(symbol["name"], file, symbol["line"], symbol.get("end_line"), symbol.get("kind")))
+        for child in symbol.get("children", []):
+            targets.append(Target(child["name"], file, child["line"], child.get("end_line"), child.get("kind")))
+    return targets
+
+
+def _requested_targets(explorer: Explorer, symbols: list[str], changed: list[str], notes: list[str]) -> list[Target]:
+    targets: list[Target] = []
+    for raw in symbols:
+        if not isinstance(raw, str) or not raw.strip():
+            raise InvalidArgument(f"symbols must be non-empty names, got {raw!r}",
+                                  hint="send names such as 'parse_config' or 'Parser.parse', or omit symbols")
+        if raw.strip()[0] in ".#":
+            continue  # a CSS selector: handled by the markup cross-references
+        name = _search_name(raw)
+        if not _IDENTIFIER.match(name):
+            raise InvalidArgument(f"symbol {raw!r} is not an identifier",
+                                  hint="send a function, class, method or variable name; use search_text for other text")
+        found = as_dict(explorer.find_definitions(name, max_results=100))
+        here = [d for d in found.get("definitions", []) if d["file"] in changed]
+        if not here:
+            notes.append(f"{raw}: not defined in the given files; its uses were followed anyway")
+            targets.append(Target(name))
+        for d in here:
+            targets.append(Target(name, d["file"], d["line"], d.get("end_line"), d.get("kind")))
+    return targets
+
+
+def _skip_reason(name: str) -> str | None:
+    if name.startswith("__") and name.endswith("__"):
+        return "special method: called implicitly, its references are not meaningful"
+    if name in COMMON_NAMES:
+        return "over-common name: its references would flood the result; search for a qualified use instead"
+    if len(name) < 3:
+        return "too short to search for reliably"
+    return None
+
+
+# --------------------------------------------------------------------------- references
+def _reason_for_reference(name: str, text: str, column: int) -> str:
+    if is_import_line(text):
+        return f"imports {name}"
+    after = text[column - 1 + len(name):].lstrip() if column >= 1 else ""
+    return f"calls {name}" if after.startswith("(") else f"references {name}"
+
+
+def _follow_references(explorer: Explorer, target_names: list[str], changed: set[str],
+                       direct_sites: set[tuple[str, int]], out: _Collector, report: ImpactReport) -> None:
+    def lookup(name: str) -> tuple[str, dict[str, Any] | None, str | None]:
+        try:
+            return name, as_dict(explorer.find_references(name, max_results=MAX_REFERENCES_PER_SYMBOL)), None
+        except CodeIntelError as err:  # e.g. a timeout: keep the other symbols' results
+            return name, None, err.message
+
+    with ThreadPoolExecutor(max_workers=PARALLEL_LOOKUPS) as pool:
+        results = list(pool.map(lookup, target_names))
+    for name, found, problem in results:
+        if found is None:
+            report.notes.append(f"{name}: references not searched ({problem})")
+            report.truncated = True
+            continue
+        if found.get("truncated"):
+            report.truncated = True
+            report.notes.append(f"{name}: more than {MAX_REFERENCES_PER_SYMBOL} references, the first ones are listed")
+        for ref in found.get("references", []):
+            file, line, text = ref["file"], ref["line"], ref.get("text", "").strip()[:200]
+            if (file, line) in direct_sites or file in changed:
+                continue  # the changed files themselves are the change, not its impact
+            if ref.get("is_definition"):
+                out.add("should_verify", ImpactItem(file=file, line=line, symbol=name, text=text,
+                                                    reason=f"another definition of {name} (override, shadow or namesake)"))
+                continue
+            reason = _reason_for_reference(name, ref.get("text", ""), int(ref.get("column", 0)))
+            item = ImpactItem(file=file, line=line, symbol=name, reason=reason, text=text)
+            if is_test_file(file):
+                out.add("tests", item)
+            elif is_config_file(file):
+                out.add("configs", item)
+            else:
+                out.add("dependents", item)
+
+
+# --------------------------------------------------------------------------- importers
+_IMPORT_LINE = re.compile(
+    r"^\s*(?:from\s+\S+\s+import\b|import\b|export\s.*\bfrom\s|#\s*include\b|using\s|use\s|require\b)"
+    r"|\brequire\(\s*['\"]|\bimport\(\s*['\"]"
+)
+_PY_FROM = re.compile(r"^\s*from\s+(\.*)([\w.]*)\s+import\s+\(?([^#)]*)")
+_PY_IMPORT = re.compile(r"^\s*import\s+([^#]+)")
+_JS_SPECIFIER = re.compile(r"(?:\bfrom\s*|\brequire\(\s*|\bimport\(\s*|^\s*import\s+)['\"]([^'\"]+)['\"]")
+_GO_IMPORT_LINE = re.compile(r"^\s*(?:import\s+)?(?:[\w.]+\s+)?\"([^\"]+)\"\s*\)?\s*$")
+_JS_SUFFIX = re.compile(r"\.(?:[cm]?[jt]sx?|vue|svelte)$")
+JS_GLOBS = ["*.js", "*.mjs", "*.cjs", "*.jsx", "*.ts", "*.mts", "*.cts", "*.tsx", "*.vue", "*.svelte"]
+
+
+def is_import_line(text: str) -> bool:
+    return bool(_IMPORT_LINE.search(text))
+
+
+def _module_parts(file: str) -> list[str]:
+    """`src/pkg/mod.py` -> [src, pkg, mod]; a package's `__init__.py` stands for the package."""
+    parts = list(PurePosixPath(file).with_suffix("").parts)
+    return parts[:-1] if parts and parts[-1] == "__init__" else parts
+
+
+def python_module_names(file: str) -> list[str]:
+    """Dotted names a Python file may be imported or configured by (`pkg.mod`, `src.pkg.mod`)."""
+    if language_for(file) != "python":
+        return []
+    parts = _module_parts(file)
+    return [".".join(parts[i:]) for i in range(len(parts) - 1) if len(parts) - i >= 2]
+
+
+def _python_imports_file(importer: str, text: str, target: list[str]) -> bool:
+    def ends_with(dotted: list[str]) -> bool:
+        return bool(dotted) and len(dotted) <= len(target) and target[-len(dotted):] == dotted
+
+    m = _PY_FROM.match(text)
+    if m:
+        dots, module, names = m.group(1), m.group(2), m.group(3)
+        imported = [n.split(" as ")[0].strip() for n in names.split(",") if n.strip()]
+        base = module.split(".") if module else []
+        if dots:  # relative: resolved against the importer's package
+            package = list(PurePosixPath(importer).parent.parts)
+            package = package[: len(package) - (len(dots) - 1)] if len(dots) > 1 else package
+            resolved = package + base
+            return resolved == target or any(resolved + [n] == target for n in imported)
+        return ends_with(base) or any(ends_with(base + [n]) for n in imported)
+    m = _PY_IMPORT.match(text)
+    if m:
+        return any(ends_with(part.split(" as ")[0].strip().split(".")) for part in m.group(1).split(","))
+    return False
+
+
+def _js_imports_file(importer: str, text: str, target: str) -> bool:
+    for m in _JS_SPECIFIER.finditer(text):
+        spec = _JS_SUFFIX.sub("", m.group(1))
+        if spec.startswith("."):
+            joined = PurePosixPath(importer).parent / spec
+            parts: list[str] = []
+            for part in joined.parts:
+                if part == "..":
+                    if parts:
+                        parts.pop()
+                elif part != ".":
+                    parts.append(part)
+            resolved = "/".join(parts)
+        else:
+            resolved = re.sub(r"^(?:@|~|#)/", "", spec)
+        candidates = {target}
+        if target.endswith("/index"):
+            candidates.add(target[: -len("/index")])
+        if spec.startswith("."):
+            if resolved in candidates:
+                return True
+        elif any(c == resolved or c.endswith("/" + resolved) for c in candidates):
+            return True
+    return False
+
+
+def _go_imports_dir(text: str, folder: list[str]) -> bool:
+    m = _GO_IMPORT_LINE.match(text)
+    if not m or not folder:
+        return False
+    path = m.group(1).split("/")
+    depth = min(len(path), len(folder))
+    return path[-depth:] == folder[-depth:]
+
+
+def find_importers(explorer: Explorer, changed: list[str], notes: list[str]) -> list[ImpactItem]:
+    """Files that import a changed module (Python, JavaScript/TypeScript, Go package folders)."""
+    items: list[ImpactItem] = []
+    for file in changed:
+        language = language_for(file)
+        path = PurePosixPath(file)
+        if language == "python":
+            target = _module_parts(file)
+            if not target:
+                continue
+            pattern = rf"^\s*(?:from|import)\s.*\b{re.escape(target[-1])}\b"
+            globs, check = ["*.py", "*.pyi"], lambda imp, text, t=target: _python_imports_file(imp, text, t)
+        elif language in ("javascript", "typescript", "tsx") or path.suffix in (".vue", ".svelte"):
+            target_js = str(path.with_suffix(""))
+            stem = path.parent.name if path.stem == "index" and path.parent.name else path.stem
+            pattern = rf"(?:import|require|from)\b.*['\"][^'\"]*\b{re.escape(stem)}\b"
+            globs, check = JS_GLOBS, lambda imp, text, t=target_js: _js_imports_file(imp, text, t)
+        elif language == "go":
+            folder = list(path.parent.parts)
+            if not folder:
+                continue
+            pattern = rf"\"[^\"]*\b{re.escape(folder[-1])}\""
+            globs, check = ["*.go"], lambda imp, text, f=folder: _go_imports_dir(text, f)
+        else:
+            continue
+        try:
+            found = as_dict(explorer.search_text(pattern, glob=globs, max_results=MAX_REFERENCES_PER_SYMBOL))
+        except CodeIntelError as err:
+            notes.append(f"{file}: importers not searched ({err.message})")
+            continue
+        if found.get("truncated"):
+            notes.append(f"{file}: many import lines mention its name; the first ones were checked")
+        module = ".".join(_module_parts(file)) if language == "python" else str(path.with_suffix(""))
+        for match in found.get("matches", []):
+            importer = match["file"]
+            if importer == file or (language == "go" and PurePosixPath(importer).parent == path.parent):
+                continue
+            if check(importer, match["text"]):
+                items.append(ImpactItem(file=importer, line=match["line"], symbol=module,
+                                        reason=f"imports {file}", text=match["text"].strip()[:200]))
+    return items
+
+
+_TEST_NAME_TEMPLATES = ("test_{s}.py", "{s}_test.py", "{s}_test.go", "{s}.test.*", "{s}.spec.*",
+                        "{s}Test.*", "{s}Tests.*", "{s}_spec.rb")
+
+
+def tests_named_after(explorer: Explorer, changed: list[str]) -> list[ImpactItem]:
+    """Test files whose names follow a changed file's name (test_x.py, x.test.ts, x_test.go ...)."""
+    stems = {PurePosixPath(f).stem.split(".")[0]: f for f in changed if not is_test_file(f)}
+    stems = {s: f for s, f in stems.items() if re.fullmatch(r"[\w-]+", s) and s != "__init__"}
+    if not stems:
+        return []
+    names = [t.format(s=s) for s in stems for t in _TEST_NAME_TEMPLATES]
+    found = as_dict(explorer.search_files("**/{" + ",".join(names) + "}", max_results=200))
+    items: list[ImpactItem] = []
+    for hit in found.get("files", []):
+        name = PurePosixPath(hit["file"]).name
+        for stem, source in stems.items():
+            if any(glob_matches(t.format(s=stem), name) for t in _TEST_NAME_TEMPLATES):
+                items.append(ImpactItem(file=hit["file"], line=1, symbol=stem, reason=f"test named after {source}"))
+    return items
+
+
+# --------------------------------------------------------------------------- mentions
+def _mentions(explorer: Explorer, names: Iterable[str], globs: list[str]) -> list[tuple[str, int, str, str]]:
+    """(file, line, name, text) for each line of the globbed files that mentions one of the names as a word."""
+    wanted = sorted(set(names), key=len, reverse=True)
+    if not wanted or not globs:
+        return []
+    alternation = "|".join(re.escape(n) for n in wanted)
+    found = as_dict(explorer.search_text(rf"\b(?:{alternation})\b", glob=globs, max_results=MAX_MENTIONS))
+    word = re.compile(rf"\b(?:{alternation})\b")
+    hits: list[tuple[str, int, str, str]] = []
+    for match in found.get("matches", []):
+        m = word.search(match["text"])
+        if m:
+            hits.append((match["file"], match["line"], m.group(0), match["text"].strip()[:200]))
+    return hits
+
+
+def _document_settings(explorer: Explorer, given: DocumentSearchSettings | None, notes: list[str]) -> DocumentSearchSettings:
+    if given is not None:
+        return given
+    try:
+        return load_context(explorer.root.state_dir).document_search
+    except CodeIntelError as err:
+        notes.append(f"context.yml unreadable, default document patterns used ({err.message})")
+        return DocumentSearchSettings()
+
+
+def _is_document(path: str, settings: DocumentSearchSettings) -> bool:
+    return (any(glob_matches(g, path) for g in settings.include_patterns)
+            and not any(glob_matches(g, path) for g in settings.exclude_patterns))
+
+
+# --------------------------------------------------------------------------- entry point
+def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | None, *,
+                   document_search: DocumentSearchSettings | None = None) -> dict[str, Any]:
+    """Impact of changing `files` (and, when given, only `symbols` in them), grouped as
+    direct / dependents / tests / configs / docs / should_verify, each item with file and line."""
+    changed = _changed_files(explorer, files)
+    if symbols is not None and not isinstance(symbols, list):
+        raise InvalidArgument("symbols must be a list of names", hint="send e.g. ['parse_config'], or omit it")
+    report = ImpactReport(files=changed, symbols=[])
+    out = _Collector()
+
+    if symbols is None:
+        targets = [t for file in changed for t in _outline_targets(explorer, file, report.notes)]
+    else:
+        targets = _requested_targets(explorer, symbols, changed, report.notes)
+    selectors = {s.strip() for s in symbols or [] if isinstance(s, str) and s.strip()[:1] in (".", "#")}
+
+    for t in targets:
+        if t.file is not None and t.line is not None:
+            kind = f" ({t.kind})" if t.kind else ""
+            out.add("direct", ImpactItem(file=t.file, line=t.line, end_line=t.end_line, symbol=t.name,
+                                         reason=f"defined here{kind}"))
+    names: list[str] = []
+    for t in targets:
+        if t.name in names or any(s.symbol == t.name for s in report.skipped):
+            continue
+        reason = _skip_reason(t.name)
+        if reason:
+            report.skipped.append(SkippedSymbol(symbol=t.name, reason=reason))
+        else:
+            names.append(t.name)
+    if len(names) > MAX_SYMBOLS:
+        report.notes.append(f"{len(names)} symbols: the first {MAX_SYMBOLS} were followed; pass symbols= to choose")
+        report.truncated = True
+        names = names[:MAX_SYMBOLS]
+    report.symbols = names
+
+    direct_sites = {(t.file, t.line) for t in targets if t.file and t.line}
+    _follow_references(explorer, names, set(changed), direct_sites, out, report)
+
+    for item in find_importers(explorer, changed, report.notes):
+        out.add("tests" if is_test_file(item.file) else "dependents", item)
+    for item in tests_named_after(explorer, changed):
+        out.add("tests", item)
+
+    module_names = [m for file in changed for m in python_module_names(file)]
+    for file, line, name, text in _mentions(explorer, [*names, *module_names], CONFIG_GLOBS):
+        if file not in changed and is_config_file(file):
+            out.add("configs", ImpactItem(file=file, line=line, symbol=name, text=text, reason=f"mentions {name}"))
+    documents = _document_settings(explorer, document_search, report.notes)
+    for file, line, name, text in _mentions(explorer, names, list(documents.include_patterns)):
+        if file not in changed and _is_document(file, documents):
+            out.add("docs", ImpactItem(file=file, line=line, symbol=name, text=text, reason=f"mentions {name}"))
+
+    for file in changed:
+        if not is_web_file(file):
+            continue
+        items, capped = find_cross_references(explorer, file)
+        report.truncated = report.truncated or capped
+        for raw in items:
+            if selectors and raw["symbol"] not in selectors:
+                continue
+            out.add("should_verify", ImpactItem(**raw))
+    out.fill(report)
+    return report.model_dump(exclude_none=True)

@@ -1,0 +1,307 @@
+"""The `query` router: one natural-language question, answered by symbol, text and semantic search.
+
+The question is mined for candidate identifiers (CamelCase, snake_case, dotted names, quoted text,
+words that name a known definition). Each route runs on what suits it: definition lookups for
+identifiers, ripgrep for identifiers and quoted phrases, the semantic index for the whole question
+when it exists. Results that point at the same place are merged, and places found by several
+routes rank higher. A missing or broken semantic index is noted, never fatal.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, Field
+
+from tools.errors import CodeIntelError, InvalidArgument
+
+if TYPE_CHECKING:
+    from tools.explore.service import Explorer
+
+log = logging.getLogger(__name__)
+
+MAX_QUESTION_CHARS = 2000
+MAX_IDENTIFIERS = 10
+MAX_WORDS = 8
+MAX_RESULTS = 30
+DEFINITIONS_PER_NAME = 10
+TEXT_PER_PATTERN = 15
+SEMANTIC_RESULTS = 10
+SNIPPET_CHARS = 300
+# Extra score for every further route that found the same place.
+AGREEMENT_BONUS = 0.15
+
+HitKind = Literal["definition", "text", "semantic"]
+_KIND_PRIORITY: dict[str, int] = {"definition": 0, "semantic": 1, "text": 2}
+
+STOPWORDS = frozenset("""
+a about above after all also an and any are as at be because been before being below between both but by
+can could did do does doing done down during each few for from further get gets got had has have having he
+her here hers him his how i if in into is it its itself just like make makes many me might more most much
+must my no nor not now of off on once only or other our out over own same she should show shows so some
+such than that the their them then there these they this those through to too under until up use used uses
+using very via was way we were what when where which while who whom why will with within without would you
+your code file files function functions method methods class classes find where's what's does work works
+called call calls handle handles happen happens implemented implement implementation defined define project
+""".split())
+
+_QUOTED = re.compile(r"`([^`]+)`|\"([^\"]+)\"|'([^'\s][^']*[^'\s]|[^'\s])'")
+_IDENT_TOKEN = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*(?:\(\))?")
+_IDENTIFIER = re.compile(r"^[A-Za-z_$][\w$]*$")
+_CAMEL = re.compile(r"[a-z0-9][A-Z]|^[A-Z]{2,}[a-z]")
+
+
+class QueryHit(BaseModel):
+    file: str
+    line: int
+    end_line: int | None = None
+    kind: HitKind
+    name: str | None = None
+    snippet: str
+    score: float
+    sources: list[str]
+    chunk_id: str | None = None
+
+
+class QueryResult(BaseModel):
+    question: str
+    results: list[QueryHit]
+    routes_used: list[str]
+    candidates: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    truncated: bool = False
+
+
+@dataclass
+class Candidates:
+    """What the question names: identifiers (sure), words (maybe names), phrases (literal text)."""
+
+    identifiers: list[str] = field(default_factory=list)
+    words: list[str] = field(default_factory=list)
+    phrases: list[str] = field(default_factory=list)
+
+    def add(self, bucket: list[str], value: str, cap: int) -> None:
+        if value and value not in self.identifiers and value not in bucket and len(bucket) < cap:
+            bucket.append(value)
+
+
+def _looks_like_identifier(token: str) -> bool:
+    """CamelCase, snake_case or $-names: shapes people do not write in prose."""
+    return "_" in token.strip("_") or "$" in token or bool(_CAMEL.search(token))
+
+
+def extract_candidates(question: str) -> Candidates:
+    """Split a question into identifiers, plain words worth checking, and quoted phrases."""
+    found = Candidates()
+
+    def take_identifier(token: str) -> None:
+        token = token.removesuffix("()")
+        parts = [p for p in re.split(r"\.|::|->", token) if p]
+        if len(parts) > 1:
+            found.add(found.phrases, token, MAX_IDENTIFIERS)  # the dotted form as written, for text search
+            for part in (parts[-1], parts[0]):
+                if _IDENTIFIER.match(part) and part.lower() not in STOPWORDS:
+                    found.add(found.identifiers, part, MAX_IDENTIFIERS)
+        elif parts:
+            found.add(found.identifiers, parts[0], MAX_IDENTIFIERS)
+
+    rest = question
+    for m in _QUOTED.finditer(question):
+        text = next(g for g in m.groups() if g is not None).strip()
+        rest = rest.replace(m.group(0), " ")
+        if _IDENT_TOKEN.fullmatch(text):
+            take_identifier(text)
+        elif text:
+            found.add(found.phrases, text, MAX_IDENTIFIERS)
+    for m in _IDENT_TOKEN.finditer(rest):
+        token = m.group(0)
+        dotted = bool(re.search(r"\.|::|->", token))
+        if dotted or token.endswith("()") or _looks_like_identifier(token.removesuffix("()")):
+            take_identifier(token)
+        elif len(token) >= 3 and token.lower() not in STOPWORDS and token.isalpha():
+            found.add(found.words, token, MAX_WORDS)
+    found.words = [w for w in found.words if w not in found.identifiers]
+    return found
+
+
+# --------------------------------------------------------------------------- routes
+def _as_dict(value: Any) -> dict[str, Any]:
+    return value.model_dump() if isinstance(value, BaseModel) else dict(value)
+
+
+class _Lines:
+    """Reads a file's lines once, for definition snippets."""
+
+    def __init__(self, explorer: Explorer) -> None:
+        self.explorer = explorer
+        self.cache: dict[str, list[str]] = {}
+
+    def line(self, file: str, line: int) -> str:
+        if file not in self.cache:
+            try:
+                text = (self.explorer.root.path / file).read_text(encoding="utf-8", errors="replace")
+                self.cache[file] = text.splitlines()
+            except OSError:
+                self.cache[file] = []
+        lines = self.cache[file]
+        return lines[line - 1].strip() if 0 < line <= len(lines) else ""
+
+
+def _definition_hits(explorer: Explorer, found: Candidates, lines: _Lines) -> tuple[list[QueryHit], list[str]]:
+    hits: list[QueryHit] = []
+    confirmed_words: list[str] = []
+    lookups: list[tuple[str, str, float, bool]] = []  # name, match mode, score, is a word
+    for name in found.identifiers:
+        lookups += [(name, "exact", 1.0, False), (name, "icase", 0.85, False)]
+    for word in found.words:
+        lookups += [(word, "icase", 0.8, True)]
+        if len(word) >= 4:
+            lookups += [(word, "prefix", 0.55, True)]
+    done: set[str] = set()
+    for name, mode, score, is_word in lookups:
+        if name in done:
+            continue  # a stronger mode already found it
+        definitions = _as_dict(explorer.find_definitions(name, match=mode, max_results=DEFINITIONS_PER_NAME))
+        items = definitions.get("definitions", [])
+        if not items:
+            continue
+        done.add(name)
+        if is_word:
+            confirmed_words.append(name)
+        for rank, d in enumerate(items):
+            snippet = d.get("signature") or lines.line(d["file"], d["line"]) or d["name"]
+            hits.append(QueryHit(file=d["file"], line=d["line"], end_line=d.get("end_line"), kind="definition",
+                                 name=d["name"], snippet=snippet[:SNIPPET_CHARS], score=round(score - 0.01 * rank, 4),
+                                 sources=[f"definition:{mode}"]))
+    return hits, confirmed_words
+
+
+def _text_hits(explorer: Explorer, patterns: list[tuple[str, str]], base_score: float) -> list[QueryHit]:
+    """`patterns` are (label, regex) pairs, searched in one parallel ripgrep call."""
+    if not patterns:
+        return []
+    found = _as_dict(explorer.search_text([regex for _, regex in patterns], max_results=TEXT_PER_PATTERN))
+    groups = found.get("results") or [found]
+    hits: list[QueryHit] = []
+    for (label, _), group in zip(patterns, groups, strict=False):
+        for rank, m in enumerate(group.get("matches", [])):
+            hits.append(QueryHit(file=m["file"], line=m["line"], kind="text", name=label,
+                                 snippet=m.get("text", "").strip()[:SNIPPET_CHARS],
+                                 score=round(max(base_score - 0.01 * rank, base_score / 2), 4), sources=["text"]))
+    return hits
+
+
+def _semantic_hits(semantic: Callable[..., Any], question: str) -> list[QueryHit]:
+    raw = semantic(query=question, n_results=SEMANTIC_RESULTS)
+    data = raw.model_dump() if isinstance(raw, BaseModel) else raw
+    items = data.get("results", []) if isinstance(data, dict) else list(data or [])
+    hits: list[QueryHit] = []
+    for rank, item in enumerate(items):
+        item = _as_dict(item)
+        if not item.get("file") or not item.get("line"):
+            continue
+        origin = item.get("source") or "index"
+        snippet = item.get("snippet") or item.get("content") or item.get("text") or ""
+        # Index scores differ in scale (fused ranks, cosine); the rank is what they agree on.
+        hits.append(QueryHit(file=item["file"], line=int(item["line"]), end_line=item.get("end_line"), kind="semantic",
+                             name=item.get("symbol") or item.get("name"), snippet=str(snippet)[:SNIPPET_CHARS],
+                             score=round(0.75 - 0.03 * rank, 4), sources=[f"semantic:{origin}"],
+                             chunk_id=item.get("chunk_id")))
+    return hits
+
+
+# --------------------------------------------------------------------------- merge
+def _span(hit: QueryHit) -> tuple[int, int]:
+    return hit.line, max(hit.end_line or hit.line, hit.line)
+
+
+def _same_place(a: QueryHit, b: QueryHit) -> bool:
+    """Text inside a definition or chunk is the same place; a chunk and a definition are the same place
+    when the chunk starts at the definition (a chunk spanning a whole class must not swallow its methods)."""
+    if a.file != b.file:
+        return False
+    (a1, a2), (b1, b2) = _span(a), _span(b)
+    if a.kind == b.kind:
+        return a.line == b.line
+    if "text" in (a.kind, b.kind):
+        other = b if a.kind == "text" else a
+        line = a.line if a.kind == "text" else b.line
+        lo, hi = _span(other)
+        return lo <= line <= hi
+    return abs(a1 - b1) <= 3 and a1 <= b2 and b1 <= a2
+
+
+def merge_hits(hits: list[QueryHit]) -> list[QueryHit]:
+    """Fold hits on the same place into one, keeping the most telling kind and rewarding agreement."""
+    merged: list[QueryHit] = []
+    for hit in sorted(hits, key=lambda h: (_KIND_PRIORITY[h.kind], -h.score)):
+        for kept in merged:
+            if _same_place(kept, hit):
+                new_sources = [s for s in hit.sources if s not in kept.sources]
+                new_routes = {s.split(":")[0] for s in new_sources} - {s.split(":")[0] for s in kept.sources}
+                kept.sources += new_sources
+                kept.score = round(max(kept.score, hit.score) + AGREEMENT_BONUS * len(new_routes), 4)
+                kept.chunk_id = kept.chunk_id or hit.chunk_id
+                break
+        else:
+            merged.append(hit.model_copy(deep=True))
+    merged.sort(key=lambda h: (-h.score, h.file, h.line))
+    return merged
+
+
+# --------------------------------------------------------------------------- entry point
+def run_query(explorer: Explorer, question: str, semantic: Callable[..., Any] | None) -> dict[str, Any]:
+    """Answer a natural-language question with ranked places in the code, each with file and line."""
+    if not isinstance(question, str) or not question.strip():
+        raise InvalidArgument("question is empty", hint="ask in words, e.g. 'where is the config file parsed?'")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise InvalidArgument(f"question is {len(question)} characters (at most {MAX_QUESTION_CHARS})",
+                              hint="ask a shorter question; use search_text for long literal text")
+    question = question.strip()
+    found = extract_candidates(question)
+    lines = _Lines(explorer)
+    result = QueryResult(question=question, results=[], routes_used=[])
+    hits: list[QueryHit] = []
+
+    definition_hits, confirmed = _definition_hits(explorer, found, lines)
+    if found.identifiers or found.words:
+        result.routes_used.append("definitions")
+    hits += definition_hits
+
+    patterns = [(n, rf"\b{re.escape(n)}\b") for n in found.identifiers]
+    patterns += [(p, re.escape(p)) for p in found.phrases]
+    patterns += [(w, rf"\b{re.escape(w)}\b") for w in confirmed[:3]]
+    base_score = 0.5
+    if not patterns and not definition_hits:
+        # Nothing named a symbol: fall back on the longest plain words as text.
+        patterns = [(w, rf"(?i)\b{re.escape(w)}") for w in sorted(found.words, key=len, reverse=True)[:3]]
+        base_score = 0.35
+    if patterns:
+        try:
+            hits += _text_hits(explorer, patterns, base_score)
+            result.routes_used.append("text")
+        except CodeIntelError as err:  # e.g. a timeout: the other routes still answer
+            result.notes.append(f"text search failed: {err.message}")
+
+    if semantic is None:
+        result.notes.append("semantic search unavailable (no index yet): run sync_index to add it")
+    else:
+        try:
+            hits += _semantic_hits(semantic, question)
+            result.routes_used.append("semantic")
+        except Exception as err:  # any index failure degrades to the other routes
+            log.warning("semantic route failed for query %r: %s", question, err)
+            message = err.message if isinstance(err, CodeIntelError) else f"{type(err).__name__}: {err}"
+            result.notes.append(f"semantic search failed, answered without it: {message}")
+
+    merged = merge_hits(hits)
+    result.truncated = len(merged) > MAX_RESULTS
+    result.results = merged[:MAX_RESULTS]
+    result.candidates = [*found.identifiers, *confirmed, *found.phrases]
+    if not result.results:
+        result.notes.append("nothing found: name a function or class, quote exact text, or use search_text")
+    return result.model_dump(exclude_none=True)

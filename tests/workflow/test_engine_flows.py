@@ -1,0 +1,141 @@
+"""End-to-end flows through the engine (the v1.11 TestEndToEnd plan), with FakeGit."""
+
+from __future__ import annotations
+
+import json
+
+
+def test_default_full_flow(driver, fake_git, app_project):
+    driver.answers = {"Q1": True, "Q2": True, "Q3": True}
+    final = driver.run(driver.start())
+    assert final["phase"] == "SESSION_COMPLETE" and final["step"] == 20
+    assert driver.steps == [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 18, 19, 20]
+    assert final["call"] == "record_outcome" and final["expected_payload"] == {}
+    assert final["merge"] == {"merged": True, "into": "main"}
+    assert len(fake_git.called("create_task_branch")) == 1
+    assert fake_git.called("commit") == [(["src/app.py"], [], "Add subtract")]
+    assert list((app_project.state_dir / "sessions").glob("*.json")) == []  # checkpoint deleted at the end
+    assert not (app_project.state_dir / "sessions" / "session.lock").exists()
+
+
+def test_quick_flow(driver, fake_git):
+    final = driver.run(driver.start(flags=["--quick"]))
+    assert driver.steps == [3, 4, 12, 13, 14, 15, 20]
+    assert final["phase"] == "SESSION_COMPLETE"
+    assert fake_git.called("create_task_branch") == [] and fake_git.called("commit") == []
+
+
+def test_quick_no_verify_flow(driver):
+    driver.run(driver.start(flags=["-q", "--no-verify"]))
+    assert driver.steps == [3, 4, 12, 13, 14, 20]
+
+
+def test_fast_flow(driver, fake_git):
+    driver.run(driver.start(flags=["-f"]))
+    # --fast: no exploration, no quality review, but a branch, commit and merge
+    assert driver.steps == [3, 4, 12, 13, 14, 15, 17, 19, 20]
+    assert len(fake_git.called("create_task_branch")) == 1 and len(fake_git.called("merge")) == 1
+
+
+def test_no_verify_flow(driver):
+    driver.run(driver.start(flags=["--no-verify"]))
+    assert driver.steps == [3, 4, 5, 6, 8, 10, 12, 13, 14, 17, 18, 19, 20]
+
+
+def test_no_quality_and_no_doc_flow(driver):
+    driver.run(driver.start(flags=["--no-quality", "--no-doc-research"]))
+    assert driver.steps == [4, 5, 6, 8, 10, 12, 13, 14, 15, 17, 19, 20]
+
+
+def test_investigation_flow(driver, fake_git):
+    driver.answers["Q3"] = True
+    final = driver.run(driver.start(intent="INVESTIGATE"))
+    assert driver.steps == [3, 4, 5, 6, 8, 10, 11, 20]
+    assert final["phase"] == "SESSION_COMPLETE"
+    assert fake_git.called("create_task_branch") == []
+
+
+def test_question_and_only_explore_end_after_exploration(driver, new_engine, new_driver, fake_git):
+    driver.run(driver.start(intent="QUESTION"))
+    assert driver.steps == [3, 4, 5, 6, 8, 10, 20]
+    other = new_driver(new_engine(fake_git), fake_git)
+    other.run(other.start(intent="IMPLEMENT", flags=["-e"]))
+    assert other.steps == [3, 4, 5, 6, 8, 10, 20]
+
+
+def test_exploration_all_skip_to_ready(driver):
+    resp = driver.run(driver.start(), until="READY")
+    assert driver.steps == [3, 4, 5, 6, 8, 10, 12]
+    assert resp["step"] == 12
+
+
+def test_gate_full_runs_every_exploration_phase_without_questions(driver):
+    driver.run(driver.start(flags=["--gate=full"]), until="READY")
+    assert driver.steps == [3, 4, 5, 7, 9, 11, 12]
+
+
+def test_only_verify_flow(driver, fake_git):
+    resp = driver.start(flags=["--only-verify"])
+    assert resp["phase"] == "POST_IMPL_VERIFY" and resp["step"] == 15
+    final = driver.submit(driver.payload(resp) | {"passed": False, "details": "2 tests fail"})
+    assert final["phase"] == "SESSION_COMPLETE"
+    assert final["verification"] == {"passed": False, "details": "2 tests fail"}
+
+
+def test_verification_failure_revert_and_retry(driver):
+    driver.verify_results = [False]
+    resp = driver.run(driver.start(flags=["--no-quality"]), until="POST_IMPL_VERIFY")
+    resp = driver.submit(driver.payload(resp))
+    assert resp["phase"] == "READY" and resp["step"] == 12 and resp["reverted"] is True
+    assert "verification failed: test_x failed" in resp["instruction"]
+    assert "task_1 [completed, failure_count=1]" in resp["instruction"]
+    final = driver.run(resp)
+    assert final["phase"] == "SESSION_COMPLETE"
+    assert driver.steps.count(15) == 2 and driver.steps.count(12) == 2
+
+
+def test_quality_review_revert_flow(driver, fake_git):
+    driver.quality_issues = [["magic number in subtract"]]
+    resp = driver.run(driver.start(), until="QUALITY_REVIEW")
+    resp = driver.submit(driver.payload(resp))
+    assert resp["phase"] == "READY" and resp["step"] == 12
+    assert "quality review found issues: magic number in subtract" in resp["instruction"]
+    final = driver.run(resp)
+    assert final["phase"] == "SESSION_COMPLETE"
+    assert driver.steps.count(18) == 2 and len(fake_git.called("commit")) == 2
+
+
+def test_verify_intervention_flow(driver):
+    driver.verify_results = [False, False, False]
+    resp = driver.run(driver.start(), until="VERIFY_INTERVENTION")
+    assert resp["step"] == 16
+    assert driver.steps.count(15) == 3
+    assert ".code-intel/interventions" in resp["instruction"]
+    resp = driver.submit(driver.payload(resp))
+    assert resp["phase"] == "READY" and resp["step"] == 12
+    final = driver.run(resp)
+    assert final["phase"] == "SESSION_COMPLETE"
+
+
+def test_not_a_git_repository_runs_without_branches(app_project, new_engine, new_driver):
+    from tools.git.service import GitService
+
+    git = GitService(app_project)
+    engine = new_engine(git)
+    drv = new_driver(engine, git)
+    resp = drv.start()
+    assert resp["success"] and "git_note" in resp
+    final = drv.run(resp)
+    assert final["phase"] == "SESSION_COMPLETE"
+    assert final["merge"]["merged"] is False
+
+
+def test_decision_log_records_every_submit(driver, app_project):
+    resp = driver.start()
+    driver.submit({"nonsense": True})
+    driver.submit(driver.payload(resp))
+    lines = (app_project.state_dir / "logs" / "decisions.jsonl").read_text().splitlines()
+    entries = [json.loads(line) for line in lines]
+    assert [e["accepted"] for e in entries] == [False, True]
+    assert entries[0]["error"] == "payload_mismatch" and entries[0]["phase"] == "DOCUMENT_RESEARCH"
+    assert entries[1]["next_phase"] == "QUERY_FRAME" and entries[1]["next_step"] == 4

@@ -122,7 +122,7 @@ def create_sample(repo: Path) -> None:
     _git(repo, "config", "commit.gpgsign", "false")
     from tools.context.installer import install
 
-    install(repo, force=False, quiet=True)
+    install(repo, force=False)
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "Initial calculator")
 

@@ -65,6 +65,7 @@ class ImpactItem(BaseModel):
     line: int
     end_line: int | None = None
     symbol: str | None = None
+    symbols: list[str] | None = Field(default=None, description="every symbol tied to this line, when several are")
     reason: str
     text: str | None = None
 
@@ -118,24 +119,25 @@ def is_config_file(path: str) -> bool:
 
 
 class _Collector:
-    """The report's groups with de-duplication and a cap per group."""
+    """The report's groups, one item per file and line (reasons joined), capped per group."""
 
     def __init__(self) -> None:
-        self.groups: dict[Group, dict[tuple[str, int, str | None], ImpactItem]] = {g: {} for g in GROUPS}
+        self.groups: dict[Group, dict[tuple[str, int], ImpactItem]] = {g: {} for g in GROUPS}
         self.truncated = False
 
     def add(self, group: Group, item: ImpactItem) -> None:
         bucket = self.groups[group]
-        key = (item.file, item.line, item.symbol)
-        if key in bucket:
+        kept = bucket.get((item.file, item.line))
+        if kept is not None:  # one line importing three symbols is one place to look at
+            if item.reason not in kept.reason.split("; "):
+                kept.reason += "; " + item.reason
+            if item.symbol and item.symbol != kept.symbol and item.symbol not in (kept.symbols or []):
+                kept.symbols = (kept.symbols or [kept.symbol or ""]) + [item.symbol]
             return
         if len(bucket) >= MAX_ITEMS_PER_GROUP:
             self.truncated = True
             return
-        bucket[key] = item
-
-    def has(self, group: Group, file: str, line: int) -> bool:
-        return any(k[0] == file and k[1] == line for k in self.groups[group])
+        bucket[(item.file, item.line)] = item.model_copy()
 
     def fill(self, report: ImpactReport) -> None:
         for group in GROUPS:
@@ -221,11 +223,12 @@ def _skip_reason(name: str) -> str | None:
 
 
 # --------------------------------------------------------------------------- references
-def _reason_for_reference(name: str, text: str, column: int) -> str:
+def _reason_for_reference(name: str, text: str) -> str:
     if is_import_line(text):
         return f"imports {name}"
-    after = text[column - 1 + len(name):].lstrip() if column >= 1 else ""
-    return f"calls {name}" if after.startswith("(") else f"references {name}"
+    # the reference text may be stripped, so its column is no guide: look for a call on the line
+    called = re.search(rf"(?<![\w$]){re.escape(name)}\s*\(", text)
+    return f"calls {name}" if called else f"references {name}"
 
 
 def _follow_references(explorer: Explorer, target_names: list[str], changed: set[str],
@@ -254,7 +257,7 @@ def _follow_references(explorer: Explorer, target_names: list[str], changed: set
                 out.add("should_verify", ImpactItem(file=file, line=line, symbol=name, text=text,
                                                     reason=f"another definition of {name} (override, shadow or namesake)"))
                 continue
-            reason = _reason_for_reference(name, ref.get("text", ""), int(ref.get("column", 0)))
+            reason = _reason_for_reference(name, ref.get("text", ""))
             item = ImpactItem(file=file, line=line, symbol=name, reason=reason, text=text)
             if is_test_file(file):
                 out.add("tests", item)

@@ -1,0 +1,177 @@
+"""analyze_impact through the real Explorer (rg, ctags, tree-sitter) on a small polyglot project."""
+
+from pathlib import Path
+
+import pytest
+
+from tools.config import Config, DocumentSearchSettings
+from tools.errors import FileNotFound, InvalidArgument, PathOutsideProject
+from tools.explore import impact
+from tools.explore.impact import analyze_impact
+from tools.explore.service import Explorer
+from tools.project import ProjectRoot
+
+PROJECT = {
+    "app/__init__.py": "",
+    "app/config.py": (
+        '"""Config loading."""\n'  # 1
+        "import json\n"  # 2
+        "\n"  # 3
+        "DEFAULT_TIMEOUT = 30\n"  # 4
+        "\n"  # 5
+        "\n"  # 6
+        "class ConfigLoader:\n"  # 7
+        "    def load_settings(self, path):\n"  # 8
+        "        return parse_config(open(path).read())\n"  # 9
+        "\n"  # 10
+        "\n"  # 11
+        "def parse_config(text):\n"  # 12
+        "    return json.loads(text)\n"  # 13
+    ),
+    "app/service.py": (
+        "from app.config import parse_config, ConfigLoader\n"  # 1
+        "\n"  # 2
+        "\n"  # 3
+        "def start():\n"  # 4
+        "    # parse_config in a comment is not a use\n"  # 5
+        "    return parse_config('{}')\n"  # 6
+    ),
+    "app/relative_user.py": "from .config import DEFAULT_TIMEOUT\n\nLIMIT = DEFAULT_TIMEOUT * 2\n",
+    "app/plugins.py": "from . import config\n\nloader = config.ConfigLoader()\n",
+    "app/other.py": "def parse_config(raw):\n    return raw\n",
+    "tests/test_config.py": (
+        "from app.config import parse_config\n"  # 1
+        "\n"  # 2
+        "\n"  # 3
+        "def test_parse():\n"  # 4
+        "    assert parse_config('{}') == {}\n"  # 5
+    ),
+    "settings.yaml": "loader: parse_config\ntimeout: 5\n",
+    "pyproject.toml": '[project.entry-points.x]\nrun = "app.config:main"\n',
+    "docs/config.md": "# Config\n\nCall `parse_config` to read a file.\n",
+    "docs/archive/old.md": "parse_config used to be different.\n",
+    "web/util.ts": "export function formatDate(d: Date): string {\n  return d.toISOString();\n}\n",
+    "web/main.ts": "import { formatDate } from './util';\n\nconsole.log(formatDate(new Date()));\n",
+    "web/util.test.ts": "import { formatDate } from './util';\ntest('x', () => formatDate(new Date()));\n",
+    "web/site.css": ".btn-primary { color: red }\n",
+    "web/index.html": '<button class="btn-primary">Go</button>\n',
+}
+
+DOCS = DocumentSearchSettings(include_patterns=["**/*.md"], exclude_patterns=["docs/archive/**"])
+
+
+@pytest.fixture
+def explorer(tmp_path: Path) -> Explorer:
+    for rel, text in PROJECT.items():
+        target = tmp_path / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    return Explorer(ProjectRoot(tmp_path.resolve()), Config)
+
+
+def places(items: list[dict]) -> set[tuple[str, int]]:
+    return {(i["file"], i["line"]) for i in items}
+
+
+def test_named_symbol_groups_its_impact(explorer: Explorer) -> None:
+    report = analyze_impact(explorer, ["app/config.py"], ["parse_config"], document_search=DOCS)
+    assert report["files"] == ["app/config.py"]
+    assert report["symbols"] == ["parse_config"]
+    assert places(report["direct"]) == {("app/config.py", 12)}
+    assert report["direct"][0]["end_line"] == 13
+    dependents = {(i["file"], i["line"]): i["reason"] for i in report["dependents"]}
+    assert dependents[("app/service.py", 1)] == "imports parse_config; imports app/config.py"
+    assert dependents[("app/service.py", 6)] == "calls parse_config"
+    assert ("app/service.py", 5) not in dependents  # a comment is not a use
+    assert {("tests/test_config.py", 1), ("tests/test_config.py", 5)} <= places(report["tests"])
+    assert ("settings.yaml", 1) in places(report["configs"])
+    assert ("pyproject.toml", 2) in places(report["configs"])  # mentions the module app.config
+    assert places(report["docs"]) == {("docs/config.md", 3)}
+    assert ("app/other.py", 1) in places(report["should_verify"])
+    assert report["summary"]["direct"] == 1
+    assert report["summary"]["tests"] == len(report["tests"])
+    assert report["truncated"] is False
+
+
+def test_every_item_points_into_a_file_with_a_reason(explorer: Explorer) -> None:
+    report = analyze_impact(explorer, ["app/config.py"], None, document_search=DOCS)
+    for group in ("direct", "dependents", "tests", "configs", "docs", "should_verify"):
+        for item in report[group]:
+            assert (explorer.root.path / item["file"]).is_file()
+            assert item["line"] >= 1 and item["reason"]
+
+
+def test_without_symbols_the_file_outline_is_followed(explorer: Explorer) -> None:
+    report = analyze_impact(explorer, ["app/config.py"], None, document_search=DOCS)
+    direct = {(i["symbol"], i["line"]) for i in report["direct"]}
+    assert {("DEFAULT_TIMEOUT", 4), ("ConfigLoader", 7), ("load_settings", 8), ("parse_config", 12)} <= direct
+    assert {"DEFAULT_TIMEOUT", "ConfigLoader", "load_settings", "parse_config"} <= set(report["symbols"])
+    found = places(report["dependents"])
+    assert ("app/relative_user.py", 1) in found  # relative import of the module's name
+    assert ("app/relative_user.py", 3) in found
+    assert ("app/plugins.py", 1) in found  # `from . import config` imports the module itself
+    assert ("app/plugins.py", 3) in found
+    assert ("tests/test_config.py", 1) in places(report["tests"])
+    import_line = next(i for i in report["dependents"] if (i["file"], i["line"]) == ("app/service.py", 1))
+    assert {"parse_config", "ConfigLoader", "app.config"} == set(import_line["symbols"])
+
+
+def test_test_files_named_after_the_changed_file_are_listed(explorer: Explorer) -> None:
+    report = analyze_impact(explorer, ["app/config.py"], ["DEFAULT_TIMEOUT"], document_search=DOCS)
+    named = [i for i in report["tests"] if "test named after app/config.py" in i["reason"]]
+    assert [(i["file"], i["line"]) for i in named] == [("tests/test_config.py", 1)]
+
+
+def test_typescript_importers_and_tests(explorer: Explorer) -> None:
+    report = analyze_impact(explorer, ["web/util.ts"], None, document_search=DOCS)
+    assert ("web/util.ts", 1) in places(report["direct"])
+    assert {("web/main.ts", 1), ("web/main.ts", 3)} <= places(report["dependents"])
+    assert {("web/util.test.ts", 1), ("web/util.test.ts", 2)} <= places(report["tests"])
+    assert "web/util.test.ts" not in {i["file"] for i in report["dependents"]}
+
+
+def test_stylesheet_change_reports_markup_to_verify(explorer: Explorer) -> None:
+    report = analyze_impact(explorer, ["web/site.css"], None, document_search=DOCS)
+    assert report["direct"] == [] and report["dependents"] == []
+    assert places(report["should_verify"]) == {("web/index.html", 1)}
+    assert report["should_verify"][0]["symbol"] == ".btn-primary"
+
+
+def test_over_common_and_special_names_are_skipped_with_a_reason(explorer: Explorer) -> None:
+    report = analyze_impact(explorer, ["app/config.py"], ["get", "__init__", "parse_config"], document_search=DOCS)
+    assert report["symbols"] == ["parse_config"]
+    assert {s["symbol"] for s in report["skipped"]} == {"get", "__init__"}
+    assert any("not defined in the given files" in n for n in report["notes"])
+
+
+def test_symbol_cap_is_reported_as_truncated(explorer: Explorer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(impact, "MAX_SYMBOLS", 2)
+    report = analyze_impact(explorer, ["app/config.py"], None, document_search=DOCS)
+    assert report["truncated"] is True
+    assert len(report["symbols"]) == 2
+    assert any("symbols" in n for n in report["notes"])
+
+
+def test_refusals(explorer: Explorer, tmp_path: Path) -> None:
+    with pytest.raises(PathOutsideProject):
+        analyze_impact(explorer, ["../elsewhere.py"], None)
+    (tmp_path / "app" / "escape.py").symlink_to("/etc/hostname")
+    with pytest.raises(PathOutsideProject):
+        analyze_impact(explorer, ["app/escape.py"], None)
+    with pytest.raises(FileNotFound):
+        analyze_impact(explorer, ["app/missing.py"], None)
+    with pytest.raises(InvalidArgument):
+        analyze_impact(explorer, [], None)
+    with pytest.raises(InvalidArgument):
+        analyze_impact(explorer, ["app"], None)
+    with pytest.raises(InvalidArgument):
+        analyze_impact(explorer, ["app/config.py"], ["not a name"])
+    with pytest.raises(InvalidArgument):
+        analyze_impact(explorer, ["app/config.py"], [""])
+
+
+def test_explorer_facade_delegates(explorer: Explorer) -> None:
+    report = explorer.analyze_impact(["app/config.py"], ["parse_config"])
+    assert ("app/service.py", 6) in places(report["dependents"])
+    # default document_search (context.yml absent) covers every Markdown file, the archive included
+    assert {"docs/config.md", "docs/archive/old.md"} <= {i["file"] for i in report["docs"]}

@@ -1,0 +1,86 @@
+"""The pure rules of impact analysis: which files are tests or configs, and which import lines hit a file."""
+
+import pytest
+
+from tools.explore.impact import (
+    _go_imports_dir,
+    _js_imports_file,
+    _python_imports_file,
+    is_config_file,
+    is_import_line,
+    is_test_file,
+    python_module_names,
+)
+
+
+@pytest.mark.parametrize("path", [
+    "tests/unit/helpers.py", "test_app.py", "pkg/app_test.py", "conftest.py", "server/handler_test.go",
+    "web/util.test.ts", "web/Button.spec.jsx", "src/__tests__/x.js", "src/FooTest.java", "spec/user_spec.rb",
+])
+def test_test_files(path: str) -> None:
+    assert is_test_file(path)
+
+
+@pytest.mark.parametrize("path", ["src/testing_utils_impl.py", "src/contest.py", "src/latest.ts", "attest/x.py"])
+def test_not_test_files(path: str) -> None:
+    assert not is_test_file(path)
+
+
+def test_config_files() -> None:
+    assert all(is_config_file(p) for p in ["a/b.json", "c.yml", "pyproject.toml", "setup.cfg", ".env", ".env.local"])
+    assert not any(is_config_file(p) for p in ["a.py", "README.md", "environment.ts"])
+
+
+def test_import_lines() -> None:
+    for line in ["from a import b", "import os", "import { x } from './y'", "const x = require('y')",
+                 "#include <stdio.h>", "use crate::x;", "export { a } from './b'", "await import('./lazy')"]:
+        assert is_import_line(line), line
+    assert not is_import_line("result = important(x)")
+
+
+def test_python_module_names() -> None:
+    assert python_module_names("src/pkg/mod.py") == ["src.pkg.mod", "pkg.mod"]
+    assert python_module_names("pkg/__init__.py") == []
+    assert python_module_names("web/a.ts") == []
+
+
+@pytest.mark.parametrize(("importer", "line", "hits"), [
+    ("x.py", "from pkg.mod import f", True),
+    ("x.py", "from pkg import mod", True),
+    ("x.py", "from pkg import (mod as m, other)", True),
+    ("x.py", "import pkg.mod as m", True),
+    ("x.py", "import os, pkg.mod", True),
+    ("x.py", "from pkg.modern import f", False),
+    ("x.py", "from other.mod2 import f", False),
+    ("src/pkg/y.py", "from .mod import f", True),
+    ("src/pkg/y.py", "from . import mod", True),
+    ("src/pkg/sub/z.py", "from ..mod import f", True),
+    ("src/pkg/sub/z.py", "from .mod import f", False),
+])
+def test_python_import_resolution(importer: str, line: str, hits: bool) -> None:
+    assert _python_imports_file(importer, line, ["src", "pkg", "mod"]) is hits
+
+
+@pytest.mark.parametrize(("importer", "line", "hits"), [
+    ("web/main.ts", "import { a } from './util';", True),
+    ("web/main.ts", "import { a } from './util.js';", True),
+    ("web/pages/p.ts", "import u from '../util'", True),
+    ("web/pages/p.ts", "import u from './util'", False),
+    ("web/x.js", "const u = require(\"./util\")", True),
+    ("src/x.ts", "import { a } from '@/web/util'", True),
+    ("web/main.ts", "import { a } from './utility';", False),
+])
+def test_javascript_import_resolution(importer: str, line: str, hits: bool) -> None:
+    assert _js_imports_file(importer, line, "web/util") is hits
+
+
+def test_index_files_are_imported_by_their_folder() -> None:
+    assert _js_imports_file("src/app.ts", "import { B } from './components'", "src/components/index")
+
+
+def test_go_package_imports() -> None:
+    folder = ["pkg", "util"]
+    assert _go_imports_dir('\t"github.com/me/proj/pkg/util"', folder)
+    assert _go_imports_dir('import u "github.com/me/proj/pkg/util"', folder)
+    assert not _go_imports_dir('\t"github.com/me/proj/other/util"', folder)
+    assert not _go_imports_dir('fmt.Println("pkg/util")', folder)

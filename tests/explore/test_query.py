@@ -1,0 +1,174 @@
+"""The query router: candidate extraction, merging, and routing through the real Explorer."""
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tools.config import Config
+from tools.errors import InvalidArgument, SearchTimeout
+from tools.explore.query import QueryHit, extract_candidates, merge_hits, run_query
+from tools.explore.service import Explorer
+from tools.project import ProjectRoot
+
+PROJECT = {
+    "app/config.py": (
+        "import json\n"  # 1
+        "\n"  # 2
+        "\n"  # 3
+        "class ConfigLoader:\n"  # 4
+        "    def load_settings(self, path):\n"  # 5
+        "        return parse_config(open(path).read())\n"  # 6
+        "\n"  # 7
+        "\n"  # 8
+        "def parse_config(text):\n"  # 9
+        "    return json.loads(text)\n"  # 10
+    ),
+    "app/service.py": "from app.config import parse_config\n\n\ndef start():\n    return parse_config('{}')\n",
+    "app/errors.py": 'MESSAGE = "connection refused by peer"\n',
+    "web/auth.ts": "export function authenticateUser(name: string): boolean {\n  return name.length > 0;\n}\n",
+}
+
+
+@pytest.fixture
+def explorer(tmp_path: Path) -> Explorer:
+    for rel, text in PROJECT.items():
+        target = tmp_path / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    return Explorer(ProjectRoot(tmp_path.resolve()), Config)
+
+
+# --------------------------------------------------------------------------- extraction
+def test_identifiers_words_and_phrases_are_told_apart() -> None:
+    found = extract_candidates('Where does SessionManager call parse_config and Parser.parse() on "connection refused"?')
+    assert found.identifiers == ["SessionManager", "parse_config", "parse", "Parser"]
+    assert found.phrases == ["connection refused", "Parser.parse"]
+    assert found.words == []
+
+
+def test_backticked_names_and_plain_words() -> None:
+    found = extract_candidates("how does `load` relate to the authentication flow")
+    assert found.identifiers == ["load"]
+    assert found.words == ["relate", "authentication", "flow"]
+
+
+def test_prose_capitals_are_words_not_identifiers() -> None:
+    found = extract_candidates("What renders the Dashboard?")
+    assert found.identifiers == []
+    assert found.words == ["renders", "Dashboard"]
+
+
+# --------------------------------------------------------------------------- merging
+def hit(kind: str, line: int, end: int | None = None, score: float = 0.5, source: str | None = None) -> QueryHit:
+    return QueryHit(file="a.py", line=line, end_line=end, kind=kind, snippet="", score=score,
+                    sources=[source or kind])
+
+
+def test_text_inside_a_definition_merges_and_ranks_higher() -> None:
+    merged = merge_hits([hit("text", 12, score=0.5), hit("definition", 10, 20, score=1.0, source="definition:exact")])
+    assert len(merged) == 1
+    assert merged[0].kind == "definition"
+    assert merged[0].sources == ["definition:exact", "text"]
+    assert merged[0].score == pytest.approx(1.15)
+
+
+def test_a_chunk_spanning_a_class_does_not_swallow_its_methods() -> None:
+    merged = merge_hits([
+        hit("semantic", 1, 40, score=0.75, source="semantic:forest"),
+        hit("definition", 1, 40, score=1.0), hit("definition", 20, 25, score=0.9),
+    ])
+    assert [(h.line, h.sources) for h in merged] == [(1, ["definition", "semantic:forest"]), (20, ["definition"])]
+
+
+def test_text_hits_on_the_same_line_are_one_place() -> None:
+    merged = merge_hits([hit("text", 3, score=0.5, source="text"), hit("text", 3, score=0.49, source="text")])
+    assert len(merged) == 1 and merged[0].score == 0.5
+
+
+# --------------------------------------------------------------------------- routing
+def test_identifier_question_finds_definition_first(explorer: Explorer) -> None:
+    result = run_query(explorer, "where is parse_config defined and used?", None)
+    assert result["routes_used"] == ["definitions", "text"]
+    top = result["results"][0]
+    assert (top["file"], top["line"], top["end_line"], top["kind"]) == ("app/config.py", 9, 10, "definition")
+    assert top["name"] == "parse_config" and "def parse_config" in top["snippet"]
+    assert "text" in top["sources"]
+    lines = {(r["file"], r["line"]) for r in result["results"]}
+    assert {("app/service.py", 1), ("app/service.py", 5), ("app/config.py", 6)} <= lines
+    assert any("semantic search unavailable" in n for n in result["notes"])
+    assert all(r["line"] >= 1 and r["snippet"] for r in result["results"])
+
+
+def test_plain_words_match_definitions_case_insensitively_and_by_prefix(explorer: Explorer) -> None:
+    result = run_query(explorer, "explain configloader", None)
+    assert result["results"][0]["name"] == "ConfigLoader"
+    assert "ConfigLoader" in result["candidates"] or "configloader" in result["candidates"]
+    prefix = run_query(explorer, "how does authenticate work", None)
+    assert ("web/auth.ts", 1) in {(r["file"], r["line"]) for r in prefix["results"] if r["kind"] == "definition"}
+
+
+def test_quoted_phrase_goes_to_text_search(explorer: Explorer) -> None:
+    result = run_query(explorer, 'who says "connection refused"?', None)
+    assert [(r["file"], r["line"], r["kind"]) for r in result["results"]] == [("app/errors.py", 1, "text")]
+
+
+def test_semantic_results_are_merged_with_the_other_routes(explorer: Explorer) -> None:
+    calls: list[dict[str, Any]] = []
+
+    def semantic(**kwargs: Any) -> dict[str, Any]:
+        calls.append(kwargs)
+        return {"results": [
+            {"file": "app/config.py", "line": 9, "end_line": 10, "score": 0.03, "source": "forest",
+             "chunk_id": "c1", "snippet": "def parse_config(text):"},
+            {"file": "app/service.py", "line": 4, "end_line": 5, "score": 0.02, "source": "forest", "chunk_id": "c2"},
+            {"file": None, "line": None, "score": 0.01, "source": "map"},
+        ]}
+
+    result = run_query(explorer, "where is parse_config defined?", semantic)
+    assert calls == [{"query": "where is parse_config defined?", "n_results": 10}]
+    assert result["routes_used"] == ["definitions", "text", "semantic"]
+    top = result["results"][0]
+    assert (top["file"], top["line"]) == ("app/config.py", 9)
+    assert {"definition:exact", "text", "semantic:forest"} <= set(top["sources"])
+    assert top["chunk_id"] == "c1"
+    service = [r for r in result["results"] if r["file"] == "app/service.py" and r["line"] == 4]
+    assert service and service[0]["kind"] == "semantic" and "text" in service[0]["sources"]
+
+
+def test_a_failing_semantic_index_is_noted_not_fatal(explorer: Explorer) -> None:
+    def broken(**_: Any) -> dict[str, Any]:
+        raise RuntimeError("chroma is gone")
+
+    result = run_query(explorer, "parse_config", broken)
+    assert result["routes_used"] == ["definitions", "text"]
+    assert any("chroma is gone" in n for n in result["notes"])
+    assert result["results"][0]["name"] == "parse_config"
+
+
+def test_a_failing_text_search_keeps_the_other_routes(explorer: Explorer, monkeypatch: pytest.MonkeyPatch) -> None:
+    def timeout(*_: Any, **__: Any) -> None:
+        raise SearchTimeout("search_text stopped after 10 s")
+
+    monkeypatch.setattr(explorer, "search_text", timeout)
+    result = run_query(explorer, "parse_config", None)
+    assert result["routes_used"] == ["definitions"]
+    assert any("text search failed" in n for n in result["notes"])
+    assert result["results"][0]["kind"] == "definition"
+
+
+def test_results_are_capped_with_truncated(explorer: Explorer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("tools.explore.query.MAX_RESULTS", 2)
+    result = run_query(explorer, "parse_config", None)
+    assert len(result["results"]) == 2 and result["truncated"] is True
+
+
+def test_empty_and_oversized_questions_are_refused(explorer: Explorer) -> None:
+    with pytest.raises(InvalidArgument):
+        run_query(explorer, "   ", None)
+    with pytest.raises(InvalidArgument):
+        run_query(explorer, "x" * 5000, None)
+
+
+def test_explorer_facade_delegates(explorer: Explorer) -> None:
+    assert explorer.query("parse_config")["results"][0]["file"] == "app/config.py"

@@ -173,7 +173,7 @@ def _definition_hits(explorer: Explorer, found: Candidates, lines: _Lines) -> tu
         if is_word:
             confirmed_words.append(name)
         for rank, d in enumerate(items):
-            snippet = d.get("signature") or lines.line(d["file"], d["line"]) or d["name"]
+            snippet = lines.line(d["file"], d["line"]) or d.get("signature") or d["name"]
             hits.append(QueryHit(file=d["file"], line=d["line"], end_line=d.get("end_line"), kind="definition",
                                  name=d["name"], snippet=snippet[:SNIPPET_CHARS], score=round(score - 0.01 * rank, 4),
                                  sources=[f"definition:{mode}"]))

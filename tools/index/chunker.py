@@ -195,7 +195,10 @@ class Chunker:
             elif kind == "scope":
                 pieces.extend(self._collect(_body(node), [*scope, name] if name else scope, lines, owners))
             elif self._tokens(lines, start, end) <= self.max_tokens:
-                pieces.append(_Piece(start, end, qualified, "class", [qualified]))
+                # the methods inside stay findable by name through the class chunk
+                inner = self._collect(_body(node), [*scope, name], lines, [])
+                names = [qualified] + [s for p in inner for s in p.symbols if s != qualified]
+                pieces.append(_Piece(start, end, qualified, "class", list(dict.fromkeys(names))))
             else:
                 inner = self._collect(_body(node), [*scope, name], lines, owners)
                 owners.append(_Piece(start, end, qualified, "class", [qualified]))
@@ -260,7 +263,7 @@ class Chunker:
                 last_small = self._tokens(lines, last.start, last.end) < self.min_tokens
                 both_small = last_small and self._tokens(lines, p.start, p.end) < self.min_tokens
                 # a short comment or class header reads best with the definition that follows it
-                lead_in = last_small and last.gap and not p.gap
+                lead_in = last_small and last.gap and not p.gap and last.end + 1 == p.start
                 fits = self._tokens(lines, last.start, p.end) <= self.max_tokens
                 if (both_small or lead_in) and fits and p.kind != "part" and last.end < p.start:
                     last.end = p.end

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from tools.index.chunker import Chunk
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*|[0-9]+")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 # Words so common in code that they rank nothing (keywords and very short noise).
 STOP_WORDS = frozenset({

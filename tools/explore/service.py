@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tools.config import Config
 from tools.errors import FileNotFound, InvalidArgument, SearchTimeout
@@ -34,6 +34,9 @@ from tools.explore.ripgrep import RgFilters, RgOutcome, list_files, run_rg_json
 from tools.explore.syntax import ParseCache, ParsedFile
 from tools.languages import EXTENSIONS
 from tools.project import ProjectRoot
+
+if TYPE_CHECKING:
+    from tools.explore.definitions import DefinitionIndex
 
 log = logging.getLogger(__name__)
 
@@ -196,13 +199,18 @@ class Explorer:
         match: MatchMode = "exact",
         max_results: int = 50,
     ) -> DefinitionResult:
+        return self.definition_index.find(symbol, path=path, language=language, match=match, max_results=max_results)
+
+    @property
+    def definition_index(self) -> DefinitionIndex:
+        """The ctags-backed index, created on first use (it loads its disk cache lazily too)."""
         from tools.explore.definitions import DefinitionIndex
 
         with self._lock:
             if self._definitions is None:
                 self._definitions = DefinitionIndex(self.root, self._config, self.parse_cache)
             index: DefinitionIndex = self._definitions
-        return index.find(symbol, path=path, language=language, match=match, max_results=max_results)
+        return index
 
     # ------------------------------------------------------------ single-file views
     def get_symbols(self, path: str) -> SymbolsResult:

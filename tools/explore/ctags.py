@@ -1,0 +1,114 @@
+"""Universal Ctags adapter: runs ctags with JSON output on a list of files and yields clean definitions.
+
+Pseudo-tags, anonymous placeholders and import aliases are dropped: they are not definitions.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from tools.binaries import require_binary
+from tools.explore.models import Definition
+from tools.languages import language_for
+
+log = logging.getLogger(__name__)
+
+# ctags language name -> tree-sitter-language-pack name (the names the rest of code-intel uses)
+CTAGS_LANGUAGES: dict[str, str] = {
+    "Python": "python", "JavaScript": "javascript", "TypeScript": "typescript", "Go": "go", "Rust": "rust",
+    "Java": "java", "C": "c", "C++": "cpp", "C#": "csharp", "Ruby": "ruby", "PHP": "php", "Kotlin": "kotlin",
+    "Sh": "bash", "Lua": "lua",
+}
+# File suffixes ctags reads (with the maps added below); other source files are indexed from tree-sitter
+# outlines (.tsx, .swift, .scala, ...).
+CTAGS_SUFFIXES = frozenset({
+    ".py", ".pyi", ".pyw", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".go", ".rs", ".java",
+    ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".cs", ".rb", ".php", ".kt", ".kts", ".sh", ".bash", ".lua",
+})
+
+_OPTIONS = [
+    "--output-format=json", "--sort=no", "--fields=+neSlZ", "--extras=-p-{anonymous}",
+    # import aliases (`from x import y as z`) are references to other modules, not definitions here
+    "--kinds-Python=-xI",
+    "--langmap=Python:+.pyi.pyw", "--langmap=JavaScript:+.cjs", "--langmap=TypeScript:+.mts.cts",
+]
+# ctags' kind names differ per parser; "member" is a method in Python but a struct field in C/C++/Go
+_KIND_NAMES = {"func": "function", "var": "variable", "const": "constant"}
+FILES_PER_RUN = 150
+
+
+def _signature(tag: dict[str, object]) -> str | None:
+    name = str(tag.get("name", ""))
+    sig = tag.get("signature")
+    if isinstance(sig, str):
+        text = name + sig
+        typeref = tag.get("typeref")
+        if isinstance(typeref, str) and typeref.startswith("typename:"):
+            text += " -> " + typeref.removeprefix("typename:")
+        return text
+    pattern = tag.get("pattern")
+    if isinstance(pattern, str) and pattern.startswith("/^"):
+        # the tag's source line, as ctags quoted it
+        line = pattern[2:].removesuffix("/").removesuffix("$").replace("\\/", "/").replace("\\\\", "\\")
+        return line.strip()[:200] or None
+    return None
+
+
+def tag_to_definition(tag: dict[str, object]) -> Definition | None:
+    if tag.get("_type") != "tag":
+        return None  # pseudo-tags (!_TAG_...) and anything else ctags emits about itself
+    name = tag.get("name")
+    line = tag.get("line")
+    if not isinstance(name, str) or not isinstance(line, int) or not name or name.startswith("__anon"):
+        return None
+    kind = str(tag.get("kind", "unknown"))
+    end = tag.get("end")
+    file = str(tag.get("path", "")).removeprefix("./")
+    # the shared extension table decides the language, so ctags' C++-for-.h agrees with the other tools
+    language = language_for(file) or CTAGS_LANGUAGES.get(str(tag.get("language", "")))
+    scope = tag.get("scope")
+    kind = _KIND_NAMES.get(kind, kind)
+    if kind == "member":
+        kind = "method" if language == "python" else "field"
+    return Definition(
+        file=file, line=line, end_line=end if isinstance(end, int) and end >= line else line,
+        name=name, kind=kind, scope=scope if isinstance(scope, str) else None,
+        language=language, signature=_signature(tag),
+    )
+
+
+def _run(cwd: Path, files: list[str], timeout: float) -> list[Definition]:
+    args = [require_binary("ctags"), *_OPTIONS, "-L", "-", "-f", "-"]
+    done = subprocess.run(args, cwd=cwd, input="\n".join(files).encode("utf-8"), capture_output=True,
+                          timeout=timeout, check=False)
+    if done.returncode != 0:
+        log.warning("ctags exited %s: %s", done.returncode, done.stderr.decode("utf-8", errors="replace")[:500])
+    found: list[Definition] = []
+    for raw in done.stdout.splitlines():
+        try:
+            tag = json.loads(raw)
+        except json.JSONDecodeError:
+            continue  # a tag line broken by odd bytes in a file name: skip it, keep the rest
+        definition = tag_to_definition(tag)
+        if definition is not None:
+            found.append(definition)
+    return found
+
+
+def run_ctags(cwd: Path, files: list[str], timeout: float = 120.0) -> Iterator[Definition]:
+    """Definitions in the given project-relative files; large lists run as parallel ctags processes."""
+    if not files:
+        return iter(())
+    chunks = [files[i : i + FILES_PER_RUN] for i in range(0, len(files), FILES_PER_RUN)]
+    if len(chunks) == 1:
+        return iter(_run(cwd, chunks[0], timeout))
+    workers = max(1, min(len(chunks), os.cpu_count() or 1, 4))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        results = list(pool.map(lambda chunk: _run(cwd, chunk, timeout), chunks))
+    return (d for batch in results for d in batch)

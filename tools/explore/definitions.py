@@ -1,0 +1,266 @@
+"""The definition index behind find_definitions: ctags tags (tree-sitter outlines where ctags has no
+parser), kept in memory and in `.code-intel/cache/`, and refreshed only for files whose size, mtime
+or content hash changed since the last call.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import json
+import logging
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from tools.config import Config
+from tools.errors import InvalidArgument
+from tools.explore.ctags import CTAGS_SUFFIXES, run_ctags
+from tools.explore.grammar import GRAMMARS
+from tools.explore.models import Definition, DefinitionResult, MatchMode
+from tools.explore.outline import flatten, outline
+from tools.explore.ripgrep import RgFilters, list_files
+from tools.explore.syntax import ParseCache
+from tools.languages import language_for
+from tools.project import ProjectRoot
+
+log = logging.getLogger(__name__)
+
+CACHE_FILE = "definitions.json"
+CACHE_VERSION = 1
+# Types and callables first: they are what an agent looking for a definition usually means.
+_KIND_RANK = {"class": 0, "interface": 0, "struct": 0, "trait": 0, "enum": 0, "type": 1, "function": 1, "method": 1,
+              "constructor": 1, "module": 2, "namespace": 2}
+_SINGLE_LINE_KINDS = frozenset({"variable", "constant", "field", "property", "macro", "enumerator", "member",
+                                "label", "parameter", "local", "alias", "typedef", "externvar", "prototype"})
+_ALIASES = {"js": "javascript", "ts": "typescript", "py": "python", "c++": "cpp", "c#": "csharp", "cs": "csharp",
+            "golang": "go", "rb": "ruby", "kt": "kotlin", "rs": "rust"}
+
+
+@dataclass
+class FileStamp:
+    size: int
+    mtime_ns: int
+    digest: str
+
+
+def _digest(path: Path) -> str:
+    return hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
+
+
+def _fields(d: Definition) -> list[object]:
+    return [d.name, d.line, d.end_line, d.kind, d.scope, d.language, d.signature]
+
+
+def _from_fields(file: str, row: list[object]) -> Definition:
+    name, line, end_line, kind, scope, language, signature = row
+    return Definition(file=file, name=name, line=line, end_line=end_line, kind=kind, scope=scope,  # type: ignore[arg-type]
+                      language=language, signature=signature)  # type: ignore[arg-type]
+
+
+class DefinitionIndex:
+    def __init__(self, root: ProjectRoot, config: Callable[[], Config], parse_cache: ParseCache) -> None:
+        self.root = root
+        self._config = config
+        self._parse_cache = parse_cache
+        self._lock = threading.RLock()
+        self._stamps: dict[str, FileStamp] = {}
+        self._tags: dict[str, list[Definition]] = {}
+        self._by_name: dict[str, list[Definition]] = {}
+        self._by_lower: dict[str, list[Definition]] = {}
+        self._sorted_names: list[str] = []
+        self._loaded = False
+        self.last_refresh: dict[str, int] = {}
+
+    # ------------------------------------------------------------ refresh
+    def _filters(self) -> RgFilters:
+        cfg = self._config()
+        roots = tuple(
+            self.root.relative(p) or "." for p in (self.root.resolve(d) for d in cfg.source_dirs) if p.exists()
+        ) or (".",)
+        return RgFilters(excludes=tuple(cfg.exclude_patterns), max_file_bytes=cfg.max_file_bytes, roots=roots)
+
+    def refresh(self) -> dict[str, int]:
+        """Bring the index up to date; returns how many files were added, changed, removed and reparsed."""
+        with self._lock:
+            if not self._loaded:
+                self._load_cache()
+                self._loaded = True
+            listed, _ = list_files(self.root.path, self._filters(), timeout=self._config().search_timeout_seconds * 6)
+            wanted = {f for f in listed if language_for(f) in GRAMMARS or PurePosixPath(f).suffix.lower() in CTAGS_SUFFIXES}
+            removed = [f for f in self._stamps if f not in wanted]
+            for rel in removed:
+                self._stamps.pop(rel, None)
+                self._tags.pop(rel, None)
+            to_parse: list[str] = []
+            touched = 0
+            for rel in wanted:
+                try:
+                    st = os.stat(self.root.path / rel)
+                except OSError:
+                    continue
+                old = self._stamps.get(rel)
+                if old is not None and old.size == st.st_size and old.mtime_ns == st.st_mtime_ns:
+                    continue
+                digest = _digest(self.root.path / rel)
+                touched += 1
+                self._stamps[rel] = FileStamp(st.st_size, st.st_mtime_ns, digest)
+                if old is None or old.digest != digest:
+                    to_parse.append(rel)  # a touched file with unchanged content keeps its tags
+            if to_parse:
+                self._index_files(to_parse)
+            if to_parse or removed:
+                self._rebuild_lookup()
+            if to_parse or removed or touched:
+                self._save_cache()
+            self.last_refresh = {"reparsed": len(to_parse), "removed": len(removed), "files": len(self._stamps)}
+            return self.last_refresh
+
+    def _index_files(self, files: list[str]) -> None:
+        by_ctags = [f for f in files if PurePosixPath(f).suffix.lower() in CTAGS_SUFFIXES]
+        by_outline = [f for f in files if f not in set(by_ctags)]
+        for rel in files:
+            self._tags[rel] = []
+        for definition in run_ctags(self.root.path, by_ctags):
+            self._tags.setdefault(definition.file, []).append(definition)
+        for rel in by_outline:
+            self._tags[rel] = self._outline_definitions(rel)
+
+    def _outline_definitions(self, rel: str) -> list[Definition]:
+        try:
+            parsed = self._parse_cache.get(self.root.path / rel)
+        except (InvalidArgument, OSError) as err:
+            log.debug("no outline for %s: %s", rel, err)
+            return []
+        lines = parsed.source.split(b"\n")
+        out = []
+        for symbol in flatten(outline(parsed)):
+            first = lines[symbol.line - 1].decode("utf-8", errors="replace").strip()[:200] if symbol.line <= len(lines) else None
+            out.append(Definition(file=rel, line=symbol.line, end_line=symbol.end_line, name=symbol.name, kind=symbol.kind,
+                                  scope=symbol.scope, language=parsed.language, signature=first))
+        return out
+
+    def _rebuild_lookup(self) -> None:
+        by_name: dict[str, list[Definition]] = {}
+        for rel in sorted(self._tags):
+            for d in self._tags[rel]:
+                by_name.setdefault(d.name, []).append(d)
+        by_lower: dict[str, list[Definition]] = {}
+        for name, items in by_name.items():
+            by_lower.setdefault(name.lower(), []).extend(items)
+        self._by_name, self._by_lower, self._sorted_names = by_name, by_lower, sorted(by_name)
+
+    # ------------------------------------------------------------ disk cache
+    @property
+    def cache_path(self) -> Path:
+        return self.root.runtime_dir("cache") / CACHE_FILE
+
+    def _load_cache(self) -> None:
+        path = self.cache_path
+        if not path.exists():
+            return
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if data.get("version") != CACHE_VERSION:
+                return
+            self._stamps = {f: FileStamp(*v) for f, v in data["files"].items()}
+            self._tags = {f: [_from_fields(f, row) for row in rows] for f, rows in data["tags"].items()}
+            self._rebuild_lookup()
+        except (OSError, ValueError, KeyError, TypeError) as err:
+            # a damaged cache only costs a rebuild
+            log.warning("ignoring unreadable definition cache %s: %s", path, err)
+            self._stamps, self._tags = {}, {}
+
+    def _save_cache(self) -> None:
+        path = self.cache_path
+        data = {
+            "version": CACHE_VERSION,
+            "files": {f: [s.size, s.mtime_ns, s.digest] for f, s in self._stamps.items()},
+            "tags": {f: [_fields(d) for d in items] for f, items in self._tags.items()},
+        }
+        temporary = path.with_suffix(".tmp")
+        try:
+            temporary.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
+            os.replace(temporary, path)
+        except OSError as err:
+            log.warning("could not write the definition cache %s: %s", path, err)
+
+    # ------------------------------------------------------------ lookup
+    def all_definitions(self) -> list[Definition]:
+        """Every definition in the index, fresh (for audits and benchmarks)."""
+        self.refresh()
+        with self._lock:
+            return [d for rel in sorted(self._tags) for d in self._tags[rel]]
+
+    def _candidates(self, name: str, match: MatchMode) -> list[Definition]:
+        if match == "exact":
+            return list(self._by_name.get(name, []))
+        if match == "icase":
+            return list(self._by_lower.get(name.lower(), []))
+        start = bisect.bisect_left(self._sorted_names, name)
+        found: list[Definition] = []
+        for candidate in self._sorted_names[start:]:
+            if not candidate.startswith(name):
+                break
+            found.extend(self._by_name[candidate])
+        return found
+
+    def find(self, symbol: str, path: str | None = None, language: str | None = None, match: MatchMode = "exact",
+             max_results: int = 50) -> DefinitionResult:
+        text = (symbol or "").strip()
+        if not text or any(c.isspace() for c in text):
+            raise InvalidArgument(f"symbol {symbol!r} is not a name",
+                                  hint="send one name such as 'load_config', or 'Config.load' for a member")
+        if match not in ("exact", "prefix", "icase"):
+            raise InvalidArgument(f"match {match!r} is not known", hint="use 'exact', 'prefix' or 'icase'")
+        if max_results < 1:
+            raise InvalidArgument("max_results must be at least 1")
+        scope_filter: str | None = None
+        normalised = text.replace("::", ".").replace("->", ".")
+        if "." in normalised.strip("."):
+            scope_filter, text = normalised.strip(".").rsplit(".", 1)
+        prefix = None
+        if path:
+            prefix = self.root.relative(self.root.resolve(path, must_exist=True))
+            prefix = None if prefix in ("", ".") else prefix
+        wanted_language = _ALIASES.get(language.strip().lower(), language.strip().lower()) if language else None
+        self.refresh()
+        with self._lock:
+            found = self._candidates(text, match)
+        if scope_filter:
+            found = [d for d in found if d.scope and _scope_matches(d.scope, scope_filter)]
+        if prefix:
+            found = [d for d in found if d.file == prefix or d.file.startswith(prefix + "/")]
+        if wanted_language:
+            accept = {"typescript", "tsx"} if wanted_language == "typescript" else {wanted_language}
+            found = [d for d in found if d.language in accept]
+        found.sort(key=lambda d: (d.name != text, _KIND_RANK.get(d.kind, 3), d.file, d.line))
+        shown = found[:max_results]
+        self._complete_spans(shown)
+        return DefinitionResult(definitions=shown, total=len(found), truncated=len(found) > max_results)
+
+    def _complete_spans(self, definitions: list[Definition]) -> None:
+        """Some ctags parsers give no end line; take it from the syntax tree (and remember it)."""
+        missing: dict[str, list[Definition]] = {}
+        for d in definitions:
+            if d.end_line == d.line and d.kind not in _SINGLE_LINE_KINDS:
+                missing.setdefault(d.file, []).append(d)
+        for rel, items in missing.items():
+            try:
+                parsed = self._parse_cache.get(self.root.path / rel)
+            except (InvalidArgument, OSError):
+                continue
+            spans = {(s.name, s.line): s.end_line for s in flatten(outline(parsed))}
+            for d in items:
+                end = spans.get((d.name.rsplit("::", 1)[-1], d.line)) or spans.get((d.name, d.line))
+                if end and end > d.line:
+                    with self._lock:
+                        d.end_line = end
+
+
+def _scope_matches(scope: str, wanted: str) -> bool:
+    """`Greeter` matches the scopes Greeter, demo.Greeter and demo::Greeter, but not MyGreeter."""
+    normalised = scope.replace("::", ".").replace("\\", ".").replace("/", ".")
+    return normalised == wanted or normalised.endswith("." + wanted)

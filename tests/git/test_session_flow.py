@@ -156,3 +156,17 @@ def test_follow_up_commits_after_a_quality_revert(repo: TestRepo) -> None:
     assert repo.git("log", "--format=%s", "main..HEAD").split("\n")[:2] == ["Fix review findings", "First pass"]
     info, report = service.merge(info)
     assert repo.show("main:app.py") == "second\n"
+
+
+def test_user_staged_edit_in_a_file_the_session_commits_stays_staged(repo: TestRepo) -> None:
+    repo.write("app.py", repo.read("app.py").replace("return 2", "return 22"))
+    repo.git("add", "app.py")
+    service = repo.service()
+    info = service.create_task_branch("s9", service.begin_session("s9"))
+    repo.write("app.py", repo.read("app.py").replace("return 1", "return 100"))
+    info, report = service.commit(info, ["app.py"], [], "Return a hundred")
+    assert report["kept_user_edits"] == ["app.py"] and report["warnings"] == []
+    assert "return 22" not in repo.show("HEAD:app.py")
+    staged = repo.git("diff", "--cached")
+    assert "+    return 22" in staged and "return 100" not in staged  # still staged: only the user's change
+    assert repo.git("diff") == ""  # and nothing of the session is left unstaged

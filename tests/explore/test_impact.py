@@ -27,6 +27,10 @@ PROJECT = {
         "\n"  # 11
         "def parse_config(text):\n"  # 12
         "    return json.loads(text)\n"  # 13
+        "\n"  # 14
+        "\n"  # 15
+        "def emit(text):\n"  # 16
+        "    return text\n"  # 17
     ),
     "app/service.py": (
         "from app.config import parse_config, ConfigLoader\n"  # 1
@@ -48,7 +52,7 @@ PROJECT = {
     ),
     "settings.yaml": "loader: parse_config\ntimeout: 5\n",
     "pyproject.toml": '[project.entry-points.x]\nrun = "app.config:main"\n',
-    "docs/config.md": "# Config\n\nCall `parse_config` to read a file.\n",
+    "docs/config.md": "# Config\n\nCall `parse_config` to read a file, then emit it.\n",
     "docs/archive/old.md": "parse_config used to be different.\n",
     "web/util.ts": "export function formatDate(d: Date): string {\n  return d.toISOString();\n}\n",
     "web/main.ts": "import { formatDate } from './util';\n\nconsole.log(formatDate(new Date()));\n",
@@ -83,7 +87,9 @@ def test_named_symbol_groups_its_impact(explorer: Explorer) -> None:
     assert dependents[("app/service.py", 1)] == "imports parse_config; imports app/config.py"
     assert dependents[("app/service.py", 6)] == "calls parse_config"
     assert ("app/service.py", 5) not in dependents  # a comment is not a use
-    assert {("tests/test_config.py", 1), ("tests/test_config.py", 5)} <= places(report["tests"])
+    test_item = next(i for i in report["tests"] if i["file"] == "tests/test_config.py")
+    assert (test_item["line"], test_item["lines"]) == (1, [1, 5])  # one item per test file
+    assert "calls parse_config" in test_item["reason"]
     assert ("settings.yaml", 1) in places(report["configs"])
     assert ("pyproject.toml", 2) in places(report["configs"])  # mentions the module app.config
     assert places(report["docs"]) == {("docs/config.md", 3)}
@@ -116,6 +122,17 @@ def test_without_symbols_the_file_outline_is_followed(explorer: Explorer) -> Non
     assert {"parse_config", "ConfigLoader", "app.config"} == set(import_line["symbols"])
 
 
+def test_short_words_from_the_outline_are_skipped_unless_asked(explorer: Explorer) -> None:
+    report = analyze_impact(explorer, ["app/config.py"], None, document_search=DOCS)
+    assert "emit" not in report["symbols"]
+    assert ("app/config.py", 16) in places(report["direct"])
+    assert any(s["symbol"] == "emit" and "pass it in symbols" in s["reason"] for s in report["skipped"])
+    asked = analyze_impact(explorer, ["app/config.py"], ["emit"], document_search=DOCS)
+    assert asked["symbols"] == ["emit"]
+    assert asked["docs"] == []  # a plain word is not searched in prose
+    assert any("plain words ['emit']" in n for n in asked["notes"])
+
+
 def test_test_files_named_after_the_changed_file_are_listed(explorer: Explorer) -> None:
     report = analyze_impact(explorer, ["app/config.py"], ["DEFAULT_TIMEOUT"], document_search=DOCS)
     named = [i for i in report["tests"] if "test named after app/config.py" in i["reason"]]
@@ -126,7 +143,9 @@ def test_typescript_importers_and_tests(explorer: Explorer) -> None:
     report = analyze_impact(explorer, ["web/util.ts"], None, document_search=DOCS)
     assert ("web/util.ts", 1) in places(report["direct"])
     assert {("web/main.ts", 1), ("web/main.ts", 3)} <= places(report["dependents"])
-    assert {("web/util.test.ts", 1), ("web/util.test.ts", 2)} <= places(report["tests"])
+    test_item = next(i for i in report["tests"] if i["file"] == "web/util.test.ts")
+    assert test_item["lines"] == [1, 2]
+    assert "test named after web/util.ts" in test_item["reason"]
     assert "web/util.test.ts" not in {i["file"] for i in report["dependents"]}
 
 

@@ -66,6 +66,7 @@ class ImpactItem(BaseModel):
     end_line: int | None = None
     symbol: str | None = None
     symbols: list[str] | None = Field(default=None, description="every symbol tied to this line, when several are")
+    lines: list[int] | None = Field(default=None, description="tests: every line of the file that uses the symbols")
     reason: str
     text: str | None = None
 
@@ -119,7 +120,9 @@ def is_config_file(path: str) -> bool:
 
 
 class _Collector:
-    """The report's groups, one item per file and line (reasons joined), capped per group."""
+    """The report's groups, one item per file and line (reasons joined), capped per group.
+
+    Tests are one item per file: which test files to run matters, not each of their lines."""
 
     def __init__(self) -> None:
         self.groups: dict[Group, dict[tuple[str, int], ImpactItem]] = {g: {} for g in GROUPS}
@@ -127,7 +130,11 @@ class _Collector:
 
     def add(self, group: Group, item: ImpactItem) -> None:
         bucket = self.groups[group]
-        kept = bucket.get((item.file, item.line))
+        key = (item.file, 0 if group == "tests" else item.line)
+        kept = bucket.get(key)
+        if kept is not None and group == "tests":
+            kept.lines = sorted({*(kept.lines or [kept.line]), item.line})
+            kept.line = kept.lines[0]
         if kept is not None:  # one line importing three symbols is one place to look at
             if item.reason not in kept.reason.split("; "):
                 kept.reason += "; " + item.reason
@@ -137,7 +144,7 @@ class _Collector:
         if len(bucket) >= MAX_ITEMS_PER_GROUP:
             self.truncated = True
             return
-        bucket[(item.file, item.line)] = item.model_copy()
+        bucket[key] = item.model_copy()
 
     def fill(self, report: ImpactReport) -> None:
         for group in GROUPS:
@@ -212,14 +219,22 @@ def _requested_targets(explorer: Explorer, symbols: list[str], changed: list[str
     return targets
 
 
-def _skip_reason(name: str) -> str | None:
+def _skip_reason(name: str, requested: bool) -> str | None:
+    """Why a name is not followed, or None. Names picked from an outline are held to a stricter bar."""
     if name.startswith("__") and name.endswith("__"):
         return "special method: called implicitly, its references are not meaningful"
     if name in COMMON_NAMES:
         return "over-common name: its references would flood the result; search for a qualified use instead"
     if len(name) < 3:
         return "too short to search for reliably"
+    if not requested and name.isalpha() and name.islower() and len(name) <= 4:
+        return "short common word: pass it in symbols to follow it anyway"
     return None
+
+
+def is_distinctive(name: str) -> bool:
+    """A name unlikely to be an ordinary word in prose or settings (snake_case, CamelCase, digits, long)."""
+    return "_" in name or "." in name or any(c.isupper() or c.isdigit() for c in name) or len(name) >= 8
 
 
 # --------------------------------------------------------------------------- references
@@ -450,6 +465,46 @@ def _is_document(path: str, settings: DocumentSearchSettings) -> bool:
             and not any(glob_matches(g, path) for g in settings.exclude_patterns))
 
 
+def _add_mentions(explorer: Explorer, changed: list[str], names: list[str], documents: DocumentSearchSettings,
+                  out: _Collector, report: ImpactReport) -> None:
+    """Config files and documents naming a symbol (or a Python file's dotted module name)."""
+    distinctive = [n for n in names if is_distinctive(n)]
+    plain = [n for n in names if not is_distinctive(n)]
+    if plain:
+        report.notes.append(f"configs and docs not searched for plain words {plain}: too likely to be prose")
+    module_names = [m for file in changed for m in python_module_names(file)]
+    try:
+        for file, line, name, text in _mentions(explorer, [*distinctive, *module_names], CONFIG_GLOBS):
+            if file not in changed and is_config_file(file):
+                out.add("configs", ImpactItem(file=file, line=line, symbol=name, text=text, reason=f"mentions {name}"))
+        for file, line, name, text in _mentions(explorer, distinctive, list(documents.include_patterns)):
+            if file not in changed and _is_document(file, documents):
+                out.add("docs", ImpactItem(file=file, line=line, symbol=name, text=text, reason=f"mentions {name}"))
+    except CodeIntelError as err:  # a timeout here must not lose the references already found
+        report.notes.append(f"configs and docs search incomplete: {err.message}")
+        report.truncated = True
+
+
+def _names_to_follow(targets: list[Target], requested: bool, report: ImpactReport) -> list[str]:
+    """Distinct searchable names in order, without skipped ones, capped at MAX_SYMBOLS."""
+    names: list[str] = []
+    skipped: set[str] = set()
+    for t in targets:
+        if t.name in names or t.name in skipped:
+            continue
+        reason = _skip_reason(t.name, requested)
+        if reason:
+            skipped.add(t.name)
+            report.skipped.append(SkippedSymbol(symbol=t.name, reason=reason))
+        else:
+            names.append(t.name)
+    if len(names) > MAX_SYMBOLS:
+        report.notes.append(f"{len(names)} symbols: the first {MAX_SYMBOLS} were followed; pass symbols= to choose")
+        report.truncated = True
+        names = names[:MAX_SYMBOLS]
+    return names
+
+
 # --------------------------------------------------------------------------- entry point
 def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | None, *,
                    document_search: DocumentSearchSettings | None = None) -> dict[str, Any]:
@@ -472,19 +527,7 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
             kind = f" ({t.kind})" if t.kind else ""
             out.add("direct", ImpactItem(file=t.file, line=t.line, end_line=t.end_line, symbol=t.name,
                                          reason=f"defined here{kind}"))
-    names: list[str] = []
-    for t in targets:
-        if t.name in names or any(s.symbol == t.name for s in report.skipped):
-            continue
-        reason = _skip_reason(t.name)
-        if reason:
-            report.skipped.append(SkippedSymbol(symbol=t.name, reason=reason))
-        else:
-            names.append(t.name)
-    if len(names) > MAX_SYMBOLS:
-        report.notes.append(f"{len(names)} symbols: the first {MAX_SYMBOLS} were followed; pass symbols= to choose")
-        report.truncated = True
-        names = names[:MAX_SYMBOLS]
+    names = _names_to_follow(targets, symbols is not None, report)
     report.symbols = names
 
     direct_sites = {(t.file, t.line) for t in targets if t.file and t.line}
@@ -492,26 +535,23 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
 
     for item in find_importers(explorer, changed, report.notes):
         out.add("tests" if is_test_file(item.file) else "dependents", item)
-    for item in tests_named_after(explorer, changed):
-        out.add("tests", item)
-
-    module_names = [m for file in changed for m in python_module_names(file)]
-    for file, line, name, text in _mentions(explorer, [*names, *module_names], CONFIG_GLOBS):
-        if file not in changed and is_config_file(file):
-            out.add("configs", ImpactItem(file=file, line=line, symbol=name, text=text, reason=f"mentions {name}"))
-    documents = _document_settings(explorer, document_search, report.notes)
-    for file, line, name, text in _mentions(explorer, names, list(documents.include_patterns)):
-        if file not in changed and _is_document(file, documents):
-            out.add("docs", ImpactItem(file=file, line=line, symbol=name, text=text, reason=f"mentions {name}"))
-
-    for file in changed:
-        if not is_web_file(file):
+    try:
+        for item in tests_named_after(explorer, changed):
+            out.add("tests", item)
+    except CodeIntelError as err:
+        report.notes.append(f"tests named after the files not searched: {err.message}")
+        report.truncated = True
+    _add_mentions(explorer, changed, names, _document_settings(explorer, document_search, report.notes), out, report)
+    for file in (f for f in changed if is_web_file(f)):
+        try:
+            items, capped = find_cross_references(explorer, file)
+        except CodeIntelError as err:
+            report.notes.append(f"{file}: markup cross-references not searched: {err.message}")
+            report.truncated = True
             continue
-        items, capped = find_cross_references(explorer, file)
         report.truncated = report.truncated or capped
         for raw in items:
-            if selectors and raw["symbol"] not in selectors:
-                continue
-            out.add("should_verify", ImpactItem(**raw))
+            if not selectors or raw["symbol"] in selectors:
+                out.add("should_verify", ImpactItem(**raw))
     out.fill(report)
     return report.model_dump(exclude_none=True)

@@ -205,3 +205,15 @@ def test_no_commit_yet_is_refused_at_branch_creation(tmp_path: Path) -> None:
     assert info.base_commit is None and "no commit yet" in info.note
     with pytest.raises(GitError, match="no commit yet"):
         service.create_task_branch("e1", info)
+
+
+def test_an_unfinished_merge_is_noted_at_session_start(repo: TestRepo) -> None:
+    repo.git("checkout", "-q", "-b", "side")
+    repo.write("app.py", "side\n")
+    repo.commit_all("side edit")
+    repo.git("checkout", "-q", "main")
+    repo.write("app.py", "main\n")
+    repo.commit_all("main edit")
+    repo.git("merge", "side", check=False)  # conflicts: MERGE_HEAD is left behind
+    info = repo.service().begin_session("u1")
+    assert "MERGE_HEAD" in info.note and info.snapshot

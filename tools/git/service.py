@@ -32,6 +32,8 @@ from tools.project import STATE_DIR, ProjectRoot
 from tools.workflow.ports import BranchChoice, GitSessionInfo
 
 log = logging.getLogger(__name__)
+# files git keeps while a merge, rebase, cherry-pick or revert is unfinished
+IN_PROGRESS_MARKERS = ("MERGE_HEAD", "rebase-merge", "rebase-apply", "CHERRY_PICK_HEAD", "REVERT_HEAD")
 NOT_A_REPO = "not a git repository: the workflow runs without task branches, commits or merges"
 
 
@@ -103,6 +105,12 @@ class GitService:
             )
         if head.commit is None:
             notes.append("the repository has no commit yet: make a first commit before a task branch can be created")
+        in_progress = [name for name in IN_PROGRESS_MARKERS if git.git_path(name).exists()]
+        if in_progress:
+            notes.append(
+                f"a git operation is in progress ({', '.join(in_progress)}): finish or abort it before the session "
+                "commits, or its state will be mixed with the session's"
+            )
         info.note = "; ".join(notes)
         return info
 

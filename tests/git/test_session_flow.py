@@ -170,3 +170,16 @@ def test_user_staged_edit_in_a_file_the_session_commits_stays_staged(repo: TestR
     staged = repo.git("diff", "--cached")
     assert "+    return 22" in staged and "return 100" not in staged  # still staged: only the user's change
     assert repo.git("diff") == ""  # and nothing of the session is left unstaged
+
+
+def test_session_deletes_and_renames_are_committed_as_such(repo: TestRepo) -> None:
+    service = repo.service()
+    info = service.create_task_branch("s10", service.begin_session("s10"))
+    (repo.path / "README.md").unlink()
+    (repo.path / "app.py").rename(repo.path / "main_app.py")
+    assert sorted(service.changed_since_snapshot(info)) == ["README.md", "app.py", "main_app.py"]
+    statuses = {f["file"]: f["status"] for f in service.review(info)["files"]}
+    assert statuses == {"README.md": "deleted", "app.py": "deleted", "main_app.py": "added"}
+    info, report = service.commit(info, ["README.md", "app.py", "main_app.py"], [], "Rename app, drop readme")
+    assert repo.git("ls-tree", "--name-only", "HEAD").split() == ["main_app.py"]
+    assert repo.status() == ""

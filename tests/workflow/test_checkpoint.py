@@ -1,0 +1,103 @@
+"""Checkpoints: written after each accepted submit, atomic, layout, size limit, corrupt files."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tools.errors import CheckpointCorrupt
+from tools.workflow.checkpoint import CheckpointStore
+from tools.workflow.flags import SessionFlags
+from tools.workflow.phases import Phase
+from tools.workflow.state import SessionState
+
+
+def _checkpoint(app_project, session_id):
+    return json.loads((app_project.state_dir / "sessions" / f"{session_id}.json").read_text())
+
+
+def test_written_at_start_and_after_each_accepted_submit(driver, app_project):
+    resp = driver.start()
+    sid = resp["session_id"]
+    doc = _checkpoint(app_project, sid)
+    assert doc["orchestrator_state"]["phase"] == "DOCUMENT_RESEARCH" and doc["phase_payloads"] == {}
+    driver.submit(driver.payload(resp))
+    doc = _checkpoint(app_project, sid)
+    assert doc["orchestrator_state"]["phase"] == "QUERY_FRAME"
+    assert doc["phase_payloads"] == {"step_03_DOCUMENT_RESEARCH": {"summary": "summary of DOCUMENT_RESEARCH step 3"}}
+    driver.submit({"bogus": 1})
+    assert _checkpoint(app_project, sid)["orchestrator_state"]["phase"] == "QUERY_FRAME"
+
+
+def test_layout_keeps_only_summaries_and_orchestrator_state(driver, app_project):
+    resp = driver.run(driver.start(), until="READY")
+    driver.submit(driver.payload(resp))
+    doc = _checkpoint(app_project, resp["session_id"])
+    state = doc["orchestrator_state"]
+    for key in ("session_id", "flags", "phase", "ready_substep", "counters", "compaction_count", "board", "git"):
+        assert key in state
+    assert state["board"]["tasks"][0]["id"] == "task_1" and state["git"]["task_branch"]
+    assert all(set(v) == {"summary"} for v in doc["phase_payloads"].values())
+    assert "findings" not in json.dumps(doc["phase_payloads"])
+    assert not list((app_project.state_dir / "sessions").glob("*.tmp"))
+
+
+def _state(session_id="s1") -> SessionState:
+    return SessionState(session_id=session_id, intent="IMPLEMENT", query="q", flags=SessionFlags(), phase=Phase.Q1)
+
+
+def test_size_limit_recompresses_old_summaries(project):
+    store = CheckpointStore(project, max_bytes=20_000)
+    summaries = {f"step_{i:02d}_X": {"summary": "x" * 5000} for i in range(3, 12)}
+    size = store.save(_state(), summaries)
+    assert size <= 20_000
+    _, loaded = store.load(store.path_for("s1"))
+    assert set(loaded) == set(summaries)
+    assert len(loaded["step_03_X"]["summary"]) <= 400  # the oldest is shortened first
+    assert loaded["step_11_X"]["summary"] == "x" * 5000  # the newest is kept whole while it fits
+
+
+def test_size_limit_never_fails_the_save(project):
+    store = CheckpointStore(project, max_bytes=100)
+    assert store.save(_state(), {"step_03_X": {"summary": "y" * 1000}}) > 100
+    state, summaries = store.load(store.path_for("s1"))
+    assert state.session_id == "s1" and summaries["step_03_X"]["summary"].startswith("(dropped")
+
+
+def test_big_session_stays_under_256_kb(driver, app_project):
+    resp = driver.start()
+    resp = driver.submit(driver.payload(resp) | {"summary": "z" * 200_000})
+    driver.submit(driver.payload(resp) | {"summary": "w" * 200_000})
+    file = app_project.state_dir / "sessions" / f"{resp['session_id']}.json"
+    assert file.stat().st_size <= 256 * 1024
+
+
+@pytest.mark.parametrize("content", ["{not json", "[]", '{"orchestrator_state": {"session_id": 5}}', "\xff\xfe"])
+def test_corrupt_checkpoint_is_reported_with_cleanup_steps(project, content):
+    store = CheckpointStore(project)
+    file = store.path_for("broken")
+    file.write_text(content, encoding="latin-1")
+    with pytest.raises(CheckpointCorrupt) as err:
+        store.load(file)
+    assert "broken.json" in err.value.message and "cleanup_stale_branches" in err.value.hint
+
+
+def test_corrupt_checkpoint_through_the_engine(engine, app_project, driver):
+    sessions = app_project.state_dir / "sessions"
+    sessions.mkdir(parents=True)
+    (sessions / "20260101_000000_dead.json").write_text("{truncated")
+    status = driver.status()
+    assert status["error"] == "checkpoint_corrupt"
+    start = driver.start()
+    assert start["error"] == "checkpoint_corrupt"
+    engine.cleanup_stale_branches()
+    assert driver.start()["success"] is True
+
+
+def test_deleted_at_session_complete(driver, app_project):
+    resp = driver.start(intent="QUESTION")
+    sid = resp["session_id"]
+    assert (app_project.state_dir / "sessions" / f"{sid}.json").exists()
+    driver.run(resp)
+    assert not (app_project.state_dir / "sessions" / f"{sid}.json").exists()

@@ -140,25 +140,28 @@ def collect_calls(parsed: ParsedFile, node: Node) -> list[CallInfo]:
     return calls
 
 
-def _import_info(parsed: ParsedFile, node: Node) -> ImportInfo:
+def _python_imports(parsed: ParsedFile, node: Node) -> list[ImportInfo]:
     line = node.start_point[0] + 1
+    names = [parsed.text(n) for n in node.children_by_field_name("name")]
+    if node.type == "import_statement":
+        # `import os, sys` imports two modules
+        return [ImportInfo(module=name.split(" as ")[0].strip(), names=[name], line=line) for name in names]
+    module_node = node.child_by_field_name("module_name")
+    module = parsed.text(module_node) if module_node is not None else "__future__"
+    if not names and any(c.type == "wildcard_import" for c in node.named_children):
+        names = ["*"]
+    return [ImportInfo(module=module, names=names, line=line)]
+
+
+def _import_info(parsed: ParsedFile, node: Node) -> list[ImportInfo]:
     if parsed.language == "python":
-        module_node = node.child_by_field_name("module_name")
-        names = [parsed.text(n) for n in node.children_by_field_name("name")]
-        if node.type == "import_statement":
-            return ImportInfo(module=", ".join(names), names=names, line=line)
-        module = parsed.text(module_node) if module_node is not None else "__future__"
-        if not names and any(c.type == "wildcard_import" for c in node.named_children):
-            names = ["*"]
-        return ImportInfo(module=module, names=names, line=line)
+        return _python_imports(parsed, node)
     source = node.child_by_field_name("source") or node.child_by_field_name("path")
     text = parsed.text(source if source is not None else node)
     module = text.strip().strip("\"'<>`;").removeprefix("import ").removeprefix("use ").removeprefix("using ").strip()
-    names: list[str] = []
     clause = next((c for c in node.named_children if c.type == "import_clause"), None)
-    if clause is not None:
-        names = [parsed.text(n) for n in _identifiers(clause)]
-    return ImportInfo(module=module.rstrip(";").strip(), names=names, line=line)
+    names = [parsed.text(n) for n in _identifiers(clause)] if clause is not None else []
+    return [ImportInfo(module=module.rstrip(";").strip(), names=names, line=node.start_point[0] + 1)]
 
 
 def _identifiers(node: Node) -> list[Node]:
@@ -182,9 +185,9 @@ def collect_imports(parsed: ParsedFile) -> list[ImportInfo]:
         current = stack.pop()
         if current.type in grammar.imports:
             if parsed.language == "go":
-                found.extend(_import_info(parsed, spec) for spec in _go_import_specs(current))
+                found.extend(info for spec in _go_import_specs(current) for info in _import_info(parsed, spec))
             else:
-                found.append(_import_info(parsed, current))
+                found.extend(_import_info(parsed, current))
             continue
         if parsed.language == "ruby" and current.type == "call" and _ruby_require(parsed, current):
             arg = current.child_by_field_name("arguments")
@@ -196,7 +199,7 @@ def collect_imports(parsed: ParsedFile) -> list[ImportInfo]:
 
 
 def _go_import_specs(node: Node) -> list[Node]:
-    return [n for n in _descendants(node) if n.type == "import_spec"]
+    return sorted((n for n in _descendants(node) if n.type == "import_spec"), key=lambda n: n.start_byte)
 
 
 def _descendants(node: Node) -> list[Node]:

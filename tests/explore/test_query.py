@@ -7,7 +7,7 @@ import pytest
 
 from tools.config import Config
 from tools.errors import InvalidArgument, SearchTimeout
-from tools.explore.query import QueryHit, extract_candidates, merge_hits, run_query
+from tools.explore.query import QueryHit, extract_candidates, merge_hits, run_query, stem
 from tools.explore.service import Explorer
 from tools.project import ProjectRoot
 
@@ -103,9 +103,22 @@ def test_identifier_question_finds_definition_first(explorer: Explorer) -> None:
 def test_plain_words_match_definitions_case_insensitively_and_by_prefix(explorer: Explorer) -> None:
     result = run_query(explorer, "explain configloader", None)
     assert result["results"][0]["name"] == "ConfigLoader"
-    assert "ConfigLoader" in result["candidates"] or "configloader" in result["candidates"]
-    prefix = run_query(explorer, "how does authenticate work", None)
+    assert result["candidates"] == ["ConfigLoader"]  # the word became the name it matched
+    prefix = run_query(explorer, "how does authentication work", None)  # stem 'authenticat'
     assert ("web/auth.ts", 1) in {(r["file"], r["line"]) for r in prefix["results"] if r["kind"] == "definition"}
+
+
+def test_adjacent_words_find_a_compound_name(explorer: Explorer) -> None:
+    result = run_query(explorer, "how is the config loader built", None)
+    top = result["results"][0]
+    assert (top["file"], top["line"], top["name"]) == ("app/config.py", 4, "ConfigLoader")
+    assert set(top["sources"]) == {"definition:icase", "text"}
+
+
+def test_stems_and_compounds() -> None:
+    assert stem("resolved") == "resolv" and stem("parsing") == "parsing"[:4] and stem("user") == "user"
+    assert extract_candidates("how is the project root resolved").compounds == ["project_root", "root_resolved"]
+    assert extract_candidates("where is parse_config called?").compounds == []
 
 
 def test_quoted_phrase_goes_to_text_search(explorer: Explorer) -> None:

@@ -33,8 +33,9 @@ log = logging.getLogger(__name__)
 MAX_FILES = 50
 MAX_SYMBOLS = 40
 MAX_REFERENCES_PER_SYMBOL = 150
-MAX_ITEMS_PER_GROUP = 200
+MAX_ITEMS_PER_GROUP = 100
 MAX_MENTIONS = 1000
+TEXT_CHARS = 160  # each item quotes its line, shortened: the answer must stay small
 PARALLEL_LOOKUPS = 4
 
 Group = Literal["direct", "dependents", "tests", "configs", "docs", "should_verify"]
@@ -265,7 +266,7 @@ def _follow_references(explorer: Explorer, target_names: list[str], changed: set
             report.truncated = True
             report.notes.append(f"{name}: more than {MAX_REFERENCES_PER_SYMBOL} references, the first ones are listed")
         for ref in found.get("references", []):
-            file, line, text = ref["file"], ref["line"], ref.get("text", "").strip()[:200]
+            file, line, text = ref["file"], ref["line"], ref.get("text", "").strip()[:TEXT_CHARS]
             if (file, line) in direct_sites or file in changed:
                 continue  # the changed files themselves are the change, not its impact
             if ref.get("is_definition"):
@@ -408,7 +409,7 @@ def find_importers(explorer: Explorer, changed: list[str], notes: list[str]) -> 
                 continue
             if check(importer, match["text"]):
                 items.append(ImpactItem(file=importer, line=match["line"], symbol=module,
-                                        reason=f"imports {file}", text=match["text"].strip()[:200]))
+                                        reason=f"imports {file}", text=match["text"].strip()[:TEXT_CHARS]))
     return items
 
 
@@ -446,7 +447,7 @@ def _mentions(explorer: Explorer, names: Iterable[str], globs: list[str]) -> lis
     for match in found.get("matches", []):
         m = word.search(match["text"])
         if m:
-            hits.append((match["file"], match["line"], m.group(0), match["text"].strip()[:200]))
+            hits.append((match["file"], match["line"], m.group(0), match["text"].strip()[:TEXT_CHARS]))
     return hits
 
 

@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 2000
 MAX_IDENTIFIERS = 10
 MAX_WORDS = 8
+MAX_COMPOUNDS = 4
 MAX_RESULTS = 30
 DEFINITIONS_PER_NAME = 10
 TEXT_PER_PATTERN = 15
@@ -49,6 +50,9 @@ your code file files function functions method methods class classes find where'
 called call calls handle handles happen happens implemented implement implementation defined define project
 """.split())
 
+# Question words and glue: never part of a compound name.
+_PROSE = frozenset("a an and are as at be by can could did do does for from how if in is it of on or the this to "
+                   "was were what when where which who why will with would".split())
 _QUOTED = re.compile(r"`([^`]+)`|\"([^\"]+)\"|'([^'\s][^']*[^'\s]|[^'\s])'")
 _IDENT_TOKEN = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*(?:\(\))?")
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][\w$]*$")
@@ -83,6 +87,7 @@ class Candidates:
     identifiers: list[str] = field(default_factory=list)
     words: list[str] = field(default_factory=list)
     phrases: list[str] = field(default_factory=list)
+    compounds: list[str] = field(default_factory=list)  # adjacent words that may form one name
 
     def add(self, bucket: list[str], value: str, cap: int) -> None:
         if value and value not in self.identifiers and value not in bucket and len(bucket) < cap:
@@ -125,7 +130,25 @@ def extract_candidates(question: str) -> Candidates:
         elif len(token) >= 3 and token.lower() not in STOPWORDS and token.isalpha():
             found.add(found.words, token, MAX_WORDS)
     found.words = [w for w in found.words if w not in found.identifiers]
+    # "config loader" may name ConfigLoader or config_loader
+    tokens = list(re.finditer(r"\S+", rest))
+    for left, right in zip(tokens, tokens[1:], strict=False):
+        first, second = left.group(0), right.group(0).rstrip("?.,;:!")
+        if not (first.isalpha() and second.isalpha()) or min(len(first), len(second)) < 3:
+            continue  # identifiers and punctuation end a run of prose words
+        lowered = (first.lower(), second.lower())
+        if not set(lowered) & _PROSE and not all(w in STOPWORDS for w in lowered):
+            found.add(found.compounds, f"{lowered[0]}_{lowered[1]}", MAX_COMPOUNDS)
     return found
+
+
+def stem(word: str) -> str:
+    """A crude stem for prefix lookups: 'resolved' -> 'resolv', 'authentication' -> 'authenticat'."""
+    lowered = word.lower()
+    for suffix in ("ations", "ation", "ions", "ion", "ing", "ers", "er", "ed", "es", "s"):
+        if lowered.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
 
 
 # --------------------------------------------------------------------------- routes
@@ -157,10 +180,12 @@ def _definition_hits(explorer: Explorer, found: Candidates, lines: _Lines) -> tu
     lookups: list[tuple[str, str, float, bool]] = []  # name, match mode, score, is a word
     for name in found.identifiers:
         lookups += [(name, "exact", 1.0, False), (name, "icase", 0.85, False)]
+    for compound in found.compounds:
+        lookups += [(compound, "icase", 0.9, True), (compound.replace("_", ""), "icase", 0.9, True)]
     for word in found.words:
         lookups += [(word, "icase", 0.8, True)]
-        if len(word) >= 4:
-            lookups += [(word, "prefix", 0.55, True)]
+        if len(stem(word)) >= 4:
+            lookups += [(stem(word), "prefix", 0.55, True)]
     done: set[str] = set()
     for name, mode, score, is_word in lookups:
         if name in done:
@@ -170,8 +195,9 @@ def _definition_hits(explorer: Explorer, found: Candidates, lines: _Lines) -> tu
         if not items:
             continue
         done.add(name)
-        if is_word:
-            confirmed_words.append(name)
+        # a word or compound that names a definition becomes that name, for the text route
+        if is_word and items[0]["name"] not in confirmed_words:
+            confirmed_words.append(items[0]["name"])
         for rank, d in enumerate(items):
             snippet = lines.line(d["file"], d["line"]) or d.get("signature") or d["name"]
             hits.append(QueryHit(file=d["file"], line=d["line"], end_line=d.get("end_line"), kind="definition",
@@ -301,7 +327,7 @@ def run_query(explorer: Explorer, question: str, semantic: Callable[..., Any] | 
     merged = merge_hits(hits)
     result.truncated = len(merged) > MAX_RESULTS
     result.results = merged[:MAX_RESULTS]
-    result.candidates = [*found.identifiers, *confirmed, *found.phrases]
+    result.candidates = list(dict.fromkeys([*found.identifiers, *confirmed, *found.phrases]))
     if not result.results:
         result.notes.append("nothing found: name a function or class, quote exact text, or use search_text")
     return result.model_dump(exclude_none=True)

@@ -112,7 +112,22 @@ def test_adjacent_words_find_a_compound_name(explorer: Explorer) -> None:
     result = run_query(explorer, "how is the config loader built", None)
     top = result["results"][0]
     assert (top["file"], top["line"], top["name"]) == ("app/config.py", 4, "ConfigLoader")
-    assert set(top["sources"]) == {"definition:icase", "text"}
+    assert {"definition:icase", "text"} <= set(top["sources"])
+
+
+def test_dotted_names_are_looked_up_in_their_scope(explorer: Explorer) -> None:
+    result = run_query(explorer, "what does ConfigLoader.load_settings return?", None)
+    top = result["results"][0]
+    assert (top["file"], top["line"], top["name"]) == ("app/config.py", 5, "load_settings")
+    assert top["score"] > 1.0
+
+
+def test_test_files_rank_below_code(explorer: Explorer, tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_config.py").write_text("def parse_config(x):\n    return x\n", encoding="utf-8")
+    result = run_query(explorer, "parse_config", None)
+    definitions = [r["file"] for r in result["results"] if r["kind"] == "definition"]
+    assert definitions == ["app/config.py", "tests/test_config.py"]
 
 
 def test_stems_and_compounds() -> None:

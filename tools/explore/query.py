@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, Field
 
 from tools.errors import CodeIntelError, InvalidArgument
+from tools.explore.impact import is_test_file
 
 if TYPE_CHECKING:
     from tools.explore.service import Explorer
@@ -35,6 +36,8 @@ SEMANTIC_RESULTS = 10
 SNIPPET_CHARS = 300
 # Extra score for every further route that found the same place.
 AGREEMENT_BONUS = 0.15
+COVERAGE_BONUS = 0.1
+TEST_PENALTY = 0.1
 
 HitKind = Literal["definition", "text", "semantic"]
 _KIND_PRIORITY: dict[str, int] = {"definition": 0, "semantic": 1, "text": 2}
@@ -56,6 +59,7 @@ _PROSE = frozenset("a an and are as at be by can could did do does for from how 
 _QUOTED = re.compile(r"`([^`]+)`|\"([^\"]+)\"|'([^'\s][^']*[^'\s]|[^'\s])'")
 _IDENT_TOKEN = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*(?:\(\))?")
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][\w$]*$")
+_DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)+")
 _CAMEL = re.compile(r"[a-z0-9][A-Z]|^[A-Z]{2,}[a-z]")
 
 
@@ -174,27 +178,38 @@ class _Lines:
         return lines[line - 1].strip() if 0 < line <= len(lines) else ""
 
 
-def _definition_hits(explorer: Explorer, found: Candidates, lines: _Lines) -> tuple[list[QueryHit], list[str]]:
-    hits: list[QueryHit] = []
-    confirmed_words: list[str] = []
-    lookups: list[tuple[str, str, float, bool]] = []  # name, match mode, score, is a word
+def _definition_lookups(found: Candidates) -> list[tuple[str, str, float, bool]]:
+    """(name, match mode, score, from prose) in the order tried: the surest first."""
+    lookups: list[tuple[str, str, float, bool]] = []
+    for phrase in found.phrases:
+        if _DOTTED.fullmatch(phrase):  # Class.method: a scoped exact lookup
+            lookups.append((phrase, "exact", 1.05, False))
     for name in found.identifiers:
         lookups += [(name, "exact", 1.0, False), (name, "icase", 0.85, False)]
     for compound in found.compounds:
         lookups += [(compound, "icase", 0.9, True), (compound.replace("_", ""), "icase", 0.9, True)]
     for word in found.words:
-        lookups += [(word, "icase", 0.8, True)]
-        if len(stem(word)) >= 4:
-            lookups += [(stem(word), "prefix", 0.55, True)]
+        lookups.append((word, "icase", 0.8, True))
+        root = stem(word)
+        if len(root) >= 4:  # prefix lookups are case-sensitive: try both common spellings
+            lookups += [(root.lower(), "prefix", 0.55, True), (root.capitalize(), "prefix", 0.55, True)]
+    return lookups
+
+
+def _definition_hits(explorer: Explorer, found: Candidates, lines: _Lines) -> tuple[list[QueryHit], list[str]]:
+    hits: list[QueryHit] = []
+    confirmed_words: list[str] = []
     done: set[str] = set()
-    for name, mode, score, is_word in lookups:
-        if name in done:
+    for name, mode, score, is_word in _definition_lookups(found):
+        if name.lower() in done:
             continue  # a stronger mode already found it
-        definitions = _as_dict(explorer.find_definitions(name, match=mode, max_results=DEFINITIONS_PER_NAME))
-        items = definitions.get("definitions", [])
+        wanted = DEFINITIONS_PER_NAME if mode == "exact" else DEFINITIONS_PER_NAME * 5
+        items = _as_dict(explorer.find_definitions(name, match=mode, max_results=wanted)).get("definitions", [])
         if not items:
             continue
-        done.add(name)
+        done.add(name.lower())
+        if mode != "exact":  # the closest names first, code before tests
+            items = sorted(items, key=lambda d: (is_test_file(d["file"]), len(d["name"])))[:DEFINITIONS_PER_NAME]
         # a word or compound that names a definition becomes that name, for the text route
         if is_word and items[0]["name"] not in confirmed_words:
             confirmed_words.append(items[0]["name"])
@@ -204,6 +219,18 @@ def _definition_hits(explorer: Explorer, found: Candidates, lines: _Lines) -> tu
                                  name=d["name"], snippet=snippet[:SNIPPET_CHARS], score=round(score - 0.01 * rank, 4),
                                  sources=[f"definition:{mode}"]))
     return hits, confirmed_words
+
+
+def _adjust_scores(hits: list[QueryHit], found: Candidates) -> None:
+    """Tests rank below code; a definition whose name holds several of the question's words ranks higher."""
+    roots = {stem(w).lower() for w in [*found.words, *found.identifiers] if len(w) >= 3}
+    for hit in hits:
+        if is_test_file(hit.file):
+            hit.score -= TEST_PENALTY
+        if hit.kind == "definition" and hit.name:
+            covered = sum(1 for r in roots if r in hit.name.lower())
+            hit.score += COVERAGE_BONUS * max(covered - 1, 0)
+        hit.score = round(hit.score, 4)
 
 
 def _text_hits(explorer: Explorer, patterns: list[tuple[str, str]], base_score: float) -> list[QueryHit]:
@@ -324,6 +351,7 @@ def run_query(explorer: Explorer, question: str, semantic: Callable[..., Any] | 
             message = err.message if isinstance(err, CodeIntelError) else f"{type(err).__name__}: {err}"
             result.notes.append(f"semantic search failed, answered without it: {message}")
 
+    _adjust_scores(hits, found)
     merged = merge_hits(hits)
     result.truncated = len(merged) > MAX_RESULTS
     result.results = merged[:MAX_RESULTS]

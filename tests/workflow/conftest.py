@@ -62,7 +62,7 @@ class FakeGit:
 
     def review(self, info: GitSessionInfo, *, max_diff_bytes: int = 200_000) -> dict[str, Any]:
         self.calls.append(("review", None))
-        return {"files": [{"path": f, "status": "modified", "added": 1, "removed": 0} for f in self.changed],
+        return {"files": [{"file": f, "status": "modified", "added": 1, "removed": 0} for f in self.changed],
                 "diff": "", "diff_truncated": False, "garbage": []}
 
     def commit(self, info: GitSessionInfo, reviewed_files: list[str], discarded_files: list[str],
@@ -185,7 +185,7 @@ class Driver:
         if phase == "PRE_COMMIT":
             review = self.engine.review_changes()
             self.tool("review_changes")
-            files = [f["path"] for f in review.get("files", [])]
+            files = [f["file"] for f in review.get("files", [])]
             return {"review_prompt_used": "garbage_detection.md", "reviewed_files": files,
                     "commit_message": "Add subtract", "tools_used": ["review_changes"], "summary": summary}
         if phase == "QUALITY_REVIEW":

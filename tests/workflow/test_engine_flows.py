@@ -139,3 +139,28 @@ def test_decision_log_records_every_submit(driver, app_project):
     assert [e["accepted"] for e in entries] == [False, True]
     assert entries[0]["error"] == "payload_mismatch" and entries[0]["phase"] == "DOCUMENT_RESEARCH"
     assert entries[1]["next_phase"] == "QUERY_FRAME" and entries[1]["next_step"] == 4
+
+
+def test_full_flow_on_a_real_git_repository(git_project, run_git, new_driver):
+    """The whole session with G's GitService: task branch, commit of exactly the reviewed file, merge."""
+    from tools.config import Config, ContextSettings
+    from tools.git.service import GitService
+    from tools.project import ProjectRoot
+    from tools.workflow.engine import WorkflowEngine
+
+    # new_driver's app_project fixture wrote src/app.py into this same folder
+    run_git(git_project, "add", "src/app.py")
+    run_git(git_project, "commit", "-q", "-m", "app")
+    root = ProjectRoot.from_args(git_project)
+    git = GitService(root)
+    engine = WorkflowEngine(root, git=git, context=lambda: ContextSettings(), config=lambda: Config())
+    try:
+        drv = new_driver(engine, git)
+        drv.root = root
+        final = drv.run(drv.start())
+        assert final["phase"] == "SESSION_COMPLETE", final
+        assert run_git(git_project, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
+        assert "def subtract_task_1" in run_git(git_project, "show", "HEAD:src/app.py")
+        assert "llm_task_" not in run_git(git_project, "branch", "--list")
+    finally:
+        engine.close()

@@ -68,7 +68,16 @@ def _respond(data: dict[str, Any]) -> CallToolResult:
     )
 
 
+def _skip_sdk_logging_setup() -> None:
+    """We own logging (stderr + .code-intel/logs). The SDK's configure_logging imports rich (~50 ms of
+    start-up) only to call logging.basicConfig, which does nothing once our handlers exist."""
+    import mcp.server.mcpserver.server as sdk_server
+
+    sdk_server.configure_logging = lambda *args, **kwargs: None  # type: ignore[assignment]
+
+
 def build_server(app: CodeIntelApp) -> MCPServer:
+    _skip_sdk_logging_setup()
     mcp: MCPServer = MCPServer("code-intel", instructions=SERVER_INSTRUCTIONS)
 
     def run(tool: str, arguments: dict[str, Any], call: Callable[[], Any], *, ledger: bool = True) -> CallToolResult:

@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tools.errors import ConfigError
@@ -133,6 +132,8 @@ def load_config(state_dir: Path) -> Config:
 
 
 def load_context(state_dir: Path) -> ContextSettings:
+    import yaml  # imported here: the server answers tools/list before any settings file is read
+
     file = state_dir / "context.yml"
     if not file.exists():
         return ContextSettings()

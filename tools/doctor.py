@@ -146,8 +146,11 @@ def check_chroma() -> CheckResult:
         with tempfile.TemporaryDirectory(prefix="code-intel-doctor-") as folder:
             client = chromadb.PersistentClient(path=folder, settings=Settings(anonymized_telemetry=False))
             collection = client.create_collection("doctor", metadata={"hnsw:space": "cosine"}, embedding_function=None)
-            collection.add(ids=["a", "b"], embeddings=[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], documents=["alpha", "beta"])
-            found = collection.query(query_embeddings=[[0.9, 0.1, 0.0]], n_results=1)
+            import numpy as np
+
+            vectors = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], dtype=np.float32)
+            collection.add(ids=["a", "b"], embeddings=vectors, documents=["alpha", "beta"])
+            found = collection.query(query_embeddings=np.array([[0.9, 0.1, 0.0]], dtype=np.float32), n_results=1)
             best = found["ids"][0][0]
             del collection, client  # release the SQLite handle before the folder goes
     except Exception as err:  # report, never crash the doctor

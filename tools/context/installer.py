@@ -224,21 +224,21 @@ def plan_json_entries(ctx: InstallContext) -> list[PlannedWrite]:
             parent = child
         last = entry.keys[-1]
         label = f"{entry.file} ({'.'.join(entry.keys)})"
-        manifest_key = f"{entry.file}#{'.'.join(entry.keys)}"
+        entry_key = f"{entry.file}#{'.'.join(entry.keys)}"
         wanted = _json_bytes(entry.value)
         current = _json_bytes(parent[last]) if last in parent else None
-        status, detail = _decide(ctx, manifest_key, current, wanted)
+        status, detail = _decide(ctx, entry_key, current, wanted)
         if status in ("created", "updated", "overwritten"):
             parent[last] = entry.value
         action = InstallAction(path=label, status=status, detail=detail)
-        actions.setdefault(entry.file, []).append((action, manifest_key if status != "kept" else None, _sha(wanted)))
+        actions.setdefault(entry.file, []).append((action, entry_key if status != "kept" else None, _sha(wanted)))
     for name, document in documents.items():
         file = ctx.project / name
         data = _json_bytes(document)
         changed = originals[name] is None or _load_json_object(file, originals[name]) != document
-        for index, (action, key, digest) in enumerate(actions[name]):
+        for index, (action, manifest_key, digest) in enumerate(actions[name]):
             # The merged file is written once, with the first action; the rest only report.
-            planned.append(PlannedWrite(file, data if changed and index == 0 else None, action, key, digest))
+            planned.append(PlannedWrite(file, data if changed and index == 0 else None, action, manifest_key, digest))
     return planned
 
 

@@ -71,6 +71,7 @@ def test_text_inside_a_definition_merges_and_ranks_higher() -> None:
     assert merged[0].kind == "definition"
     assert merged[0].sources == ["definition:exact", "text"]
     assert merged[0].score == pytest.approx(1.15)
+    assert merged[0].lines == [12]
 
 
 def test_a_chunk_spanning_a_class_does_not_swallow_its_methods() -> None:

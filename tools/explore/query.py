@@ -72,6 +72,7 @@ class QueryHit(BaseModel):
     snippet: str
     score: float
     sources: list[str]
+    lines: list[int] | None = Field(default=None, description="lines of text matches folded into this span")
     chunk_id: str | None = None
 
 
@@ -299,6 +300,8 @@ def merge_hits(hits: list[QueryHit]) -> list[QueryHit]:
                 kept.sources += new_sources
                 kept.score = round(max(kept.score, hit.score) + AGREEMENT_BONUS * len(new_routes), 4)
                 kept.chunk_id = kept.chunk_id or hit.chunk_id
+                if hit.kind == "text" and kept.kind != "text":
+                    kept.lines = sorted({*(kept.lines or []), hit.line})
                 break
         else:
             merged.append(hit.model_copy(deep=True))

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from tools.errors import CodeIntelError, InvalidArgument
 from tools.explore.impact import is_test_file
+from tools.explore.models import MatchMode
 
 if TYPE_CHECKING:
     from tools.explore.service import Explorer
@@ -179,9 +180,9 @@ class _Lines:
         return lines[line - 1].strip() if 0 < line <= len(lines) else ""
 
 
-def _definition_lookups(found: Candidates) -> list[tuple[str, str, float, bool]]:
+def _definition_lookups(found: Candidates) -> list[tuple[str, MatchMode, float, bool]]:
     """(name, match mode, score, from prose) in the order tried: the surest first."""
-    lookups: list[tuple[str, str, float, bool]] = []
+    lookups: list[tuple[str, MatchMode, float, bool]] = []
     for phrase in found.phrases:
         if _DOTTED.fullmatch(phrase):  # Class.method: a scoped exact lookup
             lookups.append((phrase, "exact", 1.05, False))

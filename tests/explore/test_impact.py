@@ -133,6 +133,11 @@ def test_short_words_from_the_outline_are_skipped_unless_asked(explorer: Explore
     assert any("plain words ['emit']" in n for n in asked["notes"])
 
 
+def test_an_empty_symbol_list_means_the_whole_outline(explorer: Explorer) -> None:
+    report = analyze_impact(explorer, ["app/config.py"], [], document_search=DOCS)
+    assert {"ConfigLoader", "parse_config"} <= set(report["symbols"])
+
+
 def test_test_files_named_after_the_changed_file_are_listed(explorer: Explorer) -> None:
     report = analyze_impact(explorer, ["app/config.py"], ["DEFAULT_TIMEOUT"], document_search=DOCS)
     named = [i for i in report["tests"] if "test named after app/config.py" in i["reason"]]

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from tools.config import Config
-from tools.errors import InvalidArgument, SearchTimeout
+from tools.errors import InvalidArgument, SearchTimeout, ToolUnavailable
 from tools.explore.query import QueryHit, extract_candidates, merge_hits, run_query, stem
 from tools.explore.service import Explorer
 from tools.project import ProjectRoot
@@ -184,6 +184,17 @@ def test_a_failing_text_search_keeps_the_other_routes(explorer: Explorer, monkey
     assert result["routes_used"] == ["definitions"]
     assert any("text search failed" in n for n in result["notes"])
     assert result["results"][0]["kind"] == "definition"
+
+
+def test_a_failing_definition_index_keeps_the_text_route(explorer: Explorer, monkeypatch: pytest.MonkeyPatch) -> None:
+    def unavailable(*_: Any, **__: Any) -> None:
+        raise ToolUnavailable("Universal Ctags not found")
+
+    monkeypatch.setattr(explorer, "find_definitions", unavailable)
+    result = run_query(explorer, "parse_config", None)
+    assert any("Universal Ctags not found" in n for n in result["notes"])
+    assert {r["kind"] for r in result["results"]} == {"text"}
+    assert ("app/config.py", 9) in {(r["file"], r["line"]) for r in result["results"]}
 
 
 def test_results_are_capped_with_truncated(explorer: Explorer, monkeypatch: pytest.MonkeyPatch) -> None:

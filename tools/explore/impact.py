@@ -517,7 +517,7 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
     report = ImpactReport(files=changed, symbols=[])
     out = _Collector()
 
-    if symbols is None:
+    if not symbols:  # an empty list means "not chosen", like None
         targets = [t for file in changed for t in _outline_targets(explorer, file, report.notes)]
     else:
         targets = _requested_targets(explorer, symbols, changed, report.notes)
@@ -528,7 +528,7 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
             kind = f" ({t.kind})" if t.kind else ""
             out.add("direct", ImpactItem(file=t.file, line=t.line, end_line=t.end_line, symbol=t.name,
                                          reason=f"defined here{kind}"))
-    names = _names_to_follow(targets, symbols is not None, report)
+    names = _names_to_follow(targets, bool(symbols), report)
     report.symbols = names
 
     direct_sites = {(t.file, t.line) for t in targets if t.file and t.line}

@@ -198,7 +198,8 @@ def _definition_lookups(found: Candidates) -> list[tuple[str, MatchMode, float, 
     return lookups
 
 
-def _definition_hits(explorer: Explorer, found: Candidates, lines: _Lines) -> tuple[list[QueryHit], list[str]]:
+def _definition_hits(explorer: Explorer, found: Candidates, lines: _Lines,
+                     notes: list[str]) -> tuple[list[QueryHit], list[str]]:
     hits: list[QueryHit] = []
     confirmed_words: list[str] = []
     done: set[str] = set()
@@ -206,7 +207,11 @@ def _definition_hits(explorer: Explorer, found: Candidates, lines: _Lines) -> tu
         if name.lower() in done:
             continue  # a stronger mode already found it
         wanted = DEFINITIONS_PER_NAME if mode == "exact" else DEFINITIONS_PER_NAME * 5
-        items = _as_dict(explorer.find_definitions(name, match=mode, max_results=wanted)).get("definitions", [])
+        try:
+            items = _as_dict(explorer.find_definitions(name, match=mode, max_results=wanted)).get("definitions", [])
+        except CodeIntelError as err:  # e.g. ctags missing or the index timed out: other routes still answer
+            notes.append(f"definition lookup failed, answered without it: {err.message}")
+            break
         if not items:
             continue
         done.add(name.lower())
@@ -324,7 +329,7 @@ def run_query(explorer: Explorer, question: str, semantic: Callable[..., Any] | 
     result = QueryResult(question=question, results=[], routes_used=[])
     hits: list[QueryHit] = []
 
-    definition_hits, confirmed = _definition_hits(explorer, found, lines)
+    definition_hits, confirmed = _definition_hits(explorer, found, lines, result.notes)
     if found.identifiers or found.words:
         result.routes_used.append("definitions")
     hits += definition_hits

@@ -45,7 +45,7 @@ def explorer(tmp_path: Path) -> Explorer:
 
 
 def places(items: list[dict]) -> set[tuple[str, int, str]]:
-    return {(i["file"], i["line"], i["symbol"]) for i in items}
+    return {(i["file"], i["line"], symbol) for i in items for symbol in i.get("symbols", [i["symbol"]])}
 
 
 def test_changing_a_stylesheet_lists_markup_and_scripts_using_its_names(explorer: Explorer) -> None:
@@ -55,9 +55,16 @@ def test_changing_a_stylesheet_lists_markup_and_scripts_using_its_names(explorer
         ("static/app.js", 1, "#header"), ("static/app.js", 2, ".btn-primary"),
         ("static/Widget.jsx", 2, ".btn-primary"), ("static/Panel.vue", 2, ".btn-primary"),
     }
-    reasons = {(i["file"], i["symbol"]): i["reason"] for i in items}
-    assert reasons[("static/index.html", ".btn-primary")] == "uses .btn-primary, styled in static/site.css"
-    assert reasons[("static/app.js", "#header")] == "selects #header, styled in static/site.css"
+    reasons = {(i["file"], i["line"]): i["reason"] for i in items}
+    assert reasons[("static/index.html", 2)] == "uses #header, .btn-primary, styled in static/site.css"
+    assert reasons[("static/app.js", 1)] == "selects #header, styled in static/site.css"
+    assert len([i for i in items if i["file"] == "static/index.html"]) == 1  # one item per line
+
+
+def test_cross_references_are_capped(explorer: Explorer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("tools.explore.markup.MAX_CROSS_REFERENCES", 2)
+    items, truncated = find_cross_references(explorer, "static/site.css")
+    assert len(items) == 2 and truncated
 
 
 def test_changing_markup_lists_the_styles_and_dom_code_of_its_names(explorer: Explorer) -> None:

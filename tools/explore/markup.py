@@ -36,6 +36,7 @@ WEB_GLOBS = sorted(f"*{suffix}" for suffix in WEB_SUFFIXES)
 
 MAX_NAMES_PER_FILE = 200
 MAX_CANDIDATE_FILES = 300
+MAX_CROSS_REFERENCES = 200
 MAX_FILE_CHARS = 2_000_000
 
 
@@ -386,8 +387,8 @@ def find_cross_references(explorer: Explorer, file: str) -> tuple[list[dict[str,
         log.info("cross_references: %s has %d names, keeping %d", changed, len(wanted), MAX_NAMES_PER_FILE)
         wanted = dict(list(wanted.items())[:MAX_NAMES_PER_FILE])
     candidates, truncated = _candidate_files(explorer, {name for _, name in wanted}, changed)
-    items: list[dict[str, Any]] = []
-    seen: set[tuple[str, int, str]] = set()
+    # one item per line of another file: a tag using three of the names is one place to check
+    lines: dict[tuple[str, int, str], list[str]] = {}
     for other in candidates:
         other_text = _read(explorer.root.path / other)
         if other_text is None:
@@ -397,11 +398,19 @@ def find_cross_references(explorer: Explorer, file: str) -> tuple[list[dict[str,
             for n in names:
                 for my_role in sorted(wanted.get((n.kind, n.name), ())):
                     template = _REASONS.get((my_role, their_role))
-                    key = (other, n.line, n.selector)
-                    if template is None or key in seen:
+                    if template is None:
                         continue
-                    seen.add(key)
-                    items.append({"file": other, "line": n.line, "symbol": n.selector,
-                                  "reason": template.format(sel=n.selector, src=changed)})
-    items.sort(key=lambda item: (item["file"], item["line"], item["symbol"]))
+                    selectors = lines.setdefault((other, n.line, template), [])
+                    if n.selector not in selectors:
+                        selectors.append(n.selector)
+    items: list[dict[str, Any]] = []
+    for (other, line, template), selectors in sorted(lines.items()):
+        shown = ", ".join(selectors[:4]) + (f" and {len(selectors) - 4} more" if len(selectors) > 4 else "")
+        item: dict[str, Any] = {"file": other, "line": line, "symbol": selectors[0],
+                                "reason": template.format(sel=shown, src=changed)}
+        if len(selectors) > 1:
+            item["symbols"] = selectors
+        items.append(item)
+    if len(items) > MAX_CROSS_REFERENCES:
+        return items[:MAX_CROSS_REFERENCES], True
     return items, truncated or capped

@@ -39,6 +39,8 @@ SNIPPET_CHARS = 300
 AGREEMENT_BONUS = 0.15
 COVERAGE_BONUS = 0.1
 TEST_PENALTY = 0.1
+WEAK_KIND_PENALTY = 0.15
+_DATA_KINDS = frozenset({"variable", "constant", "field", "member", "property", "parameter", "local"})
 
 HitKind = Literal["definition", "text", "semantic"]
 _KIND_PRIORITY: dict[str, int] = {"definition": 0, "semantic": 1, "text": 2}
@@ -193,8 +195,9 @@ def _definition_lookups(found: Candidates) -> list[tuple[str, MatchMode, float, 
     for word in found.words:
         lookups.append((word, "icase", 0.8, True))
         root = stem(word)
-        if len(root) >= 4:  # prefix lookups are case-sensitive: try both common spellings
-            lookups += [(root.lower(), "prefix", 0.55, True), (root.capitalize(), "prefix", 0.55, True)]
+        if len(root) >= 4:  # prefix lookups are case-sensitive: try the common spellings (json, Json, JSON)
+            spellings = dict.fromkeys([root.lower(), root.capitalize(), *([root.upper()] if len(root) <= 5 else [])])
+            lookups += [(spelling, "prefix", 0.55, True) for spelling in spellings]
     return lookups
 
 
@@ -222,8 +225,11 @@ def _definition_hits(explorer: Explorer, found: Candidates, lines: _Lines,
             confirmed_words.append(items[0]["name"])
         for rank, d in enumerate(items):
             snippet = lines.line(d["file"], d["line"]) or d.get("signature") or d["name"]
+            # a prose word that merely equals a variable's name is weaker evidence than a function or class
+            weak = is_word and d.get("kind") in _DATA_KINDS
             hits.append(QueryHit(file=d["file"], line=d["line"], end_line=d.get("end_line"), kind="definition",
-                                 name=d["name"], snippet=snippet[:SNIPPET_CHARS], score=round(score - 0.01 * rank, 4),
+                                 name=d["name"], snippet=snippet[:SNIPPET_CHARS],
+                                 score=round(score - 0.01 * rank - (WEAK_KIND_PENALTY if weak else 0), 4),
                                  sources=[f"definition:{mode}"]))
     return hits, confirmed_words
 

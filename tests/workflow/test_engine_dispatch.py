@@ -219,3 +219,25 @@ def test_non_object_data_is_refused_cleanly(driver, data):
     bad = driver.submit(data, echo=False)
     assert bad["error"] == "payload_mismatch" and bad["current_phase"] == "DOCUMENT_RESEARCH"
     assert "expected_payload" in bad
+
+
+def test_git_error_at_start_leaves_no_session(driver, fake_git, app_project):
+    fake_git.fail["begin_session"] = "repository is locked"
+    resp = driver.start()
+    assert resp["error"] == "git_error"
+    assert not (app_project.state_dir / "sessions" / "session.lock").exists()
+    assert list((app_project.state_dir / "sessions").glob("*.json")) == []
+    del fake_git.fail["begin_session"]
+    assert driver.start()["success"] is True
+
+
+def test_checkpoint_write_failure_does_not_fail_the_submit(driver, engine, monkeypatch):
+    resp = driver.start()
+
+    def disk_full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(engine.checkpoints, "save", disk_full)  # a full disk cannot be produced here
+    nxt = driver.submit(driver.payload(resp))
+    assert nxt["success"] and nxt["phase"] == "QUERY_FRAME"
+    assert "checkpoint not written" in nxt["warning"]

@@ -177,3 +177,28 @@ def test_cli_init_reports_and_exits_zero(project_dir: Path) -> None:
 def test_script_without_arguments_prints_usage() -> None:
     result = subprocess.run([str(REPO / "init-project.sh")], capture_output=True, text=True, timeout=30)
     assert result.returncode == 2 and "usage:" in result.stderr
+
+
+def test_list_entries_merge_beside_the_users_own_items(project_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """How the hooks will plug in: one item of a list in .claude/settings.json is ours."""
+    from tools.context import installer
+
+    ours = {"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "/abs/code-intel-hook"}]}
+    entry = installer.JsonEntry(file=".claude/settings.json", keys=("hooks", "PreToolUse"), value=ours,
+                                item_id="code-intel", identifies=lambda item: "code-intel-hook" in json.dumps(item))
+    monkeypatch.setattr(installer, "JSON_ENTRIES", [*installer.JSON_ENTRIES, lambda ctx: entry])
+    settings = project_dir / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    users = {"matcher": "Bash", "hooks": [{"type": "command", "command": "my-linter"}]}
+    settings.write_text(json.dumps({"hooks": {"PreToolUse": [users]}, "model": "x"}), encoding="utf-8")
+
+    install(project_dir)
+    merged = json.loads(settings.read_text(encoding="utf-8"))
+    assert merged["hooks"]["PreToolUse"] == [users, ours] and merged["model"] == "x"
+    assert [a.status for a in install(project_dir).actions if a.path.startswith(".claude")] == ["unchanged"]
+
+    merged["hooks"]["PreToolUse"][1]["matcher"] = "Edit"  # the user narrows our hook
+    settings.write_text(json.dumps(merged), encoding="utf-8")
+    assert [a.status for a in install(project_dir).actions if a.path.startswith(".claude")] == ["kept"]
+    install(project_dir, force=True)
+    assert json.loads(settings.read_text(encoding="utf-8"))["hooks"]["PreToolUse"] == [users, ours]

@@ -185,11 +185,15 @@ def plan_gitignore(ctx: InstallContext) -> list[PlannedWrite]:
 
 @dataclass(frozen=True)
 class JsonEntry:
-    """One key inside a shared JSON file (e.g. mcpServers.code-intel in .mcp.json)."""
+    """Our part of a shared JSON file: the value at `keys` (mcpServers.code-intel in .mcp.json), or,
+    when `identifies` is set, one item of the list at `keys` (a hook group in .claude/settings.json,
+    where the user's own hooks share the list)."""
 
     file: str
     keys: tuple[str, ...]
     value: Any
+    item_id: str | None = None  # names the list item in reports and in the manifest
+    identifies: Callable[[Any], bool] | None = None  # True for the list item that is ours
 
 
 def mcp_server_entry(ctx: InstallContext) -> JsonEntry:
@@ -208,30 +212,15 @@ def plan_json_entries(ctx: InstallContext) -> list[PlannedWrite]:
     planned: list[PlannedWrite] = []
     documents: dict[str, Any] = {}
     originals: dict[str, bytes | None] = {}
-    actions: dict[str, list[tuple[InstallAction, str | None, str]]] = {}
+    actions: dict[str, list[tuple[InstallAction, str | None, str]]] = {}  # file -> (action, manifest key, hash)
     for build in JSON_ENTRIES:
         entry = build(ctx)
         file = ctx.project / entry.file
         if entry.file not in documents:
             originals[entry.file] = file.read_bytes() if file.exists() else None
             documents[entry.file] = _load_json_object(file, originals[entry.file])
-        document = documents[entry.file]
-        parent = document
-        for key in entry.keys[:-1]:
-            child = parent.setdefault(key, {})
-            if not isinstance(child, dict):
-                raise ConfigError(f"{entry.file}: key '{key}' is not an object", hint=f"fix {entry.file} by hand, then rerun init")
-            parent = child
-        last = entry.keys[-1]
-        label = f"{entry.file} ({'.'.join(entry.keys)})"
-        entry_key = f"{entry.file}#{'.'.join(entry.keys)}"
-        wanted = _json_bytes(entry.value)
-        current = _json_bytes(parent[last]) if last in parent else None
-        status, detail = _decide(ctx, entry_key, current, wanted)
-        if status in ("created", "updated", "overwritten"):
-            parent[last] = entry.value
-        action = InstallAction(path=label, status=status, detail=detail)
-        actions.setdefault(entry.file, []).append((action, entry_key if status != "kept" else None, _sha(wanted)))
+        action, digest, ours = _merge_entry(ctx, documents[entry.file], entry)
+        actions.setdefault(entry.file, []).append((action, ours, digest))
     for name, document in documents.items():
         file = ctx.project / name
         data = _json_bytes(document)
@@ -240,6 +229,39 @@ def plan_json_entries(ctx: InstallContext) -> list[PlannedWrite]:
             # The merged file is written once, with the first action; the rest only report.
             planned.append(PlannedWrite(file, data if changed and index == 0 else None, action, manifest_key, digest))
     return planned
+
+
+def _merge_entry(ctx: InstallContext, document: dict[str, Any], entry: JsonEntry) -> tuple[InstallAction, str, str | None]:
+    """Put the entry into the parsed document (in memory); returns the action, the hash of our value,
+    and the manifest key to record (None when the user's version is kept)."""
+    path = ".".join(entry.keys)
+    label = f"{entry.file} ({path}{f'[{entry.item_id}]' if entry.item_id else ''})"
+    manifest_key = f"{entry.file}#{path}" + (f"[{entry.item_id}]" if entry.item_id else "")
+    parent: Any = document
+    for key in entry.keys[:-1]:
+        child = parent.setdefault(key, {})
+        if not isinstance(child, dict):
+            raise ConfigError(f"{entry.file}: key '{key}' is not an object", hint=f"fix {entry.file} by hand, then rerun init")
+        parent = child
+    last = entry.keys[-1]
+    wanted = _json_bytes(entry.value)
+    if entry.identifies is None:
+        current = _json_bytes(parent[last]) if last in parent else None
+        status, detail = _decide(ctx, manifest_key, current, wanted)
+        if status in ("created", "updated", "overwritten"):
+            parent[last] = entry.value
+    else:
+        items = parent.setdefault(last, [])
+        if not isinstance(items, list):
+            raise ConfigError(f"{entry.file}: key '{path}' is not a list", hint=f"fix {entry.file} by hand, then rerun init")
+        index = next((i for i, item in enumerate(items) if entry.identifies(item)), None)
+        current = _json_bytes(items[index]) if index is not None else None
+        status, detail = _decide(ctx, manifest_key, current, wanted)
+        if status == "created":
+            items.append(entry.value)
+        elif status in ("updated", "overwritten") and index is not None:
+            items[index] = entry.value
+    return InstallAction(path=label, status=status, detail=detail), _sha(wanted), manifest_key if status != "kept" else None
 
 
 def _load_json_object(file: Path, raw: bytes | None) -> dict[str, Any]:

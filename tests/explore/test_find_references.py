@@ -85,3 +85,23 @@ def test_refusals(explorer: Explorer) -> None:
             explorer.find_references(bad)
     with pytest.raises(PathOutsideProject):
         explorer.find_references("helper", path="../")
+
+
+def test_edits_are_seen_and_maps_persist(project_dir: Path, make_explorer: Callable[..., Explorer]) -> None:
+    target = project_dir / "m.py"
+    target.write_text("# token\nvalue = token\n", encoding="utf-8")
+    explorer = make_explorer(project_dir)
+    assert [(r.line, r.context) for r in explorer.find_references("token").references] == [(2, "code")]
+    target.write_text('token = 1\ntext = "token"\nprint(token)\n', encoding="utf-8")
+    refs = explorer.find_references("token").references
+    assert [(r.line, r.is_definition) for r in refs] == [(1, True), (3, False)]
+    assert explorer.lexical.cache_path.exists()
+    again = make_explorer(project_dir)  # a new server answers from the saved maps
+    assert [(r.line, r.is_definition) for r in again.find_references("token").references] == [(1, True), (3, False)]
+
+
+def test_dollar_names_and_macros(project_dir: Path, make_explorer: Callable[..., Explorer]) -> None:
+    (project_dir / "a.js").write_text("const $el = el;\nel.focus();\nconst el$ = 1;\n", encoding="utf-8")
+    (project_dir / "b.c").write_text("#define CALL(x) run(el)\nint el = 0;\n", encoding="utf-8")
+    refs = make_explorer(project_dir).find_references("el").references
+    assert [(r.file, r.line) for r in refs] == [("a.js", 1), ("a.js", 2), ("b.c", 1), ("b.c", 2)]

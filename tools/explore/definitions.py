@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -30,6 +31,8 @@ log = logging.getLogger(__name__)
 
 CACHE_FILE = "definitions.json"
 CACHE_VERSION = 1
+# A file listing is reused at most this long, and only while no known folder changed.
+LISTING_TTL_SECONDS = 30.0
 # Types and callables first: they are what an agent looking for a definition usually means.
 _KIND_RANK = {"class": 0, "interface": 0, "struct": 0, "trait": 0, "enum": 0, "type": 1, "function": 1, "method": 1,
               "constructor": 1, "module": 2, "namespace": 2}
@@ -56,13 +59,20 @@ def _fields(d: Definition) -> list[object]:
 
 def _from_fields(file: str, row: list[object]) -> Definition:
     name, line, end_line, kind, scope, language, signature = row
-    return Definition(file=file, name=name, line=line, end_line=end_line, kind=kind, scope=scope,  # type: ignore[arg-type]
-                      language=language, signature=signature)  # type: ignore[arg-type]
+    # rows come from our own cache file: skipping validation makes a restart several times faster
+    return Definition.model_construct(file=file, name=name, line=line, end_line=end_line, kind=kind, scope=scope,
+                                      language=language, signature=signature)
 
 
 class DefinitionIndex:
-    def __init__(self, root: ProjectRoot, config: Callable[[], Config], parse_cache: ParseCache) -> None:
+    def __init__(self, root: ProjectRoot, config: Callable[[], Config], parse_cache: ParseCache,
+                 companion: Callable[[list[str]], None] | None = None) -> None:
         self.root = root
+        self._companion = companion
+        self._listed: set[str] | None = None
+        self._listed_at = 0.0
+        self._folder_stamps: dict[str, int] = {}
+        self._lookup_dirty = False
         self._config = config
         self._parse_cache = parse_cache
         self._lock = threading.RLock()
@@ -82,51 +92,104 @@ class DefinitionIndex:
         ) or (".",)
         return RgFilters(excludes=tuple(cfg.exclude_patterns), max_file_bytes=cfg.max_file_bytes, roots=roots)
 
+    def _listing(self) -> set[str]:
+        """The indexable files. Listing costs a subprocess, so a listing is reused while every folder
+        holding (or above) a known file keeps its mtime: adding or deleting a file changes its folder's."""
+        now = time.monotonic()
+        if self._listed is not None and now - self._listed_at < LISTING_TTL_SECONDS and self._folders_unchanged():
+            return self._listed
+        listed, _ = list_files(self.root.path, self._filters(), timeout=self._config().search_timeout_seconds * 6)
+        wanted = {f for f in listed if language_for(f) in GRAMMARS or PurePosixPath(f).suffix.lower() in CTAGS_SUFFIXES}
+        folders = {str(PurePosixPath(f).parent) for f in wanted}
+        for folder in list(folders):
+            folders.update(str(p) for p in PurePosixPath(folder).parents)
+        self._folder_stamps = {}
+        for folder in folders:
+            try:
+                self._folder_stamps[folder] = os.stat(self.root.path / folder).st_mtime_ns
+            except OSError:
+                continue
+        self._listed, self._listed_at = wanted, now
+        return wanted
+
+    def _folders_unchanged(self) -> bool:
+        for folder, stamp in self._folder_stamps.items():
+            try:
+                if os.stat(self.root.path / folder).st_mtime_ns != stamp:
+                    return False
+            except OSError:
+                return False
+        return True
+
     def refresh(self) -> dict[str, int]:
-        """Bring the index up to date; returns how many files were added, changed, removed and reparsed."""
+        """Bring the index up to date; returns how many files were reparsed and removed."""
         with self._lock:
-            if not self._loaded:
-                self._load_cache()
-                self._loaded = True
-            listed, _ = list_files(self.root.path, self._filters(), timeout=self._config().search_timeout_seconds * 6)
-            wanted = {f for f in listed if language_for(f) in GRAMMARS or PurePosixPath(f).suffix.lower() in CTAGS_SUFFIXES}
+            self._ensure_loaded()
+            wanted = self._listing()
             removed = [f for f in self._stamps if f not in wanted]
             for rel in removed:
                 self._stamps.pop(rel, None)
                 self._tags.pop(rel, None)
-            to_parse: list[str] = []
-            touched = 0
-            for rel in wanted:
-                try:
-                    st = os.stat(self.root.path / rel)
-                except OSError:
-                    continue
-                old = self._stamps.get(rel)
-                if old is not None and old.size == st.st_size and old.mtime_ns == st.st_mtime_ns:
-                    continue
-                digest = _digest(self.root.path / rel)
-                touched += 1
-                self._stamps[rel] = FileStamp(st.st_size, st.st_mtime_ns, digest)
-                if old is None or old.digest != digest:
-                    to_parse.append(rel)  # a touched file with unchanged content keeps its tags
-            if to_parse:
-                self._index_files(to_parse)
-            if to_parse or removed:
-                self._rebuild_lookup()
-            if to_parse or removed or touched:
+            reparsed = self._update(sorted(wanted))
+            if removed:
+                self._lookup_dirty = True
                 self._save_cache()
-            self.last_refresh = {"reparsed": len(to_parse), "removed": len(removed), "files": len(self._stamps)}
+            self.last_refresh = {"reparsed": reparsed, "removed": len(removed), "files": len(self._stamps)}
             return self.last_refresh
 
+    def _update(self, files: list[str]) -> int:
+        """Reindex the given files whose size or mtime changed and whose content hash differs."""
+        to_parse: list[str] = []
+        touched = 0
+        for rel in files:
+            try:
+                st = os.stat(self.root.path / rel)
+            except OSError:
+                continue
+            old = self._stamps.get(rel)
+            if old is not None and old.size == st.st_size and old.mtime_ns == st.st_mtime_ns:
+                continue
+            digest = _digest(self.root.path / rel)
+            touched += 1
+            self._stamps[rel] = FileStamp(st.st_size, st.st_mtime_ns, digest)
+            if old is None or old.digest != digest:
+                to_parse.append(rel)  # a touched file with unchanged content keeps its tags
+        if to_parse:
+            self._index_files(to_parse)
+            self._lookup_dirty = True
+        if touched:
+            self._save_cache()
+        return len(to_parse)
+
+    def definition_lines(self, name: str, files: list[str]) -> set[tuple[str, int]]:
+        """(file, line) of every definition of `name` in these files, refreshing just those files."""
+        with self._lock:
+            self._ensure_loaded()
+            indexable = [f for f in files if language_for(f) in GRAMMARS or PurePosixPath(f).suffix.lower() in CTAGS_SUFFIXES]
+            self._update(indexable)
+            return {(rel, d.line) for rel in indexable for d in self._tags.get(rel, []) if d.name == name}
+
+    def _ensure_loaded(self) -> None:
+        if not self._loaded:
+            self._load_cache()
+            self._loaded = True
+
     def _index_files(self, files: list[str]) -> None:
-        by_ctags = [f for f in files if PurePosixPath(f).suffix.lower() in CTAGS_SUFFIXES]
-        by_outline = [f for f in files if f not in set(by_ctags)]
+        ctags_files = [f for f in files if PurePosixPath(f).suffix.lower() in CTAGS_SUFFIXES]
+        chosen = set(ctags_files)
+        by_outline = [f for f in files if f not in chosen]
+        # the companion (lexical maps for find_references) parses in a thread while ctags runs
+        companion = threading.Thread(target=self._companion, args=(files,), daemon=True) if self._companion else None
+        if companion is not None:
+            companion.start()
         for rel in files:
             self._tags[rel] = []
-        for definition in run_ctags(self.root.path, by_ctags):
+        for definition in run_ctags(self.root.path, ctags_files):
             self._tags.setdefault(definition.file, []).append(definition)
         for rel in by_outline:
             self._tags[rel] = self._outline_definitions(rel)
+        if companion is not None:
+            companion.join()
 
     def _outline_definitions(self, rel: str) -> list[Definition]:
         try:
@@ -228,6 +291,9 @@ class DefinitionIndex:
         wanted_language = _ALIASES.get(language.strip().lower(), language.strip().lower()) if language else None
         self.refresh()
         with self._lock:
+            if self._lookup_dirty:
+                self._rebuild_lookup()
+                self._lookup_dirty = False
             found = self._candidates(text, match)
         if scope_filter:
             found = [d for d in found if d.scope and _scope_matches(d.scope, scope_filter)]

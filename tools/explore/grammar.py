@@ -161,9 +161,6 @@ EXTRA_STRING_TYPES = frozenset({
     "char_literal", "character_literal", "rune_literal", "heredoc_body", "heredoc", "nowdoc", "encapsed_string",
     "system_lib_string", "regex", "regex_pattern", "escape_sequence",
 })
-# Leaves that hold unparsed code: a word inside them is still code (C macros, PHP text around tags).
-RAW_CODE_TYPES = frozenset({"preproc_arg", "token_tree"})
-
 
 def node_category(node_type: str) -> str | None:
     """'comment', 'string' or 'interpolation' for nodes that change what a word inside them means."""

@@ -1,8 +1,9 @@
-"""find_references: whole-word ripgrep hits, each judged by the file's syntax tree.
+"""find_references: whole-word ripgrep hits, each judged against the file's syntax.
 
-A hit counts as a reference when tree-sitter shows an identifier with exactly that name; words inside
-comments and string literals are labelled as such and left out unless asked for. Hits in files that
-hold no code (docs, markup, data) are prose: they count as comments.
+A hit is code, a comment or a string according to the file's lexical map (built from its tree-sitter
+tree, see lexical.py); comments and strings are left out unless asked for. A code hit is a definition
+when the definition index has that name on that line. Files that hold no code (docs, markup, data)
+are prose: their hits count as comments.
 """
 
 from __future__ import annotations
@@ -10,17 +11,20 @@ from __future__ import annotations
 import logging
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 from tools.errors import InvalidArgument, SearchTimeout
+from tools.explore.lexical import LexicalIndex, LexicalMap
 from tools.explore.models import Reference, ReferenceResult
 from tools.explore.ripgrep import RgFilters, RgLine, run_rg_json
-from tools.explore.syntax import ParseCache, classify_word, is_definition_site
-from tools.languages import CODE_LANGUAGES, language_for
+from tools.languages import language_for
 
 log = logging.getLogger(__name__)
 
 _SYMBOL = re.compile(r"[$@]?[\w$]+\Z")
+# Languages where `$` is part of an identifier: `$foo` and `foo$` are other names than `foo`.
+_DOLLAR_IN_NAMES = frozenset({"javascript", "typescript", "tsx", "kotlin", "java", "scala"})
 
 
 def normalise_symbol(symbol: str) -> str:
@@ -28,7 +32,7 @@ def normalise_symbol(symbol: str) -> str:
     text = (symbol or "").strip()
     for sep in ("::", "->", "."):
         text = text.rsplit(sep, 1)[-1]
-    text = text.removesuffix("()")
+    text = text.removesuffix("()").lstrip("$@")
     if not text or not _SYMBOL.match(text):
         raise InvalidArgument(
             f"symbol {symbol!r} is not an identifier",
@@ -40,7 +44,8 @@ def normalise_symbol(symbol: str) -> str:
 def find_references(
     root: Path,
     filters: RgFilters,
-    cache: ParseCache,
+    lexical: LexicalIndex,
+    definition_lines: Callable[[str, list[str]], set[tuple[str, int]]],
     symbol: str,
     *,
     language_globs: list[str] | None = None,
@@ -61,9 +66,13 @@ def find_references(
         if line.is_match:
             by_file[line.file].append(line)
 
+    code_files = [f for f in by_file if lexical.handles(f)]
+    maps = lexical.maps_for(code_files)
+    definitions = definition_lines(name, code_files)
     references: list[Reference] = []
     for rel in sorted(by_file):
-        references.extend(_judge_file(root / rel, rel, by_file[rel], name, cache, include_comments, include_strings))
+        judged = _judge_file(rel, by_file[rel], name, maps.get(rel), rel in maps, definitions)
+        references.extend(r for r in judged if _wanted(r, include_comments, include_strings))
     if outcome.timed_out:
         raise SearchTimeout(
             f"find_references for {name!r} stopped after {timeout:g} s; the {len(references)} references found are partial",
@@ -79,28 +88,30 @@ def find_references(
     )
 
 
-def _judge_file(path: Path, rel: str, lines: list[RgLine], name: str, cache: ParseCache,
-                include_comments: bool, include_strings: bool) -> list[Reference]:
-    parsed = None
-    if language_for(rel) in CODE_LANGUAGES:
-        try:
-            parsed = cache.get(path)
-        except (InvalidArgument, OSError) as err:
-            log.debug("cannot parse %s: %s", rel, err)
+def _wanted(ref: Reference, include_comments: bool, include_strings: bool) -> bool:
+    if ref.context == "comment":
+        return include_comments
+    if ref.context == "string":
+        return include_strings
+    return True
+
+
+def _judge_file(rel: str, lines: list[RgLine], name: str, lexical_map: LexicalMap | None, is_code_file: bool,
+                definitions: set[tuple[str, int]]) -> list[Reference]:
+    dollar = language_for(rel) in _DOLLAR_IN_NAMES
     out: list[Reference] = []
     for line in lines:
+        raw = line.text.encode("utf-8") if dollar else b""
         for (start, end), column in zip(line.spans, line.columns, strict=True):
-            if parsed is None:
-                context: str | None = "comment"  # prose: documentation and text files
-                definition = False
+            if not is_code_file:
+                context = "comment"  # prose: documentation and text files
+            elif lexical_map is None:
+                context = "code"  # unparsable source: keep the hit rather than lose a real use
             else:
-                begin = line.offset + start
-                context = classify_word(parsed, begin, line.offset + end, name)
-                definition = context == "code" and is_definition_site(parsed, begin, line.offset + end)
-            if context is None:
-                continue
-            if (context == "comment" and not include_comments) or (context == "string" and not include_strings):
-                continue
-            out.append(Reference(file=rel, line=line.line, column=column,
-                                 text=line.text.strip()[:300], is_definition=definition, context=context))  # type: ignore[arg-type]
+                context = lexical_map.category(line.offset + start)
+            if context == "code" and dollar and (raw[start - 1 : start] == b"$" or raw[end : end + 1] == b"$"):
+                continue  # `$name` is another identifier in these languages
+            definition = context == "code" and (rel, line.line) in definitions
+            out.append(Reference(file=rel, line=line.line, column=column, text=line.text.strip()[:300],
+                                 is_definition=definition, context=context))  # type: ignore[arg-type]
     return out

@@ -16,6 +16,7 @@ from tools.config import Config
 from tools.errors import FileNotFound, InvalidArgument, SearchTimeout
 from tools.explore import outline
 from tools.explore.globbing import compile_glob, glob_matches
+from tools.explore.lexical import LexicalIndex
 from tools.explore.models import (
     DefinitionResult,
     EnclosingFunction,
@@ -72,6 +73,7 @@ class Explorer:
         self.root = root
         self._config = config
         self.parse_cache = ParseCache()
+        self.lexical = LexicalIndex(root, self.parse_cache)
         self._lock = threading.RLock()
         self._definitions: Any = None  # the ctags index, built on first use
 
@@ -186,7 +188,7 @@ class Explorer:
         max_results: int = 200,
     ) -> ReferenceResult:
         return find_references(
-            self.root.path, self.filters(path), self.parse_cache, symbol,
+            self.root.path, self.filters(path), self.lexical, self.definition_index.definition_lines, symbol,
             language_globs=language_globs(language), include_comments=include_comments,
             include_strings=include_strings, max_results=max_results, timeout=self.config.search_timeout_seconds,
         )
@@ -208,7 +210,7 @@ class Explorer:
 
         with self._lock:
             if self._definitions is None:
-                self._definitions = DefinitionIndex(self.root, self._config, self.parse_cache)
+                self._definitions = DefinitionIndex(self.root, self._config, self.parse_cache, companion=self.lexical.update)
             index: DefinitionIndex = self._definitions
         return index
 
@@ -266,5 +268,7 @@ def _pattern_result(pattern: str, outcome: RgOutcome, max_results: int, context_
             match.context_before = [lines[n] for n in range(item.line - context_lines, item.line) if n in lines]
             match.context_after = [lines[n] for n in range(item.line + 1, item.line + context_lines + 1) if n in lines]
         matches.append(match)
+    # rg searches files in parallel, so its order varies from run to run; answers should not
+    matches.sort(key=lambda m: (m.file, m.line))
     return PatternResult(pattern=pattern, matches=matches, total_matches=outcome.total_matches,
                          truncated=outcome.total_matches > len(matches), files_with_matches=outcome.files_with_matches)

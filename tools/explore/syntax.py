@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.errors import InvalidArgument
-from tools.explore.grammar import GRAMMARS, RAW_CODE_TYPES, Grammar, is_identifier_type, node_category
+from tools.explore.grammar import GRAMMARS, Grammar, is_identifier_type
 from tools.languages import get_parser, language_for
 
 Node = Any  # tree_sitter.Node: typed loosely because the binding ships no stubs for every attribute
@@ -54,8 +54,9 @@ class ParseCache:
         self._bytes = 0
         self._lock = threading.Lock()
 
-    def get(self, path: Path, language: str | None = None) -> ParsedFile:
-        """Parse (or reuse) a file; refuses binary files and languages without a grammar."""
+    def get(self, path: Path, language: str | None = None, *, store: bool = True) -> ParsedFile:
+        """Parse (or reuse) a file; refuses binary files and languages without a grammar.
+        `store=False` parses without keeping the tree (bulk work that would flush the cache)."""
         lang = language or language_for(path)
         if lang is None:
             raise InvalidArgument(
@@ -77,6 +78,8 @@ class ParseCache:
         except LookupError:
             raise InvalidArgument(f"{path.name}: no tree-sitter grammar for {lang}") from None
         parsed = ParsedFile(path, lang, source, parser.parse(source))
+        if not store:
+            return parsed
         with self._lock:
             old = self._items.pop(path, None)
             if old:
@@ -207,47 +210,3 @@ def _declarators(node: Node) -> list[Node]:
     if node.type == "property_element":
         found.append(node)
     return found
-
-
-# ------------------------------------------------------------------ classification of words
-def classify_word(parsed: ParsedFile, start_byte: int, end_byte: int, word: str) -> str | None:
-    """'code', 'comment' or 'string' for the word at these bytes; None when it is not that identifier."""
-    leaf = parsed.root.descendant_for_byte_range(start_byte, end_byte)
-    if leaf is None:
-        return None
-    node = leaf
-    while node is not None:
-        category = node_category(node.type)
-        if category == "interpolation":
-            break  # code embedded in a string: judged by the leaf below
-        if category is not None:
-            return category
-        node = node.parent
-    if is_identifier_type(leaf.type) or leaf.type in RAW_CODE_TYPES:
-        text = parsed.text(leaf)
-        if leaf.type in RAW_CODE_TYPES or text == word or text.lstrip("$@") == word:
-            return "code"
-        return None
-    if leaf.type == "ERROR" or (leaf.parent is not None and leaf.parent.type == "ERROR"):
-        return "code"  # unparsable region: keep the hit rather than lose a real use
-    return None
-
-
-def is_definition_site(parsed: ParsedFile, start_byte: int, end_byte: int) -> bool:
-    """True when the word at these bytes is the name a definition or declaration introduces."""
-    leaf = parsed.root.descendant_for_byte_range(start_byte, end_byte)
-    grammar = parsed.grammar
-    if leaf is None or grammar is None:
-        return False
-    node = leaf.parent
-    for _ in range(6):
-        if node is None:
-            return False
-        name: Node | None = None
-        if node.type in grammar.symbols:
-            name = symbol_name_node(node, parsed.language)
-            return name is not None and name.start_byte <= start_byte and end_byte <= name.end_byte
-        if node.type in grammar.variables:
-            return any(n.start_byte <= start_byte and end_byte <= n.end_byte for n, _, _ in variable_names(node, parsed.language))
-        node = node.parent
-    return False

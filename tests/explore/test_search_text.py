@@ -111,3 +111,16 @@ def test_empty_and_oversized_requests_are_refused(explorer: Explorer) -> None:
         explorer.search_text("")
     with pytest.raises(InvalidArgument):
         explorer.search_text([f"p{i}" for i in range(40)])
+
+
+def test_regex_too_large_to_compile_is_refused(explorer: Explorer) -> None:
+    with pytest.raises(InvalidArgument, match="too large") as caught:
+        explorer.search_text(r"(\w{500}){500}")
+    assert "repetition" in (caught.value.hint or "")
+
+
+def test_references_timeout_is_partial(polyglot: Path, make_explorer: Callable[..., Explorer]) -> None:
+    explorer = make_explorer(polyglot, search_timeout_seconds=0.001)
+    with pytest.raises(SearchTimeout) as caught:
+        explorer.find_references("helper")
+    assert caught.value.details["partial"] is True and "partial" in caught.value.message

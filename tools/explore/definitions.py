@@ -178,18 +178,24 @@ class DefinitionIndex:
         ctags_files = [f for f in files if PurePosixPath(f).suffix.lower() in CTAGS_SUFFIXES]
         chosen = set(ctags_files)
         by_outline = [f for f in files if f not in chosen]
-        # the companion (lexical maps for find_references) parses in a thread while ctags runs
-        companion = threading.Thread(target=self._companion, args=(files,), daemon=True) if self._companion else None
-        if companion is not None:
-            companion.start()
+        if self._companion is not None:
+            # the companion (lexical maps for find_references) parses in the background: this call
+            # does not wait for it, and find_references builds any map it still lacks itself
+            threading.Thread(target=self._run_companion, args=(list(files),), daemon=True,
+                             name="code-intel-lexical-warmup").start()
         for rel in files:
             self._tags[rel] = []
         for definition in run_ctags(self.root.path, ctags_files):
             self._tags.setdefault(definition.file, []).append(definition)
         for rel in by_outline:
             self._tags[rel] = self._outline_definitions(rel)
-        if companion is not None:
-            companion.join()
+
+    def _run_companion(self, files: list[str]) -> None:
+        try:
+            if self._companion is not None:
+                self._companion(files)
+        except Exception:  # a warm-up failure must never surface: the maps are rebuilt on demand
+            log.exception("background warm-up of lexical maps failed")
 
     def _outline_definitions(self, rel: str) -> list[Definition]:
         try:
@@ -237,18 +243,18 @@ class DefinitionIndex:
             self._stamps, self._tags = {}, {}
 
     def _save_cache(self) -> None:
-        path = self.cache_path
         data = {
             "version": CACHE_VERSION,
             "files": {f: [s.size, s.mtime_ns, s.digest] for f, s in self._stamps.items()},
             "tags": {f: [_fields(d) for d in items] for f, items in self._tags.items()},
         }
-        temporary = path.with_suffix(".tmp")
         try:
+            path = self.cache_path  # creating the cache folder can fail on a read-only project
+            temporary = path.with_suffix(".tmp")
             temporary.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
             os.replace(temporary, path)
         except OSError as err:
-            log.warning("could not write the definition cache %s: %s", path, err)
+            log.warning("could not write the definition cache under %s: %s", self.root.state_dir, err)
 
     # ------------------------------------------------------------ lookup
     def all_definitions(self) -> list[Definition]:

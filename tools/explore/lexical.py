@@ -206,10 +206,10 @@ class LexicalIndex:
                 rel: [stamp[0], stamp[1], m.starts, m.ends, m.kinds] for rel, (stamp, m) in self._maps.items()
             }}
             self._dirty = False
-        path = self.cache_path
-        temporary = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         try:
+            path = self.cache_path
+            temporary = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
             temporary.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
             os.replace(temporary, path)
         except OSError as err:
-            log.warning("could not write the lexical cache %s: %s", path, err)
+            log.warning("could not write the lexical cache under %s: %s", self.root.state_dir, err)

@@ -91,6 +91,9 @@ def _is_pattern_error(stderr: str) -> bool:
 def describe_rg_error(stderr: str, pattern_hint: bool = True) -> RgError:
     text = stderr.strip() or "ripgrep failed without a message"
     hint = "fix the regular expression, or send fixed_strings=true to search the text literally" if pattern_hint else None
+    if "size limit" in text.lower():
+        return RgError(f"the regular expression is too large to run: {text}",
+                       hint="use smaller repetition counts (e.g. \\w+ instead of \\w{500}), or fixed_strings=true")
     if "regex" in text.lower() or "parse error" in text.lower():
         return RgError(f"invalid regular expression: {text}", hint=hint)
     return RgError(f"ripgrep refused the search: {text}", hint=hint)
@@ -137,16 +140,18 @@ def run_rg_json(
     try:
         assert proc.stdout is not None
         for raw in proc.stdout:
+            full = keep_matches is not None and kept >= keep_matches
             if raw.startswith(b'{"type":"match"'):
                 total += 1
-                if keep_matches is not None and kept >= keep_matches:
-                    continue  # counted, not decoded: keeps large result sets cheap
+                if full:
+                    break  # the rest is only counted, below
                 kept += 1
             elif raw.startswith(b'{"type":"context"'):
-                if keep_matches is not None and kept >= keep_matches and not context_lines:
-                    continue
+                pass  # context after the last kept match still belongs to it
             elif raw.startswith(b'{"type":"begin"'):
                 files_with_matches += 1  # rg --json's own summary undercounts searched files
+                if full:
+                    break
                 continue
             else:
                 continue
@@ -159,6 +164,11 @@ def run_rg_json(
             columns = [len(raw_line[:start].decode("utf-8", errors="replace")) + 1 for start, _ in spans]
             lines.append(RgLine(_relative(_decode(data["path"])), data["line_number"], text, event["type"] == "match",
                                 spans, data.get("absolute_offset", 0), columns))
+        # past max_results, events are counted in bulk: one JSON event per line, and a quote inside
+        # matched text is escaped, so these byte strings only ever start an event
+        rest = proc.stdout.read()
+        total += rest.count(b'{"type":"match"')
+        files_with_matches += rest.count(b'{"type":"begin"')
         proc.wait()
     finally:
         timer.cancel()

@@ -202,3 +202,11 @@ def test_list_entries_merge_beside_the_users_own_items(project_dir: Path, monkey
     assert [a.status for a in install(project_dir).actions if a.path.startswith(".claude")] == ["kept"]
     install(project_dir, force=True)
     assert json.loads(settings.read_text(encoding="utf-8"))["hooks"]["PreToolUse"] == [users, ours]
+
+
+def test_unwritable_layout_is_reported_not_a_traceback(project_dir: Path) -> None:
+    (project_dir / ".code-intel").write_text("a file where the folder should be", encoding="utf-8")
+    result = subprocess.run([str(REPO / ".venv" / "bin" / "code-intel"), "init", str(project_dir)],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert "cannot write into" in result.stderr and "Traceback" not in result.stderr

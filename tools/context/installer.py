@@ -337,7 +337,11 @@ def format_report(report: InitReport) -> str:
 
 def run_init(args: argparse.Namespace) -> int:
     """CLI entry: `code-intel init [DIR] [--force]`."""
-    report = install(args.dir, force=bool(getattr(args, "force", False)))
+    try:
+        report = install(args.dir, force=bool(getattr(args, "force", False)))
+    except OSError as err:  # e.g. a read-only folder, or a file where a folder must go
+        print(f"code-intel init: cannot write into {args.dir}: {err}", file=sys.stderr)
+        return 1
     print(format_report(report))
     if any(a.status == "kept" for a in report.actions):
         print("  some files were kept because you changed them; --force replaces them", file=sys.stderr)

@@ -12,6 +12,7 @@ import pytest
 from tests.index.conftest import write_files
 from tools.errors import InvalidArgument
 from tools.index.service import SemanticIndex
+from tools.index.sync import FILES_PER_BATCH
 
 pytestmark = pytest.mark.slow
 
@@ -113,7 +114,8 @@ def test_force_rebuild_and_a_new_instance_reuses_the_stored_index(
 
 
 def test_stopped_sync_reports_a_partial_index(sample_project: Path, make_index: Callable[..., SemanticIndex]) -> None:
-    write_files(sample_project, {f"extra/mod_{i}.py": f"def helper_{i}():\n    return {i}\n" for i in range(20)})
+    extra = FILES_PER_BATCH + 4  # more than one batch, so the stop lands half way
+    write_files(sample_project, {f"extra/mod_{i}.py": f"def helper_{i}():\n    return {i}\n" for i in range(extra)})
     index = make_index(sample_project)
 
     def stop_after_first_batch(done: float, total: float | None, message: str) -> None:

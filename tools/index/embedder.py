@@ -100,8 +100,9 @@ class Embedder:
     ) -> list[list[float]]:
         prefix = self._prefix("passage")
         vectors: list[list[float]] = []
-        for start in range(0, len(texts), self.batch_size):
-            batch = [prefix + t for t in texts[start : start + self.batch_size]]
+        group = self.batch_size * 4  # one encode call sorts its texts by length: less padding per batch
+        for start in range(0, len(texts), group):
+            batch = [prefix + t for t in texts[start : start + group]]
             out = self.model.encode(batch, batch_size=self.batch_size, normalize_embeddings=True,
                                     convert_to_numpy=True, show_progress_bar=False)
             vectors.extend(v.tolist() for v in out)

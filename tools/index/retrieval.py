@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 RRF_K = 60
 DENSE_WEIGHT = 1.0
-LEXICAL_WEIGHT = 0.5
+LEXICAL_WEIGHT = 1.0
 
 
 def fuse(

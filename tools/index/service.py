@@ -26,7 +26,7 @@ from tools.project import ProjectRoot
 
 log = logging.getLogger(__name__)
 
-CHUNKER_VERSION = "ast-v1"
+CHUNKER_VERSION = "ast-v3"  # bump when chunk or embedding text changes: forces a rebuild
 CANDIDATES = 50  # per ranking, before fusion
 MAP_EXTRA_SCORE = 0.5  # Map hits below the shortcut but above this are shown after the Forest results
 # validate_symbol_relevance verdicts (cosine similarity, all-MiniLM-L6-v2 scale; see docs/semantic-index.md)

@@ -30,7 +30,7 @@ from tools.project import ProjectRoot
 log = logging.getLogger(__name__)
 
 Progress = Callable[[float, float | None, str], None]
-FILES_PER_BATCH = 16  # files embedded together: big enough for full model batches, small enough to save often
+FILES_PER_BATCH = 32  # files embedded together: big enough for full model batches, small enough to save often
 
 
 @dataclass

@@ -53,16 +53,16 @@ def readable_words(names: Iterable[str]) -> str:
 
 
 def chunk_header(chunk: Chunk) -> str:
-    """The location line put in front of a chunk: path, kind and qualified name, also as plain words."""
+    """The line put in front of a chunk: path, kind and qualified name, the name also as plain words."""
     name = chunk.symbol or ""
     words = readable_words([name]) if name else ""
-    path_words = readable_words([chunk.file.rsplit(".", 1)[0].replace("/", " ")])
-    return f"{chunk.file} {chunk.kind} {name} ({words}) in {path_words}".strip()
+    return f"{chunk.file}: {chunk.kind} {name} ({words})" if name else f"{chunk.file}: {chunk.kind}"
 
 
 def embedding_text(chunk: Chunk) -> str:
-    """What the model sees: the header, then the code. The model truncates at its max sequence length."""
-    return f"{chunk_header(chunk)}\n{chunk.content}"
+    """What the model sees: the header, then the code with compound names spelled as words."""
+    code = _WORD.sub(lambda m: " ".join(split_identifier(m.group(0))) or m.group(0), chunk.content)
+    return f"{chunk_header(chunk)}\n{code}"
 
 
 def lexical_text(file: str, symbol: str, content: str) -> str:

@@ -1,0 +1,263 @@
+"""Semantic index benchmark: retrieval quality against BM25, index throughput, re-sync and query latency.
+
+Corpus: Python standard-library modules copied into a temporary project with every docstring removed.
+Queries: the first sentence of each removed function docstring; the right answer is the chunk that covers
+that function. Prints figures (and writes JSON with --json); results go to docs/benchmarks.md.
+
+    .venv/bin/python benchmarks/semantic.py [--lines 30000] [--queries 400] [--max-seq-length N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import random
+import re
+import shutil
+import statistics
+import sys
+import sysconfig
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tools.config import Config  # noqa: E402
+from tools.index import retrieval  # noqa: E402
+from tools.index.chunker import Chunk  # noqa: E402
+from tools.index.service import SemanticIndex  # noqa: E402
+from tools.index.store import FOREST  # noqa: E402
+from tools.index.text import embedding_text, lexical_tokens  # noqa: E402
+from tools.project import ProjectRoot  # noqa: E402
+
+MODULES = ["json", "logging", "email", "http", "argparse.py", "csv.py", "shutil.py", "textwrap.py",
+           "configparser.py", "pathlib.py", "tarfile.py", "zipfile.py", "urllib", "calendar.py", "difflib.py",
+           "ftplib.py", "imaplib.py", "smtplib.py", "gettext.py", "pprint.py", "heapq.py", "bisect.py",
+           "fractions.py", "statistics.py", "datetime.py", "ipaddress.py", "uuid.py", "tempfile.py",
+           "mailbox.py", "inspect.py", "typing.py", "subprocess.py", "threading.py", "socketserver.py"]
+
+
+@dataclass
+class Target:
+    file: str
+    name: str
+    start: int  # lines in the stripped file
+    end: int
+    query: str
+    code: str
+
+
+def first_sentence(doc: str) -> str:
+    text = " ".join(doc.strip().split("\n\n")[0].split())
+    match = re.match(r"(.+?[.!?])(\s|$)", text)
+    return (match.group(1) if match else text)[:300]
+
+
+def strip_docstrings(source: str) -> tuple[str, dict[tuple[int, str], str]]:
+    """Source without docstrings, plus {(def line in the original, name): docstring} for functions."""
+    tree = ast.parse(source)
+    drop: list[tuple[int, int, bool]] = []  # (first line, last line, body becomes empty)
+    docs: dict[tuple[int, str], str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Module):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                    and isinstance(body[0].value.value, str):
+                expr = body[0]
+                drop.append((expr.lineno, expr.end_lineno or expr.lineno, len(body) == 1))
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    docs[(node.lineno, node.name)] = body[0].value.value
+    lines = source.splitlines()
+    for first, last, empty in sorted(drop, reverse=True):
+        indent = re.match(r"\s*", lines[first - 1]).group(0)  # type: ignore[union-attr]
+        lines[first - 1 : last] = [indent + "pass"] if empty else []
+    return "\n".join(lines) + "\n", docs
+
+
+def build_corpus(folder: Path, max_lines: int) -> list[Target]:
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    sources: list[Path] = []
+    for name in MODULES:
+        path = stdlib / name
+        sources += sorted(p for p in path.rglob("*.py") if "test" not in p.parts) if path.is_dir() else [path]
+    targets: list[Target] = []
+    total = 0
+    for path in sources:
+        original = path.read_text(encoding="utf-8", errors="replace")
+        try:
+            stripped, docs = strip_docstrings(original)
+            tree = ast.parse(stripped)
+        except SyntaxError:
+            continue
+        rel = "lib/" + path.relative_to(stdlib).as_posix()
+        out = folder / rel
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(stripped, encoding="utf-8")
+        stripped_lines = stripped.splitlines()
+        functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+        before = sorted((n for n in ast.walk(ast.parse(original)) if isinstance(n, functions)), key=lambda n: n.lineno)
+        after = sorted((n for n in ast.walk(tree) if isinstance(n, functions)), key=lambda n: n.lineno)
+        if len(before) != len(after):
+            continue
+        # removing docstrings keeps the order of functions, so the k-th before is the k-th after
+        for old, node in zip(before, after, strict=True):
+            doc = docs.get((old.lineno, old.name))
+            sentence = first_sentence(doc) if doc else ""
+            if len(sentence.split()) < 4 or node.name != old.name:
+                continue
+            end = node.end_lineno or node.lineno
+            start = min([d.lineno for d in node.decorator_list] + [node.lineno])
+            targets.append(Target(rel, node.name, start, end, sentence, "\n".join(stripped_lines[start - 1 : end])))
+        total += len(stripped_lines)
+        if total >= max_lines:
+            break
+    return targets
+
+
+def mrr(ranks: list[int | None], cutoff: int = 10) -> float:
+    return sum(1.0 / r for r in ranks if r is not None and r <= cutoff) / max(len(ranks), 1)
+
+
+def bm25_baseline(targets: list[Target], queries: list[Target]) -> float:
+    from rank_bm25 import BM25Okapi
+
+    bm25 = BM25Okapi([lexical_tokens(t.code) or ["_"] for t in targets])
+    index_of = {id(t): i for i, t in enumerate(targets)}
+    ranks: list[int | None] = []
+    for q in queries:
+        scores = bm25.get_scores(lexical_tokens(q.query))
+        order = sorted(range(len(targets)), key=lambda i: -scores[i])[:10]
+        want = index_of[id(q)]
+        ranks.append(order.index(want) + 1 if want in order else None)
+    return mrr(ranks)
+
+
+def dense_baseline(index: SemanticIndex, targets: list[Target], queries: list[Target]) -> float:
+    """Plain dense retrieval over whole-function text (no header, no fusion): the lead's reference point."""
+    import numpy as np
+
+    embedder = index._get_parts().embedder
+    docs = np.array(embedder.embed_documents([t.code for t in targets]))
+    qs = np.array(embedder.embed_queries([q.query for q in queries]))
+    index_of = {id(t): i for i, t in enumerate(targets)}
+    ranks: list[int | None] = []
+    for q, vec in zip(queries, qs, strict=True):
+        order = list(np.argsort(-(docs @ vec))[:10])
+        want = index_of[id(q)]
+        ranks.append(order.index(want) + 1 if want in order else None)
+    return mrr(ranks)
+
+
+def hit_rank(results: list[tuple[str, int, int]], q: Target) -> int | None:
+    for rank, (file, start, end) in enumerate(results[:10], 1):
+        if file == q.file and start <= q.end and end >= q.start:
+            return rank
+    return None
+
+
+def evaluate_search(index: SemanticIndex, queries: list[Target], weights: list[float]) -> dict[str, float]:
+    """MRR@10 of the production search, and of the same rankings fused with other lexical weights."""
+    parts = index._get_parts()
+    spans = {c.id: (path, c.start_line, c.end_line) for path, e in parts.manifest.files.items() for c in e.chunks}
+    vectors = parts.embedder.embed_queries([q.query for q in queries])
+    ranks: dict[float, list[int | None]] = {w: [] for w in weights}
+    for q, vec in zip(queries, vectors, strict=True):
+        dense = [(i, s) for i, s, _d, _m in parts.store.query(FOREST, vec, retrieval_candidates())]
+        lexical = parts.lexical.search(q.query, retrieval_candidates())
+        for w in weights:
+            fused = retrieval.fuse(dense, lexical, lexical_weight=w)[:10]
+            ranks[w].append(hit_rank([spans[i] for i, _ in fused if i in spans], q))
+    return {f"lexical_weight={w}": round(mrr(r), 4) for w, r in ranks.items()}
+
+
+def retrieval_candidates() -> int:
+    from tools.index.service import CANDIDATES
+
+    return CANDIDATES
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--lines", type=int, default=30000, help="corpus size in lines (default 30000)")
+    parser.add_argument("--queries", type=int, default=400, help="queries sampled from the functions")
+    parser.add_argument("--max-seq-length", type=int, default=None)
+    parser.add_argument("--no-dense-baseline", action="store_true")
+    parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary project")
+    args = parser.parse_args()
+
+    folder = Path(tempfile.mkdtemp(prefix="ci-bench-semantic-"))
+    figures: dict[str, object] = {}
+    try:
+        targets = build_corpus(folder, args.lines)
+        lines = sum(len(p.read_text().splitlines()) for p in folder.rglob("*.py"))
+        queries = random.Random(7).sample(targets, min(args.queries, len(targets)))
+        figures.update(corpus_lines=lines, corpus_functions=len(targets), queries=len(queries))
+        print(f"corpus: {lines} lines, {len(targets)} documented functions, {len(queries)} queries", flush=True)
+
+        config = Config(embedding_max_seq_length=args.max_seq_length, sync_on_start=False)
+        index = SemanticIndex(ProjectRoot.from_args(folder), lambda: config)
+        parts = index._get_parts()
+        parts.embedder.embed_queries(["warm up"])  # model load is not indexing time
+        report = index.sync()
+        chunks = report["chunks_added"]
+        throughput = chunks / report["duration_s"]
+        figures.update(chunks=chunks, index_seconds=report["duration_s"], index_chunks_per_s=round(throughput, 1),
+                       max_seq_length=parts.embedder.model.max_seq_length)
+        print(f"index: {chunks} chunks in {report['duration_s']:.1f} s = {throughput:.1f} chunks/s", flush=True)
+
+        stored = parts.store.get(FOREST, include=("documents", "metadatas"))
+        sample = [embedding_text(Chunk(m["file"], m["start_line"], m["end_line"], m["symbol"], m["kind"], m["language"], d))
+                  for d, m in zip(stored["documents"], stored["metadatas"], strict=True)][:300]
+        started = time.perf_counter()
+        parts.embedder.embed_documents(sample)
+        raw = len(sample) / (time.perf_counter() - started)
+        figures.update(raw_chunks_per_s=round(raw, 1), raw_over_index=round(raw / throughput, 2))
+        print(f"raw embedding: {raw:.1f} chunks/s; raw/index = {raw / throughput:.2f}", flush=True)
+
+        bm25 = bm25_baseline(targets, queries)
+        figures["mrr10_bm25_baseline"] = round(bm25, 4)
+        print(f"MRR@10 BM25 baseline (whole functions): {bm25:.4f}", flush=True)
+        if not args.no_dense_baseline:
+            dense = dense_baseline(index, targets, queries)
+            figures["mrr10_dense_whole_function"] = round(dense, 4)
+            print(f"MRR@10 plain dense (whole functions): {dense:.4f} ({dense / bm25:.2f}x BM25)", flush=True)
+
+        latencies, ranks = [], []
+        for q in queries:
+            started = time.perf_counter()
+            found = index.semantic_search(q.query, n_results=10, collection="forest")
+            latencies.append((time.perf_counter() - started) * 1000)
+            ranks.append(hit_rank([(r["file"], r["line"], r["end_line"]) for r in found["results"]], q))
+        semantic = mrr(ranks)
+        p95 = statistics.quantiles(latencies, n=20)[18]
+        figures.update(mrr10_semantic_search=round(semantic, 4), ratio_to_bm25=round(semantic / bm25, 2),
+                       query_p50_ms=round(statistics.median(latencies), 1), query_p95_ms=round(p95, 1))
+        print(f"MRR@10 semantic_search: {semantic:.4f} = {semantic / bm25:.2f}x BM25", flush=True)
+        print(f"warm query latency: p50 {statistics.median(latencies):.1f} ms, p95 {p95:.1f} ms", flush=True)
+
+        sweep = evaluate_search(index, queries, [0.0, 0.5, 1.0, 1.5, 2.0])
+        figures["fusion_sweep"] = sweep
+        print(f"fusion sweep (dense weight 1.0): {sweep}", flush=True)
+
+        victim = folder / targets[len(targets) // 2].file
+        victim.write_text(victim.read_text() + "\n\ndef added_for_benchmark(x):\n    return x * 2\n")
+        resync = index.sync()
+        figures.update(resync_seconds=resync["duration_s"], resync_chunks_added=resync["chunks_added"])
+        print(f"re-sync after a one-file change: {resync['duration_s']:.2f} s "
+              f"({resync['chunks_added']} chunks embedded, {resync['chunks_kept']} kept)", flush=True)
+        index.close()
+    finally:
+        if not args.keep:
+            shutil.rmtree(folder, ignore_errors=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2))
+    print(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

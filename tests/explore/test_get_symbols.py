@@ -91,7 +91,7 @@ def test_function_at_line_is_the_innermost(explorer: Explorer) -> None:
 
 
 def test_function_at_line_refuses_module_level_and_out_of_range(explorer: Explorer) -> None:
-    with pytest.raises(FileNotFound, match="no function or method encloses line 5"):
+    with pytest.raises(InvalidArgument, match="no function or method encloses line 5"):
         explorer.get_function_at_line("src/app/greeter.py", 5)
     with pytest.raises(InvalidArgument, match="outside"):
         explorer.get_function_at_line("src/app/greeter.py", 999)

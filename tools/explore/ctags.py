@@ -11,6 +11,7 @@ import os
 import subprocess
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from tools.binaries import require_binary
@@ -60,7 +61,25 @@ def _signature(tag: dict[str, object]) -> str | None:
     return None
 
 
-def tag_to_definition(tag: dict[str, object]) -> Definition | None:
+@dataclass(slots=True)
+class Tag:
+    """One definition as the index holds it: a slotted record, turned into a Definition only when shown."""
+
+    file: str
+    name: str
+    line: int
+    end_line: int
+    kind: str
+    scope: str | None
+    language: str | None
+    signature: str | None
+
+    def to_definition(self) -> Definition:
+        return Definition(file=self.file, name=self.name, line=self.line, end_line=self.end_line, kind=self.kind,
+                          scope=self.scope, language=self.language, signature=self.signature)
+
+
+def tag_to_definition(tag: dict[str, object], languages: dict[str, str | None] | None = None) -> Tag | None:
     if tag.get("_type") != "tag":
         return None  # pseudo-tags (!_TAG_...) and anything else ctags emits about itself
     name = tag.get("name")
@@ -71,37 +90,44 @@ def tag_to_definition(tag: dict[str, object]) -> Definition | None:
     end = tag.get("end")
     file = str(tag.get("path", "")).removeprefix("./")
     # the shared extension table decides the language, so ctags' C++-for-.h agrees with the other tools
-    language = language_for(file) or CTAGS_LANGUAGES.get(str(tag.get("language", "")))
+    cache = languages if languages is not None else {}
+    if file not in cache:
+        cache[file] = language_for(file) or CTAGS_LANGUAGES.get(str(tag.get("language", "")))
+    language = cache[file]
     scope = tag.get("scope")
     kind = _KIND_NAMES.get(kind, kind)
     if kind == "member":
         kind = "method" if language == "python" else "field"
-    return Definition(
-        file=file, line=line, end_line=end if isinstance(end, int) and end >= line else line,
-        name=name, kind=kind, scope=scope if isinstance(scope, str) else None,
-        language=language, signature=_signature(tag),
-    )
+    return Tag(file, name, line, end if isinstance(end, int) and end >= line else line, kind,
+               scope if isinstance(scope, str) else None, language, _signature(tag))
 
 
-def _run(cwd: Path, files: list[str], timeout: float) -> list[Definition]:
+def _run(cwd: Path, files: list[str], timeout: float) -> list[Tag]:
     args = [require_binary("ctags"), *_OPTIONS, "-L", "-", "-f", "-"]
     done = subprocess.run(args, cwd=cwd, input="\n".join(files).encode("utf-8"), capture_output=True,
                           timeout=timeout, check=False)
     if done.returncode != 0:
         log.warning("ctags exited %s: %s", done.returncode, done.stderr.decode("utf-8", errors="replace")[:500])
-    found: list[Definition] = []
-    for raw in done.stdout.splitlines():
-        try:
-            tag = json.loads(raw)
-        except json.JSONDecodeError:
-            continue  # a tag line broken by odd bytes in a file name: skip it, keep the rest
-        definition = tag_to_definition(tag)
+    lines = done.stdout.splitlines()
+    try:
+        tags = json.loads(b"[" + b",".join(lines) + b"]")  # one decoder call instead of one per tag
+    except json.JSONDecodeError:
+        tags = []
+        for raw in lines:
+            try:
+                tags.append(json.loads(raw))
+            except json.JSONDecodeError:
+                continue  # a tag line broken by odd bytes in a file name: skip it, keep the rest
+    found: list[Tag] = []
+    languages: dict[str, str | None] = {}
+    for tag in tags:
+        definition = tag_to_definition(tag, languages)
         if definition is not None:
             found.append(definition)
     return found
 
 
-def run_ctags(cwd: Path, files: list[str], timeout: float = 120.0) -> Iterator[Definition]:
+def run_ctags(cwd: Path, files: list[str], timeout: float = 120.0) -> Iterator[Tag]:
     """Definitions in the given project-relative files; large lists run as parallel ctags processes."""
     if not files:
         return iter(())

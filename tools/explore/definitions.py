@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 
 from tools.config import Config
 from tools.errors import InvalidArgument
-from tools.explore.ctags import CTAGS_SUFFIXES, run_ctags
+from tools.explore.ctags import CTAGS_SUFFIXES, Tag, run_ctags
 from tools.explore.grammar import GRAMMARS
 from tools.explore.models import Definition, DefinitionResult, MatchMode
 from tools.explore.outline import flatten, outline
@@ -53,15 +53,13 @@ def _digest(path: Path) -> str:
     return hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
 
 
-def _fields(d: Definition) -> list[object]:
+def _fields(d: Tag) -> list[object]:
     return [d.name, d.line, d.end_line, d.kind, d.scope, d.language, d.signature]
 
 
-def _from_fields(file: str, row: list[object]) -> Definition:
+def _from_fields(file: str, row: list[object]) -> Tag:
     name, line, end_line, kind, scope, language, signature = row
-    # rows come from our own cache file: skipping validation makes a restart several times faster
-    return Definition.model_construct(file=file, name=name, line=line, end_line=end_line, kind=kind, scope=scope,
-                                      language=language, signature=signature)
+    return Tag(file, name, line, end_line, kind, scope, language, signature)  # type: ignore[arg-type]
 
 
 class DefinitionIndex:
@@ -77,9 +75,9 @@ class DefinitionIndex:
         self._parse_cache = parse_cache
         self._lock = threading.RLock()
         self._stamps: dict[str, FileStamp] = {}
-        self._tags: dict[str, list[Definition]] = {}
-        self._by_name: dict[str, list[Definition]] = {}
-        self._by_lower: dict[str, list[Definition]] = {}
+        self._tags: dict[str, list[Tag]] = {}
+        self._by_name: dict[str, list[Tag]] = {}
+        self._by_lower: dict[str, list[Tag]] = {}
         self._sorted_names: list[str] = []
         self._loaded = False
         self.last_refresh: dict[str, int] = {}
@@ -178,26 +176,27 @@ class DefinitionIndex:
         ctags_files = [f for f in files if PurePosixPath(f).suffix.lower() in CTAGS_SUFFIXES]
         chosen = set(ctags_files)
         by_outline = [f for f in files if f not in chosen]
-        if self._companion is not None:
-            # the companion (lexical maps for find_references) parses in the background: this call
-            # does not wait for it, and find_references builds any map it still lacks itself
-            threading.Thread(target=self._run_companion, args=(list(files),), daemon=True,
-                             name="code-intel-lexical-warmup").start()
         for rel in files:
             self._tags[rel] = []
         for definition in run_ctags(self.root.path, ctags_files):
             self._tags.setdefault(definition.file, []).append(definition)
         for rel in by_outline:
             self._tags[rel] = self._outline_definitions(rel)
+        if self._companion is not None:
+            # the companion (lexical maps for find_references) parses in the background once ctags is
+            # done: this call does not wait for it, and find_references builds any map it lacks itself
+            threading.Thread(target=self._run_companion, args=(list(files),), daemon=True,
+                             name="code-intel-lexical-warmup").start()
 
     def _run_companion(self, files: list[str]) -> None:
+        _lower_thread_priority()
         try:
             if self._companion is not None:
                 self._companion(files)
         except Exception:  # a warm-up failure must never surface: the maps are rebuilt on demand
             log.exception("background warm-up of lexical maps failed")
 
-    def _outline_definitions(self, rel: str) -> list[Definition]:
+    def _outline_definitions(self, rel: str) -> list[Tag]:
         try:
             parsed = self._parse_cache.get(self.root.path / rel)
         except (InvalidArgument, OSError) as err:
@@ -207,16 +206,15 @@ class DefinitionIndex:
         out = []
         for symbol in flatten(outline(parsed)):
             first = lines[symbol.line - 1].decode("utf-8", errors="replace").strip()[:200] if symbol.line <= len(lines) else None
-            out.append(Definition(file=rel, line=symbol.line, end_line=symbol.end_line, name=symbol.name, kind=symbol.kind,
-                                  scope=symbol.scope, language=parsed.language, signature=first))
+            out.append(Tag(rel, symbol.name, symbol.line, symbol.end_line, symbol.kind, symbol.scope, parsed.language, first))
         return out
 
     def _rebuild_lookup(self) -> None:
-        by_name: dict[str, list[Definition]] = {}
+        by_name: dict[str, list[Tag]] = {}
         for rel in sorted(self._tags):
             for d in self._tags[rel]:
                 by_name.setdefault(d.name, []).append(d)
-        by_lower: dict[str, list[Definition]] = {}
+        by_lower: dict[str, list[Tag]] = {}
         for name, items in by_name.items():
             by_lower.setdefault(name.lower(), []).extend(items)
         self._by_name, self._by_lower, self._sorted_names = by_name, by_lower, sorted(by_name)
@@ -261,15 +259,15 @@ class DefinitionIndex:
         """Every definition in the index, fresh (for audits and benchmarks)."""
         self.refresh()
         with self._lock:
-            return [d for rel in sorted(self._tags) for d in self._tags[rel]]
+            return [d.to_definition() for rel in sorted(self._tags) for d in self._tags[rel]]
 
-    def _candidates(self, name: str, match: MatchMode) -> list[Definition]:
+    def _candidates(self, name: str, match: MatchMode) -> list[Tag]:
         if match == "exact":
             return list(self._by_name.get(name, []))
         if match == "icase":
             return list(self._by_lower.get(name.lower(), []))
         start = bisect.bisect_left(self._sorted_names, name)
-        found: list[Definition] = []
+        found: list[Tag] = []
         for candidate in self._sorted_names[start:]:
             if not candidate.startswith(name):
                 break
@@ -311,11 +309,12 @@ class DefinitionIndex:
         found.sort(key=lambda d: (d.name != text, _KIND_RANK.get(d.kind, 3), d.file, d.line))
         shown = found[:max_results]
         self._complete_spans(shown)
-        return DefinitionResult(definitions=shown, total=len(found), truncated=len(found) > max_results)
+        return DefinitionResult(definitions=[t.to_definition() for t in shown], total=len(found),
+                                truncated=len(found) > max_results)
 
-    def _complete_spans(self, definitions: list[Definition]) -> None:
+    def _complete_spans(self, definitions: list[Tag]) -> None:
         """Some ctags parsers give no end line; take it from the syntax tree (and remember it)."""
-        missing: dict[str, list[Definition]] = {}
+        missing: dict[str, list[Tag]] = {}
         for d in definitions:
             if d.end_line == d.line and d.kind not in _SINGLE_LINE_KINDS:
                 missing.setdefault(d.file, []).append(d)
@@ -330,6 +329,15 @@ class DefinitionIndex:
                 if end and end > d.line:
                     with self._lock:
                         d.end_line = end
+
+
+def _lower_thread_priority() -> None:
+    """Background warm-up yields the CPU to the tools a client is waiting for (Linux: per-thread nice)."""
+    if hasattr(os, "setpriority") and hasattr(threading, "get_native_id"):
+        try:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 15)
+        except OSError:
+            pass
 
 
 def _scope_matches(scope: str, wanted: str) -> bool:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tools.config import Config
-from tools.errors import FileNotFound, InvalidArgument, SearchTimeout
+from tools.errors import InvalidArgument, SearchTimeout
 from tools.explore import outline
 from tools.explore.globbing import compile_glob, glob_matches
 from tools.explore.lexical import LexicalIndex
@@ -231,7 +231,7 @@ class Explorer:
             raise InvalidArgument(f"line {line} is outside {rel} (1..{total_lines})", hint="send a line number inside the file")
         found = outline.enclosing_function(parsed, line)
         if found is None:
-            raise FileNotFound(
+            raise InvalidArgument(
                 f"no function or method encloses line {line} of {rel}",
                 hint="the line is at module or class level; use get_symbols to see the file's outline",
             )

@@ -79,6 +79,7 @@ def test_index_refreshes_only_changed_files_and_persists(polyglot: Path, make_ex
     (polyglot / "src/app/uses.py").unlink()
     assert _where(explorer, "added_later") == set()
     # a new Explorer starts from the disk cache and reparses nothing
+    index.flush()
     cache = json.loads(index.cache_path.read_text(encoding="utf-8"))
     assert "src/app/greeter.py" in cache["files"]
     fresh = make_explorer(polyglot)
@@ -89,6 +90,7 @@ def test_index_refreshes_only_changed_files_and_persists(polyglot: Path, make_ex
 def test_damaged_cache_is_rebuilt(polyglot: Path, make_explorer: Callable[..., Explorer]) -> None:
     first = make_explorer(polyglot)
     first.find_definitions("helper")
+    first.definition_index.flush()
     first.definition_index.cache_path.write_text("{not json", encoding="utf-8")
     again = make_explorer(polyglot)
     assert ("src/app/greeter.py", 24) in _where(again, "helper")
@@ -115,3 +117,15 @@ def test_refusals(explorer: Explorer) -> None:
         explorer.find_definitions("helper", path="../..")
     # an option-like name is just a name that is not defined anywhere
     assert explorer.find_definitions("--help").total == 0
+
+
+def test_first_exploration_call_warms_the_index_in_the_background(explorer: Explorer) -> None:
+    import threading
+
+    explorer.search_files("*.py")
+    for thread in threading.enumerate():
+        if thread.name == "code-intel-index-warmup":
+            thread.join(timeout=30)
+    assert explorer.definition_index.last_refresh["files"] > 10
+    explorer.find_definitions("helper")
+    assert explorer.definition_index.last_refresh["reparsed"] == 0  # already indexed by the warm-up

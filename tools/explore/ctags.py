@@ -41,7 +41,24 @@ _OPTIONS = [
 ]
 # ctags' kind names differ per parser; "member" is a method in Python but a struct field in C/C++/Go
 _KIND_NAMES = {"func": "function", "var": "variable", "const": "constant"}
-FILES_PER_RUN = 150
+MIN_FILES_PER_RUN = 100
+
+
+def _balanced(cwd: Path, files: list[str], count: int) -> list[list[str]]:
+    """Split files into `count` lists of about equal total size, so parallel runs finish together."""
+    def size(rel: str) -> int:
+        try:
+            return (cwd / rel).stat().st_size
+        except OSError:
+            return 0
+
+    chunks: list[list[str]] = [[] for _ in range(count)]
+    loads = [0] * count
+    for rel, weight in sorted(((f, size(f)) for f in files), key=lambda item: -item[1]):
+        lightest = loads.index(min(loads))
+        chunks[lightest].append(rel)
+        loads[lightest] += weight
+    return [c for c in chunks if c]
 
 
 def _signature(tag: dict[str, object]) -> str | None:
@@ -131,10 +148,10 @@ def run_ctags(cwd: Path, files: list[str], timeout: float = 120.0) -> Iterator[T
     """Definitions in the given project-relative files; large lists run as parallel ctags processes."""
     if not files:
         return iter(())
-    chunks = [files[i : i + FILES_PER_RUN] for i in range(0, len(files), FILES_PER_RUN)]
-    if len(chunks) == 1:
-        return iter(_run(cwd, chunks[0], timeout))
-    workers = max(1, min(len(chunks), os.cpu_count() or 1, 4))
+    workers = max(1, min(os.cpu_count() or 1, 4, -(-len(files) // MIN_FILES_PER_RUN)))
+    if workers == 1:
+        return iter(_run(cwd, files, timeout))
+    chunks = _balanced(cwd, files, workers)
     with ThreadPoolExecutor(max_workers=workers) as pool:
         results = list(pool.map(lambda chunk: _run(cwd, chunk, timeout), chunks))
     return (d for batch in results for d in batch)

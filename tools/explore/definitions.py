@@ -71,6 +71,9 @@ class DefinitionIndex:
         self._listed_at = 0.0
         self._folder_stamps: dict[str, int] = {}
         self._lookup_dirty = False
+        self._save_seq = 0
+        self._write_lock = threading.Lock()
+        self._writers: list[threading.Thread] = []
         self._config = config
         self._parse_cache = parse_cache
         self._lock = threading.RLock()
@@ -241,18 +244,36 @@ class DefinitionIndex:
             self._stamps, self._tags = {}, {}
 
     def _save_cache(self) -> None:
-        data = {
-            "version": CACHE_VERSION,
-            "files": {f: [s.size, s.mtime_ns, s.digest] for f, s in self._stamps.items()},
-            "tags": {f: [_fields(d) for d in items] for f, items in self._tags.items()},
-        }
-        try:
-            path = self.cache_path  # creating the cache folder can fail on a read-only project
-            temporary = path.with_suffix(".tmp")
-            temporary.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
-            os.replace(temporary, path)
-        except OSError as err:
-            log.warning("could not write the definition cache under %s: %s", self.root.state_dir, err)
+        """Write the cache from a snapshot on a background thread: the caller does not wait for disk."""
+        stamps, tags = dict(self._stamps), dict(self._tags)  # shallow: reindexing replaces lists, never edits them
+        self._save_seq += 1
+        seq = self._save_seq
+        writer = threading.Thread(target=self._write_cache, args=(seq, stamps, tags), daemon=True,
+                                  name="code-intel-cache-writer")
+        self._writers = [w for w in self._writers if w.is_alive()] + [writer]
+        writer.start()
+
+    def _write_cache(self, seq: int, stamps: dict[str, FileStamp], tags: dict[str, list[Tag]]) -> None:
+        with self._write_lock:
+            if seq != self._save_seq:
+                return  # a newer snapshot is queued behind this one
+            data = {
+                "version": CACHE_VERSION,
+                "files": {f: [s.size, s.mtime_ns, s.digest] for f, s in stamps.items()},
+                "tags": {f: [_fields(d) for d in items] for f, items in tags.items()},
+            }
+            try:
+                path = self.cache_path  # creating the cache folder can fail on a read-only project
+                temporary = path.with_suffix(".tmp")
+                temporary.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
+                os.replace(temporary, path)
+            except OSError as err:
+                log.warning("could not write the definition cache under %s: %s", self.root.state_dir, err)
+
+    def flush(self) -> None:
+        """Wait until the cache on disk matches memory (tests, benchmarks and shutdown)."""
+        for writer in list(self._writers):
+            writer.join()
 
     # ------------------------------------------------------------ lookup
     def all_definitions(self) -> list[Definition]:

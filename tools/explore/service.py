@@ -76,6 +76,7 @@ class Explorer:
         self.lexical = LexicalIndex(root, self.parse_cache)
         self._lock = threading.RLock()
         self._definitions: Any = None  # the ctags index, built on first use
+        self._warm_up_started = False
 
     # ------------------------------------------------------------ shared helpers
     @property
@@ -98,8 +99,24 @@ class Explorer:
         rel = self.root.relative(absolute)
         return rel if rel not in ("", ".") else "."
 
+    def warm_up(self) -> None:
+        """Build the definition index (and, after it, the lexical maps) in the background, once.
+        The first exploration call starts it, so find_definitions and find_references rarely wait."""
+        with self._lock:
+            if self._warm_up_started:
+                return
+            self._warm_up_started = True
+        threading.Thread(target=self._warm_up, daemon=True, name="code-intel-index-warmup").start()
+
+    def _warm_up(self) -> None:
+        try:
+            self.definition_index.refresh()
+        except Exception:  # warming is an optimisation: any failure shows up again, in context, on real use
+            log.warning("background index warm-up failed", exc_info=True)
+
     def parse_file(self, path: str) -> tuple[str, ParsedFile]:
         """Resolve a file argument and parse it; refuses folders, unknown languages and oversized files."""
+        self.warm_up()
         absolute = self.root.resolve(path, must_exist=True, kind="file")
         if not absolute.is_file():
             raise InvalidArgument(f"{path!r} is a folder, not a file", hint="send one source file; use search_files to list a folder")
@@ -120,6 +137,7 @@ class Explorer:
         context_lines: int = 0,
         max_results: int = 100,
     ) -> PatternResult | MultiPatternResult:
+        self.warm_up()
         patterns = _as_list(pattern)
         if not patterns or any(not isinstance(p, str) or p == "" for p in patterns):
             raise InvalidArgument("pattern is empty", hint="send a regex, or a list of them, e.g. 'def \\w+_config'")
@@ -162,6 +180,7 @@ class Explorer:
 
     # ------------------------------------------------------------ search_files
     def search_files(self, pattern: str, path: str | None = None, max_results: int = 200) -> FileSearchResult:
+        self.warm_up()
         if not isinstance(pattern, str) or not pattern.strip():
             raise InvalidArgument("pattern is empty", hint="send a glob such as '**/*.py' or 'test_*.py'")
         if max_results < 1:
@@ -250,6 +269,8 @@ class Explorer:
         return run_query(self, question, semantic)
 
     def close(self) -> None:
+        if self._definitions is not None:
+            self._definitions.flush()
         self.parse_cache.clear()
 
 

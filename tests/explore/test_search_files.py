@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 
 from tools.errors import InvalidArgument, PathOutsideProject
@@ -53,3 +56,17 @@ def test_refusals(explorer: Explorer) -> None:
 )
 def test_glob_semantics(glob: str, path: str, expected: bool) -> None:
     assert glob_matches(glob, path) is expected
+
+
+def test_dot_folders_are_searched_but_never_git(polyglot: Path, make_explorer: Callable[..., Explorer]) -> None:
+    (polyglot / ".github/workflows").mkdir(parents=True)
+    (polyglot / ".github/workflows/ci.yml").write_text("run: pytest\n", encoding="utf-8")
+    (polyglot / ".git/config").write_text("[core]\n", encoding="utf-8")
+    explorer = make_explorer(polyglot, exclude_patterns=[])  # even with no configured excludes
+    files = [f.file for f in explorer.search_files("**/*").files]
+    assert ".github/workflows/ci.yml" in files
+    assert not any(f.startswith(".git/") for f in files)
+    assert explorer.search_text("core").total_matches == 0  # type: ignore[union-attr]
+    explorer.find_definitions("helper")  # writes the index cache under .code-intel/cache
+    explorer.definition_index.flush()
+    assert not any(f.startswith(".code-intel/cache") for f in [f.file for f in explorer.search_files("**/*").files])

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from tools.binaries import require_binary
 from tools.errors import InvalidArgument
+from tools.project import RUNTIME_DIRS, STATE_DIR
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +33,10 @@ class RgFilters:
     roots: tuple[str, ...] = (".",)
 
     def args(self) -> list[str]:
-        out: list[str] = []
+        # dot-folders such as .github hold real project files; git's folder and our caches never do
+        out: list[str] = ["--hidden", "--glob", "!.git/", "--glob", "!**/.git/**"]
+        for runtime in RUNTIME_DIRS:
+            out += ["--glob", f"!{STATE_DIR}/{runtime}/"]
         for pattern in self.excludes:
             out += ["--glob", "!" + pattern]
         if self.max_file_bytes:

@@ -129,3 +129,14 @@ def test_first_exploration_call_warms_the_index_in_the_background(explorer: Expl
     assert explorer.definition_index.last_refresh["files"] > 10
     explorer.find_definitions("helper")
     assert explorer.definition_index.last_refresh["reparsed"] == 0  # already indexed by the warm-up
+
+
+def test_config_changes_apply_at_once(polyglot: Path) -> None:
+    from tools.config import Config
+    from tools.project import ProjectRoot
+
+    settings = {"value": Config()}
+    explorer = Explorer(ProjectRoot.from_args(polyglot), lambda: settings["value"])
+    assert len({f for f, _ in _where(explorer, "helper")}) > 2
+    settings["value"] = Config(source_dirs=["go"])
+    assert {f for f, _ in _where(explorer, "helper")} == {"go/greeter.go"}

@@ -105,3 +105,10 @@ def test_dollar_names_and_macros(project_dir: Path, make_explorer: Callable[...,
     (project_dir / "b.c").write_text("#define CALL(x) run(el)\nint el = 0;\n", encoding="utf-8")
     refs = make_explorer(project_dir).find_references("el").references
     assert [(r.file, r.line) for r in refs] == [("a.js", 1), ("a.js", 2), ("b.c", 1), ("b.c", 2)]
+
+
+def test_non_utf8_and_binary_files(project_dir: Path, make_explorer: Callable[..., Explorer]) -> None:
+    (project_dir / "latin.py").write_bytes("s = 'caf\xe9'; token = 1  # token\n".encode("latin-1"))
+    (project_dir / "blob.py").write_bytes(b"token = 1\x00\x00\x00")
+    refs = make_explorer(project_dir).find_references("token", include_comments=True).references
+    assert [(r.file, r.column, r.context) for r in refs] == [("latin.py", 13, "code"), ("latin.py", 26, "comment")]

@@ -68,6 +68,7 @@ class DefinitionIndex:
         self.root = root
         self._companion = companion
         self._listed: set[str] | None = None
+        self._listed_filters: RgFilters | None = None
         self._listed_at = 0.0
         self._folder_stamps: dict[str, int] = {}
         self._lookup_dirty = False
@@ -97,9 +98,12 @@ class DefinitionIndex:
         """The indexable files. Listing costs a subprocess, so a listing is reused while every folder
         holding (or above) a known file keeps its mtime: adding or deleting a file changes its folder's."""
         now = time.monotonic()
-        if self._listed is not None and now - self._listed_at < LISTING_TTL_SECONDS and self._folders_unchanged():
+        filters = self._filters()
+        if (self._listed is not None and filters == self._listed_filters
+                and now - self._listed_at < LISTING_TTL_SECONDS and self._folders_unchanged()):
             return self._listed
-        listed, _ = list_files(self.root.path, self._filters(), timeout=self._config().search_timeout_seconds * 6)
+        listed, _ = list_files(self.root.path, filters, timeout=self._config().search_timeout_seconds * 6)
+        self._listed_filters = filters
         wanted = {f for f in listed if language_for(f) in GRAMMARS or PurePosixPath(f).suffix.lower() in CTAGS_SUFFIXES}
         folders = {str(PurePosixPath(f).parent) for f in wanted}
         for folder in list(folders):

@@ -23,6 +23,7 @@ from tools.explore.grammar import GRAMMARS
 from tools.explore.models import Definition, DefinitionResult, MatchMode
 from tools.explore.outline import flatten, outline
 from tools.explore.ripgrep import RgFilters, list_files
+from tools.explore.scope import accepted_languages, project_filters
 from tools.explore.syntax import ParseCache
 from tools.languages import language_for
 from tools.project import ProjectRoot
@@ -38,9 +39,6 @@ _KIND_RANK = {"class": 0, "interface": 0, "struct": 0, "trait": 0, "enum": 0, "t
               "constructor": 1, "module": 2, "namespace": 2}
 _SINGLE_LINE_KINDS = frozenset({"variable", "constant", "field", "property", "macro", "enumerator", "member",
                                 "label", "parameter", "local", "alias", "typedef", "externvar", "prototype"})
-_ALIASES = {"js": "javascript", "ts": "typescript", "py": "python", "c++": "cpp", "c#": "csharp", "cs": "csharp",
-            "golang": "go", "rb": "ruby", "kt": "kotlin", "rs": "rust"}
-
 
 @dataclass
 class FileStamp:
@@ -88,11 +86,7 @@ class DefinitionIndex:
 
     # ------------------------------------------------------------ refresh
     def _filters(self) -> RgFilters:
-        cfg = self._config()
-        roots = tuple(
-            self.root.relative(p) or "." for p in (self.root.resolve(d) for d in cfg.source_dirs) if p.exists()
-        ) or (".",)
-        return RgFilters(excludes=tuple(cfg.exclude_patterns), max_file_bytes=cfg.max_file_bytes, roots=roots)
+        return project_filters(self.root, self._config())
 
     def _listing(self) -> set[str]:
         """The indexable files. Listing costs a subprocess, so a listing is reused while every folder
@@ -317,7 +311,7 @@ class DefinitionIndex:
         if path:
             prefix = self.root.relative(self.root.resolve(path, must_exist=True))
             prefix = None if prefix in ("", ".") else prefix
-        wanted_language = _ALIASES.get(language.strip().lower(), language.strip().lower()) if language else None
+        accept = accepted_languages(language) if language else None
         self.refresh()
         with self._lock:
             if self._lookup_dirty:
@@ -328,8 +322,7 @@ class DefinitionIndex:
             found = [d for d in found if d.scope and _scope_matches(d.scope, scope_filter)]
         if prefix:
             found = [d for d in found if d.file == prefix or d.file.startswith(prefix + "/")]
-        if wanted_language:
-            accept = {"typescript", "tsx"} if wanted_language == "typescript" else {wanted_language}
+        if accept:
             found = [d for d in found if d.language in accept]
         found.sort(key=lambda d: (d.name != text, _KIND_RANK.get(d.kind, 3), d.file, d.line))
         shown = found[:max_results]

@@ -9,7 +9,6 @@ import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tools.config import Config
@@ -32,8 +31,8 @@ from tools.explore.models import (
 )
 from tools.explore.references import find_references
 from tools.explore.ripgrep import RgFilters, RgOutcome, list_files, run_rg_json
+from tools.explore.scope import language_globs, project_filters
 from tools.explore.syntax import ParseCache, ParsedFile
-from tools.languages import EXTENSIONS
 from tools.project import ProjectRoot
 
 if TYPE_CHECKING:
@@ -48,24 +47,6 @@ def _as_list(value: str | list[str] | None) -> list[str]:
     if value is None:
         return []
     return [value] if isinstance(value, str) else list(value)
-
-
-def language_globs(language: str | None) -> list[str]:
-    """rg globs selecting one language's files, from the shared extension table."""
-    if not language:
-        return []
-    wanted = language.strip().lower()
-    aliases = {"js": "javascript", "ts": "typescript", "py": "python", "c++": "cpp", "c#": "csharp", "cs": "csharp",
-               "golang": "go", "rb": "ruby", "kt": "kotlin", "rs": "rust"}
-    wanted = aliases.get(wanted, wanted)
-    if wanted == "typescript":
-        suffixes = [s for s, lang in EXTENSIONS.items() if lang in ("typescript", "tsx")]
-    else:
-        suffixes = [s for s, lang in EXTENSIONS.items() if lang == wanted]
-    if not suffixes:
-        known = sorted(set(EXTENSIONS.values()))
-        raise InvalidArgument(f"unknown language {language!r}", hint=f"use one of: {', '.join(known)}")
-    return ["*" + s for s in suffixes]
 
 
 class Explorer:
@@ -85,19 +66,7 @@ class Explorer:
 
     def filters(self, path: str | None = None) -> RgFilters:
         """Excludes and size cap from config; roots: the given path, else the source_dirs, else the root."""
-        cfg = self.config
-        if path:
-            roots: tuple[str, ...] = (self._relative_or_dot(self.root.resolve(path, must_exist=True)),)
-        elif cfg.source_dirs:
-            existing = [self.root.resolve(d) for d in cfg.source_dirs]
-            roots = tuple(self._relative_or_dot(p) for p in existing if p.exists()) or (".",)
-        else:
-            roots = (".",)
-        return RgFilters(excludes=tuple(cfg.exclude_patterns), max_file_bytes=cfg.max_file_bytes, roots=roots)
-
-    def _relative_or_dot(self, absolute: Path) -> str:
-        rel = self.root.relative(absolute)
-        return rel if rel not in ("", ".") else "."
+        return project_filters(self.root, self.config, path)
 
     def warm_up(self) -> None:
         """Build the definition index (and, after it, the lexical maps) in the background, once.

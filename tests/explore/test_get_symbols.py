@@ -86,6 +86,9 @@ def test_function_at_line_is_the_innermost(explorer: Explorer) -> None:
     assert inner.code == 'def inner():\n            return helper("x")'
     method = explorer.get_function_at_line("go/greeter.go", 15)
     assert (method.name, method.kind, method.line, method.end_line) == ("Greet", "method", 14, 16)
+    decorated = explorer.get_function_at_line("src/app/greeter.py", 17)  # the @staticmethod line
+    assert (decorated.name, decorated.line) == ("make", 18)
+    assert decorated.code.startswith("@staticmethod\n    def make():")
     kotlin = explorer.get_function_at_line("kotlin/Greeter.kt", 9)
     assert (kotlin.name, kotlin.scope) == ("greet", "Greeter")
 

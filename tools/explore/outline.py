@@ -25,6 +25,12 @@ class SymbolNode:
     def end_line(self) -> int:
         return int(self.node.end_point[0]) + 1
 
+    @property
+    def full_node(self) -> Node:
+        """The node with its decorators or annotations (Python's decorated_definition wraps the def)."""
+        parent = self.node.parent
+        return parent if parent is not None and parent.type == "decorated_definition" else self.node
+
     def to_model(self) -> OutlineSymbol:
         return OutlineSymbol(name=self.name, kind=self.kind, line=self.line, end_line=self.end_line,
                              children=[c.to_model() for c in self.children])
@@ -96,7 +102,8 @@ def enclosing_function(parsed: ParsedFile, line: int) -> SymbolNode | None:
     """The innermost function, method or constructor whose span holds the 1-based line."""
     best: SymbolNode | None = None
     for symbol in flatten(outline(parsed)):
-        if symbol.kind in FUNCTION_KINDS and symbol.line <= line <= symbol.end_line:
+        first = int(symbol.full_node.start_point[0]) + 1  # a decorator line belongs to its function
+        if symbol.kind in FUNCTION_KINDS and first <= line <= symbol.end_line:
             if best is None or symbol.line >= best.line and symbol.end_line <= best.end_line:
                 best = symbol
     return best

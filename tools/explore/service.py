@@ -224,7 +224,7 @@ class Explorer:
                 hint="the line is at module or class level; use get_symbols to see the file's outline",
             )
         return EnclosingFunction(file=rel, name=found.name, kind=found.kind, line=found.line, end_line=found.end_line,
-                                 code=parsed.text(found.node), scope=found.scope)
+                                 code=parsed.text(found.full_node), scope=found.scope)
 
     # ------------------------------------------------------------ built on the engines (E2's modules)
     def analyze_impact(self, files: list[str], symbols: list[str] | None = None) -> dict[str, Any]:

@@ -169,3 +169,17 @@ def test_edits_are_seen_on_the_next_call(project_dir: Path, make_explorer: Calla
     assert [s.name for s in explorer.get_symbols("m.py").symbols] == ["a"]
     target.write_text("def a(): pass\ndef b(): pass\n", encoding="utf-8")
     assert [s.name for s in explorer.get_symbols("m.py").symbols] == ["a", "b"]
+
+
+def test_c_header_lists_prototypes_but_not_type_mentions(project_dir: Path, make_explorer: Callable[..., Explorer]) -> None:
+    (project_dir / "api.h").write_text(
+        "#ifndef API_H\n#define API_H\nstruct handle;\n"
+        "typedef struct point { int x; int y; } point_t;\n"
+        "int open_handle(struct handle *h, const char *name);\n"
+        "extern int verbosity;\n#endif\n",
+        encoding="utf-8",
+    )
+    symbols = make_explorer(project_dir).get_symbols("api.h").symbols
+    assert [(s.kind, s.name, s.line) for s in symbols] == [
+        ("type", "point_t", 4), ("prototype", "open_handle", 5), ("variable", "verbosity", 6),
+    ]

@@ -36,6 +36,10 @@ class SymbolNode:
                              children=[c.to_model() for c in self.children])
 
 
+# C-family type specifiers are definitions only when they carry a body.
+_BODY_REQUIRED = frozenset({"struct_specifier", "union_specifier", "enum_specifier", "class_specifier"})
+
+
 def _join(scope: str | None, name: str) -> str:
     return f"{scope}.{name}" if scope else name
 
@@ -44,6 +48,8 @@ def _walk(parsed: ParsedFile, grammar: Grammar, node: Node, out: list[SymbolNode
           parent_kind: str | None, in_function: bool) -> None:
     for child in node.named_children:
         kind = grammar.symbols.get(child.type)
+        if kind is not None and child.type in _BODY_REQUIRED and child.child_by_field_name("body") is None:
+            kind = None  # `struct s;` or `struct s *p`: a mention of the type, not its definition
         if kind is not None:
             name_node = symbol_name_node(child, parsed.language)
             if name_node is None:  # anonymous class/struct: its members still belong to the outline
@@ -57,7 +63,7 @@ def _walk(parsed: ParsedFile, grammar: Grammar, node: Node, out: list[SymbolNode
             symbol = SymbolNode(name, kind, child, scope)
             out.append(symbol)
             _walk(parsed, grammar, child, symbol.children, _join(scope, name), kind, in_function or kind in FUNCTION_KINDS)
-        elif child.type in grammar.variables and not in_function:
+        elif child.type in grammar.variables and not in_function and node.type != "ERROR":
             for name_node, var_kind, value in variable_names(child, parsed.language):
                 anchor = name_node.parent if var_kind == "function" else name_node
                 symbol = SymbolNode(parsed.text(name_node), var_kind, anchor if anchor is not None else name_node, scope)

@@ -164,13 +164,14 @@ def variable_names(node: Node, language: str) -> list[tuple[Node, str, Node | No
         return out
     if language in ("c", "cpp"):
         for decl in node.children_by_field_name("declarator"):
-            if decl.type == "function_declarator" or decl.child_by_field_name("declarator") is not None and (
-                decl.child_by_field_name("declarator").type == "function_declarator"  # type: ignore[union-attr]
-            ):
-                continue  # a prototype, not a variable
             name = declarator_name(decl)
-            if name is not None:
-                out.append((name, "field" if node.type == "field_declaration" else "variable", None))
+            if name is None:
+                continue
+            if _declares_function(decl):
+                kind = "prototype"  # headers and class bodies declare functions defined elsewhere
+            else:
+                kind = "field" if node.type == "field_declaration" else "variable"
+            out.append((name, kind, None))
         return out
     if node.type in ("field_definition", "public_field_definition"):
         name = node.child_by_field_name("property") or node.child_by_field_name("name")
@@ -191,6 +192,17 @@ def variable_names(node: Node, language: str) -> list[tuple[Node, str, Node | No
             kind = "field"
         out.append((name, kind, value))
     return out
+
+
+def _declares_function(declarator: Node) -> bool:
+    current = declarator
+    for _ in range(6):
+        if current is None:
+            return False
+        if current.type == "function_declarator":
+            return True
+        current = current.child_by_field_name("declarator")
+    return False
 
 
 _DECLARATOR_TYPES = frozenset({

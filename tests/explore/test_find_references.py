@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -112,3 +113,14 @@ def test_non_utf8_and_binary_files(project_dir: Path, make_explorer: Callable[..
     (project_dir / "blob.py").write_bytes(b"token = 1\x00\x00\x00")
     refs = make_explorer(project_dir).find_references("token", include_comments=True).references
     assert [(r.file, r.column, r.context) for r in refs] == [("latin.py", 13, "code"), ("latin.py", 26, "comment")]
+
+
+def test_definitions_are_marked_while_the_index_is_busy(explorer: Explorer) -> None:
+    index = explorer.definition_index
+    with index._lock:  # as during a background build of a large project
+        result: list[tuple[str, int]] = []
+        worker = threading.Thread(target=lambda: result.extend(
+            (r.file, r.line) for r in explorer.find_references("helper", path="src").references if r.is_definition))
+        worker.start()
+        worker.join(timeout=30)
+    assert result == [("src/app/greeter.py", 24)]

@@ -34,6 +34,8 @@ CACHE_FILE = "definitions.json"
 CACHE_VERSION = 1
 # A file listing is reused at most this long, and only while no known folder changed.
 LISTING_TTL_SECONDS = 30.0
+# How long find_references waits for an index that a background build holds before going around it.
+BUSY_WAIT_SECONDS = 0.05
 # Types and callables first: they are what an agent looking for a definition usually means.
 _KIND_RANK = {"class": 0, "interface": 0, "struct": 0, "trait": 0, "enum": 0, "type": 1, "function": 1, "method": 1,
               "constructor": 1, "module": 2, "namespace": 2}
@@ -161,12 +163,23 @@ class DefinitionIndex:
         return len(to_parse)
 
     def definition_lines(self, name: str, files: list[str]) -> set[tuple[str, int]]:
-        """(file, line) of every definition of `name` in these files, refreshing just those files."""
-        with self._lock:
-            self._ensure_loaded()
-            indexable = [f for f in files if language_for(f) in GRAMMARS or PurePosixPath(f).suffix.lower() in CTAGS_SUFFIXES]
-            self._update(indexable)
-            return {(rel, d.line) for rel in indexable for d in self._tags.get(rel, []) if d.name == name}
+        """(file, line) of every definition of `name` in these files, refreshing just those files.
+        While a background build holds the index, ctags is asked about these files directly instead
+        of waiting for the whole project."""
+        indexable = [f for f in files if language_for(f) in GRAMMARS or PurePosixPath(f).suffix.lower() in CTAGS_SUFFIXES]
+        if self._lock.acquire(timeout=BUSY_WAIT_SECONDS):
+            try:
+                self._ensure_loaded()
+                self._update(indexable)
+                return {(rel, d.line) for rel in indexable for d in self._tags.get(rel, []) if d.name == name}
+            finally:
+                self._lock.release()
+        ctags_files = [f for f in indexable if PurePosixPath(f).suffix.lower() in CTAGS_SUFFIXES]
+        tags = list(run_ctags(self.root.path, ctags_files))
+        for rel in indexable:
+            if rel not in set(ctags_files):
+                tags.extend(self._outline_definitions(rel))
+        return {(t.file, t.line) for t in tags if t.name == name}
 
     def _ensure_loaded(self) -> None:
         if not self._loaded:

@@ -33,9 +33,9 @@ SERVER_INSTRUCTIONS = (
     "send `expected_payload` to submit_phase. After a context loss call get_session_status."
 )
 
-READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
-STATEFUL = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=False)
-DESTRUCTIVE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, openWorldHint=False)
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+STATEFUL = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
 
 
 class ToolResult(BaseModel):
@@ -145,7 +145,7 @@ def build_server(app: CodeIntelApp) -> MCPServer:
         """Search file contents with ripgrep (respects .gitignore and the configured excludes). Each match
         has file, line, column and text; a list of patterns gives one group per pattern. `truncated` and
         `total_matches` say when max_results cut the list."""
-        args = dict(pattern=pattern, path=path, glob=glob, case_sensitive=case_sensitive,
+        args: dict[str, Any] = dict(pattern=pattern, path=path, glob=glob, case_sensitive=case_sensitive,
                     fixed_strings=fixed_strings, context_lines=context_lines, max_results=max_results)
         return run("search_text", args, lambda: app.explorer.search_text(**args))
 
@@ -157,7 +157,7 @@ def build_server(app: CodeIntelApp) -> MCPServer:
     ) -> Result:
         """Find files by glob (e.g. 'src/**/*.py', '**/test_*.py'), honouring .gitignore and the configured
         excludes. Returns project-relative paths."""
-        args = dict(pattern=pattern, path=path, max_results=max_results)
+        args: dict[str, Any] = dict(pattern=pattern, path=path, max_results=max_results)
         return run("search_files", args, lambda: app.explorer.search_files(**args))
 
     @mcp.tool(annotations=READ_ONLY)
@@ -170,7 +170,7 @@ def build_server(app: CodeIntelApp) -> MCPServer:
     ) -> Result:
         """Where a symbol is defined, from a Universal Ctags index (tree-sitter for languages ctags misses).
         Each result has file, line, end_line, kind, scope, language and signature where known."""
-        args = dict(symbol=symbol, path=path, language=language, match=match, max_results=max_results)
+        args: dict[str, Any] = dict(symbol=symbol, path=path, language=language, match=match, max_results=max_results)
         return run("find_definitions", args, lambda: app.explorer.find_definitions(**args))
 
     @mcp.tool(annotations=READ_ONLY)
@@ -184,7 +184,7 @@ def build_server(app: CodeIntelApp) -> MCPServer:
     ) -> Result:
         """Where a symbol is used: whole-word ripgrep matches narrowed by tree-sitter to real identifiers
         (comments and strings excluded unless asked). Definition sites are marked `is_definition`."""
-        args = dict(symbol=symbol, path=path, language=language, include_comments=include_comments,
+        args: dict[str, Any] = dict(symbol=symbol, path=path, language=language, include_comments=include_comments,
                     include_strings=include_strings, max_results=max_results)
         return run("find_references", args, lambda: app.explorer.find_references(**args))
 
@@ -231,7 +231,7 @@ def build_server(app: CodeIntelApp) -> MCPServer:
         """Meaning-based search over the code index (Forest) and past successful agreements (Map). A Map
         hit scoring 0.7 or more answers alone; the response says which collection answered and whether
         the index is complete."""
-        args = dict(query=query, n_results=n_results, collection=collection)
+        args: dict[str, Any] = dict(query=query, n_results=n_results, collection=collection)
         return run("semantic_search", args, lambda: app.index.semantic_search(**args))
 
     @mcp.tool(annotations=READ_ONLY)
@@ -242,7 +242,7 @@ def build_server(app: CodeIntelApp) -> MCPServer:
     @mcp.tool(annotations=READ_ONLY)
     def validate_symbol_relevance(query: str, symbols: list[str]) -> Result:
         """How relevant each symbol is to a request, by embedding similarity, with a verdict per symbol."""
-        args = dict(query=query, symbols=symbols)
+        args: dict[str, Any] = dict(query=query, symbols=symbols)
         return run("validate_symbol_relevance", args, lambda: app.index.validate_symbol_relevance(query, symbols))
 
     @mcp.tool(annotations=STATEFUL)
@@ -297,7 +297,7 @@ def build_server(app: CodeIntelApp) -> MCPServer:
     ) -> Result:
         """Record how a session ended. A success also stores the request -> symbols/files agreement in the
         Map so similar requests find it first."""
-        args = dict(outcome=outcome, phase_at_outcome=phase_at_outcome, analysis=analysis)
+        args: dict[str, Any] = dict(outcome=outcome, phase_at_outcome=phase_at_outcome, analysis=analysis)
         return run("record_outcome", args, lambda: app.record_outcome(outcome, phase_at_outcome, analysis or {}))
 
     @mcp.tool(annotations=READ_ONLY)

@@ -97,13 +97,8 @@ POWER_CODE = textwrap.dedent(
     '''
 )
 
-POWER_TEST = textwrap.dedent(
-    '''\
-
-        def test_power(self) -> None:
-            self.assertEqual(power(2, 10), 1024)
-    '''
-)
+# A method of OperationsTest: written with its class indentation, not dedented.
+POWER_TEST = "\n    def test_power(self) -> None:\n        self.assertEqual(power(2, 10), 1024)\n"
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -157,6 +152,8 @@ def _summarise(name: str, data: dict[str, Any]) -> str:
     for key in ("definitions", "references", "matches", "files", "symbols", "results"):
         if isinstance(data.get(key), list):
             return f"{len(data[key])} {key}"
+    if "chunks_total" in data:
+        return f"{data['chunks_total']} chunks indexed, complete={data.get('complete')}"
     if "allowed" in data:
         return f"allowed={data['allowed']} ({data.get('reason')})"
     return "ok"
@@ -165,8 +162,9 @@ def _summarise(name: str, data: dict[str, Any]) -> str:
 class DemoAgent:
     """Plays the agent: one handler per phase, each doing the work and returning the payload."""
 
-    def __init__(self, call: Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]], repo: Path, out: Printer) -> None:
-        self.call, self.repo, self.out = call, repo, out
+    def __init__(self, call: Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]], repo: Path, out: Printer,
+                 query: str = REQUEST) -> None:
+        self.call, self.repo, self.out, self.query = call, repo, out, query
         self.compaction_count = 0
         self.refusal_shown = False
 
@@ -196,12 +194,15 @@ class DemoAgent:
         }
 
     async def query_frame(self, resp: dict[str, Any]) -> dict[str, Any]:
+        # Quotes must be verbatim from the request: the server checks them against the original query.
+        wanted = {"target_feature": "power(base, exponent)", "desired_action": "with a unit test"}
+        quotes = {slot: text for slot, text in wanted.items() if text.lower() in self.query.lower()}
         return {
             "action_type": "add_feature",
             "target_symbols": ["power", "add", "multiply"],
             "scope": "calc/operations.py and tests/test_operations.py",
             "constraints": "pure function with type hints; unit test required",
-            "quotes": {"target_feature": "power(base, exponent)", "desired_action": "with a unit test"},
+            "quotes": quotes,
             "tools_used": [],
             "summary": "Add power(base, exponent) beside add/multiply in calc/operations.py, plus a test.",
         }
@@ -238,6 +239,10 @@ class DemoAgent:
     async def semantic(self, resp: dict[str, Any]) -> dict[str, Any]:
         self.out.note("(the first semantic search loads the embedding model and indexes the sample; a few seconds)")
         found = await self.tool("semantic_search", query="raise a number to a power", n_results=5)
+        if not found.get("results") and not found.get("index_complete", True):
+            self.out.note(f"({found.get('note', 'the index is not complete')}: syncing, then searching again)")
+            await self.tool("sync_index")
+            found = await self.tool("semantic_search", query="raise a number to a power", n_results=5)
         hits = [f"{r.get('file')}:{r.get('line')}" for r in found.get("results", [])][:5]
         return {"search_query": "raise a number to a power", "search_results": hits or ["no results"],
                 "tools_used": ["semantic_search"], "summary": "No existing power helper; closest code is multiply."}
@@ -299,7 +304,7 @@ class DemoAgent:
         path = self.repo / target
         text = path.read_text(encoding="utf-8").replace(
             "from calc.operations import add, multiply", "from calc.operations import add, multiply, power")
-        marker = "\n\nif __name__"
+        marker = "\n\n\nif __name__"
         head, tail = text.split(marker, 1)
         new_text = head + "\n" + POWER_TEST.rstrip("\n") + marker + tail
         path.write_text(new_text, encoding="utf-8")

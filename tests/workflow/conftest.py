@@ -76,6 +76,9 @@ class FakeGit:
         self._maybe_fail("merge")
         return info.model_copy(update={"task_branch": None}), {"merged": True, "into": info.base_branch}
 
+    def end_session(self, info: GitSessionInfo) -> None:
+        self.calls.append(("end_session", info.snapshot))
+
     def cleanup(self) -> dict[str, Any]:
         self.calls.append(("cleanup", None))
         self._maybe_fail("cleanup")

@@ -164,3 +164,39 @@ def test_full_flow_on_a_real_git_repository(git_project, run_git, new_driver):
         assert "llm_task_" not in run_git(git_project, "branch", "--list")
     finally:
         engine.close()
+
+
+def test_sessions_without_merge_drop_their_git_snapshot(git_project, run_git, new_driver):
+    """An investigation never reaches MERGE; its working-tree snapshot ref must not outlive it."""
+    from tools.config import Config, ContextSettings
+    from tools.git.service import GitService
+    from tools.project import ProjectRoot
+    from tools.workflow.engine import WorkflowEngine
+
+    root = ProjectRoot.from_args(git_project)
+    git = GitService(root)
+    engine = WorkflowEngine(root, git=git, context=lambda: ContextSettings(), config=lambda: Config())
+    try:
+        drv = new_driver(engine, git)
+        drv.root = root
+        resp = drv.start(intent="INVESTIGATE")
+        assert run_git(git_project, "for-each-ref", "refs/code-intel/snapshots/").strip(), "a snapshot while active"
+        final = drv.run(resp)
+        assert final["phase"] == "SESSION_COMPLETE", final
+        assert run_git(git_project, "for-each-ref", "refs/code-intel/snapshots/").strip() == ""
+    finally:
+        engine.close()
+
+
+def test_a_failing_snapshot_drop_does_not_fail_the_last_submit(driver, fake_git):
+    fake_git.fail["end_session"] = "ref is locked"
+    original = fake_git.end_session
+
+    def failing(info):
+        original(info)
+        fake_git._maybe_fail("end_session")
+
+    fake_git.end_session = failing
+    final = driver.run(driver.start(intent="INVESTIGATE"))
+    assert final["success"] and final["phase"] == "SESSION_COMPLETE"
+    assert fake_git.called("end_session")

@@ -46,9 +46,14 @@ def _load(name: str, max_seq_length: int | None) -> Any:
         # a local model must never reach for the hub (no network here, and no surprise downloads)
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    # stderr belongs to the server log: no weight-loading progress bars from transformers or the hub
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
     try:
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
 
+        hf_logging.disable_progress_bar()
         model = SentenceTransformer(target, device="cpu")
     except Exception as err:
         raise ToolUnavailable(

@@ -205,6 +205,10 @@ class WorkflowEngine:
 
     def _finish(self, state: SessionState) -> None:
         self._last_completed = self._outcome_fields(state)
+        try:  # sessions that end without MERGE (--quick, investigations) still hold a snapshot ref
+            self.git.end_session(state.git)
+        except CodeIntelError as err:
+            log.warning("session %s: could not drop its git snapshot: %s", state.session_id, err)
         self.checkpoints.delete(state.session_id)
         self.project_lock.release()
         self._state = None

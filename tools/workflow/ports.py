@@ -62,6 +62,10 @@ class GitPort(Protocol):
         """Merge the task branch into its base, delete it and return to the base branch."""
         ...
 
+    def end_session(self, info: GitSessionInfo) -> None:
+        """Forget the session's working-tree snapshot (idempotent; MERGE already did it for merged sessions)."""
+        ...
+
     def cleanup(self) -> dict[str, Any]:
         """Back to base; delete every llm_task_* branch. Reports each branch with its head commit."""
         ...

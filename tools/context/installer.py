@@ -23,7 +23,6 @@ import json
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +31,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from tools.errors import ConfigError, InvalidArgument
+from tools.fsutil import write_atomic
 from tools.project import STATE_DIR, TEMPLATES_DIR
 
 MANIFEST = f"{STATE_DIR}/installed.json"
@@ -70,30 +70,6 @@ def _sha(data: bytes) -> str:
 
 def _json_bytes(value: Any) -> bytes:
     return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-
-
-def _umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current
-
-
-def _write_atomic(target: Path, data: bytes, executable: bool = False) -> None:
-    """Write via a temp file and rename, with the permissions a plain `open()` would have given."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if target.exists():
-        mode = stat.S_IMODE(target.stat().st_mode)
-    else:
-        mode = (0o777 if executable else 0o666) & ~_umask()
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 @dataclass
@@ -307,7 +283,7 @@ def install(project: str | os.PathLike[str], *, force: bool = False) -> InitRepo
     manifest = dict(ctx.manifest)
     for item in planned:
         if item.data is not None:
-            _write_atomic(item.path, item.data, item.executable)
+            write_atomic(item.path, item.data, executable=item.executable)
         if item.manifest_key and item.manifest_hash:
             manifest[item.manifest_key] = item.manifest_hash
         actions.append(item.action)
@@ -317,7 +293,7 @@ def install(project: str | os.PathLike[str], *, force: bool = False) -> InitRepo
             folder.mkdir(parents=True)
             actions.append(InstallAction(path=f"{STATE_DIR}/{name}/", status="created"))
     if manifest != ctx.manifest:
-        _write_atomic(root / MANIFEST, _json_bytes({"version": 1, "files": dict(sorted(manifest.items()))}))
+        write_atomic(root / MANIFEST, _json_bytes({"version": 1, "files": dict(sorted(manifest.items()))}))
     return InitReport(project=str(root), actions=actions)
 
 

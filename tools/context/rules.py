@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import re
-import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -20,6 +18,7 @@ import yaml
 
 from tools.config import ContextSettings, load_context
 from tools.errors import CodeIntelError
+from tools.fsutil import write_atomic
 from tools.project import ProjectRoot
 
 log = logging.getLogger(__name__)
@@ -194,18 +193,6 @@ def _edit_text(text: str, summary: str, digest: str, synced: str) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def _write_atomic(file: Path, text: str) -> None:
-    file.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=file.parent, prefix=".context.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, file)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def refresh_project_rules(root: ProjectRoot) -> dict[str, Any]:
     """update_context: digest the rules file into context.yml (summary, content_hash, last_synced)."""
     context = load_context(root.state_dir)
@@ -236,7 +223,7 @@ def refresh_project_rules(root: ProjectRoot) -> dict[str, Any]:
         log.warning("context.yml could not be edited in place; rewriting it without comments")
         edited = yaml.safe_dump(expected, sort_keys=False, allow_unicode=True)
         comments_kept = False
-    _write_atomic(context_file, edited)
+    write_atomic(context_file, edited)
     return {
         "changed": True,
         "source": source,

@@ -25,6 +25,7 @@ from tools.explore.outline import flatten, outline
 from tools.explore.ripgrep import RgFilters, list_files
 from tools.explore.scope import accepted_languages, project_filters
 from tools.explore.syntax import ParseCache
+from tools.fsutil import write_atomic
 from tools.languages import language_for
 from tools.project import ProjectRoot
 
@@ -274,10 +275,8 @@ class DefinitionIndex:
                 "tags": {f: [_fields(d) for d in items] for f, items in tags.items()},
             }
             try:
-                path = self.cache_path  # creating the cache folder can fail on a read-only project
-                temporary = path.with_suffix(".tmp")
-                temporary.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
-                os.replace(temporary, path)
+                # creating the cache folder can fail on a read-only project
+                write_atomic(self.cache_path, json.dumps(data, separators=(",", ":")))
             except OSError as err:
                 log.warning("could not write the definition cache under %s: %s", self.root.state_dir, err)
 

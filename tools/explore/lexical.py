@@ -22,6 +22,7 @@ from typing import Any
 from tools.errors import InvalidArgument
 from tools.explore.grammar import node_category
 from tools.explore.syntax import ParseCache, ParsedFile
+from tools.fsutil import write_atomic
 from tools.languages import CODE_LANGUAGES, get_language, language_for
 from tools.project import ProjectRoot
 
@@ -207,9 +208,6 @@ class LexicalIndex:
             }}
             self._dirty = False
         try:
-            path = self.cache_path
-            temporary = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-            temporary.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
-            os.replace(temporary, path)
+            write_atomic(self.cache_path, json.dumps(data, separators=(",", ":")))
         except OSError as err:
             log.warning("could not write the lexical cache under %s: %s", self.root.state_dir, err)

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from tools.errors import CheckpointCorrupt
+from tools.fsutil import write_atomic
 from tools.project import ProjectRoot
 from tools.workflow.state import SessionState
 
@@ -59,18 +58,7 @@ class CheckpointStore:
         if len(text.encode("utf-8")) > self.max_bytes:
             text = self._compressed(document)
         data = text.encode("utf-8")
-        target = self.path_for(state.session_id)
-        fd, temp = tempfile.mkstemp(prefix=f".{state.session_id}.", suffix=".tmp", dir=self.folder)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temp, target)
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
-        return len(data)
+        return write_atomic(self.path_for(state.session_id), data, fsync=True)
 
     def _compressed(self, document: dict[str, Any]) -> str:
         """Shorten the oldest summaries first (the newest is kept longest) until the document fits."""

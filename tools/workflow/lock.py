@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.errors import SessionActive
+from tools.fsutil import write_atomic
 from tools.project import ProjectRoot
 
 log = logging.getLogger(__name__)
@@ -119,10 +120,7 @@ class ProjectLock:
             Path(temp).unlink(missing_ok=True)
 
     def _write_over(self, session_id: str) -> None:
-        fd, temp = tempfile.mkstemp(prefix=".lock.", dir=self.file.parent)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(self._content(session_id))
-        os.replace(temp, self.file)
+        write_atomic(self.file, self._content(session_id), fsync=True)
 
     def release(self) -> None:
         """Remove the lock if this process holds it (or it is stale); never another live process's lock."""

@@ -1,0 +1,53 @@
+"""Atomic file writes: a temp file in the same folder, renamed over the target.
+
+A reader (another server process, a crash-restart) sees either the old file or the new one, never a
+half-written one. `fsync=True` also flushes the data to disk before the rename (checkpoints, locks).
+The result has the permissions a plain `open()` would have given: an existing file keeps its mode,
+a new one gets 0666 (0777 when executable) minus the umask, not the 0600 of a temp file.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+
+def current_umask() -> int:
+    """The process umask, read without changing it where the platform allows (threads may be writing)."""
+    try:
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
+
+
+def write_atomic(target: Path, data: bytes | str, *, fsync: bool = False, executable: bool = False) -> int:
+    """Write `data` to `target` atomically; returns the number of bytes written.
+
+    The parent folder is created. The temp file is removed when anything fails, and the error is raised.
+    """
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        mode = (0o777 if executable else 0o666) & ~current_umask()
+    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(raw)
+            if fsync:
+                handle.flush()
+                os.fsync(handle.fileno())
+        os.chmod(temp, mode)
+        os.replace(temp, target)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+    return len(raw)

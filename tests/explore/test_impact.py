@@ -199,3 +199,21 @@ def test_explorer_facade_delegates(explorer: Explorer) -> None:
     assert ("app/service.py", 6) in places(report["dependents"])
     # default document_search (context.yml absent) covers every Markdown file, the archive included
     assert {"docs/config.md", "docs/archive/old.md"} <= {i["file"] for i in report["docs"]}
+
+
+def test_a_module_named_inside_a_multi_line_import_list_is_an_importer(tmp_path: Path) -> None:
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/core.py": "def alpha():\n    return 1\n",
+        "pkg/other.py": "def beta():\n    return 2\n",
+        "main.py": "from pkg import (\n    other,  # helper\n    core,\n)\n\ncore.alpha()\n",
+        "pkg/sibling.py": "from . import (\n    core as c,\n)\n",
+        "unrelated.py": "from pkg import (\n    other,\n)\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    explorer = Explorer(ProjectRoot(tmp_path.resolve()), Config)
+    report = analyze_impact(explorer, ["pkg/core.py"], ["alpha"])
+    importers = {i["file"]: i["line"] for i in report["dependents"] if "imports pkg/core.py" in i["reason"]}
+    assert importers == {"main.py": 1, "pkg/sibling.py": 1}

@@ -2,13 +2,12 @@
 
 import pytest
 
-from tools.explore.impact import (
+from tools.explore.impact import is_config_file, is_test_file
+from tools.explore.importers import (
     _go_imports_dir,
     _js_imports_file,
     _python_imports_file,
-    is_config_file,
     is_import_line,
-    is_test_file,
     python_module_names,
 )
 

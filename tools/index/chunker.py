@@ -1,7 +1,9 @@
 """Split a file into search chunks: functions, methods and classes from the tree-sitter AST.
 
 A class that fits in `max_tokens` is one chunk; a larger one becomes a header chunk plus one chunk per
-method. Oversized functions are split into line windows; tiny neighbours are merged; code between
+method. Oversized functions are split into line windows; every function keeps its own chunk however
+small (one vector per function ranked best; `merge_tiny=True` restores merging runs of tiny
+definitions), while a short comment or loose code right above a definition joins it. Code between
 definitions (imports, constants) becomes module chunks. Files without a grammar get line windows.
 """
 
@@ -150,10 +152,11 @@ def _classify(node: Any) -> tuple[str, str, Any] | None:
 class Chunker:
     """Chunks one file's text; `max_tokens` bounds every chunk (config chunk_max_tokens)."""
 
-    def __init__(self, max_tokens: int = 512, strategy: str = "ast") -> None:
+    def __init__(self, max_tokens: int = 512, strategy: str = "ast", merge_tiny: bool = False) -> None:
         self.max_tokens = max_tokens
-        self.min_tokens = max(24, max_tokens // 8)  # below this, neighbours are merged
+        self.min_tokens = max(24, max_tokens // 8)  # below this, a lead-in (or with merge_tiny a neighbour) merges
         self.strategy = strategy
+        self.merge_tiny = merge_tiny
 
     def chunk(self, path: str, text: str, language: str | None) -> list[Chunk]:
         lines = text.splitlines()
@@ -261,7 +264,7 @@ class Chunker:
             if merged:
                 last = merged[-1]
                 last_small = self._tokens(lines, last.start, last.end) < self.min_tokens
-                both_small = last_small and self._tokens(lines, p.start, p.end) < self.min_tokens
+                both_small = self.merge_tiny and last_small and self._tokens(lines, p.start, p.end) < self.min_tokens
                 # a short comment or class header reads best with the definition that follows it
                 lead_in = last_small and last.gap and not p.gap and last.end + 1 == p.start
                 fits = self._tokens(lines, last.start, p.end) <= self.max_tokens

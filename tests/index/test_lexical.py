@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tools.index.lexical import LexicalIndex
-from tools.index.retrieval import fuse
-from tools.index.text import lexical_tokens, split_identifier
+from tools.index.retrieval import fuse, fuse_rrf
+from tools.index.text import lexical_text, lexical_tokens, split_identifier, stem
 
 
 def test_split_identifier_handles_camel_snake_and_acronyms() -> None:
@@ -32,11 +32,61 @@ def test_bm25_ranks_matching_chunk_first_and_removal_forgets_it() -> None:
     assert index.search("nothing matches zzz", 3) == []
 
 
-def test_fusion_rewards_agreement_between_rankings() -> None:
+def test_rrf_rewards_agreement_between_rankings() -> None:
     dense = [("x", 0.9), ("y", 0.8), ("z", 0.7)]
     lexical = [("y", 12.0), ("z", 3.0)]
-    fused = fuse(dense, lexical, dense_weight=1.0, lexical_weight=1.0)
+    fused = fuse_rrf(dense, lexical, dense_weight=1.0, lexical_weight=1.0)
     assert [i for i, _ in fused][:1] == ["y"]
     assert all(0 < s <= 1 for _, s in fused)
-    only_dense = fuse(dense, lexical, dense_weight=1.0, lexical_weight=0.0)
+    only_dense = fuse_rrf(dense, lexical, dense_weight=1.0, lexical_weight=0.0)
     assert [i for i, _ in only_dense] == ["x", "y", "z"]
+
+
+def test_convex_fusion_normalises_each_side_and_weighs_them() -> None:
+    dense = {"x": 0.60, "y": 0.58, "z": 0.30}
+    lexical = {"y": 12.0, "z": 3.0}  # x shares no word with the query: lexical 0
+    fused = fuse(dense, lexical, dense_weight=0.65)
+    assert [i for i, _ in fused] == ["y", "x", "z"]
+    scores = dict(fused)
+    assert scores["y"] == round(0.65 * (0.28 / 0.30) + 0.35 * 1.0, 4)
+    assert scores["x"] == 0.65 and scores["z"] == round(0.35 * 0.25, 4)
+    assert [i for i, _ in fuse(dense, lexical, dense_weight=1.0)] == ["x", "y", "z"]
+    assert [i for i, _ in fuse(dense, lexical, dense_weight=0.0)][:2] == ["y", "z"]
+    # a big BM25 gap counts: rank fusion would put x (dense first) on top, score fusion does not
+    close = {"x": 0.50, "y": 0.49, "z": 0.10}
+    assert fuse(close, {"y": 20.0, "x": 1.0}, dense_weight=0.65)[0][0] == "y"
+    assert fuse_rrf(sorted(close.items(), key=lambda p: -p[1]), [("y", 20.0), ("x", 1.0)],
+                    dense_weight=1.0, lexical_weight=0.5)[0][0] == "x"
+
+
+def test_convex_fusion_edge_cases() -> None:
+    assert fuse({}, {"a": 1.0}) == []
+    assert fuse({"a": 0.3}, {}) == [("a", 0.65)]
+    only = fuse({"a": 0.3, "b": 0.5}, {})  # no query word in the index: dense order
+    assert [i for i, _ in only] == ["b", "a"]
+    tied = fuse({"a": 0.3, "b": 0.5}, {"a": 2.0, "b": 2.0})
+    assert [i for i, _ in tied] == ["b", "a"] and all(0 <= s <= 1 for _, s in tied)
+
+
+def test_stemming_and_english_stop_words_apply_to_query_and_chunk() -> None:
+    assert stem("headers") == stem("header") == "header"
+    assert stem("parsing") == stem("parsed") == stem("parses") == stem("parse")
+    assert stem("address") == "address" and stem("status") == "status" and stem("entries") == "entry"
+    tokens = lexical_tokens("Return the list of all headers which were parsed from this message")
+    assert tokens == ["list", "header", "pars", "messag"]
+    plain = lexical_tokens("Return the headers which were parsed", stemmed=False, english=False)
+    assert "headers" in plain and "which" in plain and "parsed" in plain and "return" not in plain
+    assert "get_user" in lexical_tokens("def get_user(self)")  # whole identifiers stay as written
+
+
+def test_bm25_matches_inflected_forms_and_boosts_the_symbol_name() -> None:
+    index = LexicalIndex()
+    index.add("parser", lexical_text("mail/feed.py", "FeedParser.parse_headers", "def parse_headers(self, lines):\n"
+                                     "    for line in lines:\n        self.items.append(line.split(':'))"))
+    index.add("mention", lexical_text("mail/util.py", "log_lines",
+                                      "def log_lines(lines):\n    # headers are parsed elsewhere\n    print(lines)"))
+    ranked = index.search("Parse the header lines of a message.", 5)
+    assert [cid for cid, _ in ranked][:1] == ["parser"]
+    scores = index.scores("parsing headers")
+    assert set(scores) == {"parser", "mention"} and scores["parser"] > scores["mention"]
+    assert index.scores("the which were") == {}

@@ -113,6 +113,30 @@ def test_force_rebuild_and_a_new_instance_reuses_the_stored_index(
     assert rebuilt["files_added"] == 4 and rebuilt["chunks_total"] == again["chunks_total"]
 
 
+def test_a_changed_chunk_format_rebuilds_the_index_without_orphans(
+    sample_project: Path, make_index: Callable[..., SemanticIndex], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tools.index import service
+
+    current = service.CHUNKER_VERSION
+    monkeypatch.setattr(service, "CHUNKER_VERSION", "ast-v0-older-format")
+    old = make_index(sample_project)
+    first = old.sync()
+    old.close()
+    (sample_project / "src" / "images.js").unlink()  # its chunks would linger if the old vectors stayed
+
+    monkeypatch.setattr(service, "CHUNKER_VERSION", current)
+    index = make_index(sample_project)
+    assert not index.is_available()  # the older manifest is not trusted
+    report = index.sync()
+    assert report["files_added"] == 3 and report["files_unchanged"] == 0
+    assert report["chunks_added"] == report["chunks_total"] < first["chunks_total"]
+    parts = index._get_parts()
+    assert parts.store.count("forest") == parts.manifest.chunk_count
+    found = index.semantic_search("scale a picture down to a smaller width", n_results=10)["results"]
+    assert "src/images.js" not in _files(found)
+
+
 def test_stopped_sync_reports_a_partial_index(sample_project: Path, make_index: Callable[..., SemanticIndex]) -> None:
     extra = FILES_PER_BATCH + 4  # more than one batch, so the stop lands half way
     write_files(sample_project, {f"extra/mod_{i}.py": f"def helper_{i}():\n    return {i}\n" for i in range(extra)})

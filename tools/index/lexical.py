@@ -1,4 +1,5 @@
-"""BM25 over identifier-split tokens, kept incrementally in memory beside the dense index.
+"""BM25 (k1 1.2, b 0.75) over identifier-split, stemmed tokens, kept incrementally in memory beside the
+dense index.
 
 Postings are per term, so a query touches only the chunks that share a word with it; adding or removing a
 file's chunks updates the index in place instead of rebuilding it.
@@ -61,13 +62,14 @@ class LexicalIndex:
             self._terms.clear()
             self._total_length = 0
 
-    def search(self, query: str, limit: int) -> list[tuple[str, float]]:
-        """(chunk id, BM25 score), best first; empty when no query word occurs in the index."""
+    def scores(self, query: str) -> dict[str, float]:
+        """BM25 score of every chunk sharing a word with the query (the fusion needs the scores of the
+        dense candidates too, not only the lexical top)."""
         terms = set(lexical_tokens(query))
         with self._lock:
             n = len(self._lengths)
             if not n or not terms:
-                return []
+                return {}
             avg = self._total_length / n
             scores: dict[str, float] = {}
             for term in terms:
@@ -78,4 +80,12 @@ class LexicalIndex:
                 for chunk_id, tf in docs.items():
                     norm = tf + self.k1 * (1 - self.b + self.b * self._lengths[chunk_id] / avg)
                     scores[chunk_id] = scores.get(chunk_id, 0.0) + idf * tf * (self.k1 + 1) / norm
-        return heapq.nlargest(limit, scores.items(), key=lambda item: item[1])
+        return scores
+
+    def search(self, query: str, limit: int) -> list[tuple[str, float]]:
+        """(chunk id, BM25 score), best first; empty when no query word occurs in the index."""
+        return top(self.scores(query), limit)
+
+
+def top(scores: dict[str, float], limit: int) -> list[tuple[str, float]]:
+    return heapq.nlargest(limit, scores.items(), key=lambda item: item[1])

@@ -16,7 +16,7 @@ from tools.config import Config
 from tools.errors import InvalidArgument
 from tools.index.agreements import MAP_SHORTCUT_SCORE, AgreementMap
 from tools.index.embedder import Embedder
-from tools.index.lexical import LexicalIndex
+from tools.index.lexical import LexicalIndex, top
 from tools.index.manifest import Manifest, load_manifest, manifest_path, save_manifest, sha256_file
 from tools.index.retrieval import fuse
 from tools.index.store import FOREST, MAP, VectorStore, store_description
@@ -26,7 +26,7 @@ from tools.project import ProjectRoot
 
 log = logging.getLogger(__name__)
 
-CHUNKER_VERSION = "ast-v3"  # bump when chunk or embedding text changes: forces a rebuild
+CHUNKER_VERSION = "ast-v4"  # bump when chunks, their text or the default sequence length change: forces a rebuild
 CANDIDATES = 50  # per ranking, before fusion
 MAP_EXTRA_SCORE = 0.5  # Map hits below the shortcut but above this are shown after the Forest results
 # validate_symbol_relevance verdicts (cosine similarity, all-MiniLM-L6-v2 scale; see docs/semantic-index.md)
@@ -103,6 +103,11 @@ class SemanticIndex:
             elif parts.manifest.files and parts.store.count(FOREST) == 0:
                 log.warning("the Forest collection is empty but the manifest lists files; rebuilding")
                 parts.manifest.files.clear()
+            elif not parts.manifest.files and parts.store.count(FOREST) > 0:
+                # the manifest was dropped (older format or chunking, unreadable): its vectors are orphans
+                log.info("the Forest collection holds chunks no manifest lists; rebuilding")
+                parts.store.reset(FOREST)
+                parts.lexical.clear()
             self._ensure_lexical(parts)
             parts.lexical.loaded = True
             self._syncing = True
@@ -227,17 +232,19 @@ class SemanticIndex:
         return parts.manifest.partial_reason or "the last sync did not finish"
 
     def _forest_results(self, parts: _Parts, query: str, vector: list[float], n: int) -> list[dict[str, Any]]:
-        dense = parts.store.query(FOREST, vector, max(CANDIDATES, n * 3))
+        limit = max(CANDIDATES, n * 3)
+        dense = parts.store.query(FOREST, vector, limit)
         self._ensure_lexical(parts)
-        lexical = parts.lexical.search(query, max(CANDIDATES, n * 3))
-        fused = fuse([(i, s) for i, s, _d, _m in dense], lexical)[:n]
+        lexical_scores = parts.lexical.scores(query)
         known = {i: (s, d, m) for i, s, d, m in dense}
-        missing = [i for i, _ in fused if i not in known]
+        # lexical candidates the dense top missed still need their similarity: the fusion scores both sides
+        missing = [i for i, _ in top(lexical_scores, limit) if i not in known]
         if missing:
             got = parts.store.get(FOREST, ids=missing, include=("documents", "metadatas", "embeddings"))
             for i, doc, meta, emb in zip(got["ids"], got["documents"], got["metadatas"], got["embeddings"], strict=True):
                 similarity = float(sum(a * b for a, b in zip(vector, emb, strict=False)))
                 known[i] = (similarity, doc or "", dict(meta or {}))
+        fused = fuse({i: s for i, (s, _d, _m) in known.items()}, lexical_scores)[:n]
         results = []
         for cid, score in fused:
             if cid not in known:

@@ -1,7 +1,9 @@
 """How chunks become text for the embedding model and tokens for the lexical ranking.
 
 Identifiers are split (`parseHTTPResponse` -> parse http response, `max_file_bytes` -> max file bytes)
-because both the embedding model and BM25 match words, and code hides words inside names.
+because both the embedding model and BM25 match words, and code hides words inside names. BM25 tokens
+are also lightly stemmed (`parses`, `parsed`, `parsing` -> `pars`) and English function words are
+dropped, on the query and on the chunk alike.
 """
 
 from __future__ import annotations
@@ -20,6 +22,18 @@ STOP_WORDS = frozenset({
     "import", "from", "as", "new", "public", "private", "protected", "static", "void", "int", "str",
     "with", "be", "it", "on", "at", "by", "that", "then", "end", "do", "func", "fn", "pass",
 })
+# English function words: requests are prose ("Return the list of all the headers that ..."), and these
+# words say nothing about which code is meant.
+ENGLISH_STOP_WORDS = frozenset("""
+    about above after again against all am any are because been before being below between both but can
+    could did does doing down during each few further had has have having he her here hers him his how
+    i into its itself just me more most my no nor now off once only other our ours out over own same she
+    should so some such than their theirs them there these they those through too under until up very
+    was we were what when where which while who whom why will would you your also given whether returns
+    returned otherwise may might must shall
+""".split())
+# The symbol name counts this many times in a chunk's BM25 text (a cheap BM25F field boost).
+SYMBOL_BOOST = 3
 
 
 def split_identifier(word: str) -> list[str]:
@@ -30,13 +44,33 @@ def split_identifier(word: str) -> list[str]:
     return parts
 
 
-def lexical_tokens(text: str) -> list[str]:
-    """Tokens for BM25: identifier parts plus whole identifiers, minus stop words and one-letter noise."""
+def stem(word: str) -> str:
+    """A light suffix stripper (plural, -ing, -ed, final e): 'headers' -> 'header', 'parsing' -> 'pars'."""
+    if len(word) > 4 and word.endswith("ies"):
+        word = word[:-3] + "y"
+    elif word.endswith("sses"):
+        word = word[:-2]
+    elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    if len(word) > 5 and word.endswith("ing"):
+        word = word[:-3]
+    elif len(word) > 4 and word.endswith("ed"):
+        word = word[:-2]
+    if len(word) > 3 and word.endswith("e"):
+        word = word[:-1]
+    return word
+
+
+def lexical_tokens(text: str, *, stemmed: bool = True, english: bool = True) -> list[str]:
+    """Tokens for BM25: identifier parts (stemmed) plus whole identifiers, minus stop words and one-letter
+    noise. `stemmed=False, english=False` gives the plain identifier-split tokens."""
     out: list[str] = []
     for match in _WORD.finditer(text):
         word = match.group(0)
         parts = split_identifier(word)
-        out.extend(p for p in parts if len(p) > 1 and p not in STOP_WORDS)
+        for p in parts:
+            if len(p) > 1 and p not in STOP_WORDS and not (english and p in ENGLISH_STOP_WORDS):
+                out.append(stem(p) if stemmed else p)
         whole = word.lower()
         if len(parts) > 1 and whole not in STOP_WORDS:
             out.append(whole)
@@ -66,5 +100,6 @@ def embedding_text(chunk: Chunk) -> str:
 
 
 def lexical_text(file: str, symbol: str, content: str) -> str:
-    """What BM25 sees: the path and qualified name count as words of the chunk."""
-    return f"{file} {symbol} {content}"
+    """What BM25 sees: the path and the qualified name (boosted) count as words of the chunk."""
+    names = " ".join([symbol] * SYMBOL_BOOST) if symbol else ""
+    return f"{file} {names} {content}"

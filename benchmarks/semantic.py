@@ -23,11 +23,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tools.config import Config  # noqa: E402
 from tools.index import retrieval  # noqa: E402
 from tools.index.chunker import Chunk  # noqa: E402
+from tools.index.lexical import top  # noqa: E402
 from tools.index.service import SemanticIndex  # noqa: E402
 from tools.index.store import FOREST  # noqa: E402
 from tools.index.text import embedding_text, lexical_tokens  # noqa: E402
@@ -121,14 +124,19 @@ def mrr(ranks: list[int | None], cutoff: int = 10) -> float:
     return sum(1.0 / r for r in ranks if r is not None and r <= cutoff) / max(len(ranks), 1)
 
 
-def bm25_baseline(targets: list[Target], queries: list[Target]) -> float:
+def bm25_baseline(targets: list[Target], queries: list[Target], *, plain: bool = False) -> float:
+    """BM25 (rank_bm25) over the documented functions only, with the tokens of our lexical side: identifier
+    parts, stemmed, stop words dropped (`plain`: identifier parts as they are, the tokens of earlier runs)."""
     from rank_bm25 import BM25Okapi
 
-    bm25 = BM25Okapi([lexical_tokens(t.code) or ["_"] for t in targets])
+    def tokens(text: str) -> list[str]:
+        return lexical_tokens(text, stemmed=not plain, english=not plain)
+
+    bm25 = BM25Okapi([tokens(t.code) or ["_"] for t in targets])
     index_of = {id(t): i for i, t in enumerate(targets)}
     ranks: list[int | None] = []
     for q in queries:
-        scores = bm25.get_scores(lexical_tokens(q.query))
+        scores = bm25.get_scores(tokens(q.query))
         order = sorted(range(len(targets)), key=lambda i: -scores[i])[:10]
         want = index_of[id(q)]
         ranks.append(order.index(want) + 1 if want in order else None)
@@ -137,8 +145,6 @@ def bm25_baseline(targets: list[Target], queries: list[Target]) -> float:
 
 def dense_baseline(index: SemanticIndex, targets: list[Target], queries: list[Target]) -> float:
     """Plain dense retrieval over whole-function text (no header, no fusion): the lead's reference point."""
-    import numpy as np
-
     embedder = index._get_parts().embedder
     docs = np.array(embedder.embed_documents([t.code for t in targets]))
     qs = np.array(embedder.embed_queries([q.query for q in queries]))
@@ -159,18 +165,29 @@ def hit_rank(results: list[tuple[str, int, int]], q: Target) -> int | None:
 
 
 def evaluate_search(index: SemanticIndex, queries: list[Target], weights: list[float]) -> dict[str, float]:
-    """MRR@10 of the production search, and of the same rankings fused with other lexical weights."""
+    """MRR@10 of the production candidates fused with other dense weights, and with rank fusion (RRF)."""
     parts = index._get_parts()
     spans = {c.id: (path, c.start_line, c.end_line) for path, e in parts.manifest.files.items() for c in e.chunks}
+    stored = parts.store.get(FOREST, include=("embeddings",))
+    vectors_of = {i: np.asarray(e) for i, e in zip(stored["ids"], stored["embeddings"], strict=True)}
     vectors = parts.embedder.embed_queries([q.query for q in queries])
-    ranks: dict[float, list[int | None]] = {w: [] for w in weights}
+    limit = retrieval_candidates()
+    ranks: dict[str, list[int | None]] = {f"dense_weight={w}": [] for w in weights}
+    ranks.update({"rrf 1:1": [], "rrf 1:0.5": []})
     for q, vec in zip(queries, vectors, strict=True):
-        dense = [(i, s) for i, s, _d, _m in parts.store.query(FOREST, vec, retrieval_candidates())]
-        lexical = parts.lexical.search(q.query, retrieval_candidates())
+        dense = [(i, s) for i, s, _d, _m in parts.store.query(FOREST, vec, limit)]
+        scores = parts.lexical.scores(q.query)
+        lexical = top(scores, limit)
+        similarity = dict(dense)
+        for i, _ in lexical:
+            similarity.setdefault(i, float(vectors_of[i] @ np.asarray(vec)))
         for w in weights:
-            fused = retrieval.fuse(dense, lexical, lexical_weight=w)[:10]
-            ranks[w].append(hit_rank([spans[i] for i, _ in fused if i in spans], q))
-    return {f"lexical_weight={w}": round(mrr(r), 4) for w, r in ranks.items()}
+            fused = retrieval.fuse(similarity, scores, dense_weight=w)[:10]
+            ranks[f"dense_weight={w}"].append(hit_rank([spans[i] for i, _ in fused if i in spans], q))
+        for name, lw in (("rrf 1:1", 1.0), ("rrf 1:0.5", 0.5)):
+            fused = retrieval.fuse_rrf(dense, lexical, lexical_weight=lw)[:10]
+            ranks[name].append(hit_rank([spans[i] for i, _ in fused if i in spans], q))
+    return {name: round(mrr(r), 4) for name, r in ranks.items()}
 
 
 def retrieval_candidates() -> int:
@@ -219,8 +236,10 @@ def main() -> int:
         print(f"raw embedding: {raw:.1f} chunks/s; raw/index = {raw / throughput:.2f}", flush=True)
 
         bm25 = bm25_baseline(targets, queries)
-        figures["mrr10_bm25_baseline"] = round(bm25, 4)
-        print(f"MRR@10 BM25 baseline (whole functions): {bm25:.4f}", flush=True)
+        plain = bm25_baseline(targets, queries, plain=True)
+        figures.update(mrr10_bm25_baseline=round(bm25, 4), mrr10_bm25_plain_tokens=round(plain, 4))
+        print(f"MRR@10 BM25 baseline (whole functions, stemmed tokens): {bm25:.4f}; "
+              f"plain identifier tokens: {plain:.4f}", flush=True)
         if not args.no_dense_baseline:
             dense = dense_baseline(index, targets, queries)
             figures["mrr10_dense_whole_function"] = round(dense, 4)
@@ -235,13 +254,14 @@ def main() -> int:
         semantic = mrr(ranks)
         p95 = statistics.quantiles(latencies, n=20)[18]
         figures.update(mrr10_semantic_search=round(semantic, 4), ratio_to_bm25=round(semantic / bm25, 2),
+                       ratio_to_bm25_plain_tokens=round(semantic / plain, 2),
                        query_p50_ms=round(statistics.median(latencies), 1), query_p95_ms=round(p95, 1))
         print(f"MRR@10 semantic_search: {semantic:.4f} = {semantic / bm25:.2f}x BM25", flush=True)
         print(f"warm query latency: p50 {statistics.median(latencies):.1f} ms, p95 {p95:.1f} ms", flush=True)
 
-        sweep = evaluate_search(index, queries, [0.0, 0.5, 1.0, 1.5, 2.0])
+        sweep = evaluate_search(index, queries, [0.0, 0.5, 0.6, 0.65, 0.7, 0.8, 1.0])
         figures["fusion_sweep"] = sweep
-        print(f"fusion sweep (dense weight 1.0): {sweep}", flush=True)
+        print(f"fusion sweep: {sweep}", flush=True)
 
         victim = folder / targets[len(targets) // 2].file
         victim.write_text(victim.read_text() + "\n\ndef added_for_benchmark(x):\n    return x * 2\n")

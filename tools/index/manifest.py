@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
-import tempfile
 from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
+
+from tools.fsutil import write_atomic
 
 log = logging.getLogger(__name__)
 
@@ -73,16 +73,7 @@ def load_manifest(file: Path, *, model: str, store: str, chunker: str) -> Manife
 
 
 def save_manifest(file: Path, manifest: Manifest) -> None:
-    file.parent.mkdir(parents=True, exist_ok=True)
-    data = manifest.model_dump_json()
-    fd, tmp = tempfile.mkstemp(dir=file.parent, prefix=file.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(data)
-        os.replace(tmp, file)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(file, manifest.model_dump_json())
 
 
 def sha256_file(path: Path) -> str:

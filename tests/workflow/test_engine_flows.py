@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import json
 
+from tools.config import Config, ContextSettings
+from tools.git.service import GitService
+from tools.project import ProjectRoot
+from tools.workflow.engine import WorkflowEngine
+
 
 def test_default_full_flow(driver, fake_git, app_project):
     driver.answers = {"Q1": True, "Q2": True, "Q3": True}
@@ -118,8 +123,6 @@ def test_verify_intervention_flow(driver):
 
 
 def test_not_a_git_repository_runs_without_branches(app_project, new_engine, new_driver):
-    from tools.git.service import GitService
-
     git = GitService(app_project)
     engine = new_engine(git)
     drv = new_driver(engine, git)
@@ -143,11 +146,6 @@ def test_decision_log_records_every_submit(driver, app_project):
 
 def test_full_flow_on_a_real_git_repository(git_project, run_git, new_driver):
     """The whole session with G's GitService: task branch, commit of exactly the reviewed file, merge."""
-    from tools.config import Config, ContextSettings
-    from tools.git.service import GitService
-    from tools.project import ProjectRoot
-    from tools.workflow.engine import WorkflowEngine
-
     # new_driver's app_project fixture wrote src/app.py into this same folder
     run_git(git_project, "add", "src/app.py")
     run_git(git_project, "commit", "-q", "-m", "app")
@@ -168,11 +166,6 @@ def test_full_flow_on_a_real_git_repository(git_project, run_git, new_driver):
 
 def test_sessions_without_merge_drop_their_git_snapshot(git_project, run_git, new_driver):
     """An investigation never reaches MERGE; its working-tree snapshot ref must not outlive it."""
-    from tools.config import Config, ContextSettings
-    from tools.git.service import GitService
-    from tools.project import ProjectRoot
-    from tools.workflow.engine import WorkflowEngine
-
     root = ProjectRoot.from_args(git_project)
     git = GitService(root)
     engine = WorkflowEngine(root, git=git, context=lambda: ContextSettings(), config=lambda: Config())

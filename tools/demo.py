@@ -238,13 +238,14 @@ class DemoAgent:
 
     async def semantic(self, resp: dict[str, Any]) -> dict[str, Any]:
         self.out.note("(the first semantic search loads the embedding model and indexes the sample; a few seconds)")
-        found = await self.tool("semantic_search", query="raise a number to a power", n_results=5)
+        query = "raise a number to a power"
+        found = await self.tool("semantic_search", query=query, n_results=5)
         if not found.get("results") and not found.get("index_complete", True):
             self.out.note(f"({found.get('note', 'the index is not complete')}: syncing, then searching again)")
             await self.tool("sync_index")
-            found = await self.tool("semantic_search", query="raise a number to a power", n_results=5)
+            found = await self.tool("semantic_search", query=query, n_results=5)
         hits = [f"{r.get('file')}:{r.get('line')}" for r in found.get("results", [])][:5]
-        return {"search_query": "raise a number to a power", "search_results": hits or ["no results"],
+        return {"search_query": query, "search_results": hits or ["no results"],
                 "tools_used": ["semantic_search"], "summary": "No existing power helper; closest code is multiply."}
 
     async def q2(self, resp: dict[str, Any]) -> dict[str, Any]:

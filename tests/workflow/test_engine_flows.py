@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tools.config import Config, ContextSettings
 from tools.git.service import GitService
 from tools.project import ProjectRoot
@@ -144,41 +146,37 @@ def test_decision_log_records_every_submit(driver, app_project):
     assert entries[1]["next_phase"] == "QUERY_FRAME" and entries[1]["next_step"] == 4
 
 
-def test_full_flow_on_a_real_git_repository(git_project, run_git, new_driver):
+@pytest.fixture
+def real_git_driver(git_project, new_driver):
+    """A driver whose engine runs on G's GitService over the git_project repository."""
+    root = ProjectRoot.from_args(git_project)
+    git = GitService(root)
+    engine = WorkflowEngine(root, git=git, context=lambda: ContextSettings(), config=lambda: Config())
+    drv = new_driver(engine, git)
+    drv.root = root
+    yield drv
+    engine.close()
+
+
+def test_full_flow_on_a_real_git_repository(git_project, run_git, real_git_driver):
     """The whole session with G's GitService: task branch, commit of exactly the reviewed file, merge."""
     # new_driver's app_project fixture wrote src/app.py into this same folder
     run_git(git_project, "add", "src/app.py")
     run_git(git_project, "commit", "-q", "-m", "app")
-    root = ProjectRoot.from_args(git_project)
-    git = GitService(root)
-    engine = WorkflowEngine(root, git=git, context=lambda: ContextSettings(), config=lambda: Config())
-    try:
-        drv = new_driver(engine, git)
-        drv.root = root
-        final = drv.run(drv.start())
-        assert final["phase"] == "SESSION_COMPLETE", final
-        assert run_git(git_project, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
-        assert "def subtract_task_1" in run_git(git_project, "show", "HEAD:src/app.py")
-        assert "llm_task_" not in run_git(git_project, "branch", "--list")
-    finally:
-        engine.close()
+    final = real_git_driver.run(real_git_driver.start())
+    assert final["phase"] == "SESSION_COMPLETE", final
+    assert run_git(git_project, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
+    assert "def subtract_task_1" in run_git(git_project, "show", "HEAD:src/app.py")
+    assert "llm_task_" not in run_git(git_project, "branch", "--list")
 
 
-def test_sessions_without_merge_drop_their_git_snapshot(git_project, run_git, new_driver):
+def test_sessions_without_merge_drop_their_git_snapshot(git_project, run_git, real_git_driver):
     """An investigation never reaches MERGE; its working-tree snapshot ref must not outlive it."""
-    root = ProjectRoot.from_args(git_project)
-    git = GitService(root)
-    engine = WorkflowEngine(root, git=git, context=lambda: ContextSettings(), config=lambda: Config())
-    try:
-        drv = new_driver(engine, git)
-        drv.root = root
-        resp = drv.start(intent="INVESTIGATE")
-        assert run_git(git_project, "for-each-ref", "refs/code-intel/snapshots/").strip(), "a snapshot while active"
-        final = drv.run(resp)
-        assert final["phase"] == "SESSION_COMPLETE", final
-        assert run_git(git_project, "for-each-ref", "refs/code-intel/snapshots/").strip() == ""
-    finally:
-        engine.close()
+    resp = real_git_driver.start(intent="INVESTIGATE")
+    assert run_git(git_project, "for-each-ref", "refs/code-intel/snapshots/").strip(), "a snapshot while active"
+    final = real_git_driver.run(resp)
+    assert final["phase"] == "SESSION_COMPLETE", final
+    assert run_git(git_project, "for-each-ref", "refs/code-intel/snapshots/").strip() == ""
 
 
 def test_a_failing_snapshot_drop_does_not_fail_the_last_submit(driver, fake_git):

@@ -24,6 +24,7 @@ from tools.errors import CodeIntelError, InvalidArgument
 from tools.explore.globbing import glob_matches
 from tools.explore.importers import find_importers, is_import_line, python_module_names
 from tools.explore.markup import find_cross_references, is_web_file
+from tools.explore.models import as_dict
 from tools.languages import CODE_LANGUAGES, language_for
 
 if TYPE_CHECKING:
@@ -102,13 +103,6 @@ class Target:
     line: int | None = None
     end_line: int | None = None
     kind: str | None = None
-
-
-def as_dict(value: Any) -> dict[str, Any]:
-    """Explorer results are pydantic models or dicts; the analysis reads plain dicts."""
-    if isinstance(value, BaseModel):
-        return value.model_dump()
-    return dict(value)
 
 
 def is_test_file(path: str) -> bool:

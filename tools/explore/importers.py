@@ -11,19 +11,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Any
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING
 
 from tools.errors import CodeIntelError
+from tools.explore.models import as_dict
 from tools.languages import language_for
 
 if TYPE_CHECKING:
     from tools.explore.service import Explorer
-
-
-def _as_dict(value: Any) -> dict[str, Any]:
-    return value.model_dump() if isinstance(value, BaseModel) else dict(value)
 
 
 _IMPORT_LINE = re.compile(
@@ -170,7 +165,7 @@ def find_importers(explorer: Explorer, changed: list[str], notes: list[str], *, 
         else:
             continue
         try:
-            found = _as_dict(explorer.search_text(pattern, glob=globs, max_results=max_results))
+            found = as_dict(explorer.search_text(pattern, glob=globs, max_results=max_results))
         except CodeIntelError as err:
             notes.append(f"{file}: importers not searched ({err.message})")
             continue

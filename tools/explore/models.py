@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 MatchMode = Literal["exact", "prefix", "icase"]
 HitContext = Literal["code", "comment", "string"]
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """Explorer results are pydantic models or dicts; analyses built on them read plain dicts."""
+    return value.model_dump() if isinstance(value, BaseModel) else dict(value)
 
 
 class TextMatch(BaseModel):

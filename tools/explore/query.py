@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 
 from tools.errors import CodeIntelError, InvalidArgument
 from tools.explore.impact import is_test_file
-from tools.explore.models import MatchMode
+from tools.explore.models import MatchMode, as_dict
 
 if TYPE_CHECKING:
     from tools.explore.service import Explorer
@@ -160,10 +160,6 @@ def stem(word: str) -> str:
 
 
 # --------------------------------------------------------------------------- routes
-def _as_dict(value: Any) -> dict[str, Any]:
-    return value.model_dump() if isinstance(value, BaseModel) else dict(value)
-
-
 class _Lines:
     """Reads a file's lines once, for definition snippets."""
 
@@ -211,7 +207,7 @@ def _definition_hits(explorer: Explorer, found: Candidates, lines: _Lines,
             continue  # a stronger mode already found it
         wanted = DEFINITIONS_PER_NAME if mode == "exact" else DEFINITIONS_PER_NAME * 5
         try:
-            items = _as_dict(explorer.find_definitions(name, match=mode, max_results=wanted)).get("definitions", [])
+            items = as_dict(explorer.find_definitions(name, match=mode, max_results=wanted)).get("definitions", [])
         except CodeIntelError as err:  # e.g. ctags missing or the index timed out: other routes still answer
             notes.append(f"definition lookup failed, answered without it: {err.message}")
             break
@@ -250,7 +246,7 @@ def _text_hits(explorer: Explorer, patterns: list[tuple[str, str]], base_score: 
     """`patterns` are (label, regex) pairs, searched in one parallel ripgrep call."""
     if not patterns:
         return []
-    found = _as_dict(explorer.search_text([regex for _, regex in patterns], max_results=TEXT_PER_PATTERN))
+    found = as_dict(explorer.search_text([regex for _, regex in patterns], max_results=TEXT_PER_PATTERN))
     groups = found.get("results") or [found]
     hits: list[QueryHit] = []
     for (label, _), group in zip(patterns, groups, strict=False):
@@ -263,11 +259,11 @@ def _text_hits(explorer: Explorer, patterns: list[tuple[str, str]], base_score: 
 
 def _semantic_hits(semantic: Callable[..., Any], question: str) -> list[QueryHit]:
     raw = semantic(query=question, n_results=SEMANTIC_RESULTS)
-    data = raw.model_dump() if isinstance(raw, BaseModel) else raw
+    data = raw.model_dump() if isinstance(raw, BaseModel) else raw  # may also be a plain list
     items = data.get("results", []) if isinstance(data, dict) else list(data or [])
     hits: list[QueryHit] = []
     for rank, item in enumerate(items):
-        item = _as_dict(item)
+        item = as_dict(item)
         if not item.get("file") or not item.get("line"):
             continue
         origin = item.get("source") or "index"

@@ -259,7 +259,7 @@ def main() -> int:
         print(f"MRR@10 semantic_search: {semantic:.4f} = {semantic / bm25:.2f}x BM25", flush=True)
         print(f"warm query latency: p50 {statistics.median(latencies):.1f} ms, p95 {p95:.1f} ms", flush=True)
 
-        sweep = evaluate_search(index, queries, [0.0, 0.5, 0.6, 0.65, 0.7, 0.8, 1.0])
+        sweep = evaluate_search(index, queries, [0.0, 0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 1.0])
         figures["fusion_sweep"] = sweep
         print(f"fusion sweep: {sweep}", flush=True)
 

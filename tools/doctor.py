@@ -129,12 +129,15 @@ def check_model() -> CheckResult:
 
         transformers_logging.disable_progress_bar()  # keep the doctor's output to one line per check
         model = SentenceTransformer(str(path), device="cpu")
+        from tools.index.embedder import CODE_TUNED_WEIGHTS, apply_tuned_layers
+
+        apply_tuned_layers(model, CODE_TUNED_WEIGHTS)  # the default all-MiniLM-L6-v2-code
         vector = model.encode(["where is the user logged in?"])[0]
     except Exception as err:  # any failure here means semantic search cannot work
         return CheckResult(name="embedding model", ok=False, detail=f"{type(err).__name__}: {err}", fix=fix)
     if len(vector) != MODEL_DIMENSIONS:
         return CheckResult(name="embedding model", ok=False, detail=f"unexpected dimension {len(vector)}", fix=fix)
-    return CheckResult(name="embedding model", ok=True, detail=f"all-MiniLM-L6-v2 offline, {len(vector)} dims ({path})")
+    return CheckResult(name="embedding model", ok=True, detail=f"all-MiniLM-L6-v2-code offline, {len(vector)} dims ({path} + tuned layers)")
 
 
 def check_chroma() -> CheckResult:

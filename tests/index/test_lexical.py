@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tools.index.lexical import LexicalIndex
-from tools.index.retrieval import fuse, fuse_rrf
+from tools.index.retrieval import DENSE_WEIGHT, fuse, fuse_rrf
 from tools.index.text import lexical_text, lexical_tokens, split_identifier, stem
 
 
@@ -61,7 +61,7 @@ def test_convex_fusion_normalises_each_side_and_weighs_them() -> None:
 
 def test_convex_fusion_edge_cases() -> None:
     assert fuse({}, {"a": 1.0}) == []
-    assert fuse({"a": 0.3}, {}) == [("a", 0.65)]
+    assert fuse({"a": 0.3}, {}) == [("a", DENSE_WEIGHT)]  # no lexical side: dense share only
     only = fuse({"a": 0.3, "b": 0.5}, {})  # no query word in the index: dense order
     assert [i for i, _ in only] == ["b", "a"]
     tied = fuse({"a": 0.3, "b": 0.5}, {"a": 2.0, "b": 2.0})

@@ -30,7 +30,7 @@ def test_first_sync_indexes_everything_and_search_finds_by_meaning(
     report = index.sync(progress=lambda done, total, msg: events.append((done, total, msg)))
     assert report["complete"] is True and "partial_reason" not in report
     assert report["files_scanned"] == 4 and report["files_added"] == 4 and report["chunks_added"] >= 4
-    assert report["store"].startswith("chroma persistent") and report["model"] == "all-MiniLM-L6-v2"
+    assert report["store"].startswith("chroma persistent") and report["model"] == "all-MiniLM-L6-v2-code"
     assert events and events[-1][0] == events[-1][1] == 4
     assert index.is_available()
     assert (sample_project / ".code-intel" / "chroma").is_dir()

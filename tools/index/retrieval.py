@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-DENSE_WEIGHT = 0.65  # share of the dense side in the convex fusion (benchmarks/semantic.py sweep)
+DENSE_WEIGHT = 0.8  # share of the dense side in the convex fusion (benchmarks/semantic.py sweep, code-tuned model)
 RRF_K = 60
 
 

@@ -1,0 +1,267 @@
+"""Tune the top layers of all-MiniLM-L6-v2 to match descriptions to code; writes the default model's weights.
+
+Training pairs come from the third-party packages installed in this virtualenv (never the standard library,
+which benchmarks/semantic.py queries): for each function with a docstring, the docstring's first sentence
+is the query and the function's chunk, docstring removed and made into text exactly as the index does, is
+the answer. Packages that copy standard-library code are left out, and so is any pair whose sentence is
+also a benchmark query. A few packages are held out to measure the tuning on code it never saw.
+
+The lower layers stay frozen, so their outputs are computed once; only the top layers train, with
+in-batch negatives (a symmetric contrastive loss). The result is a small safetensors file of the tuned
+layers, which the embedder lays over the packaged model (tools/index/embedder.py), plus a JSON card.
+
+    .venv/bin/python benchmarks/tune_model.py [--per-package 400] [--first-layer 3] [--epochs 1]
+
+Takes about half an hour on 2 CPU cores. Figures go to docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import copy
+import json
+import math
+import random
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import semantic  # noqa: E402
+
+from tools.index.chunker import Chunker  # noqa: E402
+from tools.index.embedder import CODE_TUNED_WEIGHTS, Embedder  # noqa: E402
+from tools.index.text import embedding_text  # noqa: E402
+
+# vendored or back-ported standard-library code, generated code, and tests
+EXCLUDED_PARTS = {"typing_extensions", "zipp", "backports", "importlib_metadata", "importlib_resources",
+                  "_distutils_hack", "tomli", "kubernetes", "tests", "test", "testing", "_vendor"}
+HELD_OUT = ["torch", "git", "click", "aiohttp", "networkx", "pip", "jinja2"]
+
+
+def package_files(site: Path) -> dict[str, list[Path]]:
+    by_package: dict[str, list[Path]] = {}
+    for path in sorted(site.rglob("*.py")):
+        rel = path.relative_to(site)
+        if set(rel.parts) & EXCLUDED_PARTS or rel.name.startswith("test_") or path.stat().st_size > 300_000:
+            continue
+        if any(part.endswith(".dist-info") for part in rel.parts):
+            continue
+        by_package.setdefault(rel.parts[0].split(".")[0], []).append(path)
+    return by_package
+
+
+def file_pairs(path: Path, rel: str, chunker: Chunker) -> tuple[list[tuple[str, int]], list[str]]:
+    """([(sentence, index of its chunk)], chunk texts) for one file with its docstrings removed."""
+    try:
+        original = path.read_text(encoding="utf-8")
+        stripped, docs = semantic.strip_docstrings(original)
+        tree = ast.parse(stripped)
+    except (SyntaxError, UnicodeDecodeError, ValueError):
+        return [], []
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    before = sorted((n for n in ast.walk(ast.parse(original)) if isinstance(n, functions)), key=lambda n: n.lineno)
+    after = sorted((n for n in ast.walk(tree) if isinstance(n, functions)), key=lambda n: n.lineno)
+    if len(before) != len(after):
+        return [], []
+    chunks = chunker.chunk(rel, stripped, "python")
+    pairs = []
+    for old, node in zip(before, after, strict=True):
+        doc = docs.get((old.lineno, old.name))
+        sentence = semantic.first_sentence(doc) if doc else ""
+        if len(sentence.split()) < 4 or node.name != old.name:
+            continue
+        start = min([d.lineno for d in node.decorator_list] + [node.lineno])
+        hits = [i for i, c in enumerate(chunks) if c.start_line <= start <= c.end_line and c.kind == "function"
+                and c.symbol.split(".")[-1] == node.name]
+        if hits:
+            pairs.append((sentence, hits[0]))
+    return pairs, [embedding_text(c) for c in chunks]
+
+
+def build_pairs(site: Path, per_package: int, banned: set[str], seed: int) -> dict[str, list[Any]]:
+    rng = random.Random(seed)
+    chunker = Chunker(512, merge_tiny=False)
+    queries: list[str] = []
+    documents: list[str] = []
+    packages: list[str] = []
+    for package, files in sorted(package_files(site).items()):
+        files = files[:]
+        rng.shuffle(files)
+        taken = 0
+        for path in files:
+            if taken >= per_package:
+                break
+            pairs, texts = file_pairs(path, path.relative_to(site).as_posix(), chunker)
+            used: set[int] = set()
+            for sentence, chunk in pairs:
+                if taken >= per_package or sentence.lower() in banned or chunk in used:
+                    continue
+                used.add(chunk)
+                queries.append(sentence)
+                documents.append(texts[chunk])
+                packages.append(package)
+                taken += 1
+    return {"queries": queries, "documents": documents, "packages": packages}
+
+
+class TopLayers:
+    """Runs the frozen lower layers once (cached per text) and the trainable top layers on demand."""
+
+    def __init__(self, model: Any, first_layer: int) -> None:
+        import torch
+
+        self.torch = torch
+        self.model = model
+        self.bert = model[0].auto_model
+        self.bert.eval()
+        self.first = first_layer
+        self.layers = torch.nn.ModuleList(copy.deepcopy(list(self.bert.encoder.layer[first_layer:])))
+
+    def lower(self, texts: list[str], batch: int = 64) -> list[Any]:
+        torch = self.torch
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out: list[Any] = [None] * len(texts)
+        with torch.no_grad():
+            for b in range(0, len(order), batch):
+                idx = order[b : b + batch]
+                features = self.model.tokenize([texts[i] for i in idx])
+                hidden = self.bert(input_ids=features["input_ids"], attention_mask=features["attention_mask"],
+                                   token_type_ids=features.get("token_type_ids"),
+                                   output_hidden_states=True).hidden_states[self.first]
+                lengths = features["attention_mask"].sum(1)
+                for k, i in enumerate(idx):
+                    out[i] = hidden[k, : lengths[k]].to(torch.float16).clone()
+        return out
+
+    def top(self, states: list[Any]) -> Any:
+        torch = self.torch
+        longest = max(s.shape[0] for s in states)
+        hidden = torch.zeros(len(states), longest, states[0].shape[1])
+        mask = torch.zeros(len(states), longest)
+        for k, s in enumerate(states):
+            hidden[k, : s.shape[0]] = s.float()
+            mask[k, : s.shape[0]] = 1
+        additive = ((1.0 - mask) * torch.finfo(torch.float32).min)[:, None, None, :]
+        for layer in self.layers:
+            result = layer(hidden, attention_mask=additive)
+            hidden = result[0] if isinstance(result, tuple) else result
+        pooled = (hidden * mask.unsqueeze(-1)).sum(1) / mask.sum(1, keepdim=True)
+        return torch.nn.functional.normalize(pooled, dim=1)
+
+    def encode(self, states: list[Any], batch: int = 128) -> np.ndarray:
+        with self.torch.no_grad():
+            return np.concatenate([self.top(states[b : b + batch]).numpy() for b in range(0, len(states), batch)])
+
+
+def mrr10(queries: np.ndarray, documents: np.ndarray) -> float:
+    """Query i's answer is document i; each query ranks all documents."""
+    scores = queries @ documents.T
+    rank = (scores > np.diag(scores)[:, None]).sum(1) + 1
+    return float(np.where(rank <= 10, 1.0 / rank, 0.0).mean())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--per-package", type=int, default=400, help="pairs taken from one package at most")
+    parser.add_argument("--first-layer", type=int, default=3, help="first tuned layer (0-5; lower ones stay frozen)")
+    parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument("--lr", type=float, default=5e-5)
+    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--scale", type=float, default=20.0, help="similarity scale of the contrastive loss")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default=str(CODE_TUNED_WEIGHTS))
+    args = parser.parse_args()
+
+    import torch
+    from safetensors.torch import save_file
+
+    torch.manual_seed(args.seed)
+    started = time.perf_counter()
+    site = Path(sysconfig.get_paths()["purelib"])
+    with tempfile.TemporaryDirectory() as scratch:  # every benchmark sentence, so none is trained on
+        banned = {t.query.lower() for t in semantic.build_corpus(Path(scratch), 10**9)}
+    data = build_pairs(site, args.per_package, banned, args.seed)
+    packages = np.array(data["packages"])
+    held = np.isin(packages, HELD_OUT)
+    print(f"{len(packages)} pairs from {len(set(data['packages']))} packages ({int(held.sum())} held out); "
+          f"{time.perf_counter() - started:.0f} s", flush=True)
+
+    model = Embedder("all-MiniLM-L6-v2").model  # packaged, max_seq_length 128 like the index
+    tuner = TopLayers(model, args.first_layer)
+    query_states = tuner.lower(data["queries"])
+    document_states = tuner.lower(data["documents"])
+    print(f"lower layers cached; {time.perf_counter() - started:.0f} s", flush=True)
+
+    train = np.where(~held)[0]
+    test = np.where(held)[0]
+    # a document appearing twice in one batch would be its own negative: keep the first pair of each text
+    first_of: dict[str, int] = {}
+    for i in train:
+        first_of.setdefault(data["documents"][i], int(i))
+    train = np.array(sorted(first_of.values()))
+
+    def held_out_mrr() -> float:
+        tuner.layers.eval()
+        value = mrr10(tuner.encode([query_states[i] for i in test]), tuner.encode([document_states[i] for i in test]))
+        tuner.layers.train()
+        return round(value, 4)
+
+    before = held_out_mrr()
+    print(f"held-out MRR@10 before tuning: {before}", flush=True)
+    params = list(tuner.layers.parameters())
+    optimiser = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.01)
+    steps = args.epochs * math.ceil(len(train) / args.batch)
+    warmup = max(1, int(0.1 * steps))
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimiser, lambda s: min(1.0, (s + 1) / warmup) * max(0.0, (steps - s) / steps))
+    tuner.layers.train()
+    step = 0
+    for epoch in range(args.epochs):
+        order = np.random.default_rng(args.seed + epoch).permutation(train)
+        for b in range(0, len(order), args.batch):
+            idx = order[b : b + args.batch]
+            q = tuner.top([query_states[i] for i in idx])
+            d = tuner.top([document_states[i] for i in idx])
+            logits = args.scale * q @ d.T
+            target = torch.arange(len(idx))
+            loss = (torch.nn.functional.cross_entropy(logits, target)
+                    + torch.nn.functional.cross_entropy(logits.T, target)) / 2
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            step += 1
+            if step % 25 == 0:
+                print(f"step {step}/{steps} loss {float(loss.detach()):.3f}; {time.perf_counter() - started:.0f} s",
+                      flush=True)
+    after = held_out_mrr()
+    print(f"held-out MRR@10 after tuning: {after}", flush=True)
+
+    layer_names = [f"encoder.layer.{args.first_layer + k}" for k in range(len(tuner.layers))]
+    tensors = {f"{layer_names[int(key.split('.')[0])]}.{key.split('.', 1)[1]}": t.detach().to(torch.float16).contiguous()
+               for key, t in tuner.layers.state_dict().items()}
+    card = {"base": "all-MiniLM-L6-v2", "layers": ",".join(str(args.first_layer + k) for k in range(len(tuner.layers))),
+            "pairs": str(len(train)), "packages": str(len(set(data["packages"]))), "held_out": ",".join(HELD_OUT),
+            "held_out_mrr10_before": str(before), "held_out_mrr10_after": str(after),
+            "epochs": str(args.epochs), "lr": str(args.lr), "batch": str(args.batch), "scale": str(args.scale),
+            "per_package": str(args.per_package), "seed": str(args.seed), "max_seq_length": "128"}
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    save_file(tensors, str(out), metadata=card)
+    out.with_suffix(".json").write_text(json.dumps(card, indent=2) + "\n")
+    print(json.dumps(card, indent=2))
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB) in {time.perf_counter() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

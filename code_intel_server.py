@@ -18,8 +18,9 @@ from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tools.app import CodeIntelApp
 from tools.errors import CodeIntelError
@@ -76,9 +77,41 @@ def _skip_sdk_logging_setup() -> None:
     sdk_server.configure_logging = lambda *args, **kwargs: None  # type: ignore[assignment]
 
 
+def argument_refusal(tool: str, err: ValidationError) -> dict[str, Any]:
+    """Arguments that do not fit a tool's input schema, as the same refusal any other bad input gets."""
+    problems = [f"{'.'.join(str(part) for part in e['loc']) or 'arguments'}: {e['msg']}" for e in err.errors()]
+    return {
+        "success": False,
+        "error": "invalid_argument",
+        "message": f"{tool} arguments do not fit its input schema: " + "; ".join(problems),
+        "hint": f"fix the named arguments and call {tool} again; its input schema (tools/list) gives each "
+        "argument's type, allowed values and bounds",
+    }
+
+
+class CodeIntelServer(MCPServer):
+    """MCPServer whose schema violations answer a structured `invalid_argument` refusal, like every other
+    bad input, instead of the SDK's bare error text. `on_refusal` adds the session's phase to it."""
+
+    on_refusal: Callable[[dict[str, Any]], None] | None = None
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as err:
+            if isinstance(err, UnexpectedToolError) or not isinstance(err.__cause__, ValidationError):
+                raise
+            data = argument_refusal(name, err.__cause__)
+            if self.on_refusal is not None:
+                self.on_refusal(data)
+            log.info("%s invalid_argument (schema)", name)
+            return _respond(data)
+
+
 def build_server(app: CodeIntelApp) -> MCPServer:
     _skip_sdk_logging_setup()
-    mcp: MCPServer = MCPServer("code-intel", instructions=SERVER_INSTRUCTIONS)
+    mcp = CodeIntelServer("code-intel", instructions=SERVER_INSTRUCTIONS)
+    mcp.on_refusal = app.workflow.annotate_refusal
 
     def run(tool: str, arguments: dict[str, Any], call: Callable[[], Any], *, ledger: bool = True) -> CallToolResult:
         started = time.perf_counter()

@@ -34,6 +34,8 @@ async def _session(project: Path) -> dict[str, Any]:
     async with Client(params, read_timeout_seconds=60) as client:
         seen["tools"] = (await client.list_tools()).tools
         for name, args in [("get_outcome_stats", {}), ("get_session_status", {}),
+                           ("semantic_search", {"query": "parse a date", "n_results": 0}),
+                           ("search_text", {"max_results": "many"}),
                            ("record_outcome", {"outcome": "failure", "phase_at_outcome": "LUNCH"}),
                            ("record_outcome", {"outcome": "failure", "phase_at_outcome": "READY",
                                                "analysis": {"root_cause": "test"}}),
@@ -79,6 +81,19 @@ def test_calls_answer_structured_results_and_refusals(spawned: tuple[Path, dict[
     assert recorded["success"] is True and recorded["phase_at_outcome"] == "READY"
     # the text content mirrors the structured result for clients that only read text
     assert json.loads(seen["record_outcome"][1].content[0].text)["outcome"] == "failure"
+
+
+def test_arguments_outside_the_schema_get_a_structured_refusal(spawned: tuple[Path, dict[str, Any]]) -> None:
+    _, seen = spawned
+    (bound,) = (r.structured_content for r in seen["semantic_search"])
+    assert bound["success"] is False and bound["error"] == "invalid_argument"
+    assert "n_results" in bound["message"] and "greater than or equal to 1" in bound["message"]
+    assert "semantic_search again" in bound["hint"]
+    (missing,) = (r.structured_content for r in seen["search_text"])
+    assert missing["error"] == "invalid_argument"
+    assert "pattern: Field required" in missing["message"] and "max_results" in missing["message"]
+    # the server answered the calls after them
+    assert seen["get_outcome_stats"][1].structured_content["success"] is True
 
 
 def test_logs_go_to_the_project_log_file(spawned: tuple[Path, dict[str, Any]]) -> None:

@@ -6,11 +6,13 @@ is the query and the function's chunk, docstring removed and made into text exac
 the answer. Packages that copy standard-library code are left out, and so is any pair whose sentence is
 also a benchmark query. A few packages are held out to measure the tuning on code it never saw.
 
-The lower layers stay frozen, so their outputs are computed once; only the top layers train, with
-in-batch negatives (a symmetric contrastive loss). The result is a small safetensors file of the tuned
-layers, which the embedder lays over the packaged model (tools/index/embedder.py), plus a JSON card.
+The layers below --first-layer stay frozen, so their outputs are computed once; the layers from it up
+train with in-batch negatives (a symmetric contrastive loss). With --group package every batch is drawn
+from one package, a file's functions side by side, so the negatives are the same library's other
+functions rather than random ones. The result is a safetensors file of the tuned layers, which the
+embedder lays over the packaged model (tools/index/embedder.py), plus a JSON card.
 
-    .venv/bin/python benchmarks/tune_model.py [--per-package 400] [--first-layer 3] [--epochs 1]
+    .venv/bin/python benchmarks/tune_model.py [--per-package 600] [--first-layer 3] [--group package] [--epochs 1]
 
 Takes about half an hour on 2 CPU cores. Figures go to docs/benchmarks.md.
 """
@@ -20,7 +22,6 @@ from __future__ import annotations
 import argparse
 import copy
 import json
-import math
 import random
 import sys
 import sysconfig
@@ -83,6 +84,7 @@ def build_pairs(site: Path, per_package: int, banned: set[str], seed: int) -> di
     queries: list[str] = []
     documents: list[str] = []
     packages: list[str] = []
+    files_of: list[str] = []
     for package, files in sorted(package_files(site).items()):
         files = files[:]
         rng.shuffle(files)
@@ -90,7 +92,8 @@ def build_pairs(site: Path, per_package: int, banned: set[str], seed: int) -> di
         for path in files:
             if taken >= per_package:
                 break
-            pairs, texts = file_pairs(path, path.relative_to(site).as_posix(), chunker)
+            rel = path.relative_to(site).as_posix()
+            pairs, texts = file_pairs(path, rel, chunker)
             used: set[int] = set()
             for sentence, chunk in pairs:
                 if taken >= per_package or sentence.lower() in banned or chunk in used:
@@ -99,8 +102,9 @@ def build_pairs(site: Path, per_package: int, banned: set[str], seed: int) -> di
                 queries.append(sentence)
                 documents.append(texts[chunk])
                 packages.append(package)
+                files_of.append(rel)
                 taken += 1
-    return {"queries": queries, "documents": documents, "packages": packages}
+    return {"queries": queries, "documents": documents, "packages": packages, "files": files_of}
 
 
 class TopLayers:
@@ -152,6 +156,30 @@ class TopLayers:
             return np.concatenate([self.top(states[b : b + batch]).numpy() for b in range(0, len(states), batch)])
 
 
+def make_batches(train: np.ndarray, data: dict[str, list[Any]], size: int, group: str,
+                 rng: np.random.Generator) -> list[np.ndarray]:
+    """Training batches in random order. `group="package"` fills each batch from one package, a file's pairs
+    side by side, so the in-batch negatives are the same library's other functions (harder than random
+    ones); what is left over of each package goes into mixed batches."""
+    if group == "none":
+        order = rng.permutation(train)
+        return [order[b : b + size] for b in range(0, len(order), size)]
+    by_package: dict[str, dict[str, list[int]]] = {}
+    for i in train:
+        by_package.setdefault(data["packages"][i], {}).setdefault(data["files"][i], []).append(int(i))
+    batches: list[np.ndarray] = []
+    rest: list[int] = []
+    for package in sorted(by_package):
+        files = list(by_package[package].values())
+        ordered = [i for k in rng.permutation(len(files)) for i in files[k]]
+        full = len(ordered) - len(ordered) % size
+        batches += [np.array(ordered[b : b + size]) for b in range(0, full, size)]
+        rest += ordered[full:]
+    rest_order = rng.permutation(np.array(rest, dtype=int))
+    batches += [rest_order[b : b + size] for b in range(0, len(rest_order), size)]
+    return [batches[k] for k in rng.permutation(len(batches))]
+
+
 def mrr10(queries: np.ndarray, documents: np.ndarray) -> float:
     """Query i's answer is document i; each query ranks all documents."""
     scores = queries @ documents.T
@@ -167,6 +195,8 @@ def main() -> int:
     parser.add_argument("--lr", type=float, default=5e-5)
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--scale", type=float, default=20.0, help="similarity scale of the contrastive loss")
+    parser.add_argument("--group", choices=("none", "package"), default="none",
+                        help="package: each batch from one package (harder in-batch negatives)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=str(CODE_TUNED_WEIGHTS))
     args = parser.parse_args()
@@ -209,19 +239,21 @@ def main() -> int:
     print(f"held-out MRR@10 before tuning: {before}", flush=True)
     params = list(tuner.layers.parameters())
     optimiser = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.01)
-    steps = args.epochs * math.ceil(len(train) / args.batch)
+    steps = args.epochs * len(make_batches(train, data, args.batch, args.group, np.random.default_rng(args.seed)))
     warmup = max(1, int(0.1 * steps))
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimiser, lambda s: min(1.0, (s + 1) / warmup) * max(0.0, (steps - s) / steps))
     tuner.layers.train()
     step = 0
     for epoch in range(args.epochs):
-        order = np.random.default_rng(args.seed + epoch).permutation(train)
-        for b in range(0, len(order), args.batch):
-            idx = order[b : b + args.batch]
+        for idx in make_batches(train, data, args.batch, args.group, np.random.default_rng(args.seed + epoch)):
             q = tuner.top([query_states[i] for i in idx])
             d = tuner.top([document_states[i] for i in idx])
             logits = args.scale * q @ d.T
+            # the same sentence documenting two functions of a batch: neither is the other's negative
+            texts = [data["queries"][i] for i in idx]
+            same = torch.tensor([[a == b and j != k for k, b in enumerate(texts)] for j, a in enumerate(texts)])
+            logits = logits.masked_fill(same, float("-inf"))
             target = torch.arange(len(idx))
             loss = (torch.nn.functional.cross_entropy(logits, target)
                     + torch.nn.functional.cross_entropy(logits.T, target)) / 2
@@ -242,7 +274,7 @@ def main() -> int:
     card = {"base": "all-MiniLM-L6-v2", "layers": ",".join(str(args.first_layer + k) for k in range(len(tuner.layers))),
             "pairs": str(len(train)), "packages": str(len(set(data["packages"]))), "held_out": ",".join(HELD_OUT),
             "held_out_mrr10_before": str(before), "held_out_mrr10_after": str(after),
-            "epochs": str(args.epochs), "lr": str(args.lr), "batch": str(args.batch), "scale": str(args.scale),
+            "epochs": str(args.epochs), "lr": str(args.lr), "batch": str(args.batch), "scale": str(args.scale), "group": args.group,
             "per_package": str(args.per_package), "seed": str(args.seed), "max_seq_length": "128"}
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -121,6 +121,7 @@ class TopLayers:
         self.layers = torch.nn.ModuleList(copy.deepcopy(list(self.bert.encoder.layer[first_layer:])))
 
     def lower(self, texts: list[str], batch: int = 64) -> list[Any]:
+        """The hidden states entering layer `first` (the embedding output when every layer trains)."""
         torch = self.torch
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out: list[Any] = [None] * len(texts)
@@ -128,13 +129,20 @@ class TopLayers:
             for b in range(0, len(order), batch):
                 idx = order[b : b + batch]
                 features = self.model.tokenize([texts[i] for i in idx])
-                hidden = self.bert(input_ids=features["input_ids"], attention_mask=features["attention_mask"],
-                                   token_type_ids=features.get("token_type_ids"),
-                                   output_hidden_states=True).hidden_states[self.first]
-                lengths = features["attention_mask"].sum(1)
+                hidden = self.bert.embeddings(input_ids=features["input_ids"],
+                                              token_type_ids=features.get("token_type_ids"))
+                mask = features["attention_mask"]
+                for layer in self.bert.encoder.layer[: self.first]:
+                    hidden = self._run(layer, hidden, mask)
+                lengths = mask.sum(1)
                 for k, i in enumerate(idx):
                     out[i] = hidden[k, : lengths[k]].to(torch.float16).clone()
         return out
+
+    def _run(self, layer: Any, hidden: Any, mask: Any) -> Any:
+        additive = ((1.0 - mask.float()) * self.torch.finfo(self.torch.float32).min)[:, None, None, :]
+        result = layer(hidden, attention_mask=additive)
+        return result[0] if isinstance(result, tuple) else result
 
     def top(self, states: list[Any]) -> Any:
         torch = self.torch
@@ -144,10 +152,8 @@ class TopLayers:
         for k, s in enumerate(states):
             hidden[k, : s.shape[0]] = s.float()
             mask[k, : s.shape[0]] = 1
-        additive = ((1.0 - mask) * torch.finfo(torch.float32).min)[:, None, None, :]
         for layer in self.layers:
-            result = layer(hidden, attention_mask=additive)
-            hidden = result[0] if isinstance(result, tuple) else result
+            hidden = self._run(layer, hidden, mask)
         pooled = (hidden * mask.unsqueeze(-1)).sum(1) / mask.sum(1, keepdim=True)
         return torch.nn.functional.normalize(pooled, dim=1)
 

@@ -77,3 +77,16 @@ def test_tuned_layers_that_do_not_fit_are_refused_and_the_model_is_left_alone(tm
     with pytest.raises(ToolUnavailable, match="does not fit"):
         apply_tuned_layers(model, other_base)
     assert torch.equal(model[0].auto_model.state_dict()["encoder.layer.5.output.dense.weight"], before)
+
+
+def test_the_index_identity_follows_the_tuned_weights(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Same model name, other weights file: another vector space, so an index built with the old one is rebuilt."""
+    import tools.index.embedder as embedder
+
+    shipped = Embedder("all-MiniLM-L6-v2-code").identity
+    assert shipped.startswith("all-MiniLM-L6-v2-code|")
+    other = tmp_path / "other.safetensors"
+    other.write_bytes(CODE_TUNED_WEIGHTS.read_bytes()[:-1] + b" ")
+    monkeypatch.setattr(embedder, "CODE_TUNED_WEIGHTS", other)
+    assert Embedder("all-MiniLM-L6-v2-code").identity != shipped
+    assert Embedder("all-MiniLM-L6-v2").identity == "all-MiniLM-L6-v2|default"  # the base has no weights file

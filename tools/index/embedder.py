@@ -10,6 +10,8 @@ exists); a failure to load becomes a clear ToolUnavailable refusal.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import logging
 import os
 import threading
@@ -157,5 +159,17 @@ class Embedder:
 
     @property
     def identity(self) -> str:
-        """Names the vector space: an index built with another model or length must be rebuilt."""
-        return f"{self.model_name}|{self.max_seq_length or 'default'}"
+        """Names the vector space: an index built with another model, length or tuned weights must be rebuilt."""
+        identity = f"{self.model_name}|{self.max_seq_length or 'default'}"
+        if self.model_name.strip().lower() in CODE_TUNED_ALIASES:
+            identity += f"|{weights_fingerprint(CODE_TUNED_WEIGHTS)}"
+        return identity
+
+
+@functools.lru_cache(maxsize=8)
+def weights_fingerprint(path: Path) -> str:
+    """First 12 hex digits of the weights file's sha256 ("missing" when absent): new weights, new space."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+    except OSError:
+        return "missing"

@@ -23,7 +23,7 @@ def test_default_model_is_the_code_tuned_one_and_differs_from_the_base() -> None
     a, b = np.array(tuned.embed_documents(text)[0]), np.array(base.embed_documents(text)[0])
     assert a.shape == b.shape == (384,)
     assert abs(float(np.linalg.norm(a)) - 1.0) < 1e-4
-    assert 0.5 < float(a @ b) < 0.9999  # the same model underneath, with different top layers
+    assert 0.5 < float(a @ b) < 0.9999  # the same model underneath, with retuned layers
 
 
 def test_the_tuned_model_puts_a_description_nearer_its_code_than_other_code() -> None:

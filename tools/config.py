@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tools.errors import ConfigError
+from tools.verify.settings import VerifySettings
 
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2-code"
 
@@ -56,6 +57,7 @@ class Config(_Strict):
     max_file_bytes: int = Field(default=1_000_000, ge=1024)
     search_timeout_seconds: float = Field(default=10.0, gt=0, le=600)
     chroma: ChromaSettings = Field(default_factory=ChromaSettings)
+    verify: VerifySettings = Field(default_factory=VerifySettings)
 
 
 class ProjectRulesSettings(BaseModel):

@@ -118,6 +118,12 @@ def create_sample(repo: Path) -> None:
     from tools.context.installer import install
 
     install(repo, force=False)
+    # The server runs the checks itself at POST_IMPL_VERIFY: the sample's tests are unittest, run with this Python.
+    config_file = repo / ".code-intel" / "config.json"
+    config = json.loads(config_file.read_text(encoding="utf-8"))
+    config["verify"] = {"commands": [{"name": "unittest", "run": [sys.executable, "-m", "unittest", "-q"],
+                                      "when": [], "timeout_s": 120}]}
+    config_file.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "Initial calculator")
 
@@ -195,13 +201,16 @@ class DemoAgent:
 
     async def query_frame(self, resp: dict[str, Any]) -> dict[str, Any]:
         # Quotes must be verbatim from the request: the server checks them against the original query.
+        # A slot is filled only when the request backs it with a quote; every filled slot needs one.
         wanted = {"target_feature": "power(base, exponent)", "desired_action": "with a unit test"}
         quotes = {slot: text for slot, text in wanted.items() if text.lower() in self.query.lower()}
         return {
             "action_type": "add_feature",
             "target_symbols": ["power", "add", "multiply"],
             "scope": "calc/operations.py and tests/test_operations.py",
-            "constraints": "pure function with type hints; unit test required",
+            "target_feature": "a power(base, exponent) function" if "target_feature" in quotes else None,
+            "desired_action": "add it beside add and multiply, with a unit test" if "desired_action" in quotes else None,
+            "constraints": "",
             "quotes": quotes,
             "tools_used": [],
             "summary": "Add power(base, exponent) beside add/multiply in calc/operations.py, plus a test.",
@@ -319,12 +328,12 @@ class DemoAgent:
                 "summary": "test_power added."}
 
     async def post_impl_verify(self, resp: dict[str, Any]) -> dict[str, Any]:
-        run = subprocess.run([sys.executable, "-m", "unittest", "-q"], cwd=self.repo, capture_output=True, text=True)
-        passed = run.returncode == 0
-        self.out.note(f"(ran python -m unittest: {'passed' if passed else 'FAILED'})")
+        checks = await self.tool("run_checks")  # the same run the server makes when this phase is submitted
+        passed = bool(checks.get("passed"))
+        self.out.note(f"(server ran verify.commands: {checks.get('summary')})")
         return {"verifier_used": ".code-intel/verifiers/backend.md", "passed": passed,
-                "failed_tasks": [] if passed else ["task_1"], "details": run.stderr.strip().splitlines()[-1] if run.stderr else "",
-                "tools_used": ["Bash"], "summary": "Unit tests pass." if passed else "Unit tests fail."}
+                "details": "" if passed else ", ".join(checks.get("failing_tests") or []) or str(checks.get("summary")),
+                "tools_used": ["run_checks"], "summary": "Unit tests pass." if passed else "Unit tests fail."}
 
     async def verify_intervention(self, resp: dict[str, Any]) -> dict[str, Any]:
         return {"prompt_used": ".code-intel/interventions/", "action_taken": "re-read the failure",

@@ -15,7 +15,7 @@ from tools.config import Config, ContextSettings
 from tools.errors import CodeIntelError, GitError
 from tools.project import ProjectRoot
 from tools.workflow.engine import WorkflowEngine
-from tools.workflow.ports import BranchChoice, GitSessionInfo
+from tools.workflow.ports import Baseline, BranchChoice, GitSessionInfo
 
 QUERY = "Add a subtract function next to add in src/app.py, with a test"
 APP_CODE = "def add(a, b):\n    total = a + b\n    return total\n"
@@ -24,8 +24,10 @@ APP_CODE = "def add(a, b):\n    total = a + b\n    return total\n"
 class FakeGit:
     """Records every call; `changed`, `stale` and `fail` steer what it answers."""
 
-    def __init__(self, *, is_repo: bool = True, stale: list[str] | None = None) -> None:
+    def __init__(self, *, is_repo: bool = True, stale: list[str] | None = None, root: Path | None = None) -> None:
         self.is_repo = is_repo
+        self.root = root
+        self.start_content: dict[str, str] = {}  # the "snapshot": file contents at begin_session
         self.stale = list(stale or [])
         self.changed: list[str] = []
         self.fail: dict[str, str] = {}  # method name -> GitError message
@@ -38,6 +40,9 @@ class FakeGit:
     def begin_session(self, session_id: str) -> GitSessionInfo:
         self.calls.append(("begin_session", session_id))
         self._maybe_fail("begin_session")
+        if self.root is not None:
+            self.start_content = {p.relative_to(self.root).as_posix(): p.read_text(encoding="utf-8", errors="replace")
+                                  for p in self.root.rglob("*") if p.is_file() and ".code-intel" not in p.parts}
         if not self.is_repo:
             return GitSessionInfo(is_repo=False, note="not a git repository: the workflow runs without branches")
         return GitSessionInfo(is_repo=True, base_branch="main", base_commit="c0", snapshot="snap-1",
@@ -59,6 +64,12 @@ class FakeGit:
     def changed_since_snapshot(self, info: GitSessionInfo) -> list[str]:
         self.calls.append(("changed_since_snapshot", None))
         return list(self.changed)
+
+    def baseline(self, info: GitSessionInfo, path: str) -> Baseline:
+        return Baseline(known=True, text=self.start_content.get(path))
+
+    def remember_baseline(self, info: GitSessionInfo, paths: list[str]) -> None:
+        self.calls.append(("remember_baseline", list(paths)))
 
     def review(self, info: GitSessionInfo, *, max_diff_bytes: int = 200_000) -> dict[str, Any]:
         self.calls.append(("review", None))
@@ -151,7 +162,8 @@ class Driver:
             return {"documents_reviewed": ["README.md"], "tools_used": [], "summary": summary}
         if phase == "QUERY_FRAME":
             return {"action_type": "add_feature", "target_symbols": ["add"], "scope": "src/app.py",
-                    "constraints": "keep add unchanged", "quotes": {"target_feature": "a subtract function"},
+                    "target_feature": "subtract function", "constraints": "with a test",
+                    "quotes": {"target_feature": "a subtract function", "constraints": "with a test"},
                     "tools_used": [], "summary": summary}
         if phase == "EXPLORATION":
             self.tool("search_text", pattern="def add")
@@ -221,13 +233,15 @@ class Driver:
         assert decision["allowed"], decision
         app = self.root.path / "src" / "app.py"
         app.write_text(app.read_text(encoding="utf-8") + f"\n\ndef subtract_{task_id}(a, b):\n    return a - b\n")
+        last = len(app.read_text(encoding="utf-8").splitlines())
         if isinstance(self.git, FakeGit) and "src/app.py" not in self.git.changed:
             self.git.changed.append("src/app.py")
         state = self.engine._state  # noqa: SLF001
         assert state is not None
         task = next(t for t in state.board.tasks if t.id == task_id)
         return {"task_id": task_id, "tools_used": ["check_write_target", "Edit"],
-                "checklist": [{"item": i.item, "status": "done", "evidence": "src/app.py:1-3"} for i in task.checklist],
+                "checklist": [{"item": i.item, "status": "done", "evidence": f"src/app.py:{last - 1}-{last}"}
+                              for i in task.checklist],
                 "summary": f"{task_id} implemented"}
 
     def run(self, resp: dict[str, Any], *, until: str = "SESSION_COMPLETE", limit: int = 80) -> dict[str, Any]:
@@ -248,8 +262,8 @@ def app_project(project_dir: Path) -> ProjectRoot:
 
 
 @pytest.fixture
-def fake_git() -> FakeGit:
-    return FakeGit()
+def fake_git(app_project: ProjectRoot) -> FakeGit:
+    return FakeGit(root=app_project.path)
 
 
 @pytest.fixture

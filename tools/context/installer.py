@@ -58,6 +58,7 @@ class InstallAction(BaseModel):
 class InitReport(BaseModel):
     project: str
     actions: list[InstallAction]
+    notes: list[str] = []  # what init found in the project (e.g. its test commands)
 
     @property
     def changed(self) -> list[InstallAction]:
@@ -81,6 +82,7 @@ class InstallContext:
     manifest: dict[str, str]
     python: str = field(default_factory=lambda: str(Path(sys.executable).absolute()))
     code_root: Path = TEMPLATES_DIR.parent
+    notes: list[str] = field(default_factory=list)
 
     def rel(self, path: Path) -> str:
         return path.relative_to(self.project).as_posix()
@@ -112,6 +114,21 @@ def _decide(ctx: InstallContext, key: str, current: bytes | None, wanted: bytes)
 
 
 # ----------------------------------------------------------------------------- steps
+def fill_verify_commands(ctx: InstallContext, template: bytes) -> bytes:
+    """config.json with `verify.commands` set to the check commands found in the project."""
+    from tools.verify.detect import detect_commands
+
+    detection = detect_commands(ctx.project)
+    ctx.notes.extend(detection.report_lines())
+    config = json.loads(template)
+    config["verify"] = {"commands": [c.model_dump(mode="json") for c in detection.commands]}
+    return _json_bytes(config)
+
+
+# template files (target path relative to the project) whose content depends on the project
+TEMPLATE_FILLS: dict[str, Callable[[InstallContext, bytes], bytes]] = {f"{STATE_DIR}/config.json": fill_verify_commands}
+
+
 def plan_template_trees(ctx: InstallContext) -> list[PlannedWrite]:
     planned: list[PlannedWrite] = []
     for source_name, target_name in TEMPLATE_TREES:
@@ -126,6 +143,8 @@ def plan_template_trees(ctx: InstallContext) -> list[PlannedWrite]:
             if target.is_symlink() or target.is_dir():
                 raise InvalidArgument(f"{key} exists and is not a regular file", hint="move it away and rerun init")
             wanted = source.read_bytes()
+            if key in TEMPLATE_FILLS:
+                wanted = TEMPLATE_FILLS[key](ctx, wanted)
             current = target.read_bytes() if target.exists() else None
             status, detail = _decide(ctx, key, current, wanted)
             executable = bool(source.stat().st_mode & stat.S_IXUSR)
@@ -294,7 +313,7 @@ def install(project: str | os.PathLike[str], *, force: bool = False) -> InitRepo
             actions.append(InstallAction(path=f"{STATE_DIR}/{name}/", status="created"))
     if manifest != ctx.manifest:
         write_atomic(root / MANIFEST, _json_bytes({"version": 1, "files": dict(sorted(manifest.items()))}))
-    return InitReport(project=str(root), actions=actions)
+    return InitReport(project=str(root), actions=actions, notes=list(ctx.notes))
 
 
 def format_report(report: InitReport) -> str:
@@ -308,6 +327,10 @@ def format_report(report: InitReport) -> str:
         lines.append(f"  {unchanged} file(s) already up to date")
     if not report.changed:
         lines.append("  nothing written")
+    lines += [f"  {note}" for note in report.notes]
+    kept = any(a.path == f"{STATE_DIR}/config.json" and a.status == "kept" for a in report.actions)
+    if kept and report.notes:
+        lines.append(f"  ({STATE_DIR}/config.json was kept as you changed it: copy what you want into its verify.commands)")
     return "\n".join(lines)
 
 

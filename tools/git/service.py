@@ -15,6 +15,7 @@ from typing import Any
 
 from tools.errors import GitError, InvalidArgument
 from tools.git import branches as br
+from tools.git.baseline import ContentBaseline, drop_all
 from tools.git.commit import commit_session
 from tools.git.review import review_session
 from tools.git.runner import GitRunner
@@ -23,13 +24,14 @@ from tools.git.snapshot import (
     RepoLayout,
     changed_paths,
     drop_snapshot,
+    entry,
     list_snapshot_refs,
     snapshot_tree,
     take_snapshot,
     working_tree,
 )
 from tools.project import STATE_DIR, ProjectRoot
-from tools.workflow.ports import BranchChoice, GitSessionInfo
+from tools.workflow.ports import Baseline, BranchChoice, GitSessionInfo
 
 log = logging.getLogger(__name__)
 # files git keeps while a merge, rebase, cherry-pick or revert is unfinished
@@ -79,7 +81,7 @@ class GitService:
         with self._lock:
             git = self._open()
             if git is None:
-                return GitSessionInfo(is_repo=False, note=NOT_A_REPO)
+                return GitSessionInfo(is_repo=False, note=NOT_A_REPO, content_baseline=session_id)
             info = self._describe_head(git, GitSessionInfo(is_repo=True))
             info.stale_branches = sorted(br.list_task_branches(git))
             info.snapshot = take_snapshot(git, self._layout, session_id, info.base_commit)
@@ -248,10 +250,32 @@ class GitService:
     def changed_since_snapshot(self, info: GitSessionInfo) -> list[str]:
         with self._lock:
             git = self._open()
+            if git is None and info.content_baseline:
+                return ContentBaseline(self.root, info.content_baseline).changed()
             if git is None or not info.snapshot:
                 return []
             changed = changed_paths(git, snapshot_tree(git, info.snapshot), working_tree(git, self._layout))
             return [p for p in (self._layout.from_repo(c) for c in changed) if p is not None]
+
+    def baseline(self, info: GitSessionInfo, path: str) -> Baseline:
+        with self._lock:
+            git = self._open()
+            if git is None:
+                if not info.content_baseline:
+                    return Baseline(known=False)
+                known, data = ContentBaseline(self.root, info.content_baseline).content(path)
+                return Baseline(known=known, text=None if data is None else data.decode("utf-8", errors="replace"))
+            if not info.snapshot:
+                return Baseline(known=False)
+            found = entry(git, snapshot_tree(git, info.snapshot), self._layout.to_repo(path))
+            if found is None or found.kind != "blob":
+                return Baseline(known=True, text=None)
+            return Baseline(known=True, text=git.blob_bytes(found.oid).decode("utf-8", errors="replace"))
+
+    def remember_baseline(self, info: GitSessionInfo, paths: list[str]) -> None:
+        with self._lock:
+            if self._open() is None and info.content_baseline:
+                ContentBaseline(self.root, info.content_baseline).remember(paths)
 
     def review(
         self, info: GitSessionInfo, *, max_diff_bytes: int = 200_000, write_allowed: Callable[[str], bool] | None = None
@@ -344,6 +368,8 @@ class GitService:
         """Forget the session's snapshot (sessions that end without MERGE: --quick, investigations)."""
         with self._lock:
             git = self._open()
+            if git is None and info.content_baseline:
+                ContentBaseline(self.root, info.content_baseline).drop()
             session_id = self._session_id(git, info) if git else None
             if git and session_id:
                 drop_snapshot(git, session_id)
@@ -353,7 +379,7 @@ class GitService:
         with self._lock:
             git = self._open()
             if git is None:
-                return {"is_repo": False, "note": NOT_A_REPO, "deleted_branches": []}
+                return {"is_repo": False, "note": NOT_A_REPO, "deleted_branches": [], "deleted_content_snapshots": drop_all(self.root)}
             returned_to = self._leave_task_branch(git, GitSessionInfo(is_repo=True))
             deleted = self._delete_branches(git, br.list_task_branches(git))
             snapshots = list_snapshot_refs(git)

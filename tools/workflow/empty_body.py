@@ -33,7 +33,17 @@ _PLACEHOLDERS = [re.compile(p, re.IGNORECASE | re.DOTALL) for p in (
     r"throw\s+(?:new\s+)?[\w.:]+\s*\(\s*[\"'`@]*.*" + _NOT_IMPLEMENTED_TEXT + r".*\)",
     r"(?:todo|unimplemented)!\s*[\(\[{].*[\)\]}]",
     r"panic!?\s*\(\s*[\"'`].*" + _NOT_IMPLEMENTED_TEXT + r".*\)",
+    r"throw\s+(?:new\s+)?(?:java\.lang\.|kotlin\.)?UnsupportedOperationException\s*\(.*\)",
+    r"(?:kotlin\.)?TODO\s*\(.*\)",  # Kotlin's TODO("reason")
+    r"return\s+NotImplemented",
 )]
+# Comments that say the code around them is unfinished.
+_UNFINISHED_COMMENT = re.compile(r"\b(?:TODO|FIXME|XXX|HACK)\b|" + _NOT_IMPLEMENTED_TEXT, re.IGNORECASE)
+# `return <constant>`: a stand-in value, a placeholder when a comment says the work is unfinished.
+_CONSTANT_RETURN = re.compile(
+    r"return(?:\s+(?:None|null|nil|undefined|NULL|nullptr|true|false|True|False|-?\d+(?:\.\d+)?|\"\"|''|\[\]|\{\}|\(\)"
+    r"|Ok\(\(\)\)|Vec::new\(\)|String::new\(\)|0[xX]0|emptyList\(\)|listOf\(\)|Collections\.empty\w*\(\)))?"
+)
 _PYTHON_DEF = re.compile(r"^(?:async\s+)?def\b")
 _PYTHON_CLASS = re.compile(r"^class\b")
 # Before the first '(' of a block header: a keyword that declares a type rather than code.
@@ -178,16 +188,19 @@ class _Verdict:
     real_code: bool = False
     callable_headers: int = 0
     type_headers: int = 0
+    unfinished: bool = False  # a TODO/FIXME comment in the span: a constant return is a stand-in
 
     def statement(self, text: str) -> None:
         text = text.strip().rstrip(";").strip()
         if not text or text == "end" or _is_placeholder(text) or _STRING_LITERAL.fullmatch(text):
             return  # blank, a stub statement, or a docstring / directive string
+        if self.unfinished and _CONSTANT_RETURN.fullmatch(text):
+            return  # `return None  # TODO`, `return null; // TODO`: a placeholder value
         self.real_code = True
 
 
-def _judge_hash(chunks: list[_Chunk]) -> _Verdict:
-    verdict = _Verdict()
+def _judge_hash(chunks: list[_Chunk], unfinished: bool) -> _Verdict:
+    verdict = _Verdict(unfinished=unfinished)
     for chunk in chunks:
         text = chunk.text
         if text.startswith("@"):
@@ -227,8 +240,8 @@ def _classify_header(verdict: _Verdict, header: str) -> None:
         verdict.callable_headers += 1
 
 
-def _judge_c(chunks: list[_Chunk]) -> _Verdict:
-    verdict = _Verdict()
+def _judge_c(chunks: list[_Chunk], unfinished: bool) -> _Verdict:
+    verdict = _Verdict(unfinished=unfinished)
     pending: str | None = None  # a line that may be the signature of a `{` on the next line (Allman style)
     for chunk in chunks:
         text = chunk.text
@@ -264,7 +277,8 @@ def is_empty_body(lines: list[str], language: str | None) -> bool:
     if family is None:
         return False  # data or markup: any content counts
     chunks = _chunks(text, family)
-    verdict = _judge_hash(chunks) if family == "hash" else _judge_c(chunks)
+    unfinished = any(seg.kind == "comment" and _UNFINISHED_COMMENT.search(seg.text) for seg in _segments(text, family))
+    verdict = _judge_hash(chunks, unfinished) if family == "hash" else _judge_c(chunks, unfinished)
     if verdict.real_code:
         return False
     # Only type declarations (an exception subclass, a marker struct): a real declaration.

@@ -16,6 +16,7 @@ Decisions (see docs/workflow.md):
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from collections.abc import Callable
@@ -42,10 +43,13 @@ from tools.workflow.lock import ProjectLock
 from tools.workflow.matrix import INTENTS, is_investigation, next_phase
 from tools.workflow.payloads import validate_payload
 from tools.workflow.phases import READY_STEPS, STEPS, Phase
-from tools.workflow.ports import GitPort
+from tools.workflow.ports import CheckPort, CheckProgress, GitPort
 from tools.workflow.responses import phase_response, refusal_fields
 from tools.workflow.state import SessionState, new_session_id, now
 from tools.workflow.tool_evidence import check_tool_evidence
+from tools.workflow.write_log import allowed_writes, log_file
+
+RUN_CHECKS_PHASES = (Phase.VERIFICATION, Phase.POST_IMPL_VERIFY)
 
 log = logging.getLogger(__name__)
 
@@ -63,9 +67,11 @@ class WorkflowEngine:
         git: GitPort,
         context: Callable[[], ContextSettings],
         config: Callable[[], Config],
+        checks: CheckPort | None = None,
     ) -> None:
         self.root = root
         self.git = git
+        self.checks = checks
         self._context = context
         self._config = config
         self._lock = threading.RLock()
@@ -223,7 +229,8 @@ class WorkflowEngine:
         return {key: value.get("summary", "") for key, value in self._summaries.items()}
 
     # ---------------------------------------------------------------- submit
-    def submit_phase(self, data: Any) -> dict[str, Any]:
+    def submit_phase(self, data: Any, progress: CheckProgress | None = None) -> dict[str, Any]:
+        """Validate and apply one submit; `progress` receives notes while POST_IMPL_VERIFY runs the checks."""
         with self._lock:
             state = self._restore()
             phase_summaries: dict[str, str] | None = None
@@ -248,8 +255,10 @@ class WorkflowEngine:
                 called = self._ledger.called(phase=state.contract_id, window=state.window)
                 check_tool_evidence(state.label, contract, model.tools_used, called)
                 draft = state.model_copy(deep=True)
-                context = PhaseContext(draft, model, self.root, self.git, self._write_allowed_for(draft))
+                context = PhaseContext(draft, model, self.root, self.git, checks=self.checks, progress=progress,
+                                       logged_writes=lambda: self._logged_writes(draft))
                 transition = HANDLERS[cid](context)
+                self._entering_ready(draft, transition)
             except CodeIntelError as err:
                 self.decisions.append(session_id=state.session_id, phase=state.phase.value, step=state.step,
                                       accepted=False, payload=data, error=err.code, message=err.message)
@@ -258,6 +267,32 @@ class WorkflowEngine:
                     err.details["phase_summaries"] = phase_summaries
                 raise
             return self._accept(state, draft, cid, model.summary, transition, data, phase_summaries)
+
+    def _entering_ready(self, draft: SessionState, transition: Any) -> None:
+        """The first time the session reaches READY: flag the files that changed before it (no writes were allowed)."""
+        if transition.next_phase is not Phase.READY or draft.ready_entered:
+            return
+        draft.ready_entered = True
+        if not draft.tracks_changes:
+            return
+        early = self.git.changed_since_snapshot(draft.git)
+        draft.pre_ready_changes = sorted(early)
+        if early:
+            transition.extras["pre_ready_changes"] = list(draft.pre_ready_changes)
+            transition.extras["warning"] = (
+                f"files changed before READY, while writing was not allowed: {draft.pre_ready_changes}. They are "
+                "not accepted as evidence; at PRE_COMMIT discard them, or keep them in reallowed_files only if "
+                "the user agrees")
+
+    def _logged_writes(self, state: SessionState) -> set[str]:
+        """Files the client hooks' write log allowed during READY, as project-relative paths."""
+        out: set[str] = set()
+        for raw in allowed_writes(log_file(self.root.state_dir / "sessions", state.session_id)):
+            try:
+                out.add(self.root.relative(self.root.resolve(raw, kind="logged write")))
+            except CodeIntelError:
+                continue
+        return out
 
     def _variant(self, state: SessionState, payload: Any) -> str:
         """The contract id this payload answers: READY's sub-step follows the payload's shape."""
@@ -320,6 +355,10 @@ class WorkflowEngine:
                 flags=state.flags.typed(),
                 counters=state.counters.model_dump(),
             )
+            if state.pre_ready_changes:
+                response["pre_ready_changes"] = list(state.pre_ready_changes)
+            if state.last_check:
+                response["last_check"] = state.last_check
             if self._summaries:
                 response["phase_summaries"] = self._flat_summaries()
             return response
@@ -342,22 +381,6 @@ class WorkflowEngine:
             data.setdefault("step", state.step)
 
     # ------------------------------------------------------- implementation control
-    def _write_allowed_for(self, state: SessionState) -> Callable[[str], bool]:
-        from tools.explore.write_rules import evaluate_write
-
-        explored = set(state.explored_files)
-        relaxed = state.flags.fast or state.flags.quick
-        allowed = set(state.allowed_writes)
-
-        def allowed_now(file: str) -> bool:
-            if file in allowed:
-                return True
-            try:
-                return evaluate_write(self.root, file, in_ready=True, explored=explored, relaxed=relaxed).allowed
-            except CodeIntelError:
-                return False
-        return allowed_now
-
     def check_write_target(self, file_path: str) -> dict[str, Any]:
         from tools.explore.write_rules import evaluate_write
 
@@ -369,6 +392,9 @@ class WorkflowEngine:
                         "reason": "no active session: writes are allowed only in READY of a session (call start_session)"}
             decision = evaluate_write(self.root, file_path, in_ready=state.phase is Phase.READY,
                                       explored=set(state.explored_files), relaxed=state.flags.fast or state.flags.quick)
+            if state.git.content_baseline and decision.file and not decision.file.startswith(("/", "..")):
+                with contextlib.suppress(CodeIntelError, OSError):  # outside git: record it before it is written
+                    self.git.remember_baseline(state.git, [decision.file])
             if decision.allowed and decision.file not in state.allowed_writes:
                 state.allowed_writes.append(decision.file)
             return {"allowed": decision.allowed, "reason": decision.reason, "file": decision.file,
@@ -381,6 +407,7 @@ class WorkflowEngine:
                 raise InvalidArgument("files must be a list of paths", hint='send e.g. ["src/app.py"]')
             relative = [self.root.relative(self.root.resolve(f, kind="explored file")) for f in files]
             added = state.add_explored(list(dict.fromkeys(relative)))
+            self.git.remember_baseline(state.git, relative)
             warning = self._save() if added else None
             result: dict[str, Any] = {"added": added, "already_explored": [f for f in relative if f not in added],
                                       "explored_count": len(state.explored_files)}
@@ -392,10 +419,33 @@ class WorkflowEngine:
         with self._lock:
             state = self._restore()
             review = dict(self.git.review(state.git))
-            changed = self.git.changed_since_snapshot(state.git) if (state.git.is_repo or state.git.snapshot) else []
-            allowed = self._write_allowed_for(state)
-            review["outside_write_rules"] = [f for f in changed if not allowed(f)]
+            changed = self.git.changed_since_snapshot(state.git) if state.tracks_changes else []
+            if not state.git.is_repo and changed:
+                review["changed_files"] = changed
+            permitted = set(state.allowed_writes) | self._logged_writes(state)
+            review["outside_write_rules"] = [f for f in changed if f not in permitted and f not in state.pre_ready_changes]
+            review["changed_before_ready"] = [f for f in changed if f in state.pre_ready_changes]
             return review
+
+    # ------------------------------------------------------------------ checks
+    def run_checks(self, progress: CheckProgress | None = None) -> dict[str, Any]:
+        """The server's run of the relevant verify.commands, as POST_IMPL_VERIFY will judge it (VERIFICATION and POST_IMPL_VERIFY only)."""
+        from tools.workflow.handlers import SELF_REPORTED, check_fields
+
+        with self._lock:
+            state = self._restore()
+            if state.phase not in RUN_CHECKS_PHASES:
+                raise InvalidArgument(
+                    f"run_checks is allowed in VERIFICATION and POST_IMPL_VERIFY; the session is in {state.label}",
+                    hint="finish the current phase first; the checks run again at POST_IMPL_VERIFY",
+                )
+            if self.checks is None or not self.checks.configured():
+                return {"configured": False, "passed": None, "note": SELF_REPORTED}
+            changed = self.git.changed_since_snapshot(state.git) if state.tracks_changes else None
+            report = self.checks.run(changed, progress=progress)
+            state.last_check = report.summary()
+            return {"configured": True, **check_fields(report),
+                    "failing_tests": report.failing_tests()}
 
     # ------------------------------------------------------------- maintenance
     def cleanup_stale_branches(self) -> dict[str, Any]:

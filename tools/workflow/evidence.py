@@ -8,6 +8,7 @@ what it covers must be real code: a body made only of placeholders (`pass`, `...
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -79,8 +80,14 @@ def _read_text_lines(file: Path, shown: str) -> list[str]:
     return data.decode("utf-8", errors="replace").splitlines()
 
 
-def check_evidence(root: ProjectRoot, text: str) -> EvidenceRef:
-    """Parse the evidence and check it against the file on disk; raises TaskValidationFailed naming the problem."""
+def check_evidence(
+    root: ProjectRoot, text: str, own_change: Callable[[EvidenceRef, list[str]], str | None] | None = None
+) -> EvidenceRef:
+    """Parse the evidence and check it against the file on disk; raises TaskValidationFailed naming the problem.
+
+    `own_change`, when given, judges whether the span is the session's own change (see changes.py)
+    and returns the problem when it is not.
+    """
     ref = parse_evidence(text)
     try:
         file = root.resolve(ref.path, kind="evidence path")
@@ -114,4 +121,9 @@ def check_evidence(root: ProjectRoot, text: str) -> EvidenceRef:
             "(pass, ..., TODO, NotImplementedError, todo!(), empty braces)",
             hint="implement the item, then send the lines that hold the real code",
         )
+    if own_change is not None:
+        problem = own_change(checked, lines)
+        if problem:
+            raise TaskValidationFailed(f"evidence {checked}: {problem}",
+                                       hint="point at lines this session changed (see review_changes)")
     return checked

@@ -16,10 +16,12 @@ from typing import Any
 
 from tools.errors import PayloadMismatch, TaskValidationFailed
 from tools.project import ProjectRoot
+from tools.verify.models import CheckReport
 from tools.workflow import payloads as p
+from tools.workflow.changes import own_change_check
 from tools.workflow.matrix import creates_branch, enabled_phases, intervention_enabled, next_phase
 from tools.workflow.phases import Phase
-from tools.workflow.ports import GitPort
+from tools.workflow.ports import CheckPort, CheckProgress, GitPort
 from tools.workflow.state import SessionState
 
 FAILURE_LIMIT = 3  # task failure_count at which VERIFY_INTERVENTION starts
@@ -41,7 +43,9 @@ class PhaseContext:
     payload: Any
     root: ProjectRoot
     git: GitPort
-    write_allowed: Callable[[str], bool]
+    checks: CheckPort | None = None  # the project's verify.commands; None runs nothing
+    progress: CheckProgress | None = None  # MCP progress notifications while checks run
+    logged_writes: Callable[[], set[str]] = field(default=lambda: set())  # files the hooks' write log allowed in READY
 
     def advance(self, after: Phase, **extras: Any) -> Transition:
         s = self.state
@@ -71,12 +75,37 @@ def document_research(ctx: PhaseContext) -> Transition:
     return ctx.advance(Phase.DOCUMENT_RESEARCH)
 
 
+FREE_TEXT_SLOTS = ("target_feature", "trigger_condition", "observed_issue", "desired_action", "constraints")
+_EMPTY_WORDS = {"none", "n/a", "na", "-", "no", "nothing", "no constraints", "unspecified", "not specified"}
+MIN_QUOTE_CHARS = 3
+
+
+def _filled(value: object) -> bool:
+    """A slot counts as filled when it says something: blank text, [] and 'none' do not."""
+    if isinstance(value, str):
+        return bool(value.strip()) and value.strip().casefold() not in _EMPTY_WORDS
+    if isinstance(value, list):
+        return any(_filled(v) for v in value)
+    return False
+
+
 def query_frame(ctx: PhaseContext) -> Transition:
     payload: p.QueryFramePayload = ctx.payload
     query = fold(ctx.state.query)
-    for slot, quote in (payload.quotes or {}).items():
+    quotes = payload.quotes or {}
+    unquoted = [slot for slot in FREE_TEXT_SLOTS if _filled(getattr(payload, slot)) and slot not in quotes]
+    if unquoted:
+        raise PayloadMismatch(
+            f"slot(s) {unquoted} are filled but have no quote from the request",
+            hint="add quotes: {slot: 'words copied from the request that back it'} for each filled slot, "
+            "or leave a slot empty (null, '' or []) when the request does not say it",
+        )
+    for slot, quote in quotes.items():
         if not quote.strip():
             raise PayloadMismatch(f"quote for slot '{slot}' is empty", hint="quote the words of the request that back the slot, or leave the slot out")
+        if len(fold(quote)) < MIN_QUOTE_CHARS:
+            raise PayloadMismatch(f"quote for slot '{slot}' is too short to back anything: {quote!r}",
+                                  hint="quote the words of the request that say what the slot says")
         if fold(quote) not in query:
             raise PayloadMismatch(
                 f"quote for slot '{slot}' does not appear in the user's request: {quote!r}",
@@ -90,6 +119,7 @@ def exploration(ctx: PhaseContext) -> Transition:
     payload: p.ExplorationPayload = ctx.payload
     files = [ctx.relative(f, "explored file") for f in payload.explored_files]
     ctx.state.add_explored(files)
+    ctx.git.remember_baseline(ctx.state.git, files)  # outside git: their content before READY may change them
     return ctx.advance(Phase.EXPLORATION)
 
 
@@ -131,7 +161,9 @@ def ready_planning(ctx: PhaseContext) -> Transition:
 def ready_implementation(ctx: PhaseContext) -> Transition:
     payload: p.ReadyImplementationPayload = ctx.payload
     board = ctx.state.board
-    board.complete(payload.task_id, payload.checklist, ctx.root)
+    s = ctx.state
+    own_change = own_change_check(ctx.git, s.git, s.pre_ready_changes) if s.tracks_changes else None
+    board.complete(payload.task_id, payload.checklist, ctx.root, own_change)
     if board.all_complete():
         return Transition(Phase.READY, "completion", {"all_complete": True, "progress": board.progress()})
     return Transition(Phase.READY, "implementation", _task_fields(ctx))
@@ -153,19 +185,66 @@ def _revert(reason: str) -> Transition:
     return Transition(Phase.READY, "planning", {"reverted": True}, revert_reason=reason)
 
 
+SELF_REPORTED = "no verify.commands are configured, so this pass is self-reported (add commands to .code-intel/config.json)"
+
+
+def run_checks(ctx: PhaseContext) -> CheckReport | None:
+    """The server's own run of the relevant verify.commands on the session's changes; None when none are configured."""
+    if ctx.checks is None or not ctx.checks.configured():
+        return None
+    s = ctx.state
+    changed = ctx.git.changed_since_snapshot(s.git) if s.tracks_changes else None
+    return ctx.checks.run(changed, progress=ctx.progress, reuse=s.git.is_repo and changed is not None)
+
+
+def check_fields(report: CheckReport) -> dict[str, Any]:
+    """The report as the response shows it: per command verdict, duration, failing tests and tail."""
+    return {
+        "passed": report.passed,
+        "summary": report.summary(),
+        "commands": [c.model_dump(exclude={"excerpt"} if c.passed else set()) for c in report.commands],
+        "skipped": [sk.model_dump() for sk in report.skipped],
+        "duration_s": report.duration_s,
+    }
+
+
 def post_impl_verify(ctx: PhaseContext) -> Transition:
     payload: p.PostImplVerifyPayload = ctx.payload
     s = ctx.state
+    report = run_checks(ctx)
+    extras: dict[str, Any] = {}
+    if report is None:
+        extras["verification_note"] = SELF_REPORTED
+    else:
+        extras["server_checks"] = check_fields(report)
+        s.last_check = report.summary()
+    server_failed = report is not None and not report.passed
+    if server_failed and payload.passed:
+        assert report is not None
+        failing = report.failing_tests()
+        raise PayloadMismatch(
+            "passed is true, but the server's own run failed: " + "; ".join(c.headline() for c in report.failed),
+            hint="send passed: false with the failure in details (the server's run decides), or fix the code "
+            "in READY first; run_checks shows the same run" + (f". Failing tests: {', '.join(failing[:10])}" if failing else ""),
+            server_checks=check_fields(report),
+        )
     if s.flags.only_verify:
-        return Transition(Phase.SESSION_COMPLETE, None, {"verification": {"passed": payload.passed, "details": payload.details}})
+        verification = {"passed": payload.passed and not server_failed, "details": payload.details}
+        return Transition(Phase.SESSION_COMPLETE, None, {**extras, "verification": verification})
     if payload.passed:
-        return ctx.advance(Phase.POST_IMPL_VERIFY)
+        return ctx.advance(Phase.POST_IMPL_VERIFY, **extras)
     s.counters.verification_failure_count += 1
-    counted = s.board.record_failures(payload.failed_tasks or None, payload.details)
-    extras = {"failure_counts": {t.id: t.failure_count for t in counted}}
+    reason = payload.details
+    touched: set[str] | None = None
+    if server_failed:
+        assert report is not None
+        reason = f"the server's checks failed:\n{report.failure_text()}" + (f"\nagent: {payload.details}" if payload.details.strip() else "")
+        touched = set(report.changed_files or [])
+    counted = s.board.record_failures(payload.failed_tasks or None, reason, touched)
+    extras["failure_counts"] = {t.id: t.failure_count for t in counted}
     if s.board.max_failure_count() >= FAILURE_LIMIT and intervention_enabled(s.intent, s.flags):
         return Transition(Phase.VERIFY_INTERVENTION, None, extras)
-    transition = _revert(f"verification failed: {payload.details}")
+    transition = _revert(f"verification failed: {reason}")
     transition.extras.update(extras)
     return transition
 
@@ -186,17 +265,34 @@ def pre_commit(ctx: PhaseContext) -> Transition:
     s = ctx.state
     reviewed = [ctx.relative(f, "reviewed file") for f in payload.reviewed_files]
     discarded = [ctx.relative(f, "discarded file") for f in payload.discarded_files]
+    reallowed = [ctx.relative(f, "re-allowed file") for f in payload.reallowed_files]
     both = sorted(set(reviewed) & set(discarded))
     if both:
         raise PayloadMismatch(f"files are both reviewed and discarded: {both}", hint="put each file in one list only")
     if not (s.git.is_repo or s.git.snapshot):
         return ctx.advance(Phase.PRE_COMMIT, commit={"committed": False, "note": s.git.note or "not a git repository: nothing to commit"})
     kept = [f for f in ctx.git.changed_since_snapshot(s.git) if f not in set(discarded)]
-    outside = [f for f in kept if not ctx.write_allowed(f)]
+    not_flagged = sorted(set(reallowed) - set(s.pre_ready_changes))
+    if not_flagged:
+        raise PayloadMismatch(
+            f"reallowed_files names files that were not flagged as changed before READY: {not_flagged}",
+            hint=f"reallowed_files is only for the files flagged at READY ({s.pre_ready_changes or 'none'})",
+        )
+    early = [f for f in kept if f in set(s.pre_ready_changes) and f not in set(reallowed)]
+    if early:
+        raise PayloadMismatch(
+            f"files changed before the session reached READY, when writing was not allowed: {early}",
+            hint="put them in discarded_files to restore them to how they were at session start, or, after the "
+            "user agreed to keep them, in reallowed_files (and in reviewed_files)",
+        )
+    permitted = set(s.allowed_writes) | ctx.logged_writes() | set(reallowed)
+    outside = [f for f in kept if f not in permitted]
     if outside:
         raise PayloadMismatch(
-            f"files changed outside the write rules: {outside}",
-            hint="put them in discarded_files to restore them, or explore them (add_explored_files) and review them",
+            f"files changed without the write rules allowing them during READY: {outside}",
+            hint="put them in discarded_files to restore them to their content at session start. A file is committed "
+            "only when check_write_target answered allowed for it during READY (or the client hook allowed the write): "
+            "call check_write_target before writing a file",
         )
     unaccounted = [f for f in kept if f not in set(reviewed)]
     if unaccounted:

@@ -119,6 +119,7 @@ class PreCommitPayload(PhasePayload):
     review_prompt_used: str
     reviewed_files: list[str]
     discarded_files: list[str] = Field(default_factory=list)
+    reallowed_files: list[str] = Field(default_factory=list)  # flagged at READY as changed before it; kept by the user's choice
     commit_message: str
 
     @field_validator("commit_message")

@@ -51,6 +51,9 @@ class SessionState(BaseModel):
     completed_steps: list[int] = Field(default_factory=lambda: [1])
     window: int = 0  # accepted submits so far: the ledger's evidence window
     revert_reason: str | None = None  # set while READY planning follows a revert
+    ready_entered: bool = False  # READY was reached once: pre_ready_changes is recorded
+    pre_ready_changes: list[str] = Field(default_factory=list)  # files changed before READY (flagged, not evidence)
+    last_check: str | None = None  # summary of the server's latest verify run
     tool_counts: dict[str, dict[str, int]] = Field(default_factory=dict)
     started_at: str = Field(default_factory=now)
     updated_at: str = Field(default_factory=now)
@@ -73,6 +76,11 @@ class SessionState(BaseModel):
         if self.phase is Phase.READY and self.ready_substep:
             return f"READY ({self.ready_substep}, step {self.step})"
         return f"{self.phase.value} (step {self.step})"
+
+    @property
+    def tracks_changes(self) -> bool:
+        """The session has a starting point to measure its own changes against (git snapshot or content snapshot)."""
+        return bool(self.git.snapshot or self.git.content_baseline)
 
     def mark_completed(self, step: int) -> None:
         if step not in self.completed_steps:

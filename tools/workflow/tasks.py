@@ -7,13 +7,16 @@ for, and per-task failure counts live here whatever a payload claims.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from tools.errors import TaskValidationFailed
 from tools.project import ProjectRoot
-from tools.workflow.evidence import check_evidence
+from tools.workflow.evidence import EvidenceRef, check_evidence, parse_evidence
+
+OwnChange = Callable[[EvidenceRef, list[str]], str | None]
 
 MIN_SKIP_REASON_CHARS = 10
 _MAX_TASKS = 200
@@ -142,7 +145,7 @@ class TaskBoard(BaseModel):
             self.round_completed = [i for i in self.round_completed if i in seen]
 
     # completion -------------------------------------------------------------
-    def complete(self, task_id: str, checklist: list[dict[str, Any]], root: ProjectRoot) -> None:
+    def complete(self, task_id: str, checklist: list[dict[str, Any]], root: ProjectRoot, own_change: OwnChange | None = None) -> None:
         """Mark the next pending task completed once every checklist item is done with evidence or skipped with a reason."""
         if not self.is_planned():
             raise TaskValidationFailed("no tasks are registered yet", hint=_PLAN_SHAPE)
@@ -166,12 +169,12 @@ class TaskBoard(BaseModel):
                 f"task {task.id!r} is out of order: {nxt.id!r} comes first",
                 hint=f"complete tasks in registration order; report {nxt.id!r} now",
             )
-        task.checklist = self._checked_items(task, checklist, root)
+        task.checklist = self._checked_items(task, checklist, root, own_change)
         task.status = "completed"
         if task.id not in self.round_completed:
             self.round_completed.append(task.id)
 
-    def _checked_items(self, task: Task, checklist: Any, root: ProjectRoot) -> list[ChecklistItem]:
+    def _checked_items(self, task: Task, checklist: Any, root: ProjectRoot, own_change: OwnChange | None) -> list[ChecklistItem]:
         if not isinstance(checklist, list):
             raise TaskValidationFailed(f"task {task.id!r}: checklist must be a list", hint=f"send each item as {_ITEM_SHAPE}")
         reported: dict[str, dict[str, Any]] = {}
@@ -193,7 +196,7 @@ class TaskBoard(BaseModel):
             if entry is None:
                 problems.append(f"item {name!r} is not reported")
                 continue
-            item, problem = self._checked_item(name, entry, root)
+            item, problem = self._checked_item(name, entry, root, own_change)
             if problem:
                 problems.append(problem)
             elif item is not None:
@@ -206,14 +209,14 @@ class TaskBoard(BaseModel):
         return checked
 
     @staticmethod
-    def _checked_item(name: str, entry: dict[str, Any], root: ProjectRoot) -> tuple[ChecklistItem | None, str]:
+    def _checked_item(name: str, entry: dict[str, Any], root: ProjectRoot, own_change: OwnChange | None) -> tuple[ChecklistItem | None, str]:
         status = entry.get("status")
         if status == "done":
             evidence = entry.get("evidence")
             if not isinstance(evidence, str) or not evidence.strip():
                 return None, f"item {name!r} is done but has no evidence (send 'file.py:42' or 'file.py:42-58')"
             try:
-                ref = check_evidence(root, evidence)
+                ref = check_evidence(root, evidence, own_change)
             except TaskValidationFailed as err:
                 return None, f"item {name!r}: {err.message}"
             return ChecklistItem(item=name, status="done", evidence=str(ref)), ""
@@ -250,8 +253,19 @@ class TaskBoard(BaseModel):
         }
 
     # failures and reverts ---------------------------------------------------
-    def record_failures(self, task_ids: list[str] | None, reason: str) -> list[Task]:
-        """Count a failed verification against the named tasks (default: those completed in the latest round)."""
+    def evidence_files(self, task: Task) -> set[str]:
+        files: set[str] = set()
+        for item in task.checklist:
+            if item.status == "done" and item.evidence:
+                try:
+                    files.add(parse_evidence(item.evidence).path)
+                except TaskValidationFailed:
+                    continue
+        return files
+
+    def record_failures(self, task_ids: list[str] | None, reason: str, touched: set[str] | None = None) -> list[Task]:
+        """Count a failed verification against the named tasks; by default against the tasks of the latest
+        round whose evidence lies in `touched` (the files the change touched), else that whole round."""
         reason = (reason or "").strip()
         targets: list[Task]
         if task_ids:
@@ -265,6 +279,8 @@ class TaskBoard(BaseModel):
         else:
             round_ids = set(self.round_completed)
             targets = [t for t in self.tasks if t.id in round_ids] or [t for t in self.tasks if t.status == "completed"]
+            if touched:
+                targets = [t for t in targets if self.evidence_files(t) & touched] or targets
         for task in targets:
             task.failure_count += 1
             if reason:

@@ -1,0 +1,100 @@
+"""Detection per project kind, from the files alone."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tools.verify.detect import detect_commands
+
+
+def _write(root: Path, rel: str, text: str = "") -> None:
+    target = root / rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+
+
+def _runs(root: Path) -> list[list[str] | str]:
+    return [c.run for c in detect_commands(root).commands]
+
+
+def test_pytest_from_each_marker(tmp_path: Path) -> None:
+    markers = {
+        "pyproject.toml": "[tool.pytest.ini_options]\naddopts = '-q'\n",
+        "pytest.ini": "[pytest]\n",
+        "tox.ini": "[tox]\n[pytest]\n",
+        "setup.cfg": "[tool:pytest]\n",
+        "tests/test_app.py": "def test_x(): pass\n",
+    }
+    for index, (rel, text) in enumerate(markers.items()):
+        root = tmp_path / str(index)
+        _write(root, rel, text)
+        detection = detect_commands(root)
+        assert [c.name for c in detection.commands] == ["pytest"], rel
+        assert detection.commands[0].run[1:3] == ["-m", "pytest"]
+        assert detection.commands[0].when == []  # one kind of project: always relevant
+        assert rel.split("/")[0] in detection.found[0]
+
+
+def test_project_venv_python_is_used(tmp_path: Path) -> None:
+    _write(tmp_path, "pytest.ini", "[pytest]\n")
+    _write(tmp_path, ".venv/bin/python", "")
+    assert detect_commands(tmp_path).commands[0].run[0] == ".venv/bin/python"
+
+
+def test_pyproject_without_pytest_and_no_tests_is_nothing(tmp_path: Path) -> None:
+    _write(tmp_path, "pyproject.toml", "[project]\nname = 'x'\n")
+    detection = detect_commands(tmp_path)
+    assert detection.commands == []
+    assert "no test command found" in detection.report_lines()[0]
+
+
+def test_package_managers_and_the_npm_placeholder_script(tmp_path: Path) -> None:
+    for manager, lock in (("npm", None), ("pnpm", "pnpm-lock.yaml"), ("yarn", "yarn.lock")):
+        root = tmp_path / manager
+        _write(root, "package.json", json.dumps({"scripts": {"test": "vitest run"}}))
+        if lock:
+            _write(root, lock, "")
+        assert _runs(root) == [[manager, "test"]]
+    placeholder = tmp_path / "placeholder"
+    _write(placeholder, "package.json", json.dumps({"scripts": {"test": 'echo "Error: no test specified" && exit 1'}}))
+    assert _runs(placeholder) == []
+
+
+def test_go_cargo_maven_gradle(tmp_path: Path) -> None:
+    cases = {
+        "go.mod": ["go", "test", "./..."],
+        "Cargo.toml": ["cargo", "test"],
+        "pom.xml": ["mvn", "-q", "test"],
+        "build.gradle": ["gradle", "test"],
+    }
+    for rel, run in cases.items():
+        root = tmp_path / rel.replace(".", "_")
+        _write(root, rel, "")
+        assert _runs(root) == [run], rel
+    wrapper = tmp_path / "wrapper"
+    _write(wrapper, "build.gradle.kts", "")
+    _write(wrapper, "gradlew", "")
+    assert _runs(wrapper) == [["./gradlew", "test"]]
+
+
+def test_make_only_when_nothing_else_runs_the_tests(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    _write(plain, "Makefile", "CC=cc\ncheck:\n\t./run-checks\n")
+    assert _runs(plain) == [["make", "check"]]
+    both = tmp_path / "both"
+    _write(both, "Makefile", "test:\n\tpytest\n")
+    _write(both, "pytest.ini", "[pytest]\n")
+    detection = detect_commands(both)
+    assert [c.name for c in detection.commands] == ["pytest"]
+    assert any("Makefile has a 'test' target" in n for n in detection.notes)
+
+
+def test_several_kinds_get_their_own_globs(tmp_path: Path) -> None:
+    _write(tmp_path, "pytest.ini", "[pytest]\n")
+    _write(tmp_path, "web/../package.json", json.dumps({"scripts": {"test": "jest"}}))
+    _write(tmp_path, "go.mod", "module x\n")
+    detection = detect_commands(tmp_path)
+    assert [c.name for c in detection.commands] == ["pytest", "npm test", "go test"]
+    assert all(c.when for c in detection.commands)
+    assert "**/*.go" in detection.commands[2].when

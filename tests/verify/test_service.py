@@ -1,0 +1,107 @@
+"""CheckService on real temp projects: relevance by `when`, pytest suites that pass and fail, npm test,
+go test where Go exists, and reuse of a report made on the same changed files."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from tools.project import ProjectRoot
+from tools.verify.service import CheckService
+from tools.verify.settings import VerifyCommand, VerifySettings
+
+CALC = "def add(a, b):\n    return a + b\n\n\ndef subtract(a, b):\n    return a - b\n"
+TESTS = ("from calc import add, subtract\n\n\ndef test_add():\n    assert add(1, 2) == 3\n\n\n"
+         "def test_subtract():\n    assert subtract(3, 1) == 2\n")
+PYTEST = VerifyCommand(name="pytest", run=[sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], timeout_s=120)
+
+
+def pytest_project(root: Path, *, broken: bool) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "calc.py").write_text(CALC.replace("a - b", "a + b") if broken else CALC, encoding="utf-8")
+    (root / "test_calc.py").write_text(TESTS, encoding="utf-8")
+    (root / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    return root
+
+
+def service(root: Path, *commands: VerifyCommand) -> CheckService:
+    settings = VerifySettings(commands=list(commands))
+    return CheckService(ProjectRoot.from_args(root), lambda: settings)
+
+
+def test_no_commands_means_self_reported(tmp_path: Path) -> None:
+    report = service(tmp_path).run(None)
+    assert not report.configured and report.passed and not report.ran
+    assert "self-reported" in report.summary()
+
+
+def test_passing_pytest_suite(tmp_path: Path) -> None:
+    report = service(pytest_project(tmp_path / "p", broken=False), PYTEST).run(None)
+    assert report.passed and report.commands[0].verdict == "passed" and report.commands[0].failing_tests == []
+
+
+def test_failing_pytest_suite_names_the_test(tmp_path: Path) -> None:
+    report = service(pytest_project(tmp_path / "p", broken=True), PYTEST).run(None)
+    assert not report.passed
+    outcome = report.commands[0]
+    assert outcome.verdict == "failed" and outcome.exit_code == 1
+    assert outcome.failing_tests == ["test_calc.py::test_subtract"]
+    assert "test_subtract" in report.failure_text()
+
+
+def test_when_globs_pick_relevant_commands(tmp_path: Path) -> None:
+    root = pytest_project(tmp_path / "p", broken=True)
+    docs = VerifyCommand(name="docs", run=["true"], when=["docs/**"])
+    svc = service(root, PYTEST.model_copy(update={"when": ["**/*.py"]}), docs)
+    only_docs = svc.run(["docs/index.md"])
+    assert only_docs.passed and [c.name for c in only_docs.commands] == ["docs"]
+    assert only_docs.skipped[0].name == "pytest" and "when" in only_docs.skipped[0].reason
+    code = svc.run(["calc.py"])
+    assert not code.passed and [c.name for c in code.commands] == ["pytest"]
+
+
+def test_a_report_is_reused_only_for_the_same_changed_files(tmp_path: Path) -> None:
+    root = pytest_project(tmp_path / "p", broken=True)
+    counter = root / "count.txt"
+    command = VerifyCommand(name="count", run=f"echo x >> {counter}; exit 1")
+    svc = service(root, command)
+    svc.run(["calc.py"])
+    svc.run(["calc.py"], reuse=True)
+    assert counter.read_text().count("x") == 1
+    (root / "calc.py").write_text(CALC + "\n# edited\n", encoding="utf-8")
+    svc.run(["calc.py"], reuse=True)
+    assert counter.read_text().count("x") == 2
+
+
+def test_failing_npm_test_without_install(tmp_path: Path) -> None:
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed on this machine")
+    root = tmp_path / "web"
+    root.mkdir()
+    (root / "package.json").write_text(
+        '{"name": "web", "version": "1.0.0", "scripts": {"test": "node --test"}}\n', encoding="utf-8")
+    (root / "math.test.js").write_text(
+        "const test = require('node:test');\nconst assert = require('assert');\n"
+        "test('adds', () => { assert.strictEqual(1 + 1, 3); });\n"
+        "test('keeps', () => { assert.strictEqual(1, 1); });\n", encoding="utf-8")
+    report = service(root, VerifyCommand(name="npm test", run=["npm", "test"], timeout_s=120)).run(None)
+    assert not report.passed
+    assert report.commands[0].exit_code != 0
+    assert report.commands[0].failing_tests == ["adds"]
+
+
+def test_failing_go_test(tmp_path: Path) -> None:
+    if shutil.which("go") is None:
+        pytest.skip("no Go toolchain on this machine: `go test` cannot run here")
+    root = tmp_path / "calc"
+    root.mkdir()
+    (root / "go.mod").write_text("module example.com/calc\n\ngo 1.20\n", encoding="utf-8")
+    (root / "calc.go").write_text("package calc\n\nfunc Sub(a, b int) int { return a + b }\n", encoding="utf-8")
+    (root / "calc_test.go").write_text(
+        'package calc\n\nimport "testing"\n\nfunc TestSub(t *testing.T) {\n\tif Sub(3, 1) != 2 {\n\t\tt.Fatal("wrong")\n\t}\n}\n',
+        encoding="utf-8")
+    report = service(root, VerifyCommand(name="go test", run=["go", "test", "./..."], timeout_s=300)).run(None)
+    assert not report.passed and report.commands[0].failing_tests == ["TestSub"]

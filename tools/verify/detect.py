@@ -1,0 +1,146 @@
+"""Which check commands a project has: pytest, npm/pnpm/yarn test, go test, cargo test, make, Maven, Gradle.
+
+`code-intel init` writes what this finds into `config.json` under `verify.commands` and says what it
+found and why. Detection only reads files; it never runs anything. With one kind of project every
+command is always relevant (`when` empty); when several kinds share a project, each command is
+made relevant to its own kind's files so a change to the web client does not run the Go tests.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tools.verify.settings import VerifyCommand
+
+NPM_DEFAULT_TEST = "no test specified"
+_MAKE_TARGET = re.compile(r"^(test|check)\s*:(?!=)", re.MULTILINE)
+_PYTHON_TEST_FILE = re.compile(r"^(?:test_.*|.*_test)\.py$")
+
+
+@dataclass
+class Detection:
+    commands: list[VerifyCommand] = field(default_factory=list)
+    found: list[str] = field(default_factory=list)  # "pytest (pyproject.toml [tool.pytest.ini_options])"
+    notes: list[str] = field(default_factory=list)
+
+    def report_lines(self) -> list[str]:
+        if not self.commands:
+            return ["verify.commands: no test command found (pytest, npm/pnpm/yarn test, go test, cargo test, "
+                    "make test/check, mvn, gradle); the list is empty and POST_IMPL_VERIFY stays self-reported. "
+                    "Add commands to .code-intel/config.json to have the server run them.", *self.notes]
+        lines = [f"verify.commands: {c.name}: {c.shown()}  <- {why}" for c, why in zip(self.commands, self.found, strict=True)]
+        return lines + self.notes
+
+
+def _read(file: Path, limit: int = 1_000_000) -> str:
+    try:
+        if not file.is_file() or file.stat().st_size > limit:
+            return ""
+        return file.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _python(root: Path) -> str:
+    for candidate in (".venv/bin/python", "venv/bin/python"):
+        if (root / candidate).is_file():
+            return candidate
+    return "python3"
+
+
+def _pytest_reason(root: Path) -> str | None:
+    if "[tool.pytest.ini_options]" in _read(root / "pyproject.toml"):
+        return "pyproject.toml [tool.pytest.ini_options]"
+    if (root / "pytest.ini").is_file():
+        return "pytest.ini"
+    if "[pytest]" in _read(root / "tox.ini"):
+        return "tox.ini [pytest]"
+    if "[tool:pytest]" in _read(root / "setup.cfg"):
+        return "setup.cfg [tool:pytest]"
+    if (root / "conftest.py").is_file():
+        return "conftest.py"
+    for folder in ("tests", "test"):
+        base = root / folder
+        if base.is_dir() and any(_PYTHON_TEST_FILE.match(p.name) for p in _limited_walk(base)):
+            return f"{folder}/ with test_*.py files"
+    return None
+
+
+def _limited_walk(base: Path, limit: int = 2000) -> list[Path]:
+    out: list[Path] = []
+    for path in base.rglob("*.py"):
+        out.append(path)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def _package_manager(root: Path) -> str:
+    if (root / "pnpm-lock.yaml").is_file():
+        return "pnpm"
+    if (root / "yarn.lock").is_file():
+        return "yarn"
+    return "npm"
+
+
+def _npm_test(root: Path) -> tuple[str, str] | None:
+    text = _read(root / "package.json")
+    if not text:
+        return None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    scripts = data.get("scripts") if isinstance(data, dict) else None
+    test = scripts.get("test") if isinstance(scripts, dict) else None
+    if not isinstance(test, str) or not test.strip() or NPM_DEFAULT_TEST in test:
+        return None
+    return _package_manager(root), test
+
+
+def detect_commands(root: Path) -> Detection:
+    """Inspect `root` and propose its check commands (nothing is run)."""
+    found: list[tuple[VerifyCommand, str, list[str]]] = []  # command, why, its kind's globs
+    reason = _pytest_reason(root)
+    if reason:
+        cmd = VerifyCommand(name="pytest", run=[_python(root), "-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        found.append((cmd, reason, ["**/*.py", "*.toml", "*.cfg", "*.ini"]))
+    npm = _npm_test(root)
+    if npm:
+        manager, script = npm
+        cmd = VerifyCommand(name=f"{manager} test", run=[manager, "test"])
+        found.append((cmd, f"package.json scripts.test ({script[:60]})",
+                      ["**/*.js", "**/*.jsx", "**/*.ts", "**/*.tsx", "**/*.mjs", "**/*.cjs", "**/*.vue", "**/*.svelte", "package.json"]))
+    if (root / "go.mod").is_file():
+        found.append((VerifyCommand(name="go test", run=["go", "test", "./..."], timeout_s=1200), "go.mod", ["**/*.go", "go.mod", "go.sum"]))
+    if (root / "Cargo.toml").is_file():
+        found.append((VerifyCommand(name="cargo test", run=["cargo", "test"], timeout_s=1800), "Cargo.toml", ["**/*.rs", "Cargo.toml", "Cargo.lock"]))
+    if (root / "pom.xml").is_file():
+        found.append((VerifyCommand(name="mvn test", run=["mvn", "-q", "test"], timeout_s=1800), "pom.xml", ["**/*.java", "**/*.kt", "pom.xml"]))
+    gradle = next((n for n in ("build.gradle", "build.gradle.kts") if (root / n).is_file()), None)
+    if gradle:
+        runner = "./gradlew" if (root / "gradlew").is_file() else "gradle"
+        found.append((VerifyCommand(name="gradle test", run=[runner, "test"], timeout_s=1800), gradle,
+                      ["**/*.java", "**/*.kt", "**/*.gradle", "**/*.gradle.kts"]))
+    detection = Detection()
+    makefile = next((n for n in ("GNUmakefile", "makefile", "Makefile") if (root / n).is_file()), None)
+    targets = _MAKE_TARGET.findall(_read(root / makefile)) if makefile else []
+    if targets:
+        target = "test" if "test" in targets else "check"
+        if found:
+            detection.notes.append(f"{makefile} has a '{target}' target; not added because {found[0][0].name} already "
+                                   "runs the tests (add it to verify.commands if it checks more)")
+        else:
+            found.append((VerifyCommand(name=f"make {target}", run=["make", target], timeout_s=1200), f"{makefile} target '{target}'", []))
+    several = len(found) > 1
+    for cmd, why, globs in found:
+        if several:
+            cmd.when = list(globs)
+        detection.commands.append(cmd)
+        detection.found.append(why)
+    if several:
+        detection.notes.append("several kinds of project found: each command runs when files of its kind changed (its `when` globs)")
+    return detection

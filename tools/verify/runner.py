@@ -1,0 +1,164 @@
+"""Run one check command: in the project root, in its own process group, killed at its timeout.
+
+stdout and stderr are read together as they stream, decoded as UTF-8 with replacement (a test
+printing bytes that are not text cannot break the run), fed to the failure parsers line by line,
+and kept only as a bounded tail: a runner that prints gigabytes costs no memory. The exit code
+decides the verdict. When the command ends, whatever it left running in its process group is
+killed too, so a stray server started by a test cannot hold the session.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from pathlib import Path
+
+from tools.verify.models import CommandOutcome, Verdict
+from tools.verify.parsers import FailureCollector, clean
+from tools.verify.settings import VerifyCommand
+
+TAIL_LINES = 60
+TAIL_CHARS = 6000
+MAX_LINE_CHARS = 2000
+PROGRESS_EVERY_S = 5.0
+KILL_GRACE_S = 3.0
+
+# progress(elapsed seconds, message)
+Progress = Callable[[float, str], None]
+
+
+def _argv(command: VerifyCommand) -> list[str]:
+    if isinstance(command.run, str):
+        return ["/bin/sh", "-c", command.run]
+    return list(command.run)
+
+
+def _environment() -> dict[str, str]:
+    env = dict(os.environ)
+    env.setdefault("CI", "true")  # test runners that watch by default (jest, vitest) run once
+    env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+    return env
+
+
+class _Reader(threading.Thread):
+    """Drains the pipe: feeds every line to the collector and keeps a bounded tail."""
+
+    def __init__(self, stream: object, collector: FailureCollector) -> None:
+        super().__init__(daemon=True)
+        self.stream = stream
+        self.collector = collector
+        self.tail: deque[str] = deque(maxlen=TAIL_LINES)
+        self.lines = 0
+
+    def _line(self, data: bytes) -> None:
+        text = clean(data.decode("utf-8", errors="replace"))
+        if len(text) > MAX_LINE_CHARS:
+            text = text[:MAX_LINE_CHARS] + " [...]"
+        self.lines += 1
+        self.tail.append(text)
+        self.collector.feed(text)
+
+    def run(self) -> None:
+        pending = b""
+        read = getattr(self.stream, "read1", None) or self.stream.read  # type: ignore[attr-defined]
+        try:
+            while True:
+                chunk = read(65536)
+                if not chunk:
+                    break
+                pending += chunk
+                *complete, pending = pending.split(b"\n")
+                for line in complete:
+                    self._line(line)
+                if len(pending) > MAX_LINE_CHARS * 4:  # a huge line without newline: cut it
+                    self._line(pending)
+                    pending = b""
+        except (OSError, ValueError):
+            pass
+        if pending:
+            self._line(pending)
+
+    def tail_text(self) -> str:
+        text = "\n".join(self.tail)
+        return text[-TAIL_CHARS:]
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM to the command's process group, then SIGKILL after a grace period."""
+    for sig, wait in ((signal.SIGTERM, KILL_GRACE_S), (signal.SIGKILL, KILL_GRACE_S)):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, sig)
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _reap_group(pgid: int) -> None:
+    """Kill whatever the command left behind in its group (background servers, stuck children)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def run_command(command: VerifyCommand, cwd: Path, progress: Progress | None = None) -> CommandOutcome:
+    """Run `command` in `cwd`; never raises for the command's own failures."""
+    shown = command.shown()
+    collector = FailureCollector()
+    started = time.monotonic()
+    try:
+        proc = subprocess.Popen(  # noqa: S603 - the user's own configured command
+            _argv(command), cwd=str(cwd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, start_new_session=True, env=_environment(),
+        )
+    except OSError as err:
+        return CommandOutcome(name=command.name, command=shown, verdict="error",
+                              note=f"could not start: {err.strerror or err} ({_argv(command)[0]})",
+                              duration_s=round(time.monotonic() - started, 3))
+    reader = _Reader(proc.stdout, collector)
+    reader.start()
+    timed_out = False
+    next_report = PROGRESS_EVERY_S
+    while True:
+        elapsed = time.monotonic() - started
+        remaining = command.timeout_s - elapsed
+        if remaining <= 0:
+            timed_out = True
+            _kill_group(proc)
+            break
+        try:
+            proc.wait(timeout=min(remaining, 0.5))
+            break
+        except subprocess.TimeoutExpired:
+            pass
+        if progress is not None and elapsed >= next_report:
+            next_report += PROGRESS_EVERY_S
+            with contextlib.suppress(Exception):  # a lost client must not stop the check
+                progress(elapsed, f"{command.name}: running for {elapsed:.0f}s ({reader.lines} lines of output)")
+    _reap_group(proc.pid)
+    reader.join(timeout=KILL_GRACE_S)
+    if proc.stdout is not None:
+        with contextlib.suppress(OSError):
+            proc.stdout.close()
+    duration = round(time.monotonic() - started, 3)
+    code = None if timed_out else proc.returncode
+    verdict: Verdict
+    if timed_out:
+        verdict = "timed_out"
+        note = f"killed after its {command.timeout_s:g}s timeout (timeout_s in config.json verify.commands)"
+    else:
+        verdict = "passed" if code == 0 else "failed"
+        note = ""
+        if code == 127 and isinstance(command.run, str):
+            note = "exit 127: the shell could not find the program"
+    return CommandOutcome(
+        name=command.name, command=shown, verdict=verdict, exit_code=code, duration_s=duration,
+        failing_tests=collector.names if verdict != "passed" else [], excerpt=collector.excerpt if verdict != "passed" else [],
+        tail=reader.tail_text(), note=note,
+    )

@@ -1,0 +1,84 @@
+"""Which lines did this session change? Evidence must point at them.
+
+A `done` checklist item proves itself with a span of lines. Pointing at code that was already there
+proves nothing, so the span must overlap lines the session added or modified, measured against the
+file as it was when the session started (the git snapshot, or the content snapshot outside a
+repository). A file that changed before the session reached READY is not the session's own work
+either: it was written while the rules forbade writing, and its lines are refused as evidence.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable
+
+from tools.workflow.evidence import EvidenceRef
+from tools.workflow.ports import Baseline, GitPort, GitSessionInfo
+
+SKIP_HINT = "an item already satisfied by existing code is reported as {item, status: 'skipped', reason: '...'}"
+_MAX_DIFF_LINES = 200_000
+
+
+def changed_ranges(old: str | None, new_lines: list[str]) -> list[tuple[int, int]]:
+    """1-based inclusive line ranges of `new_lines` that are not in `old` (all of them when old is None)."""
+    if not new_lines:
+        return []
+    if old is None:
+        return [(1, len(new_lines))]
+    old_lines = old.splitlines()
+    if len(old_lines) + len(new_lines) > _MAX_DIFF_LINES:  # too big to diff line by line: compare whole lines as sets
+        known = set(old_lines)
+        return _runs(i + 1 for i, line in enumerate(new_lines) if line not in known)
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    ranges: list[tuple[int, int]] = []
+    for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
+        if tag in ("replace", "insert") and j2 > j1:
+            ranges.append((j1 + 1, j2))
+    return ranges
+
+
+def _runs(numbers: Iterable[int]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for n in numbers:
+        if out and out[-1][1] == n - 1:
+            out[-1] = (out[-1][0], n)
+        else:
+            out.append((n, n))
+    return out
+
+
+def overlaps(ranges: list[tuple[int, int]], start: int, end: int) -> bool:
+    return any(a <= end and start <= b for a, b in ranges)
+
+
+def describe(ranges: list[tuple[int, int]], limit: int = 6) -> str:
+    shown = [f"{a}" if a == b else f"{a}-{b}" for a, b in ranges[:limit]]
+    return ", ".join(shown) + (" ..." if len(ranges) > limit else "")
+
+
+OwnChange = Callable[[EvidenceRef, list[str]], str | None]
+
+
+def own_change_check(git: GitPort, info: GitSessionInfo, pre_ready: Iterable[str]) -> OwnChange:
+    """A check for check_evidence: None when the span overlaps the session's own change, else the problem."""
+    flagged = set(pre_ready)
+
+    def problem(ref: EvidenceRef, lines: list[str]) -> str | None:
+        if ref.path in flagged:
+            return (f"{ref.path} was changed before the session reached READY (while writing was not allowed), "
+                    "so its lines are not accepted as evidence; " + SKIP_HINT)
+        base: Baseline = git.baseline(info, ref.path)
+        if not base.known:
+            return (f"{ref.path} has no recorded starting content in this session (this folder is not a git "
+                    "repository, and the file was never explored or checked with check_write_target before it was "
+                    "written), so the server cannot tell your lines from old ones; explore it or call "
+                    "check_write_target before writing it")
+        ranges = changed_ranges(base.text, lines)
+        if not ranges:
+            return f"{ref.path} is unchanged since the session started: evidence must point at lines you wrote; " + SKIP_HINT
+        if not overlaps(ranges, ref.start, ref.end):
+            return (f"lines {ref.start}-{ref.end} of {ref.path} were not changed in this session (changed lines: "
+                    f"{describe(ranges)}); point at the lines you wrote, or " + SKIP_HINT)
+        return None
+
+    return problem

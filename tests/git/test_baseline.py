@@ -1,0 +1,55 @@
+"""What a file held when the session started, in a real repository and in a plain folder, and the
+changed-line ranges evidence is judged against."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tools.git.service import GitService
+from tools.project import ProjectRoot
+from tools.workflow.changes import changed_ranges
+
+from .conftest import APP, TestRepo
+
+
+def test_repository_baseline_is_the_snapshot_not_head(repo: TestRepo) -> None:
+    repo.write("app.py", APP + "\n# user's own uncommitted edit\n")
+    service = repo.service()
+    info = service.begin_session("s1")
+    repo.write("app.py", APP + "\n# user's own uncommitted edit\n\ndef session():\n    return 3\n")
+    repo.write("new.py", "X = 1\n")
+    base = service.baseline(info, "app.py")
+    assert base.known and base.text is not None and "user's own uncommitted edit" in base.text
+    lines = repo.read("app.py").splitlines()
+    assert changed_ranges(base.text, lines) == [(len(lines) - 2, len(lines))]  # the user's edit is not the session's
+    new = service.baseline(info, "new.py")
+    assert new.known and new.text is None
+    service.remember_baseline(info, ["app.py"])  # nothing to do in a repository
+    assert not (repo.path / ".code-intel" / "sessions" / "s1.baseline").exists()
+
+
+def test_plain_folder_content_snapshot(tmp_path: Path) -> None:
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    (folder / "a.py").write_text("def a():\n    return 1\n", encoding="utf-8")
+    service = GitService(ProjectRoot.from_args(folder))
+    info = service.begin_session("s2")
+    assert not info.is_repo and info.content_baseline == "s2"
+    assert not service.baseline(info, "a.py").known  # never explored or asked about
+    service.remember_baseline(info, ["a.py", "b.py"])
+    (folder / "a.py").write_text("def a():\n    return 1\n\n\ndef b():\n    return 2\n", encoding="utf-8")
+    (folder / "b.py").write_text("B = 1\n", encoding="utf-8")
+    service.remember_baseline(info, ["a.py"])  # already recorded: the later content does not replace it
+    assert service.baseline(info, "a.py").text == "def a():\n    return 1\n"
+    assert service.baseline(info, "b.py") == service.baseline(info, "b.py") and service.baseline(info, "b.py").text is None
+    assert service.changed_since_snapshot(info) == ["a.py", "b.py"]
+    service.end_session(info)
+    assert not (folder / ".code-intel" / "sessions" / "s2.baseline").exists()
+
+
+def test_changed_ranges() -> None:
+    old = "a\nb\nc\n"
+    assert changed_ranges(old, ["a", "b", "c"]) == []
+    assert changed_ranges(old, ["a", "B", "c", "d", "e"]) == [(2, 2), (4, 5)]
+    assert changed_ranges(None, ["x", "y"]) == [(1, 2)]
+    assert changed_ranges(old, ["a", "c"]) == []  # a pure deletion leaves no new line to point at

@@ -1,0 +1,304 @@
+"""The doors #13 closes, each driven through the engine: server-run checks decide POST_IMPL_VERIFY,
+evidence must be the session's own change, only files the rules allowed in READY are committed, and
+filled QUERY_FRAME slots need quotes. Checks run for real (pytest, shell commands) in the temp project."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tools.config import Config, ContextSettings
+from tools.project import ProjectRoot
+from tools.verify.service import CheckService
+from tools.verify.settings import VerifyCommand, VerifySettings
+from tools.workflow.engine import WorkflowEngine
+
+from .conftest import Driver, FakeGit
+
+TEST_APP = '''\
+import importlib.util
+import pathlib
+
+_spec = importlib.util.spec_from_file_location("app", pathlib.Path(__file__).parent / "src" / "app.py")
+app = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(app)
+
+
+def test_add():
+    assert app.add(1, 2) == 3
+
+
+def test_subtract():
+    assert app.subtract_task_1(3, 1) == 2
+'''
+PYTEST = VerifyCommand(name="pytest", run=[sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_app.py"],
+                       timeout_s=120)
+
+
+def checked_engine(project: ProjectRoot, git: FakeGit, *commands: VerifyCommand) -> WorkflowEngine:
+    settings = VerifySettings(commands=list(commands))
+    return WorkflowEngine(project, git=git, context=lambda: ContextSettings(), config=lambda: Config(),
+                          checks=CheckService(project, lambda: settings))
+
+
+@pytest.fixture
+def checked(app_project: ProjectRoot, fake_git: FakeGit) -> Any:
+    (app_project.path / "test_app.py").write_text(TEST_APP, encoding="utf-8")
+    engines: list[WorkflowEngine] = []
+
+    def build(*commands: VerifyCommand) -> Driver:
+        engines.append(checked_engine(app_project, fake_git, *commands))
+        return Driver(engines[-1], fake_git, app_project)
+
+    yield build
+    for engine in engines:
+        engine.close()
+
+
+def _break_subtract(root: Path) -> None:
+    app = root / "src" / "app.py"
+    app.write_text(app.read_text(encoding="utf-8").replace("return a - b", "return a + b"), encoding="utf-8")
+
+
+def _to_verify(driver: Driver, *, broken: bool) -> dict[str, Any]:
+    resp = driver.run(driver.start(), until="READY")
+    resp = driver.run(resp, until="POST_IMPL_VERIFY")
+    if broken:
+        _break_subtract(driver.root.path)
+    return resp
+
+
+def _verify_payload(passed: bool, details: str = "") -> dict[str, Any]:
+    return {"verifier_used": "backend.md", "passed": passed, "details": details or ("ok" if passed else "broken"),
+            "tools_used": ["Bash"], "summary": "verification"}
+
+
+# ------------------------------------------------------------------ server-run verification
+def test_server_verdict_wins_over_a_claimed_pass(checked):
+    driver = checked(PYTEST)
+    resp = _to_verify(driver, broken=True)
+    assert resp["phase"] == "POST_IMPL_VERIFY"
+    refused = driver.submit(_verify_payload(True))
+    assert refused["error"] == "payload_mismatch"
+    assert "pytest failed" in refused["message"] and "test_app.py::test_subtract" in refused["hint"]
+    assert refused["server_checks"]["commands"][0]["failing_tests"] == ["test_app.py::test_subtract"]
+    assert refused["current_phase"] == "POST_IMPL_VERIFY"
+
+    reverted = driver.submit(_verify_payload(False, "I saw it fail"))
+    assert reverted["phase"] == "READY" and reverted["step"] == 12 and reverted["reverted"] is True
+    assert "test_app.py::test_subtract" in reverted["instruction"]  # the failing test reaches the revert instruction
+    assert "assert 4 == 2" in reverted["instruction"]
+    assert reverted["failure_counts"] == {"task_1": 1}
+    status = driver.status()
+    assert status["counters"]["verification_failure_count"] == 1
+    assert "test_subtract" in status["last_check"]
+
+
+def test_failures_counted_by_the_server_reach_the_intervention(checked):
+    driver = checked(PYTEST)
+    _to_verify(driver, broken=True)
+    for round_no in range(3):
+        resp = driver.submit(_verify_payload(False))
+        if round_no < 2:
+            assert resp["phase"] == "READY"
+            resp = driver.run(resp, until="POST_IMPL_VERIFY")
+            _break_subtract(driver.root.path)  # the fix tasks did not fix it
+    assert resp["phase"] == "VERIFY_INTERVENTION"
+
+
+def test_a_passing_run_accepts_passed_and_a_self_reported_failure(checked):
+    driver = checked(PYTEST)
+    _to_verify(driver, broken=False)
+    back = driver.submit(_verify_payload(False, "the manual check of the CLI failed"))
+    assert back["phase"] == "READY" and "manual check of the CLI failed" in back["instruction"]
+    assert back["server_checks"]["passed"] is True
+    resp = driver.run(back, until="POST_IMPL_VERIFY")
+    ok = driver.submit(_verify_payload(True))
+    assert ok["success"] and ok["phase"] != "POST_IMPL_VERIFY"
+    assert ok["server_checks"]["commands"][0]["verdict"] == "passed"
+    assert resp["phase"] == "POST_IMPL_VERIFY"
+
+
+def test_without_commands_the_pass_is_self_reported(driver):
+    resp = driver.run(driver.start(), until="POST_IMPL_VERIFY")
+    ok = driver.submit(driver.payload(resp))
+    assert ok["success"] and "self-reported" in ok["verification_note"]
+
+
+def test_a_hanging_check_is_killed_and_fails_the_phase(checked):
+    driver = checked(VerifyCommand(name="hang", run="echo started; sleep 120", timeout_s=1))
+    _to_verify(driver, broken=False)
+    refused = driver.submit(_verify_payload(True))
+    assert refused["error"] == "payload_mismatch" and "timed out" in refused["message"]
+    outcome = refused["server_checks"]["commands"][0]
+    assert outcome["verdict"] == "timed_out" and "started" in outcome["tail"]
+
+
+def test_run_checks_only_in_verification_phases(checked):
+    driver = checked(PYTEST)
+    driver.start()
+    with pytest.raises(Exception) as early:
+        driver.engine.run_checks()
+    assert "VERIFICATION and POST_IMPL_VERIFY" in str(early.value)
+    _to_verify(driver, broken=True)
+    report = driver.engine.run_checks()
+    assert report["passed"] is False and report["failing_tests"] == ["test_app.py::test_subtract"]
+
+
+def test_only_verify_reports_the_server_verdict(checked):
+    driver = checked(PYTEST)
+    resp = driver.start(flags=["--only-verify"])
+    assert resp["phase"] == "POST_IMPL_VERIFY"
+    done = driver.submit(_verify_payload(False, "not checked"))
+    assert done["phase"] == "SESSION_COMPLETE"
+    assert done["verification"]["passed"] is False and done["server_checks"]["passed"] is False
+
+
+# ------------------------------------------------------------------ evidence must be the session's own
+def _at_implementation(driver: Driver) -> dict[str, Any]:
+    resp = driver.run(driver.start(), until="READY")
+    return driver.submit(driver.payload(resp))  # planning accepted: step 13
+
+
+def test_evidence_on_unchanged_lines_of_a_changed_file_is_refused(driver):
+    _at_implementation(driver)
+    payload = driver.implementation("task_1")
+    payload["checklist"][0]["evidence"] = "src/app.py:1-3"  # the old add(), not the new subtract
+    bad = driver.submit(payload)
+    assert bad["error"] == "task_validation_failed"
+    assert "not changed in this session" in bad["message"] and "skipped" in bad["message"]
+
+
+def test_evidence_in_an_untouched_file_is_refused(driver):
+    _at_implementation(driver)
+    payload = driver.implementation("task_1")
+    payload["checklist"][0]["evidence"] = "README.md:1"
+    bad = driver.submit(payload)
+    assert bad["error"] == "task_validation_failed" and "unchanged since the session started" in bad["message"]
+
+
+def test_a_skipped_item_needs_no_change(driver):
+    _at_implementation(driver)
+    payload = driver.implementation("task_1")
+    payload["checklist"][0] = {"item": payload["checklist"][0]["item"], "status": "skipped",
+                               "reason": "add() already does this; nothing to write"}
+    assert driver.submit(payload)["success"]
+
+
+def test_a_pre_ready_write_is_flagged_refused_as_evidence_and_must_be_discarded(driver, fake_git, app_project):
+    resp = driver.start()
+    while resp["phase"] != "EXPLORATION":
+        resp = driver.submit(driver.payload(resp))
+    app = app_project.path / "src" / "app.py"
+    app.write_text(app.read_text(encoding="utf-8") + "\n\ndef sneaky(a, b):\n    return a * b\n", encoding="utf-8")
+    fake_git.changed.append("src/app.py")
+    resp = driver.run(resp, until="READY")
+    assert resp["pre_ready_changes"] == ["src/app.py"] and "before READY" in resp["warning"]
+    assert driver.status()["pre_ready_changes"] == ["src/app.py"]
+    resp = driver.submit(driver.payload(resp))
+    payload = driver.implementation("task_1")
+    bad = driver.submit(payload)
+    assert bad["error"] == "task_validation_failed" and "before the session reached READY" in bad["message"]
+
+    payload["checklist"][0] = {"item": payload["checklist"][0]["item"], "status": "skipped",
+                               "reason": "the flagged file is left to the user's decision"}
+    resp = driver.run(driver.submit(payload), until="PRE_COMMIT")
+    commit = driver.payload(resp)
+    refused = driver.submit(commit)
+    assert refused["error"] == "payload_mismatch" and "before the session reached READY" in refused["message"]
+    assert "src/app.py" in refused["message"] and "discarded_files" in refused["hint"]
+    kept = driver.submit(commit | {"reallowed_files": ["src/app.py"]})
+    assert kept["success"] and kept["phase"] == "QUALITY_REVIEW"
+
+
+def test_reallowed_files_only_names_flagged_files(driver, fake_git):
+    resp = driver.run(driver.start(), until="PRE_COMMIT")
+    bad = driver.submit(driver.payload(resp) | {"reallowed_files": ["src/app.py"]})
+    assert bad["error"] == "payload_mismatch" and "not flagged" in bad["message"]
+
+
+# ------------------------------------------------------------------ commit gate
+def test_a_file_never_allowed_is_refused_at_pre_commit(driver, fake_git, app_project):
+    resp = driver.run(driver.start(), until="PRE_COMMIT")
+    (app_project.path / "src" / "extra.py").write_text("X = 1\n", encoding="utf-8")
+    fake_git.changed.append("src/extra.py")  # written in READY without asking check_write_target
+    payload = driver.payload(resp)
+    refused = driver.submit(payload)
+    assert refused["error"] == "payload_mismatch" and "src/extra.py" in refused["message"]
+    assert "check_write_target" in refused["hint"] and "discarded_files" in refused["hint"]
+    accepted = driver.submit(payload | {"reviewed_files": ["src/app.py"], "discarded_files": ["src/extra.py"]})
+    assert accepted["success"]
+    assert fake_git.called("commit")[-1] == (["src/app.py"], ["src/extra.py"], "Add subtract")
+
+
+def test_the_hook_write_log_counts_as_allowed(driver, fake_git, app_project):
+    resp = driver.run(driver.start(), until="PRE_COMMIT")
+    (app_project.path / "src" / "extra.py").write_text("X = 1\n", encoding="utf-8")
+    fake_git.changed.append("src/extra.py")
+    log = app_project.state_dir / "sessions" / f"{resp['session_id']}.writes.jsonl"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text("not json\n"
+                   + json.dumps({"file": "src/extra.py", "allowed": False, "phase": "READY"}) + "\n"
+                   + json.dumps({"file": "src/extra.py", "allowed": True, "phase": "EXPLORATION"}) + "\n", encoding="utf-8")
+    assert driver.submit(driver.payload(resp))["error"] == "payload_mismatch"  # refusals and other phases do not count
+    with log.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"file_path": str(app_project.path / "src" / "extra.py"), "decision": "allow",
+                                 "phase": "READY"}) + "\n")
+    assert "src/extra.py" not in driver.engine.review_changes()["outside_write_rules"]
+    assert driver.submit(driver.payload(resp))["success"]
+
+
+# ------------------------------------------------------------------ QUERY_FRAME quotes
+def _at_query_frame(driver: Driver) -> dict[str, Any]:
+    resp = driver.start()
+    while resp["phase"] != "QUERY_FRAME":
+        resp = driver.submit(driver.payload(resp))
+    return driver.payload(resp)
+
+
+def test_a_filled_slot_without_a_quote_is_refused(driver):
+    payload = _at_query_frame(driver)
+    bad = driver.submit(payload | {"desired_action": "add subtract"})
+    assert bad["error"] == "payload_mismatch" and "desired_action" in bad["message"]
+    unquoted_constraint = driver.submit(payload | {"constraints": ["keep add unchanged"], "quotes": {"target_feature": "a subtract function"}})
+    assert unquoted_constraint["error"] == "payload_mismatch" and "constraints" in unquoted_constraint["message"]
+    empty_slots = payload | {"target_feature": None, "constraints": "none", "quotes": {}}
+    assert driver.submit(empty_slots)["success"]
+
+
+@pytest.mark.parametrize("quote", [
+    "a subtr\u0430ct function",  # Cyrillic a
+    "a sub\u200btract function",  # zero-width space
+    "\uff41 subtract function",  # full-width a
+    "ad",  # too short to back anything
+])
+def test_disguised_or_empty_quotes_stay_refused(driver, quote):
+    payload = _at_query_frame(driver)
+    bad = driver.submit(payload | {"quotes": {"target_feature": quote, "constraints": "with a test"}})
+    assert bad["error"] == "payload_mismatch" and "target_feature" in bad["message"]
+
+
+# ------------------------------------------------------------------ a folder that is not a repository
+def test_plain_folder_evidence_is_judged_against_the_content_snapshot(app_project):
+    from tools.git.service import GitService
+
+    engine = WorkflowEngine(app_project, git=GitService(app_project), context=lambda: ContextSettings(),
+                            config=lambda: Config())
+    try:
+        driver = Driver(engine, FakeGit(), app_project)  # FakeGit only steers the driver; the engine uses real GitService
+        driver.git = engine.git  # type: ignore[assignment]
+        _at_implementation(driver)  # EXPLORATION recorded src/app.py before READY
+        (app_project.path / "notes.py").write_text("def note():\n    return 'n'\n", encoding="utf-8")
+        payload = driver.implementation("task_1")
+        old_lines = payload | {"checklist": [payload["checklist"][0] | {"evidence": "src/app.py:1-3"}]}
+        bad = driver.submit(old_lines)
+        assert bad["error"] == "task_validation_failed" and "not changed in this session" in bad["message"]
+        unknown = driver.submit(payload | {"checklist": [payload["checklist"][0] | {"evidence": "notes.py:1-2"}]})
+        assert unknown["error"] == "task_validation_failed" and "no recorded starting content" in unknown["message"]
+        assert driver.submit(payload)["success"]
+    finally:
+        engine.close()

@@ -13,20 +13,13 @@ from typing import Any
 import anyio
 import pytest
 
-from tools.demo import DemoAgent, Printer, connect, create_sample, follow
+from tools.demo import DemoAgent, Printer, connect, follow
 
 pytestmark = pytest.mark.slow
 
 
 def git(repo: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout
-
-
-@pytest.fixture
-def sample(tmp_path: Path) -> Path:
-    repo = tmp_path / "calc"
-    create_sample(repo)
-    return repo
 
 
 def test_full_implement_session_commits_and_merges(sample: Path) -> None:

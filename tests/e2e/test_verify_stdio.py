@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tools.demo import DemoAgent, Printer, connect, create_sample, follow
+from tools.demo import DemoAgent, Printer, connect, follow
 
 pytestmark = pytest.mark.slow
 
@@ -33,13 +33,6 @@ class OverconfidentAgent(DemoAgent):
     async def post_impl_verify(self, resp: dict[str, Any]) -> dict[str, Any]:
         return {"verifier_used": ".code-intel/verifiers/backend.md", "passed": True, "details": "all good",
                 "tools_used": ["Bash"], "summary": "Tests pass (not actually run)."}
-
-
-@pytest.fixture
-def sample(tmp_path: Path) -> Path:
-    repo = tmp_path / "calc"
-    create_sample(repo)
-    return repo
 
 
 def test_claimed_success_on_a_broken_change_goes_back_to_ready(sample: Path) -> None:

@@ -20,6 +20,7 @@ import sys
 import sysconfig
 import tempfile
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -136,20 +137,31 @@ def mrr(ranks: list[int | None], cutoff: int = 10) -> float:
     return sum(1.0 / r for r in ranks if r is not None and r <= cutoff) / max(len(ranks), 1)
 
 
-def bm25_baseline(targets: list[Target], queries: list[Target], *, plain: bool = False) -> float:
-    """BM25 (rank_bm25) over the documented functions only, with the tokens of our lexical side: identifier
-    parts, stemmed, stop words dropped (`plain`: identifier parts as they are, the tokens of earlier runs)."""
+def bm25_ranker(documents: list[str], *, plain: bool = False) -> Callable[[str, int], list[int]]:
+    """BM25 (rank_bm25) over `documents` with the tokens of our lexical side: identifier parts, stemmed, stop
+    words dropped (`plain`: identifier parts as they are, the tokens of earlier runs). Returns
+    rank(query, k): the indices of the k best documents, best first."""
     from rank_bm25 import BM25Okapi
 
     def tokens(text: str) -> list[str]:
         return lexical_tokens(text, stemmed=not plain, english=not plain)
 
-    bm25 = BM25Okapi([tokens(t.code) or ["_"] for t in targets])
+    bm25 = BM25Okapi([tokens(d) or ["_"] for d in documents])
+
+    def rank(query: str, k: int) -> list[int]:
+        scores = bm25.get_scores(tokens(query))
+        return sorted(range(len(documents)), key=lambda i: -scores[i])[:k]
+
+    return rank
+
+
+def bm25_baseline(targets: list[Target], queries: list[Target], *, plain: bool = False) -> float:
+    """MRR@10 of BM25 over the documented functions only (see bm25_ranker for the tokens)."""
+    rank = bm25_ranker([t.code for t in targets], plain=plain)
     index_of = {id(t): i for i, t in enumerate(targets)}
     ranks: list[int | None] = []
     for q in queries:
-        scores = bm25.get_scores(tokens(q.query))
-        order = sorted(range(len(targets)), key=lambda i: -scores[i])[:10]
+        order = rank(q.query, 10)
         want = index_of[id(q)]
         ranks.append(order.index(want) + 1 if want in order else None)
     return mrr(ranks)
@@ -169,11 +181,18 @@ def dense_baseline(index: SemanticIndex, targets: list[Target], queries: list[Ta
     return mrr(ranks)
 
 
-def hit_rank(results: list[tuple[str, int, int]], q: Target) -> int | None:
-    for rank, (file, start, end) in enumerate(results[:10], 1):
-        if file == q.file and start <= q.end and end >= q.start:
+def first_hit(results: list[tuple[str, int, int]], answers: Iterable[tuple[str, int, int]],
+              cutoff: int = 10) -> int | None:
+    """The 1-based rank of the first result (file, start, end) in the right file overlapping an answer span."""
+    wanted = list(answers)
+    for rank, (file, start, end) in enumerate(results[:cutoff], 1):
+        if any(file == a_file and start <= a_end and end >= a_start for a_file, a_start, a_end in wanted):
             return rank
     return None
+
+
+def hit_rank(results: list[tuple[str, int, int]], q: Target) -> int | None:
+    return first_hit(results, [(q.file, q.start, q.end)])
 
 
 def evaluate_search(index: SemanticIndex, queries: list[Target], weights: list[float]) -> dict[str, float]:

@@ -15,6 +15,7 @@ from tools.config import Config, ContextSettings
 from tools.project import ProjectRoot
 from tools.verify.service import CheckService
 from tools.verify.settings import VerifyCommand, VerifySettings
+from tools.workflow import write_log
 from tools.workflow.engine import WorkflowEngine
 
 from .conftest import Driver, FakeGit
@@ -239,15 +240,15 @@ def test_the_hook_write_log_counts_as_allowed(driver, fake_git, app_project):
     resp = driver.run(driver.start(), until="PRE_COMMIT")
     (app_project.path / "src" / "extra.py").write_text("X = 1\n", encoding="utf-8")
     fake_git.changed.append("src/extra.py")
-    log = app_project.state_dir / "sessions" / f"{resp['session_id']}.writes.jsonl"
-    log.parent.mkdir(parents=True, exist_ok=True)
-    log.write_text("not json\n"
-                   + json.dumps({"file": "src/extra.py", "allowed": False, "phase": "READY"}) + "\n"
-                   + json.dumps({"file": "src/extra.py", "allowed": True, "phase": "EXPLORATION"}) + "\n", encoding="utf-8")
-    assert driver.submit(driver.payload(resp))["error"] == "payload_mismatch"  # refusals and other phases do not count
-    with log.open("a", encoding="utf-8") as handle:
-        handle.write(json.dumps({"file_path": str(app_project.path / "src" / "extra.py"), "decision": "allow",
-                                 "phase": "READY"}) + "\n")
+    sessions = app_project.state_dir / "sessions"
+    log = write_log.log_file(sessions, resp["session_id"])
+    log.write_text("not json\n" + json.dumps({"file": "src/extra.py", "allowed": True, "phase": "READY"}) + "\n",
+                   encoding="utf-8")
+    write_log.append(sessions, write_log.WriteEntry(session_id=resp["session_id"], phase="EXPLORATION", tool="Edit",
+                                                    files=("src/extra.py",)))
+    assert driver.submit(driver.payload(resp))["error"] == "payload_mismatch"  # malformed lines and other phases do not count
+    write_log.append(sessions, write_log.WriteEntry(session_id=resp["session_id"], phase="READY", step=13, tool="Write",
+                                                    files=("src/extra.py",)))
     assert "src/extra.py" not in driver.engine.review_changes()["outside_write_rules"]
     assert driver.submit(driver.payload(resp))["success"]
 

@@ -4,14 +4,16 @@ Writes happen only in READY, only inside the project (symlinks resolved) and nev
 `.code-intel/`. Inside READY a file may be written when it was explored, when it is new and sits
 beside explored files, when it is pure markup (exploration is relaxed for HTML/CSS/Markdown), or
 when the user chose to skip exploration (--fast / --quick).
+
+The client hook (`code-intel hook pre-tool-use`) imports this module on every Edit/Write/Bash call,
+so it stays free of pydantic and of every heavy library: the decision is a plain dataclass.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-
-from pydantic import BaseModel
 
 from tools.errors import PathOutsideProject
 from tools.languages import MARKUP_SUFFIXES, is_markup
@@ -20,7 +22,8 @@ from tools.project import ProjectRoot
 PROTECTED_DIRS = (".git", ".code-intel")
 
 
-class WriteDecision(BaseModel):
+@dataclass(frozen=True)
+class WriteDecision:
     allowed: bool
     reason: str
     file: str

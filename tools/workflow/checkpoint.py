@@ -4,21 +4,27 @@ Layout (the v1.13 memo): {"version", "orchestrator_state": {...}, "phase_payload
 Writes go to a temp file in the same folder, are fsynced, then renamed over the old file, so a
 crash leaves either the old or the new checkpoint, never half of one. Over the size limit, older
 summaries are shortened (then dropped) until it fits; the submit never fails for size.
+
+A checkpoint also carries `status`: the phase, step, instruction and expected_payload the server
+last answered, so the client hooks can tell the agent where it stands without the contract.
+The hooks read checkpoints through `view` on every Edit/Write/Bash call: this module imports
+pydantic and SessionState only inside `load`, so that path stays on the standard library.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from tools.errors import CheckpointCorrupt
 from tools.fsutil import write_atomic
 from tools.project import ProjectRoot
-from tools.workflow.state import SessionState
+
+if TYPE_CHECKING:
+    from tools.workflow.state import SessionState
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +36,24 @@ _SHORTEN_TO = (400, 120, 0)  # successive summary lengths tried for old summarie
 def _cleanup_hint(file: str) -> str:
     return (f"delete {file} (or call cleanup_stale_branches, which deletes every checkpoint and resets the "
             "session), then call start_session again")
+
+
+@dataclass(frozen=True)
+class CheckpointView:
+    """The part of a checkpoint the client hooks act on, read as plain JSON (no validation of the rest)."""
+
+    file: Path
+    session_id: str
+    phase: str
+    explored_files: tuple[str, ...]
+    relaxed: bool  # --fast / --quick: exploration was skipped, so any project file may be written in READY
+    compaction_count: int
+    status: dict[str, Any] = field(default_factory=dict)  # the server's last answer (see save)
+
+    @property
+    def step(self) -> int | None:
+        step = self.status.get("step")
+        return step if isinstance(step, int) and not isinstance(step, bool) else None
 
 
 class CheckpointStore:
@@ -49,11 +73,26 @@ class CheckpointStore:
         files = [p for p in self.folder.glob("*.json") if p.is_file()]
         return sorted(files, key=lambda p: p.stat().st_mtime, reverse=True)
 
+    def active_file(self, lock_owner: dict[str, Any] | None) -> Path | None:
+        """The lock owner's checkpoint when there is one, else the newest checkpoint, else None."""
+        session_id = lock_owner.get("session_id") if lock_owner else None
+        if isinstance(session_id, str) and session_id:
+            named = self.path_for(session_id)
+            if named.is_file():
+                return named
+        files = self.files()
+        return files[0] if files else None
+
     # writing ----------------------------------------------------------------
-    def save(self, state: SessionState, phase_payloads: dict[str, dict[str, str]]) -> int:
-        """Write the checkpoint; returns its size in bytes. Shortens old summaries when too large."""
-        document = {"version": CHECKPOINT_VERSION, "orchestrator_state": state.to_checkpoint(),
-                    "phase_payloads": phase_payloads}
+    def save(self, state: SessionState, phase_payloads: dict[str, dict[str, str]],
+             status: dict[str, Any] | None = None) -> int:
+        """Write the checkpoint; returns its size in bytes. Shortens old summaries when too large.
+
+        `status` is the phase response the agent was last given (phase, step, instruction, ...)."""
+        document: dict[str, Any] = {"version": CHECKPOINT_VERSION, "orchestrator_state": state.to_checkpoint(),
+                                    "phase_payloads": phase_payloads}
+        if status:
+            document["status"] = status
         text = json.dumps(document, ensure_ascii=False)
         if len(text.encode("utf-8")) > self.max_bytes:
             text = self._compressed(document)
@@ -79,8 +118,8 @@ class CheckpointStore:
         return text
 
     # reading ----------------------------------------------------------------
-    def load(self, file: Path) -> tuple[SessionState, dict[str, dict[str, str]]]:
-        """The state and summaries in a checkpoint, or checkpoint_corrupt saying how to clean up."""
+    def read_document(self, file: Path) -> dict[str, Any]:
+        """The checkpoint's JSON with an `orchestrator_state` object, or checkpoint_corrupt."""
         try:
             document = json.loads(file.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
@@ -89,6 +128,36 @@ class CheckpointStore:
         if not isinstance(document, dict) or not isinstance(document.get("orchestrator_state"), dict):
             raise CheckpointCorrupt(f"checkpoint {self.root.relative(file)} has no orchestrator_state",
                                     hint=_cleanup_hint(self.root.relative(file)))
+        return document
+
+    def view(self, file: Path) -> CheckpointView:
+        """The hooks' reading of a checkpoint; checkpoint_corrupt when a field they need is missing or mistyped."""
+        document = self.read_document(file)
+        state = document["orchestrator_state"]
+        flags = state.get("flags") if isinstance(state.get("flags"), dict) else {}
+        explored = state.get("explored_files", [])
+        status = document.get("status")
+        count = state.get("compaction_count", 0)
+        problems = [name for name, ok in (
+            ("session_id", isinstance(state.get("session_id"), str) and bool(state.get("session_id"))),
+            ("phase", isinstance(state.get("phase"), str) and bool(state.get("phase"))),
+            ("explored_files", isinstance(explored, list) and all(isinstance(f, str) for f in explored)),
+            ("compaction_count", isinstance(count, int)),
+        ) if not ok]
+        if problems:
+            raise CheckpointCorrupt(f"checkpoint {self.root.relative(file)} is invalid at '{problems[0]}'",
+                                    hint=_cleanup_hint(self.root.relative(file)))
+        return CheckpointView(file=file, session_id=state["session_id"], phase=state["phase"],
+                              explored_files=tuple(explored), relaxed=bool(flags.get("fast") or flags.get("quick")),
+                              compaction_count=count, status=status if isinstance(status, dict) else {})
+
+    def load(self, file: Path) -> tuple[SessionState, dict[str, dict[str, str]]]:
+        """The state and summaries in a checkpoint, or checkpoint_corrupt saying how to clean up."""
+        from pydantic import ValidationError
+
+        from tools.workflow.state import SessionState
+
+        document = self.read_document(file)
         try:
             state = SessionState.model_validate(document["orchestrator_state"])
         except ValidationError as err:

@@ -7,17 +7,15 @@ works while a server holds the session. `clean` is cleanup_stale_branches from t
 from __future__ import annotations
 
 import argparse
-import json
 import socket
 import sys
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from tools.errors import CodeIntelError
 from tools.project import STATE_DIR, ProjectRoot
 from tools.workflow.checkpoint import CheckpointStore
-from tools.workflow.lock import LOCK_FILE, pid_alive
+from tools.workflow.lock import ProjectLock, pid_alive
 from tools.workflow.state import SessionState
 
 
@@ -39,16 +37,6 @@ def _age(stamp: str | float | None) -> str:
     return " ".join(parts[:2] or [f"{secs}s"]) + " ago"
 
 
-def _read_lock(sessions: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads((sessions / LOCK_FILE).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def _describe_lock(owner: dict[str, Any] | None) -> str:
     if owner is None:
         return "none (no server holds this project)"
@@ -59,16 +47,6 @@ def _describe_lock(owner: dict[str, Any] | None) -> str:
     if host == socket.gethostname():
         return where + (" (running)" if pid_alive(pid) else " (stale: the process is gone)")
     return where + " (another host)"
-
-
-def _pick_checkpoint(sessions: Path, owner: dict[str, Any] | None) -> Path | None:
-    """The lock owner's checkpoint when there is one, else the newest checkpoint."""
-    if owner and isinstance(owner.get("session_id"), str):
-        named = sessions / f"{owner['session_id']}.json"
-        if named.is_file():
-            return named
-    files = sorted((p for p in sessions.glob("*.json") if p.is_file()), key=lambda p: p.stat().st_mtime, reverse=True)
-    return files[0] if files else None
 
 
 def _status_lines(state: SessionState, checkpoint: str, lock: str, others: int) -> list[str]:
@@ -102,8 +80,9 @@ def run_status(args: argparse.Namespace) -> int:
     """Print the project's active session; exit 1 with one clear line when there is none."""
     root = ProjectRoot.from_args(getattr(args, "project", None))
     sessions = root.path / STATE_DIR / "sessions"
-    owner = _read_lock(sessions) if sessions.is_dir() else None
-    file = _pick_checkpoint(sessions, owner) if sessions.is_dir() else None
+    store = CheckpointStore(root)
+    owner = ProjectLock(root).owner() if sessions.is_dir() else None
+    file = store.active_file(owner) if sessions.is_dir() else None
     if file is None:
         line = f"no active session in {root.path}"
         if owner:
@@ -111,7 +90,7 @@ def run_status(args: argparse.Namespace) -> int:
         print(line)
         return 1
     try:
-        state, _ = CheckpointStore(root).load(file)
+        state, _ = store.load(file)
     except CodeIntelError as err:
         print(f"code-intel status: {err.message}" + (f"\n  hint: {err.hint}" if err.hint else ""), file=sys.stderr)
         return 1

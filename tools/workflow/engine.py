@@ -183,11 +183,20 @@ class WorkflowEngine:
         assert self._state is not None
         self._state.tool_counts = self._ledger.counts
         try:
-            self.checkpoints.save(self._state, self._summaries)
+            self.checkpoints.save(self._state, self._summaries, self._status_for_hooks(self._state))
         except OSError as err:
             log.exception("checkpoint write failed")
             return f"checkpoint not written ({err}); recovery after a restart may lose this step"
         return None
+
+    def _status_for_hooks(self, state: SessionState) -> dict[str, Any] | None:
+        """What the agent was last told (phase, step, instruction, expected_payload), kept in the checkpoint
+        for the SessionStart hook, which must answer without loading the contract."""
+        try:
+            response = phase_response(self.root, state, self._contract(state))
+        except CodeIntelError:  # a broken phase_contract.yml: the hook falls back to the phase name
+            return None
+        return {key: response[key] for key in ("phase", "step", "instruction", "expected_payload", "call")}
 
     def _restore(self) -> SessionState:
         """The session in memory, else the newest checkpoint's (taking the project lock)."""

@@ -1,55 +1,118 @@
-"""The hooks' write log, read defensively: which files a client hook allowed the agent to write.
+"""The write log: every write the client hook allowed during a session, one JSON object per line.
 
-The Claude Code / Codex pre-tool-use hook asks the write rules before every Edit/Write and appends
-one JSON object per decision to `.code-intel/sessions/<session_id>.writes.jsonl`. The commit gate
-counts a file as allowed when an entry for it says it was allowed while the session was in READY.
-Until the hooks' own module defines the format, this reader accepts the shapes such a log can
-reasonably take (`file`, `path` or `file_path`; `allowed: true` or `decision: "allow"`; an optional
-`phase`) and skips anything else: a line it cannot read is never taken as permission.
+`code-intel hook pre-tool-use` runs before the agent's own Edit/Write/MultiEdit/NotebookEdit,
+Codex's apply_patch and Bash. When a session is active and the write rules allow the write, the
+hook appends one entry to `.code-intel/sessions/<session_id>.writes.jsonl`:
+
+    {"time": "2026-11-23T20:41:07Z", "session_id": "20261123_204012_ab12", "phase": "READY",
+     "step": 13, "tool": "Edit", "files": ["src/app.py"]}
+
+- `time`: UTC, ISO 8601, seconds.
+- `session_id`: the code-intel session (not the client's conversation id); also the file's name.
+- `phase` and `step`: where the session stood when the write was allowed (writes are allowed only
+  in READY, so `phase` is "READY"; the field is kept so a reader never has to assume it).
+- `tool`: the client's tool name as the hook saw it (`Edit`, `Write`, `MultiEdit`, `NotebookEdit`,
+  `apply_patch`, `Bash`).
+- `files`: the files written, relative to the project root, POSIX separators, never empty.
+- `command` (Bash only, optional): the command, cut to 500 characters.
+
+Only allowed writes are logged, so a file changed in the session but named by no entry was
+changed behind the hook's back (a tool the hook does not see, an editor, a Bash form it cannot
+parse). The commit gate and review_changes read the log through `allowed_writes`.
+
+This module is imported by the hook on every tool call: standard library only.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
-MAX_LOG_BYTES = 20_000_000
-_PATH_KEYS = ("file", "path", "file_path")
-_ALLOW_WORDS = {"allow", "allowed", "approve", "approved"}
+LOG_SUFFIX = ".writes.jsonl"
+MAX_LOG_BYTES = 20_000_000  # a reader refuses (reads nothing from) a log grown past this
+MAX_COMMAND_CHARS = 500
 
 
 def log_file(sessions_dir: Path, session_id: str) -> Path:
-    return sessions_dir / f"{session_id}.writes.jsonl"
+    """`.code-intel/sessions/<session_id>.writes.jsonl`."""
+    return sessions_dir / f"{session_id}{LOG_SUFFIX}"
 
 
-def _allowed(entry: dict[str, object]) -> bool:
-    flag = entry.get("allowed")
-    if isinstance(flag, bool):
-        return flag
-    decision = entry.get("decision") or entry.get("permissionDecision")
-    return isinstance(decision, str) and decision.strip().lower() in _ALLOW_WORDS
+@dataclass(frozen=True)
+class WriteEntry:
+    session_id: str
+    phase: str
+    tool: str
+    files: tuple[str, ...]
+    step: int | None = None
+    command: str | None = None
+    time: str = field(default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+
+    def to_json(self) -> str:
+        data: dict[str, object] = {"time": self.time, "session_id": self.session_id, "phase": self.phase}
+        if self.step is not None:
+            data["step"] = self.step
+        data["tool"] = self.tool
+        data["files"] = list(self.files)
+        if self.command is not None:
+            data["command"] = self.command[:MAX_COMMAND_CHARS]
+        return json.dumps(data, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, line: str) -> WriteEntry | None:
+        """The entry on one line, or None for a line that is not a well-formed entry."""
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError:
+            return None
+        if not isinstance(data, dict):
+            return None
+        files = data.get("files")
+        texts = (data.get("session_id"), data.get("phase"), data.get("tool"), data.get("time"))
+        if not all(isinstance(t, str) and t for t in texts):
+            return None
+        if not isinstance(files, list) or not files or not all(isinstance(f, str) and f for f in files):
+            return None
+        step = data.get("step")
+        command = data.get("command")
+        return cls(session_id=data["session_id"], phase=data["phase"], tool=data["tool"], files=tuple(files),
+                   step=step if isinstance(step, int) and not isinstance(step, bool) else None,
+                   command=command if isinstance(command, str) else None, time=data["time"])
+
+
+def append(sessions_dir: Path, entry: WriteEntry) -> Path:
+    """Append one entry. A single write() of one line in append mode, so concurrent hooks never interleave."""
+    if not entry.files:
+        raise ValueError("a write entry names at least one file")
+    target = log_file(sessions_dir, entry.session_id)
+    data = (entry.to_json() + "\n").encode("utf-8")
+    fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+    return target
+
+
+def read_entries(file: Path) -> list[WriteEntry]:
+    """Every well-formed entry of a log; malformed lines are skipped (never read as permission)."""
+    try:
+        if not file.is_file() or file.stat().st_size > MAX_LOG_BYTES:
+            return []
+        text = file.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    entries = (WriteEntry.from_json(line) for line in text.splitlines() if line.strip())
+    return [e for e in entries if e is not None]
 
 
 def allowed_writes(file: Path) -> set[str]:
-    """Paths (as logged) that an entry allowed during READY; empty when the log is missing or unreadable."""
-    try:
-        if not file.is_file() or file.stat().st_size > MAX_LOG_BYTES:
-            return set()
-        text = file.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return set()
-    out: set[str] = set()
-    for line in text.splitlines():
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if not isinstance(entry, dict) or not _allowed(entry):
-            continue
-        phase = entry.get("phase")
-        if phase is not None and phase != "READY":
-            continue
-        path = next((entry[k] for k in _PATH_KEYS if isinstance(entry.get(k), str) and entry[k].strip()), None)
-        if path:
-            out.add(str(path).strip())
-    return out
+    """The files the hook allowed to be written in READY, as logged (project-relative POSIX paths)."""
+    return {f for e in read_entries(file) if e.phase == "READY" for f in e.files}
+
+
+def remove(sessions_dir: Path, session_id: str) -> None:
+    log_file(sessions_dir, session_id).unlink(missing_ok=True)

@@ -1,4 +1,4 @@
-"""`code-intel` command line: serve, init, doctor, index, search, status, clean, check, demo.
+"""`code-intel` command line: serve, init, doctor, index, search, status, clean, check, demo, hook.
 
 Each subcommand's work lives in the package that owns it; this module only parses arguments
 and imports the implementation lazily, so `code-intel --help` stays instant.
@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "clean": "tools.workflow.commands:run_clean",
     "check": "tools.verify.commands:run_check",
     "demo": "tools.demo:run_demo",
+    "hook": "tools.hooks.run:run_hook",
 }
 
 
@@ -67,6 +68,11 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="drive a whole session on a generated sample repository")
     demo.add_argument("--keep", action="store_true", help="keep the sample repository afterwards")
     demo.add_argument("--dir", help="create the sample repository here instead of a temp folder")
+
+    hook = sub.add_parser("hook", help="answer a Claude Code / Codex hook event read from stdin (init installs these)")
+    # a free string, checked by run_hook: an argparse error would exit 2, which Claude Code reads as "block"
+    hook.add_argument("event", help="pre-tool-use or session-start")
+    _project_arg(hook)
     return parser
 
 

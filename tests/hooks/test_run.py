@@ -1,0 +1,104 @@
+"""`code-intel hook ...` as the clients run it: a process reading stdin, answering JSON, always exiting 0."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.workflow.conftest import Driver
+from tools.project import ProjectRoot
+
+CODE_INTEL = str(Path(sys.executable).parent / "code-intel")
+HEAVY = ("mcp", "pydantic", "pydantic_core", "chromadb", "torch", "sentence_transformers", "tree_sitter",
+         "tree_sitter_language_pack", "yaml", "git")
+
+
+def run(event: str, stdin: str, *args: str, python_flags: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+    argv = [sys.executable, *python_flags, "-m", "tools.cli"] if python_flags else [CODE_INTEL]
+    return subprocess.run([*argv, "hook", event, *args], input=stdin, capture_output=True, text=True, timeout=60)
+
+
+def edit_event(root: ProjectRoot, rel: str = "src/app.py", tool: str = "Edit") -> str:
+    return json.dumps({"session_id": "c1", "hook_event_name": "PreToolUse", "cwd": str(root.path), "tool_name": tool,
+                       "tool_input": {"file_path": str(root.path / rel), "old_string": "a", "new_string": "b"}})
+
+
+def answer(result: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_deny_is_the_documented_json_with_exit_0(driver: Driver, app_project: ProjectRoot) -> None:
+    resp = driver.start()
+    out = answer(run("pre-tool-use", edit_event(app_project), "--project", str(app_project.path)))
+    specific = out["hookSpecificOutput"]
+    assert specific["hookEventName"] == "PreToolUse" and specific["permissionDecision"] == "deny"
+    assert "only in the READY phase" in specific["permissionDecisionReason"]
+    assert resp["phase"] in specific["permissionDecisionReason"]
+
+
+def test_allow_prints_nothing(app_project: ProjectRoot) -> None:
+    result = run("pre-tool-use", edit_event(app_project), "--project", str(app_project.path))
+    assert result.returncode == 0 and result.stdout == "" and result.stderr == ""
+
+
+def test_project_falls_back_to_the_event_cwd(driver: Driver, app_project: ProjectRoot) -> None:
+    driver.start()
+    out = answer(run("pre-tool-use", edit_event(app_project)))
+    assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_session_start_answers_additional_context(driver: Driver, app_project: ProjectRoot) -> None:
+    driver.start()
+    event = json.dumps({"hook_event_name": "SessionStart", "source": "compact", "cwd": str(app_project.path)})
+    out = answer(run("session-start", event, "--project", str(app_project.path)))
+    assert out["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    assert "DOCUMENT_RESEARCH (step 3)" in out["hookSpecificOutput"]["additionalContext"]
+
+
+def test_own_failure_without_a_session_allows_with_a_warning(app_project: ProjectRoot) -> None:
+    result = run("pre-tool-use", "{ this is not json", "--project", str(app_project.path))
+    assert result.returncode == 0 and result.stdout == ""
+    assert "code-intel hook: failed" in result.stderr and "no session" in result.stderr
+
+
+def test_own_failure_inside_a_session_before_ready_denies(driver: Driver, app_project: ProjectRoot) -> None:
+    driver.start()
+    out = answer(run("pre-tool-use", "[1, 2]", "--project", str(app_project.path)))
+    assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "hook failed" in out["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+def test_own_failure_in_ready_lets_the_call_through_with_a_warning(driver: Driver, app_project: ProjectRoot) -> None:
+    resp = driver.run(driver.start(), until="READY")
+    assert resp["phase"] == "READY"
+    result = run("pre-tool-use", "not json", "--project", str(app_project.path))
+    assert result.returncode == 0 and result.stdout == "" and "session in READY" in result.stderr
+
+
+def test_broken_checkpoint_denies_writes(driver: Driver, app_project: ProjectRoot) -> None:
+    resp = driver.start()
+    (app_project.state_dir / "sessions" / f"{resp['session_id']}.json").write_bytes(b"\x00\xff")
+    out = answer(run("pre-tool-use", edit_event(app_project), "--project", str(app_project.path)))
+    assert "cannot be read" in out["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+def test_unknown_event_is_a_non_blocking_error(app_project: ProjectRoot) -> None:
+    result = run("post-tool-use", "{}", "--project", str(app_project.path))
+    assert result.returncode == 1 and "unknown hook event" in result.stderr
+
+
+@pytest.mark.parametrize("event", ["pre-tool-use", "session-start"])
+def test_no_heavy_library_is_imported(driver: Driver, app_project: ProjectRoot, event: str) -> None:
+    resp = driver.run(driver.start(), until="READY")
+    driver.submit(driver.payload(resp))
+    stdin = edit_event(app_project) if event == "pre-tool-use" else json.dumps({"source": "compact"})
+    result = run(event, stdin, "--project", str(app_project.path), python_flags=("-X", "importtime"))
+    assert result.returncode == 0
+    imported = {line.split("|")[-1].strip().split(".")[0] for line in result.stderr.splitlines() if "import time:" in line}
+    assert "tools" in imported and not imported.intersection(HEAVY), sorted(imported.intersection(HEAVY))

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 from pathlib import Path
 
@@ -80,3 +81,30 @@ def test_project_check_names_the_bad_key(project_dir: Path) -> None:
     (project_dir / ".code-intel" / "config.json").write_text('{"chunk_max_tokens": "big"}', encoding="utf-8")
     result = check_project(project_dir)
     assert not result.ok and "chunk_max_tokens" in result.detail
+
+
+def test_client_files_check_reports_missing_current_outdated_and_edited(project_dir: Path, tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from tools.context.installer import InstallOptions, install
+    from tools.doctor import check_client_files
+
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
+    skill_result, hooks_result = check_client_files(project_dir)
+    assert not skill_result.ok and "missing" in skill_result.detail
+    assert not hooks_result.ok and hooks_result.fix == f"code-intel init {project_dir}"
+
+    install(project_dir, options=InstallOptions(codex=True))
+    assert all(r.ok for r in check_client_files(project_dir)), check_client_files(project_dir)
+    assert ".agents/skills/code/SKILL.md" in check_client_files(project_dir)[0].detail
+
+    settings = project_dir / ".claude" / "settings.json"
+    data = json.loads(settings.read_text(encoding="utf-8"))
+    data["hooks"]["PreToolUse"][0]["hooks"][0]["command"] = "/old/venv/bin/code-intel hook pre-tool-use --project x"
+    settings.write_text(json.dumps(data), encoding="utf-8")
+    hooks_result = check_client_files(project_dir)[1]
+    assert not hooks_result.ok and "hooks.PreToolUse[code-intel]): changed by hand" in hooks_result.detail
+    assert hooks_result.fix and "--force" in hooks_result.fix and "--codex" in hooks_result.fix
+
+    install(project_dir, options=InstallOptions(remove_hooks=True))
+    hooks_result = check_client_files(project_dir)[1]
+    assert not hooks_result.ok and hooks_result.detail.count("missing") == 4

@@ -157,9 +157,9 @@ def test_gitignore_is_appended_once_and_runtime_state_is_ignored(git_project: Pa
 
 
 def test_gitignore_with_equivalent_entries_is_left_alone(project_dir: Path) -> None:
-    (project_dir / ".gitignore").write_text("/.code-intel/\n", encoding="utf-8")
+    (project_dir / ".gitignore").write_text("/.code-intel/\n.claude/settings.local.json\n", encoding="utf-8")
     install(project_dir)
-    assert (project_dir / ".gitignore").read_text(encoding="utf-8") == "/.code-intel/\n"
+    assert (project_dir / ".gitignore").read_text(encoding="utf-8") == "/.code-intel/\n.claude/settings.local.json\n"
 
 
 def test_missing_folder_is_refused(tmp_path: Path) -> None:
@@ -179,14 +179,8 @@ def test_script_without_arguments_prints_usage() -> None:
     assert result.returncode == 2 and "usage:" in result.stderr
 
 
-def test_list_entries_merge_beside_the_users_own_items(project_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """How the hooks will plug in: one item of a list in .claude/settings.json is ours."""
-    from tools.context import installer
-
-    ours = {"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "/abs/code-intel-hook"}]}
-    entry = installer.JsonEntry(file=".claude/settings.json", keys=("hooks", "PreToolUse"), value=ours,
-                                item_id="code-intel", identifies=lambda item: "code-intel-hook" in json.dumps(item))
-    monkeypatch.setattr(installer, "JSON_ENTRIES", [*installer.JSON_ENTRIES, lambda ctx: entry])
+def test_list_entries_merge_beside_the_users_own_items(project_dir: Path) -> None:
+    """One item of a list in .claude/settings.json is ours (the PreToolUse hook group); the user's stay."""
     settings = project_dir / ".claude" / "settings.json"
     settings.parent.mkdir()
     users = {"matcher": "Bash", "hooks": [{"type": "command", "command": "my-linter"}]}
@@ -194,12 +188,15 @@ def test_list_entries_merge_beside_the_users_own_items(project_dir: Path, monkey
 
     install(project_dir)
     merged = json.loads(settings.read_text(encoding="utf-8"))
-    assert merged["hooks"]["PreToolUse"] == [users, ours] and merged["model"] == "x"
-    assert [a.status for a in install(project_dir).actions if a.path.startswith(".claude")] == ["unchanged"]
+    ours = json.loads(json.dumps(merged["hooks"]["PreToolUse"][1]))
+    assert merged["hooks"]["PreToolUse"][0] == users and merged["model"] == "x"
+    assert " hook pre-tool-use --project " in ours["hooks"][0]["command"]
+    assert {a.status for a in install(project_dir).actions if a.path.startswith(".claude/settings")} == {"unchanged"}
 
     merged["hooks"]["PreToolUse"][1]["matcher"] = "Edit"  # the user narrows our hook
     settings.write_text(json.dumps(merged), encoding="utf-8")
-    assert [a.status for a in install(project_dir).actions if a.path.startswith(".claude")] == ["kept"]
+    statuses = {a.path: a.status for a in install(project_dir).actions}
+    assert statuses[".claude/settings.json (hooks.PreToolUse[code-intel])"] == "kept"
     install(project_dir, force=True)
     assert json.loads(settings.read_text(encoding="utf-8"))["hooks"]["PreToolUse"] == [users, ours]
 

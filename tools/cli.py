@@ -40,8 +40,13 @@ def build_parser() -> argparse.ArgumentParser:
     init = sub.add_parser("init", help="write .code-intel/, the /code skill, hooks and .mcp.json into a project")
     init.add_argument("dir", nargs="?", default=".", help="project folder (default: current folder)")
     init.add_argument("--force", action="store_true", help="overwrite files you changed")
+    init.add_argument("--codex", action="store_true", help="also install for Codex: the $code skill, .codex/hooks.json and the MCP entry")
+    init.add_argument("--no-hooks", action="store_true", help="install without the PreToolUse/SessionStart hooks")
+    init.add_argument("--no-allow", action="store_true", help="do not allow every code-intel tool in .claude/settings.json")
+    init.add_argument("--remove-hooks", action="store_true", help="only take code-intel's hooks out of the client settings")
 
-    doctor = sub.add_parser("doctor", help="check rg, ctags, git, tree-sitter, the embedding model and Chroma")
+    doctor = sub.add_parser("doctor", help="check rg, ctags, git, tree-sitter, the embedding model and Chroma "
+                            "(with --project: also the project's settings, /code skill and hooks)")
     _project_arg(doctor)
 
     index = sub.add_parser("index", help="build or update the semantic index")

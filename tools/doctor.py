@@ -3,7 +3,8 @@
 One line per check; the exit code is non-zero when anything is missing, and the last lines name
 each missing piece with the command that fixes it. Checks run the real thing (parse a snippet,
 embed a sentence with the network off, write and query a Chroma collection) rather than only
-looking for files.
+looking for files. With `--project DIR` it also checks the project's settings, and that the /code
+skill and the client hooks are installed and current.
 """
 
 from __future__ import annotations
@@ -201,6 +202,7 @@ def run_doctor(args: argparse.Namespace) -> int:
     results = run_checks()
     if getattr(args, "project", None):
         results.append(check_project(Path(args.project)))
+        results.extend(check_client_files(Path(args.project)))
     print(format_results(results))
     return 0 if all(r.ok for r in results) else 1
 
@@ -219,3 +221,39 @@ def check_project(folder: Path) -> CheckResult:
         return CheckResult(name="project", ok=False, detail=err.message, fix=err.hint or "fix the file named above")
     state = "initialised" if root.state_dir.is_dir() else "not initialised (defaults apply; run code-intel init)"
     return CheckResult(name="project", ok=True, detail=f"{root.path}: settings load, {state}")
+
+
+def check_client_files(folder: Path) -> list[CheckResult]:
+    """With --project: the /code skill and the hooks are installed and match what this code-intel writes.
+
+    The installer plans (without writing) what `init` would do now; any file or entry it would create,
+    refresh or keep as the user's is reported, with the command that repairs it. Codex files are
+    checked when the project has any of them."""
+    from tools.context import skill
+    from tools.context.clients import CODEX_HOOKS, hook_entries
+    from tools.context.installer import InstallOptions, plan
+    from tools.errors import CodeIntelError
+
+    root = folder.expanduser().resolve()
+    codex = (root / skill.CODEX_PATH).exists() or (root / CODEX_HOOKS).exists()
+    try:
+        ctx, planned = plan(root, InstallOptions(codex=codex))
+    except CodeIntelError as err:
+        fix = err.hint or "fix the file named above"
+        return [CheckResult(name=name, ok=False, detail=err.message, fix=fix) for name in ("skill", "hooks")]
+    statuses = {item.action.path: item.action.status for item in planned}
+    hook_labels = [f"{e.file} ({'.'.join(e.keys)}[{e.item_id}])" for e in hook_entries(ctx)]
+    skill_labels = [skill.CLAUDE_PATH] + ([skill.CODEX_PATH] if codex else [])
+    init = f"code-intel init {root}" + (" --codex" if codex else "")
+    words = {"created": "missing", "updated": "outdated", "kept": "changed by hand",
+             "overwritten": "changed by hand"}
+
+    def verdict(name: str, labels: list[str], what: str) -> CheckResult:
+        problems = [f"{label}: {words[statuses[label]]}" for label in labels if statuses.get(label) in words]
+        if not problems:
+            return CheckResult(name=name, ok=True, detail=f"{what} installed and current ({', '.join(labels)})")
+        by_hand = any(statuses.get(label) in ("kept", "overwritten") for label in labels)
+        return CheckResult(name=name, ok=False, detail="; ".join(problems),
+                           fix=f"{init} --force (replaces your changes)" if by_hand else init)
+
+    return [verdict("skill", skill_labels, "/code skill"), verdict("hooks", hook_labels, "hooks")]

@@ -2,13 +2,20 @@
 
 The installer is a list of steps. Each step looks at the project and plans actions; nothing is
 written until every step has planned, so a refusal (say, an unreadable .mcp.json) leaves the
-project untouched. The steps today:
+project untouched. The steps:
 
-- template trees: `templates/code-intel/` -> `DIR/.code-intel/` (later `templates/claude/` ->
-  `DIR/.claude/` for the /code skill: one more entry in TEMPLATE_TREES);
-- runtime folders (`agreements/`, `chroma/`, `logs/`, `sessions/`) and their .gitignore lines;
+- template trees: `templates/code-intel/` -> `DIR/.code-intel/`;
+- generated files: the `/code` skill for Claude Code (and with `--codex` for Codex), see
+  tools/context/clients.py;
+- runtime folders (`agreements/`, `chroma/`, `logs/`, `sessions/`) and their .gitignore lines,
+  plus `.claude/settings.local.json` (a user's own approvals);
 - JSON entries merged into a shared file without losing its other keys: the `code-intel` server in
-  `.mcp.json` (later the hooks in `.claude/settings.json`: one more JsonEntry).
+  `.mcp.json`, the hooks and the permission rule in `.claude/settings.json`, the Codex hooks in
+  `.codex/hooks.json`;
+- the Codex MCP table in `.codex/config.toml` when Codex trusts the project (otherwise the
+  `codex mcp add` command is printed).
+
+`--remove-hooks` takes our hook groups out of the clients' settings again and changes nothing else.
 
 A manifest (`.code-intel/installed.json`) keeps the hash of what was last written for each file and
 entry, which is how a template we updated is told apart from a file the user changed: the former
@@ -23,7 +30,7 @@ import json
 import os
 import stat
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -39,12 +46,13 @@ MANIFEST = f"{STATE_DIR}/installed.json"
 TEMPLATE_TREES: list[tuple[str, str]] = [("code-intel", STATE_DIR)]
 # Folders under .code-intel/ that start empty; the runtime ones are kept out of git.
 EMPTY_DIRS = ("agreements", "chroma", "logs", "sessions")
-GITIGNORE_LINES = tuple(f"{STATE_DIR}/{name}/" for name in ("chroma", "logs", "sessions", "cache"))
+GITIGNORE_LINES = (*(f"{STATE_DIR}/{name}/" for name in ("chroma", "logs", "sessions", "cache")),
+                   ".claude/settings.local.json")
 GITIGNORE_HEADER = "# code-intel: machine-local state"
 SKIPPED_NAMES = {"__pycache__", ".DS_Store"}
 SERVER_NAME = "code-intel"
 
-Status = Literal["created", "updated", "unchanged", "kept", "overwritten", "appended"]
+Status = Literal["created", "updated", "unchanged", "kept", "overwritten", "appended", "removed", "absent"]
 
 
 class InstallAction(BaseModel):
@@ -58,11 +66,11 @@ class InstallAction(BaseModel):
 class InitReport(BaseModel):
     project: str
     actions: list[InstallAction]
-    notes: list[str] = []  # what init found in the project (e.g. its test commands)
+    notes: list[str] = []  # what init found or the user must still do (test commands, codex mcp add)
 
     @property
     def changed(self) -> list[InstallAction]:
-        return [a for a in self.actions if a.status not in ("unchanged", "kept")]
+        return [a for a in self.actions if a.status not in ("unchanged", "kept", "absent")]
 
 
 def _sha(data: bytes) -> str:
@@ -73,16 +81,26 @@ def _json_bytes(value: Any) -> bytes:
     return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
+@dataclass(frozen=True)
+class InstallOptions:
+    force: bool = False  # replace files and entries the user changed
+    codex: bool = False  # also the Codex skill, hooks and MCP entry
+    hooks: bool = True  # the PreToolUse / SessionStart hooks
+    allow: bool = True  # the Claude Code permission rule allowing every code-intel tool
+    remove_hooks: bool = False  # only take our hooks out again
+
+
 @dataclass
 class InstallContext:
-    """What the steps share: the target project, the flags, and the manifest of past writes."""
+    """What the steps share: the target project, the options, and the manifest of past writes."""
 
     project: Path
     force: bool
     manifest: dict[str, str]
     python: str = field(default_factory=lambda: str(Path(sys.executable).absolute()))
     code_root: Path = TEMPLATES_DIR.parent
-    notes: list[str] = field(default_factory=list)
+    options: InstallOptions = field(default_factory=InstallOptions)
+    notes: list[str] = field(default_factory=list)  # what the user must still do by hand, printed last
 
     def rel(self, path: Path) -> str:
         return path.relative_to(self.project).as_posix()
@@ -139,26 +157,37 @@ def plan_template_trees(ctx: InstallContext) -> list[PlannedWrite]:
             if not source.is_file() or SKIPPED_NAMES.intersection(source.relative_to(source_root).parts):
                 continue
             target = ctx.project / target_name / source.relative_to(source_root)
-            key = ctx.rel(target)
-            if target.is_symlink() or target.is_dir():
-                raise InvalidArgument(f"{key} exists and is not a regular file", hint="move it away and rerun init")
             wanted = source.read_bytes()
+            key = ctx.rel(target)
             if key in TEMPLATE_FILLS:
                 wanted = TEMPLATE_FILLS[key](ctx, wanted)
-            current = target.read_bytes() if target.exists() else None
-            status, detail = _decide(ctx, key, current, wanted)
-            executable = bool(source.stat().st_mode & stat.S_IXUSR)
-            writes = status in ("created", "updated", "overwritten")
-            planned.append(PlannedWrite(
-                path=target,
-                data=wanted if writes else None,
-                action=InstallAction(path=key, status=status, detail=detail),
-                # Record what is on disk when we leave it as the template; keep the old hash when the user owns it.
-                manifest_key=key if status != "kept" else None,
-                manifest_hash=_sha(wanted),
-                executable=executable,
-            ))
+            planned.append(plan_file(ctx, target, wanted, executable=bool(source.stat().st_mode & stat.S_IXUSR)))
     return planned
+
+
+def plan_file(ctx: InstallContext, target: Path, wanted: bytes, *, executable: bool = False) -> PlannedWrite:
+    """One file we own: created, refreshed when we wrote the older version, kept when the user changed it."""
+    key = ctx.rel(target)
+    if target.is_symlink() or target.is_dir():
+        raise InvalidArgument(f"{key} exists and is not a regular file", hint="move it away and rerun init")
+    current = target.read_bytes() if target.exists() else None
+    status, detail = _decide(ctx, key, current, wanted)
+    writes = status in ("created", "updated", "overwritten")
+    return PlannedWrite(
+        path=target,
+        data=wanted if writes else None,
+        action=InstallAction(path=key, status=status, detail=detail),
+        # Record what is on disk when we leave it as the template; keep the old hash when the user owns it.
+        manifest_key=key if status != "kept" else None,
+        manifest_hash=_sha(wanted),
+        executable=executable,
+    )
+
+
+def plan_generated_files(ctx: InstallContext) -> list[PlannedWrite]:
+    from tools.context.clients import generated_files
+
+    return [plan_file(ctx, ctx.project / rel, data) for rel, data in generated_files(ctx).items()]
 
 
 def plan_gitignore(ctx: InstallContext) -> list[PlannedWrite]:
@@ -166,10 +195,11 @@ def plan_gitignore(ctx: InstallContext) -> list[PlannedWrite]:
     current = file.read_bytes() if file.exists() else b""
     present = {line.strip() for line in current.decode("utf-8", errors="replace").splitlines()}
     # "/.code-intel/logs/" and ".code-intel/logs" ignore the same folder: accept either spelling.
-    missing = [
-        line for line in GITIGNORE_LINES
-        if not present.intersection({line, line.rstrip("/"), "/" + line, "/" + line.rstrip("/"), f"{STATE_DIR}/", f"/{STATE_DIR}/"})
-    ]
+    def spellings(line: str) -> set[str]:
+        same = {line, line.rstrip("/"), "/" + line, "/" + line.rstrip("/")}
+        return same | {f"{STATE_DIR}/", f"/{STATE_DIR}/"} if line.startswith(STATE_DIR) else same
+
+    missing = [line for line in GITIGNORE_LINES if not present.intersection(spellings(line))]
     if not missing:
         return [PlannedWrite(file, None, InstallAction(path=".gitignore", status="unchanged"))]
     prefix = current if not current or current.endswith(b"\n") else current + b"\n"
@@ -199,8 +229,22 @@ def mcp_server_entry(ctx: InstallContext) -> JsonEntry:
     return JsonEntry(file=".mcp.json", keys=("mcpServers", SERVER_NAME), value=value)
 
 
-# Builders of JSON entries; the hooks issue adds its .claude/settings.json entries here.
-JSON_ENTRIES: list[Callable[[InstallContext], JsonEntry]] = [mcp_server_entry]
+def client_entries(ctx: InstallContext) -> Iterable[JsonEntry]:
+    from tools.context.clients import json_entries
+
+    return json_entries(ctx)
+
+
+# Builders of JSON entries: each gives the entries it owns (none when an option switches it off).
+JSON_ENTRIES: list[Callable[[InstallContext], JsonEntry | Iterable[JsonEntry]]] = [mcp_server_entry, client_entries]
+
+
+def _entries(ctx: InstallContext) -> list[JsonEntry]:
+    out: list[JsonEntry] = []
+    for build in JSON_ENTRIES:
+        made = build(ctx)
+        out.extend([made] if isinstance(made, JsonEntry) else made)
+    return out
 
 
 def plan_json_entries(ctx: InstallContext) -> list[PlannedWrite]:
@@ -208,8 +252,7 @@ def plan_json_entries(ctx: InstallContext) -> list[PlannedWrite]:
     documents: dict[str, Any] = {}
     originals: dict[str, bytes | None] = {}
     actions: dict[str, list[tuple[InstallAction, str | None, str]]] = {}  # file -> (action, manifest key, hash)
-    for build in JSON_ENTRIES:
-        entry = build(ctx)
+    for entry in _entries(ctx):
         file = ctx.project / entry.file
         if entry.file not in documents:
             originals[entry.file] = file.read_bytes() if file.exists() else None
@@ -226,12 +269,18 @@ def plan_json_entries(ctx: InstallContext) -> list[PlannedWrite]:
     return planned
 
 
+def _entry_names(entry: JsonEntry) -> tuple[str, str]:
+    """The entry's label in reports and its key in the manifest."""
+    path = ".".join(entry.keys)
+    item = f"[{entry.item_id}]" if entry.item_id else ""
+    return f"{entry.file} ({path}{item})", f"{entry.file}#{path}{item}"
+
+
 def _merge_entry(ctx: InstallContext, document: dict[str, Any], entry: JsonEntry) -> tuple[InstallAction, str, str | None]:
     """Put the entry into the parsed document (in memory); returns the action, the hash of our value,
     and the manifest key to record (None when the user's version is kept)."""
     path = ".".join(entry.keys)
-    label = f"{entry.file} ({path}{f'[{entry.item_id}]' if entry.item_id else ''})"
-    manifest_key = f"{entry.file}#{path}" + (f"[{entry.item_id}]" if entry.item_id else "")
+    label, manifest_key = _entry_names(entry)
     parent: Any = document
     for key in entry.keys[:-1]:
         child = parent.setdefault(key, {})
@@ -274,8 +323,67 @@ def _load_json_object(file: Path, raw: bytes | None) -> dict[str, Any]:
     return value
 
 
+def plan_codex_config(ctx: InstallContext) -> list[PlannedWrite]:
+    from tools.context.clients import plan_codex_config as plan
+
+    return plan(ctx)
+
+
 # Steps run in this order; each only plans.
-STEPS: list[Callable[[InstallContext], list[PlannedWrite]]] = [plan_template_trees, plan_gitignore, plan_json_entries]
+STEPS: list[Callable[[InstallContext], list[PlannedWrite]]] = [
+    plan_template_trees, plan_generated_files, plan_gitignore, plan_json_entries, plan_codex_config,
+]
+
+
+def plan_hook_removal(ctx: InstallContext) -> list[PlannedWrite]:
+    """Take our hook groups out of every client settings file; the user's own hooks stay."""
+    from tools.context.clients import hook_entries
+
+    planned: list[PlannedWrite] = []
+    by_file: dict[str, list[JsonEntry]] = {}
+    for entry in hook_entries(ctx, every_client=True):
+        by_file.setdefault(entry.file, []).append(entry)
+    for name, entries in by_file.items():
+        file = ctx.project / name
+        raw = file.read_bytes() if file.exists() else None
+        document = _load_json_object(file, raw)
+        actions: list[tuple[InstallAction, str]] = []
+        for entry in entries:
+            label, manifest_key = _entry_names(entry)
+            removed = _remove_item(document, entry)
+            actions.append((InstallAction(path=label, status="removed" if removed else "absent"), manifest_key))
+        changed = raw is not None and _load_json_object(file, raw) != document
+        data = _json_bytes(document) if changed else None
+        for index, (action, manifest_key) in enumerate(actions):
+            planned.append(PlannedWrite(file, data if index == 0 else None, action, manifest_key, None))
+    return planned
+
+
+def _remove_item(document: dict[str, Any], entry: JsonEntry) -> bool:
+    """Remove our item from the list at entry.keys, then any container it leaves empty."""
+    chain: list[tuple[dict[str, Any], str]] = []
+    parent: Any = document
+    for key in entry.keys[:-1]:
+        child = parent.get(key) if isinstance(parent, dict) else None
+        if not isinstance(child, dict):
+            return False
+        chain.append((parent, key))
+        parent = child
+    items = parent.get(entry.keys[-1])
+    if entry.identifies is None or not isinstance(items, list):
+        return False
+    kept = [item for item in items if not entry.identifies(item)]
+    if len(kept) == len(items):
+        return False
+    if kept:
+        parent[entry.keys[-1]] = kept
+    else:
+        del parent[entry.keys[-1]]
+        for container, key in reversed(chain):
+            if container[key]:
+                break
+            del container[key]
+    return True
 
 
 # ----------------------------------------------------------------------------- driver
@@ -289,14 +397,23 @@ def _read_manifest(project: Path) -> dict[str, str]:
     return {str(k): str(v) for k, v in files.items()} if isinstance(files, dict) else {}
 
 
-def install(project: str | os.PathLike[str], *, force: bool = False) -> InitReport:
-    """Install code-intel into `project`. Idempotent: a second run reports everything unchanged."""
+def plan(project: str | os.PathLike[str], options: InstallOptions | None = None) -> tuple[InstallContext, list[PlannedWrite]]:
+    """Everything install would do, decided and nothing written (doctor uses this to compare)."""
+    opts = options or InstallOptions()
     root = Path(project).expanduser()
     if not root.is_dir():
         raise InvalidArgument(f"{str(root)!r} is not a folder", hint="create the project folder first, or pass an existing one")
     root = root.resolve()
-    ctx = InstallContext(project=root, force=force, manifest=_read_manifest(root))
-    planned = [item for step in STEPS for item in step(ctx)]
+    ctx = InstallContext(project=root, force=opts.force, manifest=_read_manifest(root), options=opts)
+    steps = [plan_hook_removal] if opts.remove_hooks else STEPS
+    return ctx, [item for step in steps for item in step(ctx)]
+
+
+def install(project: str | os.PathLike[str], *, force: bool = False, options: InstallOptions | None = None) -> InitReport:
+    """Install code-intel into `project`. Idempotent: a second run reports everything unchanged."""
+    opts = options or InstallOptions(force=force)
+    ctx, planned = plan(project, opts)
+    root = ctx.project
 
     actions: list[InstallAction] = []
     manifest = dict(ctx.manifest)
@@ -305,12 +422,15 @@ def install(project: str | os.PathLike[str], *, force: bool = False) -> InitRepo
             write_atomic(item.path, item.data, executable=item.executable)
         if item.manifest_key and item.manifest_hash:
             manifest[item.manifest_key] = item.manifest_hash
+        elif item.manifest_key and item.action.status == "removed":
+            manifest.pop(item.manifest_key, None)
         actions.append(item.action)
-    for name in EMPTY_DIRS:
-        folder = root / STATE_DIR / name
-        if not folder.is_dir():
-            folder.mkdir(parents=True)
-            actions.append(InstallAction(path=f"{STATE_DIR}/{name}/", status="created"))
+    if not opts.remove_hooks:
+        for name in EMPTY_DIRS:
+            folder = root / STATE_DIR / name
+            if not folder.is_dir():
+                folder.mkdir(parents=True)
+                actions.append(InstallAction(path=f"{STATE_DIR}/{name}/", status="created"))
     if manifest != ctx.manifest:
         write_atomic(root / MANIFEST, _json_bytes({"version": 1, "files": dict(sorted(manifest.items()))}))
     return InitReport(project=str(root), actions=actions, notes=list(ctx.notes))
@@ -327,7 +447,7 @@ def format_report(report: InitReport) -> str:
         lines.append(f"  {unchanged} file(s) already up to date")
     if not report.changed:
         lines.append("  nothing written")
-    lines += [f"  {note}" for note in report.notes]
+    lines += [f"  {line}" for note in report.notes for line in note.splitlines()]
     kept = any(a.path == f"{STATE_DIR}/config.json" and a.status == "kept" for a in report.actions)
     if kept and report.notes:
         lines.append(f"  ({STATE_DIR}/config.json was kept as you changed it: copy what you want into its verify.commands)")
@@ -335,9 +455,12 @@ def format_report(report: InitReport) -> str:
 
 
 def run_init(args: argparse.Namespace) -> int:
-    """CLI entry: `code-intel init [DIR] [--force]`."""
+    """CLI entry: `code-intel init [DIR] [--force] [--codex] [--no-hooks] [--no-allow] [--remove-hooks]`."""
+    options = InstallOptions(force=bool(getattr(args, "force", False)), codex=bool(getattr(args, "codex", False)),
+                             hooks=not getattr(args, "no_hooks", False), allow=not getattr(args, "no_allow", False),
+                             remove_hooks=bool(getattr(args, "remove_hooks", False)))
     try:
-        report = install(args.dir, force=bool(getattr(args, "force", False)))
+        report = install(args.dir, options=options)
     except OSError as err:  # e.g. a read-only folder, or a file where a folder must go
         print(f"code-intel init: cannot write into {args.dir}: {err}", file=sys.stderr)
         return 1

@@ -1,0 +1,210 @@
+"""What `code-intel init` installs for each client: the skill, the hooks, the permission rule, Codex's MCP table.
+
+Claude Code (always):
+- `.claude/commands/code.md`, the `/code` skill;
+- in `.claude/settings.json`: a PreToolUse hook group (`code-intel hook pre-tool-use`) for the tools
+  that write, a SessionStart group (`code-intel hook session-start`) for the `compact` and `resume`
+  sources, and `permissions.allow: ["mcp__code-intel"]` (every code-intel tool; without it each call
+  asks, and `claude -p` refuses them) unless `--no-allow`.
+
+Codex (`--codex`):
+- `.agents/skills/code/SKILL.md` (front matter `name`, `description`), invoked as `$code`;
+- `.codex/hooks.json` with the same two hook groups;
+- `[mcp_servers.code-intel]` in `.codex/config.toml` with startup and tool timeouts when Codex trusts
+  the project (Codex reads a project's `.codex/` only then); otherwise the `codex mcp add` command
+  and the timeout lines are printed for the user's own config.
+
+One matcher serves both clients: Claude Code names its writing tools Edit/Write/MultiEdit/
+NotebookEdit/Bash, Codex calls the hook for Bash and apply_patch (Edit and Write match apply_patch
+there too). Hook commands are absolute: clients run them with the user's PATH, not the venv's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tools.context import skill
+from tools.errors import ConfigError
+
+if TYPE_CHECKING:
+    from tools.context.installer import InstallContext, JsonEntry, PlannedWrite
+
+CLAUDE_SETTINGS = ".claude/settings.json"
+CODEX_HOOKS = ".codex/hooks.json"
+CODEX_CONFIG = ".codex/config.toml"
+WRITE_TOOLS_MATCHER = "Edit|Write|MultiEdit|NotebookEdit|Bash|apply_patch"
+SESSION_START_MATCHER = "compact|resume"
+HOOK_TIMEOUT_SECONDS = 10
+PERMISSION_RULE = "mcp__code-intel"
+CODEX_STARTUP_TIMEOUT_SEC = 20
+CODEX_TOOL_TIMEOUT_SEC = 600  # sync_index on a large project can take minutes
+HOOK_EVENTS = {"PreToolUse": ("pre-tool-use", WRITE_TOOLS_MATCHER), "SessionStart": ("session-start", SESSION_START_MATCHER)}
+
+
+# ----------------------------------------------------------------------------- skill files
+def generated_files(ctx: InstallContext) -> dict[str, bytes]:
+    """Project-relative path -> content of each skill file this install writes."""
+    files = {skill.CLAUDE_PATH: skill.claude_command()}
+    if ctx.options.codex:
+        files[skill.CODEX_PATH] = skill.codex_skill()
+    return files
+
+
+# ----------------------------------------------------------------------------- hooks
+def hook_command(ctx: InstallContext, event: str) -> str:
+    """`/abs/.venv/bin/code-intel hook EVENT --project /abs/project`, quoted for the shell the client uses."""
+    script = Path(ctx.python).parent / "code-intel"
+    # -I: never import a `tools` package from the folder the client runs the hook in
+    base = [str(script)] if script.is_file() else [ctx.python, "-I", "-m", "tools.cli"]
+    return " ".join(shlex.quote(part) for part in [*base, "hook", event, "--project", str(ctx.project)])
+
+
+def is_our_hook_group(event: str) -> Callable[[Any], bool]:
+    """True for a hook group whose command runs `... hook EVENT --project ...` of code-intel."""
+    marker = f" hook {event} --project "
+
+    def check(item: Any) -> bool:
+        hooks = item.get("hooks") if isinstance(item, dict) else None
+        return isinstance(hooks, list) and any(
+            isinstance(h, dict) and isinstance(h.get("command"), str) and marker in h["command"]
+            and ("code-intel" in h["command"] or "tools.cli" in h["command"]) for h in hooks)
+
+    return check
+
+
+def hook_entries(ctx: InstallContext, *, every_client: bool = False) -> list[JsonEntry]:
+    from tools.context.installer import JsonEntry
+
+    files = [CLAUDE_SETTINGS] + ([CODEX_HOOKS] if ctx.options.codex or every_client else [])
+    entries = []
+    for file in files:
+        for hook_event, (event, matcher) in HOOK_EVENTS.items():
+            group = {"matcher": matcher,
+                     "hooks": [{"type": "command", "command": hook_command(ctx, event), "timeout": HOOK_TIMEOUT_SECONDS}]}
+            entries.append(JsonEntry(file=file, keys=("hooks", hook_event), value=group, item_id="code-intel",
+                                     identifies=is_our_hook_group(event)))
+    return entries
+
+
+def json_entries(ctx: InstallContext) -> list[JsonEntry]:
+    from tools.context.installer import JsonEntry
+
+    entries = hook_entries(ctx) if ctx.options.hooks else []
+    if ctx.options.allow:
+        entries.append(JsonEntry(file=CLAUDE_SETTINGS, keys=("permissions", "allow"), value=PERMISSION_RULE,
+                                 item_id=PERMISSION_RULE, identifies=lambda item: item == PERMISSION_RULE))
+    return entries
+
+
+# ----------------------------------------------------------------------------- Codex MCP entry
+def codex_home() -> Path:
+    return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+
+
+def codex_trusts(project: Path) -> bool:
+    """Does the user's Codex config mark this project (or a folder above it) trusted?"""
+    try:
+        config = tomllib.loads((codex_home() / "config.toml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    projects = config.get("projects")
+    if not isinstance(projects, dict):
+        return False
+    for folder in (project, *project.parents):
+        entry = projects.get(str(folder))
+        if isinstance(entry, dict) and entry.get("trust_level") == "trusted":
+            return True
+    return False
+
+
+def _server_command(ctx: InstallContext) -> tuple[str, list[str]]:
+    from tools.context.installer import mcp_server_entry
+
+    value = mcp_server_entry(ctx).value
+    return value["command"], list(value["args"])
+
+
+def codex_table(ctx: InstallContext) -> str:
+    command, args = _server_command(ctx)
+    return ("[mcp_servers.code-intel]\n"
+            f"command = {json.dumps(command)}\n"
+            f"args = [{', '.join(json.dumps(a) for a in args)}]\n"
+            f"startup_timeout_sec = {CODEX_STARTUP_TIMEOUT_SEC}\n"
+            f"tool_timeout_sec = {CODEX_TOOL_TIMEOUT_SEC}\n")
+
+
+_OUR_TABLE = re.compile(r'^\[mcp_servers\.(?:code-intel|"code-intel")(?:\.[^\]]*)?\]\s*$')
+
+
+def _table_span(lines: list[str]) -> tuple[int, int] | None:
+    """Line range of [mcp_servers.code-intel] and its sub-tables, or None."""
+    start = next((i for i, line in enumerate(lines) if _OUR_TABLE.match(line.strip())), None)
+    if start is None:
+        return None
+    end = start + 1
+    while end < len(lines) and not (lines[end].lstrip().startswith("[") and not _OUR_TABLE.match(lines[end].strip())):
+        end += 1
+    while end > start + 1 and not lines[end - 1].strip():
+        end -= 1  # blank lines before the next table are not ours
+    return start, end
+
+
+def codex_manual_steps(ctx: InstallContext) -> str:
+    command, args = _server_command(ctx)
+    add = " ".join(shlex.quote(part) for part in ["codex", "mcp", "add", "code-intel", "--", command, *args])
+    return "\n".join([
+        "Codex: it does not trust this project yet, so it ignores the project's .codex/ folder (config.toml and",
+        "hooks.json). Either trust the project (start `codex` in it and accept, or add",
+        f'  [projects.{json.dumps(str(ctx.project))}]\n  trust_level = "trusted"',
+        f"to {codex_home() / 'config.toml'}) and rerun `code-intel init --codex`, which then writes",
+        f"{CODEX_CONFIG}; or register the server for your user:",
+        f"  {add}",
+        f"and add the timeouts under [mcp_servers.code-intel] in {codex_home() / 'config.toml'}",
+        "(codex mcp add writes only the command):",
+        f"  startup_timeout_sec = {CODEX_STARTUP_TIMEOUT_SEC}",
+        f"  tool_timeout_sec = {CODEX_TOOL_TIMEOUT_SEC}",
+        "Codex runs new hooks only after you review them once (/hooks in the codex TUI).",
+    ])
+
+
+def plan_codex_config(ctx: InstallContext) -> list[PlannedWrite]:
+    from tools.context.installer import InstallAction, PlannedWrite, _decide, _sha
+
+    if not ctx.options.codex:
+        return []
+    if not codex_trusts(ctx.project):
+        ctx.notes.append(codex_manual_steps(ctx))
+        return []
+    file = ctx.project / CODEX_CONFIG
+    raw = file.read_text(encoding="utf-8") if file.exists() else ""
+    try:
+        tomllib.loads(raw)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{CODEX_CONFIG} is not valid TOML ({err}); nothing was written",
+                          hint=f"fix {CODEX_CONFIG}, then rerun init: the installer merges its table into it") from None
+    wanted = codex_table(ctx)
+    lines = raw.splitlines(keepends=True)
+    span = _table_span(lines)
+    current = "".join(lines[span[0]:span[1]]) if span else None
+    key = f"{CODEX_CONFIG}#mcp_servers.code-intel"
+    status, detail = _decide(ctx, key, current.encode("utf-8") if current is not None else None, wanted.encode("utf-8"))
+    label = f"{CODEX_CONFIG} (mcp_servers.code-intel)"
+    data: bytes | None = None
+    if status in ("created", "updated", "overwritten"):
+        if span is None:
+            prefix = raw if not raw or raw.endswith("\n") else raw + "\n"
+            text = prefix + ("\n" if prefix else "") + wanted
+        else:
+            text = "".join(lines[:span[0]]) + wanted + "".join(lines[span[1]:])
+        data = text.encode("utf-8")
+    ctx.notes.append("Codex trusts this project: it reads .codex/config.toml and .codex/hooks.json. It runs new hooks "
+                     "only after you review them once (/hooks in the codex TUI).")
+    return [PlannedWrite(file, data, InstallAction(path=label, status=status, detail=detail),
+                         key if status != "kept" else None, _sha(wanted.encode("utf-8")))]

@@ -1,8 +1,12 @@
 """code-intel MCP server: the MCP layer only.
 
-Each tool is a thin typed function: it validates its arguments (pydantic, from the type hints),
-calls one core function on the application object, records the call in the session ledger and
-returns a structured result. Domain errors become the refusal envelope; nothing crashes the server.
+Each tool is a top-level typed function: its type hints are its input schema, its docstring its
+description and its return type (a pydantic model, or a union of them) its output schema. It
+reaches the application object through the server's lifespan context, calls one core function and
+returns that function's answer as its result model. Everything around a call is done once, in
+`CodeIntelServer.call_tool`: argument validation, the refusal envelope for domain errors and bad
+arguments (with isError set, see docs/architecture.md), the session ledger entry, timing, logging
+and the compact JSON on the wire. Adding a tool is one decorated function and one result model.
 
 Run: `python code_intel_server.py [--project DIR]` or `code-intel serve [--project DIR]`.
 """
@@ -14,17 +18,46 @@ import json
 import logging
 import sys
 import time
-from collections.abc import Callable
-from typing import Annotated, Any, Literal
+import types
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from functools import partial
+from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from tools.app import CodeIntelApp
-from tools.errors import CodeIntelError
+from tools.context.rules import ContextUpdate
+from tools.errors import CodeIntelError, Refusal
+from tools.explore.impact import ImpactReport
+from tools.explore.models import (
+    DefinitionResult,
+    EnclosingFunction,
+    FileSearchResult,
+    MultiPatternResult,
+    PatternResult,
+    ReferenceResult,
+    StructureResult,
+    SymbolsResult,
+)
+from tools.explore.query import QueryResult
+from tools.index.models import ChunkDetail, RelevanceResult, SemanticSearchResult, SyncReport
+from tools.learning.outcomes import OutcomeEntry, OutcomeStats
 from tools.logs import setup_logging
+from tools.verify.models import CheckRun
+from tools.workflow.responses import (
+    CleanupResult,
+    ExploredFiles,
+    PhaseResponse,
+    RecoveryOffer,
+    SessionReview,
+    WriteCheck,
+)
 
 log = logging.getLogger("code_intel.server")
 
@@ -38,35 +71,436 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempot
 STATEFUL = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
 
-
-class ToolResult(BaseModel):
-    """Every tool answers an object with `success`; refusals add `error` and `message`."""
-
-    model_config = ConfigDict(extra="allow")
-    success: bool
-    error: str | None = None
-    message: str | None = None
+Ctx = Context[CodeIntelApp, Any]
 
 
-Result = Annotated[CallToolResult, ToolResult]
+@dataclass(frozen=True)
+class ToolSpec:
+    fn: Callable[..., Any]
+    annotations: ToolAnnotations
+    ledger: bool  # recorded in the session ledger (the evidence tools_used claims are checked against)
 
 
-def _to_dict(value: Any) -> dict[str, Any]:
-    if isinstance(value, BaseModel):
-        data = value.model_dump(mode="json", exclude_none=True)
-    elif isinstance(value, dict):
-        data = json.loads(json.dumps(value, default=str))
-    else:
-        data = {"result": value}
+TOOLS: dict[str, ToolSpec] = {}
+
+
+def tool(annotations: ToolAnnotations, *, ledger: bool = True) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a top-level function as an MCP tool of this server."""
+
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        TOOLS[fn.__name__] = ToolSpec(fn, annotations, ledger)
+        return fn
+
+    return register
+
+
+def app_of(ctx: Ctx) -> CodeIntelApp:
+    """The application object the server's lifespan yielded."""
+    app: CodeIntelApp = ctx.request_context.lifespan_context
+    return app
+
+
+def progress_reporter(ctx: Ctx) -> Callable[[float, str], None]:
+    """Progress notifications from the tool's worker thread, as (elapsed seconds, message); the SDK sends
+    them only when the client asked with a progress token."""
+
+    def progress(elapsed: float, message: str) -> None:
+        anyio.from_thread.run(lambda: ctx.report_progress(elapsed, None, message))
+
+    return progress
+
+
+# ------------------------------------------------------------------- session
+@tool(STATEFUL, ledger=False)
+def start_session(
+    ctx: Ctx,
+    intent: Literal["IMPLEMENT", "MODIFY", "INVESTIGATE", "QUESTION"],
+    query: Annotated[str, Field(description="the user's request, verbatim")],
+    flags: Annotated[list[str] | None, Field(description="options exactly as typed, e.g. ['--quick', '-ni']")] = None,
+    repo_path: Annotated[str | None, Field(description="must be the server's project root when given")] = None,
+) -> PhaseResponse | RecoveryOffer:
+    """Start a guided session for one user request. The server parses the flags, loads the project
+    rules and answers the first phase's instruction, expected_payload and resources to read. Only one
+    session per project runs at a time; an interrupted one is offered for recovery."""
+    answer = app_of(ctx).start_session(intent, query, flags or [], repo_path)
+    if answer.get("recovery_available"):
+        return RecoveryOffer.model_validate(answer)
+    return PhaseResponse.model_validate(answer)
+
+
+@tool(STATEFUL, ledger=False)
+def submit_phase(
+    ctx: Ctx,
+    data: Annotated[Any, Field(description="the payload named by the last response's expected_payload")] = None,
+) -> PhaseResponse:
+    """The only way out of a phase. Send the payload the current phase expects (see expected_payload);
+    the server validates it, checks the tools you used, decides the next phase and answers its
+    instruction. A refusal names what was wrong and repeats the current phase's instruction. At
+    POST_IMPL_VERIFY the server runs the configured verify.commands itself, with progress."""
+    return PhaseResponse.model_validate(app_of(ctx).workflow.submit_phase(data, progress_reporter(ctx)))
+
+
+@tool(READ_ONLY, ledger=False)
+def get_session_status(ctx: Ctx) -> PhaseResponse:
+    """Where the session stands: phase, step, completed steps, instruction, expected_payload, task
+    progress and compaction_count. Restores an interrupted session from its checkpoint. Call it
+    whenever you are unsure what to do next."""
+    return PhaseResponse.model_validate(app_of(ctx).workflow.get_session_status())
+
+
+# --------------------------------------------------------------- exploration
+@tool(READ_ONLY)
+def search_text(
+    ctx: Ctx,
+    pattern: Annotated[str | list[str], Field(description="a regex, or a list of them searched in parallel")],
+    path: Annotated[str | None, Field(description="file or folder relative to the project root")] = None,
+    glob: Annotated[str | list[str] | None, Field(description="include globs, e.g. '*.py'; prefix ! to exclude")] = None,
+    case_sensitive: bool = True,
+    fixed_strings: Annotated[bool, Field(description="treat patterns as literal text")] = False,
+    context_lines: Annotated[int, Field(ge=0, le=20)] = 0,
+    max_results: Annotated[int, Field(ge=1, le=5000)] = 100,
+) -> PatternResult | MultiPatternResult:
+    """Search file contents with ripgrep (respects .gitignore and the configured excludes). Each match
+    has file, line, column and text; a list of patterns gives one group per pattern. `truncated` and
+    `total_matches` say when max_results cut the list."""
+    return app_of(ctx).explorer.search_text(pattern, path=path, glob=glob, case_sensitive=case_sensitive,
+                                            fixed_strings=fixed_strings, context_lines=context_lines,
+                                            max_results=max_results)
+
+
+@tool(READ_ONLY)
+def search_files(
+    ctx: Ctx,
+    pattern: Annotated[str, Field(description="glob on project-relative paths; ** crosses folders")],
+    path: Annotated[str | None, Field(description="folder to search under")] = None,
+    max_results: Annotated[int, Field(ge=1, le=10000)] = 200,
+) -> FileSearchResult:
+    """Find files by glob (e.g. 'src/**/*.py', '**/test_*.py'), honouring .gitignore and the configured
+    excludes. Returns project-relative paths."""
+    return app_of(ctx).explorer.search_files(pattern, path=path, max_results=max_results)
+
+
+@tool(READ_ONLY)
+def find_definitions(
+    ctx: Ctx,
+    symbol: str,
+    path: Annotated[str | None, Field(description="limit to a file or folder")] = None,
+    language: Annotated[str | None, Field(description="e.g. python, typescript, go")] = None,
+    match: Annotated[Literal["exact", "prefix", "icase"], Field(description="name matching")] = "exact",
+    max_results: Annotated[int, Field(ge=1, le=2000)] = 50,
+) -> DefinitionResult:
+    """Where a symbol is defined, from a Universal Ctags index (tree-sitter for languages ctags misses).
+    Each result has file, line, end_line, kind, scope, language and signature where known."""
+    return app_of(ctx).explorer.find_definitions(symbol, path=path, language=language, match=match,
+                                                 max_results=max_results)
+
+
+@tool(READ_ONLY)
+def find_references(
+    ctx: Ctx,
+    symbol: str,
+    path: Annotated[str | None, Field(description="limit to a file or folder")] = None,
+    language: str | None = None,
+    include_comments: bool = False,
+    include_strings: bool = False,
+    max_results: Annotated[int, Field(ge=1, le=5000)] = 200,
+) -> ReferenceResult:
+    """Where a symbol is used: whole-word ripgrep matches narrowed by tree-sitter to real identifiers
+    (comments and strings excluded unless asked). Definition sites are marked `is_definition`."""
+    return app_of(ctx).explorer.find_references(symbol, path=path, language=language,
+                                                include_comments=include_comments,
+                                                include_strings=include_strings, max_results=max_results)
+
+
+@tool(READ_ONLY)
+def get_symbols(ctx: Ctx, path: Annotated[str, Field(description="a file, relative to the project root")]) -> SymbolsResult:
+    """The nested outline of one file: classes with their methods, functions and module-level
+    variables, each with line and end_line."""
+    return app_of(ctx).explorer.get_symbols(path)
+
+
+@tool(READ_ONLY)
+def analyze_structure(
+    ctx: Ctx, path: Annotated[str, Field(description="a file, relative to the project root")],
+) -> StructureResult:
+    """The structure of one file from its syntax tree: imports, classes, functions and the calls each
+    function makes."""
+    return app_of(ctx).explorer.analyze_structure(path)
+
+
+@tool(READ_ONLY)
+def get_function_at_line(ctx: Ctx, path: str, line: Annotated[int, Field(ge=1)]) -> EnclosingFunction:
+    """The innermost function or method enclosing a line, with its name, span and code."""
+    return app_of(ctx).explorer.get_function_at_line(path, line)
+
+
+@tool(READ_ONLY)
+def analyze_impact(
+    ctx: Ctx,
+    files: Annotated[list[str], Field(description="files you plan to change")],
+    symbols: Annotated[list[str] | None, Field(description="symbols you plan to change; default: all in the files")] = None,
+) -> ImpactReport:
+    """What a change to these files would touch: references and importers of their symbols, tests that
+    use them, configs and docs that mention them, and markup cross-references (CSS class/id <-> HTML,
+    JSX, Vue and DOM code). Grouped as direct, dependents, tests, configs, docs and should_verify."""
+    return ImpactReport.model_validate(app_of(ctx).explorer.analyze_impact(files, symbols))
+
+
+@tool(READ_ONLY)
+def query(ctx: Ctx, question: Annotated[str, Field(description="a natural-language question about the code")]) -> QueryResult:
+    """A general entry point: routes a question to symbol, text and (when the index exists) semantic
+    search and merges the results, each with file and line."""
+    return QueryResult.model_validate(app_of(ctx).query(question))
+
+
+# ------------------------------------------------------------------ semantic
+@tool(READ_ONLY)
+def semantic_search(
+    ctx: Ctx,
+    query: str,
+    n_results: Annotated[int, Field(ge=1, le=100)] = 10,
+    collection: Annotated[Literal["forest", "map"] | None, Field(description="default: Map first, then Forest")] = None,
+) -> SemanticSearchResult:
+    """Meaning-based search over the code index (Forest) and past successful agreements (Map). A Map
+    hit scoring 0.7 or more answers alone; the response says which collection answered and whether
+    the index is complete."""
+    return SemanticSearchResult.model_validate(
+        app_of(ctx).index.semantic_search(query, n_results=n_results, collection=collection))
+
+
+@tool(READ_ONLY)
+def fetch_chunk_detail(ctx: Ctx, chunk_id: str) -> ChunkDetail:
+    """The full text and location of one chunk returned by semantic_search."""
+    return ChunkDetail.model_validate(app_of(ctx).index.fetch_chunk_detail(chunk_id))
+
+
+@tool(READ_ONLY)
+def validate_symbol_relevance(ctx: Ctx, query: str, symbols: list[str]) -> RelevanceResult:
+    """How relevant each symbol is to a request, by embedding similarity, with a verdict per symbol."""
+    return RelevanceResult.model_validate(app_of(ctx).index.validate_symbol_relevance(query, symbols))
+
+
+@tool(STATEFUL)
+def sync_index(ctx: Ctx, force: bool = False) -> SyncReport:
+    """Bring the semantic index up to date: only changed files are re-chunked and re-embedded; `force`
+    rebuilds everything. Reports counts, duration and whether the index is complete, with progress."""
+
+    def progress(done: float, total: float | None, message: str) -> None:
+        anyio.from_thread.run(lambda: ctx.report_progress(done, total, message))
+
+    return SyncReport.model_validate(app_of(ctx).index.sync(force=force, progress=progress))
+
+
+@tool(STATEFUL)
+def update_context(ctx: Ctx) -> ContextUpdate:
+    """Refresh context.yml's project_rules summary from the project rules file (CLAUDE.md by default)."""
+    return ContextUpdate.model_validate(app_of(ctx).update_context())
+
+
+# ---------------------------------------------------- implementation control
+@tool(READ_ONLY)
+def check_write_target(ctx: Ctx, file_path: str) -> WriteCheck:
+    """May this file be written now? Writes are allowed only in READY, only inside the project, to
+    explored files, new files in explored folders, or pure markup. Answers `allowed` and `reason`."""
+    return WriteCheck.model_validate(app_of(ctx).workflow.check_write_target(file_path))
+
+
+@tool(STATEFUL)
+def add_explored_files(ctx: Ctx, files: list[str]) -> ExploredFiles:
+    """Add files you have read to the session's explored set, so that they may be written in READY."""
+    return ExploredFiles.model_validate(app_of(ctx).workflow.add_explored_files(files))
+
+
+@tool(READ_ONLY)
+def review_changes(ctx: Ctx) -> SessionReview:
+    """The session's changes against the base: per file status, line counts and a unified diff (capped),
+    files changed outside the write rules, and garbage candidates (debug prints, commented-out
+    blocks, temp files, large binaries)."""
+    return SessionReview.model_validate(app_of(ctx).workflow.review_changes())
+
+
+@tool(STATEFUL)
+def run_checks(ctx: Ctx) -> CheckRun:
+    """Run the project's verify.commands (config.json) now, as POST_IMPL_VERIFY will: the commands relevant
+    to the session's changed files, in the project root, each with its timeout. Answers per command the
+    verdict, duration, failing test names and the output's tail. Allowed in VERIFICATION and
+    POST_IMPL_VERIFY; long runs send progress notifications."""
+    return CheckRun.model_validate(app_of(ctx).workflow.run_checks(progress_reporter(ctx)))
+
+
+@tool(DESTRUCTIVE)
+def cleanup_stale_branches(ctx: Ctx) -> CleanupResult:
+    """Return to the base branch, delete every llm_task_* branch, delete checkpoints and reset the
+    session. Reports each deleted branch with its head commit so it can be recovered."""
+    return CleanupResult.model_validate(app_of(ctx).workflow.cleanup_stale_branches())
+
+
+# ------------------------------------------------------------------ learning
+@tool(STATEFUL)
+def record_outcome(
+    ctx: Ctx,
+    outcome: Literal["success", "failure"],
+    phase_at_outcome: str | None = None,
+    analysis: dict[str, Any] | None = None,
+) -> OutcomeEntry:
+    """Record how a session ended. A success also stores the request -> symbols/files agreement in the
+    Map so similar requests find it first."""
+    return OutcomeEntry.model_validate(app_of(ctx).record_outcome(outcome, phase_at_outcome, analysis or {}))
+
+
+@tool(READ_ONLY)
+def get_outcome_stats(ctx: Ctx) -> OutcomeStats:
+    """Counts of recorded outcomes and refusals by phase and reason, from the decision and outcome logs."""
+    return OutcomeStats.model_validate(app_of(ctx).outcome_stats())
+
+
+# ------------------------------------------------------------- the wire shape
+def result_models(fn: Callable[..., Any]) -> tuple[type[BaseModel], ...]:
+    """The models a tool function's return annotation names (one, or the members of a union)."""
+    annotation = get_type_hints(fn)["return"]
+    members = get_args(annotation) if get_origin(annotation) in (Union, types.UnionType) else (annotation,)
+    models = tuple(m for m in members if isinstance(m, type) and issubclass(m, BaseModel))
+    if len(models) != len(members):
+        raise TypeError(f"tool {fn.__name__} must return a pydantic model (or a union of them), not {annotation}")
+    return models
+
+
+def _compact(schema: Any) -> Any:
+    """A pydantic schema without what the wire never needs: titles, and null as an option (results go
+    out with null fields left out, so an optional field is absent rather than null)."""
+    if isinstance(schema, list):
+        return [_compact(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: _compact(value) for key, value in schema.items() if key != "title" and not (key == "default" and value is None)}
+    options = out.get("anyOf")
+    if isinstance(options, list) and {"type": "null"} in options:
+        rest = [option for option in options if option != {"type": "null"}]
+        del out["anyOf"]
+        if len(rest) == 1:
+            out.update(rest[0])
+        else:
+            out["anyOf"] = rest
+    if isinstance(out.get("properties"), dict):  # property names are data, not keywords: keep them all
+        out["properties"] = {name: _compact(value) for name, value in schema["properties"].items()}
+    return out
+
+
+SUCCESS = {"properties": {"success": {"const": True, "type": "boolean"}}, "required": ["success"]}
+
+
+def output_schema(models: tuple[type[BaseModel], ...]) -> dict[str, Any]:
+    """One object schema for a tool: any of its result models (each with `success: true`) or the refusal."""
+    definitions: dict[str, Any] = {}
+    choices: list[dict[str, Any]] = []
+    answers: tuple[type[BaseModel], ...] = (*models, Refusal)
+    for model in answers:
+        schema = model.model_json_schema(ref_template="#/$defs/{model}")
+        definitions.update(schema.pop("$defs", {}))
+        definitions[model.__name__] = schema
+        ref = {"$ref": f"#/$defs/{model.__name__}"}
+        if "success" in schema["properties"]:
+            choices.append(ref)
+        else:  # the envelope's `success: true`, beside the model's own fields
+            schema.pop("additionalProperties", None)
+            choices.append({"allOf": [ref, SUCCESS]})
+    return _compact({"type": "object", "anyOf": choices, "$defs": definitions})
+
+
+def wire_data(result: BaseModel) -> dict[str, Any]:
+    """A result model as the structured content: JSON values, unset and null fields left out."""
+    data = result.model_dump(mode="json", exclude_none=True)
     data.setdefault("success", True)
     return data
 
 
-def _respond(data: dict[str, Any]) -> CallToolResult:
-    return CallToolResult(
-        content=[TextContent(type="text", text=json.dumps(data, ensure_ascii=False, indent=1))],
-        structured_content=data,
-    )
+def argument_refusal(tool_name: str, err: ValidationError) -> dict[str, Any]:
+    """Arguments that do not fit a tool's input schema, as the same refusal any other bad input gets."""
+    problems = [f"{'.'.join(str(part) for part in e['loc']) or 'arguments'}: {e['msg']}" for e in err.errors()]
+    return {
+        "success": False,
+        "error": "invalid_argument",
+        "message": f"{tool_name} arguments do not fit its input schema: " + "; ".join(problems),
+        "hint": f"fix the named arguments and call {tool_name} again; its input schema (tools/list) gives each "
+        "argument's type, allowed values and bounds",
+    }
+
+
+def internal_error(tool_name: str, err: BaseException) -> dict[str, Any]:
+    log.error("tool %s failed", tool_name, exc_info=err)
+    return {
+        "success": False,
+        "error": "internal_error",
+        "message": f"{tool_name} failed: {type(err).__name__}: {err}",
+        "hint": "see .code-intel/logs/server.log; the server is still running",
+    }
+
+
+class CodeIntelServer(MCPServer[CodeIntelApp]):
+    """MCPServer running the TOOLS table: every call goes through `call_tool`, which answers either the
+    tool's result model or the refusal envelope, and records the call in the session ledger."""
+
+    def __init__(self, app: CodeIntelApp) -> None:
+        @asynccontextmanager
+        async def lifespan(_: MCPServer[CodeIntelApp]) -> AsyncIterator[CodeIntelApp]:
+            yield app
+
+        registered = []
+        for name, spec in TOOLS.items():
+            entry = Tool.from_function(spec.fn, name=name, annotations=spec.annotations, structured_output=False)
+            entry.fn_metadata.output_schema = output_schema(result_models(spec.fn))
+            registered.append(entry)
+        self._registered = {entry.name: entry for entry in registered}
+        super().__init__("code-intel", instructions=SERVER_INSTRUCTIONS, lifespan=lifespan, tools=registered)
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        entry = self._registered.get(name)
+        if entry is None or context is None:
+            return await super().call_tool(name, arguments, context)  # unknown tool: the SDK's protocol answer
+        app = app_of(context)
+        started = time.perf_counter()
+        try:
+            kwargs = entry.fn_metadata.validate_arguments(arguments)
+        except ValidationError as err:
+            return await anyio.to_thread.run_sync(partial(self._answer, app, name, arguments, started,
+                                                          refusal=argument_refusal(name, err)))
+        if entry.context_kwarg:
+            kwargs[entry.context_kwarg] = context
+        if entry.is_async:
+            try:
+                result = await entry.fn(**kwargs)
+            except Exception as err:  # the server stays up whatever a tool does
+                return await anyio.to_thread.run_sync(partial(self._answer, app, name, arguments, started, error=err))
+            return await anyio.to_thread.run_sync(partial(self._answer, app, name, arguments, started, result=result))
+        return await anyio.to_thread.run_sync(partial(self._run, entry.fn, kwargs, app, name, arguments, started))
+
+    def _run(self, fn: Callable[..., Any], kwargs: dict[str, Any], app: CodeIntelApp, name: str,
+             arguments: dict[str, Any], started: float) -> CallToolResult:
+        try:
+            result = fn(**kwargs)
+        except Exception as err:  # the server stays up whatever a tool does
+            return self._answer(app, name, arguments, started, error=err)
+        return self._answer(app, name, arguments, started, result=result)
+
+    def _answer(self, app: CodeIntelApp, name: str, arguments: dict[str, Any], started: float, *,
+                result: BaseModel | None = None, error: BaseException | None = None,
+                refusal: dict[str, Any] | None = None) -> CallToolResult:
+        """The one place a tool's outcome becomes a wire result: envelope, ledger, log line."""
+        if refusal is not None:
+            data = refusal
+        elif error is not None:
+            data = error.to_dict() if isinstance(error, CodeIntelError) else internal_error(name, error)
+        else:
+            assert result is not None
+            data = wire_data(result)
+        ok = data.get("success") is True
+        if not ok:
+            app.workflow.annotate_refusal(data)
+        if TOOLS[name].ledger:
+            app.workflow.record_tool_call(name, arguments, ok=ok)
+        log.info("%s %s in %.0f ms", name, "ok" if ok else data.get("error"), (time.perf_counter() - started) * 1000)
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
+        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data, is_error=not ok)
 
 
 def _skip_sdk_logging_setup() -> None:
@@ -77,295 +511,9 @@ def _skip_sdk_logging_setup() -> None:
     sdk_server.configure_logging = lambda *args, **kwargs: None  # type: ignore[assignment]
 
 
-def argument_refusal(tool: str, err: ValidationError) -> dict[str, Any]:
-    """Arguments that do not fit a tool's input schema, as the same refusal any other bad input gets."""
-    problems = [f"{'.'.join(str(part) for part in e['loc']) or 'arguments'}: {e['msg']}" for e in err.errors()]
-    return {
-        "success": False,
-        "error": "invalid_argument",
-        "message": f"{tool} arguments do not fit its input schema: " + "; ".join(problems),
-        "hint": f"fix the named arguments and call {tool} again; its input schema (tools/list) gives each "
-        "argument's type, allowed values and bounds",
-    }
-
-
-class CodeIntelServer(MCPServer):
-    """MCPServer whose schema violations answer a structured `invalid_argument` refusal, like every other
-    bad input, instead of the SDK's bare error text. `on_refusal` adds the session's phase to it."""
-
-    on_refusal: Callable[[dict[str, Any]], None] | None = None
-
-    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
-        try:
-            return await super().call_tool(name, arguments, context)
-        except ToolError as err:
-            if isinstance(err, UnexpectedToolError) or not isinstance(err.__cause__, ValidationError):
-                raise
-            data = argument_refusal(name, err.__cause__)
-            if self.on_refusal is not None:
-                self.on_refusal(data)
-            log.info("%s invalid_argument (schema)", name)
-            return _respond(data)
-
-
-def build_server(app: CodeIntelApp) -> MCPServer:
+def build_server(app: CodeIntelApp) -> CodeIntelServer:
     _skip_sdk_logging_setup()
-    mcp = CodeIntelServer("code-intel", instructions=SERVER_INSTRUCTIONS)
-    mcp.on_refusal = app.workflow.annotate_refusal
-
-    def run(tool: str, arguments: dict[str, Any], call: Callable[[], Any], *, ledger: bool = True) -> CallToolResult:
-        started = time.perf_counter()
-        try:
-            data = _to_dict(call())
-        except CodeIntelError as err:
-            data = err.to_dict()
-            app.workflow.annotate_refusal(data)
-        except Exception as err:  # the server stays up whatever a tool does
-            log.exception("tool %s failed", tool)
-            data = {
-                "success": False,
-                "error": "internal_error",
-                "message": f"{tool} failed: {type(err).__name__}: {err}",
-                "hint": "see .code-intel/logs/server.log; the server is still running",
-            }
-        ok = bool(data.get("success"))
-        if ledger:
-            app.workflow.record_tool_call(tool, arguments, ok=ok)
-        log.info("%s %s in %.0f ms", tool, "ok" if ok else data.get("error"), (time.perf_counter() - started) * 1000)
-        return _respond(data)
-
-    # ---------------------------------------------------------------- session
-    @mcp.tool(annotations=STATEFUL)
-    def start_session(
-        intent: Literal["IMPLEMENT", "MODIFY", "INVESTIGATE", "QUESTION"],
-        query: Annotated[str, Field(description="the user's request, verbatim")],
-        flags: Annotated[list[str] | None, Field(description="options exactly as typed, e.g. ['--quick', '-ni']")] = None,
-        repo_path: Annotated[str | None, Field(description="must be the server's project root when given")] = None,
-    ) -> Result:
-        """Start a guided session for one user request. The server parses the flags, loads the project
-        rules and answers the first phase's instruction, expected_payload and resources to read. Only one
-        session per project runs at a time; an interrupted one is offered for recovery."""
-        args = {"intent": intent, "query": query, "flags": flags or [], "repo_path": repo_path}
-        return run("start_session", args, lambda: app.start_session(intent, query, flags or [], repo_path), ledger=False)
-
-    def progress_reporter(ctx: Context) -> Callable[[float, str], None]:
-        """Progress notifications from a worker thread (sent only when the client asked with a progress token)."""
-        import anyio
-
-        def progress(elapsed: float, message: str) -> None:
-            anyio.from_thread.run(lambda: ctx.report_progress(elapsed, None, message))
-
-        return progress
-
-    @mcp.tool(annotations=STATEFUL)
-    async def submit_phase(
-        ctx: Context,
-        data: Annotated[Any, Field(description="the payload named by the last response's expected_payload")] = None,
-    ) -> Result:
-        """The only way out of a phase. Send the payload the current phase expects (see expected_payload);
-        the server validates it, checks the tools you used, decides the next phase and answers its
-        instruction. A refusal names what was wrong and repeats the current phase's instruction. At
-        POST_IMPL_VERIFY the server runs the configured verify.commands itself, with progress."""
-        import anyio
-
-        progress = progress_reporter(ctx)
-        return await anyio.to_thread.run_sync(
-            lambda: run("submit_phase", {"data": data}, lambda: app.workflow.submit_phase(data, progress), ledger=False)
-        )
-
-    @mcp.tool(annotations=READ_ONLY)
-    def get_session_status() -> Result:
-        """Where the session stands: phase, step, completed steps, instruction, expected_payload, task
-        progress and compaction_count. Restores an interrupted session from its checkpoint. Call it
-        whenever you are unsure what to do next."""
-        return run("get_session_status", {}, app.workflow.get_session_status, ledger=False)
-
-    # ------------------------------------------------------------ exploration
-    @mcp.tool(annotations=READ_ONLY)
-    def search_text(
-        pattern: Annotated[str | list[str], Field(description="a regex, or a list of them searched in parallel")],
-        path: Annotated[str | None, Field(description="file or folder relative to the project root")] = None,
-        glob: Annotated[str | list[str] | None, Field(description="include globs, e.g. '*.py'; prefix ! to exclude")] = None,
-        case_sensitive: bool = True,
-        fixed_strings: Annotated[bool, Field(description="treat patterns as literal text")] = False,
-        context_lines: Annotated[int, Field(ge=0, le=20)] = 0,
-        max_results: Annotated[int, Field(ge=1, le=5000)] = 100,
-    ) -> Result:
-        """Search file contents with ripgrep (respects .gitignore and the configured excludes). Each match
-        has file, line, column and text; a list of patterns gives one group per pattern. `truncated` and
-        `total_matches` say when max_results cut the list."""
-        args: dict[str, Any] = dict(pattern=pattern, path=path, glob=glob, case_sensitive=case_sensitive,
-                    fixed_strings=fixed_strings, context_lines=context_lines, max_results=max_results)
-        return run("search_text", args, lambda: app.explorer.search_text(**args))
-
-    @mcp.tool(annotations=READ_ONLY)
-    def search_files(
-        pattern: Annotated[str, Field(description="glob on project-relative paths; ** crosses folders")],
-        path: Annotated[str | None, Field(description="folder to search under")] = None,
-        max_results: Annotated[int, Field(ge=1, le=10000)] = 200,
-    ) -> Result:
-        """Find files by glob (e.g. 'src/**/*.py', '**/test_*.py'), honouring .gitignore and the configured
-        excludes. Returns project-relative paths."""
-        args: dict[str, Any] = dict(pattern=pattern, path=path, max_results=max_results)
-        return run("search_files", args, lambda: app.explorer.search_files(**args))
-
-    @mcp.tool(annotations=READ_ONLY)
-    def find_definitions(
-        symbol: str,
-        path: Annotated[str | None, Field(description="limit to a file or folder")] = None,
-        language: Annotated[str | None, Field(description="e.g. python, typescript, go")] = None,
-        match: Annotated[Literal["exact", "prefix", "icase"], Field(description="name matching")] = "exact",
-        max_results: Annotated[int, Field(ge=1, le=2000)] = 50,
-    ) -> Result:
-        """Where a symbol is defined, from a Universal Ctags index (tree-sitter for languages ctags misses).
-        Each result has file, line, end_line, kind, scope, language and signature where known."""
-        args: dict[str, Any] = dict(symbol=symbol, path=path, language=language, match=match, max_results=max_results)
-        return run("find_definitions", args, lambda: app.explorer.find_definitions(**args))
-
-    @mcp.tool(annotations=READ_ONLY)
-    def find_references(
-        symbol: str,
-        path: Annotated[str | None, Field(description="limit to a file or folder")] = None,
-        language: str | None = None,
-        include_comments: bool = False,
-        include_strings: bool = False,
-        max_results: Annotated[int, Field(ge=1, le=5000)] = 200,
-    ) -> Result:
-        """Where a symbol is used: whole-word ripgrep matches narrowed by tree-sitter to real identifiers
-        (comments and strings excluded unless asked). Definition sites are marked `is_definition`."""
-        args: dict[str, Any] = dict(symbol=symbol, path=path, language=language, include_comments=include_comments,
-                    include_strings=include_strings, max_results=max_results)
-        return run("find_references", args, lambda: app.explorer.find_references(**args))
-
-    @mcp.tool(annotations=READ_ONLY)
-    def get_symbols(path: Annotated[str, Field(description="a file, relative to the project root")]) -> Result:
-        """The nested outline of one file: classes with their methods, functions and module-level
-        variables, each with line and end_line."""
-        return run("get_symbols", {"path": path}, lambda: app.explorer.get_symbols(path))
-
-    @mcp.tool(annotations=READ_ONLY)
-    def analyze_structure(path: Annotated[str, Field(description="a file, relative to the project root")]) -> Result:
-        """The structure of one file from its syntax tree: imports, classes, functions and the calls each
-        function makes."""
-        return run("analyze_structure", {"path": path}, lambda: app.explorer.analyze_structure(path))
-
-    @mcp.tool(annotations=READ_ONLY)
-    def get_function_at_line(path: str, line: Annotated[int, Field(ge=1)]) -> Result:
-        """The innermost function or method enclosing a line, with its name, span and code."""
-        return run("get_function_at_line", {"path": path, "line": line}, lambda: app.explorer.get_function_at_line(path, line))
-
-    @mcp.tool(annotations=READ_ONLY)
-    def analyze_impact(
-        files: Annotated[list[str], Field(description="files you plan to change")],
-        symbols: Annotated[list[str] | None, Field(description="symbols you plan to change; default: all in the files")] = None,
-    ) -> Result:
-        """What a change to these files would touch: references and importers of their symbols, tests that
-        use them, configs and docs that mention them, and markup cross-references (CSS class/id <-> HTML,
-        JSX, Vue and DOM code). Grouped as direct, dependents, tests, configs, docs and should_verify."""
-        return run("analyze_impact", {"files": files, "symbols": symbols}, lambda: app.explorer.analyze_impact(files, symbols))
-
-    @mcp.tool(annotations=READ_ONLY)
-    def query(question: Annotated[str, Field(description="a natural-language question about the code")]) -> Result:
-        """A general entry point: routes a question to symbol, text and (when the index exists) semantic
-        search and merges the results, each with file and line."""
-        return run("query", {"question": question}, lambda: app.query(question))
-
-    # --------------------------------------------------------------- semantic
-    @mcp.tool(annotations=READ_ONLY)
-    def semantic_search(
-        query: str,
-        n_results: Annotated[int, Field(ge=1, le=100)] = 10,
-        collection: Annotated[Literal["forest", "map"] | None, Field(description="default: Map first, then Forest")] = None,
-    ) -> Result:
-        """Meaning-based search over the code index (Forest) and past successful agreements (Map). A Map
-        hit scoring 0.7 or more answers alone; the response says which collection answered and whether
-        the index is complete."""
-        args: dict[str, Any] = dict(query=query, n_results=n_results, collection=collection)
-        return run("semantic_search", args, lambda: app.index.semantic_search(**args))
-
-    @mcp.tool(annotations=READ_ONLY)
-    def fetch_chunk_detail(chunk_id: str) -> Result:
-        """The full text and location of one chunk returned by semantic_search."""
-        return run("fetch_chunk_detail", {"chunk_id": chunk_id}, lambda: app.index.fetch_chunk_detail(chunk_id))
-
-    @mcp.tool(annotations=READ_ONLY)
-    def validate_symbol_relevance(query: str, symbols: list[str]) -> Result:
-        """How relevant each symbol is to a request, by embedding similarity, with a verdict per symbol."""
-        args: dict[str, Any] = dict(query=query, symbols=symbols)
-        return run("validate_symbol_relevance", args, lambda: app.index.validate_symbol_relevance(query, symbols))
-
-    @mcp.tool(annotations=STATEFUL)
-    async def sync_index(ctx: Context, force: bool = False) -> Result:
-        """Bring the semantic index up to date: only changed files are re-chunked and re-embedded; `force`
-        rebuilds everything. Reports counts, duration and whether the index is complete, with progress."""
-        import anyio
-
-        def progress(done: float, total: float | None, message: str) -> None:
-            anyio.from_thread.run(lambda: ctx.report_progress(done, total, message))
-
-        return await anyio.to_thread.run_sync(
-            lambda: run("sync_index", {"force": force}, lambda: app.index.sync(force=force, progress=progress))
-        )
-
-    @mcp.tool(annotations=STATEFUL)
-    def update_context() -> Result:
-        """Refresh context.yml's project_rules summary from the project rules file (CLAUDE.md by default)."""
-        return run("update_context", {}, app.update_context)
-
-    # --------------------------------------------------- implementation control
-    @mcp.tool(annotations=READ_ONLY)
-    def check_write_target(file_path: str) -> Result:
-        """May this file be written now? Writes are allowed only in READY, only inside the project, to
-        explored files, new files in explored folders, or pure markup. Answers `allowed` and `reason`."""
-        return run("check_write_target", {"file_path": file_path}, lambda: app.workflow.check_write_target(file_path))
-
-    @mcp.tool(annotations=STATEFUL)
-    def add_explored_files(files: list[str]) -> Result:
-        """Add files you have read to the session's explored set, so that they may be written in READY."""
-        return run("add_explored_files", {"files": files}, lambda: app.workflow.add_explored_files(files))
-
-    @mcp.tool(annotations=READ_ONLY)
-    def review_changes() -> Result:
-        """The session's changes against the base: per file status, line counts and a unified diff (capped),
-        files changed outside the write rules, and garbage candidates (debug prints, commented-out
-        blocks, temp files, large binaries)."""
-        return run("review_changes", {}, app.workflow.review_changes)
-
-    @mcp.tool(annotations=STATEFUL)
-    async def run_checks(ctx: Context) -> Result:
-        """Run the project's verify.commands (config.json) now, as POST_IMPL_VERIFY will: the commands relevant
-        to the session's changed files, in the project root, each with its timeout. Answers per command the
-        verdict, duration, failing test names and the output's tail. Allowed in VERIFICATION and
-        POST_IMPL_VERIFY; long runs send progress notifications."""
-        import anyio
-
-        progress = progress_reporter(ctx)
-        return await anyio.to_thread.run_sync(lambda: run("run_checks", {}, lambda: app.workflow.run_checks(progress)))
-
-    @mcp.tool(annotations=DESTRUCTIVE)
-    def cleanup_stale_branches() -> Result:
-        """Return to the base branch, delete every llm_task_* branch, delete checkpoints and reset the
-        session. Reports each deleted branch with its head commit so it can be recovered."""
-        return run("cleanup_stale_branches", {}, app.workflow.cleanup_stale_branches)
-
-    # --------------------------------------------------------------- learning
-    @mcp.tool(annotations=STATEFUL)
-    def record_outcome(
-        outcome: Literal["success", "failure"],
-        phase_at_outcome: str | None = None,
-        analysis: dict[str, Any] | None = None,
-    ) -> Result:
-        """Record how a session ended. A success also stores the request -> symbols/files agreement in the
-        Map so similar requests find it first."""
-        args: dict[str, Any] = dict(outcome=outcome, phase_at_outcome=phase_at_outcome, analysis=analysis)
-        return run("record_outcome", args, lambda: app.record_outcome(outcome, phase_at_outcome, analysis or {}))
-
-    @mcp.tool(annotations=READ_ONLY)
-    def get_outcome_stats() -> Result:
-        """Counts of recorded outcomes and refusals by phase and reason, from the decision and outcome logs."""
-        return run("get_outcome_stats", {}, app.outcome_stats)
-
-    return mcp
+    return CodeIntelServer(app)
 
 
 def main(argv: list[str] | None = None) -> int:

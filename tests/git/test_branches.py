@@ -37,8 +37,8 @@ def test_choice_delete_discards_every_task_branch(repo: TestRepo) -> None:
     service = repo.service()
     info, report = service.resolve_stale_branches("delete", service.begin_session("new"))
     assert repo.branches() == ["main"] and repo.head_branch() == "main"
-    assert {d["branch"]: d["head"] for d in report["deleted_branches"]} == heads
-    assert all(d["recover"].startswith("git branch llm_task_") for d in report["deleted_branches"])
+    assert {d.branch: d.head for d in report.deleted_branches} == heads
+    assert all(d.recover.startswith("git branch llm_task_") for d in report.deleted_branches)
     assert repo.read("mine.txt") == "user work\n"
     assert info.stale_branches == [] and info.current_task_branch is None and info.branch_policy == "delete"
     # old2.py vanished with the branch switch: that is not a session change
@@ -51,7 +51,7 @@ def test_choice_merge_merges_the_current_branch_and_deletes_the_others(repo: Tes
     heads = _stale_setup(repo)
     service = repo.service()
     info, report = service.resolve_stale_branches("merge", service.begin_session("new"))
-    assert report["merged"]["branch"] == "llm_task_old2_from_main" and report["merged"]["kind"] == "fast-forward"
+    assert report.merged.branch == "llm_task_old2_from_main" and report.merged.kind == "fast-forward"
     assert repo.rev("main") == heads["llm_task_old2_from_main"]
     assert repo.branches() == ["main"] and repo.head_branch() == "main"
     assert not (repo.path / "old1.py").exists() and repo.read("old2.py") == "two\n"
@@ -63,14 +63,14 @@ def test_choice_continue_stays_on_the_current_branch_and_creates_none(repo: Test
     service = repo.service()
     info, report = service.resolve_stale_branches("continue", service.begin_session("new"))
     assert info.task_branch == "llm_task_old2_from_main" and info.branch_policy == "continue"
-    assert report["kept_branches"] == sorted(heads)
+    assert report.kept_branches == sorted(heads)
     info = service.create_task_branch("new", info)
     assert info.task_branch == "llm_task_old2_from_main"
     assert repo.branches() == ["llm_task_old1_from_main", "llm_task_old2_from_main", "main"]
     repo.write("app.py", "continued\n")
     info, _ = service.commit(info, ["app.py"], [], "Continue the old task")
     info, report = service.merge(info)
-    assert report["merged"] and repo.show("main:app.py") == "continued\n" and repo.show("main:old2.py") == "two\n"
+    assert report.merged and repo.show("main:app.py") == "continued\n" and repo.show("main:old2.py") == "two\n"
     assert repo.branches() == ["llm_task_old1_from_main", "main"]
 
 
@@ -94,7 +94,7 @@ def test_merge_makes_a_merge_commit_when_the_base_moved(repo: TestRepo) -> None:
     repo.commit_all("Unrelated work on main")
     repo.git("checkout", "-q", info.task_branch or "")
     info, report = service.merge(info)
-    assert report["kind"] == "merge-commit" and repo.head_branch() == "main"
+    assert report.kind == "merge-commit" and repo.head_branch() == "main"
     assert repo.read("feature.py") == "feature\n" and repo.read("other.py") == "someone else\n"
     assert len(repo.git("rev-list", "--parents", "-n", "1", "main").split()) == 3
 
@@ -147,7 +147,7 @@ def test_detached_head_branches_from_the_commit_and_keeps_the_work_on_the_task_b
     repo.write("app.py", "detached work\n")
     info, _ = service.commit(info, ["app.py"], [], "Work from a detached HEAD")
     info, report = service.merge(info)
-    assert report["merged"] is False and "git merge llm_task_d1_from_" in report["note"]
+    assert report.merged is False and "git merge llm_task_d1_from_" in report.note
     assert repo.head_branch() == info.task_branch and repo.rev("main") == commit
     assert repo.show(f"{info.task_branch}:app.py") == "detached work\n"
 
@@ -158,9 +158,9 @@ def test_cleanup_returns_to_base_and_deletes_every_task_branch(repo: TestRepo) -
     service = repo.service()
     service.begin_session("live")  # leaves a snapshot ref behind
     report = service.cleanup()
-    assert report["returned_to"] == "main" and repo.head_branch() == "main"
-    assert {d["branch"]: d["head"] for d in report["deleted_branches"]} == heads
-    assert report["deleted_snapshots"] == 1 and repo.git("for-each-ref", "refs/code-intel/") == ""
+    assert report.returned_to == "main" and repo.head_branch() == "main"
+    assert {d.branch: d.head for d in report.deleted_branches} == heads
+    assert report.deleted_snapshots == 1 and repo.git("for-each-ref", "refs/code-intel/") == ""
     assert repo.branches() == ["main"] and repo.read("mine.txt") == "keep me\n"
     repo.git("branch", "restored", heads["llm_task_old1_from_main"])  # the reported head recovers the work
     assert repo.show("restored:old1.py") == "one\n"
@@ -177,10 +177,10 @@ def test_not_a_repository_runs_without_branches(tmp_path: Path) -> None:
     info = service.create_task_branch("n1", info)
     assert info.task_branch is None
     assert service.changed_since_snapshot(info) == []
-    assert service.review(info)["is_repo"] is False
-    assert service.commit(info, ["a.py"], [], "msg")[1]["committed"] is False
-    assert service.merge(info)[1]["merged"] is False
-    assert service.cleanup()["deleted_branches"] == []
+    assert service.review(info).is_repo is False
+    assert service.commit(info, ["a.py"], [], "msg")[1].committed is False
+    assert service.merge(info)[1].merged is False
+    assert service.cleanup().deleted_branches == []
     assert not (folder / ".git").exists()
 
 

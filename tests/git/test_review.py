@@ -19,11 +19,11 @@ def test_review_lists_status_counts_and_diff_of_session_changes_only(repo: TestR
     (repo.path / "app_old.py").write_text("", encoding="utf-8")
     repo.git("rm", "-q", "--cached", "README.md")  # the index never matters: the working tree does
     review = service.review(info)
-    by_file = {f["file"]: f for f in review["files"]}
+    by_file = {f.file: f for f in review.files}
     assert set(by_file) == {"app.py", "new.py", "app_old.py"}
-    assert (by_file["app.py"]["status"], by_file["app.py"]["added"], by_file["app.py"]["removed"]) == ("modified", 1, 1)
-    assert (by_file["new.py"]["status"], by_file["new.py"]["added"]) == ("added", 2)
-    assert "user line" not in review["diff"] and review["diff_truncated"] is False
+    assert (by_file["app.py"].status, by_file["app.py"].added, by_file["app.py"].removed) == ("modified", 1, 1)
+    assert (by_file["new.py"].status, by_file["new.py"].added) == ("added", 2)
+    assert "user line" not in review.diff and review.diff_truncated is False
 
 
 def test_review_cuts_a_large_diff_and_says_so(repo: TestRepo) -> None:
@@ -32,11 +32,11 @@ def test_review_cuts_a_large_diff_and_says_so(repo: TestRepo) -> None:
     repo.write("b.py", "".join(f"other_{i} = {i}\n" for i in range(400)))
     repo.write("c.py", "small = 1\n")
     review = service.review(info, max_diff_bytes=3000)
-    assert review["diff_truncated"] is True and len(review["diff"].encode()) <= 3000 + 100
-    assert review["diff_total_bytes"] > 3000
-    assert "cut here" in review["diff"]
-    assert review["diff_omitted_files"] == ["b.py", "c.py"] and "b.py" in review["note"]
-    assert len(review["files"]) == 3  # the file list is never cut
+    assert review.diff_truncated is True and len(review.diff.encode()) <= 3000 + 100
+    assert review.diff_total_bytes > 3000
+    assert "cut here" in review.diff
+    assert review.diff_omitted_files == ["b.py", "c.py"] and "b.py" in review.note
+    assert len(review.files) == 3  # the file list is never cut
 
 
 def test_review_flags_files_outside_the_write_rules(repo: TestRepo) -> None:
@@ -44,7 +44,7 @@ def test_review_flags_files_outside_the_write_rules(repo: TestRepo) -> None:
     repo.write("app.py", "x = 1\n")
     repo.write("secret_area/conf.py", "y = 2\n")
     review = service.review(info, write_allowed=lambda path: path == "app.py")
-    assert review["outside_write_rules"] == ["secret_area/conf.py"]
+    assert review.outside_write_rules == ["secret_area/conf.py"]
 
 
 def test_review_lists_garbage_candidates_with_file_and_line(repo: TestRepo) -> None:
@@ -54,12 +54,12 @@ def test_review_lists_garbage_candidates_with_file_and_line(repo: TestRepo) -> N
     repo.write("backup.py.bak", "old\n")
     (repo.path / "blob.bin").write_bytes(b"\x00\x01\x02" * 10)
     review = service.review(info)
-    found = {(g["file"], g["line"], g["kind"]) for g in review["garbage"]}
+    found = {(g.file, g.line, g.kind) for g in review.garbage}
     assert ("app.py", 2, "debug_output") in found
     assert ("web/ui.js", 2, "debug_output") in found
     assert ("backup.py.bak", 1, "temp_file") in found
     assert ("blob.bin", 1, "binary_file") in found
-    assert not any(g["file"] == "app.py" and g["line"] != 2 for g in review["garbage"])
+    assert not any(g.file == "app.py" and g.line != 2 for g in review.garbage)
 
 
 def _patch(lines: list[str], start: int = 1) -> str:

@@ -36,18 +36,18 @@ def test_dirty_tree_survives_a_whole_session(repo: TestRepo) -> None:
     assert sorted(service.changed_since_snapshot(info)) == ["app.py", "feature.py"]
 
     review = service.review(info)
-    assert [(f["file"], f["status"]) for f in review["files"]] == [("app.py", "modified"), ("feature.py", "added")]
-    assert "return 10" in review["diff"] and "user edit" not in review["diff"]
+    assert [(f.file, f.status) for f in review.files] == [("app.py", "modified"), ("feature.py", "added")]
+    assert "return 10" in review.diff and "user edit" not in review.diff
 
     info, report = service.commit(info, ["app.py", "feature.py"], [], "Return ten and add feature")
-    assert report["committed"] and report["committed_files"] == ["app.py", "feature.py"]
+    assert report.committed and report.committed_files == ["app.py", "feature.py"]
     committed = repo.git("show", "--name-only", "--format=", "HEAD").split()
     assert committed == ["app.py", "feature.py"]
     assert repo.status() == before  # session files are committed; the user's are as they were
     assert repo.git("diff", "--cached") == staged_diff
 
     info, report = service.merge(info)
-    assert report["merged"] and report["kind"] == "fast-forward"
+    assert report.merged and report.kind == "fast-forward"
     assert repo.head_branch() == "main" and repo.branches() == ["main"]
     assert "return 10" in repo.show("main:app.py")
     assert repo.status() == before
@@ -64,7 +64,7 @@ def test_base_branch_not_named_main(make_repo: Callable[..., TestRepo]) -> None:
     repo.write("app.py", "changed\n")
     info, _ = service.commit(info, ["app.py"], [], "Change app")
     info, report = service.merge(info)
-    assert report["base_branch"] == "trunk" and repo.head_branch() == "trunk"
+    assert report.base_branch == "trunk" and repo.head_branch() == "trunk"
     assert repo.read("app.py") == "changed\n" and repo.show("trunk:app.py") == "changed\n"
 
 
@@ -88,7 +88,7 @@ def test_discarded_files_go_back_to_how_they_were_at_session_start(repo: TestRep
     repo.git("add", "scratch.tmp")  # the agent staged its scratch file
 
     info, report = service.commit(info, ["app.py"], ["README.md", "scratch.tmp"], "Keep app change")
-    assert sorted(report["discarded_files"]) == ["README.md", "scratch.tmp"]
+    assert sorted(report.discarded_files) == ["README.md", "scratch.tmp"]
     assert repo.read("README.md") == "# sample\nuser edit before the session\n"  # the user's edit, not the base
     assert not (repo.path / "scratch.tmp").exists()
     assert repo.git("ls-files", "scratch.tmp") == ""  # unstaged again
@@ -102,7 +102,7 @@ def test_user_edit_in_a_file_the_session_also_edits_stays_uncommitted(repo: Test
     repo.write("app.py", repo.read("app.py").replace("return 1", "return 100"))
 
     info, report = service.commit(info, ["app.py"], [], "Return a hundred")
-    assert report["kept_user_edits"] == ["app.py"]
+    assert report.kept_user_edits == ["app.py"]
     committed = repo.show("HEAD:app.py")
     assert "return 100" in committed and "user's note" not in committed
     assert "user's note" in repo.read("app.py") and "return 100" in repo.read("app.py")
@@ -150,7 +150,7 @@ def test_follow_up_commits_after_a_quality_revert(repo: TestRepo) -> None:
     assert info.task_branch == "llm_task_s8_from_main"
     repo.write("app.py", "second\n")
     review = service.review(info)
-    assert review["files"][0]["in_branch_commits"] is True
+    assert review.files[0].in_branch_commits is True
     info, report = service.commit(info, ["app.py"], [], "Fix review findings")
     assert len(info.commits) == 2
     assert repo.git("log", "--format=%s", "main..HEAD").split("\n")[:2] == ["Fix review findings", "First pass"]
@@ -165,7 +165,7 @@ def test_user_staged_edit_in_a_file_the_session_commits_stays_staged(repo: TestR
     info = service.create_task_branch("s9", service.begin_session("s9"))
     repo.write("app.py", repo.read("app.py").replace("return 1", "return 100"))
     info, report = service.commit(info, ["app.py"], [], "Return a hundred")
-    assert report["kept_user_edits"] == ["app.py"] and report["warnings"] == []
+    assert report.kept_user_edits == ["app.py"] and report.warnings == []
     assert "return 22" not in repo.show("HEAD:app.py")
     staged = repo.git("diff", "--cached")
     assert "+    return 22" in staged and "return 100" not in staged  # still staged: only the user's change
@@ -178,7 +178,7 @@ def test_session_deletes_and_renames_are_committed_as_such(repo: TestRepo) -> No
     (repo.path / "README.md").unlink()
     (repo.path / "app.py").rename(repo.path / "main_app.py")
     assert sorted(service.changed_since_snapshot(info)) == ["README.md", "app.py", "main_app.py"]
-    statuses = {f["file"]: f["status"] for f in service.review(info)["files"]}
+    statuses = {f.file: f.status for f in service.review(info).files}
     assert statuses == {"README.md": "deleted", "app.py": "deleted", "main_app.py": "added"}
     info, report = service.commit(info, ["README.md", "app.py", "main_app.py"], [], "Rename app, drop readme")
     assert repo.git("ls-tree", "--name-only", "HEAD").split() == ["main_app.py"]

@@ -14,8 +14,19 @@ import pytest
 from tools.config import Config, ContextSettings
 from tools.errors import CodeIntelError, GitError
 from tools.project import ProjectRoot
+from tools.session_types import (
+    Baseline,
+    BranchChoice,
+    BranchReport,
+    ChangeReview,
+    CleanupReport,
+    CommitReport,
+    DeletedBranch,
+    GitSessionInfo,
+    MergeReport,
+    ReviewedFile,
+)
 from tools.workflow.engine import WorkflowEngine
-from tools.workflow.ports import Baseline, BranchChoice, GitSessionInfo
 
 QUERY = "Add a subtract function next to add in src/app.py, with a test"
 APP_CODE = "def add(a, b):\n    total = a + b\n    return total\n"
@@ -48,13 +59,15 @@ class FakeGit:
         return GitSessionInfo(is_repo=True, base_branch="main", base_commit="c0", snapshot="snap-1",
                               stale_branches=list(self.stale))
 
-    def resolve_stale_branches(self, choice: BranchChoice, info: GitSessionInfo) -> tuple[GitSessionInfo, dict[str, Any]]:
+    def resolve_stale_branches(self, choice: BranchChoice, info: GitSessionInfo) -> tuple[GitSessionInfo, BranchReport]:
         self.calls.append(("resolve_stale_branches", choice))
         self._maybe_fail("resolve_stale_branches")
         new = info.model_copy(update={"stale_branches": [], "branch_policy": choice})
         if choice == "continue":
             new.task_branch = info.stale_branches[0] if info.stale_branches else None
-        return new, {"choice": choice, "branches": list(info.stale_branches)}
+        return new, BranchReport(choice=choice, kept_branches=list(info.stale_branches) if choice == "continue" else None,
+                                 deleted_branches=None if choice == "continue" else [
+                                     DeletedBranch(branch=b, head="c9", recover=f"git branch {b} c9") for b in info.stale_branches])
 
     def create_task_branch(self, session_id: str, info: GitSessionInfo) -> GitSessionInfo:
         self.calls.append(("create_task_branch", session_id))
@@ -71,29 +84,35 @@ class FakeGit:
     def remember_baseline(self, info: GitSessionInfo, paths: list[str]) -> None:
         self.calls.append(("remember_baseline", list(paths)))
 
-    def review(self, info: GitSessionInfo, *, max_diff_bytes: int = 200_000) -> dict[str, Any]:
+    def review(self, info: GitSessionInfo, *, max_diff_bytes: int = 200_000,
+               write_allowed: Callable[[str], bool] | None = None) -> ChangeReview:
         self.calls.append(("review", None))
-        return {"files": [{"file": f, "status": "modified", "added": 1, "removed": 0} for f in self.changed],
-                "diff": "", "diff_truncated": False, "garbage": []}
+        files = [ReviewedFile(file=f, status="modified", added=1, removed=0,
+                              write_allowed=write_allowed(f) if write_allowed else None) for f in self.changed]
+        return ChangeReview(files=files, outside_write_rules=[f.file for f in files if f.write_allowed is False])
 
     def commit(self, info: GitSessionInfo, reviewed_files: list[str], discarded_files: list[str],
-               message: str) -> tuple[GitSessionInfo, dict[str, Any]]:
+               message: str) -> tuple[GitSessionInfo, CommitReport]:
         self.calls.append(("commit", (list(reviewed_files), list(discarded_files), message)))
         self._maybe_fail("commit")
-        return info.model_copy(update={"commits": [*info.commits, f"c{len(info.commits) + 1}"]}), {"committed": True}
+        commit = f"c{len(info.commits) + 1}"
+        return (info.model_copy(update={"commits": [*info.commits, commit]}),
+                CommitReport(committed=True, commit=commit, committed_files=list(reviewed_files)))
 
-    def merge(self, info: GitSessionInfo) -> tuple[GitSessionInfo, dict[str, Any]]:
+    def merge(self, info: GitSessionInfo) -> tuple[GitSessionInfo, MergeReport]:
         self.calls.append(("merge", info.task_branch))
         self._maybe_fail("merge")
-        return info.model_copy(update={"task_branch": None}), {"merged": True, "into": info.base_branch}
+        return (info.model_copy(update={"task_branch": None}),
+                MergeReport(merged=True, base_branch=info.base_branch, deleted_branch=info.task_branch))
 
     def end_session(self, info: GitSessionInfo) -> None:
         self.calls.append(("end_session", info.snapshot))
 
-    def cleanup(self) -> dict[str, Any]:
+    def cleanup(self) -> CleanupReport:
         self.calls.append(("cleanup", None))
         self._maybe_fail("cleanup")
-        return {"deleted_branches": [{"branch": b, "head": "c9"} for b in self.stale]}
+        return CleanupReport(is_repo=self.is_repo, deleted_branches=[
+            DeletedBranch(branch=b, head="c9", recover=f"git branch {b} c9") for b in self.stale])
 
     def called(self, method: str) -> list[Any]:
         return [arg for name, arg in self.calls if name == method]
@@ -212,7 +231,7 @@ class Driver:
         raise AssertionError(f"no payload for {phase}")
 
     def task_list(self, resp: dict[str, Any]) -> list[dict[str, Any]]:
-        board = self.engine._state.board if self.engine._state else None  # noqa: SLF001 - the test inspects the server's list
+        board = self.engine.live.state.board if self.engine.live else None
         tasks = [t.model_dump() for t in board.tasks] if board and board.tasks else []
         if not tasks:
             return [{"id": "task_1", "description": "Add subtract", "status": "pending",
@@ -223,8 +242,9 @@ class Driver:
         return tasks
 
     def next_task_id(self) -> str:
-        state = self.engine._state  # noqa: SLF001
-        assert state is not None and state.board.next_pending() is not None
+        assert self.engine.live is not None
+        state = self.engine.live.state
+        assert state.board.next_pending() is not None
         return state.board.next_pending().id  # type: ignore[union-attr]
 
     def implementation(self, task_id: str) -> dict[str, Any]:
@@ -236,8 +256,8 @@ class Driver:
         last = len(app.read_text(encoding="utf-8").splitlines())
         if isinstance(self.git, FakeGit) and "src/app.py" not in self.git.changed:
             self.git.changed.append("src/app.py")
-        state = self.engine._state  # noqa: SLF001
-        assert state is not None
+        assert self.engine.live is not None
+        state = self.engine.live.state
         task = next(t for t in state.board.tasks if t.id == task_id)
         return {"task_id": task_id, "tools_used": ["check_write_target", "Edit"],
                 "checklist": [{"item": i.item, "status": "done", "evidence": f"src/app.py:{last - 1}-{last}"}

@@ -7,9 +7,9 @@ import json
 import pytest
 
 from tools.errors import CheckpointCorrupt
+from tools.session_types import Phase
 from tools.workflow.checkpoint import CheckpointStore
 from tools.workflow.flags import SessionFlags
-from tools.workflow.phases import Phase
 from tools.workflow.state import SessionState
 
 

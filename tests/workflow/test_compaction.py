@@ -37,7 +37,7 @@ def test_mismatch_handled_even_when_submit_is_refused(driver, engine):
     refused = driver.submit({"wrong": True})
     assert refused["error"] == "payload_mismatch"
     assert refused["compaction_count"] == 3 and "step_03_DOCUMENT_RESEARCH" in refused["phase_summaries"]
-    assert engine._state.compaction_count == 3
+    assert engine.live.state.compaction_count == 3
     ok = driver.submit(driver.payload(resp))
     assert "phase_summaries" not in ok
 

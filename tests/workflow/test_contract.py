@@ -59,7 +59,7 @@ def test_engine_uses_project_contract_and_refuses_malformed(driver, app_project)
     contract.write_text("phases:\n  DOCUMENT_RESEARCH:\n    instruction: [broken\n")
     bad = driver.submit(driver.payload(resp))
     assert bad["success"] is False and bad["error"] == "config_error"
-    assert driver.engine._state.phase.value == "DOCUMENT_RESEARCH"  # nothing moved
+    assert driver.engine.live.state.phase.value == "DOCUMENT_RESEARCH"  # nothing moved
 
 
 def test_required_tool_added_by_project_is_enforced(driver, app_project):

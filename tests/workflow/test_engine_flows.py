@@ -18,7 +18,7 @@ def test_default_full_flow(driver, fake_git, app_project):
     assert final["phase"] == "SESSION_COMPLETE" and final["step"] == 20
     assert driver.steps == [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 18, 19, 20]
     assert final["call"] == "record_outcome" and final["expected_payload"] == {}
-    assert final["merge"] == {"merged": True, "into": "main"}
+    assert final["merge"]["merged"] is True and final["merge"]["base_branch"] == "main"  # the MergeReport shape
     assert len(fake_git.called("create_task_branch")) == 1
     assert fake_git.called("commit") == [(["src/app.py"], [], "Add subtract")]
     assert list((app_project.state_dir / "sessions").glob("*.json")) == []  # checkpoint deleted at the end

@@ -132,7 +132,7 @@ def test_failed_to_ready(driver, engine):
     _verify(driver)
     resp = _fail(driver, ["task_1"])
     assert resp["phase"] == "READY" and resp["step"] == 12 and resp["failure_counts"] == {"task_1": 1}
-    assert engine._state.counters.verification_failure_count == 1
+    assert engine.live.state.counters.verification_failure_count == 1
 
 
 def test_unknown_failed_task_is_refused(driver):
@@ -165,15 +165,15 @@ def test_intervention_after_3(driver):
 # --------------------------------------------------------- VERIFY_INTERVENTION
 def test_task_failure_count_triggers_intervention(driver, engine):
     _fail_three_times(driver)
-    assert engine._state.board.max_failure_count() >= 3
+    assert engine.live.state.board.max_failure_count() >= 3
 
 
 def test_intervention_resets_failure_count(driver, engine):
     resp = _fail_three_times(driver)
     nxt = driver.submit(driver.payload(resp))
     assert nxt["phase"] == "READY" and nxt["step"] == 12
-    assert engine._state.board.max_failure_count() == 0
-    assert engine._state.counters.intervention_count == 1
+    assert engine.live.state.board.max_failure_count() == 0
+    assert engine.live.state.counters.intervention_count == 1
 
 
 def test_no_intervention_flag_skips(driver):
@@ -194,7 +194,7 @@ def test_user_escalation_after_2_interventions(driver, engine):
         resp = driver.submit(driver.payload(resp))
         driver.verify_results = [False, False, False]
         resp = driver.run(resp, until="VERIFY_INTERVENTION")
-    assert engine._state.counters.intervention_count == 2
+    assert engine.live.state.counters.intervention_count == 2
     assert ".code-intel/user_escalation.md" in resp["instruction"]
     assert "user_escalation" in resp["expected_payload"]["prompt_used"]
     nxt = driver.submit(driver.payload(resp))
@@ -205,17 +205,17 @@ def test_user_escalation_after_2_interventions(driver, engine):
 def test_intervention_count_increments(driver, engine):
     resp = _fail_three_times(driver)
     driver.submit(driver.payload(resp))
-    assert engine._state.counters.intervention_count == 1
+    assert engine.live.state.counters.intervention_count == 1
 
 
 def test_quality_revert_count_increments(driver, engine):
     driver.quality_issues = [["naming"], ["naming again"]]
     resp = driver.run(driver.start(), until="QUALITY_REVIEW")
     resp = driver.submit(driver.payload(resp))
-    assert resp["phase"] == "READY" and engine._state.counters.quality_revert_count == 1
+    assert resp["phase"] == "READY" and engine.live.state.counters.quality_revert_count == 1
     resp = driver.run(resp, until="QUALITY_REVIEW")
     resp = driver.submit(driver.payload(resp))
-    assert engine._state.counters.quality_revert_count == 2
+    assert engine.live.state.counters.quality_revert_count == 2
 
 
 def test_quality_revert_forced_completion(driver, engine):
@@ -236,10 +236,10 @@ def test_clean_resets_session_state(driver, engine, fake_git, app_project):
     report = engine.cleanup_stale_branches()
     assert report["session_reset"] and report["checkpoints_deleted"]
     assert fake_git.called("cleanup") == [None]
-    assert engine._state is None
+    assert engine.live is None
     assert not (app_project.state_dir / "sessions" / "session.lock").exists()
     resp = driver.start()
-    assert resp["phase"] == "DOCUMENT_RESEARCH" and engine._state.counters.model_dump() == {
+    assert resp["phase"] == "DOCUMENT_RESEARCH" and engine.live.state.counters.model_dump() == {
         "verification_failure_count": 0, "intervention_count": 0, "quality_revert_count": 0}
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tools.errors import PayloadMismatch
-from tools.workflow.payloads import PAYLOAD_MODELS, validate_payload
-from tools.workflow.phases import CONTRACT_IDS
+from tools.workflow.payloads import PhasePayload, validate_payload
+from tools.workflow.phases import BY_ID, CONTRACT_IDS
+
+PAYLOAD_MODELS: dict[str, type[PhasePayload]] = {cid: spec.payload for cid, spec in BY_ID.items() if spec.payload}
 
 
 def test_every_contract_variant_has_a_model():
@@ -16,18 +18,18 @@ def test_every_contract_variant_has_a_model():
 @pytest.mark.parametrize("cid", sorted(PAYLOAD_MODELS))
 def test_summary_is_required_everywhere(cid):
     with pytest.raises(PayloadMismatch, match="missing field 'summary'"):
-        validate_payload(cid, cid, {})
+        validate_payload(PAYLOAD_MODELS[cid], cid, {})
 
 
 @pytest.mark.parametrize("summary", ["", "   \n"])
 def test_blank_summary_is_refused(summary):
     with pytest.raises(PayloadMismatch, match="summary is blank"):
-        validate_payload("MERGE", "MERGE", {"summary": summary})
+        validate_payload(PAYLOAD_MODELS["MERGE"], "MERGE", {"summary": summary})
 
 
 def test_wrong_fields_are_named():
     with pytest.raises(PayloadMismatch) as err:
-        validate_payload("MERGE", "MERGE", {"summary": "s", "merged": True})
+        validate_payload(PAYLOAD_MODELS["MERGE"], "MERGE", {"summary": "s", "merged": True})
     assert "unknown field 'merged'" in err.value.message
 
 
@@ -44,12 +46,12 @@ def test_wrong_fields_are_named():
 )
 def test_wrong_types_are_refused(cid, data, field):
     with pytest.raises(PayloadMismatch) as err:
-        validate_payload(cid, cid, data)
+        validate_payload(PAYLOAD_MODELS[cid], cid, data)
     assert f"'{field}'" in err.value.message
 
 
 def test_valid_payload_passes():
-    model = validate_payload("Q3", "Q3", {"needs_impact_analysis": False, "reason": "r", "summary": " s "})
+    model = validate_payload(PAYLOAD_MODELS["Q3"], "Q3", {"needs_impact_analysis": False, "reason": "r", "summary": " s "})
     assert model.summary == "s" and model.tools_used == []
 
 
@@ -123,10 +125,11 @@ def test_required_tool_must_be_named_and_called(driver, phase, tool, gate):
 
 def test_calls_without_session_are_ignored(engine):
     engine.record_tool_call("search_text", {"pattern": "x"}, ok=True)
-    assert engine._ledger.entries == []
     data = {"success": False, "error": "x"}
     engine.annotate_refusal(data)
     assert "current_phase" not in data
+    engine.start_session("QUESTION", "where is add used?", [], None)
+    assert engine.live is not None and engine.live.ledger.entries == []
 
 
 def test_annotate_refusal_adds_phase(driver, engine):

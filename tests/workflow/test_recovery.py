@@ -35,8 +35,8 @@ def test_counters_are_not_reset_by_recovery(driver, fake_git, new_engine, new_dr
     driver.engine.close()
     again = new_engine(fake_git)
     new_driver(again, fake_git).status()
-    assert again._state.counters.verification_failure_count == 1
-    assert again._state.board.tasks[0].failure_count == 1
+    assert again.live.state.counters.verification_failure_count == 1
+    assert again.live.state.board.tasks[0].failure_count == 1
 
 
 def test_start_over_existing_session_in_memory_offers_recovery(driver):

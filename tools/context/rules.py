@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from pydantic import BaseModel
 
 from tools.config import ContextSettings, load_context
 from tools.errors import CodeIntelError
@@ -191,6 +192,21 @@ def _edit_text(text: str, summary: str, digest: str, synced: str) -> str:
     lines, hi = _set_key(lines, start + 1, hi, indent, "content_hash", digest)
     lines, _ = _set_key(lines, 0, len(lines), "", "last_synced", synced)
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+class ContextUpdate(BaseModel):
+    """update_context's answer: whether context.yml's project_rules summary changed, and from what."""
+
+    changed: bool
+    source: str | None = None
+    note: str | None = None
+    summary: str | None = None
+    content_hash: str | None = None
+    previous_hash: str | None = None
+    previous_summary: str | None = None
+    last_synced: str | None = None
+    context_file: str | None = None
+    comments_preserved: bool | None = None
 
 
 def refresh_project_rules(root: ProjectRoot) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from tools.errors import GitError
 from tools.git.runner import GitRunner
-from tools.workflow.ports import TASK_BRANCH_PREFIX
+from tools.session_types import TASK_BRANCH_PREFIX
 
 log = logging.getLogger(__name__)
 BASE_SEPARATOR = "_from_"

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from pydantic import BaseModel
+from tools.session_types import GarbageCandidate
 
 LARGE_FILE_BYTES = 1_000_000
 COMMENTED_BLOCK_MIN_LINES = 3
@@ -43,14 +43,6 @@ _LOCAL_NAMES = re.compile(r"^(\.env(\..+)?|.*\.pyc|.*\.log)$")
 _COMMENT_PREFIX = re.compile(r"^\s*(#|//|--|;)\s?(.*)$")
 # text after a comment marker that reads like code rather than prose
 _CODE_LIKE = re.compile(r"([;{}]\s*$|^\s*(def|class|if|for|while|return|import|from|function|const|let|var)\b|\w+\s*=[^=]|\w+\(.*\)\s*:?\s*$)")
-
-
-class GarbageCandidate(BaseModel):
-    file: str
-    line: int
-    end_line: int | None = None
-    kind: str  # debug_output, commented_out_code, temp_file, local_file, large_file, binary_file, placeholder, secret
-    detail: str
 
 
 @dataclass(frozen=True)

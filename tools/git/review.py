@@ -8,35 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pydantic import BaseModel, Field
-
-from tools.git.garbage import ChangedFile, GarbageCandidate, find_garbage
+from tools.git.garbage import ChangedFile, find_garbage
 from tools.git.runner import GitRunner
 from tools.git.snapshot import RepoLayout, entry, snapshot_base, snapshot_tree, tree_of, working_tree
+from tools.session_types import ChangeReview, ReviewedFile
 
 _STATUS = {"A": "added", "M": "modified", "D": "deleted", "T": "type_changed"}
-
-
-class ReviewedFile(BaseModel):
-    file: str
-    status: str
-    added: int | None  # None for binary files
-    removed: int | None
-    binary: bool = False
-    had_user_edits: bool = False  # the user had uncommitted edits in it before the session
-    in_branch_commits: bool = False  # part of it is already committed on the task branch
-    write_allowed: bool | None = None  # set when the caller passes its write rules
-
-
-class ChangeReview(BaseModel):
-    files: list[ReviewedFile] = Field(default_factory=list)
-    diff: str = ""
-    diff_truncated: bool = False
-    diff_total_bytes: int = 0
-    diff_omitted_files: list[str] = Field(default_factory=list)
-    garbage: list[GarbageCandidate] = Field(default_factory=list)
-    outside_write_rules: list[str] = Field(default_factory=list)
-    note: str = ""
 
 
 def _split_patch(patch: str) -> list[str]:

@@ -11,7 +11,6 @@ import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 from tools.errors import GitError, InvalidArgument
 from tools.git import branches as br
@@ -31,7 +30,18 @@ from tools.git.snapshot import (
     working_tree,
 )
 from tools.project import STATE_DIR, ProjectRoot
-from tools.workflow.ports import Baseline, BranchChoice, GitSessionInfo
+from tools.session_types import (
+    Baseline,
+    BranchChoice,
+    BranchReport,
+    ChangeReview,
+    CleanupReport,
+    CommitReport,
+    DeletedBranch,
+    GitSessionInfo,
+    MergeReport,
+    StaleMerge,
+)
 
 log = logging.getLogger(__name__)
 # files git keeps while a merge, rebase, cherry-pick or revert is unfinished
@@ -132,7 +142,7 @@ class GitService:
         return None
 
     # BRANCH_INTERVENTION ----------------------------------------------------------
-    def resolve_stale_branches(self, choice: BranchChoice, info: GitSessionInfo) -> tuple[GitSessionInfo, dict[str, Any]]:
+    def resolve_stale_branches(self, choice: BranchChoice, info: GitSessionInfo) -> tuple[GitSessionInfo, BranchReport]:
         if choice not in ("delete", "merge", "continue"):
             raise InvalidArgument(f"unknown branch choice {choice!r}", hint="send choice: 'delete', 'merge' or 'continue'")
         with self._lock:
@@ -140,37 +150,37 @@ class GitService:
             info = info.model_copy(deep=True)
             info.branch_policy = choice
             if git is None:
-                return info, {"choice": choice, "note": NOT_A_REPO}
+                return info, BranchReport(choice=choice, note=NOT_A_REPO)
             if choice == "continue":
                 return self._continue(git, info)
             session_id = self._session_id(git, info)
             branches = br.list_task_branches(git)
-            report: dict[str, Any] = {"choice": choice}
+            report = BranchReport(choice=choice)
             if choice == "merge":
-                report["merged"] = self._merge_stale(git, info, branches)
+                report.merged = self._merge_stale(git, info, branches)
             else:
                 self._leave_task_branch(git, info)
-            report["deleted_branches"] = self._delete_branches(git, br.list_task_branches(git))
+            report.deleted_branches = self._delete_branches(git, br.list_task_branches(git))
             self._describe_head(git, info)
             info.stale_branches, info.task_branch = [], None
             self._restart_snapshot(git, info, session_id)
-            report["now_on"] = info.base_branch or info.base_commit
+            report.now_on = info.base_branch or info.base_commit
             return info, report
 
-    def _continue(self, git: GitRunner, info: GitSessionInfo) -> tuple[GitSessionInfo, dict[str, Any]]:
+    def _continue(self, git: GitRunner, info: GitSessionInfo) -> tuple[GitSessionInfo, BranchReport]:
         head = br.head_state(git)
-        report: dict[str, Any] = {"choice": "continue", "kept_branches": sorted(br.list_task_branches(git))}
+        report = BranchReport(choice="continue", kept_branches=sorted(br.list_task_branches(git)))
         if info.current_task_branch and head.branch == info.current_task_branch:
             info.task_branch = info.current_task_branch
-            report["note"] = f"the session works on {info.task_branch}; MERGE merges it into {info.base_branch}"
+            report.note = f"the session works on {info.task_branch}; MERGE merges it into {info.base_branch}"
         else:
-            report["note"] = (
+            report.note = (
                 f"HEAD is on {head.branch or 'a detached commit'}, not on a task branch: no task branch will be "
                 "created, so the session's commit goes straight onto it and MERGE has nothing to merge"
             )
         return info, report
 
-    def _merge_stale(self, git: GitRunner, info: GitSessionInfo, branches: dict[str, str]) -> dict[str, Any]:
+    def _merge_stale(self, git: GitRunner, info: GitSessionInfo, branches: dict[str, str]) -> StaleMerge:
         target = info.current_task_branch or (next(iter(branches)) if len(branches) == 1 else None)
         if not target or target not in branches:
             raise GitError(
@@ -187,7 +197,7 @@ class GitService:
             )
         result = br.plan_merge(git, target, base, f"Merge {target} into {base}")
         br.land_on_base(git, target, base, result, f"code-intel: merge {target}")
-        return {"branch": target, "into": base, "kind": result.kind, "commit": result.new_base_head, "branch_head": branches[target]}
+        return StaleMerge(branch=target, into=base, kind=result.kind, commit=result.new_base_head, branch_head=branches[target])
 
     def _leave_task_branch(self, git: GitRunner, info: GitSessionInfo) -> str | None:
         """When HEAD is on a task branch, go back to the base named in it (carrying uncommitted work)."""
@@ -203,12 +213,12 @@ class GitService:
         br.switch_to(git, base)
         return base
 
-    def _delete_branches(self, git: GitRunner, branches: dict[str, str]) -> list[dict[str, str]]:
+    def _delete_branches(self, git: GitRunner, branches: dict[str, str]) -> list[DeletedBranch]:
         deleted = []
         for name, head in sorted(branches.items()):
             br.delete_branch(git, name)
             log.info("deleted %s at %s", name, head)
-            deleted.append({"branch": name, "head": head, "recover": f"git branch {name} {head}"})
+            deleted.append(DeletedBranch(branch=name, head=head, recover=f"git branch {name} {head}"))
         return deleted
 
     # READY planning -----------------------------------------------------------------
@@ -279,15 +289,16 @@ class GitService:
 
     def review(
         self, info: GitSessionInfo, *, max_diff_bytes: int = 200_000, write_allowed: Callable[[str], bool] | None = None
-    ) -> dict[str, Any]:
+    ) -> ChangeReview:
         """The session's changes; pass `write_allowed` (the write rules) to flag files written outside them."""
         with self._lock:
             git = self._open()
             if git is None or not info.snapshot:
-                return {"is_repo": git is not None, "files": [], "diff": "", "diff_truncated": False, "garbage": [],
-                        "note": NOT_A_REPO if git is None else "no snapshot for this session: nothing to compare"}
+                return ChangeReview(is_repo=git is not None,
+                                    note=NOT_A_REPO if git is None else "no snapshot for this session: nothing to compare")
             review = review_session(git, self._layout, info.snapshot, max_diff_bytes=max_diff_bytes, write_allowed=write_allowed)
-            return {"is_repo": True, "task_branch": info.task_branch, **review.model_dump()}
+            review.task_branch = info.task_branch
+            return review
 
     def _project_paths(self, paths: list[str], kind: str) -> list[str]:
         out: list[str] = []
@@ -304,7 +315,7 @@ class GitService:
 
     def commit(
         self, info: GitSessionInfo, reviewed_files: list[str], discarded_files: list[str], message: str
-    ) -> tuple[GitSessionInfo, dict[str, Any]]:
+    ) -> tuple[GitSessionInfo, CommitReport]:
         if not message or not message.strip():
             raise InvalidArgument("commit_message is empty", hint="send an imperative subject line, e.g. 'Add logout endpoint'")
         reviewed = self._project_paths(reviewed_files, "reviewed file")
@@ -316,7 +327,7 @@ class GitService:
             git = self._open()
             info = info.model_copy(deep=True)
             if git is None:
-                return info, {"committed": False, "note": NOT_A_REPO + "; the changes stay in the working tree"}
+                return info, CommitReport(committed=False, note=NOT_A_REPO + "; the changes stay in the working tree")
             if not info.snapshot:
                 raise GitError("this session has no working-tree snapshot", hint="start a new session")
             outcome = commit_session(
@@ -325,32 +336,33 @@ class GitService:
             )
             if outcome.commit:
                 info.commits.append(outcome.commit)
-            report = {"committed": outcome.commit is not None, "branch": br.head_state(git).branch, **vars(outcome)}
+            report = CommitReport(committed=outcome.commit is not None, branch=br.head_state(git).branch, **vars(outcome))
             if outcome.commit is None:
-                report["note"] = "no reviewed file differs from the branch head: nothing new was committed"
+                report.note = "no reviewed file differs from the branch head: nothing new was committed"
             return info, report
 
     # MERGE -------------------------------------------------------------------------------
-    def merge(self, info: GitSessionInfo) -> tuple[GitSessionInfo, dict[str, Any]]:
+    def merge(self, info: GitSessionInfo) -> tuple[GitSessionInfo, MergeReport]:
         with self._lock:
             git = self._open()
             info = info.model_copy(deep=True)
             if git is None:
-                return info, {"merged": False, "note": NOT_A_REPO}
+                return info, MergeReport(merged=False, note=NOT_A_REPO)
             session_id = self._session_id(git, info)
             task = info.task_branch
             head = br.head_state(git)
             if not task:
-                return info, {"merged": False, "note": f"no task branch in this session: its commits, if any, are on {head.branch or 'the detached HEAD'}"}
+                return info, MergeReport(merged=False, note="no task branch in this session: its commits, if any, are on "
+                                         f"{head.branch or 'the detached HEAD'}")
             if info.detached or not info.base_branch:
                 if session_id:
                     drop_snapshot(git, session_id)
-                return info, {
-                    "merged": False, "task_branch": task,
-                    "note": f"the session started on a detached HEAD ({(info.base_commit or '')[:12]}), so there is no "
-                            f"branch to merge into: the work stays on {task}. Merge it yourself with "
-                            f"`git checkout <branch> && git merge {task}`.",
-                }
+                return info, MergeReport(
+                    merged=False, task_branch=task,
+                    note=f"the session started on a detached HEAD ({(info.base_commit or '')[:12]}), so there is no "
+                         f"branch to merge into: the work stays on {task}. Merge it yourself with "
+                         f"`git checkout <branch> && git merge {task}`.",
+                )
             task_head = git.rev(f"refs/heads/{task}")
             result = br.plan_merge(git, task, info.base_branch, f"Merge {task} into {info.base_branch}")
             br.land_on_base(git, task, info.base_branch, result, f"code-intel: merge {task}")
@@ -359,10 +371,8 @@ class GitService:
                 drop_snapshot(git, session_id)
             info.task_branch = None
             log.info("merged %s into %s (%s)", task, info.base_branch, result.kind)
-            return info, {
-                "merged": True, "kind": result.kind, "base_branch": info.base_branch, "commit": result.new_base_head,
-                "deleted_branch": task, "branch_head": task_head,
-            }
+            return info, MergeReport(merged=True, kind=result.kind, base_branch=info.base_branch, commit=result.new_base_head,
+                                     deleted_branch=task, branch_head=task_head)
 
     def end_session(self, info: GitSessionInfo) -> None:
         """Forget the session's snapshot (sessions that end without MERGE: --quick, investigations)."""
@@ -375,18 +385,16 @@ class GitService:
                 drop_snapshot(git, session_id)
 
     # --clean ----------------------------------------------------------------------------------
-    def cleanup(self) -> dict[str, Any]:
+    def cleanup(self) -> CleanupReport:
         with self._lock:
             git = self._open()
             if git is None:
-                return {"is_repo": False, "note": NOT_A_REPO, "deleted_branches": [], "deleted_content_snapshots": drop_all(self.root)}
+                return CleanupReport(is_repo=False, note=NOT_A_REPO, deleted_content_snapshots=drop_all(self.root))
             returned_to = self._leave_task_branch(git, GitSessionInfo(is_repo=True))
             deleted = self._delete_branches(git, br.list_task_branches(git))
             snapshots = list_snapshot_refs(git)
             for ref in snapshots:
                 git.run(["update-ref", "-d", ref])
             head = br.head_state(git)
-            return {
-                "is_repo": True, "returned_to": returned_to, "now_on": head.branch or head.commit,
-                "deleted_branches": deleted, "deleted_snapshots": len(snapshots),
-            }
+            return CleanupReport(is_repo=True, returned_to=returned_to, now_on=head.branch or head.commit,
+                                 deleted_branches=deleted, deleted_snapshots=len(snapshots))

@@ -16,6 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from tools.errors import InvalidArgument
 from tools.project import ProjectRoot
 
@@ -31,6 +33,49 @@ PHASES = (
     "PRE_COMMIT", "QUALITY_REVIEW", "MERGE", "SESSION_COMPLETE",
 )
 UNKNOWN_PHASE = "(none)"
+
+
+class OutcomeEntry(BaseModel):
+    """record_outcome's answer: the line appended to outcomes.jsonl, and whether the Map learned it."""
+
+    model_config = ConfigDict(extra="allow")
+    ts: str
+    session_id: str | None = None
+    intent: str | None = None
+    query: str | None = None
+    outcome: str
+    phase_at_outcome: str | None = None
+    analysis: dict[str, Any] = Field(default_factory=dict)
+    log_file: str
+    map_updated: bool | None = None
+    map_error: str | None = None
+
+
+class OutcomeCounts(BaseModel):
+    total: int
+    by_outcome: dict[str, int]
+    by_phase: dict[str, dict[str, int]]
+    success_rate: float | None = None
+
+
+class DecisionCounts(BaseModel):
+    total: int
+    accepted: int
+    refused: int
+
+
+class RefusalCounts(BaseModel):
+    by_phase: dict[str, dict[str, int]]
+    by_error: dict[str, int]
+
+
+class OutcomeStats(BaseModel):
+    """get_outcome_stats' answer."""
+
+    outcomes: OutcomeCounts
+    decisions: DecisionCounts
+    refusals: RefusalCounts
+    skipped_lines: dict[str, int]
 
 
 def _read_jsonl(file: Path) -> tuple[list[dict[str, Any]], int]:

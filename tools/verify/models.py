@@ -79,3 +79,17 @@ class CheckReport(BaseModel):
         if not self.commands:
             return "no configured command is relevant to the changed files"
         return "; ".join(c.headline() for c in self.commands)
+
+
+class CheckRun(BaseModel):
+    """The server's verify run as a response shows it: run_checks' answer, and `server_checks` of a
+    POST_IMPL_VERIFY response."""
+
+    configured: bool | None = None  # run_checks only: False when no verify.commands are configured
+    passed: bool | None = None
+    note: str | None = None
+    summary: str | None = None
+    commands: list[CommandOutcome] = Field(default_factory=list)
+    skipped: list[SkippedCommand] = Field(default_factory=list)
+    duration_s: float | None = None
+    failing_tests: list[str] | None = None

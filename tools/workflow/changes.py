@@ -12,8 +12,9 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Iterable
 
+from tools.session_types import Baseline, GitSessionInfo
 from tools.workflow.evidence import EvidenceRef
-from tools.workflow.ports import Baseline, GitPort, GitSessionInfo
+from tools.workflow.ports import GitPort
 
 SKIP_HINT = "an item already satisfied by existing code is reported as {item, status: 'skipped', reason: '...'}"
 _MAX_DIFF_LINES = 200_000

@@ -1,7 +1,8 @@
 """The phase contract: `.code-intel/phase_contract.yml` first, the built-in copy second.
 
 The built-in copy is `templates/code-intel/phase_contract.yml` (the file init-project installs).
-A project file overrides it field by field per phase variant. A malformed project file is refused
+A project file overrides it field by field per phase variant; a field neither file sets takes the
+phase registry's default (`phases.py`: required tools, resources, exploration minimum). A malformed project file is refused
 with `config_error` naming the file, the phase and the problem; it is never silently ignored.
 """
 
@@ -16,8 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tools.errors import ConfigError
 from tools.project import TEMPLATES_DIR, ProjectRoot
-from tools.workflow.payloads import PAYLOAD_MODELS
-from tools.workflow.phases import CONTRACT_IDS
+from tools.workflow.phases import BY_ID, CONTRACT_IDS
 
 BUILTIN_CONTRACT = TEMPLATES_DIR / "code-intel" / "phase_contract.yml"
 CONTRACT_FILE = "phase_contract.yml"
@@ -61,7 +61,7 @@ def _check(file: Path, key: str, merged: dict[str, Any]) -> PhaseContract:
     except ValidationError as err:
         problems = "; ".join(f"'{'.'.join(str(p) for p in e['loc'])}': {e['msg']}" for e in err.errors())
         raise ConfigError(f"{file}: phase '{key}': {problems}", hint="fix the entry or remove it to use the built-in one") from None
-    model = PAYLOAD_MODELS.get(key)
+    model = BY_ID[key].payload
     if model is not None:
         unknown = sorted(set(contract.expected_payload) - set(model.model_fields))
         if unknown:
@@ -80,7 +80,7 @@ def load_contract(project_file: Path | None) -> dict[str, PhaseContract]:
     for key in CONTRACT_IDS:
         if key not in builtin:
             raise ConfigError(f"{BUILTIN_CONTRACT}: the built-in contract lacks phase '{key}'")
-        merged = {**builtin[key], **overrides.get(key, {})}
+        merged = {**BY_ID[key].contract_defaults(), **builtin[key], **overrides.get(key, {})}
         source = project_file if key in overrides and project_file is not None else BUILTIN_CONTRACT
         contracts[key] = _check(source, key, merged)
     return contracts

@@ -1,10 +1,10 @@
 """WorkflowEngine: the server-enforced session, one per project.
 
-It owns the session state, the tool-call ledger, the checkpoint and the project lock, and turns
-each submit_phase into a validated transition: payload model -> tool evidence -> phase handler ->
-checkpoint -> response. Every state change happens under one re-entrant lock (tools run on worker
-threads), on a draft copy that replaces the state only when the submit is accepted, so a refusal
-never moves the phase.
+It owns the live session (state, summaries and tool-call ledger, one `LiveSession`), the
+checkpoint and the project lock, and turns each submit_phase into a validated transition: payload
+model -> tool evidence -> phase handler -> checkpoint -> response. Every state change happens under
+one re-entrant lock (tools run on worker threads), on a draft copy that replaces the state only
+when it is accepted (`_commit`: swap in, then checkpoint), so a refusal never moves the phase.
 
 Decisions (see docs/workflow.md):
 - compaction_count is taken out of `data` before validation; a mismatch returns every stored
@@ -20,7 +20,11 @@ import contextlib
 import logging
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
+
+from pydantic import BaseModel
 
 from tools.config import Config, ContextSettings
 from tools.errors import (
@@ -32,17 +36,19 @@ from tools.errors import (
     SessionActive,
     TaskValidationFailed,
 )
+from tools.explore.write_rules import evaluate_write
 from tools.learning.decisions import DecisionLog
 from tools.project import ProjectRoot
+from tools.session_types import Phase
 from tools.workflow.checkpoint import CheckpointStore
 from tools.workflow.contract import ContractSource, PhaseContract
 from tools.workflow.flags import parse_flags
-from tools.workflow.handlers import HANDLERS, PhaseContext
+from tools.workflow.handlers import SELF_REPORTED, PhaseContext, Transition, check_fields
 from tools.workflow.ledger import ToolLedger
 from tools.workflow.lock import ProjectLock
-from tools.workflow.matrix import INTENTS, is_investigation, next_phase
+from tools.workflow.matrix import INTENTS, enabled_phases, is_investigation, next_phase
 from tools.workflow.payloads import validate_payload
-from tools.workflow.phases import READY_STEPS, STEPS, Phase
+from tools.workflow.phases import BY_ID
 from tools.workflow.ports import CheckPort, CheckProgress, GitPort
 from tools.workflow.responses import phase_response, refusal_fields
 from tools.workflow.state import SessionState, new_session_id, now
@@ -54,10 +60,26 @@ RUN_CHECKS_PHASES = (Phase.VERIFICATION, Phase.POST_IMPL_VERIFY)
 log = logging.getLogger(__name__)
 
 
-def _step_of_contract(cid: str) -> int:
-    if cid.startswith("READY_"):
-        return READY_STEPS[cid.removeprefix("READY_").lower()]
-    return STEPS[Phase(cid.removesuffix("_ESCALATION"))]
+@dataclass
+class LiveSession:
+    """The session in progress, as one object: installed, replaced and dropped whole (never field by
+    field), so nothing of an old session outlives it. The agents' write log joins it here."""
+
+    state: SessionState
+    summaries: dict[str, dict[str, str]] = field(default_factory=dict)  # step_NN_<VARIANT> -> {summary}
+    ledger: ToolLedger = field(default_factory=ToolLedger)
+
+    @classmethod
+    def of(cls, state: SessionState, summaries: dict[str, dict[str, str]]) -> LiveSession:
+        return cls(state, dict(summaries), ToolLedger(state.tool_counts))
+
+    def flat_summaries(self) -> dict[str, str]:
+        return {key: value.get("summary", "") for key, value in self.summaries.items()}
+
+
+def _json_ready(extras: dict[str, Any]) -> dict[str, Any]:
+    """Handler extras as plain JSON values (git reports are models; unset report fields are left out)."""
+    return {k: v.model_dump(mode="json", exclude_none=True) if isinstance(v, BaseModel) else v for k, v in extras.items()}
 
 
 class WorkflowEngine:
@@ -79,10 +101,13 @@ class WorkflowEngine:
         self.checkpoints = CheckpointStore(root)
         self.project_lock = ProjectLock(root)
         self.decisions = DecisionLog(root)
-        self._state: SessionState | None = None
-        self._summaries: dict[str, dict[str, str]] = {}
-        self._ledger = ToolLedger()
+        self._live: LiveSession | None = None
         self._last_completed: dict[str, Any] = {}
+
+    @property
+    def live(self) -> LiveSession | None:
+        """The session in memory, if any (read-only view for status and tests)."""
+        return self._live
 
     # ------------------------------------------------------------- session start
     def start_session(self, intent: str, query: str, flags: list[str], repo_path: str | None) -> dict[str, Any]:
@@ -98,8 +123,8 @@ class WorkflowEngine:
                 raise InvalidArgument("query is empty", hint="send the user's request verbatim")
             self._check_repo_path(repo_path)
             contracts = self.contracts.get()  # a malformed phase_contract.yml is refused before anything starts
-            if self._state is not None:
-                return self._recovery_response(self._state)
+            if self._live is not None:
+                return self._recovery_response(self._live.state)
             other = self.project_lock.held_by_other()
             if other is not None:
                 raise SessionActive(
@@ -122,7 +147,7 @@ class WorkflowEngine:
             first = Phase.BRANCH_INTERVENTION if info.stale_branches else next_phase(None, intent, parsed, {})
             state = SessionState(session_id=session_id, intent=intent, query=query, flags=parsed, phase=first,
                                  ready_substep="planning" if first is Phase.READY else None, git=info)
-            self._install(state, {})
+            self._live = LiveSession.of(state, {})
             self._save()
             response = phase_response(self.root, state, contracts[state.contract_id])
             response.update(project_rules=self._project_rules(), flags=parsed.typed(), intent=intent)
@@ -173,17 +198,13 @@ class WorkflowEngine:
         }
 
     # ------------------------------------------------------------ state lifecycle
-    def _install(self, state: SessionState, summaries: dict[str, dict[str, str]]) -> None:
-        self._state = state
-        self._summaries = dict(summaries)
-        self._ledger = ToolLedger(state.tool_counts)
-
     def _save(self) -> str | None:
         """Write the checkpoint; a failure is logged and reported as a warning, never as a failed submit."""
-        assert self._state is not None
-        self._state.tool_counts = self._ledger.counts
+        live = self._live
+        assert live is not None
+        live.state.tool_counts = live.ledger.counts
         try:
-            self.checkpoints.save(self._state, self._summaries, self._status_for_hooks(self._state))
+            self.checkpoints.save(live.state, live.summaries, self._status_for_hooks(live.state))
         except OSError as err:
             log.exception("checkpoint write failed")
             return f"checkpoint not written ({err}); recovery after a restart may lose this step"
@@ -198,10 +219,22 @@ class WorkflowEngine:
             return None
         return {key: response[key] for key in ("phase", "step", "instruction", "expected_payload", "call")}
 
-    def _restore(self) -> SessionState:
+    def _commit(self, draft: SessionState) -> str | None:
+        """The one way a changed state is accepted: swap the draft in, then write the checkpoint.
+        Returns the checkpoint warning, if any."""
+        assert self._live is not None
+        draft.updated_at = now()
+        self._live.state = draft
+        return self._save()
+
+    def _reset(self) -> None:
+        """Forget the live session (its checkpoint and lock are the caller's business)."""
+        self._live = None
+
+    def _restore(self) -> LiveSession:
         """The session in memory, else the newest checkpoint's (taking the project lock)."""
-        if self._state is not None:
-            return self._state
+        if self._live is not None:
+            return self._live
         files = self.checkpoints.files()
         if not files:
             hint = "call start_session to begin"
@@ -214,9 +247,9 @@ class WorkflowEngine:
                                 f"(pid {other.get('pid')})", hint="use that process's client, or stop it first")
         state, summaries = self.checkpoints.load(files[0])
         self.project_lock.acquire(state.session_id)
-        self._install(state, summaries)
+        self._live = LiveSession.of(state, summaries)
         log.info("session %s restored from its checkpoint at %s", state.session_id, state.phase)
-        return state
+        return self._live
 
     def _finish(self, state: SessionState) -> None:
         self._last_completed = self._outcome_fields(state)
@@ -226,22 +259,18 @@ class WorkflowEngine:
             log.warning("session %s: could not drop its git snapshot: %s", state.session_id, err)
         self.checkpoints.delete(state.session_id)
         self.project_lock.release()
-        self._state = None
-        self._summaries = {}
-        self._ledger = ToolLedger()
+        self._reset()
         log.info("session %s complete", state.session_id)
 
     def _contract(self, state: SessionState) -> PhaseContract:
         return self.contracts.phase(state.contract_id)
 
-    def _flat_summaries(self) -> dict[str, str]:
-        return {key: value.get("summary", "") for key, value in self._summaries.items()}
-
     # ---------------------------------------------------------------- submit
     def submit_phase(self, data: Any, progress: CheckProgress | None = None) -> dict[str, Any]:
         """Validate and apply one submit; `progress` receives notes while POST_IMPL_VERIFY runs the checks."""
         with self._lock:
-            state = self._restore()
+            live = self._restore()
+            state = live.state
             phase_summaries: dict[str, str] | None = None
             problem: str | None = None
             payload = data
@@ -250,23 +279,26 @@ class WorkflowEngine:
                 count = data["compaction_count"]
                 if isinstance(count, int) and not isinstance(count, bool) and count >= 0:
                     if count != state.compaction_count:
-                        phase_summaries = self._flat_summaries()
-                        state.compaction_count = count
-                        self._save()
+                        phase_summaries = live.flat_summaries()
+                        adopted = state.model_copy(update={"compaction_count": count})
+                        self._commit(adopted)  # adopted even when the rest of the submit is refused
+                        state = adopted
                 else:
                     problem = f"compaction_count must be a non-negative integer, got {count!r}"
             try:
                 if problem:
                     raise PayloadMismatch(problem, hint="echo the compaction_count of the last response")
-                cid = self._variant(state, payload)
-                contract = self.contracts.phase(cid)
-                model = validate_payload(cid, state.label, payload)
-                called = self._ledger.called(phase=state.contract_id, window=state.window)
+                spec = BY_ID[self._variant(state, payload)]
+                assert spec.payload is not None and spec.handler is not None  # SESSION_COMPLETE is never current
+                contract = self.contracts.phase(spec.contract_id)
+                model = validate_payload(spec.payload, state.label, payload)
+                called = live.ledger.called(phase=state.contract_id, window=state.window)
                 check_tool_evidence(state.label, contract, model.tools_used, called)
                 draft = state.model_copy(deep=True)
-                context = PhaseContext(draft, model, self.root, self.git, checks=self.checks, progress=progress,
-                                       logged_writes=lambda: self._logged_writes(draft))
-                transition = HANDLERS[cid](context)
+                context = PhaseContext(draft, model, self.root, self.git, enabled_phases(draft.intent, draft.flags),
+                                       checks=self.checks, progress=progress,
+                                       logged_writes=partial(self._logged_writes, draft))
+                transition = self._route(state, draft, spec.handler(context))
                 self._entering_ready(draft, transition)
             except CodeIntelError as err:
                 self.decisions.append(session_id=state.session_id, phase=state.phase.value, step=state.step,
@@ -275,7 +307,15 @@ class WorkflowEngine:
                 if phase_summaries is not None:
                     err.details["phase_summaries"] = phase_summaries
                 raise
-            return self._accept(state, draft, cid, model.summary, transition, data, phase_summaries)
+            return self._accept(state, draft, spec.contract_id, model.summary, transition, data, phase_summaries)
+
+    @staticmethod
+    def _route(state: SessionState, draft: SessionState, transition: Transition) -> Transition:
+        """Resolve a handler's "advance" into the next phase the matrix runs for this session."""
+        if transition.next_phase is None:
+            transition.next_phase = next_phase(state.phase, draft.intent, draft.flags, draft.gate_answers)
+            transition.ready_substep = "planning" if transition.next_phase is Phase.READY else None
+        return transition
 
     def _entering_ready(self, draft: SessionState, transition: Any) -> None:
         """The first time the session reaches READY: flag the files that changed before it (no writes were allowed)."""
@@ -322,26 +362,27 @@ class WorkflowEngine:
             contract = None
         return refusal_fields(self.root, state, contract)
 
-    def _accept(self, state: SessionState, draft: SessionState, cid: str, summary: str, transition: Any,
+    def _accept(self, state: SessionState, draft: SessionState, cid: str, summary: str, transition: Transition,
                 data: Any, phase_summaries: dict[str, str] | None) -> dict[str, Any]:
-        step = _step_of_contract(cid)
+        assert self._live is not None
+        step = BY_ID[cid].step
         draft.mark_completed(step)
+        assert transition.next_phase is not None  # _route resolved "advance"
         draft.phase = transition.next_phase
         draft.ready_substep = transition.ready_substep if draft.phase is Phase.READY else None
         if transition.revert_reason is not None:
             draft.revert_reason = transition.revert_reason
         draft.window = state.window + 1
-        draft.updated_at = now()
-        self._summaries[f"step_{step:02d}_{cid}"] = {"summary": summary}
-        self._state = draft
+        self._live.summaries[f"step_{step:02d}_{cid}"] = {"summary": summary}
         response = phase_response(self.root, draft, self._contract(draft))
         warning = None
         if draft.phase is Phase.SESSION_COMPLETE:
             response["completed_steps"] = list(draft.completed_steps)
+            self._live.state = draft
             self._finish(draft)
         else:
-            warning = self._save()
-        response.update(transition.extras)
+            warning = self._commit(draft)
+        response.update(_json_ready(transition.extras))
         if warning:
             response["warning"] = (response.get("warning", "") + "; " + warning).lstrip("; ")
         if phase_summaries is not None:
@@ -354,7 +395,8 @@ class WorkflowEngine:
     # ---------------------------------------------------------------- status
     def get_session_status(self) -> dict[str, Any]:
         with self._lock:
-            state = self._restore()
+            live = self._restore()
+            state = live.state
             response = phase_response(self.root, state, self._contract(state))
             response.update(
                 completed_steps=list(state.completed_steps),
@@ -368,66 +410,71 @@ class WorkflowEngine:
                 response["pre_ready_changes"] = list(state.pre_ready_changes)
             if state.last_check:
                 response["last_check"] = state.last_check
-            if self._summaries:
-                response["phase_summaries"] = self._flat_summaries()
+            if live.summaries:
+                response["phase_summaries"] = live.flat_summaries()
             return response
 
     # ----------------------------------------------------------------- ledger
     def record_tool_call(self, tool: str, arguments: dict[str, Any], ok: bool) -> None:
         with self._lock:
-            state = self._state
-            if state is None:
+            live = self._live
+            if live is None:
                 return
-            self._ledger.record(tool, arguments if isinstance(arguments, dict) else {}, phase=state.contract_id,
-                                window=state.window, ok=ok)
+            live.ledger.record(tool, arguments if isinstance(arguments, dict) else {}, phase=live.state.contract_id,
+                               window=live.state.window, ok=ok)
 
     def annotate_refusal(self, data: dict[str, Any]) -> None:
         with self._lock:
-            state = self._state
-            if state is None or not isinstance(data, dict):
+            live = self._live
+            if live is None or not isinstance(data, dict):
                 return
-            data.setdefault("current_phase", state.phase.value)
-            data.setdefault("step", state.step)
+            data.setdefault("current_phase", live.state.phase.value)
+            data.setdefault("step", live.state.step)
 
     # ------------------------------------------------------- implementation control
     def check_write_target(self, file_path: str) -> dict[str, Any]:
-        from tools.explore.write_rules import evaluate_write
-
         with self._lock:
-            state = self._state
-            if state is None:
+            live = self._live
+            if live is None:
                 decision = evaluate_write(self.root, file_path, in_ready=False, explored=set(), relaxed=False)
                 return {"allowed": False, "file": decision.file,
                         "reason": "no active session: writes are allowed only in READY of a session (call start_session)"}
+            state = live.state
             decision = evaluate_write(self.root, file_path, in_ready=state.phase is Phase.READY,
                                       explored=set(state.explored_files), relaxed=state.flags.fast or state.flags.quick)
             if state.git.content_baseline and decision.file and not decision.file.startswith(("/", "..")):
                 with contextlib.suppress(CodeIntelError, OSError):  # outside git: record it before it is written
                     self.git.remember_baseline(state.git, [decision.file])
+            result: dict[str, Any] = {"allowed": decision.allowed, "reason": decision.reason, "file": decision.file,
+                                      "phase": state.phase.value, "step": state.step}
             if decision.allowed and decision.file not in state.allowed_writes:
-                state.allowed_writes.append(decision.file)
-            return {"allowed": decision.allowed, "reason": decision.reason, "file": decision.file,
-                    "phase": state.phase.value, "step": state.step}
+                draft = state.model_copy(deep=True)
+                draft.allowed_writes.append(decision.file)
+                warning = self._commit(draft)
+                if warning:
+                    result["warning"] = warning
+            return result
 
     def add_explored_files(self, files: list[str]) -> dict[str, Any]:
         with self._lock:
-            state = self._restore()
+            state = self._restore().state
             if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
                 raise InvalidArgument("files must be a list of paths", hint='send e.g. ["src/app.py"]')
             relative = [self.root.relative(self.root.resolve(f, kind="explored file")) for f in files]
-            added = state.add_explored(list(dict.fromkeys(relative)))
+            draft = state.model_copy(deep=True)
+            added = draft.add_explored(list(dict.fromkeys(relative)))
             self.git.remember_baseline(state.git, relative)
-            warning = self._save() if added else None
+            warning = self._commit(draft) if added else None
             result: dict[str, Any] = {"added": added, "already_explored": [f for f in relative if f not in added],
-                                      "explored_count": len(state.explored_files)}
+                                      "explored_count": len(draft.explored_files)}
             if warning:
                 result["warning"] = warning
             return result
 
     def review_changes(self) -> dict[str, Any]:
         with self._lock:
-            state = self._restore()
-            review = dict(self.git.review(state.git))
+            state = self._restore().state
+            review = self.git.review(state.git).model_dump(mode="json")
             changed = self.git.changed_since_snapshot(state.git) if state.tracks_changes else []
             if not state.git.is_repo and changed:
                 review["changed_files"] = changed
@@ -439,10 +486,8 @@ class WorkflowEngine:
     # ------------------------------------------------------------------ checks
     def run_checks(self, progress: CheckProgress | None = None) -> dict[str, Any]:
         """The server's run of the relevant verify.commands, as POST_IMPL_VERIFY will judge it (VERIFICATION and POST_IMPL_VERIFY only)."""
-        from tools.workflow.handlers import SELF_REPORTED, check_fields
-
         with self._lock:
-            state = self._restore()
+            state = self._restore().state
             if state.phase not in RUN_CHECKS_PHASES:
                 raise InvalidArgument(
                     f"run_checks is allowed in VERIFICATION and POST_IMPL_VERIFY; the session is in {state.label}",
@@ -452,7 +497,7 @@ class WorkflowEngine:
                 return {"configured": False, "passed": None, "note": SELF_REPORTED}
             changed = self.git.changed_since_snapshot(state.git) if state.tracks_changes else None
             report = self.checks.run(changed, progress=progress)
-            state.last_check = report.summary()
+            self._commit(state.model_copy(update={"last_check": report.summary()}))
             return {"configured": True, **check_fields(report),
                     "failing_tests": report.failing_tests()}
 
@@ -463,13 +508,11 @@ class WorkflowEngine:
             if other is not None:
                 raise SessionActive(f"session {other.get('session_id')} is active in another process (pid {other.get('pid')})",
                                     hint="stop that process first; cleanup would pull its branch from under it")
-            report = dict(self.git.cleanup())
+            report = self.git.cleanup().model_dump(mode="json", exclude_none=True)
             report["checkpoints_deleted"] = self.checkpoints.delete_all()
-            report["session_reset"] = self._state.session_id if self._state else None
+            report["session_reset"] = self._live.state.session_id if self._live else None
             self.project_lock.release()
-            self._state = None
-            self._summaries = {}
-            self._ledger = ToolLedger()
+            self._reset()
             return report
 
     def _outcome_fields(self, state: SessionState) -> dict[str, Any]:
@@ -479,12 +522,12 @@ class WorkflowEngine:
 
     def outcome_context(self) -> dict[str, Any]:
         with self._lock:
-            if self._state is not None:
-                return self._outcome_fields(self._state)
+            if self._live is not None:
+                return self._outcome_fields(self._live.state)
             return dict(self._last_completed)
 
     def close(self) -> None:
         with self._lock:
-            if self._state is not None:
+            if self._live is not None:
                 self._save()
             self.project_lock.release()

@@ -1,8 +1,10 @@
 """Next-phase rules: one small function per phase variant, applied to a validated payload.
 
 Each handler works on a draft copy of the session state (the engine swaps it in only when the
-handler returns), may call the git port, and returns a Transition: the next phase, the READY
-sub-step, fields to add to the response and, for reverts, the reason shown at planning.
+handler returns), may call the git port, and returns a Transition: the next phase (or "advance":
+the next phase the matrix runs for this session, which the engine works out), the READY sub-step,
+fields to add to the response and, for reverts, the reason shown at planning. The phase registry
+(`phases.py`) pairs each handler with its phase variant.
 
 Decision: a failed POST_IMPL_VERIFY that names no failed_tasks counts the failure against the
 tasks completed in the latest implementation round (all completed tasks if none are recorded).
@@ -12,17 +14,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tools.errors import PayloadMismatch, TaskValidationFailed
 from tools.project import ProjectRoot
+from tools.session_types import CommitReport, MergeReport, Phase, ReadySubstep
 from tools.verify.models import CheckReport
 from tools.workflow import payloads as p
 from tools.workflow.changes import own_change_check
-from tools.workflow.matrix import creates_branch, enabled_phases, intervention_enabled, next_phase
-from tools.workflow.phases import Phase
 from tools.workflow.ports import CheckPort, CheckProgress, GitPort
-from tools.workflow.state import SessionState
+
+if TYPE_CHECKING:  # the state module reads the phase registry, which lists these handlers
+    from tools.workflow.state import SessionState
 
 FAILURE_LIMIT = 3  # task failure_count at which VERIFY_INTERVENTION starts
 QUALITY_REVERT_LIMIT = 3  # quality reverts at which the session is forced on to MERGE
@@ -31,8 +34,8 @@ FORCED_COMPLETION_WARNING = "Completing with unresolved quality issues"
 
 @dataclass
 class Transition:
-    next_phase: Phase
-    ready_substep: str | None = None
+    next_phase: Phase | None  # None: advance to the next phase the matrix runs for this session
+    ready_substep: ReadySubstep | None = None
     extras: dict[str, Any] = field(default_factory=dict)
     revert_reason: str | None = None
 
@@ -43,14 +46,20 @@ class PhaseContext:
     payload: Any
     root: ProjectRoot
     git: GitPort
+    enabled: frozenset[Phase]  # the phases this session's intent and flags run (matrix.enabled_phases)
     checks: CheckPort | None = None  # the project's verify.commands; None runs nothing
     progress: CheckProgress | None = None  # MCP progress notifications while checks run
     logged_writes: Callable[[], set[str]] = field(default=lambda: set())  # files the hooks' write log allowed in READY
 
-    def advance(self, after: Phase, **extras: Any) -> Transition:
-        s = self.state
-        target = next_phase(after, s.intent, s.flags, s.gate_answers)
-        return Transition(target, "planning" if target is Phase.READY else None, dict(extras))
+    def advance(self, **extras: Any) -> Transition:
+        return Transition(None, None, dict(extras))
+
+    def runs(self, phase: Phase) -> bool:
+        return phase in self.enabled
+
+    def creates_branch(self) -> bool:
+        """Task branches only for sessions that plan and merge (not --quick, investigations, --only-verify)."""
+        return self.runs(Phase.READY) and self.runs(Phase.MERGE)
 
     def relative(self, path: str, kind: str) -> str:
         return self.root.relative(self.root.resolve(path, kind=kind))
@@ -68,11 +77,11 @@ def branch_intervention(ctx: PhaseContext) -> Transition:
     if info.branch_policy is None:
         info.branch_policy = payload.choice
     ctx.state.git = info
-    return ctx.advance(Phase.BRANCH_INTERVENTION, branch=report)
+    return ctx.advance(branch=report)
 
 
 def document_research(ctx: PhaseContext) -> Transition:
-    return ctx.advance(Phase.DOCUMENT_RESEARCH)
+    return ctx.advance()
 
 
 FREE_TEXT_SLOTS = ("target_feature", "trigger_condition", "observed_issue", "desired_action", "constraints")
@@ -112,7 +121,7 @@ def query_frame(ctx: PhaseContext) -> Transition:
                 hint="copy the words verbatim from the request (case and spacing may differ), or leave the slot out",
             )
     ctx.state.target_symbols = list(payload.target_symbols)
-    return ctx.advance(Phase.QUERY_FRAME)
+    return ctx.advance()
 
 
 def exploration(ctx: PhaseContext) -> Transition:
@@ -120,18 +129,20 @@ def exploration(ctx: PhaseContext) -> Transition:
     files = [ctx.relative(f, "explored file") for f in payload.explored_files]
     ctx.state.add_explored(files)
     ctx.git.remember_baseline(ctx.state.git, files)  # outside git: their content before READY may change them
-    return ctx.advance(Phase.EXPLORATION)
+    return ctx.advance()
 
 
 def gate(question: Phase, answer_field: str) -> Callable[[PhaseContext], Transition]:
+    """Q1/Q2/Q3: record the answer; the matrix then runs or skips the gated phase."""
     def handle(ctx: PhaseContext) -> Transition:
         ctx.state.gate_answers[question.value] = bool(getattr(ctx.payload, answer_field))
-        return ctx.advance(question)
+        return ctx.advance()
     return handle
 
 
-def passthrough(phase: Phase) -> Callable[[PhaseContext], Transition]:
-    return lambda ctx: ctx.advance(phase)
+def advance(ctx: PhaseContext) -> Transition:
+    """Phases whose payload only needs validating (and its summary keeping)."""
+    return ctx.advance()
 
 
 # ------------------------------------------------------------------------ READY
@@ -150,7 +161,7 @@ def ready_planning(ctx: PhaseContext) -> Transition:
     s = ctx.state
     s.board.plan(payload.tasks)
     extras = _task_fields(ctx)
-    wants_branch = creates_branch(s.intent, s.flags) and s.git.is_repo and s.git.branch_policy != "continue"
+    wants_branch = ctx.creates_branch() and s.git.is_repo and s.git.branch_policy != "continue"
     if wants_branch and not s.git.task_branch:
         s.git = ctx.git.create_task_branch(s.session_id, s.git)
         extras["task_branch"] = s.git.task_branch
@@ -177,7 +188,7 @@ def ready_completion(ctx: PhaseContext) -> Transition:
             f"implementation is not complete: pending tasks {pending}",
             hint=f"report {pending[0]!r} with its checklist (task_id, checklist, summary, tools_used) first",
         )
-    return ctx.advance(Phase.READY)
+    return ctx.advance()
 
 
 # ------------------------------------------------------------ verification loop
@@ -232,7 +243,7 @@ def post_impl_verify(ctx: PhaseContext) -> Transition:
         verification = {"passed": payload.passed and not server_failed, "details": payload.details}
         return Transition(Phase.SESSION_COMPLETE, None, {**extras, "verification": verification})
     if payload.passed:
-        return ctx.advance(Phase.POST_IMPL_VERIFY, **extras)
+        return ctx.advance(**extras)
     s.counters.verification_failure_count += 1
     reason = payload.details
     touched: set[str] | None = None
@@ -242,7 +253,7 @@ def post_impl_verify(ctx: PhaseContext) -> Transition:
         touched = set(report.changed_files or [])
     counted = s.board.record_failures(payload.failed_tasks or None, reason, touched)
     extras["failure_counts"] = {t.id: t.failure_count for t in counted}
-    if s.board.max_failure_count() >= FAILURE_LIMIT and intervention_enabled(s.intent, s.flags):
+    if s.board.max_failure_count() >= FAILURE_LIMIT and ctx.runs(Phase.VERIFY_INTERVENTION):
         return Transition(Phase.VERIFY_INTERVENTION, None, extras)
     transition = _revert(f"verification failed: {reason}")
     transition.extras.update(extras)
@@ -270,7 +281,7 @@ def pre_commit(ctx: PhaseContext) -> Transition:
     if both:
         raise PayloadMismatch(f"files are both reviewed and discarded: {both}", hint="put each file in one list only")
     if not (s.git.is_repo or s.git.snapshot):
-        return ctx.advance(Phase.PRE_COMMIT, commit={"committed": False, "note": s.git.note or "not a git repository: nothing to commit"})
+        return ctx.advance(commit=CommitReport(committed=False, note=s.git.note or "not a git repository: nothing to commit"))
     kept = [f for f in ctx.git.changed_since_snapshot(s.git) if f not in set(discarded)]
     not_flagged = sorted(set(reallowed) - set(s.pre_ready_changes))
     if not_flagged:
@@ -301,10 +312,10 @@ def pre_commit(ctx: PhaseContext) -> Transition:
             hint="list every changed file (see review_changes) in exactly one of the two lists",
         )
     if not kept and not discarded:
-        return ctx.advance(Phase.PRE_COMMIT, commit={"committed": False, "note": "no changes since the session started"})
+        return ctx.advance(commit=CommitReport(committed=False, note="no changes since the session started"))
     info, report = ctx.git.commit(s.git, reviewed, discarded, payload.commit_message)
     s.git = info
-    return ctx.advance(Phase.PRE_COMMIT, commit=report)
+    return ctx.advance(commit=report)
 
 
 def quality_review(ctx: PhaseContext) -> Transition:
@@ -312,9 +323,9 @@ def quality_review(ctx: PhaseContext) -> Transition:
     s = ctx.state
     issues = [i for i in payload.issues if i.strip()]
     if not issues:
-        return ctx.advance(Phase.QUALITY_REVIEW)
+        return ctx.advance()
     s.counters.quality_revert_count += 1
-    if s.counters.quality_revert_count >= QUALITY_REVERT_LIMIT and Phase.MERGE in enabled_phases(s.intent, s.flags):
+    if s.counters.quality_revert_count >= QUALITY_REVERT_LIMIT and ctx.runs(Phase.MERGE):
         return Transition(Phase.MERGE, None, {"forced_completion": True,
                                               "warning": f"{FORCED_COMPLETION_WARNING}: {'; '.join(issues)}"})
     return _revert("quality review found issues: " + "; ".join(issues))
@@ -326,28 +337,5 @@ def merge(ctx: PhaseContext) -> Transition:
         info, report = ctx.git.merge(s.git)
         s.git = info
     else:
-        report = {"merged": False, "note": s.git.note or "no task branch to merge: the work stays on the current branch"}
+        report = MergeReport(merged=False, note=s.git.note or "no task branch to merge: the work stays on the current branch")
     return Transition(Phase.SESSION_COMPLETE, None, {"merge": report})
-
-
-HANDLERS: dict[str, Callable[[PhaseContext], Transition]] = {
-    "BRANCH_INTERVENTION": branch_intervention,
-    "DOCUMENT_RESEARCH": document_research,
-    "QUERY_FRAME": query_frame,
-    "EXPLORATION": exploration,
-    "Q1": gate(Phase.Q1, "needs_more_information"),
-    "SEMANTIC": passthrough(Phase.SEMANTIC),
-    "Q2": gate(Phase.Q2, "has_unverified_hypotheses"),
-    "VERIFICATION": passthrough(Phase.VERIFICATION),
-    "Q3": gate(Phase.Q3, "needs_impact_analysis"),
-    "IMPACT_ANALYSIS": passthrough(Phase.IMPACT_ANALYSIS),
-    "READY_PLANNING": ready_planning,
-    "READY_IMPLEMENTATION": ready_implementation,
-    "READY_COMPLETION": ready_completion,
-    "POST_IMPL_VERIFY": post_impl_verify,
-    "VERIFY_INTERVENTION": verify_intervention,
-    "VERIFY_INTERVENTION_ESCALATION": verify_intervention,
-    "PRE_COMMIT": pre_commit,
-    "QUALITY_REVIEW": quality_review,
-    "MERGE": merge,
-}

@@ -1,4 +1,4 @@
-"""The v1.16 phase matrix as data, and the next-phase rule built on it.
+"""The v1.16 phase matrix, derived from the phase registry, and the next-phase rule built on it.
 
 Each row is one step of the 19-step table; each column says whether the step runs for that intent
 or flag. A step runs when the intent's column allows it and no active flag column forbids it.
@@ -14,18 +14,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tools.session_types import Phase
 from tools.workflow.flags import SessionFlags
-from tools.workflow.phases import SEQUENCE, Phase
+from tools.workflow.phases import COLUMNS, FLAG_COLUMNS, PHASES, ROUTING, SEQUENCE, PhaseSpec
 
-COLUMNS: tuple[str, ...] = ("impl", "investigate", "no_verify", "no_quality", "fast", "quick", "no_doc", "ni")
-# Flag column -> the SessionFlags field that switches it on.
-FLAG_COLUMNS: dict[str, str] = {
-    "no_verify": "no_verify", "no_quality": "no_quality", "fast": "fast", "quick": "quick",
-    "no_doc": "no_doc", "ni": "no_intervention",
-}
 INVESTIGATION_INTENTS = frozenset({"INVESTIGATE", "QUESTION"})
 IMPLEMENTATION_INTENTS = frozenset({"IMPLEMENT", "MODIFY"})
 INTENTS = IMPLEMENTATION_INTENTS | INVESTIGATION_INTENTS
+ONLY_VERIFY_ROUTE = frozenset({Phase.BRANCH_INTERVENTION, Phase.POST_IMPL_VERIFY})
 
 
 @dataclass(frozen=True)
@@ -39,34 +35,15 @@ class MatrixRow:
         return self.cells[COLUMNS.index(column)]
 
 
-Y, N = True, False
-#                 impl inv  no-v no-q fast quik nodc  ni
-MATRIX: tuple[MatrixRow, ...] = (
-    MatrixRow(1, "start_session", None, (Y, Y, Y, Y, Y, Y, Y, Y)),
-    MatrixRow(2, "BRANCH_INTERVENTION", Phase.BRANCH_INTERVENTION, (Y, Y, Y, Y, Y, Y, Y, Y)),
-    MatrixRow(3, "DOCUMENT_RESEARCH", Phase.DOCUMENT_RESEARCH, (Y, Y, Y, Y, Y, Y, N, Y)),
-    MatrixRow(4, "QUERY_FRAME", Phase.QUERY_FRAME, (Y, Y, Y, Y, Y, Y, Y, Y)),
-    MatrixRow(5, "EXPLORATION", Phase.EXPLORATION, (Y, Y, Y, Y, N, N, Y, Y)),
-    MatrixRow(6, "Q1", Phase.Q1, (Y, Y, Y, Y, N, N, Y, Y)),
-    MatrixRow(7, "SEMANTIC", Phase.SEMANTIC, (Y, Y, Y, Y, N, N, Y, Y)),
-    MatrixRow(8, "Q2", Phase.Q2, (Y, Y, Y, Y, N, N, Y, Y)),
-    MatrixRow(9, "VERIFICATION", Phase.VERIFICATION, (Y, Y, Y, Y, N, N, Y, Y)),
-    MatrixRow(10, "Q3", Phase.Q3, (Y, Y, Y, Y, N, N, Y, Y)),
-    MatrixRow(11, "IMPACT_ANALYSIS", Phase.IMPACT_ANALYSIS, (Y, Y, Y, Y, N, N, Y, Y)),
-    MatrixRow(12, "READY (planning)", Phase.READY, (Y, N, Y, Y, Y, Y, Y, Y)),
-    MatrixRow(13, "READY (implementation)", Phase.READY, (Y, N, Y, Y, Y, Y, Y, Y)),
-    MatrixRow(14, "READY (completion)", Phase.READY, (Y, N, Y, Y, Y, Y, Y, Y)),
-    MatrixRow(15, "POST_IMPL_VERIFY", Phase.POST_IMPL_VERIFY, (Y, N, N, Y, Y, Y, Y, Y)),
-    MatrixRow(16, "VERIFY_INTERVENTION", Phase.VERIFY_INTERVENTION, (Y, N, N, Y, Y, N, Y, N)),
-    MatrixRow(17, "PRE_COMMIT", Phase.PRE_COMMIT, (Y, N, Y, Y, Y, N, Y, Y)),
-    MatrixRow(18, "QUALITY_REVIEW", Phase.QUALITY_REVIEW, (Y, N, Y, N, N, N, Y, Y)),
-    MatrixRow(19, "MERGE", Phase.MERGE, (Y, N, Y, Y, Y, N, Y, Y)),
-)
+def _row(spec: PhaseSpec) -> MatrixRow:
+    cells = (True, spec.investigation, *(column not in spec.skipped_by for column in FLAG_COLUMNS))
+    return MatrixRow(spec.step, spec.label, spec.phase, cells)
 
-CONDITIONAL = frozenset({Phase.BRANCH_INTERVENTION, Phase.VERIFY_INTERVENTION})
-GATED: dict[Phase, Phase] = {Phase.SEMANTIC: Phase.Q1, Phase.VERIFICATION: Phase.Q2, Phase.IMPACT_ANALYSIS: Phase.Q3}
-GATES = frozenset(GATED.values())
-ONLY_VERIFY_ROUTE = frozenset({Phase.BRANCH_INTERVENTION, Phase.POST_IMPL_VERIFY})
+
+MATRIX: tuple[MatrixRow, ...] = (
+    MatrixRow(1, "start_session", None, (True,) * len(COLUMNS)),
+    *(_row(spec) for spec in PHASES if spec.phase is not Phase.SESSION_COMPLETE and not spec.escalation),
+)
 
 
 def is_investigation(intent: str, flags: SessionFlags) -> bool:
@@ -86,7 +63,7 @@ def enabled_phases(intent: str, flags: SessionFlags) -> frozenset[Phase]:
     columns = active_columns(intent, flags)
     enabled = {row.phase for row in MATRIX if row.phase and all(row.allows(c) for c in columns)}
     if flags.gate == "full":
-        enabled -= GATES
+        enabled -= {phase for phase, spec in ROUTING.items() if spec.is_gate}
     return frozenset(enabled)
 
 
@@ -97,18 +74,10 @@ def next_phase(after: Phase | None, intent: str, flags: SessionFlags, gate_answe
     for phase in SEQUENCE[start:]:
         if phase is Phase.SESSION_COMPLETE:
             return phase
-        if phase not in enabled or phase in CONDITIONAL:
+        spec = ROUTING[phase]
+        if phase not in enabled or spec.conditional:
             continue
-        if phase in GATED and flags.gate == "auto" and not gate_answers.get(GATED[phase].value, False):
+        if spec.gated_by and flags.gate == "auto" and not gate_answers.get(spec.gated_by.value, False):
             continue
         return phase
     return Phase.SESSION_COMPLETE
-
-
-def intervention_enabled(intent: str, flags: SessionFlags) -> bool:
-    return Phase.VERIFY_INTERVENTION in enabled_phases(intent, flags)
-
-
-def creates_branch(intent: str, flags: SessionFlags) -> bool:
-    """Task branches only for implementation sessions that commit (not --quick, not --only-verify)."""
-    return Phase.READY in enabled_phases(intent, flags) and Phase.MERGE in enabled_phases(intent, flags)

@@ -1,4 +1,5 @@
-"""One pydantic model per phase variant: what submit_phase's `data` must look like.
+"""One pydantic model per phase variant: what submit_phase's `data` must look like (the phase
+registry, `phases.py`, names each variant's model).
 
 Unknown fields, a missing or blank summary and wrong types are all refused with
 `payload_mismatch`, naming each problem. Booleans are strict (no "yes" -> True), so a payload sent
@@ -140,29 +141,6 @@ class MergePayload(PhasePayload):
     pass
 
 
-PAYLOAD_MODELS: dict[str, type[PhasePayload]] = {
-    "BRANCH_INTERVENTION": BranchInterventionPayload,
-    "DOCUMENT_RESEARCH": DocumentResearchPayload,
-    "QUERY_FRAME": QueryFramePayload,
-    "EXPLORATION": ExplorationPayload,
-    "Q1": Q1Payload,
-    "SEMANTIC": SemanticPayload,
-    "Q2": Q2Payload,
-    "VERIFICATION": VerificationPayload,
-    "Q3": Q3Payload,
-    "IMPACT_ANALYSIS": ImpactAnalysisPayload,
-    "READY_PLANNING": ReadyPlanningPayload,
-    "READY_IMPLEMENTATION": ReadyImplementationPayload,
-    "READY_COMPLETION": ReadyCompletionPayload,
-    "POST_IMPL_VERIFY": PostImplVerifyPayload,
-    "VERIFY_INTERVENTION": VerifyInterventionPayload,
-    "VERIFY_INTERVENTION_ESCALATION": VerifyInterventionPayload,
-    "PRE_COMMIT": PreCommitPayload,
-    "QUALITY_REVIEW": QualityReviewPayload,
-    "MERGE": MergePayload,
-}
-
-
 def describe_errors(err: ValidationError) -> list[str]:
     problems = []
     for e in err.errors():
@@ -176,14 +154,13 @@ def describe_errors(err: ValidationError) -> list[str]:
     return problems
 
 
-def validate_payload(contract_id: str, phase_label: str, data: Any) -> PhasePayload:
+def validate_payload(model: type[PhasePayload], phase_label: str, data: Any) -> PhasePayload:
     """The payload as its phase's model, or payload_mismatch naming every problem."""
     if not isinstance(data, dict):
         raise PayloadMismatch(
             f"submit_phase needs an object in `data`, got {type(data).__name__}; currently in {phase_label}",
             hint="send the fields listed in expected_payload as a JSON object",
         )
-    model = PAYLOAD_MODELS[contract_id]
     try:
         return model.model_validate(data)
     except ValidationError as err:
@@ -192,12 +169,3 @@ def validate_payload(contract_id: str, phase_label: str, data: Any) -> PhasePayl
             f"payload does not fit {phase_label}: " + "; ".join(problems),
             hint="send exactly the fields in expected_payload (with a non-empty summary)",
         ) from None
-
-
-def accepts(contract_id: str, data: dict[str, Any]) -> bool:
-    """Does this payload fit the variant's model? Used to pick a READY sub-step from the payload's shape."""
-    try:
-        PAYLOAD_MODELS[contract_id].model_validate(data)
-    except ValidationError:
-        return False
-    return True

@@ -7,49 +7,26 @@ projects or with a stand-in.
 The workflow never touches git directly: it asks this port to snapshot the tree at session start,
 handle stale task branches, create the task branch, list what changed during the session, review,
 commit, merge and clean up. Every method either succeeds or raises `tools.errors.GitError` with the
-repository left as it was.
+repository left as it was. The reports are the models in `tools/session_types.py`, so the real
+service and a test double answer the same shapes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from tools.session_types import (
+    Baseline,
+    BranchChoice,
+    BranchReport,
+    ChangeReview,
+    CleanupReport,
+    CommitReport,
+    GitSessionInfo,
+    MergeReport,
+)
 from tools.verify.models import CheckReport
-
-TASK_BRANCH_PREFIX = "llm_task_"
-BranchChoice = Literal["delete", "merge", "continue"]
-
-
-class GitSessionInfo(BaseModel):
-    """Git facts about one session, kept in its checkpoint."""
-
-    model_config = ConfigDict(extra="allow")
-    is_repo: bool = False
-    note: str = ""  # e.g. "not a git repository: the workflow runs without branches"
-    base_branch: str | None = None  # the branch the session's work merges into
-    base_commit: str | None = None  # HEAD when the session started
-    detached: bool = False
-    snapshot: str | None = None  # id of the working-tree snapshot taken at session start
-    stale_branches: list[str] = Field(default_factory=list)  # llm_task_* branches found at start
-    current_task_branch: str | None = None  # set when HEAD was on an llm_task_* branch at start
-    task_branch: str | None = None  # the branch this session works on, once created or adopted
-    branch_policy: BranchChoice | None = None  # the BRANCH_INTERVENTION choice, if any
-    commits: list[str] = Field(default_factory=list)  # commits this session made
-    content_baseline: str | None = None  # not a repository: the session whose content snapshot holds the baselines
-
-
-@dataclass(frozen=True)
-class Baseline:
-    """A file as it was when the session started: `known` False when nothing was recorded for it
-    (a project that is not a git repository, for a file the session never explored or asked to
-    write); `text` None when the file did not exist then."""
-
-    known: bool
-    text: str | None = None
 
 
 class GitPort(Protocol):
@@ -57,7 +34,7 @@ class GitPort(Protocol):
         """Inspect the repository and snapshot the working tree (without changing it)."""
         ...
 
-    def resolve_stale_branches(self, choice: BranchChoice, info: GitSessionInfo) -> tuple[GitSessionInfo, dict[str, Any]]:
+    def resolve_stale_branches(self, choice: BranchChoice, info: GitSessionInfo) -> tuple[GitSessionInfo, BranchReport]:
         """Apply a BRANCH_INTERVENTION choice; returns the updated info and a report for the response."""
         ...
 
@@ -79,15 +56,17 @@ class GitPort(Protocol):
         holds every file, so there it does nothing."""
         ...
 
-    def review(self, info: GitSessionInfo, *, max_diff_bytes: int = 200_000) -> dict[str, Any]:
-        """The session's changes: files (path, status, added, removed), diff, diff_truncated, garbage."""
+    def review(self, info: GitSessionInfo, *, max_diff_bytes: int = 200_000,
+               write_allowed: Callable[[str], bool] | None = None) -> ChangeReview:
+        """The session's changes; `write_allowed` (the write rules) flags files written outside them."""
         ...
 
-    def commit(self, info: GitSessionInfo, reviewed_files: list[str], discarded_files: list[str], message: str) -> tuple[GitSessionInfo, dict[str, Any]]:
+    def commit(self, info: GitSessionInfo, reviewed_files: list[str], discarded_files: list[str],
+               message: str) -> tuple[GitSessionInfo, CommitReport]:
         """Restore discarded files to their base content, commit exactly the reviewed files."""
         ...
 
-    def merge(self, info: GitSessionInfo) -> tuple[GitSessionInfo, dict[str, Any]]:
+    def merge(self, info: GitSessionInfo) -> tuple[GitSessionInfo, MergeReport]:
         """Merge the task branch into its base, delete it and return to the base branch."""
         ...
 
@@ -95,7 +74,7 @@ class GitPort(Protocol):
         """Forget the session's working-tree snapshot (idempotent; MERGE already did it for merged sessions)."""
         ...
 
-    def cleanup(self) -> dict[str, Any]:
+    def cleanup(self) -> CleanupReport:
         """Back to base; delete every llm_task_* branch. Reports each branch with its head commit."""
         ...
 

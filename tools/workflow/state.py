@@ -12,9 +12,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tools.session_types import GitSessionInfo, Phase, ReadySubstep
 from tools.workflow.flags import SessionFlags
-from tools.workflow.phases import Phase, ReadySubstep, contract_id, step_of
-from tools.workflow.ports import GitSessionInfo
+from tools.workflow.phases import contract_id, step_of
 from tools.workflow.tasks import TaskBoard
 
 

@@ -1,0 +1,121 @@
+"""The MCP layer's table of tools (in-memory client): per-tool output schemas, the refusal envelope
+with isError, compact text content, and the ledger entry every work tool leaves."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from code_intel_server import TOOLS, build_server
+from tools.app import CodeIntelApp
+from tools.workflow.phases import SERVER_TOOLS
+
+# Every tool the in-memory test can run without the embedding model, with arguments that succeed.
+CHEAP_CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("get_outcome_stats", {}),
+    ("start_session", {"intent": "QUESTION", "query": "where is add used?", "flags": ["--no-doc-research"]}),
+    ("start_session", {"intent": "QUESTION", "query": "where is add used?"}),  # the recovery offer
+    ("get_session_status", {}),
+    ("search_text", {"pattern": "def add", "context_lines": 1}),
+    ("search_text", {"pattern": ["def", "return"]}),
+    ("search_files", {"pattern": "**/*.py"}),
+    ("find_definitions", {"symbol": "add"}),
+    ("find_references", {"symbol": "add"}),
+    ("get_symbols", {"path": "src/app.py"}),
+    ("analyze_structure", {"path": "src/app.py"}),
+    ("get_function_at_line", {"path": "src/app.py", "line": 2}),
+    ("analyze_impact", {"files": ["src/app.py"]}),
+    ("query", {"question": "where is add defined"}),
+    ("check_write_target", {"file_path": "src/app.py"}),
+    ("add_explored_files", {"files": ["src/app.py"]}),
+    ("review_changes", {}),
+    ("update_context", {}),
+    ("record_outcome", {"outcome": "failure", "phase_at_outcome": "EXPLORATION", "analysis": {"why": "test"}}),
+    ("cleanup_stale_branches", {}),
+]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = (tmp_path / "project").resolve()
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text("def add(a, b):\n    total = a + b\n    return total\n\n\nprint(add(1, 2))\n")
+    (root / "CLAUDE.md").write_text("# Rules\n\n- DO keep functions small\n")
+    (root / ".code-intel").mkdir()
+    (root / ".code-intel" / "config.json").write_text('{"sync_on_start": false}')
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"],
+                 ["-c", "user.name=T", "-c", "user.email=t@e", "commit", "-qm", "init"]):
+        subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+    return root
+
+
+async def test_every_tool_lists_its_own_output_schema(project: Path) -> None:
+    app = CodeIntelApp.for_path(project)
+    try:
+        async with Client(build_server(app)) as client:
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    finally:
+        app.close()
+    assert set(tools) == set(TOOLS) == SERVER_TOOLS
+    results = set()
+    for name, tool in tools.items():
+        schema = tool.output_schema
+        assert schema is not None and schema["type"] == "object", name
+        choices = []
+        for choice in schema["anyOf"]:
+            success = choice["allOf"][1] if "allOf" in choice else None
+            ref = choice["allOf"][0]["$ref"] if success else choice["$ref"]
+            model = ref.rsplit("/", 1)[-1]
+            declared = schema["$defs"][model]["properties"].get("success", {}).get("const")
+            assert (success or {}).get("properties", {}).get("success", {}).get("const", declared) is (model != "Refusal")
+            choices.append(model)
+        assert choices[-1] == "Refusal" and len(choices) >= 2, name
+        results.add(tuple(choices[:-1]))
+    assert ("PhaseResponse", "RecoveryOffer") in results and ("PatternResult", "MultiPatternResult") in results
+    assert len(results) >= 18  # each tool says what it returns; only the session tools share a model
+
+
+async def test_results_fit_their_schema_and_refusals_set_is_error(project: Path) -> None:
+    app = CodeIntelApp.for_path(project)
+    try:
+        async with Client(build_server(app)) as client:  # the SDK client validates each result against its schema
+            for name, args in CHEAP_CALLS:
+                result = await client.call_tool(name, args)
+                data = result.structured_content
+                assert data is not None and data["success"] is True, (name, data)
+                assert result.is_error is False
+                text = result.content[0].text
+                assert text == json.dumps(data, ensure_ascii=False, separators=(",", ":")), name  # compact
+                if name == "search_text" and isinstance(args["pattern"], str):
+                    assert app.workflow.live is not None
+                    assert [e.tool for e in app.workflow.live.ledger.entries] == ["search_text"]
+
+            refused = await client.call_tool("get_symbols", {"path": "no/such/file.py"})
+            assert refused.is_error is True
+            assert refused.structured_content["success"] is False and refused.structured_content["error"] == "file_not_found"
+            assert json.loads(refused.content[0].text) == refused.structured_content
+
+            bad = await client.call_tool("search_text", {"max_results": "many"})
+            assert bad.is_error is True and bad.structured_content["error"] == "invalid_argument"
+    finally:
+        app.close()
+
+
+async def test_ledger_records_failed_calls_but_not_the_session_tools(project: Path) -> None:
+    app = CodeIntelApp.for_path(project)
+    try:
+        async with Client(build_server(app)) as client:
+            await client.call_tool("start_session", {"intent": "QUESTION", "query": "q?", "flags": ["--no-doc-research"]})
+            await client.call_tool("get_symbols", {"path": "missing.py"})
+            await client.call_tool("get_symbols", {"path": "src/app.py"})
+            await client.call_tool("get_session_status", {})
+            assert app.workflow.live is not None
+            entries = [(e.tool, e.ok) for e in app.workflow.live.ledger.entries]
+    finally:
+        app.close()
+    assert entries == [("get_symbols", False), ("get_symbols", True)]

@@ -1,0 +1,96 @@
+"""The phase registry agrees with the v1.16 19-step table, with the built-in phase_contract.yml and
+with the phase table in docs/workflow.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tools.session_types import Phase
+from tools.workflow.contract import BUILTIN_CONTRACT
+from tools.workflow.matrix import COLUMNS, MATRIX
+from tools.workflow.phases import BY_ID, CONTRACT_IDS, PHASES, SEQUENCE, markdown_table
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "workflow.md"
+
+# The phase matrix of design-v1.16.md ("Phase Matrix"), transcribed: Y runs, N does not.
+#            step label                      Impl Inv  no-v no-q fast quik nodc -ni
+SPEC_TABLE = """
+             1  start_session                Y    Y    Y    Y    Y    Y    Y    Y
+             2  BRANCH_INTERVENTION          Y    Y    Y    Y    Y    Y    Y    Y
+             3  DOCUMENT_RESEARCH            Y    Y    Y    Y    Y    Y    N    Y
+             4  QUERY_FRAME                  Y    Y    Y    Y    Y    Y    Y    Y
+             5  EXPLORATION                  Y    Y    Y    Y    N    N    Y    Y
+             6  Q1                           Y    Y    Y    Y    N    N    Y    Y
+             7  SEMANTIC                     Y    Y    Y    Y    N    N    Y    Y
+             8  Q2                           Y    Y    Y    Y    N    N    Y    Y
+             9  VERIFICATION                 Y    Y    Y    Y    N    N    Y    Y
+            10  Q3                           Y    Y    Y    Y    N    N    Y    Y
+            11  IMPACT_ANALYSIS              Y    Y    Y    Y    N    N    Y    Y
+            12  READY(planning)              Y    N    Y    Y    Y    Y    Y    Y
+            13  READY(implementation)        Y    N    Y    Y    Y    Y    Y    Y
+            14  READY(completion)            Y    N    Y    Y    Y    Y    Y    Y
+            15  POST_IMPL_VERIFY             Y    N    N    Y    Y    Y    Y    Y
+            16  VERIFY_INTERVENTION          Y    N    N    Y    Y    N    Y    N
+            17  PRE_COMMIT                   Y    N    Y    Y    Y    N    Y    Y
+            18  QUALITY_REVIEW               Y    N    Y    N    N    N    Y    Y
+            19  MERGE                        Y    N    Y    Y    Y    N    Y    Y
+"""
+
+
+def _spec_rows() -> list[tuple[int, str, tuple[bool, ...]]]:
+    rows = []
+    for line in SPEC_TABLE.strip().splitlines():
+        step, label, *cells = line.split()
+        rows.append((int(step), label, tuple(cell == "Y" for cell in cells)))
+    return rows
+
+
+def test_matrix_derived_from_the_registry_is_the_19_step_table():
+    assert COLUMNS == ("impl", "investigate", "no_verify", "no_quality", "fast", "quick", "no_doc", "ni")
+    derived = [(row.step, row.label.replace(" ", ""), row.cells) for row in MATRIX]
+    assert derived == _spec_rows()
+
+
+def test_registry_is_in_step_order_and_covers_every_phase():
+    steps = [spec.step for spec in PHASES if not spec.escalation]
+    assert steps == sorted(steps) and len(set(steps)) == len(steps) == 19  # steps 2..20
+    assert SEQUENCE == tuple(Phase)
+    assert {spec.phase for spec in PHASES} == set(Phase)
+    for spec in PHASES:
+        assert (spec.payload is None) == (spec.handler is None) == (spec.phase is Phase.SESSION_COMPLETE), spec
+
+
+def _template() -> dict[str, dict]:
+    return yaml.safe_load(BUILTIN_CONTRACT.read_text(encoding="utf-8"))["phases"]
+
+
+def test_builtin_contract_has_exactly_the_registry_variants():
+    assert list(_template()) == list(CONTRACT_IDS)
+
+
+@pytest.mark.parametrize("cid", CONTRACT_IDS)
+def test_builtin_contract_agrees_with_the_registry_entry(cid):
+    entry, spec = _template()[cid], BY_ID[cid]
+    defaults = spec.contract_defaults()
+    for key in ("required_tools", "resources", "min_exploration_tools"):
+        if key in entry:
+            assert entry[key] == defaults[key], (cid, key)
+    if spec.payload is None:
+        assert entry["expected_payload"] == {}
+        return
+    fields = spec.payload.model_fields
+    listed = set(entry["expected_payload"])
+    assert listed <= set(fields), f"{cid} lists fields its model refuses: {listed - set(fields)}"
+    required = {name for name, info in fields.items() if info.is_required()}
+    assert required <= listed, f"{cid} leaves out required fields: {required - listed}"
+
+
+def test_docs_phase_table_is_the_registry():
+    text = DOCS.read_text(encoding="utf-8")
+    assert markdown_table() in text, (
+        "docs/workflow.md's phase table differs from the registry; paste the output of "
+        "`python -c 'from tools.workflow.phases import markdown_table; print(markdown_table())'`"
+    )

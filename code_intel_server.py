@@ -29,11 +29,11 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tools.app import CodeIntelApp
 from tools.context.rules import ContextUpdate
-from tools.errors import CodeIntelError, Refusal
+from tools.errors import CodeIntelError
 from tools.explore.impact import ImpactReport
 from tools.explore.models import (
     DefinitionResult,
@@ -72,6 +72,25 @@ STATEFUL = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_wo
 DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
 
 Ctx = Context[CodeIntelApp, Any]
+
+
+class Refusal(BaseModel):
+    """Every refusal on the wire (the MCP result also sets isError). Workflow refusals add the current
+    phase's instruction and expected_payload so the agent can retry without asking for them; a partial
+    result (a timed-out search) adds what was found so far."""
+
+    model_config = ConfigDict(extra="allow")
+    success: Literal[False] = False
+    error: str
+    message: str
+    hint: str | None = None
+    session_id: str | None = None
+    current_phase: str | None = None
+    step: int | None = None
+    instruction: str | None = None
+    expected_payload: dict[str, str] | None = None
+    call: str | None = None
+    compaction_count: int | None = None
 
 
 @dataclass(frozen=True)

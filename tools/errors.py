@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict
+from typing import Any
 
 
 class CodeIntelError(Exception):
@@ -80,21 +78,3 @@ class InvalidFlag(CodeIntelError):
 class CheckpointCorrupt(CodeIntelError):
     code = "checkpoint_corrupt"
 
-
-class Refusal(BaseModel):
-    """Every refusal on the wire (the MCP result also sets isError). Workflow refusals add the current
-    phase's instruction and expected_payload so the agent can retry without asking for them; a partial
-    result (a timed-out search) adds what was found so far."""
-
-    model_config = ConfigDict(extra="allow")
-    success: Literal[False] = False
-    error: str
-    message: str
-    hint: str | None = None
-    session_id: str | None = None
-    current_phase: str | None = None
-    step: int | None = None
-    instruction: str | None = None
-    expected_payload: dict[str, str] | None = None
-    call: str | None = None
-    compaction_count: int | None = None

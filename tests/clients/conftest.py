@@ -1,0 +1,98 @@
+"""The real clients, installed once with npm into a git-ignored cache folder, and a sample project for them.
+
+Versions are pinned to the ones ../shared/CLIENTS.md describes. The first run installs them into
+`.cache/clients/` at the repository root (a couple of minutes, several hundred MB); later runs reuse
+that folder. The tests skip, saying why, only when node or npm is missing; a failed install fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tools.context.installer import InstallOptions, install
+
+REPO = Path(__file__).resolve().parents[2]
+CACHE = REPO / ".cache" / "clients"
+PACKAGES = {
+    "@anthropic-ai/claude-code": "2.1.330",
+    "@openai/codex": "0.169.0",
+    "@modelcontextprotocol/inspector": "0.15.0",
+}
+APP_CODE = "def add(a, b):\n    return a + b\n"
+
+
+def _installed_version(package: str) -> str | None:
+    try:
+        return str(json.loads((CACHE / "node_modules" / package / "package.json").read_text(encoding="utf-8"))["version"])
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+@pytest.fixture(scope="session")
+def npm_clients() -> Path:
+    """The cache folder with every pinned client installed (node_modules/.bin holds their commands)."""
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        pytest.skip("node and npm are not installed: the Claude Code, Codex and MCP Inspector tests need them")
+    missing = [f"{name}@{version}" for name, version in PACKAGES.items() if _installed_version(name) != version]
+    if missing:
+        CACHE.mkdir(parents=True, exist_ok=True)
+        result = subprocess.run(["npm", "install", "--prefix", str(CACHE), "--no-audit", "--no-fund", "--loglevel=error",
+                                 *[f"{name}@{version}" for name, version in PACKAGES.items()]],
+                                capture_output=True, text=True, timeout=1200)
+        assert result.returncode == 0, f"npm install failed:\n{result.stdout}\n{result.stderr}"
+        still = [name for name, version in PACKAGES.items() if _installed_version(name) != version]
+        assert not still, f"npm did not install {still}"
+    return CACHE
+
+
+@pytest.fixture(scope="session")
+def claude_bin(npm_clients: Path) -> list[str]:
+    """The Claude Code command: its native binary, or the package's own launcher when npm skipped the postinstall."""
+    binary = npm_clients / "node_modules" / "@anthropic-ai" / "claude-code" / "bin" / "claude.exe"
+    if binary.is_file() and binary.read_bytes()[:4] == b"\x7fELF":
+        return [str(binary)]
+    return ["node", str(npm_clients / "node_modules" / "@anthropic-ai" / "claude-code" / "cli-wrapper.cjs")]
+
+
+@pytest.fixture
+def codex_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The test's own Codex home (never the user's ~/.codex); sample_repo marks the project trusted in it."""
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    monkeypatch.setenv("CODEX_HOME", str(home))
+    return home
+
+
+@pytest.fixture
+def sample_repo(tmp_path: Path, codex_home: Path) -> Path:
+    """A git repository with src/app.py, trusted by Codex and initialised by `code-intel init --codex`."""
+    repo = tmp_path / "sample"
+    (repo / "src").mkdir(parents=True)
+    (repo / "src" / "app.py").write_text(APP_CODE, encoding="utf-8")
+    (repo / "README.md").write_text("# sample\n", encoding="utf-8")
+    git = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "init.defaultBranch=main"]
+    subprocess.run([*git, "init", "-q"], cwd=repo, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "initial"], cwd=repo, check=True)
+    repo = repo.resolve()
+    (codex_home / "config.toml").write_text(f'[projects."{repo}"]\ntrust_level = "trusted"\n', encoding="utf-8")
+    install(repo, options=InstallOptions(codex=True))
+    assert (repo / ".codex" / "config.toml").is_file()
+    return repo
+
+
+def client_env(home: Path, **extra: str) -> dict[str, str]:
+    """A clean environment: the test's own HOME, and a PATH without code-intel's venv, as a user's would be
+    (the commands init writes are absolute, so they must work without it)."""
+    venv_bin = str(Path(sys.executable).parent)
+    path = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep) if p and p != venv_bin)
+    env = {"PATH": path, "HOME": str(home), "LANG": "C.UTF-8", "TMPDIR": os.environ.get("TMPDIR", "/tmp")}
+    env.update(extra)
+    return env

@@ -1,0 +1,97 @@
+"""Claude Code end to end: `claude -p` in a project set up by `code-intel init`, the model played by a script.
+
+Three runs of one conversation:
+1. `/code ...`: the skill expands; ToolSearch loads the code-intel tools; start_session, a Read, an
+   Edit and a Bash write before READY (both must be denied by our PreToolUse hook, the file left
+   unchanged, the reason handed to the model), then search_text.
+2. `/compact`: Claude Code compacts the conversation and runs SessionStart with source "compact".
+3. a follow-up turn: the model's request must carry what our SessionStart hook said (phase, step,
+   the compaction_count to send).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.clients.conftest import APP_CODE, client_env
+from tests.clients.provider import ScriptedProvider, text, tool
+
+pytestmark = pytest.mark.slow
+
+CONVERSATION = "5f0c3a52-8d7e-4b1a-9c36-2f1e0d4b7a10"
+REQUEST = "make add return an int"
+
+
+def script(repo: Path) -> list[list[dict[str, Any]]]:
+    app = str(repo / "src" / "app.py")
+    return [
+        tool("toolu_01", "ToolSearch", query="select:mcp__code-intel__start_session,mcp__code-intel__search_text,"
+             "mcp__code-intel__get_session_status,mcp__code-intel__submit_phase", max_results=5),
+        tool("toolu_02", "mcp__code-intel__start_session", intent="MODIFY", query=REQUEST, flags=["--no-doc-research"]),
+        tool("toolu_03", "Read", file_path=app),
+        tool("toolu_04", "Edit", file_path=app, old_string="return a + b", new_string="return int(a + b)"),
+        tool("toolu_05", "Bash", command="echo '# note' >> src/app.py", description="append a note"),
+        tool("toolu_06", "mcp__code-intel__search_text", pattern="def add"),
+        text("Exploration comes first; stopping here."),
+    ]
+
+
+def claude(command: list[str], repo: Path, home: Path, provider: ScriptedProvider, prompt: str,
+           *session: str) -> dict[str, Any]:
+    env = client_env(home, ANTHROPIC_BASE_URL=provider.base_url, ANTHROPIC_API_KEY="sk-test-not-a-key",
+                     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_AUTOUPDATER="1")
+    result = subprocess.run([*command, "-p", prompt, "--output-format", "json", *session], cwd=repo, env=env,
+                            capture_output=True, text=True, timeout=240)
+    assert result.returncode == 0, f"claude failed ({result.returncode}):\n{result.stdout}\n{result.stderr}"
+    return json.loads(result.stdout)
+
+
+def test_claude_code_session_hooks_and_compaction(claude_bin: list[str], sample_repo: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    # the user approved the project's .mcp.json server and trusts the folder (so its permission rule applies)
+    (home / ".claude" / "settings.json").write_text(json.dumps({"enableAllProjectMcpServers": True}), encoding="utf-8")
+    (home / ".claude.json").write_text(json.dumps({"projects": {str(sample_repo): {"hasTrustDialogAccepted": True}}}),
+                                       encoding="utf-8")
+    app = sample_repo / "src" / "app.py"
+
+    with ScriptedProvider(script(sample_repo)) as provider:
+        first = claude(claude_bin, sample_repo, home, provider, f"/code --no-doc-research {REQUEST}",
+                       "--session-id", CONVERSATION)
+
+        # the /code skill reached the model, with the request in place
+        opening = json.dumps(provider.requests[0]["messages"])
+        assert "code-intel session" in opening and f"Request: --no-doc-research {REQUEST}" in opening
+        # ToolSearch loaded the deferred MCP tools, and the calls reached our server
+        assert any("mcp__code-intel__start_session" in {t.get("name") for t in r.get("tools", [])} for r in provider.requests)
+        started = json.loads(provider.result_text("toolu_02"))
+        assert started["success"] and started["phase"] == "QUERY_FRAME" and started["step"] == 4
+        searched = json.loads(provider.result_text("toolu_06"))
+        assert searched["success"] and any(m["file"] == "src/app.py" for m in searched["matches"])
+        server_log = (sample_repo / ".code-intel" / "logs" / "server.log").read_text(encoding="utf-8")
+        assert "start_session ok" in server_log and "search_text ok" in server_log
+        # the hook denied the Edit and the Bash write before READY; the model got the reason; the file is unchanged
+        for tool_id, name in (("toolu_04", "Edit"), ("toolu_05", "Bash")):
+            result = provider.tool_results()[tool_id]
+            reason = provider.result_text(tool_id)
+            assert result.get("is_error") is True, result
+            assert f"code-intel blocked this {name} call" in reason and "QUERY_FRAME (step 4)" in reason, reason
+        assert {d["tool_use_id"] for d in first["permission_denials"]} >= {"toolu_04", "toolu_05"}
+        assert app.read_text(encoding="utf-8") == APP_CODE
+        sessions = sample_repo / ".code-intel" / "sessions"
+        assert not list(sessions.glob("*.writes.jsonl"))  # nothing was allowed, so nothing was logged
+
+        # compaction: SessionStart(source=compact) tells the model where the session stands
+        claude(claude_bin, sample_repo, home, provider, "/compact", "--resume", CONVERSATION)
+        provider.script = []
+        before = len(provider.requests)
+        claude(claude_bin, sample_repo, home, provider, "go on", "--resume", CONVERSATION)
+        after = [json.dumps(r) for r in provider.requests[before:] if "ToolSearch" in json.dumps(r.get("tools", []))]
+        assert after, "no model request after the compaction"
+        assert any("SessionStart" in body and f"session {started['session_id']} is active, in QUERY_FRAME (step 4)" in body
+                   and "Your context was compacted: send compaction_count 1" in body for body in after)

@@ -6,10 +6,14 @@ and imports the implementation lazily, so `code-intel --help` stays instant.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 from collections.abc import Callable
+from types import SimpleNamespace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
 
 # subcommand -> "module:function"; the function takes the parsed namespace and returns an exit code.
 COMMANDS: dict[str, str] = {
@@ -30,6 +34,8 @@ def _project_arg(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse  # not at module level: `code-intel hook` must not pay for it
+
     parser = argparse.ArgumentParser(prog="code-intel", description="Guided, server-enforced coding sessions over MCP.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -86,7 +92,31 @@ def _load(target: str) -> Callable[[argparse.Namespace], int]:
     return getattr(importlib.import_module(module), func)  # type: ignore[no-any-return]
 
 
+def _hook_args(argv: list[str]) -> SimpleNamespace | None:
+    """`hook EVENT [--project DIR]` read without building the whole parser: the clients start this on every
+    tool call, and argparse with every subcommand costs more than the hook's own work."""
+    rest = list(argv)
+    project = None
+    for index, arg in enumerate(rest):
+        if arg.startswith("--project="):
+            project = arg.split("=", 1)[1]
+            del rest[index]
+            break
+        if arg == "--project" and index + 1 < len(rest):
+            project = rest[index + 1]
+            del rest[index:index + 2]
+            break
+    if len(rest) != 1 or rest[0].startswith("-"):
+        return None
+    return SimpleNamespace(command="hook", event=rest[0], project=project)
+
+
 def main(argv: list[str] | None = None) -> int:
+    words = sys.argv[1:] if argv is None else argv
+    if words[:1] == ["hook"] and (fast := _hook_args(words[1:])) is not None:
+        from tools.hooks.run import run_hook
+
+        return run_hook(fast)  # type: ignore[arg-type]
     args = build_parser().parse_args(argv)
     if args.command == "serve":
         import code_intel_server

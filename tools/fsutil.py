@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 
@@ -32,6 +31,8 @@ def write_atomic(target: Path, data: bytes | str, *, fsync: bool = False, execut
 
     The parent folder is created. The temp file is removed when anything fails, and the error is raised.
     """
+    import tempfile  # here, not at import: the client hooks import this module and never write atomically
+
     raw = data.encode("utf-8") if isinstance(data, str) else data
     target.parent.mkdir(parents=True, exist_ok=True)
     try:

@@ -91,7 +91,7 @@ def test_ready_applies_each_write_rule(driver: Driver, hook: Hook, app_project: 
     }
     for rel, why in allowed.items():
         decision = hook("Write", file_path=str(root / rel), content="x")
-        assert decision.allow and decision.files == [rel], (rel, why, decision.reason)
+        assert decision.allow and decision.files == (rel,), (rel, why, decision.reason)
     refused = {
         "lib/other.py": "was not explored",
         "tools/new.py": "no file in ./ was explored",
@@ -111,7 +111,7 @@ def test_ready_applies_each_write_rule(driver: Driver, hook: Hook, app_project: 
 
 def test_relative_paths_use_the_event_cwd(driver: Driver, hook: Hook) -> None:
     _to_ready(driver)
-    assert hook("Edit", file_path="src/app.py", old_string="a", new_string="b").files == ["src/app.py"]
+    assert hook("Edit", file_path="src/app.py", old_string="a", new_string="b").files == ("src/app.py",)
 
 
 def test_fast_sessions_may_write_any_project_file(driver: Driver, hook: Hook, app_project: ProjectRoot) -> None:
@@ -123,7 +123,7 @@ def test_fast_sessions_may_write_any_project_file(driver: Driver, hook: Hook, ap
 
 def test_multi_edit_and_notebook_edit_name_their_files(driver: Driver, hook: Hook, app_project: ProjectRoot) -> None:
     _to_ready(driver)
-    assert hook("MultiEdit", file_path=str(app_project.path / "src/app.py"), edits=[]).files == ["src/app.py"]
+    assert hook("MultiEdit", file_path=str(app_project.path / "src/app.py"), edits=[]).files == ("src/app.py",)
     assert not hook("NotebookEdit", notebook_path=str(app_project.path / "lib/nb.ipynb"), new_source="x").allow
     assert not hook("Write", content="no path").allow
 
@@ -131,7 +131,7 @@ def test_multi_edit_and_notebook_edit_name_their_files(driver: Driver, hook: Hoo
 def test_bash_writes_follow_the_same_rules(driver: Driver, hook: Hook, app_project: ProjectRoot) -> None:
     resp = _to_ready(driver)
     ok = hook("Bash", command="sed -i 's/total/result/' src/app.py && echo done > /tmp/code-intel-hook-test")
-    assert ok.allow and ok.files == ["src/app.py"]
+    assert ok.allow and ok.files == ("src/app.py",)
     refused = hook("Bash", command="echo x >> lib/other.py")
     assert not refused.allow and "lib/other.py was not explored" in refused.reason
     for command, words in [("git commit -am wip", "git commit"), ("git stash", "git stash"),
@@ -154,7 +154,7 @@ def test_codex_apply_patch_names_every_file(driver: Driver, hook: Hook, app_proj
     patch = ("*** Begin Patch\n*** Update File: src/app.py\n@@\n-x\n+y\n*** Add File: src/extra.py\n+z\n"
              "*** End Patch\n")
     decision = hook("apply_patch", command=patch)
-    assert decision.allow and decision.files == ["src/app.py", "src/extra.py"]
+    assert decision.allow and decision.files == ("src/app.py", "src/extra.py")
     moved = patch.replace("*** Add File: src/extra.py\n+z\n", "*** Update File: src/app.py\n*** Move to: lib/moved.py\n")
     refused = hook("apply_patch", command=moved)
     assert not refused.allow and "lib/moved.py" in refused.reason

@@ -6,14 +6,14 @@ beside explored files, when it is pure markup (exploration is relaxed for HTML/C
 when the user chose to skip exploration (--fast / --quick).
 
 The client hook (`code-intel hook pre-tool-use`) imports this module on every Edit/Write/Bash call,
-so it stays free of pydantic and of every heavy library: the decision is a plain dataclass.
+so it stays free of pydantic, dataclasses and every heavy library: the decision is a NamedTuple.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
 
 from tools.errors import PathOutsideProject
 from tools.languages import MARKUP_SUFFIXES, is_markup
@@ -22,8 +22,7 @@ from tools.project import ProjectRoot
 PROTECTED_DIRS = (".git", ".code-intel")
 
 
-@dataclass(frozen=True)
-class WriteDecision:
+class WriteDecision(NamedTuple):
     allowed: bool
     reason: str
     file: str

@@ -24,14 +24,14 @@ Standard library only: the hook runs this on every Bash call.
 
 from __future__ import annotations
 
-import glob
+import functools
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 OPERATORS = ("&>>", ">>", "&>", ">|", ">&", "<&", "<<<", "<<-", "<<", "<>", "&&", "||", ";;", "|&",
              ";", "&", "|", "(", ")", "<", ">", "\n")
+OPERATOR_CHARS = frozenset("&><|;()\n")  # every operator starts with one of these, and each is one alone
 REDIRECTS_OUT = {">", ">>", ">|", "&>", "&>>", "<>"}
 SEPARATORS = {";", "&", "|", "&&", "||", ";;", "|&", "(", ")", "\n"}
 WRAPPERS = {"sudo", "env", "nohup", "time", "command", "exec", "nice", "stdbuf", "builtin"}
@@ -40,33 +40,47 @@ GIT_WRITES = {"commit", "checkout", "switch", "reset", "restore", "merge", "reba
 GIT_READ_ONLY_STASH = {"list", "show"}
 IGNORED_TARGETS = ("/dev/",)
 
-# Python file writes in -c code or a heredoc: the call, then its first string literal argument(s).
-_PY_LITERAL = r"""(?:[rRbBuU]{0,2})(['"])(?P<path>[^'"\n]+)\1"""
-_PY_OPEN = re.compile(r"\bopen\(\s*" + _PY_LITERAL + r"""\s*,\s*(?:mode\s*=\s*)?[rRbB]?['"](?P<mode>[^'"]*)['"]""")
-_PY_PATH_WRITE = re.compile(r"\bPath\(\s*" + _PY_LITERAL +
-                            r"\s*\)\s*\.\s*(?:write_text|write_bytes|touch|mkdir|unlink|rmdir|rename|replace|open\([^)]*['\"][wax])")
-_PY_OS_CALL = re.compile(r"\b(?:os\.(?:remove|unlink|rmdir|removedirs|makedirs|mkdir|rename|replace|truncate)|"
-                         r"shutil\.(?:rmtree|copy|copy2|copyfile|copytree|move))\(\s*" + _PY_LITERAL +
-                         r"(?:\s*,\s*" + _PY_LITERAL.replace("(?P<path>", "(?P<dest>").replace(r"\1", r"\3") + r")?")
-_PY_ANY_WRITE = re.compile(r"\bopen\([^)]*,\s*(?:mode\s*=\s*)?[rbt]*['\"][rbt]*[wax+]|\.write_text\(|\.write_bytes\(|\bos\.(?:remove|unlink|rename|replace|makedirs|mkdir)\(|"
-                           r"\bshutil\.(?:rmtree|copy|copy2|copyfile|copytree|move)\(")
 _PYTHON = re.compile(r"^python(?:\d+(?:\.\d+)?)?$")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*")
 
 
-@dataclass
+@functools.cache
+def _python_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """Python file writes in -c code or a heredoc: open(literal, mode), Path(literal).write_*, os/shutil calls,
+    and any write call at all. Compiled on first use: most Bash calls run no Python."""
+    literal = r"""(?:[rRbBuU]{0,2})(['"])(?P<path>[^'"\n]+)\1"""
+    opened = re.compile(r"\bopen\(\s*" + literal + r"""\s*,\s*(?:mode\s*=\s*)?[rRbB]?['"](?P<mode>[^'"]*)['"]""")
+    path_write = re.compile(r"\bPath\(\s*" + literal +
+                            r"\s*\)\s*\.\s*(?:write_text|write_bytes|touch|mkdir|unlink|rmdir|rename|replace|open\([^)]*['\"][wax])")
+    os_call = re.compile(r"\b(?:os\.(?:remove|unlink|rmdir|removedirs|makedirs|mkdir|rename|replace|truncate)|"
+                         r"shutil\.(?:rmtree|copy|copy2|copyfile|copytree|move))\(\s*" + literal +
+                         r"(?:\s*,\s*" + literal.replace("(?P<path>", "(?P<dest>").replace(r"\1", r"\3") + r")?")
+    any_write = re.compile(r"\bopen\([^)]*,\s*(?:mode\s*=\s*)?[rbt]*['\"][rbt]*[wax+]|\.write_text\(|\.write_bytes\(|"
+                           r"\bos\.(?:remove|unlink|rename|replace|makedirs|mkdir)\(|\bshutil\.(?:rmtree|copy|copy2|copyfile|copytree|move)\(")
+    return opened, path_write, os_call, any_write
+
+
 class Word:
-    text: str
-    dynamic: bool = False  # holds an unquoted $VAR, `...` or $(...): the value is not known here
-    heredoc: str | None = None  # for a heredoc delimiter: the body that followed
+    """One shell word, quotes removed. (Plain classes here: `dataclasses` costs the hook import time.)"""
+
+    __slots__ = ("text", "dynamic", "heredoc")
+
+    def __init__(self, text: str, dynamic: bool = False, heredoc: str | None = None) -> None:
+        self.text = text
+        self.dynamic = dynamic  # holds an unquoted $VAR, `...` or $(...): the value is not known here
+        self.heredoc = heredoc  # for a heredoc delimiter: the body that followed
 
 
-@dataclass
 class BashWrites:
     """What a command writes: absolute target paths, git operations, and write forms with unreadable targets."""
 
-    files: list[Path] = field(default_factory=list)
-    git: list[str] = field(default_factory=list)  # e.g. "git commit"
-    unknown: list[str] = field(default_factory=list)  # e.g. "> $OUT", "python -c (computed path)"
+    __slots__ = ("files", "git", "unknown")
+
+    def __init__(self, files: list[Path] | None = None, git: list[str] | None = None,
+                 unknown: list[str] | None = None) -> None:
+        self.files: list[Path] = files or []
+        self.git: list[str] = git or []  # e.g. "git commit"
+        self.unknown: list[str] = unknown or []  # e.g. "> $OUT", "python code writing to a computed path"
 
     @property
     def any(self) -> bool:
@@ -121,7 +135,7 @@ def tokenize(text: str) -> tuple[list[Word | str], list[str]]:
             while i < n and text[i] != "\n":
                 i += 1
             continue
-        op = next((o for o in OPERATORS if text.startswith(o, i)), None)
+        op = next((o for o in OPERATORS if text.startswith(o, i)), None) if ch in OPERATOR_CHARS else None
         if op is not None:
             tokens.append(op)
             i += len(op)
@@ -165,7 +179,7 @@ def _read_word(text: str, i: int, substitutions: list[str]) -> tuple[Word | None
     start = i
     while i < n:
         ch = text[i]
-        if ch in " \t\r\n" or any(text.startswith(o, i) for o in OPERATORS if o != "\n"):
+        if ch in " \t\r\n" or ch in OPERATOR_CHARS:
             break
         if ch == "\\":
             if i + 1 < n:
@@ -269,6 +283,8 @@ class _Reader:
             return
         path = Path(text) if os.path.isabs(text) else self.cwd / text
         if any(ch in text for ch in "*?["):
+            import glob
+
             matches = sorted(glob.glob(str(path)))
             if matches:
                 self.result.files.extend(Path(m) for m in matches)
@@ -298,11 +314,11 @@ class _Reader:
                 continue
             words.append(token)
             i += 1
-        while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0].text):
+        while words and _ASSIGNMENT.fullmatch(words[0].text):
             words.pop(0)  # FOO=bar cmd
         while words and words[0].text in WRAPPERS:
             words.pop(0)
-            while words and (words[0].text.startswith("-") or re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0].text)):
+            while words and (words[0].text.startswith("-") or _ASSIGNMENT.fullmatch(words[0].text)):
                 words.pop(0)
         if words and words[0].text == "timeout":
             words = words[1:]
@@ -473,19 +489,20 @@ class _Reader:
             self.python_code(text)
 
     def python_code(self, code: str) -> None:
+        opened, path_write, os_call, any_write = _python_patterns()
         found = 0
-        for match in _PY_OPEN.finditer(code):
+        for match in opened.finditer(code):
             if any(m in match.group("mode") for m in "wax+"):
                 self.target(Word(match.group("path")), "python open()")
                 found += 1
-        for pattern in (_PY_PATH_WRITE, _PY_OS_CALL):
+        for pattern in (path_write, os_call):
             for match in pattern.finditer(code):
                 self.target(Word(match.group("path")), "python")
                 found += 1
                 dest = match.groupdict().get("dest")
                 if dest:
                     self.target(Word(dest), "python")
-        if not found and _PY_ANY_WRITE.search(code):
+        if not found and any_write.search(code):
             self.result.unknown.append("python code writing to a computed path")
 
 

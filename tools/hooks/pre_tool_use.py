@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from tools.explore.write_rules import evaluate_write
 from tools.hooks.bash import BashWrites, write_targets
@@ -33,15 +32,13 @@ SHELL_TOOL = "Bash"
 _PATCH_FILE = re.compile(r"^\s*\*\*\* (?:Add File|Update File|Delete File|Move to): (.+?)\s*$", re.MULTILINE)
 
 
-@dataclass(frozen=True)
-class HookDecision:
+class HookDecision(NamedTuple):
     allow: bool
     reason: str = ""
-    files: list[str] = field(default_factory=list)  # project-relative files an allowed call writes
+    files: tuple[str, ...] = ()  # project-relative files an allowed call writes
 
 
-@dataclass
-class Request:
+class Request(NamedTuple):
     """The files one tool call writes: `strict` targets outside the project are refused, others ignored."""
 
     tool: str
@@ -119,5 +116,5 @@ def decide(event: dict[str, Any], root: ProjectRoot) -> HookDecision:
         write_log.append(session.file.parent, write_log.WriteEntry(
             session_id=session.session_id, phase=session.phase, step=session.step, tool=request.tool,
             files=tuple(files), command=request.command))
-        return HookDecision(allow=True, files=files)
+        return HookDecision(allow=True, files=tuple(files))
     return HookDecision(allow=True)

@@ -11,14 +11,16 @@ explicit decision instead:
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tools.errors import CheckpointCorrupt
 from tools.project import ENV_PROJECT, ProjectRoot
+
+if TYPE_CHECKING:
+    import argparse
 
 EVENTS = ("pre-tool-use", "session-start")
 

@@ -14,19 +14,25 @@ pydantic and SessionState only inside `load`, so that path stays on the standard
 from __future__ import annotations
 
 import json
-import logging
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tools.errors import CheckpointCorrupt
 from tools.fsutil import write_atomic
 from tools.project import ProjectRoot
 
 if TYPE_CHECKING:
+    import logging
+
     from tools.workflow.state import SessionState
 
-log = logging.getLogger(__name__)
+
+def _log() -> logging.Logger:
+    """The module's logger, imported on first use: the client hooks read this module and never log."""
+    import logging
+
+    return logging.getLogger(__name__)
+
 
 CHECKPOINT_VERSION = 1
 MAX_CHECKPOINT_BYTES = 256 * 1024
@@ -38,8 +44,7 @@ def _cleanup_hint(file: str) -> str:
             "session), then call start_session again")
 
 
-@dataclass(frozen=True)
-class CheckpointView:
+class CheckpointView(NamedTuple):
     """The part of a checkpoint the client hooks act on, read as plain JSON (no validation of the rest)."""
 
     file: Path
@@ -48,7 +53,7 @@ class CheckpointView:
     explored_files: tuple[str, ...]
     relaxed: bool  # --fast / --quick: exploration was skipped, so any project file may be written in READY
     compaction_count: int
-    status: dict[str, Any] = field(default_factory=dict)  # the server's last answer (see save)
+    status: dict[str, Any]  # the server's last answer (see save); {} in an older checkpoint
 
     @property
     def step(self) -> int | None:
@@ -114,7 +119,7 @@ class CheckpointStore:
                 text = json.dumps({**document, "phase_payloads": payloads}, ensure_ascii=False)
                 if len(text.encode("utf-8")) <= self.max_bytes:
                     return text
-        log.warning("checkpoint still %d bytes after dropping summaries (limit %d)", len(text), self.max_bytes)
+        _log().warning("checkpoint still %d bytes after dropping summaries (limit %d)", len(text), self.max_bytes)
         return text
 
     # reading ----------------------------------------------------------------

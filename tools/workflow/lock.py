@@ -8,20 +8,27 @@ refuses the second session with `session_active`.
 
 from __future__ import annotations
 
+import functools
 import json
-import logging
 import os
-import socket
-import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tools.errors import SessionActive
 from tools.fsutil import write_atomic
 from tools.project import ProjectRoot
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    import logging
+
+
+def _log() -> logging.Logger:
+    """The module's logger, imported on first use: the client hooks read this module and never log."""
+    import logging
+
+    return logging.getLogger(__name__)
+
 
 LOCK_FILE = "session.lock"
 
@@ -42,7 +49,13 @@ class ProjectLock:
     def __init__(self, root: ProjectRoot) -> None:
         self.root = root
         self.pid = os.getpid()
-        self.host = socket.gethostname()
+
+    @functools.cached_property
+    def host(self) -> str:
+        # imported here: the client hooks read the lock on every tool call and never need the host name
+        import socket
+
+        return socket.gethostname()
 
     @property
     def file(self) -> Path:
@@ -94,7 +107,7 @@ class ProjectLock:
                         f"({owner.get('session_id')}) on this project",
                         hint="finish that session first; if that process is gone for good, call cleanup_stale_branches",
                     )
-                log.warning("taking over stale session lock of pid %s", owner.get("pid"))
+                _log().warning("taking over stale session lock of pid %s", owner.get("pid"))
                 self.file.unlink(missing_ok=True)
             if self._create(session_id):
                 return
@@ -106,6 +119,8 @@ class ProjectLock:
                            "since": time.time()}).encode("utf-8")
 
     def _create(self, session_id: str) -> bool:
+        import tempfile
+
         fd, temp = tempfile.mkstemp(prefix=".lock.", dir=self.file.parent)
         try:
             with os.fdopen(fd, "wb") as handle:

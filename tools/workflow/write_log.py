@@ -28,8 +28,8 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 LOG_SUFFIX = ".writes.jsonl"
 MAX_LOG_BYTES = 20_000_000  # a reader refuses (reads nothing from) a log grown past this
@@ -41,18 +41,21 @@ def log_file(sessions_dir: Path, session_id: str) -> Path:
     return sessions_dir / f"{session_id}{LOG_SUFFIX}"
 
 
-@dataclass(frozen=True)
-class WriteEntry:
+def now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+class WriteEntry(NamedTuple):
     session_id: str
     phase: str
     tool: str
     files: tuple[str, ...]
     step: int | None = None
     command: str | None = None
-    time: str = field(default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+    time: str = ""  # filled in by append when empty
 
     def to_json(self) -> str:
-        data: dict[str, object] = {"time": self.time, "session_id": self.session_id, "phase": self.phase}
+        data: dict[str, object] = {"time": self.time or now(), "session_id": self.session_id, "phase": self.phase}
         if self.step is not None:
             data["step"] = self.step
         data["tool"] = self.tool
@@ -88,7 +91,7 @@ def append(sessions_dir: Path, entry: WriteEntry) -> Path:
     if not entry.files:
         raise ValueError("a write entry names at least one file")
     target = log_file(sessions_dir, entry.session_id)
-    data = (entry.to_json() + "\n").encode("utf-8")
+    data = (entry._replace(time=entry.time or now()).to_json() + "\n").encode("utf-8")
     fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(fd, data)

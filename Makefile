@@ -18,3 +18,4 @@ typecheck:
 
 bench:
 	.venv/bin/python benchmarks/startup.py
+	.venv/bin/python benchmarks/hooks.py

@@ -7,6 +7,7 @@ returns that function's answer as its result model. Everything around a call is 
 `CodeIntelServer.call_tool`: argument validation, the refusal envelope for domain errors and bad
 arguments (with isError set, see docs/architecture.md), the session ledger entry, timing, logging
 and the compact JSON on the wire. Adding a tool is one decorated function and one result model.
+The `/code` skill is also served as the MCP prompt `code`, with the user's request as its argument.
 
 Run: `python code_intel_server.py [--project DIR]` or `code-intel serve [--project DIR]`.
 """
@@ -14,9 +15,13 @@ Run: `python code_intel_server.py [--project DIR]` or `code-intel serve [--proje
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import logging
+import os
+import signal
 import sys
+import threading
 import time
 import types
 from collections.abc import AsyncIterator, Callable
@@ -27,11 +32,13 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_typ
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.prompts import Prompt
 from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tools.app import CodeIntelApp
+from tools.context import skill
 from tools.context.rules import ContextUpdate
 from tools.errors import CodeIntelError
 from tools.explore.impact import ImpactReport
@@ -130,7 +137,9 @@ def progress_reporter(ctx: Ctx) -> Callable[[float, str], None]:
 
 
 # ------------------------------------------------------------------- session
-@tool(STATEFUL, ledger=False)
+# start_session and get_session_status are recorded in the ledger (after the call, so start_session
+# lands in the new session): an agent naming them in tools_used really called them.
+@tool(STATEFUL)
 def start_session(
     ctx: Ctx,
     intent: Literal["IMPLEMENT", "MODIFY", "INVESTIGATE", "QUESTION"],
@@ -150,7 +159,10 @@ def start_session(
 @tool(STATEFUL, ledger=False)
 def submit_phase(
     ctx: Ctx,
-    data: Annotated[Any, Field(description="the payload named by the last response's expected_payload")] = None,
+    # declared an object (Codex shows an untyped property to the model as `{}`), validated by the phase's
+    # payload model rather than here, so anything else gets payload_mismatch with the phase's instruction
+    data: Annotated[Any, Field(description="the payload named by the last response's expected_payload",
+                               json_schema_extra={"type": "object"})],
 ) -> PhaseResponse:
     """The only way out of a phase. Send the payload the current phase expects (see expected_payload);
     the server validates it, checks the tools you used, decides the next phase and answers its
@@ -159,7 +171,7 @@ def submit_phase(
     return PhaseResponse.model_validate(app_of(ctx).workflow.submit_phase(data, progress_reporter(ctx)))
 
 
-@tool(READ_ONLY, ledger=False)
+@tool(READ_ONLY)
 def get_session_status(ctx: Ctx) -> PhaseResponse:
     """Where the session stands: phase, step, completed steps, instruction, expected_payload, task
     progress and compaction_count. Restores an interrupted session from its checkpoint. Call it
@@ -373,6 +385,13 @@ def get_outcome_stats(ctx: Ctx) -> OutcomeStats:
     return OutcomeStats.model_validate(app_of(ctx).outcome_stats())
 
 
+# -------------------------------------------------------------------- prompt
+def code(request: Annotated[str, Field(description="what the user asks for, flags included, e.g. "
+                                                      "'--quick fix the typo in the login message'")] = "") -> str:
+    """The /code skill with the request in place: how to work through a code-intel session."""
+    return skill.prompt_text(request)
+
+
 # ------------------------------------------------------------- the wire shape
 def result_models(fn: Callable[..., Any]) -> tuple[type[BaseModel], ...]:
     """The models a tool function's return annotation names (one, or the members of a union)."""
@@ -466,11 +485,15 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
 
         registered = []
         for name, spec in TOOLS.items():
-            entry = Tool.from_function(spec.fn, name=name, annotations=spec.annotations, structured_output=False)
+            # cleandoc: a docstring's continuation lines are indented in the source, not in the description
+            entry = Tool.from_function(spec.fn, name=name, description=inspect.cleandoc(spec.fn.__doc__ or ""),
+                                       annotations=spec.annotations, structured_output=False)
             entry.fn_metadata.output_schema = output_schema(result_models(spec.fn))
             registered.append(entry)
         self._registered = {entry.name: entry for entry in registered}
         super().__init__("code-intel", instructions=SERVER_INSTRUCTIONS, lifespan=lifespan, tools=registered)
+        self.add_prompt(Prompt.from_function(code, name="code", title="code-intel session",
+                                             description=skill.description()))
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         entry = self._registered.get(name)
@@ -535,6 +558,34 @@ def build_server(app: CodeIntelApp) -> CodeIntelServer:
     return CodeIntelServer(app)
 
 
+STOP_SECONDS = 0.3  # Claude Code sends SIGINT, SIGTERM 100 ms later and SIGKILL 400 ms after that
+
+
+def stop_on_signals(app: CodeIntelApp) -> None:
+    """SIGINT and SIGTERM stop the server at once: save the session and release the project lock (waiting
+    at most STOP_SECONDS for a tool that holds it), flush the log, exit. The index and other caches are not
+    closed: their state survives a kill anyway. A normal interpreter exit would wait for the worker thread
+    that blocks reading stdin, which is why SIGINT alone used to leave the server running."""
+    stopping = threading.Event()
+
+    def stop(signum: int, _frame: Any) -> None:
+        if stopping.is_set():  # a second signal while the first is being handled: go now
+            os._exit(0)
+        stopping.set()
+        log.info("stopping on %s", signal.Signals(signum).name)
+        closing = threading.Thread(target=app.close_session, name="close-on-signal", daemon=True)
+        closing.start()
+        closing.join(STOP_SECONDS)
+        if closing.is_alive():
+            log.warning("stopped without saving the session: a tool was still running; the checkpoint of its "
+                        "last accepted step stays, and the lock of this process is taken over as stale")
+        logging.shutdown()
+        os._exit(0)
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="code-intel serve", description="code-intel MCP server (stdio)")
     parser.add_argument("--project", help="project root (default: $CODE_INTEL_PROJECT, else the working directory)")
@@ -547,6 +598,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     setup_logging(app.root.runtime_dir("logs"), args.log_level)
     log.info("serving project %s", app.root.path)
+    stop_on_signals(app)
     server = build_server(app)
     try:
         server.run()

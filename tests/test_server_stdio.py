@@ -129,7 +129,7 @@ def test_stdout_carries_only_protocol_messages(tmp_path: Path) -> None:
     replies = [json.loads(line) for line in out_lines]
     assert [r.get("id") for r in replies] == [1, 2, 3]
     assert all(r["jsonrpc"] == "2.0" for r in replies)
-    assert "serving project" in err  # logs went to stderr instead
+    assert "serving project" not in err and " INFO " not in err  # INFO goes to the log file only
 
 
 def test_importing_and_building_the_server_loads_no_heavy_library(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """The MCP layer's table of tools (in-memory client): per-tool output schemas, the refusal envelope
-with isError, compact text content, and the ledger entry every work tool leaves."""
+with isError, compact text content, and the ledger entry every tool but submit_phase leaves."""
 
 from __future__ import annotations
 
@@ -93,7 +93,8 @@ async def test_results_fit_their_schema_and_refusals_set_is_error(project: Path)
                 assert text == json.dumps(data, ensure_ascii=False, separators=(",", ":")), name  # compact
                 if name == "search_text" and isinstance(args["pattern"], str):
                     assert app.workflow.live is not None
-                    assert [e.tool for e in app.workflow.live.ledger.entries] == ["search_text"]
+                    tools = [e.tool for e in app.workflow.live.ledger.entries]
+                    assert tools == ["start_session", "start_session", "get_session_status", "search_text"]
 
             refused = await client.call_tool("get_symbols", {"path": "no/such/file.py"})
             assert refused.is_error is True
@@ -106,7 +107,7 @@ async def test_results_fit_their_schema_and_refusals_set_is_error(project: Path)
         app.close()
 
 
-async def test_ledger_records_failed_calls_but_not_the_session_tools(project: Path) -> None:
+async def test_ledger_records_failed_calls_and_the_session_tools_but_not_submit(project: Path) -> None:
     app = CodeIntelApp.for_path(project)
     try:
         async with Client(build_server(app)) as client:
@@ -114,8 +115,10 @@ async def test_ledger_records_failed_calls_but_not_the_session_tools(project: Pa
             await client.call_tool("get_symbols", {"path": "missing.py"})
             await client.call_tool("get_symbols", {"path": "src/app.py"})
             await client.call_tool("get_session_status", {})
+            await client.call_tool("submit_phase", {"data": {"bogus": 1}})
             assert app.workflow.live is not None
             entries = [(e.tool, e.ok) for e in app.workflow.live.ledger.entries]
     finally:
         app.close()
-    assert entries == [("get_symbols", False), ("get_symbols", True)]
+    # start_session lands in the session it started; submit_phase is the submit itself, never evidence
+    assert entries == [("start_session", True), ("get_symbols", False), ("get_symbols", True), ("get_session_status", True)]

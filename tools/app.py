@@ -154,9 +154,17 @@ class CodeIntelApp:
     def outcome_stats(self) -> dict[str, Any]:
         return self.outcomes.stats()
 
+    def close_session(self) -> None:
+        """The part of close() that must not be skipped, and is quick: save the session's checkpoint and
+        release the project lock (a server stopped by a signal has a fraction of a second)."""
+        workflow = self._services.get("workflow")
+        if workflow is not None:
+            workflow.close()
+
     def close(self) -> None:
         with self._lock:
-            for service in self._services.values():
+            # the workflow first: its checkpoint and lock must not wait behind an index sync that is finishing
+            for _, service in sorted(self._services.items(), key=lambda item: item[0] != "workflow"):
                 closer = getattr(service, "close", None)
                 if callable(closer):
                     try:

@@ -1,4 +1,5 @@
-"""Logging: stderr plus `.code-intel/logs/server.log`. stdout belongs to the MCP protocol."""
+"""Logging: `.code-intel/logs/server.log` gets everything at the chosen level, stderr only warnings and
+errors (clients show every stderr line of a server as an error). stdout belongs to the MCP protocol."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ def setup_logging(log_dir: Path | None, level: str = "INFO") -> None:
         root.removeHandler(handler)
     stderr = logging.StreamHandler(sys.stderr)
     stderr.setFormatter(logging.Formatter(FORMAT))
+    stderr.setLevel(logging.WARNING)
     root.addHandler(stderr)
     if log_dir is not None:
         try:

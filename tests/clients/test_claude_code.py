@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import subprocess
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -95,3 +97,51 @@ def test_claude_code_session_hooks_and_compaction(claude_bin: list[str], sample_
         assert after, "no model request after the compaction"
         assert any("SessionStart" in body and f"session {started['session_id']} is active, in QUERY_FRAME (step 4)" in body
                    and "Your context was compacted: send compaction_count 1" in body for body in after)
+
+
+def test_claude_code_offers_the_code_prompt(claude_bin: list[str], sample_repo: Path, tmp_path: Path) -> None:
+    """The MCP prompt `code` as the slash command /mcp__code-intel__code. Claude Code fixes its slash commands
+    when the first message arrives, so the conversation is fed on stdin (stream-json) once the server is
+    connected: the init message says so (status "connected"); if the machine was too slow, try again later."""
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "settings.json").write_text(json.dumps({"enableAllProjectMcpServers": True}), encoding="utf-8")
+    (home / ".claude.json").write_text(json.dumps({"projects": {str(sample_repo): {"hasTrustDialogAccepted": True}}}),
+                                       encoding="utf-8")
+    with ScriptedProvider([]) as provider:
+        env = client_env(home, ANTHROPIC_BASE_URL=provider.base_url, ANTHROPIC_API_KEY="sk-test-not-a-key",
+                         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_AUTOUPDATER="1")
+        for wait in (8, 20, 40):
+            messages = claude_stream(claude_bin, sample_repo, env, f"/mcp__code-intel__code --quick {REQUEST}", wait)
+            init = next(m for m in messages if m.get("subtype") == "init")
+            if {"name": "code-intel", "status": "connected", "source": "project"} in init["mcp_servers"]:
+                break
+        else:
+            pytest.fail(f"the code-intel server was not connected {wait} s after start: {init['mcp_servers']}")
+    assert "mcp__code-intel__code" in init["slash_commands"] and "code" in init["slash_commands"]
+    expanded = json.dumps(provider.requests[-1]["messages"])
+    assert "<command-name>/mcp__code-intel__code</command-name>" in expanded
+    assert f"--quick {REQUEST}</command-args>" in expanded  # the whole line reaches the model
+    assert "# code-intel session" in expanded and "Request: --quick (if this looks cut short" in expanded
+
+
+def claude_stream(command: list[str], repo: Path, env: dict[str, str], message: str, wait: float) -> list[dict[str, Any]]:
+    """One message sent `wait` seconds after start, on stdin as stream-json; the messages Claude Code printed."""
+    proc = subprocess.Popen([*command, "-p", "--input-format", "stream-json", "--output-format", "stream-json",
+                             "--verbose"], cwd=repo, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdin and proc.stdout
+    watchdog = threading.Timer(wait + 180, proc.kill)  # a client that never answers fails the test, not hangs it
+    watchdog.start()
+    try:
+        time.sleep(wait)
+        proc.stdin.write(json.dumps({"type": "user", "message": {"role": "user", "content": message}}) + "\n")
+        proc.stdin.close()  # end of input: Claude Code answers, then exits
+        out = proc.stdout.read()
+        proc.wait(timeout=30)
+    finally:
+        watchdog.cancel()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]

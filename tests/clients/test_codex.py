@@ -93,8 +93,10 @@ def test_codex_app_server_sees_tools_skill_and_hooks(npm_clients: Path, sample_r
         status = server.call("mcpServerStatus/list", {"threadId": thread, "serverName": "code-intel"}, timeout=180)
         entry = next(s for s in status["data"] if s["name"] == "code-intel")
         assert entry["toolsError"] is None
-        tools = {t["name"] if isinstance(t, dict) else name for name, t in entry["tools"].items()}
-        assert {"start_session", "submit_phase", "get_session_status", "search_text", "check_write_target"} <= tools
+        tools = {t["name"]: t for t in entry["tools"].values()}
+        assert {"start_session", "submit_phase", "get_session_status", "search_text", "check_write_target"} <= set(tools)
+        # an untyped property reaches the model as {}: submit_phase.data is declared an object
+        assert tools["submit_phase"]["inputSchema"]["properties"]["data"]["type"] == "object"
 
         started = server.call("mcpServer/tool/call", {"threadId": thread, "server": "code-intel", "tool": "start_session",
                                                       "arguments": {"intent": "INVESTIGATE", "query": "where is add defined",

@@ -24,9 +24,18 @@ def inspector(npm_clients: Path, repo: Path, tmp_path: Path, *args: str) -> Any:
     return json.loads(result.stdout)
 
 
-def test_inspector_lists_tools_and_calls_one(npm_clients: Path, sample_repo: Path, tmp_path: Path) -> None:
+def test_inspector_lists_tools_and_the_prompt_and_calls_a_tool(npm_clients: Path, sample_repo: Path,
+                                                               tmp_path: Path) -> None:
     tools = {t["name"]: t for t in inspector(npm_clients, sample_repo, tmp_path, "--method", "tools/list")["tools"]}
     assert {"start_session", "submit_phase", "get_session_status", "search_text", "check_write_target"} <= set(tools)
+    assert tools["submit_phase"]["inputSchema"]["properties"]["data"]["type"] == "object"
+
+    prompts = inspector(npm_clients, sample_repo, tmp_path, "--method", "prompts/list")["prompts"]
+    assert [(p["name"], [a["name"] for a in p["arguments"]]) for p in prompts] == [("code", ["request"])]
+    rendered = inspector(npm_clients, sample_repo, tmp_path, "--method", "prompts/get", "--prompt-name", "code",
+                         "--prompt-args", "request=--quick fix the typo")
+    text = rendered["messages"][0]["content"]["text"]
+    assert "Request: --quick fix the typo (if this looks cut short" in text and "get_session_status" in text
     called = inspector(npm_clients, sample_repo, tmp_path, "--method", "tools/call", "--tool-name", "check_write_target",
                        "--tool-arg", "file_path=src/app.py")
     answer = called["structuredContent"]

@@ -56,7 +56,7 @@ def test_codex_skill_has_name_and_description(project_dir: Path) -> None:
 
 def test_prompt_text_puts_the_request_in() -> None:
     text = skill.prompt_text("  add a subtract function  ")
-    assert "Request: add a subtract function\n" in text and not text.startswith("---")
+    assert text.startswith("# code-intel session") and "Request: add a subtract function (if this looks cut short" in text
     assert "ask the user for the request" in skill.prompt_text("")
 
 

@@ -58,7 +58,14 @@ def codex_skill() -> bytes:
     return (header + body.replace(PLACEHOLDER, CODEX_REQUEST)).encode("utf-8")
 
 
+# Claude Code splits what follows a prompt command on spaces and passes only the first word as the
+# argument; the whole line reaches the model in the same message (<command-args>).
+PROMPT_REQUEST_NOTE = ("(if this looks cut short, the request is the whole text the user typed after the "
+                       "command, which Claude Code shows in <command-args>)")
+
+
 def prompt_text(request: str) -> str:
     """The skill as an MCP prompt message, with the user's request in place."""
     body = split_front_matter(_source_text())[1]
-    return body.replace(PLACEHOLDER, request.strip() or "(none given: ask the user for the request)")
+    text = request.strip()
+    return body.replace(PLACEHOLDER, f"{text} {PROMPT_REQUEST_NOTE}" if text else "(none given: ask the user for the request)")

@@ -21,7 +21,7 @@ recall@10 (share of questions with a hit in the top 10) per repository, per styl
 "how-it-works" questions, the share where an implementation file ranks above every test and doc result.
 
     .venv/bin/python benchmarks/questions.py [--set test|dev] [--questions FILE_OR_DIR ...] [--repo NAME]
-        [--no-untuned] [--json FILE] [--check]
+        [--no-untuned] [--json FILE] [--summary FILE] [--check]
 
 --check only checks out the repositories and verifies every answer span (the file exists at the commit,
 the span lies inside it) and prints each span's first line, for reviewing a question file.
@@ -526,9 +526,13 @@ def print_report(sets: list[QuestionSet], figures: dict[str, Any]) -> None:
     print("\nMRR@10 / recall@10 per repository and pooled")
     print(table([(m, [_cell(f["repositories"].get(label)) for label in labels] + [_cell(f["pooled"])])
                  for m, f in figures.items()], ["method", *labels, "pooled"]))
-    print("\nMRR@10 / recall@10 per question style (pooled over the repositories; per repository in the JSON)")
+    print("\nMRR@10 / recall@10 per question style (pooled over the repositories)")
     print(table([(m, [_cell(f["styles"].get(s)) for s in STYLES] + [_cell(f["pooled"])]) for m, f in figures.items()],
                 ["method", *STYLES, "all"]))
+    print("\nMRR@10 / recall@10 per repository and question style")
+    print(table([(m, [_cell(f["repositories"].get(label, {}).get("styles", {}).get(style))
+                      for label in labels for style in STYLES]) for m, f in figures.items()],
+                ["method", *[f"{label} {style}" for label in labels for style in STYLES]]))
     print("\nMRR@10 / recall@10 per kind of question (pooled)")
     print(table([(m, [_cell(f["kinds"].get(k)) for k in KINDS]) for m, f in figures.items()], ["method", *KINDS]))
     print("\nhow-it-works: share where an implementation result ranks above every test/doc result; "
@@ -560,6 +564,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-untuned", action="store_true", help="skip the untuned model (saves its indexing)")
     parser.add_argument("--json", type=Path, help="write figures and per-question results here "
                         "(default benchmarks/.corpus/questions/results-<set>.json)")
+    parser.add_argument("--summary", type=Path, help="also write the figures and timings alone (no per-question "
+                        "results) here, e.g. for docs/")
     parser.add_argument("--check", action="store_true", help="only check out and verify the answer spans")
     args = parser.parse_args(argv)
 
@@ -615,18 +621,21 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.perf_counter() - total_started
     print(f"\ntime: {elapsed:.0f} s in all")
 
-    out = args.json or CORPUS / f"results-{'custom' if args.questions else args.set}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({
+    summary = {
         "set": "custom" if args.questions else args.set,
         "repositories": [{"name": s.label, "repo": s.repo, "commit": s.commit, "language": s.language,
                           "questions": len(s.questions), "file": str(s.path.relative_to(HERE.parent))
                           if s.path.is_relative_to(HERE.parent) else str(s.path)} for s in sets],
         "figures": figures, "timings": timings, "seconds": round(elapsed, 1),
-        "questions": {s.label: [{**asdict(q), "results": {m: asdict(o[i]) for m, o in outcomes[s.label].items()}}
-                                for i, q in enumerate(s.questions)] for s in sets},
-    }, indent=1) + "\n", encoding="utf-8")
-    print(f"results: {out}")
+    }
+    details = {s.label: [{**asdict(q), "results": {m: asdict(o[i]) for m, o in outcomes[s.label].items()}}
+                         for i, q in enumerate(s.questions)] for s in sets}
+    out = args.json or CORPUS / f"results-{summary['set']}.json"
+    for path, data in ((out, {**summary, "questions": details}), (args.summary, summary)):
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+            print(f"results: {path}")
     return 0
 
 

@@ -200,3 +200,21 @@ def test_write_log_entries_are_one_object_per_line(tmp_path: Path) -> None:
         write_log.append(tmp_path, write_log.WriteEntry(session_id="s1", phase="READY", tool="Edit", files=()))
     write_log.remove(tmp_path, "s1")
     assert write_log.read_entries(file) == [] and write_log.allowed_writes(file) == set()
+
+
+def test_write_log_goes_with_the_session(driver: Driver, hook: Hook, engine: WorkflowEngine,
+                                         app_project: ProjectRoot) -> None:
+    resp = _to_ready(driver)
+    assert hook("Edit", file_path=str(app_project.path / "src/app.py"), old_string="a", new_string="b").allow
+    sessions = app_project.state_dir / "sessions"
+    log = write_log.log_file(sessions, resp["session_id"])
+    assert log.is_file()
+    engine.cleanup_stale_branches()  # discarding the session discards its log
+    assert not log.exists() and not list(sessions.glob("*.json"))
+    resp = driver.run(driver.start(), until="READY")
+    resp = driver.submit(driver.payload(resp))
+    assert hook("Edit", file_path=str(app_project.path / "src/app.py"), old_string="a", new_string="b").allow
+    log = write_log.log_file(sessions, resp["session_id"])
+    assert log.is_file()
+    assert driver.run(resp)["phase"] == "SESSION_COMPLETE"  # the commit gate read it; then it goes
+    assert not log.exists()

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from tools.errors import CheckpointCorrupt
 from tools.fsutil import write_atomic
 from tools.project import ProjectRoot
+from tools.workflow import write_log
 
 if TYPE_CHECKING:
     import logging
@@ -178,11 +179,16 @@ class CheckpointStore:
         return state, payloads
 
     def delete(self, session_id: str) -> None:
+        """The session's checkpoint, and its write log with it (the commit gate has read it by then)."""
         self.path_for(session_id).unlink(missing_ok=True)
+        write_log.remove(self.folder, session_id)
 
     def delete_all(self) -> list[str]:
+        """Every checkpoint (reported) and every write log (not reported: they belong to those sessions)."""
         removed = []
         for file in self.files():
             file.unlink(missing_ok=True)
             removed.append(self.root.relative(file))
+        for file in self.folder.glob(f"*{write_log.LOG_SUFFIX}"):
+            file.unlink(missing_ok=True)
         return removed

@@ -18,7 +18,8 @@ hook appends one entry to `.code-intel/sessions/<session_id>.writes.jsonl`:
 
 Only allowed writes are logged, so a file changed in the session but named by no entry was
 changed behind the hook's back (a tool the hook does not see, an editor, a Bash form it cannot
-parse). The commit gate and review_changes read the log through `allowed_writes`.
+parse). The commit gate and review_changes read the log through `allowed_writes`. The checkpoint
+store deletes it together with the session's checkpoint.
 
 This module is imported by the hook on every tool call: standard library only.
 """

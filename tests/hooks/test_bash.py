@@ -43,6 +43,7 @@ def files(command: str, cwd: Path = CWD) -> list[str]:
     ("mkdir -p pkg/sub", ["/proj/pkg/sub"]),
     ("rmdir empty", ["/proj/empty"]),
     ("truncate -s 0 big.log", ["/proj/big.log"]),
+    ("install -d -m 755 build/out", ["/proj/build/out"]),
     ("dd if=/dev/zero of=disk.img bs=1M count=1", ["/proj/disk.img"]),
     ("ln -s target link", ["/proj/link"]),
     ("install -m 644 a.conf etc/a.conf", ["/proj/etc/a.conf"]),

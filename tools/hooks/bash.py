@@ -35,6 +35,7 @@ OPERATOR_CHARS = frozenset("&><|;()\n")  # every operator starts with one of the
 REDIRECTS_OUT = {">", ">>", ">|", "&>", "&>>", "<>"}
 SEPARATORS = {";", "&", "|", "&&", "||", ";;", "|&", "(", ")", "\n"}
 WRAPPERS = {"sudo", "env", "nohup", "time", "command", "exec", "nice", "stdbuf", "builtin"}
+EVERY_OPERAND_WRITTEN = {"tee", "rm", "rmdir", "touch", "mkdir", "unlink", "shred"}
 GIT_WRITES = {"commit", "checkout", "switch", "reset", "restore", "merge", "rebase", "stash", "cherry-pick",
               "revert", "am", "apply", "pull", "clean", "rm", "mv"}
 GIT_READ_ONLY_STASH = {"list", "show"}
@@ -331,6 +332,9 @@ class _Reader:
         handler = getattr(self, "cmd_" + name.replace("-", "_"), None)
         if _PYTHON.match(name):
             self.python(words[1:], heredocs)
+        elif name in EVERY_OPERAND_WRITTEN:
+            for word in _options_and_args(words[1:])[1]:
+                self.target(word, name)
         elif handler is not None:
             handler(words[1:])
 
@@ -340,37 +344,8 @@ class _Reader:
             target = Path(os.path.expanduser(args[0].text))
             self.cwd = target if target.is_absolute() else self.cwd / target
 
-    def cmd_tee(self, args: list[Word]) -> None:
-        for word in _options_and_args(args)[1]:
-            self.target(word, "tee")
-
-    def _each_arg(self, args: list[Word], form: str) -> None:
-        for word in _options_and_args(args)[1]:
-            self.target(word, form)
-
-    def cmd_rm(self, args: list[Word]) -> None:
-        self._each_arg(args, "rm")
-
-    def cmd_rmdir(self, args: list[Word]) -> None:
-        self._each_arg(args, "rmdir")
-
-    def cmd_touch(self, args: list[Word]) -> None:
-        self._each_arg(args, "touch")
-
-    def cmd_mkdir(self, args: list[Word]) -> None:
-        self._each_arg(args, "mkdir")
-
-    def cmd_unlink(self, args: list[Word]) -> None:
-        self._each_arg(args, "unlink")
-
-    def cmd_shred(self, args: list[Word]) -> None:
-        self._each_arg(args, "shred")
-
     def cmd_truncate(self, args: list[Word]) -> None:
-        options, files = _options_and_args(args)
-        if files and any(o in ("-s", "-r") for o in options) and not files[0].text.startswith("/"):
-            files = files[1:] if re.fullmatch(r"[-+<>/%]?\d+[KMGTPEZY]?B?", files[0].text) else files
-        for word in files:
+        for word in _options_and_args(args, ("-s", "-r", "--size", "--reference"))[1]:
             self.target(word, "truncate")
 
     def _copy_like(self, args: list[Word], form: str, *, sources_change: bool) -> None:
@@ -406,7 +381,8 @@ class _Reader:
 
     def cmd_install(self, args: list[Word]) -> None:
         if any(w.text == "-d" for w in args):
-            self._each_arg(args, "install -d")
+            for word in _options_and_args(args, ("-m", "-o", "-g", "--mode", "--owner", "--group"))[1]:
+                self.target(word, "install -d")
         else:
             self._copy_like(args, "install", sources_change=False)
 

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from tools.errors import FileNotFound, InvalidArgument, PathOutsideProject
+from tools.pathnames import from_client
 
 ENV_PROJECT = "CODE_INTEL_PROJECT"
 # Everything init-project writes into a user's project; also the built-in defaults (phase_contract.yml).
@@ -77,9 +78,12 @@ class ProjectRoot:
             raise InvalidArgument(f"{kind} is empty", hint="send a path relative to the project root, e.g. 'src/app.py'")
         if "\x00" in text:
             raise InvalidArgument(f"{kind} contains a NUL byte", hint="send a plain relative path")
-        raw = Path(text).expanduser()
-        joined = raw if raw.is_absolute() else self.path / raw
-        resolved = Path(os.path.realpath(joined))
+        resolved = self._real(text)
+        if not os.path.lexists(resolved) and "\\x" in text:
+            # a name that is not UTF-8, in the escaped form results give it (see tools/pathnames.py)
+            unescaped = self._real(from_client(text))
+            if os.path.lexists(unescaped):
+                resolved = unescaped
         if not self.contains(resolved):
             raise PathOutsideProject(
                 f"{kind} {text!r} resolves to {str(resolved)!r}, outside the project root {str(self.path)!r}",
@@ -91,6 +95,10 @@ class ProjectRoot:
                 hint="use search_files to find the right path",
             )
         return resolved
+
+    def _real(self, text: str) -> Path:
+        raw = Path(text).expanduser()
+        return Path(os.path.realpath(raw if raw.is_absolute() else self.path / raw))
 
     def contains(self, absolute: Path) -> bool:
         real = Path(os.path.realpath(absolute))

@@ -117,7 +117,7 @@ def test_non_utf8_and_binary_files(project_dir: Path, make_explorer: Callable[..
 
 def test_definitions_are_marked_while_the_index_is_busy(explorer: Explorer) -> None:
     index = explorer.definition_index
-    with index._lock:  # as during a background build of a large project
+    with index._refresh_lock:  # as during a background build of a large project
         result: list[tuple[str, int]] = []
         worker = threading.Thread(target=lambda: result.extend(
             (r.file, r.line) for r in explorer.find_references("helper", path="src").references if r.is_definition))

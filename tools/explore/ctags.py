@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tools.binaries import require_binary
+from tools.explore import budget
 from tools.explore.models import Definition
 from tools.languages import language_for
 
@@ -121,13 +122,15 @@ def tag_to_definition(tag: dict[str, object], languages: dict[str, str | None] |
 
 def _run(cwd: Path, files: list[str], timeout: float) -> list[Tag]:
     args = [require_binary("ctags"), *_OPTIONS, "-L", "-", "-f", "-"]
-    done = subprocess.run(args, cwd=cwd, input="\n".join(files).encode("utf-8"), capture_output=True,
-                          timeout=timeout, check=False)
+    # names that are not UTF-8 travel as their own bytes both ways (surrogate escapes in Python)
+    # inside a time budget this raises subprocess.TimeoutExpired when the budget runs out first
+    done = subprocess.run(args, cwd=cwd, input="\n".join(files).encode("utf-8", errors="surrogateescape"),
+                          capture_output=True, timeout=budget.remaining(timeout), check=False)
     if done.returncode != 0:
         log.warning("ctags exited %s: %s", done.returncode, done.stderr.decode("utf-8", errors="replace")[:500])
-    lines = done.stdout.splitlines()
+    lines = done.stdout.decode("utf-8", errors="surrogateescape").splitlines()
     try:
-        tags = json.loads(b"[" + b",".join(lines) + b"]")  # one decoder call instead of one per tag
+        tags = json.loads("[" + ",".join(lines) + "]")  # one decoder call instead of one per tag
     except json.JSONDecodeError:
         tags = []
         for raw in lines:

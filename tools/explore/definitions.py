@@ -6,23 +6,26 @@ or content hash changed since the last call.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import hashlib
 import json
 import logging
 import os
+import subprocess
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from tools.config import Config
 from tools.errors import InvalidArgument
+from tools.explore import budget
 from tools.explore.ctags import CTAGS_SUFFIXES, Tag, run_ctags
 from tools.explore.grammar import GRAMMARS
 from tools.explore.models import Definition, DefinitionResult, MatchMode
 from tools.explore.outline import flatten, outline
-from tools.explore.ripgrep import RgFilters, list_files
+from tools.explore.ripgrep import RgFilters, SkippedFile, list_files, too_big_reason
 from tools.explore.scope import accepted_languages, project_filters
 from tools.explore.syntax import ParseCache
 from tools.fsutil import write_atomic
@@ -37,6 +40,8 @@ CACHE_VERSION = 1
 LISTING_TTL_SECONDS = 30.0
 # How long find_references waits for an index that a background build holds before going around it.
 BUSY_WAIT_SECONDS = 0.05
+# Files parsed per step of a build; each step's definitions are visible to lookups as soon as it ends.
+BUILD_BATCH_FILES = 1000
 # Types and callables first: they are what an agent looking for a definition usually means.
 _KIND_RANK = {"class": 0, "interface": 0, "struct": 0, "trait": 0, "enum": 0, "type": 1, "function": 1, "method": 1,
               "constructor": 1, "module": 2, "namespace": 2}
@@ -63,7 +68,16 @@ def _from_fields(file: str, row: list[object]) -> Tag:
     return Tag(file, name, line, end_line, kind, scope, language, signature)  # type: ignore[arg-type]
 
 
+@dataclass
+class _RefreshRun:
+    done: threading.Event = field(default_factory=threading.Event)
+    error: BaseException | None = None
+
+
 class DefinitionIndex:
+    """Lookups read the tables under a short lock; builds run under `_refresh_lock`, one at a time,
+    and publish their definitions batch by batch, so a lookup never waits for a whole build."""
+
     def __init__(self, root: ProjectRoot, config: Callable[[], Config], parse_cache: ParseCache,
                  companion: Callable[[list[str]], None] | None = None) -> None:
         self.root = root
@@ -78,7 +92,11 @@ class DefinitionIndex:
         self._writers: list[threading.Thread] = []
         self._config = config
         self._parse_cache = parse_cache
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()  # the tables below
+        self._refresh_lock = threading.RLock()  # one build at a time
+        self._runs_lock = threading.Lock()
+        self._queued: _RefreshRun | None = None
+        self.oversized: list[SkippedFile] = []
         self._stamps: dict[str, FileStamp] = {}
         self._tags: dict[str, list[Tag]] = {}
         self._by_name: dict[str, list[Tag]] = {}
@@ -99,9 +117,13 @@ class DefinitionIndex:
         if (self._listed is not None and filters == self._listed_filters
                 and now - self._listed_at < LISTING_TTL_SECONDS and self._folders_unchanged()):
             return self._listed
-        listed, _ = list_files(self.root.path, filters, timeout=self._config().search_timeout_seconds * 6)
+        # listed without the size cap, so the files too big to index can be named
+        listed, _ = list_files(self.root.path, dataclasses.replace(filters, max_file_bytes=None),
+                               timeout=self._config().search_timeout_seconds * 6)
         self._listed_filters = filters
-        wanted = {f for f in listed if language_for(f) in GRAMMARS or PurePosixPath(f).suffix.lower() in CTAGS_SUFFIXES}
+        indexable = [f for f in listed if language_for(f) in GRAMMARS or PurePosixPath(f).suffix.lower() in CTAGS_SUFFIXES]
+        wanted, oversized = self._split_by_size(indexable, filters.max_file_bytes)
+        self.oversized = oversized
         folders = {str(PurePosixPath(f).parent) for f in wanted}
         for folder in list(folders):
             folders.update(str(p) for p in PurePosixPath(folder).parents)
@@ -114,6 +136,22 @@ class DefinitionIndex:
         self._listed, self._listed_at = wanted, now
         return wanted
 
+    def _split_by_size(self, files: list[str], limit: int | None) -> tuple[set[str], list[SkippedFile]]:
+        if not limit:
+            return set(files), []
+        kept: set[str] = set()
+        big: list[SkippedFile] = []
+        for rel in files:
+            try:
+                size = os.stat(self.root.path / rel).st_size
+            except OSError:
+                continue
+            if size > limit:
+                big.append(SkippedFile(rel, size, too_big_reason(size, limit).replace("not searched", "not indexed")))
+            else:
+                kept.add(rel)
+        return kept, sorted(big, key=lambda f: (-f.size, f.file))
+
     def _folders_unchanged(self) -> bool:
         for folder, stamp in self._folder_stamps.items():
             try:
@@ -125,23 +163,54 @@ class DefinitionIndex:
 
     def refresh(self) -> dict[str, int]:
         """Bring the index up to date; returns how many files were reparsed and removed."""
-        with self._lock:
+        with self._refresh_lock:
             self._ensure_loaded()
             wanted = self._listing()
             removed = [f for f in self._stamps if f not in wanted]
-            for rel in removed:
-                self._stamps.pop(rel, None)
-                self._tags.pop(rel, None)
+            with self._lock:
+                for rel in removed:
+                    self._stamps.pop(rel, None)
+                    self._tags.pop(rel, None)
+                if removed:
+                    self._lookup_dirty = True
             reparsed = self._update(sorted(wanted))
             if removed:
-                self._lookup_dirty = True
                 self._save_cache()
             self.last_refresh = {"reparsed": reparsed, "removed": len(removed), "files": len(self._stamps)}
             return self.last_refresh
 
+    def refresh_within(self, timeout: float) -> bool:
+        """Refresh on a background thread and wait at most `timeout`; False when the build is still running.
+
+        Callers arriving while a build runs share the one queued behind it, so a burst of lookups
+        during a long first build starts one more refresh, not one each."""
+        with self._runs_lock:
+            run = self._queued
+            if run is None:
+                run = self._queued = _RefreshRun()
+                threading.Thread(target=self._execute, args=(run,), daemon=True, name="code-intel-definitions").start()
+        if not run.done.wait(timeout):
+            return False
+        if run.error is not None:
+            raise run.error
+        return True
+
+    def _execute(self, run: _RefreshRun) -> None:
+        with self._refresh_lock:
+            with self._runs_lock:
+                if self._queued is run:
+                    self._queued = None  # running now: later callers queue the next refresh
+            try:
+                self.refresh()
+            except BaseException as err:  # handed to the waiting caller
+                run.error = err
+            finally:
+                run.done.set()
+
     def _update(self, files: list[str]) -> int:
-        """Reindex the given files whose size or mtime changed and whose content hash differs."""
-        to_parse: list[str] = []
+        """Reindex the given files whose size or mtime changed and whose content hash differs.
+        Called with the refresh lock held; definitions are published batch by batch."""
+        to_parse: list[tuple[str, FileStamp]] = []
         touched = 0
         for rel in files:
             try:
@@ -151,14 +220,26 @@ class DefinitionIndex:
             old = self._stamps.get(rel)
             if old is not None and old.size == st.st_size and old.mtime_ns == st.st_mtime_ns:
                 continue
-            digest = _digest(self.root.path / rel)
+            try:
+                digest = _digest(self.root.path / rel)
+            except OSError:
+                continue
             touched += 1
-            self._stamps[rel] = FileStamp(st.st_size, st.st_mtime_ns, digest)
+            stamp = FileStamp(st.st_size, st.st_mtime_ns, digest)
             if old is None or old.digest != digest:
-                to_parse.append(rel)  # a touched file with unchanged content keeps its tags
+                to_parse.append((rel, stamp))
+            else:
+                self._stamps[rel] = stamp  # touched, same content: its tags stand
+        for start in range(0, len(to_parse), BUILD_BATCH_FILES):
+            batch = to_parse[start:start + BUILD_BATCH_FILES]
+            tags = self._collect_tags([rel for rel, _ in batch])
+            with self._lock:
+                for rel, stamp in batch:
+                    self._tags[rel] = tags.get(rel, [])
+                    self._stamps[rel] = stamp
+                self._lookup_dirty = True
         if to_parse:
-            self._index_files(to_parse)
-            self._lookup_dirty = True
+            self._start_companion([rel for rel, _ in to_parse])
         if touched:
             self._save_cache()
         return len(to_parse)
@@ -168,35 +249,43 @@ class DefinitionIndex:
         While a background build holds the index, ctags is asked about these files directly instead
         of waiting for the whole project."""
         indexable = [f for f in files if language_for(f) in GRAMMARS or PurePosixPath(f).suffix.lower() in CTAGS_SUFFIXES]
-        if self._lock.acquire(timeout=BUSY_WAIT_SECONDS):
+        if self._refresh_lock.acquire(timeout=BUSY_WAIT_SECONDS):
             try:
                 self._ensure_loaded()
                 self._update(indexable)
-                return {(rel, d.line) for rel in indexable for d in self._tags.get(rel, []) if d.name == name}
+                with self._lock:
+                    return {(rel, d.line) for rel in indexable for d in self._tags.get(rel, []) if d.name == name}
             finally:
-                self._lock.release()
+                self._refresh_lock.release()
         ctags_files = [f for f in indexable if PurePosixPath(f).suffix.lower() in CTAGS_SUFFIXES]
-        tags = list(run_ctags(self.root.path, ctags_files))
+        try:
+            tags = list(run_ctags(self.root.path, ctags_files))
+        except subprocess.TimeoutExpired:
+            budget.note_partial("ctags ran out of time: definition sites are not marked in every file")
+            tags = []
         for rel in indexable:
             if rel not in set(ctags_files):
                 tags.extend(self._outline_definitions(rel))
         return {(t.file, t.line) for t in tags if t.name == name}
 
     def _ensure_loaded(self) -> None:
-        if not self._loaded:
-            self._load_cache()
-            self._loaded = True
+        with self._lock:
+            if not self._loaded:
+                self._load_cache()
+                self._loaded = True
 
-    def _index_files(self, files: list[str]) -> None:
+    def _collect_tags(self, files: list[str]) -> dict[str, list[Tag]]:
         ctags_files = [f for f in files if PurePosixPath(f).suffix.lower() in CTAGS_SUFFIXES]
         chosen = set(ctags_files)
-        by_outline = [f for f in files if f not in chosen]
-        for rel in files:
-            self._tags[rel] = []
+        tags: dict[str, list[Tag]] = {rel: [] for rel in files}
         for definition in run_ctags(self.root.path, ctags_files):
-            self._tags.setdefault(definition.file, []).append(definition)
-        for rel in by_outline:
-            self._tags[rel] = self._outline_definitions(rel)
+            tags.setdefault(definition.file, []).append(definition)
+        for rel in files:
+            if rel not in chosen:
+                tags[rel] = self._outline_definitions(rel)
+        return tags
+
+    def _start_companion(self, files: list[str]) -> None:
         if self._companion is not None:
             # the companion (lexical maps for find_references) parses in the background once ctags is
             # done: this call does not wait for it, and find_references builds any map it lacks itself
@@ -257,7 +346,8 @@ class DefinitionIndex:
 
     def _save_cache(self) -> None:
         """Write the cache from a snapshot on a background thread: the caller does not wait for disk."""
-        stamps, tags = dict(self._stamps), dict(self._tags)  # shallow: reindexing replaces lists, never edits them
+        with self._lock:
+            stamps, tags = dict(self._stamps), dict(self._tags)  # shallow: reindexing replaces lists, never edits them
         self._save_seq += 1
         seq = self._save_seq
         writer = threading.Thread(target=self._write_cache, args=(seq, stamps, tags), daemon=True,
@@ -324,7 +414,11 @@ class DefinitionIndex:
             prefix = self.root.relative(self.root.resolve(path, must_exist=True))
             prefix = None if prefix in ("", ".") else prefix
         accept = accepted_languages(language) if language else None
-        self.refresh()
+        waited = budget.remaining(self._config().search_timeout_seconds)
+        if not self.refresh_within(waited):
+            budget.note_partial(
+                f"the definition index was still being built after {waited:.3g} s ({len(self._tags)} files indexed "
+                "so far): definitions in files not yet indexed are missing; the build goes on, ask again shortly")
         with self._lock:
             if self._lookup_dirty:
                 self._rebuild_lookup()

@@ -14,12 +14,13 @@ import json
 import logging
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tools.errors import InvalidArgument
+from tools.explore import budget
 from tools.explore.grammar import node_category
 from tools.explore.syntax import ParseCache, ParsedFile
 from tools.fsutil import write_atomic
@@ -129,7 +130,10 @@ class LexicalIndex:
         return language_for(rel) in CODE_LANGUAGES
 
     def maps_for(self, files: list[str]) -> dict[str, LexicalMap | None]:
-        """Fresh maps for these project-relative files (None when a file cannot be parsed)."""
+        """Fresh maps for these project-relative files (None when a file cannot be parsed).
+
+        Inside a time budget, files whose maps were not built before the deadline are left out of the
+        answer (their builds finish in the background and are kept for the next call)."""
         self._ensure_loaded()
         out: dict[str, LexicalMap | None] = {}
         stale: list[tuple[str, tuple[int, int]]] = []
@@ -148,9 +152,13 @@ class LexicalIndex:
                 stale.append((rel, stamp))
         if stale:
             # tree-sitter releases the GIL while parsing, so two workers overlap usefully
-            with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1, len(stale))) as pool:
-                for rel, built in zip([r for r, _ in stale], pool.map(lambda item: self._build(*item), stale), strict=True):
-                    out[rel] = built
+            pool = ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1, len(stale)))
+            futures = {pool.submit(self._build, rel, stamp): rel for rel, stamp in stale}
+            deadline = budget.current()
+            done, _ = wait(futures, timeout=deadline.remaining() if deadline else None)
+            pool.shutdown(wait=False, cancel_futures=True)
+            for future in done:
+                out[futures[future]] = future.result()
             self.save()
         return out
 

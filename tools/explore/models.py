@@ -15,6 +15,27 @@ def as_dict(value: Any) -> dict[str, Any]:
     return value.model_dump() if isinstance(value, BaseModel) else dict(value)
 
 
+class Partial(BaseModel):
+    """Set when the call's time budget ran out: the result holds what was found until then."""
+
+    partial: bool | None = Field(default=None, description="true when the time budget cut the search short")
+    partial_reason: str | None = None
+
+
+class SkippedFileInfo(BaseModel):
+    file: str
+    size: int
+    reason: str
+
+
+class Skipping(Partial):
+    """Searches also name the files they did not look into, and why."""
+
+    skipped_files: list[SkippedFileInfo] | None = Field(
+        default=None, description="files in scope that were not searched (e.g. larger than max_file_bytes)")
+    skipped_total: int | None = None
+
+
 class TextMatch(BaseModel):
     file: str
     line: int
@@ -24,7 +45,7 @@ class TextMatch(BaseModel):
     context_after: list[str] | None = None
 
 
-class PatternResult(BaseModel):
+class PatternResult(Skipping):
     pattern: str
     matches: list[TextMatch]
     total_matches: int
@@ -32,7 +53,7 @@ class PatternResult(BaseModel):
     files_with_matches: int | None = None
 
 
-class MultiPatternResult(BaseModel):
+class MultiPatternResult(Skipping):
     results: list[PatternResult]
     total_matches: int
     truncated: bool
@@ -40,9 +61,10 @@ class MultiPatternResult(BaseModel):
 
 class FileHit(BaseModel):
     file: str
+    note: str | None = Field(default=None, description="e.g. why the content searches skip this file")
 
 
-class FileSearchResult(BaseModel):
+class FileSearchResult(Partial):
     files: list[FileHit]
     total: int
     truncated: bool
@@ -59,7 +81,7 @@ class Definition(BaseModel):
     signature: str | None = None
 
 
-class DefinitionResult(BaseModel):
+class DefinitionResult(Skipping):
     definitions: list[Definition]
     total: int
     truncated: bool
@@ -74,7 +96,7 @@ class Reference(BaseModel):
     context: HitContext
 
 
-class ReferenceResult(BaseModel):
+class ReferenceResult(Skipping):
     references: list[Reference]
     total: int
     truncated: bool
@@ -89,7 +111,7 @@ class OutlineSymbol(BaseModel):
     children: list[OutlineSymbol] = Field(default_factory=list)
 
 
-class SymbolsResult(BaseModel):
+class SymbolsResult(Partial):
     file: str
     language: str
     symbols: list[OutlineSymbol]
@@ -122,7 +144,7 @@ class FunctionInfo(BaseModel):
     calls: list[CallInfo]
 
 
-class StructureResult(BaseModel):
+class StructureResult(Partial):
     file: str
     language: str
     imports: list[ImportInfo]
@@ -130,7 +152,7 @@ class StructureResult(BaseModel):
     functions: list[FunctionInfo]
 
 
-class EnclosingFunction(BaseModel):
+class EnclosingFunction(Partial):
     file: str
     name: str
     kind: str

@@ -14,7 +14,8 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
-from tools.errors import InvalidArgument, SearchTimeout
+from tools.errors import InvalidArgument
+from tools.explore import budget
 from tools.explore.lexical import LexicalIndex, LexicalMap
 from tools.explore.models import Reference, ReferenceResult
 from tools.explore.ripgrep import RgFilters, RgLine, run_rg_json
@@ -68,18 +69,17 @@ def find_references(
 
     code_files = [f for f in by_file if lexical.handles(f)]
     maps = lexical.maps_for(code_files)
-    definitions = definition_lines(name, code_files)
+    unjudged = [f for f in code_files if f not in maps]  # the time budget ran out before their maps were built
+    if unjudged:
+        budget.note_partial(f"{len(unjudged)} files with hits were not checked for code, comments and strings "
+                            "in time and are left out")
+    definitions = definition_lines(name, [f for f in code_files if f in maps])
     references: list[Reference] = []
     for rel in sorted(by_file):
+        if rel in unjudged:
+            continue
         judged = _judge_file(rel, by_file[rel], name, maps.get(rel), rel in maps, definitions)
         references.extend(r for r in judged if _wanted(r, include_comments, include_strings))
-    if outcome.timed_out:
-        raise SearchTimeout(
-            f"find_references for {name!r} stopped after {timeout:g} s; the {len(references)} references found are partial",
-            hint="narrow the search with path or language, or raise search_timeout_seconds in .code-intel/config.json",
-            partial=True,
-            references=[r.model_dump() for r in references[:max_results]],
-        )
     return ReferenceResult(
         references=references[:max_results],
         total=len(references),

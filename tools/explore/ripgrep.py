@@ -7,8 +7,10 @@ A timeout kills rg and reports the result as partial; it never looks like a comp
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import logging
+import os
 import subprocess
 import threading
 from dataclasses import dataclass, field
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from tools.binaries import require_binary
 from tools.errors import InvalidArgument
+from tools.explore import budget
 from tools.project import RUNTIME_DIRS, STATE_DIR
 
 log = logging.getLogger(__name__)
@@ -77,10 +80,11 @@ def _raw(value: dict[str, str] | None) -> bytes:
     return base64.b64decode(value.get("bytes", ""))
 
 
-def _decode(value: dict[str, str] | None) -> str:
+def _decode_path(value: dict[str, str] | None) -> str:
+    """A path rg reported; a name that is not UTF-8 keeps its bytes as surrogate escapes (os.fsdecode)."""
     if value and "text" in value:
         return value["text"]
-    return _raw(value).decode("utf-8", errors="replace")
+    return os.fsdecode(_raw(value))
 
 
 def _relative(path: str) -> str:
@@ -122,6 +126,7 @@ def run_rg_json(
     for pattern in patterns:
         args += ["-e", pattern]
     args += ["--", *filters.roots]
+    timeout = budget.remaining(timeout)
 
     proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
     timed_out = threading.Event()
@@ -166,7 +171,7 @@ def run_rg_json(
             spans = [(m["start"], m["end"]) for m in data.get("submatches", [])]
             # columns count characters, decoded the same way as the text shown
             columns = [len(raw_line[:start].decode("utf-8", errors="replace")) + 1 for start, _ in spans]
-            lines.append(RgLine(_relative(_decode(data["path"])), data["line_number"], text, event["type"] == "match",
+            lines.append(RgLine(_relative(_decode_path(data["path"])), data["line_number"], text, event["type"] == "match",
                                 spans, data.get("absolute_offset", 0), columns))
         # past max_results, events are counted in bulk: one JSON event per line, and a quote inside
         # matched text is escaped, so these byte strings only ever start an event
@@ -182,6 +187,7 @@ def run_rg_json(
         drain.join(timeout=2)
     stderr = b"".join(stderr_chunks).decode("utf-8", errors="replace")
     if timed_out.is_set():
+        budget.note_partial(f"ripgrep stopped after {timeout:.3g} s: files not yet searched are missing")
         return RgOutcome(lines, total, files_with_matches, timed_out=True)
     # rg: 0 = matches, 1 = none, 2 = error (also used when some files were unreadable but others matched)
     if proc.returncode == 2 and total == 0 and _is_pattern_error(stderr):
@@ -191,14 +197,48 @@ def run_rg_json(
     return RgOutcome(lines, total, files_with_matches, timed_out=False)
 
 
-def list_files(cwd: Path, filters: RgFilters, timeout: float = 10.0) -> tuple[list[str], bool]:
-    """Project-relative files rg would search (gitignore and excludes applied); second item: timed out."""
-    args = [require_binary("rg"), "--files", "--no-config", *filters.args(), "--", *filters.roots]
+def list_files(cwd: Path, filters: RgFilters, timeout: float = 10.0, extra: list[str] | None = None) -> tuple[list[str], bool]:
+    """Project-relative files rg would search (gitignore and excludes applied); second item: timed out.
+
+    `extra` adds rg options (e.g. --glob). Names that are not UTF-8 keep their bytes (os.fsdecode).
+    """
+    args = [require_binary("rg"), "--files", "--no-config", *(extra or []), *filters.args(), "--", *filters.roots]
+    timeout = budget.remaining(timeout)
     try:
-        done = subprocess.run(args, cwd=cwd, capture_output=True, timeout=timeout, check=False)
+        done = subprocess.run(args, cwd=cwd, capture_output=True, timeout=timeout, check=False, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired as err:
-        partial = (err.stdout or b"").decode("utf-8", errors="replace").splitlines()
-        return [_relative(p) for p in partial[:-1]], True
+        budget.note_partial(f"listing files stopped after {timeout:.3g} s: the list is incomplete")
+        partial = (err.stdout or b"").split(b"\n")
+        return [_relative(os.fsdecode(p)) for p in partial[:-1] if p], True
     if done.returncode == 2 and not done.stdout:
         raise describe_rg_error(done.stderr.decode("utf-8", errors="replace"), pattern_hint=False)
-    return [_relative(p) for p in done.stdout.decode("utf-8", errors="replace").splitlines() if p], False
+    return [_relative(os.fsdecode(p)) for p in done.stdout.split(b"\n") if p], False
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    file: str
+    size: int
+    reason: str
+
+
+def oversized_files(cwd: Path, filters: RgFilters, timeout: float = 10.0, extra: list[str] | None = None) -> list[SkippedFile]:
+    """Files a search with these filters skips because they exceed max_file_bytes (largest first)."""
+    limit = filters.max_file_bytes
+    if not limit:
+        return []
+    everything, _ = list_files(cwd, dataclasses.replace(filters, max_file_bytes=None), timeout, extra)
+    found: list[SkippedFile] = []
+    for rel in everything:
+        try:
+            size = os.stat(cwd / rel).st_size
+        except OSError:
+            continue
+        if size > limit:
+            found.append(SkippedFile(rel, size, too_big_reason(size, limit)))
+    return sorted(found, key=lambda f: (-f.size, f.file))
+
+
+def too_big_reason(size: int, limit: int) -> str:
+    return (f"{size:,} bytes, over max_file_bytes ({limit:,}): not searched; raise max_file_bytes in "
+            ".code-intel/config.json to include it")

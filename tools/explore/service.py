@@ -5,15 +5,21 @@ Every path argument goes through ProjectRoot.resolve; every result path is proje
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import logging
+import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from pydantic import BaseModel
+
+from tools import faults
 from tools.config import Config
-from tools.errors import InvalidArgument, SearchTimeout
-from tools.explore import outline
+from tools.errors import InvalidArgument
+from tools.explore import budget, outline
 from tools.explore.globbing import compile_glob, glob_matches
 from tools.explore.lexical import LexicalIndex
 from tools.explore.models import (
@@ -25,12 +31,22 @@ from tools.explore.models import (
     MultiPatternResult,
     PatternResult,
     ReferenceResult,
+    SkippedFileInfo,
+    Skipping,
     StructureResult,
     SymbolsResult,
     TextMatch,
 )
 from tools.explore.references import find_references
-from tools.explore.ripgrep import RgFilters, RgOutcome, list_files, run_rg_json
+from tools.explore.ripgrep import (
+    RgFilters,
+    RgOutcome,
+    SkippedFile,
+    list_files,
+    oversized_files,
+    run_rg_json,
+    too_big_reason,
+)
 from tools.explore.scope import language_globs, project_filters
 from tools.explore.syntax import ParseCache, ParsedFile
 from tools.project import ProjectRoot
@@ -41,6 +57,39 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_PATTERNS = 16
+MAX_SKIPPED_LISTED = 20  # skipped files named in one answer; skipped_total counts them all
+GLOB_CHECK_EVERY = 2000  # files matched between two looks at the clock
+
+R = TypeVar("R")
+
+
+def budgeted(method: Callable[..., R]) -> Callable[..., R]:
+    """Run an exploration call inside its time budget and mark its result partial when anything stopped."""
+
+    @functools.wraps(method)
+    def wrapper(self: Explorer, *args: Any, **kwargs: Any) -> R:
+        faults.hit(f"explore.{method.__name__}")
+        with budget.budget(self.config.search_timeout_seconds) as deadline:
+            return mark_partial(method(self, *args, **kwargs), deadline)
+
+    return wrapper
+
+
+def mark_partial(result: R, deadline: budget.Deadline) -> R:
+    fields = budget.partial_fields(deadline)
+    if not fields:
+        return result
+    if isinstance(result, BaseModel) and "partial" in type(result).model_fields:
+        result.partial, result.partial_reason = True, fields["partial_reason"]  # type: ignore[attr-defined]
+    elif isinstance(result, dict):
+        result.update(fields)
+    return result
+
+
+def attach_skipped(result: Skipping, skipped: list[SkippedFile]) -> None:
+    if skipped:
+        result.skipped_files = [SkippedFileInfo(file=f.file, size=f.size, reason=f.reason) for f in skipped[:MAX_SKIPPED_LISTED]]
+        result.skipped_total = len(skipped)
 
 
 def _as_list(value: str | list[str] | None) -> list[str]:
@@ -90,12 +139,16 @@ class Explorer:
         if not absolute.is_file():
             raise InvalidArgument(f"{path!r} is a folder, not a file", hint="send one source file; use search_files to list a folder")
         limit = self.config.max_file_bytes
-        if absolute.stat().st_size > limit:
-            raise InvalidArgument(f"{path!r} is larger than max_file_bytes ({limit} bytes)",
-                                  hint="raise max_file_bytes in .code-intel/config.json or use search_text on it")
+        size = absolute.stat().st_size
+        if size > limit:
+            raise InvalidArgument(
+                f"{path!r} is {size:,} bytes, larger than max_file_bytes ({limit:,}): it is not parsed, indexed or searched",
+                hint="raise max_file_bytes in .code-intel/config.json to include it, or read the part you need directly",
+            )
         return self.root.relative(absolute), self.parse_cache.get(absolute)
 
     # ------------------------------------------------------------ search_text
+    @budgeted
     def search_text(
         self,
         pattern: str | list[str],
@@ -119,36 +172,32 @@ class Explorer:
         flags = ["--case-sensitive" if case_sensitive else "--ignore-case"]
         if fixed_strings:
             flags.append("--fixed-strings")
+        globs: list[str] = []
         for g in _as_list(glob):
-            flags += ["--glob", g]
+            globs += ["--glob", g]
+        flags += globs
         timeout = self.config.search_timeout_seconds
 
         def one(p: str) -> tuple[str, RgOutcome]:
             return p, run_rg_json(self.root.path, [p], filters, flags=flags, context_lines=context_lines,
                                   keep_matches=max_results, timeout=timeout)
 
-        if len(patterns) == 1:
-            outcomes = [one(patterns[0])]
-        else:
-            with ThreadPoolExecutor(max_workers=min(4, len(patterns))) as pool:
-                outcomes = list(pool.map(one, patterns))
+        with ThreadPoolExecutor(max_workers=min(4, len(patterns)) + 1) as pool:
+            skipped = pool.submit(budget.carry(oversized_files), self.root.path, filters, timeout, globs)
+            outcomes = list(pool.map(budget.carry(one), patterns))
         results = [_pattern_result(p, o, max_results, context_lines) for p, o in outcomes]
-        timed_out = [p for p, o in outcomes if o.timed_out]
-        if timed_out:
-            raise SearchTimeout(
-                f"search_text stopped after {timeout:g} s for {timed_out!r}; the matches below are partial, "
-                "files not yet searched are missing",
-                hint="narrow with path or glob, use fixed_strings, or raise search_timeout_seconds in .code-intel/config.json",
-                partial=True,
-                results=[r.model_dump(exclude_none=True) for r in results],
-            )
         if isinstance(pattern, str):
-            return results[0]
-        return MultiPatternResult(results=results, total_matches=sum(r.total_matches for r in results),
-                                  truncated=any(r.truncated for r in results))
+            answer: PatternResult | MultiPatternResult = results[0]
+        else:
+            answer = MultiPatternResult(results=results, total_matches=sum(r.total_matches for r in results),
+                                        truncated=any(r.truncated for r in results))
+        attach_skipped(answer, _skipped_or_none(skipped))
+        return answer
 
     # ------------------------------------------------------------ search_files
+    @budgeted
     def search_files(self, pattern: str, path: str | None = None, max_results: int = 200) -> FileSearchResult:
+        """Every file matching the glob, big ones included (they carry a note saying searches skip them)."""
         self.warm_up()
         if not isinstance(pattern, str) or not pattern.strip():
             raise InvalidArgument("pattern is empty", hint="send a glob such as '**/*.py' or 'test_*.py'")
@@ -156,16 +205,31 @@ class Explorer:
             raise InvalidArgument("max_results must be at least 1")
         compile_glob(pattern)  # refuses a malformed glob before any work
         filters = self.filters(path)
-        files, timed_out = list_files(self.root.path, filters, timeout=self.config.search_timeout_seconds)
+        files, _ = list_files(self.root.path, dataclasses.replace(filters, max_file_bytes=None),
+                              timeout=self.config.search_timeout_seconds)
         base = filters.roots[0] if path else None
-        found = sorted(f for f in files if glob_matches(pattern, f, base))
-        if timed_out:
-            raise SearchTimeout("search_files timed out while listing files; the list is partial",
-                                hint="narrow with path", partial=True, files=found[:max_results])
-        return FileSearchResult(files=[FileHit(file=f) for f in found[:max_results]], total=len(found),
-                                truncated=len(found) > max_results)
+        found: list[str] = []
+        for count, f in enumerate(files, 1):
+            if count % GLOB_CHECK_EVERY == 0 and budget.expired():
+                budget.note_partial(f"glob matching stopped after {count - 1} of {len(files)} files")
+                break
+            if glob_matches(pattern, f, base):
+                found.append(f)
+        found.sort()
+        hits = [FileHit(file=f, note=self._size_note(f, filters.max_file_bytes)) for f in found[:max_results]]
+        return FileSearchResult(files=hits, total=len(found), truncated=len(found) > max_results)
+
+    def _size_note(self, rel: str, limit: int | None) -> str | None:
+        if not limit:
+            return None
+        try:
+            size = os.stat(self.root.path / rel).st_size
+        except OSError:
+            return None
+        return too_big_reason(size, limit) if size > limit else None
 
     # ------------------------------------------------------------ definitions and references
+    @budgeted
     def find_references(
         self,
         symbol: str,
@@ -175,12 +239,20 @@ class Explorer:
         include_strings: bool = False,
         max_results: int = 200,
     ) -> ReferenceResult:
-        return find_references(
-            self.root.path, self.filters(path), self.lexical, self.definition_index.definition_lines, symbol,
-            language_globs=language_globs(language), include_comments=include_comments,
-            include_strings=include_strings, max_results=max_results, timeout=self.config.search_timeout_seconds,
-        )
+        filters = self.filters(path)
+        globs = [arg for g in language_globs(language) for arg in ("--glob", g)]
+        timeout = self.config.search_timeout_seconds
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            skipped = pool.submit(budget.carry(oversized_files), self.root.path, filters, timeout, globs)
+            result = find_references(
+                self.root.path, filters, self.lexical, self.definition_index.definition_lines, symbol,
+                language_globs=language_globs(language), include_comments=include_comments,
+                include_strings=include_strings, max_results=max_results, timeout=timeout,
+            )
+        attach_skipped(result, _skipped_or_none(skipped))
+        return result
 
+    @budgeted
     def find_definitions(
         self,
         symbol: str,
@@ -189,7 +261,10 @@ class Explorer:
         match: MatchMode = "exact",
         max_results: int = 50,
     ) -> DefinitionResult:
-        return self.definition_index.find(symbol, path=path, language=language, match=match, max_results=max_results)
+        index = self.definition_index
+        result = index.find(symbol, path=path, language=language, match=match, max_results=max_results)
+        attach_skipped(result, index.oversized)
+        return result
 
     @property
     def definition_index(self) -> DefinitionIndex:
@@ -203,15 +278,18 @@ class Explorer:
         return index
 
     # ------------------------------------------------------------ single-file views
+    @budgeted
     def get_symbols(self, path: str) -> SymbolsResult:
         rel, parsed = self.parse_file(path)
         return SymbolsResult(file=rel, language=parsed.language, symbols=[s.to_model() for s in outline.outline(parsed)])
 
+    @budgeted
     def analyze_structure(self, path: str) -> StructureResult:
         rel, parsed = self.parse_file(path)
         imports, classes, functions = outline.structure(parsed)
         return StructureResult(file=rel, language=parsed.language, imports=imports, classes=classes, functions=functions)
 
+    @budgeted
     def get_function_at_line(self, path: str, line: int) -> EnclosingFunction:
         rel, parsed = self.parse_file(path)
         total_lines = parsed.source.count(b"\n") + (0 if parsed.source.endswith(b"\n") else 1)
@@ -227,11 +305,13 @@ class Explorer:
                                  code=parsed.text(found.full_node), scope=found.scope)
 
     # ------------------------------------------------------------ built on the engines (E2's modules)
+    @budgeted
     def analyze_impact(self, files: list[str], symbols: list[str] | None = None) -> dict[str, Any]:
         from tools.explore.impact import analyze_impact
 
         return analyze_impact(self, files, symbols)
 
+    @budgeted
     def query(self, question: str, semantic: Callable[..., Any] | None = None) -> dict[str, Any]:
         from tools.explore.query import run_query
 
@@ -241,6 +321,15 @@ class Explorer:
         if self._definitions is not None:
             self._definitions.flush()
         self.parse_cache.clear()
+
+
+def _skipped_or_none(future: Future[list[SkippedFile]]) -> list[SkippedFile]:
+    """The oversized-file listing, or nothing when it failed (the search itself has already answered)."""
+    try:
+        return future.result()
+    except Exception:
+        log.warning("could not list the files a search skipped", exc_info=True)
+        return []
 
 
 def _pattern_result(pattern: str, outcome: RgOutcome, max_results: int, context_lines: int) -> PatternResult:

@@ -56,6 +56,7 @@ from tools.explore.query import QueryResult
 from tools.index.models import ChunkDetail, RelevanceResult, SemanticSearchResult, SyncReport
 from tools.learning.outcomes import OutcomeEntry, OutcomeStats
 from tools.logs import setup_logging
+from tools.pathnames import client_safe
 from tools.verify.models import CheckRun
 from tools.workflow.responses import (
     CleanupResult,
@@ -542,7 +543,19 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
             app.workflow.record_tool_call(name, arguments, ok=ok)
         log.info("%s %s in %.0f ms", name, "ok" if ok else data.get("error"), (time.perf_counter() - started) * 1000)
         text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a file name that is not UTF-8: send its \xNN form (tools/pathnames.py)
+            data = client_safe(data)
+            text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data, is_error=not ok)
+
+    async def run_stdio_async(self) -> None:
+        """stdio with our reading layer in front of the SDK's (tools/stdio.py): every request gets an answer."""
+        from tools.stdio import guarded_stdio
+
+        async with guarded_stdio() as (read_stream, write_stream):
+            await self._lowlevel_server.run(read_stream, write_stream, self._lowlevel_server.create_initialization_options())
 
 
 def _skip_sdk_logging_setup() -> None:

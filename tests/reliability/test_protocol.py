@@ -1,0 +1,121 @@
+"""Raw protocol cases through a spawned server: every request line with an id gets an answer, and a
+slow call never holds up the others. Before tools/stdio.py, every case in RAW_CASES went unanswered."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tools.stdio import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    MAX_DEPTH,
+    PARSE_ERROR,
+    Rejection,
+    check_line,
+    top_level_id,
+)
+
+pytestmark = pytest.mark.slow
+
+
+def _nested(depth: int) -> Any:
+    value: Any = "x"
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
+def _call(request_id: Any, arguments: Any, name: str = "search_text") -> str:
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                       "params": {"name": name, "arguments": arguments}})
+
+
+RAW_CASES: list[tuple[str, bytes | str, Any, int]] = [
+    ("200-deep nesting", _call(1, {"pattern": "x", "glob": _nested(200)}), 1, INVALID_PARAMS),
+    ("lone surrogate", _call(2, {"pattern": "x"}).replace('"x"', '"\\ud800"'), 2, INVALID_PARAMS),
+    ("5,000-digit number", _call(3, {"pattern": "x", "max_results": 7}).replace("7", "9" * 5000), 3, INVALID_PARAMS),
+    ("3,000-deep nesting outside params",
+     '{"jsonrpc":"2.0","id":4,"method":"ping","extra":' + "[" * 3000 + "]" * 3000 + "}", 4, INVALID_REQUEST),
+    ("broken JSON", '{"jsonrpc":"2.0","id":5,"method":"tools/call",', 5, PARSE_ERROR),
+    ("not UTF-8", b'{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"search_text","arguments":{"pattern":"\xff"}}}',
+     6, PARSE_ERROR),
+    ("NaN", '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","arguments":{"n":NaN}}}', 7, PARSE_ERROR),
+    ("no method", '{"jsonrpc":"2.0","id":8}', 8, INVALID_REQUEST),
+    ("no version", '{"id":9,"method":"tools/list"}', 9, INVALID_REQUEST),
+    ("params not an object", '{"jsonrpc":"2.0","id":10,"method":"tools/call","params":"x"}', 10, INVALID_PARAMS),
+    ("batch", '[{"jsonrpc":"2.0","id":11,"method":"ping"}]', None, INVALID_REQUEST),
+    ("id of the wrong type", '{"jsonrpc":"2.0","id":1.5,"method":"ping"}', None, INVALID_REQUEST),
+]
+
+
+@pytest.fixture
+def server(tmp_path: Path, spawn: Callable[..., Any]) -> Any:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "a.py").write_text("def f():\n    return 1\n", encoding="utf-8")
+    return spawn(project)
+
+
+def test_every_request_line_gets_an_answer(server: Any) -> None:
+    for name, line, request_id, code in RAW_CASES:
+        server.send_line(line)
+        answer = server.answer(request_id, timeout=15)
+        assert answer["error"]["code"] == code, (name, answer)
+        assert answer["error"]["message"], name
+    # notifications are never answered, even bad ones, and the server is still serving afterwards
+    server.send_line('{"jsonrpc":"2.0","method":"notifications/x","params":{"a":"\\ud800"}}')
+    status = server.call("get_session_status")
+    assert status["error"] == "no_active_session"
+    assert not server.has_answer(None)
+
+
+def test_a_slow_call_does_not_hold_up_the_others(tmp_path: Path, spawn: Callable[..., Any]) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ("a" * 200 + ".py")).write_text("x = 1\n", encoding="utf-8")
+    server = spawn(project, env={"CODE_INTEL_FAULTS": "explore.search_text=sleep:6"})
+    slow = server.request("tools/call", {"name": "search_text", "arguments": {"pattern": "x"}})
+    time.sleep(0.3)
+    started = time.monotonic()
+    glob = server.request("tools/call", {"name": "search_files", "arguments": {"pattern": "*a*a*a*a*a*a*a*a*a*a*a*a*b"}})
+    status = server.request("tools/call", {"name": "get_session_status", "arguments": {}})
+    assert "result" in server.answer(status, timeout=5)
+    found = server.answer(glob, timeout=5)["result"]["structuredContent"]
+    assert found["success"] is True and found["files"] == []
+    assert time.monotonic() - started < 5
+    assert not server.has_answer(slow), "the paused search must still be running"
+    assert server.answer(slow, timeout=30)["result"]["structuredContent"]["success"] is True
+
+
+# ---------------------------------------------------------------- the checks themselves, in process
+def test_check_line_passes_valid_messages_unchanged() -> None:
+    line = _call(1, {"pattern": "é", "max_results": 10})
+    assert check_line(line.encode("utf-8") + b"\n") == line
+    assert check_line(b"   \n") is None
+
+
+def test_depth_limit_is_exact() -> None:
+    # message(1) -> params(2) -> arguments(3) -> glob(4): nesting below that adds one level each
+    ok = check_line(_call(1, {"glob": _nested(MAX_DEPTH - 4)}).encode())
+    refused = check_line(_call(1, {"glob": _nested(MAX_DEPTH)}).encode())
+    assert isinstance(ok, str)
+    assert isinstance(refused, Rejection) and refused.code == INVALID_PARAMS and refused.id == 1
+
+
+def test_responses_and_notifications_are_never_answered() -> None:
+    response = check_line(b'{"jsonrpc":"2.0","id":3,"result":{"x":"\\ud800"}}')
+    notification = check_line(b'{"jsonrpc":"2.0","method":"n","params":{"x":"\\ud800"}}')
+    assert isinstance(response, Rejection) and response.answer is False
+    assert isinstance(notification, Rejection) and notification.answer is False
+
+
+def test_the_id_of_a_broken_line_is_read_when_it_can_be() -> None:
+    assert top_level_id('{"jsonrpc":"2.0","id":42,"method":"x","params":{') == 42
+    assert top_level_id('{"params":{"id":1},"id":"abc","method":') == "abc"
+    assert top_level_id('{"params":{"id":1}') is None

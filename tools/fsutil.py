@@ -12,6 +12,8 @@ import os
 import stat
 from pathlib import Path
 
+from tools import faults
+
 
 def current_umask() -> int:
     """The process umask, read without changing it where the platform allows (threads may be writing)."""
@@ -47,6 +49,7 @@ def write_atomic(target: Path, data: bytes | str, *, fsync: bool = False, execut
                 handle.flush()
                 os.fsync(handle.fileno())
         os.chmod(temp, mode)
+        faults.hit(f"write_atomic.before_replace.{target.name}")
         os.replace(temp, target)
     except BaseException:
         Path(temp).unlink(missing_ok=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from tools import faults
 from tools.errors import GitError
 from tools.git.runner import GitRunner
 from tools.session_types import TASK_BRANCH_PREFIX
@@ -163,6 +164,7 @@ def land_on_base(git: GitRunner, task_branch: str, base_branch: str, result: Mer
         return
     if result.new_base_head != base_head:
         move_branch(git, base_branch, result.new_base_head, base_head, reason)
+        faults.hit("git.merge.after_move")
     if head.branch != task_branch:
         return  # HEAD is elsewhere: only the ref moves
     if result.new_base_head == head.commit:

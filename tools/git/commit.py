@@ -14,6 +14,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tools import faults
 from tools.errors import GitError
 from tools.git.branches import head_state
 from tools.git.runner import GitRunner
@@ -178,29 +179,45 @@ def commit_session(
             _set_index(git, repo_path, entry(git, start_index_tree, repo_path))
         outcome.discarded_files.append(path)
 
+    faults.hit("git.commit.after_discard")
     if new_commit:
-        git.run(["update-ref", "-m", f"code-intel: {message.splitlines()[0][:80]}", "HEAD", new_commit, head.commit or ""])
+        # the user's index follows first, then HEAD moves: a retry after a crash between the two finds
+        # the index already right (the three-way merge of equal changes is a no-op) and commits again
+        previous = _follow_in_user_index(git, planned, head_tree, outcome)
+        faults.hit("git.commit.after_index")
+        try:
+            git.run(["update-ref", "-m", f"code-intel: {message.splitlines()[0][:80]}", "HEAD", new_commit, head.commit or ""])
+        except GitError:
+            for repo_path, item in previous.items():
+                _set_index(git, repo_path, item)
+            raise
+        faults.hit("git.commit.after_ref")
         outcome.commit = new_commit
-        _follow_in_user_index(git, planned, head_tree, outcome)
     return outcome
 
 
-def _follow_in_user_index(git: GitRunner, planned: dict[str, TreeEntry | None], old_head_tree: str, outcome: CommitOutcome) -> None:
-    """Bring the user's index along for committed files, like `git commit --only` does.
+def _follow_in_user_index(git: GitRunner, planned: dict[str, TreeEntry | None], old_head_tree: str,
+                          outcome: CommitOutcome) -> dict[str, TreeEntry | None]:
+    """Bring the user's index along for committed files, like `git commit --only` does; returns the
+    entries it replaced, so a commit that then fails can put them back.
 
     An entry that matched the old HEAD takes the committed version; one the user had staged
     differently gets the session's change merged in, or is left alone with a warning.
     """
+    previous: dict[str, TreeEntry | None] = {}
     for repo_path, wanted in planned.items():
         staged = _index_entry(git, repo_path)
         before = entry(git, old_head_tree, repo_path)
         if staged == before:
+            previous[repo_path] = staged
             _set_index(git, repo_path, wanted)
             continue
         if staged and before and wanted and staged.kind == before.kind == wanted.kind == "blob":
             merged = three_way(git, _blob(git, staged), _blob(git, before), _blob(git, wanted))
             if merged is not None:
+                previous[repo_path] = staged
                 _set_index(git, repo_path, TreeEntry(mode=staged.mode, oid=git.write_blob(merged), kind="blob"))
                 continue
         outcome.warnings.append(f"{repo_path}: your staged version was left as you staged it; check `git diff --cached`")
+    return previous
 

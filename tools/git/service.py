@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
+from tools import faults
 from tools.errors import GitError, InvalidArgument
 from tools.git import branches as br
 from tools.git.baseline import ContentBaseline, drop_all
@@ -217,6 +218,7 @@ class GitService:
         deleted = []
         for name, head in sorted(branches.items()):
             br.delete_branch(git, name)
+            faults.hit("git.branches.after_delete")
             log.info("deleted %s at %s", name, head)
             deleted.append(DeletedBranch(branch=name, head=head, recover=f"git branch {name} {head}"))
         return deleted
@@ -236,6 +238,14 @@ class GitService:
                 if head.branch != info.task_branch:
                     br.switch_to(git, info.task_branch)  # back to READY after a revert: keep working on it
                 return info
+            name = br.task_branch_name(session_id, info.base_branch or (info.base_commit or "")[:12])
+            if br.branch_exists(git, name):
+                # made before the server was interrupted, and not yet in the checkpoint: take it up again
+                if head.branch != name:
+                    br.switch_to(git, name)
+                info.task_branch = name
+                log.info("took up task branch %s, created before an interruption", name)
+                return info
             if head.commit is None:
                 raise GitError(
                     "the repository has no commit yet, so there is nothing to branch from",
@@ -248,10 +258,10 @@ class GitService:
                     f"{info.base_branch or (info.base_commit or '')[:12]})",
                     hint="check out the branch the session started on and submit again, or start a new session",
                 )
-            name = br.task_branch_name(session_id, info.base_branch or head.commit[:12])
             if not git.ok("check-ref-format", "--branch", name):
                 raise GitError(f"{name!r} is not a valid branch name", hint="session ids must be plain letters, digits, '-' or '_'")
             git.run(["checkout", "--quiet", "-b", name])  # same commit: the working tree and index stay as they are
+            faults.hit("git.branch.after_create")
             info.task_branch = name
             log.info("created task branch %s", name)
             return info
@@ -336,10 +346,29 @@ class GitService:
             )
             if outcome.commit:
                 info.commits.append(outcome.commit)
+            elif outcome.committed_files == [] and (earlier := self._interrupted_commit(git, info, message)):
+                # the same commit went in before the server was interrupted: count it as this submit's
+                info.commits.append(earlier)
+                outcome.commit = earlier
+                outcome.warnings.append("this commit was made before the server was interrupted; it is not repeated")
             report = CommitReport(committed=outcome.commit is not None, branch=br.head_state(git).branch, **vars(outcome))
             if outcome.commit is None:
                 report.note = "no reviewed file differs from the branch head: nothing new was committed"
             return info, report
+
+    @staticmethod
+    def _interrupted_commit(git: GitRunner, info: GitSessionInfo, message: str) -> str | None:
+        """HEAD, when it is a commit with this message made on the task branch but not recorded yet."""
+        head = br.head_state(git)
+        if not head.commit or head.commit in info.commits or head.commit == info.base_commit:
+            return None
+        if info.task_branch and head.branch != info.task_branch:
+            return None
+        if git.text("log", "-1", "--format=%B", head.commit).strip() != message.strip():
+            return None
+        if info.base_commit and not git.ok("merge-base", "--is-ancestor", info.base_commit, head.commit):
+            return None
+        return head.commit
 
     # MERGE -------------------------------------------------------------------------------
     def merge(self, info: GitSessionInfo) -> tuple[GitSessionInfo, MergeReport]:
@@ -364,15 +393,106 @@ class GitService:
                          f"`git checkout <branch> && git merge {task}`.",
                 )
             task_head = git.rev(f"refs/heads/{task}")
+            if task_head is None:
+                done = self._merged_before_interruption(git, info, session_id)
+                if done is not None:
+                    return done
+                task_head = self._recreate_task_branch(git, info)
             result = br.plan_merge(git, task, info.base_branch, f"Merge {task} into {info.base_branch}")
             br.land_on_base(git, task, info.base_branch, result, f"code-intel: merge {task}")
+            faults.hit("git.merge.after_land")
             br.delete_branch(git, task)
+            faults.hit("git.merge.after_delete")
             if session_id:
                 drop_snapshot(git, session_id)
             info.task_branch = None
             log.info("merged %s into %s (%s)", task, info.base_branch, result.kind)
             return info, MergeReport(merged=True, kind=result.kind, base_branch=info.base_branch, commit=result.new_base_head,
                                      deleted_branch=task, branch_head=task_head)
+
+    def _merged_before_interruption(self, git: GitRunner, info: GitSessionInfo,
+                                    session_id: str | None) -> tuple[GitSessionInfo, MergeReport] | None:
+        """The MERGE report when the task branch is gone because this merge already happened, else None."""
+        assert info.task_branch and info.base_branch
+        base_head = git.rev(f"refs/heads/{info.base_branch}")
+        if base_head is None:
+            return None
+        landed = all(git.ok("merge-base", "--is-ancestor", commit, base_head) for commit in info.commits)
+        if not landed:
+            return None
+        task = info.task_branch
+        head = br.head_state(git)
+        if head.branch is None and head.commit == base_head:
+            git.run(["symbolic-ref", "-m", f"code-intel: merge {task}", "HEAD", f"refs/heads/{info.base_branch}"])
+        if session_id:
+            drop_snapshot(git, session_id)
+        info.task_branch = None
+        note = (f"{task} was already merged into {info.base_branch} and deleted before the server was interrupted"
+                if info.commits else f"{task} is gone and this session committed nothing: there was nothing to merge")
+        log.info("merge of %s found done after an interruption", task)
+        return info, MergeReport(merged=bool(info.commits), kind="already-merged" if info.commits else "nothing-to-merge",
+                                 base_branch=info.base_branch, commit=base_head, deleted_branch=task, note=note)
+
+    def _recreate_task_branch(self, git: GitRunner, info: GitSessionInfo) -> str:
+        """Put a deleted task branch back at the session's last commit (its commits are still in the repository)."""
+        assert info.task_branch
+        tip = info.commits[-1] if info.commits else None
+        if tip is None or git.rev(f"{tip}^{{commit}}") is None:
+            raise GitError(f"task branch {info.task_branch!r} no longer exists and its commits cannot be found",
+                           hint="run cleanup_stale_branches and start again; the branch head it reports can be recovered")
+        git.run(["branch", "--", info.task_branch, tip])
+        log.info("recreated deleted task branch %s at %s", info.task_branch, tip)
+        return tip
+
+    def reconcile(self, session_id: str, info: GitSessionInfo, on_task_branch: bool) -> tuple[GitSessionInfo, list[str]]:
+        """Bring the repository back in line with a checkpoint after a restart; returns what was repaired.
+
+        `on_task_branch` is True in the phases that work on the task branch (READY to QUALITY_REVIEW):
+        a task branch deleted by an interrupted --clean is put back (at the session's last commit, or
+        where HEAD is), and HEAD returns to it from the base branch, carrying uncommitted work. A
+        missing snapshot ref is re-pointed at the recorded snapshot. Nothing is ever deleted here.
+        """
+        with self._lock:
+            git = self._open()
+            info = info.model_copy(deep=True)
+            notes: list[str] = []
+            if git is None or not info.is_repo:
+                return info, notes
+            ref = SNAPSHOT_REF_PREFIX + session_id
+            if info.snapshot and git.rev(ref) is None and git.rev(f"{info.snapshot}^{{commit}}"):
+                git.run(["update-ref", "-m", "code-intel snapshot", ref, info.snapshot])
+                notes.append("the working-tree snapshot ref was restored")
+            task = info.task_branch
+            if not on_task_branch or not task:
+                return info, notes
+            head = br.head_state(git)
+            if not br.branch_exists(git, task):
+                start = info.commits[-1] if info.commits and git.rev(f"{info.commits[-1]}^{{commit}}") else head.commit
+                if start is None:
+                    return info, notes
+                git.run(["branch", "--", task, start])
+                notes.append(f"the task branch {task} was missing and was recreated at {start[:12]}")
+            if head.branch != task and (head.branch == info.base_branch or head.branch is None):
+                try:
+                    br.switch_to(git, task)
+                    notes.append(f"HEAD was back on {head.branch or 'a detached commit'}; it is on {task} again")
+                except GitError as err:
+                    notes.append(f"HEAD is on {head.branch or 'a detached commit'}, not on {task}: {err.message}")
+            return info, notes
+
+    def prune_snapshots(self, keep: set[str]) -> list[str]:
+        """Delete snapshot refs of sessions that have no checkpoint (left by a start that was interrupted)."""
+        with self._lock:
+            git = self._open()
+            if git is None:
+                return []
+            dropped = []
+            for ref in list_snapshot_refs(git):
+                session_id = ref[len(SNAPSHOT_REF_PREFIX):]
+                if session_id not in keep:
+                    drop_snapshot(git, session_id)
+                    dropped.append(session_id)
+            return dropped
 
     def end_session(self, info: GitSessionInfo) -> None:
         """Forget the session's snapshot (sessions that end without MERGE: --quick, investigations)."""
@@ -391,10 +511,12 @@ class GitService:
             if git is None:
                 return CleanupReport(is_repo=False, note=NOT_A_REPO, deleted_content_snapshots=drop_all(self.root))
             returned_to = self._leave_task_branch(git, GitSessionInfo(is_repo=True))
+            faults.hit("git.clean.after_leave")
             deleted = self._delete_branches(git, br.list_task_branches(git))
             snapshots = list_snapshot_refs(git)
             for ref in snapshots:
                 git.run(["update-ref", "-d", ref])
+            faults.hit("git.clean.after_snapshots")
             head = br.head_state(git)
             return CleanupReport(is_repo=True, returned_to=returned_to, now_on=head.branch or head.commit,
                                  deleted_branches=deleted, deleted_snapshots=len(snapshots))

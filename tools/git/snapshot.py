@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from tools import faults
 from tools.errors import GitError
 from tools.git.runner import BOOKKEEPING_IDENTITY, EMPTY_TREE, GitRunner
 from tools.project import STATE_DIR
@@ -82,6 +83,7 @@ def take_snapshot(git: GitRunner, layout: RepoLayout, session_id: str, head: str
         parents += ["-p", index_commit]
     snapshot = git.text("commit-tree", "--no-gpg-sign", *parents, "-m", f"code-intel snapshot at start of {session_id}", tree, env=BOOKKEEPING_IDENTITY)
     git.run(["update-ref", "-m", "code-intel snapshot", ref, snapshot])
+    faults.hit("git.snapshot.after_ref")
     return snapshot
 
 

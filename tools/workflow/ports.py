@@ -70,6 +70,15 @@ class GitPort(Protocol):
         """Merge the task branch into its base, delete it and return to the base branch."""
         ...
 
+    def reconcile(self, session_id: str, info: GitSessionInfo, on_task_branch: bool) -> tuple[GitSessionInfo, list[str]]:
+        """After a restart: repair what an interrupted step left half done (missing task branch or snapshot
+        ref, HEAD back on the base); returns the updated info and a note per repair. Never deletes."""
+        ...
+
+    def prune_snapshots(self, keep: set[str]) -> list[str]:
+        """Drop working-tree snapshots of sessions not in `keep` (interrupted starts); returns their ids."""
+        ...
+
     def end_session(self, info: GitSessionInfo) -> None:
         """Forget the session's working-tree snapshot (idempotent; MERGE already did it for merged sessions)."""
         ...

@@ -320,7 +320,7 @@ def sync_index(ctx: Ctx, force: bool = False) -> SyncReport:
     def progress(done: float, total: float | None, message: str) -> None:
         anyio.from_thread.run(lambda: ctx.report_progress(done, total, message))
 
-    return SyncReport.model_validate(app_of(ctx).index.sync(force=force, progress=progress))
+    return SyncReport.model_validate(app_of(ctx).sync_index(force, progress))
 
 
 @tool(STATEFUL)
@@ -532,6 +532,10 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
         if refusal is not None:
             data = refusal
         elif error is not None:
+            unwritable = None if isinstance(error, CodeIntelError) else app.root.unwritable_state(error, name)
+            if unwritable is not None:  # .code-intel/ read-only or the disk full: name the folder and the fix
+                log.warning("tool %s: %s", name, unwritable.message)
+                error = unwritable
             data = error.to_dict() if isinstance(error, CodeIntelError) else internal_error(name, error)
         else:
             assert result is not None
@@ -612,6 +616,9 @@ def main(argv: list[str] | None = None) -> int:
     setup_logging(app.root.runtime_dir("logs"), args.log_level)
     log.info("serving project %s", app.root.path)
     stop_on_signals(app)
+    from tools.workflow.lock import remove_stray_temp_files
+
+    remove_stray_temp_files(app.root)
     server = build_server(app)
     try:
         server.run()

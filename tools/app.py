@@ -122,6 +122,13 @@ class CodeIntelApp:
                 log.exception("background index sync could not start")
         return response
 
+    def sync_index(self, force: bool, progress: Any = None) -> Any:
+        """sync_index, refused up front (naming the folder) when the index folder cannot be written."""
+        chroma = self.config.chroma
+        if chroma.mode == "persistent" and chroma.path is None:
+            self.root.writable_dir("chroma", "sync_index")
+        return self.index.sync(force=force, progress=progress)
+
     def query(self, question: str) -> Any:
         semantic = None
         if self.index.is_available():

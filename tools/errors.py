@@ -42,6 +42,15 @@ class ToolUnavailable(CodeIntelError):
     code = "tool_unavailable"
 
 
+class StateUnwritable(CodeIntelError):
+    """`.code-intel/` (or a folder in it) cannot be written: read-only, wrong owner or a full disk.
+
+    It shares the contract's `tool_unavailable` code: like a missing rg, it is a precondition of the
+    machine, and the message names the folder and how to fix it."""
+
+    code = "tool_unavailable"
+
+
 class ConfigError(CodeIntelError):
     code = "config_error"
 

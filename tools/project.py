@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tools.errors import FileNotFound, InvalidArgument, PathOutsideProject
+from tools.errors import FileNotFound, InvalidArgument, PathOutsideProject, StateUnwritable
 from tools.pathnames import from_client
 
 ENV_PROJECT = "CODE_INTEL_PROJECT"
@@ -14,6 +14,10 @@ TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 STATE_DIR = ".code-intel"
 # Runtime folders hold machine-local state; each gets a self-ignoring .gitignore.
 RUNTIME_DIRS = ("chroma", "logs", "sessions", "cache")
+# errno values that mean "this folder cannot be written" (EPERM, EACCES, ENOSPC, EROFS, EDQUOT), as
+# opposed to a bug; numbers, so the client hooks that import this module need not import errno
+UNWRITABLE_ERRNOS = frozenset({1, 13, 28, 30, 122})
+_DISK_FULL = frozenset({28, 122})
 
 
 def resolve_root(explicit: str | os.PathLike[str] | None = None) -> Path:
@@ -61,13 +65,54 @@ class ProjectRoot:
         return self.path / STATE_DIR
 
     def runtime_dir(self, name: str) -> Path:
-        """`.code-intel/<name>/`, created on demand and ignored by git whatever the user's .gitignore says."""
+        """`.code-intel/<name>/`, created on demand and ignored by git whatever the user's .gitignore says.
+
+        On a read-only project the folder is returned as it is (perhaps missing): reading works, and a
+        write fails where it happens; `writable_dir` is the check for calls that must save state."""
         folder = self.state_dir / name
-        folder.mkdir(parents=True, exist_ok=True)
-        marker = folder / ".gitignore"
-        if not marker.exists():
-            marker.write_text("# created by code-intel: machine-local state\n*\n", encoding="utf-8")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            marker = folder / ".gitignore"
+            if not marker.exists():
+                marker.write_text("# created by code-intel: machine-local state\n*\n", encoding="utf-8")
+        except OSError:
+            pass  # read-only or full: the caller's own write reports it
         return folder
+
+    def writable_dir(self, name: str, action: str = "this call") -> Path:
+        """`runtime_dir(name)`, proven writable by creating a file in it; else a refusal naming the fix."""
+        import tempfile
+
+        folder = self.runtime_dir(name)
+        try:
+            with tempfile.NamedTemporaryFile(dir=folder, prefix=".probe.", suffix=".tmp"):
+                pass
+        except OSError as err:
+            raise self.unwritable(folder, err, action) from None
+        return folder
+
+    def unwritable(self, folder: Path, err: OSError, action: str = "this call") -> StateUnwritable:
+        """The refusal for a write into the state folder that failed (read-only, permissions, disk full)."""
+        where = self.relative(folder) if self.contains(folder) else str(folder)
+        why = err.strerror or type(err).__name__
+        if err.errno in _DISK_FULL:
+            fix = "free disk space"
+        else:
+            fix = f"make it writable (e.g. `chmod -R u+w {folder}`, or give it to the user running the server)"
+        return StateUnwritable(
+            f"{where} cannot be written ({why}), so {action} cannot save its state there",
+            hint=f"{fix}, then try again; the exploration tools keep working meanwhile",
+        )
+
+    def unwritable_state(self, err: BaseException, action: str = "this call") -> StateUnwritable | None:
+        """The refusal for an OSError raised while writing under `.code-intel/`, or None for any other error."""
+        if not isinstance(err, OSError) or err.errno not in UNWRITABLE_ERRNOS or not err.filename:
+            return None
+        target = Path(os.fsdecode(err.filename))
+        if not target.is_absolute() or not (target == self.state_dir or self.state_dir in target.parents):
+            return None
+        folder = target if target.is_dir() else target.parent
+        return self.unwritable(folder, err, action)
 
     def resolve(self, user_path: str | os.PathLike[str], *, must_exist: bool = False, kind: str = "path") -> Path:
         """Absolute, symlink-resolved path inside the root; refuses anything that escapes it."""

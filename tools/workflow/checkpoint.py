@@ -2,13 +2,18 @@
 
 Layout (the v1.13 memo): {"version", "orchestrator_state": {...}, "phase_payloads": {key: {"summary"}}}.
 Writes go to a temp file in the same folder, are fsynced, then renamed over the old file, so a
-crash leaves either the old or the new checkpoint, never half of one. Over the size limit, older
-summaries are shortened (then dropped) until it fits; the submit never fails for size.
+crash leaves either the old or the new checkpoint, never half of one; a write that fails (disk
+full, read-only folder) leaves the old file as it was and says so. Over the size limit, older
+summaries are shortened (then dropped); if the state itself is still too large, its longest
+texts and lists are cut (listed under "cut") until it fits: a checkpoint is never over the
+limit, whatever the agent sent, and the submit never fails for size.
+Temp files a killed process left behind are removed at start (lock.remove_stray_temp_files).
 
 A checkpoint also carries `status`: the phase, step, instruction and expected_payload the server
 last answered, so the client hooks can tell the agent where it stands without the contract.
 The hooks read checkpoints through `view` on every Edit/Write/Bash call: this module imports
-pydantic and SessionState only inside `load`, so that path stays on the standard library.
+pydantic and SessionState only inside `load` (and when a state must be cut), so that path stays on
+the standard library.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from tools.bounds import encoded_size, fit_json
 from tools.errors import CheckpointCorrupt
 from tools.fsutil import write_atomic
 from tools.project import ProjectRoot
@@ -38,6 +44,16 @@ def _log() -> logging.Logger:
 CHECKPOINT_VERSION = 1
 MAX_CHECKPOINT_BYTES = 256 * 1024
 _SHORTEN_TO = (400, 120, 0)  # successive summary lengths tried for old summaries; 0 drops them
+_ROOM_FOR_NOTES = 4096  # bytes kept free for the list of what was cut
+# never cut: what the session's control flow and resume depend on
+_PROTECTED = frozenset({"version", "session_id", "intent", "phase", "ready_substep", "flags", "counters",
+                        "compaction_count", "completed_steps", "window", "started_at", "updated_at"})
+_CORE_FIELDS = {"session_id", "intent", "flags", "phase", "ready_substep", "counters", "compaction_count", "git",
+                "completed_steps", "window", "started_at", "updated_at"}
+
+
+class CheckpointNotSaved(OSError):
+    """Writing the checkpoint failed; the previous checkpoint file is untouched."""
 
 
 def _cleanup_hint(file: str) -> str:
@@ -92,18 +108,54 @@ class CheckpointStore:
     # writing ----------------------------------------------------------------
     def save(self, state: SessionState, phase_payloads: dict[str, dict[str, str]],
              status: dict[str, Any] | None = None) -> int:
-        """Write the checkpoint; returns its size in bytes. Shortens old summaries when too large.
+        """Write the checkpoint; returns its size in bytes, never more than max_bytes.
 
-        `status` is the phase response the agent was last given (phase, step, instruction, ...)."""
+        `status` is the phase response the agent was last given (phase, step, instruction, ...).
+        Raises CheckpointNotSaved (an OSError) when the file cannot be written; the old one stays."""
         document: dict[str, Any] = {"version": CHECKPOINT_VERSION, "orchestrator_state": state.to_checkpoint(),
                                     "phase_payloads": phase_payloads}
         if status:
             document["status"] = status
         text = json.dumps(document, ensure_ascii=False)
-        if len(text.encode("utf-8")) > self.max_bytes:
+        if len(text.encode("utf-8", errors="surrogatepass")) > self.max_bytes:
             text = self._compressed(document)
-        data = text.encode("utf-8")
-        return write_atomic(self.path_for(state.session_id), data, fsync=True)
+        if len(text.encode("utf-8", errors="surrogatepass")) > self.max_bytes:
+            text = self._cut_to_fit(json.loads(text), state)
+        target = self.path_for(state.session_id)
+        try:
+            return write_atomic(target, text.encode("utf-8", errors="surrogatepass"), fsync=True)
+        except OSError as err:
+            previous = "the previous checkpoint is unchanged" if target.exists() else "there was no previous checkpoint"
+            raise CheckpointNotSaved(
+                err.errno, f"checkpoint {self.root.relative(target)} not written ({err.strerror or err}); {previous}, "
+                "so a restart resumes from the last step that was saved", str(target)) from err
+
+    def _cut_to_fit(self, document: dict[str, Any], state: SessionState) -> str:
+        """The state's longest texts and lists cut until the document fits; what was cut is listed.
+
+        When the cut state would no longer load (a required member went), only the control state is
+        kept: session, intent, phase, counters, git facts and the first part of the request."""
+        from pydantic import ValidationError
+
+        from tools.workflow.state import SessionState
+
+        budget = self.max_bytes - _ROOM_FOR_NOTES
+        core = state.model_dump(mode="json", include=_CORE_FIELDS)
+        core["query"] = state.query[:2000]
+        core_document = {"version": CHECKPOINT_VERSION, "orchestrator_state": core, "phase_payloads": {}}
+        if encoded_size(core_document) > budget:
+            _log().warning("checkpoint of %s: even its control state is over %d bytes", state.session_id, self.max_bytes)
+            cut, notes = core_document, ["the state was reduced to its control fields"]
+        else:
+            cut, notes = fit_json(document, budget, protected=_PROTECTED)
+            try:
+                SessionState.model_validate(cut.get("orchestrator_state"))
+            except (ValidationError, AttributeError):
+                cut, more = fit_json(core_document, budget, protected=_PROTECTED)
+                notes = [*notes[:10], "the state was reduced to its control fields", *more]
+        cut["cut"] = [note[:200] for note in notes[:15]] + ([f"... {len(notes) - 15} more"] if len(notes) > 15 else [])
+        _log().warning("checkpoint of %s cut to fit %d bytes: %s", state.session_id, self.max_bytes, "; ".join(notes[:5]))
+        return json.dumps(cut, ensure_ascii=False)
 
     def _compressed(self, document: dict[str, Any]) -> str:
         """Shorten the oldest summaries first (the newest is kept longest) until the document fits."""
@@ -179,15 +231,22 @@ class CheckpointStore:
         return state, payloads
 
     def delete(self, session_id: str) -> None:
-        """The session's checkpoint, and its write log with it (the commit gate has read it by then)."""
-        self.path_for(session_id).unlink(missing_ok=True)
-        write_log.remove(self.folder, session_id)
+        """The session's checkpoint, and its write log with it (the commit gate has read it by then).
+        A folder that cannot be written only leaves them behind."""
+        try:
+            self.path_for(session_id).unlink(missing_ok=True)
+            write_log.remove(self.folder, session_id)
+        except OSError as err:
+            _log().warning("could not delete the checkpoint of %s: %s", session_id, err)
 
     def delete_all(self) -> list[str]:
         """Every checkpoint (reported) and every write log (not reported: they belong to those sessions)."""
         removed = []
         for file in self.files():
-            file.unlink(missing_ok=True)
+            try:
+                file.unlink(missing_ok=True)
+            except OSError as err:
+                raise self.root.unwritable(file.parent, err, "cleanup_stale_branches") from None
             removed.append(self.root.relative(file))
         for file in self.folder.glob(f"*{write_log.LOG_SUFFIX}"):
             file.unlink(missing_ok=True)

@@ -31,6 +31,7 @@ def _log() -> logging.Logger:
 
 
 LOCK_FILE = "session.lock"
+STRAY_GRACE_SECONDS = 60.0  # a temp file younger than this may belong to a live writer
 
 
 def pid_alive(pid: int) -> bool:
@@ -108,7 +109,10 @@ class ProjectLock:
                         hint="finish that session first; if that process is gone for good, call cleanup_stale_branches",
                     )
                 _log().warning("taking over stale session lock of pid %s", owner.get("pid"))
-                self.file.unlink(missing_ok=True)
+                try:
+                    self.file.unlink(missing_ok=True)
+                except OSError as err:
+                    raise self.root.unwritable(self.file.parent, err, "starting or resuming a session") from None
             if self._create(session_id):
                 return
         raise SessionActive("could not take the session lock: another process keeps taking it",
@@ -121,7 +125,8 @@ class ProjectLock:
     def _create(self, session_id: str) -> bool:
         import tempfile
 
-        fd, temp = tempfile.mkstemp(prefix=".lock.", dir=self.file.parent)
+        folder = self.root.writable_dir("sessions", "starting or resuming a session")
+        fd, temp = tempfile.mkstemp(prefix=".lock.", dir=folder)
         try:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(self._content(session_id))
@@ -135,7 +140,10 @@ class ProjectLock:
             Path(temp).unlink(missing_ok=True)
 
     def _write_over(self, session_id: str) -> None:
-        write_atomic(self.file, self._content(session_id), fsync=True)
+        try:
+            write_atomic(self.file, self._content(session_id), fsync=True)
+        except OSError as err:
+            raise self.root.unwritable(self.file.parent, err, "starting or resuming a session") from None
 
     def release(self) -> None:
         """Remove the lock if this process holds it (or it is stale); never another live process's lock."""
@@ -143,4 +151,31 @@ class ProjectLock:
         if owner is None:
             return
         if self.held_by_us() or self.is_stale(owner):
-            self.file.unlink(missing_ok=True)
+            try:
+                self.file.unlink(missing_ok=True)
+            except OSError as err:  # a read-only folder keeps a stale lock; the next start takes it over
+                _log().warning("could not remove the session lock: %s", err)
+
+
+def remove_stray_temp_files(root: ProjectRoot) -> list[str]:
+    """Delete the temp files a killed process left in sessions/ (`.<checkpoint>.json.*.tmp`, `.lock.*`).
+
+    Run at server start. While another live process holds the session lock, only files older than
+    STRAY_GRACE_SECONDS go: a younger one may be that process's write in progress."""
+    folder = root.state_dir / "sessions"
+    removed: list[str] = []
+    if not folder.is_dir():
+        return removed
+    live_writer = ProjectLock(root).held_by_other() is not None
+    now = time.time()
+    for path in [*folder.glob(".*.tmp"), *folder.glob(".lock.*")]:
+        try:
+            if live_writer and now - path.stat().st_mtime < STRAY_GRACE_SECONDS:
+                continue
+            path.unlink()
+            removed.append(path.name)
+        except OSError as err:
+            _log().debug("cannot remove %s: %s", path, err)
+    if removed:
+        _log().info("removed %d temp files left in %s: %s", len(removed), folder, ", ".join(removed))
+    return removed

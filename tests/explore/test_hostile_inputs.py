@@ -81,16 +81,18 @@ def test_hostile_symbol_names_answer_quickly(hostile: Path, make_explorer: Calla
         assert elapsed < FEW_SECONDS, f"{symbol[:30]!r} took {elapsed:.1f} s"
 
 
-def test_a_budget_that_runs_out_gives_a_partial_result_that_says_so(hostile: Path,
-                                                                    make_explorer: Callable[..., Explorer]) -> None:
+def test_a_budget_that_runs_out_gives_a_partial_result_that_says_so(hostile: Path, make_explorer: Callable[..., Explorer],
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     for i in range(30):
         (hostile / f"big{i}.txt").write_text(("a" * 200 + "\n") * 3000, encoding="utf-8")
     explorer = make_explorer(hostile, search_timeout_seconds=0.01)
     elapsed, result = timed(lambda: explorer.search_text([r"(a|aa)+(b|a{2,}c)+$", r"\w+\s\w+$"]))
     assert elapsed < FEW_SECONDS
     assert result.partial is True and "stopped after" in result.partial_reason  # type: ignore[attr-defined]
-    impact = explorer.analyze_impact(["src/ok.py"])
-    assert impact.get("partial") is True and impact["partial_reason"]
+    # a composite call shares one deadline: once an early step uses it up, the later steps are skipped
+    monkeypatch.setenv("CODE_INTEL_FAULTS", "explore.get_symbols=sleep:0.1")
+    impact = make_explorer(hostile, search_timeout_seconds=0.05).analyze_impact(["src/ok.py"])
+    assert impact.get("partial") is True and "ran out before references" in impact["partial_reason"]
 
 
 def test_glob_refusals_are_clear() -> None:

@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 
 from tools.config import DocumentSearchSettings, load_context
 from tools.errors import CodeIntelError, InvalidArgument
+from tools.explore import budget
 from tools.explore.globbing import glob_matches
 from tools.explore.importers import find_importers, is_import_line, python_module_names
 from tools.explore.markup import find_cross_references, is_web_file
@@ -371,6 +372,14 @@ def _names_to_follow(targets: list[Target], requested: bool, report: ImpactRepor
     return names
 
 
+def _in_time(stage: str) -> bool:
+    """False (and noted as partial) when the call's time budget ran out before this stage started."""
+    if budget.expired():
+        budget.note_partial(f"the time budget ran out before {stage} were searched")
+        return False
+    return True
+
+
 # --------------------------------------------------------------------------- entry point
 def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | None, *,
                    document_search: DocumentSearchSettings | None = None) -> dict[str, Any]:
@@ -397,20 +406,22 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
     report.symbols = names
 
     direct_sites = {(t.file, t.line) for t in targets if t.file and t.line}
-    _follow_references(explorer, names, set(changed), direct_sites, out, report)
-
-    for found in find_importers(explorer, changed, report.notes, max_results=MAX_REFERENCES_PER_SYMBOL):
-        item = ImpactItem(file=found.file, line=found.line, symbol=found.module,
-                          reason=f"imports {found.target}", text=found.text[:TEXT_CHARS])
-        out.add("tests" if is_test_file(item.file) else "dependents", item)
+    if _in_time("references"):
+        _follow_references(explorer, names, set(changed), direct_sites, out, report)
+    if _in_time("importers"):
+        for found in find_importers(explorer, changed, report.notes, max_results=MAX_REFERENCES_PER_SYMBOL):
+            item = ImpactItem(file=found.file, line=found.line, symbol=found.module,
+                              reason=f"imports {found.target}", text=found.text[:TEXT_CHARS])
+            out.add("tests" if is_test_file(item.file) else "dependents", item)
     try:
-        for item in tests_named_after(explorer, changed):
+        for item in tests_named_after(explorer, changed) if _in_time("tests named after the files") else []:
             out.add("tests", item)
     except CodeIntelError as err:
         report.notes.append(f"tests named after the files not searched: {err.message}")
         report.truncated = True
-    _add_mentions(explorer, changed, names, _document_settings(explorer, document_search, report.notes), out, report)
-    for file in (f for f in changed if is_web_file(f)):
+    if _in_time("configs and docs"):
+        _add_mentions(explorer, changed, names, _document_settings(explorer, document_search, report.notes), out, report)
+    for file in (f for f in changed if is_web_file(f) and _in_time("markup cross-references")):
         try:
             items, capped = find_cross_references(explorer, file)
         except CodeIntelError as err:

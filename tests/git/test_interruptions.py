@@ -16,7 +16,7 @@ import pytest
 from tests.git.conftest import TestRepo
 from tools import faults
 from tools.git.service import GitService
-from tools.workflow.ports import GitSessionInfo
+from tools.session_types import GitSessionInfo
 
 
 class SimulatedCrash(BaseException):
@@ -93,7 +93,7 @@ def test_commit_interrupted_then_repeated(repo: TestRepo, monkeypatch: pytest.Mo
         repo.service().commit(info, *COMMIT)
     service = repo.service()
     after, report = service.commit(info, *COMMIT)
-    assert report["committed"] is True and len(after.commits) == 1
+    assert report.committed is True and len(after.commits) == 1
     assert repo.git("log", "--format=%s", "main..HEAD").splitlines() == ["Return ten and add feature"]
     service.merge(after)
     _assert_finished(repo, user)
@@ -114,7 +114,7 @@ def test_merge_interrupted_then_repeated(repo: TestRepo, monkeypatch: pytest.Mon
         repo.service().merge(info)
     # before the fix, after_delete answered "task branch ... no longer exists" on every retry
     after, report = repo.service().merge(info)
-    assert report["merged"] is True and after.task_branch is None
+    assert report.merged is True and after.task_branch is None
     _assert_finished(repo, user)
     if base_moved:
         assert repo.git("log", "-1", "--format=%s", "main").startswith("Merge llm_task_s1_from_main")
@@ -133,7 +133,7 @@ def test_clean_interrupted_then_repeated(repo: TestRepo, monkeypatch: pytest.Mon
     assert repo.head_branch() == "main" and repo.branches() == ["main"]
     assert repo.git("for-each-ref", "refs/code-intel/") == ""
     assert repo.status() == user
-    assert isinstance(report["deleted_branches"], list)
+    assert isinstance(report.deleted_branches, list)
 
 
 def test_interrupted_start_leaves_a_snapshot_that_is_pruned(repo: TestRepo, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -170,7 +170,7 @@ def test_reconcile_recreates_a_deleted_task_branch_at_the_last_commit(repo: Test
     assert repo.rev("HEAD") == info.commits[-1]
     assert any("recreated" in n for n in notes) and any("snapshot" in n for n in notes)
     after, report = repo.service().merge(fixed)
-    assert report["merged"] is True and "return 10" in repo.show("main:app.py")
+    assert report.merged is True and "return 10" in repo.show("main:app.py")
 
 
 def test_merge_of_a_branch_deleted_by_clean_is_merged_from_its_commits(repo: TestRepo) -> None:
@@ -180,7 +180,7 @@ def test_merge_of_a_branch_deleted_by_clean_is_merged_from_its_commits(repo: Tes
     repo.git("checkout", "-q", "main")
     repo.git("branch", "-D", "llm_task_s1_from_main")
     after, report = repo.service().merge(info)
-    assert report["merged"] is True and "return 10" in repo.show("main:app.py")
+    assert report.merged is True and "return 10" in repo.show("main:app.py")
     assert repo.branches() == ["main"]
 
 

@@ -49,8 +49,12 @@ class SessionMachine(RuleBasedStateMachine):
         self.driver = Driver(self.engine, self.git, self.root)
 
     # ------------------------------------------------------------ observing
+    def _state(self) -> Any:
+        live = self.engine.live  # the properties are about the server's own state
+        return live.state if live is not None else None
+
     def _observe(self) -> dict[str, Any] | None:
-        state = self.engine._state  # noqa: SLF001 - the properties are about the server's own state
+        state = self._state()
         if state is None:
             return None
         return {"session_id": state.session_id, "phase": state.phase.value, "step": state.step,
@@ -68,7 +72,7 @@ class SessionMachine(RuleBasedStateMachine):
             assert resp.get("error") and resp.get("message"), resp
 
     # ------------------------------------------------------------ rules
-    @precondition(lambda self: self.engine._state is None)  # noqa: SLF001
+    @precondition(lambda self: self.engine.live is None)
     @rule(choice=st.sampled_from(SESSIONS))
     def start(self, choice: tuple[str, list[str]]) -> None:
         intent, flags = choice
@@ -79,7 +83,7 @@ class SessionMachine(RuleBasedStateMachine):
         self.session_id = resp["session_id"]
         self.before, self.accepted = None, None
 
-    @precondition(lambda self: self.engine._state is not None)  # noqa: SLF001
+    @precondition(lambda self: self.engine.live is not None)
     @rule(huge=st.booleans())
     def good_submit(self, huge: bool) -> None:
         resp = self._status()
@@ -91,7 +95,7 @@ class SessionMachine(RuleBasedStateMachine):
                     payload[key] = value + [f"{value[0]}#{i}" * 20 for i in range(2000)]
         self._submit(payload)
 
-    @precondition(lambda self: self.engine._state is not None)  # noqa: SLF001
+    @precondition(lambda self: self.engine.live is not None)
     @rule(kind=st.sampled_from(BROKEN), pick=st.integers(min_value=0, max_value=20))
     def broken_submit(self, kind: str, pick: int) -> None:
         good = self.driver.payload(self._status())
@@ -114,7 +118,7 @@ class SessionMachine(RuleBasedStateMachine):
         if kind in ("json_string", "not_an_object", "blank_summary", "unknown_field"):
             assert self.accepted is False, f"{kind} must be refused"
 
-    @precondition(lambda self: self.engine._state is not None)  # noqa: SLF001
+    @precondition(lambda self: self.engine.live is not None)
     @rule(count=st.integers(min_value=-3, max_value=6))
     def compaction(self, count: int) -> None:
         payload = self.driver.payload(self._status())
@@ -128,7 +132,7 @@ class SessionMachine(RuleBasedStateMachine):
         if "compaction_count" in resp:
             self.driver.compaction_count = resp["compaction_count"]
 
-    @precondition(lambda self: self.engine._state is not None)  # noqa: SLF001
+    @precondition(lambda self: self.engine.live is not None)
     @rule()
     def restart(self) -> None:
         """A crash and a new server: nothing is closed or flushed, the next engine reads the checkpoint."""
@@ -161,7 +165,7 @@ class SessionMachine(RuleBasedStateMachine):
 
     @invariant()
     def checkpoint_is_valid_and_small(self) -> None:
-        state = self.engine._state  # noqa: SLF001
+        state = self._state()
         files = self.store.files()
         if state is None:
             assert not [f for f in files if f.stem == self.session_id], "a finished session leaves no checkpoint"

@@ -38,6 +38,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tools.app import CodeIntelApp
+from tools.bounds import bound_answer
 from tools.context import skill
 from tools.context.rules import ContextUpdate
 from tools.errors import CodeIntelError
@@ -93,7 +94,7 @@ class Refusal(BaseModel):
     message: str
     hint: str | None = None
     session_id: str | None = None
-    current_phase: str | None = None
+    current_phase: str | None = None  # null (not absent) when no session is active: see output_schema
     step: int | None = None
     instruction: str | None = None
     expected_payload: dict[str, str] | None = None
@@ -443,7 +444,11 @@ def output_schema(models: tuple[type[BaseModel], ...]) -> dict[str, Any]:
         else:  # the envelope's `success: true`, beside the model's own fields
             schema.pop("additionalProperties", None)
             choices.append({"allOf": [ref, SUCCESS]})
-    return _compact({"type": "object", "anyOf": choices, "$defs": definitions})
+    compact = _compact({"type": "object", "anyOf": choices, "$defs": definitions})
+    # the one null on the wire: a refusal with no session active has no current phase (step is 0)
+    compact["$defs"]["Refusal"]["properties"]["current_phase"] = {
+        "type": ["string", "null"], "description": "the session's phase; null when no session is active"}
+    return compact
 
 
 def wire_data(result: BaseModel) -> dict[str, Any]:
@@ -504,6 +509,8 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
         started = time.perf_counter()
         try:
             kwargs = entry.fn_metadata.validate_arguments(arguments)
+            if name == "submit_phase" and isinstance(arguments.get("data"), str):
+                kwargs["data"] = arguments["data"]  # the SDK parses JSON text in strings; a payload must be an object
         except ValidationError as err:
             return await anyio.to_thread.run_sync(partial(self._answer, app, name, arguments, started,
                                                           refusal=argument_refusal(name, err)))
@@ -543,6 +550,7 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
         ok = data.get("success") is True
         if not ok:
             app.workflow.annotate_refusal(data)
+        data = bound_answer(data)
         if TOOLS[name].ledger:
             app.workflow.record_tool_call(name, arguments, ok=ok)
         log.info("%s %s in %.0f ms", name, "ok" if ok else data.get("error"), (time.perf_counter() - started) * 1000)

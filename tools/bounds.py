@@ -17,6 +17,14 @@ from typing import Any
 
 CUT_MARK = " ... [cut: {kept:,} of {total:,} characters kept]"
 
+# What one session keeps of what an agent sends, and what one answer may weigh.
+MAX_QUERY_CHARS = 20_000  # the user's request
+MAX_SUMMARY_CHARS = 4_000  # one phase summary
+MAX_TEXT_CHARS = 8_000  # any other text in a payload (findings, evidence, details, commit message)
+MAX_LIST_ITEMS = 500  # any list in a payload
+MAX_EXPLORED_FILES = 5_000  # the session's explored set
+MAX_RESPONSE_BYTES = 1_000_000  # one tool answer on the wire
+
 
 def encoded_size(value: Any) -> int:
     return len(json.dumps(value, ensure_ascii=False, default=str).encode("utf-8", errors="replace"))
@@ -57,12 +65,13 @@ def bound_value(value: Any, *, max_text: int, max_items: int, path: str = "",
 
 
 def fit_json(value: Any, max_bytes: int, *, floor_text: int = 200, floor_items: int = 10,
-             protected: frozenset[str] = frozenset()) -> tuple[Any, list[str]]:
+             protected: frozenset[str] = frozenset(), drop: bool = True) -> tuple[Any, list[str]]:
     """`value` cut until its JSON encoding is at most `max_bytes`; returns it and what was cut.
 
     Strings and lists are capped at ever smaller sizes (halving from the largest found) down to
     `floor_text` characters and `floor_items` items; keys named in `protected` are never cut. When
-    that is still too much, the largest remaining members are dropped whole, biggest first.
+    that is still too much and `drop` is set, the largest remaining members are dropped whole,
+    biggest first (answers keep every member, so their schema still holds).
     """
     if encoded_size(value) <= max_bytes:
         return value, []
@@ -75,6 +84,8 @@ def fit_json(value: Any, max_bytes: int, *, floor_text: int = 200, floor_items: 
         current, notes = _capped(value, text_cap, item_cap, protected)
         if encoded_size(current) <= max_bytes:
             return current, notes
+    if not drop:
+        return current, notes
     return _drop_largest(current, max_bytes, protected, notes)
 
 
@@ -136,3 +147,18 @@ def _drop_largest(value: Any, max_bytes: int, protected: frozenset[str], notes: 
         del current[biggest]
         notes.append(f"{biggest}: dropped whole ({encoded_size(nested):,} bytes) to stay under {max_bytes:,} bytes")
     return current, notes
+
+
+_ANSWER_KEYS = frozenset({"success", "error", "message", "hint", "session_id", "phase", "current_phase", "step",
+                          "call", "compaction_count", "expected_payload", "file", "line", "end_line"})
+
+
+def bound_answer(data: dict[str, Any], max_bytes: int = MAX_RESPONSE_BYTES) -> dict[str, Any]:
+    """A tool answer cut to `max_bytes` (longest texts and lists first), with `cut` saying what went.
+    Identity fields (success, error, phase, step, call, file, line ...) are never touched."""
+    if encoded_size(data) <= max_bytes:
+        return data
+    cut, notes = fit_json(data, max_bytes - 16_384, protected=_ANSWER_KEYS, drop=False)
+    shown = [note[:200] for note in notes[:20]] + ([f"... {len(notes) - 20} more"] if len(notes) > 20 else [])
+    cut["cut"] = [*(data.get("cut") or []), f"the answer was over {max_bytes:,} bytes and was shortened", *shown]
+    return dict(cut)

@@ -74,6 +74,7 @@ class Report(BaseModel):
     """A git report: compact on the wire (unset optional fields are left out)."""
 
     model_config = ConfigDict(extra="forbid")
+    cut: list[str] | None = None  # what was shortened to keep the answer bounded (see tools/bounds.py)
 
 
 class DeletedBranch(Report):

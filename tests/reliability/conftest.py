@@ -35,6 +35,7 @@ class RawServer:
         self._arrived: queue.Queue[None] = queue.Queue()
         self._lock = threading.Lock()
         self._next_id = 100
+        self._schemas: dict[str, Any] | None = None
         self.stderr: list[bytes] = []
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=lambda: self.stderr.extend(self.process.stderr or []), daemon=True).start()
@@ -100,11 +101,23 @@ class RawServer:
         return answer
 
     def call(self, tool: str, arguments: dict[str, Any] | None = None, timeout: float = 60.0) -> dict[str, Any]:
-        """A tool's structured result (every tool of ours answers an object with `success`)."""
+        """A tool's structured result (every tool of ours answers an object with `success`), checked against
+        the tool's output schema from tools/list, as the SDK's client does."""
         answer = self.answer(self.request("tools/call", {"name": tool, "arguments": arguments or {}}), timeout)
         assert "result" in answer, answer
         structured: dict[str, Any] = answer["result"]["structuredContent"]
+        self._check_schema(tool, structured)
         return structured
+
+    def _check_schema(self, tool: str, structured: dict[str, Any]) -> None:
+        import jsonschema
+
+        if self._schemas is None:
+            listed = self.answer(self.request("tools/list"), timeout=30)["result"]["tools"]
+            self._schemas = {t["name"]: t.get("outputSchema") for t in listed}
+        schema = self._schemas.get(tool)
+        if schema:
+            jsonschema.validate(structured, schema)
 
     # ------------------------------------------------------------------ ending
     def wait_exit(self, timeout: float = 30.0) -> int:

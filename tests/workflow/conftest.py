@@ -42,6 +42,7 @@ class FakeGit:
         self.stale = list(stale or [])
         self.changed: list[str] = []
         self.fail: dict[str, str] = {}  # method name -> GitError message
+        self.repairs: list[str] = []  # what reconcile reports having repaired
         self.calls: list[tuple[str, Any]] = []
 
     def _maybe_fail(self, method: str) -> None:
@@ -107,6 +108,15 @@ class FakeGit:
 
     def end_session(self, info: GitSessionInfo) -> None:
         self.calls.append(("end_session", info.snapshot))
+
+    def reconcile(self, session_id: str, info: GitSessionInfo, on_task_branch: bool) -> tuple[GitSessionInfo, list[str]]:
+        self.calls.append(("reconcile", on_task_branch))
+        self._maybe_fail("reconcile")
+        return info, list(self.repairs)
+
+    def prune_snapshots(self, keep: set[str]) -> list[str]:
+        self.calls.append(("prune_snapshots", sorted(keep)))
+        return []
 
     def cleanup(self) -> CleanupReport:
         self.calls.append(("cleanup", None))

@@ -126,8 +126,9 @@ def test_required_tool_must_be_named_and_called(driver, phase, tool, gate):
 def test_calls_without_session_are_ignored(engine):
     engine.record_tool_call("search_text", {"pattern": "x"}, ok=True)
     data = {"success": False, "error": "x"}
-    engine.annotate_refusal(data)
-    assert "current_phase" not in data
+    engine.annotate_refusal(data)  # no session: the refusal says how to start one
+    assert data["current_phase"] is None and data["step"] == 0 and data["call"] == "start_session"
+    assert "start_session" in data["instruction"] and "intent" in data["expected_payload"]
     engine.start_session("QUESTION", "where is add used?", [], None)
     assert engine.live is not None and engine.live.ledger.entries == []
 

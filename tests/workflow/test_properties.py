@@ -124,8 +124,7 @@ class SessionMachine(RuleBasedStateMachine):
         payload = self.driver.payload(self._status())
         self.driver.compaction_count = count
         self.before = self._observe()
-        resp = self.engine.submit_phase({**payload, "compaction_count": count}) if count >= 0 else \
-            self.driver.submit({**payload, "compaction_count": count}, echo=False)
+        resp = self.driver.submit({**payload, "compaction_count": count}, echo=False)
         self.accepted = bool(resp.get("success"))
         if count < 0:
             assert self.accepted is False

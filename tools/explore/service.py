@@ -344,8 +344,8 @@ def _pattern_result(pattern: str, outcome: RgOutcome, max_results: int, context_
         match = TextMatch(file=item.file, line=item.line, column=column, text=item.text[:500])
         if context_lines:
             lines = by_file[item.file]
-            match.context_before = [lines[n] for n in range(item.line - context_lines, item.line) if n in lines]
-            match.context_after = [lines[n] for n in range(item.line + 1, item.line + context_lines + 1) if n in lines]
+            match.context_before = [lines[n][:500] for n in range(item.line - context_lines, item.line) if n in lines]
+            match.context_after = [lines[n][:500] for n in range(item.line + 1, item.line + context_lines + 1) if n in lines]
         matches.append(match)
     # rg searches files in parallel, so its order varies from run to run; answers should not
     matches.sort(key=lambda m: (m.file, m.line))

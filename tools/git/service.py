@@ -459,9 +459,12 @@ class GitService:
             if git is None or not info.is_repo:
                 return info, notes
             ref = SNAPSHOT_REF_PREFIX + session_id
-            if info.snapshot and git.rev(ref) is None and git.rev(f"{info.snapshot}^{{commit}}"):
+            current = git.rev(ref)
+            if info.snapshot and current != info.snapshot and git.rev(f"{info.snapshot}^{{commit}}"):
+                # missing (an interrupted --clean) or re-taken by a step the checkpoint never recorded
                 git.run(["update-ref", "-m", "code-intel snapshot", ref, info.snapshot])
-                notes.append("the working-tree snapshot ref was restored")
+                notes.append("the working-tree snapshot ref was " + ("restored" if current is None else
+                                                                     "put back to the one the checkpoint records"))
             task = info.task_branch
             if not on_task_branch or not task:
                 return info, notes

@@ -26,6 +26,15 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from tools.bounds import (
+    MAX_EXPLORED_FILES,
+    MAX_LIST_ITEMS,
+    MAX_QUERY_CHARS,
+    MAX_SUMMARY_CHARS,
+    MAX_TEXT_CHARS,
+    bound_value,
+    cut_text,
+)
 from tools.config import Config, ContextSettings
 from tools.errors import (
     CodeIntelError,
@@ -50,12 +59,15 @@ from tools.workflow.matrix import INTENTS, enabled_phases, is_investigation, nex
 from tools.workflow.payloads import validate_payload
 from tools.workflow.phases import BY_ID
 from tools.workflow.ports import CheckPort, CheckProgress, GitPort
-from tools.workflow.responses import phase_response, refusal_fields
+from tools.workflow.responses import no_session_fields, phase_response, refusal_fields
 from tools.workflow.state import SessionState, new_session_id, now
 from tools.workflow.tool_evidence import check_tool_evidence
 from tools.workflow.write_log import allowed_writes, log_file
 
 RUN_CHECKS_PHASES = (Phase.VERIFICATION, Phase.POST_IMPL_VERIFY)
+# phases that work on the task branch: a resumed session in one of them needs it checked out
+TASK_BRANCH_PHASES = frozenset({Phase.READY, Phase.POST_IMPL_VERIFY, Phase.VERIFY_INTERVENTION, Phase.PRE_COMMIT,
+                                Phase.QUALITY_REVIEW})
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +80,7 @@ class LiveSession:
     state: SessionState
     summaries: dict[str, dict[str, str]] = field(default_factory=dict)  # step_NN_<VARIANT> -> {summary}
     ledger: ToolLedger = field(default_factory=ToolLedger)
+    repaired: list[str] = field(default_factory=list)  # what resuming fixed in the repository, told once
 
     @classmethod
     def of(cls, state: SessionState, summaries: dict[str, dict[str, str]]) -> LiveSession:
@@ -121,6 +134,7 @@ class WorkflowEngine:
                                   hint="drop the flag, or start an IMPLEMENT/MODIFY session")
             if not isinstance(query, str) or not query.strip():
                 raise InvalidArgument("query is empty", hint="send the user's request verbatim")
+            query, query_cut = cut_text(query, MAX_QUERY_CHARS)
             self._check_repo_path(repo_path)
             contracts = self.contracts.get()  # a malformed phase_contract.yml is refused before anything starts
             if self._live is not None:
@@ -140,6 +154,7 @@ class WorkflowEngine:
             session_id = new_session_id()
             self.project_lock.acquire(session_id)
             try:
+                self._prune_interrupted_starts()
                 info = self.git.begin_session(session_id)
             except BaseException:
                 self.project_lock.release()
@@ -155,8 +170,21 @@ class WorkflowEngine:
                 response["git_note"] = info.note
             if info.stale_branches:
                 response["stale_branches"] = list(info.stale_branches)
+            if query_cut:
+                response["cut"] = [f"query: {query_cut}; the rest is not kept"]
             log.info("session %s started (%s, flags %s) at %s", session_id, intent, parsed.typed(), state.phase)
             return response
+
+    def _prune_interrupted_starts(self) -> None:
+        """Snapshots left by a start that died before its first checkpoint (no checkpoint names them)."""
+        keep = {file.stem for file in self.checkpoints.files()}
+        try:
+            dropped = self.git.prune_snapshots(keep)
+        except CodeIntelError as err:
+            log.warning("could not prune snapshots of interrupted starts: %s", err.message)
+            return
+        if dropped:
+            log.info("dropped snapshots of interrupted starts: %s", ", ".join(dropped))
 
     def _check_repo_path(self, repo_path: str | None) -> None:
         if repo_path is None or not str(repo_path).strip():
@@ -247,9 +275,28 @@ class WorkflowEngine:
                                 f"(pid {other.get('pid')})", hint="use that process's client, or stop it first")
         state, summaries = self.checkpoints.load(files[0])
         self.project_lock.acquire(state.session_id)
+        state, repaired = self._reconcile(state)
         self._live = LiveSession.of(state, summaries)
-        log.info("session %s restored from its checkpoint at %s", state.session_id, state.phase)
+        self._live.repaired = repaired
+        if repaired:
+            self._save()
+        log.info("session %s restored from its checkpoint at %s%s", state.session_id, state.phase,
+                 f" (repaired: {'; '.join(repaired)})" if repaired else "")
         return self._live
+
+    def _reconcile(self, state: SessionState) -> tuple[SessionState, list[str]]:
+        """After a restart, the repository is brought back in line with the checkpoint: a crash may have
+        come between a git step and the checkpoint that records it (every git step is safe to repeat,
+        so the next submit finishes it; this repairs what a half-done --clean left)."""
+        on_task_branch = state.phase in TASK_BRANCH_PHASES and bool(state.git.task_branch)
+        try:
+            info, repaired = self.git.reconcile(state.session_id, state.git, on_task_branch)
+        except CodeIntelError as err:
+            log.warning("session %s: repository not checked against the checkpoint: %s", state.session_id, err.message)
+            return state, [f"the repository could not be checked against the checkpoint: {err.message}"]
+        if info != state.git:
+            state = state.model_copy(update={"git": info})
+        return state, repaired
 
     def _finish(self, state: SessionState) -> None:
         self._last_completed = self._outcome_fields(state)
@@ -274,8 +321,12 @@ class WorkflowEngine:
             phase_summaries: dict[str, str] | None = None
             problem: str | None = None
             payload = data
+            cuts: list[str] = []
+            if isinstance(data, dict):
+                payload, cuts = bound_value(data, max_text=MAX_TEXT_CHARS, max_items=MAX_LIST_ITEMS,
+                                            path="data", text_limits={"summary": MAX_SUMMARY_CHARS})
             if isinstance(data, dict) and "compaction_count" in data:
-                payload = {k: v for k, v in data.items() if k != "compaction_count"}
+                payload = {k: v for k, v in payload.items() if k != "compaction_count"}
                 count = data["compaction_count"]
                 if isinstance(count, int) and not isinstance(count, bool) and count >= 0:
                     if count != state.compaction_count:
@@ -306,8 +357,13 @@ class WorkflowEngine:
                 err.details.update(self._refusal_details(state))
                 if phase_summaries is not None:
                     err.details["phase_summaries"] = phase_summaries
+                if cuts:
+                    err.details["cut"] = cuts
                 raise
-            return self._accept(state, draft, spec.contract_id, model.summary, transition, data, phase_summaries)
+            response = self._accept(state, draft, spec.contract_id, model.summary, transition, data, phase_summaries)
+            if cuts:
+                response["cut"] = [*response.get("cut", []), *cuts]
+            return response
 
     @staticmethod
     def _route(state: SessionState, draft: SessionState, transition: Transition) -> Transition:
@@ -412,6 +468,8 @@ class WorkflowEngine:
                 response["last_check"] = state.last_check
             if live.summaries:
                 response["phase_summaries"] = live.flat_summaries()
+            if live.repaired:
+                response["repaired"], live.repaired = live.repaired, []
             return response
 
     # ----------------------------------------------------------------- ledger
@@ -424,12 +482,18 @@ class WorkflowEngine:
                                window=live.state.window, ok=ok)
 
     def annotate_refusal(self, data: dict[str, Any]) -> None:
+        """Give any refusal the contract's fields: the current phase's instruction, expected_payload and
+        call; with no session, how to start one."""
         with self._lock:
-            live = self._live
-            if live is None or not isinstance(data, dict):
+            if not isinstance(data, dict):
                 return
-            data.setdefault("current_phase", live.state.phase.value)
-            data.setdefault("step", live.state.step)
+            live = self._live
+            if live is None:
+                fields = no_session_fields(self._last_completed.get("session_id"))
+            else:
+                fields = self._refusal_details(live.state)
+            for key, value in fields.items():
+                data.setdefault(key, value)
 
     # ------------------------------------------------------- implementation control
     def check_write_target(self, file_path: str) -> dict[str, Any]:
@@ -460,15 +524,28 @@ class WorkflowEngine:
             state = self._restore().state
             if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
                 raise InvalidArgument("files must be a list of paths", hint='send e.g. ["src/app.py"]')
-            relative = [self.root.relative(self.root.resolve(f, kind="explored file")) for f in files]
+            cut: list[str] = []
+            if len(files) > MAX_LIST_ITEMS:
+                cut.append(f"files: {len(files):,} sent, the first {MAX_LIST_ITEMS} were taken; send the rest in "
+                           "another call")
+                files = files[:MAX_LIST_ITEMS]
+            relative = list(dict.fromkeys(self.root.relative(self.root.resolve(f, kind="explored file")) for f in files))
+            room = MAX_EXPLORED_FILES - len(state.explored_files)
+            fresh = [f for f in relative if f not in state.explored_files]
+            if len(fresh) > room:
+                cut.append(f"the explored set holds at most {MAX_EXPLORED_FILES:,} files; {len(fresh) - max(room, 0):,} "
+                           "were not added")
+                relative = [f for f in relative if f in state.explored_files] + fresh[:max(room, 0)]
             draft = state.model_copy(deep=True)
-            added = draft.add_explored(list(dict.fromkeys(relative)))
+            added = draft.add_explored(relative)
             self.git.remember_baseline(state.git, relative)
             warning = self._commit(draft) if added else None
             result: dict[str, Any] = {"added": added, "already_explored": [f for f in relative if f not in added],
                                       "explored_count": len(draft.explored_files)}
             if warning:
                 result["warning"] = warning
+            if cut:
+                result["cut"] = cut
             return result
 
     def review_changes(self) -> dict[str, Any]:

@@ -156,6 +156,13 @@ def describe_errors(err: ValidationError) -> list[str]:
 
 def validate_payload(model: type[PhasePayload], phase_label: str, data: Any) -> PhasePayload:
     """The payload as its phase's model, or payload_mismatch naming every problem."""
+    if isinstance(data, str):
+        raise PayloadMismatch(
+            f"`data` is a string, not an object; currently in {phase_label}. A payload sent as JSON text inside a "
+            "string is not read",
+            hint="send `data` as the JSON object itself, e.g. {\"summary\": ..., \"tools_used\": [...]}, not as a "
+            "quoted string",
+        )
     if not isinstance(data, dict):
         raise PayloadMismatch(
             f"submit_phase needs an object in `data`, got {type(data).__name__}; currently in {phase_label}",

@@ -23,6 +23,7 @@ from tools.workflow.state import Counters, SessionState
 
 class _Answer(BaseModel):
     model_config = ConfigDict(extra="forbid")
+    cut: list[str] | None = Field(default=None, description="what was shortened to keep state and answers bounded")
 
 
 class TaskProgress(_Answer):
@@ -85,6 +86,8 @@ class PhaseResponse(_Answer):
     verification_note: str | None = None
     last_check: str | None = None
     pre_ready_changes: list[str] | None = None
+    # after a restart: what the repository needed to match the checkpoint again
+    repaired: list[str] | None = Field(default=None, description="repairs made when the session was resumed")
 
 
 class RecoveryOffer(_Answer):
@@ -183,6 +186,27 @@ def phase_response(root: ProjectRoot, state: SessionState, contract: PhaseContra
     if resources:
         response["resources"] = resources
     return response
+
+
+START_SESSION_PAYLOAD = {
+    "intent": "IMPLEMENT | MODIFY | INVESTIGATE | QUESTION",
+    "query": "str (the user's request, verbatim)",
+    "flags": "list of str (options exactly as typed, e.g. ['--quick']; may be empty)",
+}
+
+
+def no_session_fields(last_completed: str | None = None) -> dict[str, Any]:
+    """The refusal fields when no session is active: how to start one (or resume one after a restart)."""
+    done = f"Session {last_completed} is complete. " if last_completed else ""
+    return {
+        "current_phase": None,
+        "step": 0,
+        "instruction": done + "No session is active. Start one with start_session: intent IMPLEMENT or MODIFY "
+        "to change code, INVESTIGATE or QUESTION to explore only, query the user's request verbatim, flags as "
+        "typed. If a server restart interrupted a session, get_session_status restores it from its checkpoint.",
+        "expected_payload": dict(START_SESSION_PAYLOAD),
+        "call": "start_session",
+    }
 
 
 def refusal_fields(root: ProjectRoot, state: SessionState, contract: PhaseContract | None) -> dict[str, Any]:

@@ -118,3 +118,22 @@ def test_check_evidence_judges_brace_blocks_from_their_header(project: ProjectRo
     with pytest.raises(TaskValidationFailed, match="no implementation"):
         check_evidence(project, "main.go:3")
     assert check_evidence(project, "main.go:7").start == 7
+
+
+@pytest.mark.parametrize(
+    ("name", "source", "stub_line", "real_line"),
+    [
+        ("Shapes.kt", "package shapes\n\nfun area(r: Double): Double = TODO(\"later\")\n\nfun twice(x: Int) = x * 2\n", 3, 5),
+        ("lib.rs", "pub fn load() -> Result<(), Error> {\n    // TODO: read the file\n    Ok(())\n}\n\n"
+                   "pub fn add(a: i32, b: i32) -> i32 { a + b }\n", 1, 6),
+        ("Calc.cs", "class Calc\n{\n    public int Sub(int a, int b) => throw new NotImplementedException();\n"
+                    "    public int Add(int a, int b) => a + b;\n}\n", 3, 4),
+    ],
+)
+def test_check_evidence_refuses_expression_and_tail_placeholders(
+    project: ProjectRoot, name: str, source: str, stub_line: int, real_line: int
+) -> None:
+    (project.path / name).write_text(source, encoding="utf-8")
+    with pytest.raises(TaskValidationFailed, match="no implementation"):
+        check_evidence(project, f"{name}:{stub_line}")
+    assert check_evidence(project, f"{name}:{real_line}").start == real_line

@@ -200,14 +200,15 @@ def test_a_pre_ready_write_is_flagged_refused_as_evidence_and_must_be_discarded(
     resp = driver.run(resp, until="READY")
     assert resp["pre_ready_changes"] == ["src/app.py"] and "before READY" in resp["warning"]
     assert driver.status()["pre_ready_changes"] == ["src/app.py"]
+    assert fake_git.called("snapshot_at_ready") == [["src/app.py"]]  # its content when READY began
     resp = driver.submit(driver.payload(resp))
     payload = driver.implementation("task_1")
-    bad = driver.submit(payload)
+    sneaky = payload | {"checklist": [payload["checklist"][0] | {"evidence": "src/app.py:6-7"}]}
+    bad = driver.submit(sneaky)
     assert bad["error"] == "task_validation_failed" and "before the session reached READY" in bad["message"]
+    assert "lines changed since READY: 8-11" in bad["message"]
 
-    payload["checklist"][0] = {"item": payload["checklist"][0]["item"], "status": "skipped",
-                               "reason": "the flagged file is left to the user's decision"}
-    resp = driver.run(driver.submit(payload), until="PRE_COMMIT")
+    resp = driver.run(driver.submit(payload), until="PRE_COMMIT")  # the lines written in READY are evidence
     commit = driver.payload(resp)
     refused = driver.submit(commit)
     assert refused["error"] == "payload_mismatch" and "before the session reached READY" in refused["message"]

@@ -327,11 +327,13 @@ class WorkflowEngine:
         early = self.git.changed_since_snapshot(draft.git)
         draft.pre_ready_changes = sorted(early)
         if early:
+            # their content now: lines changed after this point are READY's work and may be evidence
+            draft.git = self.git.snapshot_at_ready(draft.session_id, draft.git, draft.pre_ready_changes)
             transition.extras["pre_ready_changes"] = list(draft.pre_ready_changes)
             transition.extras["warning"] = (
-                f"files changed before READY, while writing was not allowed: {draft.pre_ready_changes}. They are "
-                "not accepted as evidence; at PRE_COMMIT discard them, or keep them in reallowed_files only if "
-                "the user agrees")
+                f"files changed before READY, while writing was not allowed: {draft.pre_ready_changes}. Their "
+                "lines as they are now are not accepted as evidence (lines you change from here on are); at "
+                "PRE_COMMIT discard them, or keep them in reallowed_files only if the user agrees")
 
     def _logged_writes(self, state: SessionState) -> set[str]:
         """Files the client hooks' write log allowed during READY, as project-relative paths."""

@@ -27,6 +27,7 @@ from tools.git.snapshot import (
     list_snapshot_refs,
     snapshot_tree,
     take_snapshot,
+    tree_of,
     working_tree,
 )
 from tools.project import STATE_DIR, ProjectRoot
@@ -265,6 +266,17 @@ class GitService:
             if git is None or not info.snapshot:
                 return []
             changed = changed_paths(git, snapshot_tree(git, info.snapshot), working_tree(git, self._layout))
+            return [p for p in (self._layout.from_repo(c) for c in changed) if p is not None]
+
+    def working_changes(self) -> list[str] | None:
+        """Project files whose content differs from HEAD now (staged, unstaged or untracked; ignored files and
+        `.code-intel/` left out), as `git status` would list them; None when the project is not in a repository.
+        For `code-intel check` outside a session."""
+        with self._lock:
+            git = self._open()
+            if git is None:
+                return None
+            changed = changed_paths(git, tree_of(git, git.rev("HEAD")), working_tree(git, self._layout))
             return [p for p in (self._layout.from_repo(c) for c in changed) if p is not None]
 
     def baseline(self, info: GitSessionInfo, path: str) -> Baseline:

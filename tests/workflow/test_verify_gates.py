@@ -13,6 +13,7 @@ import pytest
 
 from tools.config import Config, ContextSettings
 from tools.project import ProjectRoot
+from tools.verify.models import CheckRun
 from tools.verify.service import CheckService
 from tools.verify.settings import VerifyCommand, VerifySettings
 from tools.workflow import write_log
@@ -148,6 +149,11 @@ def test_run_checks_only_in_verification_phases(checked):
     _to_verify(driver, broken=True)
     report = driver.engine.run_checks()
     assert report["passed"] is False and report["failing_tests"] == ["test_app.py::test_subtract"]
+    assert report["changed_files"] == ["src/app.py"] and report["relevance"] == "files changed since the session started"
+    assert set(report) <= set(CheckRun.model_fields)  # the tool's output model drops nothing
+    assert CheckRun.model_validate(report).model_dump(include=set(report)) == report
+    refused = driver.submit(_verify_payload(True))
+    assert set(refused["server_checks"]) == set(report)  # server_checks and run_checks answer the same fields
 
 
 def test_only_verify_reports_the_server_verdict(checked):

@@ -137,3 +137,22 @@ def test_check_evidence_refuses_expression_and_tail_placeholders(
     with pytest.raises(TaskValidationFailed, match="no implementation"):
         check_evidence(project, f"{name}:{stub_line}")
     assert check_evidence(project, f"{name}:{real_line}").start == real_line
+
+
+def test_check_evidence_follows_an_arrow_or_expression_body_onto_the_next_lines(project: ProjectRoot) -> None:
+    (project.path / "util.ts").write_text(
+        "export const double = (x: number): number =>\n  // doubled\n  x * 2\n\n"
+        "export const handle =\n  (app: App) =>\n  (req: Request) =>\n    app.fetch(req)\n\n"
+        "const shouldSkip = (\n  res: Response,\n  vary: string[]\n): boolean =>\n  res.ok && vary.length > 0\n\n"
+        "export const later = (x: number): number =>\n  TODO()\n\n"
+        "export const render = () =>\n  `<p>${name}</p>`\n",
+        encoding="utf-8",
+    )
+    (project.path / "Area.kt").write_text("fun area(r: Double): Double =\n    TODO(\"later\")\n\nfun twice(x: Int): Int =\n    x * 2\n",
+                                          encoding="utf-8")
+    for line in (1, 5, 10, 19):  # each signature is judged with the expression after it
+        assert check_evidence(project, f"util.ts:{line}").start == line
+    assert check_evidence(project, "Area.kt:4").start == 4
+    for stub in ("util.ts:16", "Area.kt:1"):
+        with pytest.raises(TaskValidationFailed, match="no implementation"):
+            check_evidence(project, stub)

@@ -64,6 +64,8 @@ _UNFINISHED_COMMENT = re.compile(r"\b(?:TODO|FIXME|XXX|HACK)\b|" + _NOT_IMPLEMEN
 _STAND_IN = re.compile(rf"(?:return\s+{_CONSTANTS}|return|{_CONSTANTS})", re.DOTALL)
 # Kotlin / Scala declarations whose body may follow `=`: `override fun f(): Int = TODO()`, `def f = ???`.
 _EXPRESSION_BODIED = re.compile(r"^(?:@[\w.]+(?:\([^()]*\))?\s+|[a-z]+\s+)*(?:fun|def)\b")
+# A line ending in `=>` or a lone `=`: the expression goes on on the next line.
+_CONTINUED = re.compile(r"(?:=>|(?<![=!<>+\-*/%&|^:])=)$")
 _PYTHON_DEF = re.compile(r"^(?:async\s+)?def\b")
 _PYTHON_CLASS = re.compile(r"^class\b")
 # Before the first '(' of a block header: a keyword that declares a type rather than code.
@@ -314,8 +316,8 @@ def _judge_c(chunks: list[_Chunk], unfinished: bool, family: Family) -> _Verdict
             continue
         if text.startswith("@") and re.fullmatch(r"@[\w.]+(?:\(.*\))?", text, re.DOTALL):
             continue  # an annotation / decorator belongs to the signature
-        if pending is not None and text.startswith(_HEADER_CONTINUATIONS):
-            text = f"{pending} {text}"  # `throws X` on its own line continues the signature
+        if pending is not None and (text.startswith(_HEADER_CONTINUATIONS) or _CONTINUED.search(pending)):
+            text = f"{pending} {text}"  # `throws X` on its own line, or the body after `=>`, continues it
         elif pending is not None:
             _c_statement(verdict, pending, family)
         pending = text if chunk.ends_with == "\n" and text else None
@@ -350,7 +352,9 @@ def _indent(line: str) -> int:
 def block_end(lines: list[str], start: int, end: int, family: Family | None) -> int:
     """When lines[start:end] stops at a block opener, the index just past that block; else `end`.
 
-    Lets `file.py:42` on a `def` line be judged with its body rather than as a bare signature.
+    Lets `file.py:42` on a `def` line be judged with its body rather than as a bare signature; in the
+    brace languages a span also runs on to close the brackets it opened, and past a trailing `=>` or
+    `=` to the expression body on the following lines.
     """
     if family is None or end <= start:
         return end
@@ -365,16 +369,30 @@ def block_end(lines: list[str], start: int, end: int, family: Family | None) -> 
         while j > end and not lines[j - 1].strip():
             j -= 1
         return j
-    depth = 0
-    for seg in _segments("\n".join(lines[start:end]), family):
-        if seg.kind == "code":
-            depth += seg.text.count("{") - seg.text.count("}")
-    if depth <= 0:
-        return end
-    line_no = end
-    while line_no < len(lines) and depth > 0:
-        for seg in _segments(lines[line_no], family):
-            if seg.kind == "code":
-                depth += seg.text.count("{") - seg.text.count("}")
-        line_no += 1
-    return line_no
+    while True:
+        before = end
+        if family == "c" and _CONTINUED.search(_code_of(lines[end - 1], family).rstrip()):
+            # `const f = (x) =>` / `fun f(): Int =`: the expression body starts on the next line with code
+            j = end
+            while j < len(lines) and not _code_of(lines[j], family).strip():
+                j += 1
+            end = min(j + 1, len(lines))
+        depth = _open_brackets("\n".join(lines[start:end]), family)
+        line_no = end
+        while line_no < len(lines) and depth > 0:
+            depth += _open_brackets(lines[line_no], family)
+            line_no += 1
+        if line_no == before:
+            return before
+        end = line_no  # a signature over several lines may end in `=>` only now: look again
+
+
+def _code_of(text: str, family: Family) -> str:
+    """`text` without its strings and comments."""
+    return "".join(seg.text for seg in _segments(text, family) if seg.kind == "code")
+
+
+def _open_brackets(text: str, family: Family) -> int:
+    """Brackets the code of `text` opens minus those it closes (strings and comments left out)."""
+    code = _code_of(text, family)
+    return sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}")

@@ -356,8 +356,9 @@ def review_changes(ctx: Ctx) -> SessionReview:
 def run_checks(ctx: Ctx) -> CheckRun:
     """Run the project's verify.commands (config.json) now, as POST_IMPL_VERIFY will: the commands relevant
     to the session's changed files, in the project root, each with its timeout. Answers per command the
-    verdict, duration, failing test names and the output's tail. Allowed in VERIFICATION and
-    POST_IMPL_VERIFY; long runs send progress notifications."""
+    verdict, duration, failing test names and the output's tail, the skipped commands and the changed
+    files relevance was judged on. Allowed in VERIFICATION and POST_IMPL_VERIFY; long runs send
+    progress notifications."""
     return CheckRun.model_validate(app_of(ctx).workflow.run_checks(progress_reporter(ctx)))
 
 

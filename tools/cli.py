@@ -71,10 +71,19 @@ def build_parser() -> argparse.ArgumentParser:
     clean = sub.add_parser("clean", help="delete llm_task_* branches and checkpoints, reset the session")
     _project_arg(clean)
 
-    check = sub.add_parser("check", help="run the project's verify.commands (config.json); exit 1 when one fails")
+    check = sub.add_parser(
+        "check", help="run the project's verify.commands relevant to what changed, as run_checks does; exit 1 when one fails",
+        description="Run the verify.commands of .code-intel/config.json that are relevant to what changed: a command "
+        "runs when one of its `when` globs matches a changed file, or always when `when` is empty. Changed means: "
+        "the files named with --changed; else, while a session is active, the files changed since it started (the "
+        "same set run_checks uses); else the working tree's changes against HEAD (git status); in a folder that is "
+        "not a git repository, every command runs. Exit 0 when every command that ran passed, 1 when one failed, "
+        "2 when the configuration or an argument is unusable.")
     _project_arg(check)
-    check.add_argument("--changed", nargs="+", metavar="FILE", help="only the commands whose `when` globs match these files")
-    check.add_argument("--json", action="store_true", help="print the report as JSON")
+    which = check.add_mutually_exclusive_group()
+    which.add_argument("--all", action="store_true", help="run every command, whatever changed")
+    which.add_argument("--changed", nargs="+", metavar="FILE", help="judge relevance against these files instead")
+    check.add_argument("--json", action="store_true", help="print the report as JSON (the fields run_checks answers)")
 
     demo = sub.add_parser("demo", help="drive a whole session on a generated sample repository")
     demo.add_argument("--keep", action="store_true", help="keep the sample repository afterwards")

@@ -57,16 +57,19 @@ class GitSessionInfo(BaseModel):
     branch_policy: BranchChoice | None = None  # the BRANCH_INTERVENTION choice, if any
     commits: list[str] = Field(default_factory=list)  # commits this session made
     content_baseline: str | None = None  # not a repository: the session whose content snapshot holds the baselines
+    ready_snapshot: str | None = None  # the session whose snapshot at READY holds the files changed before READY
 
 
 @dataclass(frozen=True)
 class Baseline:
-    """A file as it was when the session started: `known` False when nothing was recorded for it
-    (a project that is not a git repository, for a file the session never explored or asked to
-    write); `text` None when the file did not exist then."""
+    """A file as it was at a point of the session (its start, or the moment it reached READY):
+    `known` False when nothing was recorded for it (a project that is not a git repository, for a
+    file the session never explored or asked to write); `text` None when the file did not exist
+    then; `ignored` True when git ignores the file (it is in no snapshot and is never committed)."""
 
     known: bool
     text: str | None = None
+    ignored: bool = False
 
 
 # ------------------------------------------------------------------ git reports

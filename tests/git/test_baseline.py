@@ -28,6 +28,40 @@ def test_repository_baseline_is_the_snapshot_not_head(repo: TestRepo) -> None:
     assert not (repo.path / ".code-intel" / "sessions" / "s1.baseline").exists()
 
 
+def test_snapshot_when_the_repository_ignores_code_intel(repo: TestRepo) -> None:
+    """`.code-intel/` in .gitignore: naming it in an exclude pathspec would make `git add` fail."""
+    repo.write(".gitignore", ".code-intel/\n*.log\n")
+    repo.commit_all("ignore the state folder")
+    repo.write(".code-intel/config.json", "{}\n")
+    service = repo.service()
+    info = service.begin_session("s3")
+    repo.write("app.py", APP + "\n\ndef added():\n    return 3\n")
+    repo.write(".code-intel/notes.md", "state, never a change\n")
+    repo.write("run.log", "ignored\n")
+    assert service.changed_since_snapshot(info) == ["app.py"]
+    assert service.working_changes() == ["app.py"]
+    ignored = service.baseline(info, "run.log")
+    assert ignored.known and ignored.text is None and ignored.ignored
+    assert not service.baseline(info, "app.py").ignored
+
+
+def test_ready_snapshot_keeps_the_content_at_ready_in_a_repository(repo: TestRepo) -> None:
+    service = repo.service()
+    info = service.begin_session("s4")
+    repo.write("app.py", APP + "\n# before READY\n")
+    info = service.snapshot_at_ready("s4", info, ["app.py", "gone.py"])
+    assert info.ready_snapshot == "s4"
+    repo.write("app.py", APP + "\n# before READY\n# in READY\n")
+    assert service.ready_baseline(info, "app.py").text == APP + "\n# before READY\n"
+    gone = service.ready_baseline(info, "gone.py")
+    assert gone.known and gone.text is None  # did not exist at READY
+    assert not service.ready_baseline(info, "other.py").known
+    info = service.snapshot_at_ready("s4", info, ["other.py"])  # taken again: replaces the earlier record
+    assert not service.ready_baseline(info, "app.py").known
+    service.end_session(info)
+    assert not (repo.path / ".code-intel" / "sessions" / "s4.ready.baseline").exists()
+
+
 def test_plain_folder_content_snapshot(tmp_path: Path) -> None:
     folder = tmp_path / "plain"
     folder.mkdir()

@@ -39,6 +39,7 @@ class FakeGit:
         self.is_repo = is_repo
         self.root = root
         self.start_content: dict[str, str] = {}  # the "snapshot": file contents at begin_session
+        self.ready_content: dict[str, str | None] = {}  # snapshot_at_ready: the early files' contents then
         self.stale = list(stale or [])
         self.changed: list[str] = []
         self.fail: dict[str, str] = {}  # method name -> GitError message
@@ -84,6 +85,18 @@ class FakeGit:
 
     def remember_baseline(self, info: GitSessionInfo, paths: list[str]) -> None:
         self.calls.append(("remember_baseline", list(paths)))
+
+    def snapshot_at_ready(self, session_id: str, info: GitSessionInfo, paths: list[str]) -> GitSessionInfo:
+        self.calls.append(("snapshot_at_ready", list(paths)))
+        if self.root is not None:
+            self.ready_content = {p: (self.root / p).read_text(encoding="utf-8") if (self.root / p).is_file() else None
+                                  for p in paths}
+        return info.model_copy(update={"ready_snapshot": session_id})
+
+    def ready_baseline(self, info: GitSessionInfo, path: str) -> Baseline:
+        if path not in self.ready_content:
+            return Baseline(known=False)
+        return Baseline(known=True, text=self.ready_content[path])
 
     def review(self, info: GitSessionInfo, *, max_diff_bytes: int = 200_000,
                write_allowed: Callable[[str], bool] | None = None) -> ChangeReview:

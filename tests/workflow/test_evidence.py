@@ -118,3 +118,41 @@ def test_check_evidence_judges_brace_blocks_from_their_header(project: ProjectRo
     with pytest.raises(TaskValidationFailed, match="no implementation"):
         check_evidence(project, "main.go:3")
     assert check_evidence(project, "main.go:7").start == 7
+
+
+@pytest.mark.parametrize(
+    ("name", "source", "stub_line", "real_line"),
+    [
+        ("Shapes.kt", "package shapes\n\nfun area(r: Double): Double = TODO(\"later\")\n\nfun twice(x: Int) = x * 2\n", 3, 5),
+        ("lib.rs", "pub fn load() -> Result<(), Error> {\n    // TODO: read the file\n    Ok(())\n}\n\n"
+                   "pub fn add(a: i32, b: i32) -> i32 { a + b }\n", 1, 6),
+        ("Calc.cs", "class Calc\n{\n    public int Sub(int a, int b) => throw new NotImplementedException();\n"
+                    "    public int Add(int a, int b) => a + b;\n}\n", 3, 4),
+    ],
+)
+def test_check_evidence_refuses_expression_and_tail_placeholders(
+    project: ProjectRoot, name: str, source: str, stub_line: int, real_line: int
+) -> None:
+    (project.path / name).write_text(source, encoding="utf-8")
+    with pytest.raises(TaskValidationFailed, match="no implementation"):
+        check_evidence(project, f"{name}:{stub_line}")
+    assert check_evidence(project, f"{name}:{real_line}").start == real_line
+
+
+def test_check_evidence_follows_an_arrow_or_expression_body_onto_the_next_lines(project: ProjectRoot) -> None:
+    (project.path / "util.ts").write_text(
+        "export const double = (x: number): number =>\n  // doubled\n  x * 2\n\n"
+        "export const handle =\n  (app: App) =>\n  (req: Request) =>\n    app.fetch(req)\n\n"
+        "const shouldSkip = (\n  res: Response,\n  vary: string[]\n): boolean =>\n  res.ok && vary.length > 0\n\n"
+        "export const later = (x: number): number =>\n  TODO()\n\n"
+        "export const render = () =>\n  `<p>${name}</p>`\n",
+        encoding="utf-8",
+    )
+    (project.path / "Area.kt").write_text("fun area(r: Double): Double =\n    TODO(\"later\")\n\nfun twice(x: Int): Int =\n    x * 2\n",
+                                          encoding="utf-8")
+    for line in (1, 5, 10, 19):  # each signature is judged with the expression after it
+        assert check_evidence(project, f"util.ts:{line}").start == line
+    assert check_evidence(project, "Area.kt:4").start == 4
+    for stub in ("util.ts:16", "Area.kt:1"):
+        with pytest.raises(TaskValidationFailed, match="no implementation"):
+            check_evidence(project, stub)

@@ -68,15 +68,97 @@ NOT_EMPTY = [
 ]
 
 
-@pytest.mark.parametrize(("language", "source"), EMPTY)
+def test_blank_lines_are_empty_whatever_the_language() -> None:
+    assert is_empty_body(["", "   "], None)
+
+
+# Issue #13 follow-up: expression bodies, tail expressions and the per-language stand-ins. Each
+# language gets its placeholders (EMPTY_MORE) and real one-line implementations that must stay
+# accepted (NOT_EMPTY_MORE), including ones that sit beside a TODO comment but do real work.
+EMPTY_MORE = [
+    # Kotlin: expression bodies
+    ("kotlin", "fun f() = TODO()"),
+    ("kotlin", "fun total(items: List<Int>): Int = TODO(\"sum them\")"),
+    ("kotlin", "override fun size(x: Int = 0): Int =\n    TODO()"),
+    ("kotlin", "private suspend fun load(): String = kotlin.TODO(\"later\")"),
+    ("kotlin", "fun f(): Nothing = throw UnsupportedOperationException()"),
+    ("kotlin", "fun count(): Int = 0 // TODO"),
+    ("kotlin", "fun names(): List<String> = emptyList() // FIXME real lookup"),
+    # Scala: ??? and expression bodies
+    ("scala", "def area(r: Double): Double = ???"),
+    ("scala", "def name: String = ???"),
+    # Rust: macros, tail constants beside a TODO, Err("not implemented")
+    ("rust", "fn run() -> Result<()> {\n    todo!()\n}"),
+    ("rust", "fn run() -> Result<()> {\n    unimplemented!()\n}"),
+    ("rust", "fn run(&self) -> Result<(), Error> {\n    // TODO: wire the client\n    Ok(())\n}"),
+    ("rust", "fn config() -> Config {\n    Default::default() // FIXME\n}"),
+    ("rust", "fn find(&self, id: u32) -> Option<User> {\n    None // TODO look it up\n}"),
+    ("rust", "fn items() -> Vec<Item> {\n    // TODO\n    Vec::new()\n}"),
+    ("rust", "fn build() -> Self {\n    Self::default() // TODO\n}"),
+    ("rust", "fn run() -> Result<u8, String> {\n    Err(\"not implemented\".to_string())\n}"),
+    ("rust", "fn run() -> Result<(), Error> { Ok(()) } // TODO"),
+    # Go
+    ("go", "func (s *Store) Get(id string) (*User, error) {\n\tpanic(\"not implemented\")\n}"),
+    ("go", "func (s *Store) Get(id string) *User {\n\treturn nil // TODO\n}"),
+    ("go", "func (s *Store) Get(id string) (*User, error) {\n\treturn nil, nil // TODO\n}"),
+    ("go", "func (s *Store) Get(id string) (*User, error) {\n\treturn nil, errors.New(\"not implemented\")\n}"),
+    ("go", "func (s *Store) Count() (int, error) {\n\treturn 0, fmt.Errorf(\"not implemented: %s\", \"count\")\n}"),
+    ("go", "func f() {\n\tpanic(errors.New(\"not implemented\"))\n}"),
+    # C# / .NET
+    ("csharp", "public int Add(int a, int b)\n{\n    throw new NotImplementedException();\n}"),
+    ("csharp", "public int Add(int a, int b) => throw new NotImplementedException();"),
+    ("csharp", "public string Name => throw new NotImplementedException(\"later\");"),
+    ("csharp", "public Task<User> GetAsync(int id)\n{\n    return null; // TODO\n}"),
+    # JavaScript / TypeScript
+    ("javascript", "function load() {\n  throw new Error(\"not implemented\");\n}"),
+    ("javascript", "const load = () => { throw new Error('Not implemented'); };"),
+    ("javascript", "function load() {\n  throw 'not implemented';\n}"),
+    ("typescript", "export function load(id: string): User | null {\n  return null; // TODO\n}"),
+    ("typescript", "export const load = (id: string): User[] => []; // TODO"),
+    ("typescript", "async load(id: string): Promise<User> {\n  throw new Error(`not implemented: ${id}`);\n}"),
+]
+
+NOT_EMPTY_MORE = [
+    # Kotlin
+    ("kotlin", "fun add(a: Int, b: Int) = a + b"),
+    ("kotlin", "fun scaled(x: Int = 0): Int = x * factor"),
+    ("kotlin", "override fun toString(): String = \"Point($x, $y)\""),
+    ("kotlin", "fun isEmpty(): Boolean = size == 0"),
+    ("kotlin", "fun count(): Int = 0"),  # a constant without a TODO is an implementation
+    ("kotlin", "fun todoCount(): Int = todos.size"),
+    # Scala
+    ("scala", "def area(r: Double): Double = math.Pi * r * r"),
+    # Rust
+    ("rust", "fn add(a: i32, b: i32) -> i32 { a + b }"),
+    ("rust", "fn run(&self) -> Result<(), Error> {\n    Ok(())\n}"),  # no TODO: a real no-op
+    ("rust", "fn find(&self) -> Option<u8> {\n    None\n}"),
+    ("rust", "fn config() -> Config {\n    Default::default()\n}"),
+    ("rust", "fn run(&self) -> Result<(), Error> {\n    // TODO: retry on timeout\n    self.client.send()?;\n    Ok(())\n}"),
+    ("rust", "fn total(&self) -> u64 {\n    self.items.iter().sum() // TODO overflow\n}"),
+    # Go
+    ("go", "func add(a, b int) int { return a + b }"),
+    ("go", "func (s *Store) Close() error {\n\treturn nil\n}"),
+    ("go", "func (s *Store) Get(id string) (*User, error) {\n\treturn s.users[id], nil // TODO copy\n}"),
+    ("go", "func (s *Store) Get(id string) (*User, error) {\n\treturn nil, errors.New(\"user not found\")\n}"),
+    # C#
+    ("csharp", "public int Add(int a, int b) => a + b;"),
+    ("csharp", "public override string ToString() => Name;"),
+    ("csharp", "public int Add(int a, int b) { return a + b; }"),
+    ("csharp", "public void Guard(int a)\n{\n    if (a < 0) throw new ArgumentException(\"negative\");\n    Apply(a);\n}"),
+    # JavaScript / TypeScript
+    ("javascript", "function load() {\n  return cache.get(key);\n}"),
+    ("javascript", "const double = (x) => x * 2;"),
+    ("javascript", "function check(x) {\n  if (!x) throw new Error('missing x');\n  return x;\n}"),
+    ("typescript", "export const ids = (users: User[]): string[] => users.map(u => u.id);"),
+    ("typescript", "export function none(): User | null {\n  return null;\n}"),
+]
+
+
+@pytest.mark.parametrize(("language", "source"), EMPTY + EMPTY_MORE)
 def test_placeholder_bodies_are_empty(language: str, source: str) -> None:
     assert is_empty_body(source.split("\n"), language)
 
 
-@pytest.mark.parametrize(("language", "source"), NOT_EMPTY)
+@pytest.mark.parametrize(("language", "source"), NOT_EMPTY + NOT_EMPTY_MORE)
 def test_real_code_is_not_empty(language: str, source: str) -> None:
     assert not is_empty_body(source.split("\n"), language)
-
-
-def test_blank_lines_are_empty_whatever_the_language() -> None:
-    assert is_empty_body(["", "   "], None)

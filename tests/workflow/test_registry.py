@@ -11,6 +11,7 @@ import yaml
 from tools.session_types import Phase
 from tools.workflow.contract import BUILTIN_CONTRACT
 from tools.workflow.matrix import COLUMNS, MATRIX
+from tools.workflow.payloads import PhasePayload, PreCommitPayload
 from tools.workflow.phases import BY_ID, CONTRACT_IDS, PHASES, SEQUENCE, markdown_table
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "workflow.md"
@@ -86,6 +87,19 @@ def test_builtin_contract_agrees_with_the_registry_entry(cid):
     assert listed <= set(fields), f"{cid} lists fields its model refuses: {listed - set(fields)}"
     required = {name for name, info in fields.items() if info.is_required()}
     assert required <= listed, f"{cid} leaves out required fields: {required - listed}"
+    # an optional field of the phase's own (e.g. PRE_COMMIT's reallowed_files) reaches the agent only
+    # through expected_payload, so the template lists it too
+    own = set(fields) - set(PhasePayload.model_fields)
+    assert own <= listed, f"{cid} leaves out fields its model accepts: {own - listed}"
+
+
+def test_pre_commit_reallowed_files_is_optional_in_the_registry_and_listed_in_the_template():
+    spec = BY_ID["PRE_COMMIT"]
+    assert spec.payload is PreCommitPayload
+    field = PreCommitPayload.model_fields["reallowed_files"]
+    assert not field.is_required() and field.default_factory is not None and field.default_factory() == []
+    assert "optional" in _template()["PRE_COMMIT"]["expected_payload"]["reallowed_files"]
+    assert "reallowed_files" in _template()["PRE_COMMIT"]["instruction"]
 
 
 def test_docs_phase_table_is_the_registry():

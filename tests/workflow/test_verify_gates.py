@@ -13,6 +13,7 @@ import pytest
 
 from tools.config import Config, ContextSettings
 from tools.project import ProjectRoot
+from tools.verify.models import CheckRun
 from tools.verify.service import CheckService
 from tools.verify.settings import VerifyCommand, VerifySettings
 from tools.workflow import write_log
@@ -148,6 +149,11 @@ def test_run_checks_only_in_verification_phases(checked):
     _to_verify(driver, broken=True)
     report = driver.engine.run_checks()
     assert report["passed"] is False and report["failing_tests"] == ["test_app.py::test_subtract"]
+    assert report["changed_files"] == ["src/app.py"] and report["relevance"] == "files changed since the session started"
+    assert set(report) <= set(CheckRun.model_fields)  # the tool's output model drops nothing
+    assert CheckRun.model_validate(report).model_dump(include=set(report)) == report
+    refused = driver.submit(_verify_payload(True))
+    assert set(refused["server_checks"]) == set(report)  # server_checks and run_checks answer the same fields
 
 
 def test_only_verify_reports_the_server_verdict(checked):
@@ -200,14 +206,15 @@ def test_a_pre_ready_write_is_flagged_refused_as_evidence_and_must_be_discarded(
     resp = driver.run(resp, until="READY")
     assert resp["pre_ready_changes"] == ["src/app.py"] and "before READY" in resp["warning"]
     assert driver.status()["pre_ready_changes"] == ["src/app.py"]
+    assert fake_git.called("snapshot_at_ready") == [["src/app.py"]]  # its content when READY began
     resp = driver.submit(driver.payload(resp))
     payload = driver.implementation("task_1")
-    bad = driver.submit(payload)
+    sneaky = payload | {"checklist": [payload["checklist"][0] | {"evidence": "src/app.py:6-7"}]}
+    bad = driver.submit(sneaky)
     assert bad["error"] == "task_validation_failed" and "before the session reached READY" in bad["message"]
+    assert "lines changed since READY: 8-11" in bad["message"]
 
-    payload["checklist"][0] = {"item": payload["checklist"][0]["item"], "status": "skipped",
-                               "reason": "the flagged file is left to the user's decision"}
-    resp = driver.run(driver.submit(payload), until="PRE_COMMIT")
+    resp = driver.run(driver.submit(payload), until="PRE_COMMIT")  # the lines written in READY are evidence
     commit = driver.payload(resp)
     refused = driver.submit(commit)
     assert refused["error"] == "payload_mismatch" and "before the session reached READY" in refused["message"]

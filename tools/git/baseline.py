@@ -6,6 +6,10 @@ So the session records a file the first time it could matter: when it is explore
 check_write_target is asked about it, both of which come before the session may write it. The
 copies live in `.code-intel/sessions/<session_id>.baseline/` (content-addressed, one index file)
 and are deleted when the session ends.
+
+The same store keeps a second snapshot in any project, git or not: when the session first reaches
+READY, the files that changed before it (while writing was forbidden) are copied to
+`<session_id>.ready.baseline/`, so that lines written during READY can be told from the early ones.
 """
 
 from __future__ import annotations
@@ -21,10 +25,14 @@ MAX_BASELINE_FILE_BYTES = 5_000_000
 INDEX = "index.json"
 
 
+READY = "ready"  # the snapshot taken when the session reaches READY
+
+
 class ContentBaseline:
-    def __init__(self, root: ProjectRoot, session_id: str) -> None:
+    def __init__(self, root: ProjectRoot, session_id: str, point: str | None = None) -> None:
         self.root = root
-        self.folder = root.runtime_dir("sessions") / f"{session_id}.baseline"
+        name = f"{session_id}.{point}" if point else session_id
+        self.folder = root.runtime_dir("sessions") / f"{name}.baseline"
 
     def _index(self) -> dict[str, str | None]:
         try:
@@ -33,9 +41,11 @@ class ContentBaseline:
             return {}
         return {str(k): (str(v) if v else None) for k, v in data.items()} if isinstance(data, dict) else {}
 
-    def remember(self, paths: list[str]) -> list[str]:
-        """Record each path not yet recorded (its content, or that it did not exist); returns those recorded now."""
-        index = self._index()
+    def remember(self, paths: list[str], *, afresh: bool = False) -> list[str]:
+        """Record each path not yet recorded (its content, or that it did not exist); returns those recorded now.
+
+        `afresh` starts a new record with only `paths` (the READY snapshot is taken whole, each time)."""
+        index: dict[str, str | None] = {} if afresh else self._index()
         added: list[str] = []
         for rel in paths:
             if rel in index:
@@ -54,7 +64,7 @@ class ContentBaseline:
                 continue  # a folder or a special file: nothing to record
             index[rel] = digest
             added.append(rel)
-        if added:
+        if added or afresh:
             write_atomic(self.folder / INDEX, json.dumps(index, indent=0, sort_keys=True).encode("utf-8"))
         return added
 

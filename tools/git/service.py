@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 from tools import faults
 from tools.errors import GitError, InvalidArgument
 from tools.git import branches as br
-from tools.git.baseline import ContentBaseline, drop_all
+from tools.git.baseline import READY, ContentBaseline, drop_all
 from tools.git.commit import commit_session
 from tools.git.review import review_session
 from tools.git.runner import GitRunner
@@ -28,6 +28,7 @@ from tools.git.snapshot import (
     list_snapshot_refs,
     snapshot_tree,
     take_snapshot,
+    tree_of,
     working_tree,
 )
 from tools.project import STATE_DIR, ProjectRoot
@@ -277,6 +278,17 @@ class GitService:
             changed = changed_paths(git, snapshot_tree(git, info.snapshot), working_tree(git, self._layout))
             return [p for p in (self._layout.from_repo(c) for c in changed) if p is not None]
 
+    def working_changes(self) -> list[str] | None:
+        """Project files whose content differs from HEAD now (staged, unstaged or untracked; ignored files and
+        `.code-intel/` left out), as `git status` would list them; None when the project is not in a repository.
+        For `code-intel check` outside a session."""
+        with self._lock:
+            git = self._open()
+            if git is None:
+                return None
+            changed = changed_paths(git, tree_of(git, git.rev("HEAD")), working_tree(git, self._layout))
+            return [p for p in (self._layout.from_repo(c) for c in changed) if p is not None]
+
     def baseline(self, info: GitSessionInfo, path: str) -> Baseline:
         with self._lock:
             git = self._open()
@@ -287,10 +299,25 @@ class GitService:
                 return Baseline(known=known, text=None if data is None else data.decode("utf-8", errors="replace"))
             if not info.snapshot:
                 return Baseline(known=False)
-            found = entry(git, snapshot_tree(git, info.snapshot), self._layout.to_repo(path))
+            repo_path = self._layout.to_repo(path)
+            found = entry(git, snapshot_tree(git, info.snapshot), repo_path)
             if found is None or found.kind != "blob":
-                return Baseline(known=True, text=None)
+                # not in the snapshot: new, or ignored by git (then it is never in any snapshot or commit)
+                ignored = git.run(["check-ignore", "-q", "--", repo_path], check=False)[0] == 0
+                return Baseline(known=True, text=None, ignored=ignored)
             return Baseline(known=True, text=git.blob_bytes(found.oid).decode("utf-8", errors="replace"))
+
+    def snapshot_at_ready(self, session_id: str, info: GitSessionInfo, paths: list[str]) -> GitSessionInfo:
+        with self._lock:
+            ContentBaseline(self.root, session_id, READY).remember(paths, afresh=True)
+            return info.model_copy(update={"ready_snapshot": session_id})
+
+    def ready_baseline(self, info: GitSessionInfo, path: str) -> Baseline:
+        if not info.ready_snapshot:
+            return Baseline(known=False)
+        with self._lock:
+            known, data = ContentBaseline(self.root, info.ready_snapshot, READY).content(path)
+            return Baseline(known=known, text=None if data is None else data.decode("utf-8", errors="replace"))
 
     def remember_baseline(self, info: GitSessionInfo, paths: list[str]) -> None:
         with self._lock:
@@ -503,6 +530,8 @@ class GitService:
             git = self._open()
             if git is None and info.content_baseline:
                 ContentBaseline(self.root, info.content_baseline).drop()
+            if info.ready_snapshot:
+                ContentBaseline(self.root, info.ready_snapshot, READY).drop()
             session_id = self._session_id(git, info) if git else None
             if git and session_id:
                 drop_snapshot(git, session_id)
@@ -519,6 +548,7 @@ class GitService:
             snapshots = list_snapshot_refs(git)
             for ref in snapshots:
                 git.run(["update-ref", "-d", ref])
+            drop_all(self.root)  # the READY snapshots belong to the sessions being reset
             faults.hit("git.clean.after_snapshots")
             head = br.head_state(git)
             return CleanupReport(is_repo=True, returned_to=returned_to, now_on=head.branch or head.commit,

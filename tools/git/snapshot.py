@@ -55,8 +55,13 @@ class TreeEntry:
 
 def working_tree(git: GitRunner, layout: RepoLayout) -> str:
     """Tree id of the current working tree (ignored files and `.code-intel/` left out)."""
+    scope = layout.scope
+    if git.ok("check-ignore", "-q", "--", layout.to_repo(STATE_DIR)):
+        # an ignored .code-intel/ is skipped by `add -A` anyway, and naming it in an exclude pathspec
+        # makes git refuse ("paths are ignored by one of your .gitignore files", exit 1)
+        scope = scope[:1]
     with git.temporary_index(seed_from_real_index=True) as env:
-        git.run(["add", "-A", "--", *layout.scope], env=env)
+        git.run(["add", "-A", "--", *scope], env=env)
         return git.text("write-tree", env=env)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -50,6 +50,7 @@ class CheckReport(BaseModel):
     commands: list[CommandOutcome] = Field(default_factory=list)
     skipped: list[SkippedCommand] = Field(default_factory=list)
     changed_files: list[str] | None = None  # what relevance was judged against (None: all commands run)
+    relevance: str = ""  # where changed_files came from, in words (the session, the working tree, --changed, --all)
     duration_s: float = 0.0
 
     @property
@@ -81,15 +82,38 @@ class CheckReport(BaseModel):
         return "; ".join(c.headline() for c in self.commands)
 
 
-class CheckRun(BaseModel):
-    """The server's verify run as a response shows it: run_checks' answer, and `server_checks` of a
-    POST_IMPL_VERIFY response."""
+    def view(self) -> dict[str, Any]:
+        """The report as every output shows it (run_checks, POST_IMPL_VERIFY's `server_checks`,
+        `code-intel check --json`): the fields of CheckRun."""
+        return {
+            "configured": self.configured,
+            "passed": self.passed,
+            "summary": self.summary(),
+            "commands": [c.model_dump(exclude={"excerpt"} if c.passed else set()) for c in self.commands],
+            "skipped": [sk.model_dump() for sk in self.skipped],
+            "changed_files": self.changed_files,
+            "relevance": self.relevance or None,
+            "duration_s": self.duration_s,
+            "failing_tests": self.failing_tests(),
+        }
 
-    configured: bool | None = None  # run_checks only: False when no verify.commands are configured
+
+def not_configured_view(note: str) -> dict[str, Any]:
+    """What run_checks and `code-intel check --json` answer when config.json lists no verify.commands."""
+    return {"configured": False, "passed": None, "note": note}
+
+
+class CheckRun(BaseModel):
+    """The server's verify run as it is shown: run_checks' answer, `server_checks` of a POST_IMPL_VERIFY
+    response and the JSON of `code-intel check --json` (see CheckReport.view)."""
+
+    configured: bool | None = None  # False when no verify.commands are configured (then passed is None)
     passed: bool | None = None
     note: str | None = None
     summary: str | None = None
     commands: list[CommandOutcome] = Field(default_factory=list)
     skipped: list[SkippedCommand] = Field(default_factory=list)
+    changed_files: list[str] | None = None  # the files the `when` globs were matched against; None: every command ran
+    relevance: str | None = None  # where those files came from
     duration_s: float | None = None
     failing_tests: list[str] | None = None

@@ -3,8 +3,10 @@
 A `done` checklist item proves itself with a span of lines. Pointing at code that was already there
 proves nothing, so the span must overlap lines the session added or modified, measured against the
 file as it was when the session started (the git snapshot, or the content snapshot outside a
-repository). A file that changed before the session reached READY is not the session's own work
-either: it was written while the rules forbade writing, and its lines are refused as evidence.
+repository). Lines changed before the session reached READY are not the session's own work either:
+they were written while the rules forbade writing. For such a file the server recorded its content
+when READY began, and only lines that differ both from the start and from that record count.
+Files git ignores are never evidence: they are in no snapshot and never reach a commit.
 """
 
 from __future__ import annotations
@@ -48,6 +50,21 @@ def _runs(numbers: Iterable[int]) -> list[tuple[int, int]]:
     return out
 
 
+def intersect(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The lines both sorted range lists cover, as sorted ranges."""
+    out: list[tuple[int, int]] = []
+    i = j = 0
+    while i < len(a) and j < len(b):
+        lo, hi = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if lo <= hi:
+            out.append((lo, hi))
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
 def overlaps(ranges: list[tuple[int, int]], start: int, end: int) -> bool:
     return any(a <= end and start <= b for a, b in ranges)
 
@@ -65,10 +82,11 @@ def own_change_check(git: GitPort, info: GitSessionInfo, pre_ready: Iterable[str
     flagged = set(pre_ready)
 
     def problem(ref: EvidenceRef, lines: list[str]) -> str | None:
-        if ref.path in flagged:
-            return (f"{ref.path} was changed before the session reached READY (while writing was not allowed), "
-                    "so its lines are not accepted as evidence; " + SKIP_HINT)
         base: Baseline = git.baseline(info, ref.path)
+        if base.ignored:
+            return (f"{ref.path} is ignored by git (.gitignore or .git/info/exclude): an ignored file is in no "
+                    "snapshot and never committed, so it cannot prove a checklist item; point at a file the "
+                    "commit will hold, or stop ignoring this one")
         if not base.known:
             return (f"{ref.path} has no recorded starting content in this session (this folder is not a git "
                     "repository, and the file was never explored or checked with check_write_target before it was "
@@ -77,9 +95,28 @@ def own_change_check(git: GitPort, info: GitSessionInfo, pre_ready: Iterable[str
         ranges = changed_ranges(base.text, lines)
         if not ranges:
             return f"{ref.path} is unchanged since the session started: evidence must point at lines you wrote; " + SKIP_HINT
+        if ref.path in flagged:
+            return _since_ready(git, info, ref, lines, ranges)
         if not overlaps(ranges, ref.start, ref.end):
             return (f"lines {ref.start}-{ref.end} of {ref.path} were not changed in this session (changed lines: "
                     f"{describe(ranges)}); point at the lines you wrote, or " + SKIP_HINT)
         return None
 
     return problem
+
+
+def _since_ready(git: GitPort, info: GitSessionInfo, ref: EvidenceRef, lines: list[str],
+                 since_start: list[tuple[int, int]]) -> str | None:
+    """A file changed before READY: only lines changed since READY began (and since the start) count."""
+    at_ready = git.ready_baseline(info, ref.path)
+    if not at_ready.known:
+        return (f"{ref.path} was changed before the session reached READY (while writing was not allowed) and the "
+                "server holds no record of it from that moment, so none of its lines are accepted as evidence; "
+                + SKIP_HINT)
+    own = intersect(since_start, changed_ranges(at_ready.text, lines))
+    if overlaps(own, ref.start, ref.end):
+        return None
+    where = (f"lines changed since READY: {describe(own)}" if own
+             else "no line of it has changed since READY began")
+    return (f"lines {ref.start}-{ref.end} of {ref.path} were changed before the session reached READY (while writing "
+            f"was not allowed), not during READY ({where}); point at lines you wrote in READY, or " + SKIP_HINT)

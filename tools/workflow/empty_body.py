@@ -24,26 +24,48 @@ _C_LANGUAGES = frozenset({
 })
 
 _NOT_IMPLEMENTED_TEXT = r"(?:not\s+(?:yet\s+)?implemented|unimplemented|not\s+supported\s+yet|implement\s+me|\btodo\b|\bfixme\b)"
+# The same, stricter, for error values (`errors.New("...")`, `Err("...")`): a bare "todo" counts only
+# when the message is about the code ("TODO", "todo: later"), not in "todo not found" of a to-do app.
+_NOT_IMPLEMENTED_MESSAGE = (r"(?:not\s+(?:yet\s+)?implemented|unimplemented|not\s+supported\s+yet|implement\s+me"
+                            r"|\b(?:todo|fixme)\b(?=\s*[\"'`:!.\-]))")
+# A constant a placeholder hands back: literals, empty collections, default values, in each language's spelling.
+_CONSTANT_ATOM = (
+    r"(?:None|null|nil|undefined|NULL|nullptr|true|false|True|False|-?\d+(?:\.\d+)?|0[xX]0|\"\"|''|``|\[\]|\{\}|\(\)"
+    r"|(?:[A-Z]\w*(?:<[^<>()]*>)?::)+(?:new|default)\(\)"  # Vec::new(), Default::default(), Self::default()
+    r"|(?:empty|listOf|mapOf|setOf|arrayOf|mutableListOf)\w*\(\)|Collections\.empty\w*\(\)|Optional\.empty\(\)"
+    r"|new\s+[\w.]+(?:<[^<>()]*>)?\(\)|default(?:\([\w.<>\[\]?]*\))?|[Ss]tring\.Empty|Task\.CompletedTask)"
+)
+# One level of wrapping: Ok(()), Some(Default::default()), Task.FromResult(0), Promise.resolve(null).
+_CONSTANT = rf"(?:(?:Ok|Some|Box::new|Task\.FromResult|Promise\.resolve)\(\s*{_CONSTANT_ATOM}?\s*\)|{_CONSTANT_ATOM})"
+_CONSTANTS = rf"{_CONSTANT}(?:\s*,\s*{_CONSTANT})*"  # Go returns several: `return nil, nil`
+# An error value whose message says the code is missing: errors.New("not implemented"), Err("TODO".into()).
+_NOT_IMPLEMENTED_VALUE = (r"(?:new\s+)?[\w.:]+!?\s*\(\s*(?:(?:new\s+)?[\w.:]+!?\s*\(\s*)?[\"'`][^\"'`]*"
+                          + _NOT_IMPLEMENTED_MESSAGE + r".*\)")
 _PLACEHOLDERS = [re.compile(p, re.IGNORECASE | re.DOTALL) for p in (
     r"pass",
     r"\.\.\.",
+    r"\?\?\?",  # Scala
     r"raise\s+NotImplemented(?:Error)?(?:\s*\(.*\))?",
     r"raise\s+[\w.]+\s*\(\s*[rbuf]*[\"'].*" + _NOT_IMPLEMENTED_TEXT + r".*\)",
     r"throw\s+new\s+NotImplemented\w*\s*\(.*\)",
     r"throw\s+(?:new\s+)?[\w.:]+\s*\(\s*[\"'`@]*.*" + _NOT_IMPLEMENTED_TEXT + r".*\)",
+    r"throw\s+[\"'`][^\"'`]*" + _NOT_IMPLEMENTED_TEXT + r".*",  # JS: throw "not implemented"
     r"(?:todo|unimplemented)!\s*[\(\[{].*[\)\]}]",
-    r"panic!?\s*\(\s*[\"'`].*" + _NOT_IMPLEMENTED_TEXT + r".*\)",
+    r"panic!?\s*\(\s*(?:[\w.:]+\s*\(\s*)?[\"'`].*" + _NOT_IMPLEMENTED_TEXT + r".*\)",  # also panic(errors.New("..."))
     r"throw\s+(?:new\s+)?(?:java\.lang\.|kotlin\.)?UnsupportedOperationException\s*\(.*\)",
     r"(?:kotlin\.)?TODO\s*\(.*\)",  # Kotlin's TODO("reason")
     r"return\s+NotImplemented",
+    rf"(?:return\s+(?:{_CONSTANTS}\s*,\s*)?)?{_NOT_IMPLEMENTED_VALUE}",  # Go's (nil, errors.New(..)), Rust's Err(..)
 )]
 # Comments that say the code around them is unfinished.
 _UNFINISHED_COMMENT = re.compile(r"\b(?:TODO|FIXME|XXX|HACK)\b|" + _NOT_IMPLEMENTED_TEXT, re.IGNORECASE)
-# `return <constant>`: a stand-in value, a placeholder when a comment says the work is unfinished.
-_CONSTANT_RETURN = re.compile(
-    r"return(?:\s+(?:None|null|nil|undefined|NULL|nullptr|true|false|True|False|-?\d+(?:\.\d+)?|\"\"|''|\[\]|\{\}|\(\)"
-    r"|Ok\(\(\)\)|Vec::new\(\)|String::new\(\)|0[xX]0|emptyList\(\)|listOf\(\)|Collections\.empty\w*\(\)))?"
-)
+# `return <constant>` or a bare constant (a Rust tail expression, an expression body): a stand-in
+# value, a placeholder when a comment in the span says the work is unfinished.
+_STAND_IN = re.compile(rf"(?:return\s+{_CONSTANTS}|return|{_CONSTANTS})", re.DOTALL)
+# Kotlin / Scala declarations whose body may follow `=`: `override fun f(): Int = TODO()`, `def f = ???`.
+_EXPRESSION_BODIED = re.compile(r"^(?:@[\w.]+(?:\([^()]*\))?\s+|[a-z]+\s+)*(?:fun|def)\b")
+# A line ending in `=>` or a lone `=`: the expression goes on on the next line.
+_CONTINUED = re.compile(r"(?:=>|(?<![=!<>+\-*/%&|^:])=)$")
 _PYTHON_DEF = re.compile(r"^(?:async\s+)?def\b")
 _PYTHON_CLASS = re.compile(r"^class\b")
 # Before the first '(' of a block header: a keyword that declares a type rather than code.
@@ -194,8 +216,8 @@ class _Verdict:
         text = text.strip().rstrip(";").strip()
         if not text or text == "end" or _is_placeholder(text) or _STRING_LITERAL.fullmatch(text):
             return  # blank, a stub statement, or a docstring / directive string
-        if self.unfinished and _CONSTANT_RETURN.fullmatch(text):
-            return  # `return None  # TODO`, `return null; // TODO`: a placeholder value
+        if self.unfinished and _STAND_IN.fullmatch(text):
+            return  # `return None  # TODO`, `Ok(()) // TODO`, `= emptyList() // FIXME`: a placeholder value
         self.real_code = True
 
 
@@ -240,7 +262,45 @@ def _classify_header(verdict: _Verdict, header: str) -> None:
         verdict.callable_headers += 1
 
 
-def _judge_c(chunks: list[_Chunk], unfinished: bool) -> _Verdict:
+def _expression_body(text: str) -> str | None:
+    """The body of an expression-bodied callable, else None: what follows the first top-level `=>`
+    (arrow functions, C# members: `int F() => throw ...`), or the first top-level `=` of a Kotlin /
+    Scala `fun` / `def` declaration (`fun f(x: Int = 0) = TODO()`)."""
+    assigns = _EXPRESSION_BODIED.match(text) is not None
+    depth, i, n = 0, 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch in "\"'`":
+            i = _string_end(text, i, "c")
+            continue
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(0, depth - 1)
+        elif ch == "=" and depth == 0:
+            before, after = text[i - 1:i], text[i + 1:i + 2]
+            if after == ">" and before not in ("=", "!", "<", ">"):
+                return text[i + 2:].strip()
+            if assigns and after not in ("=", ">") and before not in ("=", "!", "<", ">", "+", "-", "*", "/", "%", "&", "|", "^", ":"):
+                return text[i + 1:].strip()
+        i += 1
+    return None
+
+
+def _c_statement(verdict: _Verdict, text: str, family: Family) -> None:
+    """A statement of the C family; an expression-bodied callable counts as its header plus its body."""
+    body = _expression_body(text) if family == "c" else None  # Rust's `=>` are match arms, not bodies
+    if body is None:
+        verdict.statement(text)
+        return
+    verdict.callable_headers += 1
+    if _STRING_LITERAL.fullmatch(body.rstrip(";").strip()) and not (verdict.unfinished and _STAND_IN.fullmatch(body)):
+        verdict.real_code = True  # `= "Point($x)"` returns the string; it is not a docstring
+        return
+    verdict.statement(body)
+
+
+def _judge_c(chunks: list[_Chunk], unfinished: bool, family: Family) -> _Verdict:
     verdict = _Verdict(unfinished=unfinished)
     pending: str | None = None  # a line that may be the signature of a `{` on the next line (Allman style)
     for chunk in chunks:
@@ -250,21 +310,21 @@ def _judge_c(chunks: list[_Chunk], unfinished: bool) -> _Verdict:
             if pending is not None and (not text or text.startswith(_HEADER_CONTINUATIONS)):
                 header = f"{pending} {text}".strip()
             elif pending is not None:
-                verdict.statement(pending)
+                _c_statement(verdict, pending, family)
             pending = None
             _classify_header(verdict, header)
             continue
         if text.startswith("@") and re.fullmatch(r"@[\w.]+(?:\(.*\))?", text, re.DOTALL):
             continue  # an annotation / decorator belongs to the signature
-        if pending is not None and text.startswith(_HEADER_CONTINUATIONS):
-            text = f"{pending} {text}"  # `throws X` on its own line continues the signature
+        if pending is not None and (text.startswith(_HEADER_CONTINUATIONS) or _CONTINUED.search(pending)):
+            text = f"{pending} {text}"  # `throws X` on its own line, or the body after `=>`, continues it
         elif pending is not None:
-            verdict.statement(pending)
+            _c_statement(verdict, pending, family)
         pending = text if chunk.ends_with == "\n" and text else None
         if pending is None:
-            verdict.statement(text)
+            _c_statement(verdict, text, family)
     if pending is not None:
-        verdict.statement(pending)
+        _c_statement(verdict, pending, family)
     return verdict
 
 
@@ -278,7 +338,7 @@ def is_empty_body(lines: list[str], language: str | None) -> bool:
         return False  # data or markup: any content counts
     chunks = _chunks(text, family)
     unfinished = any(seg.kind == "comment" and _UNFINISHED_COMMENT.search(seg.text) for seg in _segments(text, family))
-    verdict = _judge_hash(chunks, unfinished) if family == "hash" else _judge_c(chunks, unfinished)
+    verdict = _judge_hash(chunks, unfinished) if family == "hash" else _judge_c(chunks, unfinished, family)
     if verdict.real_code:
         return False
     # Only type declarations (an exception subclass, a marker struct): a real declaration.
@@ -292,7 +352,9 @@ def _indent(line: str) -> int:
 def block_end(lines: list[str], start: int, end: int, family: Family | None) -> int:
     """When lines[start:end] stops at a block opener, the index just past that block; else `end`.
 
-    Lets `file.py:42` on a `def` line be judged with its body rather than as a bare signature.
+    Lets `file.py:42` on a `def` line be judged with its body rather than as a bare signature; in the
+    brace languages a span also runs on to close the brackets it opened, and past a trailing `=>` or
+    `=` to the expression body on the following lines.
     """
     if family is None or end <= start:
         return end
@@ -307,16 +369,30 @@ def block_end(lines: list[str], start: int, end: int, family: Family | None) -> 
         while j > end and not lines[j - 1].strip():
             j -= 1
         return j
-    depth = 0
-    for seg in _segments("\n".join(lines[start:end]), family):
-        if seg.kind == "code":
-            depth += seg.text.count("{") - seg.text.count("}")
-    if depth <= 0:
-        return end
-    line_no = end
-    while line_no < len(lines) and depth > 0:
-        for seg in _segments(lines[line_no], family):
-            if seg.kind == "code":
-                depth += seg.text.count("{") - seg.text.count("}")
-        line_no += 1
-    return line_no
+    while True:
+        before = end
+        if family == "c" and _CONTINUED.search(_code_of(lines[end - 1], family).rstrip()):
+            # `const f = (x) =>` / `fun f(): Int =`: the expression body starts on the next line with code
+            j = end
+            while j < len(lines) and not _code_of(lines[j], family).strip():
+                j += 1
+            end = min(j + 1, len(lines))
+        depth = _open_brackets("\n".join(lines[start:end]), family)
+        line_no = end
+        while line_no < len(lines) and depth > 0:
+            depth += _open_brackets(lines[line_no], family)
+            line_no += 1
+        if line_no == before:
+            return before
+        end = line_no  # a signature over several lines may end in `=>` only now: look again
+
+
+def _code_of(text: str, family: Family) -> str:
+    """`text` without its strings and comments."""
+    return "".join(seg.text for seg in _segments(text, family) if seg.kind == "code")
+
+
+def _open_brackets(text: str, family: Family) -> int:
+    """Brackets the code of `text` opens minus those it closes (strings and comments left out)."""
+    code = _code_of(text, family)
+    return sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}")

@@ -49,10 +49,11 @@ from tools.explore.write_rules import evaluate_write
 from tools.learning.decisions import DecisionLog
 from tools.project import ProjectRoot
 from tools.session_types import Phase
+from tools.verify.models import not_configured_view
 from tools.workflow.checkpoint import CheckpointStore
 from tools.workflow.contract import ContractSource, PhaseContract
 from tools.workflow.flags import parse_flags
-from tools.workflow.handlers import SELF_REPORTED, PhaseContext, Transition, check_fields
+from tools.workflow.handlers import SELF_REPORTED, PhaseContext, Transition, session_checks
 from tools.workflow.ledger import ToolLedger
 from tools.workflow.lock import ProjectLock
 from tools.workflow.matrix import INTENTS, enabled_phases, is_investigation, next_phase
@@ -383,11 +384,13 @@ class WorkflowEngine:
         early = self.git.changed_since_snapshot(draft.git)
         draft.pre_ready_changes = sorted(early)
         if early:
+            # their content now: lines changed after this point are READY's work and may be evidence
+            draft.git = self.git.snapshot_at_ready(draft.session_id, draft.git, draft.pre_ready_changes)
             transition.extras["pre_ready_changes"] = list(draft.pre_ready_changes)
             transition.extras["warning"] = (
-                f"files changed before READY, while writing was not allowed: {draft.pre_ready_changes}. They are "
-                "not accepted as evidence; at PRE_COMMIT discard them, or keep them in reallowed_files only if "
-                "the user agrees")
+                f"files changed before READY, while writing was not allowed: {draft.pre_ready_changes}. Their "
+                "lines as they are now are not accepted as evidence (lines you change from here on are); at "
+                "PRE_COMMIT discard them, or keep them in reallowed_files only if the user agrees")
 
     def _logged_writes(self, state: SessionState) -> set[str]:
         """Files the client hooks' write log allowed during READY, as project-relative paths."""
@@ -571,12 +574,10 @@ class WorkflowEngine:
                     hint="finish the current phase first; the checks run again at POST_IMPL_VERIFY",
                 )
             if self.checks is None or not self.checks.configured():
-                return {"configured": False, "passed": None, "note": SELF_REPORTED}
-            changed = self.git.changed_since_snapshot(state.git) if state.tracks_changes else None
-            report = self.checks.run(changed, progress=progress)
+                return not_configured_view(SELF_REPORTED)
+            report = session_checks(self.checks, self.git, state, progress)
             self._commit(state.model_copy(update={"last_check": report.summary()}))
-            return {"configured": True, **check_fields(report),
-                    "failing_tests": report.failing_tests()}
+            return report.view()
 
     # ------------------------------------------------------------- maintenance
     def cleanup_stale_branches(self) -> dict[str, Any]:

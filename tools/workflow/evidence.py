@@ -2,7 +2,8 @@
 
 The span must point inside the project at an existing text file and a line range within it, and
 what it covers must be real code: a body made only of placeholders (`pass`, `...`, TODO comments,
-`raise NotImplementedError`, `todo!()`, `panic("not implemented")`, empty braces) is refused.
+`raise NotImplementedError`, `todo!()`, `panic("not implemented")`, empty braces, and the other forms
+empty_body.py knows) is refused.
 """
 
 from __future__ import annotations
@@ -118,7 +119,8 @@ def check_evidence(
     if is_empty_body(lines[span_start:span_end], language):
         raise TaskValidationFailed(
             f"evidence {checked} covers no implementation: only a signature, comments or placeholders "
-            "(pass, ..., TODO, NotImplementedError, todo!(), empty braces)",
+            "(pass, ..., TODO(), NotImplementedError/Exception, todo!(), a 'not implemented' panic or error, "
+            "empty braces, or a constant returned beside a TODO comment)",
             hint="implement the item, then send the lines that hold the real code",
         )
     if own_change is not None:

@@ -199,24 +199,26 @@ def _revert(reason: str) -> Transition:
 SELF_REPORTED = "no verify.commands are configured, so this pass is self-reported (add commands to .code-intel/config.json)"
 
 
+# Where run_checks and POST_IMPL_VERIFY take the changed files from (shown as `relevance`).
+SESSION_RELEVANCE = "files changed since the session started"
+NO_BASELINE_RELEVANCE = "every command: the session has no starting point to compare against"
+
+
+def session_checks(checks: CheckPort, git: GitPort, state: SessionState, progress: CheckProgress | None = None,
+                   *, reuse: bool = False) -> CheckReport:
+    """The commands relevant to the session's changed files, run in the project root (run_checks and
+    POST_IMPL_VERIFY both come here). `reuse` may answer an earlier run on exactly the same files."""
+    changed = git.changed_since_snapshot(state.git) if state.tracks_changes else None
+    report = checks.run(changed, progress=progress, reuse=reuse and state.git.is_repo and changed is not None)
+    report.relevance = SESSION_RELEVANCE if changed is not None else NO_BASELINE_RELEVANCE
+    return report
+
+
 def run_checks(ctx: PhaseContext) -> CheckReport | None:
-    """The server's own run of the relevant verify.commands on the session's changes; None when none are configured."""
+    """The server's own run at POST_IMPL_VERIFY; None when no verify.commands are configured."""
     if ctx.checks is None or not ctx.checks.configured():
         return None
-    s = ctx.state
-    changed = ctx.git.changed_since_snapshot(s.git) if s.tracks_changes else None
-    return ctx.checks.run(changed, progress=ctx.progress, reuse=s.git.is_repo and changed is not None)
-
-
-def check_fields(report: CheckReport) -> dict[str, Any]:
-    """The report as the response shows it: per command verdict, duration, failing tests and tail."""
-    return {
-        "passed": report.passed,
-        "summary": report.summary(),
-        "commands": [c.model_dump(exclude={"excerpt"} if c.passed else set()) for c in report.commands],
-        "skipped": [sk.model_dump() for sk in report.skipped],
-        "duration_s": report.duration_s,
-    }
+    return session_checks(ctx.checks, ctx.git, ctx.state, ctx.progress, reuse=True)
 
 
 def post_impl_verify(ctx: PhaseContext) -> Transition:
@@ -227,7 +229,7 @@ def post_impl_verify(ctx: PhaseContext) -> Transition:
     if report is None:
         extras["verification_note"] = SELF_REPORTED
     else:
-        extras["server_checks"] = check_fields(report)
+        extras["server_checks"] = report.view()
         s.last_check = report.summary()
     server_failed = report is not None and not report.passed
     if server_failed and payload.passed:
@@ -237,7 +239,7 @@ def post_impl_verify(ctx: PhaseContext) -> Transition:
             "passed is true, but the server's own run failed: " + "; ".join(c.headline() for c in report.failed),
             hint="send passed: false with the failure in details (the server's run decides), or fix the code "
             "in READY first; run_checks shows the same run" + (f". Failing tests: {', '.join(failing[:10])}" if failing else ""),
-            server_checks=check_fields(report),
+            server_checks=report.view(),
         )
     if s.flags.only_verify:
         verification = {"passed": payload.passed and not server_failed, "details": payload.details}

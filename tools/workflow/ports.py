@@ -47,7 +47,18 @@ class GitPort(Protocol):
         ...
 
     def baseline(self, info: GitSessionInfo, path: str) -> Baseline:
-        """The content `path` (project-relative) had at session start, for telling the session's own lines apart."""
+        """The content `path` (project-relative) had at session start, for telling the session's own lines
+        apart; `ignored` set when git ignores the file."""
+        ...
+
+    def snapshot_at_ready(self, session_id: str, info: GitSessionInfo, paths: list[str]) -> GitSessionInfo:
+        """When the session first reaches READY: record the content `paths` (the files changed before READY)
+        have now, replacing any earlier record; returns the info that names the record."""
+        ...
+
+    def ready_baseline(self, info: GitSessionInfo, path: str) -> Baseline:
+        """The content `path` had when the session reached READY, as `snapshot_at_ready` recorded it
+        (`known` False when it was not recorded)."""
         ...
 
     def remember_baseline(self, info: GitSessionInfo, paths: list[str]) -> None:

@@ -119,3 +119,19 @@ def test_the_id_of_a_broken_line_is_read_when_it_can_be() -> None:
     assert top_level_id('{"jsonrpc":"2.0","id":42,"method":"x","params":{') == 42
     assert top_level_id('{"params":{"id":1},"id":"abc","method":') == "abc"
     assert top_level_id('{"params":{"id":1}') is None
+
+
+def test_a_budget_that_runs_out_is_said_in_the_answer(tmp_path: Path, spawn: Callable[..., Any]) -> None:
+    project = tmp_path / "project"
+    (project / ".code-intel").mkdir(parents=True)
+    (project / ".code-intel" / "config.json").write_text(json.dumps({"search_timeout_seconds": 0.5}), encoding="utf-8")
+    (project / "app.py").write_text("def helper_function():\n    return 1\n", encoding="utf-8")
+    server = spawn(project, env={"CODE_INTEL_FAULTS": "explore.get_symbols=sleep:1"})
+    for tool, arguments in [("analyze_impact", {"files": ["app.py"]}), ("query", {"question": "helper_function"})]:
+        started = time.monotonic()
+        answer = server.call(tool, arguments)  # checked against the output schema too
+        assert time.monotonic() - started < 5
+        if tool == "analyze_impact":
+            assert answer["success"] and answer["partial"] is True and "ran out" in answer["partial_reason"], answer
+        else:
+            assert answer["success"], answer

@@ -4,6 +4,7 @@ slow call never holds up the others. Before tools/stdio.py, every case in RAW_CA
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -135,3 +136,18 @@ def test_a_budget_that_runs_out_is_said_in_the_answer(tmp_path: Path, spawn: Cal
             assert answer["success"] and answer["partial"] is True and "ran out" in answer["partial_reason"], answer
         else:
             assert answer["success"], answer
+
+
+@pytest.mark.skipif(os.uname().sysname == "Darwin", reason="macOS file systems refuse names that are not UTF-8")
+def test_a_file_name_that_is_not_utf8_goes_over_the_wire_and_comes_back(tmp_path: Path, spawn: Callable[..., Any]) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    with open(os.fsencode(project) + b"/caf\xe9.py", "wb") as handle:
+        handle.write(b"def latin_helper():\n    return 1\n")
+    server = spawn(project)
+    listed = server.call("search_files", {"pattern": "*.py"})
+    assert [f["file"] for f in listed["files"]] == ["caf\\xe9.py"]
+    found = server.call("search_text", {"pattern": "latin_helper"})
+    assert found["matches"][0]["file"] == "caf\\xe9.py"
+    symbols = server.call("get_symbols", {"path": "caf\\xe9.py"})
+    assert symbols["success"] and symbols["file"] == "caf\\xe9.py" and symbols["symbols"][0]["name"] == "latin_helper"

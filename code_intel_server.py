@@ -297,8 +297,7 @@ def semantic_search(
     """Meaning-based search over the code index (Forest) and past successful agreements (Map). A Map
     hit scoring 0.7 or more answers alone; the response says which collection answered and whether
     the index is complete."""
-    return SemanticSearchResult.model_validate(
-        app_of(ctx).index.semantic_search(query, n_results=n_results, collection=collection))
+    return SemanticSearchResult.model_validate(app_of(ctx).semantic_search(query, n_results, collection))
 
 
 @tool(READ_ONLY)
@@ -310,7 +309,7 @@ def fetch_chunk_detail(ctx: Ctx, chunk_id: str) -> ChunkDetail:
 @tool(READ_ONLY)
 def validate_symbol_relevance(ctx: Ctx, query: str, symbols: list[str]) -> RelevanceResult:
     """How relevant each symbol is to a request, by embedding similarity, with a verdict per symbol."""
-    return RelevanceResult.model_validate(app_of(ctx).index.validate_symbol_relevance(query, symbols))
+    return RelevanceResult.model_validate(app_of(ctx).validate_symbol_relevance(query, symbols))
 
 
 @tool(STATEFUL)

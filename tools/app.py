@@ -46,6 +46,7 @@ class CodeIntelApp:
         self.root = root
         self._lock = threading.RLock()
         self._services: dict[str, Any] = {}
+        self._embedding_calls: Any = None  # a small thread pool, made on the first semantic call
         self._config = _Cached(root.state_dir / "config.json", load_config)
         self._context = _Cached(root.state_dir / "context.yml", load_context)
 
@@ -132,8 +133,42 @@ class CodeIntelApp:
     def query(self, question: str) -> Any:
         semantic = None
         if self.index.is_available():
-            semantic = self.index.semantic_search
+            semantic = self.semantic_search
         return self.explorer.query(question, semantic=semantic)
+
+    # the embedding calls, held to the exploration time budget -------------------------------------
+    def semantic_search(self, query: str, n_results: int = 10, collection: str | None = None) -> dict[str, Any]:
+        """semantic_search within search_timeout_seconds: the first call loads the embedding model, which
+        cannot be cut short; past the budget the answer is an empty partial result and the search goes on
+        in the background, so the next call finds the model loaded."""
+        return self._within_budget(
+            lambda: self.index.semantic_search(query, n_results=n_results, collection=collection),
+            lambda reason: {"query": query, "index_complete": False, "source": "none", "results": [],
+                            "partial": True, "partial_reason": reason})
+
+    def validate_symbol_relevance(self, query: str, symbols: list[str]) -> dict[str, Any]:
+        return self._within_budget(
+            lambda: self.index.validate_symbol_relevance(query, symbols),
+            lambda reason: {"query": query, "results": [], "thresholds": {}, "partial": True, "partial_reason": reason})
+
+    def _within_budget(self, call: Any, partial: Any) -> dict[str, Any]:
+        from tools.explore import budget
+
+        seconds = budget.remaining(self.config.search_timeout_seconds)
+        with self._lock:
+            if self._embedding_calls is None:
+                from concurrent.futures import ThreadPoolExecutor
+
+                self._embedding_calls = ThreadPoolExecutor(max_workers=2, thread_name_prefix="code-intel-embedding")
+            pool = self._embedding_calls
+        future = pool.submit(call)
+        try:
+            result: dict[str, Any] = future.result(timeout=seconds)
+        except TimeoutError:
+            budget.note_partial(f"the semantic search did not finish within {seconds:.3g} s")
+            return partial(f"not finished within the {seconds:.3g} s time budget (the embedding model loads on first "
+                           "use); it goes on in the background: ask again in a few seconds")
+        return result
 
     def update_context(self) -> dict[str, Any]:
         from tools.context.rules import refresh_project_rules
@@ -170,6 +205,9 @@ class CodeIntelApp:
 
     def close(self) -> None:
         with self._lock:
+            if self._embedding_calls is not None:
+                self._embedding_calls.shutdown(wait=False, cancel_futures=True)
+                self._embedding_calls = None
             # the workflow first: its checkpoint and lock must not wait behind an index sync that is finishing
             for _, service in sorted(self._services.items(), key=lambda item: item[0] != "workflow"):
                 closer = getattr(service, "close", None)

@@ -71,6 +71,15 @@ class TestRepo:
 APP = "def main():\n    return 1\n\n\ndef helper():\n    return 2\n"
 
 
+def dirty_user_tree(repo: TestRepo) -> str:
+    """Staged, unstaged and untracked user changes made before the session; returns `git status`."""
+    repo.write("staged.txt", "user staged\n")
+    repo.git("add", "staged.txt")
+    repo.write("README.md", "# sample\nuser edit, not staged\n")
+    repo.write("notes/untracked.md", "user notes\n")
+    return repo.status()
+
+
 def init_repo(folder: Path, branch: str = "main") -> TestRepo:
     folder.mkdir(parents=True, exist_ok=True)
     repo = TestRepo(folder.resolve())

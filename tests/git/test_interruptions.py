@@ -13,7 +13,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from tests.git.conftest import TestRepo
+from tests.git.conftest import TestRepo, dirty_user_tree
 from tools import faults
 from tools.git.service import GitService
 from tools.session_types import GitSessionInfo
@@ -40,14 +40,6 @@ def crash_at(monkeypatch: pytest.MonkeyPatch, point: str) -> Iterator[list[str]]
         monkeypatch.undo()
 
 
-def _user_work(repo: TestRepo) -> str:
-    repo.write("staged.txt", "user staged\n")
-    repo.git("add", "staged.txt")
-    repo.write("README.md", "# sample\nuser edit, not staged\n")
-    repo.write("notes/untracked.md", "user notes\n")
-    return repo.status()
-
-
 def _session_edit(repo: TestRepo) -> None:
     repo.write("app.py", repo.read("app.py").replace("return 1", "return 10"))
     repo.write("feature.py", "def feature():\n    return 3\n")
@@ -71,7 +63,7 @@ COMMIT = (["app.py", "feature.py"], [], "Return ten and add feature")
 
 
 def test_branch_creation_interrupted_is_taken_up_again(repo: TestRepo, monkeypatch: pytest.MonkeyPatch) -> None:
-    user = _user_work(repo)
+    user = dirty_user_tree(repo)
     info = repo.service().begin_session("s1")
     with crash_at(monkeypatch, "git.branch.after_create"):
         repo.service().create_task_branch("s1", info)
@@ -87,7 +79,7 @@ def test_branch_creation_interrupted_is_taken_up_again(repo: TestRepo, monkeypat
 
 @pytest.mark.parametrize("point", ["git.commit.after_discard", "git.commit.after_index", "git.commit.after_ref"])
 def test_commit_interrupted_then_repeated(repo: TestRepo, monkeypatch: pytest.MonkeyPatch, point: str) -> None:
-    user = _user_work(repo)
+    user = dirty_user_tree(repo)
     info = _to_commit(repo.service(), repo)
     with crash_at(monkeypatch, point):
         repo.service().commit(info, *COMMIT)
@@ -103,7 +95,7 @@ def test_commit_interrupted_then_repeated(repo: TestRepo, monkeypatch: pytest.Mo
 @pytest.mark.parametrize("base_moved", [False, True], ids=["fast-forward", "merge-commit"])
 def test_merge_interrupted_then_repeated(repo: TestRepo, monkeypatch: pytest.MonkeyPatch, point: str,
                                          base_moved: bool) -> None:
-    user = _user_work(repo)
+    user = dirty_user_tree(repo)
     service = repo.service()
     info = _to_commit(service, repo)
     info, _ = service.commit(info, *COMMIT)
@@ -122,7 +114,7 @@ def test_merge_interrupted_then_repeated(repo: TestRepo, monkeypatch: pytest.Mon
 
 @pytest.mark.parametrize("point", ["git.clean.after_leave", "git.branches.after_delete", "git.clean.after_snapshots"])
 def test_clean_interrupted_then_repeated(repo: TestRepo, monkeypatch: pytest.MonkeyPatch, point: str) -> None:
-    user = _user_work(repo)
+    user = dirty_user_tree(repo)
     service = repo.service()
     info = _to_commit(service, repo)
     service.commit(info, *COMMIT)

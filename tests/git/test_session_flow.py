@@ -6,21 +6,12 @@ from collections.abc import Callable
 
 import pytest
 
-from tests.git.conftest import TestRepo
+from tests.git.conftest import TestRepo, dirty_user_tree
 from tools.errors import GitError, InvalidArgument, PathOutsideProject
 
 
-def _dirty_user_tree(repo: TestRepo) -> str:
-    """Staged, unstaged and untracked user changes made before the session; returns `git status`."""
-    repo.write("staged.txt", "user staged\n")
-    repo.git("add", "staged.txt")
-    repo.write("README.md", "# sample\nuser edit, not staged\n")
-    repo.write("notes/untracked.md", "user notes\n")
-    return repo.status()
-
-
 def test_dirty_tree_survives_a_whole_session(repo: TestRepo) -> None:
-    before = _dirty_user_tree(repo)
+    before = dirty_user_tree(repo)
     staged_diff = repo.git("diff", "--cached")
     service = repo.service()
 

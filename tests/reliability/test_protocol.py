@@ -4,6 +4,7 @@ slow call never holds up the others. Before tools/stdio.py, every case in RAW_CA
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -119,3 +120,34 @@ def test_the_id_of_a_broken_line_is_read_when_it_can_be() -> None:
     assert top_level_id('{"jsonrpc":"2.0","id":42,"method":"x","params":{') == 42
     assert top_level_id('{"params":{"id":1},"id":"abc","method":') == "abc"
     assert top_level_id('{"params":{"id":1}') is None
+
+
+def test_a_budget_that_runs_out_is_said_in_the_answer(tmp_path: Path, spawn: Callable[..., Any]) -> None:
+    project = tmp_path / "project"
+    (project / ".code-intel").mkdir(parents=True)
+    (project / ".code-intel" / "config.json").write_text(json.dumps({"search_timeout_seconds": 0.5}), encoding="utf-8")
+    (project / "app.py").write_text("def helper_function():\n    return 1\n", encoding="utf-8")
+    server = spawn(project, env={"CODE_INTEL_FAULTS": "explore.get_symbols=sleep:1"})
+    for tool, arguments in [("analyze_impact", {"files": ["app.py"]}), ("query", {"question": "helper_function"})]:
+        started = time.monotonic()
+        answer = server.call(tool, arguments)  # checked against the output schema too
+        assert time.monotonic() - started < 5
+        if tool == "analyze_impact":
+            assert answer["success"] and answer["partial"] is True and "ran out" in answer["partial_reason"], answer
+        else:
+            assert answer["success"], answer
+
+
+@pytest.mark.skipif(os.uname().sysname == "Darwin", reason="macOS file systems refuse names that are not UTF-8")
+def test_a_file_name_that_is_not_utf8_goes_over_the_wire_and_comes_back(tmp_path: Path, spawn: Callable[..., Any]) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    with open(os.fsencode(project) + b"/caf\xe9.py", "wb") as handle:
+        handle.write(b"def latin_helper():\n    return 1\n")
+    server = spawn(project)
+    listed = server.call("search_files", {"pattern": "*.py"})
+    assert [f["file"] for f in listed["files"]] == ["caf\\xe9.py"]
+    found = server.call("search_text", {"pattern": "latin_helper"})
+    assert found["matches"][0]["file"] == "caf\\xe9.py"
+    symbols = server.call("get_symbols", {"path": "caf\\xe9.py"})
+    assert symbols["success"] and symbols["file"] == "caf\\xe9.py" and symbols["symbols"][0]["name"] == "latin_helper"

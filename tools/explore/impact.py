@@ -25,7 +25,7 @@ from tools.explore import budget
 from tools.explore.globbing import glob_matches
 from tools.explore.importers import find_importers, is_import_line, python_module_names
 from tools.explore.markup import find_cross_references, is_web_file
-from tools.explore.models import as_dict
+from tools.explore.models import Partial, as_dict
 from tools.languages import CODE_LANGUAGES, language_for
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ class SkippedSymbol(BaseModel):
     reason: str
 
 
-class ImpactReport(BaseModel):
+class ImpactReport(Partial):
     files: list[str]
     symbols: list[str]
     direct: list[ImpactItem] = Field(default_factory=list)

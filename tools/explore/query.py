@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 
 from tools.errors import CodeIntelError, InvalidArgument
 from tools.explore.impact import is_test_file
-from tools.explore.models import MatchMode, as_dict
+from tools.explore.models import MatchMode, Partial, as_dict
 
 if TYPE_CHECKING:
     from tools.explore.service import Explorer
@@ -79,7 +79,7 @@ class QueryHit(BaseModel):
     chunk_id: str | None = None
 
 
-class QueryResult(BaseModel):
+class QueryResult(Partial):
     question: str
     results: list[QueryHit]
     routes_used: list[str]

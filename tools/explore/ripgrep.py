@@ -222,12 +222,12 @@ class SkippedFile:
     reason: str
 
 
-def oversized_files(cwd: Path, filters: RgFilters, timeout: float = 10.0, extra: list[str] | None = None) -> list[SkippedFile]:
-    """Files a search with these filters skips because they exceed max_file_bytes (largest first)."""
+def oversized_files(cwd: Path, filters: RgFilters, timeout: float = 10.0) -> list[SkippedFile]:
+    """Files under the filters' roots that exceed max_file_bytes (largest first): what rg skips."""
     limit = filters.max_file_bytes
     if not limit:
         return []
-    everything, _ = list_files(cwd, dataclasses.replace(filters, max_file_bytes=None), timeout, extra)
+    everything, _ = list_files(cwd, dataclasses.replace(filters, max_file_bytes=None), timeout)
     found: list[SkippedFile] = []
     for rel in everything:
         try:

@@ -11,7 +11,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
@@ -37,13 +37,13 @@ from tools.explore.models import (
     SymbolsResult,
     TextMatch,
 )
+from tools.explore.oversized import OversizedFiles
 from tools.explore.references import find_references
 from tools.explore.ripgrep import (
     RgFilters,
     RgOutcome,
     SkippedFile,
     list_files,
-    oversized_files,
     run_rg_json,
     too_big_reason,
 )
@@ -104,6 +104,8 @@ class Explorer:
         self._config = config
         self.parse_cache = ParseCache()
         self.lexical = LexicalIndex(root, self.parse_cache)
+        self.oversized = OversizedFiles(root.path)
+        self._side_work = ThreadPoolExecutor(max_workers=2, thread_name_prefix="code-intel-explore-side")
         self._lock = threading.RLock()
         self._definitions: Any = None  # the ctags index, built on first use
         self._warm_up_started = False
@@ -177,21 +179,24 @@ class Explorer:
             globs += ["--glob", g]
         flags += globs
         timeout = self.config.search_timeout_seconds
+        skipped = self._skipped(filters, _as_list(glob), timeout)
 
         def one(p: str) -> tuple[str, RgOutcome]:
             return p, run_rg_json(self.root.path, [p], filters, flags=flags, context_lines=context_lines,
                                   keep_matches=max_results, timeout=timeout)
 
-        with ThreadPoolExecutor(max_workers=min(4, len(patterns)) + 1) as pool:
-            skipped = pool.submit(budget.carry(oversized_files), self.root.path, filters, timeout, globs)
-            outcomes = list(pool.map(budget.carry(one), patterns))
+        if len(patterns) == 1:
+            outcomes = [one(patterns[0])]
+        else:
+            with ThreadPoolExecutor(max_workers=min(4, len(patterns))) as pool:
+                outcomes = list(pool.map(budget.carry(one), patterns))
         results = [_pattern_result(p, o, max_results, context_lines) for p, o in outcomes]
         if isinstance(pattern, str):
             answer: PatternResult | MultiPatternResult = results[0]
         else:
             answer = MultiPatternResult(results=results, total_matches=sum(r.total_matches for r in results),
                                         truncated=any(r.truncated for r in results))
-        attach_skipped(answer, _skipped_or_none(skipped))
+        attach_skipped(answer, skipped())
         return answer
 
     # ------------------------------------------------------------ search_files
@@ -219,6 +224,20 @@ class Explorer:
         hits = [FileHit(file=f, note=self._size_note(f, filters.max_file_bytes)) for f in found[:max_results]]
         return FileSearchResult(files=hits, total=len(found), truncated=len(found) > max_results)
 
+    def _skipped(self, filters: RgFilters, globs: list[str], timeout: float) -> Callable[[], list[SkippedFile]]:
+        """Start finding the files over max_file_bytes this search would have looked into (beside the
+        search itself); the returned call gives them, or nothing if that failed: it never fails the search."""
+        future = self._side_work.submit(budget.carry(self.oversized.in_scope), filters, globs, timeout)
+
+        def result() -> list[SkippedFile]:
+            try:
+                return future.result()
+            except Exception:
+                log.warning("could not list the files a search skipped", exc_info=True)
+                return []
+
+        return result
+
     def _size_note(self, rel: str, limit: int | None) -> str | None:
         if not limit:
             return None
@@ -240,16 +259,14 @@ class Explorer:
         max_results: int = 200,
     ) -> ReferenceResult:
         filters = self.filters(path)
-        globs = [arg for g in language_globs(language) for arg in ("--glob", g)]
         timeout = self.config.search_timeout_seconds
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            skipped = pool.submit(budget.carry(oversized_files), self.root.path, filters, timeout, globs)
-            result = find_references(
-                self.root.path, filters, self.lexical, self.definition_index.definition_lines, symbol,
-                language_globs=language_globs(language), include_comments=include_comments,
-                include_strings=include_strings, max_results=max_results, timeout=timeout,
-            )
-        attach_skipped(result, _skipped_or_none(skipped))
+        skipped = self._skipped(filters, language_globs(language), timeout)
+        result = find_references(
+            self.root.path, filters, self.lexical, self.definition_index.definition_lines, symbol,
+            language_globs=language_globs(language), include_comments=include_comments,
+            include_strings=include_strings, max_results=max_results, timeout=timeout,
+        )
+        attach_skipped(result, skipped())
         return result
 
     @budgeted
@@ -318,18 +335,10 @@ class Explorer:
         return run_query(self, question, semantic)
 
     def close(self) -> None:
+        self._side_work.shutdown(wait=False, cancel_futures=True)
         if self._definitions is not None:
             self._definitions.flush()
         self.parse_cache.clear()
-
-
-def _skipped_or_none(future: Future[list[SkippedFile]]) -> list[SkippedFile]:
-    """The oversized-file listing, or nothing when it failed (the search itself has already answered)."""
-    try:
-        return future.result()
-    except Exception:
-        log.warning("could not list the files a search skipped", exc_info=True)
-        return []
 
 
 def _pattern_result(pattern: str, outcome: RgOutcome, max_results: int, context_lines: int) -> PatternResult:

@@ -57,7 +57,7 @@ class DecisionLog:
             entry.update(error=error, message=message)
         try:
             line = json.dumps(entry, ensure_ascii=False, default=str) + "\n"
-            with self._lock, self.file.open("a", encoding="utf-8") as handle:
+            with self._lock, self.file.open("a", encoding="utf-8", errors="surrogateescape") as handle:
                 handle.write(line)
         except OSError:
             log.exception("could not append to %s", DECISIONS_FILE)

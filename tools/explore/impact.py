@@ -25,7 +25,7 @@ from tools.explore import budget
 from tools.explore.globbing import glob_matches
 from tools.explore.importers import find_importers, is_import_line, python_module_names
 from tools.explore.markup import find_cross_references, is_web_file
-from tools.explore.models import as_dict
+from tools.explore.models import Partial, as_dict
 from tools.languages import CODE_LANGUAGES, language_for
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ class SkippedSymbol(BaseModel):
     reason: str
 
 
-class ImpactReport(BaseModel):
+class ImpactReport(Partial):
     files: list[str]
     symbols: list[str]
     direct: list[ImpactItem] = Field(default_factory=list)
@@ -382,7 +382,7 @@ def _in_time(stage: str) -> bool:
 
 # --------------------------------------------------------------------------- entry point
 def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | None, *,
-                   document_search: DocumentSearchSettings | None = None) -> dict[str, Any]:
+                   document_search: DocumentSearchSettings | None = None) -> ImpactReport:
     """Impact of changing `files` (and, when given, only `symbols` in them), grouped as
     direct / dependents / tests / configs / docs / should_verify, each item with file and line."""
     changed = _changed_files(explorer, files)
@@ -433,4 +433,4 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
             if not selectors or raw["symbol"] in selectors:
                 out.add("should_verify", ImpactItem(**raw))
     out.fill(report)
-    return report.model_dump(exclude_none=True)
+    return report

@@ -1,11 +1,19 @@
 # The two entry points: `make demo` and `make test`; each runs ./setup.sh first (fast when nothing is missing).
-.PHONY: setup test demo lint typecheck bench
+# `make test` is what CI runs (.ci/run): lint, types, then the whole suite.
+.PHONY: setup test test-fast demo lint typecheck bench
 
 setup:
 	bash ./setup.sh
 
 test: setup
+	.venv/bin/ruff check .
+	.venv/bin/mypy
 	.venv/bin/pytest -q
+
+# Under a minute on a quiet machine: no set-up, no embedding model, no spawned servers or long scenarios.
+test-fast:
+	@test -x .venv/bin/pytest || { echo "no .venv yet: run ./setup.sh (or make test) once"; exit 2; }
+	.venv/bin/pytest -q -m "not model and not slow"
 
 demo: setup
 	.venv/bin/code-intel demo

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import inspect
-import json
 import logging
 import os
 import signal
@@ -36,12 +35,13 @@ from mcp.server.mcpserver.prompts import Prompt
 from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_core import PydanticSerializationError, to_json
 
 from tools.app import CodeIntelApp
 from tools.bounds import bound_answer
 from tools.context import skill
 from tools.context.rules import ContextUpdate
-from tools.errors import CodeIntelError
+from tools.errors import CodeIntelError, validation_problems
 from tools.explore.impact import ImpactReport
 from tools.explore.models import (
     DefinitionResult,
@@ -276,14 +276,14 @@ def analyze_impact(
     """What a change to these files would touch: references and importers of their symbols, tests that
     use them, configs and docs that mention them, and markup cross-references (CSS class/id <-> HTML,
     JSX, Vue and DOM code). Grouped as direct, dependents, tests, configs, docs and should_verify."""
-    return ImpactReport.model_validate(app_of(ctx).explorer.analyze_impact(files, symbols))
+    return app_of(ctx).analyze_impact(files, symbols)
 
 
 @tool(READ_ONLY)
 def query(ctx: Ctx, question: Annotated[str, Field(description="a natural-language question about the code")]) -> QueryResult:
     """A general entry point: routes a question to symbol, text and (when the index exists) semantic
     search and merges the results, each with file and line."""
-    return QueryResult.model_validate(app_of(ctx).query(question))
+    return app_of(ctx).query(question)
 
 
 # ------------------------------------------------------------------ semantic
@@ -440,15 +440,49 @@ def output_schema(models: tuple[type[BaseModel], ...]) -> dict[str, Any]:
         definitions[model.__name__] = schema
         ref = {"$ref": f"#/$defs/{model.__name__}"}
         if "success" in schema["properties"]:
-            choices.append(ref)
+            choices.append({"title": model.__name__, "allOf": [ref]})
         else:  # the envelope's `success: true`, beside the model's own fields
             schema.pop("additionalProperties", None)
-            choices.append({"allOf": [ref, SUCCESS]})
+            choices.append({"title": model.__name__, "allOf": [ref, SUCCESS]})
+    titles = [choice.pop("title") for choice in choices]
     compact = _compact({"type": "object", "anyOf": choices, "$defs": definitions})
     # the one null on the wire: a refusal with no session active has no current phase (step is 0)
     compact["$defs"]["Refusal"]["properties"]["current_phase"] = {
         "type": ["string", "null"], "description": "the session's phase; null when no session is active"}
-    return compact
+    out = _inline_refs(compact)
+    for choice, title in zip(out["anyOf"], titles, strict=True):  # the model each answer is, named
+        choice["title"] = title
+    return out
+
+
+def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """Every `$ref` replaced by the definition it names, except where a definition contains itself (an
+    outline's children): validators then do not resolve a reference for every item of a long list."""
+    definitions: dict[str, Any] = schema.pop("$defs", {})
+    kept: set[str] = set()
+
+    def expand(node: Any, inside: tuple[str, ...]) -> Any:
+        if isinstance(node, list):
+            return [expand(item, inside) for item in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/") and len(node) == 1:
+            name = ref.removeprefix("#/$defs/")
+            if name in inside:
+                kept.add(name)
+                return node
+            return expand(definitions[name], (*inside, name))
+        return {key: expand(value, inside) for key, value in node.items()}
+
+    out = expand(schema, ())
+    pending = set(kept)
+    while pending:  # a kept definition is expanded too (its own references to itself stay)
+        name = pending.pop()
+        definitions[name] = expand(definitions[name], (name,))
+    if kept:
+        out["$defs"] = {name: definitions[name] for name in sorted(kept)}
+    return out
 
 
 def wire_data(result: BaseModel) -> dict[str, Any]:
@@ -460,7 +494,7 @@ def wire_data(result: BaseModel) -> dict[str, Any]:
 
 def argument_refusal(tool_name: str, err: ValidationError) -> dict[str, Any]:
     """Arguments that do not fit a tool's input schema, as the same refusal any other bad input gets."""
-    problems = [f"{'.'.join(str(part) for part in e['loc']) or 'arguments'}: {e['msg']}" for e in err.errors()]
+    problems = validation_problems(err, "argument", "arguments")
     return {
         "success": False,
         "error": "invalid_argument",
@@ -554,12 +588,11 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
         if TOOLS[name].ledger:
             app.workflow.record_tool_call(name, arguments, ok=ok)
         log.info("%s %s in %.0f ms", name, "ok" if ok else data.get("error"), (time.perf_counter() - started) * 1000)
-        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
         try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:  # a file name that is not UTF-8: send its \xNN form (tools/pathnames.py)
+            text = to_json(data, fallback=str).decode()  # compact, non-ASCII kept as is
+        except PydanticSerializationError:  # a file name that is not UTF-8: send its \xNN form (tools/pathnames.py)
             data = client_safe(data)
-            text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
+            text = to_json(data, fallback=str).decode()
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data, is_error=not ok)
 
     async def run_stdio_async(self) -> None:

@@ -9,9 +9,35 @@ from pathlib import Path
 
 import pytest
 
+from tools.config import DEFAULT_EMBEDDING_MODEL
+from tools.index.embedder import Embedder
 from tools.project import ENV_PROJECT, ProjectRoot
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def write_files(root: Path, files: dict[str, str]) -> None:
+    """Write each relative path's text under `root`, creating folders."""
+    for rel, text in files.items():
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def embedding_model() -> Embedder:
+    """The default embedding model, loaded once for the whole run: every Embedder of that model in this
+    process (SemanticIndex, doctor, the query router) reuses it. Tests that request it are marked
+    `model`, which `make test-fast` leaves out."""
+    embedder = Embedder(DEFAULT_EMBEDDING_MODEL)
+    assert embedder.model is not None and embedder.loaded
+    return embedder
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "embedding_model" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.model)
 
 
 @pytest.fixture(autouse=True)

@@ -2,15 +2,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tools import doctor
+from tools.cli import main as cli_main
 from tools.doctor import CheckResult, check_ctags, check_project, format_results, run_checks
-
-REPO = Path(__file__).resolve().parent.parent
+from tools.index.embedder import Embedder
 
 
 def _fake_binary(folder: Path, name: str, body: str) -> str:
@@ -20,11 +19,10 @@ def _fake_binary(folder: Path, name: str, body: str) -> str:
     return str(path)
 
 
-@pytest.mark.slow
-def test_doctor_is_all_green_on_this_machine() -> None:
-    result = subprocess.run([str(REPO / ".venv" / "bin" / "code-intel"), "doctor"], capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout + result.stderr
-    lines = result.stdout.splitlines()
+def test_doctor_is_all_green_on_this_machine(embedding_model: Embedder, capsys: pytest.CaptureFixture[str]) -> None:
+    """Through the CLI entry point, in this process: the embedding check reuses the session's loaded model."""
+    assert cli_main(["doctor"]) == 0
+    lines = capsys.readouterr().out.splitlines()
     for name in ("python", "rg", "ctags", "git", "tree-sitter", "embedding model", "chroma"):
         assert any(line.startswith("ok") and f" {name} " in line for line in lines), name
     assert lines[-1] == "all checks passed"

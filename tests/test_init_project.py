@@ -31,6 +31,7 @@ def _init_script(project: Path, *extra: str) -> subprocess.CompletedProcess[str]
                           capture_output=True, text=True, check=True, timeout=60)
 
 
+@pytest.mark.slow  # runs init-project.sh twice
 def test_script_twice_changes_nothing_and_keeps_user_edits(git_project: Path, run_git: Callable[..., str]) -> None:
     first = _init_script(git_project)
     assert "created     .code-intel/config.json" in first.stdout

@@ -12,9 +12,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tools.config import Config, ContextSettings, load_config, load_context
+from tools.filecache import WatchedFile
 from tools.project import ProjectRoot
 
 if TYPE_CHECKING:
+    from tools.explore.impact import ImpactReport
+    from tools.explore.query import QueryResult
     from tools.explore.service import Explorer
     from tools.git.service import GitService
     from tools.index.service import SemanticIndex
@@ -25,30 +28,14 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class _Cached:
-    """Loads a settings file again only when its mtime changes."""
-
-    def __init__(self, file: Path, loader: Any) -> None:
-        self.file, self.loader = file, loader
-        self._stamp: float | None = -1.0
-        self._value: Any = None
-
-    def get(self) -> Any:
-        stamp = self.file.stat().st_mtime if self.file.exists() else None
-        if stamp != self._stamp or self._value is None:
-            self._value = self.loader(self.file.parent)
-            self._stamp = stamp
-        return self._value
-
-
 class CodeIntelApp:
     def __init__(self, root: ProjectRoot) -> None:
         self.root = root
         self._lock = threading.RLock()
         self._services: dict[str, Any] = {}
         self._embedding_calls: Any = None  # a small thread pool, made on the first semantic call
-        self._config = _Cached(root.state_dir / "config.json", load_config)
-        self._context = _Cached(root.state_dir / "context.yml", load_context)
+        self._config = WatchedFile(root.state_dir / "config.json", lambda file: load_config(file.parent))
+        self._context = WatchedFile(root.state_dir / "context.yml", lambda file: load_context(file.parent))
 
     @classmethod
     def for_path(cls, path: str | Path | None = None) -> CodeIntelApp:
@@ -57,13 +44,11 @@ class CodeIntelApp:
     # settings -----------------------------------------------------------------
     @property
     def config(self) -> Config:
-        value: Config = self._config.get()
-        return value
+        return self._config.get()
 
     @property
     def context(self) -> ContextSettings:
-        value: ContextSettings = self._context.get()
-        return value
+        return self._context.get()
 
     # services -----------------------------------------------------------------
     def _service(self, name: str, build: Any) -> Any:
@@ -130,11 +115,20 @@ class CodeIntelApp:
             self.root.writable_dir("chroma", "sync_index")
         return self.index.sync(force=force, progress=progress)
 
-    def query(self, question: str) -> Any:
-        semantic = None
-        if self.index.is_available():
-            semantic = self.semantic_search
-        return self.explorer.query(question, semantic=semantic)
+    def query(self, question: str) -> QueryResult:
+        """query: symbol, text and (when an index exists) semantic routes, merged, within the time budget."""
+        from tools.explore.query import run_query
+
+        semantic = self.semantic_search if self.index.is_available() else None  # held to the time budget too
+        return self.explorer.run_budgeted("query", run_query, self.explorer, question, semantic)
+
+    def analyze_impact(self, files: list[str], symbols: list[str] | None) -> ImpactReport:
+        """analyze_impact over the explorer's engines, with the project's document_search settings, within the
+        time budget."""
+        from tools.explore.impact import analyze_impact
+
+        return self.explorer.run_budgeted("analyze_impact", analyze_impact, self.explorer, files, symbols,
+                                          document_search=self.context.document_search)
 
     # the embedding calls, held to the exploration time budget -------------------------------------
     def semantic_search(self, query: str, n_results: int = 10, collection: str | None = None) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from tools.errors import ConfigError
+from tools.errors import ConfigError, validation_problems
 from tools.verify.settings import VerifySettings
 
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2-code"
@@ -90,15 +90,6 @@ class ContextSettings(BaseModel):
     last_synced: str | None = None
 
 
-def _describe(file: Path, err: ValidationError) -> str:
-    problems = []
-    for e in err.errors():
-        key = ".".join(str(p) for p in e["loc"]) or "(top level)"
-        reason = "unknown key" if e["type"] == "extra_forbidden" else e["msg"]
-        problems.append(f"key '{key}': {reason} (got {e.get('input')!r})")
-    return f"{file}: " + "; ".join(problems)
-
-
 def _validate(model: type[BaseModel], data: Any, file: Path) -> Any:
     if data is None:
         data = {}
@@ -107,7 +98,7 @@ def _validate(model: type[BaseModel], data: Any, file: Path) -> Any:
     try:
         return model.model_validate(data)
     except ValidationError as err:
-        raise ConfigError(_describe(file, err), hint=f"fix or remove the key in {file.name}; defaults apply to missing keys") from None
+        raise ConfigError(f"{file}: " + "; ".join(validation_problems(err, "key")), hint=f"fix or remove the key in {file.name}; defaults apply to missing keys") from None
 
 
 def _read_text(file: Path) -> str:

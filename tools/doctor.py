@@ -52,6 +52,12 @@ def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
 
 
+def _version(path: str) -> tuple[int, str]:
+    """`<binary> --version`: its exit code and first line (stderr when stdout is empty)."""
+    out = _run([path, "--version"])
+    return out.returncode, out.stdout.splitlines()[0] if out.stdout else out.stderr.strip()
+
+
 def check_python() -> CheckResult:
     version = ".".join(map(str, sys.version_info[:3]))
     ok = sys.version_info >= (3, 11)
@@ -63,9 +69,8 @@ def check_rg() -> CheckResult:
     path = find_binary("rg")
     if path is None:
         return CheckResult(name="rg", ok=False, detail="not found beside the interpreter or on PATH", fix=INSTALL_HINTS["rg"])
-    out = _run([path, "--version"])
-    first = out.stdout.splitlines()[0] if out.stdout else out.stderr.strip()
-    ok = out.returncode == 0 and first.startswith("ripgrep")
+    status, first = _version(path)
+    ok = status == 0 and first.startswith("ripgrep")
     return CheckResult(name="rg", ok=ok, detail=f"{first} ({path})", fix=None if ok else INSTALL_HINTS["rg"])
 
 
@@ -73,8 +78,7 @@ def check_ctags() -> CheckResult:
     path = find_binary("ctags")
     if path is None:
         return CheckResult(name="ctags", ok=False, detail="not found", fix=INSTALL_HINTS["ctags"])
-    version = _run([path, "--version"])
-    first = version.stdout.splitlines()[0] if version.stdout else version.stderr.strip()
+    _, first = _version(path)
     if "Universal Ctags" not in first:
         return CheckResult(name="ctags", ok=False, detail=f"{path} is not Universal Ctags: {first!r}",
                            fix=INSTALL_HINTS["ctags"] + "; Exuberant/BSD ctags cannot write JSON")
@@ -89,9 +93,9 @@ def check_git() -> CheckResult:
     path = find_binary("git")
     if path is None:
         return CheckResult(name="git", ok=False, detail="not found", fix=INSTALL_HINTS["git"])
-    out = _run([path, "--version"])
-    ok = out.returncode == 0
-    return CheckResult(name="git", ok=ok, detail=f"{out.stdout.strip()} ({path})", fix=None if ok else INSTALL_HINTS["git"])
+    status, first = _version(path)
+    ok = status == 0
+    return CheckResult(name="git", ok=ok, detail=f"{first} ({path})", fix=None if ok else INSTALL_HINTS["git"])
 
 
 def check_grammars() -> CheckResult:

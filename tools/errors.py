@@ -24,6 +24,22 @@ class CodeIntelError(Exception):
         return out
 
 
+def validation_problems(err: Any, noun: str = "field", top: str = "(top level)") -> list[str]:
+    """One line per problem of a pydantic ValidationError, the same wording wherever input is checked
+    (tool arguments, phase payloads, settings files, the phase contract, checkpoints):
+    `missing field 'x'`, `unknown field 'x'`, `field 'x': <why> (got <value>)`."""
+    problems = []
+    for e in err.errors():
+        where = ".".join(str(part) for part in e["loc"]) or top
+        if e["type"] == "missing":
+            problems.append(f"missing {noun} '{where}'")
+        elif e["type"] == "extra_forbidden":
+            problems.append(f"unknown {noun} '{where}'")
+        else:
+            problems.append(f"{noun} '{where}': {e['msg']} (got {e.get('input')!r:.80})")
+    return problems
+
+
 class InvalidArgument(CodeIntelError):
     code = "invalid_argument"
 

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from tools.index.embedder import Embedder
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BENCHMARKS = REPO_ROOT / "benchmarks"
 
@@ -223,7 +225,8 @@ def test_span_checks_name_missing_files_and_spans_off_a_definition(tmp_path: Pat
 
 
 @pytest.mark.slow
-def test_a_real_run_through_the_server_tools_and_bm25(tmp_path: Path, mirror: tuple[Path, str, str]) -> None:
+def test_a_real_run_through_the_server_tools_and_bm25(tmp_path: Path, mirror: tuple[Path, str, str],
+                                                     embedding_model: Embedder) -> None:
     """Index a tiny repository with the default model and ask through the MCP server's own tools."""
     root, old, _new = mirror
     text = GOOD.format(commit=old).replace("src/mailer.py, start: 1, end: 2", "src/mailer.py, start: 4, end: 6")

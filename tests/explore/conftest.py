@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import write_files
 from tools.config import Config
 from tools.explore.service import Explorer
 from tools.project import ProjectRoot
@@ -229,16 +230,15 @@ fun helper(value: String): String = value
 }
 
 
-def write_sources(root: Path, sources: dict[str, str]) -> None:
-    for rel, text in sources.items():
-        target = root / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+def explorer_over(root: Path, files: dict[str, str]) -> Explorer:
+    """An Explorer with default settings over `root`, after writing `files` into it."""
+    write_files(root, files)
+    return Explorer(ProjectRoot(root.resolve()), Config)
 
 
 @pytest.fixture
 def polyglot(project_dir: Path) -> Path:
-    write_sources(project_dir, SOURCES)
+    write_files(project_dir, SOURCES)
     (project_dir / ".gitignore").write_text("ignored/\n", encoding="utf-8")
     # rg only honours .gitignore inside a git repository
     (project_dir / ".git").mkdir()

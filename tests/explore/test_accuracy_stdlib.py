@@ -20,6 +20,8 @@ import pytest
 from tools.explore.models import OutlineSymbol
 from tools.explore.service import Explorer
 
+pytestmark = pytest.mark.slow  # indexes and searches a copy of the standard library
+
 SAMPLE_FILES = 70
 MAX_FILE_BYTES = 120_000
 REFERENCE_NAMES = 40

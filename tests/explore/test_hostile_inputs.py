@@ -15,6 +15,8 @@ import pytest
 
 from tools.errors import CodeIntelError
 from tools.explore.globbing import compile_glob, glob_matches
+from tools.explore.impact import analyze_impact
+from tools.explore.query import run_query
 from tools.explore.service import Explorer
 from tools.pathnames import client_safe
 
@@ -76,7 +78,8 @@ def test_catastrophic_regexes_answer_within_the_budget(hostile: Path, make_explo
 def test_hostile_symbol_names_answer_quickly(hostile: Path, make_explorer: Callable[..., Explorer], symbol: str) -> None:
     explorer = make_explorer(hostile, search_timeout_seconds=3)
     for call in (lambda: explorer.find_definitions(symbol), lambda: explorer.find_definitions(symbol, match="prefix"),
-                 lambda: explorer.find_references(symbol), lambda: explorer.query(symbol)):
+                 lambda: explorer.find_references(symbol),
+                 lambda: explorer.run_budgeted("query", run_query, explorer, symbol, None)):
         elapsed, _ = timed(call)
         assert elapsed < FEW_SECONDS, f"{symbol[:30]!r} took {elapsed:.1f} s"
 
@@ -91,8 +94,9 @@ def test_a_budget_that_runs_out_gives_a_partial_result_that_says_so(hostile: Pat
     assert result.partial is True and "stopped after" in result.partial_reason  # type: ignore[attr-defined]
     # a composite call shares one deadline: once an early step uses it up, the later steps are skipped
     monkeypatch.setenv("CODE_INTEL_FAULTS", "explore.get_symbols=sleep:0.1")
-    impact = make_explorer(hostile, search_timeout_seconds=0.05).analyze_impact(["src/ok.py"])
-    assert impact.get("partial") is True and "ran out before references" in impact["partial_reason"]
+    later = make_explorer(hostile, search_timeout_seconds=0.05)
+    impact = later.run_budgeted("analyze_impact", analyze_impact, later, ["src/ok.py"], None)
+    assert impact.partial is True and "ran out before references" in (impact.partial_reason or "")
 
 
 def test_glob_refusals_are_clear() -> None:

@@ -1,15 +1,21 @@
 """analyze_impact through the real Explorer (rg, ctags, tree-sitter) on a small polyglot project."""
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tools.config import Config, DocumentSearchSettings
+from tests.explore.conftest import explorer_over
+from tools.config import DocumentSearchSettings
 from tools.errors import FileNotFound, InvalidArgument, PathOutsideProject
 from tools.explore import impact
-from tools.explore.impact import analyze_impact
+from tools.explore.impact import analyze_impact as impact_report
 from tools.explore.service import Explorer
-from tools.project import ProjectRoot
+
+
+def analyze_impact(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    """The report as the wire shows it (null fields left out)."""
+    return impact_report(*args, **kwargs).model_dump(exclude_none=True)
 
 PROJECT = {
     "app/__init__.py": "",
@@ -66,11 +72,7 @@ DOCS = DocumentSearchSettings(include_patterns=["**/*.md"], exclude_patterns=["d
 
 @pytest.fixture
 def explorer(tmp_path: Path) -> Explorer:
-    for rel, text in PROJECT.items():
-        target = tmp_path / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    return Explorer(ProjectRoot(tmp_path.resolve()), Config)
+    return explorer_over(tmp_path, PROJECT)
 
 
 def places(items: list[dict]) -> set[tuple[str, int]]:
@@ -194,8 +196,10 @@ def test_refusals(explorer: Explorer, tmp_path: Path) -> None:
         analyze_impact(explorer, ["app/config.py"], [""])
 
 
-def test_explorer_facade_delegates(explorer: Explorer) -> None:
-    report = explorer.analyze_impact(["app/config.py"], ["parse_config"])
+def test_app_runs_it_with_the_project_settings(explorer: Explorer) -> None:
+    from tools.app import CodeIntelApp
+
+    report = CodeIntelApp(explorer.root).analyze_impact(["app/config.py"], ["parse_config"]).model_dump()
     assert ("app/service.py", 6) in places(report["dependents"])
     # default document_search (context.yml absent) covers every Markdown file, the archive included
     assert {"docs/config.md", "docs/archive/old.md"} <= {i["file"] for i in report["docs"]}
@@ -210,10 +214,7 @@ def test_a_module_named_inside_a_multi_line_import_list_is_an_importer(tmp_path:
         "pkg/sibling.py": "from . import (\n    core as c,\n)\n",
         "unrelated.py": "from pkg import (\n    other,\n)\n",
     }
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text, encoding="utf-8")
-    explorer = Explorer(ProjectRoot(tmp_path.resolve()), Config)
+    explorer = explorer_over(tmp_path, files)
     report = analyze_impact(explorer, ["pkg/core.py"], ["alpha"])
     importers = {i["file"]: i["line"] for i in report["dependents"] if "imports pkg/core.py" in i["reason"]}
     assert importers == {"main.py": 1, "pkg/sibling.py": 1}

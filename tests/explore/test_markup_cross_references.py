@@ -4,11 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from tools.config import Config
+from tests.explore.conftest import explorer_over
 from tools.errors import FileNotFound, PathOutsideProject
 from tools.explore.markup import cross_references, find_cross_references
 from tools.explore.service import Explorer
-from tools.project import ProjectRoot
 
 WEB_FILES = {
     "static/site.css": (
@@ -37,11 +36,7 @@ WEB_FILES = {
 
 @pytest.fixture
 def explorer(tmp_path: Path) -> Explorer:
-    for rel, text in WEB_FILES.items():
-        target = tmp_path / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    return Explorer(ProjectRoot(tmp_path.resolve()), Config)
+    return explorer_over(tmp_path, WEB_FILES)
 
 
 def places(items: list[dict]) -> set[tuple[str, int, str]]:

@@ -5,11 +5,16 @@ from typing import Any
 
 import pytest
 
-from tools.config import Config
+from tests.explore.conftest import explorer_over
 from tools.errors import InvalidArgument, SearchTimeout, ToolUnavailable
-from tools.explore.query import QueryHit, extract_candidates, merge_hits, run_query, stem
+from tools.explore.query import QueryHit, extract_candidates, merge_hits, stem
+from tools.explore.query import run_query as query_result
 from tools.explore.service import Explorer
-from tools.project import ProjectRoot
+
+
+def run_query(*args: Any) -> dict[str, Any]:
+    """The result as the wire shows it (null fields left out)."""
+    return query_result(*args).model_dump(exclude_none=True)
 
 PROJECT = {
     "app/config.py": (
@@ -32,11 +37,7 @@ PROJECT = {
 
 @pytest.fixture
 def explorer(tmp_path: Path) -> Explorer:
-    for rel, text in PROJECT.items():
-        target = tmp_path / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    return Explorer(ProjectRoot(tmp_path.resolve()), Config)
+    return explorer_over(tmp_path, PROJECT)
 
 
 # --------------------------------------------------------------------------- extraction
@@ -210,5 +211,7 @@ def test_empty_and_oversized_questions_are_refused(explorer: Explorer) -> None:
         run_query(explorer, "x" * 5000, None)
 
 
-def test_explorer_facade_delegates(explorer: Explorer) -> None:
-    assert explorer.query("parse_config")["results"][0]["file"] == "app/config.py"
+def test_app_routes_a_question_without_an_index(explorer: Explorer) -> None:
+    from tools.app import CodeIntelApp
+
+    assert CodeIntelApp(explorer.root).query("parse_config").results[0].file == "app/config.py"

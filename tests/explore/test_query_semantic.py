@@ -1,10 +1,13 @@
 """The query router with the real semantic index (embedding model + Chroma) through CodeIntelApp."""
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from tests.conftest import write_files
 from tools.app import CodeIntelApp
+from tools.index.embedder import Embedder
 
 pytestmark = pytest.mark.slow
 
@@ -31,24 +34,26 @@ FILES = {
 }
 
 
+def ask(app: CodeIntelApp, question: str) -> dict[str, Any]:
+    """The answer as the wire shows it (null fields left out)."""
+    return app.query(question).model_dump(exclude_none=True)
+
+
 @pytest.fixture
-def app(project_dir: Path) -> CodeIntelApp:
-    for rel, text in FILES.items():
-        target = project_dir / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+def app(project_dir: Path, embedding_model: Embedder) -> CodeIntelApp:
+    write_files(project_dir, FILES)
     application = CodeIntelApp.for_path(project_dir)
     yield application
     application.close()
 
 
 def test_prose_question_is_answered_by_the_semantic_route(app: CodeIntelApp) -> None:
-    before = app.query("mail a greeting to a new user")
+    before = ask(app, "mail a greeting to a new user")
     assert "semantic" not in before["routes_used"]
     assert any("semantic search unavailable" in n for n in before["notes"])
 
     app.index.sync()
-    result = app.query("mail a greeting to a new user")
+    result = ask(app, "mail a greeting to a new user")
     assert "semantic" in result["routes_used"]
     semantic = [r for r in result["results"] if r["kind"] == "semantic"]
     mailer = next(r for r in semantic if r["file"] == "src/mailer.py")
@@ -58,7 +63,7 @@ def test_prose_question_is_answered_by_the_semantic_route(app: CodeIntelApp) -> 
 
 def test_routes_agree_on_a_named_function(app: CodeIntelApp) -> None:
     app.index.sync()
-    result = app.query("where does send_welcome_email mail new users?")
+    result = ask(app, "where does send_welcome_email mail new users?")
     assert result["routes_used"] == ["definitions", "text", "semantic"]
     top = result["results"][0]
     assert (top["file"], top["line"], top["kind"]) == ("src/mailer.py", 4, "definition")

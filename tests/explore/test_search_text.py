@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -119,6 +120,36 @@ def test_regex_too_large_to_compile_is_refused(explorer: Explorer) -> None:
 
 
 def test_references_timeout_is_partial(polyglot: Path, make_explorer: Callable[..., Explorer]) -> None:
-    explorer = make_explorer(polyglot, search_timeout_seconds=0.001)
+    # rg blocks on a named pipe nobody writes to, so the deadline always comes first (no race with a
+    # fast machine): every real file is searched before it, and what was found comes back as partial
+    os.mkfifo(polyglot / "never_written")
+    explorer = make_explorer(polyglot, search_timeout_seconds=0.2, source_dirs=["src", "never_written"])
     result = explorer.find_references("helper")
-    assert result.partial is True and result.partial_reason
+    assert result.partial is True and result.partial_reason and "stopped after" in result.partial_reason
+
+
+def test_a_truncated_result_is_the_first_matches_in_file_and_line_order(tmp_path: Path,
+                                                                          make_explorer: Callable[..., Explorer]) -> None:
+    root = (tmp_path / "many").resolve()
+    for i in range(60):  # enough files for rg's threads to finish them in varying order
+        folder = root / f"pkg{i % 7}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"mod{i:02d}.py").write_text("".join(f"value_{n} = {n}  # needle\n" for n in range(i % 5 + 1)))
+    explorer = make_explorer(root)
+    everything = explorer.search_text("needle", max_results=5000)
+    assert isinstance(everything, PatternResult) and not everything.truncated
+    ordered = [(m.file, m.line) for m in everything.matches]
+    assert ordered == sorted(ordered)
+    for limit in (1, 7, 40):
+        answers = [explorer.search_text("needle", max_results=limit, context_lines=1) for _ in range(5)]
+        first = answers[0]
+        assert isinstance(first, PatternResult) and first.truncated and first.total_matches == len(ordered)
+        assert [(m.file, m.line) for m in first.matches] == ordered[:limit]
+        assert all(answer == first for answer in answers[1:])
+
+
+def test_columns_count_characters_not_bytes(project_dir: Path, make_explorer: Callable[..., Explorer]) -> None:
+    (project_dir / "greek.txt").write_text("αβγ δ needle and needle\n", encoding="utf-8")
+    result = make_explorer(project_dir).search_text("needle")
+    assert isinstance(result, PatternResult)
+    assert [(m.line, m.column, m.text) for m in result.matches] == [(1, 7, "αβγ δ needle and needle")]

@@ -10,6 +10,7 @@ from tests.git.conftest import TestRepo
 from tools.errors import GitError
 from tools.git.service import GitService
 from tools.project import ProjectRoot
+from tools.session_types import GitSessionInfo
 
 
 def _stale_setup(repo: TestRepo) -> dict[str, str]:
@@ -84,15 +85,21 @@ def test_merge_choice_needs_one_branch_when_head_is_not_on_one(repo: TestRepo) -
     assert len(repo.branches()) == 3
 
 
-def test_merge_makes_a_merge_commit_when_the_base_moved(repo: TestRepo) -> None:
+def _session_commit_then_main_moves(repo: TestRepo, session: str, ours: tuple[str, str], theirs: tuple[str, str]) -> tuple[GitService, GitSessionInfo]:
+    """A session commits `ours` (file, text) on its task branch, then main commits `theirs`; back on the task branch."""
     service = repo.service()
-    info = service.create_task_branch("m1", service.begin_session("m1"))
-    repo.write("feature.py", "feature\n")
-    info, _ = service.commit(info, ["feature.py"], [], "Add feature")
+    info = service.create_task_branch(session, service.begin_session(session))
+    repo.write(*ours)
+    info, _ = service.commit(info, [ours[0]], [], "Session edit")
     repo.git("checkout", "-q", "main")
-    repo.write("other.py", "someone else\n")
-    repo.commit_all("Unrelated work on main")
-    repo.git("checkout", "-q", info.task_branch or "")
+    repo.write(*theirs)
+    repo.commit_all("Main moved")
+    repo.git("checkout", "-q", f"llm_task_{session}_from_main")
+    return service, info
+
+
+def test_merge_makes_a_merge_commit_when_the_base_moved(repo: TestRepo) -> None:
+    service, info = _session_commit_then_main_moves(repo, "m1", ("feature.py", "feature\n"), ("other.py", "someone else\n"))
     info, report = service.merge(info)
     assert report.kind == "merge-commit" and repo.head_branch() == "main"
     assert repo.read("feature.py") == "feature\n" and repo.read("other.py") == "someone else\n"
@@ -100,14 +107,7 @@ def test_merge_makes_a_merge_commit_when_the_base_moved(repo: TestRepo) -> None:
 
 
 def test_merge_conflict_is_refused_and_the_repository_left_as_it_was(repo: TestRepo) -> None:
-    service = repo.service()
-    info = service.create_task_branch("c1", service.begin_session("c1"))
-    repo.write("app.py", "session version\n")
-    info, _ = service.commit(info, ["app.py"], [], "Session edit")
-    repo.git("checkout", "-q", "main")
-    repo.write("app.py", "main version\n")
-    repo.commit_all("Conflicting edit on main")
-    repo.git("checkout", "-q", "llm_task_c1_from_main")
+    service, info = _session_commit_then_main_moves(repo, "c1", ("app.py", "session version\n"), ("app.py", "main version\n"))
     repo.write("mine.txt", "user file\n")
     before = (repo.rev("main"), repo.rev("HEAD"), repo.head_branch(), repo.status(), repo.branches())
     with pytest.raises(GitError) as refused:
@@ -119,14 +119,7 @@ def test_merge_conflict_is_refused_and_the_repository_left_as_it_was(repo: TestR
 
 
 def test_merge_refused_when_user_changes_stand_in_the_way_rolls_the_base_back(repo: TestRepo) -> None:
-    service = repo.service()
-    info = service.create_task_branch("c2", service.begin_session("c2"))
-    repo.write("feature.py", "feature\n")
-    info, _ = service.commit(info, ["feature.py"], [], "Add feature")
-    repo.git("checkout", "-q", "main")
-    repo.write("README.md", "main moved\n")
-    repo.commit_all("Main moved")
-    repo.git("checkout", "-q", "llm_task_c2_from_main")
+    service, info = _session_commit_then_main_moves(repo, "c2", ("feature.py", "feature\n"), ("README.md", "main moved\n"))
     repo.write("README.md", "user's uncommitted edit\n")  # switching to the merged main would overwrite it
     main_before = repo.rev("main")
     with pytest.raises(GitError) as refused:

@@ -13,6 +13,8 @@ import pytest
 from tests.workflow.conftest import Driver
 from tools.project import ProjectRoot
 
+pytestmark = pytest.mark.slow  # spawns the hook command as the clients do
+
 CODE_INTEL = str(Path(sys.executable).parent / "code-intel")
 HEAVY = ("mcp", "pydantic", "pydantic_core", "chromadb", "torch", "sentence_transformers", "tree_sitter",
          "tree_sitter_language_pack", "yaml", "git")

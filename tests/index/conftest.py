@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import write_files
 from tools.config import load_config
+from tools.index.embedder import Embedder
 from tools.index.service import SemanticIndex
 from tools.project import ProjectRoot
 
@@ -39,13 +41,6 @@ def send_welcome_email(address, name):
 }
 
 
-def write_files(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
-
 @pytest.fixture
 def sample_project(project_dir: Path) -> Path:
     write_files(project_dir, SAMPLE_FILES)
@@ -53,7 +48,7 @@ def sample_project(project_dir: Path) -> Path:
 
 
 @pytest.fixture
-def make_index() -> Iterator[Callable[..., SemanticIndex]]:
+def make_index(embedding_model: Embedder) -> Iterator[Callable[..., SemanticIndex]]:
     """`make_index(folder, **config)`: a SemanticIndex with config.json written from the keyword arguments."""
     made: list[SemanticIndex] = []
 

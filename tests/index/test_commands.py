@@ -7,12 +7,13 @@ from pathlib import Path
 import pytest
 
 from tools.cli import main
+from tools.index.embedder import Embedder
 
 pytestmark = pytest.mark.slow
 
 
 def test_index_then_search_from_the_command_line(
-    sample_project: Path, capsys: pytest.CaptureFixture[str]
+    sample_project: Path, capsys: pytest.CaptureFixture[str], embedding_model: Embedder
 ) -> None:
     assert main(["index", "--project", str(sample_project)]) == 0
     out, err = capsys.readouterr()

@@ -15,7 +15,7 @@ from tools.index.embedder import CODE_TUNED_WEIGHTS, Embedder, apply_tuned_layer
 pytestmark = pytest.mark.slow
 
 
-def test_default_model_is_the_code_tuned_one_and_differs_from_the_base() -> None:
+def test_default_model_is_the_code_tuned_one_and_differs_from_the_base(embedding_model: Embedder) -> None:
     assert Config().embedding_model == "all-MiniLM-L6-v2-code"
     tuned, base = Embedder("all-MiniLM-L6-v2-code"), Embedder("all-MiniLM-L6-v2")
     assert tuned.identity != base.identity  # an index built with one is rebuilt for the other
@@ -26,7 +26,7 @@ def test_default_model_is_the_code_tuned_one_and_differs_from_the_base() -> None
     assert 0.5 < float(a @ b) < 0.9999  # the same model underneath, with retuned layers
 
 
-def test_the_tuned_model_puts_a_description_nearer_its_code_than_other_code() -> None:
+def test_the_tuned_model_puts_a_description_nearer_its_code_than_other_code(embedding_model: Embedder) -> None:
     tuned = Embedder("all-MiniLM-L6-v2-code")
     code = [
         "src/store.py: function load_settings (load settings)\ndef load settings(path):\n"

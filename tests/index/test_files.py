@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import write_files
 from tools.config import Config
 from tools.errors import InvalidArgument, PathOutsideProject
 from tools.index.files import list_source_files
@@ -13,9 +14,7 @@ from tools.project import ProjectRoot
 
 
 def _write(root: Path, rel: str, text: str = "x = 1\n") -> None:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    write_files(root, {rel: text})
 
 
 def test_gitignore_excludes_and_size_limit_are_respected(git_project: Path) -> None:

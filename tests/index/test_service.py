@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.index.conftest import write_files
+from tests.conftest import write_files
 from tools.errors import InvalidArgument
 from tools.index.service import SemanticIndex
 from tools.index.sync import FILES_PER_BATCH

@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.conftest import write_files
 from tools.verify.detect import detect_commands
 
 
 def _write(root: Path, rel: str, text: str = "") -> None:
-    target = root / rel
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, encoding="utf-8")
+    write_files(root, {rel: text})
 
 
 def _runs(root: Path) -> list[list[str] | str]:

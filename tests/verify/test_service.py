@@ -13,6 +13,8 @@ from tools.project import ProjectRoot
 from tools.verify.service import CheckService
 from tools.verify.settings import VerifyCommand, VerifySettings
 
+pytestmark = pytest.mark.slow  # runs real check commands (pytest) in subprocesses
+
 CALC = "def add(a, b):\n    return a + b\n\n\ndef subtract(a, b):\n    return a - b\n"
 TESTS = ("from calc import add, subtract\n\n\ndef test_add():\n    assert add(1, 2) == 3\n\n\n"
          "def test_subtract():\n    assert subtract(3, 1) == 2\n")

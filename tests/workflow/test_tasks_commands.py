@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tools.app import CodeIntelApp
-from tools.workflow.commands import run_clean, run_status
+from tools.session_commands import run_clean, run_status
 
 
 def _args(project: Path) -> argparse.Namespace:

@@ -21,6 +21,8 @@ from tools.workflow.engine import WorkflowEngine
 
 from .conftest import Driver, FakeGit
 
+pytestmark = pytest.mark.slow  # runs real check commands (pytest) in subprocesses
+
 TEST_APP = '''\
 import importlib.util
 import pathlib

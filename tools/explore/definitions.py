@@ -8,7 +8,6 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import hashlib
-import json
 import logging
 import os
 import subprocess
@@ -17,6 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from tools.config import Config
 from tools.errors import InvalidArgument
@@ -28,7 +28,7 @@ from tools.explore.outline import flatten, outline
 from tools.explore.ripgrep import RgFilters, SkippedFile, list_files, too_big_reason
 from tools.explore.scope import accepted_languages, project_filters
 from tools.explore.syntax import ParseCache
-from tools.fsutil import write_atomic
+from tools.filecache import load_cache, save_cache
 from tools.languages import language_for
 from tools.project import ProjectRoot
 
@@ -329,20 +329,14 @@ class DefinitionIndex:
         return self.root.runtime_dir("cache") / CACHE_FILE
 
     def _load_cache(self) -> None:
-        path = self.cache_path
-        if not path.exists():
-            return
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            if data.get("version") != CACHE_VERSION:
-                return
-            self._stamps = {f: FileStamp(*v) for f, v in data["files"].items()}
-            self._tags = {f: [_from_fields(f, row) for row in rows] for f, rows in data["tags"].items()}
+        def decode(data: dict[str, Any]) -> tuple[dict[str, FileStamp], dict[str, list[Tag]]]:
+            return ({f: FileStamp(*v) for f, v in data["files"].items()},
+                    {f: [_from_fields(f, row) for row in rows] for f, rows in data["tags"].items()})
+
+        loaded = load_cache(self.cache_path, CACHE_VERSION, decode, "definition")
+        if loaded is not None:
+            self._stamps, self._tags = loaded
             self._rebuild_lookup()
-        except (OSError, ValueError, KeyError, TypeError) as err:
-            # a damaged cache only costs a rebuild
-            log.warning("ignoring unreadable definition cache %s: %s", path, err)
-            self._stamps, self._tags = {}, {}
 
     def _save_cache(self) -> None:
         """Write the cache from a snapshot on a background thread: the caller does not wait for disk."""
@@ -359,16 +353,10 @@ class DefinitionIndex:
         with self._write_lock:
             if seq != self._save_seq:
                 return  # a newer snapshot is queued behind this one
-            data = {
-                "version": CACHE_VERSION,
+            save_cache(self.cache_path, CACHE_VERSION, {
                 "files": {f: [s.size, s.mtime_ns, s.digest] for f, s in stamps.items()},
                 "tags": {f: [_fields(d) for d in items] for f, items in tags.items()},
-            }
-            try:
-                # creating the cache folder can fail on a read-only project
-                write_atomic(self.cache_path, json.dumps(data, separators=(",", ":")))
-            except OSError as err:
-                log.warning("could not write the definition cache under %s: %s", self.root.state_dir, err)
+            }, "definition")
 
     def flush(self) -> None:
         """Wait until the cache on disk matches memory (tests, benchmarks and shutdown)."""

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 from tools.errors import InvalidArgument
 
-GLOB_CHARS = frozenset("*?[{")
 MAX_GLOB_CHARS = 1000
 MAX_STATES = 4000  # automaton size: bounds memory and time of one glob, whatever it holds
 _DFA_CACHE_LIMIT = 20_000  # cached deterministic states per glob; the cache restarts when full
@@ -333,7 +332,3 @@ def glob_matches(glob: str, relative_path: str, base: str | None = None) -> bool
     if base and base not in (".", "") and relative_path.startswith(base.rstrip("/") + "/"):
         return matcher.match(relative_path[len(base.rstrip("/")) + 1 :])
     return False
-
-
-def has_glob_chars(text: str) -> bool:
-    return any(c in GLOB_CHARS for c in text)

@@ -382,7 +382,7 @@ def _in_time(stage: str) -> bool:
 
 # --------------------------------------------------------------------------- entry point
 def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | None, *,
-                   document_search: DocumentSearchSettings | None = None) -> dict[str, Any]:
+                   document_search: DocumentSearchSettings | None = None) -> ImpactReport:
     """Impact of changing `files` (and, when given, only `symbols` in them), grouped as
     direct / dependents / tests / configs / docs / should_verify, each item with file and line."""
     changed = _changed_files(explorer, files)
@@ -433,4 +433,4 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
             if not selectors or raw["symbol"] in selectors:
                 out.add("should_verify", ImpactItem(**raw))
     out.fill(report)
-    return report.model_dump(exclude_none=True)
+    return report

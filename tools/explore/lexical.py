@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import json
 import logging
 import os
 import threading
@@ -23,7 +22,7 @@ from tools.errors import InvalidArgument
 from tools.explore import budget
 from tools.explore.grammar import node_category
 from tools.explore.syntax import ParseCache, ParsedFile
-from tools.fsutil import write_atomic
+from tools.filecache import load_cache, save_cache
 from tools.languages import CODE_LANGUAGES, get_language, language_for
 from tools.project import ProjectRoot
 
@@ -194,28 +193,17 @@ class LexicalIndex:
             if self._loaded:
                 return
             self._loaded = True
-            path = self.cache_path
-            if not path.exists():
-                return
-            try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-                if data.get("version") != CACHE_VERSION:
-                    return
-                for rel, (mtime_ns, size, starts, ends, kinds) in data["files"].items():
-                    self._maps[rel] = ((mtime_ns, size), LexicalMap(starts, ends, kinds))
-            except (OSError, ValueError, KeyError, TypeError) as err:
-                log.warning("ignoring unreadable lexical cache %s: %s", path, err)
-                self._maps.clear()
+
+            def decode(data: dict[str, Any]) -> dict[str, tuple[tuple[int, int], LexicalMap]]:
+                return {rel: ((mtime_ns, size), LexicalMap(starts, ends, kinds))
+                        for rel, (mtime_ns, size, starts, ends, kinds) in data["files"].items()}
+
+            self._maps.update(load_cache(self.cache_path, CACHE_VERSION, decode, "lexical") or {})
 
     def save(self) -> None:
         with self._lock:
             if not self._dirty:
                 return
-            data = {"version": CACHE_VERSION, "files": {
-                rel: [stamp[0], stamp[1], m.starts, m.ends, m.kinds] for rel, (stamp, m) in self._maps.items()
-            }}
+            files = {rel: [stamp[0], stamp[1], m.starts, m.ends, m.kinds] for rel, (stamp, m) in self._maps.items()}
             self._dirty = False
-        try:
-            write_atomic(self.cache_path, json.dumps(data, separators=(",", ":")))
-        except OSError as err:
-            log.warning("could not write the lexical cache under %s: %s", self.root.state_dir, err)
+        save_cache(self.cache_path, CACHE_VERSION, {"files": files}, "lexical")

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
+from typing import Any
 
-from tools.explore.grammar import FUNCTION_KINDS, TYPE_KINDS, Grammar
+from tools.explore.grammar import FUNCTION_KINDS, GRAMMARS, TYPE_KINDS, Grammar
 from tools.explore.models import CallInfo, ClassInfo, FunctionInfo, ImportInfo, OutlineSymbol
 from tools.explore.syntax import Node, ParsedFile, symbol_name_node, variable_names
+from tools.languages import get_language
 
 
 @dataclass
@@ -44,16 +47,53 @@ def _join(scope: str | None, name: str) -> str:
     return f"{scope}.{name}" if scope else name
 
 
+@functools.cache
+def _reportable_query(language: str) -> Any:
+    """One query for every node type _walk can report in this language (symbols and variable declarations)."""
+    from tree_sitter import Query
+
+    grammar = GRAMMARS[language]
+    lang = get_language(language)
+    named = {lang.node_kind_for_id(i) for i in range(lang.node_kind_count) if lang.node_kind_is_named(i)}
+    kinds = sorted((set(grammar.symbols) | grammar.variables) & named)
+    return Query(lang, "[" + " ".join(f"({k})" for k in kinds) + "] @node") if kinds else None
+
+
+def _paths_to_reportable(parsed: ParsedFile) -> dict[int, list[Node]]:
+    """For every node that is, or holds, a node _walk can report: its children that are too, in document
+    order. Every other subtree would yield nothing, so the walk never enters it: the query finds the
+    candidates in C instead of a Python visit of every node of the tree."""
+    from tree_sitter import QueryCursor
+
+    query = _reportable_query(parsed.language)
+    children: dict[int, list[Node]] = {}
+    if query is None:
+        return children
+    found = QueryCursor(query).captures(parsed.root).get("node", [])
+    seen: set[int] = set()
+    # outer before inner and left before right, so each parent lists its children in document order
+    for node in sorted(found, key=lambda n: (n.start_byte, -n.end_byte)):
+        current = node
+        while current.id not in seen:
+            seen.add(current.id)
+            parent = current.parent
+            if parent is None:
+                break
+            children.setdefault(parent.id, []).append(current)
+            current = parent
+    return children
+
+
 def _walk(parsed: ParsedFile, grammar: Grammar, node: Node, out: list[SymbolNode], scope: str | None,
-          parent_kind: str | None, in_function: bool) -> None:
-    for child in node.named_children:
+          parent_kind: str | None, in_function: bool, paths: dict[int, list[Node]]) -> None:
+    for child in paths.get(node.id, ()):
         kind = grammar.symbols.get(child.type)
         if kind is not None and child.type in _BODY_REQUIRED and child.child_by_field_name("body") is None:
             kind = None  # `struct s;` or `struct s *p`: a mention of the type, not its definition
         if kind is not None:
             name_node = symbol_name_node(child, parsed.language)
             if name_node is None:  # anonymous class/struct: its members still belong to the outline
-                _walk(parsed, grammar, child, out, scope, parent_kind, in_function)
+                _walk(parsed, grammar, child, out, scope, parent_kind, in_function, paths)
                 continue
             if kind == "function" and parent_kind in TYPE_KINDS:
                 kind = "method"
@@ -62,7 +102,8 @@ def _walk(parsed: ParsedFile, grammar: Grammar, node: Node, out: list[SymbolNode
             name = parsed.text(name_node)
             symbol = SymbolNode(name, kind, child, scope)
             out.append(symbol)
-            _walk(parsed, grammar, child, symbol.children, _join(scope, name), kind, in_function or kind in FUNCTION_KINDS)
+            _walk(parsed, grammar, child, symbol.children, _join(scope, name), kind, in_function or kind in FUNCTION_KINDS,
+                  paths)
         elif child.type in grammar.variables and not in_function and node.type != "ERROR":
             for name_node, var_kind, value in variable_names(child, parsed.language):
                 anchor = name_node.parent if var_kind == "function" else name_node
@@ -73,9 +114,10 @@ def _walk(parsed: ParsedFile, grammar: Grammar, node: Node, out: list[SymbolNode
                 if value is not None and (var_kind == "function" or value.type == "class"):
                     # `const f = () => {...}` and `const C = class {...}` hold nested definitions
                     inner_kind = "function" if var_kind == "function" else "class"
-                    _walk(parsed, grammar, value, symbol.children, _join(scope, symbol.name), inner_kind, var_kind == "function")
+                    _walk(parsed, grammar, value, symbol.children, _join(scope, symbol.name), inner_kind,
+                          var_kind == "function", paths)
         else:
-            _walk(parsed, grammar, child, out, scope, parent_kind, in_function)
+            _walk(parsed, grammar, child, out, scope, parent_kind, in_function, paths)
 
 
 def _go_type_kind(spec: Node) -> str:
@@ -90,7 +132,7 @@ def outline(parsed: ParsedFile) -> list[SymbolNode]:
     if grammar is None:
         return []
     out: list[SymbolNode] = []
-    _walk(parsed, grammar, parsed.root, out, None, None, False)
+    _walk(parsed, grammar, parsed.root, out, None, None, False, _paths_to_reportable(parsed))
     return out
 
 

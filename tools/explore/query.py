@@ -318,7 +318,7 @@ def merge_hits(hits: list[QueryHit]) -> list[QueryHit]:
 
 
 # --------------------------------------------------------------------------- entry point
-def run_query(explorer: Explorer, question: str, semantic: Callable[..., Any] | None) -> dict[str, Any]:
+def run_query(explorer: Explorer, question: str, semantic: Callable[..., Any] | None) -> QueryResult:
     """Answer a natural-language question with ranked places in the code, each with file and line."""
     if not isinstance(question, str) or not question.strip():
         raise InvalidArgument("question is empty", hint="ask in words, e.g. 'where is the config file parsed?'")
@@ -369,4 +369,4 @@ def run_query(explorer: Explorer, question: str, semantic: Callable[..., Any] | 
     result.candidates = list(dict.fromkeys([*found.identifiers, *confirmed, *found.phrases]))
     if not result.results:
         result.notes.append("nothing found: name a function or class, quote exact text, or use search_text")
-    return result.model_dump(exclude_none=True)
+    return result

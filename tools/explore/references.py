@@ -64,8 +64,7 @@ def find_references(
     outcome = run_rg_json(root, [name], filters, flags=flags, timeout=timeout)
     by_file: dict[str, list[RgLine]] = defaultdict(list)
     for line in outcome.lines:
-        if line.is_match:
-            by_file[line.file].append(line)
+        by_file[line.file].append(line)
 
     code_files = [f for f in by_file if lexical.handles(f)]
     maps = lexical.maps_for(code_files)

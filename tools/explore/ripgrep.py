@@ -1,20 +1,24 @@
-"""ripgrep adapter: runs `rg --json` with a deadline and turns its event stream into matches.
+"""ripgrep adapter: runs rg with a deadline and turns its output into matches.
 
-Patterns always follow `-e` and paths follow `--`, so user text can never become an rg option.
-A timeout kills rg and reports the result as partial; it never looks like a complete answer.
-"""
+search_text reads rg's plain output (one regex pass); find_references reads `rg --json`, which gives
+every submatch's byte span. Patterns always follow `-e` and paths follow `--`, so user text can never
+become an rg option. A timeout kills rg and reports the result as partial; it never looks like a
+complete answer."""
 
 from __future__ import annotations
 
 import base64
 import dataclasses
-import json
 import logging
 import os
+import re
 import subprocess
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from pydantic_core import from_json
 
 from tools.binaries import require_binary
 from tools.errors import InvalidArgument
@@ -52,7 +56,6 @@ class RgLine:
     file: str
     line: int
     text: str
-    is_match: bool
     # (start, end) byte offsets of each submatch within the line
     spans: list[tuple[int, int]] = field(default_factory=list)
     offset: int = 0  # byte offset of the line's start in the file
@@ -61,9 +64,18 @@ class RgLine:
 
 @dataclass
 class RgOutcome:
-    lines: list[RgLine]
-    total_matches: int
-    files_with_matches: int
+    lines: list[RgLine]  # every matching line, with each submatch
+    timed_out: bool
+
+
+@dataclass
+class LineSearch:
+    """search_text's rows: the first `limit` matching lines in (file, line) order, each a dict with file,
+    line, column, text and, when context was asked for, context_before / context_after; and counts of all."""
+
+    matches: list[dict[str, Any]]
+    total: int  # matching lines
+    files: int  # files with a match
     timed_out: bool
 
 
@@ -107,27 +119,18 @@ def describe_rg_error(stderr: str, pattern_hint: bool = True) -> RgError:
     return RgError(f"ripgrep refused the search: {text}", hint=hint)
 
 
-def run_rg_json(
-    cwd: Path,
-    patterns: list[str],
-    filters: RgFilters,
-    *,
-    flags: list[str] | None = None,
-    context_lines: int = 0,
-    keep_matches: int | None = None,
-    timeout: float = 10.0,
-) -> RgOutcome:
-    """Run one rg search; keep the first `keep_matches` match lines (all when None) but count every one."""
-    args = [require_binary("rg"), "--json", "--no-config", "--regex-size-limit", REGEX_SIZE_LIMIT]
-    args += flags or []
-    if context_lines:
-        args += ["--context", str(context_lines)]
-    args += filters.args()
-    for pattern in patterns:
-        args += ["-e", pattern]
-    args += ["--", *filters.roots]
-    timeout = budget.remaining(timeout)
+@dataclass
+class _RgRun:
+    stdout: bytes
+    stderr: str
+    returncode: int | None
+    timed_out: bool
 
+
+def _run_rg(cwd: Path, args: list[str], timeout: float) -> _RgRun:
+    """Run rg to the end, or kill it at `timeout` (or when the call's time budget runs out first); what it
+    wrote by then is kept, and the call is marked partial."""
+    timeout = budget.remaining(timeout)
     proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
     timed_out = threading.Event()
 
@@ -142,42 +145,9 @@ def run_rg_json(
     drain = threading.Thread(target=lambda: stderr_chunks.append(proc.stderr.read() if proc.stderr else b""), daemon=True)
     drain.start()
     timer.start()
-    lines: list[RgLine] = []
-    total = 0
-    files_with_matches = 0
-    kept = 0
     try:
         assert proc.stdout is not None
-        for raw in proc.stdout:
-            full = keep_matches is not None and kept >= keep_matches
-            if raw.startswith(b'{"type":"match"'):
-                total += 1
-                if full:
-                    break  # the rest is only counted, below
-                kept += 1
-            elif raw.startswith(b'{"type":"context"'):
-                pass  # context after the last kept match still belongs to it
-            elif raw.startswith(b'{"type":"begin"'):
-                files_with_matches += 1  # rg --json's own summary undercounts searched files
-                if full:
-                    break
-                continue
-            else:
-                continue
-            event = json.loads(raw)
-            data = event["data"]
-            raw_line = _raw(data.get("lines"))
-            text = raw_line.decode("utf-8", errors="replace").rstrip("\r\n")
-            spans = [(m["start"], m["end"]) for m in data.get("submatches", [])]
-            # columns count characters, decoded the same way as the text shown
-            columns = [len(raw_line[:start].decode("utf-8", errors="replace")) + 1 for start, _ in spans]
-            lines.append(RgLine(_relative(_decode_path(data["path"])), data["line_number"], text, event["type"] == "match",
-                                spans, data.get("absolute_offset", 0), columns))
-        # past max_results, events are counted in bulk: one JSON event per line, and a quote inside
-        # matched text is escaped, so these byte strings only ever start an event
-        rest = proc.stdout.read()
-        total += rest.count(b'{"type":"match"')
-        files_with_matches += rest.count(b'{"type":"begin"')
+        stdout = proc.stdout.read()
         proc.wait()
     finally:
         timer.cancel()
@@ -185,16 +155,116 @@ def run_rg_json(
             proc.kill()
             proc.wait()
         drain.join(timeout=2)
-    stderr = b"".join(stderr_chunks).decode("utf-8", errors="replace")
     if timed_out.is_set():
         budget.note_partial(f"ripgrep stopped after {timeout:.3g} s: files not yet searched are missing")
-        return RgOutcome(lines, total, files_with_matches, timed_out=True)
-    # rg: 0 = matches, 1 = none, 2 = error (also used when some files were unreadable but others matched)
-    if proc.returncode == 2 and total == 0 and _is_pattern_error(stderr):
-        raise describe_rg_error(stderr)
-    if proc.returncode == 2:
-        log.warning("rg reported problems: %s", stderr.strip()[:500])
-    return RgOutcome(lines, total, files_with_matches, timed_out=False)
+    return _RgRun(stdout, b"".join(stderr_chunks).decode("utf-8", errors="replace"), proc.returncode, timed_out.is_set())
+
+
+def _check(run: _RgRun, found: int) -> None:
+    """rg: 0 = matches, 1 = none, 2 = error (also used when some files were unreadable but others matched)."""
+    if run.timed_out:
+        return
+    if run.returncode == 2 and found == 0 and _is_pattern_error(run.stderr):
+        raise describe_rg_error(run.stderr)
+    if run.returncode == 2:
+        log.warning("rg reported problems: %s", run.stderr.strip()[:500])
+
+
+def _base_args(flags: list[str] | None, filters: RgFilters) -> list[str]:
+    return [require_binary("rg"), "--no-config", "--regex-size-limit", REGEX_SIZE_LIMIT, *(flags or []), *filters.args()]
+
+
+def run_rg_json(
+    cwd: Path,
+    patterns: list[str],
+    filters: RgFilters,
+    *,
+    flags: list[str] | None = None,
+    timeout: float = 10.0,
+) -> RgOutcome:
+    """Every matching line with the byte span and column of each submatch (`rg --json`)."""
+    args = [*_base_args(flags, filters), "--json"]
+    for pattern in patterns:
+        args += ["-e", pattern]
+    run = _run_rg(cwd, [*args, "--", *filters.roots], timeout)
+    # one JSON event per line, and a quote inside matched text is escaped, so this only ever starts a match event;
+    # the match events are decoded in one go (a line cut short by a timeout is left out)
+    events = [line for line in run.stdout.split(b"\n") if line.startswith(b'{"type":"match"') and line.endswith(b"}")]
+    lines = [_line(event["data"]) for event in from_json(b"[" + b",".join(events) + b"]")] if events else []
+    _check(run, len(lines))
+    return RgOutcome(lines, run.timed_out)
+
+
+def _line(data: dict[str, Any]) -> RgLine:
+    raw_line = _raw(data.get("lines"))
+    text = raw_line.decode("utf-8", errors="replace").rstrip("\r\n")
+    spans = [(m["start"], m["end"]) for m in data.get("submatches", [])]
+    # columns count characters, decoded the same way as the text shown
+    if raw_line.isascii():
+        columns = [start + 1 for start, _ in spans]
+    else:
+        columns = [len(raw_line[:start].decode("utf-8", errors="replace")) + 1 for start, _ in spans]
+    return RgLine(_relative(_decode_path(data["path"])), data["line_number"], text, spans, data.get("absolute_offset", 0),
+                  columns)
+
+
+# rg's plain output with --null --line-number --column: `path NUL line:column:text` for a match and
+# `path NUL line-text` for a context line (context lines carry no column)
+_PLAIN_LINE = re.compile(rb"([^\0\n]*)\0(\d+)(?::(\d+):|-)([^\n]*)\n")
+
+
+def search_lines(
+    cwd: Path,
+    pattern: str,
+    filters: RgFilters,
+    *,
+    flags: list[str] | None = None,
+    context_lines: int = 0,
+    limit: int = 100,
+    timeout: float = 10.0,
+) -> LineSearch:
+    """search_text on rg's plain output: the first `limit` matching lines in (file, line) order, whatever
+    order rg's threads finished the files in (so the same call keeps the same lines), and every match counted."""
+    args = [*_base_args(flags, filters), "--null", "--line-number", "--column", "--no-heading", "--with-filename",
+            "--color", "never"]
+    if context_lines:
+        args += ["--context", str(context_lines), "--no-context-separator"]
+    run = _run_rg(cwd, [*args, "-e", pattern, "--", *filters.roots], timeout)
+    by_file: dict[bytes, list[tuple[bytes, bytes, bytes, bytes]]] = {}
+    total = 0
+    for row in _PLAIN_LINE.findall(run.stdout):  # a line cut short by a timeout has no newline: left out
+        by_file.setdefault(row[0], []).append(row)
+        total += bool(row[2])
+    _check(run, total)
+    matches: list[dict[str, Any]] = []
+    files = 0
+    for raw_path in sorted(by_file, key=lambda p: _relative(os.fsdecode(p))):
+        rows = by_file[raw_path]
+        hits = [row for row in rows if row[2]]
+        if not hits:
+            continue
+        files += 1
+        if len(matches) >= limit:
+            continue
+        path = _relative(os.fsdecode(raw_path))
+        texts = {int(number): text for _, number, _, text in rows} if context_lines else {}
+        for _, number, column, raw in hits[: limit - len(matches)]:
+            line = int(number)
+            text = raw.decode("utf-8", errors="replace").rstrip("\r")
+            byte_column = int(column)
+            match: dict[str, Any] = {
+                "file": path, "line": line, "text": text[:500],
+                "column": byte_column if raw.isascii() else len(raw[: byte_column - 1].decode("utf-8", errors="replace")) + 1,
+            }
+            if context_lines:
+                match["context_before"] = [_text(texts[n]) for n in range(line - context_lines, line) if n in texts]
+                match["context_after"] = [_text(texts[n]) for n in range(line + 1, line + context_lines + 1) if n in texts]
+            matches.append(match)
+    return LineSearch(matches, total, files, run.timed_out)
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", errors="replace").rstrip("\r")[:500]
 
 
 def list_files(cwd: Path, filters: RgFilters, timeout: float = 10.0, extra: list[str] | None = None) -> tuple[list[str], bool]:

@@ -35,16 +35,15 @@ from tools.explore.models import (
     Skipping,
     StructureResult,
     SymbolsResult,
-    TextMatch,
 )
 from tools.explore.oversized import OversizedFiles
 from tools.explore.references import find_references
 from tools.explore.ripgrep import (
+    LineSearch,
     RgFilters,
-    RgOutcome,
     SkippedFile,
     list_files,
-    run_rg_json,
+    search_lines,
     too_big_reason,
 )
 from tools.explore.scope import language_globs, project_filters
@@ -68,9 +67,7 @@ def budgeted(method: Callable[..., R]) -> Callable[..., R]:
 
     @functools.wraps(method)
     def wrapper(self: Explorer, *args: Any, **kwargs: Any) -> R:
-        faults.hit(f"explore.{method.__name__}")
-        with budget.budget(self.config.search_timeout_seconds) as deadline:
-            return mark_partial(method(self, *args, **kwargs), deadline)
+        return self.run_budgeted(method.__name__, method, self, *args, **kwargs)
 
     return wrapper
 
@@ -181,16 +178,18 @@ class Explorer:
         timeout = self.config.search_timeout_seconds
         skipped = self._skipped(filters, _as_list(glob), timeout)
 
-        def one(p: str) -> tuple[str, RgOutcome]:
-            return p, run_rg_json(self.root.path, [p], filters, flags=flags, context_lines=context_lines,
-                                  keep_matches=max_results, timeout=timeout)
+        def one(p: str) -> tuple[str, LineSearch]:
+            return p, search_lines(self.root.path, p, filters, flags=flags, context_lines=context_lines,
+                                   limit=max_results, timeout=timeout)
 
         if len(patterns) == 1:
             outcomes = [one(patterns[0])]
         else:
             with ThreadPoolExecutor(max_workers=min(4, len(patterns))) as pool:
                 outcomes = list(pool.map(budget.carry(one), patterns))
-        results = [_pattern_result(p, o, max_results, context_lines) for p, o in outcomes]
+        results = [PatternResult.model_validate({
+            "pattern": p, "matches": o.matches, "total_matches": o.total, "truncated": o.total > len(o.matches),
+            "files_with_matches": o.files}) for p, o in outcomes]
         if isinstance(pattern, str):
             answer: PatternResult | MultiPatternResult = results[0]
         else:
@@ -321,18 +320,12 @@ class Explorer:
         return EnclosingFunction(file=rel, name=found.name, kind=found.kind, line=found.line, end_line=found.end_line,
                                  code=parsed.text(found.full_node), scope=found.scope)
 
-    # ------------------------------------------------------------ built on the engines (E2's modules)
-    @budgeted
-    def analyze_impact(self, files: list[str], symbols: list[str] | None = None) -> dict[str, Any]:
-        from tools.explore.impact import analyze_impact
-
-        return analyze_impact(self, files, symbols)
-
-    @budgeted
-    def query(self, question: str, semantic: Callable[..., Any] | None = None) -> dict[str, Any]:
-        from tools.explore.query import run_query
-
-        return run_query(self, question, semantic)
+    def run_budgeted(self, name: str, analysis: Callable[..., R], *args: Any, **kwargs: Any) -> R:
+        """Run an exploration call, or an analysis built on this explorer (analyze_impact, query), inside the
+        call's time budget, marking its result partial when anything stopped."""
+        faults.hit(f"explore.{name}")
+        with budget.budget(self.config.search_timeout_seconds) as deadline:
+            return mark_partial(analysis(*args, **kwargs), deadline)
 
     def close(self) -> None:
         self._side_work.shutdown(wait=False, cancel_futures=True)
@@ -341,22 +334,3 @@ class Explorer:
         self.parse_cache.clear()
 
 
-def _pattern_result(pattern: str, outcome: RgOutcome, max_results: int, context_lines: int) -> PatternResult:
-    matches: list[TextMatch] = []
-    by_file: dict[str, dict[int, str]] = {}
-    for item in outcome.lines:
-        by_file.setdefault(item.file, {})[item.line] = item.text
-    for item in outcome.lines:
-        if not item.is_match or len(matches) >= max_results:
-            continue
-        column = item.columns[0] if item.columns else 1
-        match = TextMatch(file=item.file, line=item.line, column=column, text=item.text[:500])
-        if context_lines:
-            lines = by_file[item.file]
-            match.context_before = [lines[n][:500] for n in range(item.line - context_lines, item.line) if n in lines]
-            match.context_after = [lines[n][:500] for n in range(item.line + 1, item.line + context_lines + 1) if n in lines]
-        matches.append(match)
-    # rg searches files in parallel, so its order varies from run to run; answers should not
-    matches.sort(key=lambda m: (m.file, m.line))
-    return PatternResult(pattern=pattern, matches=matches, total_matches=outcome.total_matches,
-                         truncated=outcome.total_matches > len(matches), files_with_matches=outcome.files_with_matches)

@@ -82,9 +82,3 @@ def sha256_file(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
-
-
-def describe_state(manifest: Manifest) -> dict[str, object]:
-    return {"files": len(manifest.files), "chunks": manifest.chunk_count, "complete": manifest.complete,
-            "partial_reason": manifest.partial_reason, "last_complete_sync": manifest.last_complete_sync}
-

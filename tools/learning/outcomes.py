@@ -20,18 +20,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tools.errors import InvalidArgument
 from tools.project import ProjectRoot
+from tools.session_types import Phase
 
 log = logging.getLogger(__name__)
 
 OUTCOMES_FILE = "outcomes.jsonl"
 DECISIONS_FILE = "decisions.jsonl"
 OUTCOMES = ("success", "failure")
-# The contract's phase names; an outcome may also be recorded before any phase ran (None).
-PHASES = (
-    "BRANCH_INTERVENTION", "DOCUMENT_RESEARCH", "QUERY_FRAME", "EXPLORATION", "Q1", "SEMANTIC", "Q2",
-    "VERIFICATION", "Q3", "IMPACT_ANALYSIS", "READY", "POST_IMPL_VERIFY", "VERIFY_INTERVENTION",
-    "PRE_COMMIT", "QUALITY_REVIEW", "MERGE", "SESSION_COMPLETE",
-)
+# The phase names an outcome may name (an outcome may also be recorded before any phase ran: None).
+PHASES: tuple[str, ...] = tuple(phase.value for phase in Phase)
 UNKNOWN_PHASE = "(none)"
 
 

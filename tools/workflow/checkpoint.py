@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tools.bounds import encoded_size, fit_json
-from tools.errors import CheckpointCorrupt
+from tools.errors import CheckpointCorrupt, validation_problems
 from tools.fsutil import write_atomic
 from tools.project import ProjectRoot
 from tools.workflow import write_log
@@ -219,10 +219,8 @@ class CheckpointStore:
         try:
             state = SessionState.model_validate(document["orchestrator_state"])
         except ValidationError as err:
-            first = err.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
             raise CheckpointCorrupt(
-                f"checkpoint {self.root.relative(file)} is invalid at '{where}': {first['msg']}",
+                f"checkpoint {self.root.relative(file)} is invalid: {validation_problems(err)[0]}",
                 hint=_cleanup_hint(self.root.relative(file)),
             ) from None
         raw = document.get("phase_payloads") or {}

@@ -8,14 +8,14 @@ with `config_error` naming the file, the phase and the problem; it is never sile
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from tools.errors import ConfigError
+from tools.errors import ConfigError, validation_problems
+from tools.filecache import WatchedFile
 from tools.project import TEMPLATES_DIR, ProjectRoot
 from tools.workflow.phases import BY_ID, CONTRACT_IDS
 
@@ -59,7 +59,7 @@ def _check(file: Path, key: str, merged: dict[str, Any]) -> PhaseContract:
     try:
         contract = PhaseContract.model_validate(merged)
     except ValidationError as err:
-        problems = "; ".join(f"'{'.'.join(str(p) for p in e['loc'])}': {e['msg']}" for e in err.errors())
+        problems = "; ".join(validation_problems(err))
         raise ConfigError(f"{file}: phase '{key}': {problems}", hint="fix the entry or remove it to use the built-in one") from None
     model = BY_ID[key].payload
     if model is not None:
@@ -87,21 +87,14 @@ def load_contract(project_file: Path | None) -> dict[str, PhaseContract]:
 
 
 class ContractSource:
-    """The project's contract, re-read when phase_contract.yml changes (by mtime and size)."""
+    """The project's contract, re-read when phase_contract.yml changes."""
 
     def __init__(self, root: ProjectRoot) -> None:
         self.file = root.state_dir / CONTRACT_FILE
-        self._lock = threading.Lock()
-        self._stamp: tuple[float, int] | None = None
-        self._contracts: dict[str, PhaseContract] | None = None
+        self._watched = WatchedFile(self.file, load_contract)
 
     def get(self) -> dict[str, PhaseContract]:
-        with self._lock:
-            stamp = (self.file.stat().st_mtime, self.file.stat().st_size) if self.file.exists() else None
-            if self._contracts is None or stamp != self._stamp:
-                self._contracts = load_contract(self.file)
-                self._stamp = stamp
-            return self._contracts
+        return self._watched.get()
 
     def phase(self, key: str) -> PhaseContract:
         return self.get()[key]

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
 
-from tools.errors import PayloadMismatch
+from tools.errors import PayloadMismatch, validation_problems
 
 
 class PhasePayload(BaseModel):
@@ -141,19 +141,6 @@ class MergePayload(PhasePayload):
     pass
 
 
-def describe_errors(err: ValidationError) -> list[str]:
-    problems = []
-    for e in err.errors():
-        field = ".".join(str(p) for p in e["loc"]) or "(payload)"
-        if e["type"] == "missing":
-            problems.append(f"missing field '{field}'")
-        elif e["type"] == "extra_forbidden":
-            problems.append(f"unknown field '{field}'")
-        else:
-            problems.append(f"field '{field}': {e['msg']} (got {e.get('input')!r:.80})")
-    return problems
-
-
 def validate_payload(model: type[PhasePayload], phase_label: str, data: Any) -> PhasePayload:
     """The payload as its phase's model, or payload_mismatch naming every problem."""
     if isinstance(data, str):
@@ -171,7 +158,7 @@ def validate_payload(model: type[PhasePayload], phase_label: str, data: Any) -> 
     try:
         return model.model_validate(data)
     except ValidationError as err:
-        problems = describe_errors(err)
+        problems = validation_problems(err, "field", "(payload)")
         raise PayloadMismatch(
             f"payload does not fit {phase_label}: " + "; ".join(problems),
             hint="send exactly the fields in expected_payload (with a non-empty summary)",

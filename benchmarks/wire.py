@@ -1,0 +1,322 @@
+"""The cost of a tool call on the wire: each tool through a real stdio MCP client, beside its raw engine.
+
+For search_text (every match of a pattern), get_symbols (a large file) and analyze_impact (one module),
+the script first runs the tool in this process with the engines spied on, to learn exactly what the
+tool asks of them in a steady-state call: each ripgrep/ctags command line and each tree-sitter parse.
+It then times those same engine runs bare (the raw engine), and times the tool end to end through the
+`mcp` package's stdio client against a spawned server, together with an empty round trip (resources/list).
+The figure to compare is (end to end - round trip) / raw engine; the target is 1.5x at most. "in server"
+is the time the server's own log gives the call (arguments to answer, on its worker thread); the rest of
+the end-to-end time is the SDK's dispatch and serialisation, the pipe, and the client's parsing.
+
+Corpus: standard-library files copied to benchmarks/.corpus/stdlib (git-ignored), as benchmarks/explore.py.
+
+    .venv/bin/python benchmarks/wire.py [--files 175] [--runs 15] [--pattern REGEX ...] [--profile TOOL]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import json
+import os
+import pstats
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(HERE))
+
+from explore import build_corpus  # noqa: E402
+
+from tools.config import Config  # noqa: E402
+from tools.explore import syntax  # noqa: E402
+from tools.explore.impact import analyze_impact  # noqa: E402
+from tools.explore.service import Explorer  # noqa: E402
+from tools.project import ProjectRoot  # noqa: E402
+
+TARGET = 1.5
+DEFAULT_PATTERNS = [r"raise \w+Error", "return"]
+PLAIN_ONLY = {"--line-number", "--column", "--no-heading", "--with-filename", "--color", "never"}
+PARALLEL = 4  # tools.explore.impact.PARALLEL_LOOKUPS
+
+
+# ------------------------------------------------------------------ raw engine
+class EngineSpy:
+    """Records the engine work of the calls made inside `recording()`: command lines and parsed sources."""
+
+    def __init__(self) -> None:
+        self.commands: list[list[str]] = []
+        self.parses: list[tuple[str, bytes]] = []
+
+    @contextmanager
+    def recording(self) -> Iterator[EngineSpy]:
+        real_popen, real_get_parser = subprocess.Popen, syntax.get_parser
+        spy = self
+
+        class Popen(real_popen):  # type: ignore[misc, valid-type]
+            def __init__(self, args: Any, *rest: Any, **kwargs: Any) -> None:
+                spy.commands.append([str(a) for a in args])
+                super().__init__(args, *rest, **kwargs)
+
+        class Parser:
+            def __init__(self, language: str) -> None:
+                self.language, self.inner = language, real_get_parser(language)
+
+            def parse(self, source: bytes) -> Any:
+                spy.parses.append((self.language, source))
+                return self.inner.parse(source)
+
+        subprocess.Popen = Popen  # type: ignore[misc]
+        syntax.get_parser = Parser  # type: ignore[assignment]
+        try:
+            yield self
+        finally:
+            subprocess.Popen = real_popen  # type: ignore[misc]
+            syntax.get_parser = real_get_parser
+
+    def replay(self, cwd: Path) -> float:
+        """Seconds to run the recorded engine work bare: the commands four at a time (the parallelism
+        analyze_impact uses for its lookups, which only makes the raw figure smaller), then the parses."""
+        started = time.perf_counter()
+        with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
+            list(pool.map(lambda argv: subprocess.run(argv, cwd=cwd, capture_output=True, check=False), self.commands))
+        for language, source in self.parses:
+            syntax.get_parser(language).parse(source)
+        return time.perf_counter() - started
+
+    def describe(self) -> str:
+        engines = [Path(argv[0]).name for argv in self.commands] + [f"tree-sitter ({lang})" for lang, _ in self.parses]
+        counts = {name: engines.count(name) for name in dict.fromkeys(engines)}
+        return ", ".join(f"{n} x {name}" if n > 1 else name for name, n in counts.items()) or "none"
+
+
+def touch(path: Path) -> None:
+    """A new mtime: the next call parses the file again, as it would after an edit."""
+    now = time.time_ns()
+    os.utime(path, ns=(now, now))
+
+
+# ------------------------------------------------------------------ the calls
+Plan = dict[str, tuple[dict[str, Any], Callable[[], None]]]
+
+
+def calls(corpus: Path, patterns: list[str], big: str, module: str) -> Plan:
+    """row label -> (arguments, what to do before each call); a label's first word is the tool."""
+    plan: Plan = {f"search_text {p}": ({"pattern": p, "max_results": 5000}, lambda: None) for p in patterns}
+    plan["get_symbols"] = ({"path": big}, lambda: touch(corpus / big))
+    plan["analyze_impact"] = ({"files": [module]}, lambda: touch(corpus / module))
+    return plan
+
+
+def tool_of(label: str) -> str:
+    return label.split(" ", 1)[0]
+
+
+def in_process(explorer: Explorer, label: str, args: dict[str, Any]) -> Any:
+    tool = tool_of(label)
+    if tool == "analyze_impact":
+        return analyze_impact(explorer, args["files"], None)
+    return getattr(explorer, tool)(**args)
+
+
+def raw_engine(corpus: Path, plan: Plan, runs: int) -> dict[str, tuple[float, str]]:
+    """tool -> (median raw-engine milliseconds, what the engine work is)."""
+    explorer = Explorer(ProjectRoot.from_args(corpus), lambda: Config(sync_on_start=False))
+    explorer.definition_index.refresh()  # steady state: the project's definition index exists
+    out = {}
+    for label, (args, before) in plan.items():
+        before()
+        in_process(explorer, label, args)  # warm caches the tool keeps between calls
+        before()
+        spy = EngineSpy()
+        with spy.recording():
+            in_process(explorer, label, args)
+        samples = [spy.replay(corpus) for _ in range(runs)]
+        out[label] = (statistics.median(samples) * 1000, spy.describe())
+        if tool_of(label) == "search_text":  # the engine search_text ran before: rg --json on the same search
+            as_json = EngineSpy()
+            as_json.commands = [["--json" if a == "--null" else a for a in argv if a not in PLAIN_ONLY] for argv in spy.commands]
+            out[label + " (rg --json)"] = (statistics.median(as_json.replay(corpus) for _ in range(runs)) * 1000, "")
+    explorer.close()
+    return out
+
+
+# ------------------------------------------------------------------ the wire
+async def over_stdio(corpus: Path, plan: Plan, runs: int, server: Path) -> dict[str, Any]:
+    import mcp_types as types
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    # INFO logs one line per call with the time it took inside the server; stderr is dropped, the log file read
+    command = f"exec {shlex.quote(sys.executable)} {shlex.quote(str(server / 'code_intel_server.py'))} " \
+              f"--project {shlex.quote(str(corpus))} --log-level INFO 2>/dev/null"
+    params = StdioServerParameters(command="/bin/sh", args=["-c", command], cwd=str(corpus))
+    log_file = corpus / ".code-intel" / "logs" / "server.log"
+    figures: dict[str, Any] = {}
+    async with Client(params, read_timeout_seconds=120) as client:
+        await client.list_tools()  # the client learns the output schemas (it validates results against them)
+
+        async def plain(tool: str, args: dict[str, Any]) -> types.CallToolResult:
+            """tools/call without the client's output-schema validation: the server's and the wire's cost."""
+            request = types.CallToolRequest(params=types.CallToolRequestParams(name=tool, arguments=args))
+            return await client.session.send_request(request, types.CallToolResult)
+
+        pings = []
+        for _ in range(runs * 2):  # the server answers no ping: resources/list (an empty list) is the bare round trip
+            started = time.perf_counter()
+            await client.list_resources()
+            pings.append(time.perf_counter() - started)
+        figures["ping"] = statistics.median(pings) * 1000
+        for label, (args, before) in plan.items():
+            tool = tool_of(label)
+            for _ in range(2):  # warm-up: lazy imports, caches
+                before()
+                await plain(tool, args)
+            samples, validated = [], []
+            size = 0
+            logged = log_file.stat().st_size if log_file.exists() else 0
+            for _ in range(runs):
+                before()
+                started = time.perf_counter()
+                result = await plain(tool, args)
+                samples.append(time.perf_counter() - started)
+                size = len(result.content[0].text) if result.content else 0
+                if result.is_error:
+                    raise SystemExit(f"{tool} refused: {result.content[0].text[:300]}")
+                before()
+                started = time.perf_counter()
+                await client.call_tool(tool, args)
+                validated.append(time.perf_counter() - started)
+            with log_file.open("rb") as handle:
+                handle.seek(logged)
+                inside = [float(m.group(1)) for m in re.finditer(rf"{tool} ok in (\d+) ms".encode(), handle.read())]
+            figures[label] = {"e2e": statistics.median(samples) * 1000, "validated": statistics.median(validated) * 1000,
+                             "server": statistics.median(inside) if inside else float("nan"),
+                             "bytes": size, "structured": result.structured_content}
+    return figures
+
+
+# ------------------------------------------------------------------ profiling
+def profile(corpus: Path, tool: str, args: dict[str, Any], before: Callable[[], None], runs: int) -> None:
+    """The tool through the real MCP layer in this process (in-memory client, no output validation), under cProfile."""
+    import mcp_types as types
+    from mcp import Client
+
+    import code_intel_server
+    from code_intel_server import build_server
+    from tools.app import CodeIntelApp
+
+    worker_profiles: list[cProfile.Profile] = []
+    real_run = code_intel_server.CodeIntelServer._run
+
+    def profiled_run(self: Any, *rest: Any) -> Any:  # the tool and its answer run on a worker thread
+        worker = cProfile.Profile()
+        worker.enable()
+        try:
+            return real_run(self, *rest)
+        finally:
+            worker.disable()
+            worker_profiles.append(worker)
+
+    code_intel_server.CodeIntelServer._run = profiled_run  # type: ignore[method-assign]
+
+    async def session() -> None:
+        app = CodeIntelApp.for_path(corpus)
+        try:
+            async with Client(build_server(app)) as client:
+                request = types.CallToolRequest(params=types.CallToolRequestParams(name=tool, arguments=args))
+                before()
+                await client.session.send_request(request, types.CallToolResult)
+                profiler = cProfile.Profile()
+                profiler.enable()
+                for _ in range(runs):
+                    before()
+                    await client.session.send_request(request, types.CallToolResult)
+                profiler.disable()
+        finally:
+            app.close()
+        print("=== event loop thread (the SDK: dispatch, result serialisation, transport)")
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
+        print("=== worker thread (the tool function and call_tool's answer)")
+        stats = pstats.Stats(worker_profiles[-runs])
+        for extra in worker_profiles[-runs + 1:]:
+            stats.add(extra)
+        stats.sort_stats("tottime").print_stats(25)
+
+    anyio.run(session)
+
+
+# ------------------------------------------------------------------ main
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--files", type=int, default=175, help="standard-library files in the corpus")
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--pattern", action="append", help="search_text pattern, repeatable (all its matches are "
+                        "asked for); default: a few hundred matches and a few thousand")
+    parser.add_argument("--profile", help="a row label (e.g. get_symbols, or 'search_text return'): profile it instead")
+    parser.add_argument("--server", type=Path, default=REPO,
+                        help="checkout whose code_intel_server.py to spawn (e.g. a worktree of an older commit)")
+    args = parser.parse_args()
+
+    corpus = build_corpus(args.files)
+    state = corpus / ".code-intel"
+    state.mkdir(exist_ok=True)
+    (state / "config.json").write_text(json.dumps({"sync_on_start": False}), encoding="utf-8")
+    files = sorted(p for p in corpus.rglob("*.py") if ".code-intel" not in p.parts)
+    big = max(files, key=lambda p: p.stat().st_size).relative_to(corpus).as_posix()
+    module = next((p for p in files if p.name == "shlex.py"), files[len(files) // 2]).relative_to(corpus).as_posix()
+    plan = calls(corpus, args.pattern or DEFAULT_PATTERNS, big, module)
+
+    if args.profile:
+        tool_args, before = plan[args.profile]
+        profile(corpus, tool_of(args.profile), tool_args, before, args.runs)
+        return 0
+
+    raw = raw_engine(corpus, plan, args.runs)
+    wire = anyio.run(over_stdio, corpus, plan, args.runs, args.server.resolve())
+    size = sum(p.stat().st_size for p in files)
+    lines = (corpus / big).read_text(encoding="utf-8", errors="replace").count("\n")
+    print(f"corpus: {len(files)} files, {size / 1e6:.1f} MB (benchmarks/.corpus/stdlib); {args.runs} runs, medians")
+    for label in plan:
+        if tool_of(label) == "search_text":
+            print(f"{label}: all {wire[label]['structured']['total_matches']} matches")
+    print(f"get_symbols: {big} ({lines} lines); analyze_impact: {module}")
+    print(f"server: {args.server.resolve()}; empty round trip (resources/list): {wire['ping']:.2f} ms")
+    print()
+    header = (f"{'call':<24}{'raw engine':>12}{'in server':>11}{'end to end':>12}{'- round trip':>14}{'ratio':>8}"
+              f"{'+ client validation':>21}{'bytes':>10}")
+    print(header)
+    print("-" * len(header))
+    worst = 0.0
+    for tool in plan:
+        raw_ms, engines = raw[tool]
+        e2e = wire[tool]["e2e"]
+        beyond = e2e - wire["ping"]
+        ratio = beyond / raw_ms if raw_ms else float("inf")
+        worst = max(worst, ratio)
+        print(f"{tool:<24}{raw_ms:>10.1f}ms{wire[tool]['server']:>9.0f}ms{e2e:>10.1f}ms{beyond:>12.1f}ms{ratio:>7.2f}x"
+              f"{wire[tool]['validated']:>19.1f}ms{wire[tool]['bytes']:>10}")
+        print(f"{'':<24}raw engine: {engines}")
+        if tool + " (rg --json)" in raw:
+            print(f"{'':<24}the same search with rg --json (what search_text ran before): {raw[tool + ' (rg --json)'][0]:.1f} ms")
+    print()
+    print(f"worst ratio {worst:.2f}x; target {TARGET}x: {'met' if worst <= TARGET else 'NOT met'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

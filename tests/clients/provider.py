@@ -1,16 +1,23 @@
-"""A scripted stand-in for the Anthropic Messages API, served on 127.0.0.1 for a real Claude Code.
+"""Scripted stand-ins for the model providers' APIs, served on 127.0.0.1 for the real clients.
 
-No model is reachable from the test machines, so the test plays the model: Claude Code, pointed at
-this server with ANTHROPIC_BASE_URL, sends its usual `POST /v1/messages` requests (streamed as
-server-sent events) and gets back a fixed sequence of assistant turns, each a text or tool_use
-block. Everything else about the run is real: Claude Code starts our MCP server from `.mcp.json`,
-loads deferred tools through ToolSearch, runs the project's hooks and feeds the results back here,
-where the test reads them.
+No model is reachable from the test machines, so the test plays the model. The client is pointed at
+one of these servers (Claude Code with ANTHROPIC_BASE_URL, Codex with a `model_providers` entry
+whose `base_url` is `base_url + "/v1"`), sends its usual streamed requests and gets back a fixed
+sequence of assistant turns. Everything else about the run is real: the client starts our MCP
+server, loads its deferred tools, runs the project's hooks and feeds the results back here, where
+the test reads them.
 
-Which turn to answer is read from the conversation itself: the number of scripted tool_use ids
-already present in the request's messages. That survives Claude Code merging and reordering
-messages, and repeats the same answer if it retries a request. A request with no turn left (or one
-that is not the main loop, such as a title or a compaction summary) gets a short text reply.
+- `MessagesProvider`: the Anthropic Messages API (`POST /v1/messages`, server-sent events), turns
+  made of `text(...)` and `tool(...)` blocks.
+- `ResponsesProvider`: the OpenAI Responses API (`POST /v1/responses`, server-sent events), which
+  is the only wire API Codex 0.169 speaks (it refuses `wire_api = "chat"`); turns made of
+  `tool_search(...)`, `function_call(...)`, `custom_call(...)` and `message(...)` items.
+
+Which turn to answer is read from the conversation itself: the number of scripted turns whose call
+ids already appear in the request (never fewer than an earlier request showed, because a compacted
+conversation no longer holds them). That survives the client merging and reordering messages, and
+repeats the same answer if it retries a request. A request with no turn left gets a short text
+reply; one that is not the main loop (a title, a compaction summary) gets a fitting text.
 """
 
 from __future__ import annotations
@@ -22,25 +29,22 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 Block = dict[str, Any]
+Turn = list[Block]
 SUMMARY = "<analysis>Recap.</analysis>\n<summary>The user asked for a change; a code-intel session is running.</summary>"
-
-
-def text(words: str) -> list[Block]:
-    return [{"type": "text", "text": words}]
-
-
-def tool(tool_id: str, name: str, **tool_input: Any) -> list[Block]:
-    return [{"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}]
+LIMIT_REACHED = "The scripted provider's request limit was reached; stopping."
 
 
 class ScriptedProvider:
-    """`with ScriptedProvider() as provider:` serves `provider.script` at `provider.base_url`."""
+    """`with SomeProvider(script) as provider:` serves `provider.script` at `provider.base_url`.
 
-    def __init__(self, script: list[list[Block]] | None = None, max_requests: int = 200) -> None:
-        self.script: list[list[Block]] = script or []
+    Subclasses say how a request is answered (`respond`) and where its conversation is (`conversation`)."""
+
+    def __init__(self, script: list[Turn] | None = None, max_requests: int = 200) -> None:
+        self.script: list[Turn] = script or []
         self.requests: list[dict[str, Any]] = []  # every request body, in order
         self.max_requests = max_requests
         self._lock = threading.Lock()
+        self._done = 0  # turns the client has taken up, as far as any request showed
         provider = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -50,38 +54,11 @@ class ScriptedProvider:
                     body = json.loads(self.rfile.read(length) or b"{}")
                 except json.JSONDecodeError:
                     body = {}
-                if "count_tokens" in self.path:
-                    self._json({"input_tokens": 1000})
-                    return
-                blocks = provider.answer(body)
-                stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
-                if body.get("stream"):
-                    self._stream(blocks, stop, body.get("model"))
-                else:
-                    self._json({"id": f"msg_{uuid.uuid4().hex}", "type": "message", "role": "assistant",
-                                "model": body.get("model"), "content": blocks, "stop_reason": stop,
-                                "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 5}})
+                provider.respond(self, body)
 
             def do_GET(self) -> None:  # noqa: N802
                 self.send_response(404)
                 self.end_headers()
-
-            def _json(self, data: dict[str, Any]) -> None:
-                raw = json.dumps(data).encode("utf-8")
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-            def _stream(self, blocks: list[Block], stop: str, model: Any) -> None:
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("cache-control", "no-cache")
-                self.end_headers()
-                for name, data in stream_events(blocks, stop, model):
-                    self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
-                self.wfile.flush()
 
             def log_message(self, *args: Any) -> None:
                 pass
@@ -101,19 +78,90 @@ class ScriptedProvider:
         self.server.shutdown()
         self.server.server_close()
 
-    def answer(self, body: dict[str, Any]) -> list[Block]:
+    def record(self, body: dict[str, Any]) -> bool:
+        """Keep the request; False once the request limit is passed (a client looping on the script)."""
         with self._lock:
             self.requests.append(body)
-            if len(self.requests) > self.max_requests:
-                return text("The scripted provider's request limit was reached; stopping.")
-        conversation = json.dumps(body.get("messages", []))
+            return len(self.requests) <= self.max_requests
+
+    def next_turn(self, body: dict[str, Any]) -> Turn | None:
+        """The first scripted turn none of whose call ids the conversation holds yet; None when all are done."""
+        conversation = self.conversation(body)
+        seen = sum(1 for turn in self.script if any(f'"{call_id}"' in conversation for call_id in map(_call_id, turn)
+                                                    if call_id))
+        with self._lock:
+            self._done = done = max(self._done, seen)
+        return self.script[done] if done < len(self.script) else None
+
+    def conversation(self, body: dict[str, Any]) -> str:
+        raise NotImplementedError
+
+    def respond(self, handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+
+def _call_id(block: Block) -> str | None:
+    return block.get("id") if "id" in block else block.get("call_id")
+
+
+def send_json(handler: BaseHTTPRequestHandler, data: dict[str, Any]) -> None:
+    raw = json.dumps(data).encode("utf-8")
+    handler.send_response(200)
+    handler.send_header("content-type", "application/json")
+    handler.send_header("content-length", str(len(raw)))
+    handler.end_headers()
+    handler.wfile.write(raw)
+
+
+def send_events(handler: BaseHTTPRequestHandler, events: list[tuple[str, dict[str, Any]]]) -> None:
+    handler.send_response(200)
+    handler.send_header("content-type", "text/event-stream")
+    handler.send_header("cache-control", "no-cache")
+    handler.end_headers()
+    for name, data in events:
+        handler.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+    handler.wfile.flush()
+
+
+# ----------------------------------------------------------------------------- Anthropic Messages (Claude Code)
+def text(words: str) -> Turn:
+    return [{"type": "text", "text": words}]
+
+
+def tool(tool_id: str, name: str, **tool_input: Any) -> Turn:
+    return [{"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}]
+
+
+class MessagesProvider(ScriptedProvider):
+    """The Anthropic Messages API as Claude Code uses it. Only main-loop requests (those offering
+    ToolSearch) follow the script; a compaction request gets SUMMARY."""
+
+    def conversation(self, body: dict[str, Any]) -> str:
+        return json.dumps(body.get("messages", []))
+
+    def respond(self, handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
+        if "count_tokens" in handler.path:
+            send_json(handler, {"input_tokens": 1000})
+            return
+        blocks = self.answer(body)
+        stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
+        if body.get("stream"):
+            send_events(handler, stream_events(blocks, stop, body.get("model")))
+        else:
+            send_json(handler, {"id": f"msg_{uuid.uuid4().hex}", "type": "message", "role": "assistant",
+                                "model": body.get("model"), "content": blocks, "stop_reason": stop,
+                                "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 5}})
+
+    def answer(self, body: dict[str, Any]) -> Turn:
+        if not self.record(body):
+            return text(LIMIT_REACHED)
+        conversation = self.conversation(body)
         if "<summary>" in conversation and "Respond with plain text only" in conversation:
             return text(SUMMARY)
         tools = {t.get("name") for t in body.get("tools", []) if isinstance(t, dict)}
         if "ToolSearch" not in tools:
             return text("ok")
-        done = sum(1 for turn in self.script if any(f'"{b["id"]}"' in conversation for b in turn if "id" in b))
-        return self.script[done] if done < len(self.script) else text("Stopping here.")
+        return self.next_turn(body) or text("Stopping here.")
 
     # -- reading what Claude Code sent back ---------------------------------------
     def tool_results(self) -> dict[str, dict[str, Any]]:
@@ -137,7 +185,7 @@ class ScriptedProvider:
         return str(content)
 
 
-def stream_events(blocks: list[Block], stop: str, model: Any) -> list[tuple[str, dict[str, Any]]]:
+def stream_events(blocks: Turn, stop: str, model: Any) -> list[tuple[str, dict[str, Any]]]:
     """One assistant message as the Messages API streams it: start, each block (start, delta, stop), end."""
     message = {"id": f"msg_{uuid.uuid4().hex}", "type": "message", "role": "assistant", "model": model or "claude",
                "content": [], "stop_reason": None, "stop_sequence": None,
@@ -157,3 +205,89 @@ def stream_events(blocks: list[Block], stop: str, model: Any) -> list[tuple[str,
                                      "usage": {"output_tokens": 5}}))
     events.append(("message_stop", {"type": "message_stop"}))
     return events
+
+
+# ----------------------------------------------------------------------------- OpenAI Responses (Codex)
+def message(words: str) -> Turn:
+    return [{"type": "message", "role": "assistant", "id": f"msg_{uuid.uuid4().hex}",
+             "content": [{"type": "output_text", "text": words}]}]
+
+
+def tool_search(call_id: str, query: str, limit: int = 20) -> Turn:
+    """Codex's client-side tool search: it answers with the deferred tools (MCP namespaces) that match."""
+    return [{"type": "tool_search_call", "call_id": call_id, "execution": "client",
+             "arguments": {"query": query, "limit": limit}}]
+
+
+def function_call(call_id: str, name: str, namespace: str | None = None, **arguments: Any) -> Turn:
+    """A JSON-argument tool call; MCP tools are named inside their namespace (`mcp__code_intel`)."""
+    item: Block = {"type": "function_call", "call_id": call_id, "name": name, "arguments": json.dumps(arguments)}
+    if namespace:
+        item["namespace"] = namespace
+    return [item]
+
+
+def custom_call(call_id: str, name: str, tool_input: str) -> Turn:
+    """A freeform tool call, the way Codex offers apply_patch: the patch text is the whole input."""
+    return [{"type": "custom_tool_call", "call_id": call_id, "name": name, "input": tool_input}]
+
+
+CODEX_COMPACTION = "CONTEXT CHECKPOINT COMPACTION"  # the opening of Codex's summary request
+FULL_CONTEXT_TOKENS = 1_000_000
+
+
+class ResponsesProvider(ScriptedProvider):
+    """The OpenAI Responses API as Codex uses it: each answer streams `response.created`, one
+    `response.output_item.done` per item of the turn and `response.completed` (which Codex waits for).
+
+    `compact_after`: call ids whose turn, the first time it is answered, reports FULL_CONTEXT_TOKENS
+    used, so that Codex (run with a lower `model_auto_compact_token_limit`) compacts before going on;
+    its summary request gets a short summary."""
+
+    def __init__(self, script: list[Turn] | None = None, max_requests: int = 200,
+                 compact_after: set[str] | None = None) -> None:
+        super().__init__(script, max_requests)
+        self.compact_after = set(compact_after or ())
+
+    def conversation(self, body: dict[str, Any]) -> str:
+        return json.dumps(body.get("input", []))
+
+    def respond(self, handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
+        tokens = 15
+        if not self.record(body):
+            items = message(LIMIT_REACHED)
+        elif CODEX_COMPACTION in self.conversation(body)[-4000:]:
+            items = message("Summary: the user asked for a change; a code-intel session is running.")
+        elif not body.get("tools"):
+            items = message("ok")  # not the agent loop (a title)
+        else:
+            items = self.next_turn(body) or message("Stopping here.")
+            with self._lock:
+                heavy = {item.get("call_id") for item in items} & self.compact_after
+                self.compact_after -= heavy
+            if heavy:
+                tokens = FULL_CONTEXT_TOKENS
+        response_id = f"resp_{uuid.uuid4().hex}"
+        usage = {"input_tokens": 10, "input_tokens_details": None, "output_tokens": 5,
+                 "output_tokens_details": None, "total_tokens": tokens}
+        events = [("response.created", {"type": "response.created", "response": {"id": response_id}})]
+        events += [("response.output_item.done", {"type": "response.output_item.done", "item": item}) for item in items]
+        events.append(("response.completed", {"type": "response.completed",
+                                               "response": {"id": response_id, "usage": usage}}))
+        send_events(handler, events)
+
+    # -- reading what Codex sent back ---------------------------------------------
+    def items(self, kind: str) -> list[dict[str, Any]]:
+        """Every input item of one type across all requests, in order (repeats included)."""
+        return [item for body in self.requests for item in body.get("input", [])
+                if isinstance(item, dict) and item.get("type") == kind]
+
+    def output(self, call_id: str) -> str:
+        """What Codex answered the model for one call (function, custom tool), the last one seen."""
+        found = ""
+        for kind in ("function_call_output", "custom_tool_call_output"):
+            for item in self.items(kind):
+                if item.get("call_id") == call_id:
+                    output = item.get("output")
+                    found = output if isinstance(output, str) else json.dumps(output)
+        return found

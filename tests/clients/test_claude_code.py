@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from tests.clients.conftest import APP_CODE, client_env
-from tests.clients.provider import ScriptedProvider, text, tool
+from tests.clients.provider import MessagesProvider, text, tool
 
 pytestmark = pytest.mark.slow
 
@@ -43,7 +43,7 @@ def script(repo: Path) -> list[list[dict[str, Any]]]:
     ]
 
 
-def claude(command: list[str], repo: Path, home: Path, provider: ScriptedProvider, prompt: str,
+def claude(command: list[str], repo: Path, home: Path, provider: MessagesProvider, prompt: str,
            *session: str) -> dict[str, Any]:
     env = client_env(home, ANTHROPIC_BASE_URL=provider.base_url, ANTHROPIC_API_KEY="sk-test-not-a-key",
                      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_AUTOUPDATER="1")
@@ -62,7 +62,7 @@ def test_claude_code_session_hooks_and_compaction(claude_bin: list[str], sample_
                                        encoding="utf-8")
     app = sample_repo / "src" / "app.py"
 
-    with ScriptedProvider(script(sample_repo)) as provider:
+    with MessagesProvider(script(sample_repo)) as provider:
         first = claude(claude_bin, sample_repo, home, provider, f"/code --no-doc-research {REQUEST}",
                        "--session-id", CONVERSATION)
 
@@ -108,7 +108,7 @@ def test_claude_code_offers_the_code_prompt(claude_bin: list[str], sample_repo: 
     (home / ".claude" / "settings.json").write_text(json.dumps({"enableAllProjectMcpServers": True}), encoding="utf-8")
     (home / ".claude.json").write_text(json.dumps({"projects": {str(sample_repo): {"hasTrustDialogAccepted": True}}}),
                                        encoding="utf-8")
-    with ScriptedProvider([]) as provider:
+    with MessagesProvider([]) as provider:
         env = client_env(home, ANTHROPIC_BASE_URL=provider.base_url, ANTHROPIC_API_KEY="sk-test-not-a-key",
                          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_AUTOUPDATER="1")
         for wait in (8, 20, 40):

@@ -1,4 +1,13 @@
-"""Codex through `codex app-server` (JSON-RPC over stdio, no model): our MCP server, skill and hooks as Codex sees them."""
+"""Codex 0.169 against code-intel, two ways.
+
+1. `codex app-server` (JSON-RPC over stdio, no model): our MCP server, skill and hooks as Codex lists them.
+2. `codex exec` with the model played by a script (tests/clients/provider.py, the Responses API): it finds
+   the code-intel tools with tool_search, starts a session and explores through our server, then writes
+   before READY with apply_patch and a shell append, both of which our PreToolUse hook must deny (file
+   unchanged, reason handed to the model); `codex exec resume` then runs our SessionStart hook, and again
+   after Codex compacts the conversation (the stand-in reports a full context): both texts must reach
+   the model.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +21,15 @@ from typing import Any
 
 import pytest
 
-from tests.clients.conftest import client_env
+from tests.clients.conftest import APP_CODE, client_env
+from tests.clients.provider import (
+    CODEX_COMPACTION,
+    ResponsesProvider,
+    custom_call,
+    function_call,
+    message,
+    tool_search,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -107,3 +124,104 @@ def test_codex_app_server_sees_tools_skill_and_hooks(npm_clients: Path, sample_r
         assert [m["file"] for m in found["structuredContent"]["matches"]] == ["src/app.py"]
     finally:
         server.close()
+
+
+# ----------------------------------------------------------------------------- codex exec with a scripted model
+EXEC_REQUEST = "make add return an int"
+PATCH = "*** Begin Patch\n*** Update File: src/app.py\n@@\n def add(a, b):\n-    return a + b\n+    return int(a + b)\n*** End Patch\n"
+NAMESPACE = "mcp__code_intel"  # Codex's name for the code-intel server's tools
+COMPACT_LIMIT = 200_000  # the resumed run compacts once the stand-in reports more tokens than this
+
+
+def exec_script() -> list[list[dict[str, Any]]]:
+    """What the model does. First run: find the code-intel tools, start a session, explore, then write before
+    READY through Codex's own tools (apply_patch, a shell append), which our PreToolUse hook must deny.
+    Resumed run: ask for the session status, after which the stand-in reports a full context."""
+    return [
+        tool_search("call_01", "code_intel start_session search_text"),
+        function_call("call_02", "start_session", NAMESPACE, intent="MODIFY", query=EXEC_REQUEST,
+                      flags=["--no-doc-research"]),
+        function_call("call_03", "search_text", NAMESPACE, pattern="def add"),
+        custom_call("call_04", "apply_patch", PATCH),
+        function_call("call_05", "exec_command", cmd="echo '# note' >> src/app.py"),
+        message("Exploration comes first; stopping here."),
+        function_call("call_06", "get_session_status", NAMESPACE),
+        message("Still in QUERY_FRAME; stopping here."),
+    ]
+
+
+def use_provider(codex_home: Path, provider: ResponsesProvider) -> None:
+    """Point the test's Codex home at the stand-in. gpt-5.5 is a model Codex knows, so it offers the tools it
+    would offer a real one (apply_patch as a freeform tool, tool_search for the deferred MCP tools)."""
+    config = codex_home / "config.toml"
+    config.write_text('model = "gpt-5.5"\nmodel_provider = "scripted"\n\n' + config.read_text(encoding="utf-8")
+                      + f'\n[model_providers.scripted]\nname = "scripted stand-in"\nbase_url = "{provider.base_url}/v1"\n'
+                      'wire_api = "responses"\nenv_key = "CODE_INTEL_TEST_KEY"\n', encoding="utf-8")
+
+
+def codex_exec(codex: Path, repo: Path, env: dict[str, str], prompt: str, *options: str) -> list[dict[str, Any]]:
+    """One `codex exec` run (`options` may start with `resume THREAD`), hooks trusted for this run only as a
+    reviewed hook would be; its JSON events."""
+    result = subprocess.run([str(codex), "exec", *options, "--json", "--dangerously-bypass-hook-trust", prompt],
+                            cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, f"codex exec failed ({result.returncode}):\n{result.stdout}\n{result.stderr[-3000:]}"
+    return [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+
+
+def tool_output(provider: ResponsesProvider, call_id: str) -> dict[str, Any]:
+    """An MCP tool's answer as Codex handed it to the model ("Wall time: ...\\nOutput:\\n<the JSON text>")."""
+    text = provider.output(call_id)
+    assert "Output:\n" in text, text
+    return dict(json.loads(text.split("Output:\n", 1)[1]))
+
+
+def test_codex_exec_session_hooks_resume_and_compaction(npm_clients: Path, sample_repo: Path, codex_home: Path,
+                                                       tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    env = client_env(home, CODEX_HOME=str(codex_home), CODE_INTEL_TEST_KEY="sk-test-not-a-key")
+    codex = npm_clients / "node_modules" / ".bin" / "codex"
+    app = sample_repo / "src" / "app.py"
+
+    with ResponsesProvider(exec_script(), compact_after={"call_06"}) as provider:
+        use_provider(codex_home, provider)
+        events = codex_exec(codex, sample_repo, env, EXEC_REQUEST)
+
+        # init's required = true made Codex wait for the server: the first tool_search found its tools
+        searched = provider.items("tool_search_output")[0]["tools"]
+        ours = [t for t in searched if t.get("name") == NAMESPACE]
+        assert ours, f"tool_search found no code-intel tools (was the server started?): {searched}"
+        assert {"start_session", "search_text"} <= {t["name"] for t in ours[0]["tools"]}
+        # the MCP calls reached our server and their answers reached the model
+        started = tool_output(provider, "call_02")
+        assert started["success"] and started["phase"] == "QUERY_FRAME" and started["step"] == 4
+        found = tool_output(provider, "call_03")
+        assert [m["file"] for m in found["matches"]] == ["src/app.py"]
+        calls = {e["item"]["tool"]: e["item"] for e in events
+                 if e.get("type") == "item.completed" and e["item"].get("type") == "mcp_tool_call"}
+        assert calls["start_session"]["status"] == calls["search_text"]["status"] == "completed"
+        server_log = (sample_repo / ".code-intel" / "logs" / "server.log").read_text(encoding="utf-8")
+        assert "start_session ok" in server_log and "search_text ok" in server_log
+        # the hook denied apply_patch and the shell append before READY; the model got our reason
+        session = f"session {started['session_id']} is in QUERY_FRAME (step 4)"
+        for call_id, name in (("call_04", "apply_patch"), ("call_05", "Bash")):
+            said = provider.output(call_id)
+            assert said.startswith(f"Command blocked by PreToolUse hook: code-intel blocked this {name} call: "), said
+            assert "only in the READY phase" in said and session in said, said
+        assert app.read_text(encoding="utf-8") == APP_CODE
+        assert not list((sample_repo / ".code-intel" / "sessions").glob("*.writes.jsonl"))  # nothing was allowed
+
+        # resumed: SessionStart (source "resume") tells the model where the session stands; then the context fills
+        # up, Codex compacts and runs SessionStart again (source "compact"), asking for compaction_count 1
+        thread = next(e["thread_id"] for e in events if e.get("type") == "thread.started")
+        before = len(provider.requests)
+        codex_exec(codex, sample_repo, env, "go on", "resume", thread, "-c", f"model_auto_compact_token_limit={COMPACT_LIMIT}")
+        later = [json.dumps(body.get("input", [])) for body in provider.requests[before:]]
+        active = f"code-intel: session {started['session_id']} is active, in QUERY_FRAME (step 4)"
+        assert active in later[0] and "Echo compaction_count 0 with your next submit_phase" in later[0]
+        assert tool_output(provider, "call_06")["phase"] == "QUERY_FRAME"
+        compacted = [i for i, body in enumerate(later) if CODEX_COMPACTION in body]
+        assert compacted, "Codex did not compact"
+        assert any(active in body and "Your context was compacted: send compaction_count 1" in body
+                   for body in later[compacted[0] + 1:])
+    assert app.read_text(encoding="utf-8") == APP_CODE

@@ -155,6 +155,7 @@ def test_untrusted_codex_project_gets_the_exact_command(project_dir: Path, _code
     assert argv[:5] == ["codex", "mcp", "add", "code-intel", "--"]
     assert Path(argv[5]).is_absolute() and argv[-2:] == ["--project", str(project_dir)]
     assert f"startup_timeout_sec = {CODEX_STARTUP_TIMEOUT_SEC}" in note and f"tool_timeout_sec = {CODEX_TOOL_TIMEOUT_SEC}" in note
+    assert "  required = true" in note
     assert str(_codex_home / "config.toml") in note and "trust_level" in note
 
 
@@ -169,6 +170,7 @@ def test_trusted_codex_project_gets_config_toml_merged(project_dir: Path, _codex
     assert parsed["model"] == "o3" and parsed["mcp_servers"]["other"] == {"command": "npx"}
     assert ours["args"][-2:] == ["--project", str(project_dir)] and Path(ours["command"]).is_absolute()
     assert ours["startup_timeout_sec"] == CODEX_STARTUP_TIMEOUT_SEC and ours["tool_timeout_sec"] == CODEX_TOOL_TIMEOUT_SEC
+    assert ours["required"] is True  # Codex waits for the server before a thread's first model request
     before = config.read_bytes()
     assert {a.status for a in install(project_dir, options=InstallOptions(codex=True)).actions
             if a.path.startswith(".codex/config")} == {"unchanged"}

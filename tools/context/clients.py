@@ -10,9 +10,11 @@ Claude Code (always):
 Codex (`--codex`):
 - `.agents/skills/code/SKILL.md` (front matter `name`, `description`), invoked as `$code`;
 - `.codex/hooks.json` with the same two hook groups;
-- `[mcp_servers.code-intel]` in `.codex/config.toml` with startup and tool timeouts when Codex trusts
-  the project (Codex reads a project's `.codex/` only then); otherwise the `codex mcp add` command
-  and the timeout lines are printed for the user's own config.
+- `[mcp_servers.code-intel]` in `.codex/config.toml` with startup and tool timeouts and `required = true`
+  when Codex trusts the project (Codex reads a project's `.codex/` only then); otherwise the
+  `codex mcp add` command and those lines are printed for the user's own config. `required` makes
+  Codex wait for the server before a thread's first model request: an optional server that is still
+  starting is left out of that request, and a short `codex exec` turn then runs without code-intel.
 
 One matcher serves both clients: Claude Code names its writing tools Edit/Write/MultiEdit/
 NotebookEdit/Bash, Codex calls the hook for Bash and apply_patch (Edit and Write match apply_patch
@@ -137,7 +139,8 @@ def codex_table(ctx: InstallContext) -> str:
             f"command = {json.dumps(command)}\n"
             f"args = [{', '.join(json.dumps(a) for a in args)}]\n"
             f"startup_timeout_sec = {CODEX_STARTUP_TIMEOUT_SEC}\n"
-            f"tool_timeout_sec = {CODEX_TOOL_TIMEOUT_SEC}\n")
+            f"tool_timeout_sec = {CODEX_TOOL_TIMEOUT_SEC}\n"
+            "required = true\n")
 
 
 _OUR_TABLE = re.compile(r'^\[mcp_servers\.(?:code-intel|"code-intel")(?:\.[^\]]*)?\]\s*$')
@@ -166,10 +169,12 @@ def codex_manual_steps(ctx: InstallContext) -> str:
         f"to {codex_home() / 'config.toml'}) and rerun `code-intel init --codex`, which then writes",
         f"{CODEX_CONFIG}; or register the server for your user:",
         f"  {add}",
-        f"and add the timeouts under [mcp_servers.code-intel] in {codex_home() / 'config.toml'}",
-        "(codex mcp add writes only the command):",
+        f"and add these lines under [mcp_servers.code-intel] in {codex_home() / 'config.toml'}",
+        "(codex mcp add writes only the command; required makes Codex wait for the server before the first",
+        "model request, so a short `codex exec` turn cannot run without it):",
         f"  startup_timeout_sec = {CODEX_STARTUP_TIMEOUT_SEC}",
         f"  tool_timeout_sec = {CODEX_TOOL_TIMEOUT_SEC}",
+        "  required = true",
         "Codex runs new hooks only after you review them once (/hooks in the codex TUI).",
     ])
 

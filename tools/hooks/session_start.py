@@ -15,8 +15,9 @@ from tools.errors import CheckpointCorrupt
 from tools.hooks.session import describe, find_session
 from tools.project import ProjectRoot
 
-LOAD_TOOLS = ("In Claude Code the code-intel tools are deferred: load them first with ToolSearch "
-              "`select:mcp__code-intel__get_session_status,mcp__code-intel__submit_phase`.")
+LOAD_TOOLS = ("The code-intel tools may be deferred: in Claude Code load them first with ToolSearch "
+              "`select:mcp__code-intel__get_session_status,mcp__code-intel__submit_phase`; in Codex find them with "
+              "tool_search (namespace mcp__code_intel).")
 MAX_INSTRUCTION_CHARS = 4000
 
 

@@ -122,18 +122,18 @@ class CodeIntelApp:
                 log.exception("background index sync could not start")
         return response
 
-    def sync_index(self, force: bool, progress: Any = None) -> Any:
+    def sync_index(self, force: bool, progress: Any = None, wait: bool = True) -> Any:
         """sync_index, refused up front (naming the folder) when the index folder cannot be written."""
         chroma = self.config.chroma
         if chroma.mode == "persistent" and chroma.path is None:
             self.root.writable_dir("chroma", "sync_index")
-        return self.index.sync(force=force, progress=progress)
+        return self.index.sync(force=force, progress=progress, wait=wait)
 
-    def query(self, question: str) -> Any:
+    def query(self, question: str, keywords: list[str] | None = None, code_hint: str | None = None) -> Any:
         semantic = None
         if self.index.is_available():
             semantic = self.index.semantic_search
-        return self.explorer.query(question, semantic=semantic)
+        return self.explorer.query(question, semantic=semantic, keywords=keywords, code_hint=code_hint)
 
     def update_context(self) -> dict[str, Any]:
         from tools.context.rules import refresh_project_rules

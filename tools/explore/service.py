@@ -312,10 +312,11 @@ class Explorer:
         return analyze_impact(self, files, symbols)
 
     @budgeted
-    def query(self, question: str, semantic: Callable[..., Any] | None = None) -> dict[str, Any]:
+    def query(self, question: str, semantic: Callable[..., Any] | None = None, keywords: list[str] | None = None,
+              code_hint: str | None = None) -> dict[str, Any]:
         from tools.explore.query import run_query
 
-        return run_query(self, question, semantic)
+        return run_query(self, question, semantic, keywords=keywords, code_hint=code_hint)
 
     def close(self) -> None:
         if self._definitions is not None:

@@ -70,11 +70,16 @@ VARIANTS: dict[str, dict[str, Any]] = {
     **{f"path {w}": {"signals": _signals(**{**NONE, "path_weight": w})} for w in (0.1, 0.2)},
     **{f"file {w}": {"signals": _signals(**{**NONE, "file_weight": w})} for w in (0.1, 0.2, 0.3)},
     **{f"dense weight {w}": {"dense_weight": w} for w in (0.6, 0.7, 0.9)},
-    **{f"query semantic top {t}": {"query_overrides": {"SEMANTIC_TOP": t}} for t in (0.9, 1.0, 1.2)},
-    **{f"query words {w}": {"query_overrides": {"WORD_SCORE": w, "COMPOUND_SCORE": w + 0.1, "PREFIX_SCORE": w - 0.25}}
-       for w in (0.5, 0.65)},
-    "query semantic 1.2 words 0.5": {"query_overrides": {"SEMANTIC_TOP": 1.2, "WORD_SCORE": 0.5,
-                                                         "COMPOUND_SCORE": 0.6, "PREFIX_SCORE": 0.25}},
+    **{f"role {p} dense {w}": {"signals": _signals(role_penalty={"test": p, "doc": p, "generated": max(2 * p, 0.3)}),
+                                "dense_weight": w}
+       for p in (0.3, 0.5, 1.0) for w in (0.5, 0.6, 0.7, 0.8)},
+    **{f"role 0.5 dense 0.6 {k} 0": {"signals": _signals(role_penalty={"test": 0.5, "doc": 0.5, "generated": 1.0},
+                                                         **{k: 0.0}), "dense_weight": 0.6}
+       for k in ("module_penalty", "name_weight")},
+    "query without the semantic lead": {"query_overrides": {"SEMANTIC_LEAD": query_module.SEMANTIC_TOP,
+                                                            "LEAD_AGREEMENT_BONUS": query_module.AGREEMENT_BONUS}},
+    **{f"query lead bonus {b}": {"query_overrides": {"LEAD_AGREEMENT_BONUS": b}} for b in (0.02, 0.05, 0.15)},
+    **{f"query lead {t}": {"query_overrides": {"SEMANTIC_LEAD": t}} for t in (0.9, 1.2)},
 }
 
 
@@ -84,14 +89,16 @@ def score(outcomes: list[list[questions.Span]], qs: list[questions.Question]) ->
     return questions.summarize(wrapped, qs)
 
 
-def ask_all(app: Any, qs: list[questions.Question], with_arguments: bool) -> tuple[list[Any], list[Any]]:
+def ask_all(app: Any, qs: list[questions.Question], with_arguments: bool, tools: set[str]) -> tuple[list[Any], list[Any]]:
     semantic_tops, query_tops = [], []
     for q in qs:
         extra: dict[str, Any] = {"keywords": q.keywords, "code_hint": q.code_hint} if with_arguments else {}
-        found = app.index.semantic_search(q.q, n_results=questions.CUTOFF, collection="forest", **extra)
-        semantic_tops.append(questions.result_spans(found["results"])[: questions.CUTOFF])
-        answered = app.query(q.q, **extra) if with_arguments else app.query(q.q)
-        query_tops.append(questions.result_spans(answered["results"])[: questions.CUTOFF])
+        if "semantic_search" in tools:
+            found = app.index.semantic_search(q.q, n_results=questions.CUTOFF, collection="forest", **extra)
+            semantic_tops.append(questions.result_spans(found["results"])[: questions.CUTOFF])
+        if "query" in tools:
+            answered = app.query(q.q, **extra)
+            query_tops.append(questions.result_spans(answered["results"])[: questions.CUTOFF])
     return semantic_tops, query_tops
 
 
@@ -100,6 +107,7 @@ def main() -> int:
     parser.add_argument("--set", choices=["dev"], default="dev", help="only the dev set: levers are never chosen on test")
     parser.add_argument("--variants", nargs="*", help="names from VARIANTS (default: all)")
     parser.add_argument("--arguments", action="store_true", help="pass each question's keywords and code_hint")
+    parser.add_argument("--both", action="store_true", help="ask both tools for every variant")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
 
@@ -124,22 +132,29 @@ def main() -> int:
         apps.append((app, qset.questions))
         all_questions += qset.questions
     figures: dict[str, Any] = {"bm25": score(bm25_tops, all_questions)}
-    print(f"{'variant':<22} {'semantic MRR':>12} {'recall':>7} {'impl>test':>9} {'query MRR':>10} {'recall':>7}")
-    print(f"{'bm25':<22} {figures['bm25']['mrr10']:>12.4f} {figures['bm25']['recall10']:>7.3f}")
+    print(f"{'variant':<28} {'semantic MRR':>12} {'recall':>7} {'impl>test':>9} {'query MRR':>10} {'recall':>7}")
+    print(f"{'bm25':<28} {figures['bm25']['mrr10']:>12.4f} {figures['bm25']['recall10']:>7.3f}")
     names = args.variants or list(VARIANTS)
     for name in names:
-        options: dict[str, Any] = VARIANTS[name]
+        options: dict[str, Any] = dict(VARIANTS[name])
+        # a variant of the query route's scores leaves semantic_search as it is, and the other way round
+        tools = {"query"} if "query_overrides" in options else {"semantic_search"}
+        if name == "shipped" or args.both:
+            tools = {"semantic_search", "query"}
         semantic_tops: list[Any] = []
         query_tops: list[Any] = []
         with settings(**options):
             for app, qs in apps:
-                s_tops, q_tops = ask_all(app, qs, args.arguments)
+                s_tops, q_tops = ask_all(app, qs, args.arguments, tools)
                 semantic_tops += s_tops
                 query_tops += q_tops
-        s, qy = score(semantic_tops, all_questions), score(query_tops, all_questions)
+        s = score(semantic_tops, all_questions) if semantic_tops else None
+        qy = score(query_tops, all_questions) if query_tops else None
         figures[name] = {"semantic_search": s, "query": qy}
-        print(f"{name:<22} {s['mrr10']:>12.4f} {s['recall10']:>7.3f} {s['impl_outranks_tests_docs'] or 0:>9.3f} "
-              f"{qy['mrr10']:>10.4f} {qy['recall10']:>7.3f}", flush=True)
+        cells = (f"{s['mrr10']:>12.4f} {s['recall10']:>7.3f} {s['impl_outranks_tests_docs'] or 0:>9.3f}" if s
+                 else " " * 30)
+        cells += f" {qy['mrr10']:>10.4f} {qy['recall10']:>7.3f}" if qy else ""
+        print(f"{name:<28} {cells}", flush=True)
     for app, _ in apps:
         app.close()
     if args.json:

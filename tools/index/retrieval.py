@@ -79,9 +79,9 @@ class Signals:
     """Adjustments to the fused score of each candidate (scores are 0..1 after fusion). Chosen on the
     question benchmark's dev set (benchmarks/levers.py); docs/semantic-index.md has the figures."""
 
-    role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.15, "doc": 0.15, "generated": 0.3})
+    role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.5, "doc": 0.5, "generated": 1.0})
     module_penalty: float = 0.05  # loose module code (imports, constants) and continuation windows
-    name_weight: float = 0.1  # times the share of the query's words that the symbol's name holds
+    name_weight: float = 0.0  # times the share of the query's words that the symbol's name holds
     path_weight: float = 0.0  # times the share of the query's words that the file's path holds
     file_weight: float = 0.0  # times the score of the file's second-best candidate (file-level aggregation)
     keyword_weight: float = 0.2  # a chunk defining a name the caller passed in `keywords`

@@ -81,6 +81,10 @@ STATEFUL = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_wo
 DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
 
 Ctx = Context[CodeIntelApp, Any]
+KeywordsArg = Annotated[list[str] | None, Field(
+    description="identifiers you expect in the answer (guesses are fine), e.g. ['retry_after', 'Backoff']")]
+CodeHintArg = Annotated[str | None, Field(description="a short sketch of the code you expect, e.g. "
+                                                      "'if resp.status == 429: sleep(retry_after)'")]
 
 
 class Refusal(BaseModel):
@@ -280,10 +284,16 @@ def analyze_impact(
 
 
 @tool(READ_ONLY)
-def query(ctx: Ctx, question: Annotated[str, Field(description="a natural-language question about the code")]) -> QueryResult:
+def query(
+    ctx: Ctx,
+    question: Annotated[str, Field(description="a natural-language question about the code")],
+    keywords: KeywordsArg = None,
+    code_hint: CodeHintArg = None,
+) -> QueryResult:
     """A general entry point: routes a question to symbol, text and (when the index exists) semantic
-    search and merges the results, each with file and line."""
-    return app_of(ctx).query(question)
+    search and merges the results, each with file and line and the file's role (implementation, test,
+    doc, generated). Optional `keywords` and `code_hint` sharpen it like in semantic_search."""
+    return app_of(ctx).query(question, keywords=keywords, code_hint=code_hint)
 
 
 # ------------------------------------------------------------------ semantic
@@ -293,11 +303,16 @@ def semantic_search(
     query: str,
     n_results: Annotated[int, Field(ge=1, le=100)] = 10,
     collection: Annotated[Literal["forest", "map"] | None, Field(description="default: Map first, then Forest")] = None,
+    keywords: KeywordsArg = None,
+    code_hint: CodeHintArg = None,
 ) -> SemanticSearchResult:
     """Meaning-based search over the code index (Forest) and past successful agreements (Map). A Map
-    hit scoring 0.7 or more answers alone; the response says which collection answered and whether
-    the index is complete."""
-    return SemanticSearchResult.model_validate(app_of(ctx).semantic_search(query, n_results, collection))
+    hit scoring 0.7 or more answers alone; the response says which collection answered and how complete
+    the index is (`index`: it answers during a sync, first with a fast model). Each hit carries its file's
+    role. Optional `keywords` (identifiers you expect) and `code_hint` (a sketch of the code you expect)
+    are fused with the question."""
+    return SemanticSearchResult.model_validate(app_of(ctx).semantic_search(
+        query, n_results=n_results, collection=collection, keywords=keywords, code_hint=code_hint))
 
 
 @tool(READ_ONLY)
@@ -313,14 +328,21 @@ def validate_symbol_relevance(ctx: Ctx, query: str, symbols: list[str]) -> Relev
 
 
 @tool(STATEFUL)
-def sync_index(ctx: Ctx, force: bool = False) -> SyncReport:
+def sync_index(
+    ctx: Ctx,
+    force: bool = False,
+    wait: Annotated[bool, Field(description="wait until the full model has embedded every chunk; by default the "
+                                            "call returns once every file is searchable and the rest runs in the "
+                                            "background")] = False,
+) -> SyncReport:
     """Bring the semantic index up to date: only changed files are re-chunked and re-embedded; `force`
-    rebuilds everything. Reports counts, duration and whether the index is complete, with progress."""
+    rebuilds everything. Every file is searchable when the call returns (a fast model first); the full
+    model carries on in the background unless `wait`. Reports counts, duration, the index state, progress."""
 
     def progress(done: float, total: float | None, message: str) -> None:
         anyio.from_thread.run(lambda: ctx.report_progress(done, total, message))
 
-    return SyncReport.model_validate(app_of(ctx).sync_index(force, progress))
+    return SyncReport.model_validate(app_of(ctx).sync_index(force, progress, wait=wait))
 
 
 @tool(STATEFUL)

@@ -10,15 +10,20 @@ from pathlib import Path
 from typing import Any
 
 from tools.app import CodeIntelApp
+from tools.index.models import SemanticSearchResult
 
 
 class SlowIndex:
     def __init__(self) -> None:
         self.release = threading.Event()
 
-    def semantic_search(self, query: str, n_results: int = 10, collection: str | None = None) -> dict[str, Any]:
+    def semantic_search(self, query: str, n_results: int = 10, collection: str | None = None,
+                        keywords: list[str] | None = None, code_hint: str | None = None) -> dict[str, Any]:
         self.release.wait(10)
         return {"query": query, "index_complete": True, "source": "forest", "results": []}
+
+    def index_state(self) -> dict[str, Any]:
+        return {"state": "complete", "indexed_chunks": 3, "full_quality_chunks": 3, "indexed_files": 1}
 
     def validate_symbol_relevance(self, query: str, symbols: list[str]) -> dict[str, Any]:
         self.release.wait(10)
@@ -38,6 +43,9 @@ def test_a_slow_semantic_call_answers_partial_within_the_budget(project_dir: Pat
             answer = call()
             assert time.monotonic() - started < 2
             assert answer["partial"] is True and "time budget" in answer["partial_reason"] and answer["results"] == []
+        # the partial answer is a whole semantic_search result, index state included
+        partial = SemanticSearchResult.model_validate(app.semantic_search("parse a date", keywords=["parse"]))
+        assert partial.index.state == "complete" and partial.results == []
         index.release.set()
         assert app.semantic_search("parse a date")["index_complete"] is True
     finally:

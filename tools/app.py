@@ -108,19 +108,20 @@ class CodeIntelApp:
                 log.exception("background index sync could not start")
         return response
 
-    def sync_index(self, force: bool, progress: Any = None) -> Any:
+    def sync_index(self, force: bool, progress: Any = None, wait: bool = True) -> Any:
         """sync_index, refused up front (naming the folder) when the index folder cannot be written."""
         chroma = self.config.chroma
         if chroma.mode == "persistent" and chroma.path is None:
             self.root.writable_dir("chroma", "sync_index")
-        return self.index.sync(force=force, progress=progress)
+        return self.index.sync(force=force, progress=progress, wait=wait)
 
-    def query(self, question: str) -> QueryResult:
+    def query(self, question: str, keywords: list[str] | None = None, code_hint: str | None = None) -> QueryResult:
         """query: symbol, text and (when an index exists) semantic routes, merged, within the time budget."""
         from tools.explore.query import run_query
 
         semantic = self.semantic_search if self.index.is_available() else None  # held to the time budget too
-        return self.explorer.run_budgeted("query", run_query, self.explorer, question, semantic)
+        return self.explorer.run_budgeted("query", run_query, self.explorer, question, semantic,
+                                          keywords=keywords, code_hint=code_hint)
 
     def analyze_impact(self, files: list[str], symbols: list[str] | None) -> ImpactReport:
         """analyze_impact over the explorer's engines, with the project's document_search settings, within the
@@ -131,14 +132,23 @@ class CodeIntelApp:
                                           document_search=self.context.document_search)
 
     # the embedding calls, held to the exploration time budget -------------------------------------
-    def semantic_search(self, query: str, n_results: int = 10, collection: str | None = None) -> dict[str, Any]:
+    def semantic_search(self, query: str, n_results: int = 10, collection: str | None = None,
+                        keywords: list[str] | None = None, code_hint: str | None = None) -> dict[str, Any]:
         """semantic_search within search_timeout_seconds: the first call loads the embedding model, which
         cannot be cut short; past the budget the answer is an empty partial result and the search goes on
         in the background, so the next call finds the model loaded."""
         return self._within_budget(
-            lambda: self.index.semantic_search(query, n_results=n_results, collection=collection),
-            lambda reason: {"query": query, "index_complete": False, "source": "none", "results": [],
-                            "partial": True, "partial_reason": reason})
+            lambda: self.index.semantic_search(query, n_results=n_results, collection=collection,
+                                               keywords=keywords, code_hint=code_hint),
+            lambda reason: {"query": query, "index_complete": False, "index": self._index_state_or_unknown(),
+                            "source": "none", "results": [], "partial": True, "partial_reason": reason})
+
+    def _index_state_or_unknown(self) -> dict[str, Any]:
+        try:
+            return self.index.index_state()
+        except Exception:  # the partial answer must not fail on the index it could not wait for
+            log.debug("index state unavailable", exc_info=True)
+            return {"state": "partial", "indexed_chunks": 0, "full_quality_chunks": 0, "indexed_files": 0}
 
     def validate_symbol_relevance(self, query: str, symbols: list[str]) -> dict[str, Any]:
         return self._within_budget(

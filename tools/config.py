@@ -54,6 +54,8 @@ class Config(_Strict):
     chunk_max_tokens: int = Field(default=512, ge=32, le=8192)
     sync_ttl_hours: float = Field(default=1.0, ge=0)
     sync_on_start: bool = True
+    index_fast_pass: bool = Field(default=True, description="index every file with the fast static model first, "
+                                  "then replace its vectors with the full model's in the background")
     max_file_bytes: int = Field(default=1_000_000, ge=1024)
     search_timeout_seconds: float = Field(default=10.0, gt=0, le=600)
     chroma: ChromaSettings = Field(default_factory=ChromaSettings)

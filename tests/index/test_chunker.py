@@ -113,3 +113,87 @@ def test_lines_strategy_ignores_the_ast_and_hash_follows_content() -> None:
     assert [c.content_hash for c in chunks] == [c.content_hash for c in again]
     changed = Chunker(512, strategy="lines").chunk("pkg/settings.py", PYTHON + "# more\n", "python")
     assert changed[-1].content_hash != chunks[-1].content_hash
+
+
+GO_DOCUMENTED = '''package cache
+
+import "time"
+
+// Store keeps entries until they expire.
+// It is safe for concurrent use by multiple goroutines,
+// and every method locks the mutex before it reads the map.
+// Entries older than the TTL are dropped lazily on access,
+// so a long-lived store never grows without bound as long
+// as keys are read now and then; Sweep drops the rest.
+type Store struct {
+	ttl time.Duration
+}
+
+// Get returns the value stored under key, or false when the key is
+// missing or its entry expired. An expired entry is removed on the way
+// out, so the next Get for the same key does not look at it again.
+// This comment is longer than the function it documents, and the old
+// chunker made it a chunk of its own, apart from its function.
+func (s *Store) Get(key string) (string, bool) {
+	return "", false
+}
+
+func Len() int { return 0 } // a trailing comment documents nothing below it
+func Sweep() {}
+
+// A comment with a blank line after it is not a doc comment.
+
+func Reset() {}
+'''
+
+TS_DOCUMENTED = '''import { x } from "y";
+
+/**
+ * Resolves the charset of a response from its content-type header,
+ * falling back to sniffing the first bytes of the body when the header
+ * is missing, then to utf-8. Long enough to have been a chunk of its own,
+ * apart from the function it documents, under the old lead-in rule.
+ */
+export function guessCharset(headers: Headers, body: Uint8Array): string {
+  return "utf-8";
+}
+
+class Parser {
+  /**
+   * The method doc, long enough to explain what the method does in detail,
+   * so that it crosses the size limit of the lead-in merge of the old chunker
+   * and shows that it now joins the method below it in one chunk.
+   */
+  run(): void {}
+}
+'''
+
+
+def test_long_go_doc_comments_join_the_definition_they_document() -> None:
+    chunks = Chunker(512).chunk("cache.go", GO_DOCUMENTED, "go")
+    spans = {c.symbol: (c.kind, c.start_line, c.end_line) for c in chunks if c.symbol}
+    assert spans["Store"] == ("class", 5, 13)  # the six comment lines open the type's chunk
+    assert spans["Store.Get"] == ("function", 15, 22)  # a Go method is named after its receiver's type
+    get = next(c for c in chunks if c.symbol == "Store.Get")
+    assert get.content.startswith("// Get returns the value") and "func (s *Store) Get" in get.content
+    assert spans["Len"][1:] == (24, 24) and spans["Sweep"][1:] == (25, 25)  # a trailing comment is no doc
+    assert spans["Reset"][1:] == (29, 29)  # a blank line separates a comment from the definition
+    assert not any(c.kind == "module" and "Get returns" in c.content for c in chunks)
+
+
+def test_jsdoc_blocks_join_functions_and_methods_in_typescript() -> None:
+    chunks = Chunker(512).chunk("charset.ts", TS_DOCUMENTED, "typescript")
+    by_symbol = {c.symbol: c for c in chunks if c.symbol}
+    assert (by_symbol["guessCharset"].start_line, by_symbol["guessCharset"].end_line) == (3, 11)
+    assert by_symbol["guessCharset"].content.startswith("/**")
+    assert by_symbol["Parser"].start_line == 13 and "The method doc" in by_symbol["Parser"].content
+    small = Chunker(64).chunk("charset.ts", TS_DOCUMENTED, "typescript")  # Parser splits into methods
+    run = next(c for c in small if c.symbol == "Parser.run")
+    assert run.start_line == 14 and run.content.lstrip().startswith("/**")
+
+
+def test_go_methods_are_qualified_by_their_receiver_type() -> None:
+    source = ("package x\n\nfunc (s *Store) Get(k string) string { return \"\" }\nfunc (s Store) Put() {}\n"
+              "func (l *List[T]) Push(v T) {}\nfunc Free() {}\n")
+    symbols = [c.symbol for c in Chunker(512).chunk("x.go", source, "go") if c.kind == "function"]
+    assert symbols == ["Store.Get", "Store.Put", "List.Push", "Free"]

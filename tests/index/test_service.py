@@ -31,7 +31,9 @@ def test_first_sync_indexes_everything_and_search_finds_by_meaning(
     assert report["complete"] is True and "partial_reason" not in report
     assert report["files_scanned"] == 4 and report["files_added"] == 4 and report["chunks_added"] >= 4
     assert report["store"].startswith("chroma persistent") and report["model"] == "all-MiniLM-L6-v2-code"
-    assert events and events[-1][0] == events[-1][1] == 4
+    assert (4, 4, "indexed 4/4 files") in events  # the file pass, then the full model's chunks on top
+    assert events[-1][0] == events[-1][1] == 4 + report["chunks_total"]
+    assert [e[0] for e in events] == sorted(e[0] for e in events)  # progress only grows
     assert index.is_available()
     assert (sample_project / ".code-intel" / "chroma").is_dir()
 

@@ -27,6 +27,7 @@ from tools.explore.importers import find_importers, is_import_line, python_modul
 from tools.explore.markup import find_cross_references, is_web_file
 from tools.explore.models import Partial, as_dict
 from tools.languages import CODE_LANGUAGES, language_for
+from tools.roles import is_test_file
 
 if TYPE_CHECKING:
     from tools.explore.service import Explorer
@@ -56,11 +57,6 @@ COMMON_NAMES = frozenset({
 
 CONFIG_SUFFIXES = frozenset({".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".env", ".properties"})
 CONFIG_GLOBS = sorted({f"*{s}" for s in CONFIG_SUFFIXES} | {".env", ".env.*", "*.env.*"})
-TEST_FOLDERS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testing", "test_support"})
-_TEST_NAME = re.compile(
-    r"^(?:test_.+\.py|.+_test\.py|conftest\.py|.+_test\.go|.+\.(?:test|spec)\.[cm]?[jt]sx?|"
-    r".+Tests?\.(?:java|kt|cs)|.+_spec\.rb|.+_test\.rb|.+Test\.php|test_.+\.rb)$"
-)
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][\w$]*$")
 
 
@@ -104,11 +100,6 @@ class Target:
     line: int | None = None
     end_line: int | None = None
     kind: str | None = None
-
-
-def is_test_file(path: str) -> bool:
-    parts = PurePosixPath(path).parts
-    return bool(_TEST_NAME.match(parts[-1])) or any(p in TEST_FOLDERS for p in parts[:-1])
 
 
 def is_config_file(path: str) -> bool:

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, Field
 
 from tools.errors import CodeIntelError, InvalidArgument
-from tools.explore.impact import is_test_file
 from tools.explore.models import MatchMode, Partial, as_dict
+from tools.index.retrieval import check_code_hint, check_keywords
+from tools.roles import file_role, is_test_file
 
 if TYPE_CHECKING:
     from tools.explore.service import Explorer
@@ -34,6 +35,21 @@ MAX_RESULTS = 30
 DEFINITIONS_PER_NAME = 10
 TEXT_PER_PATTERN = 15
 SEMANTIC_RESULTS = 10
+# The semantic route's score at rank 1 and the step down per rank (docs/semantic-index.md, benchmarks/levers.py)
+SEMANTIC_TOP = 0.75
+SEMANTIC_STEP = 0.03
+# A question that names no existing definition exactly (nor passes keywords) is answered in the semantic
+# route's order:
+# its hits lead and the other routes' hits follow; on the question benchmark's dev set any agreement bonus
+# or lower lead reordered the semantic answer for the worse (benchmarks/levers.py)
+SEMANTIC_LEAD = 2.0
+LEAD_AGREEMENT_BONUS = 0.0
+DOC_PENALTY = 0.1
+# Definitions found from prose words (not identifiers): a word that equals a name, two words that form one,
+# a word's stem as a name prefix
+WORD_SCORE = 0.8
+COMPOUND_SCORE = 0.9
+PREFIX_SCORE = 0.55
 SNIPPET_CHARS = 300
 # Extra score for every further route that found the same place.
 AGREEMENT_BONUS = 0.15
@@ -77,6 +93,7 @@ class QueryHit(BaseModel):
     sources: list[str]
     lines: list[int] | None = Field(default=None, description="lines of text matches folded into this span")
     chunk_id: str | None = None
+    role: str = Field(default="implementation", description="implementation, test, doc or generated (from the path)")
 
 
 class QueryResult(Partial):
@@ -187,13 +204,13 @@ def _definition_lookups(found: Candidates) -> list[tuple[str, MatchMode, float, 
     for name in found.identifiers:
         lookups += [(name, "exact", 1.0, False), (name, "icase", 0.85, False)]
     for compound in found.compounds:
-        lookups += [(compound, "icase", 0.9, True), (compound.replace("_", ""), "icase", 0.9, True)]
+        lookups += [(compound, "icase", COMPOUND_SCORE, True), (compound.replace("_", ""), "icase", COMPOUND_SCORE, True)]
     for word in found.words:
-        lookups.append((word, "icase", 0.8, True))
+        lookups.append((word, "icase", WORD_SCORE, True))
         root = stem(word)
         if len(root) >= 4:  # prefix lookups are case-sensitive: try the common spellings (json, Json, JSON)
             spellings = dict.fromkeys([root.lower(), root.capitalize(), *([root.upper()] if len(root) <= 5 else [])])
-            lookups += [(spelling, "prefix", 0.55, True) for spelling in spellings]
+            lookups += [(spelling, "prefix", PREFIX_SCORE, True) for spelling in spellings]
     return lookups
 
 
@@ -231,11 +248,14 @@ def _definition_hits(explorer: Explorer, found: Candidates, lines: _Lines,
 
 
 def _adjust_scores(hits: list[QueryHit], found: Candidates) -> None:
-    """Tests rank below code; a definition whose name holds several of the question's words ranks higher."""
+    """Tests and docs rank below code; a definition whose name holds several of the question's words ranks higher."""
     roots = {stem(w).lower() for w in [*found.words, *found.identifiers] if len(w) >= 3}
     for hit in hits:
-        if is_test_file(hit.file):
+        hit.role = file_role(hit.file)
+        if hit.role == "test":
             hit.score -= TEST_PENALTY
+        elif hit.role == "doc":
+            hit.score -= DOC_PENALTY
         if hit.kind == "definition" and hit.name:
             covered = sum(1 for r in roots if r in hit.name.lower())
             hit.score += COVERAGE_BONUS * max(covered - 1, 0)
@@ -257,8 +277,9 @@ def _text_hits(explorer: Explorer, patterns: list[tuple[str, str]], base_score: 
     return hits
 
 
-def _semantic_hits(semantic: Callable[..., Any], question: str) -> list[QueryHit]:
-    raw = semantic(query=question, n_results=SEMANTIC_RESULTS)
+def _semantic_hits(semantic: Callable[..., Any], question: str, extra: dict[str, Any],
+                   top: float = SEMANTIC_TOP) -> list[QueryHit]:
+    raw = semantic(query=question, n_results=SEMANTIC_RESULTS, **extra)
     data = raw.model_dump() if isinstance(raw, BaseModel) else raw  # may also be a plain list
     items = data.get("results", []) if isinstance(data, dict) else list(data or [])
     hits: list[QueryHit] = []
@@ -271,7 +292,7 @@ def _semantic_hits(semantic: Callable[..., Any], question: str) -> list[QueryHit
         # Index scores differ in scale (fused ranks, cosine); the rank is what they agree on.
         hits.append(QueryHit(file=item["file"], line=int(item["line"]), end_line=item.get("end_line"), kind="semantic",
                              name=item.get("symbol") or item.get("name"), snippet=str(snippet)[:SNIPPET_CHARS],
-                             score=round(0.75 - 0.03 * rank, 4), sources=[f"semantic:{origin}"],
+                             score=round(top - SEMANTIC_STEP * rank, 4), sources=[f"semantic:{origin}"],
                              chunk_id=item.get("chunk_id")))
     return hits
 
@@ -297,7 +318,7 @@ def _same_place(a: QueryHit, b: QueryHit) -> bool:
     return abs(a1 - b1) <= 3 and a1 <= b2 and b1 <= a2
 
 
-def merge_hits(hits: list[QueryHit]) -> list[QueryHit]:
+def merge_hits(hits: list[QueryHit], bonus: float | None = None) -> list[QueryHit]:
     """Fold hits on the same place into one, keeping the most telling kind and rewarding agreement."""
     merged: list[QueryHit] = []
     for hit in sorted(hits, key=lambda h: (_KIND_PRIORITY[h.kind], -h.score)):
@@ -306,7 +327,8 @@ def merge_hits(hits: list[QueryHit]) -> list[QueryHit]:
                 new_sources = [s for s in hit.sources if s not in kept.sources]
                 new_routes = {s.split(":")[0] for s in new_sources} - {s.split(":")[0] for s in kept.sources}
                 kept.sources += new_sources
-                kept.score = round(max(kept.score, hit.score) + AGREEMENT_BONUS * len(new_routes), 4)
+                agreement = AGREEMENT_BONUS if bonus is None else bonus
+                kept.score = round(max(kept.score, hit.score) + agreement * len(new_routes), 4)
                 kept.chunk_id = kept.chunk_id or hit.chunk_id
                 if hit.kind == "text" and kept.kind != "text":
                     kept.lines = sorted({*(kept.lines or []), hit.line})
@@ -318,8 +340,13 @@ def merge_hits(hits: list[QueryHit]) -> list[QueryHit]:
 
 
 # --------------------------------------------------------------------------- entry point
-def run_query(explorer: Explorer, question: str, semantic: Callable[..., Any] | None) -> QueryResult:
-    """Answer a natural-language question with ranked places in the code, each with file and line."""
+def run_query(explorer: Explorer, question: str, semantic: Callable[..., Any] | None,
+              keywords: list[str] | None = None, code_hint: str | None = None) -> QueryResult:
+    """Answer a natural-language question with ranked places in the code, each with file and line.
+
+    `keywords` (identifiers the caller expects) are looked up as definitions and searched as text like the
+    identifiers the question names; they and `code_hint` are also passed to the semantic route."""
+    keywords, code_hint = check_keywords(keywords), check_code_hint(code_hint)
     if not isinstance(question, str) or not question.strip():
         raise InvalidArgument("question is empty", hint="ask in words, e.g. 'where is the config file parsed?'")
     if len(question) > MAX_QUESTION_CHARS:
@@ -327,6 +354,9 @@ def run_query(explorer: Explorer, question: str, semantic: Callable[..., Any] | 
                               hint="ask a shorter question; use search_text for long literal text")
     question = question.strip()
     found = extract_candidates(question)
+    for name in keywords:
+        if _IDENTIFIER.match(name) or _DOTTED.fullmatch(name):
+            found.add(found.identifiers, name, MAX_IDENTIFIERS + len(keywords))
     lines = _Lines(explorer)
     result = QueryResult(question=question, results=[], routes_used=[])
     hits: list[QueryHit] = []
@@ -335,6 +365,8 @@ def run_query(explorer: Explorer, question: str, semantic: Callable[..., Any] | 
     if found.identifiers or found.words:
         result.routes_used.append("definitions")
     hits += definition_hits
+    # the question names a definition that exists (or the caller passed keywords): keep the name-first scores
+    named = bool(keywords) or any(s == "definition:exact" for h in definition_hits for s in h.sources)
 
     patterns = [(n, rf"\b{re.escape(n)}\b") for n in found.identifiers]
     patterns += [(p, re.escape(p)) for p in found.phrases]
@@ -355,7 +387,10 @@ def run_query(explorer: Explorer, question: str, semantic: Callable[..., Any] | 
         result.notes.append("semantic search unavailable (no index yet): run sync_index to add it")
     else:
         try:
-            hits += _semantic_hits(semantic, question)
+            extra: dict[str, Any] = {"keywords": keywords} if keywords else {}
+            if code_hint:
+                extra["code_hint"] = code_hint
+            hits += _semantic_hits(semantic, question, extra, SEMANTIC_TOP if named else SEMANTIC_LEAD)
             result.routes_used.append("semantic")
         except Exception as err:  # any index failure degrades to the other routes
             log.warning("semantic route failed for query %r: %s", question, err)
@@ -363,7 +398,7 @@ def run_query(explorer: Explorer, question: str, semantic: Callable[..., Any] | 
             result.notes.append(f"semantic search failed, answered without it: {message}")
 
     _adjust_scores(hits, found)
-    merged = merge_hits(hits)
+    merged = merge_hits(hits, None if named or semantic is None else LEAD_AGREEMENT_BONUS)
     result.truncated = len(merged) > MAX_RESULTS
     result.results = merged[:MAX_RESULTS]
     result.candidates = list(dict.fromkeys([*found.identifiers, *confirmed, *found.phrases]))

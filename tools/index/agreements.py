@@ -100,6 +100,10 @@ class AgreementMap:
             log.info("restored %d agreements into the Map", len(agreements))
         return len(agreements)
 
+    def has_any(self) -> bool:
+        """Whether any agreement was ever stored (its JSON copy is the durable record): no model needed."""
+        return self.folder.is_dir() and any(self.folder.glob("map-*.json"))
+
     def search(self, embedding: list[float], n_results: int) -> list[tuple[Agreement, float]]:
         hits = []
         for ident, score, document, meta in self.store.query(MAP, embedding, n_results):

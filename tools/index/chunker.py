@@ -3,8 +3,10 @@
 A class that fits in `max_tokens` is one chunk; a larger one becomes a header chunk plus one chunk per
 method. Oversized functions are split into line windows; every function keeps its own chunk however
 small (one vector per function ranked best; `merge_tiny=True` restores merging runs of tiny
-definitions), while a short comment or loose code right above a definition joins it. Code between
-definitions (imports, constants) becomes module chunks. Files without a grammar get line windows.
+definitions), while a short run of loose code right above a definition joins it. A comment block that
+touches a definition (a Go `//` doc, JSDoc, Rust `///`, Javadoc), however long, is part of that
+definition's chunk. Code between definitions (imports, constants) becomes module chunks. Files without a
+grammar get line windows.
 """
 
 from __future__ import annotations
@@ -101,6 +103,22 @@ def _node_name(node: Any) -> str:
     return ""
 
 
+def _go_receiver(node: Any) -> str:
+    """`func (s *Store) Get()` -> 'Store': Go methods live outside their type, the receiver names it."""
+    if node.type != "method_declaration":
+        return ""
+    receiver = node.child_by_field_name("receiver")
+    if receiver is None:
+        return ""
+    for param in receiver.named_children:
+        kind = param.child_by_field_name("type")
+        while kind is not None and kind.type in ("pointer_type", "generic_type", "parenthesized_type"):
+            kind = kind.child_by_field_name("type") or next(iter(kind.named_children), None)
+        if kind is not None and kind.type == "type_identifier":
+            return str(kind.text.decode("utf-8", "replace"))
+    return ""
+
+
 def _arrow_function_name(node: Any) -> str | None:
     """`const f = (...) => ...` and `const f = function (...)`: a function in all but syntax."""
     if node.type not in ("lexical_declaration", "variable_declaration"):
@@ -186,13 +204,30 @@ class Chunker:
 
     def _collect(self, container: Any, scope: list[str], lines: list[str], owners: list[_Piece]) -> list[_Piece]:
         pieces: list[_Piece] = []
+        doc_start: int | None = None  # first row of the comment run right above the current child
+        doc_end = previous_end = -1
         for child in container.named_children:
+            if child.type.endswith("comment"):
+                # a comment that opens its own line and touches the run above continues it (Go's `//` lines)
+                own_line = child.start_point[0] > previous_end
+                if own_line and doc_start is not None and child.start_point[0] <= doc_end + 1:
+                    doc_end = child.end_point[0]
+                elif own_line:
+                    doc_start, doc_end = child.start_point[0], child.end_point[0]
+                else:
+                    doc_start = None
+                previous_end = child.end_point[0]
+                continue
+            lead = doc_start if doc_start is not None and child.start_point[0] <= doc_end + 1 else None
+            doc_start, previous_end = None, child.end_point[0]
             found = _classify(child)
             if found is None:
                 continue
             kind, name, node = found
-            qualified = ".".join([*scope, name]) if name else ".".join(scope)
-            start, end = child.start_point[0], child.end_point[0]
+            receiver = _go_receiver(node)
+            qualified = ".".join([*scope, receiver, name] if receiver else [*scope, name]) if name else ".".join(scope)
+            # a doc comment (Go `//` lines, JSDoc, Rust `///`, Javadoc) belongs to the definition it documents
+            start, end = child.start_point[0] if lead is None else lead, child.end_point[0]
             if kind == "function":
                 pieces.append(_Piece(start, end, qualified, "function", [qualified]))
             elif kind == "scope":

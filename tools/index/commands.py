@@ -57,8 +57,9 @@ def run_index(args: argparse.Namespace) -> int:
         index.close()
     state = "complete" if report["complete"] else f"PARTIAL ({report.get('partial_reason')})"
     print(f"indexed {report['files_scanned']} files: {report['files_added']} added, {report['files_changed']} changed, "
-          f"{report['files_removed']} removed; {report['chunks_added']} chunks embedded, {report['chunks_total']} in "
-          f"total; {report['duration_s']:.1f} s; index {state}")
+          f"{report['files_removed']} removed; {report['chunks_added']} new chunks, "
+          f"{report['chunks_full_embedded']} embedded by the full model, {report['chunks_total']} in total; "
+          f"{report['duration_s']:.1f} s; index {state}")
     print(f"model {report['model']}, store {report['store']}")
     return 0 if report["complete"] else 1
 

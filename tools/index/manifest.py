@@ -16,7 +16,7 @@ from tools.fsutil import write_atomic
 
 log = logging.getLogger(__name__)
 
-MANIFEST_VERSION = 2
+MANIFEST_VERSION = 3
 
 
 class ChunkEntry(BaseModel):
@@ -26,6 +26,7 @@ class ChunkEntry(BaseModel):
     symbol: str = ""
     symbols: list[str] = Field(default_factory=list)
     kind: str = ""
+    full: bool = False  # the full model's vector exists (until then only the static model's does)
 
 
 class FileEntry(BaseModel):
@@ -48,7 +49,11 @@ class Manifest(BaseModel):
 
     @property
     def chunk_count(self) -> int:
-        return sum(len(entry.chunks) for entry in self.files.values())
+        return sum(len(entry.chunks) for entry in list(self.files.values()))  # list(): a sync may add files
+
+    @property
+    def full_chunk_count(self) -> int:
+        return sum(1 for entry in list(self.files.values()) for c in entry.chunks if c.full)
 
 
 def manifest_path(cache_dir: Path, store: str, model: str) -> Path:

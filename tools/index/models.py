@@ -23,6 +23,8 @@ class SemanticHit(_Open):
     symbol: str | None = None
     language: str | None = None
     kind: str | None = None
+    role: Literal["implementation", "test", "doc", "generated"] | None = Field(
+        default=None, description="what the file is for, from its path")
     score: float
     similarity: float | None = None
     source: Literal["forest", "map"]
@@ -30,9 +32,24 @@ class SemanticHit(_Open):
     snippet: str = ""
 
 
+class IndexState(_Open):
+    """How complete the index is when it answers."""
+
+    state: Literal["empty", "syncing", "partial", "complete"]
+    quality: Literal["fast", "full"] | None = Field(
+        default=None, description="which model ranked: the fast static one until the full model embedded every chunk")
+    indexed_chunks: int = Field(description="chunks searchable now")
+    full_quality_chunks: int = Field(description="chunks the full model has embedded")
+    indexed_files: int
+    total_chunks: int | None = Field(default=None, description="null while a sync is still chunking files")
+    files_to_index: int | None = None
+    files_indexed_this_sync: int | None = None
+
+
 class SemanticSearchResult(_Open):
     query: str
     index_complete: bool
+    index: IndexState
     map_shortcut: bool = False
     source: str = Field(description="forest, map, or map+forest")
     results: list[SemanticHit]
@@ -86,5 +103,8 @@ class SyncReport(_Open):
     complete: bool
     model: str
     store: str
+    chunks_full_embedded: int = Field(default=0, description="chunks the full model embedded in this run")
+    index: IndexState | None = None
     files_failed: list[str] | int | None = None
     partial_reason: str | None = None
+    note: str | None = None

@@ -9,9 +9,16 @@ fusion throws away how far ahead the best candidate of each side is.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tools.errors import InvalidArgument
 
 DENSE_WEIGHT = 0.8  # share of the dense side in the convex fusion (benchmarks/semantic.py sweep, code-tuned model)
+DENSE_WEIGHT_FAST = 0.6  # the same with the static model of the fast first pass (benchmarks/distill_static.py sweep)
 RRF_K = 60
 
 
@@ -64,3 +71,138 @@ def fuse_rrf(
     best_possible = (max(dense_weight, 0) + max(lexical_weight, 0)) / (k + 1)
     ordered = sorted(scores.items(), key=lambda pair: pair[1], reverse=True)
     return [(item, round(score / best_possible, 4)) for item, score in ordered]
+
+
+# --------------------------------------------------------------------------- ranking signals
+@dataclass
+class Signals:
+    """Adjustments to the fused score of each candidate (scores are 0..1 after fusion). Chosen on the
+    question benchmark's dev set (benchmarks/levers.py); docs/semantic-index.md has the figures."""
+
+    role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.5, "doc": 0.5, "generated": 1.0})
+    module_penalty: float = 0.05  # loose module code (imports, constants) and continuation windows
+    name_weight: float = 0.0  # times the share of the query's words that the symbol's name holds
+    path_weight: float = 0.0  # times the share of the query's words that the file's path holds
+    file_weight: float = 0.0  # times the score of the file's second-best candidate (file-level aggregation)
+    keyword_weight: float = 0.2  # a chunk defining a name the caller passed in `keywords`
+    hint_weight: float = 0.5  # the code hint's vector, added to the question's before renormalising
+
+
+SIGNALS = Signals()
+# words that say the question is about tests or docs: those roles are then not pushed down
+ROLE_WORDS = {"test": frozenset({"test", "tests", "testing", "spec", "specs", "unittest", "fixture", "fixtures"}),
+              "doc": frozenset({"doc", "docs", "documentation", "example", "examples", "readme", "guide", "tutorial"})}
+
+
+@dataclass
+class ForestQuery:
+    """A question plus the optional `keywords` and `code_hint` of semantic_search, as the two sides see them."""
+
+    query: str
+    keywords: list[str] = field(default_factory=list)
+    code_hint: str | None = None
+
+    @property
+    def words(self) -> set[str]:
+        return {w.lower() for w in re.findall(r"[A-Za-z]+", self.query)}
+
+    @property
+    def lexical_text(self) -> str:
+        """BM25 query: the question, the keywords and the hint's identifiers, each counted."""
+        return " ".join([self.query, *self.keywords, self.code_hint or ""])
+
+    def vector(self, embed: Callable[[list[str]], list[list[float]]], question_vector: list[float] | None) -> list[float]:
+        """The question's vector (keywords appended as words), plus the code hint's vector, renormalised."""
+        from tools.index.text import readable_words, spelled_out
+
+        texts = []
+        if question_vector is None or self.keywords:
+            texts.append(self.query + (" " + readable_words(self.keywords) if self.keywords else ""))
+        if self.code_hint:
+            texts.append(spelled_out(self.code_hint))
+        vectors = embed(texts) if texts else []
+        base = question_vector if question_vector is not None and not self.keywords else vectors.pop(0)
+        if not vectors:
+            return base
+        combined = [a + SIGNALS.hint_weight * b for a, b in zip(base, vectors[0], strict=True)]
+        norm = math.sqrt(sum(x * x for x in combined)) or 1.0
+        return [x / norm for x in combined]
+
+
+@dataclass
+class Candidate:
+    id: str
+    score: float
+    file: str
+    symbol: str
+    symbols: list[str]
+    kind: str
+    role: str
+
+
+def asked_roles(words: set[str]) -> set[str]:
+    return {role for role, vocabulary in ROLE_WORDS.items() if words & vocabulary}
+
+
+def rerank(candidates: list[Candidate], query_terms: set[str], raw_words: set[str],
+           keywords: Sequence[str] = (), signals: Signals | None = None) -> list[Candidate]:
+    """The candidates with their scores adjusted by role, kind, name, path, keywords and file, best first.
+
+    `query_terms` are the query's BM25 terms (stemmed identifier parts), `raw_words` its lower-cased words
+    (to see whether it asks for tests or docs)."""
+    from tools.index.text import lexical_tokens
+
+    s = signals or SIGNALS
+    wanted = asked_roles(raw_words)
+    names = {k.lower() for k in keywords}
+    out: list[Candidate] = []
+    for c in candidates:
+        score = c.score
+        if c.role not in wanted:
+            score -= s.role_penalty.get(c.role, 0.0)
+        if c.kind in ("module", "part"):
+            score -= s.module_penalty
+        if query_terms and s.name_weight and c.symbol:
+            score += s.name_weight * len(query_terms & set(lexical_tokens(c.symbol))) / len(query_terms)
+        if query_terms and s.path_weight:
+            score += s.path_weight * len(query_terms & set(lexical_tokens(c.file))) / len(query_terms)
+        if names and any(n.lower() in names or n.rsplit(".", 1)[-1].lower() in names for n in c.symbols or [c.symbol]):
+            score += s.keyword_weight
+        out.append(Candidate(c.id, score, c.file, c.symbol, c.symbols, c.kind, c.role))
+    if s.file_weight:
+        by_file: dict[str, list[float]] = {}
+        for c in out:
+            by_file.setdefault(c.file, []).append(c.score)
+        second = {f: sorted(v, reverse=True)[1] if len(v) > 1 else 0.0 for f, v in by_file.items()}
+        for c in out:
+            c.score += s.file_weight * max(second[c.file], 0.0)
+    out.sort(key=lambda c: -c.score)
+    return out
+
+
+MAX_KEYWORDS = 20
+MAX_CODE_HINT_CHARS = 2000
+
+
+def check_keywords(keywords: Any) -> list[str]:
+    if keywords is None:
+        return []
+    if not isinstance(keywords, list) or not all(isinstance(k, str) for k in keywords):
+        raise InvalidArgument("keywords must be a list of strings",
+                              hint="send identifiers you expect in the code, e.g. ['retry_after', 'Backoff']")
+    clean = list(dict.fromkeys(k.strip() for k in keywords if k.strip()))
+    if len(clean) > MAX_KEYWORDS or any(len(k) > 100 for k in clean):
+        raise InvalidArgument(f"keywords: at most {MAX_KEYWORDS} names of at most 100 characters each",
+                              hint="send the few identifiers you expect most")
+    return clean
+
+
+def check_code_hint(code_hint: Any) -> str | None:
+    if code_hint is None:
+        return None
+    if not isinstance(code_hint, str):
+        raise InvalidArgument("code_hint must be a string", hint="send a short sketch of the code you expect")
+    if len(code_hint) > MAX_CODE_HINT_CHARS:
+        raise InvalidArgument(f"code_hint is {len(code_hint)} characters (at most {MAX_CODE_HINT_CHARS})",
+                              hint="send a few lines: a signature and the key calls")
+    return code_hint.strip() or None

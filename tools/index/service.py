@@ -18,15 +18,26 @@ from tools.index.agreements import MAP_SHORTCUT_SCORE, AgreementMap
 from tools.index.embedder import Embedder
 from tools.index.lexical import LexicalIndex, top
 from tools.index.manifest import Manifest, load_manifest, manifest_path, save_manifest, sha256_file
-from tools.index.retrieval import fuse
+from tools.index.retrieval import (
+    DENSE_WEIGHT,
+    DENSE_WEIGHT_FAST,
+    Candidate,
+    ForestQuery,
+    check_code_hint,
+    check_keywords,
+    fuse,
+    rerank,
+)
+from tools.index.static import StaticEmbedder
 from tools.index.store import FOREST, MAP, VectorStore, store_description
-from tools.index.sync import ForestSync, Progress
-from tools.index.text import lexical_text, readable_words
+from tools.index.sync import ForestSync, Progress, Spaces, SyncState
+from tools.index.text import lexical_text, lexical_tokens, readable_words
 from tools.project import ProjectRoot
+from tools.roles import file_role
 
 log = logging.getLogger(__name__)
 
-CHUNKER_VERSION = "ast-v4"  # bump when chunks, their text or the default sequence length change: forces a rebuild
+CHUNKER_VERSION = "ast-v5"  # bump when chunks, their text or the default sequence length change: forces a rebuild
 CANDIDATES = 50  # per ranking, before fusion
 MAP_EXTRA_SCORE = 0.5  # Map hits below the shortcut but above this are shown after the Forest results
 # validate_symbol_relevance verdicts (cosine similarity, all-MiniLM-L6-v2 scale; see docs/semantic-index.md)
@@ -39,11 +50,22 @@ SNIPPET_LINES = 8
 class _Parts:
     key: tuple[Any, ...]
     embedder: Embedder
-    store: VectorStore
+    store: VectorStore  # the full model's collections (Forest and Map)
+    static: StaticEmbedder | None  # the fast first pass's model, None when index_fast_pass is off
+    fast_store: VectorStore | None  # the static model's Forest collection
     lexical: LexicalIndex
     agreements: AgreementMap
     manifest: Manifest
     manifest_file: Any
+
+    @property
+    def spaces(self) -> Spaces:
+        return Spaces(self.store, self.embedder, self.fast_store, self.static)
+
+    @property
+    def document_store(self) -> VectorStore:
+        """The collection holding every indexed chunk's text and metadata (the fast one fills first)."""
+        return self.fast_store if self.fast_store is not None else self.store
 
 
 class SemanticIndex:
@@ -57,12 +79,12 @@ class SemanticIndex:
         self._thread: threading.Thread | None = None
         self._parts: _Parts | None = None
         self._syncing = False
-        self._sync_progress = ""
+        self._state = SyncState()
 
     # ------------------------------------------------------------ components
     def _key(self, cfg: Config) -> tuple[Any, ...]:
         return (cfg.embedding_model, cfg.embedding_max_seq_length, cfg.embedding_batch_size,
-                cfg.chroma.model_dump_json(), cfg.chunk_strategy, cfg.chunk_max_tokens)
+                cfg.chroma.model_dump_json(), cfg.chunk_strategy, cfg.chunk_max_tokens, cfg.index_fast_pass)
 
     def _get_parts(self) -> _Parts:
         cfg = self._config()
@@ -70,12 +92,16 @@ class SemanticIndex:
         with self._lock:
             if self._parts is None or self._parts.key != key:
                 embedder = Embedder(cfg.embedding_model, cfg.embedding_max_seq_length, cfg.embedding_batch_size)
+                static = StaticEmbedder() if cfg.index_fast_pass else None
+                # the manifest pairs one full model with one static model: either changing rebuilds both spaces
+                identity = embedder.identity + (f"+{static.identity}" if static is not None else "")
                 store = VectorStore(self.root, cfg.chroma, embedder.identity)
+                fast_store = VectorStore(self.root, cfg.chroma, identity) if static is not None else None
                 chunker = f"{CHUNKER_VERSION}|{cfg.chunk_strategy}|{cfg.chunk_max_tokens}"
                 file = manifest_path(self.root.runtime_dir("cache"), store.description, embedder.identity)
-                manifest = load_manifest(file, model=embedder.identity, store=store.description, chunker=chunker)
-                self._parts = _Parts(key, embedder, store, LexicalIndex(), AgreementMap(self.root, store, embedder),
-                                     manifest, file)
+                manifest = load_manifest(file, model=identity, store=store.description, chunker=chunker)
+                self._parts = _Parts(key, embedder, store, static, fast_store, LexicalIndex(),
+                                     AgreementMap(self.root, store, embedder), manifest, file)
             return self._parts
 
     def _ensure_lexical(self, parts: _Parts) -> None:
@@ -84,38 +110,51 @@ class SemanticIndex:
             if parts.lexical.loaded:
                 return
             if parts.manifest.files:
-                stored = parts.store.get(FOREST, include=("documents", "metadatas"))
+                stored = parts.document_store.get(FOREST, include=("documents", "metadatas"))
                 for cid, doc, meta in zip(stored["ids"], stored["documents"], stored["metadatas"], strict=True):
                     parts.lexical.add(cid, lexical_text(str(meta.get("file", "")), str(meta.get("symbol", "")), doc or ""))
             parts.lexical.loaded = True
 
     # ------------------------------------------------------------------ sync
-    def sync(self, force: bool = False, progress: Progress | None = None) -> dict[str, Any]:
+    def sync(self, force: bool = False, progress: Progress | None = None, wait: bool = True) -> dict[str, Any]:
+        """Bring the index up to date. With `wait=False` the call returns once every file is searchable (the
+        fast pass) and the full model carries on in a background thread of this process."""
         started = time.perf_counter()
         with self._sync_lock:
             parts = self._get_parts()
             cfg = self._config()
+            stores = [parts.store] + ([parts.fast_store] if parts.fast_store is not None else [])
             if force:
-                parts.store.reset(FOREST)
+                for store in stores:
+                    store.reset(FOREST)
                 parts.lexical.clear()
                 parts.manifest.files.clear()
                 parts.manifest.complete, parts.manifest.last_complete_sync = False, None
-            elif parts.manifest.files and parts.store.count(FOREST) == 0:
-                log.warning("the Forest collection is empty but the manifest lists files; rebuilding")
+            elif parts.manifest.files and (parts.document_store.count(FOREST) == 0 or (
+                    parts.manifest.full_chunk_count and parts.store.count(FOREST) == 0)):
+                log.warning("a Forest collection is empty but the manifest lists files; rebuilding")
+                for store in stores:
+                    store.reset(FOREST)
                 parts.manifest.files.clear()
-            elif not parts.manifest.files and parts.store.count(FOREST) > 0:
+            elif not parts.manifest.files and any(store.count(FOREST) > 0 for store in stores):
                 # the manifest was dropped (older format or chunking, unreadable): its vectors are orphans
                 log.info("the Forest collection holds chunks no manifest lists; rebuilding")
-                parts.store.reset(FOREST)
+                for store in stores:
+                    store.reset(FOREST)
                 parts.lexical.clear()
             self._ensure_lexical(parts)
             parts.lexical.loaded = True
             self._syncing = True
+            self._state = SyncState()
+            run = ForestSync(self.root, cfg, parts.spaces, parts.lexical, parts.manifest, parts.manifest_file,
+                             self._stop, self._state)
             try:
-                parts.agreements.restore_if_empty()
-                run = ForestSync(self.root, cfg, parts.store, parts.embedder, parts.lexical, parts.manifest,
-                                 parts.manifest_file, self._stop)
-                counts = run.run(progress)
+                finished = run.run_files(progress)
+                if finished and wait:
+                    parts.agreements.restore_if_empty()
+                    run.run_full(progress)
+                elif finished and run.manifest.full_chunk_count == run.manifest.chunk_count:
+                    run.run_full(progress)  # nothing for the full model to do: finish here
             except BaseException:
                 if not parts.manifest.partial_reason:
                     parts.manifest.partial_reason = "the last sync failed before finishing"
@@ -124,12 +163,14 @@ class SemanticIndex:
                 raise
             finally:
                 self._syncing = False
+            counts = run.counts
         report: dict[str, Any] = {
             "files_scanned": counts.files_scanned, "files_changed": counts.files_changed,
             "files_added": counts.files_added, "files_removed": counts.files_removed,
             "files_unchanged": counts.files_unchanged, "files_skipped": counts.files_skipped,
             "chunks_added": counts.chunks_added, "chunks_removed": counts.chunks_removed,
             "chunks_kept": counts.chunks_kept, "chunks_total": parts.manifest.chunk_count,
+            "chunks_full_embedded": counts.chunks_full_embedded,
             "duration_s": round(time.perf_counter() - started, 3), "complete": parts.manifest.complete,
             "model": parts.embedder.model_name, "store": parts.store.description,
         }
@@ -137,20 +178,27 @@ class SemanticIndex:
             report["files_failed"] = counts.files_failed
         if not parts.manifest.complete:
             report["partial_reason"] = parts.manifest.partial_reason
+        pending = parts.manifest.chunk_count - parts.manifest.full_chunk_count
+        report["index"] = self._index_state(parts)
+        if not wait and pending and not self._stop.is_set():
+            self.start_background_sync(even_if_fresh=True)
+            report["index"]["state"] = "syncing"
+            report["note"] = (f"every file is searchable with the fast static model; the full model embeds the other "
+                              f"{pending} chunks in the background (semantic_search says when it is done)")
         return report
 
-    def start_background_sync(self) -> None:
+    def start_background_sync(self, even_if_fresh: bool = False) -> None:
         cfg = self._config()
-        if not cfg.sync_on_start:
+        if not cfg.sync_on_start and not even_if_fresh:
             return
         with self._lock:
             if self._thread is not None and self._thread.is_alive():
                 return
             manifest = self._get_parts().manifest
-            last = manifest.last_complete_sync
-            if manifest.complete and last is not None and time.time() - last < cfg.sync_ttl_hours * 3600:
-                log.debug("index synced %.0f s ago (ttl %s h); no background sync", time.time() - last,
-                          cfg.sync_ttl_hours)
+            age = time.time() - (manifest.last_complete_sync or 0.0)
+            if manifest.complete and manifest.last_complete_sync and age < cfg.sync_ttl_hours * 3600 \
+                    and not even_if_fresh:
+                log.debug("index synced %.0f s ago (ttl %s h); no background sync", age, cfg.sync_ttl_hours)
                 return
             self._thread = threading.Thread(target=self._background_sync, name="code-intel-index-sync", daemon=True)
             self._thread.start()
@@ -183,12 +231,46 @@ class SemanticIndex:
         return {"files": len(parts.manifest.files), "chunks": parts.manifest.chunk_count,
                 "complete": parts.manifest.complete and not self._syncing, "syncing": self._syncing,
                 "partial_reason": parts.manifest.partial_reason, "model": parts.embedder.model_name,
-                "store": store_description(self.root, self._config().chroma)}
+                "store": store_description(self.root, self._config().chroma), "index": self._index_state(parts)}
+
+    def index_state(self) -> dict[str, Any]:
+        """How complete the index is now (manifest and sync progress only: no model, no store query)."""
+        return self._index_state(self._get_parts())
+
+    def _quality(self, parts: _Parts) -> str:
+        """Which space answers: the full model's once it holds every chunk, else the static model's."""
+        manifest = parts.manifest
+        if parts.fast_store is None or manifest.full_chunk_count == manifest.chunk_count:
+            return "full"
+        return "fast"
+
+    def _index_state(self, parts: _Parts) -> dict[str, Any]:
+        """How complete the index is, for every answer: state, quality and counts."""
+        manifest = parts.manifest
+        total = manifest.chunk_count
+        state = ("syncing" if self._syncing else "empty" if not manifest.files
+                 else "complete" if manifest.complete else "partial")
+        info: dict[str, Any] = {"state": state, "quality": self._quality(parts) if total else None,
+                                "indexed_chunks": total, "full_quality_chunks": manifest.full_chunk_count,
+                                "indexed_files": len(manifest.files)}
+        run = self._state
+        if self._syncing and run.phase in ("scan", "files"):
+            info["total_chunks"] = None  # not known until every changed file is chunked
+            info["files_to_index"], info["files_indexed_this_sync"] = run.files_total, run.files_done
+        else:
+            info["total_chunks"] = total
+        return info
 
     # ---------------------------------------------------------------- search
-    def semantic_search(self, query: str, n_results: int = 10, collection: str | None = None) -> dict[str, Any]:
+    def semantic_search(self, query: str, n_results: int = 10, collection: str | None = None,
+                        keywords: list[str] | None = None, code_hint: str | None = None) -> dict[str, Any]:
+        """`keywords` (identifiers the caller expects) and `code_hint` (a sketch of the code it expects) are
+        optional and fused with the question: both join the lexical query, the hint's vector joins the
+        question's, and a chunk defining one of the keywords ranks higher."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidArgument("query is empty", hint="describe what you are looking for in a few words")
+        keywords = check_keywords(keywords)
+        code_hint = check_code_hint(code_hint)
         if not isinstance(n_results, int) or not 1 <= n_results <= 100:
             raise InvalidArgument(f"n_results must be between 1 and 100, got {n_results!r}", hint="send e.g. 10")
         if collection not in (None, FOREST, MAP):
@@ -196,9 +278,15 @@ class SemanticIndex:
                                   hint="send 'forest', 'map', or omit it to search the Map first, then the Forest")
         parts = self._get_parts()
         complete = parts.manifest.complete and not self._syncing
-        response: dict[str, Any] = {"query": query, "index_complete": complete, "map_shortcut": False}
-        vector = parts.embedder.embed_queries([query])[0]
-        map_hits = parts.agreements.search(vector, n_results) if collection in (None, MAP) else []
+        index = self._index_state(parts)
+        response: dict[str, Any] = {"query": query, "index_complete": complete, "map_shortcut": False,
+                                    "index": index}
+        # the Map lives in the full model's space: that model loads only when there are agreements to search
+        full_vector: list[float] | None = None
+        map_hits: list[tuple[Any, float]] = []
+        if collection in (None, MAP) and parts.agreements.has_any():
+            full_vector = parts.embedder.embed_queries([query])[0]
+            map_hits = parts.agreements.search(full_vector, n_results)
         if collection == MAP or (collection is None and map_hits and map_hits[0][1] >= MAP_SHORTCUT_SCORE):
             shortcut = collection is None
             chosen = [(a, s) for a, s in map_hits if s >= MAP_SHORTCUT_SCORE] if shortcut else map_hits
@@ -207,7 +295,15 @@ class SemanticIndex:
             if shortcut:
                 response["note"] = f"a past agreement matched with score >= {MAP_SHORTCUT_SCORE}; the Forest was skipped"
             return self._with_state_note(response, parts, complete)
-        results = self._forest_results(parts, query, vector, n_results)
+        results: list[dict[str, Any]] = []
+        if parts.manifest.files:
+            search = ForestQuery(query, keywords, code_hint)
+            if index["quality"] == "fast" and parts.static is not None and parts.fast_store is not None:
+                vector = search.vector(parts.static.embed_queries, None)
+                results = self._forest_results(parts, parts.fast_store, search, vector, n_results, DENSE_WEIGHT_FAST)
+            else:
+                vector = search.vector(parts.embedder.embed_queries, full_vector)
+                results = self._forest_results(parts, parts.store, search, vector, n_results, DENSE_WEIGHT)
         extras = [(a, s) for a, s in map_hits if s >= MAP_EXTRA_SCORE]
         source = FOREST
         if extras:
@@ -217,13 +313,22 @@ class SemanticIndex:
         return self._with_state_note(response, parts, complete)
 
     def _with_state_note(self, response: dict[str, Any], parts: _Parts, complete: bool) -> dict[str, Any]:
+        index = response["index"]
+        notes = [response["note"]] if response.get("note") else []
         if not parts.manifest.files:
-            response["note"] = ("the semantic index is empty" + (" (a sync is running)" if self._syncing else "")
-                                + "; run sync_index, or use search_text / find_definitions meanwhile")
-        elif not complete:
-            reason = self._sync_state_reason(parts)
-            response["note"] = (response.get("note", "") + "; " if response.get("note") else "") + (
-                f"the index is partial ({reason}); results cover only what is indexed so far")
+            notes.append("the semantic index is empty" + (" (a sync is running)" if self._syncing else "")
+                         + "; run sync_index, or use search_text / find_definitions meanwhile")
+        else:
+            if index["state"] == "syncing" and index.get("total_chunks") is None:
+                notes.append(f"a sync is indexing files ({index['files_indexed_this_sync']} of "
+                             f"{index['files_to_index']} changed files done); results cover what is indexed so far")
+            elif not complete:
+                notes.append(f"the index is partial ({self._sync_state_reason(parts)})")
+            if index["quality"] == "fast":
+                notes.append(f"ranked with the fast static model until the full model has embedded every chunk "
+                             f"({index['full_quality_chunks']} of {index['indexed_chunks']} so far)")
+        if notes:
+            response["note"] = "; ".join(notes)
         return response
 
     def _sync_state_reason(self, parts: _Parts) -> str:
@@ -231,30 +336,34 @@ class SemanticIndex:
             return parts.manifest.partial_reason or "a sync is running"
         return parts.manifest.partial_reason or "the last sync did not finish"
 
-    def _forest_results(self, parts: _Parts, query: str, vector: list[float], n: int) -> list[dict[str, Any]]:
+    def _forest_results(self, parts: _Parts, store: VectorStore, search: ForestQuery, vector: list[float], n: int,
+                        dense_weight: float) -> list[dict[str, Any]]:
         limit = max(CANDIDATES, n * 3)
-        dense = parts.store.query(FOREST, vector, limit)
+        dense = store.query(FOREST, vector, limit)
         self._ensure_lexical(parts)
-        lexical_scores = parts.lexical.scores(query)
+        lexical_scores = parts.lexical.scores(search.lexical_text)
         known = {i: (s, d, m) for i, s, d, m in dense}
         # lexical candidates the dense top missed still need their similarity: the fusion scores both sides
         missing = [i for i, _ in top(lexical_scores, limit) if i not in known]
         if missing:
-            got = parts.store.get(FOREST, ids=missing, include=("documents", "metadatas", "embeddings"))
+            got = store.get(FOREST, ids=missing, include=("documents", "metadatas", "embeddings"))
             for i, doc, meta, emb in zip(got["ids"], got["documents"], got["metadatas"], got["embeddings"], strict=True):
                 similarity = float(sum(a * b for a, b in zip(vector, emb, strict=False)))
                 known[i] = (similarity, doc or "", dict(meta or {}))
-        fused = fuse({i: s for i, (s, _d, _m) in known.items()}, lexical_scores)[:n]
+        fused = fuse({i: s for i, (s, _d, _m) in known.items()}, lexical_scores, dense_weight=dense_weight)
+        candidates = [Candidate(cid, score, str(known[cid][2].get("file", "")), str(known[cid][2].get("symbol") or ""),
+                                [x for x in str(known[cid][2].get("symbols", "")).split(",") if x],
+                                str(known[cid][2].get("kind", "")), file_role(str(known[cid][2].get("file", ""))))
+                      for cid, score in fused if cid in known]
+        ranked = rerank(candidates, set(lexical_tokens(search.query)), search.words, search.keywords)[:n]
         results = []
-        for cid, score in fused:
-            if cid not in known:
-                continue  # removed by a concurrent sync
-            similarity, document, meta = known[cid]
+        for c in ranked:
+            similarity, document, meta = known[c.id]
             results.append({
-                "chunk_id": cid, "file": meta.get("file"), "line": meta.get("start_line"),
+                "chunk_id": c.id, "file": meta.get("file"), "line": meta.get("start_line"),
                 "end_line": meta.get("end_line"), "symbol": meta.get("symbol") or None,
-                "language": meta.get("language"), "kind": meta.get("kind"), "score": score,
-                "similarity": round(similarity, 4), "source": FOREST,
+                "language": meta.get("language"), "kind": meta.get("kind"), "role": c.role,
+                "score": round(c.score, 4), "similarity": round(similarity, 4), "source": FOREST,
                 "snippet": "\n".join(document.splitlines()[:SNIPPET_LINES])[:600],
             })
         return results
@@ -298,7 +407,7 @@ class SemanticIndex:
             if agreement is not None:
                 return {"chunk_id": chunk_id, "source": MAP, **agreement.model_dump(),
                         "file": agreement.files[0] if agreement.files else None, "line": 1 if agreement.files else None}
-        got = parts.store.get(FOREST, ids=[chunk_id], include=("documents", "metadatas"))
+        got = parts.document_store.get(FOREST, ids=[chunk_id], include=("documents", "metadatas"))
         if not got["ids"]:
             raise InvalidArgument(f"no chunk with id {chunk_id!r}",
                                   hint="chunk ids change when their code changes; run semantic_search again")

@@ -1,8 +1,16 @@
-"""Incremental sync of the Forest: only files whose content changed are re-chunked and re-embedded.
+"""Incremental sync of the Forest in two passes: fast static vectors for every chunk first, then the full model.
 
-A size+mtime match skips a file without reading it; otherwise its sha256 decides. Inside a changed file,
-chunks whose text is unchanged keep their vectors (their ids hash the text) and only get new line
-numbers. The manifest is saved after every batch, so a stop half way is recorded as a partial index.
+The **file pass** lists the project and re-chunks only files whose content changed (a size+mtime match
+skips a file without reading it; otherwise its sha256 decides). Chunks whose text is unchanged keep their
+vectors (their ids hash the text) and only get new line numbers; new chunks get a vector from the static
+model (`tools/index/static.py`, thousands of chunks a second), so the whole project is searchable within
+seconds of the pass ending. The **full pass** then embeds, batch by batch, every chunk that has no
+full-model vector yet, in the full model's own collection. The two models' vectors never share a
+collection. The manifest records, per chunk, whether its full vector exists, and it is saved after every
+batch of either pass, so a process that stops half way (a one-shot client, a kill) leaves an accurate
+record and the next sync carries on where it stopped.
+
+Without a static model (`index_fast_pass: false`) the file pass embeds with the full model directly.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ from tools.index.embedder import Embedder
 from tools.index.files import SourceFile, list_source_files
 from tools.index.lexical import LexicalIndex
 from tools.index.manifest import ChunkEntry, FileEntry, Manifest, save_manifest, sha256_file
+from tools.index.static import StaticEmbedder
 from tools.index.store import FOREST, VectorStore
 from tools.index.text import embedding_text, lexical_text
 from tools.languages import language_for
@@ -30,7 +39,8 @@ from tools.project import ProjectRoot
 log = logging.getLogger(__name__)
 
 Progress = Callable[[float, float | None, str], None]
-FILES_PER_BATCH = 32  # files embedded together: big enough for full model batches, small enough to save often
+FILES_PER_BATCH = 32  # files chunked and stored together in the file pass, then the manifest is saved
+FULL_CHUNKS_PER_BATCH = 128  # chunks embedded by the full model between two saves (a few seconds on 2 cores)
 
 
 @dataclass
@@ -45,6 +55,18 @@ class SyncCounts:
     chunks_added: int = 0
     chunks_removed: int = 0
     chunks_kept: int = 0
+    chunks_full_embedded: int = 0  # chunks the full model embedded in this run
+
+
+@dataclass
+class SyncState:
+    """What a running sync has done so far, read by searches while it runs (plain ints: no lock needed)."""
+
+    phase: str = "scan"  # scan | files | full | done
+    files_total: int = 0
+    files_done: int = 0
+    full_total: int = 0
+    full_done: int = 0
 
 
 def chunk_id(chunk: Chunk, text: str, seen: set[str]) -> str:
@@ -65,6 +87,14 @@ def chunk_metadata(chunk: Chunk, file_sha: str) -> dict[str, Any]:
             "language": chunk.language, "content_hash": chunk.content_hash, "file_sha256": file_sha}
 
 
+def stored_chunk(document: str, meta: dict[str, Any]) -> Chunk:
+    """The Chunk a stored document and its metadata came from (for re-embedding without re-reading files)."""
+    symbols = [s for s in str(meta.get("symbols", "")).split(",") if s]
+    return Chunk(str(meta.get("file", "")), int(meta.get("start_line") or 1), int(meta.get("end_line") or 1),
+                 str(meta.get("symbol", "")), str(meta.get("kind", "")), str(meta.get("language", "")),
+                 document, symbols)
+
+
 def read_text(source: SourceFile) -> tuple[str, str] | None:
     """(text, sha256 of the bytes), or None for binary content."""
     data = source.absolute.read_bytes()
@@ -82,17 +112,33 @@ class _Prepared:
     texts: list[str]
 
 
+@dataclass
+class Spaces:
+    """The collections a sync writes: the full model's, and the static model's when the fast pass is on."""
+
+    full_store: VectorStore
+    full: Embedder
+    fast_store: VectorStore | None = None
+    fast: StaticEmbedder | None = None
+
+    def stores(self) -> list[VectorStore]:
+        return [self.full_store] + ([self.fast_store] if self.fast_store is not None else [])
+
+
 class ForestSync:
     """One sync run. `stop` is checked between batches (server shutdown)."""
 
-    def __init__(self, root: ProjectRoot, config: Config, store: VectorStore, embedder: Embedder,
-                 lexical: LexicalIndex, manifest: Manifest, manifest_file: Any, stop: threading.Event) -> None:
-        self.root, self.config, self.store, self.embedder = root, config, store, embedder
+    def __init__(self, root: ProjectRoot, config: Config, spaces: Spaces, lexical: LexicalIndex, manifest: Manifest,
+                 manifest_file: Any, stop: threading.Event, state: SyncState | None = None) -> None:
+        self.root, self.config, self.spaces = root, config, spaces
         self.lexical, self.manifest, self.manifest_file, self.stop = lexical, manifest, manifest_file, stop
         self.chunker = Chunker(config.chunk_max_tokens, config.chunk_strategy)
         self.counts = SyncCounts()
+        self.state = state or SyncState()
 
-    def run(self, progress: Progress | None = None) -> SyncCounts:
+    # ------------------------------------------------------------ file pass
+    def run_files(self, progress: Progress | None = None) -> bool:
+        """Bring every file's chunks up to date (static vectors for new chunks); False when stopped."""
         notify = progress or (lambda done, total, message: None)
         files, too_big = list_source_files(self.root, self.config)
         self.counts.files_scanned = len(files)
@@ -101,21 +147,76 @@ class ForestSync:
         self._remove([path for path in self.manifest.files if path not in current])
         todo = self._changed(files)
         total = len(todo)
+        self.state.phase, self.state.files_total, self.state.files_done = "files", total, 0
         notify(0, total, f"{len(files)} files scanned, {total} to index")
         self.manifest.complete = False
         self.manifest.partial_reason = f"sync in progress: 0 of {total} changed files indexed"
-        done = 0
         for start in range(0, total, FILES_PER_BATCH):
             if self.stop.is_set():
-                self.manifest.partial_reason = f"sync stopped: {done} of {total} changed files indexed"
+                self.manifest.partial_reason = f"sync stopped: {self.state.files_done} of {total} changed files indexed"
                 save_manifest(self.manifest_file, self.manifest)
-                return self.counts
+                return False
             batch = todo[start : start + FILES_PER_BATCH]
             self._index_batch(batch)
-            done += len(batch)
-            self.manifest.partial_reason = f"sync in progress: {done} of {total} changed files indexed"
+            self.state.files_done += len(batch)
+            self.manifest.partial_reason = f"sync in progress: {self.state.files_done} of {total} changed files indexed"
             save_manifest(self.manifest_file, self.manifest)
-            notify(done, total, f"indexed {done}/{total} files")
+            notify(self.state.files_done, total, f"indexed {self.state.files_done}/{total} files")
+        pending = self.manifest.chunk_count - self.manifest.full_chunk_count
+        if pending:
+            self.manifest.partial_reason = (f"{pending} chunks await the full model; the fast static vectors "
+                                            "answer meanwhile")
+        save_manifest(self.manifest_file, self.manifest)
+        return True
+
+    # ------------------------------------------------------------ full pass
+    def run_full(self, progress: Progress | None = None) -> bool:
+        """Embed every chunk that has no full-model vector yet; False when stopped. Progress carries on from the
+        file pass's count (files, then chunks), so it only ever grows, as MCP progress must."""
+        report = progress or (lambda done, total, message: None)
+        offset = self.state.files_total
+
+        def notify(done: float, total: float | None, message: str) -> None:
+            report(offset + done, offset + (total or 0), message)
+        pending = [(path, c) for path, entry in self.manifest.files.items() for c in entry.chunks if not c.full]
+        self.state.phase, self.state.full_total, self.state.full_done = "full", len(pending), 0
+        if pending:
+            notify(0, len(pending), f"full model: {len(pending)} chunks to embed")
+        fast_store = self.spaces.fast_store
+        for start in range(0, len(pending), FULL_CHUNKS_PER_BATCH):
+            if self.stop.is_set():
+                self.manifest.partial_reason = (f"sync stopped: {self.state.full_done} of {len(pending)} chunks "
+                                                "embedded by the full model; the fast vectors answer meanwhile")
+                save_manifest(self.manifest_file, self.manifest)
+                return False
+            batch = pending[start : start + FULL_CHUNKS_PER_BATCH]
+            source = fast_store if fast_store is not None else self.spaces.full_store
+            got = source.get(FOREST, ids=[c.id for _, c in batch], include=("documents", "metadatas"))
+            found = {i: (d or "", dict(m or {})) for i, d, m in zip(got["ids"], got["documents"], got["metadatas"],
+                                                                     strict=True)}
+            ids = [c.id for _, c in batch if c.id in found]
+            texts = [embedding_text(stored_chunk(*found[i])) for i in ids]
+            try:
+                vectors = self.spaces.full.embed_documents(texts) if texts else []
+            except ToolUnavailable:
+                raise
+            except Exception as err:  # the fast vectors keep answering; the next sync retries
+                log.exception("full-model embedding failed for %d chunks", len(texts))
+                self.manifest.partial_reason = f"full-model embedding failed: {err}"
+                save_manifest(self.manifest_file, self.manifest)
+                return False
+            self.spaces.full_store.upsert(FOREST, ids, vectors, [found[i][0] for i in ids], [found[i][1] for i in ids])
+            for _, entry in batch:
+                entry.full = True
+            if len(ids) < len(batch):  # listed but not stored (a store wiped under us): the next sync rebuilds
+                log.warning("%d chunks listed in the manifest are missing from the store", len(batch) - len(ids))
+            self.counts.chunks_full_embedded += len(ids)
+            self.state.full_done += len(batch)
+            self.manifest.partial_reason = (f"full model: {self.state.full_done} of {len(pending)} chunks embedded; "
+                                            "the fast vectors answer until it is done")
+            save_manifest(self.manifest_file, self.manifest)
+            notify(self.state.full_done, len(pending), f"full model: {self.state.full_done}/{len(pending)} chunks")
+        self.state.phase = "done"
         if self.counts.files_failed:
             failed = self.counts.files_failed
             self.manifest.partial_reason = f"{len(failed)} file(s) could not be indexed: {', '.join(failed[:5])}"
@@ -123,13 +224,15 @@ class ForestSync:
             self.manifest.complete, self.manifest.partial_reason = True, None
             self.manifest.last_complete_sync = time.time()
         save_manifest(self.manifest_file, self.manifest)
-        return self.counts
+        return True
 
+    # -------------------------------------------------------------- helpers
     def _remove(self, paths: list[str]) -> None:
         for path in paths:
             entry = self.manifest.files.pop(path)
             ids = [c.id for c in entry.chunks]
-            self.store.delete(FOREST, ids)
+            for store in self.spaces.stores():
+                store.delete(FOREST, ids)
             self.lexical.remove(ids)
             self.counts.files_removed += 1
             self.counts.chunks_removed += len(ids)
@@ -176,24 +279,27 @@ class ForestSync:
                 continue
             if item is not None:
                 prepared.append(item)
-        # embed only chunks whose text is new; unchanged ones keep their stored vector
+        # embed only chunks whose text is new; unchanged ones keep their stored vectors
         new_ids, new_texts, new_docs, new_meta = [], [], [], []
-        keep_ids, keep_meta = [], []
+        keep: dict[str, tuple[ChunkEntry, dict[str, Any]]] = {}
         for item in prepared:
             old = self.manifest.files.get(item.source.path)
-            old_ids = {c.id for c in old.chunks} if old else set()
+            old_chunks = {c.id: c for c in old.chunks} if old else {}
             for cid, chunk, text in zip(item.ids, item.chunks, item.texts, strict=True):
                 meta = chunk_metadata(chunk, item.sha)
-                if cid in old_ids:
-                    keep_ids.append(cid)
-                    keep_meta.append(meta)
+                if cid in old_chunks:
+                    keep[cid] = (old_chunks[cid], meta)
                 else:
                     new_ids.append(cid)
                     new_texts.append(text)
                     new_docs.append(chunk.content)
                     new_meta.append(meta)
+        fast = self.spaces.fast
         try:
-            vectors = self.embedder.embed_documents(new_texts) if new_texts else []
+            if fast is not None:
+                vectors = fast.embed_documents(new_texts) if new_texts else []
+            else:
+                vectors = self.spaces.full.embed_documents(new_texts) if new_texts else []
         except ToolUnavailable:
             raise
         except Exception as err:  # one bad batch must not lose the rest of the sync
@@ -201,13 +307,18 @@ class ForestSync:
             self.counts.files_failed.extend(p.source.path for p in prepared)
             self.manifest.partial_reason = f"embedding failed: {err}"
             return
-        self.store.upsert(FOREST, new_ids, vectors, new_docs, new_meta)
-        self.store.update_metadata(FOREST, keep_ids, keep_meta)
+        first_store = self.spaces.fast_store if self.spaces.fast_store is not None else self.spaces.full_store
+        first_store.upsert(FOREST, new_ids, vectors, new_docs, new_meta)
+        if self.spaces.fast_store is not None:
+            self.spaces.fast_store.update_metadata(FOREST, list(keep), [m for _, m in keep.values()])
+        in_full = [cid for cid, (entry, _) in keep.items() if entry.full]
+        self.spaces.full_store.update_metadata(FOREST, in_full, [keep[cid][1] for cid in in_full])
         for item in prepared:
             old = self.manifest.files.get(item.source.path)
             current_ids = set(item.ids)
             stale = [c.id for c in old.chunks if c.id not in current_ids] if old else []
-            self.store.delete(FOREST, stale)
+            for store in self.spaces.stores():
+                store.delete(FOREST, stale)
             self.lexical.remove(stale)
             for cid, chunk in zip(item.ids, item.chunks, strict=True):
                 self.lexical.add(cid, lexical_text(chunk.file, chunk.symbol, chunk.content))
@@ -215,7 +326,9 @@ class ForestSync:
                 sha256=item.sha, size=item.source.size, mtime_ns=item.source.mtime_ns,
                 language=item.chunks[0].language if item.chunks else (language_for(item.source.path) or "text"),
                 chunks=[ChunkEntry(id=cid, start_line=c.start_line, end_line=c.end_line, symbol=c.symbol,
-                                   symbols=c.symbols, kind=c.kind) for cid, c in zip(item.ids, item.chunks, strict=True)],
+                                   symbols=c.symbols, kind=c.kind,
+                                   full=keep[cid][0].full if cid in keep else fast is None)
+                        for cid, c in zip(item.ids, item.chunks, strict=True)],
             )
             if old is None:
                 self.counts.files_added += 1
@@ -223,4 +336,4 @@ class ForestSync:
                 self.counts.files_changed += 1
             self.counts.chunks_removed += len(stale)
         self.counts.chunks_added += len(new_ids)
-        self.counts.chunks_kept += len(keep_ids)
+        self.counts.chunks_kept += len(keep)

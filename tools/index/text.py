@@ -93,10 +93,14 @@ def chunk_header(chunk: Chunk) -> str:
     return f"{chunk.file}: {chunk.kind} {name} ({words})" if name else f"{chunk.file}: {chunk.kind}"
 
 
+def spelled_out(code: str) -> str:
+    """Code with compound names spelled as words (`max_file_bytes` -> `max file bytes`), punctuation kept."""
+    return _WORD.sub(lambda m: " ".join(split_identifier(m.group(0))) or m.group(0), code)
+
+
 def embedding_text(chunk: Chunk) -> str:
     """What the model sees: the header, then the code with compound names spelled as words."""
-    code = _WORD.sub(lambda m: " ".join(split_identifier(m.group(0))) or m.group(0), chunk.content)
-    return f"{chunk_header(chunk)}\n{code}"
+    return f"{chunk_header(chunk)}\n{spelled_out(chunk.content)}"
 
 
 def lexical_text(file: str, symbol: str, content: str) -> str:

@@ -1,0 +1,120 @@
+"""Ranking signals (file role, kind, symbol name, keywords, file aggregation) and the optional `keywords` /
+`code_hint` arguments of semantic_search and query."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.index.conftest import write_files
+from tools.errors import InvalidArgument
+from tools.index.retrieval import Candidate, ForestQuery, Signals, rerank
+from tools.index.service import SemanticIndex
+from tools.roles import file_role
+
+
+@pytest.mark.parametrize(("path", "role"), [
+    ("gunicorn/arbiter.py", "implementation"), ("src/hono.ts", "implementation"),
+    ("tests/test_arbiter.py", "test"), ("context_test.go", "test"), ("src/router.test.ts", "test"),
+    ("internal/testdata/a.go", "test"), ("docs/guide.md", "doc"), ("README.md", "doc"),
+    ("examples/basic/main.go", "doc"), ("api.pb.go", "generated"), ("vendor/x/y.go", "generated"),
+    ("types/index.d.ts", "generated"),
+])
+def test_file_roles_come_from_the_path(path: str, role: str) -> None:
+    assert file_role(path) == role
+
+
+def _candidate(cid: str, score: float, file: str, symbol: str = "", kind: str = "function") -> Candidate:
+    return Candidate(cid, score, file, symbol, [symbol] if symbol else [], kind, file_role(file))
+
+
+def test_role_penalty_puts_the_implementation_first_unless_the_question_asks_for_tests() -> None:
+    candidates = [_candidate("t", 0.95, "tests/test_retry.py", "test_retry_backoff"),
+                  _candidate("d", 0.93, "docs/retry.md", "", "lines"),
+                  _candidate("i", 0.85, "client/retry.py", "backoff")]
+    signals = Signals(role_penalty={"test": 0.15, "doc": 0.15}, name_weight=0.0, module_penalty=0.0)
+    ranked = rerank(candidates, {"retry", "backoff"}, {"how", "does", "retry", "backoff", "work"}, signals=signals)
+    assert [c.id for c in ranked] == ["i", "t", "d"]
+    asked = rerank(candidates, {"retry", "backoff"}, {"which", "tests", "cover", "retry"}, signals=signals)
+    assert asked[0].id == "t"  # tests stay findable: asked for, they are not pushed down
+    assert {c.role for c in ranked} == {"test", "doc", "implementation"}
+
+
+def test_name_module_keyword_and_file_signals() -> None:
+    base = Signals(role_penalty={}, module_penalty=0.15, name_weight=0.2, path_weight=0.0, file_weight=0.0,
+                   keyword_weight=0.3)
+    candidates = [_candidate("mod", 0.9, "a.py", "", "module"), _candidate("other", 0.8, "a.py", "parse_rows"),
+                  _candidate("named", 0.75, "b.py", "retry_request")]
+    ranked = rerank(candidates, {"retry", "request"}, {"retry", "request"}, signals=base)
+    assert [c.id for c in ranked] == ["named", "other", "mod"]  # 0.95, 0.8, 0.75 (module code pushed down)
+    keyed = rerank(candidates, set(), set(), keywords=["parse_rows"], signals=base)
+    assert keyed[0].id == "other" and keyed[0].score == pytest.approx(1.1)
+    grouped = Signals(role_penalty={}, module_penalty=0.0, name_weight=0.0, file_weight=0.5)
+    files = rerank([_candidate("a1", 0.8, "a.py", "f"), _candidate("a2", 0.6, "a.py", "g"),
+                    _candidate("b1", 0.9, "b.py", "h")], set(), set(), signals=grouped)
+    assert files[0].id == "a1"  # 0.8 + 0.5 * 0.6 beats a lone 0.9
+
+
+def test_a_code_hint_moves_the_query_vector_toward_it() -> None:
+    def embed(texts: list[str]) -> list[list[float]]:
+        return [[1.0, 0.0] if "def" not in t else [0.0, 1.0] for t in texts]
+
+    plain = ForestQuery("where is it").vector(embed, None)
+    hinted = ForestQuery("where is it", code_hint="def retry(): pass").vector(embed, None)
+    assert plain == [1.0, 0.0] and 0 < hinted[1] < hinted[0] and abs(hinted[0] ** 2 + hinted[1] ** 2 - 1) < 1e-9
+    assert ForestQuery("q", ["retryAfter"]).lexical_text == "q retryAfter "
+
+
+IMPLEMENTATION_AND_TESTS = {
+    "client/backoff.py": '''def next_delay(attempt, base, cap):
+    """Exponential backoff with full jitter between retries."""
+    import random
+    return random.uniform(0, min(cap, base * 2 ** attempt))
+''',
+    "tests/test_backoff.py": '''from client.backoff import next_delay
+
+
+def test_delay_stays_under_the_cap():
+    """The jittered backoff never waits longer than the cap."""
+    for attempt in range(10):
+        assert 0 <= next_delay(attempt, 0.1, 5) <= 5
+''',
+    "client/cache.py": '''def lookup_entry(store, key):
+    return store.get(key)
+
+
+def zq_apply(items, fn):
+    return [fn(i) for i in items]
+''',
+}
+
+
+@pytest.mark.slow
+def test_semantic_search_labels_roles_and_answers_how_it_works_with_the_implementation(
+    project_dir: Path, make_index: Callable[..., SemanticIndex]
+) -> None:
+    write_files(project_dir, IMPLEMENTATION_AND_TESTS)
+    index = make_index(project_dir)
+    index.sync()
+    found = index.semantic_search("how does exponential backoff with jitter between retries work", n_results=5)
+    assert found["results"][0]["file"] == "client/backoff.py" and found["results"][0]["role"] == "implementation"
+    roles = {r["file"]: r["role"] for r in found["results"]}
+    assert roles["tests/test_backoff.py"] == "test"  # still findable, labelled
+    tests_first = index.semantic_search("tests that the backoff delay stays under the cap", n_results=5)
+    assert tests_first["results"][0]["file"] == "tests/test_backoff.py"
+
+    plain = index.semantic_search("apply a function to every item", n_results=5)["results"]
+    keyed = index.semantic_search("apply a function to every item", n_results=5, keywords=["zq_apply"])["results"]
+    assert keyed[0]["symbol"] == "zq_apply" and keyed[0]["score"] > next(
+        r["score"] for r in plain if r["symbol"] == "zq_apply")
+    hinted = index.semantic_search("find the cached value", n_results=3, code_hint="return store.get(key)")
+    assert hinted["results"][0]["symbol"] == "lookup_entry"
+
+    with pytest.raises(InvalidArgument):
+        index.semantic_search("x", keywords="zq_apply")  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgument):
+        index.semantic_search("x", keywords=[f"name{i}" for i in range(30)])
+    with pytest.raises(InvalidArgument):
+        index.semantic_search("x", code_hint="x" * 5000)

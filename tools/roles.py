@@ -1,0 +1,50 @@
+"""What a file is for, from its path alone: implementation, test, doc or generated.
+
+Search results carry the role so an agent sees at once that a hit is a test or an example, and the
+semantic ranking uses it: a question about how something works is answered by the implementation first,
+while tests and docs stay findable below it (or first, when the question asks for them).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+from typing import Literal
+
+Role = Literal["implementation", "test", "doc", "generated"]
+
+TEST_FOLDERS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testing", "test_support"})
+# folders of test data and test-like code: not the code under test either
+_TEST_DATA_FOLDERS = frozenset({"testdata", "fixtures", "__fixtures__", "__mocks__", "e2e", "benchmarks",
+                                "benchmark", "bench"})
+_TEST_NAME = re.compile(
+    r"^(?:test_.+\.py|.+_test\.py|conftest\.py|.+_test\.go|.+\.(?:test|spec|bench)\.[cm]?[jt]sx?|"
+    r".+Tests?\.(?:java|kt|cs)|.+_spec\.rb|.+_test\.rb|.+Test\.php|test_.+\.rb)$"
+)
+_DOC_FOLDERS = frozenset({"docs", "doc", "documentation", "examples", "example", "_examples", "demo", "demos",
+                          "website", "site", "samples", "sample"})
+_DOC_SUFFIXES = frozenset({".md", ".markdown", ".rst", ".txt", ".adoc", ".html", ".htm"})
+_DOC_NAMES = re.compile(r"^(?:readme|changelog|changes|history|contributing|license|authors|news)(?:\..*)?$", re.I)
+_GENERATED_NAME = re.compile(
+    r"(?:\.pb\.go|_gen\.go|\.gen\.[jt]s|_pb2\.py|_pb2_grpc\.py|\.min\.js|\.d\.ts|\.generated\.\w+|\.lock|"
+    r"^package-lock\.json|^go\.sum|^yarn\.lock|^pnpm-lock\.yaml)$")
+_GENERATED_FOLDERS = frozenset({"vendor", "dist", "build", "node_modules", "third_party", "generated"})
+
+
+def is_test_file(path: str) -> bool:
+    parts = PurePosixPath(path).parts
+    return bool(_TEST_NAME.match(parts[-1])) or any(p in TEST_FOLDERS for p in parts[:-1])
+
+
+def file_role(path: str) -> Role:
+    parts = PurePosixPath(path).parts
+    if not parts:
+        return "implementation"
+    name, folders = parts[-1], {p.lower() for p in parts[:-1]}
+    if _GENERATED_NAME.search(name) or folders & _GENERATED_FOLDERS:
+        return "generated"
+    if is_test_file(path) or folders & _TEST_DATA_FOLDERS:
+        return "test"
+    if PurePosixPath(name).suffix.lower() in _DOC_SUFFIXES or _DOC_NAMES.match(name) or folders & _DOC_FOLDERS:
+        return "doc"
+    return "implementation"

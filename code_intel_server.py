@@ -6,7 +6,8 @@ reaches the application object through the server's lifespan context, calls one 
 returns that function's answer as its result model. Everything around a call is done once, in
 `CodeIntelServer.call_tool`: argument validation, the refusal envelope for domain errors and bad
 arguments (with isError set, see docs/architecture.md), the session ledger entry, timing, logging
-and the compact JSON on the wire. Adding a tool is one decorated function and one result model.
+and the compact JSON on the wire. Adding a tool is one decorated function and one result model (named
+in RESULT_MODELS: the models are imported when the tool table is built, after the first answer).
 The `/code` skill is also served as the MCP prompt `code`, with the user's request as its argument.
 
 Run: `python code_intel_server.py [--project DIR]` or `code-intel serve [--project DIR]`.
@@ -15,6 +16,8 @@ Run: `python code_intel_server.py [--project DIR]` or `code-intel serve [--proje
 from __future__ import annotations
 
 import argparse
+import copy
+import importlib
 import inspect
 import logging
 import os
@@ -26,47 +29,77 @@ import types
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from functools import partial
-from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
+from functools import cache, partial
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.prompts import Prompt
-from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.tools import Tool, ToolManager
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from mcp_types import Tool as MCPTool
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import PydanticSerializationError, to_json
 
 from tools.app import CodeIntelApp
 from tools.bounds import bound_answer
 from tools.context import skill
-from tools.context.rules import ContextUpdate
 from tools.errors import CodeIntelError, validation_problems
-from tools.explore.impact import ImpactReport
-from tools.explore.models import (
-    DefinitionResult,
-    EnclosingFunction,
-    FileSearchResult,
-    MultiPatternResult,
-    PatternResult,
-    ReferenceResult,
-    StructureResult,
-    SymbolsResult,
-)
-from tools.explore.query import QueryResult
-from tools.index.models import ChunkDetail, RelevanceResult, SemanticSearchResult, SyncReport
-from tools.learning.outcomes import OutcomeEntry, OutcomeStats
 from tools.logs import setup_logging
 from tools.pathnames import client_safe
-from tools.verify.models import CheckRun
-from tools.workflow.responses import (
-    CleanupResult,
-    ExploredFiles,
-    PhaseResponse,
-    RecoveryOffer,
-    SessionReview,
-    WriteCheck,
-)
+
+if TYPE_CHECKING:  # at run time import_result_models() brings them in, when the tool table is built
+    from tools.context.rules import ContextUpdate
+    from tools.explore.impact import ImpactReport
+    from tools.explore.models import (
+        DefinitionResult,
+        EnclosingFunction,
+        FileSearchResult,
+        MultiPatternResult,
+        PatternResult,
+        ReferenceResult,
+        StructureResult,
+        SymbolsResult,
+    )
+    from tools.explore.query import QueryResult
+    from tools.index.models import ChunkDetail, RelevanceResult, SemanticSearchResult, SyncReport
+    from tools.learning.outcomes import OutcomeEntry, OutcomeStats
+    from tools.verify.models import CheckRun
+    from tools.workflow.responses import (
+        CleanupResult,
+        ExploredFiles,
+        PhaseResponse,
+        RecoveryOffer,
+        SessionReview,
+        WriteCheck,
+    )
+
+
+# Where the result models above live; import_result_models() brings them into this module at run time.
+RESULT_MODELS = {
+    "tools.context.rules": ("ContextUpdate",),
+    "tools.explore.impact": ("ImpactReport",),
+    "tools.explore.models": ("DefinitionResult", "EnclosingFunction", "FileSearchResult", "MultiPatternResult",
+                             "PatternResult", "ReferenceResult", "StructureResult", "SymbolsResult"),
+    "tools.explore.query": ("QueryResult",),
+    "tools.index.models": ("ChunkDetail", "RelevanceResult", "SemanticSearchResult", "SyncReport"),
+    "tools.learning.outcomes": ("OutcomeEntry", "OutcomeStats"),
+    "tools.verify.models": ("CheckRun",),
+    "tools.workflow.responses": ("CleanupResult", "ExploredFiles", "PhaseResponse", "RecoveryOffer", "SessionReview",
+                                 "WriteCheck"),
+}
+
+
+def import_result_models() -> None:
+    """Import the tools' result models into this module, where the tool functions' annotations and bodies
+    find them. Building these pydantic models is a good part of our own start-up time, so the server
+    answers a client's first message without them: they come with the tool table (CodeIntelServer.tools)."""
+    namespace = globals()
+    for module_name, names in RESULT_MODELS.items():
+        if names[-1] not in namespace:
+            module = importlib.import_module(module_name)
+            namespace.update((name, getattr(module, name)) for name in names)
+
 
 log = logging.getLogger("code_intel.server")
 
@@ -419,6 +452,7 @@ def code(request: Annotated[str, Field(description="what the user asks for, flag
 # ------------------------------------------------------------- the wire shape
 def result_models(fn: Callable[..., Any]) -> tuple[type[BaseModel], ...]:
     """The models a tool function's return annotation names (one, or the members of a union)."""
+    import_result_models()
     annotation = get_type_hints(fn)["return"]
     members = get_args(annotation) if get_origin(annotation) in (Union, types.UnionType) else (annotation,)
     models = tuple(m for m in members if isinstance(m, type) and issubclass(m, BaseModel))
@@ -451,13 +485,19 @@ def _compact(schema: Any) -> Any:
 SUCCESS = {"properties": {"success": {"const": True, "type": "boolean"}}, "required": ["success"]}
 
 
+@cache
+def _model_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """A model's JSON schema, generated once (Refusal is part of every tool's output schema)."""
+    return model.model_json_schema(ref_template="#/$defs/{model}")
+
+
 def output_schema(models: tuple[type[BaseModel], ...]) -> dict[str, Any]:
     """One object schema for a tool: any of its result models (each with `success: true`) or the refusal."""
     definitions: dict[str, Any] = {}
     choices: list[dict[str, Any]] = []
     answers: tuple[type[BaseModel], ...] = (*models, Refusal)
     for model in answers:
-        schema = model.model_json_schema(ref_template="#/$defs/{model}")
+        schema = copy.deepcopy(_model_schema(model))
         definitions.update(schema.pop("$defs", {}))
         definitions[model.__name__] = schema
         ref = {"$ref": f"#/$defs/{model.__name__}"}
@@ -536,6 +576,16 @@ def internal_error(tool_name: str, err: BaseException) -> dict[str, Any]:
     }
 
 
+def tool_entry(name: str, spec: ToolSpec) -> Tool:
+    """One tool as the SDK serves it: input model from the signature, output schema from the result models."""
+    import_result_models()  # the signature names them
+    # cleandoc: a docstring's continuation lines are indented in the source, not in the description
+    entry = Tool.from_function(spec.fn, name=name, description=inspect.cleandoc(spec.fn.__doc__ or ""),
+                               annotations=spec.annotations, structured_output=False)
+    entry.fn_metadata.output_schema = output_schema(result_models(spec.fn))
+    return entry
+
+
 class CodeIntelServer(MCPServer[CodeIntelApp]):
     """MCPServer running the TOOLS table: every call goes through `call_tool`, which answers either the
     tool's result model or the refusal envelope, and records the call in the session ledger."""
@@ -545,20 +595,38 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
         async def lifespan(_: MCPServer[CodeIntelApp]) -> AsyncIterator[CodeIntelApp]:
             yield app
 
-        registered = []
-        for name, spec in TOOLS.items():
-            # cleandoc: a docstring's continuation lines are indented in the source, not in the description
-            entry = Tool.from_function(spec.fn, name=name, description=inspect.cleandoc(spec.fn.__doc__ or ""),
-                                       annotations=spec.annotations, structured_output=False)
-            entry.fn_metadata.output_schema = output_schema(result_models(spec.fn))
-            registered.append(entry)
-        self._registered = {entry.name: entry for entry in registered}
-        super().__init__("code-intel", instructions=SERVER_INSTRUCTIONS, lifespan=lifespan, tools=registered)
+        super().__init__("code-intel", instructions=SERVER_INSTRUCTIONS, lifespan=lifespan)
+        self._registered: dict[str, Tool] | None = None  # see tools()
+        self._building = threading.Lock()
         self.add_prompt(Prompt.from_function(code, name="code", title="code-intel session",
                                              description=skill.description()))
 
+    def tools(self) -> dict[str, Tool]:
+        """The tool table, built on first need (tools/list, tools/call) rather than before serving: with the
+        result models it imports it is about a quarter of the start-up's CPU time, and a client's first
+        message must not wait for it (Claude Code gives its opening `server/discover` about 2.7 s before it
+        falls back to `initialize` and reconnects; docs/benchmarks.md, client connect). Built once, under a
+        lock: the event loop (a call's input schema) and a worker thread (tools/list) may ask at once."""
+        if self._registered is None:
+            with self._building:
+                if self._registered is None:
+                    entries = [tool_entry(name, spec) for name, spec in TOOLS.items()]
+                    self._tool_manager = ToolManager(tools=entries,
+                                                     warn_on_duplicate_tools=self.settings.warn_on_duplicate_tools)
+                    self._registered = {entry.name: entry for entry in entries}
+        return self._registered
+
+    async def list_tools(self) -> list[MCPTool]:
+        if self._registered is None:  # build off the event loop, which meanwhile answers other requests
+            await anyio.to_thread.run_sync(self.tools)
+        return await super().list_tools()
+
+    def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
+        self.tools()  # the SDK asks before a call, on the event loop
+        return super()._tool_input_schema(name)
+
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
-        entry = self._registered.get(name)
+        entry = self.tools().get(name)
         if entry is None or context is None:
             return await super().call_tool(name, arguments, context)  # unknown tool: the SDK's protocol answer
         app = app_of(context)

@@ -1,0 +1,109 @@
+"""The tool table is built on first need, not before the server answers its first message: connecting
+imports none of the result models, and the table then listed is the one an eager build gives, built
+once even when the event loop and worker threads ask for it at the same moment."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp.server.mcpserver import MCPServer
+
+import code_intel_server
+from code_intel_server import RESULT_MODELS, TOOLS, build_server, tool_entry
+from tools.app import CodeIntelApp
+
+REPO = Path(__file__).resolve().parent.parent
+
+# Runs in a fresh interpreter: the test process has long imported every model.
+CONNECT_ONLY = """
+import json, sys
+import anyio
+from mcp import Client
+from code_intel_server import RESULT_MODELS, build_server
+from tools.app import CodeIntelApp
+
+def loaded():
+    return sorted(name for name in RESULT_MODELS if name in sys.modules)
+
+async def main():
+    app = CodeIntelApp.for_path(sys.argv[1])
+    server = build_server(app)
+    seen = {"at_import": loaded()}
+    async with Client(server) as client:
+        seen["connected"] = loaded()
+        seen["built_when_connected"] = server._registered is not None
+        seen["prompts"] = [prompt.name for prompt in (await client.list_prompts()).prompts]
+        seen["after_prompts"] = loaded()
+        seen["tools"] = len((await client.list_tools()).tools)
+        seen["after_tools"] = loaded()
+    app.close()
+    print(json.dumps(seen))
+
+anyio.run(main)
+"""
+
+
+@pytest.mark.slow  # a fresh interpreter
+def test_connecting_imports_no_result_model_and_listing_tools_does(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-c", CONNECT_ONLY, str(tmp_path)], cwd=REPO, capture_output=True,
+                         text=True, timeout=120, check=True)
+    seen = json.loads(out.stdout)
+    assert seen["at_import"] == seen["connected"] == seen["after_prompts"] == []
+    assert seen["built_when_connected"] is False
+    assert seen["prompts"] == ["code"]
+    assert seen["tools"] == len(TOOLS)
+    assert seen["after_tools"] == sorted(RESULT_MODELS)
+
+
+def _dumps(tools: list[Any]) -> list[dict[str, Any]]:
+    return [tool.model_dump(by_alias=True, mode="json") for tool in tools]
+
+
+async def test_the_lazy_table_lists_what_an_eager_build_lists(tmp_path: Path) -> None:
+    app = CodeIntelApp.for_path(tmp_path)
+    try:
+        lazy = _dumps(await build_server(app).list_tools())
+    finally:
+        app.close()
+    eager = MCPServer("eager", tools=[tool_entry(name, spec) for name, spec in TOOLS.items()])
+    assert lazy == _dumps(await eager.list_tools())
+    assert [tool["name"] for tool in lazy] == list(TOOLS)
+    # every schema is its own copy: the cached model schemas were not changed by building the table
+    assert lazy == _dumps(await eager.list_tools())
+
+
+def test_the_table_is_built_once_when_threads_ask_at_once(tmp_path: Path, monkeypatch: Any) -> None:
+    built: list[str] = []
+    real_entry = code_intel_server.tool_entry
+
+    def counting_entry(name: str, spec: Any) -> Any:
+        built.append(name)
+        return real_entry(name, spec)
+
+    monkeypatch.setattr(code_intel_server, "tool_entry", counting_entry)
+    app = CodeIntelApp.for_path(tmp_path)
+    try:
+        server = build_server(app)
+        start = threading.Barrier(8)
+        tables: list[Any] = []
+
+        def ask() -> None:
+            start.wait()
+            tables.append(server.tools())
+
+        threads = [threading.Thread(target=ask) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert len(tables) == 8 and all(table is tables[0] for table in tables)
+        assert sorted(built) == sorted(TOOLS)  # each tool built exactly once
+        assert server._tool_input_schema("search_text") == tables[0]["search_text"].parameters
+    finally:
+        app.close()

@@ -604,8 +604,8 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
     def tools(self) -> dict[str, Tool]:
         """The tool table, built on first need (tools/list, tools/call) rather than before serving: with the
         result models it imports it is about a quarter of the start-up's CPU time, and a client's first
-        message must not wait for it (Claude Code gives its opening `server/discover` about 2.7 s before it
-        falls back to `initialize` and reconnects; docs/benchmarks.md, client connect). Built once, under a
+        message must not wait for it (Claude Code gives its opening `server/discover` 3 s, then falls back to
+        `initialize` and connects a second or more later; docs/benchmarks.md, client connect). Built once, under a
         lock: the event loop (a call's input schema) and a worker thread (tools/list) may ask at once."""
         if self._registered is None:
             with self._building:

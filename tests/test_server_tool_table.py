@@ -71,11 +71,10 @@ async def test_the_lazy_table_lists_what_an_eager_build_lists(tmp_path: Path) ->
         lazy = _dumps(await build_server(app).list_tools())
     finally:
         app.close()
+    # built second, from the model schemas the first build cached: equal only if that build left them as they were
     eager = MCPServer("eager", tools=[tool_entry(name, spec) for name, spec in TOOLS.items()])
     assert lazy == _dumps(await eager.list_tools())
     assert [tool["name"] for tool in lazy] == list(TOOLS)
-    # every schema is its own copy: the cached model schemas were not changed by building the table
-    assert lazy == _dumps(await eager.list_tools())
 
 
 def test_the_table_is_built_once_when_threads_ask_at_once(tmp_path: Path, monkeypatch: Any) -> None:

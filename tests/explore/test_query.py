@@ -7,6 +7,7 @@ import pytest
 
 from tests.explore.conftest import explorer_over
 from tools.errors import InvalidArgument, SearchTimeout, ToolUnavailable
+from tools.explore import query as query_module
 from tools.explore.query import QueryHit, extract_candidates, merge_hits, stem
 from tools.explore.query import run_query as query_result
 from tools.explore.service import Explorer
@@ -215,3 +216,25 @@ def test_app_routes_a_question_without_an_index(explorer: Explorer) -> None:
     from tools.app import CodeIntelApp
 
     assert CodeIntelApp(explorer.root).query("parse_config").results[0].file == "app/config.py"
+
+
+def test_the_same_question_gets_the_same_answer_when_text_matches_are_cut(tmp_path: Path) -> None:
+    # More files mention the name than the text route keeps (TEXT_PER_PATTERN), across enough files for
+    # ripgrep's threads to finish them in varying order: the kept matches are the first in file/line order,
+    # so every run answers alike (the question benchmark saw `query` move between runs before that).
+    files = {f"pkg{i % 7}/mod{i:02d}.py": f"from core import retry_budget\n\nVALUE_{i} = retry_budget({i})\n"
+             for i in range(60)}
+    files["core.py"] = "def retry_budget(n):\n    return n * 2\n"
+    explorer = explorer_over(tmp_path, files)
+
+    def semantic(**kwargs: Any) -> dict[str, Any]:
+        return {"results": [{"file": "pkg3/mod10.py", "line": 3, "end_line": 3, "symbol": None,
+                             "snippet": "VALUE_10 = retry_budget(10)", "source": "forest"}]}
+
+    answers = [run_query(explorer, "how is retry_budget computed", semantic) for _ in range(5)]
+    assert all(answer == answers[0] for answer in answers[1:])
+    assert answers[0]["results"][0]["file"] == "core.py"
+    everything = sorted((m.file, m.line) for m in explorer.search_text(r"\bretry_budget\b", max_results=5000).matches)
+    kept = {(r["file"], r["line"]) for r in answers[0]["results"] if "text" in r["sources"]}
+    assert len(everything) > query_module.TEXT_PER_PATTERN and kept
+    assert kept <= set(everything[: query_module.TEXT_PER_PATTERN])

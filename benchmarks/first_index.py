@@ -73,9 +73,12 @@ def count_lines(folder: Path) -> dict[str, int]:
     return lines
 
 
-def fresh_index(folder: Path, **config: Any) -> SemanticIndex:
+def fresh_index(folder: Path, label: str, **config: Any) -> SemanticIndex:
     shutil.rmtree(folder / ".code-intel", ignore_errors=True)
-    cfg = Config(sync_on_start=False, **config)
+    # A Chroma folder of its own per index: chromadb keeps a process-wide client per path, and a second
+    # index at a path whose files were deleted under that client gets "attempt to write a readonly database".
+    chroma = {"path": str(folder / ".code-intel" / f"chroma-{label}")}
+    cfg = Config(sync_on_start=False, chroma=chroma, **config)
     return SemanticIndex(ProjectRoot.from_args(folder), lambda: cfg)
 
 
@@ -166,14 +169,14 @@ def main() -> int:
     figures: dict[str, Any] = {"corpus": str(folder), "lines": count_lines(folder), "load_average": os.getloadavg()}
     print(f"corpus {folder}: {figures['lines']} lines; load average {figures['load_average']}", flush=True)
 
-    index = fresh_index(folder)
+    index = fresh_index(folder, "two-pass")
     figures["two_pass"] = timed_sync(index)
     figures["two_pass"]["warm_latency_full_ms"] = warm_latency(index)
     index.close()
     print(f"two passes: {json.dumps(figures['two_pass'])}", flush=True)
 
     if not args.no_baseline:
-        baseline = fresh_index(folder, index_fast_pass=False)
+        baseline = fresh_index(folder, "full-only", index_fast_pass=False)
         figures["full_only"] = timed_sync(baseline)
         baseline.close()
         print(f"full model only: {json.dumps(figures['full_only'])}", flush=True)

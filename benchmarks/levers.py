@@ -76,6 +76,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     **{f"role 0.5 dense 0.6 {k} 0": {"signals": _signals(role_penalty={"test": 0.5, "doc": 0.5, "generated": 1.0},
                                                          **{k: 0.0}), "dense_weight": 0.6}
        for k in ("module_penalty", "name_weight")},
+    **{f"shipped, dense weight {w}": {"dense_weight": w} for w in (0.6, 0.7, 0.75)},
     "query without the semantic lead": {"query_overrides": {"SEMANTIC_LEAD": query_module.SEMANTIC_TOP,
                                                             "LEAD_AGREEMENT_BONUS": query_module.AGREEMENT_BONUS}},
     **{f"query lead bonus {b}": {"query_overrides": {"LEAD_AGREEMENT_BONUS": b}} for b in (0.02, 0.05, 0.15)},
@@ -97,7 +98,7 @@ def ask_all(app: Any, qs: list[questions.Question], with_arguments: bool, tools:
             found = app.index.semantic_search(q.q, n_results=questions.CUTOFF, collection="forest", **extra)
             semantic_tops.append(questions.result_spans(found["results"])[: questions.CUTOFF])
         if "query" in tools:
-            answered = app.query(q.q, **extra)
+            answered = app.query(q.q, **extra).model_dump()  # the QueryResult model the tool answers with
             query_tops.append(questions.result_spans(answered["results"])[: questions.CUTOFF])
     return semantic_tops, query_tops
 

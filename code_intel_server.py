@@ -42,7 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import PydanticSerializationError, to_json
 
 from tools.app import CodeIntelApp
-from tools.bounds import bound_answer
+from tools.bounds import MAX_RESPONSE_BYTES, bound_answer
 from tools.context import skill
 from tools.errors import CodeIntelError, validation_problems
 from tools.logs import setup_logging
@@ -576,6 +576,16 @@ def internal_error(tool_name: str, err: BaseException) -> dict[str, Any]:
     }
 
 
+def wire_json(data: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+    """An answer as compact JSON (non-ASCII kept as is), with the data it was made from: a file name that is
+    not UTF-8 cannot be encoded, so then the answer carries such names in their \\xNN form (tools/pathnames.py)."""
+    try:
+        return data, to_json(data, fallback=str)
+    except PydanticSerializationError:
+        safe = client_safe(data)
+        return safe, to_json(safe, fallback=str)
+
+
 def tool_entry(name: str, spec: ToolSpec) -> Tool:
     """One tool as the SDK serves it: input model from the signature, output schema from the result models."""
     import_result_models()  # the signature names them
@@ -674,16 +684,14 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
         ok = data.get("success") is True
         if not ok:
             app.workflow.annotate_refusal(data)
-        data = bound_answer(data)
+        data, encoded = wire_json(data)
+        if len(encoded) > MAX_RESPONSE_BYTES:  # serialised once; only an answer over the cap is cut and redone
+            data, encoded = wire_json(bound_answer(data))
         if TOOLS[name].ledger:
             app.workflow.record_tool_call(name, arguments, ok=ok)
         log.info("%s %s in %.0f ms", name, "ok" if ok else data.get("error"), (time.perf_counter() - started) * 1000)
-        try:
-            text = to_json(data, fallback=str).decode()  # compact, non-ASCII kept as is
-        except PydanticSerializationError:  # a file name that is not UTF-8: send its \xNN form (tools/pathnames.py)
-            data = client_safe(data)
-            text = to_json(data, fallback=str).decode()
-        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data, is_error=not ok)
+        return CallToolResult(content=[TextContent(type="text", text=encoded.decode())], structured_content=data,
+                              is_error=not ok)
 
     async def run_stdio_async(self) -> None:
         """stdio with our reading layer in front of the SDK's (tools/stdio.py): every request gets an answer."""

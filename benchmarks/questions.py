@@ -21,7 +21,11 @@ recall@10 (share of questions with a hit in the top 10) per repository, per styl
 "how-it-works" questions, the share where an implementation file ranks above every test and doc result.
 
     .venv/bin/python benchmarks/questions.py [--set test|dev] [--questions FILE_OR_DIR ...] [--repo NAME]
-        [--no-untuned] [--json FILE] [--summary FILE] [--check]
+        [--no-untuned] [--guesses FILE] [--json FILE] [--summary FILE] [--check]
+
+--guesses adds `keywords` and `code_hint` to the questions from a file kept apart from the questions
+(repository name -> question id -> {keywords, code_hint}), written as an agent would guess them before
+reading any code (benchmarks/questions/guesses/dev.yml), so the questions' own figures stay as they are.
 
 --check only checks out the repositories and verifies every answer span (the file exists at the commit,
 the span lies inside it) and prints each span's first line, for reviewing a question file.
@@ -202,6 +206,30 @@ def _question(path: Path, n: int, item: Any, seen: set[str]) -> Question:
     if hint is not None and (not isinstance(hint, str) or not hint.strip()):
         raise _fail(path, where, "code_hint must be a non-empty string when given")
     return Question(qid, text.strip(), item["style"], item["kind"], spans, list(keywords), hint)
+
+
+def add_guesses(sets: list[QuestionSet], path: Path) -> None:
+    """Give each question the keywords and code_hint the guesses file holds for it; every entry must match."""
+    import yaml
+
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise _fail(path, "top level", "expected repository name -> question id -> {keywords, code_hint}")
+    by_name = {s.name: s for s in sets}
+    for name, entries in data.items():
+        if name not in by_name or not isinstance(entries, dict):
+            raise _fail(path, str(name), "no question file for this repository among the ones asked")
+        questions = {q.id: q for q in by_name[name].questions}
+        for qid, guess in entries.items():
+            if qid not in questions or not isinstance(guess, dict):
+                raise _fail(path, f"{name}.{qid}", "no such question")
+            keywords = guess.get("keywords") or []
+            if not isinstance(keywords, list) or not all(isinstance(k, str) and k.strip() for k in keywords):
+                raise _fail(path, f"{name}.{qid}", "keywords must be a list of non-empty strings")
+            hint = guess.get("code_hint")
+            if hint is not None and not (isinstance(hint, str) and hint.strip()):
+                raise _fail(path, f"{name}.{qid}", "code_hint must be a non-empty string when given")
+            questions[qid].keywords, questions[qid].code_hint = list(keywords), hint
 
 
 def question_files(paths: Iterable[Path]) -> list[Path]:
@@ -567,6 +595,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--summary", type=Path, help="also write the figures and timings alone (no per-question "
                         "results) here, e.g. for docs/")
     parser.add_argument("--check", action="store_true", help="only check out and verify the answer spans")
+    parser.add_argument("--guesses", type=Path, help="keywords and code_hint per question (repository name -> "
+                        "question id -> {keywords, code_hint}) to pass along with the questions")
     args = parser.parse_args(argv)
 
     try:
@@ -574,6 +604,12 @@ def main(argv: list[str] | None = None) -> int:
     except QuestionFileError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    if args.guesses:
+        try:
+            add_guesses(sets, args.guesses)
+        except QuestionFileError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
     if args.repo:
         sets = [s for s in sets if s.name in args.repo or f"{s.owner}/{s.name}" in args.repo]
         if not sets:

@@ -99,6 +99,20 @@ def test_bad_files_are_refused_with_where_and_why(tmp_path: Path, change: Any, m
     assert str(path) in str(err.value) and message in str(err.value)
 
 
+def test_dev_guesses_cover_every_dev_question_and_bad_entries_are_refused(tmp_path: Path) -> None:
+    sets = [qb.load_question_set(p) for p in qb.question_files([qb.SETS["dev"]])]
+    qb.add_guesses(sets, BENCHMARKS / "questions" / "guesses" / "dev.yml")
+    questions = [q for s in sets for q in s.questions]
+    assert all(q.keywords and q.code_hint for q in questions)
+    wrong = tmp_path / "wrong.yml"
+    wrong.write_text(f"{sets[0].name}:\n  no-such-question: {{keywords: [x]}}\n", encoding="utf-8")
+    with pytest.raises(qb.QuestionFileError, match="no such question"):
+        qb.add_guesses(sets, wrong)
+    wrong.write_text(f"{sets[0].name}:\n  {questions[0].id}: {{keywords: [1]}}\n", encoding="utf-8")
+    with pytest.raises(qb.QuestionFileError, match="keywords must be"):
+        qb.add_guesses(sets, wrong)
+
+
 def test_question_files_lists_yaml_in_a_folder_and_refuses_an_empty_one(tmp_path: Path) -> None:
     _write(tmp_path, GOOD.format(commit="a" * 40), "b.yml")
     _write(tmp_path, GOOD.format(commit="a" * 40), "a.yaml")

@@ -167,6 +167,22 @@ def test_semantic_results_are_merged_with_the_other_routes(explorer: Explorer) -
     assert service and service[0]["kind"] == "semantic" and "text" in service[0]["sources"]
 
 
+def test_keywords_are_guesses_the_semantic_route_still_leads(explorer: Explorer) -> None:
+    """A definition only the caller's keywords name joins the answer, but does not take the lead from the
+    semantic route the way an identifier written in the question does."""
+
+    def semantic(**kwargs: Any) -> dict[str, Any]:
+        return {"results": [
+            {"file": "web/auth.ts", "line": 1, "end_line": 3, "score": 0.9, "source": "forest", "chunk_id": "a1"},
+        ]}
+
+    guessed = query_result(explorer, "how is a user checked at login?", semantic, ["parse_config"]).results
+    assert (guessed[0].file, guessed[0].line) == ("web/auth.ts", 1)
+    assert any(h.file == "app/config.py" and h.line == 9 for h in guessed)  # the guess is still in the answer
+    written = query_result(explorer, "how is a user checked at login by parse_config?", semantic).results
+    assert (written[0].file, written[0].line) == ("app/config.py", 9)
+
+
 def test_a_failing_semantic_index_is_noted_not_fatal(explorer: Explorer) -> None:
     def broken(**_: Any) -> dict[str, Any]:
         raise RuntimeError("chroma is gone")

@@ -65,7 +65,7 @@ class _Parts:
     @property
     def document_store(self) -> VectorStore:
         """The collection holding every indexed chunk's text and metadata (the fast one fills first)."""
-        return self.fast_store if self.fast_store is not None else self.store
+        return self.spaces.first_store
 
 
 class SemanticIndex:
@@ -123,7 +123,7 @@ class SemanticIndex:
         with self._sync_lock:
             parts = self._get_parts()
             cfg = self._config()
-            stores = [parts.store] + ([parts.fast_store] if parts.fast_store is not None else [])
+            stores = parts.spaces.stores()
             if force:
                 for store in stores:
                     store.reset(FOREST)
@@ -351,10 +351,13 @@ class SemanticIndex:
                 similarity = float(sum(a * b for a, b in zip(vector, emb, strict=False)))
                 known[i] = (similarity, doc or "", dict(meta or {}))
         fused = fuse({i: s for i, (s, _d, _m) in known.items()}, lexical_scores, dense_weight=dense_weight)
-        candidates = [Candidate(cid, score, str(known[cid][2].get("file", "")), str(known[cid][2].get("symbol") or ""),
-                                [x for x in str(known[cid][2].get("symbols", "")).split(",") if x],
-                                str(known[cid][2].get("kind", "")), file_role(str(known[cid][2].get("file", ""))))
-                      for cid, score in fused if cid in known]
+        candidates = []
+        for cid, score in fused:
+            meta = known[cid][2]
+            file = str(meta.get("file", ""))
+            candidates.append(Candidate(cid, score, file, str(meta.get("symbol") or ""),
+                                        [x for x in str(meta.get("symbols", "")).split(",") if x],
+                                        str(meta.get("kind", "")), file_role(file)))
         ranked = rerank(candidates, set(lexical_tokens(search.query)), search.words, search.keywords)[:n]
         results = []
         for c in ranked:

@@ -124,6 +124,16 @@ class Spaces:
     def stores(self) -> list[VectorStore]:
         return [self.full_store] + ([self.fast_store] if self.fast_store is not None else [])
 
+    @property
+    def first_store(self) -> VectorStore:
+        """The collection the file pass fills: it holds every indexed chunk's text and metadata."""
+        return self.fast_store if self.fast_store is not None else self.full_store
+
+    @property
+    def first_embedder(self) -> StaticEmbedder | Embedder:
+        """The model the file pass embeds new chunks with."""
+        return self.fast if self.fast is not None else self.full
+
 
 class ForestSync:
     """One sync run. `stop` is checked between batches (server shutdown)."""
@@ -182,7 +192,7 @@ class ForestSync:
         self.state.phase, self.state.full_total, self.state.full_done = "full", len(pending), 0
         if pending:
             notify(0, len(pending), f"full model: {len(pending)} chunks to embed")
-        fast_store = self.spaces.fast_store
+        source = self.spaces.first_store
         for start in range(0, len(pending), FULL_CHUNKS_PER_BATCH):
             if self.stop.is_set():
                 self.manifest.partial_reason = (f"sync stopped: {self.state.full_done} of {len(pending)} chunks "
@@ -190,7 +200,6 @@ class ForestSync:
                 save_manifest(self.manifest_file, self.manifest)
                 return False
             batch = pending[start : start + FULL_CHUNKS_PER_BATCH]
-            source = fast_store if fast_store is not None else self.spaces.full_store
             got = source.get(FOREST, ids=[c.id for _, c in batch], include=("documents", "metadatas"))
             found = {i: (d or "", dict(m or {})) for i, d, m in zip(got["ids"], got["documents"], got["metadatas"],
                                                                      strict=True)}
@@ -294,12 +303,8 @@ class ForestSync:
                     new_texts.append(text)
                     new_docs.append(chunk.content)
                     new_meta.append(meta)
-        fast = self.spaces.fast
         try:
-            if fast is not None:
-                vectors = fast.embed_documents(new_texts) if new_texts else []
-            else:
-                vectors = self.spaces.full.embed_documents(new_texts) if new_texts else []
+            vectors = self.spaces.first_embedder.embed_documents(new_texts) if new_texts else []
         except ToolUnavailable:
             raise
         except Exception as err:  # one bad batch must not lose the rest of the sync
@@ -307,8 +312,7 @@ class ForestSync:
             self.counts.files_failed.extend(p.source.path for p in prepared)
             self.manifest.partial_reason = f"embedding failed: {err}"
             return
-        first_store = self.spaces.fast_store if self.spaces.fast_store is not None else self.spaces.full_store
-        first_store.upsert(FOREST, new_ids, vectors, new_docs, new_meta)
+        self.spaces.first_store.upsert(FOREST, new_ids, vectors, new_docs, new_meta)
         if self.spaces.fast_store is not None:
             self.spaces.fast_store.update_metadata(FOREST, list(keep), [m for _, m in keep.values()])
         in_full = [cid for cid, (entry, _) in keep.items() if entry.full]
@@ -327,7 +331,7 @@ class ForestSync:
                 language=item.chunks[0].language if item.chunks else (language_for(item.source.path) or "text"),
                 chunks=[ChunkEntry(id=cid, start_line=c.start_line, end_line=c.end_line, symbol=c.symbol,
                                    symbols=c.symbols, kind=c.kind,
-                                   full=keep[cid][0].full if cid in keep else fast is None)
+                                   full=keep[cid][0].full if cid in keep else self.spaces.fast is None)
                         for cid, c in zip(item.ids, item.chunks, strict=True)],
             )
             if old is None:

@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import semantic  # noqa: E402
-from tune_model import HELD_OUT, build_pairs, make_batches, mrr10, package_files  # noqa: E402
+from tune_model import HELD_OUT, build_pairs, in_batch_loss, make_batches, mrr10, package_files  # noqa: E402
 
 from tools.index.chunker import Chunker  # noqa: E402
 from tools.index.embedder import CODE_TUNED_WEIGHTS, Embedder, weights_fingerprint  # noqa: E402
@@ -146,9 +146,7 @@ def train_table(table: np.ndarray, tokenizer: Any, epochs: int, lr: float, seed:
         for batch in make_batches(train, data, 64, "package", rng):
             q, d = encode([query_ids[i] for i in batch]), encode([document_ids[i] for i in batch])
             logits = 20.0 * q @ d.T
-            target = torch.arange(len(batch))
-            loss = (torch.nn.functional.cross_entropy(logits, target)
-                    + torch.nn.functional.cross_entropy(logits.T, target)) / 2
+            loss = in_batch_loss(logits)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()

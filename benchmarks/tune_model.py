@@ -188,6 +188,16 @@ def make_batches(train: np.ndarray, data: dict[str, list[Any]], size: int, group
     return [batches[k] for k in rng.permutation(len(batches))]
 
 
+def in_batch_loss(logits: Any) -> Any:
+    """Contrastive loss over a batch's query x document similarities: each query's own document is the
+    diagonal, every other document of the batch a negative, counted in both directions."""
+    import torch
+
+    target = torch.arange(logits.shape[0])
+    return (torch.nn.functional.cross_entropy(logits, target)
+            + torch.nn.functional.cross_entropy(logits.T, target)) / 2
+
+
 def mrr10(queries: np.ndarray, documents: np.ndarray) -> float:
     """Query i's answer is document i; each query ranks all documents."""
     scores = queries @ documents.T
@@ -262,9 +272,7 @@ def main() -> int:
             texts = [data["queries"][i] for i in idx]
             same = torch.tensor([[a == b and j != k for k, b in enumerate(texts)] for j, a in enumerate(texts)])
             logits = logits.masked_fill(same, float("-inf"))
-            target = torch.arange(len(idx))
-            loss = (torch.nn.functional.cross_entropy(logits, target)
-                    + torch.nn.functional.cross_entropy(logits.T, target)) / 2
+            loss = in_batch_loss(logits)
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()

@@ -55,6 +55,14 @@ def test_backticked_names_and_plain_words() -> None:
     assert found.words == ["relate", "authentication", "flow"]
 
 
+def test_file_names_are_phrases_not_qualified_names() -> None:
+    found = extract_candidates("how is index.html served for a folder, and where is `package.json` read?")
+    assert found.identifiers == []
+    assert found.phrases == ["package.json", "index.html"]
+    # a dotted name whose last part is not a file extension is still object.attribute
+    assert extract_candidates("where is request.body parsed").identifiers == ["body", "request"]
+
+
 def test_prose_capitals_are_words_not_identifiers() -> None:
     found = extract_candidates("What renders the Dashboard?")
     assert found.identifiers == []

@@ -13,6 +13,7 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
@@ -20,6 +21,7 @@ from pydantic import BaseModel, Field
 from tools.errors import CodeIntelError, InvalidArgument
 from tools.explore.models import MatchMode, Partial, as_dict
 from tools.index.retrieval import check_code_hint, check_keywords
+from tools.languages import EXTENSIONS
 from tools.roles import file_role, is_test_file
 
 if TYPE_CHECKING:
@@ -56,6 +58,8 @@ AGREEMENT_BONUS = 0.15
 COVERAGE_BONUS = 0.1
 TEST_PENALTY = 0.1
 WEAK_KIND_PENALTY = 0.15
+# a dotted word ending in one of these names a file (a phrase to search), not `object.attribute`
+FILE_SUFFIXES = frozenset(EXTENSIONS) | {".txt", ".ini", ".cfg", ".env", ".lock", ".xml", ".sql", ".proto"}
 _DATA_KINDS = frozenset({"variable", "constant", "field", "member", "property", "parameter", "local"})
 
 HitKind = Literal["definition", "text", "semantic"]
@@ -119,6 +123,13 @@ class Candidates:
             bucket.append(value)
 
 
+def _is_file_name(token: str) -> bool:
+    """`name.ext` with a source, markup or data extension of two letters or more (one-letter ones such as
+    `.c` are too often an attribute: `p.c`)."""
+    suffix = PurePath(token).suffix.lower()
+    return len(suffix) > 2 and "::" not in token and "->" not in token and suffix in FILE_SUFFIXES
+
+
 def _looks_like_identifier(token: str) -> bool:
     """CamelCase, snake_case or $-names: shapes people do not write in prose."""
     return "_" in token.strip("_") or "$" in token or bool(_CAMEL.search(token))
@@ -130,6 +141,9 @@ def extract_candidates(question: str) -> Candidates:
 
     def take_identifier(token: str) -> None:
         token = token.removesuffix("()")
+        if _is_file_name(token):  # `index.html`, `package.json`: a file, not an attribute named `html`
+            found.add(found.phrases, token, MAX_IDENTIFIERS)
+            return
         parts = [p for p in re.split(r"\.|::|->", token) if p]
         if len(parts) > 1:
             found.add(found.phrases, token, MAX_IDENTIFIERS)  # the dotted form as written, for text search

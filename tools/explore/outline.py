@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,9 +85,12 @@ def _paths_to_reportable(parsed: ParsedFile) -> dict[int, list[Node]]:
     return children
 
 
+Children = Callable[[Node], Sequence[Node]]
+
+
 def _walk(parsed: ParsedFile, grammar: Grammar, node: Node, out: list[SymbolNode], scope: str | None,
-          parent_kind: str | None, in_function: bool, paths: dict[int, list[Node]]) -> None:
-    for child in paths.get(node.id, ()):
+          parent_kind: str | None, in_function: bool, paths: Children) -> None:
+    for child in paths(node):
         kind = grammar.symbols.get(child.type)
         if kind is not None and child.type in _BODY_REQUIRED and child.child_by_field_name("body") is None:
             kind = None  # `struct s;` or `struct s *p`: a mention of the type, not its definition
@@ -127,13 +131,25 @@ def _go_type_kind(spec: Node) -> str:
     return {"struct_type": "struct", "interface_type": "interface"}.get(value.type, "type")
 
 
-def outline(parsed: ParsedFile) -> list[SymbolNode]:
+def outline(parsed: ParsedFile, *, query: bool = False) -> list[SymbolNode]:
+    """The file's symbols, nested. `query` finds them with the reportable-node query even where the grammar
+    allows the pruned walk (the two give the same outline; tests compare them)."""
     grammar = parsed.grammar
     if grammar is None:
         return []
     out: list[SymbolNode] = []
-    _walk(parsed, grammar, parsed.root, out, None, None, False, _paths_to_reportable(parsed))
+    _walk(parsed, grammar, parsed.root, out, None, None, False, _children_to_visit(parsed, grammar, query=query))
     return out
+
+
+def _children_to_visit(parsed: ParsedFile, grammar: Grammar, *, query: bool = False) -> Children:
+    """Which children of a node the walk enters: for a grammar that lists its opaque kinds, every named child
+    but those; otherwise (or with `query`), the children on a path to a node the reportable query found."""
+    if grammar.opaque and not query:
+        opaque = grammar.opaque
+        return lambda node: [c for c in node.named_children if c.type not in opaque]
+    paths = _paths_to_reportable(parsed)
+    return lambda node: paths.get(node.id, ())
 
 
 def flatten(symbols: list[SymbolNode]) -> list[SymbolNode]:

@@ -1,0 +1,121 @@
+"""The pruned outline walk (grammars listing `opaque` kinds) gives exactly the outline the query-guided walk gives.
+
+The pruned walk skips subtrees by kind; a kind wrongly listed as opaque would silently lose symbols, so both
+ways are compared on tricky constructs and on a spread of real files from Python's standard library.
+"""
+
+from __future__ import annotations
+
+import sysconfig
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tools.explore import syntax
+from tools.explore.grammar import GRAMMARS
+from tools.explore.outline import SymbolNode, outline
+from tools.explore.syntax import ParsedFile
+
+TRICKY = b'''
+import os
+X, Y = 1, 2
+Z: int = 3
+A = B = 4
+if os.name == "nt":
+    def win(): pass
+    W = 1
+else:
+    try:
+        import pwd
+        def posix(): pass
+    except ImportError:
+        P = None
+    finally:
+        Q = 2
+with open(__file__) as fh:
+    WITH = fh.read()
+for _i in range(3):
+    LOOP = _i
+while False:
+    def never(): pass
+match X:
+    case 1:
+        def one(): pass
+        M1 = 1
+    case _:
+        class Other: pass
+
+@decorator(lambda: 1)
+class Outer(Base, metaclass=Meta):
+    attr = 1
+    other: str = "x"
+
+    @property
+    def value(self) -> int:
+        local = 2
+        def inner():
+            class InFunction:
+                field = 3
+            return InFunction
+        async def ainner(): pass
+        return local
+
+    class Nested:
+        def method(self): pass
+        if True:
+            def conditional(self): pass
+
+async def top(*args, key=lambda v: v, **kw):
+    async with ctx() as c:
+        def in_with(): pass
+    try:
+        pass
+    except* ValueError:
+        def in_except_star(): pass
+    return [x for x in args if (y := x)]
+
+def broken(:
+    pass
+GLOBAL_AFTER_ERROR = 1
+'''
+
+
+def _shape(symbols: list[SymbolNode]) -> list[Any]:
+    return [(s.name, s.kind, s.line, s.end_line, s.scope, _shape(s.children)) for s in symbols]
+
+
+def _both(path: Path, source: bytes) -> tuple[list[Any], list[Any]]:
+    parsed = ParsedFile(path, "python", source, syntax.get_parser("python").parse(source))
+    return _shape(outline(parsed)), _shape(outline(parsed, query=True))
+
+
+def test_python_lists_opaque_kinds() -> None:
+    assert GRAMMARS["python"].opaque  # otherwise the pruned walk is not what this file tests
+
+
+def test_tricky_python_gives_the_same_outline_both_ways() -> None:
+    pruned, queried = _both(Path("tricky.py"), TRICKY)
+    assert pruned == queried
+    flat = str(pruned)
+    for name in ("win", "posix", "P", "Q", "WITH", "LOOP", "never", "one", "M1", "Other", "Outer", "attr", "other",
+                 "value", "inner", "InFunction", "ainner", "Nested", "method", "conditional", "top",
+                 "in_with", "in_except_star", "GLOBAL_AFTER_ERROR"):
+        assert f"'{name}'" in flat, name
+    assert "'local'" not in flat  # a function's local variable is not part of the outline
+
+
+def _stdlib_files(count: int) -> list[Path]:
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    files = sorted(p for p in stdlib.rglob("*.py") if "site-packages" not in p.parts and p.stat().st_size < 400_000)
+    step = max(1, len(files) // count)
+    return files[::step][:count]
+
+
+@pytest.mark.parametrize("chunk", range(4))
+def test_standard_library_files_give_the_same_outline_both_ways(chunk: int) -> None:
+    files = _stdlib_files(160)[chunk::4]
+    assert len(files) >= 30
+    for path in files:
+        pruned, queried = _both(path, path.read_bytes())
+        assert pruned == queried, path

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -187,6 +188,26 @@ def test_project_in_a_subfolder_of_the_repository(repo: TestRepo) -> None:
     assert service.changed_since_snapshot(info) == ["mod.py"]
     info, report = service.commit(info, ["mod.py"], [], "Change mod")
     assert repo.git("show", "--name-only", "--format=", "HEAD").split() == ["pkg/mod.py"]
+
+
+def test_a_same_size_edit_in_the_second_its_entry_was_recorded_is_seen(repo: TestRepo) -> None:
+    # git compares whole seconds and trusts an entry's stat only when the file is older than the index file
+    # ("racy git"). The throw-away index our snapshots use is a copy of the real one: stamped with the time of
+    # copying, it made an edit of the same size, within the entry's second, look unchanged (seen as a flaky
+    # test under load). Built here on purpose: same size, same mtime, the index stamped in that second.
+    repo.git("config", "core.trustctime", "false")  # a rewrite changes ctime, which git would otherwise see
+    repo.write("pkg/mod.py", "a = 1\n")
+    target = repo.path / "pkg" / "mod.py"
+    recorded = target.stat().st_mtime_ns - 10 * 10**9  # seconds before any index file written below
+    os.utime(target, ns=(recorded, recorded))
+    repo.commit_all("add pkg")  # the entry records that mtime and size
+    service = repo.service(repo.path / "pkg")
+    info = service.create_task_branch("racy", service.begin_session("racy"))
+    target.write_text("a = 2\n", encoding="utf-8")  # same size, same inode
+    os.utime(target, ns=(recorded, recorded))  # same second as recorded (git ignores nanoseconds)
+    index = repo.path / ".git" / "index"
+    os.utime(index, ns=(recorded, recorded))  # the real index written in that second too: the entry is racy
+    assert service.changed_since_snapshot(info) == ["mod.py"]
 
 
 def test_no_commit_yet_is_refused_at_branch_creation(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ runner is built, not when this module is imported, so the MCP server still lists
 from __future__ import annotations
 
 import logging
+import os
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -102,11 +103,16 @@ class GitRunner:
     def temporary_index(self, seed_from_real_index: bool) -> Iterator[dict[str, str]]:
         """Env that points git at a throw-away index, so the user's own index is never touched.
 
-        Seeding from the real index reuses its stat cache: `add -A` then re-hashes only changed files.
+        Seeding from the real index reuses its stat cache: `add -A` then re-hashes only changed files. The copy
+        keeps the real index's mtime: git trusts an entry's recorded stat only when the file's mtime is older
+        than the index file's ("racy git"). A copy stamped now would make an edit of the same size, made in
+        the same second as the entry was recorded (git compares whole seconds), look unchanged.
         """
         with tempfile.TemporaryDirectory(prefix="code-intel-index-") as folder:
             index = Path(folder) / "index"
             real = self.git_path("index")
             if seed_from_real_index and real.is_file():
+                stamp = real.stat()  # before reading: a newer content under an older stamp only re-hashes more
                 index.write_bytes(real.read_bytes())
+                os.utime(index, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
             yield {"GIT_INDEX_FILE": str(index)}

@@ -227,34 +227,36 @@ class WorkflowEngine:
         }
 
     # ------------------------------------------------------------ state lifecycle
-    def _save(self) -> str | None:
-        """Write the checkpoint; a failure is logged and reported as a warning, never as a failed submit."""
+    def _save(self, response: dict[str, Any] | None = None) -> str | None:
+        """Write the checkpoint; a failure is logged and reported as a warning, never as a failed submit.
+        `response`: the phase response already built for the live state, if the caller has one."""
         live = self._live
         assert live is not None
         live.state.tool_counts = live.ledger.counts
         try:
-            self.checkpoints.save(live.state, live.summaries, self._status_for_hooks(live.state))
+            self.checkpoints.save(live.state, live.summaries, self._status_for_hooks(live.state, response))
         except OSError as err:
             log.exception("checkpoint write failed")
             return f"checkpoint not written ({err}); recovery after a restart may lose this step"
         return None
 
-    def _status_for_hooks(self, state: SessionState) -> dict[str, Any] | None:
+    def _status_for_hooks(self, state: SessionState, response: dict[str, Any] | None = None) -> dict[str, Any] | None:
         """What the agent was last told (phase, step, instruction, expected_payload), kept in the checkpoint
         for the SessionStart hook, which must answer without loading the contract."""
-        try:
-            response = phase_response(self.root, state, self._contract(state))
-        except CodeIntelError:  # a broken phase_contract.yml: the hook falls back to the phase name
-            return None
+        if response is None:
+            try:
+                response = phase_response(self.root, state, self._contract(state))
+            except CodeIntelError:  # a broken phase_contract.yml: the hook falls back to the phase name
+                return None
         return {key: response[key] for key in ("phase", "step", "instruction", "expected_payload", "call")}
 
-    def _commit(self, draft: SessionState) -> str | None:
+    def _commit(self, draft: SessionState, response: dict[str, Any] | None = None) -> str | None:
         """The one way a changed state is accepted: swap the draft in, then write the checkpoint.
-        Returns the checkpoint warning, if any."""
+        Returns the checkpoint warning, if any. `response`: the draft's phase response, if already built."""
         assert self._live is not None
         draft.updated_at = now()
         self._live.state = draft
-        return self._save()
+        return self._save(response)
 
     def _reset(self) -> None:
         """Forget the live session (its checkpoint and lock are the caller's business)."""
@@ -440,7 +442,7 @@ class WorkflowEngine:
             self._live.state = draft
             self._finish(draft)
         else:
-            warning = self._commit(draft)
+            warning = self._commit(draft, response)  # the checkpoint's status for the hooks comes from it
         response.update(_json_ready(transition.extras))
         if warning:
             response["warning"] = (response.get("warning", "") + "; " + warning).lstrip("; ")

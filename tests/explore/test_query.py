@@ -191,6 +191,24 @@ def test_keywords_are_guesses_the_semantic_route_still_leads(explorer: Explorer)
     assert (written[0].file, written[0].line) == ("app/config.py", 9)
 
 
+def test_a_dotted_name_names_a_definition_only_in_its_own_scope(explorer: Explorer) -> None:
+    """`Other.load_settings` does not name ConfigLoader's load_settings (a platform API or another class
+    may share the member's name): the semantic route keeps the lead; `ConfigLoader.load_settings` names it."""
+
+    def semantic(**kwargs: Any) -> dict[str, Any]:
+        return {"results": [
+            {"file": "web/auth.ts", "line": 1, "end_line": 3, "score": 0.9, "source": "forest", "chunk_id": "a1"},
+        ]}
+
+    elsewhere = query_result(explorer, "what does Other.load_settings return?", semantic).results
+    assert (elsewhere[0].file, elsewhere[0].line) == ("web/auth.ts", 1)
+    assert any(h.file == "app/config.py" and h.line == 5 for h in elsewhere)  # still found, behind the lead
+    scoped = query_result(explorer, "what does ConfigLoader.load_settings return?", semantic).results
+    assert (scoped[0].file, scoped[0].line) == ("app/config.py", 5)
+    plain = query_result(explorer, "what does load_settings return?", semantic).results
+    assert (plain[0].file, plain[0].line) == ("app/config.py", 5)
+
+
 def test_a_failing_semantic_index_is_noted_not_fatal(explorer: Explorer) -> None:
     def broken(**_: Any) -> dict[str, Any]:
         raise RuntimeError("chroma is gone")

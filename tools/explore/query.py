@@ -117,6 +117,10 @@ class Candidates:
     words: list[str] = field(default_factory=list)
     phrases: list[str] = field(default_factory=list)
     compounds: list[str] = field(default_factory=list)  # adjacent words that may form one name
+    # lowercased names that, found as a definition by an exact lookup, mean the question names it: a name written
+    # whole, the qualifier of a dotted one, the dotted form itself (`Parser.parse`), but not its last part alone
+    # (`AbortSignal.timeout` does not name a `timeout` of another scope)
+    naming: set[str] = field(default_factory=set)
 
     def add(self, bucket: list[str], value: str, cap: int) -> None:
         if value and value not in self.identifiers and value not in bucket and len(bucket) < cap:
@@ -147,11 +151,14 @@ def extract_candidates(question: str) -> Candidates:
         parts = [p for p in re.split(r"\.|::|->", token) if p]
         if len(parts) > 1:
             found.add(found.phrases, token, MAX_IDENTIFIERS)  # the dotted form as written, for text search
+            found.naming.add(token.lower())
             for part in (parts[-1], parts[0]):
                 if _IDENTIFIER.match(part) and part.lower() not in STOPWORDS:
                     found.add(found.identifiers, part, MAX_IDENTIFIERS)
+            found.naming.add(parts[0].lower())
         elif parts:
             found.add(found.identifiers, parts[0], MAX_IDENTIFIERS)
+            found.naming.add(parts[0].lower())
 
     rest = question
     for m in _QUOTED.finditer(question):
@@ -229,10 +236,12 @@ def _definition_lookups(found: Candidates) -> list[tuple[str, MatchMode, float, 
 
 
 def _definition_hits(explorer: Explorer, found: Candidates, lines: _Lines,
-                     notes: list[str]) -> tuple[list[QueryHit], list[str]]:
+                     notes: list[str]) -> tuple[list[QueryHit], list[str], set[str]]:
+    """Definition hits, the names prose words turned out to be, and the (lowercased) names an exact lookup found."""
     hits: list[QueryHit] = []
     confirmed_words: list[str] = []
     done: set[str] = set()
+    exact: set[str] = set()
     for name, mode, score, is_word in _definition_lookups(found):
         if name.lower() in done:
             continue  # a stronger mode already found it
@@ -245,6 +254,8 @@ def _definition_hits(explorer: Explorer, found: Candidates, lines: _Lines,
         if not items:
             continue
         done.add(name.lower())
+        if mode == "exact":
+            exact.add(name.lower())
         if mode != "exact":  # the closest names first, code before tests
             items = sorted(items, key=lambda d: (is_test_file(d["file"]), len(d["name"])))[:DEFINITIONS_PER_NAME]
         # a word or compound that names a definition becomes that name, for the text route
@@ -258,7 +269,7 @@ def _definition_hits(explorer: Explorer, found: Candidates, lines: _Lines,
                                  name=d["name"], snippet=snippet[:SNIPPET_CHARS],
                                  score=round(score - 0.01 * rank - (WEAK_KIND_PENALTY if weak else 0), 4),
                                  sources=[f"definition:{mode}"]))
-    return hits, confirmed_words
+    return hits, confirmed_words, exact
 
 
 def _adjust_scores(hits: list[QueryHit], found: Candidates) -> None:
@@ -368,7 +379,6 @@ def run_query(explorer: Explorer, question: str, semantic: Callable[..., Any] | 
                               hint="ask a shorter question; use search_text for long literal text")
     question = question.strip()
     found = extract_candidates(question)
-    asked = {name.lower() for name in found.identifiers}  # what the question itself names, before any keyword
     for name in keywords:
         if _IDENTIFIER.match(name) or _DOTTED.fullmatch(name):
             found.add(found.identifiers, name, MAX_IDENTIFIERS + len(keywords))
@@ -376,14 +386,15 @@ def run_query(explorer: Explorer, question: str, semantic: Callable[..., Any] | 
     result = QueryResult(question=question, results=[], routes_used=[])
     hits: list[QueryHit] = []
 
-    definition_hits, confirmed = _definition_hits(explorer, found, lines, result.notes)
+    definition_hits, confirmed, exact = _definition_hits(explorer, found, lines, result.notes)
     if found.identifiers or found.words:
         result.routes_used.append("definitions")
     hits += definition_hits
     # an identifier the question itself writes names a definition that exists: keep the name-first scores. The
     # caller's keywords are guesses: they feed every route, but the semantic route still leads (dev set with
     # guessed keywords and hints: query MRR@10 0.674 name-first, 0.831 semantic-led; docs/semantic-index.md)
-    named = any(s == "definition:exact" and (h.name or "").lower() in asked for h in definition_hits for s in h.sources)
+    # (keywords never count: `naming` holds only what the question writes; dev set: docs/semantic-index.md)
+    named = bool(exact & found.naming)
 
     patterns = [(n, rf"\b{re.escape(n)}\b") for n in found.identifiers]
     patterns += [(p, re.escape(p)) for p in found.phrases]

@@ -16,7 +16,7 @@ import subprocess
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pydantic_core import from_json
 
@@ -209,8 +209,13 @@ def _line(data: dict[str, Any]) -> RgLine:
 
 
 # rg's plain output with --null --line-number --column: `path NUL line:column:text` for a match and
-# `path NUL line-text` for a context line (context lines carry no column)
-_PLAIN_LINE = re.compile(rb"([^\0\n]*)\0(\d+)(?::(\d+):|-)([^\n]*)\n")
+# `path NUL line-text` for a context line (context lines carry no column). rg prints each file's lines together.
+_ROW = re.compile(rb"(\d+)(?::(\d+):|-)(.*)", re.DOTALL)
+_Row = tuple[bytes, bytes | None, bytes]  # line number, column (None on a context line), text
+
+
+def _parse_rows(rows: list[bytes]) -> list[_Row]:
+    return [cast(_Row, m.groups()) for m in map(_ROW.match, rows) if m]
 
 
 def search_lines(
@@ -224,34 +229,45 @@ def search_lines(
     timeout: float = 10.0,
 ) -> LineSearch:
     """search_text on rg's plain output: the first `limit` matching lines in (file, line) order, whatever
-    order rg's threads finished the files in (so the same call keeps the same lines), and every match counted."""
+    order rg's threads finished the files in (so the same call keeps the same lines), and every match counted.
+    Without context lines, only the lines answered are parsed; the others are counted."""
     args = [*_base_args(flags, filters), "--null", "--line-number", "--column", "--no-heading", "--with-filename",
             "--color", "never"]
     if context_lines:
         args += ["--context", str(context_lines), "--no-context-separator"]
     run = _run_rg(cwd, [*args, "-e", pattern, "--", *filters.roots], timeout)
-    by_file: dict[bytes, list[tuple[bytes, bytes, bytes, bytes]]] = {}
-    total = 0
-    for row in _PLAIN_LINE.findall(run.stdout):  # a line cut short by a timeout has no newline: left out
-        by_file.setdefault(row[0], []).append(row)
-        total += bool(row[2])
+    by_file: dict[bytes, list[bytes]] = {}
+    for printed in run.stdout.split(b"\n")[:-1]:  # the last piece is empty, or a line cut short by a timeout
+        raw_path, nul, rest = printed.partition(b"\0")
+        if nul:
+            group = by_file.get(raw_path)
+            if group is None:
+                by_file[raw_path] = [rest]
+            else:
+                group.append(rest)
+    # with context lines, match and context lines are told apart by the separator after the line number
+    parsed = {raw_path: _parse_rows(group) for raw_path, group in by_file.items()} if context_lines else {}
+    total = (sum(1 for rows in parsed.values() for row in rows if row[1] is not None) if context_lines
+             else sum(len(group) for group in by_file.values()))
     _check(run, total)
     matches: list[dict[str, Any]] = []
     files = 0
     for raw_path in sorted(by_file, key=lambda p: _relative(os.fsdecode(p))):
-        rows = by_file[raw_path]
-        hits = [row for row in rows if row[2]]
-        if not hits:
+        rows: list[_Row] = parsed.get(raw_path, [])
+        if context_lines and not any(row[1] is not None for row in rows):
             continue
-        files += 1
-        if len(matches) >= limit:
-            continue
+        files += 1  # without context lines every line rg printed is a match
+        wanted = limit - len(matches)
+        if wanted <= 0:
+            continue  # counted only
+        if not context_lines:
+            rows = _parse_rows(by_file[raw_path][:wanted])
         path = _relative(os.fsdecode(raw_path))
-        texts = {int(number): text for _, number, _, text in rows} if context_lines else {}
-        for _, number, column, raw in hits[: limit - len(matches)]:
+        texts = {int(number): text for number, _, text in rows} if context_lines else {}
+        for number, column, raw in [row for row in rows if row[1] is not None][:wanted]:
             line = int(number)
             text = raw.decode("utf-8", errors="replace").rstrip("\r")
-            byte_column = int(column)
+            byte_column = int(column or 1)
             match: dict[str, Any] = {
                 "file": path, "line": line, "text": text[:500],
                 "column": byte_column if raw.isascii() else len(raw[: byte_column - 1].decode("utf-8", errors="replace")) + 1,

@@ -597,7 +597,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="only check out and verify the answer spans")
     parser.add_argument("--guesses", type=Path, help="keywords and code_hint per question (repository name -> "
                         "question id -> {keywords, code_hint}) to pass along with the questions")
+    parser.add_argument("--weights", type=Path, help="measure these tuned layers (benchmarks/tune_model.py --out) "
+                        "as the default model instead of the shipped file; they get indexes of their own")
     args = parser.parse_args(argv)
+    if args.weights:
+        semantic.use_candidate_weights(args.weights)
 
     try:
         sets = [load_question_set(p) for p in question_files(args.questions or [SETS[args.set]])]

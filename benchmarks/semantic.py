@@ -227,15 +227,30 @@ def retrieval_candidates() -> int:
     return CANDIDATES
 
 
+def use_candidate_weights(path: Path) -> None:
+    """Lay these tuned layers under the name all-MiniLM-L6-v2-code instead of the shipped weights file, in this
+    process only: a candidate from benchmarks/tune_model.py is measured before it replaces the shipped one. The
+    index identity carries the file's fingerprint, so the candidate gets indexes of its own."""
+    from tools.index import embedder
+
+    if not path.is_file():
+        raise SystemExit(f"--weights {path}: no such file")
+    embedder.CODE_TUNED_WEIGHTS = path.resolve()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lines", type=int, default=30000, help="corpus size in lines (default 30000)")
+    parser.add_argument("--weights", type=Path, help="measure these tuned layers (benchmarks/tune_model.py --out) "
+                        "as all-MiniLM-L6-v2-code instead of the shipped file")
     parser.add_argument("--queries", type=int, default=400, help="queries sampled from the functions")
     parser.add_argument("--max-seq-length", type=int, default=None)
     parser.add_argument("--no-dense-baseline", action="store_true")
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--keep", action="store_true", help="keep the temporary project")
     args = parser.parse_args()
+    if args.weights:
+        use_candidate_weights(args.weights)
 
     folder = Path(tempfile.mkdtemp(prefix="ci-bench-semantic-"))
     figures: dict[str, object] = {}

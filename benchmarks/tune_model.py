@@ -37,15 +37,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import semantic  # noqa: E402
+import tune_sources  # noqa: E402
 
 from tools.index.chunker import Chunker  # noqa: E402
-from tools.index.embedder import CODE_TUNED_WEIGHTS, Embedder  # noqa: E402
+from tools.index.embedder import CODE_TUNED_WEIGHTS, Embedder, apply_tuned_layers, weights_fingerprint  # noqa: E402
 from tools.index.text import embedding_text  # noqa: E402
 
 # vendored or back-ported standard-library code, generated code, and tests
 EXCLUDED_PARTS = {"typing_extensions", "zipp", "backports", "importlib_metadata", "importlib_resources",
                   "_distutils_hack", "tomli", "kubernetes", "tests", "test", "testing", "_vendor"}
 HELD_OUT = ["torch", "git", "click", "aiohttp", "networkx", "pip", "jinja2"]
+# held out of the JS/TS and Go sources when they are given (--npm, --go), one per language
+HELD_OUT_CODE = ["npm:luxon", "go:etcd-io/bbolt"]
 
 
 def package_files(site: Path) -> dict[str, list[Path]]:
@@ -217,6 +220,21 @@ def main() -> int:
                         help="package: each batch from one package (harder in-batch negatives)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=str(CODE_TUNED_WEIGHTS))
+    parser.add_argument("--npm", type=Path, help="also pairs from JS/TS doc comments of the packages that this "
+                        "folder's package.json names (installed into its node_modules; keep it outside the repository)")
+    parser.add_argument("--go", action="append", default=[], metavar="GITDIR@COMMIT",
+                        help="also pairs from Go doc comments of this repository at this commit (repeatable)")
+    parser.add_argument("--code-per-package", type=int, default=250,
+                        help="pairs taken from one npm package or Go repository at most")
+    parser.add_argument("--queries", choices=("docstring", "mixed"), default="docstring",
+                        help="mixed: part of the doc sentences become keyword-like or question-like queries "
+                        "(tune_sources.question_forms)")
+    parser.add_argument("--mix", default="0.3,0.3", help="with --queries mixed: share of keyword forms, share of "
+                        "question forms")
+    parser.add_argument("--pairs-only", type=Path, metavar="FILE", help="write the pairs as JSON lines and stop "
+                        "before training (to inspect the data and its size)")
+    parser.add_argument("--init", type=Path, help="start from these tuned layers (a weights file) instead of the "
+                        "untuned model")
     args = parser.parse_args()
 
     import torch
@@ -227,15 +245,36 @@ def main() -> int:
     site = Path(sysconfig.get_paths()["purelib"])
     with tempfile.TemporaryDirectory() as scratch:  # every benchmark sentence, so none is trained on
         banned = {t.query.lower() for t in semantic.build_corpus(Path(scratch), 10**9)}
-    data = build_pairs(site, args.per_package, banned, args.seed)
+    data = build_pairs(site, args.per_package, banned, args.seed) if args.per_package > 0 else \
+        {"queries": [], "documents": [], "packages": [], "files": []}
+    sources = []
+    if args.npm or args.go:
+        code, sources = tune_sources.code_pairs(args.npm, args.go, args.code_per_package, banned, args.seed)
+        print("\n".join(sources), flush=True)
+        for key in data:
+            data[key] += code[key]
+    sentences = data["queries"]  # the held-out packages are always asked with the doc sentences
+    if args.queries == "mixed":
+        keyword_share, question_share = (float(x) for x in args.mix.split(","))
+        data["queries"] = tune_sources.mix_queries(sentences, (keyword_share, question_share), args.seed)
     packages = np.array(data["packages"])
-    held = np.isin(packages, HELD_OUT)
+    held_names = HELD_OUT + HELD_OUT_CODE
+    held = np.isin(packages, held_names)
     print(f"{len(packages)} pairs from {len(set(data['packages']))} packages ({int(held.sum())} held out); "
           f"{time.perf_counter() - started:.0f} s", flush=True)
 
+    if args.pairs_only:
+        with args.pairs_only.open("w") as out:
+            for k in range(len(packages)):
+                out.write(json.dumps({key: data[key][k] for key in data} | {"sentence": sentences[k]}) + "\n")
+        return 0
+
     model = Embedder("all-MiniLM-L6-v2").model  # packaged, max_seq_length 128 like the index
+    if args.init:
+        apply_tuned_layers(model, args.init)
     tuner = TopLayers(model, args.first_layer)
     query_states = tuner.lower(data["queries"])
+    sentence_states = query_states if sentences is data["queries"] else tuner.lower(sentences)
     document_states = tuner.lower(data["documents"])
     print(f"lower layers cached; {time.perf_counter() - started:.0f} s", flush=True)
 
@@ -247,14 +286,25 @@ def main() -> int:
         first_of.setdefault(data["documents"][i], int(i))
     train = np.array(sorted(first_of.values()))
 
-    def held_out_mrr() -> float:
+    def held_out_mrr(part: np.ndarray | None = None) -> float:
+        """MRR@10 of the held-out doc sentences (or of one part of them), each ranking that part's chunks."""
         tuner.layers.eval()
-        value = mrr10(tuner.encode([query_states[i] for i in test]), tuner.encode([document_states[i] for i in test]))
+        rows = test if part is None else part
+        if not len(rows):
+            return float("nan")
+        value = mrr10(tuner.encode([sentence_states[i] for i in rows]), tuner.encode([document_states[i] for i in rows]))
         tuner.layers.train()
         return round(value, 4)
 
-    before = held_out_mrr()
-    print(f"held-out MRR@10 before tuning: {before}", flush=True)
+    held_python = np.where(np.isin(packages, HELD_OUT))[0]
+    held_code = {name: np.where(packages == name)[0] for name in HELD_OUT_CODE if (packages == name).any()}
+
+    def held_out_parts() -> dict[str, float]:
+        return {name: held_out_mrr(rows) for name, rows in [("python", held_python), *held_code.items()] if len(rows)}
+
+    before = held_out_mrr(held_python)
+    before_parts = held_out_parts()
+    print(f"held-out MRR@10 before tuning: {before} (python); {before_parts}", flush=True)
     params = list(tuner.layers.parameters())
     optimiser = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.01)
     steps = args.epochs * len(make_batches(train, data, args.batch, args.group, np.random.default_rng(args.seed)))
@@ -281,8 +331,9 @@ def main() -> int:
             if step % 25 == 0:
                 print(f"step {step}/{steps} loss {float(loss.detach()):.3f}; {time.perf_counter() - started:.0f} s",
                       flush=True)
-    after = held_out_mrr()
-    print(f"held-out MRR@10 after tuning: {after}", flush=True)
+    after = held_out_mrr(held_python)
+    after_parts = held_out_parts()
+    print(f"held-out MRR@10 after tuning: {after} (python); {after_parts}", flush=True)
 
     layer_names = [f"encoder.layer.{args.first_layer + k}" for k in range(len(tuner.layers))]
     tensors = {f"{layer_names[int(key.split('.')[0])]}.{key.split('.', 1)[1]}": t.detach().to(torch.float16).contiguous()
@@ -292,6 +343,13 @@ def main() -> int:
             "held_out_mrr10_before": str(before), "held_out_mrr10_after": str(after),
             "epochs": str(args.epochs), "lr": str(args.lr), "batch": str(args.batch), "scale": str(args.scale), "group": args.group,
             "per_package": str(args.per_package), "seed": str(args.seed), "max_seq_length": "128"}
+    if sources or args.queries != "docstring" or args.init:
+        card.update({"held_out": ",".join(held_names), "code_per_package": str(args.code_per_package),
+                     "code_sources": "; ".join(sources), "queries": args.queries,
+                     "mix": args.mix if args.queries == "mixed" else "",
+                     "init": f"{args.init.name} sha256 {weights_fingerprint(args.init)}" if args.init else "",
+                     "held_out_mrr10_by_part_before": json.dumps(before_parts),
+                     "held_out_mrr10_by_part_after": json.dumps(after_parts)})
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     save_file(tensors, str(out), metadata=card)

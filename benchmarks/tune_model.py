@@ -233,6 +233,9 @@ def main() -> int:
                         "question forms")
     parser.add_argument("--pairs-only", type=Path, metavar="FILE", help="write the pairs as JSON lines and stop "
                         "before training (to inspect the data and its size)")
+    parser.add_argument("--variant-documents", choices=("bare", "documented"), default="bare",
+                        help="documented: with --queries mixed, a JS/TS/Go pair whose query became a keyword or "
+                        "question form keeps its doc comment in the chunk, as the index holds it")
     parser.add_argument("--init", type=Path, help="start from these tuned layers (a weights file) instead of the "
                         "untuned model")
     args = parser.parse_args()
@@ -251,15 +254,20 @@ def main() -> int:
     if args.npm or args.go:
         code, sources = tune_sources.code_pairs(args.npm, args.go, args.code_per_package, banned, args.seed)
         print("\n".join(sources), flush=True)
+        documented = data["documents"] + code.pop("documented")  # Python pairs keep their stripped chunks
         for key in data:
             data[key] += code[key]
     sentences = data["queries"]  # the held-out packages are always asked with the doc sentences
-    if args.queries == "mixed":
-        keyword_share, question_share = (float(x) for x in args.mix.split(","))
-        data["queries"] = tune_sources.mix_queries(sentences, (keyword_share, question_share), args.seed)
     packages = np.array(data["packages"])
     held_names = HELD_OUT + HELD_OUT_CODE
     held = np.isin(packages, held_names)
+    if args.queries == "mixed":
+        keyword_share, question_share = (float(x) for x in args.mix.split(","))
+        data["queries"], kinds = tune_sources.mix_queries(sentences, (keyword_share, question_share), args.seed)
+        if args.variant_documents == "documented" and sources:
+            # a variant is asked against the chunk as the index holds it, doc comment included (training only)
+            data["documents"] = [documented[k] if kinds[k] != "sentence" and not held[k] else d
+                                 for k, d in enumerate(data["documents"])]
     print(f"{len(packages)} pairs from {len(set(data['packages']))} packages ({int(held.sum())} held out); "
           f"{time.perf_counter() - started:.0f} s", flush=True)
 
@@ -347,6 +355,7 @@ def main() -> int:
         card.update({"held_out": ",".join(held_names), "code_per_package": str(args.code_per_package),
                      "code_sources": "; ".join(sources), "queries": args.queries,
                      "mix": args.mix if args.queries == "mixed" else "",
+                     "variant_documents": args.variant_documents if args.queries == "mixed" else "",
                      "init": f"{args.init.name} sha256 {weights_fingerprint(args.init)}" if args.init else "",
                      "held_out_mrr10_by_part_before": json.dumps(before_parts),
                      "held_out_mrr10_by_part_after": json.dumps(after_parts)})

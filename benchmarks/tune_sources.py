@@ -105,8 +105,9 @@ def comment_sentence(comment: list[str], name: str) -> str:
     return sentence if len(sentence.split()) >= 4 and "<" not in sentence[:1] else ""
 
 
-def code_file_pairs(rel: str, text: str, chunker: Chunker) -> list[tuple[str, str]]:
-    """[(doc sentence, the documented function's chunk text without the comment)] of one JS/TS/Go file."""
+def code_file_pairs(rel: str, text: str, chunker: Chunker) -> list[tuple[str, str, str]]:
+    """[(doc sentence, the documented function's chunk text without the comment, and with it as the index makes
+    it)] of one JS/TS/Go file."""
     language = language_for(rel)
     if language not in ("javascript", "typescript", "tsx", "go"):
         return []
@@ -123,7 +124,7 @@ def code_file_pairs(rel: str, text: str, chunker: Chunker) -> list[tuple[str, st
             continue
         bare = dataclasses.replace(chunk, content="\n".join(code),
                                    start_line=chunk.start_line + chunk.content.count("\n") - len(code) + 1)
-        pairs.append((sentence, embedding_text(bare)))
+        pairs.append((sentence, embedding_text(bare), embedding_text(chunk)))
     return pairs
 
 
@@ -201,7 +202,7 @@ def code_pairs(npm: Path | None, go: list[str], per_package: int, banned: set[st
     for spec in go:
         name, commit, gitdir = go_source(spec)
         sources.append((f"go:{name}", commit, go_files(gitdir, commit)))
-    data: dict[str, list[str]] = {"queries": [], "documents": [], "packages": [], "files": []}
+    data: dict[str, list[str]] = {"queries": [], "documents": [], "packages": [], "files": [], "documented": []}
     report = []
     for package, version, files in sources:
         listed = list(files)
@@ -211,12 +212,13 @@ def code_pairs(npm: Path | None, go: list[str], per_package: int, banned: set[st
         for rel, text in listed:
             if taken >= per_package:
                 break
-            for sentence, document in code_file_pairs(rel, text, chunker):
+            for sentence, document, documented in code_file_pairs(rel, text, chunker):
                 if taken >= per_package or sentence.lower() in banned or document in seen:
                     continue
                 seen.add(document)
                 data["queries"].append(sentence)
                 data["documents"].append(document)
+                data["documented"].append(documented)
                 data["packages"].append(package)
                 data["files"].append(rel)
                 taken += 1
@@ -301,18 +303,20 @@ def question_forms(sentence: str) -> dict[str, str]:
     return forms
 
 
-def mix_queries(sentences: list[str], shares: tuple[float, float], seed: int) -> list[str]:
+def mix_queries(sentences: list[str], shares: tuple[float, float], seed: int) -> tuple[list[str], list[str]]:
     """Each sentence replaced by its keyword form with probability shares[0], by its question form with
-    shares[1] (when it has that form), else kept; seeded, so a run is repeatable."""
+    shares[1] (when it has that form), else kept; seeded, so a run is repeatable. Returns the queries and
+    which form each one is ("sentence", "keywords" or "question")."""
     rng = random.Random(seed)
-    out = []
+    queries, kinds = [], []
     for sentence in sentences:
         forms = question_forms(sentence)
         draw = rng.random()
+        kind = "sentence"
         if draw < shares[0] and "keywords" in forms:
-            out.append(forms["keywords"])
+            kind = "keywords"
         elif shares[0] <= draw < shares[0] + shares[1] and "question" in forms:
-            out.append(forms["question"])
-        else:
-            out.append(sentence)
-    return out
+            kind = "question"
+        queries.append(forms.get(kind, sentence))
+        kinds.append(kind)
+    return queries, kinds

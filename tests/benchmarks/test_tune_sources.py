@@ -51,7 +51,8 @@ function hidden(): void {}
 def test_go_pairs_drop_the_comment_and_the_leading_name() -> None:
     pairs = ts.code_file_pairs("store.go", GO, Chunker(512))
     assert len(pairs) == 1  # undocumented and three-word comments give nothing; a type is not a function
-    sentence, document = pairs[0]
+    sentence, document, documented = pairs[0]
+    assert "returns the value stored" in documented and "never blocks" in documented
     assert sentence == "Returns the value stored under key, or the empty string."
     assert document.startswith("store.go: function Store.Get")
     assert "never blocks" not in document and "returns the value" not in document
@@ -60,7 +61,7 @@ def test_go_pairs_drop_the_comment_and_the_leading_name() -> None:
 
 def test_jsdoc_pairs_stop_at_tags() -> None:
     pairs = ts.code_file_pairs("pkg/src/charset.ts", TS, Chunker(512))
-    assert [s for s, _ in pairs] == ["Parses the charset out of a content type header."]
+    assert [s for s, _, _ in pairs] == ["Parses the charset out of a content type header."]
     assert "@param" not in pairs[0][1] and "export function" in pairs[0][1]
     assert ts.code_file_pairs("pkg/README.md", TS, Chunker(512)) == []  # not a language we pair
 
@@ -143,8 +144,9 @@ def test_question_forms() -> None:
 
 def test_mix_queries_is_seeded_and_keeps_the_shares_roughly() -> None:
     sentences = [f"Returns the value number {k} of the table." for k in range(400)]
-    mixed = ts.mix_queries(sentences, (0.3, 0.3), 1)
-    assert mixed == ts.mix_queries(sentences, (0.3, 0.3), 1)
+    mixed, kinds = ts.mix_queries(sentences, (0.3, 0.3), 1)
+    assert (mixed, kinds) == ts.mix_queries(sentences, (0.3, 0.3), 1)
     kept = sum(m == s for m, s in zip(mixed, sentences, strict=True))
-    assert 120 < kept < 200
-    assert ts.mix_queries(sentences, (0.0, 0.0), 1) == sentences
+    assert 120 < kept < 200 and kinds.count("sentence") == kept
+    assert {k for k, m in zip(kinds, mixed, strict=True) if m.startswith("which") or m.startswith("how")} <= {"question"}
+    assert ts.mix_queries(sentences, (0.0, 0.0), 1) == (sentences, ["sentence"] * 400)

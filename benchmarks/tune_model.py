@@ -224,6 +224,8 @@ def main() -> int:
                         "folder's package.json names (installed into its node_modules; keep it outside the repository)")
     parser.add_argument("--go", action="append", default=[], metavar="GITDIR@COMMIT",
                         help="also pairs from Go doc comments of this repository at this commit (repeatable)")
+    parser.add_argument("--sources", type=Path, help="the Go repositories (from the local mirror) and the npm "
+                        "versions of a sources file, e.g. benchmarks/tune_sources.json; --npm must hold those versions")
     parser.add_argument("--code-per-package", type=int, default=250,
                         help="pairs taken from one npm package or Go repository at most")
     parser.add_argument("--queries", choices=("docstring", "mixed"), default="docstring",
@@ -251,6 +253,8 @@ def main() -> int:
     data = build_pairs(site, args.per_package, banned, args.seed) if args.per_package > 0 else \
         {"queries": [], "documents": [], "packages": [], "files": []}
     sources = []
+    if args.sources:
+        args.go += tune_sources.listed_sources(args.sources, args.npm)
     if args.npm or args.go:
         code, sources = tune_sources.code_pairs(args.npm, args.go, args.code_per_package, banned, args.seed)
         print("\n".join(sources), flush=True)

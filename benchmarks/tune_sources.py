@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import random
 import re
 import subprocess
@@ -188,6 +189,23 @@ def go_source(spec: str) -> tuple[str, str, Path]:
     name = folder.replace("+", "/")
     refuse_benchmark_source(name, f"github.com/{name}")
     return name, commit, path
+
+
+SOURCES = Path(__file__).resolve().parent / "tune_sources.json"
+MIRROR = Path(os.environ.get("CODE_INTEL_MIRROR", "/work/.mirror"))
+
+
+def listed_sources(file: Path, npm: Path | None, mirror: Path = MIRROR) -> list[str]:
+    """The Go sources of a sources file ({"npm": {name: version}, "go": {owner/name: commit}}) as `--go` specs
+    in the local mirror; the npm folder, when given, must hold exactly the listed packages and versions."""
+    listed = json.loads(file.read_text())
+    if npm is not None:
+        installed = {name: version for name, version, _ in npm_sources(npm)}
+        if installed != listed["npm"]:
+            differ = sorted(set(installed.items()) ^ set(listed["npm"].items()))
+            raise SystemExit(f"{npm} does not hold the packages {file.name} lists: {differ}; install them with "
+                             "npm install --ignore-scripts name@version ...")
+    return [f"{mirror / name.replace('/', '+') / 'repo'}@{commit}" for name, commit in listed["go"].items()]
 
 
 def code_pairs(npm: Path | None, go: list[str], per_package: int, banned: set[str],

@@ -150,3 +150,16 @@ def test_mix_queries_is_seeded_and_keeps_the_shares_roughly() -> None:
     assert 120 < kept < 200 and kinds.count("sentence") == kept
     assert {k for k, m in zip(kinds, mixed, strict=True) if m.startswith("which") or m.startswith("how")} <= {"question"}
     assert ts.mix_queries(sentences, (0.0, 0.0), 1) == (sentences, ["sentence"] * 400)
+
+
+def test_a_sources_file_names_the_go_mirrors_and_pins_the_npm_versions(tmp_path: Path) -> None:
+    listed = tmp_path / "sources.json"
+    listed.write_text(json.dumps({"npm": {"tiny": "1.0.0"}, "go": {"acme/cache": "a" * 40}}))
+    npm = tmp_path / "npm"
+    (npm / "node_modules" / "tiny").mkdir(parents=True)
+    (npm / "package.json").write_text(json.dumps({"dependencies": {"tiny": "^1.0.0"}}))
+    (npm / "node_modules" / "tiny" / "package.json").write_text(json.dumps({"version": "1.0.0"}))
+    assert ts.listed_sources(listed, npm, tmp_path / "mirror") == [f"{tmp_path}/mirror/acme+cache/repo@{'a' * 40}"]
+    (npm / "node_modules" / "tiny" / "package.json").write_text(json.dumps({"version": "1.1.0"}))
+    with pytest.raises(SystemExit, match="does not hold"):
+        ts.listed_sources(listed, npm, tmp_path / "mirror")

@@ -16,6 +16,18 @@ embedder lays over the packaged model (tools/index/embedder.py), plus a JSON car
 
 With the defaults (all six layers, 15,810 training pairs) it takes about an hour on 2 CPU cores.
 Figures go to docs/benchmarks.md.
+
+JS/TS and Go pairs (benchmarks/tune_sources.py), from doc comments: --npm names a scratch folder outside the
+repository whose package.json lists the npm packages (installed with `npm install --ignore-scripts`), --go a
+repository's git directory at a commit; benchmarks/tune_sources.json pins both (npm versions, Go commits;
+--sources reads its Go repositories from the local mirror and checks the npm versions). The question
+benchmark's repositories and their ecosystems are refused. --queries mixed turns part of the sentences into
+keyword-like and question-like forms; --init starts from tuned layers. The two candidates measured for #15
+(neither shipped, figures in docs/benchmarks.md) were, with the npm folder prepared from tune_sources.json:
+
+    .venv/bin/python benchmarks/tune_model.py --per-package 60 --npm DIR --sources benchmarks/tune_sources.json \
+        --code-per-package 250 --queries mixed [--variant-documents documented] \
+        --init tools/index/weights/all-minilm-l6-v2-code.safetensors --lr 3e-5 --out /tmp/candidate.safetensors
 """
 
 from __future__ import annotations

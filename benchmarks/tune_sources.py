@@ -37,8 +37,8 @@ from tools.roles import file_role  # noqa: E402
 
 # The question benchmark's repositories (benchmarks/questions/) and their direct ecosystems: never tuned on.
 BENCHMARK_SOURCES = ("benoitc/gunicorn", "honojs/", "gin-gonic/", "gin-contrib/", "tornadoweb/", "expressjs/",
-                     "pillarjs/", "jshttp/", "go-resty/")
-BENCHMARK_PACKAGES = frozenset({"gunicorn", "hono", "gin", "tornado", "express", "resty"})
+                     "pillarjs/", "jshttp/", "go-resty/", "rq/", "sindresorhus/got", "gorilla/")
+BENCHMARK_PACKAGES = frozenset({"gunicorn", "hono", "gin", "tornado", "express", "resty", "rq", "got"})
 CODE_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".go")
 MAX_FILE_BYTES = 300_000  # larger files are bundles of code that also ships unbundled
 _NOT_DOC = re.compile(r"^(?:eslint|istanbul|prettier|@ts-|ts-|jshint|global |nolint|go:|\+build|TODO|FIXME|XXX|"

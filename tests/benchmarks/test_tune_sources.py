@@ -75,7 +75,8 @@ def test_date_fns_style_comment_uses_the_description_after_the_tags() -> None:
 @pytest.mark.parametrize("name, repository", [
     ("express", ""), ("body-parser", "git+https://github.com/expressjs/body-parser.git"),
     ("router", "https://github.com/pillarjs/router"), ("gin-contrib/cors", "github.com/gin-contrib/cors"),
-    ("go-resty/resty", "github.com/go-resty/resty"), ("hono", "https://github.com/honojs/hono")])
+    ("go-resty/resty", "github.com/go-resty/resty"), ("hono", "https://github.com/honojs/hono"),
+    ("got", "sindresorhus/got"), ("gorilla/mux", "github.com/gorilla/mux"), ("rq/rq", "github.com/rq/rq")])
 def test_benchmark_sources_are_refused(name: str, repository: str) -> None:
     with pytest.raises(SystemExit, match="question benchmark"):
         ts.refuse_benchmark_source(name, repository)

@@ -23,7 +23,8 @@ repository's git directory at a commit; benchmarks/tune_sources.json pins both (
 --sources reads its Go repositories from the local mirror and checks the npm versions). The question
 benchmark's repositories and their ecosystems are refused. --queries mixed turns part of the sentences into
 keyword-like and question-like forms; --init starts from tuned layers. The two candidates measured for #15
-(neither shipped, figures in docs/benchmarks.md) were, with the npm folder prepared from tune_sources.json:
+(neither shipped, figures in docs/benchmarks.md; they also had gorilla/mux, which tune_sources.json has left
+out since gorilla/websocket joined the dev set) were, with the npm folder prepared from tune_sources.json:
 
     .venv/bin/python benchmarks/tune_model.py --per-package 60 --npm DIR --sources benchmarks/tune_sources.json \
         --code-per-package 250 --queries mixed [--variant-documents documented] \

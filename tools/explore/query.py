@@ -390,10 +390,10 @@ def run_query(explorer: Explorer, question: str, semantic: Callable[..., Any] | 
     if found.identifiers or found.words:
         result.routes_used.append("definitions")
     hits += definition_hits
-    # an identifier the question itself writes names a definition that exists: keep the name-first scores. The
-    # caller's keywords are guesses: they feed every route, but the semantic route still leads (dev set with
-    # guessed keywords and hints: query MRR@10 0.674 name-first, 0.831 semantic-led; docs/semantic-index.md)
-    # (keywords never count: `naming` holds only what the question writes; dev set: docs/semantic-index.md)
+    # a name the question itself writes (Candidates.naming) is an existing definition: keep the name-first
+    # scores. The caller's keywords are guesses: they feed every route, but the semantic route still leads (dev
+    # set with guessed keywords and hints: query MRR@10 0.674 name-first, 0.831 semantic-led;
+    # docs/semantic-index.md)
     named = bool(exact & found.naming)
 
     patterns = [(n, rf"\b{re.escape(n)}\b") for n in found.identifiers]

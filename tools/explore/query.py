@@ -256,7 +256,7 @@ def _definition_hits(explorer: Explorer, found: Candidates, lines: _Lines,
         done.add(name.lower())
         if mode == "exact":
             exact.add(name.lower())
-        if mode != "exact":  # the closest names first, code before tests
+        else:  # the closest names first, code before tests
             items = sorted(items, key=lambda d: (is_test_file(d["file"]), len(d["name"])))[:DEFINITIONS_PER_NAME]
         # a word or compound that names a definition becomes that name, for the text route
         if is_word and items[0]["name"] not in confirmed_words:

@@ -252,7 +252,7 @@ def search_lines(
     _check(run, total)
     matches: list[dict[str, Any]] = []
     files = 0
-    for raw_path in sorted(by_file, key=lambda p: _relative(os.fsdecode(p))):
+    for path, raw_path in sorted((_relative(os.fsdecode(p)), p) for p in by_file):
         rows: list[_Row] = parsed.get(raw_path, [])
         if context_lines and not any(row[1] is not None for row in rows):
             continue
@@ -262,7 +262,6 @@ def search_lines(
             continue  # counted only
         if not context_lines:
             rows = _parse_rows(by_file[raw_path][:wanted])
-        path = _relative(os.fsdecode(raw_path))
         texts = {int(number): text for number, _, text in rows} if context_lines else {}
         for number, column, raw in [row for row in rows if row[1] is not None][:wanted]:
             line = int(number)

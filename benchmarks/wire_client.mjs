@@ -1,0 +1,105 @@
+// The calls of benchmarks/wire.py through the TypeScript MCP SDK's client, the library Claude Code is built on.
+//
+//     node benchmarks/wire_client.mjs SDK_FOLDER < plan.json
+//
+// SDK_FOLDER is an installed @modelcontextprotocol/sdk package (wire.py passes the one under
+// .cache/clients/node_modules). The plan on stdin is one JSON object:
+//     {"command": ..., "args": [...], "cwd": ..., "runs": N,
+//      "calls": [{"label": ..., "name": tool, "arguments": {...}, "touch": absolute path or null}, ...]}
+// The script spawns the server with StdioClientTransport (no env given: the SDK's default environment,
+// as the Python client's), connects, lists the tools once (the client then holds a compiled validator
+// for each tool's outputSchema and checks every structuredContent against it, as Claude Code's client
+// does), times 2 x N empty round trips (resources/list), and for each call warms up twice, then times
+// N calls to client.callTool, touching the file first when the plan says so (a fresh parse). It ends with
+// one call checked against a deliberately wrong schema, to show that the validation really runs.
+// Output, one JSON object on stdout (milliseconds, medians):
+//     {"sdk": version, "ping": ms, "calls": {label: {"e2e": ms, "validated": bool, "text_bytes": n,
+//      "matches": n or null, "total_matches": n or null, "structured": the last answer's structuredContent}},
+//      "wrong_schema": the error the client raised for the wrong schema, or null if it accepted the answer}
+import { readFileSync, utimesSync } from "node:fs";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { pathToFileURL } from "node:url";
+
+const sdkFolder = process.argv[2];
+if (!sdkFolder) {
+  process.stderr.write("usage: node wire_client.mjs SDK_FOLDER < plan.json\n");
+  process.exit(2);
+}
+const load = (file) => import(pathToFileURL(join(sdkFolder, "dist", "esm", file)).href);
+const { Client } = await load("client/index.js");
+const { StdioClientTransport } = await load("client/stdio.js");
+const sdkVersion = JSON.parse(readFileSync(join(sdkFolder, "package.json"), "utf8")).version;
+
+let input = "";
+for await (const chunk of process.stdin) input += chunk;
+const plan = JSON.parse(input);
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+const touch = (path) => {
+  if (path) {
+    const now = new Date();
+    utimesSync(path, now, now);
+  }
+};
+
+const transport = new StdioClientTransport({ command: plan.command, args: plan.args, cwd: plan.cwd });
+const client = new Client({ name: "wire-benchmark-ts", version: "0" });
+const options = { timeout: 120_000 };
+await client.connect(transport);
+const { tools } = await client.listTools();
+
+const out = { sdk: sdkVersion, calls: {} };
+try {
+  const pings = [];
+  for (let i = 0; i < plan.runs * 2; i++) {
+    const started = performance.now();
+    await client.listResources();
+    pings.push(performance.now() - started);
+  }
+  out.ping = median(pings);
+
+  for (const call of plan.calls) {
+    const params = { name: call.name, arguments: call.arguments };
+    for (let i = 0; i < 2; i++) {
+      touch(call.touch);
+      await client.callTool(params, undefined, options);
+    }
+    const samples = [];
+    let result;
+    for (let i = 0; i < plan.runs; i++) {
+      touch(call.touch);
+      const started = performance.now();
+      result = await client.callTool(params, undefined, options);
+      samples.push(performance.now() - started);
+    }
+    if (result.isError) throw new Error(`${call.name} refused: ${result.content?.[0]?.text?.slice(0, 300)}`);
+    const text = (result.content ?? []).filter((part) => part.type === "text").map((part) => part.text).join("");
+    const answer = result.structuredContent ?? {};
+    out.calls[call.label] = {
+      e2e: median(samples),
+      validated: client.getToolOutputValidator(call.name) !== undefined,
+      text_bytes: Buffer.byteLength(text, "utf8"),
+      matches: Array.isArray(answer.matches) ? answer.matches.length : null,
+      total_matches: answer.total_matches ?? null,
+      structured: result.structuredContent ?? null,
+    };
+  }
+
+  // The first call's tool again, its schema swapped for one its answer cannot meet: callTool must throw.
+  const first = plan.calls[0];
+  const impossible = { type: "object", required: ["not_in_any_answer"], properties: { not_in_any_answer: { type: "string" } } };
+  client.cacheToolMetadata(tools.map((tool) => (tool.name === first.name ? { ...tool, outputSchema: impossible } : tool)));
+  touch(first.touch);
+  out.wrong_schema = await client.callTool({ name: first.name, arguments: first.arguments }, undefined, options).then(
+    () => null,
+    (error) => String(error.message ?? error),
+  );
+} finally {
+  await client.close();
+}
+process.stdout.write(JSON.stringify(out) + "\n");

@@ -276,7 +276,7 @@ def test_the_same_question_gets_the_same_answer_when_text_matches_are_cut(tmp_pa
     answers = [run_query(explorer, "how is retry_budget computed", semantic) for _ in range(5)]
     assert all(answer == answers[0] for answer in answers[1:])
     assert answers[0]["results"][0]["file"] == "core.py"
-    everything = sorted((m.file, m.line) for m in explorer.search_text(r"\bretry_budget\b", max_results=5000).matches)
+    everything = sorted((m["file"], m["line"]) for m in explorer.search_text(r"\bretry_budget\b", max_results=5000).matches)
     kept = {(r["file"], r["line"]) for r in answers[0]["results"] if "text" in r["sources"]}
     assert len(everything) > query_module.TEXT_PER_PATTERN and kept
     assert kept <= set(everything[: query_module.TEXT_PER_PATTERN])

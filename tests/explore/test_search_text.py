@@ -14,12 +14,12 @@ from tools.explore.service import Explorer
 def test_single_pattern_finds_matches_with_file_line_column(explorer: Explorer) -> None:
     result = explorer.search_text(r"def greet\(self")
     assert isinstance(result, PatternResult)
-    assert [(m.file, m.line, m.column) for m in result.matches] == [("src/app/greeter.py", 12, 5)]
+    assert [(m["file"], m["line"], m["column"]) for m in result.matches] == [("src/app/greeter.py", 12, 5)]
     assert result.total_matches == 1 and result.truncated is False
 
 
 def test_gitignore_and_configured_excludes_are_respected(explorer: Explorer) -> None:
-    files = {m.file for m in explorer.search_text("helper", max_results=500).matches}
+    files = {m["file"] for m in explorer.search_text("helper", max_results=500).matches}
     assert "ignored/skip.py" not in files  # .gitignore
     assert "node_modules/dep/index.js" not in files  # default exclude_patterns
     assert "src/app/uses.py" in files
@@ -29,7 +29,7 @@ def test_list_of_patterns_is_grouped_per_pattern(explorer: Explorer) -> None:
     result = explorer.search_text(["class Greeter", "fn helper"])
     assert isinstance(result, MultiPatternResult)
     assert [r.pattern for r in result.results] == ["class Greeter", "fn helper"]
-    assert {m.file for m in result.results[1].matches} == {"rust/lib.rs"}
+    assert {m["file"] for m in result.results[1].matches} == {"rust/lib.rs"}
     assert result.total_matches == sum(r.total_matches for r in result.results)
 
 
@@ -43,11 +43,11 @@ def test_max_results_reports_truncation_and_total(explorer: Explorer) -> None:
 
 def test_path_glob_case_and_fixed_strings(explorer: Explorer) -> None:
     only_go = explorer.search_text("helper", path="go")
-    assert {m.file for m in only_go.matches} == {"go/greeter.go"}  # type: ignore[union-attr]
+    assert {m["file"] for m in only_go.matches} == {"go/greeter.go"}  # type: ignore[union-attr]
     only_ts = explorer.search_text("helper", glob="*.ts")
-    assert {m.file for m in only_ts.matches} == {"web/util.ts"}  # type: ignore[union-attr]
+    assert {m["file"] for m in only_ts.matches} == {"web/util.ts"}  # type: ignore[union-attr]
     excluded = explorer.search_text("helper", glob=["!*.py", "!*.md"])
-    assert not any(m.file.endswith((".py", ".md")) for m in excluded.matches)  # type: ignore[union-attr]
+    assert not any(m["file"].endswith((".py", ".md")) for m in excluded.matches)  # type: ignore[union-attr]
     assert explorer.search_text("GREETER").total_matches == 0  # type: ignore[union-attr]
     assert explorer.search_text("GREETER", case_sensitive=False).total_matches > 0  # type: ignore[union-attr]
     literal = explorer.search_text("helper(name)", fixed_strings=True)
@@ -57,14 +57,14 @@ def test_path_glob_case_and_fixed_strings(explorer: Explorer) -> None:
 def test_context_lines_come_before_and_after(explorer: Explorer) -> None:
     result = explorer.search_text("def helper", path="src/app/greeter.py", context_lines=1)
     (match,) = result.matches  # type: ignore[union-attr]
-    assert match.context_before == [""] and match.context_after == ['    return os.path.join("helper", value)']
+    assert match["context_before"] == [""] and match["context_after"] == ['    return os.path.join("helper", value)']
 
 
 def test_option_like_pattern_is_searched_literally(project_dir: Path, make_explorer: Callable[..., Explorer]) -> None:
     (project_dir / "notes.txt").write_text("run with --files please\n-e is fine\n", encoding="utf-8")
     explorer = make_explorer(project_dir)
-    assert [m.line for m in explorer.search_text("--files").matches] == [1]  # type: ignore[union-attr]
-    assert [m.line for m in explorer.search_text("-e").matches] == [2]  # type: ignore[union-attr]
+    assert [m["line"] for m in explorer.search_text("--files").matches] == [1]  # type: ignore[union-attr]
+    assert [m["line"] for m in explorer.search_text("-e").matches] == [2]  # type: ignore[union-attr]
 
 
 def test_invalid_regex_is_a_clear_refusal(explorer: Explorer) -> None:
@@ -83,7 +83,7 @@ def test_path_outside_root_is_refused_including_symlinks(explorer: Explorer, pro
     with pytest.raises(PathOutsideProject):
         explorer.search_text("helper", path="link")
     # a recursive search never follows the link out of the project either
-    assert not any("secret" in m.file for m in explorer.search_text("helper", max_results=500).matches)  # type: ignore[union-attr]
+    assert not any("secret" in m["file"] for m in explorer.search_text("helper", max_results=500).matches)  # type: ignore[union-attr]
 
 
 def test_binary_and_non_utf8_files(project_dir: Path, make_explorer: Callable[..., Explorer]) -> None:
@@ -91,8 +91,8 @@ def test_binary_and_non_utf8_files(project_dir: Path, make_explorer: Callable[..
     (project_dir / "latin.txt").write_bytes("caf\xe9 needle\n".encode("latin-1"))
     explorer = make_explorer(project_dir)
     result = explorer.search_text("needle")
-    assert [m.file for m in result.matches] == ["latin.txt"]  # type: ignore[union-attr]
-    assert result.matches[0].text == "caf\ufffd needle" and result.matches[0].column == 6  # type: ignore[union-attr]
+    assert [m["file"] for m in result.matches] == ["latin.txt"]  # type: ignore[union-attr]
+    assert result.matches[0]["text"] == "caf\ufffd needle" and result.matches[0]["column"] == 6  # type: ignore[union-attr]
 
 
 def test_timeout_reports_a_partial_result(project_dir: Path, make_explorer: Callable[..., Explorer]) -> None:
@@ -141,13 +141,13 @@ def test_a_truncated_result_is_the_first_matches_in_file_and_line_order(tmp_path
     explorer = make_explorer(root)
     everything = explorer.search_text("needle", max_results=5000)
     assert isinstance(everything, PatternResult) and not everything.truncated
-    ordered = [(m.file, m.line) for m in everything.matches]
+    ordered = [(m["file"], m["line"]) for m in everything.matches]
     assert ordered == sorted(ordered)
     for limit in (1, 7, 40):
         answers = [explorer.search_text("needle", max_results=limit, context_lines=1) for _ in range(5)]
         first = answers[0]
         assert isinstance(first, PatternResult) and first.truncated and first.total_matches == len(ordered)
-        assert [(m.file, m.line) for m in first.matches] == ordered[:limit]
+        assert [(m["file"], m["line"]) for m in first.matches] == ordered[:limit]
         assert all(answer == first for answer in answers[1:])
 
 
@@ -155,4 +155,4 @@ def test_columns_count_characters_not_bytes(project_dir: Path, make_explorer: Ca
     (project_dir / "greek.txt").write_text("αβγ δ needle and needle\n", encoding="utf-8")
     result = make_explorer(project_dir).search_text("needle")
     assert isinstance(result, PatternResult)
-    assert [(m.line, m.column, m.text) for m in result.matches] == [(1, 7, "αβγ δ needle and needle")]
+    assert [(m["line"], m["column"], m["text"]) for m in result.matches] == [(1, 7, "αβγ δ needle and needle")]

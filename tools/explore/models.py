@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import BaseModel, Field
+from typing_extensions import TypedDict  # pydantic needs this one, not typing's, before Python 3.12
 
 MatchMode = Literal["exact", "prefix", "icase"]
 HitContext = Literal["code", "comment", "string"]
@@ -36,13 +37,16 @@ class Skipping(Partial):
     skipped_total: int | None = None
 
 
-class TextMatch(BaseModel):
+class TextMatch(TypedDict):
+    """A plain dict, not a model: search_text builds thousands of them from ripgrep's lines, and its answer is
+    assembled without validating each one again (tools/explore/service.py)."""
+
     file: str
     line: int
-    column: int = Field(description="1-based character column of the first match on the line")
+    column: Annotated[int, Field(description="1-based character column of the first match on the line")]
     text: str
-    context_before: list[str] | None = None
-    context_after: list[str] | None = None
+    context_before: NotRequired[list[str]]
+    context_after: NotRequired[list[str]]
 
 
 class PatternResult(Skipping):

@@ -23,6 +23,7 @@ from pydantic_core import from_json
 from tools.binaries import require_binary
 from tools.errors import InvalidArgument
 from tools.explore import budget
+from tools.explore.models import TextMatch
 from tools.project import RUNTIME_DIRS, STATE_DIR
 
 log = logging.getLogger(__name__)
@@ -73,7 +74,7 @@ class LineSearch:
     """search_text's rows: the first `limit` matching lines in (file, line) order, each a dict with file,
     line, column, text and, when context was asked for, context_before / context_after; and counts of all."""
 
-    matches: list[dict[str, Any]]
+    matches: list[TextMatch]
     total: int  # matching lines
     files: int  # files with a match
     timed_out: bool
@@ -218,6 +219,28 @@ def _parse_rows(rows: list[bytes]) -> list[_Row]:
     return [cast(_Row, m.groups()) for m in map(_ROW.match, rows) if m]
 
 
+# the same match rows, several at once: an ASCII block of them with no carriage return is parsed by one regex
+# pass and needs no byte-to-character column conversion
+_ASCII_ROWS = re.compile(r"^(\d+):(\d+):(.*)$", re.MULTILINE)
+
+
+def _match_records(path: str, rows: list[bytes]) -> list[TextMatch]:
+    """search_text's match records for match rows (no context lines) of one file."""
+    block = b"\n".join(rows)
+    if block.isascii() and b"\r" not in block:
+        return [{"file": path, "line": int(number), "column": int(column), "text": text[:500]}
+                for number, column, text in _ASCII_ROWS.findall(block.decode("ascii"))]
+    return [_match_record(path, number, column, raw) for number, column, raw in _parse_rows(rows)]
+
+
+def _match_record(path: str, number: bytes, column: bytes | None, raw: bytes) -> TextMatch:
+    byte_column = int(column or 1)
+    return {"file": path, "line": int(number),
+            # columns count characters, decoded the same way as the text shown
+            "column": byte_column if raw.isascii() else len(raw[: byte_column - 1].decode("utf-8", errors="replace")) + 1,
+            "text": _text(raw)}
+
+
 def search_lines(
     cwd: Path,
     pattern: str,
@@ -250,7 +273,7 @@ def search_lines(
     total = (sum(1 for rows in parsed.values() for row in rows if row[1] is not None) if context_lines
              else sum(len(group) for group in by_file.values()))
     _check(run, total)
-    matches: list[dict[str, Any]] = []
+    matches: list[TextMatch] = []
     files = 0
     for path, raw_path in sorted((_relative(os.fsdecode(p)), p) for p in by_file):
         rows: list[_Row] = parsed.get(raw_path, [])
@@ -261,19 +284,14 @@ def search_lines(
         if wanted <= 0:
             continue  # counted only
         if not context_lines:
-            rows = _parse_rows(by_file[raw_path][:wanted])
-        texts = {int(number): text for number, _, text in rows} if context_lines else {}
+            matches += _match_records(path, by_file[raw_path][:wanted])
+            continue
+        texts = {int(number): text for number, _, text in rows}
         for number, column, raw in [row for row in rows if row[1] is not None][:wanted]:
-            line = int(number)
-            text = raw.decode("utf-8", errors="replace").rstrip("\r")
-            byte_column = int(column or 1)
-            match: dict[str, Any] = {
-                "file": path, "line": line, "text": text[:500],
-                "column": byte_column if raw.isascii() else len(raw[: byte_column - 1].decode("utf-8", errors="replace")) + 1,
-            }
-            if context_lines:
-                match["context_before"] = [_text(texts[n]) for n in range(line - context_lines, line) if n in texts]
-                match["context_after"] = [_text(texts[n]) for n in range(line + 1, line + context_lines + 1) if n in texts]
+            match = _match_record(path, number, column, raw)
+            line = match["line"]
+            match["context_before"] = [_text(texts[n]) for n in range(line - context_lines, line) if n in texts]
+            match["context_after"] = [_text(texts[n]) for n in range(line + 1, line + context_lines + 1) if n in texts]
             matches.append(match)
     return LineSearch(matches, total, files, run.timed_out)
 

@@ -187,9 +187,10 @@ class Explorer:
         else:
             with ThreadPoolExecutor(max_workers=min(4, len(patterns))) as pool:
                 outcomes = list(pool.map(budget.carry(one), patterns))
-        results = [PatternResult.model_validate({
-            "pattern": p, "matches": o.matches, "total_matches": o.total, "truncated": o.total > len(o.matches),
-            "files_with_matches": o.files}) for p, o in outcomes]
+        # built, not validated: the match records come from our own parsing of rg's lines, thousands at a time
+        results = [PatternResult.model_construct(pattern=p, matches=o.matches, total_matches=o.total,
+                                                 truncated=o.total > len(o.matches), files_with_matches=o.files)
+                   for p, o in outcomes]
         if isinstance(pattern, str):
             answer: PatternResult | MultiPatternResult = results[0]
         else:

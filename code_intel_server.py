@@ -19,6 +19,7 @@ import argparse
 import copy
 import importlib
 import inspect
+import json
 import logging
 import os
 import signal
@@ -47,6 +48,7 @@ from tools.context import skill
 from tools.errors import CodeIntelError, validation_problems
 from tools.logs import setup_logging
 from tools.pathnames import client_safe
+from tools.stdio import STRUCTURED_AS_TEXT, guarded_stdio
 
 if TYPE_CHECKING:  # at run time import_result_models() brings them in, when the tool table is built
     from tools.context.rules import ContextUpdate
@@ -554,6 +556,19 @@ def wire_data(result: BaseModel) -> dict[str, Any]:
     return data
 
 
+def result_json(result: BaseModel) -> bytes | None:
+    """`wire_json(wire_data(result))`'s bytes, written by the model's serialiser with no dict in between (for an
+    answer of thousands of matches that dict is most of the cost); None when the result cannot be written as is
+    (a file name that is not UTF-8), which then takes the dict path."""
+    try:
+        encoded = to_json(result, exclude_none=True)
+    except PydanticSerializationError:
+        return None
+    if "success" in type(result).model_fields or "success" in (result.model_extra or {}):
+        return encoded
+    return b'{"success":true}' if encoded == b"{}" else encoded[:-1] + b',"success":true}'
+
+
 def argument_refusal(tool_name: str, err: ValidationError) -> dict[str, Any]:
     """Arguments that do not fit a tool's input schema, as the same refusal any other bad input gets."""
     problems = validation_problems(err, "argument", "arguments")
@@ -607,6 +622,7 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
 
         super().__init__("code-intel", instructions=SERVER_INSTRUCTIONS, lifespan=lifespan)
         self._registered: dict[str, Tool] | None = None  # see tools()
+        self.structured_from_text = False  # set while serving our stdio transport, see _answer()
         self._building = threading.Lock()
         self.add_prompt(Prompt.from_function(code, name="code", title="code-intel session",
                                              description=skill.description()))
@@ -680,23 +696,32 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
             data = error.to_dict() if isinstance(error, CodeIntelError) else internal_error(name, error)
         else:
             assert result is not None
-            data = wire_data(result)
+            data = {"success": True}  # what the log line and the ledger need; the answer is written from the model
         ok = data.get("success") is True
         if not ok:
             app.workflow.annotate_refusal(data)
-        data, encoded = wire_json(data)
-        if len(encoded) > MAX_RESPONSE_BYTES:  # serialised once; only an answer over the cap is cut and redone
-            data, encoded = wire_json(bound_answer(data))
+        answer = result_json(result) if result is not None else None
+        if answer is None or len(answer) > MAX_RESPONSE_BYTES:
+            if result is not None:
+                data = wire_data(result)
+            data, answer = wire_json(data)
+            if len(answer) > MAX_RESPONSE_BYTES:  # serialised once; only an answer over the cap is cut and redone
+                data, answer = wire_json(bound_answer(data))
+        elif not self.structured_from_text:
+            data = json.loads(answer)
         if TOOLS[name].ledger:
             app.workflow.record_tool_call(name, arguments, ok=ok)
         log.info("%s %s in %.0f ms", name, "ok" if ok else data.get("error"), (time.perf_counter() - started) * 1000)
-        return CallToolResult(content=[TextContent(type="text", text=encoded.decode())], structured_content=data,
+        # on our stdio transport the structured content is the text itself, put in place when the line is written
+        # (tools/stdio.py): the SDK's own pipeline would copy and re-check a large answer three times on the way out
+        structured = STRUCTURED_AS_TEXT if self.structured_from_text else data
+        return CallToolResult(content=[TextContent(type="text", text=answer.decode())], structured_content=structured,
                               is_error=not ok)
 
     async def run_stdio_async(self) -> None:
-        """stdio with our reading layer in front of the SDK's (tools/stdio.py): every request gets an answer."""
-        from tools.stdio import guarded_stdio
-
+        """stdio with our layer around the SDK's (tools/stdio.py): every request gets an answer, and each answer's
+        structured content is written from its text."""
+        self.structured_from_text = True
         async with guarded_stdio() as (read_stream, write_stream):
             await self._lowlevel_server.run(read_stream, write_stream, self._lowlevel_server.create_initialization_options())
 

@@ -16,6 +16,13 @@ if one can be read; JSON-RPC says to answer with id null otherwise. Notification
 from the client are never answered (JSON-RPC forbids it); a bad one is logged. Lines that pass
 are handed to the SDK unchanged. File descriptor 0 is moved to /dev/null while serving, as the SDK
 does when it owns stdin, so child processes never read protocol bytes.
+
+The writing side is ours too (`WireWriter`), for one reason: a tool answer carries the same JSON twice, as
+text content and as structured content. The server hands the SDK the text and, as structured content, the
+small `STRUCTURED_AS_TEXT` marker; when the SDK's line is written, the marker is replaced by the text's JSON.
+For an answer of thousands of matches that saves the SDK's three walks over the structured copy (dump,
+protocol-version check, JSON). File descriptor 1 is pointed at stderr while serving, as the SDK does, so a
+stray print can never corrupt the protocol stream.
 """
 
 from __future__ import annotations
@@ -38,6 +45,10 @@ log = logging.getLogger(__name__)
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
+
+# The structured content of an answer whose text content holds the same JSON (see WireWriter)
+STRUCTURED_AS_TEXT = {"code_intel_structured_content": "same as the text content"}
+_MARKER = json.dumps(STRUCTURED_AS_TEXT, separators=(",", ":"))
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 64  # below the SDK's own JSON recursion limit, so whatever passes here it can read
@@ -275,16 +286,76 @@ class GuardedLines:
             log.info("the connection closed before a refused line could be answered")
 
 
+def structured_from_text(line: str) -> str:
+    """A JSON-RPC line whose result has the STRUCTURED_AS_TEXT marker as structured content, with the marker
+    replaced by the result's text content (the same answer as JSON). The marker's first unescaped occurrence is
+    that structured content: inside a JSON string every quote is escaped."""
+    message = json.loads(line)
+    result = message.get("result") if isinstance(message, dict) else None
+    if not isinstance(result, dict) or result.get("structuredContent") != STRUCTURED_AS_TEXT:
+        return line
+    texts = [item.get("text") for item in result.get("content") or [] if isinstance(item, dict) and item.get("type") == "text"]
+    if len(texts) != 1 or not isinstance(texts[0], str) or not texts[0].startswith("{"):
+        log.error("an answer marked as structured-from-text has no single JSON text; sent without structured content")
+        return line.replace(_MARKER, "{}", 1)
+    return line.replace(_MARKER, texts[0], 1)
+
+
+class WireWriter:
+    """The `stdout` the SDK's stdio transport writes its lines to: each line, with its structured content put
+    in place (structured_from_text), goes to the real stdout in one write from a worker thread, so a client
+    that reads slowly never blocks the event loop. The SDK's writer task sends one line at a time."""
+
+    def __init__(self, sink: IO[bytes]) -> None:
+        self.sink = sink
+
+    async def write(self, line: str) -> None:
+        if _MARKER in line:
+            line = structured_from_text(line)
+        # the server's answers are UTF-8 safe (tools/pathnames.py); "replace" only keeps the stream valid if not
+        await anyio.to_thread.run_sync(self._send, line.encode("utf-8", errors="replace"))
+
+    def _send(self, data: bytes) -> None:
+        self.sink.write(data)
+        self.sink.flush()
+
+    async def flush(self) -> None:
+        return None  # every write is flushed
+
+
+def _claim_stdout() -> tuple[IO[bytes], Any]:
+    """A private binary writer on the real stdout; fd 1 itself is pointed at stderr until released."""
+    stdout_fd = sys.stdout.fileno() if sys.stdout is not None else 1
+    private = os.dup(stdout_fd)
+    os.set_inheritable(private, False)
+    try:
+        os.dup2(2, stdout_fd)
+    except OSError:  # no stderr: stray output goes nowhere
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, stdout_fd)
+        finally:
+            os.close(devnull)
+
+    def release() -> None:
+        with suppress(OSError):
+            os.dup2(private, stdout_fd)
+
+    return os.fdopen(private, "wb", closefd=False), release
+
+
 @asynccontextmanager
 async def guarded_stdio() -> AsyncIterator[tuple[Any, Any]]:
-    """Like the SDK's `stdio_server()` (which still owns stdout), with our reader in front of stdin."""
+    """The SDK's `stdio_server()` with our reader in front of stdin and our writer behind stdout."""
     from mcp.server.stdio import stdio_server
 
-    source, release = _claim_stdin()
+    source, release_stdin = _claim_stdin()
+    sink, release_stdout = _claim_stdout()
     lines = GuardedLines(source)
     try:
-        async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+        async with stdio_server(stdin=lines, stdout=WireWriter(sink)) as (read_stream, write_stream):  # type: ignore[arg-type]
             lines.attach(write_stream)
             yield read_stream, write_stream
     finally:
-        release()
+        release_stdout()
+        release_stdin()

@@ -37,9 +37,10 @@ class Skipping(Partial):
     skipped_total: int | None = None
 
 
+# A plain dict rather than a model: search_text builds thousands of them from ripgrep's lines and assembles its
+# answer without validating each one again (tools/explore/service.py). The docstring is the schema's description.
 class TextMatch(TypedDict):
-    """A plain dict, not a model: search_text builds thousands of them from ripgrep's lines, and its answer is
-    assembled without validating each one again (tools/explore/service.py)."""
+    """One matching line; context lines come with it when they were asked for."""
 
     file: str
     line: int

@@ -156,3 +156,32 @@ def test_columns_count_characters_not_bytes(project_dir: Path, make_explorer: Ca
     result = make_explorer(project_dir).search_text("needle")
     assert isinstance(result, PatternResult)
     assert [(m["line"], m["column"], m["text"]) for m in result.matches] == [(1, 7, "αβγ δ needle and needle")]
+
+
+def test_lines_read_while_ripgrep_runs_give_the_same_records_however_they_are_cut() -> None:
+    """rg's output is read piece by piece as it is written; a piece may end inside a path or a line, and
+    records are built early only up to the limit. Every cut and limit gives the records of one whole read."""
+    from tools.explore.ripgrep import _MatchRows
+
+    output = b"".join([
+        b"./b.py\x0012:5:    return x\n", b"./a.py\x003:1:caf\xc3\xa9 return\n", b"./b.py\x0014:9:        return y\r\n",
+        b"./a.py\x007:2: return\t\"q\"\n", b"./c/d.py\x001:1:return \xff\n",
+    ])
+
+    def answered(pieces: list[bytes], limit: int) -> list[tuple[str, list[object]]]:
+        arriving = _MatchRows(limit)
+        for piece in pieces:
+            arriving.take(piece)
+        assert arriving.rest == b""
+        paths = sorted(arriving.by_file)
+        return [(p.decode(), list(arriving.records(p.decode()[2:], p, limit))) for p in paths]
+
+    whole = answered([output], 99)
+    assert [m["line"] for _, records in whole for m in records] == [3, 7, 12, 14, 1]
+    assert [m["text"] for m in whole[0][1]] == ["café return", ' return\t"q"']
+    assert whole[1][1][1]["text"] == "        return y" and whole[2][1][0]["text"] == "return \ufffd"
+    for limit in [1, 2, 3, 99]:
+        expected = [(path, records[:limit]) for path, records in answered([output], 99)]
+        for cut in range(1, len(output)):
+            assert answered([output[:cut], output[cut:]], limit) == expected, (limit, cut)
+        assert answered([output[i:i + 1] for i in range(len(output))], limit) == expected, limit

@@ -14,6 +14,7 @@ import os
 import re
 import subprocess
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -128,9 +129,10 @@ class _RgRun:
     timed_out: bool
 
 
-def _run_rg(cwd: Path, args: list[str], timeout: float) -> _RgRun:
+def _run_rg(cwd: Path, args: list[str], timeout: float, take: Callable[[bytes], None] | None = None) -> _RgRun:
     """Run rg to the end, or kill it at `timeout` (or when the call's time budget runs out first); what it
-    wrote by then is kept, and the call is marked partial."""
+    wrote by then is kept, and the call is marked partial. With `take`, stdout is handed over piece by piece
+    as rg writes it (so its reading overlaps rg's run) instead of kept."""
     timeout = budget.remaining(timeout)
     proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
     timed_out = threading.Event()
@@ -148,7 +150,12 @@ def _run_rg(cwd: Path, args: list[str], timeout: float) -> _RgRun:
     timer.start()
     try:
         assert proc.stdout is not None
-        stdout = proc.stdout.read()
+        if take is None:
+            stdout = proc.stdout.read()
+        else:
+            stdout = b""
+            while piece := os.read(proc.stdout.fileno(), 1 << 16):
+                take(piece)
         proc.wait()
     finally:
         timer.cancel()
@@ -258,16 +265,9 @@ def search_lines(
             "--color", "never"]
     if context_lines:
         args += ["--context", str(context_lines), "--no-context-separator"]
-    run = _run_rg(cwd, [*args, "-e", pattern, "--", *filters.roots], timeout)
-    by_file: dict[bytes, list[bytes]] = {}
-    for printed in run.stdout.split(b"\n")[:-1]:  # the last piece is empty, or a line cut short by a timeout
-        raw_path, nul, rest = printed.partition(b"\0")
-        if nul:
-            group = by_file.get(raw_path)
-            if group is None:
-                by_file[raw_path] = [rest]
-            else:
-                group.append(rest)
+    arriving = _MatchRows(limit if not context_lines else 0)
+    run = _run_rg(cwd, [*args, "-e", pattern, "--", *filters.roots], timeout, take=arriving.take)
+    by_file = arriving.by_file  # a line cut short by a timeout stays in arriving.rest and is left out
     # with context lines, match and context lines are told apart by the separator after the line number
     parsed = {raw_path: _parse_rows(group) for raw_path, group in by_file.items()} if context_lines else {}
     total = (sum(1 for rows in parsed.values() for row in rows if row[1] is not None) if context_lines
@@ -284,7 +284,7 @@ def search_lines(
         if wanted <= 0:
             continue  # counted only
         if not context_lines:
-            matches += _match_records(path, by_file[raw_path][:wanted])
+            matches += arriving.records(path, raw_path, wanted)
             continue
         texts = {int(number): text for number, _, text in rows}
         for number, column, raw in [row for row in rows if row[1] is not None][:wanted]:
@@ -294,6 +294,57 @@ def search_lines(
             match["context_after"] = [_text(texts[n]) for n in range(line + 1, line + context_lines + 1) if n in texts]
             matches.append(match)
     return LineSearch(matches, total, files, run.timed_out)
+
+
+class _MatchRows:
+    """rg's output lines grouped by file as they arrive. While no more than `early` lines have come, each
+    file's match records are built at once, while rg is still searching other files (for an answer of all
+    matches that hides most of the parsing behind rg's own run); the rest are built at the end, for the
+    files answered."""
+
+    def __init__(self, early: int) -> None:
+        self.by_file: dict[bytes, list[bytes]] = {}
+        self.built: dict[bytes, list[TextMatch]] = {}
+        self.early = early
+        self.seen = 0
+        self.unfinished: list[bytes] = []  # the pieces of a line not yet ended (kept apart: a line can be long)
+
+    @property
+    def rest(self) -> bytes:
+        """What came after the last newline: nothing, or a line cut short when rg was stopped."""
+        return b"".join(self.unfinished)
+
+    def take(self, piece: bytes) -> None:
+        end = piece.rfind(b"\n")
+        if end < 0:
+            self.unfinished.append(piece)
+            return
+        lines = (b"".join([*self.unfinished, piece[:end]]) if self.unfinished else piece[:end]).split(b"\n")
+        self.unfinished = [piece[end + 1:]] if end + 1 < len(piece) else []
+        arrived: dict[bytes, list[bytes]] = {}
+        for printed in lines:
+            raw_path, nul, row = printed.partition(b"\0")
+            if nul:
+                group = arrived.get(raw_path)
+                if group is None:
+                    arrived[raw_path] = [row]
+                else:
+                    group.append(row)
+        for raw_path, group in arrived.items():
+            known = self.by_file.setdefault(raw_path, [])
+            # `seen` counts skipped lines too, so after the first skip nothing more is built: what a file has
+            # built is always the start of its lines
+            if self.seen + len(group) <= self.early:
+                self.built.setdefault(raw_path, []).extend(_match_records(_relative(os.fsdecode(raw_path)), group))
+            known.extend(group)
+            self.seen += len(group)
+
+    def records(self, path: str, raw_path: bytes, wanted: int) -> list[TextMatch]:
+        """The first `wanted` match records of one file."""
+        built = self.built.get(raw_path, [])
+        if len(built) < wanted:
+            built = built + _match_records(path, self.by_file[raw_path][len(built):wanted])
+        return built[:wanted]
 
 
 def _text(raw: bytes) -> str:

@@ -213,9 +213,16 @@ def check_line(raw: bytes) -> Rejection | str | None:
     return text
 
 
+def _std_fd(stream: IO[Any] | None, default: int) -> int:
+    try:
+        return stream.fileno() if stream is not None else default
+    except (AttributeError, OSError, ValueError):  # replaced by an object without a descriptor
+        return default
+
+
 def _claim_stdin() -> tuple[IO[bytes], Any]:
     """A private binary reader on the real stdin; fd 0 itself is pointed at /dev/null until released."""
-    stdin_fd = sys.stdin.fileno() if sys.stdin is not None else 0
+    stdin_fd = _std_fd(sys.stdin, 0)
     private = os.dup(stdin_fd)
     os.set_inheritable(private, False)
     devnull = os.open(os.devnull, os.O_RDONLY)
@@ -302,21 +309,22 @@ def structured_from_text(line: str) -> str:
 
 
 class WireWriter:
-    """The `stdout` the SDK's stdio transport writes its lines to: each line, with its structured content put
-    in place (structured_from_text), goes to the real stdout in one write from a worker thread, so a client
-    that reads slowly never blocks the event loop. The SDK's writer task sends one line at a time."""
+    """The `stdout` the SDK's stdio transport writes its lines to: each line gets its structured content put
+    in place (structured_from_text) and goes to the real stdout in one write, both on a worker thread, so
+    neither a large answer nor a client that reads slowly holds up the event loop. The SDK's writer task
+    sends one line at a time."""
 
     def __init__(self, sink: IO[bytes]) -> None:
         self.sink = sink
 
     async def write(self, line: str) -> None:
+        await anyio.to_thread.run_sync(self._send, line)
+
+    def _send(self, line: str) -> None:
         if _MARKER in line:
             line = structured_from_text(line)
         # the server's answers are UTF-8 safe (tools/pathnames.py); "replace" only keeps the stream valid if not
-        await anyio.to_thread.run_sync(self._send, line.encode("utf-8", errors="replace"))
-
-    def _send(self, data: bytes) -> None:
-        self.sink.write(data)
+        self.sink.write(line.encode("utf-8", errors="replace"))
         self.sink.flush()
 
     async def flush(self) -> None:
@@ -325,7 +333,7 @@ class WireWriter:
 
 def _claim_stdout() -> tuple[IO[bytes], Any]:
     """A private binary writer on the real stdout; fd 1 itself is pointed at stderr until released."""
-    stdout_fd = sys.stdout.fileno() if sys.stdout is not None else 1
+    stdout_fd = _std_fd(sys.stdout, 1)
     private = os.dup(stdout_fd)
     os.set_inheritable(private, False)
     try:
@@ -350,12 +358,14 @@ async def guarded_stdio() -> AsyncIterator[tuple[Any, Any]]:
     from mcp.server.stdio import stdio_server
 
     source, release_stdin = _claim_stdin()
-    sink, release_stdout = _claim_stdout()
-    lines = GuardedLines(source)
     try:
-        async with stdio_server(stdin=lines, stdout=WireWriter(sink)) as (read_stream, write_stream):  # type: ignore[arg-type]
-            lines.attach(write_stream)
-            yield read_stream, write_stream
+        sink, release_stdout = _claim_stdout()
+        try:
+            lines = GuardedLines(source)
+            async with stdio_server(stdin=lines, stdout=WireWriter(sink)) as (read_stream, write_stream):  # type: ignore[arg-type]
+                lines.attach(write_stream)
+                yield read_stream, write_stream
+        finally:
+            release_stdout()
     finally:
-        release_stdout()
         release_stdin()

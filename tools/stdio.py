@@ -35,7 +35,7 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, Literal
 
 import anyio
 import anyio.to_thread
@@ -220,22 +220,30 @@ def _std_fd(stream: IO[Any] | None, default: int) -> int:
         return default
 
 
-def _claim_stdin() -> tuple[IO[bytes], Any]:
-    """A private binary reader on the real stdin; fd 0 itself is pointed at /dev/null until released."""
-    stdin_fd = _std_fd(sys.stdin, 0)
-    private = os.dup(stdin_fd)
+def _claim(stream: IO[Any] | None, default_fd: int, mode: Literal["rb", "wb"]) -> tuple[IO[bytes], Any]:
+    """A private binary reader or writer on a real standard stream. Until released, the descriptor itself
+    points elsewhere: stdin at /dev/null, stdout at stderr (or /dev/null when there is none), so child
+    processes never read protocol bytes and stray output never lands in the protocol stream."""
+    fd = _std_fd(stream, default_fd)
+    private = os.dup(fd)
     os.set_inheritable(private, False)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    try:
-        os.dup2(devnull, stdin_fd)
-    finally:
-        os.close(devnull)
+    diverted = False
+    if mode == "wb":
+        with suppress(OSError):
+            os.dup2(2, fd)
+            diverted = True
+    if not diverted:
+        devnull = os.open(os.devnull, os.O_RDONLY if mode == "rb" else os.O_WRONLY)
+        try:
+            os.dup2(devnull, fd)
+        finally:
+            os.close(devnull)
 
     def release() -> None:
         with suppress(OSError):
-            os.dup2(private, stdin_fd)
+            os.dup2(private, fd)
 
-    return os.fdopen(private, "rb", closefd=False), release
+    return os.fdopen(private, mode, closefd=False), release
 
 
 class GuardedLines:
@@ -331,35 +339,14 @@ class WireWriter:
         return None  # every write is flushed
 
 
-def _claim_stdout() -> tuple[IO[bytes], Any]:
-    """A private binary writer on the real stdout; fd 1 itself is pointed at stderr until released."""
-    stdout_fd = _std_fd(sys.stdout, 1)
-    private = os.dup(stdout_fd)
-    os.set_inheritable(private, False)
-    try:
-        os.dup2(2, stdout_fd)
-    except OSError:  # no stderr: stray output goes nowhere
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(devnull, stdout_fd)
-        finally:
-            os.close(devnull)
-
-    def release() -> None:
-        with suppress(OSError):
-            os.dup2(private, stdout_fd)
-
-    return os.fdopen(private, "wb", closefd=False), release
-
-
 @asynccontextmanager
 async def guarded_stdio() -> AsyncIterator[tuple[Any, Any]]:
     """The SDK's `stdio_server()` with our reader in front of stdin and our writer behind stdout."""
     from mcp.server.stdio import stdio_server
 
-    source, release_stdin = _claim_stdin()
+    source, release_stdin = _claim(sys.stdin, 0, "rb")
     try:
-        sink, release_stdout = _claim_stdout()
+        sink, release_stdout = _claim(sys.stdout, 1, "wb")
         try:
             lines = GuardedLines(source)
             async with stdio_server(stdin=lines, stdout=WireWriter(sink)) as (read_stream, write_stream):  # type: ignore[arg-type]

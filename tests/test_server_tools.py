@@ -120,3 +120,24 @@ async def test_ledger_records_failed_calls_and_the_session_tools_but_not_submit(
         app.close()
     # start_session lands in the session it started; submit_phase is the submit itself, never evidence
     assert entries == [("start_session", True), ("get_symbols", False), ("get_symbols", True), ("get_session_status", True)]
+
+
+def test_an_answer_written_from_its_model_is_the_answer_written_from_its_dict() -> None:
+    """result_json skips the dict wire_data builds; both must give the same bytes, `success` included."""
+    from code_intel_server import result_json, wire_data, wire_json
+    from tools.explore.models import Partial, PatternResult
+    from tools.learning.outcomes import OutcomeEntry
+    from tools.workflow.responses import PhaseResponse
+
+    results = [
+        Partial(),  # every field null: only `success` is left
+        PatternResult(pattern="x", total_matches=2, truncated=True, skipped_total=None,
+                      matches=[{"file": "a.py", "line": 1, "column": 3, "text": 'é "q" \\ \t'},
+                               {"file": "b.py", "line": 2, "column": 1, "text": "x", "context_before": [""]}]),
+        OutcomeEntry(ts="t", outcome="success", log_file="l", success=True),  # `success` as an extra field
+        PhaseResponse.model_construct(**{name: field.default for name, field in PhaseResponse.model_fields.items()
+                                         if not field.is_required()}),  # `success` as a declared field
+    ]
+    for result in results:
+        assert result_json(result) == wire_json(wire_data(result))[1], type(result).__name__
+        assert json.loads(result_json(result) or b"")["success"] is True

@@ -49,6 +49,7 @@ from tools.errors import CodeIntelError, validation_problems
 from tools.logs import setup_logging
 from tools.pathnames import client_safe
 from tools.stdio import STRUCTURED_AS_TEXT, guarded_stdio
+from tools.written import dump_json
 
 if TYPE_CHECKING:  # at run time import_result_models() brings them in, when the tool table is built
     from tools.context.rules import ContextUpdate
@@ -561,7 +562,7 @@ def result_json(result: BaseModel) -> bytes | None:
     answer of thousands of matches that dict is most of the cost); None when the result cannot be written as is
     (a file name that is not UTF-8), which then takes the dict path."""
     try:
-        encoded = to_json(result, exclude_none=True)
+        encoded = dump_json(result, exclude_none=True)
     except PydanticSerializationError:
         return None
     if "success" in type(result).model_fields or "success" in (result.model_extra or {}):

@@ -95,6 +95,23 @@ def test_binary_and_non_utf8_files(project_dir: Path, make_explorer: Callable[..
     assert result.matches[0]["text"] == "caf\ufffd needle" and result.matches[0]["column"] == 6  # type: ignore[union-attr]
 
 
+def test_a_binary_file_named_as_the_path_gives_no_match_and_no_stray_record(
+        project_dir: Path, make_explorer: Callable[..., Explorer]) -> None:
+    """Given a binary file by name, rg prints a note about it among the files' lines; the note is no match."""
+    (project_dir / "blob.bin").write_bytes(b"needle\x00\x01" * 10)
+    (project_dir / "12-blob.bin").write_bytes(b"needle\x00" * 3)
+    (project_dir / "z.txt").write_text("needle one\nneedle two\n", encoding="utf-8")
+    explorer = make_explorer(project_dir)
+    for path in ["blob.bin", "12-blob.bin"]:
+        result = explorer.search_text("needle", path=path)
+        assert isinstance(result, PatternResult)
+        assert result.matches == [] and result.total_matches == 0
+    result = explorer.search_text("needle", max_results=1)
+    assert isinstance(result, PatternResult) and result.total_matches == 2 and result.files_with_matches == 1
+    assert [(m["file"], m["line"]) for m in result.matches] == [("z.txt", 1)]
+    assert len(result.matches) == 1 and result.truncated is True
+
+
 def test_timeout_reports_a_partial_result(project_dir: Path, make_explorer: Callable[..., Explorer]) -> None:
     # enough text that a backtracking-heavy pattern cannot finish inside a 10 ms budget
     line = "a" * 200 + "\n"
@@ -159,29 +176,77 @@ def test_columns_count_characters_not_bytes(project_dir: Path, make_explorer: Ca
 
 
 def test_lines_read_while_ripgrep_runs_give_the_same_records_however_they_are_cut() -> None:
-    """rg's output is read piece by piece as it is written; a piece may end inside a path or a line, and
-    records are built early only up to the limit. Every cut and limit gives the records of one whole read."""
-    from tools.explore.ripgrep import _MatchRows
+    """rg's output is read piece by piece as it is written; a piece may end inside a path, a line or the empty
+    line between two files, and records are written early only up to the limit. Every cut and limit gives the
+    records of one whole read."""
+    from pydantic_core import from_json
+
+    from tools.explore.ripgrep import _FileBlocks
 
     output = b"".join([
-        b"./b.py\x0012:5:    return x\n", b"./a.py\x003:1:caf\xc3\xa9 return\n", b"./b.py\x0014:9:        return y\r\n",
-        b"./a.py\x007:2: return\t\"q\"\n", b"./c/d.py\x001:1:return \xff\n",
+        b"./b.py\x0012\x1f5\x1f    return x\n14\x1f9\x1f        return y\r\n",
+        b"\n./a.py\x003\x1f1\x1fcaf\xc3\xa9 return\n7\x1f2\x1f return\t\"q\"\n",
+        b'bin.dat: binary file matches (found "\\0" byte around offset 4)\n',
+        b"\n./c/d.py\x001\x1f1\x1freturn \xff\n",
+        b"\n./e%s.py\x002\x1f4\x1fa\\b = \"%d\" return\n9\x1f1\x1freturn 1\n",
     ])
 
     def answered(pieces: list[bytes], limit: int) -> list[tuple[str, list[object]]]:
-        arriving = _MatchRows(limit)
+        arriving = _FileBlocks(limit)
         for piece in pieces:
             arriving.take(piece)
-        assert arriving.rest == b""
-        paths = sorted(arriving.by_file)
-        return [(p.decode(), list(arriving.records(p.decode()[2:], p, limit))) for p in paths]
+        arriving.finish()
+        out = []
+        for raw in sorted(arriving.bodies):
+            part = arriving.part(raw.decode()[2:], raw, limit)
+            out.append((raw.decode(), from_json(b"[" + part + b"]") if isinstance(part, bytes) else part))
+        return out
 
     whole = answered([output], 99)
-    assert [m["line"] for _, records in whole for m in records] == [3, 7, 12, 14, 1]
+    assert [path for path, _ in whole] == ["./a.py", "./b.py", "./c/d.py", "./e%s.py"]
+    assert [m["line"] for _, records in whole for m in records] == [3, 7, 12, 14, 1, 2, 9]
     assert [m["text"] for m in whole[0][1]] == ["café return", ' return\t"q"']
     assert whole[1][1][1]["text"] == "        return y" and whole[2][1][0]["text"] == "return \ufffd"
+    assert whole[3][1][0] == {"file": "e%s.py", "line": 2, "column": 4, "text": 'a\\b = "%d" return'}
     for limit in [1, 2, 3, 99]:
-        expected = [(path, records[:limit]) for path, records in answered([output], 99)]
+        expected = [(path, records[:limit]) for path, records in whole]
         for cut in range(1, len(output)):
             assert answered([output[:cut], output[cut:]], limit) == expected, (limit, cut)
+            for second in range(cut + 1, len(output), 7):
+                assert answered([output[:cut], output[cut:second], output[second:]], limit) == expected, (cut, second)
         assert answered([output[i:i + 1] for i in range(len(output))], limit) == expected, limit
+
+
+def test_a_line_cut_short_when_ripgrep_is_stopped_is_left_out() -> None:
+    from tools.explore.ripgrep import _FileBlocks
+
+    arriving = _FileBlocks(99)
+    arriving.take(b"./a.py\x001\x1f1\x1freturn 1\n2\x1f1\x1fret")
+    arriving.finish()
+    assert arriving.rows == {b"./a.py": 1}
+    assert arriving.part("a.py", b"./a.py", 99) == b'{"file":"a.py","line":1,"column":1,"text":"return 1"}'
+
+
+@pytest.mark.parametrize(("text", "fast"), [
+    (b"plain return", True), (b"", True), (b'quote " and \\ backslash', True), (b"tab\there", True),
+    (b"percent %s %d %% here", True), (b"x" * 500, True), (b"del \x7f char", True),
+    (b"x" * 499 + b'"', False), (b"x" * 501, False), (b"\\" * 300, False),  # longer than 500 once escaped
+    (b"bell \x07", False), (b"nul \x00", False), (b"cr\r", False), (b"unit \x1f separator", False),
+    (b"caf\xc3\xa9", False), (b"bad \xff byte", False), (b"form \x0c feed", False), (b"esc \x1b[0m", False),
+])
+def test_records_written_from_ripgrep_lines_are_the_records_built_from_them(text: bytes, fast: bool) -> None:
+    """The fast writer (straight from rg's bytes) and the careful one (a dict per record) give the same
+    records, whatever a line holds; where the fast one cannot be sure, it declines."""
+    from pydantic_core import from_json, to_json
+
+    from tools.explore.ripgrep import _match_records, _written_records
+
+    body = b"3\x1f1\x1fbefore\n17\x1f4\x1f" + text + b"\n20\x1f2\x1f\tafter"
+    rows = body.split(b"\n")
+    for path in ["a.py", 'we"ird\\pa%th.py', "dir/é.py"]:
+        for limit in [1, 2, 3, 10]:
+            expected = _match_records(path, rows[:limit])
+            written = _written_records(to_json(path), body, limit)
+            if written is not None:
+                assert from_json(b"[" + written + b"]") == expected, (path, limit)
+    assert (_written_records(b'"a.py"', body, 3) is not None) == fast

@@ -7,6 +7,8 @@ from typing import Annotated, Any, Literal, NotRequired
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict  # pydantic needs this one, not typing's, before Python 3.12
 
+from tools.written import WRITTEN
+
 MatchMode = Literal["exact", "prefix", "icase"]
 HitContext = Literal["code", "comment", "string"]
 
@@ -52,7 +54,7 @@ class TextMatch(TypedDict):
 
 class PatternResult(Skipping):
     pattern: str
-    matches: list[TextMatch]
+    matches: Annotated[list[TextMatch], WRITTEN]  # a WrittenList when search_text wrote the records as JSON
     total_matches: int
     truncated: bool
     files_with_matches: int | None = None

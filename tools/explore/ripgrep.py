@@ -19,13 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from pydantic_core import from_json
+from pydantic_core import PydanticSerializationError, from_json, to_json
 
 from tools.binaries import require_binary
 from tools.errors import InvalidArgument
 from tools.explore import budget
 from tools.explore.models import TextMatch
 from tools.project import RUNTIME_DIRS, STATE_DIR
+from tools.written import WrittenList
 
 log = logging.getLogger(__name__)
 
@@ -73,9 +74,10 @@ class RgOutcome:
 @dataclass
 class LineSearch:
     """search_text's rows: the first `limit` matching lines in (file, line) order, each a dict with file,
-    line, column, text and, when context was asked for, context_before / context_after; and counts of all."""
+    line, column, text and, when context was asked for, context_before / context_after (without, the records
+    are held as their JSON, a WrittenList); and counts of all."""
 
-    matches: list[TextMatch]
+    matches: list[TextMatch] | WrittenList[TextMatch]
     total: int  # matching lines
     files: int  # files with a match
     timed_out: bool
@@ -216,26 +218,31 @@ def _line(data: dict[str, Any]) -> RgLine:
                   columns)
 
 
-# rg's plain output with --null --line-number --column: `path NUL line:column:text` for a match and
-# `path NUL line-text` for a context line (context lines carry no column). rg prints each file's lines together.
-_ROW = re.compile(rb"(\d+)(?::(\d+):|-)(.*)", re.DOTALL)
+# search_text reads rg's --heading output with --null: each file is its path and a NUL, then its lines, and files
+# are parted by an empty line. A match line is `number US column US text`, US being the unit separator (set by
+# --field-match-separator); a context line is `number-text`. rg prints each file whole. When rg was given a binary
+# file by name, it may also print a line `path: binary file matches (...)`, which is no row and is left out.
+_US = b"\x1f"
+_ROW = re.compile(rb"(\d+)(?:\x1f(\d+)\x1f|-)(.*)", re.DOTALL)
 _Row = tuple[bytes, bytes | None, bytes]  # line number, column (None on a context line), text
+_BINARY_NOTE = re.compile(rb'(?!\d+\x1f\d+\x1f).*: binary file matches \(found "\\0" byte around offset \d+\)')
+MAX_TEXT_CHARS = 500  # a matching line's text is cut to this many characters
 
 
 def _parse_rows(rows: list[bytes]) -> list[_Row]:
     return [cast(_Row, m.groups()) for m in map(_ROW.match, rows) if m]
 
 
-# the same match rows, several at once: an ASCII block of them with no carriage return is parsed by one regex
-# pass and needs no byte-to-character column conversion
-_ASCII_ROWS = re.compile(r"^(\d+):(\d+):(.*)$", re.MULTILINE)
+# the match rows of a file, several at once: an ASCII block with no carriage return is parsed by one regex pass
+# and needs no byte-to-character column conversion
+_ASCII_ROWS = re.compile(r"^(\d+)\x1f(\d+)\x1f(.*)$", re.MULTILINE)
 
 
 def _match_records(path: str, rows: list[bytes]) -> list[TextMatch]:
     """search_text's match records for match rows (no context lines) of one file."""
     block = b"\n".join(rows)
     if block.isascii() and b"\r" not in block:
-        return [{"file": path, "line": int(number), "column": int(column), "text": text[:500]}
+        return [{"file": path, "line": int(number), "column": int(column), "text": text[:MAX_TEXT_CHARS]}
                 for number, column, text in _ASCII_ROWS.findall(block.decode("ascii"))]
     return [_match_record(path, number, column, raw) for number, column, raw in _parse_rows(rows)]
 
@@ -248,6 +255,39 @@ def _match_record(path: str, number: bytes, column: bytes | None, raw: bytes) ->
             "text": _text(raw)}
 
 
+# every control character but the tab, the newline and the separator: a block holding one takes the careful path
+_CONTROLS = bytes(c for c in range(32) if c not in (9, 10, 31))
+
+
+def _written_records(path_json: bytes, body: bytes, limit: int) -> bytes | None:
+    """The JSON of a file's first `limit` match records, written straight from rg's lines with no record built:
+    for a block of ASCII match rows holding no control character but tabs, whose texts need no cutting, escaping
+    is three byte replacements and the records one formatting. None when the block needs the careful path
+    (_match_records), which gives the same records."""
+    if not body.isascii() or len(body.translate(None, _CONTROLS)) != len(body):
+        return None
+    rows = body.count(b"\n") + 1
+    if body.count(_US) != 2 * rows:
+        return None  # a text holding the separator itself
+    fields = body.replace(b"\\", b"\\\\").replace(b'"', b'\\"').replace(b"\t", b"\\t").replace(b"\n", _US).split(_US)
+    if rows > limit:
+        rows = limit
+        del fields[3 * limit:]
+    if max(map(len, fields[2::3])) > MAX_TEXT_CHARS:
+        return None  # escaped, a text may be longer than the original: either way the careful path cuts it
+    record = b'{"file":' + path_json.replace(b"%", b"%%") + b',"line":%s,"column":%s,"text":"%s"}'
+    return b",".join([record] * rows) % tuple(fields)
+
+
+def _path_json(path: str) -> bytes | None:
+    """A relative path as a JSON string, or None for a name that is not UTF-8 (its records stay dicts: the
+    answer writes such names in their \\xNN form, tools/pathnames.py)."""
+    try:
+        return to_json(path)
+    except PydanticSerializationError:
+        return None
+
+
 def search_lines(
     cwd: Path,
     pattern: str,
@@ -258,34 +298,55 @@ def search_lines(
     limit: int = 100,
     timeout: float = 10.0,
 ) -> LineSearch:
-    """search_text on rg's plain output: the first `limit` matching lines in (file, line) order, whatever
-    order rg's threads finished the files in (so the same call keeps the same lines), and every match counted.
-    Without context lines, only the lines answered are parsed; the others are counted."""
-    args = [*_base_args(flags, filters), "--null", "--line-number", "--column", "--no-heading", "--with-filename",
-            "--color", "never"]
+    """search_text on rg's output: the first `limit` matching lines in (file, line) order, whatever order rg's
+    threads finished the files in (so the same call keeps the same lines), and every match counted. Without
+    context lines, only the lines answered are parsed (the others are counted), and the records are written as
+    JSON (a WrittenList) rather than built."""
+    args = [*_base_args(flags, filters), "--null", "--line-number", "--column", "--heading", "--with-filename",
+            "--field-match-separator", _US.decode(), "--color", "never"]
     if context_lines:
         args += ["--context", str(context_lines), "--no-context-separator"]
-    arriving = _MatchRows(limit if not context_lines else 0)
+    arriving = _FileBlocks(limit if not context_lines else 0)
     run = _run_rg(cwd, [*args, "-e", pattern, "--", *filters.roots], timeout, take=arriving.take)
-    by_file = arriving.by_file  # a line cut short by a timeout stays in arriving.rest and is left out
-    # with context lines, match and context lines are told apart by the separator after the line number
-    parsed = {raw_path: _parse_rows(group) for raw_path, group in by_file.items()} if context_lines else {}
-    total = (sum(1 for rows in parsed.values() for row in rows if row[1] is not None) if context_lines
-             else sum(len(group) for group in by_file.values()))
+    arriving.finish()  # a line cut short by a timeout is left out
+    if context_lines:
+        return _with_context(arriving.bodies, context_lines, limit, run)
+    total = sum(arriving.rows.values())
+    _check(run, total)
+    parts: list[bytes | list[TextMatch]] = []
+    answered = 0
+    for path, raw_path in sorted((_relative(os.fsdecode(p)), p) for p in arriving.bodies):
+        wanted = limit - answered
+        if wanted <= 0:
+            break  # the rest are counted only
+        part = arriving.part(path, raw_path, wanted)
+        parts.append(part)
+        answered += min(wanted, arriving.rows[raw_path])
+    matches: list[TextMatch] | WrittenList[TextMatch]
+    if all(isinstance(part, bytes) for part in parts):
+        matches = WrittenList(cast(list[bytes], parts), answered)
+    else:  # a name that is not UTF-8: the answer is written from dicts
+        matches = [record for part in parts
+                   for record in (from_json(b"[" + part + b"]") if isinstance(part, bytes) else part)]
+    return LineSearch(matches, total, len(arriving.bodies), run.timed_out)
+
+
+def _with_context(bodies: dict[bytes, bytes], context_lines: int, limit: int, run: _RgRun) -> LineSearch:
+    """search_text's records with context lines: match and context lines are told apart by what follows the
+    line number."""
+    parsed = {raw_path: _parse_rows(body.split(b"\n")) for raw_path, body in bodies.items()}
+    total = sum(1 for rows in parsed.values() for row in rows if row[1] is not None)
     _check(run, total)
     matches: list[TextMatch] = []
     files = 0
-    for path, raw_path in sorted((_relative(os.fsdecode(p)), p) for p in by_file):
-        rows: list[_Row] = parsed.get(raw_path, [])
-        if context_lines and not any(row[1] is not None for row in rows):
+    for path, raw_path in sorted((_relative(os.fsdecode(p)), p) for p in parsed):
+        rows = parsed[raw_path]
+        if not any(row[1] is not None for row in rows):
             continue
-        files += 1  # without context lines every line rg printed is a match
+        files += 1
         wanted = limit - len(matches)
         if wanted <= 0:
             continue  # counted only
-        if not context_lines:
-            matches += arriving.records(path, raw_path, wanted)
-            continue
         texts = {int(number): text for number, _, text in rows}
         for number, column, raw in [row for row in rows if row[1] is not None][:wanted]:
             match = _match_record(path, number, column, raw)
@@ -296,59 +357,84 @@ def search_lines(
     return LineSearch(matches, total, files, run.timed_out)
 
 
-class _MatchRows:
-    """rg's output lines grouped by file as they arrive. While no more than `early` lines have come, each
-    file's match records are built at once, while rg is still searching other files (for an answer of all
-    matches that hides most of the parsing behind rg's own run); the rest are built at the end, for the
-    files answered."""
+class _FileBlocks:
+    """rg's --heading output taken apart by file as it arrives. While no more than `early` match rows have come,
+    each file's records are written at once, while rg is still searching other files (for an answer of all
+    matches that hides most of the work behind rg's own run); the rest are written at the end, for the files
+    answered. Only whole lines are kept: what comes after the last newline (a line cut short when rg was
+    stopped) is dropped."""
 
     def __init__(self, early: int) -> None:
-        self.by_file: dict[bytes, list[bytes]] = {}
-        self.built: dict[bytes, list[TextMatch]] = {}
+        self.bodies: dict[bytes, bytes] = {}  # raw path -> its lines, without the last newline
+        self.rows: dict[bytes, int] = {}  # raw path -> its match rows (counted only without context lines)
+        self.parts: dict[bytes, bytes | list[TextMatch]] = {}  # records written early: all of a file's rows
         self.early = early
         self.seen = 0
-        self.unfinished: list[bytes] = []  # the pieces of a line not yet ended (kept apart: a line can be long)
-
-    @property
-    def rest(self) -> bytes:
-        """What came after the last newline: nothing, or a line cut short when rg was stopped."""
-        return b"".join(self.unfinished)
+        self.unfinished: list[bytes] = []  # the pieces of a file not yet ended (kept apart: a file can be long)
 
     def take(self, piece: bytes) -> None:
-        end = piece.rfind(b"\n")
-        if end < 0:
+        end = piece.rfind(b"\n\n")
+        if end >= 0:
+            done, rest = piece[:end], piece[end + 2:]
+        elif piece[:1] == b"\n" and self.unfinished and self.unfinished[-1][-1:] == b"\n":
+            self.unfinished[-1] = self.unfinished[-1][:-1]  # the empty line between two files spans two pieces
+            done, rest = b"", piece[1:]
+        else:
             self.unfinished.append(piece)
             return
-        lines = (b"".join([*self.unfinished, piece[:end]]) if self.unfinished else piece[:end]).split(b"\n")
-        self.unfinished = [piece[end + 1:]] if end + 1 < len(piece) else []
-        arrived: dict[bytes, list[bytes]] = {}
-        for printed in lines:
-            raw_path, nul, row = printed.partition(b"\0")
-            if nul:
-                group = arrived.get(raw_path)
-                if group is None:
-                    arrived[raw_path] = [row]
-                else:
-                    group.append(row)
-        for raw_path, group in arrived.items():
-            known = self.by_file.setdefault(raw_path, [])
-            # `seen` counts skipped lines too, so after the first skip nothing more is built: what a file has
-            # built is always the start of its lines
-            if self.seen + len(group) <= self.early:
-                self.built.setdefault(raw_path, []).extend(_match_records(_relative(os.fsdecode(raw_path)), group))
-            known.extend(group)
-            self.seen += len(group)
+        # an empty line between files that spans two earlier pieces is inside the joined text too
+        text = b"".join([*self.unfinished, done]) if self.unfinished else done
+        self.unfinished = [rest] if rest else []
+        for block in text.split(b"\n\n"):
+            self._file(block)
 
-    def records(self, path: str, raw_path: bytes, wanted: int) -> list[TextMatch]:
-        """The first `wanted` match records of one file."""
-        built = self.built.get(raw_path, [])
-        if len(built) < wanted:
-            built = built + _match_records(path, self.by_file[raw_path][len(built):wanted])
-        return built[:wanted]
+    def finish(self) -> None:
+        """The last file, once rg has ended: up to its last whole line."""
+        text = b"".join(self.unfinished)
+        self.unfinished = []
+        end = text.rfind(b"\n")
+        if end >= 0:
+            self._file(text[:end])
+
+    def _file(self, block: bytes) -> None:
+        raw_path, nul, body = block.partition(b"\0")
+        if not nul or not body:
+            return  # no file: a note on a binary file rg was given by name
+        if b"\n" in raw_path:  # such a note printed just before the file
+            raw_path = raw_path.rpartition(b"\n")[2]
+        if b": binary file matches (" in body:
+            body = b"\n".join(row for row in body.split(b"\n") if not _BINARY_NOTE.fullmatch(row))
+            if not body:
+                return
+        self.bodies[raw_path] = body
+        if self.early == 0:  # context lines: rows are told apart later
+            return
+        rows = self.rows[raw_path] = body.count(b"\n") + 1
+        if self.seen + rows <= self.early:
+            self.parts[raw_path] = self._write(_relative(os.fsdecode(raw_path)), body, rows)
+        self.seen += rows  # counts files not written too, so after the first one nothing more is written early
+
+    def part(self, path: str, raw_path: bytes, wanted: int) -> bytes | list[TextMatch]:
+        """The records of a file's first `wanted` match rows: as JSON, or as dicts for a name that is not UTF-8."""
+        rows = self.rows[raw_path]
+        part = self.parts.get(raw_path)
+        if part is None or wanted < rows:
+            part = self._write(path, self.bodies[raw_path], wanted)
+        return part
+
+    @staticmethod
+    def _write(path: str, body: bytes, limit: int) -> bytes | list[TextMatch]:
+        path_json = _path_json(path)
+        if path_json is not None:
+            written = _written_records(path_json, body, limit)
+            if written is not None:
+                return written
+        records = _match_records(path, body.split(b"\n", limit)[:limit])
+        return to_json(records)[1:-1] if path_json is not None else records
 
 
 def _text(raw: bytes) -> str:
-    return raw.decode("utf-8", errors="replace").rstrip("\r")[:500]
+    return raw.decode("utf-8", errors="replace").rstrip("\r")[:MAX_TEXT_CHARS]
 
 
 def list_files(cwd: Path, filters: RgFilters, timeout: float = 10.0, extra: list[str] | None = None) -> tuple[list[str], bool]:

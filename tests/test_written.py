@@ -1,0 +1,83 @@
+"""Lists held as their JSON (tools/written.py): read as records in Python, written as they are held."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import pytest
+from pydantic import BaseModel
+from pydantic_core import to_json
+from typing_extensions import TypedDict
+
+from tools.written import WRITTEN, WrittenList, dump_json
+
+
+class Item(TypedDict):
+    file: str
+    line: int
+
+
+class Group(BaseModel):
+    name: str
+    items: Annotated[list[Item], WRITTEN]
+    note: str | None = None
+
+
+class Groups(BaseModel):
+    groups: list[Group]
+    total: int
+
+
+class Plain(BaseModel):  # the same fields with no WRITTEN annotation
+    name: str
+    items: list[Item]
+    note: str | None = None
+
+
+def written(*items: Item) -> WrittenList[Item]:
+    halves = [items[: len(items) // 2], items[len(items) // 2:]]
+    return WrittenList([to_json(list(half))[1:-1] for half in halves], len(items))
+
+
+A: Item = {"file": "a.py", "line": 1}
+B: Item = {"file": 'q"uote\\.py', "line": 2}
+C: Item = {"file": "é.py", "line": 30}
+
+
+def test_a_written_list_reads_as_its_records() -> None:
+    held = written(A, B, C)
+    assert len(held) == 3 and held[0] == A and held[-1] == C and held[1:] == [B, C]
+    assert list(held) == [A, B, C] and held == [A, B, C] and [A, B, C] == held and held == written(A, B, C)
+    assert held != [A, B] and B in held
+    assert WrittenList([], 0) == [] and WrittenList([b"", b""], 0).json() == b"[]"
+    assert "3 items" in repr(held)
+
+
+def test_a_written_list_that_does_not_hold_what_it_says_fails_when_read() -> None:
+    with pytest.raises(ValueError, match="holds 2 values where 3 were written"):
+        list(WrittenList([to_json([A, B])[1:-1]], 3))
+
+
+def test_dump_json_splices_written_lists_and_matches_the_decoded_dump() -> None:
+    model = Groups(groups=[Group.model_construct(name="one", items=written(A, B)),
+                           Group(name="two", items=[C], note="n"),
+                           Group.model_construct(name="three", items=written()),
+                           Group.model_construct(name="four", items=written(C, A, B))], total=6)
+    expected = to_json(Groups.model_validate(model.model_dump()), exclude_none=True)
+    assert dump_json(model, exclude_none=True) == expected
+    assert model.model_dump()["groups"][0]["items"] == [A, B]  # Python dumps decode
+    assert model.model_dump_json(exclude_none=True).encode() == expected
+
+
+def test_a_string_that_looks_like_a_placeholder_is_left_alone() -> None:
+    for fake in ["code-intel-written:0", "code-intel-written:" + "0" * 24 + ":0", '"code-intel-written:"']:
+        model = Group.model_construct(name=fake, items=written(A), note=fake)
+        assert dump_json(model) == to_json(Group(name=fake, items=[A], note=fake))
+
+
+def test_written_leaves_the_schema_as_declared() -> None:
+    for mode in ("validation", "serialization"):
+        written_schema = Group.model_json_schema(mode=mode)  # type: ignore[arg-type]
+        plain_schema = Plain.model_json_schema(mode=mode)  # type: ignore[arg-type]
+        written_schema["title"] = plain_schema["title"]
+        assert written_schema == plain_schema

@@ -250,3 +250,19 @@ def test_records_written_from_ripgrep_lines_are_the_records_built_from_them(text
             if written is not None:
                 assert from_json(b"[" + written + b"]") == expected, (path, limit)
     assert (_written_records(b'"a.py"', body, 3) is not None) == fast
+
+
+def test_a_run_reads_a_flood_on_stderr_and_keeps_its_deadline(tmp_path: Path) -> None:
+    """stdout and stderr are read in one loop: a process that fills the stderr pipe before writing stdout does
+    not block, and one that outlives the deadline is killed with what it wrote kept."""
+    import time
+
+    from tools.explore.ripgrep import _run_rg
+
+    run = _run_rg(tmp_path, ["sh", "-c", "head -c 300000 /dev/zero | tr '\\0' e >&2; echo out"], timeout=10)
+    assert (run.stdout, len(run.stderr), run.returncode, run.timed_out) == (b"out\n", 300000, 0, False)
+    pieces: list[bytes] = []
+    started = time.monotonic()
+    run = _run_rg(tmp_path, ["sh", "-c", "echo early; exec sleep 30"], timeout=0.3, take=pieces.append)
+    assert time.monotonic() - started < 5
+    assert run.timed_out and b"".join(pieces) == b"early\n" and run.stdout == b""

@@ -12,8 +12,9 @@ import dataclasses
 import logging
 import os
 import re
+import selectors
 import subprocess
-import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -131,43 +132,55 @@ class _RgRun:
     timed_out: bool
 
 
+DRAIN_SECONDS = 2.0  # after rg was stopped, how long what it already wrote may take to read
+
+
 def _run_rg(cwd: Path, args: list[str], timeout: float, take: Callable[[bytes], None] | None = None) -> _RgRun:
     """Run rg to the end, or kill it at `timeout` (or when the call's time budget runs out first); what it
     wrote by then is kept, and the call is marked partial. With `take`, stdout is handed over piece by piece
-    as rg writes it (so its reading overlaps rg's run) instead of kept."""
+    as rg writes it (so its reading overlaps rg's run) instead of kept. stdout and stderr are read in one loop
+    that also keeps the deadline, so a chatty rg never blocks on a full pipe and no thread is started."""
     timeout = budget.remaining(timeout)
+    deadline = time.monotonic() + timeout
     proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
-    timed_out = threading.Event()
-
-    def expire() -> None:
-        timed_out.set()
-        proc.kill()
-
-    timer = threading.Timer(timeout, expire)
-    timer.daemon = True
-    stderr_chunks: list[bytes] = []
-    # stderr is drained on its own thread so a chatty rg never blocks on a full pipe
-    drain = threading.Thread(target=lambda: stderr_chunks.append(proc.stderr.read() if proc.stderr else b""), daemon=True)
-    drain.start()
-    timer.start()
+    assert proc.stdout is not None and proc.stderr is not None
+    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
+    stdout: list[bytes] = []
+    stderr: list[bytes] = []
+    timed_out = False
     try:
-        assert proc.stdout is not None
-        if take is None:
-            stdout = proc.stdout.read()
-        else:
-            stdout = b""
-            while piece := os.read(proc.stdout.fileno(), 1 << 16):
-                take(piece)
+        with selectors.DefaultSelector() as selector:
+            selector.register(out_fd, selectors.EVENT_READ)
+            selector.register(err_fd, selectors.EVENT_READ)
+            while selector.get_map():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    if timed_out:
+                        break  # what rg wrote before it was stopped took too long to read
+                    timed_out = True
+                    proc.kill()
+                    deadline = time.monotonic() + DRAIN_SECONDS
+                    continue
+                for key, _ in selector.select(left):
+                    piece = os.read(key.fd, 1 << 16)
+                    if not piece:
+                        selector.unregister(key.fd)
+                    elif key.fd == err_fd:
+                        stderr.append(piece)
+                    elif take is not None:
+                        take(piece)
+                    else:
+                        stdout.append(piece)
         proc.wait()
     finally:
-        timer.cancel()
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-        drain.join(timeout=2)
-    if timed_out.is_set():
+        proc.stdout.close()
+        proc.stderr.close()
+    if timed_out:
         budget.note_partial(f"ripgrep stopped after {timeout:.3g} s: files not yet searched are missing")
-    return _RgRun(stdout, b"".join(stderr_chunks).decode("utf-8", errors="replace"), proc.returncode, timed_out.is_set())
+    return _RgRun(b"".join(stdout), b"".join(stderr).decode("utf-8", errors="replace"), proc.returncode, timed_out)
 
 
 def _check(run: _RgRun, found: int) -> None:

@@ -227,6 +227,19 @@ def test_a_line_cut_short_when_ripgrep_is_stopped_is_left_out() -> None:
     assert arriving.part("a.py", b"./a.py", 99) == b'{"file":"a.py","line":1,"column":1,"text":"return 1"}'
 
 
+def test_a_file_printed_twice_is_one_file_with_its_lines_in_order() -> None:
+    from pydantic_core import from_json
+
+    from tools.explore.ripgrep import _FileBlocks
+
+    arriving = _FileBlocks(99)
+    arriving.take(b"./a.py\x001\x1f1\x1fx\n\n./b.py\x002\x1f1\x1fz\n\n./a.py\x005\x1f1\x1fy\n")
+    arriving.finish()
+    assert arriving.rows == {b"./a.py": 2, b"./b.py": 1}
+    part = arriving.part("a.py", b"./a.py", 99)
+    assert isinstance(part, bytes) and [m["line"] for m in from_json(b"[" + part + b"]")] == [1, 5]
+
+
 @pytest.mark.parametrize(("text", "fast"), [
     (b"plain return", True), (b"", True), (b'quote " and \\ backslash', True), (b"tab\there", True),
     (b"percent %s %d %% here", True), (b"x" * 500, True), (b"del \x7f char", True),

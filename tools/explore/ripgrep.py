@@ -419,6 +419,10 @@ class _FileBlocks:
             body = b"\n".join(row for row in body.split(b"\n") if not _BINARY_NOTE.fullmatch(row))
             if not body:
                 return
+        if raw_path in self.bodies:  # the same file twice (rg was given overlapping roots): one file, lines in order
+            body = self.bodies[raw_path] + b"\n" + body
+            self.parts.pop(raw_path, None)
+            self.seen -= self.rows.pop(raw_path, 0)
         self.bodies[raw_path] = body
         if self.early == 0:  # context lines: rows are told apart later
             return

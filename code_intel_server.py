@@ -48,7 +48,7 @@ from tools.context import skill
 from tools.errors import CodeIntelError, validation_problems
 from tools.logs import setup_logging
 from tools.pathnames import client_safe
-from tools.stdio import STRUCTURED_AS_TEXT, guarded_stdio
+from tools.stdio import WireAnswers, serve_stdio
 from tools.written import dump_json
 
 if TYPE_CHECKING:  # at run time import_result_models() brings them in, when the tool table is built
@@ -623,7 +623,7 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
 
         super().__init__("code-intel", instructions=SERVER_INSTRUCTIONS, lifespan=lifespan)
         self._registered: dict[str, Tool] | None = None  # see tools()
-        self.structured_from_text = False  # set while serving our stdio transport, see _answer()
+        self.wire_answers: WireAnswers | None = None  # set while serving our stdio transport, see _answer()
         self._building = threading.Lock()
         self.add_prompt(Prompt.from_function(code, name="code", title="code-intel session",
                                              description=skill.description()))
@@ -708,23 +708,24 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
             data, answer = wire_json(data)
             if len(answer) > MAX_RESPONSE_BYTES:  # serialised once; only an answer over the cap is cut and redone
                 data, answer = wire_json(bound_answer(data))
-        elif not self.structured_from_text:
+        elif self.wire_answers is None:
             data = json.loads(answer)
         if TOOLS[name].ledger:
             app.workflow.record_tool_call(name, arguments, ok=ok)
         log.info("%s %s in %.0f ms", name, "ok" if ok else data.get("error"), (time.perf_counter() - started) * 1000)
-        # on our stdio transport the structured content is the text itself, put in place when the line is written
-        # (tools/stdio.py): the SDK's own pipeline would copy and re-check a large answer three times on the way out
-        structured = STRUCTURED_AS_TEXT if self.structured_from_text else data
-        return CallToolResult(content=[TextContent(type="text", text=answer.decode())], structured_content=structured,
+        if self.wire_answers is not None:
+            # on our stdio transport the SDK gets markers and the answer's bytes are put in place of both when the
+            # line is written (tools/stdio.py): the SDK's own pipeline would copy, re-check and re-encode a large
+            # answer several times on the way out
+            return self.wire_answers.result(answer, is_error=not ok)
+        return CallToolResult(content=[TextContent(type="text", text=answer.decode())], structured_content=data,
                               is_error=not ok)
 
     async def run_stdio_async(self) -> None:
-        """stdio with our layer around the SDK's (tools/stdio.py): every request gets an answer, and each answer's
-        structured content is written from its text."""
-        self.structured_from_text = True
-        async with guarded_stdio() as (read_stream, write_stream):
-            await self._lowlevel_server.run(read_stream, write_stream, self._lowlevel_server.create_initialization_options())
+        """stdio with our layer around the SDK's (tools/stdio.py): every request gets an answer, and each tool
+        answer is written from its encoded JSON, kept aside until its line goes out."""
+        self.wire_answers = WireAnswers()
+        await serve_stdio(self._lowlevel_server, self.wire_answers)
 
 
 def _skip_sdk_logging_setup() -> None:

@@ -18,37 +18,42 @@ are handed to the SDK unchanged. File descriptor 0 is moved to /dev/null while s
 does when it owns stdin, so child processes never read protocol bytes.
 
 The writing side is ours too (`WireWriter`), for one reason: a tool answer carries the same JSON twice, as
-text content and as structured content. The server hands the SDK the text and, as structured content, the
-small `STRUCTURED_AS_TEXT` marker; when the SDK's line is written, the marker is replaced by the text's JSON.
-For an answer of thousands of matches that saves the SDK's three walks over the structured copy (dump,
-protocol-version check, JSON). File descriptor 1 is pointed at stderr while serving, as the SDK does, so a
-stray print can never corrupt the protocol stream.
+text content and as structured content, and can hold thousands of matches. The server keeps the answer's encoded
+JSON aside (`WireAnswers`) and hands the SDK a result whose text and structured content are small markers naming
+it; when the SDK's line is written, the markers are replaced by the answer, as a JSON string in the text and as
+itself in the structured content. The SDK's line stays a few hundred bytes, so neither the SDK (dump, protocol
+check, JSON) nor this layer walks the answer more than once more: the escaping that makes it a JSON string.
+File descriptor 1 is pointed at stderr while serving, as the SDK does, so a stray print can never corrupt the
+protocol stream.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
 import re
+import secrets
 import sys
+import threading
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
-from typing import IO, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 import anyio
 import anyio.to_thread
+
+if TYPE_CHECKING:
+    from mcp_types import CallToolResult
 
 log = logging.getLogger(__name__)
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
-
-# The structured content of an answer whose text content holds the same JSON (see WireWriter)
-STRUCTURED_AS_TEXT = {"code_intel_structured_content": "same as the text content"}
-_MARKER = json.dumps(STRUCTURED_AS_TEXT, separators=(",", ":"))
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 64  # below the SDK's own JSON recursion limit, so whatever passes here it can read
@@ -301,47 +306,179 @@ class GuardedLines:
             log.info("the connection closed before a refused line could be answered")
 
 
-def structured_from_text(line: str) -> str:
-    """A JSON-RPC line whose result has the STRUCTURED_AS_TEXT marker as structured content, with the marker
-    replaced by the result's text content (the same answer as JSON). The marker's first unescaped occurrence is
-    that structured content: inside a JSON string every quote is escaped."""
-    message = json.loads(line)
-    result = message.get("result") if isinstance(message, dict) else None
-    if not isinstance(result, dict) or result.get("structuredContent") != STRUCTURED_AS_TEXT:
-        return line
-    texts = [item.get("text") for item in result.get("content") or [] if isinstance(item, dict) and item.get("type") == "text"]
-    if len(texts) != 1 or not isinstance(texts[0], str) or not texts[0].startswith("{"):
-        log.error("an answer marked as structured-from-text has no single JSON text; sent without structured content")
-        return line.replace(_MARKER, "{}", 1)
-    return line.replace(_MARKER, texts[0], 1)
+ANSWER_KEY = "code_intel_answer"  # the structured content's marker: {ANSWER_KEY: token}
+MAX_WAITING_ANSWERS = 256  # answers kept aside for a line not written yet (see WireAnswers)
+MAX_WAITING_BYTES = 64 * 1024 * 1024
+_CONTROL_BYTES = tuple(bytes([code]) for code in range(0x20))
+
+
+def json_string_body(answer: bytes) -> bytes:
+    """UTF-8 JSON text as the inside of a JSON string (no quotes), the bytes `json.dumps(text,
+    ensure_ascii=False)` writes between its quotes. Compact JSON from a serialiser holds no raw control
+    character, so escaping each backslash and quote is enough; text that does hold one takes json.dumps."""
+    if any(control in answer for control in _CONTROL_BYTES):
+        return json.dumps(answer.decode("utf-8", errors="replace"), ensure_ascii=False)[1:-1].encode("utf-8")
+    if b"\\" in answer:
+        answer = answer.replace(b"\\", b"\\\\")
+    return answer.replace(b'"', b'\\"')
+
+
+class WireAnswers:
+    """Tool answers as encoded JSON, kept aside until the SDK's line that carries them is written (WireWriter).
+
+    `result()` keeps an answer under a token and gives the SDK a CallToolResult whose text content is the
+    token and whose structured content is `{ANSWER_KEY: token}`. A token is this process's random tag and a
+    counter: it is never sent to the client (each is replaced as its line is written), so no text from outside
+    can name one. An answer leaves when its line is written. One whose line never is (the call was cancelled,
+    the client went away) would stay, so at most MAX_WAITING_ANSWERS answers and MAX_WAITING_BYTES are kept:
+    past either, the oldest are dropped, with a warning, and their lines go out as an internal_error refusal."""
+
+    def __init__(self, max_answers: int = MAX_WAITING_ANSWERS, max_bytes: int = MAX_WAITING_BYTES) -> None:
+        self.tag = f"code-intel-answer-{secrets.token_hex(8)}-"
+        self.tokens = re.compile(re.escape(self.tag) + "[0-9]+")
+        self.max_answers = max_answers
+        self.max_bytes = max_bytes
+        self._counter = itertools.count(1)
+        self._waiting: OrderedDict[str, bytes] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._waiting)
+
+    def result(self, answer: bytes, *, is_error: bool) -> CallToolResult:
+        """The CallToolResult to hand the SDK for `answer` (compact JSON of an object, UTF-8)."""
+        from mcp_types import CallToolResult, TextContent
+
+        token = self.keep(answer)
+        return CallToolResult(content=[TextContent(type="text", text=token)], structured_content={ANSWER_KEY: token},
+                              is_error=is_error)
+
+    def keep(self, answer: bytes) -> str:
+        with self._lock:
+            token = f"{self.tag}{next(self._counter)}"
+            self._waiting[token] = answer
+            self._bytes += len(answer)
+            while len(self._waiting) > 1 and (len(self._waiting) > self.max_answers or self._bytes > self.max_bytes):
+                _, old = self._waiting.popitem(last=False)
+                self._bytes -= len(old)
+                log.warning("dropped an answer of %d bytes whose line was never written (%d answers waiting); if "
+                            "its line comes it is sent as an internal_error", len(old), len(self._waiting))
+        return token
+
+    def take(self, token: str) -> bytes | None:
+        with self._lock:
+            answer = self._waiting.pop(token, None)
+            if answer is not None:
+                self._bytes -= len(answer)
+            return answer
+
+    def complete(self, line: str) -> tuple[bytes, ...]:
+        """The bytes to write for a line the SDK made, in pieces: with the answer its markers name put in their
+        place. A line naming an answer that is no longer kept (or naming it in an unexpected way) becomes an
+        internal_error refusal for its request, so no marker ever reaches the client."""
+        if self.tag not in line:
+            # the server's answers are UTF-8 safe (tools/pathnames.py); "replace" only keeps the stream valid if not
+            return (line.encode("utf-8", errors="replace"),)
+        tokens = set(self.tokens.findall(line))
+        answers = {token: self.take(token) for token in tokens}
+        if len(tokens) == 1:
+            ((token, answer),) = answers.items()
+            if answer is not None:
+                spliced = _splice(line, token, answer)
+                if spliced is not None:
+                    return spliced
+                log.error("an answer line does not hold its markers as expected (%d characters); sent as an "
+                          "internal_error", len(line))
+            else:
+                log.error("an answer line names an answer that is no longer kept; sent as an internal_error")
+        else:
+            log.error("an answer line names %d answers; sent as an internal_error", len(tokens))
+        return (lost_answer_line(line),)
+
+
+def _splice(line: str, token: str, answer: bytes) -> tuple[bytes, ...] | None:
+    """`line` with its structured marker replaced by `answer` and its text marker (the token between
+    quotes) by `answer` as the inside of a JSON string, in five pieces (joined, they would be one more copy
+    of the answer, in freshly allocated memory: as slow as the escaping); None when the markers are not
+    there once each."""
+    structured = f'{{"{ANSWER_KEY}":"{token}"}}'
+    quoted = f'"{token}"'
+    at_structured = line.find(structured)
+    if at_structured < 0 or line.count(quoted) != 2 or line.count(structured) != 1:
+        return None
+    inside = at_structured + len(structured) - 1 - len(quoted)  # the token's own quotes in the structured marker
+    at_text = line.find(quoted)
+    if at_text == inside:
+        at_text = line.find(quoted, inside + len(quoted))
+    at_text += 1  # the token only: its quotes stay, around the escaped answer
+    if at_text < at_structured:
+        first, first_end, first_bytes = at_text, at_text + len(token), json_string_body(answer)
+        second, second_end, second_bytes = at_structured, at_structured + len(structured), answer
+    else:
+        first, first_end, first_bytes = at_structured, at_structured + len(structured), answer
+        second, second_end, second_bytes = at_text, at_text + len(token), json_string_body(answer)
+    return (line[:first].encode("utf-8"), first_bytes, line[first_end:second].encode("utf-8"), second_bytes,
+            line[second_end:].encode("utf-8"))
+
+
+def lost_answer_line(line: str) -> bytes:
+    """The answer for the request of a line whose tool answer was lost: an internal_error refusal in the
+    usual envelope (both copies, isError), so the client's call ends and the model can call again."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        message = None
+    request_id = _valid_id(message.get("id")) if isinstance(message, dict) else top_level_id(line)
+    if request_id is None:  # no request to answer (our markers are only ever in tool results, which have one)
+        return b""
+    refusal = {
+        "success": False,
+        "error": "internal_error",
+        "message": "the answer to this call was lost before it could be written (the server kept too many "
+                   "unwritten answers, or a fault in its stdio layer)",
+        "hint": "call the tool again; see .code-intel/logs/server.log; the server is still running",
+    }
+    text = json.dumps(refusal, separators=(",", ":"))
+    return json.dumps({"jsonrpc": "2.0", "id": request_id,
+                       "result": {"content": [{"type": "text", "text": text}], "structuredContent": refusal,
+                                  "isError": True}}, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
 class WireWriter:
-    """The `stdout` the SDK's stdio transport writes its lines to: each line gets its structured content put
-    in place (structured_from_text) and goes to the real stdout in one write, both on a worker thread, so
-    neither a large answer nor a client that reads slowly holds up the event loop. The SDK's writer task
-    sends one line at a time."""
+    """The `stdout` the SDK's stdio transport writes its lines to: each line gets the answer its markers name
+    put in place (WireAnswers.complete) and goes to the real stdout, both on a worker thread, so neither a
+    large answer nor a client that reads slowly holds up the event loop. The SDK's writer task sends one line
+    at a time; the lock keeps a line's pieces together even if something else ever wrote here too."""
 
-    def __init__(self, sink: IO[bytes]) -> None:
+    def __init__(self, sink: IO[bytes], answers: WireAnswers) -> None:
         self.sink = sink
+        self.answers = answers
+        self._lock = threading.Lock()
 
     async def write(self, line: str) -> None:
         await anyio.to_thread.run_sync(self._send, line)
 
     def _send(self, line: str) -> None:
-        if _MARKER in line:
-            line = structured_from_text(line)
-        # the server's answers are UTF-8 safe (tools/pathnames.py); "replace" only keeps the stream valid if not
-        self.sink.write(line.encode("utf-8", errors="replace"))
-        self.sink.flush()
+        try:
+            pieces = self.answers.complete(line)
+        except Exception:  # a fault here must not end the SDK's writer task, nor leave the request unanswered
+            log.exception("putting an answer in its line failed; sent as an internal_error")
+            pieces = (lost_answer_line(line),)
+        with self._lock:
+            for piece in pieces:
+                if piece:
+                    self.sink.write(piece)
+            self.sink.flush()
 
     async def flush(self) -> None:
         return None  # every write is flushed
 
 
 @asynccontextmanager
-async def guarded_stdio() -> AsyncIterator[tuple[Any, Any]]:
-    """The SDK's `stdio_server()` with our reader in front of stdin and our writer behind stdout."""
+async def guarded_stdio(answers: WireAnswers | None = None) -> AsyncIterator[tuple[Any, Any]]:
+    """The SDK's `stdio_server()` with our reader in front of stdin and our writer behind stdout; `answers`
+    holds the tool answers the SDK's lines name (WireAnswers.result)."""
     from mcp.server.stdio import stdio_server
 
     source, release_stdin = _claim(sys.stdin, 0, "rb")
@@ -349,10 +486,17 @@ async def guarded_stdio() -> AsyncIterator[tuple[Any, Any]]:
         sink, release_stdout = _claim(sys.stdout, 1, "wb")
         try:
             lines = GuardedLines(source)
-            async with stdio_server(stdin=lines, stdout=WireWriter(sink)) as (read_stream, write_stream):  # type: ignore[arg-type]
+            writer = WireWriter(sink, answers if answers is not None else WireAnswers())
+            async with stdio_server(stdin=lines, stdout=writer) as (read_stream, write_stream):  # type: ignore[arg-type]
                 lines.attach(write_stream)
                 yield read_stream, write_stream
         finally:
             release_stdout()
     finally:
         release_stdin()
+
+
+async def serve_stdio(lowlevel_server: Any, answers: WireAnswers) -> None:
+    """Run an SDK low-level server on our stdio layer; its tool results come from `answers.result()`."""
+    async with guarded_stdio(answers) as (read_stream, write_stream):
+        await lowlevel_server.run(read_stream, write_stream, lowlevel_server.create_initialization_options())

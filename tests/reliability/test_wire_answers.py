@@ -1,9 +1,12 @@
-"""How answers go out on stdio: the text content and the structured content carry the same JSON, and the
-structured copy is written from the text as the line leaves the server (tools/stdio.py, WireWriter)."""
+"""How answers go out on stdio: the server keeps each tool answer's JSON aside (tools/stdio.py, WireAnswers),
+hands the SDK markers, and the writer (WireWriter) puts the answer in their place as the line leaves: as a JSON
+string in the text content and as itself in the structured content."""
 
 from __future__ import annotations
 
+import io
 import json
+import logging
 import subprocess
 import sys
 import textwrap
@@ -13,18 +16,162 @@ from typing import Any
 
 import pytest
 
-from tools.stdio import STRUCTURED_AS_TEXT, structured_from_text
+from tools.stdio import ANSWER_KEY, WireAnswers, WireWriter, json_string_body
 
-pytestmark = pytest.mark.slow
-
-MARKER_TEXT = json.dumps(STRUCTURED_AS_TEXT, separators=(",", ":"))
+# text that looks like our markers, as it could sit in a searched file or a pattern
+MARKER_LIKE = f'{{"{ANSWER_KEY}":"code-intel-answer-0123456789abcdef-1"}}'
 
 TRICKY_LINES = [
     'say("needle \\"quoted\\" and \\\\ backslash")',
-    "needle\tafter a tab, then a bell \x07 and é, ü, 日本",
-    f"needle = '{MARKER_TEXT}'",  # the marker itself, as text in a searched file
+    "needle\tafter a tab, then a bell \x07 and é, ü, 日本, 🙂",
+    f"needle = '{MARKER_LIKE}'",  # the marker's shape, as text in a searched file
+    "needle code-intel-answer-",
     "needle " + "x" * 700,  # longer than the 500 characters an answer keeps
 ]
+
+TRICKY_STRINGS = [
+    "",
+    "plain",
+    'quotes " and "" and \\" escaped',
+    "backslashes \\ \\\\ \\n \\u0041 at the end \\",
+    "tab\there, CR\r, LF\n, CRLF\r\n, NUL \x00, bell \x07, escape \x1b, unit \x1f",
+    "DEL \x7f, non-ASCII é ü 日本 🙂, line and paragraph separators \u2028 \u2029",
+    MARKER_LIKE,
+    json.dumps({"nested": 'a "quoted" \\ value', "list": [1, "two"]}, separators=(",", ":"), ensure_ascii=False),
+]
+
+
+@pytest.mark.parametrize("text", TRICKY_STRINGS)
+def test_the_escaped_answer_is_the_json_string_json_dumps_writes(text: str) -> None:
+    body = json_string_body(text.encode("utf-8"))
+    assert b'"' + body + b'"' == json.dumps(text, ensure_ascii=False).encode("utf-8")
+    assert json.loads(b'"' + body + b'"') == text
+
+
+def sdk_line(answers: WireAnswers, request_id: int | str, answer: dict[str, Any], *, is_error: bool = False) -> str:
+    """The line the SDK's stdio transport writes for a tool result from WireAnswers.result()."""
+    from mcp_types import JSONRPCResponse
+
+    result = answers.result(json.dumps(answer, separators=(",", ":"), ensure_ascii=False).encode("utf-8"),
+                            is_error=is_error)
+    response = JSONRPCResponse(jsonrpc="2.0", id=request_id,
+                               result=result.model_dump(by_alias=True, mode="json", exclude_none=True))
+    return response.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+
+
+def written(answers: WireAnswers, *lines: str, tag_in_answers: bool = False) -> list[dict[str, Any]]:
+    sink = io.BytesIO()
+    writer = WireWriter(sink, answers)
+    for line in lines:
+        writer._send(line)
+    data = sink.getvalue()
+    assert tag_in_answers or answers.tag.encode() not in data  # no marker ever reaches the client
+    assert data.endswith(b"\n") and data.count(b"\n") == len(data.splitlines())
+    return [json.loads(raw) for raw in data.splitlines()]
+
+
+def assert_both_copies(message: dict[str, Any], answer: dict[str, Any]) -> None:
+    (content,) = message["result"]["content"]
+    assert content["type"] == "text" and json.loads(content["text"]) == answer
+    assert message["result"]["structuredContent"] == answer
+
+
+def test_the_writer_puts_the_answer_in_place_of_both_markers() -> None:
+    answers = WireAnswers()
+    tricky = {"success": True, "matches": [{"file": "é/日本.py", "text": text} for text in TRICKY_STRINGS]}
+    refusal = {"success": False, "error": "file_not_found", "message": 'no "such" file \\ here'}
+    lines = [sdk_line(answers, 1, tricky), sdk_line(answers, "é-id", refusal, is_error=True)]
+    assert all(len(line) < 300 for line in lines) and len(answers) == 2  # the SDK's lines stay small
+    first, second = written(answers, *lines)
+    assert first["id"] == 1 and first["result"]["isError"] is False
+    assert_both_copies(first, tricky)
+    assert second["id"] == "é-id" and second["result"]["isError"] is True
+    assert_both_copies(second, refusal)
+    assert len(answers) == 0  # each answer leaves the table when its line is written
+
+
+def test_an_answer_holding_its_own_marker_is_written_as_it_is() -> None:
+    answers = WireAnswers()
+    own = f"{answers.tag}1"  # the token the next answer gets
+    answer = {"success": True, "text": own, "quoted": f'"{own}"', "marker": {ANSWER_KEY: own}}
+    (message,) = written(answers, sdk_line(answers, 3, answer), tag_in_answers=True)
+    assert_both_copies(message, answer)
+
+
+def test_lines_without_markers_are_written_unchanged() -> None:
+    answers = WireAnswers()
+    plain = '{"jsonrpc":"2.0","id":8,"result":{"content":[{"type":"text","text":"' + MARKER_LIKE.replace('"', '\\"') + '"}]}}\n'
+    sink = io.BytesIO()
+    WireWriter(sink, answers)._send(plain)
+    assert sink.getvalue() == plain.encode()
+
+
+def assert_lost(message: dict[str, Any], request_id: int) -> None:
+    assert message["id"] == request_id and message["result"]["isError"] is True
+    structured = message["result"]["structuredContent"]
+    assert structured["success"] is False and structured["error"] == "internal_error" and structured["hint"]
+    assert json.loads(message["result"]["content"][0]["text"]) == structured
+
+
+def test_the_table_keeps_a_bounded_number_of_answers(caplog: pytest.LogCaptureFixture) -> None:
+    answers = WireAnswers(max_answers=2)
+    with caplog.at_level(logging.WARNING, logger="tools.stdio"):
+        lines = [sdk_line(answers, n, {"success": True, "n": n}) for n in range(1, 4)]
+    assert len(answers) == 2
+    assert any("dropped an answer" in record.getMessage() for record in caplog.records)
+    with caplog.at_level(logging.ERROR, logger="tools.stdio"):
+        first, second, third = written(answers, *lines)
+    assert_lost(first, 1)  # the oldest was dropped: its line becomes a refusal for its request
+    assert any("no longer kept" in record.getMessage() for record in caplog.records)
+    assert_both_copies(second, {"success": True, "n": 2})
+    assert_both_copies(third, {"success": True, "n": 3})
+    assert len(answers) == 0
+
+
+def test_the_table_keeps_a_bounded_number_of_bytes() -> None:
+    answers = WireAnswers(max_bytes=100)
+    big = {"success": True, "text": "x" * 60}
+    lines = [sdk_line(answers, n, big) for n in (1, 2)]
+    assert len(answers) == 1
+    first, second = written(answers, *lines)
+    assert_lost(first, 1)
+    assert_both_copies(second, big)
+    alone = WireAnswers(max_bytes=10)  # the newest answer is kept even when it alone is over the limit
+    (only,) = written(alone, sdk_line(alone, 5, big))
+    assert_both_copies(only, big)
+
+
+def test_a_line_naming_an_unknown_answer_becomes_a_refusal_for_its_request(caplog: pytest.LogCaptureFixture) -> None:
+    answers = WireAnswers()
+    unknown = f"{answers.tag}999"
+    line = ('{"jsonrpc":"2.0","id":41,"result":{"content":[{"type":"text","text":"' + unknown +
+            f'"}}],"structuredContent":{{"{ANSWER_KEY}":"{unknown}"}},"isError":false}}}}\n')
+    kept = sdk_line(answers, 42, {"success": True})
+    twice = kept.replace('"isError"', f'"extra":"{answers.tag}1","isError"')  # its text marker twice
+    two_tokens = sdk_line(answers, 43, {"success": True}).replace('"isError"', f'"extra":"{unknown}","isError"')
+    no_structured = sdk_line(answers, 44, {"success": True}).replace(f'"structuredContent":{{"{ANSWER_KEY}"', '"other":{"x"')
+    notification = '{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"' + unknown + '"}}\n'
+    with caplog.at_level(logging.ERROR, logger="tools.stdio"):
+        messages = written(answers, line, twice, two_tokens, no_structured, notification)
+    assert [m["id"] for m in messages] == [41, 42, 43, 44]  # the notification has no request to answer
+    for message in messages:
+        assert_lost(message, message["id"])
+    assert len(caplog.records) == 5 and len(answers) == 0
+
+
+def test_a_fault_while_putting_an_answer_in_place_still_answers_the_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    answers = WireAnswers()
+    line = sdk_line(answers, 7, {"success": True})
+
+    def fault(*_: Any) -> None:
+        raise MemoryError("no room for the answer")
+
+    monkeypatch.setattr("tools.stdio._splice", fault)
+    (message,) = written(answers, line)
+    assert_lost(message, 7)
+
+
+# ------------------------------------------------------------------ through the real server
 
 
 @pytest.fixture
@@ -44,10 +191,11 @@ def _call(server: Any, tool: str, arguments: dict[str, Any]) -> tuple[dict[str, 
     return result, content["text"]
 
 
+@pytest.mark.slow
 def test_structured_content_is_the_text_content_on_the_wire(server: Any) -> None:
     result, text = _call(server, "search_text", {"pattern": "needle", "max_results": 5000})
     structured = result["structuredContent"]
-    assert structured != STRUCTURED_AS_TEXT and structured == json.loads(text)
+    assert structured == json.loads(text)
     assert result["isError"] is False
     assert structured["total_matches"] == len(TRICKY_LINES) + 2 + 3000 and not structured["truncated"]
     by_file: dict[str, list[dict[str, Any]]] = {}
@@ -61,33 +209,49 @@ def test_structured_content_is_the_text_content_on_the_wire(server: Any) -> None
     server._check_schema("search_text", structured)
 
 
+@pytest.mark.slow
 def test_every_kind_of_answer_carries_both_copies(server: Any) -> None:
     for tool, arguments, success in [
         ("get_symbols", {"path": "tricky.py"}, True),
         ("search_text", {"pattern": ["needle", "again"], "context_lines": 1}, True),
+        ("search_text", {"pattern": TRICKY_LINES[2], "fixed_strings": True}, True),  # the marker's shape in a pattern
+        ("search_text", {"pattern": "code-intel-answer-[0-9a-f]+-1"}, True),
         ("get_outcome_stats", {}, True),
         ("get_symbols", {"path": "no/such.py"}, False),  # a refusal
+        ("get_symbols", {"path": MARKER_LIKE}, False),  # a refusal quoting the marker's shape
         ("search_text", {"pattern": "("}, False),  # a refusal from ripgrep
         ("search_text", {"max_results": 0}, False),  # arguments outside the schema
     ]:
         result, text = _call(server, tool, arguments)
         assert result["structuredContent"] == json.loads(text), tool
         assert result["structuredContent"]["success"] is success and result["isError"] is not success, (tool, text)
+        server._check_schema(tool, result["structuredContent"])
+    # (a pattern that is JSON text on its own would reach the tool parsed: the SDK parses JSON in string arguments)
+    found, _ = _call(server, "search_text", {"pattern": TRICKY_LINES[2], "fixed_strings": True})
+    assert [m["text"] for m in found["structuredContent"]["matches"]] == [TRICKY_LINES[2]]
+    assert found["structuredContent"]["pattern"] == TRICKY_LINES[2]
 
 
-def test_the_marker_is_put_in_place_only_where_it_is_the_structured_content() -> None:
-    answer = {"success": True, "matches": [{"text": MARKER_TEXT}]}
-    text = json.dumps(answer, separators=(",", ":"))
-    line = json.dumps({"jsonrpc": "2.0", "id": 7, "result": {"content": [{"type": "text", "text": text}],
-                                                              "structuredContent": STRUCTURED_AS_TEXT, "isError": False}},
-                      separators=(",", ":"))
-    sent = json.loads(structured_from_text(line))
-    assert sent["result"]["structuredContent"] == answer and sent["result"]["content"][0]["text"] == text
-    # a line without the marker as its structured content is written as it is
-    plain = json.dumps({"jsonrpc": "2.0", "id": 8, "result": {"content": [{"type": "text", "text": MARKER_TEXT}]}})
-    assert structured_from_text(plain) == plain
+@pytest.mark.slow
+def test_answers_in_flight_together_each_get_their_own(server: Any) -> None:
+    asked = {}
+    for n in range(12):  # sent at once, answered in whatever order they finish
+        arguments = {"pattern": f"needle_{n}\\b" if n % 3 else "needle", "max_results": 5000}
+        asked[server.request("tools/call", {"name": "search_text", "arguments": arguments})] = n
+    asked[server.request("tools/call", {"name": "get_symbols", "arguments": {"path": "no/such.py"}})] = -1
+    for request_id, n in asked.items():
+        result = server.answer(request_id)["result"]
+        structured = result["structuredContent"]
+        assert structured == json.loads(result["content"][0]["text"])
+        if n < 0:
+            assert result["isError"] is True and structured["error"] == "file_not_found"
+        elif n % 3:
+            assert [m["text"] for m in structured["matches"]] == [f"needle_{n} = {n}"]
+        else:
+            assert structured["total_matches"] == len(TRICKY_LINES) + 2 + 3000
 
 
+@pytest.mark.slow
 def test_stray_output_while_serving_goes_to_stderr(tmp_path: Path) -> None:
     """While our transport serves, fd 1 points at stderr: a print or a child process writing to stdout
     cannot corrupt the protocol stream."""

@@ -37,8 +37,9 @@ import re
 import secrets
 import sys
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Literal
@@ -309,6 +310,9 @@ class GuardedLines:
 ANSWER_KEY = "code_intel_answer"  # the structured content's marker: {ANSWER_KEY: token}
 MAX_WAITING_ANSWERS = 256  # answers kept aside for a line not written yet (see WireAnswers)
 MAX_WAITING_BYTES = 64 * 1024 * 1024
+# an answer's line is written milliseconds after the answer is kept; one still waiting after this long belongs to
+# a call that was cancelled (the SDK drops its line) and goes when the next answer is kept
+MAX_WAITING_SECONDS = 600.0
 _CONTROL_BYTES = tuple(bytes([code]) for code in range(0x20))
 
 
@@ -330,16 +334,21 @@ class WireAnswers:
     token and whose structured content is `{ANSWER_KEY: token}`. A token is this process's random tag and a
     counter: it is never sent to the client (each is replaced as its line is written), so no text from outside
     can name one. An answer leaves when its line is written. One whose line never is (the call was cancelled,
-    the client went away) would stay, so at most MAX_WAITING_ANSWERS answers and MAX_WAITING_BYTES are kept:
-    past either, the oldest are dropped, with a warning, and their lines go out as an internal_error refusal."""
+    the client went away) would stay, so at most MAX_WAITING_ANSWERS answers and MAX_WAITING_BYTES are kept,
+    none for longer than MAX_WAITING_SECONDS once another answer comes: past any of these, the oldest are
+    dropped, with a warning, and their lines (if they ever come) go out as an internal_error refusal."""
 
-    def __init__(self, max_answers: int = MAX_WAITING_ANSWERS, max_bytes: int = MAX_WAITING_BYTES) -> None:
+    def __init__(self, max_answers: int = MAX_WAITING_ANSWERS, max_bytes: int = MAX_WAITING_BYTES,
+                 max_seconds: float = MAX_WAITING_SECONDS, clock: Callable[[], float] = time.monotonic) -> None:
         self.tag = f"code-intel-answer-{secrets.token_hex(8)}-"
         self.tokens = re.compile(re.escape(self.tag) + "[0-9]+")
         self.max_answers = max_answers
         self.max_bytes = max_bytes
+        self.max_seconds = max_seconds
+        self.clock = clock
         self._counter = itertools.count(1)
         self._waiting: OrderedDict[str, bytes] = OrderedDict()
+        self._kept_at: dict[str, float] = {}
         self._bytes = 0
         self._lock = threading.Lock()
 
@@ -357,10 +366,14 @@ class WireAnswers:
     def keep(self, answer: bytes) -> str:
         with self._lock:
             token = f"{self.tag}{next(self._counter)}"
+            now = self.clock()
             self._waiting[token] = answer
+            self._kept_at[token] = now
             self._bytes += len(answer)
-            while len(self._waiting) > 1 and (len(self._waiting) > self.max_answers or self._bytes > self.max_bytes):
-                _, old = self._waiting.popitem(last=False)
+            while len(self._waiting) > 1 and (len(self._waiting) > self.max_answers or self._bytes > self.max_bytes
+                                              or now - self._kept_at[next(iter(self._waiting))] > self.max_seconds):
+                oldest, old = self._waiting.popitem(last=False)
+                del self._kept_at[oldest]
                 self._bytes -= len(old)
                 log.warning("dropped an answer of %d bytes whose line was never written (%d answers waiting); if "
                             "its line comes it is sent as an internal_error", len(old), len(self._waiting))
@@ -371,6 +384,7 @@ class WireAnswers:
             answer = self._waiting.pop(token, None)
             if answer is not None:
                 self._bytes -= len(answer)
+                del self._kept_at[token]
             return answer
 
     def complete(self, line: str) -> tuple[bytes, ...]:

@@ -141,6 +141,24 @@ def test_the_table_keeps_a_bounded_number_of_bytes() -> None:
     assert_both_copies(only, big)
 
 
+def test_an_answer_waiting_too_long_goes_when_the_next_is_kept() -> None:
+    """A cancelled call's line never comes: its answer leaves once it is older than max_seconds."""
+    clock = [1000.0]
+    answers = WireAnswers(max_seconds=60, clock=lambda: clock[0])
+    cancelled = sdk_line(answers, 1, {"success": True, "n": 1})
+    clock[0] += 59
+    kept = sdk_line(answers, 2, {"success": True, "n": 2})
+    assert len(answers) == 2  # not yet too old
+    clock[0] += 2
+    newest = sdk_line(answers, 3, {"success": True, "n": 3})
+    assert len(answers) == 2  # the first is 61 s old: gone; the second is 2 s old
+    first, second, third = written(answers, cancelled, kept, newest)
+    assert_lost(first, 1)
+    assert_both_copies(second, {"success": True, "n": 2})
+    assert_both_copies(third, {"success": True, "n": 3})
+    assert len(answers) == 0
+
+
 def test_a_line_naming_an_unknown_answer_becomes_a_refusal_for_its_request(caplog: pytest.LogCaptureFixture) -> None:
     answers = WireAnswers()
     unknown = f"{answers.tag}999"

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from tools.fsutil import write_atomic
+from tools.fsutil import trusted_mtime, write_atomic
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -62,5 +62,6 @@ class WatchedFile(Generic[T]):
                 stamp = None
             if not self._loaded or stamp != self._stamp:
                 self._value = self._load(self.file)
-                self._stamp, self._loaded = stamp, True
+                self._loaded = True
+                self._stamp = (trusted_mtime(stamp[0]), stamp[1]) if stamp is not None else None
             return self._value  # type: ignore[return-value]

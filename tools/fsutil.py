@@ -4,15 +4,31 @@ A reader (another server process, a crash-restart) sees either the old file or t
 half-written one. `fsync=True` also flushes the data to disk before the rename (checkpoints, locks).
 The result has the permissions a plain `open()` would have given: an existing file keeps its mode,
 a new one gets 0666 (0777 when executable) minus the umask, not the 0600 of a temp file.
+
+`trusted_mtime` is the one rule for the caches keyed by (mtime, size): see its comment.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+import time
 from pathlib import Path
 
 from tools import faults
+
+# A file written twice within one tick of the file system's clock keeps the same mtime, so a (mtime, size) stamp
+# taken just after a write cannot tell the next same-size write from no write at all (git calls such an entry
+# "racily clean"). A stamp of a file modified less than RACY_NS before it was looked at is therefore not kept:
+# the caches keep UNTRUSTED_MTIME instead, which no file has, and look at the file again next time.
+RACY_NS = 100_000_000
+UNTRUSTED_MTIME = -1
+
+
+def trusted_mtime(mtime_ns: int) -> int:
+    """The mtime a cache may keep as a stamp: the file's, or UNTRUSTED_MTIME when the file changed so recently
+    (or carries a time in the future) that a same-size write in the same clock tick could still follow unseen."""
+    return mtime_ns if time.time_ns() - mtime_ns >= RACY_NS else UNTRUSTED_MTIME
 
 
 def current_umask() -> int:

@@ -3,6 +3,7 @@ go test where Go exists, and reuse of a report made on the same changed files.""
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -70,10 +71,34 @@ def test_a_report_is_reused_only_for_the_same_changed_files(tmp_path: Path) -> N
     counter = root / "count.txt"
     command = VerifyCommand(name="count", run=f"echo x >> {counter}; exit 1")
     svc = service(root, command)
+    settled(root / "calc.py")
     svc.run(["calc.py"])
     svc.run(["calc.py"], reuse=True)
     assert counter.read_text().count("x") == 1
     (root / "calc.py").write_text(CALC + "\n# edited\n", encoding="utf-8")
+    settled(root / "calc.py")
+    svc.run(["calc.py"], reuse=True)
+    assert counter.read_text().count("x") == 2
+
+
+def settled(path: Path) -> None:
+    """Date a file back ten seconds, as a file edited before the checks ran (not within the same clock tick)."""
+    stamp = path.stat().st_mtime_ns - 10_000_000_000
+    os.utime(path, ns=(stamp, stamp))
+
+
+def test_no_report_is_reused_for_a_file_written_just_before_the_run(tmp_path: Path) -> None:
+    """A file written in the same clock tick as the run can be written again, same size, with the same mtime:
+    its (size, mtime) cannot prove that nothing changed, so the checks run again."""
+    root = pytest_project(tmp_path / "p", broken=True)
+    counter = root / "count.txt"
+    svc = service(root, VerifyCommand(name="count", run=f"echo x >> {counter}; exit 1"))
+    target = root / "calc.py"
+    target.write_text("a = 1\n", encoding="utf-8")
+    first = target.stat()
+    svc.run(["calc.py"])
+    target.write_text("a = 2\n", encoding="utf-8")  # same size; the same mtime, as within one tick
+    os.utime(target, ns=(first.st_atime_ns, first.st_mtime_ns))
     svc.run(["calc.py"], reuse=True)
     assert counter.read_text().count("x") == 2
 

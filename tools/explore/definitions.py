@@ -29,6 +29,7 @@ from tools.explore.ripgrep import RgFilters, SkippedFile, list_files, too_big_re
 from tools.explore.scope import accepted_languages, project_filters
 from tools.explore.syntax import ParseCache
 from tools.filecache import load_cache, save_cache
+from tools.fsutil import trusted_mtime
 from tools.languages import language_for
 from tools.project import ProjectRoot
 
@@ -130,7 +131,7 @@ class DefinitionIndex:
         self._folder_stamps = {}
         for folder in folders:
             try:
-                self._folder_stamps[folder] = os.stat(self.root.path / folder).st_mtime_ns
+                self._folder_stamps[folder] = trusted_mtime(os.stat(self.root.path / folder).st_mtime_ns)
             except OSError:
                 continue
         self._listed, self._listed_at = wanted, now
@@ -225,7 +226,7 @@ class DefinitionIndex:
             except OSError:
                 continue
             touched += 1
-            stamp = FileStamp(st.st_size, st.st_mtime_ns, digest)
+            stamp = FileStamp(st.st_size, trusted_mtime(st.st_mtime_ns), digest)
             if old is None or old.digest != digest:
                 to_parse.append((rel, stamp))
             else:

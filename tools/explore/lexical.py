@@ -23,6 +23,7 @@ from tools.explore import budget
 from tools.explore.grammar import node_category
 from tools.explore.syntax import ParseCache, ParsedFile
 from tools.filecache import load_cache, save_cache
+from tools.fsutil import trusted_mtime
 from tools.languages import CODE_LANGUAGES, get_language, language_for
 from tools.project import ProjectRoot
 
@@ -142,13 +143,12 @@ class LexicalIndex:
             except OSError:
                 out[rel] = None
                 continue
-            stamp = (st.st_mtime_ns, st.st_size)
             with self._lock:
                 known = self._maps.get(rel)
-            if known and known[0] == stamp:
+            if known and known[0] == (st.st_mtime_ns, st.st_size):
                 out[rel] = known[1]
             else:
-                stale.append((rel, stamp))
+                stale.append((rel, (trusted_mtime(st.st_mtime_ns), st.st_size)))
         if stale:
             # tree-sitter releases the GIL while parsing, so two workers overlap usefully
             pool = ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1, len(stale)))

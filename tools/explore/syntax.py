@@ -14,6 +14,7 @@ from typing import Any
 
 from tools.errors import InvalidArgument
 from tools.explore.grammar import GRAMMARS, Grammar, is_identifier_type
+from tools.fsutil import trusted_mtime
 from tools.languages import get_parser, language_for
 
 Node = Any  # tree_sitter.Node: typed loosely because the binding ships no stubs for every attribute
@@ -46,7 +47,8 @@ def is_binary(sample: bytes) -> bool:
 
 
 class ParseCache:
-    """Thread-safe LRU of parsed files, invalidated by (mtime_ns, size), bounded by total source bytes."""
+    """Thread-safe LRU of parsed files, invalidated by (mtime_ns, size), bounded by total source bytes. A file
+    modified just before it was parsed is parsed again on its next use (tools.fsutil.trusted_mtime)."""
 
     def __init__(self, max_bytes: int = 96 * 1024 * 1024) -> None:
         self.max_bytes = max_bytes
@@ -64,10 +66,9 @@ class ParseCache:
                 hint="send a source file (e.g. .py, .ts, .go, .rs, .java, .c, .cpp, .cs, .rb, .php, .kt)",
             )
         stat = path.stat()
-        stamp = (stat.st_mtime_ns, stat.st_size)
         with self._lock:
             hit = self._items.get(path)
-            if hit and hit[0] == stamp and hit[1].language == lang:
+            if hit and hit[0] == (stat.st_mtime_ns, stat.st_size) and hit[1].language == lang:
                 self._items.move_to_end(path)
                 return hit[1]
         source = path.read_bytes()
@@ -84,7 +85,7 @@ class ParseCache:
             old = self._items.pop(path, None)
             if old:
                 self._bytes -= len(old[1].source)
-            self._items[path] = (stamp, parsed)
+            self._items[path] = ((trusted_mtime(stat.st_mtime_ns), stat.st_size), parsed)
             self._bytes += len(source)
             while self._bytes > self.max_bytes and len(self._items) > 1:
                 _, (_, dropped) = self._items.popitem(last=False)

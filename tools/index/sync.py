@@ -25,6 +25,7 @@ from typing import Any
 
 from tools.config import Config
 from tools.errors import ToolUnavailable
+from tools.fsutil import trusted_mtime
 from tools.index.chunker import Chunk, Chunker
 from tools.index.embedder import Embedder
 from tools.index.files import SourceFile, list_source_files
@@ -259,7 +260,7 @@ class ForestSync:
                 except OSError:
                     same = False
                 if same:  # touched, not edited: remember the new mtime so the next scan skips the read
-                    entry.mtime_ns, entry.size = source.mtime_ns, source.size
+                    entry.mtime_ns, entry.size = trusted_mtime(source.mtime_ns), source.size
                     self.counts.files_unchanged += 1
                     continue
             todo.append(source)
@@ -327,7 +328,7 @@ class ForestSync:
             for cid, chunk in zip(item.ids, item.chunks, strict=True):
                 self.lexical.add(cid, lexical_text(chunk.file, chunk.symbol, chunk.content))
             self.manifest.files[item.source.path] = FileEntry(
-                sha256=item.sha, size=item.source.size, mtime_ns=item.source.mtime_ns,
+                sha256=item.sha, size=item.source.size, mtime_ns=trusted_mtime(item.source.mtime_ns),
                 language=item.chunks[0].language if item.chunks else (language_for(item.source.path) or "text"),
                 chunks=[ChunkEntry(id=cid, start_line=c.start_line, end_line=c.end_line, symbol=c.symbol,
                                    symbols=c.symbols, kind=c.kind,

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tools.errors import InvalidArgument
 from tools.explore.globbing import glob_matches
+from tools.fsutil import UNTRUSTED_MTIME, trusted_mtime
 from tools.project import ProjectRoot
 from tools.verify.models import CheckReport, SkippedCommand
 from tools.verify.runner import Progress, run_command
@@ -48,11 +49,14 @@ class CheckService:
         return bool(self._settings().commands)
 
     def _fingerprint(self, commands: list[VerifyCommand], changed: list[str]) -> tuple[object, ...]:
-        stats: list[tuple[str, int, int]] = []
+        stats: list[tuple[str, int, object]] = []
         for rel in sorted(changed):
             try:
                 st = (self.root.path / rel).stat()
-                stats.append((rel, st.st_size, st.st_mtime_ns))
+                # a file modified just now may be written again unseen in the same clock tick: such a fingerprint
+                # equals no other, so no earlier verdict is reused for it
+                mtime: object = st.st_mtime_ns if trusted_mtime(st.st_mtime_ns) != UNTRUSTED_MTIME else object()
+                stats.append((rel, st.st_size, mtime))
             except OSError:
                 stats.append((rel, -1, -1))
         return (tuple(c.model_dump_json() for c in commands), tuple(stats))

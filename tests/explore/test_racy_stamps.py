@@ -1,0 +1,86 @@
+"""A file written twice within one tick of the file system's clock keeps its mtime. The caches keyed by
+(mtime, size) must not serve the first content after a same-size second write (tools.fsutil.trusted_mtime)."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from tools.explore.service import Explorer
+from tools.explore.syntax import ParseCache
+from tools.fsutil import RACY_NS, UNTRUSTED_MTIME, trusted_mtime
+
+
+def rewrite_in_the_same_tick(path: Path, text: str) -> None:
+    """Write `text` (the same size as before) and give the file back its old mtime, as a write within the same
+    clock tick would leave it."""
+    before = path.stat()
+    assert len(text.encode()) == before.st_size
+    path.write_text(text, encoding="utf-8")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def settle(path: Path) -> None:
+    stamp = time.time_ns() - 10_000_000_000
+    os.utime(path, ns=(stamp, stamp))
+
+
+def test_a_recent_or_future_mtime_is_not_trusted() -> None:
+    now = time.time_ns()
+    assert trusted_mtime(now - 10 * RACY_NS) == now - 10 * RACY_NS
+    assert trusted_mtime(now) == UNTRUSTED_MTIME
+    assert trusted_mtime(now + 3_600_000_000_000) == UNTRUSTED_MTIME  # a time in the future
+
+
+def test_the_parse_cache_parses_again_a_file_rewritten_in_the_same_tick(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text("def alpha():\n    pass\n", encoding="utf-8")
+    cache = ParseCache()
+    assert b"alpha" in cache.get(path).source
+    rewrite_in_the_same_tick(path, "def omega():\n    pass\n")
+    assert b"omega" in cache.get(path).source
+
+
+def test_the_parse_cache_reuses_a_settled_file(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text("def alpha():\n    pass\n", encoding="utf-8")
+    settle(path)
+    cache = ParseCache()
+    first = cache.get(path)
+    assert cache.get(path) is first
+
+
+def test_outline_and_definitions_follow_a_rewrite_in_the_same_tick(
+        project_dir: Path, make_explorer: Callable[..., Explorer]) -> None:
+    path = project_dir / "mod.py"
+    path.write_text("def alpha():\n    pass\n", encoding="utf-8")
+    explorer = make_explorer(project_dir)
+    assert [s.name for s in explorer.get_symbols("mod.py").symbols] == ["alpha"]
+    assert [d.name for d in explorer.find_definitions("alpha").definitions] == ["alpha"]
+    rewrite_in_the_same_tick(path, "def omega():\n    pass\n")
+    assert [s.name for s in explorer.get_symbols("mod.py").symbols] == ["omega"]
+    assert [d.name for d in explorer.find_definitions("omega").definitions] == ["omega"]
+    assert explorer.find_definitions("alpha").definitions == []
+
+
+def test_a_settings_file_rewritten_in_the_same_tick_is_read_again(tmp_path: Path) -> None:
+    from tools.filecache import WatchedFile
+
+    path = tmp_path / "config.json"
+    path.write_text('{"a": 1}', encoding="utf-8")
+    reads: list[str] = []
+
+    def load(file: Path) -> str:
+        reads.append(file.read_text(encoding="utf-8"))
+        return reads[-1]
+
+    watched = WatchedFile(path, load)
+    assert watched.get() == '{"a": 1}'
+    rewrite_in_the_same_tick(path, '{"a": 2}')
+    assert watched.get() == '{"a": 2}'
+    settle(path)
+    watched.get()
+    count = len(reads)
+    assert watched.get() == '{"a": 2}' and len(reads) == count  # settled: read once more, then kept

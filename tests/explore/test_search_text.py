@@ -244,8 +244,11 @@ def test_a_file_printed_twice_is_one_file_with_its_lines_in_order() -> None:
     (b"plain return", True), (b"", True), (b'quote " and \\ backslash', True), (b"tab\there", True),
     (b"percent %s %d %% here", True), (b"x" * 500, True), (b"del \x7f char", True),
     (b"x" * 499 + b'"', False), (b"x" * 501, False), (b"\\" * 300, False),  # longer than 500 once escaped
-    (b"bell \x07", False), (b"nul \x00", False), (b"cr\r", False), (b"unit \x1f separator", False),
-    (b"caf\xc3\xa9", False), (b"bad \xff byte", False), (b"form \x0c feed", False), (b"esc \x1b[0m", False),
+    (b"cr\r", True), (b"caf\xc3\xa9", True), (b"\xc3\xa9\xc3\xa9\xc3\xa9 return \xe2\x80\x94 \xf0\x9f\x98\x80", True),
+    (b"\xc3\xa9" * 250, True), (b"\xc3\xa9" * 251, False),  # 500 characters are 1,000 bytes: cut or not, careful
+    (b"bell \x07", False), (b"nul \x00", False), (b"cr\r\r", False), (b"mid\rline", False),
+    (b"unit \x1f separator", False), (b"bad \xff byte", False), (b"cut \xc3", False), (b"form \x0c feed", False),
+    (b"esc \x1b[0m", False),
 ])
 def test_records_written_from_ripgrep_lines_are_the_records_built_from_them(text: bytes, fast: bool) -> None:
     """The fast writer (straight from rg's bytes) and the careful one (a dict per record) give the same
@@ -279,3 +282,17 @@ def test_a_run_reads_a_flood_on_stderr_and_keeps_its_deadline(tmp_path: Path) ->
     run = _run_rg(tmp_path, ["sh", "-c", "echo early; exec sleep 30"], timeout=0.3, take=pieces.append)
     assert time.monotonic() - started < 5
     assert run.timed_out and b"".join(pieces) == b"early\n" and run.stdout == b""
+
+
+def test_written_records_count_columns_in_characters_and_drop_carriage_returns() -> None:
+    from pydantic_core import from_json
+
+    from tools.explore.ripgrep import _written_records
+
+    body = "5\x1f8\x1féé\té return\r\n6\x1f3\x1f  return\r".encode()
+    written = _written_records(b'"a.py"', body, 9)
+    assert written is not None
+    assert from_json(b"[" + written + b"]") == [
+        {"file": "a.py", "line": 5, "column": 5, "text": "éé\té return"},
+        {"file": "a.py", "line": 6, "column": 3, "text": "  return"},
+    ]

@@ -274,11 +274,22 @@ _CONTROLS = bytes(c for c in range(32) if c not in (9, 10, 31))
 
 def _written_records(path_json: bytes, body: bytes, limit: int) -> bytes | None:
     """The JSON of a file's first `limit` match records, written straight from rg's lines with no record built:
-    for a block of ASCII match rows holding no control character but tabs, whose texts need no cutting, escaping
-    is three byte replacements and the records one formatting. None when the block needs the careful path
-    (_match_records), which gives the same records."""
-    if not body.isascii() or len(body.translate(None, _CONTROLS)) != len(body):
+    for a block of valid UTF-8 match rows holding no control character but tabs (and carriage returns ending
+    lines), whose texts need no cutting, escaping is three byte replacements and the records one formatting;
+    only a line with a non-ASCII character gets its column counted again, in characters. None when the block
+    needs the careful path (_match_records), which gives the same records."""
+    if b"\r" in body:  # CRLF lines: rg leaves the carriage return, the careful path strips it
+        body = body.replace(b"\r\n", b"\n")
+        if body.endswith(b"\r"):
+            body = body[:-1]
+    if len(body.translate(None, _CONTROLS)) != len(body):
         return None
+    ascii = body.isascii()
+    if not ascii:
+        try:
+            body.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
     rows = body.count(b"\n") + 1
     if body.count(_US) != 2 * rows:
         return None  # a text holding the separator itself
@@ -288,6 +299,13 @@ def _written_records(path_json: bytes, body: bytes, limit: int) -> bytes | None:
         del fields[3 * limit:]
     if max(map(len, fields[2::3])) > MAX_TEXT_CHARS:
         return None  # escaped, a text may be longer than the original: either way the careful path cuts it
+    if not ascii:  # rg's columns count bytes; ours count characters
+        raw = body.replace(b"\n", _US).split(_US, 3 * rows)
+        for row in range(rows):
+            text = raw[3 * row + 2]
+            if not text.isascii():
+                byte_column = int(raw[3 * row + 1])
+                fields[3 * row + 1] = b"%d" % (len(text[: byte_column - 1].decode("utf-8", errors="replace")) + 1)
     record = b'{"file":' + path_json.replace(b"%", b"%%") + b',"line":%s,"column":%s,"text":"%s"}'
     return b",".join([record] * rows) % tuple(fields)
 

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, Literal
 
+from tools.explore.models import as_dict
+
 if TYPE_CHECKING:
     from tools.explore.service import Explorer
 
@@ -348,7 +350,7 @@ def _candidate_files(explorer: Explorer, names: set[str], changed: str) -> tuple
     if not names:
         return [], False
     found = explorer.search_text(_alternation(names), glob=WEB_GLOBS, max_results=5000)
-    data = found.model_dump() if hasattr(found, "model_dump") else dict(found)
+    data = as_dict(found)
     files: list[str] = []
     for match in data.get("matches", []):
         file = match["file"]

@@ -313,14 +313,14 @@ MAX_WAITING_BYTES = 64 * 1024 * 1024
 # an answer's line is written milliseconds after the answer is kept; one still waiting after this long belongs to
 # a call that was cancelled (the SDK drops its line) and goes when the next answer is kept
 MAX_WAITING_SECONDS = 600.0
-_CONTROL_BYTES = tuple(bytes([code]) for code in range(0x20))
+_CONTROL_BYTES = bytes(range(0x20))
 
 
 def json_string_body(answer: bytes) -> bytes:
     """UTF-8 JSON text as the inside of a JSON string (no quotes), the bytes `json.dumps(text,
     ensure_ascii=False)` writes between its quotes. Compact JSON from a serialiser holds no raw control
     character, so escaping each backslash and quote is enough; text that does hold one takes json.dumps."""
-    if any(control in answer for control in _CONTROL_BYTES):
+    if len(answer.translate(None, _CONTROL_BYTES)) != len(answer):  # one pass over the answer
         return json.dumps(answer.decode("utf-8", errors="replace"), ensure_ascii=False)[1:-1].encode("utf-8")
     if b"\\" in answer:
         answer = answer.replace(b"\\", b"\\\\")

@@ -559,7 +559,8 @@ def wire_data(result: BaseModel) -> dict[str, Any]:
 
 def result_json(result: BaseModel) -> bytes | None:
     """`wire_json(wire_data(result))`'s bytes, written by the model's serialiser with no dict in between (for an
-    answer of thousands of matches that dict is most of the cost); None when the result cannot be written as is
+    answer of thousands of matches that dict is most of the cost; lists already held as JSON, such as search_text's
+    matches, are spliced in as they are, tools/written.py); None when the result cannot be written as is
     (a file name that is not UTF-8), which then takes the dict path."""
     try:
         encoded = dump_json(result, exclude_none=True)

@@ -296,3 +296,24 @@ def test_written_records_count_columns_in_characters_and_drop_carriage_returns()
         {"file": "a.py", "line": 5, "column": 5, "text": "éé\té return"},
         {"file": "a.py", "line": 6, "column": 3, "text": "  return"},
     ]
+
+
+def test_ripgreps_output_pipe_is_widened_where_the_system_allows() -> None:
+    """rg keeps writing while a piece of its output is being turned into records (no stall on a full pipe)."""
+    import fcntl
+    import subprocess
+
+    from tools.explore.ripgrep import PIPE_BYTES, _widen
+
+    if not hasattr(fcntl, "F_GETPIPE_SZ"):
+        pytest.skip("no pipe sizes on this system")
+    proc = subprocess.Popen(["cat"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert proc.stdout is not None
+        _widen(proc.stdout.fileno())
+        assert fcntl.fcntl(proc.stdout.fileno(), fcntl.F_GETPIPE_SZ) == PIPE_BYTES
+    finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        proc.wait()
+        proc.stdout.close()  # type: ignore[union-attr]

@@ -16,6 +16,7 @@ import selectors
 import subprocess
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -28,6 +29,11 @@ from tools.explore import budget
 from tools.explore.models import TextMatch
 from tools.project import RUNTIME_DIRS, STATE_DIR
 from tools.written import WrittenList
+
+try:
+    import fcntl
+except ImportError:  # not on Windows
+    fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +139,18 @@ class _RgRun:
 
 
 DRAIN_SECONDS = 2.0  # after rg was stopped, how long what it already wrote may take to read
+PIPE_BYTES = 1 << 20  # Linux's default cap for an unprivileged process (/proc/sys/fs/pipe-max-size)
+
+
+def _widen(fd: int) -> None:
+    """Give rg's stdout pipe room for 1 MB instead of 64 KB, where the system allows: while we turn one piece
+    of its output into records, rg goes on writing instead of waiting on a full pipe (the pages are only taken
+    as they fill)."""
+    set_size = getattr(fcntl, "F_SETPIPE_SZ", None) if fcntl is not None else None
+    if set_size is None:
+        return
+    with suppress(OSError):
+        fcntl.fcntl(fd, set_size, PIPE_BYTES)
 
 
 def _run_rg(cwd: Path, args: list[str], timeout: float, take: Callable[[bytes], None] | None = None) -> _RgRun:
@@ -144,6 +162,7 @@ def _run_rg(cwd: Path, args: list[str], timeout: float, take: Callable[[bytes], 
     deadline = time.monotonic() + timeout
     proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
     assert proc.stdout is not None and proc.stderr is not None
+    _widen(proc.stdout.fileno())
     out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
     stdout: list[bytes] = []
     stderr: list[bytes] = []

@@ -19,16 +19,22 @@ from tools import faults
 
 # A file written twice within one tick of the file system's clock keeps the same mtime, so a (mtime, size) stamp
 # taken just after a write cannot tell the next same-size write from no write at all (git calls such an entry
-# "racily clean"). A stamp of a file modified less than RACY_NS before it was looked at is therefore not kept:
-# the caches keep UNTRUSTED_MTIME instead, which no file has, and look at the file again next time.
+# "racily clean"). A stamp of a file modified less than RACY_NS before it was looked at is therefore not trusted:
+# a cache that holds the content (or its digest) compares it on the next use, until the file is old enough; the
+# others keep UNTRUSTED_MTIME instead, which no file has, and look at the file again next time.
 RACY_NS = 100_000_000
 UNTRUSTED_MTIME = -1
 
 
+def is_racy(mtime_ns: int) -> bool:
+    """Whether a file with this mtime changed so recently (or carries a time in the future) that a same-size
+    write in the same clock tick could still follow unseen."""
+    return time.time_ns() - mtime_ns < RACY_NS
+
+
 def trusted_mtime(mtime_ns: int) -> int:
-    """The mtime a cache may keep as a stamp: the file's, or UNTRUSTED_MTIME when the file changed so recently
-    (or carries a time in the future) that a same-size write in the same clock tick could still follow unseen."""
-    return mtime_ns if time.time_ns() - mtime_ns >= RACY_NS else UNTRUSTED_MTIME
+    """The mtime a cache may keep as a stamp: the file's, or UNTRUSTED_MTIME when it is racy (is_racy)."""
+    return UNTRUSTED_MTIME if is_racy(mtime_ns) else mtime_ns
 
 
 def current_umask() -> int:

@@ -29,7 +29,7 @@ from tools.explore.ripgrep import RgFilters, SkippedFile, list_files, too_big_re
 from tools.explore.scope import accepted_languages, project_filters
 from tools.explore.syntax import ParseCache
 from tools.filecache import load_cache, save_cache
-from tools.fsutil import trusted_mtime
+from tools.fsutil import UNTRUSTED_MTIME, is_racy, trusted_mtime
 from tools.languages import language_for
 from tools.project import ProjectRoot
 
@@ -87,6 +87,7 @@ class DefinitionIndex:
         self._listed_filters: RgFilters | None = None
         self._listed_at = 0.0
         self._folder_stamps: dict[str, int] = {}
+        self._racy: set[str] = set()  # files indexed just after an edit: their digest is compared on each refresh
         self._lookup_dirty = False
         self._save_seq = 0
         self._write_lock = threading.Lock()
@@ -219,14 +220,23 @@ class DefinitionIndex:
             except OSError:
                 continue
             old = self._stamps.get(rel)
-            if old is not None and old.size == st.st_size and old.mtime_ns == st.st_mtime_ns:
+            same_stamp = old is not None and old.size == st.st_size and old.mtime_ns == st.st_mtime_ns
+            if same_stamp and rel not in self._racy:
                 continue
             try:
                 digest = _digest(self.root.path / rel)
             except OSError:
                 continue
+            # a file modified just before it was read is checked by its digest until it is old enough for its stamp
+            # to be trusted (tools.fsutil.is_racy)
+            if is_racy(st.st_mtime_ns):
+                self._racy.add(rel)
+            else:
+                self._racy.discard(rel)
+            if same_stamp and old is not None and old.digest == digest:
+                continue
             touched += 1
-            stamp = FileStamp(st.st_size, trusted_mtime(st.st_mtime_ns), digest)
+            stamp = FileStamp(st.st_size, st.st_mtime_ns, digest)
             if old is None or old.digest != digest:
                 to_parse.append((rel, stamp))
             else:
@@ -343,6 +353,8 @@ class DefinitionIndex:
         """Write the cache from a snapshot on a background thread: the caller does not wait for disk."""
         with self._lock:
             stamps, tags = dict(self._stamps), dict(self._tags)  # shallow: reindexing replaces lists, never edits them
+            for rel in self._racy & stamps.keys():  # still to be checked: after a restart, its digest is compared
+                stamps[rel] = dataclasses.replace(stamps[rel], mtime_ns=UNTRUSTED_MTIME)
         self._save_seq += 1
         seq = self._save_seq
         writer = threading.Thread(target=self._write_cache, args=(seq, stamps, tags), daemon=True,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import hashlib
 import logging
 import os
 import threading
@@ -23,7 +24,7 @@ from tools.explore import budget
 from tools.explore.grammar import node_category
 from tools.explore.syntax import ParseCache, ParsedFile
 from tools.filecache import load_cache, save_cache
-from tools.fsutil import trusted_mtime
+from tools.fsutil import UNTRUSTED_MTIME, is_racy
 from tools.languages import CODE_LANGUAGES, get_language, language_for
 from tools.project import ProjectRoot
 
@@ -122,6 +123,7 @@ class LexicalIndex:
         self._parse_cache = parse_cache
         self._lock = threading.RLock()
         self._maps: dict[str, tuple[tuple[int, int], LexicalMap]] = {}
+        self._racy: dict[str, bytes] = {}  # rel -> digest of the source a map was built from just after an edit
         self._loaded = False
         self._dirty = False
 
@@ -143,12 +145,14 @@ class LexicalIndex:
             except OSError:
                 out[rel] = None
                 continue
+            stamp = (st.st_mtime_ns, st.st_size)
             with self._lock:
                 known = self._maps.get(rel)
-            if known and known[0] == (st.st_mtime_ns, st.st_size):
+                digest = self._racy.get(rel)
+            if known and known[0] == stamp and (digest is None or self._unchanged(rel, digest, st.st_mtime_ns)):
                 out[rel] = known[1]
             else:
-                stale.append((rel, (trusted_mtime(st.st_mtime_ns), st.st_size)))
+                stale.append((rel, stamp))
         if stale:
             # tree-sitter releases the GIL while parsing, so two workers overlap usefully
             pool = ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1, len(stale)))
@@ -172,15 +176,35 @@ class LexicalIndex:
             log.debug("no lexical map for %s: %s", rel, err)
             return None
         built = build_map(parsed)
+        # a file modified just before it was read: its content is compared on the next use (tools.fsutil.is_racy)
+        digest = hashlib.sha1(parsed.source).digest() if is_racy(stamp[0]) else None
         with self._lock:
             self._maps[rel] = (stamp, built)
+            if digest is None:
+                self._racy.pop(rel, None)
+            else:
+                self._racy[rel] = digest
             self._dirty = True
         return built
+
+    def _unchanged(self, rel: str, digest: bytes, mtime_ns: int) -> bool:
+        """Whether a file whose map was built just after it was modified still holds what the map was built from;
+        once it is old enough, its stamp is trusted again."""
+        try:
+            same = hashlib.sha1((self.root.path / rel).read_bytes()).digest() == digest
+        except OSError:
+            return False
+        if same and not is_racy(mtime_ns):
+            with self._lock:
+                if self._racy.get(rel) == digest:
+                    del self._racy[rel]
+        return same
 
     def forget_missing(self, present: set[str]) -> None:
         with self._lock:
             for rel in [r for r in self._maps if r not in present]:
                 del self._maps[rel]
+                self._racy.pop(rel, None)
                 self._dirty = True
 
     # ------------------------------------------------------------ disk cache
@@ -204,6 +228,8 @@ class LexicalIndex:
         with self._lock:
             if not self._dirty:
                 return
-            files = {rel: [stamp[0], stamp[1], m.starts, m.ends, m.kinds] for rel, (stamp, m) in self._maps.items()}
+            # a map still waiting for its content check is saved with no mtime a file can have: rebuilt after a restart
+            files = {rel: [UNTRUSTED_MTIME if rel in self._racy else stamp[0], stamp[1], m.starts, m.ends, m.kinds]
+                     for rel, (stamp, m) in self._maps.items()}
             self._dirty = False
         save_cache(self.cache_path, CACHE_VERSION, {"files": files}, "lexical")

@@ -14,7 +14,7 @@ from typing import Any
 
 from tools.errors import InvalidArgument
 from tools.explore.grammar import GRAMMARS, Grammar, is_identifier_type
-from tools.fsutil import trusted_mtime
+from tools.fsutil import is_racy
 from tools.languages import get_parser, language_for
 
 Node = Any  # tree_sitter.Node: typed loosely because the binding ships no stubs for every attribute
@@ -48,11 +48,13 @@ def is_binary(sample: bytes) -> bool:
 
 class ParseCache:
     """Thread-safe LRU of parsed files, invalidated by (mtime_ns, size), bounded by total source bytes. A file
-    modified just before it was parsed is parsed again on its next use (tools.fsutil.trusted_mtime)."""
+    modified just before it was parsed is compared with the parsed source on its next use, until it is old
+    enough for its stamp to be trusted (tools.fsutil.is_racy)."""
 
     def __init__(self, max_bytes: int = 96 * 1024 * 1024) -> None:
         self.max_bytes = max_bytes
-        self._items: OrderedDict[Path, tuple[tuple[int, int], ParsedFile]] = OrderedDict()
+        # path -> (stamp, parsed, racy)
+        self._items: OrderedDict[Path, tuple[tuple[int, int], ParsedFile, bool]] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
 
@@ -66,12 +68,19 @@ class ParseCache:
                 hint="send a source file (e.g. .py, .ts, .go, .rs, .java, .c, .cpp, .cs, .rb, .php, .kt)",
             )
         stat = path.stat()
+        stamp = (stat.st_mtime_ns, stat.st_size)
         with self._lock:
             hit = self._items.get(path)
-            if hit and hit[0] == (stat.st_mtime_ns, stat.st_size) and hit[1].language == lang:
+            if hit and hit[0] == stamp and hit[1].language == lang and not hit[2]:
                 self._items.move_to_end(path)
                 return hit[1]
         source = path.read_bytes()
+        if hit and hit[0] == stamp and hit[1].language == lang and source == hit[1].source:
+            with self._lock:  # a racy entry whose content is unchanged: kept, and trusted once old enough
+                if self._items.get(path) is hit:
+                    self._items[path] = (stamp, hit[1], is_racy(stat.st_mtime_ns))
+                    self._items.move_to_end(path)
+            return hit[1]
         if is_binary(source):
             raise InvalidArgument(f"{path.name} is a binary file", hint="send a text source file")
         try:
@@ -85,10 +94,10 @@ class ParseCache:
             old = self._items.pop(path, None)
             if old:
                 self._bytes -= len(old[1].source)
-            self._items[path] = ((trusted_mtime(stat.st_mtime_ns), stat.st_size), parsed)
+            self._items[path] = (stamp, parsed, is_racy(stat.st_mtime_ns))
             self._bytes += len(source)
             while self._bytes > self.max_bytes and len(self._items) > 1:
-                _, (_, dropped) = self._items.popitem(last=False)
+                _, (_, dropped, _) = self._items.popitem(last=False)
                 self._bytes -= len(dropped.source)
         return parsed
 

@@ -84,3 +84,40 @@ def test_a_settings_file_rewritten_in_the_same_tick_is_read_again(tmp_path: Path
     watched.get()
     count = len(reads)
     assert watched.get() == '{"a": 2}' and len(reads) == count  # settled: read once more, then kept
+
+
+def test_a_just_written_file_is_compared_not_parsed_again_while_unchanged(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text("def alpha():\n    pass\n", encoding="utf-8")
+    cache = ParseCache()
+    first = cache.get(path)
+    assert cache.get(path) is first  # racy, but the same bytes: the same parse
+    rewrite_in_the_same_tick(path, "def omega():\n    pass\n")
+    second = cache.get(path)
+    assert second is not first and b"omega" in second.source
+    assert cache.get(path) is second
+
+
+def test_lexical_maps_and_definitions_check_a_just_written_file_by_digest(
+        project_dir: Path, make_explorer: Callable[..., Explorer]) -> None:
+    """While a file is racy, each use compares its digest: nothing is built again while it is unchanged."""
+    from tools.explore import lexical
+
+    path = project_dir / "mod.py"
+    path.write_text("def alpha():\n    return 'alpha'  # alpha\n", encoding="utf-8")
+    explorer = make_explorer(project_dir)
+    builds: list[str] = []
+    real = lexical.build_map
+
+    def counting(parsed: object) -> object:
+        builds.append("x")
+        return real(parsed)  # type: ignore[arg-type]
+
+    lexical.build_map = counting  # type: ignore[assignment]
+    try:
+        first = explorer.find_references("alpha")
+        again = explorer.find_references("alpha")
+    finally:
+        lexical.build_map = real
+    assert len(builds) == 1
+    assert first.model_dump() == again.model_dump()

@@ -23,7 +23,8 @@ _CONTEXT_KEY = "code_intel_written"
 
 class WrittenList(Sequence[T], Generic[T]):
     """A list held as the JSON of its items: `parts` are runs of comma-separated JSON values (no brackets),
-    `length` how many values they hold in all."""
+    `length` how many values they hold in all. Read-only: the records read from it are decoded once and
+    shared, and a change made to them would not reach the JSON that is written."""
 
     __slots__ = ("_items", "length", "parts")
 

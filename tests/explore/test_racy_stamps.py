@@ -98,9 +98,10 @@ def test_a_just_written_file_is_compared_not_parsed_again_while_unchanged(tmp_pa
     assert cache.get(path) is second
 
 
-def test_lexical_maps_and_definitions_check_a_just_written_file_by_digest(
+def test_lexical_maps_check_a_just_written_file_by_digest(
         project_dir: Path, make_explorer: Callable[..., Explorer]) -> None:
-    """While a file is racy, each use compares its digest: nothing is built again while it is unchanged."""
+    """While a file is racy, each use of its lexical map compares its digest: no map is built again while the
+    file is unchanged."""
     from tools.explore import lexical
 
     path = project_dir / "mod.py"

@@ -79,7 +79,9 @@ from tools.project import ProjectRoot  # noqa: E402
 
 TARGET = 1.5
 DEFAULT_PATTERNS = [r"raise \w+Error", "return"]
-PLAIN_ONLY = {"--line-number", "--column", "--no-heading", "--with-filename", "--color", "never"}
+# search_text's rg arguments for its own output format, left out when the same search is run with --json
+PLAIN_ONLY = {"--line-number", "--column", "--heading", "--with-filename", "--field-match-separator", "\x1f", "--color",
+              "never"}
 PARALLEL = 4  # tools.explore.impact.PARALLEL_LOOKUPS
 # the TypeScript SDK that tests/clients/conftest.py installs (a dependency of the pinned MCP Inspector)
 TS_SDK = REPO / ".cache" / "clients" / "node_modules" / "@modelcontextprotocol" / "sdk"

@@ -5,7 +5,7 @@ half-written one. `fsync=True` also flushes the data to disk before the rename (
 The result has the permissions a plain `open()` would have given: an existing file keeps its mode,
 a new one gets 0666 (0777 when executable) minus the umask, not the 0600 of a temp file.
 
-`trusted_mtime` is the one rule for the caches keyed by (mtime, size): see its comment.
+`is_racy` (with `trusted_mtime`) is the one rule for the caches keyed by (mtime, size): see its comment.
 """
 
 from __future__ import annotations

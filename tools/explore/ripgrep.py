@@ -1,8 +1,8 @@
 """ripgrep adapter: runs rg with a deadline and turns its output into matches.
 
 search_text reads rg's `--heading` output and writes its match records as JSON straight from it where it
-can (see search_lines); find_references reads `rg --json`, which gives every submatch's byte span. Patterns always follow `-e` and paths follow `--`, so user text can never
-become an rg option. A timeout kills rg and reports the result as partial; it never looks like a
+can (see search_lines); find_references reads `rg --json`, which gives every submatch's byte span. Patterns
+always follow `-e` and paths follow `--`, so user text can never become an rg option. A timeout kills rg and reports the result as partial; it never looks like a
 complete answer."""
 
 from __future__ import annotations
@@ -303,8 +303,8 @@ def _written_records(path_json: bytes, body: bytes, limit: int) -> bytes | None:
             body = body[:-1]
     if len(body.translate(None, _CONTROLS)) != len(body):
         return None
-    ascii = body.isascii()
-    if not ascii:
+    plain = body.isascii()
+    if not plain:
         try:
             body.decode("utf-8")
         except UnicodeDecodeError:
@@ -318,7 +318,7 @@ def _written_records(path_json: bytes, body: bytes, limit: int) -> bytes | None:
         del fields[3 * limit:]
     if max(map(len, fields[2::3])) > MAX_TEXT_CHARS:
         return None  # escaped, a text may be longer than the original: either way the careful path cuts it
-    if not ascii:  # rg's columns count bytes; ours count characters
+    if not plain:  # rg's columns count bytes; ours count characters
         raw = body.replace(b"\n", _US).split(_US, 3 * rows)
         for row in range(rows):
             text = raw[3 * row + 2]
@@ -356,7 +356,7 @@ def search_lines(
             "--field-match-separator", _US.decode(), "--color", "never"]
     if context_lines:
         args += ["--context", str(context_lines), "--no-context-separator"]
-    arriving = _FileBlocks(limit if not context_lines else 0)
+    arriving = _FileBlocks(early=None if context_lines else limit)
     run = _run_rg(cwd, [*args, "-e", pattern, "--", *filters.roots], timeout, take=arriving.take)
     arriving.finish()  # a line cut short by a timeout is left out
     if context_lines:
@@ -411,10 +411,11 @@ class _FileBlocks:
     """rg's --heading output taken apart by file as it arrives. While no more than `early` match rows have come,
     each file's records are written at once, while rg is still searching other files (for an answer of all
     matches that hides most of the work behind rg's own run); the rest are written at the end, for the files
-    answered. Only whole lines are kept: what comes after the last newline (a line cut short when rg was
-    stopped) is dropped."""
+    answered. `early` None: context lines were asked for, so the rows are only kept (match and context rows
+    are told apart later). Only whole lines are kept: what comes after the last newline (a line cut short when
+    rg was stopped) is dropped."""
 
-    def __init__(self, early: int) -> None:
+    def __init__(self, early: int | None) -> None:
         self.bodies: dict[bytes, bytes] = {}  # raw path -> its lines, without the last newline
         self.rows: dict[bytes, int] = {}  # raw path -> its match rows (counted only without context lines)
         self.parts: dict[bytes, bytes | list[TextMatch]] = {}  # records written early: all of a file's rows
@@ -461,7 +462,7 @@ class _FileBlocks:
             self.parts.pop(raw_path, None)
             self.seen -= self.rows.pop(raw_path, 0)
         self.bodies[raw_path] = body
-        if self.early == 0:  # context lines: rows are told apart later
+        if self.early is None:
             return
         rows = self.rows[raw_path] = body.count(b"\n") + 1
         if self.seen + rows <= self.early:

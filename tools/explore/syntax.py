@@ -71,11 +71,13 @@ class ParseCache:
         stamp = (stat.st_mtime_ns, stat.st_size)
         with self._lock:
             hit = self._items.get(path)
-            if hit and hit[0] == stamp and hit[1].language == lang and not hit[2]:
+            if hit is not None and (hit[0] != stamp or hit[1].language != lang):
+                hit = None
+            elif hit is not None and not hit[2]:
                 self._items.move_to_end(path)
                 return hit[1]
         source = path.read_bytes()
-        if hit and hit[0] == stamp and hit[1].language == lang and source == hit[1].source:
+        if hit is not None and source == hit[1].source:
             with self._lock:  # a racy entry whose content is unchanged: kept, and trusted once old enough
                 if self._items.get(path) is hit:
                     self._items[path] = (stamp, hit[1], is_racy(stat.st_mtime_ns))

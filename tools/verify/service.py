@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tools.errors import InvalidArgument
 from tools.explore.globbing import glob_matches
-from tools.fsutil import UNTRUSTED_MTIME, trusted_mtime
+from tools.fsutil import is_racy
 from tools.project import ProjectRoot
 from tools.verify.models import CheckReport, SkippedCommand
 from tools.verify.runner import Progress, run_command
@@ -55,7 +55,7 @@ class CheckService:
                 st = (self.root.path / rel).stat()
                 # a file modified just now may be written again unseen in the same clock tick: such a fingerprint
                 # equals no other, so no earlier verdict is reused for it
-                mtime: object = st.st_mtime_ns if trusted_mtime(st.st_mtime_ns) != UNTRUSTED_MTIME else object()
+                mtime: object = object() if is_racy(st.st_mtime_ns) else st.st_mtime_ns
                 stats.append((rel, st.st_size, mtime))
             except OSError:
                 stats.append((rel, -1, -1))

@@ -623,6 +623,7 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
             yield app
 
         super().__init__("code-intel", instructions=SERVER_INSTRUCTIONS, lifespan=lifespan)
+        self.app = app
         self._registered: dict[str, Tool] | None = None  # see tools()
         self.wire_answers: WireAnswers | None = None  # set while serving our stdio transport, see _answer()
         self._building = threading.Lock()
@@ -722,10 +723,16 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
         return CallToolResult(content=[TextContent(type="text", text=answer.decode())], structured_content=data,
                               is_error=not ok)
 
+    def stdio_answers(self) -> WireAnswers:
+        """The table of answers for our stdio writer. A lost answer's refusal gets the phase fields like any
+        other, unless a call holds the session for more than a second (a submit running checks reports
+        progress through this same writer, so waiting on it could deadlock)."""
+        return WireAnswers(annotate=partial(self.app.workflow.annotate_refusal, wait=1.0))
+
     async def run_stdio_async(self) -> None:
         """stdio with our layer around the SDK's (tools/stdio.py): every request gets an answer, and each tool
         answer is written from its encoded JSON, kept aside until its line goes out."""
-        self.wire_answers = WireAnswers()
+        self.wire_answers = self.stdio_answers()
         await serve_stdio(self._lowlevel_server, self.wire_answers)
 
 

@@ -13,6 +13,7 @@ from mcp import Client
 
 from code_intel_server import TOOLS, build_server
 from tools.app import CodeIntelApp
+from tools.stdio import ANSWER_KEY
 from tools.workflow.phases import SERVER_TOOLS
 
 # Every tool the in-memory test can run without the embedding model, with arguments that succeed.
@@ -120,6 +121,26 @@ async def test_ledger_records_failed_calls_and_the_session_tools_but_not_submit(
         app.close()
     # start_session lands in the session it started; submit_phase is the submit itself, never evidence
     assert entries == [("start_session", True), ("get_symbols", False), ("get_symbols", True), ("get_session_status", True)]
+
+
+def test_a_lost_answer_on_stdio_is_refused_with_the_session_s_phase(project: Path) -> None:
+    """The refusal for an answer dropped from the stdio table (tools/stdio.py) has the contract's phase fields,
+    like every other refusal."""
+    app = CodeIntelApp.for_path(project)
+    try:
+        server = build_server(app)
+        app.workflow.start_session("QUESTION", "q?", ["--no-doc-research"], None)
+        answers = server.stdio_answers()
+        token = answers.keep(b'{"success":true}')
+        assert answers.take(token) is not None  # gone, as if dropped
+        line = ('{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"' + token
+                + f'"}}],"structuredContent":{{"{ANSWER_KEY}":"{token}"}},"isError":false}}}}\n')
+        (written,) = answers.complete(line)
+        refusal = json.loads(written)["result"]["structuredContent"]
+    finally:
+        app.close()
+    assert refusal["error"] == "internal_error" and refusal["call"] == "submit_phase"
+    assert refusal["current_phase"] == "QUERY_FRAME" and refusal["step"] == 4 and refusal["expected_payload"]
 
 
 def test_an_answer_written_from_its_model_is_the_answer_written_from_its_dict() -> None:

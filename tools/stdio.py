@@ -339,13 +339,15 @@ class WireAnswers:
     dropped, with a warning, and their lines (if they ever come) go out as an internal_error refusal."""
 
     def __init__(self, max_answers: int = MAX_WAITING_ANSWERS, max_bytes: int = MAX_WAITING_BYTES,
-                 max_seconds: float = MAX_WAITING_SECONDS, clock: Callable[[], float] = time.monotonic) -> None:
+                 max_seconds: float = MAX_WAITING_SECONDS, clock: Callable[[], float] = time.monotonic,
+                 annotate: Callable[[dict[str, Any]], object] | None = None) -> None:
         self.tag = f"code-intel-answer-{secrets.token_hex(8)}-"
         self.tokens = re.compile(re.escape(self.tag) + "[0-9]+")
         self.max_answers = max_answers
         self.max_bytes = max_bytes
         self.max_seconds = max_seconds
         self.clock = clock
+        self.annotate = annotate  # adds the session's phase fields to the refusal for a lost answer
         self._counter = itertools.count(1)
         self._waiting: OrderedDict[str, bytes] = OrderedDict()
         self._kept_at: dict[str, float] = {}
@@ -408,7 +410,10 @@ class WireAnswers:
                 log.error("an answer line names an answer that is no longer kept; sent as an internal_error")
         else:
             log.error("an answer line names %d answers; sent as an internal_error", len(tokens))
-        return (lost_answer_line(line),)
+        return (self.lost_answer_line(line),)
+
+    def lost_answer_line(self, line: str) -> bytes:
+        return lost_answer_line(line, self.annotate)
 
 
 def _splice(line: str, token: str, answer: bytes) -> tuple[bytes, ...] | None:
@@ -436,9 +441,11 @@ def _splice(line: str, token: str, answer: bytes) -> tuple[bytes, ...] | None:
             line[second_end:].encode("utf-8"))
 
 
-def lost_answer_line(line: str) -> bytes:
+def lost_answer_line(line: str, annotate: Callable[[dict[str, Any]], object] | None = None) -> bytes:
     """The answer for the request of a line whose tool answer was lost: an internal_error refusal in the
-    usual envelope (both copies, isError), so the client's call ends and the model can call again."""
+    usual envelope (both copies, isError), so the client's call ends and the model can call again.
+    `annotate` adds the contract's phase fields (current_phase, step, instruction, ...); a fault in it
+    leaves the refusal without them rather than the request without an answer."""
     try:
         message = json.loads(line)
     except ValueError:
@@ -453,6 +460,11 @@ def lost_answer_line(line: str) -> bytes:
                    "unwritten answers, or a fault in its stdio layer)",
         "hint": "call the tool again; see .code-intel/logs/server.log; the server is still running",
     }
+    if annotate is not None:
+        try:
+            annotate(refusal)
+        except Exception:
+            log.exception("adding the phase fields to a lost answer's refusal failed; sent without them")
     text = json.dumps(refusal, separators=(",", ":"))
     return json.dumps({"jsonrpc": "2.0", "id": request_id,
                        "result": {"content": [{"type": "text", "text": text}], "structuredContent": refusal,
@@ -478,7 +490,7 @@ class WireWriter:
             pieces = self.answers.complete(line)
         except Exception:  # a fault here must not end the SDK's writer task, nor leave the request unanswered
             log.exception("putting an answer in its line failed; sent as an internal_error")
-            pieces = (lost_answer_line(line),)
+            pieces = (self.answers.lost_answer_line(line),)
         with self._lock:
             for piece in pieces:
                 if piece:

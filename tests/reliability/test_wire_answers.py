@@ -189,6 +189,36 @@ def test_a_fault_while_putting_an_answer_in_place_still_answers_the_request(monk
     assert_lost(message, 7)
 
 
+def test_a_lost_answer_s_refusal_carries_the_phase_fields(caplog: pytest.LogCaptureFixture) -> None:
+    def annotate(data: dict[str, Any]) -> None:
+        data.setdefault("current_phase", "EXPLORATION")
+        data.setdefault("step", 5)
+        data.setdefault("call", "submit_phase")
+
+    answers = WireAnswers(max_answers=1, annotate=annotate)
+    cancelled = sdk_line(answers, 1, {"success": True})
+    kept = sdk_line(answers, 2, {"success": True})  # the first answer is dropped
+    with caplog.at_level(logging.WARNING, logger="tools.stdio"):
+        lost, second = written(answers, cancelled, kept)
+    assert_lost(lost, 1)
+    structured = lost["result"]["structuredContent"]
+    assert (structured["current_phase"], structured["step"], structured["call"]) == ("EXPLORATION", 5, "submit_phase")
+    assert structured["error"] == "internal_error"  # the annotation adds, never overrides
+    assert_both_copies(second, {"success": True})
+
+    def broken(data: dict[str, Any]) -> None:
+        raise RuntimeError("the session is gone")
+
+    faulty = WireAnswers(max_answers=1, annotate=broken)
+    cancelled = sdk_line(faulty, 3, {"success": True})
+    sdk_line(faulty, 4, {"success": True})
+    with caplog.at_level(logging.ERROR, logger="tools.stdio"):
+        (message,) = written(faulty, cancelled)
+    assert_lost(message, 3)  # still answered, without the phase fields
+    assert "current_phase" not in message["result"]["structuredContent"]
+    assert any("phase fields" in record.getMessage() for record in caplog.records)
+
+
 # ------------------------------------------------------------------ through the real server
 
 

@@ -486,12 +486,16 @@ class WorkflowEngine:
             live.ledger.record(tool, arguments if isinstance(arguments, dict) else {}, phase=live.state.contract_id,
                                window=live.state.window, ok=ok)
 
-    def annotate_refusal(self, data: dict[str, Any]) -> None:
+    def annotate_refusal(self, data: dict[str, Any], wait: float = -1) -> bool:
         """Give any refusal the contract's fields: the current phase's instruction, expected_payload and
-        call; with no session, how to start one."""
-        with self._lock:
+        call; with no session, how to start one. `wait` (seconds) bounds the wait for a call that holds the
+        session: past it nothing is added and the answer is False (the stdio writer must not wait on a
+        submit whose progress notes wait on the writer)."""
+        if not self._lock.acquire(timeout=wait):
+            return False
+        try:
             if not isinstance(data, dict):
-                return
+                return False
             live = self._live
             if live is None:
                 fields = no_session_fields(self._last_completed.get("session_id"))
@@ -499,6 +503,9 @@ class WorkflowEngine:
                 fields = self._refusal_details(live.state)
             for key, value in fields.items():
                 data.setdefault(key, value)
+            return True
+        finally:
+            self._lock.release()
 
     # ------------------------------------------------------- implementation control
     def check_write_target(self, file_path: str) -> dict[str, Any]:

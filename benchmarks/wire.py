@@ -26,16 +26,19 @@ The figure to compare is (end to end - round trip) / raw engine; the target is 1
 
 A second table puts each client's figure beside a floor measured through that same client: the same answer
 from a server that has it ready (benchmarks/wire_canned.py, one per row, holding the answer the Python client
-got from our server), timed the same way, minus that server's own round trip. The canned server lists no
-tools, so each SDK client is handed our server's tool listing and validates the canned answers against the
-same output schemas. Per client and row: floor; best = (raw engine + floor) / raw engine, the ratio of a
-server whose own work cost nothing; net = (ours - floor) / raw engine, our ratio with the part any server
-pays for an answer of that size through that client taken out. The target is judged on the first table's
-ratios; the second is for reading them.
+got from our server), timed the same way, minus that server's own round trip. The canned server lists our
+server's tools as the Python client got them from its tools/list, so each SDK client learns the same output
+schemas through its own listing and validates the canned answers against them. Per client and row: floor;
+best = (raw engine + floor) / raw engine, the ratio of a server whose own work cost nothing; net = (ours -
+floor) / raw engine, our ratio with the part any server pays for an answer of that size through that client
+taken out. The target is judged on the first table's ratios; the second is for reading them.
 
-Lines above the tables confirm, per client and for our server and the canned ones, that every answer was
-validated against its tool's outputSchema and a deliberately wrong schema refused (the SDK clients), and that
-every answer is the one the Python client got from our server.
+Lines above the tables confirm, per client and for our server and the canned ones, that every answer is the one
+the Python client got from our server and, for the SDK clients, that every answer was validated: its tool has an
+outputSchema in the listing the client got from that server's tools/list, and the same client refuses the same
+answer for a tool whose listed schema no answer meets (each canned server also lists the row's tool under the
+name wrong_schema with such a schema; our server cannot be asked to list a wrong one). Only the clients' public
+calls are used (list_tools/listTools, call_tool/callTool).
 
 Corpus: standard-library files copied to benchmarks/.corpus/stdlib (git-ignored), as benchmarks/explore.py.
 
@@ -197,11 +200,14 @@ def raw_engine(corpus: Path, plan: Plan, runs: int) -> dict[str, tuple[float, st
 
 
 # ------------------------------------------------------------------ the wire
-# What one server gave through one client: "ping" (its empty round trip, ms), "wrong_schema" (the error the client
-# raised when the first call's schema was swapped for one no answer meets; None if it took the answer; absent where
-# the client checks nothing), and per row label the row's figures: "e2e" (ms), "structured" (the answer's structured
-# content) and "utf8" (bytes of its text content), plus what that client adds.
+# What one server gave through one client: "ping" (its empty round trip, ms), "wrong_schema" (a canned server only:
+# the error the client raised for the WRONG_SCHEMA_TOOL's answer; None if it took the answer), and per row label the
+# row's figures: "e2e" (ms), "structured" (the answer's structured content) and "utf8" (bytes of its text content),
+# plus what that client adds ("checked": the tool has an outputSchema in the listing the client got).
 Session = dict[str, Any]
+# Each canned server also lists its row's tool under this name with this output schema, which no answer meets (its
+# one required property is in none), and answers it with the row's answer: a client that validates must refuse it.
+WRONG_SCHEMA_TOOL = "wrong_schema"
 IMPOSSIBLE_SCHEMA = {"type": "object", "required": ["not_in_any_answer"], "properties": {"not_in_any_answer": {"type": "string"}}}
 
 
@@ -215,16 +221,26 @@ def quiet(argv: list[str]) -> list[str]:
     return ["/bin/sh", "-c", f"exec {shlex.join(argv)} 2>/dev/null"]
 
 
-def canned_servers(corpus: Path, plan: Plan, answers: dict[str, Any]) -> dict[str, list[str]]:
+def canned_servers(corpus: Path, plan: Plan, answers: dict[str, Any], listing: list[dict[str, Any]]) -> dict[str, list[str]]:
     """row label -> the command line of a server that has that row's answer ready (benchmarks/wire_canned.py: the
     same SDK server class, the same answer as text plus structured content, no work). One server per row: rows of
-    the same tool differ in their answer."""
+    the same tool differ in their answer. Each lists `listing` (our server's tools/list entries, as JSON) and, under
+    WRONG_SCHEMA_TOOL, the row's tool with IMPOSSIBLE_SCHEMA, and answers both with the row's answer."""
     canned = {}
     for number, label in enumerate(plan):
+        tool = tool_of(label)
+        entry = next(entry for entry in listing if entry["name"] == tool)
+        given = {"tools": [*listing, {**entry, "name": WRONG_SCHEMA_TOOL, "outputSchema": IMPOSSIBLE_SCHEMA}],
+                 "answers": {tool: answers[label], WRONG_SCHEMA_TOOL: answers[label]}}
         answers_file = corpus / ".code-intel" / f"wire-canned-{number}.json"
-        answers_file.write_text(json.dumps({tool_of(label): answers[label]}), encoding="utf-8")
+        answers_file.write_text(json.dumps(given), encoding="utf-8")
         canned[label] = [sys.executable, str(HERE / "wire_canned.py"), str(answers_file)]
     return canned
+
+
+def listed(listing: Any) -> list[dict[str, Any]]:
+    """A client's tools/list result (mcp's ListToolsResult) -> its tools as the JSON they came in."""
+    return [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in listing.tools]
 
 
 def read_answer(line: bytes) -> tuple[Any, int]:
@@ -234,24 +250,14 @@ def read_answer(line: bytes) -> tuple[Any, int]:
     return result.get("structuredContent"), len(text.encode())
 
 
-def hand_listing(session: Any, listing: Any) -> None:
-    """Give a client session a tool listing as if its server had sent it: the canned server lists no tools, and the
-    Python client validates an answer only against a listed outputSchema. mcp has no public way to do this, so it
-    goes through the method list_tools itself calls (complete=False: the session's other tools stay)."""
-    absorb = getattr(session, "_absorb_tool_listing", None)
-    if absorb is None:
-        raise SystemExit("this mcp version has no ClientSession._absorb_tool_listing, which benchmarks/wire.py uses to "
-                         "hand the canned server's client our tools' output schemas; adapt hand_listing()")
-    absorb(listing.model_copy(deep=True), complete=False)
-
-
-async def python_session(corpus: Path, argv: list[str], plan: Plan, runs: int, handed: Any = None,
-                         log_file: Path | None = None) -> tuple[Session, Any]:
+async def python_session(corpus: Path, argv: list[str], plan: Plan, runs: int, log_file: Path | None = None,
+                         wrong_schema: bool = False) -> tuple[Session, Any]:
     """The calls through the `mcp` package's stdio client against the server argv starts: each call timed as a plain
     tools/call ("e2e": no output-schema validation, the server's and the wire's cost) and through call_tool
-    ("validated": also checked against the tool's outputSchema, round trip included). `handed` is a tool listing
-    the client takes as its server's (see hand_listing); log_file, our server's log, gives "server": the time the
-    call took inside. Returns the figures and the tools the client knew."""
+    ("validated": also checked against the tool's outputSchema from the server's tools/list, round trip included).
+    log_file, our server's log, gives "server": the time the call took inside. With wrong_schema (a canned server),
+    the session ends with a call of WRONG_SCHEMA_TOOL, which call_tool must refuse. Returns the figures and the
+    server's tool listing."""
     import mcp_types as types
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
@@ -261,9 +267,6 @@ async def python_session(corpus: Path, argv: list[str], plan: Plan, runs: int, h
     figures: Session = {}
     async with Client(params, read_timeout_seconds=120) as client:
         listing = await client.list_tools()  # the client learns the output schemas (it validates results against them)
-        if handed is not None:
-            hand_listing(client.session, handed)
-            listing = handed
         schemas = {tool.name: tool.output_schema for tool in listing.tools}
 
         async def plain(tool: str, args: dict[str, Any]) -> types.CallToolResult:
@@ -305,27 +308,21 @@ async def python_session(corpus: Path, argv: list[str], plan: Plan, runs: int, h
                               "server": statistics.median(inside) if inside else float("nan"),
                               "bytes": len(text), "utf8": len(text.encode()), "structured": result.structured_content,
                               "checked": schemas.get(tool) is not None}
-        # the first call's tool again, its schema swapped for one no answer meets: call_tool must refuse the answer
-        first, (args, touched) = next(iter(plan.items()))
-        wrong = listing.model_copy(deep=True)
-        wrong.tools = [tool.model_copy(update={"output_schema": IMPOSSIBLE_SCHEMA}) if tool.name == tool_of(first) else tool
-                       for tool in wrong.tools]
-        hand_listing(client.session, wrong)
-        touch(touched)
-        try:
-            await client.call_tool(tool_of(first), args)
-            figures["wrong_schema"] = None
-        except RuntimeError as refused:
-            figures["wrong_schema"] = str(refused)
+        if wrong_schema:  # the first call's answer again, for a tool listed with a schema it does not meet
+            try:
+                await client.call_tool(WRONG_SCHEMA_TOOL, next(iter(plan.values()))[0])
+                figures["wrong_schema"] = None
+            except RuntimeError as refused:
+                figures["wrong_schema"] = str(refused)
     return figures, listing
 
 
-async def python_canned(corpus: Path, plan: Plan, runs: int, canned: dict[str, list[str]], listing: Any) -> dict[str, Session]:
-    """Each canned server through the Python SDK's client, handed our server's tool listing (so that call_tool
-    validates its answers against the same output schemas)."""
+async def python_canned(corpus: Path, plan: Plan, runs: int, canned: dict[str, list[str]]) -> dict[str, Session]:
+    """Each canned server through the Python SDK's client: it lists our server's tools, so call_tool validates its
+    answers against the same output schemas; each session ends with the wrong-schema call."""
     floors = {}
     for label, argv in canned.items():
-        floors[label], _ = await python_session(corpus, argv, {label: plan[label]}, runs, listing)
+        floors[label], _ = await python_session(corpus, argv, {label: plan[label]}, runs, wrong_schema=True)
     return floors
 
 
@@ -334,23 +331,25 @@ def over_ts_client(corpus: Path, plan: Plan, runs: int, argv: list[str], canned:
     """The same calls through the TypeScript SDK's client (benchmarks/wire_client.mjs, run by node), the client
     library Claude Code is built on: the same server command line, working folder and default environment as
     the Python client, each call made with client.callTool after one listTools, so the client validates every
-    structuredContent against the tool's outputSchema; then each canned server, in the same node process, its
-    client handed our server's tool listing. Returns our server's figures, the canned ones and the SDK's
-    version, or why the column is left out."""
+    structuredContent against the tool's outputSchema; then each canned server, in the same node process, through
+    its own listTools, each session ending with the wrong-schema call. Returns our server's figures, the canned
+    ones and the SDK's version, or why the column is left out."""
     if shutil.which("node") is None:
         return "node is not on PATH"
     if not (sdk / "package.json").is_file():
         return (f"no @modelcontextprotocol/sdk at {sdk} (`.venv/bin/pytest tests/clients` installs the pinned "
                 f"clients, with it, into .cache/clients; or pass --ts-sdk)")
 
-    def spec(argv: list[str], rows: Plan) -> dict[str, Any]:
+    def spec(argv: list[str], rows: Plan, wrong_schema: bool) -> dict[str, Any]:
         shell, *command = quiet(argv)
+        first_args = next(iter(rows.values()))[0]
         return {"command": shell, "args": command, "cwd": str(corpus),
                 "calls": [{"label": label, "name": tool_of(label), "arguments": args, "touch": str(touched) if touched else None}
-                          for label, (args, touched) in rows.items()]}
+                          for label, (args, touched) in rows.items()],
+                "wrong_schema": {"name": WRONG_SCHEMA_TOOL, "arguments": first_args} if wrong_schema else None}
 
-    request = {"runs": runs, "sessions": [spec(argv + ["--log-level", "INFO"], plan)] +
-               [spec(canned_argv, {label: plan[label]}) for label, canned_argv in canned.items()]}
+    request = {"runs": runs, "sessions": [spec(argv + ["--log-level", "INFO"], plan, wrong_schema=False)] +
+               [spec(canned_argv, {label: plan[label]}, wrong_schema=True) for label, canned_argv in canned.items()]}
     done = subprocess.run(["node", str(HERE / "wire_client.mjs"), str(sdk)], input=json.dumps(request),
                           capture_output=True, text=True, timeout=1200, check=False)
     if done.returncode != 0:
@@ -358,7 +357,9 @@ def over_ts_client(corpus: Path, plan: Plan, runs: int, argv: list[str], canned:
     out = json.loads(done.stdout)
     sessions = []
     for session in out["sessions"]:
-        figures: Session = {"ping": session["ping"], "wrong_schema": session["wrong_schema"]}
+        figures: Session = {"ping": session["ping"]}
+        if "wrong_schema" in session:
+            figures["wrong_schema"] = session["wrong_schema"]
         for label, row in session["calls"].items():
             figures[label] = {"e2e": row["e2e"], "checked": row["validated"], "utf8": row["text_bytes"],
                               "matches": row["matches"], "structured": row["structured"]}
@@ -442,26 +443,35 @@ def differing(sessions: dict[str, Session], wire: Session) -> list[str]:
 
 
 def refusals(sessions: dict[str, Session]) -> tuple[list[str], str]:
-    """(the rows whose session took an answer against a wrong schema, the first line of the error one refusal gave)."""
-    took = [label for label, session in sessions.items() if session["wrong_schema"] is None]
-    said = next((session["wrong_schema"] for session in sessions.values() if session["wrong_schema"]), "")
+    """(the rows whose session did not refuse the wrong-schema answer for its schema, the first line of the error
+    one refusal gave). A refusal counts only if it names the property IMPOSSIBLE_SCHEMA requires: an error for any
+    other reason (an unknown tool, a lost connection) shows nothing about validation."""
+    required = IMPOSSIBLE_SCHEMA["required"][0]
+    took = [label for label, session in sessions.items() if required not in (session.get("wrong_schema") or "")]
+    said = next((session["wrong_schema"] for label, session in sessions.items() if label not in took), "")
     return took, said.splitlines()[0][:160] if said else ""
 
 
-def check_lines(client: str, sessions: dict[str, Session], wire: Session, validates: bool, against: str) -> list[str]:
+def check_lines(client: str, sessions: dict[str, Session], wire: Session, validates: bool, against: str,
+                wrong_schema: bool = False) -> list[str]:
     """What one client's answers from one kind of server show (`sessions` maps a row label to the session that has
-    that row): for a client that validates, that every answer was checked against its tool's outputSchema and that a
-    wrong schema was refused in each session; unless `against` is empty, that every answer is the one the Python
-    client got from our server (`against` names it)."""
+    that row): for a client that validates, that every answer's tool has an outputSchema in the listing the client
+    got from the server's tools/list (so the client validated the answer against it) and, with wrong_schema (the
+    canned servers), that each session refused the answer for WRONG_SCHEMA_TOOL; unless `against` is empty, that
+    every answer is the one the Python client got from our server (`against` names it)."""
     said = []
     if validates:
         unchecked = [label for label, session in sessions.items() if not session[label]["checked"]]
-        took, refusal = refusals(sessions)
+        took, refusal = refusals(sessions) if wrong_schema else ([], "")
         if unchecked or took:
-            said.append(f"WARNING: structured content NOT validated (no schema for {unchecked or 'none'}; a wrong "
-                        f"schema accepted for {took or 'none'})")
+            said.append(f"WARNING: structured content NOT validated (no outputSchema listed for {unchecked or 'none'}; "
+                        f"the wrong-schema answer accepted for {took or 'none'})")
+        elif wrong_schema:
+            said.append(f"every answer validated against its tool's outputSchema from the server's tools/list; "
+                        f"the same answer for {WRONG_SCHEMA_TOOL} refused in every session ({refusal})")
         else:
-            said.append(f"every answer validated against its tool's outputSchema, a wrong schema refused ({refusal})")
+            said.append("every answer validated against its tool's outputSchema from our server's tools/list "
+                        "(that this client refuses an answer its schema does not allow: canned, below)")
     wrong = differing(sessions, wire) if against else []
     if against and not wrong:
         said.append(f"every answer identical to {against} (same structured content, same text size)")
@@ -565,10 +575,10 @@ def main() -> int:
     server = args.server.resolve()
     argv = server_argv(corpus, server)
     # each client meets our server first, then the canned servers, which hold the answers the Python client got
-    wire, listing = anyio.run(python_session, corpus, argv + ["--log-level", "INFO"], plan, args.runs, None,
+    wire, listing = anyio.run(python_session, corpus, argv + ["--log-level", "INFO"], plan, args.runs,
                               state / "logs" / "server.log")
-    canned = canned_servers(corpus, plan, {label: wire[label]["structured"] for label in plan})
-    py_floors = anyio.run(python_canned, corpus, plan, args.runs, canned, listing)
+    canned = canned_servers(corpus, plan, {label: wire[label]["structured"] for label in plan}, listed(listing))
+    py_floors = anyio.run(python_canned, corpus, plan, args.runs, canned)
     ts = over_ts_client(corpus, plan, args.runs, argv, canned, args.ts_sdk.resolve())
     bare = over_raw_pipe(corpus, plan, args.runs, argv)
     bare_floors = canned_over_raw_pipe(corpus, plan, args.runs, canned)
@@ -593,15 +603,17 @@ def main() -> int:
         f"{name} {ours['ping']:.2f} ms | {spread([floor['ping'] for floor in floors.values()])}"
         for name, ours, floors, _ in clients))
     print("checks (canned: benchmarks/wire_canned.py, one server per row, holding the answer the Python client got from "
-          "ours; it lists no tools, so its clients are handed our server's tool listing):")
+          f"ours; it lists our server's tools as that client got them, plus the row's tool as {WRONG_SCHEMA_TOOL} with "
+          f"an outputSchema no answer meets, answered the same):")
     print("\n".join(check_lines("Python SDK client call_tool, our server", {label: wire for label in plan}, wire,
                                 validates=True, against="")))
     print("\n".join(check_lines("Python SDK client, canned", py_floors, wire, validates=True,
-                                against="our server's")))
+                                against="our server's", wrong_schema=True)))
     if not isinstance(ts, str):
         print("\n".join(check_lines(f"TS SDK client (@modelcontextprotocol/sdk {ts[2]}), our server",
                                     {label: ts[0] for label in plan}, wire, validates=True, against="the Python client's")))
-        print("\n".join(check_lines("TS SDK client, canned", ts[1], wire, validates=True, against="our server's")))
+        print("\n".join(check_lines("TS SDK client, canned", ts[1], wire, validates=True, against="our server's",
+                                    wrong_schema=True)))
     print("\n".join(check_lines("bare pipe, our server", {label: bare for label in plan}, wire, validates=False,
                                 against="the Python client's")))
     print("\n".join(check_lines("bare pipe, canned", bare_floors, wire, validates=False, against="our server's")))

@@ -1,13 +1,16 @@
 """A stdio MCP server that has its answers ready: benchmarks/wire.py's floor for the cost of an answer on the wire.
 
-It is the same SDK server class code-intel uses (MCPServer), and it answers every tools/call of a tool named in
-the JSON file given as its argument with that tool's recorded answer, sent the way code-intel sends one: the
-answer's compact JSON is kept aside by code-intel's own stdio layer (tools/stdio.py, WireAnswers), the SDK is
-handed markers, and the writer puts the answer in their place as text content and as structured content. It
-does no other work, so its time on the pipe is what the SDK's dispatch, that layer and the transport cost for
-an answer of that size.
+It is the same SDK server class code-intel uses (MCPServer). It lists the tools given in the JSON file named as its
+argument, exactly as given (benchmarks/wire.py writes our server's listing there, as a client got it from tools/list),
+so a client learns their output schemas through its ordinary tools/list and validates the answers against them. It
+answers every tools/call of a tool named under "answers" with that recorded answer, sent the way code-intel sends
+one: the answer's compact JSON is kept aside by code-intel's own stdio layer (tools/stdio.py, WireAnswers), the SDK
+is handed markers, and the writer puts the answer in their place as text content and as structured content. It
+does no other work, so its time on the pipe is what the SDK's dispatch, that layer and the transport cost for an
+answer of that size.
 
-    .venv/bin/python benchmarks/wire_canned.py ANSWERS.json     # {"tool name": structured answer, ...}
+    .venv/bin/python benchmarks/wire_canned.py ANSWERS.json
+    # {"tools": [tools/list entries, as JSON], "answers": {"tool name": structured answer, ...}}
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
+from mcp_types import Tool
 from pydantic_core import to_json
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -25,15 +29,21 @@ from tools.stdio import WireAnswers, serve_stdio  # noqa: E402
 
 
 class CannedServer(MCPServer[None]):
-    def __init__(self, answers: dict[str, dict[str, Any]]) -> None:
+    """Lists the given tools and answers their calls with the recorded answers. It registers no tool functions, so
+    the SDK checks no arguments against an input schema: the arguments do not matter here."""
+
+    def __init__(self, tools: list[dict[str, Any]], answers: dict[str, dict[str, Any]]) -> None:
         super().__init__("wire-canned")
+        self.listing = [Tool.model_validate(tool) for tool in tools]
         self.answers = {name: to_json(data) for name, data in answers.items()}
         self.wire_answers = WireAnswers()
 
-    def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
-        return None  # no input validation: the arguments do not matter here
+    async def list_tools(self) -> list[Tool]:
+        return self.listing
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        if name not in self.answers:
+            return self.wire_answers.result(to_json({"error": f"no answer recorded for tool {name!r}"}), is_error=True)
         return self.wire_answers.result(self.answers[name], is_error=False)
 
     async def run_stdio_async(self) -> None:  # as code_intel_server.CodeIntelServer does
@@ -41,8 +51,8 @@ class CannedServer(MCPServer[None]):
 
 
 def main() -> int:
-    answers = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
-    CannedServer(answers).run("stdio")
+    given = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
+    CannedServer(given["tools"], given["answers"]).run("stdio")
     return 0
 
 

@@ -5,22 +5,23 @@
 // SDK_FOLDER is an installed @modelcontextprotocol/sdk package (wire.py passes the one under
 // .cache/clients/node_modules). The plan on stdin is one JSON object:
 //     {"runs": N, "sessions": [{"command": ..., "args": [...], "cwd": ...,
-//       "calls": [{"label": ..., "name": tool, "arguments": {...}, "touch": absolute path or null}, ...]}, ...]}
-// The first session is code-intel's server; the others are servers that list no tools (wire.py's canned
-// servers), run one after the other in this same process. For each session the script spawns the server
-// with StdioClientTransport (no env given: the SDK's default environment, as the Python client's),
-// connects and lists the tools once. The client then holds a compiled validator for each tool's
-// outputSchema and checks every structuredContent against it, as Claude Code's client does; a later
-// session is handed the first session's listing after its own, so the same answers meet the same
-// validators. It times 2 x N empty round trips (resources/list), and for each call warms up twice, then
-// times N calls to client.callTool, touching the file first when the plan says so (a fresh parse). Each
-// session ends with its first call checked against a deliberately wrong schema, to show that the
-// validation really runs.
+//       "calls": [{"label": ..., "name": tool, "arguments": {...}, "touch": absolute path or null}, ...],
+//       "wrong_schema": {"name": tool, "arguments": {...}} or null}, ...]}
+// The first session is code-intel's server; the others are wire.py's canned servers, which list our
+// server's tools, run one after the other in this same process. For each session the script spawns the
+// server with StdioClientTransport (no env given: the SDK's default environment, as the Python client's),
+// connects and lists the tools once (listTools). The client then holds a compiled validator for each
+// listed tool's outputSchema and checks every structuredContent against it, as Claude Code's client does.
+// It times 2 x N empty round trips (resources/list), and for each call warms up twice, then times N calls
+// to client.callTool, touching the file first when the plan says so (a fresh parse). A session with a
+// "wrong_schema" call (a canned server's tool listed with a schema no answer meets) ends with that call,
+// which callTool must refuse, to show that the validation really runs. Only the client's public methods
+// are used.
 // Output, one JSON object on stdout (milliseconds, medians):
-//     {"sdk": version, "sessions": [{"ping": ms, "wrong_schema": the error the client raised for the wrong
-//      schema, or null if it accepted the answer, "calls": {label: {"e2e": ms, "validated": bool,
-//      "text_bytes": n, "matches": n or null, "total_matches": n or null,
-//      "structured": the last answer's structuredContent}}}, ...]}
+//     {"sdk": version, "sessions": [{"ping": ms, "wrong_schema" (only where the plan asks): the error the
+//      client raised for that call, or null if it accepted the answer, "calls": {label: {"e2e": ms,
+//      "validated": whether the tool's listing gave an outputSchema, "text_bytes": n, "matches": n or null,
+//      "total_matches": n or null, "structured": the last answer's structuredContent}}}, ...]}
 import { readFileSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -53,16 +54,14 @@ const touch = (path) => {
 };
 const options = { timeout: 120_000 };
 
-// One server: its figures, and the tools it listed (or was handed).
-async function session(spec, handed) {
+// One server: its figures.
+async function session(spec) {
   const transport = new StdioClientTransport({ command: spec.command, args: spec.args, cwd: spec.cwd });
   const client = new Client({ name: "wire-benchmark-ts", version: "0" });
   await client.connect(transport);
-  let { tools } = await client.listTools();
-  if (handed) {
-    tools = handed;
-    client.cacheToolMetadata(tools);
-  }
+  // the client compiles a validator for each listed outputSchema; callTool checks structuredContent against it
+  const { tools } = await client.listTools();
+  const schemas = new Map(tools.map((tool) => [tool.name, tool.outputSchema]));
   const out = { calls: {} };
   try {
     const pings = [];
@@ -92,7 +91,7 @@ async function session(spec, handed) {
       const answer = result.structuredContent ?? {};
       out.calls[call.label] = {
         e2e: median(samples),
-        validated: client.getToolOutputValidator(call.name) !== undefined,
+        validated: schemas.get(call.name) != null,
         text_bytes: Buffer.byteLength(text, "utf8"),
         matches: Array.isArray(answer.matches) ? answer.matches.length : null,
         total_matches: answer.total_matches ?? null,
@@ -100,26 +99,19 @@ async function session(spec, handed) {
       };
     }
 
-    // The first call's tool again, its schema swapped for one its answer cannot meet: callTool must throw.
-    const first = spec.calls[0];
-    const impossible = { type: "object", required: ["not_in_any_answer"], properties: { not_in_any_answer: { type: "string" } } };
-    client.cacheToolMetadata(tools.map((tool) => (tool.name === first.name ? { ...tool, outputSchema: impossible } : tool)));
-    touch(first.touch);
-    out.wrong_schema = await client.callTool({ name: first.name, arguments: first.arguments }, undefined, options).then(
-      () => null,
-      (error) => String(error.message ?? error),
-    );
+    // A tool listed with a schema its answer cannot meet: callTool must throw.
+    if (spec.wrong_schema) {
+      out.wrong_schema = await client.callTool(spec.wrong_schema, undefined, options).then(
+        () => null,
+        (error) => String(error.message ?? error),
+      );
+    }
   } finally {
     await client.close();
   }
-  return { out, tools };
+  return out;
 }
 
 const sessions = [];
-let listed;
-for (const spec of plan.sessions) {
-  const { out, tools } = await session(spec, listed);
-  listed ??= tools;
-  sessions.push(out);
-}
+for (const spec of plan.sessions) sessions.push(await session(spec));
 process.stdout.write(JSON.stringify({ sdk: sdkVersion, sessions }) + "\n");

@@ -1,12 +1,18 @@
-"""benchmarks/wire.py's pure parts: reading an answer line, the answer and validation checks, the floor-adjusted view."""
+"""benchmarks/wire.py's parts: reading an answer line, the answer and validation checks, the floor-adjusted view, and
+the canned server (benchmarks/wire_canned.py) through the Python SDK's client as the benchmark drives it."""
 
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from mcp import Client
+
+from code_intel_server import build_server
+from tools.app import CodeIntelApp
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
@@ -28,15 +34,27 @@ def test_read_answer_gives_the_structured_content_and_the_text_in_utf8_bytes() -
     assert utf8 == len(text.encode()) == len(text) + 2  # "é" twice, two bytes each
 
 
-def session(structured: object, utf8: int, checked: bool = True, refused: str | None = "no\nmore") -> wire.Session:
+REFUSED = "Invalid structured content returned by tool wrong_schema: 'not_in_any_answer' is a required property\n\nmore"
+
+
+def session(structured: object, utf8: int, checked: bool = True, refused: str | None = REFUSED) -> wire.Session:
     return {"ping": 1.0, "wrong_schema": refused, "row": {"e2e": 2.0, "structured": structured, "utf8": utf8, "checked": checked}}
 
 
 def test_check_lines_confirm_validated_identical_answers() -> None:
     ours = session(ANSWER, 50)
-    lines = wire.check_lines("TS", {"row": session(ANSWER, 50)}, ours, validates=True, against="ours")
-    assert lines == ["  TS: every answer validated against its tool's outputSchema, a wrong schema refused (no); "
-                     "every answer identical to ours (same structured content, same text size)"]
+    lines = wire.check_lines("TS", {"row": session(ANSWER, 50)}, ours, validates=True, against="ours", wrong_schema=True)
+    assert lines == ["  TS: every answer validated against its tool's outputSchema from the server's tools/list; the same "
+                     "answer for wrong_schema refused in every session (Invalid structured content returned by tool "
+                     "wrong_schema: 'not_in_any_answer' is a required property); every answer identical to ours (same "
+                     "structured content, same text size)"]
+
+
+def test_check_lines_for_our_server_rest_on_the_listed_schema_and_point_to_the_canned_refusal() -> None:
+    ours = {"ping": 1.0, "row": {"e2e": 2.0, "structured": ANSWER, "utf8": 50, "checked": True}}  # no wrong-schema call
+    lines = wire.check_lines("Python", {"row": ours}, ours, validates=True, against="")
+    assert lines == ["  Python: every answer validated against its tool's outputSchema from our server's tools/list "
+                     "(that this client refuses an answer its schema does not allow: canned, below)"]
 
 
 @pytest.mark.parametrize("theirs, said", [
@@ -48,10 +66,74 @@ def test_check_lines_name_an_answer_that_is_not_ours(theirs: wire.Session, said:
     assert lines == [f"  WARNING canned, {said}: not the answer the Python client got from our server"]
 
 
-@pytest.mark.parametrize("theirs", [session(ANSWER, 50, checked=False), session(ANSWER, 50, refused=None)])
+@pytest.mark.parametrize("theirs", [
+    session(ANSWER, 50, checked=False),  # the listing gave the tool no outputSchema
+    session(ANSWER, 50, refused=None),  # the client took the answer against a schema it does not meet
+    session(ANSWER, 50, refused="MCP error -32001: Request timed out"),  # an error, but not the schema's
+    {"ping": 1.0, "row": session(ANSWER, 50)["row"]},  # the wrong-schema call never made
+])
 def test_check_lines_warn_when_validation_did_not_run(theirs: wire.Session) -> None:
-    lines = wire.check_lines("TS", {"row": theirs}, session(ANSWER, 50), validates=True, against="ours")
+    lines = wire.check_lines("TS", {"row": theirs}, session(ANSWER, 50), validates=True, against="ours", wrong_schema=True)
     assert lines[0].startswith("  TS: WARNING: structured content NOT validated")
+
+
+def project(root: Path) -> Path:
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text("def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n")
+    (root / ".code-intel").mkdir()
+    (root / ".code-intel" / "config.json").write_text('{"sync_on_start": false}')
+    return root
+
+
+async def our_listing_and_answer(root: Path, args: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Our server's tools/list (as JSON) and its search_text answer for args, through the in-memory client."""
+    app = CodeIntelApp.for_path(root)
+    try:
+        async with Client(build_server(app)) as client:
+            listing = wire.listed(await client.list_tools())
+            answer = (await client.call_tool("search_text", args)).structured_content
+    finally:
+        app.close()
+    assert answer is not None and len(answer["matches"]) == 2
+    return listing, answer
+
+
+@pytest.mark.slow  # spawns the canned server
+async def test_the_canned_server_lists_our_tools_and_answers_the_recorded_answer_which_the_client_validates(
+        tmp_path: Path) -> None:
+    root = project(tmp_path / "project")
+    label, args = "search_text def", {"pattern": "def"}
+    listing, answer = await our_listing_and_answer(root, args)
+    plan: wire.Plan = {label: (args, None)}
+    argv = wire.canned_servers(root, plan, {label: answer}, listing)[label]
+
+    figures, served = await wire.python_session(root, argv, plan, 1, wrong_schema=True)
+
+    search_text = next(tool for tool in listing if tool["name"] == "search_text")
+    assert search_text["outputSchema"]["type"] == "object"
+    # tools/list: our server's listing as given, then the row's tool again under the wrong-schema name
+    assert wire.listed(served) == [*listing, {**search_text, "name": wire.WRONG_SCHEMA_TOOL,
+                                             "outputSchema": wire.IMPOSSIBLE_SCHEMA}]
+    row = figures[label]
+    assert row["structured"] == answer and row["checked"]
+    assert row["utf8"] == len(json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode())
+    assert "'not_in_any_answer' is a required property" in figures["wrong_schema"]
+    assert wire.check_lines("Python", {label: figures}, {label: dict(row)}, validates=True, against="ours",
+                            wrong_schema=True)[0].startswith("  Python: every answer validated")
+
+
+@pytest.mark.slow  # spawns the canned server
+async def test_the_canned_server_refuses_a_tool_it_has_no_answer_for(tmp_path: Path) -> None:
+    root = project(tmp_path / "project")
+    listing, answer = await our_listing_and_answer(root, {"pattern": "def"})
+    argv = wire.canned_servers(root, {"search_text def": ({"pattern": "def"}, None)}, {"search_text def": answer},
+                               listing)["search_text def"]
+    from mcp.client.stdio import StdioServerParameters
+
+    async with Client(StdioServerParameters(command=argv[0], args=argv[1:], cwd=str(root)), read_timeout_seconds=60) as client:
+        result = await client.call_tool("get_symbols", {"path": "src/app.py"})
+    assert result.is_error
+    assert json.loads(result.content[0].text) == {"error": "no answer recorded for tool 'get_symbols'"}  # type: ignore[union-attr]
 
 
 def test_floor_view_splits_the_ratio_into_what_the_answer_costs_and_what_the_server_adds() -> None:

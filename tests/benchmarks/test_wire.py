@@ -140,3 +140,26 @@ def test_floor_view_splits_the_ratio_into_what_the_answer_costs_and_what_the_ser
     counted, best, net = wire.floor_view(10.0, 25.0, 5.0)
     assert (counted, best, net) == (2.5, 1.5, 2.0)
     assert counted - 1 == pytest.approx((best - 1) + (net - 1))
+
+
+def test_the_engine_spy_leaves_out_the_server_s_upkeep_threads() -> None:
+    """The lexical maps rebuilt after a corpus change run on an upkeep thread while the recorded call runs: their
+    parses are not the call's engine work (they once made search_text's raw engine 17 parses)."""
+    import subprocess
+    import threading
+
+    from tools.explore import syntax
+
+    def work(tag: str) -> None:
+        subprocess.run(["true", tag], check=True)
+        syntax.get_parser("python").parse(f"x = '{tag}'".encode())
+
+    spy = wire.EngineSpy()
+    with spy.recording():
+        work("call")
+        for name in ("code-intel-lexical-warmup", "code-intel-definitions", "lookup-pool_0"):
+            thread = threading.Thread(target=work, args=(name,), name=name)
+            thread.start()
+            thread.join()
+    assert spy.commands == [["true", "call"], ["true", "lookup-pool_0"]]
+    assert spy.parses == [("python", b"x = 'call'"), ("python", b"x = 'lookup-pool_0'")]

@@ -218,3 +218,22 @@ def test_a_module_named_inside_a_multi_line_import_list_is_an_importer(tmp_path:
     report = analyze_impact(explorer, ["pkg/core.py"], ["alpha"])
     importers = {i["file"]: i["line"] for i in report["dependents"] if "imports pkg/core.py" in i["reason"]}
     assert importers == {"main.py": 1, "pkg/sibling.py": 1}
+
+
+def test_the_reference_lookups_share_the_call_s_time_budget(explorer: Explorer,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lookups run on a thread pool; each must count against analyze_impact's own deadline, not open a
+    fresh budget of its own (which let the call run for many times its budget and lost their partial notes)."""
+    from tools.explore import budget
+
+    seen: list[Any] = []
+    real = explorer.find_references
+
+    def find_references(symbol: str, **kwargs: Any) -> Any:
+        seen.append(budget.current())
+        return real(symbol, **kwargs)
+
+    monkeypatch.setattr(explorer, "find_references", find_references)
+    with budget.budget(30) as deadline:
+        impact_report(explorer, ["app/config.py"], None, document_search=DOCS)
+    assert len(seen) > 1 and all(d is deadline for d in seen)

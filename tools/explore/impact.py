@@ -242,8 +242,8 @@ def _follow_references(explorer: Explorer, target_names: list[str], changed: set
         except CodeIntelError as err:  # e.g. a timeout: keep the other symbols' results
             return name, None, err.message
 
-    with ThreadPoolExecutor(max_workers=PARALLEL_LOOKUPS) as pool:
-        results = list(pool.map(lookup, target_names))
+    with ThreadPoolExecutor(max_workers=PARALLEL_LOOKUPS) as pool:  # the lookups share the call's deadline
+        results = list(pool.map(budget.carry(lookup), target_names))
     for name, found, problem in results:
         if found is None:
             report.notes.append(f"{name}: references not searched ({problem})")

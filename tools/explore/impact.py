@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from tools.explore.service import Explorer
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 MAX_FILES = 50
 MAX_SYMBOLS = 40
@@ -234,16 +235,15 @@ def _reason_for_reference(name: str, text: str) -> str:
     return f"calls {name}" if called else f"references {name}"
 
 
-def _follow_references(explorer: Explorer, target_names: list[str], changed: set[str],
-                       direct_sites: set[tuple[str, int]], out: _Collector, report: ImpactReport) -> None:
-    def lookup(name: str) -> tuple[str, dict[str, Any] | None, str | None]:
-        try:
-            return name, as_dict(explorer.find_references(name, max_results=MAX_REFERENCES_PER_SYMBOL)), None
-        except CodeIntelError as err:  # e.g. a timeout: keep the other symbols' results
-            return name, None, err.message
+def _lookup(explorer: Explorer, name: str) -> tuple[str, dict[str, Any] | None, str | None]:
+    try:
+        return name, as_dict(explorer.find_references(name, max_results=MAX_REFERENCES_PER_SYMBOL)), None
+    except CodeIntelError as err:  # e.g. a timeout: keep the other symbols' results
+        return name, None, err.message
 
-    with ThreadPoolExecutor(max_workers=PARALLEL_LOOKUPS) as pool:  # the lookups share the call's deadline
-        results = list(pool.map(budget.carry(lookup), target_names))
+
+def _add_references(results: Iterable[tuple[str, dict[str, Any] | None, str | None]], changed: set[str],
+                    direct_sites: set[tuple[str, int]], out: _Collector, report: ImpactReport) -> None:
     for name, found, problem in results:
         if found is None:
             report.notes.append(f"{name}: references not searched ({problem})")
@@ -323,24 +323,24 @@ def _is_document(path: str, settings: DocumentSearchSettings) -> bool:
             and not any(glob_matches(g, path) for g in settings.exclude_patterns))
 
 
-def _add_mentions(explorer: Explorer, changed: list[str], names: list[str], documents: DocumentSearchSettings,
-                  out: _Collector, report: ImpactReport) -> None:
-    """Config files and documents naming a symbol (or a Python file's dotted module name)."""
+def _mention_searches(changed: list[str], names: list[str], documents: DocumentSearchSettings,
+                      notes: list[str]) -> list[tuple[Group, list[str], list[str]]]:
+    """The searches for config files and documents naming a symbol (or a Python file's dotted module name):
+    (group, names, globs) each."""
     distinctive = [n for n in names if is_distinctive(n)]
     plain = [n for n in names if not is_distinctive(n)]
     if plain:
-        report.notes.append(f"configs and docs not searched for plain words {plain}: too likely to be prose")
+        notes.append(f"configs and docs not searched for plain words {plain}: too likely to be prose")
     module_names = [m for file in changed for m in python_module_names(file)]
-    try:
-        for file, line, name, text in _mentions(explorer, [*distinctive, *module_names], CONFIG_GLOBS):
-            if file not in changed and is_config_file(file):
-                out.add("configs", ImpactItem(file=file, line=line, symbol=name, text=text, reason=f"mentions {name}"))
-        for file, line, name, text in _mentions(explorer, distinctive, list(documents.include_patterns)):
-            if file not in changed and _is_document(file, documents):
-                out.add("docs", ImpactItem(file=file, line=line, symbol=name, text=text, reason=f"mentions {name}"))
-    except CodeIntelError as err:  # a timeout here must not lose the references already found
-        report.notes.append(f"configs and docs search incomplete: {err.message}")
-        report.truncated = True
+    return [("configs", [*distinctive, *module_names], CONFIG_GLOBS),
+            ("docs", distinctive, list(documents.include_patterns))]
+
+
+def _add_mentions(group: Group, hits: list[tuple[str, int, str, str]], changed: list[str],
+                  documents: DocumentSearchSettings, out: _Collector) -> None:
+    for file, line, name, text in hits:
+        if file not in changed and (is_config_file(file) if group == "configs" else _is_document(file, documents)):
+            out.add(group, ImpactItem(file=file, line=line, symbol=name, text=text, reason=f"mentions {name}"))
 
 
 def _names_to_follow(targets: list[Target], requested: bool, report: ImpactReport) -> list[str]:
@@ -397,21 +397,47 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
     report.symbols = names
 
     direct_sites = {(t.file, t.line) for t in targets if t.file and t.line}
-    if _in_time("references"):
-        _follow_references(explorer, names, set(changed), direct_sites, out, report)
-    if _in_time("importers"):
-        for found in find_importers(explorer, changed, report.notes, max_results=MAX_REFERENCES_PER_SYMBOL):
-            item = ImpactItem(file=found.file, line=found.line, symbol=found.module,
-                              reason=f"imports {found.target}", text=found.text[:TEXT_CHARS])
-            out.add("tests" if is_test_file(item.file) else "dependents", item)
-    try:
-        for item in tests_named_after(explorer, changed) if _in_time("tests named after the files") else []:
-            out.add("tests", item)
-    except CodeIntelError as err:
-        report.notes.append(f"tests named after the files not searched: {err.message}")
-        report.truncated = True
-    if _in_time("configs and docs"):
-        _add_mentions(explorer, changed, names, _document_settings(explorer, document_search, report.notes), out, report)
+    # Every search below is independent of the others: they run together, PARALLEL_LOOKUPS at a time, sharing the
+    # call's deadline, and their results are taken in this fixed order (the groups are capped, so order matters).
+    stages = [_in_time(stage) for stage in ("references", "importers", "tests named after the files", "configs and docs")]
+    with ThreadPoolExecutor(max_workers=PARALLEL_LOOKUPS) as pool:
+        def start(fn: Callable[..., T], *args: Any, **kwargs: Any) -> Future[T]:
+            return pool.submit(budget.carry(fn), *args, **kwargs)
+
+        importer_notes: list[str] = []
+        importers = (start(find_importers, explorer, changed, importer_notes, max_results=MAX_REFERENCES_PER_SYMBOL)
+                     if stages[1] else None)
+        named = start(tests_named_after, explorer, changed) if stages[2] else None
+        mention_notes: list[str] = []
+        documents = DocumentSearchSettings()
+        mentions: list[tuple[Group, Future[list[tuple[str, int, str, str]]]]] = []
+        if stages[3]:
+            documents = _document_settings(explorer, document_search, mention_notes)
+            mentions = [(group, start(_mentions, explorer, wanted, globs))
+                        for group, wanted, globs in _mention_searches(changed, names, documents, mention_notes)]
+        lookups = [start(_lookup, explorer, name) for name in names] if stages[0] else []
+
+        _add_references((lookup.result() for lookup in lookups), set(changed), direct_sites, out, report)
+        if importers is not None:
+            for found in importers.result():
+                item = ImpactItem(file=found.file, line=found.line, symbol=found.module,
+                                  reason=f"imports {found.target}", text=found.text[:TEXT_CHARS])
+                out.add("tests" if is_test_file(item.file) else "dependents", item)
+            report.notes.extend(importer_notes)
+        try:
+            for item in named.result() if named is not None else []:
+                out.add("tests", item)
+        except CodeIntelError as err:
+            report.notes.append(f"tests named after the files not searched: {err.message}")
+            report.truncated = True
+        report.notes.extend(mention_notes)
+        for group, hits in mentions:
+            try:
+                _add_mentions(group, hits.result(), changed, documents, out)
+            except CodeIntelError as err:  # a timeout here must not lose the references already found
+                report.notes.append(f"configs and docs search incomplete: {err.message}")
+                report.truncated = True
+                break
     for file in (f for f in changed if is_web_file(f) and _in_time("markup cross-references")):
         try:
             items, capped = find_cross_references(explorer, file)

@@ -726,8 +726,9 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
     def stdio_answers(self) -> WireAnswers:
         """The table of answers for our stdio writer. A lost answer's refusal gets the phase fields like any
         other, unless a call holds the session for more than a second (a submit running checks reports
-        progress through this same writer, so waiting on it could deadlock)."""
-        return WireAnswers(annotate=partial(self.app.workflow.annotate_refusal, wait=1.0))
+        progress through this same writer, so waiting on it could deadlock). The workflow is reached only then:
+        building it at start-up would delay the server's first answer."""
+        return WireAnswers(annotate=lambda refusal: self.app.workflow.annotate_refusal(refusal, wait=1.0))
 
     async def run_stdio_async(self) -> None:
         """stdio with our layer around the SDK's (tools/stdio.py): every request gets an answer, and each tool

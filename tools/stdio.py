@@ -465,10 +465,10 @@ def lost_answer_line(line: str, annotate: Callable[[dict[str, Any]], object] | N
             annotate(refusal)
         except Exception:
             log.exception("adding the phase fields to a lost answer's refusal failed; sent without them")
-    text = json.dumps(refusal, separators=(",", ":"))
+    text = json.dumps(refusal, separators=(",", ":"), default=str)  # whatever annotate added, it must not fail here
     return json.dumps({"jsonrpc": "2.0", "id": request_id,
                        "result": {"content": [{"type": "text", "text": text}], "structuredContent": refusal,
-                                  "isError": True}}, separators=(",", ":")).encode("utf-8") + b"\n"
+                                  "isError": True}}, separators=(",", ":"), default=str).encode("utf-8") + b"\n"
 
 
 class WireWriter:

@@ -218,6 +218,13 @@ def test_a_lost_answer_s_refusal_carries_the_phase_fields(caplog: pytest.LogCapt
     assert "current_phase" not in message["result"]["structuredContent"]
     assert any("phase fields" in record.getMessage() for record in caplog.records)
 
+    odd = WireAnswers(max_answers=1, annotate=lambda data: data.setdefault("resources", Path("a/b")))
+    cancelled = sdk_line(odd, 5, {"success": True})
+    sdk_line(odd, 6, {"success": True})
+    (message,) = written(odd, cancelled)  # a value JSON has no form for is written as text, never a failure
+    assert_lost(message, 5)
+    assert message["result"]["structuredContent"]["resources"] == "a/b"
+
 
 # ------------------------------------------------------------------ through the real server
 

@@ -399,23 +399,24 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
     direct_sites = {(t.file, t.line) for t in targets if t.file and t.line}
     # Every search below is independent of the others: they run together, PARALLEL_LOOKUPS at a time, sharing the
     # call's deadline, and their results are taken in this fixed order (the groups are capped, so order matters).
-    stages = [_in_time(stage) for stage in ("references", "importers", "tests named after the files", "configs and docs")]
+    references, importers_on, named_on, mentions_on = (
+        _in_time(stage) for stage in ("references", "importers", "tests named after the files", "configs and docs"))
     with ThreadPoolExecutor(max_workers=PARALLEL_LOOKUPS) as pool:
         def start(fn: Callable[..., T], *args: Any, **kwargs: Any) -> Future[T]:
             return pool.submit(budget.carry(fn), *args, **kwargs)
 
         importer_notes: list[str] = []
         importers = (start(find_importers, explorer, changed, importer_notes, max_results=MAX_REFERENCES_PER_SYMBOL)
-                     if stages[1] else None)
-        named = start(tests_named_after, explorer, changed) if stages[2] else None
+                     if importers_on else None)
+        named = start(tests_named_after, explorer, changed) if named_on else None
         mention_notes: list[str] = []
         documents = DocumentSearchSettings()
         mentions: list[tuple[Group, Future[list[tuple[str, int, str, str]]]]] = []
-        if stages[3]:
+        if mentions_on:
             documents = _document_settings(explorer, document_search, mention_notes)
             mentions = [(group, start(_mentions, explorer, wanted, globs))
                         for group, wanted, globs in _mention_searches(changed, names, documents, mention_notes)]
-        lookups = [start(_lookup, explorer, name) for name in names] if stages[0] else []
+        lookups = [start(_lookup, explorer, name) for name in names] if references else []
 
         _add_references((lookup.result() for lookup in lookups), set(changed), direct_sites, out, report)
         if importers is not None:

@@ -163,3 +163,25 @@ def test_the_engine_spy_leaves_out_the_server_s_upkeep_threads() -> None:
             thread.join()
     assert spy.commands == [["true", "call"], ["true", "lookup-pool_0"]]
     assert spy.parses == [("python", b"x = 'call'"), ("python", b"x = 'lookup-pool_0'")]
+
+
+def test_the_smaller_shapes_carry_the_same_matches_and_meet_their_schemas() -> None:
+    """benchmarks/wire_shapes.py times the same matches in other shapes: they must hold exactly the matches of the
+    answer, and meet the schema the canned server lists for them (or the client refuses them)."""
+    import jsonschema
+    import wire_shapes
+
+    matches = [{"file": f, "line": n, "column": c, "text": t}
+               for f, n, c, t in [("a.py", 1, 5, 'x = "é"'), ("a.py", 9, 1, "x"), ("b/c.py", 2, 3, "\\t")]]
+    answer = {"pattern": "x", "matches": matches, "total_matches": 3, "truncated": False, "success": True}
+    found = wire_shapes.shapes(answer, {"type": "object"})
+    assert list(found) == ["as it is", "grouped", "grouped rows"]
+    grouped, grouped_schema = found["grouped"]
+    rows, rows_schema = found["grouped rows"]
+    assert [{"file": g["file"], **m} for g in grouped["files"] for m in g["matches"]] == matches
+    assert [{"file": g["file"], "line": r[0], "column": r[1], "text": r[2]} for g in rows["files"] for r in g["lines"]] == matches
+    assert grouped["total_matches"] == rows["total_matches"] == 3 and "matches" not in grouped
+    jsonschema.validate(grouped, grouped_schema)
+    jsonschema.validate(rows, rows_schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(rows, grouped_schema)

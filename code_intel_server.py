@@ -31,6 +31,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from functools import cache, partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
 
 import anyio
@@ -627,6 +628,8 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
         self._registered: dict[str, Tool] | None = None  # see tools()
         self.wire_answers: WireAnswers | None = None  # set while serving our stdio transport, see _answer()
         self._building = threading.Lock()
+        self._build_started = threading.Event()
+        self.build_in_background = True  # after answering tools/list from the saved listing (tests turn it off)
         self.add_prompt(Prompt.from_function(code, name="code", title="code-intel session",
                                              description=skill.description()))
 
@@ -638,17 +641,75 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
         lock: the event loop (a call's input schema) and a worker thread (tools/list) may ask at once."""
         if self._registered is None:
             with self._building:
-                if self._registered is None:
-                    entries = [tool_entry(name, spec) for name, spec in TOOLS.items()]
-                    self._tool_manager = ToolManager(tools=entries,
-                                                     warn_on_duplicate_tools=self.settings.warn_on_duplicate_tools)
-                    self._registered = {entry.name: entry for entry in entries}
+                self._build()
+        assert self._registered is not None
         return self._registered
 
+    def _build(self) -> None:
+        """Build the table unless it exists; the caller holds `_building`."""
+        if self._registered is None:
+            entries = [tool_entry(name, spec) for name, spec in TOOLS.items()]
+            self._tool_manager = ToolManager(tools=entries, warn_on_duplicate_tools=self.settings.warn_on_duplicate_tools)
+            self._registered = {entry.name: entry for entry in entries}
+
     async def list_tools(self) -> list[MCPTool]:
-        if self._registered is None:  # build off the event loop, which meanwhile answers other requests
-            await anyio.to_thread.run_sync(self.tools)
-        return await super().list_tools()
+        """The listing; before the table exists, the one a server of this very code saved (tools/tool_table.py),
+        with the table then built in the background, else the table built now (off the event loop, which
+        meanwhile answers other requests) and its listing saved for the next server."""
+        if self._registered is not None:
+            return await super().list_tools()
+        cached = await anyio.to_thread.run_sync(self._saved_listing_or_table)
+        if cached is not None:
+            if self.build_in_background and not self._build_started.is_set():
+                self._build_started.set()
+                threading.Thread(target=self.tools, daemon=True, name="code-intel-tool-table").start()
+            return cached
+        listing = await super().list_tools()
+        # saved after the answer, off the event loop: the client is not kept waiting for the file
+        threading.Thread(target=self._save_listing, args=(listing,), daemon=True, name="code-intel-tool-table").start()
+        return listing
+
+    def _saved_listing_or_table(self) -> list[MCPTool] | None:
+        """The saved listing, or None once the table is built. Decided under the build lock, so that a call
+        arriving meanwhile waits for the table instead of building it first (answers keep their order)."""
+        with self._building:
+            if self._registered is None:
+                cached = self._saved_listing()
+                if cached is not None:
+                    return cached
+                self._build()
+        return None
+
+    @cache  # noqa: B019 - one server object per process: the fingerprint of the code it runs
+    def _listing_file(self) -> tuple[Path, str]:
+        from importlib.metadata import version
+
+        from pydantic import VERSION
+
+        from tools import tool_table
+
+        key = tool_table.fingerprint(Path(__file__), (version("mcp"), VERSION))
+        return self.app.root.state_dir / "cache" / tool_table.FILE_NAME, key
+
+    def _saved_listing(self) -> list[MCPTool] | None:
+        from tools import tool_table
+
+        path, key = self._listing_file()
+        saved = tool_table.load(path, key)
+        if saved is None:
+            return None
+        try:
+            return [MCPTool.model_validate(entry) for entry in saved]
+        except ValidationError:
+            return None
+
+    def _save_listing(self, listing: list[MCPTool]) -> None:
+        from tools import tool_table
+
+        path, key = self._listing_file()
+        if self.app.root.state_dir.is_dir():  # never create .code-intel/ only for this
+            tool_table.save(self.app.root.runtime_dir("cache") / path.name, key,
+                            [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in listing])
 
     def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
         self.tools()  # the SDK asks before a call, on the event loop

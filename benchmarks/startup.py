@@ -91,14 +91,21 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="code-intel-startup-") as tmp:
         project = Path(args.project or tmp)
-        spawn_to_tools_list(project)  # warm the OS file cache and .pyc files; not counted
+        spawn_to_tools_list(project)  # warm the OS file cache and .pyc files (and save the listing); not counted
         times = []
         for _ in range(args.runs):
             seconds, count = spawn_to_tools_list(project)
             times.append(seconds)
-    print(f"spawn -> tools/list ({count} tools), {args.runs} runs:")
+        first_times = []  # a project the server never listed its tools for: the tool table is built before the answer
+        for number in range(args.runs):
+            fresh = Path(tmp) / f"first-{number}"
+            (fresh / ".code-intel").mkdir(parents=True)
+            first_times.append(spawn_to_tools_list(fresh)[0])
+    print(f"spawn -> tools/list ({count} tools), {args.runs} runs, the listing saved by an earlier server of this code:")
     print(f"  min {min(times):.3f} s   median {statistics.median(times):.3f} s   max {max(times):.3f} s"
           f"   target < {TARGET_SECONDS:.1f} s: {'met' if statistics.median(times) < TARGET_SECONDS else 'NOT met'}")
+    print(f"the first spawn in a project (tool table built first), {args.runs} projects:")
+    print(f"  min {min(first_times):.3f} s   median {statistics.median(first_times):.3f} s   max {max(first_times):.3f} s")
     sdk = import_seconds("import mcp.server.mcpserver", args.runs)
     ours = import_seconds("import code_intel_server", args.runs)
     print(f"fresh interpreter, fastest of {args.runs}: mcp SDK import {sdk:.3f} s, code_intel_server import {ours:.3f} s")

@@ -106,3 +106,57 @@ def test_the_table_is_built_once_when_threads_ask_at_once(tmp_path: Path, monkey
         assert server._tool_input_schema("search_text") == tables[0]["search_text"].parameters
     finally:
         app.close()
+
+
+def _settle() -> None:
+    for thread in threading.enumerate():
+        if thread.name == "code-intel-tool-table":
+            thread.join(60)
+
+
+async def test_a_saved_listing_answers_the_next_server_before_its_table_is_built(tmp_path: Path) -> None:
+    """tools/tool_table.py: the first server saves its listing; the next one answers tools/list from it (the
+    same listing) and builds its table in the background; a listing saved under another fingerprint, or a
+    damaged file, is never used, and the build replaces it."""
+    (tmp_path / ".code-intel").mkdir()
+    saved = tmp_path / ".code-intel" / "cache" / "tool-table.json"
+    app = CodeIntelApp.for_path(tmp_path)
+    try:
+        first = build_server(app)
+        built = _dumps(await first.list_tools())
+        _settle()  # the listing is saved after the answer, on a thread
+        assert first._registered is not None and saved.is_file()
+
+        second = build_server(app)
+        second.build_in_background = False
+        assert _dumps(await second.list_tools()) == built
+        assert second._registered is None  # answered from the saved listing, nothing built
+
+        third = build_server(app)  # the default: the table is built in the background after that answer
+        assert _dumps(await third.list_tools()) == built
+        _settle()
+        assert third._registered is not None and list(third._registered) == list(TOOLS)
+
+        other_code = json.dumps({**json.loads(saved.read_text(encoding="utf-8")), "fingerprint": "other"})
+        for damage in (other_code, '{"fingerprint":', ""):
+            saved.write_text(damage, encoding="utf-8")
+            server = build_server(app)
+            server.build_in_background = False
+            assert _dumps(await server.list_tools()) == built
+            _settle()
+            assert server._registered is not None  # built, not taken from the file
+            assert json.loads(saved.read_text())["fingerprint"] != "other"
+    finally:
+        app.close()
+
+
+def test_the_fingerprint_follows_the_server_code_and_the_library_versions(tmp_path: Path) -> None:
+    from tools import tool_table
+
+    server = tmp_path / "code_intel_server.py"
+    server.write_text("one", encoding="utf-8")
+    key = tool_table.fingerprint(server, ("mcp 1", "pydantic 1"))
+    assert tool_table.fingerprint(server, ("mcp 1", "pydantic 1")) == key
+    assert tool_table.fingerprint(server, ("mcp 2", "pydantic 1")) != key
+    server.write_text("two", encoding="utf-8")
+    assert tool_table.fingerprint(server, ("mcp 1", "pydantic 1")) != key

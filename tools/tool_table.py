@@ -1,0 +1,58 @@
+"""The server's `tools/list` answer, kept on disk so a new server can answer it before building its tool table.
+
+Building the table (importing every tool's result models and generating the input and output JSON schemas)
+takes about a quarter of a second, most of it pure Python, and a client asks `tools/list` right after
+`initialize`. The listing depends only on the server's own code and the versions of the libraries that
+generate schemas, so it is saved under a fingerprint of exactly those: the bytes of `code_intel_server.py` and
+of every module of the `tools` package, and the versions of Python, mcp and pydantic. A listing whose
+fingerprint differs, or that cannot be read, is ignored and replaced by the next build; the cache is never
+trusted past a change of the code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from tools.fsutil import write_atomic
+
+log = logging.getLogger(__name__)
+
+FILE_NAME = "tool-table.json"
+
+
+def fingerprint(server_file: Path, versions: tuple[str, ...]) -> str:
+    """A digest of the server file, every module of the tools package (names and bytes) and `versions`."""
+    package = Path(__file__).resolve().parent
+    digest = hashlib.blake2b(digest_size=20)
+    digest.update("|".join((sys.version, *versions)).encode())
+    digest.update(b"\0" + server_file.name.encode() + b"\0" + server_file.read_bytes())
+    for path in sorted(package.rglob("*.py")):
+        digest.update(f"\0tools/{path.relative_to(package).as_posix()}\0".encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def load(path: Path, key: str) -> list[dict[str, Any]] | None:
+    """The listing saved under `key`, or None (no file, another fingerprint, anything unreadable)."""
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("fingerprint") != key or not isinstance(data.get("tools"), list):
+        return None
+    tools = data["tools"]
+    if not tools or not all(isinstance(tool, dict) and isinstance(tool.get("name"), str) for tool in tools):
+        return None
+    return tools
+
+
+def save(path: Path, key: str, tools: list[dict[str, Any]]) -> None:
+    """Keep the listing for the next server; a failure (a read-only project, a full disk) only costs speed."""
+    try:
+        write_atomic(path, json.dumps({"fingerprint": key, "tools": tools}, separators=(",", ":")))
+    except OSError as err:
+        log.debug("tool listing not cached at %s: %s", path, err)

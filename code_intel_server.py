@@ -692,24 +692,28 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
         return self.app.root.state_dir / "cache" / tool_table.FILE_NAME, key
 
     def _saved_listing(self) -> list[MCPTool] | None:
+        """The saved listing for this code; None when there is none or anything about it fails (a module
+        file gone while it was read, no package metadata): the table is then built, as without a cache."""
         from tools import tool_table
 
-        path, key = self._listing_file()
-        saved = tool_table.load(path, key)
-        if saved is None:
-            return None
         try:
-            return [MCPTool.model_validate(entry) for entry in saved]
-        except ValidationError:
+            path, key = self._listing_file()
+            saved = tool_table.load(path, key)
+            return None if saved is None else [MCPTool.model_validate(entry) for entry in saved]
+        except Exception:
+            log.debug("saved tool listing not used", exc_info=True)
             return None
 
     def _save_listing(self, listing: list[MCPTool]) -> None:
         from tools import tool_table
 
-        path, key = self._listing_file()
-        if self.app.root.state_dir.is_dir():  # never create .code-intel/ only for this
-            tool_table.save(self.app.root.runtime_dir("cache") / path.name, key,
-                            [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in listing])
+        try:
+            path, key = self._listing_file()
+            if self.app.root.state_dir.is_dir():  # never create .code-intel/ only for this
+                tool_table.save(self.app.root.runtime_dir("cache") / path.name, key,
+                                [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in listing])
+        except Exception:  # only speed is lost
+            log.debug("tool listing not saved", exc_info=True)
 
     def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
         self.tools()  # the SDK asks before a call, on the event loop

@@ -160,3 +160,22 @@ def test_the_fingerprint_follows_the_server_code_and_the_library_versions(tmp_pa
     assert tool_table.fingerprint(server, ("mcp 2", "pydantic 1")) != key
     server.write_text("two", encoding="utf-8")
     assert tool_table.fingerprint(server, ("mcp 1", "pydantic 1")) != key
+
+
+async def test_a_failing_fingerprint_only_means_the_table_is_built(tmp_path: Path, monkeypatch: Any) -> None:
+    from tools import tool_table
+
+    def gone(*_: Any) -> str:
+        raise FileNotFoundError("a module file went away while it was read")
+
+    monkeypatch.setattr(tool_table, "fingerprint", gone)
+    (tmp_path / ".code-intel").mkdir()
+    app = CodeIntelApp.for_path(tmp_path)
+    try:
+        server = build_server(app)
+        assert [tool.name for tool in await server.list_tools()] == list(TOOLS)
+        _settle()
+        assert server._registered is not None
+        assert not (tmp_path / ".code-intel" / "cache" / "tool-table.json").exists()
+    finally:
+        app.close()

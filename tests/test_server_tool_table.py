@@ -137,15 +137,15 @@ async def test_a_saved_listing_answers_the_next_server_before_its_table_is_built
         _settle()
         assert third._registered is not None and list(third._registered) == list(TOOLS)
 
-        other_code = json.dumps({**json.loads(saved.read_text(encoding="utf-8")), "fingerprint": "other"})
-        for damage in (other_code, '{"fingerprint":', ""):
+        other_code = json.dumps({**json.loads(saved.read_text(encoding="utf-8")), "version": "other"})
+        for damage in (other_code, '{"version":', ""):
             saved.write_text(damage, encoding="utf-8")
             server = build_server(app)
             server.build_in_background = False
             assert _dumps(await server.list_tools()) == built
             _settle()
             assert server._registered is not None  # built, not taken from the file
-            assert json.loads(saved.read_text())["fingerprint"] != "other"
+            assert json.loads(saved.read_text())["version"] != "other"
     finally:
         app.close()
 

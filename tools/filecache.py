@@ -20,8 +20,9 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-def load_cache(path: Path, version: int, decode: Callable[[dict[str, Any]], T], what: str) -> T | None:
-    """A cache written by `save_cache`, decoded; None when it is absent or of another version. A damaged
+def load_cache(path: Path, version: int | str, decode: Callable[[dict[str, Any]], T], what: str) -> T | None:
+    """A cache written by `save_cache`, decoded; None when it is absent or of another version (a format number,
+    or a fingerprint of what the cache was built from). A damaged
     cache (unreadable, not JSON, or failing `decode`) is logged and ignored: it only costs a rebuild."""
     if not path.exists():
         return None
@@ -35,7 +36,7 @@ def load_cache(path: Path, version: int, decode: Callable[[dict[str, Any]], T], 
         return None
 
 
-def save_cache(path: Path, version: int, payload: dict[str, Any], what: str) -> None:
+def save_cache(path: Path, version: int | str, payload: dict[str, Any], what: str) -> None:
     """Write a versioned cache compactly; a failure (e.g. a read-only project) is logged, never raised."""
     try:
         write_atomic(path, json.dumps({"version": version, **payload}, separators=(",", ":")))

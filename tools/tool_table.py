@@ -12,15 +12,11 @@ trusted past a change of the code.
 from __future__ import annotations
 
 import hashlib
-import json
-import logging
 import sys
 from pathlib import Path
 from typing import Any
 
-from tools.fsutil import write_atomic
-
-log = logging.getLogger(__name__)
+from tools.filecache import load_cache, save_cache
 
 FILE_NAME = "tool-table.json"
 
@@ -36,23 +32,19 @@ def fingerprint(server_file: Path, versions: tuple[str, ...]) -> str:
     return digest.hexdigest()
 
 
+def _tools(data: dict[str, Any]) -> list[dict[str, Any]]:
+    tools = data["tools"]
+    if not isinstance(tools, list) or not tools or not all(
+            isinstance(tool, dict) and isinstance(tool.get("name"), str) for tool in tools):
+        raise ValueError("no list of named tools")
+    return tools
+
+
 def load(path: Path, key: str) -> list[dict[str, Any]] | None:
     """The listing saved under `key`, or None (no file, another fingerprint, anything unreadable)."""
-    try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or data.get("fingerprint") != key or not isinstance(data.get("tools"), list):
-        return None
-    tools = data["tools"]
-    if not tools or not all(isinstance(tool, dict) and isinstance(tool.get("name"), str) for tool in tools):
-        return None
-    return tools
+    return load_cache(path, key, _tools, "tool listing")
 
 
 def save(path: Path, key: str, tools: list[dict[str, Any]]) -> None:
     """Keep the listing for the next server; a failure (a read-only project, a full disk) only costs speed."""
-    try:
-        write_atomic(path, json.dumps({"fingerprint": key, "tools": tools}, separators=(",", ":")))
-    except OSError as err:
-        log.debug("tool listing not cached at %s: %s", path, err)
+    save_cache(path, key, {"tools": tools}, "tool listing")

@@ -412,8 +412,36 @@ class WireAnswers:
             log.error("an answer line names %d answers; sent as an internal_error", len(tokens))
         return (self.lost_answer_line(line),)
 
+
+
     def lost_answer_line(self, line: str) -> bytes:
-        return lost_answer_line(line, self.annotate)
+        """The answer for the request of a line whose tool answer was lost: an internal_error refusal in the
+        usual envelope (both copies, isError), so the client's call ends and the model can call again.
+        `self.annotate` adds the contract's phase fields (current_phase, step, instruction, ...); a fault in it
+        leaves the refusal without them rather than the request without an answer."""
+        try:
+            message = json.loads(line)
+        except ValueError:
+            message = None
+        request_id = _valid_id(message.get("id")) if isinstance(message, dict) else top_level_id(line)
+        if request_id is None:  # no request to answer (our markers are only ever in tool results, which have one)
+            return b""
+        refusal = {
+            "success": False,
+            "error": "internal_error",
+            "message": "the answer to this call was lost before it could be written (the server kept too many "
+                       "unwritten answers, or a fault in its stdio layer)",
+            "hint": "call the tool again; see .code-intel/logs/server.log; the server is still running",
+        }
+        if self.annotate is not None:
+            try:
+                self.annotate(refusal)
+            except Exception:
+                log.exception("adding the phase fields to a lost answer's refusal failed; sent without them")
+        text = json.dumps(refusal, separators=(",", ":"), default=str)  # whatever annotate added, it must not fail here
+        return json.dumps({"jsonrpc": "2.0", "id": request_id,
+                           "result": {"content": [{"type": "text", "text": text}], "structuredContent": refusal,
+                                      "isError": True}}, separators=(",", ":"), default=str).encode("utf-8") + b"\n"
 
 
 def _splice(line: str, token: str, answer: bytes) -> tuple[bytes, ...] | None:
@@ -439,36 +467,6 @@ def _splice(line: str, token: str, answer: bytes) -> tuple[bytes, ...] | None:
         second, second_end, second_bytes = at_text, at_text + len(token), json_string_body(answer)
     return (line[:first].encode("utf-8"), first_bytes, line[first_end:second].encode("utf-8"), second_bytes,
             line[second_end:].encode("utf-8"))
-
-
-def lost_answer_line(line: str, annotate: Callable[[dict[str, Any]], object] | None = None) -> bytes:
-    """The answer for the request of a line whose tool answer was lost: an internal_error refusal in the
-    usual envelope (both copies, isError), so the client's call ends and the model can call again.
-    `annotate` adds the contract's phase fields (current_phase, step, instruction, ...); a fault in it
-    leaves the refusal without them rather than the request without an answer."""
-    try:
-        message = json.loads(line)
-    except ValueError:
-        message = None
-    request_id = _valid_id(message.get("id")) if isinstance(message, dict) else top_level_id(line)
-    if request_id is None:  # no request to answer (our markers are only ever in tool results, which have one)
-        return b""
-    refusal = {
-        "success": False,
-        "error": "internal_error",
-        "message": "the answer to this call was lost before it could be written (the server kept too many "
-                   "unwritten answers, or a fault in its stdio layer)",
-        "hint": "call the tool again; see .code-intel/logs/server.log; the server is still running",
-    }
-    if annotate is not None:
-        try:
-            annotate(refusal)
-        except Exception:
-            log.exception("adding the phase fields to a lost answer's refusal failed; sent without them")
-    text = json.dumps(refusal, separators=(",", ":"), default=str)  # whatever annotate added, it must not fail here
-    return json.dumps({"jsonrpc": "2.0", "id": request_id,
-                       "result": {"content": [{"type": "text", "text": text}], "structuredContent": refusal,
-                                  "isError": True}}, separators=(",", ":"), default=str).encode("utf-8") + b"\n"
 
 
 class WireWriter:

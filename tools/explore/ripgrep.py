@@ -2,8 +2,8 @@
 
 search_text reads rg's `--heading` output and writes its match records as JSON straight from it where it
 can (see search_lines); find_references reads `rg --json`, which gives every submatch's byte span. Patterns
-always follow `-e` and paths follow `--`, so user text can never become an rg option. A timeout kills rg and reports the result as partial; it never looks like a
-complete answer."""
+always follow `-e` and paths follow `--`, so user text can never become an rg option. A timeout kills rg and
+reports the result as partial; it never looks like a complete answer."""
 
 from __future__ import annotations
 

@@ -230,6 +230,16 @@ WRONG_SCHEMA_TOOL = "wrong_schema"
 IMPOSSIBLE_SCHEMA = {"type": "object", "required": ["not_in_any_answer"], "properties": {"not_in_any_answer": {"type": "string"}}}
 
 
+def served_corpus(files: int) -> Path:
+    """The stdlib corpus of `files` files, set up for our server: no index sync on start (the calls timed
+    here do not use the semantic index, and a sync would compete with them for the CPU)."""
+    corpus = build_corpus(files)
+    state = corpus / ".code-intel"
+    state.mkdir(exist_ok=True)
+    (state / "config.json").write_text(json.dumps({"sync_on_start": False}), encoding="utf-8")
+    return corpus
+
+
 def server_argv(corpus: Path, server: Path) -> list[str]:
     return [sys.executable, str(server / "code_intel_server.py"), "--project", str(corpus)]
 
@@ -576,10 +586,7 @@ def main() -> int:
                         help="installed @modelcontextprotocol/sdk package for the TS SDK client column (default: %(default)s)")
     args = parser.parse_args()
 
-    corpus = build_corpus(args.files)
-    state = corpus / ".code-intel"
-    state.mkdir(exist_ok=True)
-    (state / "config.json").write_text(json.dumps({"sync_on_start": False}), encoding="utf-8")
+    corpus = served_corpus(args.files)
     files = sorted(p for p in corpus.rglob("*.py") if ".code-intel" not in p.parts)
     big = max(files, key=lambda p: p.stat().st_size).relative_to(corpus).as_posix()
     module = next((p for p in files if p.name == "shlex.py"), files[len(files) // 2]).relative_to(corpus).as_posix()
@@ -595,7 +602,7 @@ def main() -> int:
     argv = server_argv(corpus, server)
     # each client meets our server first, then the canned servers, which hold the answers the Python client got
     wire, listing = anyio.run(python_session, corpus, argv + ["--log-level", "INFO"], plan, args.runs,
-                              state / "logs" / "server.log")
+                              corpus / ".code-intel" / "logs" / "server.log")
     canned = canned_servers(corpus, plan, {label: wire[label]["structured"] for label in plan}, listed(listing))
     py_floors = anyio.run(python_canned, corpus, plan, args.runs, canned)
     ts = over_ts_client(corpus, plan, args.runs, argv, canned, args.ts_sdk.resolve())

@@ -30,7 +30,6 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 import wire  # noqa: E402
-from explore import build_corpus  # noqa: E402
 
 
 def shapes(answer: dict[str, Any], schema: dict[str, Any]) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
@@ -85,9 +84,7 @@ def main() -> int:
     from tools.explore.service import Explorer
     from tools.project import ProjectRoot
 
-    corpus = build_corpus(args.files)
-    (corpus / ".code-intel").mkdir(exist_ok=True)
-    (corpus / ".code-intel" / "config.json").write_text(json.dumps({"sync_on_start": False}), encoding="utf-8")
+    corpus = wire.served_corpus(args.files)
     label = f"search_text {args.pattern}"
     plan: wire.Plan = {label: ({"pattern": args.pattern, "max_results": 5000}, None)}
     explorer = Explorer(ProjectRoot.from_args(corpus), lambda: Config(sync_on_start=False))

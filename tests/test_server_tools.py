@@ -97,7 +97,7 @@ async def test_results_fit_their_schema_and_refusals_set_is_error(project: Path)
 
             refused = await client.call_tool("get_symbols", {"path": "no/such/file.py"})
             assert refused.is_error is True
-            assert refused.structured_content["success"] is False and refused.structured_content["error"] == "file_not_found"
+            assert refused.structured_content["success"] is False and refused.structured_content["error"] == "invalid_argument"
             assert json.loads(refused.content[0].text) == refused.structured_content
 
             bad = await client.call_tool("search_text", {"max_results": "many"})

@@ -49,7 +49,10 @@ class PathOutsideProject(CodeIntelError):
 
 
 class FileNotFound(CodeIntelError):
-    code = "file_not_found"
+    """A path argument names no file or folder of the project: an argument that does not fit the tool's rules,
+    so it has the contract's `invalid_argument` code; the message says the path does not exist."""
+
+    code = "invalid_argument"
 
 
 class ToolUnavailable(CodeIntelError):

@@ -299,7 +299,7 @@ def test_answers_in_flight_together_each_get_their_own(server: Any) -> None:
         structured = result["structuredContent"]
         assert structured == json.loads(result["content"][0]["text"])
         if n < 0:
-            assert result["isError"] is True and structured["error"] == "file_not_found"
+            assert result["isError"] is True and structured["error"] == "invalid_argument"
         elif n % 3:
             assert [m["text"] for m in structured["matches"]] == [f"needle_{n} = {n}"]
         else:

@@ -1,0 +1,70 @@
+"""Bad input through a real stdio client, checked against CONTRACT.md: every refusal is a tool result
+carrying one of the contract's error codes (never `internal_error`), and the server stays up."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from tools.demo import server_params
+
+pytestmark = pytest.mark.slow  # spawns the server over stdio
+
+CONTRACT_CODES = {"payload_mismatch", "task_validation_failed", "no_active_session", "session_active", "invalid_flag",
+                  "checkpoint_corrupt", "git_error", "path_outside_project", "invalid_argument", "tool_unavailable"}
+# (label, tool, arguments, the contract code expected)
+MISSING_FILES: list[tuple[str, str, dict[str, Any], str]] = [
+    ("get_symbols missing file", "get_symbols", {"path": "calc/nope.py"}, "invalid_argument"),
+    ("analyze_structure missing file", "analyze_structure", {"path": "calc/nope.py"}, "invalid_argument"),
+    ("get_function_at_line missing file", "get_function_at_line", {"path": "calc/nope.py", "line": 1}, "invalid_argument"),
+    ("find_references missing folder", "find_references", {"symbol": "add", "path": "nope/"}, "invalid_argument"),
+    ("search_text missing folder", "search_text", {"pattern": "def", "path": "nope/"}, "invalid_argument"),
+    ("analyze_impact missing file", "analyze_impact", {"files": ["calc/nope.py"]}, "invalid_argument"),
+]
+CASES = MISSING_FILES
+
+
+async def _drive(project: Path) -> dict[str, Any]:
+    from mcp import Client
+
+    seen: dict[str, Any] = {}
+    async with Client(server_params(project), read_timeout_seconds=120) as client:
+        for label, tool, args, _ in CASES:
+            seen[label] = await client.call_tool(tool, args)
+        seen["still up"] = await client.call_tool("search_text", {"pattern": "def add"})
+    return seen
+
+
+@pytest.fixture(scope="module")
+def answers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    from tools.demo import create_sample
+
+    project = tmp_path_factory.mktemp("contract") / "calc"
+    create_sample(project)
+    return anyio.run(_drive, project)
+
+
+@pytest.mark.parametrize(("label", "tool", "args", "code"), CASES, ids=[case[0] for case in CASES])
+def test_bad_input_is_refused_with_a_contract_code(answers: dict[str, Any], label: str, tool: str,
+                                                   args: dict[str, Any], code: str) -> None:
+    result = answers[label]
+    refusal = result.structured_content
+    assert result.is_error is True and refusal is not None, result
+    assert refusal["success"] is False and refusal["error"] == code, refusal
+    assert refusal["error"] in CONTRACT_CODES
+    assert refusal["message"] and refusal.get("hint"), refusal
+    assert refusal["call"] == "start_session" and refusal["current_phase"] is None  # no session: how to start one
+
+
+def test_the_server_answers_after_the_bad_input(answers: dict[str, Any]) -> None:
+    found = answers["still up"].structured_content
+    assert found["success"] is True and found["matches"][0]["file"] == "calc/operations.py"
+
+
+@pytest.mark.parametrize("label", [case[0] for case in MISSING_FILES])
+def test_a_missing_file_says_so_and_where_to_look(answers: dict[str, Any], label: str) -> None:
+    refusal = answers[label].structured_content
+    assert "does not exist" in refusal["message"] and "search_files" in refusal["hint"]

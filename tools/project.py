@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -123,18 +124,32 @@ class ProjectRoot:
             raise InvalidArgument(f"{kind} is empty", hint="send a path relative to the project root, e.g. 'src/app.py'")
         if "\x00" in text:
             raise InvalidArgument(f"{kind} contains a NUL byte", hint="send a plain relative path")
-        resolved = self._real(text)
-        if not os.path.lexists(resolved) and "\\x" in text:
-            # a name that is not UTF-8, in the escaped form results give it (see tools/pathnames.py)
-            unescaped = self._real(from_client(text))
-            if os.path.lexists(unescaped):
-                resolved = unescaped
-        if not self.contains(resolved):
-            raise PathOutsideProject(
-                f"{kind} {text!r} resolves to {str(resolved)!r}, outside the project root {str(self.path)!r}",
-                hint="send a path inside the project, relative to its root",
-            )
-        if must_exist and not resolved.exists():
+        try:
+            resolved = self._real(text)
+            if not os.path.lexists(resolved) and "\\x" in text:
+                # a name that is not UTF-8, in the escaped form results give it (see tools/pathnames.py); an
+                # escaped NUL names no file
+                real_name = from_client(text)
+                unescaped = None if "\x00" in real_name else self._real(real_name)
+                if unescaped is not None and os.path.lexists(unescaped):
+                    resolved = unescaped
+            if not self.contains(resolved):
+                raise PathOutsideProject(
+                    f"{kind} {text!r} resolves to {str(resolved)!r}, outside the project root {str(self.path)!r}",
+                    hint="send a path inside the project, relative to its root",
+                )
+            try:  # asked even when the file need not exist: this is where a name too long for the system shows up
+                missing = not resolved.exists()
+            except OSError as err:
+                if err.errno == errno.ENAMETOOLONG or must_exist:
+                    raise
+                missing = False  # e.g. a folder that cannot be read: whoever opens the file reports it
+        except OSError as err:
+            if err.errno != errno.ENAMETOOLONG:
+                raise
+            raise InvalidArgument(f"{kind} is too long to be a file name ({len(text)} characters: {text[:60]!r}...)",
+                                  hint="send a path relative to the project root, e.g. 'src/app.py'") from None
+        if must_exist and missing:
             raise FileNotFound(
                 f"{kind} {text!r} does not exist in the project",
                 hint="use search_files to find the right path",

@@ -15,6 +15,9 @@ pytestmark = pytest.mark.slow  # spawns the server over stdio
 
 CONTRACT_CODES = {"payload_mismatch", "task_validation_failed", "no_active_session", "session_active", "invalid_flag",
                   "checkpoint_corrupt", "git_error", "path_outside_project", "invalid_argument", "tool_unavailable"}
+LONG_NAME = "a" * 300  # longer than any file name the system allows (NAME_MAX is 255)
+ESCAPED_NUL = "calc/op\\x00.py"  # the \\xNN form results give names that are not UTF-8; a NUL names no file
+
 # (label, tool, arguments, the contract code expected)
 MISSING_FILES: list[tuple[str, str, dict[str, Any], str]] = [
     ("get_symbols missing file", "get_symbols", {"path": "calc/nope.py"}, "invalid_argument"),
@@ -24,7 +27,21 @@ MISSING_FILES: list[tuple[str, str, dict[str, Any], str]] = [
     ("search_text missing folder", "search_text", {"pattern": "def", "path": "nope/"}, "invalid_argument"),
     ("analyze_impact missing file", "analyze_impact", {"files": ["calc/nope.py"]}, "invalid_argument"),
 ]
-CASES = MISSING_FILES
+BAD_PATHS: list[tuple[str, str, dict[str, Any], str]] = [
+    *[(f"{tool} path too long", tool, {**args, "path": LONG_NAME}, "invalid_argument") for tool, args in [
+        ("search_text", {"pattern": "def"}), ("search_files", {"pattern": "*.py"}), ("find_definitions", {"symbol": "add"}),
+        ("find_references", {"symbol": "add"}), ("get_symbols", {}), ("analyze_structure", {}),
+        ("get_function_at_line", {"line": 1})]],
+    *[(f"{tool} escaped NUL in path", tool, {**args, "path": ESCAPED_NUL}, "invalid_argument") for tool, args in [
+        ("search_text", {"pattern": "def"}), ("search_files", {"pattern": "*.py"}), ("get_symbols", {}),
+        ("get_function_at_line", {"line": 1})]],
+    ("analyze_impact file too long", "analyze_impact", {"files": [LONG_NAME]}, "invalid_argument"),
+    ("analyze_impact escaped NUL", "analyze_impact", {"files": [ESCAPED_NUL]}, "invalid_argument"),
+    ("check_write_target too long", "check_write_target", {"file_path": LONG_NAME}, "invalid_argument"),
+    ("start_session repo_path escaped NUL", "start_session",
+     {"intent": "INVESTIGATE", "query": "q", "repo_path": ESCAPED_NUL}, "invalid_argument"),
+]
+CASES = MISSING_FILES + BAD_PATHS
 
 
 async def _drive(project: Path) -> dict[str, Any]:

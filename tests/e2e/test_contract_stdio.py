@@ -41,7 +41,17 @@ BAD_PATHS: list[tuple[str, str, dict[str, Any], str]] = [
     ("start_session repo_path escaped NUL", "start_session",
      {"intent": "INVESTIGATE", "query": "q", "repo_path": ESCAPED_NUL}, "invalid_argument"),
 ]
-CASES = MISSING_FILES + BAD_PATHS
+HUGE = "a" * 300_000  # over Linux's 128 KB limit for one program argument
+BAD_SEARCH_TEXT: list[tuple[str, str, dict[str, Any], str]] = [
+    ("search_text NUL in pattern", "search_text", {"pattern": "a\x00b"}, "invalid_argument"),
+    ("search_text NUL in a pattern list", "search_text", {"pattern": ["def", "a\x00b"]}, "invalid_argument"),
+    ("search_text huge pattern", "search_text", {"pattern": HUGE}, "invalid_argument"),
+    ("search_text huge pattern fixed", "search_text", {"pattern": HUGE, "fixed_strings": True}, "invalid_argument"),
+    ("search_text NUL in glob", "search_text", {"pattern": "def", "glob": "*.py\x00"}, "invalid_argument"),
+    ("search_text huge glob", "search_text", {"pattern": "def", "glob": [HUGE]}, "invalid_argument"),
+    ("find_references huge symbol", "find_references", {"symbol": HUGE}, "invalid_argument"),
+]
+CASES = MISSING_FILES + BAD_PATHS + BAD_SEARCH_TEXT
 
 
 async def _drive(project: Path) -> dict[str, Any]:
@@ -51,6 +61,8 @@ async def _drive(project: Path) -> dict[str, Any]:
     async with Client(server_params(project), read_timeout_seconds=120) as client:
         for label, tool, args, _ in CASES:
             seen[label] = await client.call_tool(tool, args)
+        seen["impact of a huge symbol"] = await client.call_tool(
+            "analyze_impact", {"files": ["calc/operations.py"], "symbols": ["multiply", HUGE]})
         seen["still up"] = await client.call_tool("search_text", {"pattern": "def add"})
     return seen
 
@@ -85,3 +97,18 @@ def test_the_server_answers_after_the_bad_input(answers: dict[str, Any]) -> None
 def test_a_missing_file_says_so_and_where_to_look(answers: dict[str, Any], label: str) -> None:
     refusal = answers[label].structured_content
     assert "does not exist" in refusal["message"] and "search_files" in refusal["hint"]
+
+
+@pytest.mark.parametrize(("label", "kind", "why"), [
+    ("search_text NUL in pattern", "pattern", "NUL byte"), ("search_text huge pattern", "pattern", "too long"),
+    ("search_text NUL in glob", "glob", "NUL byte"), ("search_text huge glob", "glob", "too long"),
+])
+def test_a_search_argument_ripgrep_cannot_take_is_named(answers: dict[str, Any], label: str, kind: str, why: str) -> None:
+    message = answers[label].structured_content["message"]
+    assert f"the {kind}" in message and why in message, message
+
+
+def test_impact_analysis_notes_a_symbol_ripgrep_cannot_take_and_goes_on(answers: dict[str, Any]) -> None:
+    report = answers["impact of a huge symbol"].structured_content
+    assert report["success"] is True
+    assert any("too long" in note for note in report["notes"]), report["notes"]

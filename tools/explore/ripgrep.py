@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import errno
 import logging
 import os
 import re
@@ -130,6 +131,42 @@ def describe_rg_error(stderr: str, pattern_hint: bool = True) -> RgError:
     return RgError(f"ripgrep refused the search: {text}", hint=hint)
 
 
+# the option before a user's text says what that text is, for a refusal that names it
+_ARGUMENT_KINDS = {"-e": "pattern", "--glob": "glob", "-g": "glob", "--iglob": "glob"}
+
+
+def _spawn_refusal(args: list[str], err: Exception) -> InvalidArgument | None:
+    """The refusal for arguments the system cannot hand to rg at all, or None when `err` is something else: a NUL
+    byte (no program argument can hold one) or an argument over the kernel's size limit (E2BIG)."""
+    if isinstance(err, ValueError) and "null byte" in str(err):
+        index = next((i for i, arg in enumerate(args) if "\x00" in arg), None)
+        if index is None:
+            return None
+        kind = _ARGUMENT_KINDS.get(args[index - 1], "argument")
+        hint = "remove the NUL byte; to find NUL bytes in files, search for the regex \\x00" if kind == "pattern" \
+            else f"remove the NUL byte from the {kind}"
+        return InvalidArgument(f"the {kind} {args[index][:80]!r} contains a NUL byte, which cannot be passed to ripgrep",
+                               hint=hint)
+    if isinstance(err, OSError) and err.errno == errno.E2BIG:
+        index = max(range(1, len(args)), key=lambda i: len(args[i]))
+        kind = _ARGUMENT_KINDS.get(args[index - 1], "argument")
+        size = len(os.fsencode(args[index]))
+        return InvalidArgument(f"the {kind} is too long to pass to ripgrep ({size:,} bytes; the system limit is about "
+                               "128 KB per argument)",
+                               hint=f"send a shorter {kind}; several short patterns can go in one call as a list")
+    return None
+
+
+def _popen(args: list[str], cwd: Path) -> subprocess.Popen[bytes]:
+    try:
+        return subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    except (ValueError, OSError) as err:
+        refusal = _spawn_refusal(args, err)
+        if refusal is None:
+            raise
+        raise refusal from None
+
+
 @dataclass
 class _RgRun:
     stdout: bytes
@@ -160,7 +197,7 @@ def _run_rg(cwd: Path, args: list[str], timeout: float, take: Callable[[bytes], 
     that also keeps the deadline, so a chatty rg never blocks on a full pipe and no thread is started."""
     timeout = budget.remaining(timeout)
     deadline = time.monotonic() + timeout
-    proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    proc = _popen(args, cwd)
     assert proc.stdout is not None and proc.stderr is not None
     _widen(proc.stdout.fileno())
     out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
@@ -501,6 +538,11 @@ def list_files(cwd: Path, filters: RgFilters, timeout: float = 10.0, extra: list
     timeout = budget.remaining(timeout)
     try:
         done = subprocess.run(args, cwd=cwd, capture_output=True, timeout=timeout, check=False, stdin=subprocess.DEVNULL)
+    except (ValueError, OSError) as err:
+        refusal = _spawn_refusal(args, err)
+        if refusal is None:
+            raise
+        raise refusal from None
     except subprocess.TimeoutExpired as err:
         budget.note_partial(f"listing files stopped after {timeout:.3g} s: the list is incomplete")
         partial = (err.stdout or b"").split(b"\n")

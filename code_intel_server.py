@@ -682,14 +682,9 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
 
     @cache  # noqa: B019 - one server object per process: the fingerprint of the code it runs
     def _listing_file(self) -> tuple[Path, str]:
-        from importlib.metadata import version
-
-        from pydantic import VERSION
-
         from tools import tool_table
 
-        key = tool_table.fingerprint(Path(__file__), (version("mcp"), VERSION))
-        return self.app.root.state_dir / "cache" / tool_table.FILE_NAME, key
+        return tool_table.listing_path(self.app.root.state_dir), tool_table.current_key()
 
     def _saved_listing(self) -> list[MCPTool] | None:
         """The saved listing for this code; None when there is none or anything about it fails (a module
@@ -813,6 +808,18 @@ def _skip_sdk_logging_setup() -> None:
 def build_server(app: CodeIntelApp) -> CodeIntelServer:
     _skip_sdk_logging_setup()
     return CodeIntelServer(app)
+
+
+def save_tool_listing(project: str | Path) -> None:
+    """Build the tool table and save its listing in the project's `.code-intel/cache/` now (`code-intel init`),
+    so that even the first server started there answers tools/list from the file. A failure only costs speed."""
+    app = CodeIntelApp.for_path(project)
+    try:
+        server = build_server(app)
+        server.tools()  # built here: list_tools then answers from the table and saves nothing on its own
+        server._save_listing(anyio.run(server.list_tools))
+    finally:
+        app.close()
 
 
 STOP_SECONDS = 0.3  # Claude Code sends SIGINT, SIGTERM 100 ms later and SIGKILL 400 ms after that

@@ -96,15 +96,25 @@ def main() -> int:
         for _ in range(args.runs):
             seconds, count = spawn_to_tools_list(project)
             times.append(seconds)
-        first_times = []  # a project the server never listed its tools for: the tool table is built before the answer
+        first_times = []  # no listing saved in the project for this code: the tool table is built before the answer
         for number in range(args.runs):
             fresh = Path(tmp) / f"first-{number}"
             (fresh / ".code-intel").mkdir(parents=True)
             first_times.append(spawn_to_tools_list(fresh)[0])
+        init_times = []  # the first spawn in a project `code-intel init` has just set up (init saves the listing)
+        for number in range(args.runs):
+            fresh = Path(tmp) / f"init-{number}"
+            fresh.mkdir()
+            subprocess.run([sys.executable, "-m", "tools.cli", "init", str(fresh), "--no-hooks"], cwd=REPO,
+                           capture_output=True, check=True)
+            init_times.append(spawn_to_tools_list(fresh)[0])
     print(f"spawn -> tools/list ({count} tools), {args.runs} runs, the listing saved by an earlier server of this code:")
     print(f"  min {min(times):.3f} s   median {statistics.median(times):.3f} s   max {max(times):.3f} s"
           f"   target < {TARGET_SECONDS:.1f} s: {'met' if statistics.median(times) < TARGET_SECONDS else 'NOT met'}")
-    print(f"the first spawn in a project (tool table built first), {args.runs} projects:")
+    print(f"the first spawn in a project `code-intel init` has just set up (init saved the listing), {args.runs} projects:")
+    print(f"  min {min(init_times):.3f} s   median {statistics.median(init_times):.3f} s   max {max(init_times):.3f} s")
+    print(f"no listing saved for this code in the project (set up without init, or the code changed since; the "
+          f"tool table is built first), {args.runs} projects:")
     print(f"  min {min(first_times):.3f} s   median {statistics.median(first_times):.3f} s   max {max(first_times):.3f} s")
     sdk = import_seconds("import mcp.server.mcpserver", args.runs)
     ours = import_seconds("import code_intel_server", args.runs)

@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp.server.mcpserver import MCPServer
 
@@ -179,3 +180,46 @@ async def test_a_failing_fingerprint_only_means_the_table_is_built(tmp_path: Pat
         assert not (tmp_path / ".code-intel" / "cache" / "tool-table.json").exists()
     finally:
         app.close()
+
+
+def test_init_saves_the_listing_so_the_first_server_answers_from_it(tmp_path: Path, capsys: Any,
+                                                                          monkeypatch: Any) -> None:
+    """`code-intel init` saves the listing into the project; the first server started there answers tools/list
+    from it without building its table. A second init finds it current and does not build again; a failure
+    to save is said, and init still succeeds."""
+    from tools import tool_table
+    from tools.cli import main
+
+    saved = tmp_path / ".code-intel" / "cache" / "tool-table.json"
+    assert main(["init", str(tmp_path), "--no-hooks"]) == 0
+    assert "saved       .code-intel/cache/tool-table.json" in capsys.readouterr().out
+    assert tool_table.load(saved, tool_table.current_key()) is not None
+
+    app = CodeIntelApp.for_path(tmp_path)
+    try:
+        server = build_server(app)
+        server.build_in_background = False
+        listed = _dumps(anyio.run(server.list_tools))  # init runs no event loop: nor does this test
+        assert server._registered is None  # answered from the file init wrote
+        assert [tool["name"] for tool in listed] == list(TOOLS)
+    finally:
+        app.close()
+
+    def must_not_build(project: Any) -> None:
+        raise AssertionError("the listing is current: init must not build it again")
+
+    monkeypatch.setattr(code_intel_server, "save_tool_listing", must_not_build)
+    assert main(["init", str(tmp_path), "--no-hooks"]) == 0
+    assert "tool listing" not in capsys.readouterr().out
+
+    saved.unlink()
+
+    def fails(project: Any) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(code_intel_server, "save_tool_listing", fails)
+    assert main(["init", str(tmp_path), "--no-hooks"]) == 0
+    assert "tool listing was not saved" in capsys.readouterr().err
+    assert not saved.exists()
+    assert main(["init", str(tmp_path), "--remove-hooks"]) == 0  # takes hooks out, saves nothing
+    assert not saved.exists()

@@ -6,7 +6,8 @@ takes about a quarter of a second, most of it pure Python, and a client asks `to
 generate schemas, so it is saved under a fingerprint of exactly those: the bytes of `code_intel_server.py` and
 of every module of the `tools` package, and the versions of Python, mcp and pydantic. A listing whose
 fingerprint differs, or that cannot be read, is ignored and replaced by the next build; the cache is never
-trusted past a change of the code.
+trusted past a change of the code. `code-intel init` saves it too, so that even the first server started in a
+project answers from it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from typing import Any
 from tools.filecache import load_cache, save_cache
 
 FILE_NAME = "tool-table.json"
+# the server whose listing is saved: the one beside this package (as the installer's .mcp.json entry starts it)
+SERVER_FILE = Path(__file__).resolve().parent.parent / "code_intel_server.py"
 
 
 def fingerprint(server_file: Path, versions: tuple[str, ...]) -> str:
@@ -30,6 +33,21 @@ def fingerprint(server_file: Path, versions: tuple[str, ...]) -> str:
     for path in sorted(package.rglob("*.py")):
         digest.update(f"\0tools/{path.relative_to(package).as_posix()}\0".encode() + path.read_bytes())
     return digest.hexdigest()
+
+
+def current_key() -> str:
+    """The fingerprint of the code this process runs, with the versions of the libraries that make the schemas.
+    Cheap: neither mcp nor the schema machinery of pydantic is imported for it."""
+    from importlib.metadata import version
+
+    from pydantic.version import VERSION
+
+    return fingerprint(SERVER_FILE, (version("mcp"), VERSION))
+
+
+def listing_path(state_dir: Path) -> Path:
+    """Where a project's saved listing lives, given its `.code-intel/` folder."""
+    return state_dir / "cache" / FILE_NAME
 
 
 def _tools(data: dict[str, Any]) -> list[dict[str, Any]]:

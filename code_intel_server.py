@@ -584,6 +584,16 @@ def argument_refusal(tool_name: str, err: ValidationError) -> dict[str, Any]:
     }
 
 
+def unknown_tool_refusal(tool_name: str) -> dict[str, Any]:
+    """A call to a tool this server does not have: the contract's invalid_argument, naming the tools it has."""
+    return {
+        "success": False,
+        "error": "invalid_argument",
+        "message": f"unknown tool {tool_name[:100]!r}: code-intel has no tool of that name",
+        "hint": "call one of: " + ", ".join(TOOLS) + " (tools/list gives their input schemas)",
+    }
+
+
 def internal_error(tool_name: str, err: BaseException) -> dict[str, Any]:
     log.error("tool %s failed", tool_name, exc_info=err)
     return {
@@ -716,10 +726,13 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         entry = self.tools().get(name)
-        if entry is None or context is None:
-            return await super().call_tool(name, arguments, context)  # unknown tool: the SDK's protocol answer
+        if context is None:
+            return await super().call_tool(name, arguments, context)
         app = app_of(context)
         started = time.perf_counter()
+        if entry is None:  # a refusal like any other, rather than the SDK's bare "Unknown tool" text
+            return await anyio.to_thread.run_sync(partial(self._answer, app, name, arguments, started,
+                                                          refusal=unknown_tool_refusal(name)))
         try:
             kwargs = entry.fn_metadata.validate_arguments(arguments)
             if name == "submit_phase" and isinstance(arguments.get("data"), str):
@@ -772,7 +785,8 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
                 data, answer = wire_json(bound_answer(data))
         elif self.wire_answers is None:
             data = json.loads(answer)
-        if TOOLS[name].ledger:
+        spec = TOOLS.get(name)
+        if spec is not None and spec.ledger:
             app.workflow.record_tool_call(name, arguments, ok=ok)
         log.info("%s %s in %.0f ms", name, "ok" if ok else data.get("error"), (time.perf_counter() - started) * 1000)
         if self.wire_answers is not None:

@@ -63,6 +63,8 @@ async def _drive(project: Path) -> dict[str, Any]:
             seen[label] = await client.call_tool(tool, args)
         seen["impact of a huge symbol"] = await client.call_tool(
             "analyze_impact", {"files": ["calc/operations.py"], "symbols": ["multiply", HUGE]})
+        seen["unknown tool"] = await client.call_tool("search_everything", {"pattern": "def"})
+        seen["prefixed tool name"] = await client.call_tool("mcp__code-intel__search_text", {"pattern": "def"})
         seen["still up"] = await client.call_tool("search_text", {"pattern": "def add"})
     return seen
 
@@ -112,3 +114,15 @@ def test_impact_analysis_notes_a_symbol_ripgrep_cannot_take_and_goes_on(answers:
     report = answers["impact of a huge symbol"].structured_content
     assert report["success"] is True
     assert any("too long" in note for note in report["notes"]), report["notes"]
+
+
+@pytest.mark.parametrize(("label", "name"), [("unknown tool", "search_everything"),
+                                             ("prefixed tool name", "mcp__code-intel__search_text")])
+def test_an_unknown_tool_gets_the_refusal_envelope_naming_the_tools(answers: dict[str, Any], label: str,
+                                                                     name: str) -> None:
+    result = answers[label]
+    refusal = result.structured_content
+    assert result.is_error is True and refusal is not None, result
+    assert refusal["success"] is False and refusal["error"] == "invalid_argument"
+    assert repr(name) in refusal["message"] and "search_text" in refusal["hint"] and "start_session" in refusal["hint"]
+    assert refusal["call"] == "start_session" and refusal["current_phase"] is None

@@ -72,7 +72,7 @@ def test_bad_config_value_names_file_key_and_reason(tmp_path: Path, data: dict[s
     assert f"key '{key}'" in message
     assert reason in message
     assert caught.value.hint and "config.json" in caught.value.hint
-    assert caught.value.to_dict()["error"] == "config_error"
+    assert caught.value.to_dict()["error"] == "tool_unavailable"
 
 
 def test_several_bad_keys_are_all_reported(tmp_path: Path) -> None:

@@ -96,7 +96,8 @@ def _validate(model: type[BaseModel], data: Any, file: Path) -> Any:
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ConfigError(f"{file}: the top level must be a mapping of keys, got {type(data).__name__}")
+        raise ConfigError(f"{file}: the top level must be a mapping of keys, got {type(data).__name__}",
+                          hint=f"make {file.name} a mapping of settings, or delete it to use the defaults")
     try:
         return model.model_validate(data)
     except ValidationError as err:
@@ -122,7 +123,8 @@ def load_config(state_dir: Path) -> Config:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as err:
-        raise ConfigError(f"{file}: not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})") from None
+        raise ConfigError(f"{file}: not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})",
+                          hint=f"fix the JSON in {file.name}, or delete the file to use the defaults") from None
     return _validate(Config, data, file)
 
 
@@ -135,5 +137,6 @@ def load_context(state_dir: Path) -> ContextSettings:
     try:
         data = yaml.safe_load(_read_text(file))
     except yaml.YAMLError as err:
-        raise ConfigError(f"{file}: not valid YAML ({err})") from None
+        raise ConfigError(f"{file}: not valid YAML ({err})",
+                          hint=f"fix the YAML in {file.name}, or delete the file to use the defaults") from None
     return _validate(ContextSettings, data, file)

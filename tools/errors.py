@@ -71,7 +71,12 @@ class StateUnwritable(CodeIntelError):
 
 
 class ConfigError(CodeIntelError):
-    code = "config_error"
+    """A settings file (config.json, context.yml, phase_contract.yml) cannot be read or does not validate.
+
+    On the wire it has the contract's `tool_unavailable` code, like StateUnwritable: the tool cannot run until
+    the project is put right, and the message names the file and the problem, the hint how to fix it."""
+
+    code = "tool_unavailable"
 
 
 class GitError(CodeIntelError):

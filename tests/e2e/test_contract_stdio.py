@@ -126,3 +126,27 @@ def test_an_unknown_tool_gets_the_refusal_envelope_naming_the_tools(answers: dic
     assert refusal["success"] is False and refusal["error"] == "invalid_argument"
     assert repr(name) in refusal["message"] and "search_text" in refusal["hint"] and "start_session" in refusal["hint"]
     assert refusal["call"] == "start_session" and refusal["current_phase"] is None
+
+
+async def _broken_settings(project: Path) -> dict[str, Any]:
+    from mcp import Client
+
+    async with Client(server_params(project), read_timeout_seconds=120) as client:
+        return {name: await client.call_tool(name, args) for name, args in [
+            ("start_session", {"intent": "INVESTIGATE", "query": "how does add work?"}),
+            ("sync_index", {}), ("update_context", {}), ("search_text", {"pattern": "def add"})]}
+
+
+def test_a_broken_settings_file_is_refused_with_a_contract_code_naming_the_file(tmp_path: Path) -> None:
+    from tools.demo import create_sample
+
+    project = tmp_path / "calc"
+    create_sample(project)
+    (project / ".code-intel" / "config.json").write_text("{broken", encoding="utf-8")
+    (project / ".code-intel" / "context.yml").write_text("project_rules: [unclosed\n", encoding="utf-8")
+    answers = anyio.run(_broken_settings, project)
+    for name, file in [("start_session", "context.yml"), ("sync_index", "config.json"), ("update_context", "context.yml"),
+                       ("search_text", "config.json")]:
+        refusal = answers[name].structured_content
+        assert answers[name].is_error is True and refusal["error"] == "tool_unavailable", (name, refusal)
+        assert file in refusal["message"] and file in refusal["hint"], (name, refusal)

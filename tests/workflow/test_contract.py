@@ -58,7 +58,7 @@ def test_engine_uses_project_contract_and_refuses_malformed(driver, app_project)
     assert resp["instruction"] == "Read docs/ first."
     contract.write_text("phases:\n  DOCUMENT_RESEARCH:\n    instruction: [broken\n")
     bad = driver.submit(driver.payload(resp))
-    assert bad["success"] is False and bad["error"] == "config_error"
+    assert bad["success"] is False and bad["error"] == "tool_unavailable"
     assert driver.engine.live.state.phase.value == "DOCUMENT_RESEARCH"  # nothing moved
 
 

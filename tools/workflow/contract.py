@@ -3,7 +3,7 @@
 The built-in copy is `templates/code-intel/phase_contract.yml` (the file init-project installs).
 A project file overrides it field by field per phase variant; a field neither file sets takes the
 phase registry's default (`phases.py`: required tools, resources, exploration minimum). A malformed project file is refused
-with `config_error` naming the file, the phase and the problem; it is never silently ignored.
+(a `ConfigError`, the contract's `tool_unavailable` code) naming the file, the phase and the problem; it is never silently ignored.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def _read_phases(file: Path) -> dict[str, dict[str, Any]]:
     except yaml.YAMLError as err:
         raise ConfigError(f"{file}: not valid YAML ({err})", hint="fix the file or delete it to use the built-in contract") from None
     except OSError as err:
-        raise ConfigError(f"{file}: cannot be read ({err})") from None
+        raise ConfigError(f"{file}: cannot be read ({err})", hint="make the file readable, or delete it to use the built-in contract") from None
     if data is None:
         return {}
     if not isinstance(data, dict) or not isinstance(data.get("phases", {}), dict):
@@ -51,7 +51,8 @@ def _read_phases(file: Path) -> dict[str, dict[str, Any]]:
         if key not in CONTRACT_IDS:
             raise ConfigError(f"{file}: unknown phase '{key}'", hint="known phases: " + ", ".join(CONTRACT_IDS))
         if not isinstance(entry, dict):
-            raise ConfigError(f"{file}: phase '{key}' must be a mapping of instruction, expected_payload, required_tools, resources")
+            raise ConfigError(f"{file}: phase '{key}' must be a mapping of instruction, expected_payload, required_tools, resources",
+                              hint="see templates/code-intel/phase_contract.yml for the layout")
     return phases
 
 

@@ -66,6 +66,8 @@ async def _drive(project: Path) -> dict[str, Any]:
         seen["unknown tool"] = await client.call_tool("search_everything", {"pattern": "def"})
         seen["prefixed tool name"] = await client.call_tool("mcp__code-intel__search_text", {"pattern": "def"})
         seen["still up"] = await client.call_tool("search_text", {"pattern": "def add"})
+        seen["started"] = await client.call_tool("start_session", {"intent": "INVESTIGATE", "query": "how does add work?"})
+        seen["status"] = await client.call_tool("get_session_status", {})
     return seen
 
 
@@ -150,3 +152,10 @@ def test_a_broken_settings_file_is_refused_with_a_contract_code_naming_the_file(
         refusal = answers[name].structured_content
         assert answers[name].is_error is True and refusal["error"] == "tool_unavailable", (name, refusal)
         assert file in refusal["message"] and file in refusal["hint"], (name, refusal)
+
+
+def test_get_session_status_adds_completed_steps_and_task_progress_before_any_planning(answers: dict[str, Any]) -> None:
+    assert answers["started"].structured_content["phase"] == "DOCUMENT_RESEARCH"
+    status = answers["status"].structured_content
+    assert status["success"] is True and status["completed_steps"] == [1]
+    assert status["task_progress"] == {"total": 0, "completed": 0, "pending": 0}

@@ -100,7 +100,7 @@ def test_evidence_problem_is_task_validation_failed(driver):
 
 def test_status_reports_task_progress(driver):
     _ready(driver)
-    assert driver.status()["task_progress"] is None
+    assert driver.status()["task_progress"] == {"total": 0, "completed": 0, "pending": 0, "current": None}
     _plan(driver)
     assert driver.status()["task_progress"] == {"total": 2, "completed": 0, "pending": 2, "current": "task_1"}
 

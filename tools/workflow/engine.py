@@ -461,7 +461,7 @@ class WorkflowEngine:
             response = phase_response(self.root, state, self._contract(state))
             response.update(
                 completed_steps=list(state.completed_steps),
-                task_progress=state.board.progress() if state.board.is_planned() else None,
+                task_progress=state.board.progress(),  # CONTRACT.md: always there (all zero before planning)
                 intent=state.intent,
                 query=state.query,
                 flags=state.flags.typed(),

@@ -159,3 +159,37 @@ def test_get_session_status_adds_completed_steps_and_task_progress_before_any_pl
     status = answers["status"].structured_content
     assert status["success"] is True and status["completed_steps"] == [1]
     assert status["task_progress"] == {"total": 0, "completed": 0, "pending": 0}
+
+
+async def _two_servers(project: Path) -> dict[str, Any]:
+    from mcp import Client
+
+    seen: dict[str, Any] = {}
+    async with Client(server_params(project), read_timeout_seconds=120) as first:
+        seen["first"] = await first.call_tool("start_session", {"intent": "INVESTIGATE", "query": "how does add work?"})
+        async with Client(server_params(project), read_timeout_seconds=120) as second:
+            seen["second start"] = await second.call_tool("start_session", {"intent": "INVESTIGATE", "query": "x"})
+            seen["second status"] = await second.call_tool("get_session_status", {})
+    for checkpoint in (project / ".code-intel" / "sessions").glob("*.json"):
+        checkpoint.write_text("{not json", encoding="utf-8")
+    async with Client(server_params(project), read_timeout_seconds=120) as third:
+        seen["corrupt start"] = await third.call_tool("start_session", {"intent": "INVESTIGATE", "query": "x"})
+    return seen
+
+
+def test_refusals_for_a_session_held_elsewhere_or_unreadable_do_not_send_the_agent_back_to_start_session(
+        tmp_path: Path) -> None:
+    from tools.demo import create_sample
+
+    project = tmp_path / "calc"
+    create_sample(project)
+    seen = anyio.run(_two_servers, project)
+    assert seen["first"].structured_content["success"] is True
+    for label in ("second start", "second status"):
+        refusal = seen[label].structured_content
+        assert refusal["error"] == "session_active", refusal
+        assert refusal["call"] == "get_session_status" and "Another code-intel process" in refusal["instruction"]
+        assert "No session is active" not in refusal["instruction"]
+    corrupt = seen["corrupt start"].structured_content
+    assert corrupt["error"] == "checkpoint_corrupt", corrupt
+    assert corrupt["call"] == "cleanup_stale_branches" and "Ask the user first" in corrupt["instruction"]

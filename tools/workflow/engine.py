@@ -498,7 +498,7 @@ class WorkflowEngine:
                 return False
             live = self._live
             if live is None:
-                fields = no_session_fields(self._last_completed.get("session_id"))
+                fields = no_session_fields(self._last_completed.get("session_id"), data.get("error"))
             else:
                 fields = self._refusal_details(live.state)
             for key, value in fields.items():

@@ -195,8 +195,22 @@ START_SESSION_PAYLOAD = {
 }
 
 
-def no_session_fields(last_completed: str | None = None) -> dict[str, Any]:
-    """The refusal fields when no session is active: how to start one (or resume one after a restart)."""
+def no_session_fields(last_completed: str | None = None, error: str | None = None) -> dict[str, Any]:
+    """The refusal fields when this server has no session: how to start one (or resume one after a restart); for
+    a session another process holds, or a checkpoint that cannot be read, what to do instead, since
+    start_session would only be refused the same way."""
+    if error == "session_active":
+        return {"current_phase": None, "step": 0, "expected_payload": {}, "call": "get_session_status",
+                "instruction": "Another code-intel process holds this project's session (the message names it), so "
+                "this server can neither continue it nor start another. Tell the user: finish that session in the "
+                "client running it, or stop that process. Once it has stopped, call get_session_status here: it "
+                "takes the session over from its checkpoint."}
+    if error == "checkpoint_corrupt":
+        return {"current_phase": None, "step": 0, "expected_payload": {}, "call": "cleanup_stale_branches",
+                "instruction": "A session checkpoint cannot be read (the message names the file), so no session can "
+                "start or resume until it is gone. Ask the user first, then delete that file or call "
+                "cleanup_stale_branches (it deletes every checkpoint and llm_task_* branch, reporting each branch's "
+                "head commit), and call start_session again."}
     done = f"Session {last_completed} is complete. " if last_completed else ""
     return {
         "current_phase": None,

@@ -9,7 +9,9 @@ refuses with a JSON-RPC error through the SDK's own writer (so answers never int
 - -32700 parse error: not UTF-8, not JSON, or JSON's forbidden NaN/Infinity;
 - -32600 invalid request: not a JSON-RPC 2.0 request (including batches, which MCP dropped),
   nesting deeper than MAX_DEPTH, a line longer than MAX_LINE_BYTES, a bad value outside `params`;
-- -32602 invalid params: a lone surrogate or an over-long number inside `params`.
+- -32602 invalid params: a lone surrogate or an over-long number inside `params`, `params` not an object,
+  a tools/call whose `name` is not a string or whose `arguments` are not an object (said in words: the SDK
+  would answer only "Invalid request parameters").
 
 The id is taken from the parsed message, or, when the line is not JSON, from its top-level `"id"`
 if one can be read; JSON-RPC says to answer with id null otherwise. Notifications and responses
@@ -167,6 +169,15 @@ def _shape_problem(message: dict[str, Any]) -> tuple[int, str] | None:
         return INVALID_REQUEST, f"invalid request: `id` must be an integer or a string, got {message['id']!r}"[:300]
     if "params" in message and message["params"] is not None and not isinstance(message["params"], dict):
         return INVALID_PARAMS, f"invalid params: `params` must be an object, got {type(message['params']).__name__}"
+    if message["method"] == "tools/call":  # said here in words: the SDK answers only "Invalid request parameters"
+        params = message.get("params") or {}
+        if not isinstance(params.get("name"), str):
+            return INVALID_PARAMS, ("invalid params: tools/call needs `name`, the tool's name as a string (tools/list "
+                                    f"names them), got {type(params.get('name')).__name__}")
+        arguments = params.get("arguments")
+        if arguments is not None and not isinstance(arguments, dict):
+            return INVALID_PARAMS, ("invalid params: tools/call `arguments` must be an object of argument names and "
+                                    f"values, e.g. {{\"pattern\": \"def main\"}}, got {type(arguments).__name__}")
     return None
 
 

@@ -50,6 +50,9 @@ RAW_CASES: list[tuple[str, bytes | str, Any, int]] = [
     ("no method", '{"jsonrpc":"2.0","id":8}', 8, INVALID_REQUEST),
     ("no version", '{"id":9,"method":"tools/list"}', 9, INVALID_REQUEST),
     ("params not an object", '{"jsonrpc":"2.0","id":10,"method":"tools/call","params":"x"}', 10, INVALID_PARAMS),
+    ("arguments not an object", _call(12, ["pattern", "x"]), 12, INVALID_PARAMS),
+    ("tool name not a string", '{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":5,"arguments":{}}}', 13,
+     INVALID_PARAMS),
     ("batch", '[{"jsonrpc":"2.0","id":11,"method":"ping"}]', None, INVALID_REQUEST),
     ("id of the wrong type", '{"jsonrpc":"2.0","id":1.5,"method":"ping"}', None, INVALID_REQUEST),
 ]
@@ -151,3 +154,21 @@ def test_a_file_name_that_is_not_utf8_goes_over_the_wire_and_comes_back(tmp_path
     assert found["matches"][0]["file"] == "caf\\xe9.py"
     symbols = server.call("get_symbols", {"path": "caf\\xe9.py"})
     assert symbols["success"] and symbols["file"] == "caf\\xe9.py" and symbols["symbols"][0]["name"] == "latin_helper"
+
+
+@pytest.mark.parametrize(("line", "words"), [
+    (_call(1, ["pattern", "x"]), "`arguments` must be an object"),
+    (_call(1, "pattern=x"), "`arguments` must be an object"),
+    ('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{}}}', "needs `name`"),
+    ('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":["search_text"]}}', "needs `name`"),
+])
+def test_a_malformed_tool_call_is_refused_in_words(line: str, words: str) -> None:
+    """The SDK would answer these with a bare "Invalid request parameters"."""
+    refused = check_line(line.encode())
+    assert isinstance(refused, Rejection) and refused.code == INVALID_PARAMS and refused.id == 1
+    assert words in refused.message
+
+
+def test_a_tool_call_without_arguments_passes() -> None:
+    line = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_session_status"}}'
+    assert check_line(line.encode()) == line

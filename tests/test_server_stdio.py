@@ -21,7 +21,7 @@ CONTRACT_TOOLS = {
     "search_text", "search_files", "find_definitions", "find_references", "get_symbols", "analyze_structure",
     "get_function_at_line", "semantic_search", "fetch_chunk_detail", "query", "analyze_impact",
     "validate_symbol_relevance", "check_write_target", "add_explored_files", "review_changes",
-    "cleanup_stale_branches", "sync_index", "update_context", "record_outcome", "get_outcome_stats",
+    "cleanup_stale_branches", "sync_index", "update_context", "record_outcome", "get_outcome_stats", "run_checks",
 }
 HEAVY_MODULES = ("torch", "chromadb", "sentence_transformers", "transformers", "git", "tree_sitter_language_pack")
 

@@ -1,7 +1,9 @@
 """The pruned outline walk (grammars listing `opaque` kinds) gives exactly the outline the query-guided walk gives.
 
-The pruned walk skips subtrees by kind; a kind wrongly listed as opaque would silently lose symbols, so both
-ways are compared on tricky constructs and on a spread of real files from Python's standard library.
+The pruned walk skips subtrees by kind, and inside a function every subtree without a parse error that holds
+neither `def` nor `class` (Grammar.keywords); a kind wrongly listed as opaque, or a symbol found without its
+keyword, would silently lose symbols, so both ways are compared on tricky constructs and on a spread of real
+files from Python's standard library.
 """
 
 from __future__ import annotations
@@ -12,12 +14,13 @@ from typing import Any
 
 import pytest
 
+from tools.explore import outline as outline_module
 from tools.explore import syntax
 from tools.explore.grammar import GRAMMARS
 from tools.explore.outline import SymbolNode, outline
 from tools.explore.syntax import ParsedFile
 
-TRICKY = b'''
+TRICKY = '''
 import os
 X, Y = 1, 2
 Z: int = 3
@@ -75,10 +78,28 @@ async def top(*args, key=lambda v: v, **kw):
         def in_except_star(): pass
     return [x for x in args if (y := x)]
 
+def continued():
+    async \\
+        def across_lines(): pass
+    return across_lines
+
+def tabbed():
+    accent = "\u00e9"
+    def\tafter_tab(): pass
+
+def keywords_only_in_names_and_text(classic, defaults):
+    """def and class in a docstring"""
+    \u00e4def = undefined = subclass = classic or defaults
+    return "class" if \u00e4def else undefined  # def
+
+def error_inside():
+    value = (1,
+    def after_error(): pass
+
 def broken(:
     pass
 GLOBAL_AFTER_ERROR = 1
-'''
+'''.encode()
 
 
 def _shape(symbols: list[SymbolNode]) -> list[Any]:
@@ -103,6 +124,56 @@ def test_tricky_python_gives_the_same_outline_both_ways() -> None:
                  "in_with", "in_except_star", "GLOBAL_AFTER_ERROR"):
         assert f"'{name}'" in flat, name
     assert "'local'" not in flat  # a function's local variable is not part of the outline
+    for name in ("across_lines", "after_tab"):
+        assert f"'{name}'" in flat, name
+
+
+def test_the_walk_enters_a_function_only_where_a_symbol_can_be(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inside a function only nested definitions are reported, and each holds `def` or `class` as a token: a
+    subtree free of parse errors without either word is not entered; one that has either, or a parse error, is."""
+    source = b'''
+def plain(items):
+    for item in items:
+        if item:
+            found = item
+    return found
+
+def nested(items):
+    for item in items:
+        def inner(): pass
+    with open(items) as handle:
+        data = handle.read()
+    return inner
+
+def mentions():
+    return "def"
+
+def broken():
+    x = 1 +
+'''
+    entered: list[tuple[str, int]] = []
+    real = outline_module._children_to_visit
+
+    def spy(parsed: ParsedFile, grammar: Any, *, query: bool = False) -> Any:
+        children = real(parsed, grammar, query=query)
+
+        def listed(node: Any) -> Any:
+            entered.append((node.type, node.start_point[0] + 1))
+            return children(node)
+        return listed
+
+    monkeypatch.setattr(outline_module, "_children_to_visit", spy)
+    parsed = ParsedFile(Path("walk.py"), "python", source, syntax.get_parser("python").parse(source))
+    symbols = outline(parsed)
+    assert [(s.name, [c.name for c in s.children]) for s in symbols] == [
+        ("plain", []), ("nested", ["inner"]), ("mentions", []), ("broken", [])]
+    assert ("function_definition", 2) not in entered  # plain: no keyword, no error
+    assert not [line for _, line in entered if 3 <= line <= 6]
+    assert ("for_statement", 9) in entered and ("block", 10) in entered  # nested: on the way to inner
+    assert ("function_definition", 10) not in entered  # inner itself holds no keyword
+    assert not [line for _, line in entered if 11 <= line <= 12]  # nested's with statement: no keyword
+    assert ("function_definition", 15) in entered  # the word in a string: entered, finds nothing
+    assert ("function_definition", 18) in entered  # a parse error: entered whatever the words
 
 
 def _stdlib_files(count: int) -> list[Path]:

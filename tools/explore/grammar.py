@@ -30,6 +30,11 @@ class Grammar:
     # outline in about 10). Only for grammars where definitions are statements; a kind left out is merely
     # entered, a kind wrongly listed loses symbols (tests/explore/test_outline_pruned.py compares both ways).
     opaque: frozenset[str] = frozenset()
+    # words every symbol node holds as a token of its own (Python's `def` and `class`). Inside a function only
+    # symbols are reported, so there the pruned walk skips a subtree free of parse errors whose source has none
+    # of these words as a whole word: nothing in it can be reported. A word found in a string or a comment only
+    # costs the walk of that subtree.
+    keywords: tuple[str, ...] = ()
 
 
 _C_FAMILY_CALLS: dict[str, str | None] = {"call_expression": "function"}
@@ -55,6 +60,7 @@ GRAMMARS: dict[str, Grammar] = {
             "global_statement", "nonlocal_statement", "break_statement", "continue_statement", "print_statement",
             "exec_statement", "type_alias_statement",
         }),
+        keywords=("def", "class"),
     ),
     "javascript": Grammar(
         symbols={

@@ -298,7 +298,8 @@ class Explorer:
     @budgeted
     def get_symbols(self, path: str) -> SymbolsResult:
         rel, parsed = self.parse_file(path)
-        return SymbolsResult(file=rel, language=parsed.language, symbols=[s.to_model() for s in outline.outline(parsed)])
+        symbols = [symbol.data() for symbol in outline.outline(parsed)]
+        return SymbolsResult.model_validate({"file": rel, "language": parsed.language, "symbols": symbols})
 
     @budgeted
     def analyze_structure(self, path: str) -> StructureResult:

@@ -42,7 +42,8 @@ calls are used (list_tools/listTools, call_tool/callTool).
 
 Corpus: standard-library files copied to benchmarks/.corpus/stdlib (git-ignored), as benchmarks/explore.py.
 
-    .venv/bin/python benchmarks/wire.py [--files 175] [--runs 15] [--pattern REGEX ...] [--profile TOOL] [--ts-sdk DIR]
+    .venv/bin/python benchmarks/wire.py [--files 175] [--runs 15] [--pattern REGEX ...] [--tool NAME ...]
+        [--profile TOOL] [--server DIR] [--ts-sdk DIR]
 """
 
 from __future__ import annotations
@@ -579,6 +580,8 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--pattern", action="append", help="search_text pattern, repeatable (all its matches are "
                         "asked for); default: a few hundred matches and a few thousand")
+    parser.add_argument("--tool", action="append", choices=["search_text", "get_symbols", "analyze_impact"],
+                        help="time only this tool's rows, repeatable (a shorter run, e.g. to alternate two servers)")
     parser.add_argument("--profile", help="a row label (e.g. get_symbols, or 'search_text return'): profile it instead")
     parser.add_argument("--server", type=Path, default=REPO,
                         help="checkout whose code_intel_server.py to spawn (e.g. a worktree of an older commit)")
@@ -597,6 +600,8 @@ def main() -> int:
         profile(corpus, tool_of(args.profile), tool_args, touched, args.runs)
         return 0
 
+    if args.tool:
+        plan = {label: call for label, call in plan.items() if tool_of(label) in args.tool}
     raw = raw_engine(corpus, plan, args.runs)
     server = args.server.resolve()
     argv = server_argv(corpus, server)

@@ -584,6 +584,26 @@ def argument_refusal(tool_name: str, err: ValidationError) -> dict[str, Any]:
     }
 
 
+def unknown_argument_refusal(tool_name: str, arguments: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any] | None:
+    """Arguments the tool does not have (a misspelt `paths` for `path`): refused rather than dropped, since a
+    search that silently ignores its scope answers a different question than the one asked."""
+    known = list(schema.get("properties") or {})
+    unknown = [key for key in arguments if key not in known]
+    if not unknown:
+        return None
+    from difflib import get_close_matches
+
+    guesses = {key: close[0] for key in unknown if (close := get_close_matches(key, known, n=1, cutoff=0.6))}
+    return {
+        "success": False,
+        "error": "invalid_argument",
+        "message": f"{tool_name} has no argument " + ", ".join(repr(key[:100]) for key in unknown)
+        + "".join(f" (did you mean {guess!r} for {key[:100]!r}?)" for key, guess in guesses.items()),
+        "hint": (f"{tool_name} takes: {', '.join(known)} (tools/list gives their types)" if known
+                 else f"{tool_name} takes no arguments: send {{}}"),
+    }
+
+
 def unknown_tool_refusal(tool_name: str) -> dict[str, Any]:
     """A call to a tool this server does not have: the contract's invalid_argument, naming the tools it has."""
     return {
@@ -621,6 +641,7 @@ def tool_entry(name: str, spec: ToolSpec) -> Tool:
     entry = Tool.from_function(spec.fn, name=name, description=inspect.cleandoc(spec.fn.__doc__ or ""),
                                annotations=spec.annotations, structured_output=False)
     entry.fn_metadata.output_schema = output_schema(result_models(spec.fn))
+    entry.parameters = {**entry.parameters, "additionalProperties": False}  # call_tool refuses any other argument
     return entry
 
 
@@ -733,6 +754,8 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
         if entry is None:  # a refusal like any other, rather than the SDK's bare "Unknown tool" text
             return await anyio.to_thread.run_sync(partial(self._answer, app, name, arguments, started,
                                                           refusal=unknown_tool_refusal(name)))
+        if refusal := unknown_argument_refusal(name, arguments, entry.parameters):
+            return await anyio.to_thread.run_sync(partial(self._answer, app, name, arguments, started, refusal=refusal))
         try:
             kwargs = entry.fn_metadata.validate_arguments(arguments)
             if name == "submit_phase" and isinstance(arguments.get("data"), str):

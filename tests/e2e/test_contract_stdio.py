@@ -51,7 +51,11 @@ BAD_SEARCH_TEXT: list[tuple[str, str, dict[str, Any], str]] = [
     ("search_text huge glob", "search_text", {"pattern": "def", "glob": [HUGE]}, "invalid_argument"),
     ("find_references huge symbol", "find_references", {"symbol": HUGE}, "invalid_argument"),
 ]
-CASES = MISSING_FILES + BAD_PATHS + BAD_SEARCH_TEXT
+UNKNOWN_ARGUMENTS: list[tuple[str, str, dict[str, Any], str]] = [
+    ("search_text misspelt path", "search_text", {"pattern": "def", "paths": "tests/"}, "invalid_argument"),
+    ("review_changes with an argument", "review_changes", {"files": ["calc/operations.py"]}, "invalid_argument"),
+]
+CASES = MISSING_FILES + BAD_PATHS + BAD_SEARCH_TEXT + UNKNOWN_ARGUMENTS
 
 
 async def _drive(project: Path) -> dict[str, Any]:
@@ -110,6 +114,26 @@ def test_a_missing_file_says_so_and_where_to_look(answers: dict[str, Any], label
 def test_a_search_argument_ripgrep_cannot_take_is_named(answers: dict[str, Any], label: str, kind: str, why: str) -> None:
     message = answers[label].structured_content["message"]
     assert f"the {kind}" in message and why in message, message
+
+
+def test_an_argument_the_tool_does_not_have_is_refused_not_dropped(answers: dict[str, Any]) -> None:
+    """A misspelt optional argument used to be dropped: the search ran over the whole project, unscoped."""
+    misspelt = answers["search_text misspelt path"].structured_content
+    assert "'paths'" in misspelt["message"] and "did you mean 'path'" in misspelt["message"], misspelt
+    assert "pattern, path, glob" in misspelt["hint"]
+    assert "takes no arguments" in answers["review_changes with an argument"].structured_content["hint"]
+
+
+async def _listed_input_schemas(project: Path) -> dict[str, Any]:
+    from mcp import Client
+
+    async with Client(server_params(project), read_timeout_seconds=120) as client:
+        return {tool.name: tool.input_schema for tool in (await client.list_tools()).tools}
+
+
+def test_every_input_schema_says_no_other_argument_is_taken(tmp_path: Path) -> None:
+    schemas = anyio.run(_listed_input_schemas, tmp_path)
+    assert schemas and all(schema.get("additionalProperties") is False for schema in schemas.values()), schemas
 
 
 def test_impact_analysis_notes_a_symbol_ripgrep_cannot_take_and_goes_on(answers: dict[str, Any]) -> None:

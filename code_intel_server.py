@@ -435,8 +435,8 @@ def record_outcome(
     phase_at_outcome: str | None = None,
     analysis: dict[str, Any] | None = None,
 ) -> OutcomeEntry:
-    """Record how a session ended. A success also stores the request -> symbols/files agreement in the
-    Map so similar requests find it first."""
+    """Record how a session ended. phase_at_outcome defaults to the session's phase. A success also stores
+    the request -> symbols/files agreement in the Map so similar requests find it first."""
     return OutcomeEntry.model_validate(app_of(ctx).record_outcome(outcome, phase_at_outcome, analysis or {}))
 
 

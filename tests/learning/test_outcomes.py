@@ -30,8 +30,16 @@ def test_record_appends_one_line_with_session_fields(project: ProjectRoot) -> No
     assert stored["ts"].endswith("+00:00")
     assert "success" not in stored
 
-    outcomes.record("success", None, {}, {})
+    assert outcomes.record("success", None, {}, {})["phase_at_outcome"] is None  # no session, no phase given
     assert len((project.state_dir / "logs" / "outcomes.jsonl").read_text(encoding="utf-8").splitlines()) == 2
+
+
+@pytest.mark.parametrize(("given", "recorded"), [(None, "VERIFICATION"), ("", "VERIFICATION"), ("ready", "READY")])
+def test_without_a_phase_the_sessions_own_is_recorded(project: ProjectRoot, given: str | None, recorded: str) -> None:
+    """record_outcome without phase_at_outcome used to leave it empty, so the stats put it under '(none)'."""
+    entry = OutcomeLog(project).record("failure", given, {}, {**SESSION, "phase": "VERIFICATION"})
+    assert entry["phase_at_outcome"] == recorded
+    assert OutcomeLog(project).stats()["outcomes"]["by_phase"] == {recorded: {"failure": 1}}
 
 
 @pytest.mark.parametrize(

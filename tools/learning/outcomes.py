@@ -130,10 +130,11 @@ class OutcomeLog:
         analysis: dict[str, Any],
         session: dict[str, Any],
     ) -> dict[str, Any]:
-        """Append one outcome line and return it (with success True)."""
+        """Append one outcome line and return it (with success True). Without `phase_at_outcome`, the phase is
+        the session's own (`session["phase"]`: the active session's, or SESSION_COMPLETE after one ended)."""
         if outcome not in OUTCOMES:
             raise InvalidArgument(f"outcome {outcome!r} is not one of {list(OUTCOMES)}", hint="send 'success' or 'failure'")
-        phase = self._normalise_phase(phase_at_outcome)
+        phase = self._normalise_phase(phase_at_outcome) or self._normalise_phase(session.get("phase"))
         if analysis is None:
             analysis = {}
         if not isinstance(analysis, dict):

@@ -83,10 +83,6 @@ class GitError(CodeIntelError):
     code = "git_error"
 
 
-class SearchTimeout(CodeIntelError):
-    code = "timeout"
-
-
 # Workflow refusals: the codes of the contract's phase-refusal envelope.
 class PayloadMismatch(CodeIntelError):
     code = "payload_mismatch"

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from tests.explore.conftest import explorer_over
-from tools.errors import InvalidArgument, SearchTimeout, ToolUnavailable
+from tools.errors import InvalidArgument, ToolUnavailable
 from tools.explore import query as query_module
 from tools.explore.query import QueryHit, extract_candidates, merge_hits, stem
 from tools.explore.query import run_query as query_result
@@ -220,10 +220,10 @@ def test_a_failing_semantic_index_is_noted_not_fatal(explorer: Explorer) -> None
 
 
 def test_a_failing_text_search_keeps_the_other_routes(explorer: Explorer, monkeypatch: pytest.MonkeyPatch) -> None:
-    def timeout(*_: Any, **__: Any) -> None:
-        raise SearchTimeout("search_text stopped after 10 s")
+    def no_rg(*_: Any, **__: Any) -> None:
+        raise ToolUnavailable("ripgrep (rg) not found")
 
-    monkeypatch.setattr(explorer, "search_text", timeout)
+    monkeypatch.setattr(explorer, "search_text", no_rg)
     result = run_query(explorer, "parse_config", None)
     assert result["routes_used"] == ["definitions"]
     assert any("text search failed" in n for n in result["notes"])

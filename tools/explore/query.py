@@ -408,7 +408,7 @@ def run_query(explorer: Explorer, question: str, semantic: Callable[..., Any] | 
         try:
             hits += _text_hits(explorer, patterns, base_score)
             result.routes_used.append("text")
-        except CodeIntelError as err:  # e.g. a timeout: the other routes still answer
+        except CodeIntelError as err:  # e.g. rg missing: the other routes still answer
             result.notes.append(f"text search failed: {err.message}")
 
     if semantic is None:

@@ -217,3 +217,49 @@ def test_refusals_for_a_session_held_elsewhere_or_unreadable_do_not_send_the_age
     corrupt = seen["corrupt start"].structured_content
     assert corrupt["error"] == "checkpoint_corrupt", corrupt
     assert corrupt["call"] == "cleanup_stale_branches" and "Ask the user first" in corrupt["instruction"]
+
+
+ITEM_CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("search_text", {"pattern": "def"}), ("find_definitions", {"symbol": "add"}), ("find_references", {"symbol": "add"}),
+    ("get_symbols", {"path": "calc/operations.py"}), ("analyze_structure", {"path": "calc/operations.py"}),
+    ("get_function_at_line", {"path": "calc/operations.py", "line": 5}),
+    ("analyze_impact", {"files": ["calc/operations.py"]}), ("query", {"question": "where is add defined?"}),
+]
+
+
+def _items_without_file(value: Any, where: str, found: list[str]) -> None:
+    """Every dict carrying a `line` (an item pointing into code) must carry `file` too."""
+    if isinstance(value, dict):
+        if "line" in value and "file" not in value:
+            found.append(where)
+        for key, inner in value.items():
+            _items_without_file(inner, f"{where}.{key}", found)
+    elif isinstance(value, list):
+        for inner in value:
+            _items_without_file(inner, f"{where}[]", found)
+
+
+async def _item_answers(project: Path) -> dict[str, Any]:
+    from mcp import Client
+
+    async with Client(server_params(project), read_timeout_seconds=120) as client:
+        return {tool: (await client.call_tool(tool, args)).structured_content for tool, args in ITEM_CALLS}
+
+
+def test_every_item_that_points_into_code_carries_file_and_line(tmp_path: Path) -> None:
+    """CONTRACT.md: every result item that points into code carries `file` and `line`. get_symbols' symbols (and
+    their children) and analyze_structure's imports, classes, functions and calls used to carry only `line`."""
+    from tools.demo import create_sample
+
+    project = tmp_path / "calc"
+    create_sample(project)
+    answers = anyio.run(_item_answers, project)
+    for tool, answer in answers.items():
+        assert answer["success"] is True, (tool, answer)
+        missing: list[str] = []
+        _items_without_file(answer, tool, missing)
+        assert not missing, sorted(set(missing))
+    symbols = answers["get_symbols"]["symbols"]
+    assert symbols and all(symbol["file"] == "calc/operations.py" for symbol in symbols)
+    structure = answers["analyze_structure"]
+    assert structure["functions"] and structure["functions"][0]["file"] == "calc/operations.py"

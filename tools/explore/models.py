@@ -113,6 +113,7 @@ class ReferenceResult(Skipping):
 class OutlineSymbol(BaseModel):
     name: str
     kind: str
+    file: str  # every item that points into code names its file (CONTRACT.md), as the answer's top level does
     line: int
     end_line: int
     children: list[OutlineSymbol] = Field(default_factory=list)
@@ -127,16 +128,19 @@ class SymbolsResult(Partial):
 class ImportInfo(BaseModel):
     module: str
     names: list[str]
+    file: str
     line: int
 
 
 class CallInfo(BaseModel):
     name: str
+    file: str
     line: int
 
 
 class ClassInfo(BaseModel):
     name: str
+    file: str
     line: int
     end_line: int
     bases: list[str]
@@ -145,6 +149,7 @@ class ClassInfo(BaseModel):
 
 class FunctionInfo(BaseModel):
     name: str
+    file: str
     line: int
     end_line: int
     scope: str | None = None

@@ -37,12 +37,13 @@ class SymbolNode:
         parent = self.node.parent
         return parent if parent is not None and parent.type == "decorated_definition" else self.node
 
-    def data(self) -> dict[str, Any]:
-        """The symbol and its children as an OutlineSymbol's fields: validating a whole outline of these at once
-        makes the models in pydantic's core, about twice as fast as one model at a time."""
+    def data(self, file: str) -> dict[str, Any]:
+        """The symbol and its children as an OutlineSymbol's fields (`file`: the file's path as answers give it):
+        validating a whole outline of these at once makes the models in pydantic's core, about twice as fast as
+        one model at a time."""
         start, end = self.node.start_point, self.node.end_point
-        return {"name": self.name, "kind": self.kind, "line": start[0] + 1, "end_line": end[0] + 1,
-                "children": [child.data() for child in self.children]}
+        return {"name": self.name, "kind": self.kind, "file": file, "line": start[0] + 1, "end_line": end[0] + 1,
+                "children": [child.data(file) for child in self.children]}
 
 
 # C-family type specifiers are definitions only when they carry a body.
@@ -241,7 +242,7 @@ def _callee_name(parsed: ParsedFile, call: Node, callee_field: str | None) -> st
     return text if text.replace("_", "a").replace("$", "a").replace("!", "").isalnum() else None
 
 
-def collect_calls(parsed: ParsedFile, node: Node) -> list[CallInfo]:
+def collect_calls(parsed: ParsedFile, node: Node, file: str) -> list[CallInfo]:
     """Calls made inside a node, skipping nested functions and classes (they report their own)."""
     grammar = parsed.grammar
     if grammar is None:
@@ -256,33 +257,33 @@ def collect_calls(parsed: ParsedFile, node: Node) -> list[CallInfo]:
         if current.type in grammar.calls:
             name = _callee_name(parsed, current, grammar.calls[current.type])
             if name:
-                calls.append(CallInfo(name=name, line=current.start_point[0] + 1))
+                calls.append(CallInfo(name=name, file=file, line=current.start_point[0] + 1))
         stack.extend(reversed(current.named_children))
     return calls
 
 
-def _python_imports(parsed: ParsedFile, node: Node) -> list[ImportInfo]:
+def _python_imports(parsed: ParsedFile, node: Node, file: str) -> list[ImportInfo]:
     line = node.start_point[0] + 1
     names = [parsed.text(n) for n in node.children_by_field_name("name")]
     if node.type == "import_statement":
         # `import os, sys` imports two modules
-        return [ImportInfo(module=name.split(" as ")[0].strip(), names=[name], line=line) for name in names]
+        return [ImportInfo(module=name.split(" as ")[0].strip(), names=[name], file=file, line=line) for name in names]
     module_node = node.child_by_field_name("module_name")
     module = parsed.text(module_node) if module_node is not None else "__future__"
     if not names and any(c.type == "wildcard_import" for c in node.named_children):
         names = ["*"]
-    return [ImportInfo(module=module, names=names, line=line)]
+    return [ImportInfo(module=module, names=names, file=file, line=line)]
 
 
-def _import_info(parsed: ParsedFile, node: Node) -> list[ImportInfo]:
+def _import_info(parsed: ParsedFile, node: Node, file: str) -> list[ImportInfo]:
     if parsed.language == "python":
-        return _python_imports(parsed, node)
+        return _python_imports(parsed, node, file)
     source = node.child_by_field_name("source") or node.child_by_field_name("path")
     text = parsed.text(source if source is not None else node)
     module = text.strip().strip("\"'<>`;").removeprefix("import ").removeprefix("use ").removeprefix("using ").strip()
     clause = next((c for c in node.named_children if c.type == "import_clause"), None)
     names = [parsed.text(n) for n in _identifiers(clause)] if clause is not None else []
-    return [ImportInfo(module=module.rstrip(";").strip(), names=names, line=node.start_point[0] + 1)]
+    return [ImportInfo(module=module.rstrip(";").strip(), names=names, file=file, line=node.start_point[0] + 1)]
 
 
 def _identifiers(node: Node) -> list[Node]:
@@ -296,7 +297,7 @@ def _identifiers(node: Node) -> list[Node]:
     return found
 
 
-def collect_imports(parsed: ParsedFile) -> list[ImportInfo]:
+def collect_imports(parsed: ParsedFile, file: str) -> list[ImportInfo]:
     grammar = parsed.grammar
     if grammar is None:
         return []
@@ -306,13 +307,13 @@ def collect_imports(parsed: ParsedFile) -> list[ImportInfo]:
         current = stack.pop()
         if current.type in grammar.imports:
             if parsed.language == "go":
-                found.extend(info for spec in _go_import_specs(current) for info in _import_info(parsed, spec))
+                found.extend(info for spec in _go_import_specs(current) for info in _import_info(parsed, spec, file))
             else:
-                found.extend(_import_info(parsed, current))
+                found.extend(_import_info(parsed, current, file))
             continue
         if parsed.language == "ruby" and current.type == "call" and _ruby_require(parsed, current):
             arg = current.child_by_field_name("arguments")
-            found.append(ImportInfo(module=parsed.text(arg).strip("()'\" ") if arg else "", names=[],
+            found.append(ImportInfo(module=parsed.text(arg).strip("()'\" ") if arg else "", names=[], file=file,
                                     line=current.start_point[0] + 1))
             continue
         stack.extend(reversed(current.named_children))
@@ -363,7 +364,8 @@ def _bases(parsed: ParsedFile, grammar: Grammar, node: Node) -> list[str]:
     return names
 
 
-def structure(parsed: ParsedFile) -> tuple[list[ImportInfo], list[ClassInfo], list[FunctionInfo]]:
+def structure(parsed: ParsedFile, file: str) -> tuple[list[ImportInfo], list[ClassInfo], list[FunctionInfo]]:
+    """The imports, classes and functions of a parsed file; `file` is its path as answers give it."""
     grammar = parsed.grammar
     if grammar is None:
         return [], [], []
@@ -372,9 +374,9 @@ def structure(parsed: ParsedFile) -> tuple[list[ImportInfo], list[ClassInfo], li
     for symbol in flatten(outline(parsed)):
         if symbol.kind in TYPE_KINDS:
             methods = [c.name for c in symbol.children if c.kind in FUNCTION_KINDS]
-            classes.append(ClassInfo(name=symbol.name, line=symbol.line, end_line=symbol.end_line,
+            classes.append(ClassInfo(name=symbol.name, file=file, line=symbol.line, end_line=symbol.end_line,
                                      bases=_bases(parsed, grammar, symbol.node), methods=methods))
         elif symbol.kind in FUNCTION_KINDS:
-            functions.append(FunctionInfo(name=symbol.name, line=symbol.line, end_line=symbol.end_line,
-                                          scope=symbol.scope, calls=collect_calls(parsed, symbol.node)))
-    return collect_imports(parsed), classes, functions
+            functions.append(FunctionInfo(name=symbol.name, file=file, line=symbol.line, end_line=symbol.end_line,
+                                          scope=symbol.scope, calls=collect_calls(parsed, symbol.node, file)))
+    return collect_imports(parsed, file), classes, functions

@@ -298,13 +298,13 @@ class Explorer:
     @budgeted
     def get_symbols(self, path: str) -> SymbolsResult:
         rel, parsed = self.parse_file(path)
-        symbols = [symbol.data() for symbol in outline.outline(parsed)]
+        symbols = [symbol.data(rel) for symbol in outline.outline(parsed)]
         return SymbolsResult.model_validate({"file": rel, "language": parsed.language, "symbols": symbols})
 
     @budgeted
     def analyze_structure(self, path: str) -> StructureResult:
         rel, parsed = self.parse_file(path)
-        imports, classes, functions = outline.structure(parsed)
+        imports, classes, functions = outline.structure(parsed, rel)
         return StructureResult(file=rel, language=parsed.language, imports=imports, classes=classes, functions=functions)
 
     @budgeted

@@ -35,12 +35,41 @@ def test_layout_keeps_only_summaries_and_orchestrator_state(driver, app_project)
     driver.submit(driver.payload(resp))
     doc = _checkpoint(app_project, resp["session_id"])
     state = doc["orchestrator_state"]
-    for key in ("session_id", "flags", "phase", "ready_substep", "counters", "compaction_count", "board", "git"):
+    for key in ("session_id", "flags", "phase_state", "counters", "compaction_count", "branch_policy", "tasks", "git"):
         assert key in state
-    assert state["board"]["tasks"][0]["id"] == "task_1" and state["git"]["task_branch"]
+    assert state["phase_state"] == {"current_phase": "READY", "step": 13, "ready_substep": "implementation"}
+    assert state["tasks"][0]["id"] == "task_1" and state["tasks"][0]["status"] == "pending"
+    assert state["tasks"][0]["failure_count"] == 0 and "tasks" not in state["board"]  # the server adds failure_count
+    assert set(state["counters"]) == {"verification_failure_count", "intervention_count", "quality_revert_count"}
+    assert state["branch_policy"] is None and state["git"]["task_branch"]
     assert all(set(v) == {"summary"} for v in doc["phase_payloads"].values())
     assert "findings" not in json.dumps(doc["phase_payloads"])
     assert not list((app_project.state_dir / "sessions").glob("*.tmp"))
+
+
+def test_memo_layout_loads_back_with_its_tasks(project):
+    """tasks sit at the top level of orchestrator_state in the file and return to the board on load."""
+    store = CheckpointStore(project)
+    state = _state()
+    state.board.plan([{"id": "t1", "description": "d", "checklist": [{"item": "i", "status": "pending"}]}])
+    state.git.branch_policy = "continue"
+    store.save(state, {})
+    doc = json.loads(store.path_for("s1").read_text())["orchestrator_state"]
+    assert doc["tasks"][0]["id"] == "t1" and doc["branch_policy"] == "continue"
+    assert doc["phase_state"] == {"current_phase": "Q1", "step": 6, "ready_substep": None}
+    loaded, _ = store.load(store.path_for("s1"))
+    assert [t.id for t in loaded.board.tasks] == ["t1"] and loaded.git.branch_policy == "continue"
+
+
+def test_a_checkpoint_with_tasks_on_the_board_still_loads(project):
+    """Checkpoints written before the memo layout (tasks inside board) resume as they are."""
+    store = CheckpointStore(project)
+    state = _state()
+    state.board.plan([{"id": "t1", "description": "d", "checklist": [{"item": "i", "status": "pending"}]}])
+    old = {"version": 1, "orchestrator_state": state.model_dump(mode="json"), "phase_payloads": {}}
+    store.path_for("s1").write_text(json.dumps(old))
+    loaded, _ = store.load(store.path_for("s1"))
+    assert [t.id for t in loaded.board.tasks] == ["t1"]
 
 
 def _state(session_id="s1") -> SessionState:

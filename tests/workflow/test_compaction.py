@@ -65,3 +65,14 @@ def test_compaction_count_survives_a_restart(driver, fake_git, new_engine, new_d
     again.compaction_count = 0  # a fresh agent after --resume starts at 0: mismatch -> summaries
     resp = again.submit(again.payload(status))
     assert "phase_summaries" in resp and resp["compaction_count"] == 0
+
+
+def test_the_protocol_ends_every_instruction_until_the_session_completes(driver):
+    from tools.workflow.responses import COMPACTION_PROTOCOL
+
+    resp = driver.start()
+    seen = [resp, driver.status(), driver.submit({"wrong": True})]
+    for _ in range(4):
+        resp = driver.submit(driver.payload(resp))
+        seen.append(resp)
+    assert all(r["instruction"].endswith(COMPACTION_PROTOCOL) for r in seen), [r["instruction"][-80:] for r in seen]

@@ -20,6 +20,39 @@ def test_builtin_contract_covers_every_variant():
     assert BUILTIN_CONTRACT.exists()
 
 
+# The v1.13 memo's required and recommended tools, and the .code-intel files, per phase (docs/spec-audit-v1.13.md).
+MEMO_TOOLS = {
+    "DOCUMENT_RESEARCH": ["search_files", "search_text"],
+    "EXPLORATION": ["search_text", "search_files", "find_definitions", "get_symbols", "analyze_structure",
+                    "get_function_at_line", "find_references"],
+    "SEMANTIC": ["semantic_search", "fetch_chunk_detail"],
+    "VERIFICATION": ["search_text", "find_definitions", "find_references"],
+    "IMPACT_ANALYSIS": ["analyze_impact"],
+    "READY_IMPLEMENTATION": ["check_write_target"],
+    "PRE_COMMIT": ["review_changes"],
+}
+MEMO_RESOURCES = {
+    "DOCUMENT_RESEARCH": [".code-intel/context.yml", ".code-intel/doc_research/*.md"],
+    "READY_PLANNING": [".code-intel/task_planning.md"],
+    "POST_IMPL_VERIFY": [".code-intel/verifiers/*.md"],
+    "VERIFY_INTERVENTION": [".code-intel/interventions/*.md"],
+    "VERIFY_INTERVENTION_ESCALATION": [".code-intel/user_escalation.md"],
+    "PRE_COMMIT": [".code-intel/review_prompts/garbage_detection.md"],
+    "QUALITY_REVIEW": [".code-intel/review_prompts/quality_review.md"],
+}
+
+
+@pytest.mark.parametrize("key", sorted(MEMO_TOOLS))
+def test_builtin_instruction_names_the_memos_tools(key):
+    instruction = load_contract(None)[key].instruction
+    assert [t for t in MEMO_TOOLS[key] if t not in instruction] == []
+
+
+@pytest.mark.parametrize("key", sorted(MEMO_RESOURCES))
+def test_builtin_contract_points_at_the_memos_files(key):
+    assert load_contract(None)[key].resources == MEMO_RESOURCES[key]
+
+
 def test_project_file_overrides_field_by_field(tmp_path):
     file = tmp_path / "phase_contract.yml"
     file.write_text("phases:\n  Q1:\n    instruction: Ask yourself whether semantic search helps.\n")
@@ -55,7 +88,7 @@ def test_engine_uses_project_contract_and_refuses_malformed(driver, app_project)
     contract.parent.mkdir(parents=True, exist_ok=True)
     contract.write_text("phases:\n  DOCUMENT_RESEARCH:\n    instruction: Read docs/ first.\n")
     resp = driver.start()
-    assert resp["instruction"] == "Read docs/ first."
+    assert resp["instruction"].split("\n\n")[0] == "Read docs/ first."
     contract.write_text("phases:\n  DOCUMENT_RESEARCH:\n    instruction: [broken\n")
     bad = driver.submit(driver.payload(resp))
     assert bad["success"] is False and bad["error"] == "tool_unavailable"

@@ -1,6 +1,8 @@
 """Checkpoints: `.code-intel/sessions/{session_id}.json`, written atomically after each accepted submit.
 
-Layout (the v1.13 memo): {"version", "orchestrator_state": {...}, "phase_payloads": {key: {"summary"}}}.
+Layout (the v1.13 memo): {"version", "orchestrator_state": {...}, "phase_payloads": {key: {"summary"}}}, where
+orchestrator_state carries phase_state, flags, counters, compaction_count, branch_policy and tasks
+(SessionState.to_checkpoint).
 Writes go to a temp file in the same folder, are fsynced, then renamed over the old file, so a
 crash leaves either the old or the new checkpoint, never half of one; a write that fails (disk
 full, read-only folder) leaves the old file as it was and says so. Over the size limit, older
@@ -46,8 +48,8 @@ MAX_CHECKPOINT_BYTES = 256 * 1024
 _SHORTEN_TO = (400, 120, 0)  # successive summary lengths tried for old summaries; 0 drops them
 _ROOM_FOR_NOTES = 4096  # bytes kept free for the list of what was cut
 # never cut: what the session's control flow and resume depend on
-_PROTECTED = frozenset({"version", "session_id", "intent", "phase", "ready_substep", "flags", "counters",
-                        "compaction_count", "completed_steps", "window", "started_at", "updated_at"})
+_PROTECTED = frozenset({"version", "session_id", "intent", "phase", "ready_substep", "phase_state", "flags", "counters",
+                        "compaction_count", "branch_policy", "completed_steps", "window", "started_at", "updated_at"})
 _CORE_FIELDS = {"session_id", "intent", "flags", "phase", "ready_substep", "counters", "compaction_count", "git",
                 "completed_steps", "window", "started_at", "updated_at"}
 
@@ -142,6 +144,8 @@ class CheckpointStore:
         budget = self.max_bytes - _ROOM_FOR_NOTES
         core = state.model_dump(mode="json", include=_CORE_FIELDS)
         core["query"] = state.query[:2000]
+        memo = state.to_checkpoint()
+        core.update(phase_state=memo["phase_state"], branch_policy=memo["branch_policy"])
         core_document = {"version": CHECKPOINT_VERSION, "orchestrator_state": core, "phase_payloads": {}}
         if encoded_size(core_document) > budget:
             _log().warning("checkpoint of %s: even its control state is over %d bytes", state.session_id, self.max_bytes)

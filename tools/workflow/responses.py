@@ -2,7 +2,8 @@
 
 The contract supplies instruction, expected_payload and resources; the session adds what only it
 knows: the revert reason and task list at planning, the next task, the stale branches, and the
-compaction_count protocol (echo it back; add one after losing context).
+compaction_count protocol (echo it back; add one after losing context; read phase_summaries), which
+ends every instruction before SESSION_COMPLETE and is repeated in expected_payload's field.
 
 Decision: at SESSION_COMPLETE `call` is "record_outcome" and expected_payload is empty, since no
 further submit is accepted.
@@ -139,6 +140,15 @@ class CleanupResult(CleanupReport):
 
 
 COMPACTION_FIELD = "int (echo the compaction_count of the last response; add 1 if you lost that response to a context reset)"
+# The v1.13 memo's client protocol, attached to every instruction (not only to expected_payload): an agent that
+# kept nothing else after a compaction still reads the instruction it is given.
+COMPACTION_PROTOCOL = (
+    "Every submit_phase carries compaction_count: echo the value of the last submit_phase answer you can still "
+    "see. If that answer is gone from your context (a compaction, a new conversation), send the last value you "
+    "know plus 1, or 1 if you know none; go by whether you can see that answer, not by a 'continued from a "
+    "previous conversation' note. An answer with phase_summaries holds the key points of the earlier phases: "
+    "read them before you go on."
+)
 
 
 def expand_resources(root: ProjectRoot, patterns: list[str]) -> list[str]:
@@ -172,12 +182,15 @@ def phase_response(root: ProjectRoot, state: SessionState, contract: PhaseContra
     expected = dict(contract.expected_payload)
     if not complete:
         expected["compaction_count"] = COMPACTION_FIELD
+    instruction = instruction_for(state, contract)
+    if not complete:
+        instruction += "\n\n" + COMPACTION_PROTOCOL
     response: dict[str, Any] = {
         "success": True,
         "session_id": state.session_id,
         "phase": state.phase.value,
         "step": state.step,
-        "instruction": instruction_for(state, contract),
+        "instruction": instruction,
         "expected_payload": expected,
         "call": "record_outcome" if complete else "submit_phase",
         "compaction_count": state.compaction_count,

@@ -2,6 +2,12 @@
 
 Per-phase payloads are not kept here beyond their summaries (in the checkpoint's phase_payloads);
 control values (phase, counters, tasks, git facts, compaction_count) are authoritative here.
+
+The checkpoint's `orchestrator_state` follows the v1.13 memo's layout on top of the model's own
+fields: `phase_state` ({current_phase, step, ready_substep}), `tasks` at the top level (moved out of
+`board`) and `branch_policy` ("continue" when BRANCH_INTERVENTION chose to stay on the current task
+branch, else null). `phase_state` and `branch_policy` are written for readers of the file; loading
+takes the phase from `phase` and `ready_substep`, and puts `tasks` back on the board.
 """
 
 from __future__ import annotations
@@ -10,7 +16,7 @@ import secrets
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tools.session_types import GitSessionInfo, Phase, ReadySubstep
 from tools.workflow.flags import SessionFlags
@@ -58,6 +64,17 @@ class SessionState(BaseModel):
     started_at: str = Field(default_factory=now)
     updated_at: str = Field(default_factory=now)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _tasks_from_checkpoint(cls, data: Any) -> Any:
+        """A checkpoint keeps the task list at the top level (memo layout): put it back on the board."""
+        if isinstance(data, dict) and isinstance(data.get("tasks"), list):
+            board = data.get("board")
+            board = dict(board) if isinstance(board, dict) else {}
+            board.setdefault("tasks", data["tasks"])
+            data = {**data, "board": board}
+        return data
+
     @property
     def step(self) -> int:
         return step_of(self.phase, self.ready_substep)
@@ -91,5 +108,13 @@ class SessionState(BaseModel):
         self.explored_files.extend(added)
         return added
 
+    def phase_state(self) -> dict[str, Any]:
+        return {"current_phase": self.phase.value, "step": self.step, "ready_substep": self.ready_substep}
+
     def to_checkpoint(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")
+        """The checkpoint's orchestrator_state: the model's fields in the memo's layout (see the module docstring)."""
+        document = self.model_dump(mode="json")
+        document["phase_state"] = self.phase_state()
+        document["tasks"] = document["board"].pop("tasks")
+        document["branch_policy"] = "continue" if self.git.branch_policy == "continue" else None
+        return document

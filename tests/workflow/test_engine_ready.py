@@ -231,6 +231,31 @@ def test_quality_revert_forced_completion(driver, engine):
     assert driver.submit(driver.payload(resp))["phase"] == "SESSION_COMPLETE"
 
 
+def test_forced_completion_is_still_told_after_a_restart_and_at_the_end(driver, fake_git, new_engine, new_driver):
+    """v1.11's forced_completion warning came once, on the QUALITY_REVIEW answer: an agent that lost it to a
+    compaction (or a restart) merged without telling the user which issues were left open."""
+    driver.quality_issues = [["a"], ["b"], ["naming of power()"]]
+    resp = driver.run(driver.start(), until="QUALITY_REVIEW")
+    for _ in range(2):
+        resp = driver.run(driver.submit(driver.payload(resp)), until="QUALITY_REVIEW")
+    assert driver.submit(driver.payload(resp))["phase"] == "MERGE"
+    driver.engine.close()  # the server restarts; the agent recovers with get_session_status
+    again = new_driver(new_engine(fake_git), fake_git)
+    status = again.status()
+    assert status["phase"] == "MERGE" and status["forced_completion"] is True
+    assert status["warning"] == "Completing with unresolved quality issues: naming of power()"
+    assert "naming of power()" in status["instruction"] and "tell the user" in status["instruction"]
+    done = again.submit(again.payload(status))
+    assert done["phase"] == "SESSION_COMPLETE" and done["forced_completion"] is True
+    assert "naming of power()" in done["warning"] and "naming of power()" in done["instruction"]
+
+
+def test_a_quality_review_without_issues_carries_no_warning(driver):
+    resp = driver.run(driver.start(), until="MERGE")
+    assert "warning" not in resp and "forced_completion" not in driver.status()
+    assert "forced_completion" not in driver.submit(driver.payload(resp))
+
+
 def test_clean_resets_session_state(driver, engine, fake_git, app_project):
     _fail_three_times(driver)
     report = engine.cleanup_stale_branches()

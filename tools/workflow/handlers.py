@@ -29,7 +29,6 @@ if TYPE_CHECKING:  # the state module reads the phase registry, which lists thes
 
 FAILURE_LIMIT = 3  # task failure_count at which VERIFY_INTERVENTION starts
 QUALITY_REVERT_LIMIT = 3  # quality reverts at which the session is forced on to MERGE
-FORCED_COMPLETION_WARNING = "Completing with unresolved quality issues"
 
 
 @dataclass
@@ -328,8 +327,8 @@ def quality_review(ctx: PhaseContext) -> Transition:
         return ctx.advance()
     s.counters.quality_revert_count += 1
     if s.counters.quality_revert_count >= QUALITY_REVERT_LIMIT and ctx.runs(Phase.MERGE):
-        return Transition(Phase.MERGE, None, {"forced_completion": True,
-                                              "warning": f"{FORCED_COMPLETION_WARNING}: {'; '.join(issues)}"})
+        s.unresolved_issues = issues  # kept in the state: MERGE and SESSION_COMPLETE keep saying so (responses.py)
+        return Transition(Phase.MERGE, None)
     return _revert("quality review found issues: " + "; ".join(issues))
 
 

@@ -139,6 +139,17 @@ class CleanupResult(CleanupReport):
     session_reset: str | None = None
 
 
+FORCED_COMPLETION_WARNING = "Completing with unresolved quality issues"
+FORCED_PHASES = (Phase.MERGE, Phase.SESSION_COMPLETE)  # where a forced completion is still told
+
+
+def forced_completion(state: SessionState) -> str | None:
+    """The warning of a session that QUALITY_REVIEW's limit forced on to MERGE, while it still applies."""
+    if state.phase in FORCED_PHASES and state.unresolved_issues:
+        return f"{FORCED_COMPLETION_WARNING}: {'; '.join(state.unresolved_issues)}"
+    return None
+
+
 COMPACTION_FIELD = "int (echo the compaction_count of the last response; add 1 if you lost that response to a context reset)"
 # The v1.13 memo's client protocol, attached to every instruction (not only to expected_payload): an agent that
 # kept nothing else after a compaction still reads the instruction it is given.
@@ -174,6 +185,9 @@ def instruction_for(state: SessionState, contract: PhaseContract) -> str:
             return f"Next task: {task.id}: {task.description} (checklist: {items}).\n\n{text}"
     if state.phase is Phase.BRANCH_INTERVENTION and state.git.stale_branches:
         return f"Stale branches: {', '.join(state.git.stale_branches)}.\n\n{text}"
+    if forced_completion(state):
+        return (f"Quality review found issues {state.counters.quality_revert_count} times, so the session goes on "
+                f"without fixing them; tell the user which remain: {'; '.join(state.unresolved_issues)}.\n\n{text}")
     return text
 
 
@@ -198,6 +212,9 @@ def phase_response(root: ProjectRoot, state: SessionState, contract: PhaseContra
     resources = expand_resources(root, contract.resources)
     if resources:
         response["resources"] = resources
+    warning = forced_completion(state)
+    if warning:
+        response.update(forced_completion=True, warning=warning)
     return response
 
 

@@ -60,6 +60,7 @@ class SessionState(BaseModel):
     ready_entered: bool = False  # READY was reached once: pre_ready_changes is recorded
     pre_ready_changes: list[str] = Field(default_factory=list)  # files changed before READY (flagged, not evidence)
     last_check: str | None = None  # summary of the server's latest verify run
+    unresolved_issues: list[str] = Field(default_factory=list)  # quality issues a forced completion left open
     tool_counts: dict[str, dict[str, int]] = Field(default_factory=dict)
     started_at: str = Field(default_factory=now)
     updated_at: str = Field(default_factory=now)

@@ -93,6 +93,7 @@ def test_kill_and_restart_resumes_from_checkpoint(sample: Path) -> None:
         async with connect(sample) as call:
             again = await call("start_session", {"intent": "IMPLEMENT", "query": "something else", "flags": []})
             assert again.get("recovery_available") or again.get("error") == "session_active", again
+            assert again.get("expected_payload") == {} and again.get("call") == "get_session_status", again
             status = await call("get_session_status", {})
             assert status["success"] and status["phase"] == "Q1", status
             assert 5 in status["completed_steps"] and status["compaction_count"] == 0

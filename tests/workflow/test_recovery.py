@@ -46,6 +46,8 @@ def test_start_over_existing_session_in_memory_offers_recovery(driver):
     assert resp["session_id"] == first["session_id"] and resp["phase"] == "EXPLORATION" and resp["step"] == 5
     assert set(resp["choices"]) == {"resume", "discard"}
     assert "ask the user" in resp["instruction"].lower()
+    # self-contained like every answer: what to call next and what to send it (get_session_status takes nothing)
+    assert resp["call"] == "get_session_status" and resp["expected_payload"] == {}
     assert driver.status()["phase"] == "EXPLORATION"  # nothing changed
 
 

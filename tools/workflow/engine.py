@@ -224,6 +224,7 @@ class WorkflowEngine:
                 "discard": "call cleanup_stale_branches (deletes task branches and checkpoints), then start_session again",
             },
             "call": "get_session_status",
+            "expected_payload": {},  # get_session_status takes no arguments
         }
 
     # ------------------------------------------------------------ state lifecycle

@@ -105,6 +105,7 @@ class RecoveryOffer(_Answer):
     instruction: str
     choices: dict[str, str]
     call: Literal["get_session_status"]
+    expected_payload: dict[str, str]  # empty: get_session_status takes no arguments
 
 
 class WriteCheck(_Answer):

@@ -604,14 +604,39 @@ def unknown_argument_refusal(tool_name: str, arguments: dict[str, Any], schema: 
     }
 
 
+# Tools that v1.11 folded into submit_phase (an agent or a skill written for an older server still calls them):
+# old name -> what to send instead.
+RETIRED_TOOLS: dict[str, str | None] = {
+    "check_phase_necessity": "the Q1, Q2 or Q3 payload",
+    "set_query_frame": "the QUERY_FRAME payload",
+    "begin_phase_gate": "the BRANCH_INTERVENTION payload (choice)",
+    "complete_task": "the READY implementation payload (task_id, checklist, summary)",
+    "submit_for_review": "the READY completion payload (summary)",
+    "submit_exploration": "the EXPLORATION payload",
+    "submit_semantic": "the SEMANTIC payload",
+    "submit_verification": "the VERIFICATION payload",
+    "submit_impact_analysis": "the IMPACT_ANALYSIS payload",
+    "submit_quality_review": "the QUALITY_REVIEW payload",
+    "finalize_changes": "the PRE_COMMIT payload",
+    "merge_to_base": "the MERGE payload (summary)",
+    "record_verification_failure": "the POST_IMPL_VERIFY payload with passed: false",
+    "record_intervention_used": "the VERIFY_INTERVENTION payload",
+    "get_intervention_status": None,  # nothing: the server counts failures itself
+}
+
+
 def unknown_tool_refusal(tool_name: str) -> dict[str, Any]:
-    """A call to a tool this server does not have: the contract's invalid_argument, naming the tools it has."""
-    return {
-        "success": False,
-        "error": "invalid_argument",
-        "message": f"unknown tool {tool_name[:100]!r}: code-intel has no tool of that name",
-        "hint": "call one of: " + ", ".join(TOOLS) + " (tools/list gives their input schemas)",
-    }
+    """A call to a tool this server does not have: the contract's invalid_argument, naming the tools it has
+    (and, for a tool v1.11 retired, what replaced it)."""
+    message = f"unknown tool {tool_name[:100]!r}: code-intel has no tool of that name"
+    hint = "call one of: " + ", ".join(TOOLS) + " (tools/list gives their input schemas)"
+    if tool_name in RETIRED_TOOLS:
+        instead = RETIRED_TOOLS[tool_name]
+        message += " any more: every phase now ends through submit_phase"
+        hint = (f"send {instead} to submit_phase" if instead else
+                "nothing replaces it: the server counts verification failures itself (get_session_status shows "
+                "the counters)") + "; get_session_status gives the current phase's instruction and expected_payload"
+    return {"success": False, "error": "invalid_argument", "message": message, "hint": hint}
 
 
 def internal_error(tool_name: str, err: BaseException) -> dict[str, Any]:

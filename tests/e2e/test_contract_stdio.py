@@ -69,6 +69,8 @@ async def _drive(project: Path) -> dict[str, Any]:
             "analyze_impact", {"files": ["calc/operations.py"], "symbols": ["multiply", HUGE]})
         seen["unknown tool"] = await client.call_tool("search_everything", {"pattern": "def"})
         seen["prefixed tool name"] = await client.call_tool("mcp__code-intel__search_text", {"pattern": "def"})
+        seen["retired complete_task"] = await client.call_tool("complete_task", {"task_id": "task_1"})
+        seen["retired get_intervention_status"] = await client.call_tool("get_intervention_status", {})
         seen["still up"] = await client.call_tool("search_text", {"pattern": "def add"})
         seen["started"] = await client.call_tool("start_session", {"intent": "INVESTIGATE", "query": "how does add work?"})
         seen["status"] = await client.call_tool("get_session_status", {})
@@ -152,6 +154,15 @@ def test_an_unknown_tool_gets_the_refusal_envelope_naming_the_tools(answers: dic
     assert refusal["success"] is False and refusal["error"] == "invalid_argument"
     assert repr(name) in refusal["message"] and "search_text" in refusal["hint"] and "start_session" in refusal["hint"]
     assert refusal["call"] == "start_session" and refusal["current_phase"] is None
+
+
+def test_a_tool_v1_11_folded_into_submit_phase_names_its_replacement(answers: dict[str, Any]) -> None:
+    """An agent (or an old /code skill) calling a pre-v1.11 tool is told which submit_phase payload replaced it."""
+    refusal = answers["retired complete_task"].structured_content
+    assert refusal["error"] == "invalid_argument" and "submit_phase" in refusal["message"], refusal
+    assert "READY implementation payload" in refusal["hint"] and "get_session_status" in refusal["hint"], refusal
+    counters = answers["retired get_intervention_status"].structured_content
+    assert "counts verification failures itself" in counters["hint"], counters
 
 
 async def _broken_settings(project: Path) -> dict[str, Any]:

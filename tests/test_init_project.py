@@ -208,3 +208,11 @@ def test_unwritable_layout_is_reported_not_a_traceback(project_dir: Path) -> Non
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 1
     assert "cannot write into" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_planning_guide_keeps_verification_out_of_the_tasks() -> None:
+    """v1.11's default guidance: every change target becomes a task, and running checks is not one
+    (POST_IMPL_VERIFY does that); the READY planning answer points the agent at this file."""
+    text = " ".join((TEMPLATES_DIR / "code-intel" / "task_planning.md").read_text(encoding="utf-8").split())
+    assert "Every change target found there belongs to some task" in text
+    assert "Do not plan running the tests" in text and "POST_IMPL_VERIFY" in text

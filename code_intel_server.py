@@ -928,6 +928,9 @@ def main(argv: list[str] | None = None) -> int:
     from tools.workflow.lock import remove_stray_temp_files
 
     remove_stray_temp_files(app.root)
+    from tools import heap
+
+    heap.install()  # full collections walk what is new, not the whole long-lived heap (tools/heap.py)
     server = build_server(app)
     try:
         server.run()

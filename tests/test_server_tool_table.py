@@ -223,3 +223,13 @@ def test_init_saves_the_listing_so_the_first_server_answers_from_it(tmp_path: Pa
     assert not saved.exists()
     assert main(["init", str(tmp_path), "--remove-hooks"]) == 0  # takes hooks out, saves nothing
     assert not saved.exists()
+
+
+def test_session_completes_asking_for_exactly_record_outcomes_arguments() -> None:
+    """SESSION_COMPLETE's expected_payload (responses.RECORD_OUTCOME_PAYLOAD) names the record_outcome tool's own
+    arguments, so an agent sending what it lists is never refused as an unknown argument."""
+    from tools.workflow.responses import RECORD_OUTCOME_PAYLOAD
+
+    schema = tool_entry("record_outcome", TOOLS["record_outcome"]).parameters
+    assert set(RECORD_OUTCOME_PAYLOAD) == set(schema["properties"])
+    assert schema.get("required") == ["outcome"] and "optional" not in RECORD_OUTCOME_PAYLOAD["outcome"]

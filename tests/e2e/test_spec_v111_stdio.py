@@ -168,7 +168,9 @@ def test_every_answer_says_what_to_do_and_what_to_send(sessions: dict[str, list[
         assert all(key in answer for key in ANSWER_KEYS), answer
         ongoing = answer["phase"] != "SESSION_COMPLETE"
         assert answer["call"] == ("submit_phase" if ongoing else "record_outcome")
-        assert answer["instruction"].strip() and (bool(answer["expected_payload"]) is ongoing), answer
+        assert answer["instruction"].strip() and answer["expected_payload"], answer
+        if not ongoing:  # what record_outcome takes
+            assert set(answer["expected_payload"]) == {"outcome", "phase_at_outcome", "analysis"}, answer
 
 
 def test_verify_failures_count_per_task_and_the_third_starts_an_intervention(sessions: dict[str, Any]) -> None:

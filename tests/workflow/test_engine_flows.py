@@ -10,6 +10,7 @@ from tools.config import Config, ContextSettings
 from tools.git.service import GitService
 from tools.project import ProjectRoot
 from tools.workflow.engine import WorkflowEngine
+from tools.workflow.responses import RECORD_OUTCOME_PAYLOAD
 
 
 def test_default_full_flow(driver, fake_git, app_project):
@@ -17,7 +18,8 @@ def test_default_full_flow(driver, fake_git, app_project):
     final = driver.run(driver.start())
     assert final["phase"] == "SESSION_COMPLETE" and final["step"] == 20
     assert driver.steps == [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 18, 19, 20]
-    assert final["call"] == "record_outcome" and final["expected_payload"] == {}
+    assert final["call"] == "record_outcome" and final["expected_payload"] == RECORD_OUTCOME_PAYLOAD
+    assert set(final["expected_payload"]) == {"outcome", "phase_at_outcome", "analysis"}  # record_outcome's arguments
     assert final["merge"]["merged"] is True and final["merge"]["base_branch"] == "main"  # the MergeReport shape
     assert len(fake_git.called("create_task_branch")) == 1
     assert fake_git.called("commit") == [(["src/app.py"], [], "Add subtract")]

@@ -5,8 +5,9 @@ knows: the revert reason and task list at planning, the next task, the stale bra
 compaction_count protocol (echo it back; add one after losing context; read phase_summaries), which
 ends every instruction before SESSION_COMPLETE and is repeated in expected_payload's field.
 
-Decision: at SESSION_COMPLETE `call` is "record_outcome" and expected_payload is empty, since no
-further submit is accepted.
+Decision: at SESSION_COMPLETE `call` is "record_outcome", since no further submit is accepted, and
+expected_payload describes that call's arguments (as a refusal with no session describes start_session's):
+every answer says what to call and what to send.
 """
 
 from __future__ import annotations
@@ -194,7 +195,7 @@ def instruction_for(state: SessionState, contract: PhaseContract) -> str:
 
 def phase_response(root: ProjectRoot, state: SessionState, contract: PhaseContract) -> dict[str, Any]:
     complete = state.phase is Phase.SESSION_COMPLETE
-    expected = dict(contract.expected_payload)
+    expected = dict(RECORD_OUTCOME_PAYLOAD) if complete else dict(contract.expected_payload)
     if not complete:
         expected["compaction_count"] = COMPACTION_FIELD
     instruction = instruction_for(state, contract)
@@ -219,6 +220,12 @@ def phase_response(root: ProjectRoot, state: SessionState, contract: PhaseContra
     return response
 
 
+# record_outcome's arguments (code_intel_server.record_outcome), the call SESSION_COMPLETE asks for
+RECORD_OUTCOME_PAYLOAD = {
+    "outcome": "success | failure (as the user confirmed it)",
+    "phase_at_outcome": "str, optional (where it went wrong; default: this session's phase)",
+    "analysis": "object, optional (what worked or failed, e.g. {'cause': ...})",
+}
 START_SESSION_PAYLOAD = {
     "intent": "IMPLEMENT | MODIFY | INVESTIGATE | QUESTION",
     "query": "str (the user's request, verbatim)",

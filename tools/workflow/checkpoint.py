@@ -10,6 +10,8 @@ summaries are shortened (then dropped); if the state itself is still too large, 
 texts and lists are cut (listed under "cut") until it fits: a checkpoint is never over the
 limit, whatever the agent sent, and the submit never fails for size.
 Temp files a killed process left behind are removed at start (lock.remove_stray_temp_files).
+Beside each checkpoint may lie the session's write log (write_log.py) and ledger journal
+(ledger.py): they are deleted with it.
 
 A checkpoint also carries `status`: the phase, step, instruction and expected_payload the server
 last answered, so the client hooks can tell the agent where it stands without the contract.
@@ -233,16 +235,21 @@ class CheckpointStore:
         return state, payloads
 
     def delete(self, session_id: str) -> None:
-        """The session's checkpoint, and its write log with it (the commit gate has read it by then).
-        A folder that cannot be written only leaves them behind."""
+        """The session's checkpoint, and its write log (the commit gate has read it by then) and ledger
+        journal with it. A folder that cannot be written only leaves them behind."""
+        from tools.workflow.ledger import journal_file
+
         try:
             self.path_for(session_id).unlink(missing_ok=True)
             write_log.remove(self.folder, session_id)
+            journal_file(self.folder, session_id).unlink(missing_ok=True)
         except OSError as err:
             _log().warning("could not delete the checkpoint of %s: %s", session_id, err)
 
     def delete_all(self) -> list[str]:
-        """Every checkpoint (reported) and every write log (not reported: they belong to those sessions)."""
+        """Every checkpoint (reported), write log and ledger journal (not reported: they belong to those sessions)."""
+        from tools.workflow.ledger import CALLS_SUFFIX
+
         removed = []
         for file in self.files():
             try:
@@ -250,6 +257,23 @@ class CheckpointStore:
             except OSError as err:
                 raise self.root.unwritable(file.parent, err, "cleanup_stale_branches") from None
             removed.append(self.root.relative(file))
-        for file in self.folder.glob(f"*{write_log.LOG_SUFFIX}"):
+        for file in [*self.folder.glob(f"*{write_log.LOG_SUFFIX}"), *self.folder.glob(f"*{CALLS_SUFFIX}")]:
             file.unlink(missing_ok=True)
+        return removed
+
+    def remove_orphan_journals(self, keep: set[str]) -> list[str]:
+        """Ledger journals of sessions that have no checkpoint in `keep` (a checkpoint deleted by hand):
+        nothing would ever read them. Run before a new session starts."""
+        from tools.workflow.ledger import CALLS_SUFFIX
+
+        removed = []
+        for file in self.folder.glob(f"*{CALLS_SUFFIX}"):
+            if file.name[: -len(CALLS_SUFFIX)] in keep:
+                continue
+            try:
+                file.unlink(missing_ok=True)
+            except OSError as err:
+                _log().debug("cannot remove %s: %s", file, err)
+                continue
+            removed.append(file.name)
         return removed

@@ -11,7 +11,8 @@ Decisions (see docs/workflow.md):
   summary once as phase_summaries and adopts the client's value, even when the submit is refused.
 - start_session over an existing session answers recovery_available (success true) with the
   interrupted session's phase and step and two choices: resume or discard.
-- get_session_status and submit_phase restore the newest checkpoint when no session is in memory.
+- get_session_status and submit_phase restore the newest checkpoint when no session is in memory,
+  with the tool calls its ledger journal holds since the last accepted submit (ledger.py).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ from tools.workflow.checkpoint import CheckpointStore
 from tools.workflow.contract import ContractSource, PhaseContract
 from tools.workflow.flags import parse_flags
 from tools.workflow.handlers import SELF_REPORTED, PhaseContext, Transition, session_checks
-from tools.workflow.ledger import ToolLedger
+from tools.workflow.ledger import LedgerJournal, ToolLedger
 from tools.workflow.lock import ProjectLock
 from tools.workflow.matrix import INTENTS, enabled_phases, is_investigation, next_phase
 from tools.workflow.payloads import validate_payload
@@ -84,8 +85,9 @@ class LiveSession:
     repaired: list[str] = field(default_factory=list)  # what resuming fixed in the repository, told once
 
     @classmethod
-    def of(cls, state: SessionState, summaries: dict[str, dict[str, str]]) -> LiveSession:
-        return cls(state, dict(summaries), ToolLedger(state.tool_counts))
+    def of(cls, state: SessionState, summaries: dict[str, dict[str, str]], journal: LedgerJournal | None = None
+           ) -> LiveSession:
+        return cls(state, dict(summaries), ToolLedger(state.tool_counts, journal, seq=state.ledger_seq))
 
     def flat_summaries(self) -> dict[str, str]:
         return {key: value.get("summary", "") for key, value in self.summaries.items()}
@@ -163,7 +165,7 @@ class WorkflowEngine:
             first = Phase.BRANCH_INTERVENTION if info.stale_branches else next_phase(None, intent, parsed, {})
             state = SessionState(session_id=session_id, intent=intent, query=query, flags=parsed, phase=first,
                                  ready_substep="planning" if first is Phase.READY else None, git=info)
-            self._live = LiveSession.of(state, {})
+            self._live = LiveSession.of(state, {}, self._journal(session_id))
             self._save()
             response = phase_response(self.root, state, contracts[state.contract_id])
             response.update(project_rules=self._project_rules(), flags=parsed.typed(), intent=intent)
@@ -179,6 +181,7 @@ class WorkflowEngine:
     def _prune_interrupted_starts(self) -> None:
         """Snapshots left by a start that died before its first checkpoint (no checkpoint names them)."""
         keep = {file.stem for file in self.checkpoints.files()}
+        self.checkpoints.remove_orphan_journals(keep)
         try:
             dropped = self.git.prune_snapshots(keep)
         except CodeIntelError as err:
@@ -186,6 +189,10 @@ class WorkflowEngine:
             return
         if dropped:
             log.info("dropped snapshots of interrupted starts: %s", ", ".join(dropped))
+
+    def _journal(self, session_id: str) -> LedgerJournal:
+        """The session's ledger journal; a new session's starts empty (see tools/workflow/ledger.py)."""
+        return LedgerJournal(self.checkpoints.folder, session_id)
 
     def _check_repo_path(self, repo_path: str | None) -> None:
         if repo_path is None or not str(repo_path).strip():
@@ -234,6 +241,7 @@ class WorkflowEngine:
         live = self._live
         assert live is not None
         live.state.tool_counts = live.ledger.counts
+        live.state.ledger_seq = live.ledger.seq
         try:
             self.checkpoints.save(live.state, live.summaries, self._status_for_hooks(live.state, response))
         except OSError as err:
@@ -280,12 +288,13 @@ class WorkflowEngine:
         state, summaries = self.checkpoints.load(files[0])
         self.project_lock.acquire(state.session_id)
         state, repaired = self._reconcile(state)
-        self._live = LiveSession.of(state, summaries)
+        self._live = LiveSession.of(state, summaries, self._journal(state.session_id))
         self._live.repaired = repaired
+        calls = self._live.ledger.restore(window=state.window, counted=state.ledger_seq)
         if repaired:
             self._save()
-        log.info("session %s restored from its checkpoint at %s%s", state.session_id, state.phase,
-                 f" (repaired: {'; '.join(repaired)})" if repaired else "")
+        log.info("session %s restored from its checkpoint at %s with %d tool calls since its last accepted submit%s",
+                 state.session_id, state.phase, calls, f" (repaired: {'; '.join(repaired)})" if repaired else "")
         return self._live
 
     def _reconcile(self, state: SessionState) -> tuple[SessionState, list[str]]:
@@ -444,6 +453,8 @@ class WorkflowEngine:
             self._finish(draft)
         else:
             warning = self._commit(draft, response)  # the checkpoint's status for the hooks comes from it
+            if warning is None:  # the checkpoint holds the new window: the journal's calls are spent
+                self._live.ledger.reset_journal()
         response.update(_json_ready(transition.extras))
         if warning:
             response["warning"] = (response.get("warning", "") + "; " + warning).lstrip("; ")

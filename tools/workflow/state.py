@@ -62,6 +62,7 @@ class SessionState(BaseModel):
     last_check: str | None = None  # summary of the server's latest verify run
     unresolved_issues: list[str] = Field(default_factory=list)  # quality issues a forced completion left open
     tool_counts: dict[str, dict[str, int]] = Field(default_factory=dict)
+    ledger_seq: int = 0  # ledger entries recorded so far; tool_counts includes them (tools/workflow/ledger.py)
     started_at: str = Field(default_factory=now)
     updated_at: str = Field(default_factory=now)
 

@@ -1,7 +1,8 @@
 """Workflow engine costs: submit latency through a whole session, checkpoint size, import time.
 
 Runs real sessions (real GitService on a temporary git repository, real checkpoints and lock) and
-prints per-submit latency, the largest checkpoint written, and how long importing the engine takes.
+prints per-submit latency, the largest checkpoint written, how long importing the engine takes, and
+what journaling a tool call in the ledger costs beside the in-memory ledger alone.
 
     .venv/bin/python benchmarks/workflow.py [--sessions 5] [--tasks 5]
 """
@@ -81,9 +82,12 @@ def run_session(folder: Path, tasks: int) -> tuple[list[float], int]:
             engine.check_write_target("src/app.py")
             call("check_write_target", file_path="src/app.py")
             app = folder / "src" / "app.py"
-            app.write_text(app.read_text() + f"\n\ndef f_{resp['next_task']['id']}(a):\n    return a * 2\n")
+            before = app.read_text()
+            app.write_text(before + f"\n\ndef f_{resp['next_task']['id']}(a):\n    return a * 2\n")
+            first = before.count("\n") + 2  # the new def, after one blank line
             resp = submit({"task_id": resp["next_task"]["id"], "tools_used": ["check_write_target"], "summary": summary,
-                           "checklist": [{"item": resp["next_task"]["checklist"][0], "status": "done", "evidence": "src/app.py:1-3"}]})
+                           "checklist": [{"item": resp["next_task"]["checklist"][0], "status": "done",
+                                          "evidence": f"src/app.py:{first}-{first + 1}"}]})
         elif phase == "READY":
             resp = submit({"summary": summary})
         elif phase == "POST_IMPL_VERIFY":
@@ -103,6 +107,41 @@ def run_session(folder: Path, tasks: int) -> tuple[list[float], int]:
     return timings, biggest
 
 
+def ledger_cost(folder: Path, calls: int, rounds: int = 5) -> tuple[float, float, float, int]:
+    """Per-call cost of engine.record_tool_call in µs (median over rounds): the ledger in memory only (the
+    baseline, as before the journal) and journaled (one line appended per call), and the journal's bytes
+    per call; first, the cost of a call outside any session. Rounds alternate so both see the same machine."""
+    from tools.config import Config, ContextSettings
+    from tools.git.service import GitService
+    from tools.project import ProjectRoot
+    from tools.workflow.engine import WorkflowEngine
+
+    root = ProjectRoot.from_args(folder)
+    engine = WorkflowEngine(root, git=GitService(root), context=lambda: ContextSettings(), config=lambda: Config())
+    args = {"pattern": "def add", "path": "src", "max_results": 50}
+    started = time.perf_counter()
+    for _ in range(calls):  # no session, no checkpoint: the look for a session waiting to be restored
+        engine.record_tool_call("search_text", args, ok=True)
+    idle = (time.perf_counter() - started) / calls * 1e6
+    engine.start_session("IMPLEMENT", "add subtract next to add", [], None)
+    live = engine.live
+    assert live is not None and live.ledger.journal is not None
+    journal = live.ledger.journal
+    memory: list[float] = []
+    journaled: list[float] = []
+    for _ in range(rounds):
+        for sink, on in ((memory, None), (journaled, journal)):
+            live.ledger.journal = on
+            journal.reset()
+            started = time.perf_counter()
+            for _ in range(calls):
+                engine.record_tool_call("search_text", args, ok=True)
+            sink.append((time.perf_counter() - started) / calls * 1e6)
+    per_line = journal.file.stat().st_size // calls
+    engine.close()
+    return idle, statistics.median(memory), statistics.median(journaled), per_line
+
+
 def import_time() -> float:
     code = "import time; t=time.perf_counter(); import tools.workflow.engine; print(time.perf_counter()-t)"
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, check=True, capture_output=True, text=True)
@@ -113,6 +152,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sessions", type=int, default=5)
     parser.add_argument("--tasks", type=int, default=5)
+    parser.add_argument("--ledger-calls", type=int, default=2000, help="tool calls per round of the ledger timing")
     args = parser.parse_args()
     all_timings: list[float] = []
     biggest = 0
@@ -128,6 +168,13 @@ def main() -> int:
     print(f"submit latency ms: median {statistics.median(ms):.1f}, p95 {ms[int(len(ms) * 0.95) - 1]:.1f}, max {ms[-1]:.1f}")
     print(f"largest checkpoint: {biggest} bytes (limit 262144)")
     print(f"import tools.workflow.engine: {import_time() * 1000:.0f} ms")
+    with tempfile.TemporaryDirectory(prefix="ci-wf-bench-") as tmp:
+        folder = Path(tmp) / "ledger"
+        make_repo(folder)
+        idle, memory, journaled, per_line = ledger_cost(folder, args.ledger_calls)
+    print(f"record_tool_call µs per call ({args.ledger_calls} calls a round, median of 5): in memory {memory:.1f}, "
+          f"journaled {journaled:.1f} (+{journaled - memory:.1f}); {per_line} bytes a line; "
+          f"outside a session {idle:.1f}")
     return 0
 
 

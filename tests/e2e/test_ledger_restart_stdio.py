@@ -42,7 +42,7 @@ def _lock_pid(repo: Path) -> int:
     return int(json.loads((_sessions(repo) / "session.lock").read_text(encoding="utf-8"))["pid"])
 
 
-def test_exploration_calls_made_before_a_sigkill_count_after_the_respawn(sample: Path) -> None:
+def test_exploration_calls_made_before_a_sigkill_and_after_the_respawn_count_in_the_submit(sample: Path) -> None:
     async def first_life() -> tuple[dict[str, Any], dict[str, Any], int]:
         async with connect(sample) as call:
             agent = DemoAgent(call, sample, Quiet(), query=QUERY)
@@ -57,8 +57,11 @@ def test_exploration_calls_made_before_a_sigkill_count_after_the_respawn(sample:
 
     async def second_life() -> tuple[dict[str, Any], int]:
         async with connect(sample) as call:
-            # the respawned server's first call is the submit itself (it restores the session)
-            resp = await call("submit_phase", {"data": {**payload, "compaction_count": 0}})
+            # after a /mcp reconnect the agent goes on exploring: this call comes before anything restores the session
+            found = await call("search_text", {"pattern": "def multiply"})
+            assert found.get("success", True) is not False, found
+            data = {**payload, "tools_used": [*payload["tools_used"], "search_text"], "compaction_count": 0}
+            resp = await call("submit_phase", {"data": data})
             return resp, _lock_pid(sample)
 
     at, payload, pid = anyio.run(first_life)

@@ -7,6 +7,7 @@ the respawned server. The stdio version with a real SIGKILL is e2e/test_ledger_r
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -239,3 +240,35 @@ def test_malformed_lines_are_skipped(tmp_path, line):
         handle.write(line + b"\n")
     good.record("get_symbols", {}, phase="EXPLORATION", window=0, ok=True)
     assert [e.tool for e in LedgerJournal(tmp_path, "s1").read()] == ["search_text", "get_symbols"]
+
+
+def test_a_call_after_the_respawn_but_before_the_restore_counts_too(driver, fake_git, new_engine, new_driver):
+    """/mcp reconnect: the agent's next call may be an exploration tool, before any get_session_status."""
+    resp = at_exploration(driver)
+    driver.tool("search_text", pattern="def add")
+    kill(driver.engine)
+    engine = new_engine(fake_git)
+    engine.record_tool_call("find_definitions", {"symbol": "add"}, ok=True)
+    assert engine.live is None  # nothing restored: no lock taken, no repository touched
+    assert engine.project_lock.owner() is None or engine.project_lock.owner().get("session_id") == resp["session_id"]
+    written = lines(journal_of(engine, resp["session_id"]))
+    assert [(e["t"], e["p"]) for e in written[-2:]] == [("search_text", "EXPLORATION"), ("find_definitions", "EXPLORATION")]
+    assert len({e["n"] for e in written}) == len(written)  # numbered on from the journal
+    assert new_driver(engine, fake_git).submit(EXPLORED)["phase"] == "Q1"
+
+
+def test_no_call_is_recorded_for_a_session_another_live_process_holds(driver, fake_git, new_engine):
+    resp = at_exploration(driver)
+    kill(driver.engine)
+    lock = driver.engine.project_lock
+    lock.file.write_text(json.dumps({"pid": os.getppid(), "host": lock.host, "session_id": resp["session_id"]}))
+    file = journal_of(driver.engine, resp["session_id"])
+    before = file.read_bytes() if file.exists() else b""
+    new_engine(fake_git).record_tool_call("search_text", {"pattern": "x"}, ok=True)
+    assert (file.read_bytes() if file.exists() else b"") == before
+    lock.file.unlink()
+
+
+def test_no_checkpoint_no_journal(engine):
+    engine.record_tool_call("search_text", {"pattern": "x"}, ok=True)  # no session anywhere: nothing to do
+    assert not list(sessions(engine).glob(f"*{CALLS_SUFFIX}"))

@@ -23,6 +23,7 @@ the standard library.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -98,6 +99,15 @@ class CheckpointStore:
         """Checkpoint files, newest first."""
         files = [p for p in self.folder.glob("*.json") if p.is_file()]
         return sorted(files, key=lambda p: p.stat().st_mtime, reverse=True)
+
+    def any_file(self) -> bool:
+        """Whether a checkpoint exists, cheaply (no folder created, no sorting): asked on every tool call
+        made outside a session."""
+        try:
+            with os.scandir(self.root.state_dir / "sessions") as entries:
+                return any(entry.name.endswith(".json") and not entry.name.startswith(".") for entry in entries)
+        except OSError:
+            return False
 
     def active_file(self, lock_owner: dict[str, Any] | None) -> Path | None:
         """The lock owner's checkpoint when there is one, else the newest checkpoint, else None."""

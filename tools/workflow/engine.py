@@ -118,6 +118,8 @@ class WorkflowEngine:
         self.project_lock = ProjectLock(root)
         self.decisions = DecisionLog(root)
         self._live: LiveSession | None = None
+        # the ledger of a session waiting in its checkpoint for a restore: (checkpoint file, mtime, size), state, ledger
+        self._waiting: tuple[tuple[str, int, int], SessionState, ToolLedger] | None = None
         self._last_completed: dict[str, Any] = {}
 
     @property
@@ -270,6 +272,7 @@ class WorkflowEngine:
     def _reset(self) -> None:
         """Forget the live session (its checkpoint and lock are the caller's business)."""
         self._live = None
+        self._waiting = None
 
     def _restore(self) -> LiveSession:
         """The session in memory, else the newest checkpoint's (taking the project lock)."""
@@ -287,6 +290,7 @@ class WorkflowEngine:
                                 f"(pid {other.get('pid')})", hint="use that process's client, or stop it first")
         state, summaries = self.checkpoints.load(files[0])
         self.project_lock.acquire(state.session_id)
+        self._waiting = None  # its calls are in the journal, read back below
         state, repaired = self._reconcile(state)
         self._live = LiveSession.of(state, summaries, self._journal(state.session_id))
         self._live.repaired = repaired
@@ -492,11 +496,41 @@ class WorkflowEngine:
     # ----------------------------------------------------------------- ledger
     def record_tool_call(self, tool: str, arguments: dict[str, Any], ok: bool) -> None:
         with self._lock:
-            live = self._live
-            if live is None:
-                return
-            live.ledger.record(tool, arguments if isinstance(arguments, dict) else {}, phase=live.state.contract_id,
-                               window=live.state.window, ok=ok)
+            args = arguments if isinstance(arguments, dict) else {}
+            if self._live is not None:
+                state, ledger = self._live.state, self._live.ledger
+            else:
+                waiting = self._waiting_ledger()
+                if waiting is None:
+                    return
+                state, ledger = waiting
+            ledger.record(tool, args, phase=state.contract_id, window=state.window, ok=ok)
+
+    def _waiting_ledger(self) -> tuple[SessionState, ToolLedger] | None:
+        """After a restart, before the first get_session_status or submit_phase restores the session: the
+        ledger of the session waiting in the newest checkpoint (the one _restore takes), so a call made in
+        between is journaled in its phase and counts once the session is restored. Nothing is restored here
+        (no lock taken, no repository touched); None without a checkpoint, or while another live process
+        holds the session."""
+        if not self.checkpoints.any_file():  # the common case outside a session: one scandir, nothing created
+            return None
+        files = self.checkpoints.files()
+        if not files or self.project_lock.held_by_other() is not None:
+            return None
+        try:
+            info = files[0].stat()
+        except OSError:
+            return None
+        key = (str(files[0]), info.st_mtime_ns, info.st_size)
+        if self._waiting is None or self._waiting[0] != key:
+            try:
+                state, _ = self.checkpoints.load(files[0])
+            except CodeIntelError:  # a corrupt checkpoint: nothing to record into
+                return None
+            ledger = ToolLedger(state.tool_counts, self._journal(state.session_id), seq=state.ledger_seq)
+            ledger.restore(window=state.window, counted=state.ledger_seq)
+            self._waiting = (key, state, ledger)
+        return self._waiting[1], self._waiting[2]
 
     def annotate_refusal(self, data: dict[str, Any], wait: float = -1) -> bool:
         """Give any refusal the contract's fields: the current phase's instruction, expected_payload and

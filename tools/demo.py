@@ -152,6 +152,22 @@ class Printer:
         print("   " + self._c("31", f"refused ({resp.get('error')}): ") + textwrap.shorten(str(resp.get("message")), 200))
 
 
+class Quiet(Printer):
+    """Prints refusals only: for tests and benchmarks that drive the demo agent."""
+
+    def __init__(self) -> None:
+        self.color = False
+
+    def phase(self, resp: dict[str, Any]) -> None:
+        pass
+
+    def tool(self, name: str, args: dict[str, Any], summary: str) -> None:
+        pass
+
+    def note(self, text: str) -> None:
+        pass
+
+
 def _summarise(name: str, data: dict[str, Any]) -> str:
     if not data.get("success", False):
         return f"error {data.get('error')}: {data.get('message')}"

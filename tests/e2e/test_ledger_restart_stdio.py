@@ -16,22 +16,11 @@ from typing import Any
 import anyio
 import pytest
 
-from tools.demo import DemoAgent, Printer, connect, follow
+from tools.demo import DemoAgent, Quiet, connect, follow
 
 pytestmark = pytest.mark.slow  # spawns the server over stdio twice
 
 QUERY = "Add power() to the calculator"
-
-
-class Quiet(Printer):
-    def phase(self, resp: dict[str, Any]) -> None:
-        pass
-
-    def tool(self, name: str, args: dict[str, Any], summary: str) -> None:
-        pass
-
-    def note(self, text: str) -> None:
-        pass
 
 
 def _sessions(repo: Path) -> Path:

@@ -13,23 +13,12 @@ from typing import Any
 import anyio
 import pytest
 
-from tools.demo import DemoAgent, Printer, connect, follow
+from tools.demo import DemoAgent, Quiet, connect, follow
 from tools.workflow.responses import COMPACTION_PROTOCOL
 
 pytestmark = pytest.mark.slow  # spawns the server over stdio
 
 QUERY = "Add power() to the calculator"
-
-
-class Quiet(Printer):
-    def phase(self, resp: dict[str, Any]) -> None:
-        pass
-
-    def tool(self, name: str, args: dict[str, Any], summary: str) -> None:
-        pass
-
-    def note(self, text: str) -> None:
-        pass
 
 
 def _checkpoint(repo: Path) -> dict[str, Any]:

@@ -14,19 +14,12 @@ from typing import Any
 import anyio
 import pytest
 
-from tools.demo import DemoAgent, Printer, connect, create_sample
+from tools.demo import DemoAgent, Quiet, connect, create_sample
 
 pytestmark = pytest.mark.slow  # spawns the server over stdio
 
 REQUEST = "Add a power(base, exponent) function to calc/operations.py, next to add and multiply, with a unit test."
 ANSWER_KEYS = ("phase", "step", "instruction", "expected_payload", "call")
-
-
-class Quiet(Printer):
-    def phase(self, resp: dict[str, Any]) -> None: ...
-    def tool(self, name: str, args: dict[str, Any], summary: str) -> None: ...
-    def note(self, text: str) -> None: ...
-    def refusal(self, resp: dict[str, Any]) -> None: ...
 
 
 class MatrixAgent(DemoAgent):

@@ -19,7 +19,7 @@ import anyio
 import pytest
 
 from tests.reliability.conftest import RawServer, ServerGone
-from tools.demo import REQUEST, DemoAgent, Printer, create_sample, follow
+from tools.demo import REQUEST, DemoAgent, Quiet, create_sample, follow
 
 pytestmark = pytest.mark.slow
 
@@ -34,20 +34,6 @@ ROUNDS: dict[str, list[str]] = {
                                             "git.commit.after_index", "git.merge.after_land"],
     "clean": ["clean:git.clean.after_leave", "clean:git.branches.after_delete", "clean:git.clean.after_snapshots"],
 }
-
-
-class Quiet(Printer):
-    def __init__(self) -> None:
-        self.color = False
-
-    def phase(self, resp: dict[str, Any]) -> None:
-        pass
-
-    def tool(self, name: str, args: dict[str, Any], summary: str) -> None:
-        pass
-
-    def note(self, text: str) -> None:
-        pass
 
 
 class Session:

@@ -77,8 +77,15 @@ class MatrixAgent(DemoAgent):
         return {"quality_prompt_used": "quality_review.md", "quality_score": "ok", "issues": issues,
                 "tools_used": [], "summary": "reviewed"}
 
+    async def verify_intervention(self, resp: dict[str, Any]) -> dict[str, Any]:
+        payload = await super().verify_intervention(resp)
+        if "user_escalation.md" in resp["instruction"]:  # the third intervention asks the user
+            payload.update(prompt_used=".code-intel/user_escalation.md", action_taken="asked the user: keep going")
+        return payload
+
     HANDLERS = {**DemoAgent.HANDLERS, "Q1": q1, "Q2": q2, "Q3": q3, "READY": ready,
-                "POST_IMPL_VERIFY": post_impl_verify, "QUALITY_REVIEW": quality_review}
+                "POST_IMPL_VERIFY": post_impl_verify, "VERIFY_INTERVENTION": verify_intervention,
+                "QUALITY_REVIEW": quality_review}
 
 
 # (label, intent, flags, agent options, the steps the memo's matrix runs, in order)
@@ -97,6 +104,10 @@ ROUTES: list[tuple[str, str, list[str], dict[str, Any], list[int]]] = [
     # the loops: three failures reach VERIFY_INTERVENTION (16), which sends the session back to planning
     ("verify fails 3x", "IMPLEMENT", ["--no-doc", "--fast"], {"verdicts": [False, False, False]},
      [4, 12, 13, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 16, 12, 13, 14, 15, 17, 19, 20]),
+    # two interventions ran and the failures go on: the third intervention is the user escalation
+    ("verify fails 9x", "IMPLEMENT", ["--no-doc", "--fast"], {"verdicts": [False] * 9},
+     [4, 12, 13, 13, 14, 15, *[12, 13, 14, 15] * 2, 16, *[12, 13, 14, 15] * 3, 16, *[12, 13, 14, 15] * 3, 16,
+      12, 13, 14, 15, 17, 19, 20]),
     ("-ni fails 4x", "IMPLEMENT", ["--no-doc", "--fast", "-ni"], {"verdicts": [False] * 4},
      [4, 12, 13, 13, 14, 15, *[12, 13, 14, 15] * 4, 17, 19, 20]),
     ("--quick fails 3x", "IMPLEMENT", ["--no-doc", "--quick"], {"verdicts": [False] * 3},
@@ -174,6 +185,19 @@ def test_verify_failures_count_per_task_and_the_third_starts_an_intervention(ses
     intervention = next(a for a in answers if a["phase"] == "VERIFY_INTERVENTION")
     assert max(intervention["failure_counts"].values()) == 3
     assert "failure_count" not in reverts[2]["instruction"]  # the intervention reset the counts
+
+
+def test_after_two_interventions_the_third_asks_the_user(sessions: dict[str, Any]) -> None:
+    answers = [a for a in sessions["verify fails 9x"] if "step" in a]
+    interventions = [i for i, a in enumerate(answers) if a["phase"] == "VERIFY_INTERVENTION"]
+    assert len(interventions) == 3
+    for i in interventions[:2]:  # the first two: the intervention prompts, not the user
+        assert ".code-intel/user_escalation.md" not in answers[i]["instruction"], answers[i]
+    escalation = answers[interventions[2]]
+    assert ".code-intel/user_escalation.md" in escalation["instruction"]
+    assert "user_escalation" in escalation["expected_payload"]["prompt_used"]
+    after = answers[interventions[2] + 1]  # accepted: back to planning, saying the user was asked
+    assert after["phase"] == "READY" and after["step"] == 12 and "user escalation" in after["instruction"], after
 
 
 def test_without_intervention_the_failures_keep_reverting(sessions: dict[str, Any]) -> None:

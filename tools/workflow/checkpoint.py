@@ -156,8 +156,7 @@ class CheckpointStore:
         budget = self.max_bytes - _ROOM_FOR_NOTES
         core = state.model_dump(mode="json", include=_CORE_FIELDS)
         core["query"] = state.query[:2000]
-        memo = state.to_checkpoint()
-        core.update(phase_state=memo["phase_state"], branch_policy=memo["branch_policy"])
+        core.update(state.memo_fields())
         core_document = {"version": CHECKPOINT_VERSION, "orchestrator_state": core, "phase_payloads": {}}
         if encoded_size(core_document) > budget:
             _log().warning("checkpoint of %s: even its control state is over %d bytes", state.session_id, self.max_bytes)

@@ -233,22 +233,28 @@ START_SESSION_PAYLOAD = {
 }
 
 
+# refusals with no session of this server's own, where start_session would only be refused the same way:
+# error -> (what to call instead, the instruction)
+NO_SESSION_REDIRECTS = {
+    "session_active": ("get_session_status",
+                       "Another code-intel process holds this project's session (the message names it), so this server "
+                       "can neither continue it nor start another. Tell the user: finish that session in the client "
+                       "running it, or stop that process. Once it has stopped, call get_session_status here: it takes "
+                       "the session over from its checkpoint."),
+    "checkpoint_corrupt": ("cleanup_stale_branches",
+                           "A session checkpoint cannot be read (the message names the file), so no session can start "
+                           "or resume until it is gone. Ask the user first, then delete that file or call "
+                           "cleanup_stale_branches (it deletes every checkpoint and llm_task_* branch, reporting each "
+                           "branch's head commit), and call start_session again."),
+}
+
+
 def no_session_fields(last_completed: str | None = None, error: str | None = None) -> dict[str, Any]:
     """The refusal fields when this server has no session: how to start one (or resume one after a restart); for
-    a session another process holds, or a checkpoint that cannot be read, what to do instead, since
-    start_session would only be refused the same way."""
-    if error == "session_active":
-        return {"current_phase": None, "step": 0, "expected_payload": {}, "call": "get_session_status",
-                "instruction": "Another code-intel process holds this project's session (the message names it), so "
-                "this server can neither continue it nor start another. Tell the user: finish that session in the "
-                "client running it, or stop that process. Once it has stopped, call get_session_status here: it "
-                "takes the session over from its checkpoint."}
-    if error == "checkpoint_corrupt":
-        return {"current_phase": None, "step": 0, "expected_payload": {}, "call": "cleanup_stale_branches",
-                "instruction": "A session checkpoint cannot be read (the message names the file), so no session can "
-                "start or resume until it is gone. Ask the user first, then delete that file or call "
-                "cleanup_stale_branches (it deletes every checkpoint and llm_task_* branch, reporting each branch's "
-                "head commit), and call start_session again."}
+    a session another process holds, or a checkpoint that cannot be read, what to do instead (NO_SESSION_REDIRECTS)."""
+    if error in NO_SESSION_REDIRECTS:
+        call, instruction = NO_SESSION_REDIRECTS[error]
+        return {"current_phase": None, "step": 0, "expected_payload": {}, "call": call, "instruction": instruction}
     done = f"Session {last_completed} is complete. " if last_completed else ""
     return {
         "current_phase": None,

@@ -110,13 +110,14 @@ class SessionState(BaseModel):
         self.explored_files.extend(added)
         return added
 
-    def phase_state(self) -> dict[str, Any]:
-        return {"current_phase": self.phase.value, "step": self.step, "ready_substep": self.ready_substep}
+    def memo_fields(self) -> dict[str, Any]:
+        """The fields the memo's layout adds to the model's own: phase_state and branch_policy."""
+        return {"phase_state": {"current_phase": self.phase.value, "step": self.step, "ready_substep": self.ready_substep},
+                "branch_policy": "continue" if self.git.branch_policy == "continue" else None}
 
     def to_checkpoint(self) -> dict[str, Any]:
         """The checkpoint's orchestrator_state: the model's fields in the memo's layout (see the module docstring)."""
         document = self.model_dump(mode="json")
-        document["phase_state"] = self.phase_state()
         document["tasks"] = document["board"].pop("tasks")
-        document["branch_policy"] = "continue" if self.git.branch_policy == "continue" else None
+        document.update(self.memo_fields())
         return document

@@ -19,7 +19,6 @@ Corpus: standard-library files copied to benchmarks/.corpus/stdlib (git-ignored)
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import runpy
 import statistics
@@ -79,37 +78,16 @@ def memory_kb(pid: int) -> tuple[int, int]:
 
 def run_server(mode: str, corpus: Path, plan: dict[str, tuple[dict[str, Any], Path | None]], rounds: int,
                warm_rounds: int) -> dict[str, Any]:
-    from wire import tool_of, touch
+    from wire import raw_pipe, tool_of, touch
 
     with tempfile.NamedTemporaryFile(prefix=f"gc-{mode}-", suffix=".log", delete=False) as handle:
         log = handle.name
     argv = [sys.executable, __file__, "--serve", log, mode, "--", str(SERVER), "--project", str(corpus),
             "--log-level", "WARNING"]
     process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=corpus)
-    assert process.stdin is not None and process.stdout is not None
-    pipe_in, pipe_out = process.stdin, process.stdout
-    number = 0
-
-    def request(method: str, params: dict[str, Any]) -> bytes:
-        nonlocal number
-        number += 1
-        pipe_in.write((json.dumps({"jsonrpc": "2.0", "id": number, "method": method, "params": params}) + "\n").encode())
-        pipe_in.flush()
-        tail = f'"id":{number}'.encode()
-        while True:
-            line = pipe_out.readline()
-            if not line:
-                raise SystemExit(f"the {mode} server closed its output")
-            if tail in line:
-                return line
-
     times: dict[str, list[float]] = {label: [] for label in plan}
     try:
-        request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                               "clientInfo": {"name": "gc-benchmark", "version": "0"}})
-        pipe_in.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-        pipe_in.flush()
-        request("tools/list", {})
+        request = raw_pipe(process, "gc-benchmark")
         for _ in range(warm_rounds):
             for label, (args, touched) in plan.items():
                 touch(touched)
@@ -128,10 +106,13 @@ def run_server(mode: str, corpus: Path, plan: dict[str, tuple[dict[str, Any], Pa
     finally:
         process.kill()
         process.wait()
-    records = [line.split() for line in Path(log).read_text().splitlines()[skip:]]
+    every = [line.split() for line in Path(log).read_text().splitlines()]
     os.unlink(log)
+    records = every[skip:]  # the timed rounds' collections
     pauses = {gen: [float(r[1]) for r in records if r[0] == gen] for gen in ("0", "1", "2")}
-    return {"times": times, "pauses": pauses, "frozen": next((int(r[2]) for r in reversed(records) if r[2] != "-1"), 0),
+    # warm-up included: a short run may have no full collection in its timed rounds
+    frozen = next((int(r[2]) for r in reversed(every) if r[2] != "-1"), 0)
+    return {"times": times, "pauses": pauses, "frozen": frozen,
             "resident": resident, "peak": peak}
 
 

@@ -61,7 +61,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -397,16 +397,13 @@ def over_ts_client(corpus: Path, plan: Plan, runs: int, argv: list[str], canned:
     return sessions[0], dict(zip(canned, sessions[1:], strict=True)), out["sdk"]
 
 
-def over_raw_pipe(corpus: Path, plan: Plan, runs: int, argv: list[str]) -> Session:
-    """The same calls over the same stdio transport with no MCP client library: each request is written as
-    one JSON-RPC line and timed until its answer line has been read, unparsed. This is the server's side
-    and the pipe; what a client spends parsing and validating the answer is left out (clients differ
-    there: the Python SDK's client builds pydantic models, Claude Code and Codex are not Python). The last
-    answer line of each row is parsed after the timing, to check that it is the answer the clients got."""
-    process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=corpus)
+def raw_pipe(process: subprocess.Popen[bytes], name: str = "wire-benchmark") -> Callable[[str, dict[str, Any]], bytes]:
+    """A request function for a spawned server spoken to in JSON-RPC lines, with no client library, after the
+    handshake (initialize, initialized, tools/list). Each request is one line; it returns the answer's line,
+    unparsed (notifications such as progress may come first and are skipped)."""
     assert process.stdin is not None and process.stdout is not None
     pipe_in, pipe_out = process.stdin, process.stdout
-    ids = iter(range(1, 1_000_000))
+    ids = iter(range(1, 1_000_000_000))
 
     def request(method: str, params: dict[str, Any]) -> bytes:
         number = next(ids)
@@ -414,20 +411,30 @@ def over_raw_pipe(corpus: Path, plan: Plan, runs: int, argv: list[str]) -> Sessi
         pipe_in.write(line.encode())
         pipe_in.flush()
         tail = f'"id":{number}'.encode()
-        while True:  # notifications (progress, logs) may come first; answers are compact JSON lines
+        while True:  # answers are compact JSON lines
             answer = pipe_out.readline()
             if not answer:
                 raise SystemExit("the server closed its output")
             if tail in answer:
                 return answer
 
+    request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": name, "version": "0"}})
+    pipe_in.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+    pipe_in.flush()
+    request("tools/list", {})
+    return request
+
+
+def over_raw_pipe(corpus: Path, plan: Plan, runs: int, argv: list[str]) -> Session:
+    """The same calls over the same stdio transport with no MCP client library: each request is written as
+    one JSON-RPC line and timed until its answer line has been read, unparsed. This is the server's side
+    and the pipe; what a client spends parsing and validating the answer is left out (clients differ
+    there: the Python SDK's client builds pydantic models, Claude Code and Codex are not Python). The last
+    answer line of each row is parsed after the timing, to check that it is the answer the clients got."""
+    process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=corpus)
     figures: Session = {}
     try:
-        request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                               "clientInfo": {"name": "wire-benchmark", "version": "0"}})
-        pipe_in.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-        pipe_in.flush()
-        request("tools/list", {})
+        request = raw_pipe(process)
         pings = []
         for _ in range(runs * 2):
             started = time.perf_counter()

@@ -51,6 +51,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import semantic  # noqa: E402
 
+from tools.config import read_yaml  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 QUESTIONS_DIR = HERE / "questions"
 SETS = {"test": QUESTIONS_DIR, "dev": QUESTIONS_DIR / "dev"}
@@ -139,7 +141,7 @@ def load_question_set(path: Path) -> QuestionSet:
     import yaml
 
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = read_yaml(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as err:
         raise QuestionFileError(f"{path}: cannot be read as YAML: {err}") from None
     if not isinstance(data, dict):
@@ -210,9 +212,7 @@ def _question(path: Path, n: int, item: Any, seen: set[str]) -> Question:
 
 def add_guesses(sets: list[QuestionSet], path: Path) -> None:
     """Give each question the keywords and code_hint the guesses file holds for it; every entry must match."""
-    import yaml
-
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = read_yaml(path.read_text(encoding="utf-8"))
     if not isinstance(data, dict):
         raise _fail(path, "top level", "expected repository name -> question id -> {keywords, code_hint}")
     by_name = {s.name: s for s in sets}

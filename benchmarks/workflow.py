@@ -1,8 +1,10 @@
 """Workflow engine costs: submit latency through a whole session, checkpoint size, import time.
 
 Runs real sessions (real GitService on a temporary git repository, real checkpoints and lock) and
-prints per-submit latency, the largest checkpoint written, how long importing the engine takes, and
-what journaling a tool call in the ledger costs beside the in-memory ledger alone.
+prints per-submit latency, the largest checkpoint written, how long importing the engine takes, what
+journaling a tool call in the ledger costs beside the in-memory ledger alone, and what loading the phase
+contract (once per server, again when phase_contract.yml changes) costs with libyaml's parser, as shipped,
+beside PyYAML's pure-Python one.
 
     .venv/bin/python benchmarks/workflow.py [--sessions 5] [--tasks 5]
 """
@@ -148,6 +150,27 @@ def import_time() -> float:
     return float(out.stdout.strip())
 
 
+def contract_load(rounds: int = 15) -> tuple[float, float]:
+    """Median ms to load the built-in phase contract (read, parse, merge, validate), as shipped and with the
+    pure-Python YAML parser, alternating."""
+    import contextlib
+    from unittest import mock
+
+    import yaml
+
+    from tools.workflow.contract import load_contract
+
+    shipped: list[float] = []
+    pure: list[float] = []
+    for _ in range(rounds):
+        for timings, parser in ((shipped, contextlib.nullcontext()), (pure, mock.patch.object(yaml, "CSafeLoader", yaml.SafeLoader))):
+            with parser:
+                start = time.perf_counter()
+                load_contract(None)
+                timings.append((time.perf_counter() - start) * 1000)
+    return statistics.median(shipped), statistics.median(pure)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sessions", type=int, default=5)
@@ -175,6 +198,8 @@ def main() -> int:
     print(f"record_tool_call µs per call ({args.ledger_calls} calls a round, median of 5): in memory {memory:.1f}, "
           f"journaled {journaled:.1f} (+{journaled - memory:.1f}); {per_line} bytes a line; "
           f"outside a session {idle:.1f}")
+    shipped, pure = contract_load()
+    print(f"load the phase contract ms (median of 15): libyaml parser {shipped:.1f}, pure-Python parser {pure:.1f}")
     return 0
 
 

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import datetime
 import json
 import os
 from pathlib import Path
@@ -8,8 +9,9 @@ from typing import Any
 import pytest
 
 from tools.app import CodeIntelApp
-from tools.config import Config, ContextSettings, load_config, load_context
+from tools.config import Config, ContextSettings, load_config, load_context, read_yaml
 from tools.errors import ConfigError
+from tools.project import TEMPLATES_DIR
 
 
 def _write_config(state: Path, data: Any) -> Path:
@@ -137,6 +139,22 @@ def test_invalid_yaml_and_non_mapping_are_refused(tmp_path: Path) -> None:
     _write_context(tmp_path, "- a\n- b\n")
     with pytest.raises(ConfigError, match="top level must be a mapping"):
         load_context(tmp_path)
+
+
+@pytest.mark.parametrize("libyaml", [True, False], ids=["libyaml", "pure-python"])
+def test_yaml_reads_the_same_with_or_without_libyaml(monkeypatch: pytest.MonkeyPatch, libyaml: bool) -> None:
+    import yaml
+
+    if not libyaml:
+        monkeypatch.delattr(yaml, "CSafeLoader", raising=False)
+    for template in ("phase_contract.yml", "context.yml"):
+        text = (TEMPLATES_DIR / "code-intel" / template).read_text(encoding="utf-8")
+        assert read_yaml(text) == yaml.load(text, Loader=yaml.SafeLoader), template
+    assert read_yaml("when: 2026-11-24\nflag: yes\n") == {"when": datetime.date(2026, 11, 24), "flag": True}
+    with pytest.raises(yaml.YAMLError, match=r"line 2, column \d+"):
+        read_yaml("a: 1\nb: [unclosed\nc: 2\n")
+    with pytest.raises(yaml.constructor.ConstructorError):  # no Python objects from a settings file
+        read_yaml("x: !!python/object/apply:os.getcwd []\n")
 
 
 def test_app_reloads_settings_when_the_file_changes(project_dir: Path) -> None:

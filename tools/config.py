@@ -128,14 +128,23 @@ def load_config(state_dir: Path) -> Config:
     return _validate(Config, data, file)
 
 
-def load_context(state_dir: Path) -> ContextSettings:
+def read_yaml(text: str) -> Any:
+    """YAML text as plain data, with the safe constructors: through libyaml's parser when PyYAML has it (about
+    fifteen times faster on the phase contract), else through the pure-Python one. Either raises
+    `yaml.YAMLError` with the line and column of the problem."""
     import yaml  # imported here: the server answers tools/list before any settings file is read
+
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+def load_context(state_dir: Path) -> ContextSettings:
+    import yaml
 
     file = state_dir / "context.yml"
     if not file.exists():
         return ContextSettings()
     try:
-        data = yaml.safe_load(_read_text(file))
+        data = read_yaml(_read_text(file))
     except yaml.YAMLError as err:
         raise ConfigError(f"{file}: not valid YAML ({err})",
                           hint=f"fix the YAML in {file.name}, or delete the file to use the defaults") from None

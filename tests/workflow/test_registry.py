@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
+from tools.config import read_yaml
 from tools.session_types import Phase
 from tools.workflow.contract import BUILTIN_CONTRACT
 from tools.workflow.matrix import COLUMNS, MATRIX
@@ -65,7 +65,7 @@ def test_registry_is_in_step_order_and_covers_every_phase():
 
 
 def _template() -> dict[str, dict]:
-    return yaml.safe_load(BUILTIN_CONTRACT.read_text(encoding="utf-8"))["phases"]
+    return read_yaml(BUILTIN_CONTRACT.read_text(encoding="utf-8"))["phases"]
 
 
 def test_builtin_contract_has_exactly_the_registry_variants():

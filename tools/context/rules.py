@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel
 
-from tools.config import ContextSettings, load_context
+from tools.config import ContextSettings, load_context, read_yaml
 from tools.errors import CodeIntelError
 from tools.fsutil import write_atomic
 from tools.project import ProjectRoot
@@ -226,13 +226,13 @@ def refresh_project_rules(root: ProjectRoot) -> dict[str, Any]:
     synced = datetime.now(UTC).isoformat(timespec="seconds")
     context_file = root.state_dir / "context.yml"
     original = context_file.read_text(encoding="utf-8") if context_file.exists() else ""
-    before = yaml.safe_load(original) or {}
+    before = read_yaml(original) or {}
     edited = _edit_text(original, summary, digest, synced)
     comments_kept = True
     expected = {**before, "project_rules": {**(before.get("project_rules") or {}), "summary": summary,
                                              "content_hash": digest}, "last_synced": synced}
     try:
-        ok = yaml.safe_load(edited) == expected
+        ok = read_yaml(edited) == expected
     except yaml.YAMLError:
         ok = False
     if not ok:  # an unusual layout: fall back to a plain YAML dump, which keeps keys but not comments

@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from tools.config import read_yaml
 from tools.errors import ConfigError, validation_problems
 from tools.filecache import WatchedFile
 from tools.project import TEMPLATES_DIR, ProjectRoot
@@ -36,7 +37,7 @@ class PhaseContract(BaseModel):
 
 def _read_phases(file: Path) -> dict[str, dict[str, Any]]:
     try:
-        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+        data = read_yaml(file.read_text(encoding="utf-8"))
     except yaml.YAMLError as err:
         raise ConfigError(f"{file}: not valid YAML ({err})", hint="fix the file or delete it to use the built-in contract") from None
     except OSError as err:

@@ -10,10 +10,12 @@ test: setup
 	.venv/bin/mypy
 	.venv/bin/pytest -q
 
-# Under a minute on a quiet machine: no set-up, no embedding model, no spawned servers or long scenarios.
+# Under a minute: no set-up, no embedding model, no spawned servers or long scenarios, and the tests
+# spread over up to four worker processes (pytest-xdist; most tests wait on git, rg or ctags).
 test-fast:
 	@test -x .venv/bin/pytest || { echo "no .venv yet: run ./setup.sh (or make test) once"; exit 2; }
-	.venv/bin/pytest -q -m "not model and not slow"
+	@.venv/bin/python -c "import xdist" 2>/dev/null || { echo "pytest-xdist is missing from .venv: run ./setup.sh once"; exit 2; }
+	.venv/bin/pytest -q -n auto --maxprocesses=4 -m "not model and not slow"
 
 demo: setup
 	.venv/bin/code-intel demo

@@ -7,6 +7,7 @@ that folder. The tests skip, saying why, only when node or npm is missing; a fai
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -40,16 +41,24 @@ def npm_clients() -> Path:
     """The cache folder with every pinned client installed (node_modules/.bin holds their commands)."""
     if shutil.which("node") is None or shutil.which("npm") is None:
         pytest.skip("node and npm are not installed: the Claude Code, Codex and MCP Inspector tests need them")
+    CACHE.mkdir(parents=True, exist_ok=True)
+    # One installer at a time: pytest-xdist workers would otherwise run npm into the same folder at once;
+    # a worker that waited finds the packages installed and skips npm.
+    with open(CACHE / ".install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _install_missing()
+    return CACHE
+
+
+def _install_missing() -> None:
     missing = [f"{name}@{version}" for name, version in PACKAGES.items() if _installed_version(name) != version]
     if missing:
-        CACHE.mkdir(parents=True, exist_ok=True)
         result = subprocess.run(["npm", "install", "--prefix", str(CACHE), "--no-audit", "--no-fund", "--loglevel=error",
                                  *[f"{name}@{version}" for name, version in PACKAGES.items()]],
                                 capture_output=True, text=True, timeout=1200)
         assert result.returncode == 0, f"npm install failed:\n{result.stdout}\n{result.stderr}"
         still = [name for name, version in PACKAGES.items() if _installed_version(name) != version]
         assert not still, f"npm did not install {still}"
-    return CACHE
 
 
 @pytest.fixture(scope="session")

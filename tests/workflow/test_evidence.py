@@ -156,3 +156,63 @@ def test_check_evidence_follows_an_arrow_or_expression_body_onto_the_next_lines(
     for stub in ("util.ts:16", "Area.kt:1"):
         with pytest.raises(TaskValidationFailed, match="no implementation"):
             check_evidence(project, stub)
+
+
+STUB_PYI = '''\
+from typing import Callable, Iterable, TypeVar
+
+_T = TypeVar('_T')
+
+def ilen(
+    iterable: Iterable[_T], pred: Callable[[_T], object] | None = None
+) -> int: ...
+'''
+
+SHAPES_PY = '''\
+import abc
+from typing import Protocol, overload
+
+
+class Shape(abc.ABC):
+    @abc.abstractmethod
+    def area(self) -> float:
+        """The area."""
+
+    def stub(self) -> float:
+        ...
+
+
+class HasArea(Protocol):
+    def area(self) -> float: ...
+
+
+@overload
+def scale(x: int) -> int: ...
+@overload
+def scale(x: float) -> float: ...
+def scale(x):
+    return x * 2
+'''
+
+
+def test_check_evidence_takes_python_declarations_as_code(project: ProjectRoot) -> None:
+    (project.path / "pkg").mkdir()
+    (project.path / "pkg" / "more.pyi").write_text(STUB_PYI, encoding="utf-8")
+    (project.path / "pkg" / "shapes.py").write_text(SHAPES_PY, encoding="utf-8")
+    # A type stub's signature is its whole content.
+    assert str(check_evidence(project, "pkg/more.pyi:5-7")) == "pkg/more.pyi:5-7"
+    # The same signature in a module is a placeholder.
+    (project.path / "pkg" / "more_copy.py").write_text(STUB_PYI, encoding="utf-8")
+    with pytest.raises(TaskValidationFailed, match="covers no implementation"):
+        check_evidence(project, "pkg/more_copy.py:5-7")
+    # The decorator above the span makes the def a declaration (the span itself starts at `def`).
+    assert check_evidence(project, "pkg/shapes.py:7-8").start == 7
+    # A plain method with `...` in the same class is still a stub.
+    with pytest.raises(TaskValidationFailed, match="covers no implementation"):
+        check_evidence(project, "pkg/shapes.py:10-11")
+    # A member of a Protocol class, cited alone or with its class.
+    assert check_evidence(project, "pkg/shapes.py:15").start == 15
+    assert check_evidence(project, "pkg/shapes.py:14-15").start == 14
+    # Overload signatures, and the implementation after them.
+    assert check_evidence(project, "pkg/shapes.py:19").start == 19
+    assert check_evidence(project, "pkg/shapes.py:18-23").start == 18

@@ -162,3 +162,55 @@ def test_placeholder_bodies_are_empty(language: str, source: str) -> None:
 @pytest.mark.parametrize(("language", "source"), NOT_EMPTY + NOT_EMPTY_MORE)
 def test_real_code_is_not_empty(language: str, source: str) -> None:
     assert not is_empty_body(source.split("\n"), language)
+
+
+# A Python signature whose `...` body is intended: type stubs, overloads, abstract methods, Protocol members.
+# They are declarations, like an empty exception class; a plain def with the same body is still a stub.
+DECLARATIONS = [
+    "@overload\ndef parse(x: int) -> int: ...",
+    "@typing.overload\ndef parse(x: str) -> str:\n    ...",
+    "@abstractmethod\ndef area(self) -> float:\n    \"\"\"The area.\"\"\"\n    raise NotImplementedError",
+    "@property\n@abc.abstractmethod\ndef name(self) -> str: ...",
+    "class Sized(Protocol):\n    def __len__(self) -> int: ...",
+    "class Reader(typing.Protocol[T]):\n    def read(self, n: int = -1) -> T:\n        ...",
+    "class SupportsClose(Protocol, Generic[T]):\n    def close(self) -> None: ...",
+]
+
+
+@pytest.mark.parametrize("source", DECLARATIONS)
+def test_python_declarations_are_not_empty(source: str) -> None:
+    assert not is_empty_body(source.split("\n"), "python")
+
+
+@pytest.mark.parametrize("source", [
+    "def ilen(iterable: Iterable[_T]) -> int: ...",
+    "def ilen(\n    iterable: Iterable[_T], pred: Callable[[_T], object] | None = None\n) -> int: ...",
+    "class Box(Generic[_T]):\n    def get(self) -> _T: ...",
+])
+def test_a_stub_file_declares_its_signatures(source: str) -> None:
+    assert is_empty_body(source.split("\n"), "python")  # in an ordinary module: a placeholder
+    assert not is_empty_body(source.split("\n"), "python", declarations=True)  # in a .pyi: the declaration
+
+
+@pytest.mark.parametrize("source", [
+    "@overload\ndef parse(x: int) -> int: ...\n\ndef other(x):\n    pass",  # the second def is still a stub
+    "@staticmethod\ndef make(x):\n    ...",  # not a declaring decorator
+    "class NotAProtocol(Base):\n    def f(self) -> int: ...",
+    "class Protocolish(ProtocolBase):\n    def f(self) -> int: ...",
+    "@overload\n# nothing follows",
+])
+def test_declarations_do_not_excuse_other_stubs(source: str) -> None:
+    assert is_empty_body(source.split("\n"), "python")
+
+
+@pytest.mark.parametrize(("language", "source"), [
+    ("java", "interface Sized {\n  int size();\n}"),
+    ("java", "abstract int size();"),
+    ("typescript", "declare function f(x: number): string;"),
+    ("typescript", "interface A {\n  f(x: number): string;\n}"),
+    ("rust", "trait T {\n    fn f(&self) -> u8;\n}"),
+    ("c", "int f(int x);"),
+    ("go", "type R interface {\n\tRead(p []byte) (int, error)\n}"),
+])
+def test_brace_language_declarations_are_not_empty(language: str, source: str) -> None:
+    assert not is_empty_body(source.split("\n"), language)

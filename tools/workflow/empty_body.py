@@ -3,7 +3,9 @@
 The span is split into statements (comments removed, strings kept whole). Signature lines, block
 braces, decorators and docstrings do not count; what is left must contain at least one statement
 that is not a placeholder. A span that only declares types (a class, struct or interface with an
-empty body, e.g. `class InvalidToken(AuthError): pass`) is a real declaration, not a stub.
+empty body, e.g. `class InvalidToken(AuthError): pass`) is a real declaration, not a stub. So is a
+Python signature whose `...` body is the whole point: a type stub (`.pyi`), an `@overload`, an
+`@abstractmethod` or a method of a `Protocol` class.
 """
 
 from __future__ import annotations
@@ -68,6 +70,11 @@ _EXPRESSION_BODIED = re.compile(r"^(?:@[\w.]+(?:\([^()]*\))?\s+|[a-z]+\s+)*(?:fu
 _CONTINUED = re.compile(r"(?:=>|(?<![=!<>+\-*/%&|^:])=)$")
 _PYTHON_DEF = re.compile(r"^(?:async\s+)?def\b")
 _PYTHON_CLASS = re.compile(r"^class\b")
+# Decorators that make a Python def a declaration: its body is `...`, `pass` or a NotImplementedError on purpose.
+_DECLARING_DECORATOR = re.compile(
+    r"^@(?:[\w.]+\.)?(?:overload|abstractmethod|abstractproperty|abstractclassmethod|abstractstaticmethod)\b")
+# A class header whose bases name typing's Protocol (`class P(Protocol):`, `class P(typing.Protocol[T]):`).
+_PROTOCOL_CLASS = re.compile(r"^class\s+\w+\s*(?:\[[^\]]*\])?\s*\((?:[^()]*[,(\s])?(?:[\w.]+\.)?Protocol\b")
 # Before the first '(' of a block header: a keyword that declares a type rather than code.
 _TYPE_HEADER = re.compile(
     r"^[^(]*\b(?:class|struct|interface|enum|trait|impl|union|record|namespace|object|type|module|extension|protocol)\b"
@@ -221,20 +228,28 @@ class _Verdict:
         self.real_code = True
 
 
-def _judge_hash(chunks: list[_Chunk], unfinished: bool) -> _Verdict:
+def _judge_hash(chunks: list[_Chunk], unfinished: bool, declarations: bool) -> _Verdict:
     verdict = _Verdict(unfinished=unfinished)
+    declaring = False  # the decorators seen since the last statement make the next def a declaration
     for chunk in chunks:
         text = chunk.text
         if text.startswith("@"):
+            declaring = declaring or bool(_DECLARING_DECORATOR.match(text))
             continue  # a decorator belongs to the signature
         if _PYTHON_DEF.match(text) or _PYTHON_CLASS.match(text):
             header, inline_body = _python_header_split(text)
             if _PYTHON_CLASS.match(header):
                 verdict.type_headers += 1
+                declarations = declarations or bool(_PROTOCOL_CLASS.match(header))
+            elif declarations or declaring:
+                verdict.type_headers += 1  # a stub, overload, abstract or Protocol method: a declaration
             else:
                 verdict.callable_headers += 1
+            declaring = False
             verdict.statement(inline_body)
             continue
+        if text:
+            declaring = False
         verdict.statement(text)
     return verdict
 
@@ -328,8 +343,12 @@ def _judge_c(chunks: list[_Chunk], unfinished: bool, family: Family) -> _Verdict
     return verdict
 
 
-def is_empty_body(lines: list[str], language: str | None) -> bool:
-    """True when the lines hold no implementation: only signatures, comments, braces and placeholders."""
+def is_empty_body(lines: list[str], language: str | None, *, declarations: bool = False) -> bool:
+    """True when the lines hold no implementation: only signatures, comments, braces and placeholders.
+
+    `declarations`: the lines declare rather than implement (a Python type stub, the body of a
+    `Protocol` class), so a signature with a `...` body counts as a real declaration.
+    """
     text = "\n".join(lines)
     if not text.strip():
         return True
@@ -338,7 +357,7 @@ def is_empty_body(lines: list[str], language: str | None) -> bool:
         return False  # data or markup: any content counts
     chunks = _chunks(text, family)
     unfinished = any(seg.kind == "comment" and _UNFINISHED_COMMENT.search(seg.text) for seg in _segments(text, family))
-    verdict = _judge_hash(chunks, unfinished) if family == "hash" else _judge_c(chunks, unfinished, family)
+    verdict = _judge_hash(chunks, unfinished, declarations) if family == "hash" else _judge_c(chunks, unfinished, family)
     if verdict.real_code:
         return False
     # Only type declarations (an exception subclass, a marker struct): a real declaration.
@@ -347,6 +366,33 @@ def is_empty_body(lines: list[str], language: str | None) -> bool:
 
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" \t"))
+
+
+def decorated_start(lines: list[str], start: int, family: Family | None) -> int:
+    """The index of the first decorator line right above lines[start] (a Python def or class), else `start`.
+
+    A span that starts at `def f` is judged with its decorators, which may make it a declaration."""
+    if family != "hash" or start >= len(lines) or not re.match(r"\s*(?:async\s+)?(?:def|class)\b", lines[start]):
+        return start
+    indent = _indent(lines[start])
+    j = start
+    while j > 0 and lines[j - 1].strip().startswith("@") and _indent(lines[j - 1]) == indent:
+        j -= 1
+    return j
+
+
+def in_protocol_class(lines: list[str], start: int) -> bool:
+    """True when lines[start] (Python) is a member of a class whose bases name `Protocol`: the first
+    line above it with less indentation is that class's header."""
+    if start >= len(lines) or not lines[start].strip():
+        return False
+    indent = _indent(lines[start])
+    for j in range(start - 1, -1, -1):
+        line = lines[j]
+        if not line.strip() or _indent(line) >= indent:
+            continue
+        return bool(_PROTOCOL_CLASS.match(line.strip()))
+    return False
 
 
 def block_end(lines: list[str], start: int, end: int, family: Family | None) -> int:

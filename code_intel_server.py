@@ -314,8 +314,9 @@ def analyze_impact(
     files: Annotated[list[str], Field(description="files you plan to change")],
     symbols: Annotated[list[str] | None, Field(description="symbols you plan to change; default: all in the files")] = None,
 ) -> ImpactReport:
-    """What a change to these files would touch: references and importers of their symbols, tests that
-    use them, configs and docs that mention them, and markup cross-references (CSS class/id <-> HTML,
+    """What a change to these files would touch: references and importers of their symbols (for symbols
+    you name, also their other uses in these files), tests that use them, configs and docs that mention
+    them, type stubs beside the files (.pyi, .d.ts), and markup cross-references (CSS class/id <-> HTML,
     JSX, Vue and DOM code). Grouped as direct, dependents, tests, configs, docs and should_verify."""
     return app_of(ctx).analyze_impact(files, symbols)
 

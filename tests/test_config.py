@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tools.app import CodeIntelApp
-from tools.config import Config, ContextSettings, load_config, load_context, read_yaml
+from tools.config import DOCUMENT_PATTERNS, Config, ContextSettings, load_config, load_context, read_yaml
 from tools.errors import ConfigError
 from tools.project import TEMPLATES_DIR
 
@@ -107,7 +107,7 @@ def test_context_yml_loads_and_keeps_extra_keys(tmp_path: Path) -> None:
     assert context.project_rules.source == "docs/RULES.md"
     assert context.project_rules.summary.startswith("DO:")
     assert context.doc_research.enabled is False and context.doc_research.docs_path == ["design/"]
-    assert context.document_search.include_patterns == ["**/*.md"]
+    assert context.document_search.include_patterns == list(DOCUMENT_PATTERNS)
     assert context.model_dump()["team_notes"] == "keep me"
 
 
@@ -155,6 +155,14 @@ def test_yaml_reads_the_same_with_or_without_libyaml(monkeypatch: pytest.MonkeyP
         read_yaml("a: 1\nb: [unclosed\nc: 2\n")
     with pytest.raises(yaml.constructor.ConstructorError):  # no Python objects from a settings file
         read_yaml("x: !!python/object/apply:os.getcwd []\n")
+
+
+def test_the_context_template_writes_the_defaults() -> None:
+    """The context.yml init writes says what a missing key means: the same settings as the model's defaults."""
+    text = (TEMPLATES_DIR / "code-intel" / "context.yml").read_text(encoding="utf-8")
+    written = ContextSettings.model_validate(read_yaml(text))
+    assert written.document_search == ContextSettings().document_search
+    assert written.doc_research == ContextSettings().doc_research
 
 
 def test_app_reloads_settings_when_the_file_changes(project_dir: Path) -> None:

@@ -76,9 +76,13 @@ class DocResearchSettings(BaseModel):
     default_prompts: list[str] = Field(default_factory=lambda: ["default.md"])
 
 
+# The documents impact analysis reads by default: Markdown, MDX, reStructuredText, AsciiDoc and plain text.
+DOCUMENT_PATTERNS = ("**/*.md", "**/*.mdx", "**/*.rst", "**/*.adoc", "**/*.txt")
+
+
 class DocumentSearchSettings(BaseModel):
     model_config = ConfigDict(extra="allow")
-    include_patterns: list[str] = Field(default_factory=lambda: ["**/*.md"])
+    include_patterns: list[str] = Field(default_factory=lambda: list(DOCUMENT_PATTERNS))
     exclude_patterns: list[str] = Field(default_factory=lambda: ["node_modules/**"])
 
 

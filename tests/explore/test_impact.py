@@ -237,3 +237,77 @@ def test_the_reference_lookups_share_the_call_s_time_budget(explorer: Explorer,
     with budget.budget(30) as deadline:
         impact_report(explorer, ["app/config.py"], None, document_search=DOCS)
     assert len(seen) > 1 and all(d is deadline for d in seen)
+
+
+def test_a_name_asked_about_lists_its_other_uses_in_the_changed_file(explorer: Explorer) -> None:
+    asked = analyze_impact(explorer, ["app/config.py"], ["parse_config"], document_search=DOCS)
+    same_file = {(i["file"], i["line"]): i["reason"] for i in asked["dependents"] if i["file"] == "app/config.py"}
+    # load_settings calls parse_config: a signature change must keep it working. The definition itself is direct.
+    assert same_file == {("app/config.py", 9): "calls parse_config (in a file being changed)"}
+    outline = analyze_impact(explorer, ["app/config.py"], None, document_search=DOCS)
+    assert not [i for i in outline["dependents"] if i["file"] == "app/config.py"]  # the whole file is the change
+
+
+ITERTOOLS_LIKE = {
+    "pkg/__init__.py": "from .more import *\n",
+    "pkg/more.py": (
+        "def ilen(iterable):\n"  # 1
+        "    return sum(1 for _ in iterable)\n"  # 2
+        "\n"  # 3
+        "\n"  # 4
+        "def run_length(groups):\n"  # 5
+        "    return [ilen(g) for g in groups]\n"  # 6
+    ),
+    "pkg/more.pyi": "from typing import Iterable\n\ndef ilen(iterable: Iterable[object]) -> int: ...\n",
+    "pkg/other.py": "def helper():\n    return 1\n",
+    "pkg/other.pyi": "def helper() -> int: ...\n",
+    "web/fmt.js": "export function pad(s) {\n  return ' ' + s;\n}\n",
+    "web/fmt.d.ts": "export declare function pad(s: string): string;\n",
+    "docs/api.rst": (
+        "API\n"  # 1
+        "===\n"  # 2
+        "\n"  # 3
+        ".. autofunction:: ilen\n"  # 4
+        "\n"  # 5
+        "Call ``ilen(it)`` to count, or pkg.ilen on anything.\n"  # 6
+        "The ilen of a stream is its length, in prose.\n"  # 7
+        "See `ilen` too.\n"  # 8
+    ),
+    "docs/notes.txt": "run_length groups ilen() calls.\n",
+    "docs/readme.adoc": "= Readme\n\nNothing about it here.\n",
+}
+
+
+def test_type_stubs_and_restructuredtext_docs_are_part_of_the_impact(tmp_path: Path) -> None:
+    explorer = explorer_over(tmp_path, ITERTOOLS_LIKE)
+    report = analyze_impact(explorer, ["pkg/more.py"], ["ilen"])  # the default document patterns
+    stub = {(i["file"], i["line"]): i["reason"] for i in report["should_verify"]}
+    assert stub == {("pkg/more.pyi", 3): "type stub of pkg/more.py: keep ilen's declaration in step"}
+    # A plain word is searched in the docs only where it is written as code: a directive, backticks, a call,
+    # a dotted use. The prose line 7 is not a mention.
+    docs = {(i["file"], i["line"]) for i in report["docs"]}
+    assert docs == {("docs/api.rst", 4), ("docs/api.rst", 6), ("docs/api.rst", 8), ("docs/notes.txt", 1)}
+    assert all(i["symbol"] == "ilen" for i in report["docs"])
+    assert any("searched in docs only where written as code" in n for n in report["notes"])
+    assert ("pkg/more.py", 6) in places(report["dependents"])  # run_length's call, in the changed file
+
+    # With no names asked, every changed file with a stub beside it gets the stub listed once.
+    whole = analyze_impact(explorer, ["pkg/other.py", "web/fmt.js"], None)
+    listed = {i["file"]: i["reason"] for i in whole["should_verify"]}
+    assert listed["pkg/other.pyi"].startswith("type stub of pkg/other.py")
+    assert listed["web/fmt.d.ts"].startswith("type stub of web/fmt.js")
+    assert len(whole["should_verify"]) == len(listed)
+    # A stub that is itself among the changed files is the change, not its impact.
+    both = analyze_impact(explorer, ["pkg/other.py", "pkg/other.pyi"], None)
+    assert not [i for i in both["should_verify"] if i["file"] == "pkg/other.pyi"]
+
+
+@pytest.mark.parametrize(("line", "found"), [
+    (".. autofunction:: ilen", "ilen"), ("use `ilen` here", "ilen"), ("mi.ilen(x)", "ilen"), ("ilen (x)", "ilen"),
+    ("the ilen of it", None), ("ilenx()", None), ("`ilenx`", None), ("parse_config here", "parse_config"),
+])
+def test_the_mention_pattern_marks_plain_words_as_code(line: str, found: str | None) -> None:
+    import re
+
+    m = re.search(impact.mention_pattern(["parse_config"], ["ilen"]), line)
+    assert (m.group(m.lastgroup or 0) if m else None) == found

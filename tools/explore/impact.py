@@ -1,9 +1,11 @@
 """Impact analysis: what else a change to some files would touch.
 
 For the symbols of the changed files it gathers their definitions (direct), the code elsewhere
-that references or imports them (dependents), the tests that use them, the config files and
-documents that mention them, and, for web files, the markup cross-references of their CSS classes
-and ids (should_verify). Every item carries `file` and a 1-based `line`. The work is bounded:
+that references or imports them (dependents; for symbols asked about by name, also their uses in
+the changed files themselves), the tests that use them, the config files and documents that
+mention them, and what must be checked by hand (should_verify): other definitions of the names,
+the type stubs of the changed files (`.pyi`, `.d.ts`), and, for web files, the markup
+cross-references of their CSS classes and ids. Every item carries `file` and a 1-based `line`. The work is bounded:
 too many symbols, too many hits or over-common names are capped or skipped, and the answer says so.
 """
 
@@ -242,8 +244,40 @@ def _lookup(explorer: Explorer, name: str) -> tuple[str, dict[str, Any] | None, 
         return name, None, err.message
 
 
+_STUB_SOURCES = {".pyi": (".py",), ".d.ts": (".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx")}
+
+
+def stub_source(file: str, changed: Iterable[str]) -> str | None:
+    """The changed file that `file` is the type stub of (`pkg/more.pyi` for `pkg/more.py`, `x.d.ts` for `x.js`)."""
+    for stub_suffix, sources in _STUB_SOURCES.items():
+        if file.endswith(stub_suffix):
+            stem = file[: -len(stub_suffix)]
+            return next((c for c in changed for suffix in sources if c == stem + suffix), None)
+    return None
+
+
+def _stubs_of(explorer: Explorer, changed: list[str]) -> list[ImpactItem]:
+    """The type stub beside each changed source file, when there is one: a signature change must reach it too."""
+    items: list[ImpactItem] = []
+    for file in changed:
+        for stub_suffix, sources in _STUB_SOURCES.items():
+            suffix = next((s for s in sources if file.endswith(s) and not file.endswith(stub_suffix)), None)
+            stub = file[: -len(suffix)] + stub_suffix if suffix else None
+            if stub and stub not in changed and (explorer.root.path / stub).is_file():
+                items.append(ImpactItem(file=stub, line=1, reason=f"type stub of {file}: keep its declarations in step"))
+    return items
+
+
+def _inside(targets: list[Target], file: str, line: int) -> bool:
+    return any(t.file == file and t.line is not None and t.line <= line <= (t.end_line or t.line) for t in targets)
+
+
 def _add_references(results: Iterable[tuple[str, dict[str, Any] | None, str | None]], changed: set[str],
-                    direct_sites: set[tuple[str, int]], out: _Collector, report: ImpactReport) -> None:
+                    targets: list[Target], out: _Collector, report: ImpactReport, *, same_file_uses: bool) -> None:
+    """References to the followed names, grouped. Uses inside the changed files are the change itself, except
+    that, for names the agent asked about (`same_file_uses`), a use outside the name's own definition is listed:
+    the changed file's own callers must keep working too."""
+    direct_sites = {(t.file, t.line) for t in targets if t.file and t.line}
     for name, found, problem in results:
         if found is None:
             report.notes.append(f"{name}: references not searched ({problem})")
@@ -254,20 +288,26 @@ def _add_references(results: Iterable[tuple[str, dict[str, Any] | None, str | No
             report.notes.append(f"{name}: more than {MAX_REFERENCES_PER_SYMBOL} references, the first ones are listed")
         for ref in found.get("references", []):
             file, line, text = ref["file"], ref["line"], ref.get("text", "").strip()[:TEXT_CHARS]
-            if (file, line) in direct_sites or file in changed:
-                continue  # the changed files themselves are the change, not its impact
+            if (file, line) in direct_sites:
+                continue
+            if file in changed:  # the changed files themselves are the change, not its impact ...
+                if same_file_uses and not ref.get("is_definition") and not _inside(targets, file, line):
+                    reason = _reason_for_reference(name, ref.get("text", "")) + " (in a file being changed)"
+                    out.add(_group_of(file), ImpactItem(file=file, line=line, symbol=name, reason=reason, text=text))
+                continue  # ... but for a name asked about, its other uses there must keep working
             if ref.get("is_definition"):
-                out.add("should_verify", ImpactItem(file=file, line=line, symbol=name, text=text,
-                                                    reason=f"another definition of {name} (override, shadow or namesake)"))
+                source = stub_source(file, changed)
+                reason = (f"type stub of {source}: keep {name}'s declaration in step" if source
+                          else f"another definition of {name} (override, shadow or namesake)")
+                out.add("should_verify", ImpactItem(file=file, line=line, symbol=name, text=text, reason=reason))
                 continue
             reason = _reason_for_reference(name, ref.get("text", ""))
-            item = ImpactItem(file=file, line=line, symbol=name, reason=reason, text=text)
-            if is_test_file(file):
-                out.add("tests", item)
-            elif is_config_file(file):
-                out.add("configs", item)
-            else:
-                out.add("dependents", item)
+            out.add(_group_of(file), ImpactItem(file=file, line=line, symbol=name, reason=reason, text=text))
+
+
+def _group_of(file: str) -> Group:
+    """Where a use in `file` goes: tests, configs, or dependents."""
+    return "tests" if is_test_file(file) else "configs" if is_config_file(file) else "dependents"
 
 
 _TEST_NAME_TEMPLATES = ("test_{s}.py", "{s}_test.py", "{s}_test.go", "{s}.test.*", "{s}.spec.*",
@@ -292,19 +332,37 @@ def tests_named_after(explorer: Explorer, changed: list[str]) -> list[ImpactItem
 
 
 # --------------------------------------------------------------------------- mentions
-def _mentions(explorer: Explorer, names: Iterable[str], globs: list[str]) -> list[tuple[str, int, str, str]]:
-    """(file, line, name, text) for each line of the globbed files that mentions one of the names as a word."""
-    wanted = sorted(set(names), key=len, reverse=True)
-    if not wanted or not globs:
+def _alternation(names: Iterable[str]) -> str:
+    return "|".join(re.escape(n) for n in sorted(set(names), key=len, reverse=True))
+
+
+def mention_pattern(names: Iterable[str], plain: Iterable[str] = ()) -> str:
+    """A regex (the same text for rg and Python's re) for a line mentioning one of `names` as a word, or one of
+    the `plain` words written as code: in backticks, after `::` (a directive such as `.. autofunction:: name`)
+    or a dot (`mod.name`), or called (`name(`). Group `name` holds the name found."""
+    parts = []
+    words, code = _alternation(names), _alternation(plain)
+    if words:
+        parts.append(rf"\b(?P<name>{words})\b")
+    if code:
+        parts.append(rf"(?:`|::\s*|\w\.)(?P<marked>{code})\b|\b(?P<called>{code})(?:`|\s*\()")
+    return "|".join(parts)
+
+
+def _mentions(explorer: Explorer, names: Iterable[str], globs: list[str],
+              plain: Iterable[str] = ()) -> list[tuple[str, int, str, str]]:
+    """(file, line, name, text) for each line of the globbed files that mentions one of the names as a word,
+    or one of the plain words as code (see mention_pattern)."""
+    pattern = mention_pattern(names, plain)
+    if not pattern or not globs:
         return []
-    alternation = "|".join(re.escape(n) for n in wanted)
-    found = as_dict(explorer.search_text(rf"\b(?:{alternation})\b", glob=globs, max_results=MAX_MENTIONS))
-    word = re.compile(rf"\b(?:{alternation})\b")
+    found = as_dict(explorer.search_text(pattern, glob=globs, max_results=MAX_MENTIONS))
+    mention = re.compile(pattern)
     hits: list[tuple[str, int, str, str]] = []
     for match in found.get("matches", []):
-        m = word.search(match["text"])
+        m = mention.search(match["text"])
         if m:
-            hits.append((match["file"], match["line"], m.group(0), match["text"].strip()[:TEXT_CHARS]))
+            hits.append((match["file"], match["line"], m.group(m.lastgroup or 0), match["text"].strip()[:TEXT_CHARS]))
     return hits
 
 
@@ -324,16 +382,17 @@ def _is_document(path: str, settings: DocumentSearchSettings) -> bool:
 
 
 def _mention_searches(changed: list[str], names: list[str], documents: DocumentSearchSettings,
-                      notes: list[str]) -> list[tuple[Group, list[str], list[str]]]:
+                      notes: list[str]) -> list[tuple[Group, list[str], list[str], list[str]]]:
     """The searches for config files and documents naming a symbol (or a Python file's dotted module name):
-    (group, names, globs) each."""
+    (group, names, plain words searched only as code, globs) each."""
     distinctive = [n for n in names if is_distinctive(n)]
     plain = [n for n in names if not is_distinctive(n)]
     if plain:
-        notes.append(f"configs and docs not searched for plain words {plain}: too likely to be prose")
+        notes.append(f"plain words {plain} searched in docs only where written as code (`name`, name(, "
+                     ":: name, x.name), and not in configs: as bare words they are too likely to be prose")
     module_names = [m for file in changed for m in python_module_names(file)]
-    return [("configs", [*distinctive, *module_names], CONFIG_GLOBS),
-            ("docs", distinctive, list(documents.include_patterns))]
+    return [("configs", [*distinctive, *module_names], [], CONFIG_GLOBS),
+            ("docs", distinctive, plain, list(documents.include_patterns))]
 
 
 def _add_mentions(group: Group, hits: list[tuple[str, int, str, str]], changed: list[str],
@@ -396,7 +455,6 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
     names = _names_to_follow(targets, bool(symbols), report)
     report.symbols = names
 
-    direct_sites = {(t.file, t.line) for t in targets if t.file and t.line}
     # Every search below is independent of the others: they run together, PARALLEL_LOOKUPS at a time, sharing the
     # call's deadline, and their results are taken in this fixed order (the groups are capped, so order matters).
     references, importers_on, named_on, mentions_on = (
@@ -414,11 +472,12 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
         mentions: list[tuple[Group, Future[list[tuple[str, int, str, str]]]]] = []
         if mentions_on:
             documents = _document_settings(explorer, document_search, mention_notes)
-            mentions = [(group, start(_mentions, explorer, wanted, globs))
-                        for group, wanted, globs in _mention_searches(changed, names, documents, mention_notes)]
+            mentions = [(group, start(_mentions, explorer, wanted, globs, plain))
+                        for group, wanted, plain, globs in _mention_searches(changed, names, documents, mention_notes)]
         lookups = [start(_lookup, explorer, name) for name in names] if references else []
 
-        _add_references((lookup.result() for lookup in lookups), set(changed), direct_sites, out, report)
+        _add_references((lookup.result() for lookup in lookups), set(changed), targets, out, report,
+                        same_file_uses=bool(symbols))
         if importers is not None:
             for found in importers.result():
                 item = ImpactItem(file=found.file, line=found.line, symbol=found.module,
@@ -439,6 +498,9 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
                 report.notes.append(f"configs and docs search incomplete: {err.message}")
                 report.truncated = True
                 break
+    for item in _stubs_of(explorer, changed):
+        if not any(file == item.file for file, _ in out.groups["should_verify"]):  # not already found by a name
+            out.add("should_verify", item)
     for file in (f for f in changed if is_web_file(f) and _in_time("markup cross-references")):
         try:
             items, capped = find_cross_references(explorer, file)

@@ -280,7 +280,8 @@ def find_references(
     max_results: Annotated[int, Field(ge=1, le=5000)] = 200,
 ) -> ReferenceResult:
     """Where a symbol is used: whole-word ripgrep matches narrowed by tree-sitter to real identifiers
-    (comments and strings excluded unless asked). Definition sites are marked `is_definition`."""
+    (comments and strings excluded unless asked; `left_out` counts them). Definition sites are marked
+    `is_definition`."""
     return app_of(ctx).explorer.find_references(symbol, path=path, language=language,
                                                 include_comments=include_comments,
                                                 include_strings=include_strings, max_results=max_results)
@@ -534,12 +535,14 @@ def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(node, dict):
             return node
         ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/") and len(node) == 1:
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
             name = ref.removeprefix("#/$defs/")
             if name in inside:
                 kept.add(name)
                 return node
-            return expand(definitions[name], (*inside, name))
+            # keys beside the reference (an optional field's description) stay, over the definition's own
+            siblings = {key: expand(value, inside) for key, value in node.items() if key != "$ref"}
+            return {**expand(definitions[name], (*inside, name)), **siblings}
         return {key: expand(value, inside) for key, value in node.items()}
 
     out = expand(schema, ())

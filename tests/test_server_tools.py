@@ -27,6 +27,7 @@ CHEAP_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("search_files", {"pattern": "**/*.py"}),
     ("find_definitions", {"symbol": "add"}),
     ("find_references", {"symbol": "add"}),
+    ("find_references", {"symbol": "Rules"}),  # only in CLAUDE.md's prose: the answer's left_out is set
     ("get_symbols", {"path": "src/app.py"}),
     ("analyze_structure", {"path": "src/app.py"}),
     ("get_function_at_line", {"path": "src/app.py", "line": 2}),
@@ -55,6 +56,15 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
+def _references(node: object) -> list[str]:
+    if isinstance(node, dict):
+        own = [node["$ref"]] if isinstance(node.get("$ref"), str) else []
+        return own + [ref for value in node.values() for ref in _references(value)]
+    if isinstance(node, list):
+        return [ref for item in node for ref in _references(item)]
+    return []
+
+
 async def test_every_tool_lists_its_own_output_schema(project: Path) -> None:
     app = CodeIntelApp.for_path(project)
     try:
@@ -75,6 +85,10 @@ async def test_every_tool_lists_its_own_output_schema(project: Path) -> None:
             choices.append(model)
         assert choices[-1] == "Refusal" and len(choices) >= 2, name
         results.add(tuple(choices[:-1]))
+        # every reference resolves inside the schema (a client refuses the whole tool otherwise)
+        defined = set(schema.get("$defs", {}))
+        for ref in _references(schema):
+            assert ref.startswith("#/$defs/") and ref.removeprefix("#/$defs/") in defined, (name, ref)
     assert ("PhaseResponse", "RecoveryOffer") in results and ("PatternResult", "MultiPatternResult") in results
     assert len(results) >= 18  # each tool says what it returns; only the session tools share a model
 

@@ -45,6 +45,23 @@ def test_comments_and_strings_on_request(explorer: Explorer) -> None:
     assert not any(context == "string" for _, _, context in only_comments)
 
 
+def test_the_answer_counts_the_hits_it_left_out(explorer: Explorer) -> None:
+    everything = explorer.find_references("helper", max_results=1000, include_comments=True, include_strings=True)
+    assert everything.left_out is None  # nothing left out
+    comments = sum(r.context == "comment" for r in everything.references)
+    strings = sum(r.context == "string" for r in everything.references)
+    assert comments and strings
+    default = explorer.find_references("helper", max_results=1000)
+    assert default.left_out is not None
+    assert (default.left_out.comments, default.left_out.strings) == (comments, strings)
+    assert "include_comments=true and include_strings=true" in default.left_out.hint
+    with_comments = explorer.find_references("helper", max_results=1000, include_comments=True)
+    assert with_comments.left_out is not None
+    assert (with_comments.left_out.comments, with_comments.left_out.strings) == (0, strings)
+    assert "include_comments" not in with_comments.left_out.hint
+    assert default.total + comments + strings == everything.total
+
+
 def test_definition_sites_are_marked(explorer: Explorer) -> None:
     refs = explorer.find_references("helper", max_results=1000).references
     definitions = {(r.file, r.line) for r in refs if r.is_definition}

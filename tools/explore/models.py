@@ -103,11 +103,21 @@ class Reference(BaseModel):
     context: HitContext
 
 
+class LeftOut(BaseModel):
+    """Hits of the name that were not listed because they sit in comments or strings."""
+
+    comments: int = 0
+    strings: int = 0
+    hint: str
+
+
 class ReferenceResult(Skipping):
     references: list[Reference]
     total: int
     truncated: bool
     files_with_matches: int = 0
+    left_out: LeftOut | None = Field(
+        default=None, description="hits in comments and strings not listed (include_comments / include_strings list them)")
 
 
 class OutlineSymbol(BaseModel):

@@ -17,7 +17,7 @@ from pathlib import Path
 from tools.errors import InvalidArgument
 from tools.explore import budget
 from tools.explore.lexical import LexicalIndex, LexicalMap
-from tools.explore.models import Reference, ReferenceResult
+from tools.explore.models import LeftOut, Reference, ReferenceResult
 from tools.explore.ripgrep import RgFilters, RgLine, run_rg_json
 from tools.languages import language_for
 
@@ -74,17 +74,33 @@ def find_references(
                             "in time and are left out")
     definitions = definition_lines(name, [f for f in code_files if f in maps])
     references: list[Reference] = []
+    left_out = {"comment": 0, "string": 0}
     for rel in sorted(by_file):
         if rel in unjudged:
             continue
-        judged = _judge_file(rel, by_file[rel], name, maps.get(rel), rel in maps, definitions)
-        references.extend(r for r in judged if _wanted(r, include_comments, include_strings))
+        for ref in _judge_file(rel, by_file[rel], name, maps.get(rel), rel in maps, definitions):
+            if _wanted(ref, include_comments, include_strings):
+                references.append(ref)
+            else:
+                left_out[ref.context] += 1
     return ReferenceResult(
         references=references[:max_results],
         total=len(references),
         truncated=len(references) > max_results,
         files_with_matches=len({r.file for r in references}),
+        left_out=_left_out(left_out["comment"], left_out["string"]),
     )
+
+
+def _left_out(comments: int, strings: int) -> LeftOut | None:
+    """What the answer says of the hits it did not list: a name in `__all__`, a docstring or a doc file matters
+    when renaming, and the agent should know those hits exist."""
+    if not comments and not strings:
+        return None
+    asks = [arg for arg, n in (("include_comments=true", comments), ("include_strings=true", strings)) if n]
+    return LeftOut(comments=comments, strings=strings,
+                   hint=f"hits in comments, docs and strings (such as __all__ entries and docstrings) are not listed; "
+                        f"send {' and '.join(asks)} to see them")
 
 
 def _wanted(ref: Reference, include_comments: bool, include_strings: bool) -> bool:

@@ -312,3 +312,71 @@ def test_plain_folder_evidence_is_judged_against_the_content_snapshot(app_projec
         assert driver.submit(payload)["success"]
     finally:
         engine.close()
+
+
+# ------------------------------------------------------------------ failures that were there before the change
+ALREADY_BROKEN = "\n\ndef test_already_broken():\n    assert 'upstream' == 'fixed'\n"
+
+
+def _to_verification(driver: Driver) -> dict[str, Any]:
+    driver.answers["Q2"] = True
+    resp = driver.run(driver.start(), until="VERIFICATION")
+    assert resp["phase"] == "VERIFICATION"
+    return resp
+
+
+def test_a_test_failing_before_the_change_is_not_held_against_it(checked, app_project):
+    with (app_project.path / "test_app.py").open("a", encoding="utf-8") as f:
+        f.write(ALREADY_BROKEN)
+    driver = checked(PYTEST)
+    resp = _to_verification(driver)
+    before = driver.engine.run_checks()  # nothing changed yet: every command runs, and the outcome is kept
+    assert before["passed"] is False and before["changed_files"] is None
+    assert "changed nothing yet" in before["relevance"]
+    assert set(before["failing_tests"]) == {"test_app.py::test_already_broken", "test_app.py::test_subtract"}
+    resp = driver.run(driver.submit(driver.payload(resp)), until="POST_IMPL_VERIFY")  # implements subtract
+    report = driver.engine.run_checks()
+    assert report["failing_tests"] == ["test_app.py::test_already_broken"]
+    assert report["commands"][0]["failed_before"] == "same_tests"
+    assert "failed the same way before the change" in report["summary"]
+    accepted = driver.submit(_verify_payload(True))
+    assert accepted["success"] is True and accepted["phase"] == "PRE_COMMIT"
+    assert "test_app.py::test_already_broken" in accepted["verification_note"]
+    assert accepted["server_checks"]["passed"] is False  # the report stays true to what ran
+
+
+def test_a_new_failure_beside_an_old_one_is_still_refused(checked, app_project):
+    with (app_project.path / "test_app.py").open("a", encoding="utf-8") as f:
+        f.write(ALREADY_BROKEN)
+    driver = checked(PYTEST)
+    resp = _to_verification(driver)
+    driver.engine.run_checks()
+    driver.run(driver.submit(driver.payload(resp)), until="POST_IMPL_VERIFY")
+    (app_project.path / "test_app.py").write_text(  # a test the change breaks, which passed before it
+        (app_project.path / "test_app.py").read_text(encoding="utf-8").replace("app.add(1, 2) == 3", "app.add(1, 2) == 4"),
+        encoding="utf-8")
+    refused = driver.submit(_verify_payload(True))
+    assert refused["error"] == "payload_mismatch" and "test_app.py::test_add" in refused["message"]
+    assert refused["server_checks"]["commands"][0]["failed_before"] is None
+
+
+def test_without_a_run_before_the_change_an_old_failure_counts(checked, app_project):
+    with (app_project.path / "test_app.py").open("a", encoding="utf-8") as f:
+        f.write(ALREADY_BROKEN)
+    driver = checked(PYTEST)
+    _to_verify(driver, broken=False)  # Q2 no: VERIFICATION, and with it run_checks, never came
+    refused = driver.submit(_verify_payload(True))
+    assert refused["error"] == "payload_mismatch" and "test_already_broken" in refused["message"]
+
+
+def test_a_command_that_fails_the_same_way_whatever_the_change_sends_the_agent_to_the_user(checked):
+    broken_tool = VerifyCommand(name="typecheck", run="echo 'error: cannot find module typescript' >&2; exit 2",
+                                timeout_s=30)
+    driver = checked(broken_tool)
+    resp = _to_verification(driver)
+    assert driver.engine.run_checks()["passed"] is False
+    driver.run(driver.submit(driver.payload(resp)), until="POST_IMPL_VERIFY")
+    refused = driver.submit(_verify_payload(True))
+    assert refused["error"] == "payload_mismatch"
+    assert refused["server_checks"]["commands"][0]["failed_before"] == "same_output"
+    assert "cannot judge this change" in refused["hint"] and "--no-verify" in refused["hint"]

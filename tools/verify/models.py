@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from tools.verify.parsers import MAX_NAMES
+
 Verdict = Literal["passed", "failed", "timed_out", "error"]
+# How a failing command compares with its run before the session changed anything (see failed_the_same_way).
+FailedBefore = Literal["same_tests", "same_output"]
 
 
 class CommandOutcome(BaseModel):
@@ -21,6 +26,11 @@ class CommandOutcome(BaseModel):
     excerpt: list[str] = Field(default_factory=list)  # assertion / error lines, first few
     tail: str = ""  # the last lines of the output (stdout and stderr together)
     note: str = ""
+    failed_before: FailedBefore | None = Field(
+        default=None,
+        description="it failed the same way before the session changed anything: same_tests = every failing test "
+                    "was failing then (not held against the change); same_output = the same error lines and no test "
+                    "names (the command cannot judge the change)")
 
     @property
     def passed(self) -> bool:
@@ -34,7 +44,50 @@ class CommandOutcome(BaseModel):
         more = f" (+{len(self.failing_tests) - 10} more)" if len(self.failing_tests) > 10 else ""
         tests = f": {', '.join(names)}{more}" if names else ""
         note = f" [{self.note}]" if self.note and self.verdict == "error" else ""
-        return f"{self.name} {how}{tests}{note}"
+        before = " (it failed the same way before the change)" if self.failed_before else ""
+        return f"{self.name} {how}{tests}{note}{before}"
+
+
+def failed_the_same_way(after: CommandOutcome, before: CommandOutcome) -> FailedBefore | None:
+    """How `after` (a failing run) compares with `before` (the same command before any change), or None when the
+    change may be to blame. The comparison is strict: a doubt counts against the change.
+
+    - same_tests: both runs failed naming failing tests, and every test failing now was failing then. The rest
+      of the suite ran and passed, so the change broke nothing it covers. (A run that fails naming no test, say
+      because the suite could not even be collected, is never excused by one that named some.)
+    - same_output: neither run named a failing test, both could not run or failed with the same exit code, and
+      every error line now was there then. The command fails whatever the change (a broken tool, a missing
+      dependency): it cannot judge the change, and only the user can fix that.
+    A timeout is never the same: what a killed run would have found is unknown.
+    """
+    if after.passed or before.passed or after.command != before.command or after.verdict != before.verdict:
+        return None
+    if after.verdict == "timed_out":
+        return None
+    if after.failing_tests or before.failing_tests:
+        if len(after.failing_tests) >= MAX_NAMES or len(before.failing_tests) >= MAX_NAMES:
+            return None  # the names were cut at the cap: a new failure could hide past it
+        if after.failing_tests and before.failing_tests and set(after.failing_tests) <= set(before.failing_tests):
+            return "same_tests"
+        return None
+    if after.verdict == "error":
+        return "same_output" if after.note == before.note else None  # could not start, for the same reason
+    if after.exit_code != before.exit_code:
+        return None
+    if before.excerpt or after.excerpt:
+        return "same_output" if before.excerpt and set(after.excerpt) <= set(before.excerpt) else None
+    shape = _tail_shape(after.tail)
+    return "same_output" if shape and shape == _tail_shape(before.tail) else None
+
+
+_DURATION = re.compile(r"\d+(?:\.\d+)?\s*(?:ms|s|sec|secs|seconds|m|min)\b|\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?")
+
+
+def _tail_shape(tail: str, lines: int = 10) -> list[str]:
+    """The last lines of a run's output with durations and clock times masked: what to compare two runs by
+    when neither named a test nor printed a recognised error line."""
+    kept = [line.strip() for line in tail.splitlines() if line.strip()][-lines:]
+    return [_DURATION.sub("#", line) for line in kept]
 
 
 class SkippedCommand(BaseModel):
@@ -56,6 +109,18 @@ class CheckReport(BaseModel):
     @property
     def failed(self) -> list[CommandOutcome]:
         return [c for c in self.commands if not c.passed]
+
+    @property
+    def new_failures(self) -> list[CommandOutcome]:
+        """The failing commands the change may be to blame for: all but those failing in the same tests as before it."""
+        return [c for c in self.failed if c.failed_before != "same_tests"]
+
+    def compare_with(self, before: list[CommandOutcome]) -> None:
+        """Mark each failing command that failed the same way in `before` (the run before any change)."""
+        earlier = {c.command: c for c in before}
+        for outcome in self.failed:
+            was = earlier.get(outcome.command)
+            outcome.failed_before = failed_the_same_way(outcome, was) if was is not None else None
 
     @property
     def ran(self) -> bool:

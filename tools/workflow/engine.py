@@ -54,7 +54,14 @@ from tools.verify.models import not_configured_view
 from tools.workflow.checkpoint import CheckpointStore
 from tools.workflow.contract import ContractSource, PhaseContract
 from tools.workflow.flags import parse_flags
-from tools.workflow.handlers import SELF_REPORTED, PhaseContext, Transition, session_checks
+from tools.workflow.handlers import (
+    BEFORE_CHANGE_RELEVANCE,
+    SELF_REPORTED,
+    PhaseContext,
+    Transition,
+    kept_before_change,
+    session_checks,
+)
 from tools.workflow.ledger import LedgerJournal, ToolLedger
 from tools.workflow.lock import ProjectLock
 from tools.workflow.matrix import INTENTS, enabled_phases, is_investigation, next_phase
@@ -631,7 +638,10 @@ class WorkflowEngine:
             if self.checks is None or not self.checks.configured():
                 return not_configured_view(SELF_REPORTED)
             report = session_checks(self.checks, self.git, state, progress)
-            self._commit(state.model_copy(update={"last_check": report.summary()}))
+            update: dict[str, Any] = {"last_check": report.summary()}
+            if report.relevance == BEFORE_CHANGE_RELEVANCE:
+                update["checks_before_change"] = kept_before_change(report)
+            self._commit(state.model_copy(update=update))
             return report.view()
 
     # ------------------------------------------------------------- maintenance

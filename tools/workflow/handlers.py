@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from tools.errors import PayloadMismatch, TaskValidationFailed
 from tools.project import ProjectRoot
 from tools.session_types import CommitReport, MergeReport, Phase, ReadySubstep
-from tools.verify.models import CheckReport
+from tools.verify.models import CheckReport, CommandOutcome
 from tools.workflow import payloads as p
 from tools.workflow.changes import own_change_check
 from tools.workflow.ports import CheckPort, CheckProgress, GitPort
@@ -201,16 +201,37 @@ SELF_REPORTED = "no verify.commands are configured, so this pass is self-reporte
 # Where run_checks and POST_IMPL_VERIFY take the changed files from (shown as `relevance`).
 SESSION_RELEVANCE = "files changed since the session started"
 NO_BASELINE_RELEVANCE = "every command: the session has no starting point to compare against"
+BEFORE_CHANGE_RELEVANCE = ("every command: the session has changed nothing yet, so this run shows what fails before "
+                           "the change (POST_IMPL_VERIFY does not hold a test that failed here against the change)")
 
 
 def session_checks(checks: CheckPort, git: GitPort, state: SessionState, progress: CheckProgress | None = None,
                    *, reuse: bool = False) -> CheckReport:
     """The commands relevant to the session's changed files, run in the project root (run_checks and
-    POST_IMPL_VERIFY both come here). `reuse` may answer an earlier run on exactly the same files."""
+    POST_IMPL_VERIFY both come here). `reuse` may answer an earlier run on exactly the same files.
+
+    While the session has changed nothing, every command runs: that run is the state before the change
+    (`before_change` below). A later failing run is compared with the one kept in the state."""
     changed = git.changed_since_snapshot(state.git) if state.tracks_changes else None
-    report = checks.run(changed, progress=progress, reuse=reuse and state.git.is_repo and changed is not None)
-    report.relevance = SESSION_RELEVANCE if changed is not None else NO_BASELINE_RELEVANCE
+    if before_change(changed):
+        report = checks.run(None, progress=progress)
+        report.relevance = BEFORE_CHANGE_RELEVANCE
+    else:
+        report = checks.run(changed, progress=progress, reuse=reuse and state.git.is_repo and changed is not None)
+        report.relevance = SESSION_RELEVANCE if changed is not None else NO_BASELINE_RELEVANCE
+    if state.checks_before_change and changed:
+        report.compare_with(state.checks_before_change)
     return report
+
+
+def before_change(changed: list[str] | None) -> bool:
+    """The session can measure its changes and has made none."""
+    return changed is not None and not changed
+
+
+def kept_before_change(report: CheckReport) -> list[CommandOutcome]:
+    """What the state keeps of a run made before any change (bounded: each tail is at most a few KB)."""
+    return [c.model_copy() for c in report.commands]
 
 
 def run_checks(ctx: PhaseContext) -> CheckReport | None:
@@ -230,14 +251,26 @@ def post_impl_verify(ctx: PhaseContext) -> Transition:
     else:
         extras["server_checks"] = report.view()
         s.last_check = report.summary()
-    server_failed = report is not None and not report.passed
+        if report.relevance == BEFORE_CHANGE_RELEVANCE:
+            s.checks_before_change = kept_before_change(report)
+    # Tests that were failing before the session changed anything are not the change's failures.
+    server_failed = report is not None and bool(report.new_failures)
+    if report is not None and not report.passed and not server_failed:
+        extras["verification_note"] = ("the checks fail only in tests that were failing before the session changed "
+                                       "anything: " + "; ".join(c.headline() for c in report.failed))
     if server_failed and payload.passed:
         assert report is not None
-        failing = report.failing_tests()
+        failing = [t for c in report.new_failures for t in c.failing_tests]
+        unusable = [c.name for c in report.new_failures if c.failed_before == "same_output"]
+        hint = ("send passed: false with the failure in details (the server's run decides), or fix the code "
+                "in READY first; run_checks shows the same run" + (f". Failing tests: {', '.join(failing[:10])}" if failing else ""))
+        if unusable:
+            hint = (f"{', '.join(unusable)} failed the same way before this session changed anything, so it cannot "
+                    "judge this change: tell the user, who can fix or narrow the command in .code-intel/config.json "
+                    "(verify.commands) or start the session again with --no-verify; meanwhile send passed: false")
         raise PayloadMismatch(
-            "passed is true, but the server's own run failed: " + "; ".join(c.headline() for c in report.failed),
-            hint="send passed: false with the failure in details (the server's run decides), or fix the code "
-            "in READY first; run_checks shows the same run" + (f". Failing tests: {', '.join(failing[:10])}" if failing else ""),
+            "passed is true, but the server's own run failed: " + "; ".join(c.headline() for c in report.new_failures),
+            hint=hint,
             server_checks=report.view(),
         )
     if s.flags.only_verify:

@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tools.session_types import GitSessionInfo, Phase, ReadySubstep
+from tools.verify.models import CommandOutcome
 from tools.workflow.flags import SessionFlags
 from tools.workflow.phases import contract_id, step_of
 from tools.workflow.tasks import TaskBoard
@@ -60,6 +61,8 @@ class SessionState(BaseModel):
     ready_entered: bool = False  # READY was reached once: pre_ready_changes is recorded
     pre_ready_changes: list[str] = Field(default_factory=list)  # files changed before READY (flagged, not evidence)
     last_check: str | None = None  # summary of the server's latest verify run
+    # run_checks' outcomes while the session had changed nothing: what already failed before the change
+    checks_before_change: list[CommandOutcome] = Field(default_factory=list)
     unresolved_issues: list[str] = Field(default_factory=list)  # quality issues a forced completion left open
     tool_counts: dict[str, dict[str, int]] = Field(default_factory=dict)
     ledger_seq: int = 0  # ledger entries recorded so far; tool_counts includes them (tools/workflow/ledger.py)

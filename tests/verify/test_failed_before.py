@@ -1,0 +1,62 @@
+"""failed_the_same_way: when a failing check is one the session found failing before it changed anything."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tools.verify.models import CheckReport, CommandOutcome, failed_the_same_way
+from tools.verify.parsers import MAX_NAMES
+
+
+def run(**fields: Any) -> CommandOutcome:
+    base: dict[str, Any] = {"name": "tests", "command": "pytest -q", "verdict": "failed", "exit_code": 1}
+    return CommandOutcome(**{**base, **fields})
+
+
+@pytest.mark.parametrize(("before", "after", "expected"), [
+    # the same failing tests, or fewer: the rest of the suite passed, the change broke nothing it covers
+    (run(failing_tests=["t::a", "t::b"]), run(failing_tests=["t::a"]), "same_tests"),
+    (run(failing_tests=["t::a"]), run(failing_tests=["t::a"]), "same_tests"),
+    # a test failing now that did not before, or names where there were none: the change may be to blame
+    (run(failing_tests=["t::a"]), run(failing_tests=["t::a", "t::c"]), None),
+    (run(excerpt=["E   boom"]), run(failing_tests=["t::a"]), None),
+    (run(failing_tests=["t::a"]), run(excerpt=["E   boom"]), None),
+    # names cut at the cap: a new failure could hide past it
+    (run(failing_tests=[f"t::{i}" for i in range(MAX_NAMES)]), run(failing_tests=[f"t::{i}" for i in range(MAX_NAMES)]), None),
+    # another command, another verdict, a passing run before, a timeout: never the same
+    (run(failing_tests=["t::a"], command="pytest -x"), run(failing_tests=["t::a"]), None),
+    (run(failing_tests=["t::a"]), run(failing_tests=["t::a"], verdict="timed_out", exit_code=None), None),
+    (run(verdict="timed_out", exit_code=None), run(verdict="timed_out", exit_code=None), None),
+    (run(verdict="passed", exit_code=0), run(failing_tests=["t::a"]), None),
+    # no test names: the same error lines with the same exit code is the same failure, a new line is not
+    (run(excerpt=["TypeError: x is undefined"]), run(excerpt=["TypeError: x is undefined"]), "same_output"),
+    (run(excerpt=["TypeError: x is undefined"]), run(excerpt=["TypeError: y is undefined"]), None),
+    (run(excerpt=["TypeError: x"], exit_code=2), run(excerpt=["TypeError: x"]), None),
+    # nothing recognised at all: the tails, with durations masked
+    (run(tail="tsc: error TS1005\nDone in 1.52s"), run(tail="tsc: error TS1005\nDone in 2.07s"), "same_output"),
+    (run(tail="tsc: error TS1005"), run(tail="tsc: error TS2304"), None),
+    (run(tail=""), run(tail=""), None),
+    # could not start, for the same reason or another
+    (run(verdict="error", exit_code=None, note="npm: not found"), run(verdict="error", exit_code=None, note="npm: not found"),
+     "same_output"),
+    (run(verdict="error", exit_code=None, note="npm: not found"), run(verdict="error", exit_code=None, note="denied"), None),
+])
+def test_failed_the_same_way(before: CommandOutcome, after: CommandOutcome, expected: str | None) -> None:
+    assert failed_the_same_way(after, before) == expected
+
+
+def test_a_report_marks_its_failures_and_keeps_its_verdict() -> None:
+    report = CheckReport(configured=True, passed=False, commands=[
+        run(name="unit", failing_tests=["t::old"]),
+        run(name="lint", command="ruff check .", excerpt=["Error: E501 line too long"]),
+        run(name="types", command="mypy", verdict="passed", exit_code=0),
+    ])
+    report.compare_with([run(name="unit", failing_tests=["t::old", "t::other"]),
+                         run(name="types", command="mypy", verdict="passed", exit_code=0)])
+    unit, lint, types = report.commands
+    assert (unit.failed_before, lint.failed_before, types.failed_before) == ("same_tests", None, None)
+    assert report.new_failures == [lint]  # ruff had no run before the change: it counts
+    assert report.passed is False
+    assert "failed the same way before the change" in unit.headline()

@@ -216,3 +216,22 @@ def test_check_evidence_takes_python_declarations_as_code(project: ProjectRoot) 
     # Overload signatures, and the implementation after them.
     assert check_evidence(project, "pkg/shapes.py:19").start == 19
     assert check_evidence(project, "pkg/shapes.py:18-23").start == 18
+
+
+def test_a_declaring_decorator_does_not_excuse_a_stub_where_it_means_nothing(project: ProjectRoot) -> None:
+    (project.path / "loose.py").write_text(
+        "import abc\nfrom typing import overload\n\n\n"
+        "class Plain:\n"  # 5: not an ABC, so @abstractmethod changes nothing at run time
+        "    @abc.abstractmethod\n"
+        "    def area(self) -> float:\n"
+        "        ...\n"
+        "\n\n"
+        "@overload\n"  # 11: an overload with no implementation anywhere in the file
+        "def scale(x: int) -> int: ...\n",
+        encoding="utf-8")
+    with pytest.raises(TaskValidationFailed, match="covers no implementation"):
+        check_evidence(project, "loose.py:7-8")
+    with pytest.raises(TaskValidationFailed, match="covers no implementation"):
+        check_evidence(project, "loose.py:5-8")
+    with pytest.raises(TaskValidationFailed, match="covers no implementation"):
+        check_evidence(project, "loose.py:12")

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from tools.workflow.empty_body import Declarations
 from tools.workflow.evidence import is_empty_body
 
 EMPTY = [
@@ -189,7 +190,7 @@ def test_python_declarations_are_not_empty(source: str) -> None:
 ])
 def test_a_stub_file_declares_its_signatures(source: str) -> None:
     assert is_empty_body(source.split("\n"), "python")  # in an ordinary module: a placeholder
-    assert not is_empty_body(source.split("\n"), "python", declarations=True)  # in a .pyi: the declaration
+    assert not is_empty_body(source.split("\n"), "python", declarations=Declarations(everything=True))  # in a .pyi
 
 
 @pytest.mark.parametrize("source", [

@@ -5,8 +5,9 @@ that references or imports them (dependents; for symbols asked about by name, al
 the changed files themselves), the tests that use them, the config files and documents that
 mention them, and what must be checked by hand (should_verify): other definitions of the names,
 the type stubs of the changed files (`.pyi`, `.d.ts`), and, for web files, the markup
-cross-references of their CSS classes and ids. Every item carries `file` and a 1-based `line`. The work is bounded:
-too many symbols, too many hits or over-common names are capped or skipped, and the answer says so.
+cross-references of their CSS classes and ids. Every item carries `file` and a 1-based `line`.
+The work is bounded: too many symbols, too many hits or over-common names are capped or skipped,
+and the answer says so.
 """
 
 from __future__ import annotations
@@ -339,7 +340,8 @@ def _alternation(names: Iterable[str]) -> str:
 def mention_pattern(names: Iterable[str], plain: Iterable[str] = ()) -> str:
     """A regex (the same text for rg and Python's re) for a line mentioning one of `names` as a word, or one of
     the `plain` words written as code: in backticks, after `::` (a directive such as `.. autofunction:: name`)
-    or a dot (`mod.name`), or called (`name(`). Group `name` holds the name found."""
+    or a dot (`mod.name`), or called (`name(`). Whichever named group matched (`name`, `marked` or `called`)
+    holds the name found."""
     parts = []
     words, code = _alternation(names), _alternation(plain)
     if words:

@@ -4,8 +4,8 @@ The span is split into statements (comments removed, strings kept whole). Signat
 braces, decorators and docstrings do not count; what is left must contain at least one statement
 that is not a placeholder. A span that only declares types (a class, struct or interface with an
 empty body, e.g. `class InvalidToken(AuthError): pass`) is a real declaration, not a stub. So is a
-Python signature whose `...` body is the whole point: a type stub (`.pyi`), an `@overload`, an
-`@abstractmethod` or a method of a `Protocol` class.
+Python signature whose `...` body is the whole point: a type stub (`.pyi`), a method of a `Protocol`
+class, an `@abstractmethod` of an ABC, an `@overload` of a function implemented in the same file.
 """
 
 from __future__ import annotations
@@ -71,8 +71,11 @@ _CONTINUED = re.compile(r"(?:=>|(?<![=!<>+\-*/%&|^:])=)$")
 _PYTHON_DEF = re.compile(r"^(?:async\s+)?def\b")
 _PYTHON_CLASS = re.compile(r"^class\b")
 # Decorators that make a Python def a declaration: its body is `...`, `pass` or a NotImplementedError on purpose.
-_DECLARING_DECORATOR = re.compile(
-    r"^@(?:[\w.]+\.)?(?:overload|abstractmethod|abstractproperty|abstractclassmethod|abstractstaticmethod)\b")
+_OVERLOAD = re.compile(r"^@(?:[\w.]+\.)?overload\b")
+_ABSTRACT = re.compile(r"^@(?:[\w.]+\.)?(?:abstractmethod|abstractproperty|abstractclassmethod|abstractstaticmethod)\b")
+_DEF_NAME = re.compile(r"^(?:async\s+)?def\s+(\w+)")
+# A class header that makes @abstractmethod mean something: ABC or ABCMeta among its bases, or a Protocol.
+_ABSTRACT_CLASS = re.compile(r"^class\s+\w+\s*(?:\[[^\]]*\])?\s*\(.*\b(?:ABC|ABCMeta|Protocol)\b")
 # A class header whose bases name typing's Protocol (`class P(Protocol):`, `class P(typing.Protocol[T]):`).
 _PROTOCOL_CLASS = re.compile(r"^class\s+\w+\s*(?:\[[^\]]*\])?\s*\((?:[^()]*[,(\s])?(?:[\w.]+\.)?Protocol\b")
 # Before the first '(' of a block header: a keyword that declares a type rather than code.
@@ -228,28 +231,47 @@ class _Verdict:
         self.real_code = True
 
 
-def _judge_hash(chunks: list[_Chunk], unfinished: bool, declarations: bool) -> _Verdict:
+@dataclass(frozen=True)
+class Declarations:
+    """Where a Python signature with a `...` body is a declaration rather than a stub.
+
+    `everything`: the span declares (a `.pyi` stub, the body of a Protocol class). `abstract`: an
+    `@abstractmethod` here means something (its class is an ABC or a Protocol). `implemented`: names with a
+    def that is not an `@overload` in the file, so an overload of one of them is only a signature."""
+
+    everything: bool = False
+    abstract: bool = True
+    implemented: frozenset[str] | None = None  # None: any overload counts (a span judged without its file)
+
+
+def _judge_hash(chunks: list[_Chunk], unfinished: bool, declarations: Declarations) -> _Verdict:
     verdict = _Verdict(unfinished=unfinished)
-    declaring = False  # the decorators seen since the last statement make the next def a declaration
+    everything, abstract_ok = declarations.everything, declarations.abstract
+    overload = abstract = False  # decorators seen since the last statement
     for chunk in chunks:
         text = chunk.text
         if text.startswith("@"):
-            declaring = declaring or bool(_DECLARING_DECORATOR.match(text))
+            overload = overload or bool(_OVERLOAD.match(text))
+            abstract = abstract or bool(_ABSTRACT.match(text))
             continue  # a decorator belongs to the signature
         if _PYTHON_DEF.match(text) or _PYTHON_CLASS.match(text):
             header, inline_body = _python_header_split(text)
+            name = _DEF_NAME.match(header)
             if _PYTHON_CLASS.match(header):
                 verdict.type_headers += 1
-                declarations = declarations or bool(_PROTOCOL_CLASS.match(header))
-            elif declarations or declaring:
+                everything = everything or bool(_PROTOCOL_CLASS.match(header))
+                abstract_ok = abstract_ok or bool(_ABSTRACT_CLASS.match(header))
+            elif (everything or abstract and abstract_ok
+                  or overload and name is not None and (declarations.implemented is None
+                                                        or name[1] in declarations.implemented)):
                 verdict.type_headers += 1  # a stub, overload, abstract or Protocol method: a declaration
             else:
                 verdict.callable_headers += 1
-            declaring = False
+            overload = abstract = False
             verdict.statement(inline_body)
             continue
         if text:
-            declaring = False
+            overload = abstract = False
         verdict.statement(text)
     return verdict
 
@@ -343,11 +365,11 @@ def _judge_c(chunks: list[_Chunk], unfinished: bool, family: Family) -> _Verdict
     return verdict
 
 
-def is_empty_body(lines: list[str], language: str | None, *, declarations: bool = False) -> bool:
+def is_empty_body(lines: list[str], language: str | None, *, declarations: Declarations | None = None) -> bool:
     """True when the lines hold no implementation: only signatures, comments, braces and placeholders.
 
-    `declarations`: the lines declare rather than implement (a Python type stub, the body of a
-    `Protocol` class), so a signature with a `...` body counts as a real declaration.
+    `declarations` says where a Python signature with a `...` body is a real declaration (a type stub,
+    a Protocol, an abstract method, an overload); by default, wherever the span itself shows it.
     """
     text = "\n".join(lines)
     if not text.strip():
@@ -357,7 +379,8 @@ def is_empty_body(lines: list[str], language: str | None, *, declarations: bool 
         return False  # data or markup: any content counts
     chunks = _chunks(text, family)
     unfinished = any(seg.kind == "comment" and _UNFINISHED_COMMENT.search(seg.text) for seg in _segments(text, family))
-    verdict = _judge_hash(chunks, unfinished, declarations) if family == "hash" else _judge_c(chunks, unfinished, family)
+    verdict = (_judge_hash(chunks, unfinished, declarations or Declarations()) if family == "hash"
+               else _judge_c(chunks, unfinished, family))
     if verdict.real_code:
         return False
     # Only type declarations (an exception subclass, a marker struct): a real declaration.
@@ -381,18 +404,33 @@ def decorated_start(lines: list[str], start: int, family: Family | None) -> int:
     return j
 
 
-def in_protocol_class(lines: list[str], start: int) -> bool:
-    """True when lines[start] (Python) is a member of a class whose bases name `Protocol`: the first
-    line above it with less indentation is that class's header."""
+def _enclosing_header(lines: list[str], start: int) -> str:
+    """The first line above lines[start] with less indentation (its class or def header), stripped; '' at top level."""
     if start >= len(lines) or not lines[start].strip():
-        return False
+        return ""
     indent = _indent(lines[start])
     for j in range(start - 1, -1, -1):
         line = lines[j]
-        if not line.strip() or _indent(line) >= indent:
+        if line.strip() and _indent(line) < indent:
+            return line.strip()
+    return ""
+
+
+def python_declarations(lines: list[str], start: int, *, stub_file: bool) -> Declarations:
+    """Where, for a span of a Python file starting at lines[start], a `...` body is a declaration."""
+    header = _enclosing_header(lines, start)
+    implemented = set()
+    for j, line in enumerate(lines):
+        name = _DEF_NAME.match(line.strip())
+        if name is None:
             continue
-        return bool(_PROTOCOL_CLASS.match(line.strip()))
-    return False
+        k = j  # the decorators right above the def
+        while k > 0 and lines[k - 1].strip().startswith("@"):
+            k -= 1
+        if not any(_OVERLOAD.match(lines[i].strip()) for i in range(k, j)):
+            implemented.add(name[1])
+    return Declarations(everything=stub_file or bool(_PROTOCOL_CLASS.match(header)),
+                        abstract=bool(_ABSTRACT_CLASS.match(header)), implemented=frozenset(implemented))
 
 
 def block_end(lines: list[str], start: int, end: int, family: Family | None) -> int:

@@ -3,8 +3,8 @@
 The span must point inside the project at an existing text file and a line range within it, and
 what it covers must be real code: a body made only of placeholders (`pass`, `...`, TODO comments,
 `raise NotImplementedError`, `todo!()`, `panic("not implemented")`, empty braces, and the other forms
-empty_body.py knows) is refused. Declarations are code: a Python type stub (`.pyi`), an `@overload` or
-`@abstractmethod`, a member of a `Protocol` class.
+empty_body.py knows) is refused. Declarations are code: a Python type stub (`.pyi`), a member of a
+`Protocol` class, an `@abstractmethod` of an ABC, an `@overload` of an implemented function.
 """
 
 from __future__ import annotations
@@ -18,7 +18,14 @@ from pydantic import BaseModel
 from tools.errors import CodeIntelError, TaskValidationFailed
 from tools.languages import language_for
 from tools.project import ProjectRoot
-from tools.workflow.empty_body import block_end, decorated_start, family_for, in_protocol_class, is_empty_body
+from tools.workflow.empty_body import (
+    Declarations,
+    block_end,
+    decorated_start,
+    family_for,
+    is_empty_body,
+    python_declarations,
+)
 
 __all__ = ["EvidenceRef", "check_evidence", "is_empty_body", "parse_evidence"]
 
@@ -118,10 +125,10 @@ def check_evidence(
     span_start = ref.start - 1
     # A span that stops at a block opener (a signature line) is judged with the block it opens.
     span_end = max(ref.end, block_end(lines, span_start, ref.end, family))
-    declarations = False
+    declarations: Declarations | None = None
     if language == "python":
         # A stub file, or a Protocol's members, declare signatures; decorators above the span can make a def one.
-        declarations = shown.endswith(".pyi") or in_protocol_class(lines, span_start)
+        declarations = python_declarations(lines, span_start, stub_file=shown.endswith(".pyi"))
         span_start = decorated_start(lines, span_start, family)
     if is_empty_body(lines[span_start:span_end], language, declarations=declarations):
         raise TaskValidationFailed(

@@ -422,12 +422,8 @@ def python_declarations(lines: list[str], start: int, *, stub_file: bool) -> Dec
     implemented = set()
     for j, line in enumerate(lines):
         name = _DEF_NAME.match(line.strip())
-        if name is None:
-            continue
-        k = j  # the decorators right above the def
-        while k > 0 and lines[k - 1].strip().startswith("@"):
-            k -= 1
-        if not any(_OVERLOAD.match(lines[i].strip()) for i in range(k, j)):
+        if name is not None and not any(_OVERLOAD.match(lines[i].strip())
+                                        for i in range(decorated_start(lines, j, "hash"), j)):
             implemented.add(name[1])
     return Declarations(everything=stub_file or bool(_PROTOCOL_CLASS.match(header)),
                         abstract=bool(_ABSTRACT_CLASS.match(header)), implemented=frozenset(implemented))

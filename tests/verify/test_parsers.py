@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from tools.verify.parsers import failing_tests
+from pathlib import Path
+
+from tools.verify.parsers import FailureCollector, failing_tests
 
 PYTEST = """\
 ============================= test session starts ==============================
@@ -145,3 +147,89 @@ def test_tap_from_node_test() -> None:
 def test_colour_codes_are_ignored_and_passing_output_names_nothing() -> None:
     assert failing_tests("\x1b[31mFAILED\x1b[0m tests/t.py::test_a - boom\n") == ["tests/t.py::test_a"]
     assert failing_tests("3 passed in 0.01s\nok  \texample.com/calc\t0.002s\ntest result: ok. 2 passed\n") == []
+
+
+# --------------------------------------------------------------- JVM: Maven Surefire and Gradle
+DATA = Path(__file__).parent / "data"
+
+# Surefire 2.x names a JUnit 4 test `method(pkg.Class)`; the same test reads pkg.Class.method in 3.x.
+SUREFIRE_2 = """\
+Running com.example.CalcTest
+Tests run: 3, Failures: 1, Errors: 1, Skipped: 0, Time elapsed: 0.021 sec <<< FAILURE! - in com.example.CalcTest
+addsWrong(com.example.CalcTest)  Time elapsed: 0.004 sec  <<< FAILURE!
+java.lang.AssertionError: expected:<4> but was:<3>
+\tat org.junit.Assert.fail(Assert.java:89)
+throwsUp(com.example.CalcTest)  Time elapsed: 0.001 sec  <<< ERROR!
+java.lang.IllegalStateException: boom
+"""
+
+GRADLE = """\
+> Task :test FAILED
+
+com.example.CalcTest > addsWrong() FAILED
+    org.opentest4j.AssertionFailedError at CalcTest.java:7
+
+com.example.CalcTest > Inner > innerFails() FAILED
+    org.opentest4j.AssertionFailedError at CalcTest.java:9
+
+com.example.CalcTest > adds() PASSED
+
+3 tests completed, 2 failed
+"""
+
+
+def _collect(text: str) -> FailureCollector:
+    collector = FailureCollector()
+    for line in text.splitlines():
+        collector.feed(line)
+    return collector
+
+
+def test_surefire_3_names_each_failing_test_once_from_real_maven_output() -> None:
+    """Captured from `mvn -q test` (Surefire 3.2.5, JUnit 5): per-test lines in full, the closing summary
+    with short class names adds nothing new, and the class line `Tests run: ... <<< FAILURE!` is no test."""
+    collector = _collect((DATA / "maven-surefire-3.2.5-junit5.txt").read_text(encoding="utf-8"))
+    assert collector.names == ["demo.CalcTest.addsWrong", "demo.CalcTest.throwsUp", "demo.CalcTest$Inner.innerFails"]
+    assert "org.opentest4j.AssertionFailedError: expected: <4> but was: <3>" in collector.excerpt
+    assert "java.lang.IllegalStateException: boom" in collector.excerpt
+    assert "[ERROR]   CalcTest.addsWrong:7 expected: <4> but was: <3>" in collector.excerpt
+    assert not any(line.lstrip().startswith("at ") for line in collector.excerpt)
+
+
+def test_surefire_summary_alone_still_names_the_tests() -> None:
+    summary = ("[ERROR] Failures: \n[ERROR]   CalcTest.addsWrong:7 expected: <4> but was: <3>\n"
+               "[ERROR]   CalcTest$Inner.innerFails:9 inner\n[ERROR] Errors: \n[ERROR]   CalcTest.throwsUp:8 IllegalState boom\n"
+               "[ERROR] Tests run: 4, Failures: 2, Errors: 1, Skipped: 0\n[ERROR]   not.AnEntry:1 after the list\n")
+    assert failing_tests(summary) == ["CalcTest.addsWrong", "CalcTest$Inner.innerFails", "CalcTest.throwsUp"]
+
+
+def test_surefire_2_junit4_names_read_as_class_dot_method() -> None:
+    collector = _collect(SUREFIRE_2)
+    assert collector.names == ["com.example.CalcTest.addsWrong", "com.example.CalcTest.throwsUp"]
+    assert collector.excerpt == ["java.lang.AssertionError: expected:<4> but was:<3>", "java.lang.IllegalStateException: boom"]
+
+
+def test_gradle_failed_lines_but_not_the_task_line() -> None:
+    collector = _collect(GRADLE)
+    assert collector.names == ["com.example.CalcTest > addsWrong()", "com.example.CalcTest > Inner > innerFails()"]
+    assert collector.excerpt == ["    org.opentest4j.AssertionFailedError at CalcTest.java:7",
+                                 "    org.opentest4j.AssertionFailedError at CalcTest.java:9"]
+
+
+def test_compile_errors_are_quoted_once() -> None:
+    """A build that does not compile names no test; its compiler lines say why (Maven prints each twice)."""
+    maven = _collect((DATA / "maven-compile-error.txt").read_text(encoding="utf-8"))
+    assert maven.names == []
+    assert maven.excerpt == ["[ERROR] /home/dev/calc/src/main/java/demo/Calc.java:[2,70] cannot find symbol"]
+    others = _collect(
+        "error[E0425]: cannot find value `c` in this scope\n  --> src/lib.rs:2:9\n"
+        "src/calc.ts(2,10): error TS2304: Cannot find name 'c'.\n"
+        "src/calc.ts:2:10 - error TS2304: Cannot find name 'c'.\n"
+        "./calc.go:4:13: undefined: c\n"
+        "org.example.Config loaded from disk\n"  # a dotted name that is no exception
+    )
+    assert others.names == []
+    assert others.excerpt == ["error[E0425]: cannot find value `c` in this scope",
+                              "src/calc.ts(2,10): error TS2304: Cannot find name 'c'.",
+                              "src/calc.ts:2:10 - error TS2304: Cannot find name 'c'.",
+                              "./calc.go:4:13: undefined: c"]

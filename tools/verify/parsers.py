@@ -1,5 +1,5 @@
-"""Failing test names from test-runner output: pytest, unittest, jest, vitest, mocha, go test, cargo test
-and TAP (node --test, prove).
+"""Failing test names from test-runner output: pytest, unittest, jest, vitest, mocha, go test, cargo test,
+TAP (node --test, prove), Maven Surefire and Gradle (JUnit 4 and 5).
 
 The exit code decides whether a command failed; these parsers only name what failed, so the agent
 and the revert reason can point at it. They read the output line by line as it streams (nothing
@@ -26,10 +26,26 @@ _MOCHA_ITEM = re.compile(r"^\s*\d+\) (.+?):?\s*$")
 _GO = re.compile(r"^\s*--- FAIL: (\S+)")
 _CARGO = re.compile(r"^test (\S+) \.\.\. FAILED$")
 _TAP = re.compile(r"^\s*not ok \d+(?: -)? (.+?)\s*$")
+# Surefire, one line per failing test: `[ERROR] pkg.FooTest.bar -- Time elapsed: 0.01 s <<< FAILURE!` (3.x),
+# `bar(pkg.FooTest)  Time elapsed: 0.01 sec  <<< ERROR!` (2.x); the class line `Tests run: ... -- in pkg.FooTest`
+# that also ends in <<< FAILURE! is no test.
+_SUREFIRE = re.compile(r"^(?:\[ERROR\]\s+)?(?!Tests run:)([^\s\[].*?)\s+(?:--\s+)?Time elapsed:.*<<<\s*(?:FAILURE|ERROR)!")
+_JUNIT4_NAME = re.compile(r"^([\w$]+)\(([\w$]+(?:\.[\w$]+)+)\)$")  # bar(pkg.FooTest) -> pkg.FooTest.bar
+# The summary Surefire prints at the end: `[ERROR] Failures:` / `[ERROR] Errors:`, then one indented entry per
+# test, `[ERROR]   FooTest.bar:42 expected: <1> but was: <2>` (the class without its package).
+_SUREFIRE_SECTION = re.compile(r"^\[ERROR\] (?:Failures|Errors):\s*$")
+_SUREFIRE_ENTRY = re.compile(r"^\[ERROR\]\s{2,}(?:Run \d+: )?([\w$]+(?:\.[\w$]+)+)(?::\d+)?(?:\s|->|$)")
+# Gradle: `pkg.FooTest > bar() FAILED`, nested classes and display names joined by ` > `.
+_GRADLE = re.compile(r"^(?!>)(\S.*? > .+?) FAILED\s*$")
 _TAP_DIRECTIVE = re.compile(r"#\s*(?:TODO|SKIP)\b", re.IGNORECASE)
 _EXCERPT = re.compile(
     r"^E\s{2,}\S|^\s*(?:AssertionError|AssertError|Error|TypeError|ValueError|KeyError|panic)\b[:\s]"
     r"|^\s*(?:Expected|Received):|^\s*assert(?:ion)?\b.*(?:failed|left|==)|^\s*\S+_test\.go:\d+:"
+    # a JVM exception (`org.opentest4j.AssertionFailedError: ...`, Gradle's `java.lang.AssertionError at X.java:9`)
+    r"|^\s*(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*(?:Error|Exception|Failure)\b(?::|\s+at\s|\s*$)"
+    # compile errors: javac through Maven, rustc, tsc, go build
+    r"|^\[ERROR\] \S+\.(?:java|kt|scala|groovy):\[\d+(?:,\d+)?\]|^error(?:\[E\d{4}\])?: "
+    r"|^\S+\.(?:ts|tsx|mts|cts)(?:\(\d+,\d+\)|:\d+:\d+)\s*[:-]\s*error TS\d+|^\S+\.go:\d+:\d+: "
 )
 _JEST_NOT_A_TEST = ("Test suite failed to run", "Console")
 
@@ -48,6 +64,7 @@ class FailureCollector:
         self.excerpt: list[str] = []
         self._mocha = False  # inside mocha's "N failing" section
         self._mocha_title: str | None = None  # "1) suite" waiting for its test line
+        self._surefire_summary = False  # inside Surefire's closing "Failures:" / "Errors:" list
 
     def _add(self, name: str) -> None:
         name = name.strip()
@@ -55,15 +72,21 @@ class FailureCollector:
             self._seen.add(name)
             self._names.append(name)
 
+    def _quote(self, line: str) -> None:
+        """Keep an error line for the excerpt (each text once: Maven repeats its compile errors)."""
+        text = line[:300]
+        if len(self.excerpt) < MAX_EXCERPT and text not in self.excerpt:
+            self.excerpt.append(text)
+
     def feed(self, raw: str) -> None:
         line = clean(raw)
         if not line.strip():
             return
-        if len(self.excerpt) < MAX_EXCERPT and _EXCERPT.search(line):
-            self.excerpt.append(line[:300])
-        if self._feed_mocha(line):
+        if _EXCERPT.search(line):
+            self._quote(line)
+        if self._feed_mocha(line) or self._feed_surefire(line):
             return
-        for pattern in (_PYTEST_SUMMARY, _PYTEST_VERBOSE, _GO, _CARGO, _VITEST_FAIL):
+        for pattern in (_PYTEST_SUMMARY, _PYTEST_VERBOSE, _GO, _CARGO, _VITEST_FAIL, _GRADLE):
             match = pattern.match(line)
             if match:
                 self._add(match[1])
@@ -105,6 +128,29 @@ class FailureCollector:
                 return True
             self._flush_mocha()
         return False
+
+    def _feed_surefire(self, line: str) -> bool:
+        match = _SUREFIRE.match(line)
+        if match:
+            name = match[1]
+            junit4 = _JUNIT4_NAME.match(name)
+            self._add(f"{junit4[2]}.{junit4[1]}" if junit4 else name)
+            return True
+        if _SUREFIRE_SECTION.match(line):
+            self._surefire_summary = True
+            return True
+        if not self._surefire_summary:
+            return False
+        match = _SUREFIRE_ENTRY.match(line)
+        if not match:
+            self._surefire_summary = False
+            return False
+        self._quote(line)
+        # the entry names the class without its package: a test already named in full is not added again
+        short = match[1]
+        if not any(name == short or name.endswith("." + short) for name in self._names):
+            self._add(short)
+        return True
 
     def _flush_mocha(self) -> None:
         if self._mocha_title is not None:

@@ -280,8 +280,8 @@ def find_references(
     max_results: Annotated[int, Field(ge=1, le=5000)] = 200,
 ) -> ReferenceResult:
     """Where a symbol is used: whole-word ripgrep matches narrowed by tree-sitter to real identifiers
-    (comments and strings excluded unless asked; `left_out` counts them). Definition sites are marked
-    `is_definition`."""
+    (comments and strings excluded unless asked; `left_out` counts them, and in Java also the fields and
+    variables that merely share a method's name). Definition sites are marked `is_definition`."""
     return app_of(ctx).explorer.find_references(symbol, path=path, language=language,
                                                 include_comments=include_comments,
                                                 include_strings=include_strings, max_results=max_results)

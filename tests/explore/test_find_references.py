@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.explore.conftest import explorer_over
 from tools.errors import InvalidArgument, PathOutsideProject
 from tools.explore.service import Explorer
 
@@ -141,3 +142,59 @@ def test_definitions_are_marked_while_the_index_is_busy(explorer: Explorer) -> N
         worker.start()
         worker.join(timeout=30)
     assert result == [("src/app/greeter.py", 24)]
+
+
+JAVA_SHARED_NAME = {
+    "src/Element.java": """package demo;
+
+public class Element {
+    public boolean hasClass(String name) { return name.isEmpty(); }
+
+    @Check(hasClass = true)
+    public Element copy() { return this; }
+}
+""",
+    "src/ElementTest.java": """package demo;
+
+import java.util.function.Predicate;
+
+class ElementTest {
+    void hasClassWorks(Element el) {
+        boolean hasClass = el.hasClass("a");
+        assertTrue(hasClass);
+        hasClass = el
+            .hasClass ("b");
+        Predicate<String> p = el::hasClass;
+    }
+}
+""",
+    "src/Check.java": "package demo;\n\n@interface Check { boolean hasClass(); }\n",
+}
+
+
+def test_java_field_or_variable_sharing_a_methods_name_is_counted_not_listed(tmp_path: Path) -> None:
+    """Java keeps methods apart from fields and variables: `boolean hasClass = el.hasClass(...)` holds one use of the
+    method, and the variable's own hits are counted in left_out.other_names."""
+    explorer = explorer_over(tmp_path, JAVA_SHARED_NAME)
+    result = explorer.find_references("hasClass", max_results=100)
+    sites = {(r.file, r.line, r.column) for r in result.references}
+    assert sites == {
+        ("src/Element.java", 4, 20),  # declaration
+        ("src/Element.java", 6, 12),  # annotation element
+        ("src/ElementTest.java", 7, 31), ("src/ElementTest.java", 10, 14),  # calls, one split over two lines
+        ("src/ElementTest.java", 11, 35),  # method reference
+        ("src/Check.java", 3, 28),  # the annotation element's declaration
+    }
+    assert result.left_out is not None
+    assert result.left_out.other_names == 3  # the variable: declared, read, assigned
+    assert "field or variable" in result.left_out.hint and "search_text" in result.left_out.hint
+
+
+def test_java_name_that_is_also_a_field_keeps_every_hit(tmp_path: Path) -> None:
+    """`size` is a field and a method here: no hit can be told apart by its shape, so all are listed."""
+    source = ("package demo;\n\nclass Bag {\n    private int size;\n    int size() { return size; }\n"
+              "    boolean isEmpty() { return size() == 0 && size == 0; }\n}\n")
+    explorer = explorer_over(tmp_path, {"Bag.java": source})
+    result = explorer.find_references("size", max_results=100)
+    assert len(result.references) == 5
+    assert result.left_out is None

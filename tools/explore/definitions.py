@@ -255,8 +255,8 @@ class DefinitionIndex:
             self._save_cache()
         return len(to_parse)
 
-    def definition_lines(self, name: str, files: list[str]) -> set[tuple[str, int]]:
-        """(file, line) of every definition of `name` in these files, refreshing just those files.
+    def definition_sites(self, name: str, files: list[str]) -> dict[tuple[str, int], str]:
+        """(file, line) -> kind of every definition of `name` in these files, refreshing just those files.
         While a background build holds the index, ctags is asked about these files directly instead
         of waiting for the whole project."""
         indexable = [f for f in files if language_for(f) in GRAMMARS or PurePosixPath(f).suffix.lower() in CTAGS_SUFFIXES]
@@ -265,7 +265,7 @@ class DefinitionIndex:
                 self._ensure_loaded()
                 self._update(indexable)
                 with self._lock:
-                    return {(rel, d.line) for rel in indexable for d in self._tags.get(rel, []) if d.name == name}
+                    return {(rel, d.line): d.kind for rel in indexable for d in self._tags.get(rel, []) if d.name == name}
             finally:
                 self._refresh_lock.release()
         ctags_files = [f for f in indexable if PurePosixPath(f).suffix.lower() in CTAGS_SUFFIXES]
@@ -277,7 +277,7 @@ class DefinitionIndex:
         for rel in indexable:
             if rel not in set(ctags_files):
                 tags.extend(self._outline_definitions(rel))
-        return {(t.file, t.line) for t in tags if t.name == name}
+        return {(t.file, t.line): t.kind for t in tags if t.name == name}
 
     def _ensure_loaded(self) -> None:
         with self._lock:

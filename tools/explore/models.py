@@ -104,10 +104,11 @@ class Reference(BaseModel):
 
 
 class LeftOut(BaseModel):
-    """Hits of the name that were not listed because they sit in comments or strings."""
+    """Hits of the name that were not listed: in comments or strings, or (Java) a field or variable sharing a method's name."""
 
     comments: int = 0
     strings: int = 0
+    other_names: int = 0
     hint: str
 
 
@@ -117,7 +118,8 @@ class ReferenceResult(Skipping):
     truncated: bool
     files_with_matches: int = 0
     left_out: LeftOut | None = Field(
-        default=None, description="hits in comments and strings not listed (include_comments / include_strings list them)")
+        default=None, description="hits not listed: in comments and strings (include_comments / include_strings list "
+                                  "them), and Java fields or variables that share the method's name (other_names)")
 
 
 class OutlineSymbol(BaseModel):

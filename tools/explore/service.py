@@ -262,7 +262,7 @@ class Explorer:
         timeout = self.config.search_timeout_seconds
         skipped = self._skipped(filters, language_globs(language), timeout)
         result = find_references(
-            self.root.path, filters, self.lexical, self.definition_index.definition_lines, symbol,
+            self.root.path, filters, self.lexical, self.definition_index.definition_sites, symbol,
             language_globs=language_globs(language), include_comments=include_comments,
             include_strings=include_strings, max_results=max_results, timeout=timeout,
         )

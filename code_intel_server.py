@@ -317,8 +317,9 @@ def analyze_impact(
 ) -> ImpactReport:
     """What a change to these files would touch: references and importers of their symbols (for symbols
     you name, also their other uses in these files), tests that use them, configs and docs that mention
-    them, type stubs beside the files (.pyi, .d.ts), and markup cross-references (CSS class/id <-> HTML,
-    JSX, Vue and DOM code). Grouped as direct, dependents, tests, configs, docs and should_verify."""
+    them, other definitions of the names (overrides in subclasses and the base methods overridden are
+    named as such), type stubs beside the files (.pyi, .d.ts), and markup cross-references (CSS class/id
+    <-> HTML, JSX, Vue and DOM code). Grouped as direct, dependents, tests, configs, docs and should_verify."""
     return app_of(ctx).analyze_impact(files, symbols)
 
 

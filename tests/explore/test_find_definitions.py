@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tools.errors import InvalidArgument, PathOutsideProject
+from tools.explore.ctags import base_names
 from tools.explore.service import Explorer
 
 
@@ -140,3 +141,30 @@ def test_config_changes_apply_at_once(polyglot: Path) -> None:
     assert len({f for f, _ in _where(explorer, "helper")}) > 2
     settings["value"] = Config(source_dirs=["go"])
     assert {f for f, _ in _where(explorer, "helper")} == {"go/greeter.go"}
+
+
+@pytest.mark.parametrize(("inherits", "names"), [
+    ("Base, metaclass=ABCMeta", ["Base"]),  # Python keyword arguments are no bases
+    ("mod.Shape", ["Shape"]),
+    ("B,C,D", ["B", "C", "D"]),  # TypeScript, C#, PHP: extends and implements together
+    ("Map<K, V>, java.io.Serializable", ["Map", "Serializable"]),  # a comma inside type arguments splits nothing
+    ("Generic[T]", ["Generic"]),
+    ("public Base, private virtual Other", ["Base", "Other"]),
+    ("", []),
+])
+def test_base_names_from_ctags_inherits(inherits: str, names: list[str]) -> None:
+    assert base_names(inherits) == names
+
+
+def test_the_index_knows_each_types_ancestors_and_keeps_them_across_a_restart(tmp_path: Path) -> None:
+    from tests.explore.conftest import explorer_over
+
+    files = {"a.py": "class A:\n    pass\n\n\nclass B(A):\n    pass\n", "c.py": "from a import B\n\n\nclass C(B):\n    pass\n"}
+    explorer = explorer_over(tmp_path, files)
+    explorer.find_definitions("C")  # builds the index
+    assert explorer.definition_index.ancestors("C") == {"A", "B"}
+    assert explorer.definition_index.ancestors("A") == set()
+    explorer.definition_index.flush()
+    again = explorer_over(tmp_path, {})
+    again.find_definitions("C")
+    assert again.definition_index.ancestors("C") == {"A", "B"}  # read back from the disk cache

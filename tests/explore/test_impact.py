@@ -311,3 +311,41 @@ def test_the_mention_pattern_marks_plain_words_as_code(line: str, found: str | N
 
     m = re.search(impact.mention_pattern(["parse_config"], ["ilen"]), line)
     assert (m.group(m.lastgroup or 0) if m else None) == found
+
+
+HIERARCHY = {
+    "shapes/base.py": "class Shape:\n    def area(self):\n        return 0\n",
+    "shapes/circle.py": "from shapes import base\n\n\nclass Circle(base.Shape):\n    def area(self):\n        return 3\n",
+    "shapes/square.py": ("from shapes.rect import Rect\n\n\nclass Square(Rect, metaclass=type):\n"
+                         "    def area(self):\n        return 4\n"),
+    "shapes/rect.py": "from shapes.base import Shape\n\n\nclass Rect(Shape):\n    pass\n",
+    "reports/report.py": "class Report:\n    def area(self):\n        return 'north'\n",
+    "src/Named.java": "package demo;\n\ninterface Named {\n    String greeting();\n}\n",
+    "src/Greeter.java": "package demo;\n\nclass Greeter extends Object implements Comparable<Greeter>, Named {\n"
+                        "    public String greeting() { return \"g\"; }\n    public int compareTo(Greeter o) { return 0; }\n}\n",
+}
+
+
+def test_other_definitions_are_told_apart_by_the_class_hierarchy(tmp_path: Path) -> None:
+    """Changing a base method lists its overrides, also two levels down (Square -> Rect -> Shape) and through a
+    Java interface; a method of the same name in an unrelated class says no inheritance was found."""
+    explorer = explorer_over(tmp_path, HIERARCHY)
+    report = analyze_impact(explorer, ["shapes/base.py"], ["area"])
+    reasons = {i["file"]: i["reason"] for i in report["should_verify"]}
+    assert reasons["shapes/circle.py"].startswith("overrides Shape.area (Circle inherits from Shape)")
+    assert reasons["shapes/square.py"].startswith("overrides Shape.area (Square inherits from Shape)")
+    assert reasons["reports/report.py"] == ("another definition of area (override, shadow or namesake), in Report: "
+                                            "the index finds no inheritance between Report and Shape")
+    java = analyze_impact(explorer, ["src/Named.java"], ["greeting"])
+    assert [i["reason"] for i in java["should_verify"]] == [
+        "overrides Named.greeting (Greeter inherits from Named): a call through Named can run it, so it must keep the "
+        "changed contract"]
+
+
+def test_changing_an_override_points_at_the_method_it_overrides(tmp_path: Path) -> None:
+    explorer = explorer_over(tmp_path, HIERARCHY)
+    report = analyze_impact(explorer, ["shapes/circle.py"], ["area"])
+    reasons = {i["file"]: i["reason"] for i in report["should_verify"]}
+    assert reasons["shapes/base.py"] == "Circle.area overrides this one (Shape is a base of Circle): keep the two compatible"
+    assert "no inheritance between Report and Circle" in reasons["reports/report.py"]
+    assert reasons["shapes/square.py"].startswith("another definition of area")  # a sibling, not a base or subclass

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import subprocess
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -35,7 +36,7 @@ CTAGS_SUFFIXES = frozenset({
 })
 
 _OPTIONS = [
-    "--output-format=json", "--sort=no", "--fields=+neSlZ", "--extras=-p-{anonymous}",
+    "--output-format=json", "--sort=no", "--fields=+neSlZi", "--extras=-p-{anonymous}",
     # import aliases (`from x import y as z`) are references to other modules, not definitions here
     "--kinds-Python=-xI",
     "--langmap=Python:+.pyi.pyw", "--langmap=JavaScript:+.cjs", "--langmap=TypeScript:+.mts.cts",
@@ -60,6 +61,36 @@ def _balanced(cwd: Path, files: list[str], count: int) -> list[list[str]]:
         chunks[lightest].append(rel)
         loads[lightest] += weight
     return [c for c in chunks if c]
+
+
+_ACCESS_WORDS = frozenset({"public", "protected", "private", "virtual", "internal"})
+
+
+def base_names(inherits: str) -> list[str]:
+    """The bare names of the bases in ctags' `inherits` text: `mod.Base[T]` and `java.util.List<E>` give Base and
+    List; keyword entries (`metaclass=M`) and access words (`public Base` in C++) are dropped."""
+    names: list[str] = []
+    depth = 0
+    part = ""
+    for char in inherits + ",":  # split on top-level commas only: `Map<K, V>` is one base
+        if char in "<[(":
+            depth += 1
+        elif char in ">])":
+            depth = max(0, depth - 1)
+        if char == "," and depth == 0:
+            entry = part.strip()
+            part = ""
+            if not entry or "=" in entry:
+                continue
+            entry = re.split(r"[<\[(]", entry, maxsplit=1)[0].strip()
+            words = [w for w in entry.split() if w not in _ACCESS_WORDS]
+            if words:
+                name = re.split(r"\.|::", words[-1])[-1]
+                if name.isidentifier() and name not in names:
+                    names.append(name)
+        else:
+            part += char
+    return names
 
 
 def _signature(tag: dict[str, object]) -> str | None:
@@ -91,6 +122,7 @@ class Tag:
     scope: str | None
     language: str | None
     signature: str | None
+    inherits: str | None = None  # a type's bases as ctags writes them ("Base, metaclass=M", "B,C,D")
 
     def to_definition(self) -> Definition:
         return Definition(file=self.file, name=self.name, line=self.line, end_line=self.end_line, kind=self.kind,
@@ -116,8 +148,10 @@ def tag_to_definition(tag: dict[str, object], languages: dict[str, str | None] |
     kind = _KIND_NAMES.get(kind, kind)
     if kind == "member":
         kind = "method" if language == "python" else "field"
+    inherits = tag.get("inherits")
     return Tag(file, name, line, end if isinstance(end, int) and end >= line else line, kind,
-               scope if isinstance(scope, str) else None, language, _signature(tag))
+               scope if isinstance(scope, str) else None, language, _signature(tag),
+               inherits if isinstance(inherits, str) and inherits else None)
 
 
 def _run(cwd: Path, files: list[str], timeout: float) -> list[Tag]:

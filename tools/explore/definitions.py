@@ -21,7 +21,7 @@ from typing import Any
 from tools.config import Config
 from tools.errors import InvalidArgument
 from tools.explore import budget
-from tools.explore.ctags import CTAGS_SUFFIXES, Tag, run_ctags
+from tools.explore.ctags import CTAGS_SUFFIXES, Tag, base_names, run_ctags
 from tools.explore.grammar import GRAMMARS
 from tools.explore.models import Definition, DefinitionResult, MatchMode
 from tools.explore.outline import flatten, outline
@@ -36,7 +36,7 @@ from tools.project import ProjectRoot
 log = logging.getLogger(__name__)
 
 CACHE_FILE = "definitions.json"
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: a type's bases (inherits)
 # A file listing is reused at most this long, and only while no known folder changed.
 LISTING_TTL_SECONDS = 30.0
 # How long find_references waits for an index that a background build holds before going around it.
@@ -46,6 +46,7 @@ BUILD_BATCH_FILES = 1000
 # Types and callables first: they are what an agent looking for a definition usually means.
 _KIND_RANK = {"class": 0, "interface": 0, "struct": 0, "trait": 0, "enum": 0, "type": 1, "function": 1, "method": 1,
               "constructor": 1, "module": 2, "namespace": 2}
+_TYPE_KINDS = frozenset({"class", "interface", "struct", "trait", "enum", "record", "object"})
 _SINGLE_LINE_KINDS = frozenset({"variable", "constant", "field", "property", "macro", "enumerator", "member",
                                 "label", "parameter", "local", "alias", "typedef", "externvar", "prototype"})
 
@@ -61,12 +62,12 @@ def _digest(path: Path) -> str:
 
 
 def _fields(d: Tag) -> list[object]:
-    return [d.name, d.line, d.end_line, d.kind, d.scope, d.language, d.signature]
+    return [d.name, d.line, d.end_line, d.kind, d.scope, d.language, d.signature, d.inherits]
 
 
 def _from_fields(file: str, row: list[object]) -> Tag:
-    name, line, end_line, kind, scope, language, signature = row
-    return Tag(file, name, line, end_line, kind, scope, language, signature)  # type: ignore[arg-type]
+    name, line, end_line, kind, scope, language, signature, inherits = row
+    return Tag(file, name, line, end_line, kind, scope, language, signature, inherits)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -382,6 +383,25 @@ class DefinitionIndex:
         self.refresh()
         with self._lock:
             return [d.to_definition() for rel in sorted(self._tags) for d in self._tags[rel]]
+
+    def ancestors(self, type_name: str, limit: int = 100) -> set[str]:
+        """Every type that a type named `type_name` extends or implements, directly or further up, by bare name
+        (from the bases ctags records for each class, interface, struct or trait of that name). Names are not
+        resolved across packages: two types that share a name share their bases here."""
+        with self._lock:
+            if self._lookup_dirty:
+                self._rebuild_lookup()
+                self._lookup_dirty = False
+            found: set[str] = set()
+            todo = [type_name]
+            while todo and len(found) < limit:
+                for tag in self._by_name.get(todo.pop(), []):
+                    if tag.inherits and tag.kind in _TYPE_KINDS:
+                        for base in base_names(tag.inherits):
+                            if base not in found and base != type_name:
+                                found.add(base)
+                                todo.append(base)
+            return found
 
     def _candidates(self, name: str, match: MatchMode) -> list[Tag]:
         if match == "exact":

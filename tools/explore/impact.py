@@ -3,8 +3,9 @@
 For the symbols of the changed files it gathers their definitions (direct), the code elsewhere
 that references or imports them (dependents; for symbols asked about by name, also their uses in
 the changed files themselves), the tests that use them, the config files and documents that
-mention them, and what must be checked by hand (should_verify): other definitions of the names,
-the type stubs of the changed files (`.pyi`, `.d.ts`), and, for web files, the markup
+mention them, and what must be checked by hand (should_verify): other definitions of the names
+(an override of a changed method in a subclass, or the base method a changed override overrides, told
+by the bases the definition index records for each class), the type stubs of the changed files (`.pyi`, `.d.ts`), and, for web files, the markup
 cross-references of their CSS classes and ids. Every item carries `file` and a 1-based `line`.
 The work is bounded: too many symbols, too many hits or over-common names are capped or skipped,
 and the answer says so.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections import defaultdict
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -104,6 +106,7 @@ class Target:
     line: int | None = None
     end_line: int | None = None
     kind: str | None = None
+    scope: str | None = None  # the class (or other container) it is defined in, when known
 
 
 def is_config_file(path: str) -> bool:
@@ -185,7 +188,8 @@ def _outline_targets(explorer: Explorer, file: str, notes: list[str]) -> list[Ta
     for symbol in outline.get("symbols", []):
         targets.append(Target(symbol["name"], file, symbol["line"], symbol.get("end_line"), symbol.get("kind")))
         for child in symbol.get("children", []):
-            targets.append(Target(child["name"], file, child["line"], child.get("end_line"), child.get("kind")))
+            targets.append(Target(child["name"], file, child["line"], child.get("end_line"), child.get("kind"),
+                                  symbol["name"]))
     return targets
 
 
@@ -207,7 +211,7 @@ def _requested_targets(explorer: Explorer, symbols: list[str], changed: list[str
             notes.append(f"{raw}: not defined in the given files; its uses were followed anyway")
             targets.append(Target(name))
         for d in here:
-            targets.append(Target(name, d["file"], d["line"], d.get("end_line"), d.get("kind")))
+            targets.append(Target(name, d["file"], d["line"], d.get("end_line"), d.get("kind"), d.get("scope")))
     return targets
 
 
@@ -273,8 +277,54 @@ def _inside(targets: list[Target], file: str, line: int) -> bool:
     return any(t.file == file and t.line is not None and t.line <= line <= (t.end_line or t.line) for t in targets)
 
 
+# Languages whose class bases ctags records (Kotlin, Rust, Go and Swift have none there: no claim is made).
+_BASES_RECORDED = frozenset({"java", "python", "javascript", "typescript", "csharp", "cpp", "php", "ruby"})
+
+
+def _last_part(scope: str) -> str:
+    return re.split(r"\.|::", scope)[-1]
+
+
+class _Inheritance:
+    """How another definition of a followed name relates to the changed one through the class hierarchy (by
+    bare type names, as the definition index records each type's bases)."""
+
+    def __init__(self, explorer: Explorer, targets: list[Target]) -> None:
+        self.explorer = explorer
+        self.owners: dict[str, set[str]] = defaultdict(set)  # name -> the types defining it in the changed files
+        for target in targets:
+            if target.scope and target.file:
+                self.owners[target.name].add(_last_part(target.scope))
+        self._scopes: dict[str, dict[tuple[str, int], str]] = {}
+
+    def _scope_at(self, name: str, file: str, line: int) -> str | None:
+        if name not in self._scopes:
+            found = as_dict(self.explorer.find_definitions(name, max_results=500)).get("definitions", [])
+            self._scopes[name] = {(d["file"], d["line"]): _last_part(d["scope"]) for d in found if d.get("scope")}
+        return self._scopes[name].get((file, line))
+
+    def reason(self, name: str, file: str, line: int) -> str | None:
+        """"overrides Base.name ..." or "... base of ..." for a definition at file:line, or None when neither."""
+        own = self.owners.get(name)
+        other = self._scope_at(name, file, line) if own else None
+        if not own or other is None:
+            return None
+        index = self.explorer.definition_index
+        for mine in sorted(own - {other}):
+            if mine in index.ancestors(other):
+                return (f"overrides {mine}.{name} ({other} inherits from {mine}): a call through {mine} can run it, "
+                        "so it must keep the changed contract")
+            if other in index.ancestors(mine):
+                return f"{mine}.{name} overrides this one ({other} is a base of {mine}): keep the two compatible"
+        if language_for(file) in _BASES_RECORDED and other not in own:
+            return (f"another definition of {name} (override, shadow or namesake), in {other}: the index finds no "
+                    f"inheritance between {other} and {', '.join(sorted(own))}")
+        return None
+
+
 def _add_references(results: Iterable[tuple[str, dict[str, Any] | None, str | None]], changed: set[str],
-                    targets: list[Target], out: _Collector, report: ImpactReport, *, same_file_uses: bool) -> None:
+                    targets: list[Target], out: _Collector, report: ImpactReport, *, same_file_uses: bool,
+                    inheritance: _Inheritance | None = None) -> None:
     """References to the followed names, grouped. Uses inside the changed files are the change itself, except
     that, for names the agent asked about (`same_file_uses`), a use outside the name's own definition is listed:
     the changed file's own callers must keep working too."""
@@ -298,8 +348,9 @@ def _add_references(results: Iterable[tuple[str, dict[str, Any] | None, str | No
                 continue  # ... but for a name asked about, its other uses there must keep working
             if ref.get("is_definition"):
                 source = stub_source(file, changed)
-                reason = (f"type stub of {source}: keep {name}'s declaration in step" if source
-                          else f"another definition of {name} (override, shadow or namesake)")
+                related = inheritance.reason(name, file, line) if inheritance is not None and not source else None
+                reason = (f"type stub of {source}: keep {name}'s declaration in step" if source else related
+                          or f"another definition of {name} (override, shadow or namesake)")
                 out.add("should_verify", ImpactItem(file=file, line=line, symbol=name, text=text, reason=reason))
                 continue
             reason = _reason_for_reference(name, ref.get("text", ""))
@@ -479,7 +530,7 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
         lookups = [start(_lookup, explorer, name) for name in names] if references else []
 
         _add_references((lookup.result() for lookup in lookups), set(changed), targets, out, report,
-                        same_file_uses=bool(symbols))
+                        same_file_uses=bool(symbols), inheritance=_Inheritance(explorer, targets))
         if importers is not None:
             for found in importers.result():
                 item = ImpactItem(file=found.file, line=found.line, symbol=found.module,

@@ -281,7 +281,8 @@ def find_references(
 ) -> ReferenceResult:
     """Where a symbol is used: whole-word ripgrep matches narrowed by tree-sitter to real identifiers
     (comments and strings excluded unless asked; `left_out` counts them, and in Java also the fields and
-    variables that merely share a method's name). Definition sites are marked `is_definition`."""
+    variables that merely share a method's name). Definition sites are marked `is_definition`. Hits are
+    matched by name: for `Type.name`, `namesakes` lists where unrelated types define the same name."""
     return app_of(ctx).explorer.find_references(symbol, path=path, language=language,
                                                 include_comments=include_comments,
                                                 include_strings=include_strings, max_results=max_results)

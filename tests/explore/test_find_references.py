@@ -198,3 +198,20 @@ def test_java_name_that_is_also_a_field_keeps_every_hit(tmp_path: Path) -> None:
     result = explorer.find_references("size", max_results=100)
     assert len(result.references) == 5
     assert result.left_out is None
+
+
+def test_a_qualified_symbol_names_the_namesakes_its_hits_may_belong_to(tmp_path: Path) -> None:
+    """Hits are matched by name: for `Element.hasClass` the answer says that Elements defines a hasClass of its
+    own (unrelated by inheritance), while a subclass's override and a plain name give no namesakes."""
+    files = {
+        "Element.java": "class Element {\n    boolean hasClass(String c) { return true; }\n}\n",
+        "Elements.java": "class Elements {\n    boolean hasClass(String c) { return false; }\n}\n",
+        "Special.java": "class Special extends Element {\n    boolean hasClass(String c) { return false; }\n}\n",
+        "Use.java": "class Use {\n    boolean f(Element e, Elements es) { return e.hasClass(\"a\") && es.hasClass(\"b\"); }\n}\n",
+    }
+    explorer = explorer_over(tmp_path, files)
+    qualified = explorer.find_references("Element.hasClass")
+    assert qualified.namesakes == ["Elements.java:2 Elements.hasClass"]
+    assert len(qualified.references) == 5  # still every use of the name: the namesakes say which may be another's
+    assert explorer.find_references("Special.hasClass").namesakes == ["Elements.java:2 Elements.hasClass"]
+    assert explorer.find_references("hasClass").namesakes is None

@@ -63,6 +63,9 @@ def _balanced(cwd: Path, files: list[str], count: int) -> list[list[str]]:
     return [c for c in chunks if c]
 
 
+# Languages whose class bases ctags records (`inherits`); Kotlin, Rust, Go and Swift have none there, so no claim
+# about inheritance is made for them.
+BASES_RECORDED = frozenset({"java", "python", "javascript", "typescript", "csharp", "cpp", "php", "ruby"})
 _ACCESS_WORDS = frozenset({"public", "protected", "private", "virtual", "internal"})
 
 

@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field
 from tools.config import DocumentSearchSettings, load_context
 from tools.errors import CodeIntelError, InvalidArgument
 from tools.explore import budget
+from tools.explore.ctags import BASES_RECORDED
 from tools.explore.globbing import glob_matches
 from tools.explore.importers import find_importers, is_import_line, python_module_names
 from tools.explore.markup import find_cross_references, is_web_file
@@ -277,10 +278,6 @@ def _inside(targets: list[Target], file: str, line: int) -> bool:
     return any(t.file == file and t.line is not None and t.line <= line <= (t.end_line or t.line) for t in targets)
 
 
-# Languages whose class bases ctags records (Kotlin, Rust, Go and Swift have none there: no claim is made).
-_BASES_RECORDED = frozenset({"java", "python", "javascript", "typescript", "csharp", "cpp", "php", "ruby"})
-
-
 def _last_part(scope: str) -> str:
     return re.split(r"\.|::", scope)[-1]
 
@@ -316,7 +313,7 @@ class _Inheritance:
                         "so it must keep the changed contract")
             if other in index.ancestors(mine):
                 return f"{mine}.{name} overrides this one ({other} is a base of {mine}): keep the two compatible"
-        if language_for(file) in _BASES_RECORDED and other not in own:
+        if language_for(file) in BASES_RECORDED and other not in own:
             return (f"another definition of {name} (override, shadow or namesake), in {other}: the index finds no "
                     f"inheritance between {other} and {', '.join(sorted(own))}")
         return None

@@ -120,6 +120,9 @@ class ReferenceResult(Skipping):
     left_out: LeftOut | None = Field(
         default=None, description="hits not listed: in comments and strings (include_comments / include_strings list "
                                   "them), and Java fields or variables that share the method's name (other_names)")
+    namesakes: list[str] | None = Field(
+        default=None, description="for a qualified symbol (Type.name): the same name defined in types unrelated to "
+                                  "Type, as file:line Type.name; hits are matched by name, so their uses are listed too")
 
 
 class OutlineSymbol(BaseModel):

@@ -20,6 +20,7 @@ from tools import faults
 from tools.config import Config
 from tools.errors import InvalidArgument
 from tools.explore import budget, outline
+from tools.explore.ctags import BASES_RECORDED
 from tools.explore.globbing import compile_glob, glob_matches
 from tools.explore.lexical import LexicalIndex
 from tools.explore.models import (
@@ -267,7 +268,28 @@ class Explorer:
             include_strings=include_strings, max_results=max_results, timeout=timeout,
         )
         attach_skipped(result, skipped())
+        result.namesakes = self._namesakes(symbol) or None
         return result
+
+    def _namesakes(self, symbol: str) -> list[str]:
+        """For `Type.name`: where `name` is defined in a type that neither is Type nor inherits from or is a base
+        of it. find_references matches by name, so the uses of those namesakes are among its hits."""
+        qualified = (symbol or "").strip().replace("::", ".").replace("->", ".").removesuffix("()")
+        if "." not in qualified.strip("."):
+            return []
+        owner, name = qualified.strip(".").rsplit(".", 1)
+        owner = owner.rsplit(".", 1)[-1]
+        index = self.definition_index
+        found = index.find(name, max_results=200).definitions
+        related = {owner} | index.ancestors(owner)
+        out = []
+        for d in found:
+            scope = d.scope.replace("::", ".").rsplit(".", 1)[-1] if d.scope else None
+            if (scope is None or d.language not in BASES_RECORDED or scope in related
+                    or owner in index.ancestors(scope)):
+                continue
+            out.append(f"{d.file}:{d.line} {scope}.{name}")
+        return out[:20]
 
     @budgeted
     def find_definitions(

@@ -384,6 +384,15 @@ class DefinitionIndex:
         with self._lock:
             return [d.to_definition() for rel in sorted(self._tags) for d in self._tags[rel]]
 
+    def scopes(self, name: str) -> dict[tuple[str, int], str]:
+        """(file, line) -> enclosing scope of each definition of `name` that has one, as the index holds them now
+        (no refresh: for callers that just looked the name up)."""
+        with self._lock:
+            if self._lookup_dirty:
+                self._rebuild_lookup()
+                self._lookup_dirty = False
+            return {(t.file, t.line): t.scope for t in self._by_name.get(name, []) if t.scope}
+
     def ancestors(self, type_name: str, limit: int = 100) -> set[str]:
         """Every type that a type named `type_name` extends or implements, directly or further up, by bare name
         (from the bases ctags records for each class, interface, struct or trait of that name). Names are not

@@ -295,9 +295,9 @@ class _Inheritance:
         self._scopes: dict[str, dict[tuple[str, int], str]] = {}
 
     def _scope_at(self, name: str, file: str, line: int) -> str | None:
-        if name not in self._scopes:
-            found = as_dict(self.explorer.find_definitions(name, max_results=500)).get("definitions", [])
-            self._scopes[name] = {(d["file"], d["line"]): _last_part(d["scope"]) for d in found if d.get("scope")}
+        if name not in self._scopes:  # the reference lookup has just refreshed the files defining the name
+            found = self.explorer.definition_index.scopes(name)
+            self._scopes[name] = {site: _last_part(scope) for site, scope in found.items()}
         return self._scopes[name].get((file, line))
 
     def reason(self, name: str, file: str, line: int) -> str | None:

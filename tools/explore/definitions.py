@@ -22,7 +22,7 @@ from tools.config import Config
 from tools.errors import InvalidArgument
 from tools.explore import budget
 from tools.explore.ctags import CTAGS_SUFFIXES, Tag, base_names, run_ctags
-from tools.explore.grammar import GRAMMARS
+from tools.explore.grammar import GRAMMARS, TYPE_KINDS
 from tools.explore.models import Definition, DefinitionResult, MatchMode
 from tools.explore.outline import flatten, outline
 from tools.explore.ripgrep import RgFilters, SkippedFile, list_files, too_big_reason
@@ -46,7 +46,6 @@ BUILD_BATCH_FILES = 1000
 # Types and callables first: they are what an agent looking for a definition usually means.
 _KIND_RANK = {"class": 0, "interface": 0, "struct": 0, "trait": 0, "enum": 0, "type": 1, "function": 1, "method": 1,
               "constructor": 1, "module": 2, "namespace": 2}
-_TYPE_KINDS = frozenset({"class", "interface", "struct", "trait", "enum", "record", "object"})
 _SINGLE_LINE_KINDS = frozenset({"variable", "constant", "field", "property", "macro", "enumerator", "member",
                                 "label", "parameter", "local", "alias", "typedef", "externvar", "prototype"})
 
@@ -405,7 +404,7 @@ class DefinitionIndex:
             todo = [type_name]
             while todo and len(found) < limit:
                 for tag in self._by_name.get(todo.pop(), []):
-                    if tag.inherits and tag.kind in _TYPE_KINDS:
+                    if tag.inherits and tag.kind in TYPE_KINDS:
                         for base in base_names(tag.inherits):
                             if base not in found and base != type_name:
                                 found.add(base)

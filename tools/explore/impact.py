@@ -3,12 +3,12 @@
 For the symbols of the changed files it gathers their definitions (direct), the code elsewhere
 that references or imports them (dependents; for symbols asked about by name, also their uses in
 the changed files themselves), the tests that use them, the config files and documents that
-mention them, and what must be checked by hand (should_verify): other definitions of the names
-(an override of a changed method in a subclass, or the base method a changed override overrides, told
-by the bases the definition index records for each class), the type stubs of the changed files (`.pyi`, `.d.ts`), and, for web files, the markup
-cross-references of their CSS classes and ids. Every item carries `file` and a 1-based `line`.
-The work is bounded: too many symbols, too many hits or over-common names are capped or skipped,
-and the answer says so.
+mention them, and what must be checked by hand (should_verify): other definitions of the names (an
+override of a changed method in a subclass, or the base method a changed override overrides, told by
+the bases the definition index records for each class), the type stubs of the changed files (`.pyi`,
+`.d.ts`), and, for web files, the markup cross-references of their CSS classes and ids. Every item
+carries `file` and a 1-based `line`. The work is bounded: too many symbols, too many hits or
+over-common names are capped or skipped, and the answer says so.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from tools.errors import CodeIntelError, InvalidArgument
 from tools.explore import budget
 from tools.explore.ctags import BASES_RECORDED
 from tools.explore.globbing import glob_matches
+from tools.explore.grammar import TYPE_KINDS
 from tools.explore.importers import find_importers, is_import_line, python_module_names
 from tools.explore.markup import find_cross_references, is_web_file
 from tools.explore.models import Partial, as_dict
@@ -189,8 +190,8 @@ def _outline_targets(explorer: Explorer, file: str, notes: list[str]) -> list[Ta
     for symbol in outline.get("symbols", []):
         targets.append(Target(symbol["name"], file, symbol["line"], symbol.get("end_line"), symbol.get("kind")))
         for child in symbol.get("children", []):
-            targets.append(Target(child["name"], file, child["line"], child.get("end_line"), child.get("kind"),
-                                  symbol["name"]))
+            owner = symbol["name"] if symbol.get("kind") in TYPE_KINDS else None  # a method's class, not a function
+            targets.append(Target(child["name"], file, child["line"], child.get("end_line"), child.get("kind"), owner))
     return targets
 
 

@@ -69,6 +69,11 @@ BASES_RECORDED = frozenset({"java", "python", "javascript", "typescript", "cshar
 _ACCESS_WORDS = frozenset({"public", "protected", "private", "virtual", "internal"})
 
 
+def bare_name(qualified: str) -> str:
+    """The last part of a dotted or `::`-joined name: `pkg.Outer.Inner` and `ns::Type` give Inner and Type."""
+    return re.split(r"\.|::", qualified)[-1]
+
+
 def base_names(inherits: str) -> list[str]:
     """The bare names of the bases in ctags' `inherits` text: `mod.Base[T]` and `java.util.List<E>` give Base and
     List; keyword entries (`metaclass=M`) and access words (`public Base` in C++) are dropped."""
@@ -88,7 +93,7 @@ def base_names(inherits: str) -> list[str]:
             entry = re.split(r"[<\[(]", entry, maxsplit=1)[0].strip()
             words = [w for w in entry.split() if w not in _ACCESS_WORDS]
             if words:
-                name = re.split(r"\.|::", words[-1])[-1]
+                name = bare_name(words[-1])
                 if name.isidentifier() and name not in names:
                     names.append(name)
         else:

@@ -324,6 +324,12 @@ class DefinitionIndex:
             out.append(Tag(rel, symbol.name, symbol.line, symbol.end_line, symbol.kind, symbol.scope, parsed.language, first))
         return out
 
+    def _fresh_lookup(self) -> None:
+        """Rebuild the name tables if the tags changed since they were built (call with `_lock` held)."""
+        if self._lookup_dirty:
+            self._rebuild_lookup()
+            self._lookup_dirty = False
+
     def _rebuild_lookup(self) -> None:
         by_name: dict[str, list[Tag]] = {}
         for rel in sorted(self._tags):
@@ -387,9 +393,7 @@ class DefinitionIndex:
         """(file, line) -> enclosing scope of each definition of `name` that has one, as the index holds them now
         (no refresh: for callers that just looked the name up)."""
         with self._lock:
-            if self._lookup_dirty:
-                self._rebuild_lookup()
-                self._lookup_dirty = False
+            self._fresh_lookup()
             return {(t.file, t.line): t.scope for t in self._by_name.get(name, []) if t.scope}
 
     def ancestors(self, type_name: str, limit: int = 100) -> set[str]:
@@ -397,9 +401,7 @@ class DefinitionIndex:
         (from the bases ctags records for each class, interface, struct or trait of that name). Names are not
         resolved across packages: two types that share a name share their bases here."""
         with self._lock:
-            if self._lookup_dirty:
-                self._rebuild_lookup()
-                self._lookup_dirty = False
+            self._fresh_lookup()
             found: set[str] = set()
             todo = [type_name]
             while todo and len(found) < limit:
@@ -449,9 +451,7 @@ class DefinitionIndex:
                 f"the definition index was still being built after {waited:.3g} s ({len(self._tags)} files indexed "
                 "so far): definitions in files not yet indexed are missing; the build goes on, ask again shortly")
         with self._lock:
-            if self._lookup_dirty:
-                self._rebuild_lookup()
-                self._lookup_dirty = False
+            self._fresh_lookup()
             found = self._candidates(text, match)
         if scope_filter:
             found = [d for d in found if d.scope and _scope_matches(d.scope, scope_filter)]

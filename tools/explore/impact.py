@@ -27,7 +27,7 @@ from pydantic import BaseModel, Field
 from tools.config import DocumentSearchSettings, load_context
 from tools.errors import CodeIntelError, InvalidArgument
 from tools.explore import budget
-from tools.explore.ctags import BASES_RECORDED
+from tools.explore.ctags import BASES_RECORDED, bare_name
 from tools.explore.globbing import glob_matches
 from tools.explore.grammar import TYPE_KINDS
 from tools.explore.importers import find_importers, is_import_line, python_module_names
@@ -279,10 +279,6 @@ def _inside(targets: list[Target], file: str, line: int) -> bool:
     return any(t.file == file and t.line is not None and t.line <= line <= (t.end_line or t.line) for t in targets)
 
 
-def _last_part(scope: str) -> str:
-    return re.split(r"\.|::", scope)[-1]
-
-
 class _Inheritance:
     """How another definition of a followed name relates to the changed one through the class hierarchy (by
     bare type names, as the definition index records each type's bases)."""
@@ -292,13 +288,13 @@ class _Inheritance:
         self.owners: dict[str, set[str]] = defaultdict(set)  # name -> the types defining it in the changed files
         for target in targets:
             if target.scope and target.file:
-                self.owners[target.name].add(_last_part(target.scope))
+                self.owners[target.name].add(bare_name(target.scope))
         self._scopes: dict[str, dict[tuple[str, int], str]] = {}
 
     def _scope_at(self, name: str, file: str, line: int) -> str | None:
         if name not in self._scopes:  # the reference lookup has just refreshed the files defining the name
             found = self.explorer.definition_index.scopes(name)
-            self._scopes[name] = {site: _last_part(scope) for site, scope in found.items()}
+            self._scopes[name] = {site: bare_name(scope) for site, scope in found.items()}
         return self._scopes[name].get((file, line))
 
     def reason(self, name: str, file: str, line: int) -> str | None:

@@ -20,7 +20,7 @@ from tools import faults
 from tools.config import Config
 from tools.errors import InvalidArgument
 from tools.explore import budget, outline
-from tools.explore.ctags import BASES_RECORDED
+from tools.explore.ctags import BASES_RECORDED, bare_name
 from tools.explore.globbing import compile_glob, glob_matches
 from tools.explore.lexical import LexicalIndex
 from tools.explore.models import (
@@ -278,13 +278,13 @@ class Explorer:
         if "." not in qualified.strip("."):
             return []
         owner, name = qualified.strip(".").rsplit(".", 1)
-        owner = owner.rsplit(".", 1)[-1]
+        owner = bare_name(owner)
         index = self.definition_index
         found = index.find(name, max_results=200).definitions
         related = {owner} | index.ancestors(owner)
         out = []
         for d in found:
-            scope = d.scope.replace("::", ".").rsplit(".", 1)[-1] if d.scope else None
+            scope = bare_name(d.scope) if d.scope else None
             if (scope is None or d.language not in BASES_RECORDED or scope in related
                     or owner in index.ancestors(scope)):
                 continue

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools.verify.parsers import FailureCollector, failing_tests
+from tools.verify.parsers import MAX_EXCERPT, FailureCollector, failing_tests
 
 PYTEST = """\
 ============================= test session starts ==============================
@@ -136,7 +136,10 @@ def test_go_test_subtests_too() -> None:
 
 
 def test_cargo_test() -> None:
-    assert failing_tests(CARGO) == ["tests::subtracts"]
+    """No `Running` line before the tests (a snippet, `cargo test -q`): the names stay as libtest prints them."""
+    collector = _collect(CARGO)
+    assert collector.names == ["tests::subtracts"]
+    assert collector.excerpt == ["thread 'tests::subtracts' panicked at src/lib.rs:10:9:", "assertion `left == right` failed"]
 
 
 def test_tap_from_node_test() -> None:
@@ -233,3 +236,136 @@ def test_compile_errors_are_quoted_once() -> None:
                               "src/calc.ts(2,10): error TS2304: Cannot find name 'c'.",
                               "src/calc.ts:2:10 - error TS2304: Cannot find name 'c'.",
                               "./calc.go:4:13: undefined: c"]
+
+
+# --------------------------------------------------------------- cargo test: names per test binary, panics
+# Captured with cargo 1.95 on dtolnay/semver (RUST_BACKTRACE=1 in the first two, unset in the next two) and on a
+# workspace with the packages my-crate (src/lib.rs, src/main.rs, src/bin/other-tool.rs, tests/it-works.rs, doc
+# tests) and other (src/lib.rs).
+
+
+def test_cargo_names_a_failing_test_after_its_binary_and_quotes_the_panic() -> None:
+    collector = _collect((DATA / "cargo-1.95-fail-fast.txt").read_text(encoding="utf-8"))
+    assert collector.names == ["test_version::test_leading_v"]
+    assert collector.excerpt == [
+        "thread 'test_leading_v' panicked at tests/test_version.rs:261:15:",
+        "called `Result::unwrap_err()` on an `Ok` value: Version { major: 1, minor: 2, patch: 3 }",
+        "error: test failed, to rerun pass `--test test_version`",
+    ]
+
+
+def test_cargo_unit_integration_and_doc_tests_with_their_panics() -> None:
+    """--no-fail-fast: a unit test of the lib, an assert_eq in an integration test, a doc test. The closing
+    `failures:` lists name each test again; two panics with the same assertion lines are both quoted whole."""
+    collector = _collect((DATA / "cargo-1.95-no-fail-fast.txt").read_text(encoding="utf-8"))
+    assert collector.names == ["semver::tests::inner_fails", "test_version_req::test_parse",
+                               "src/lib.rs - Version::new (line 376)"]
+    assert collector.excerpt == [
+        "thread 'tests::inner_fails' panicked at src/lib.rs:577:11:",
+        "no value here",
+        "error: test failed, to rerun pass `--lib`",
+        "thread 'test_parse' panicked at tests/test_version_req.rs:334:5:",
+        "assertion `left == right` failed",
+        "  left: 1",
+        " right: 2",
+        "error: test failed, to rerun pass `--test test_version_req`",
+        "thread 'main' panicked at src/lib.rs:16:1:",
+        "assertion `left == right` failed",
+        "  left: 1",
+        " right: 9",
+        "error: doctest failed, to rerun pass `--doc`",
+        "error: 3 targets failed:",
+    ]
+
+
+def test_cargo_workspace_binaries_hyphens_and_test_modes() -> None:
+    """Hyphenated names become the binary's underscores; the lib and the src/main.rs binary of my-crate are both
+    `my_crate-<hash>`, so a binary's unit tests say `(bin)`; ` - should panic` and ` - compile` are modes, not
+    names (the `failures:` list leaves them out); a doc test's path already names its package folder."""
+    collector = _collect((DATA / "cargo-1.95-workspace.txt").read_text(encoding="utf-8"))
+    assert collector.names == [
+        "my_crate::tests::multi", "my_crate::tests::it_works", "my_crate::tests::returns_err",
+        "my_crate::tests::should_but_does_not", "my_crate::tests::wrong_message",
+        "my_crate(bin)::tests::it_works", "other_tool(bin)::tests::it_works", "it_works::it_works",
+        "other::tests::it_works",
+        "my-crate/src/lib.rs - add (line 11)", "my-crate/src/lib.rs - (line 1)", "my-crate/src/lib.rs - add (line 7)",
+    ]
+    excerpt = collector.excerpt
+    assert len(excerpt) == MAX_EXCERPT
+    # a long message is cut after a few lines; a test returning Err, a should_panic that did not, or panicked
+    # with another message say so
+    assert excerpt[:5] == ["thread 'tests::multi' panicked at my-crate/src/lib.rs:29:18:",
+                           "line one", "line two", "line three", "line four"]
+    assert 'Error: "nope"' in excerpt
+    assert "note: test did not panic as expected at my-crate/src/lib.rs:22:8" in excerpt
+    i = excerpt.index("note: panic did not contain expected string")
+    assert excerpt[i + 1:i + 3] == ['      panic message: "bang"', ' expected substring: "boom"']
+    assert not any("stack backtrace" in line or "RUST_BACKTRACE" in line for line in excerpt)
+
+
+def test_cargo_quiet_and_other_output_modes() -> None:
+    """cargo 1.95: `-q` prints `name --- FAILED` and no Running lines, --report-time a time after FAILED,
+    --nocapture the panic right before the verdict; a compile_fail doc test that compiled says so."""
+    quiet = ("running 20 tests\n.............. 14/20\ntest_parse --- FAILED\n.....\nfailures:\n\n"
+             "---- test_parse stdout ----\n\nthread 'test_parse' (3199) panicked at tests/test_version_req.rs:334:5:\n"
+             "assertion `left == right` failed\n  left: 1\n right: 2\n"
+             "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\n\n"
+             "failures:\n    test_parse\n\ntest result: FAILED. 19 passed; 1 failed; 0 ignored\n")
+    collector = _collect(quiet)
+    assert collector.names == ["test_parse"]
+    assert collector.excerpt == ["thread 'test_parse' panicked at tests/test_version_req.rs:334:5:",
+                                 "assertion `left == right` failed", "  left: 1", " right: 2"]
+    timed = ("     Running unittests src/lib.rs (target/debug/deps/my_crate-d19f96be62160139)\n"
+             "test tests::ignored ... ignored\ntest tests::it_works ... FAILED <0.055s>\n")
+    assert failing_tests(timed) == ["my_crate::tests::it_works"]
+    nocapture = ("     Running tests/test_version_req.rs (target/debug/deps/test_version_req-1bbdc54143b4c77e)\n"
+                 "thread 'test_parse' (3226) panicked at tests/test_version_req.rs:334:5:\n"
+                 "assertion `left == right` failed\n  left: 1\n right: 2\ntest test_parse ... FAILED\n"
+                 "\nfailures:\n\nfailures:\n    test_parse\n")
+    collector = _collect(nocapture)
+    assert collector.names == ["test_version_req::test_parse"]
+    assert collector.excerpt[-1] == " right: 2"
+    doc = ("   Doc-tests my_crate\n\nrunning 3 tests\ntest my-crate/src/lib.rs - add (line 11) ... ignored\n"
+           "test my-crate/src/lib.rs - add (line 7) - compile ... FAILED\n"
+           "test my-crate/src/lib.rs - add (line 3) - compile fail ... FAILED\n\nfailures:\n\n"
+           "---- my-crate/src/lib.rs - add (line 7) stdout ----\nerror[E0308]: mismatched types\n --> my-crate/src/lib.rs:8:13\n"
+           "---- my-crate/src/lib.rs - add (line 3) stdout ----\nTest compiled successfully, but it's marked `compile_fail`.\n"
+           "\nfailures:\n    my-crate/src/lib.rs - add (line 3)\n    my-crate/src/lib.rs - add (line 7)\n")
+    collector = _collect(doc)
+    assert collector.names == ["my-crate/src/lib.rs - add (line 7)", "my-crate/src/lib.rs - add (line 3)"]
+    assert collector.excerpt == ["error[E0308]: mismatched types",
+                                 "Test compiled successfully, but it's marked `compile_fail`."]
+
+
+def test_cargo_before_1_73_panics_and_running_lines() -> None:
+    """Before Rust 1.73 the message sat between quotes on the panic line itself (continuing on the next lines for
+    assert_eq); cargo before 1.51 named only the binary in its Running line."""
+    old = ("     Running target/debug/deps/semver-08707e0d390c1b5c\n\nrunning 2 tests\n"
+           "test tests::a ... FAILED\ntest tests::b ... FAILED\n\nfailures:\n\n---- tests::a stdout ----\n"
+           "thread 'tests::a' panicked at 'called `Option::unwrap()` on a `None` value', src/lib.rs:2:5\n"
+           "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\n---- tests::b stdout ----\n"
+           "thread 'tests::b' panicked at 'assertion failed: `(left == right)`\n  left: `1`,\n right: `2`', src/lib.rs:7:5\n\n"
+           "failures:\n    tests::a\n    tests::b\n\n"
+           "     Running target\\debug\\deps\\test_version-b71417f14012d63c.exe\ntest test_parse ... FAILED\n")
+    collector = _collect(old)
+    assert collector.names == ["semver::tests::a", "semver::tests::b", "test_version::test_parse"]
+    assert collector.excerpt == [
+        "thread 'tests::a' panicked at 'called `Option::unwrap()` on a `None` value', src/lib.rs:2:5",
+        "thread 'tests::b' panicked at 'assertion failed: `(left == right)`", "  left: `1`,", " right: `2`', src/lib.rs:7:5",
+    ]
+
+
+def test_cargo_binary_kinds() -> None:
+    """The unit tests of a binary, an example or a bench say what they are; the lib's and an integration
+    test's are the binary's name alone."""
+    def target(running: str) -> list[str]:
+        return failing_tests(f"     Running {running}\ntest t ... FAILED\n")
+    assert target("unittests src/lib.rs (target/debug/deps/my_crate-d19f96be62160139)") == ["my_crate::t"]
+    assert target("unittests src/main.rs (target/debug/deps/my_crate-83ed02aeaa5b23ca)") == ["my_crate(bin)::t"]
+    assert target("unittests src/bin/other-tool.rs (target/debug/deps/other_tool-edfcf9fdadfcd9ae)") == ["other_tool(bin)::t"]
+    assert target("tests/it-works.rs (target/debug/deps/it_works-b39d6be7ce303868)") == ["it_works::t"]
+    assert target("tests/suite/main.rs (target/debug/deps/suite-b39d6be7ce303868)") == ["suite::t"]
+    assert target("unittests examples/demo-ex.rs (target/debug/examples/demo_ex-0123456789abcdef)") == ["demo_ex(example)::t"]
+    assert target("benches/speed.rs (target/debug/deps/speed-0123456789abcdef)") == ["speed(bench)::t"]
+    # Surefire 2.x prints `Running pkg.Class` too: no cargo binary, nothing qualified
+    assert failing_tests("Running com.example.CalcTest\ntest t ... FAILED\n") == ["t"]

@@ -24,7 +24,25 @@ _VITEST_CROSS = re.compile(r"^\s*[×✖]\s+(.+?)(?:\s+\(?\d+(?:\.\d+)?\s*m?s\)?)
 _MOCHA_FAILING = re.compile(r"^\s*\d+ failing\b")
 _MOCHA_ITEM = re.compile(r"^\s*\d+\) (.+?):?\s*$")
 _GO = re.compile(r"^\s*--- FAIL: (\S+)")
-_CARGO = re.compile(r"^test (\S+) \.\.\. FAILED$")
+# cargo test (libtest): `test tests::adds ... FAILED`, a doc test `test src/lib.rs - Version::new (line 376) ... FAILED`,
+# with the test's mode after ` - ` (should panic, compile fail, compile: not part of its name, the closing
+# `failures:` list leaves it out) and, with --report-time, its time (`FAILED <0.055s>`); -q prints `name --- FAILED`.
+_CARGO = re.compile(r"^test (\S.*?)(?: - (?:should panic|compile fail|compile))? \.\.\. FAILED(?: <[\d.]+s>)?$")
+_CARGO_TERSE = re.compile(r"^(\S.*?)(?: - (?:should panic|compile fail|compile))? --- FAILED(?: <[\d.]+s>)?$")
+_CARGO_LIST_ITEM = re.compile(r"^ {4}(\S.*?)\s*$")  # an entry of the closing `failures:` list
+# The test binary cargo is about to run: `Running tests/test_version.rs (target/debug/deps/test_version-b71417f14012d63c)`,
+# `Running unittests src/lib.rs (target/debug/deps/semver-08707e0d390c1b5c)`; cargo before 1.51 printed only the binary.
+_CARGO_RUNNING = re.compile(
+    r"^\s*Running (?:(unittests) )?(?:(.+?) \(([^()]+)\)|(\S*[/\\]\S+-[0-9a-f]{16}(?:\.exe)?))\s*$")
+_CARGO_BINARY = re.compile(r"^(?P<name>.+?)(?:-[0-9a-f]{16})?(?:\.exe)?$")
+_CARGO_DOCTESTS = re.compile(r"^\s*Doc-tests \S+\s*$")
+# A Rust panic: `thread 'x' (16131) panicked at tests/t.rs:261:15:` with its message on the next lines (Rust 1.73
+# on; recent Rust adds the thread's id in parentheses), or `thread 'x' panicked at 'message', src/lib.rs:2:5` before.
+_PANIC = re.compile(r"^(\s*thread '[^']*')(?: \(\d+\))?( panicked at .*)$")
+# libtest's own verdict for a #[should_panic] whose panic said something else: the two lines after it say what
+_PANIC_MISMATCH = re.compile(r"^\s*note: panic did not contain expected string\s*$")
+_PANIC_END = re.compile(r"^\s*(?:note: |stack backtrace:|---- |test result: )")
+MAX_PANIC_LINES = 4  # message lines quoted after a panic's first line
 _TAP = re.compile(r"^\s*not ok \d+(?: -)? (.+?)\s*$")
 # Surefire, one line per failing test: `[ERROR] pkg.FooTest.bar -- Time elapsed: 0.01 s <<< FAILURE!` (3.x),
 # `bar(pkg.FooTest)  Time elapsed: 0.01 sec  <<< ERROR!` (2.x); the class line `Tests run: ... -- in pkg.FooTest`
@@ -46,6 +64,8 @@ _EXCERPT = re.compile(
     # compile errors: javac through Maven, rustc, tsc, go build
     r"|^\[ERROR\] \S+\.(?:java|kt|scala|groovy):\[\d+(?:,\d+)?\]|^error(?:\[E\d{4}\])?: "
     r"|^\S+\.(?:ts|tsx|mts|cts)(?:\(\d+,\d+\)|:\d+:\d+)\s*[:-]\s*error TS\d+|^\S+\.go:\d+:\d+: "
+    # libtest: a #[should_panic] test that did not panic, a compile_fail doc test that compiled
+    r"|^note: test did not panic as expected\b|^Test compiled successfully, but it's marked `compile_fail`"
 )
 _JEST_NOT_A_TEST = ("Test suite failed to run", "Console")
 
@@ -61,10 +81,14 @@ class FailureCollector:
     def __init__(self) -> None:
         self._names: list[str] = []
         self._seen: set[str] = set()
-        self.excerpt: list[str] = []
         self._mocha = False  # inside mocha's "N failing" section
         self._mocha_title: str | None = None  # "1) suite" waiting for its test line
         self._surefire_summary = False  # inside Surefire's closing "Failures:" / "Errors:" list
+        self._cargo_target: str | None = None  # the test binary cargo is running, which qualifies its test names
+        self._cargo_list = False  # inside libtest's closing "failures:" list
+        self._excerpt: list[str] = []
+        self._panic: list[str] = []  # the panic being read: its first line and the message lines so far
+        self._panics: set[tuple[str, ...]] = set()
 
     def _add(self, name: str) -> None:
         name = name.strip()
@@ -75,18 +99,27 @@ class FailureCollector:
     def _quote(self, line: str) -> None:
         """Keep an error line for the excerpt (each text once: Maven repeats its compile errors)."""
         text = line[:300]
-        if len(self.excerpt) < MAX_EXCERPT and text not in self.excerpt:
-            self.excerpt.append(text)
+        if len(self._excerpt) < MAX_EXCERPT and text not in self._excerpt:
+            self._excerpt.append(text)
+
+    @property
+    def excerpt(self) -> list[str]:
+        """The first error lines, each text once (a panic is one text: its first line and message). Read it when
+        the output has ended: it closes a panic still being read."""
+        self._end_panic()
+        return list(self._excerpt)
 
     def feed(self, raw: str) -> None:
         line = clean(raw)
+        if self._feed_panic(line):
+            return
         if not line.strip():
             return
         if _EXCERPT.search(line):
             self._quote(line)
-        if self._feed_mocha(line) or self._feed_surefire(line):
+        if self._feed_mocha(line) or self._feed_surefire(line) or self._feed_cargo(line):
             return
-        for pattern in (_PYTEST_SUMMARY, _PYTEST_VERBOSE, _GO, _CARGO, _VITEST_FAIL, _GRADLE):
+        for pattern in (_PYTEST_SUMMARY, _PYTEST_VERBOSE, _GO, _VITEST_FAIL, _GRADLE):
             match = pattern.match(line)
             if match:
                 self._add(match[1])
@@ -152,6 +185,64 @@ class FailureCollector:
             self._add(short)
         return True
 
+    def _feed_panic(self, line: str) -> bool:
+        """Quote a Rust panic as one text: `thread 'x' panicked at file:line:col:` (without the thread's id,
+        which changes from run to run) and the message lines after it, up to a blank line, a `note:` or the
+        backtrace; the same for libtest's note that a #[should_panic] test panicked with another message.
+        True when the line belonged to a panic."""
+        match = _PANIC.match(line)
+        if match or _PANIC_MISMATCH.match(line):
+            self._end_panic()
+            self._panic = [match[1] + match[2] if match else line]
+            return True
+        if not self._panic:
+            return False
+        if not line.strip() or _PANIC_END.match(line) or _CARGO.match(line) or _CARGO_TERSE.match(line):
+            self._end_panic()  # (without capture, libtest's verdict on the test can follow the panic at once)
+            return False
+        self._panic.append(line)
+        if len(self._panic) > MAX_PANIC_LINES:
+            self._end_panic()
+        return True
+
+    def _end_panic(self) -> None:
+        panic, self._panic = tuple(self._panic), []
+        if panic and panic not in self._panics:
+            self._panics.add(panic)
+            for text in panic:
+                if len(self._excerpt) < MAX_EXCERPT:
+                    self._excerpt.append(text[:300])
+
+    def _feed_cargo(self, line: str) -> bool:
+        """cargo test: the failing tests of each test binary, named `binary::test` after the binary's `Running`
+        line (test names repeat across a package's test binaries); doc tests as libtest names them."""
+        running = _CARGO_RUNNING.match(line)
+        if running:
+            self._cargo_list = False
+            self._cargo_target = _cargo_target(running[1] is not None, running[2] or "", running[3] or running[4])
+            return True
+        if _CARGO_DOCTESTS.match(line):
+            self._cargo_list = False
+            self._cargo_target = None  # `src/lib.rs - Version::new (line 376)` already says where it is
+            return True
+        if line.rstrip() == "failures:":
+            self._cargo_list = True  # the first such heading precedes each test's output, the last the list
+            return True
+        if self._cargo_list:
+            match = _CARGO_LIST_ITEM.match(line)
+            if match:
+                self._add_cargo(match[1])
+                return True
+            self._cargo_list = False
+        match = _CARGO.match(line) or _CARGO_TERSE.match(line)
+        if match:
+            self._add_cargo(match[1])
+            return True
+        return False
+
+    def _add_cargo(self, name: str) -> None:
+        self._add(f"{self._cargo_target}::{name}" if self._cargo_target else name)
+
     def _flush_mocha(self) -> None:
         if self._mocha_title is not None:
             self._add(self._mocha_title)
@@ -161,6 +252,23 @@ class FailureCollector:
     def names(self) -> list[str]:
         self._flush_mocha()
         return list(self._names)
+
+
+def _cargo_target(unittests: bool, source: str, binary: str) -> str:
+    """The name a cargo test binary's tests are qualified with: the binary's file name without cargo's hash
+    (`test_version`, `semver`; cargo writes a hyphenated crate or target name with underscores). A package's lib
+    and its src/main.rs binary get the same file name, so the unit tests of a binary, an example or a bench
+    say so: `semver(bin)`."""
+    *folders, file = re.split(r"[/\\]", binary.strip())
+    match = _CARGO_BINARY.match(file)
+    name = match["name"] if match else file
+    *source_folders, source_file = re.split(r"[/\\]", source.strip())
+    if unittests and (source_file == "main.rs" or "bin" in source_folders):
+        return f"{name}(bin)"
+    for folder, kind in (("examples", "example"), ("benches", "bench")):
+        if folder in source_folders or folder in folders:  # cargo writes examples to target/debug/examples/
+            return f"{name}({kind})"
+    return name
 
 
 def failing_tests(output: str) -> list[str]:

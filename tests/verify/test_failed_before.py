@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tools.verify.models import CheckReport, CommandOutcome, failed_the_same_way
-from tools.verify.parsers import MAX_NAMES
+from tools.verify.parsers import MAX_NAMES, FailureCollector
+
+DATA = Path(__file__).parent / "data"
 
 
 def run(**fields: Any) -> CommandOutcome:
@@ -60,3 +63,20 @@ def test_a_report_marks_its_failures_and_keeps_its_verdict() -> None:
     assert report.new_failures == [lint]  # ruff had no run before the change: it counts
     assert report.passed is False
     assert "failed the same way before the change" in unit.headline()
+
+
+def _cargo_run(fixture: str) -> CommandOutcome:
+    collector = FailureCollector()
+    for line in (DATA / fixture).read_text(encoding="utf-8").splitlines():
+        collector.feed(line)
+    return run(command="cargo test", exit_code=101, failing_tests=collector.names, excerpt=collector.excerpt)
+
+
+def test_a_cargo_test_failing_in_another_binary_is_not_excused() -> None:
+    """semver has a test_parse in tests/test_version.rs and in tests/test_version_req.rs (real cargo 1.95 runs,
+    each failing the one): libtest names both `test_parse`, the names kept say which binary ran it."""
+    before = _cargo_run("cargo-1.95-test-parse-in-test-version.txt")
+    after = _cargo_run("cargo-1.95-test-parse-in-test-version-req.txt")
+    assert (before.failing_tests, after.failing_tests) == (["test_version::test_parse"], ["test_version_req::test_parse"])
+    assert failed_the_same_way(after, before) is None
+    assert failed_the_same_way(after, _cargo_run("cargo-1.95-test-parse-in-test-version-req.txt")) == "same_tests"

@@ -132,3 +132,26 @@ def test_failing_go_test(tmp_path: Path) -> None:
         encoding="utf-8")
     report = service(root, VerifyCommand(name="go test", run=["go", "test", "./..."], timeout_s=300)).run(None)
     assert not report.passed and report.commands[0].failing_tests == ["TestSub"]
+
+
+def test_failing_cargo_test(tmp_path: Path) -> None:
+    """The names are qualified by the test binary cargo announces on stderr, read in order with the tests'
+    stdout: a unit test and a doc test fail, the integration test of the same name passes."""
+    if shutil.which("cargo") is None:
+        pytest.skip("no Rust toolchain on this machine: `cargo test` cannot run here")
+    root = tmp_path / "calc"
+    (root / "src").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "Cargo.toml").write_text('[package]\nname = "my-calc"\nversion = "0.1.0"\nedition = "2021"\n',
+                                     encoding="utf-8")
+    (root / "src" / "lib.rs").write_text(
+        "/// ```\n/// assert_eq!(my_calc::add(1, 1), 3);\n/// ```\npub fn add(a: u8, b: u8) -> u8 { a + b }\n\n"
+        "#[cfg(test)]\nmod tests {\n    #[test]\n    fn same() { assert_eq!(super::add(1, 1), 3); }\n}\n", encoding="utf-8")
+    (root / "tests" / "same.rs").write_text("#[test]\nfn same() { assert_eq!(my_calc::add(1, 1), 2); }\n", encoding="utf-8")
+    report = service(root, VerifyCommand(name="cargo test", run=["cargo", "test", "--no-fail-fast"], timeout_s=300)).run(None)
+    outcome = report.commands[0]
+    assert not report.passed and outcome.exit_code == 101
+    assert outcome.failing_tests == ["my_calc::tests::same", "src/lib.rs - add (line 1)"]
+    assert "thread 'tests::same' panicked at src/lib.rs:9:17:" in outcome.excerpt
+    assert outcome.excerpt[outcome.excerpt.index("thread 'tests::same' panicked at src/lib.rs:9:17:") + 1:][:3] == [
+        "assertion `left == right` failed", "  left: 2", " right: 3"]

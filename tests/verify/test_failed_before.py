@@ -80,3 +80,6 @@ def test_a_cargo_test_failing_in_another_binary_is_not_excused() -> None:
     assert (before.failing_tests, after.failing_tests) == (["test_version::test_parse"], ["test_version_req::test_parse"])
     assert failed_the_same_way(after, before) is None
     assert failed_the_same_way(after, _cargo_run("cargo-1.95-test-parse-in-test-version-req.txt")) == "same_tests"
+    # a workspace where two packages have tests/integration.rs with a test `smoke`, alpha's failing before
+    alpha, beta = _cargo_run("cargo-1.95-workspace-alpha-smoke.txt"), _cargo_run("cargo-1.95-workspace-beta-smoke.txt")
+    assert failed_the_same_way(beta, alpha) is None

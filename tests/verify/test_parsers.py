@@ -280,14 +280,15 @@ def test_cargo_unit_integration_and_doc_tests_with_their_panics() -> None:
 
 def test_cargo_workspace_binaries_hyphens_and_test_modes() -> None:
     """Hyphenated names become the binary's underscores; the lib and the src/main.rs binary of my-crate are both
-    `my_crate-<hash>`, so a binary's unit tests say `(bin)`; ` - should panic` and ` - compile` are modes, not
-    names (the `failures:` list leaves them out); a doc test's path already names its package folder."""
+    `my_crate-<hash>`, so a binary's unit tests say `(bin)`; over several packages cargo's rerun hint names the
+    package (`-p my-crate --lib`); ` - should panic` and ` - compile` are modes, not names (the `failures:` list
+    leaves them out); a doc test's path already names its package folder."""
     collector = _collect((DATA / "cargo-1.95-workspace.txt").read_text(encoding="utf-8"))
     assert collector.names == [
-        "my_crate::tests::multi", "my_crate::tests::it_works", "my_crate::tests::returns_err",
-        "my_crate::tests::should_but_does_not", "my_crate::tests::wrong_message",
-        "my_crate(bin)::tests::it_works", "other_tool(bin)::tests::it_works", "it_works::it_works",
-        "other::tests::it_works",
+        "my-crate/my_crate::tests::multi", "my-crate/my_crate::tests::it_works", "my-crate/my_crate::tests::returns_err",
+        "my-crate/my_crate::tests::should_but_does_not", "my-crate/my_crate::tests::wrong_message",
+        "my-crate/my_crate(bin)::tests::it_works", "my-crate/other_tool(bin)::tests::it_works",
+        "my-crate/it_works::it_works", "other/other::tests::it_works",
         "my-crate/src/lib.rs - add (line 11)", "my-crate/src/lib.rs - (line 1)", "my-crate/src/lib.rs - add (line 7)",
     ]
     excerpt = collector.excerpt
@@ -319,7 +320,7 @@ def test_cargo_quiet_and_other_output_modes() -> None:
              "test tests::ignored ... ignored\ntest tests::it_works ... FAILED <0.055s>\n")
     assert failing_tests(timed) == ["my_crate::tests::it_works"]
     nocapture = ("     Running tests/test_version_req.rs (target/debug/deps/test_version_req-1bbdc54143b4c77e)\n"
-                 "thread 'test_parse' (3226) panicked at tests/test_version_req.rs:334:5:\n"
+                 "\nrunning 20 tests\n\nthread 'test_parse' (3226) panicked at tests/test_version_req.rs:334:5:\n"
                  "assertion `left == right` failed\n  left: 1\n right: 2\ntest test_parse ... FAILED\n"
                  "\nfailures:\n\nfailures:\n    test_parse\n")
     collector = _collect(nocapture)
@@ -369,3 +370,19 @@ def test_cargo_binary_kinds() -> None:
     assert target("benches/speed.rs (target/debug/deps/speed-0123456789abcdef)") == ["speed(bench)::t"]
     # Surefire 2.x prints `Running pkg.Class` too: no cargo binary, nothing qualified
     assert failing_tests("Running com.example.CalcTest\ntest t ... FAILED\n") == ["t"]
+    # without libtest's `running N tests`, a `failures:` list is someone else's
+    assert failing_tests("failures:\n    not_a_test\n") == []
+    assert failing_tests("running 1 test\nfailures:\n    a_test\n") == ["a_test"]
+    # the rerun hint after a failing binary says its kind, also for a binary with a path of its own
+    assert failing_tests("     Running unittests tools/gen.rs (target/debug/deps/gen-0123456789abcdef)\n"
+                         "test t ... FAILED\nerror: test failed, to rerun pass `--bin gen`\n") == ["gen(bin)::t"]
+    assert failing_tests("     Running target/debug/deps/gen-0123456789abcdef\n"
+                         "test t ... FAILED\nerror: test failed, to rerun pass '-p tools --bin gen'\n") == ["tools/gen(bin)::t"]
+
+
+def test_cargo_integration_tests_of_two_packages_with_one_file_name() -> None:
+    """A workspace (alpha, beta) where both packages have tests/integration.rs with a test `smoke`: the binaries
+    are both `integration-<hash>`; cargo's rerun hint names the package. Real runs, alpha failing, then beta."""
+    alpha = _collect((DATA / "cargo-1.95-workspace-alpha-smoke.txt").read_text(encoding="utf-8"))
+    beta = _collect((DATA / "cargo-1.95-workspace-beta-smoke.txt").read_text(encoding="utf-8"))
+    assert (alpha.names, beta.names) == (["alpha/integration::smoke"], ["beta/integration::smoke"])

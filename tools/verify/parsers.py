@@ -30,12 +30,17 @@ _GO = re.compile(r"^\s*--- FAIL: (\S+)")
 _CARGO = re.compile(r"^test (\S.*?)(?: - (?:should panic|compile fail|compile))? \.\.\. FAILED(?: <[\d.]+s>)?$")
 _CARGO_TERSE = re.compile(r"^(\S.*?)(?: - (?:should panic|compile fail|compile))? --- FAILED(?: <[\d.]+s>)?$")
 _CARGO_LIST_ITEM = re.compile(r"^ {4}(\S.*?)\s*$")  # an entry of the closing `failures:` list
+_LIBTEST_RUNNING = re.compile(r"^running \d+ tests?$")  # each test binary's first line
 # The test binary cargo is about to run: `Running tests/test_version.rs (target/debug/deps/test_version-b71417f14012d63c)`,
 # `Running unittests src/lib.rs (target/debug/deps/semver-08707e0d390c1b5c)`; cargo before 1.51 printed only the binary.
 _CARGO_RUNNING = re.compile(
     r"^\s*Running (?:(unittests) )?(?:(.+?) \(([^()]+)\)|(\S*[/\\]\S+-[0-9a-f]{16}(?:\.exe)?))\s*$")
 _CARGO_BINARY = re.compile(r"^(?P<name>.+?)(?:-[0-9a-f]{16})?(?:\.exe)?$")
 _CARGO_DOCTESTS = re.compile(r"^\s*Doc-tests \S+\s*$")
+# After a test binary failed: `error: test failed, to rerun pass `--test test_version``; in a run over several
+# packages with the package, `-p beta --test integration` (older cargo quoted with '...').
+_CARGO_RERUN = re.compile(r"^error: (?:test|doctest) failed, to rerun pass [`'](?:-p (\S+) )?--(lib|bin|test|example|bench)\b")
+_CARGO_KINDS = {"lib": "", "test": "", "bin": "bin", "example": "example", "bench": "bench"}
 # A Rust panic: `thread 'x' (16131) panicked at tests/t.rs:261:15:` with its message on the next lines (Rust 1.73
 # on; recent Rust adds the thread's id in parentheses), or `thread 'x' panicked at 'message', src/lib.rs:2:5` before.
 _PANIC = re.compile(r"^(\s*thread '[^']*')(?: \(\d+\))?( panicked at .*)$")
@@ -84,7 +89,9 @@ class FailureCollector:
         self._mocha = False  # inside mocha's "N failing" section
         self._mocha_title: str | None = None  # "1) suite" waiting for its test line
         self._surefire_summary = False  # inside Surefire's closing "Failures:" / "Errors:" list
-        self._cargo_target: str | None = None  # the test binary cargo is running, which qualifies its test names
+        self._cargo_binary: tuple[str, str] | None = None  # the test binary cargo is running: its name and kind
+        self._cargo_failed: list[str] = []  # its failing tests, named once it has ended
+        self._libtest = False  # a libtest binary has started: its `failures:` list and -q verdicts are read
         self._cargo_list = False  # inside libtest's closing "failures:" list
         self._excerpt: list[str] = []
         self._panic: list[str] = []  # the panic being read: its first line and the message lines so far
@@ -215,17 +222,26 @@ class FailureCollector:
 
     def _feed_cargo(self, line: str) -> bool:
         """cargo test: the failing tests of each test binary, named `binary::test` after the binary's `Running`
-        line (test names repeat across a package's test binaries); doc tests as libtest names them."""
+        line (test names repeat across a package's test binaries), `package/binary::test` when cargo's rerun
+        hint names the package (integration tests of a workspace's packages often share file names); doc tests
+        as libtest names them."""
         running = _CARGO_RUNNING.match(line)
         if running:
-            self._cargo_list = False
-            self._cargo_target = _cargo_target(running[1] is not None, running[2] or "", running[3] or running[4])
+            self._end_cargo_binary()
+            self._cargo_binary = _cargo_binary(running[1] is not None, running[2] or "", running[3] or running[4])
             return True
         if _CARGO_DOCTESTS.match(line):
-            self._cargo_list = False
-            self._cargo_target = None  # `src/lib.rs - Version::new (line 376)` already says where it is
+            self._end_cargo_binary()
+            self._cargo_binary = None  # `src/lib.rs - Version::new (line 376)` already says where it is
             return True
-        if line.rstrip() == "failures:":
+        rerun = _CARGO_RERUN.match(line)
+        if rerun:
+            self._end_cargo_binary(rerun[1], _CARGO_KINDS[rerun[2]])
+            return True
+        if _LIBTEST_RUNNING.match(line):
+            self._libtest = True
+            return True
+        if self._libtest and line.rstrip() == "failures:":
             self._cargo_list = True  # the first such heading precedes each test's output, the last the list
             return True
         if self._cargo_list:
@@ -234,14 +250,30 @@ class FailureCollector:
                 self._add_cargo(match[1])
                 return True
             self._cargo_list = False
-        match = _CARGO.match(line) or _CARGO_TERSE.match(line)
+        match = _CARGO.match(line) or (_CARGO_TERSE.match(line) if self._libtest else None)
         if match:
             self._add_cargo(match[1])
             return True
         return False
 
     def _add_cargo(self, name: str) -> None:
-        self._add(f"{self._cargo_target}::{name}" if self._cargo_target else name)
+        name = name.strip()
+        if name not in self._cargo_failed and len(self._cargo_failed) < MAX_NAMES:
+            self._cargo_failed.append(name)
+
+    def _end_cargo_binary(self, package: str | None = None, kind: str | None = None) -> None:
+        """Name the failing tests of the binary that ended; `package` and `kind` come from cargo's rerun hint
+        (without one, as when the run was cut short, the kind is read from the binary's source path)."""
+        failed, self._cargo_failed = self._cargo_failed, []
+        if self._cargo_binary is None:
+            for name in failed:
+                self._add(name)
+            return
+        binary, path_kind = self._cargo_binary
+        kind = path_kind if kind is None else kind
+        qualifier = f"{package + '/' if package else ''}{binary}{f'({kind})' if kind else ''}"
+        for name in failed:
+            self._add(f"{qualifier}::{name}")
 
     def _flush_mocha(self) -> None:
         if self._mocha_title is not None:
@@ -251,24 +283,25 @@ class FailureCollector:
     @property
     def names(self) -> list[str]:
         self._flush_mocha()
+        self._end_cargo_binary()
         return list(self._names)
 
 
-def _cargo_target(unittests: bool, source: str, binary: str) -> str:
-    """The name a cargo test binary's tests are qualified with: the binary's file name without cargo's hash
-    (`test_version`, `semver`; cargo writes a hyphenated crate or target name with underscores). A package's lib
-    and its src/main.rs binary get the same file name, so the unit tests of a binary, an example or a bench
-    say so: `semver(bin)`."""
+def _cargo_binary(unittests: bool, source: str, binary: str) -> tuple[str, str]:
+    """The name a cargo test binary's tests are qualified with, the binary's file name without cargo's hash
+    (`test_version`, `semver`; cargo writes a hyphenated crate or target name with underscores), and its kind
+    as far as the source path tells it. A package's lib and its src/main.rs binary get the same file name, so
+    the unit tests of a binary, an example or a bench say what they are: `semver(bin)`."""
     *folders, file = re.split(r"[/\\]", binary.strip())
     match = _CARGO_BINARY.match(file)
     name = match["name"] if match else file
     *source_folders, source_file = re.split(r"[/\\]", source.strip())
     if unittests and (source_file == "main.rs" or "bin" in source_folders):
-        return f"{name}(bin)"
+        return name, "bin"
     for folder, kind in (("examples", "example"), ("benches", "bench")):
         if folder in source_folders or folder in folders:  # cargo writes examples to target/debug/examples/
-            return f"{name}({kind})"
-    return name
+            return name, kind
+    return name, ""
 
 
 def failing_tests(output: str) -> list[str]:

@@ -1,5 +1,7 @@
 """The pure rules of impact analysis: which files are tests or configs, and which import lines hit a file."""
 
+from pathlib import Path
+
 import pytest
 
 from tools.explore.impact import is_config_file, is_test_file
@@ -9,6 +11,8 @@ from tools.explore.importers import (
     _python_imports_file,
     is_import_line,
     python_module_names,
+    rust_imports_file,
+    rust_module_path,
 )
 
 
@@ -83,3 +87,52 @@ def test_go_package_imports() -> None:
     assert _go_imports_dir('import u "github.com/me/proj/pkg/util"', folder)
     assert not _go_imports_dir('\t"github.com/me/proj/other/util"', folder)
     assert not _go_imports_dir('fmt.Println("pkg/util")', folder)
+
+
+@pytest.mark.parametrize(("file", "path"), [
+    ("src/lib.rs", []), ("src/main.rs", []), ("src/parse.rs", ["parse"]), ("src/a/b.rs", ["a", "b"]),
+    ("src/a/mod.rs", ["a"]), ("crates/x/src/y.rs", ["y"]), ("tests/test_version.rs", []),
+    ("tests/util/mod.rs", ["util"]), ("src/bin/tool.rs", []), ("src/bin/tool/x.rs", ["x"]), ("build.rs", None),
+])
+def test_rust_module_paths(file: str, path: list[str] | None) -> None:
+    assert rust_module_path(file) == path
+
+
+@pytest.mark.parametrize(("importer", "line", "target", "hits"), [
+    ("src/lib.rs", "mod parse;", "src/parse.rs", True),
+    ("src/lib.rs", "pub(crate) mod parse;", "src/parse.rs", True),
+    ("src/other.rs", "mod parse;", "src/parse.rs", False),  # that one is src/other/parse.rs
+    ("src/lib.rs", "pub use crate::parse::Error;", "src/parse.rs", True),
+    ("src/lib.rs", "use crate::parser::Error;", "src/parse.rs", False),
+    ("src/lib.rs", "use crate::{parse::{Error, Position}, eval};", "src/parse.rs", True),
+    ("src/lib.rs", "use crate::parse::Error as ParseError;", "src/parse.rs", True),
+    ("src/lib.rs", "use parse::Error;", "src/parse.rs", True),  # a name in scope at the crate root
+    ("src/error.rs", "use super::parse;", "src/parse.rs", True),
+    ("src/a/b.rs", "use super::super::parse::X;", "src/parse.rs", True),
+    ("src/a/b.rs", "use super::parse::X;", "src/parse.rs", False),  # that is a::parse
+    ("src/a/mod.rs", "mod b;", "src/a/b.rs", True),
+    ("src/a/mod.rs", "use self::b::Thing;", "src/a/b.rs", True),
+    ("tests/test_version.rs", "mod util;", "tests/util/mod.rs", True),
+    ("src/x.rs", "use crate::util::X;", "tests/util/mod.rs", False),  # another crate
+    ("crates/b/src/lib.rs", "mod parse;", "crates/a/src/parse.rs", False),
+])
+def test_rust_import_resolution(importer: str, line: str, target: str, hits: bool) -> None:
+    assert rust_imports_file(importer, line, target) is hits
+
+
+def test_rust_importers_in_an_impact_report(tmp_path: Path) -> None:
+    """A Rust module's importers: the `mod` that declares it and the `use` lines that take items from it, one of
+    them a use tree spread over several lines."""
+    from tests.explore.conftest import explorer_over
+    from tools.explore.impact import analyze_impact
+
+    files = {
+        "src/lib.rs": "mod error;\nmod parse;\n\npub use crate::parse::Error;\n",
+        "src/parse.rs": "pub struct Error;\n\npub fn parse_all() {}\n",
+        "src/error.rs": "use crate::{\n    parse::{Error, parse_all},\n};\n\npub fn report(e: Error) {}\n",
+        "src/eval.rs": "use crate::parser::Error;\n",
+    }
+    report = analyze_impact(explorer_over(tmp_path, files), ["src/parse.rs"], None)
+    importers = sorted((i.file, i.line) for i in report.dependents if i.reason.startswith("imports"))
+    assert importers == [("src/error.rs", 1), ("src/lib.rs", 2), ("src/lib.rs", 4)]
+    assert {i.symbol for i in report.dependents if i.reason.startswith("imports")} == {"crate::parse"}

@@ -1,8 +1,9 @@
-"""Who imports a file: import-line recognition and module resolution for Python, JS/TS and Go.
+"""Who imports a file: import-line recognition and module resolution for Python, JS/TS, Go and Rust.
 
 Candidates come from one ripgrep search per changed file for import lines that mention its name;
 each candidate line is then resolved (relative Python imports against the importer's package,
-relative JS specifiers against the importer's folder, Go import paths against the package folder)
+relative JS specifiers against the importer's folder, Go import paths against the package folder,
+Rust `mod` declarations and `crate::`/`super::`/`self::` paths against the importer's module)
 and kept only when it really names the changed file.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import takewhile
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -107,13 +109,111 @@ def _go_imports_dir(text: str, folder: list[str]) -> bool:
     return path[-depth:] == folder[-depth:]
 
 
+_RUST_CRATE_DIRS = ("src", "tests", "benches", "examples")
+_RUST_ROOTS = frozenset({"lib", "main"})
+_RUST_MOD = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;")
+_RUST_USE = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?use\s+([^;]+)")
+
+
+def rust_module_path(file: str) -> list[str] | None:
+    """The module path of a Rust file within its crate: `src/a/b.rs` and `src/a/b/mod.rs` give [a, b], a crate
+    root (src/lib.rs, src/main.rs, tests/x.rs) gives []; None for a file under no src/, tests/, benches/ or
+    examples/ folder. Files under src/bin/ are crate roots of their own."""
+    place = _rust_place(file)
+    return place[1] if place else None
+
+
+def _rust_place(file: str) -> tuple[str, list[str]] | None:
+    """(the crate folder the file's module path starts from, such as `crates/x/src` or `tests`, the path)."""
+    parts = list(PurePosixPath(file).with_suffix("").parts)
+    roots = [i for i, part in enumerate(parts[:-1]) if part in _RUST_CRATE_DIRS]
+    if not roots:
+        return None
+    crate_dir = roots[-1]
+    folder = "/".join(parts[: crate_dir + 1])
+    inner = parts[crate_dir + 1:]
+    if parts[crate_dir] == "src" and inner[:1] == ["bin"]:
+        inner = inner[1:] if len(inner) > 2 else []  # src/bin/tool.rs is a root; src/bin/tool/x.rs is module x
+        inner = inner[1:] if inner else []
+    elif parts[crate_dir] != "src" and len(inner) == 1:
+        inner = []  # tests/x.rs is a crate root; tests/util/mod.rs is its module util
+    if inner and inner[-1] == "mod":
+        inner = inner[:-1]
+    if parts[crate_dir] == "src" and inner in (["lib"], ["main"]):
+        inner = []
+    return folder, inner
+
+
+def _rust_paths(tree: str) -> list[list[str]]:
+    """Every path a `use` tree names: `crate::a::{b, c::D}` gives crate::a::b and crate::a::c::D (a `self` in
+    braces names the prefix itself)."""
+    tree = re.sub(r"\s+as\s+\w+", "", tree.split("//", 1)[0])  # `x as y` names x
+    tree = re.sub(r"\s+", "", tree)
+    brace = tree.find("{")
+    if brace < 0 or not tree.endswith("}"):
+        return [[p for p in tree.split("::") if p]]
+    prefix = [p for p in tree[:brace].split("::") if p]
+    paths: list[list[str]] = []
+    depth, start, inner = 0, 0, tree[brace + 1:-1]
+    for i, char in enumerate(inner + ","):
+        depth += char == "{"
+        depth -= char == "}"
+        if char == "," and depth == 0:
+            item = inner[start:i]
+            start = i + 1
+            for path in _rust_paths(item) if item else []:
+                paths.append(prefix if path == ["self"] else prefix + path)
+    return paths
+
+
+def rust_imports_file(importer: str, text: str, target: str) -> bool:
+    """Whether a `mod x;` or `use ...;` line in `importer` names the Rust module of the file `target` (in the same
+    crate folder: `crate::` in src/ and in tests/ are different crates)."""
+    mine, theirs = _rust_place(importer), _rust_place(target)
+    if mine is None or theirs is None or mine[0] != theirs[0] or not theirs[1]:
+        return False
+    here, target_path = mine[1], theirs[1]
+    return _rust_names(here, text, target_path)
+
+
+def _rust_names(here: list[str], text: str, target: list[str]) -> bool:
+    """Whether the line, in module `here`, declares or uses module `target` (module paths within one crate)."""
+    m = _RUST_MOD.match(text)
+    if m:  # `mod b;` in module a declares a::b (a file's submodules live in its own module path)
+        return here + [m.group(1)] == target
+    m = _RUST_USE.match(text)
+    if not m:
+        return False
+    for path in _rust_paths(m.group(1).rstrip().rstrip(";")):
+        head, resolved = path[:1], None
+        if head == ["crate"]:
+            resolved = path[1:]
+        elif head == ["self"]:
+            resolved = here + path[1:]
+        elif head == ["super"]:
+            ups = len(list(takewhile(lambda part: part == "super", path)))
+            resolved = here[: max(0, len(here) - ups)] + path[ups:] if ups <= len(here) else None
+        else:  # a name in scope here (2018 uniform paths; from the crate root, 2015 paths too)
+            resolved = here + path
+        if resolved is not None and resolved[: len(target)] == target:
+            return True
+    return False
+
+
 def _opens_import_list(text: str) -> bool:
     code = text.split("#", 1)[0]
     return "(" in code and ")" not in code
 
 
-def _import_list_rest(explorer: Explorer, file: str, line: int, limit: int = 200) -> str:
-    """The lines after an open `from x import (` up to its closing parenthesis, joined (comments dropped)."""
+def _opens_use_tree(text: str) -> bool:
+    code = text.split("//", 1)[0]
+    return code.count("{") > code.count("}")
+
+
+def _import_list_rest(explorer: Explorer, file: str, line: int, limit: int = 200, *, comment: str = "#",
+                      closer: str = ")") -> str:
+    """The lines after an open `from x import (` (or a Rust `use a::{`) up to its closing parenthesis (or
+    semicolon), joined (comments dropped)."""
     try:
         lines = explorer.root.resolve(file, must_exist=True, kind="file").read_text(
             encoding="utf-8", errors="replace").splitlines()
@@ -121,9 +221,9 @@ def _import_list_rest(explorer: Explorer, file: str, line: int, limit: int = 200
         return ""
     rest: list[str] = []
     for text in lines[line:line + limit]:
-        code = text.split("#", 1)[0]
+        code = text.split(comment, 1)[0]
         rest.append(code.strip())
-        if ")" in code:
+        if closer in code:
             break
     return " ".join(rest)
 
@@ -138,7 +238,7 @@ class Importer:
 
 
 def find_importers(explorer: Explorer, changed: list[str], notes: list[str], *, max_results: int = 150) -> list[Importer]:
-    """Files that import a changed module (Python, JavaScript/TypeScript, Go package folders)."""
+    """Files that import a changed module (Python, JavaScript/TypeScript, Go package folders, Rust modules)."""
     items: list[Importer] = []
     for file in changed:
         language = language_for(file)
@@ -156,6 +256,14 @@ def find_importers(explorer: Explorer, changed: list[str], notes: list[str], *, 
             stem = path.parent.name if path.stem == "index" and path.parent.name else path.stem
             pattern = rf"(?:import|require|from)\b.*['\"][^'\"]*\b{re.escape(stem)}\b"
             globs, check = JS_GLOBS, lambda imp, text, t=target_js: _js_imports_file(imp, text, t)
+        elif language == "rust":
+            rust_target = rust_module_path(file)
+            if not rust_target:  # a crate root, or no crate folder to place it in
+                continue
+            # a `use a::{` whose tree goes on over the next lines may name the module further down
+            pattern = (rf"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:(?:mod|use)\b.*\b{re.escape(rust_target[-1])}\b"
+                       r"|use\s[^;{}]*\{[^;}]*$)")
+            globs, check = ["*.rs"], lambda imp, text, t=file: rust_imports_file(imp, text, t)
         elif language == "go":
             folder = list(path.parent.parts)
             if not folder:
@@ -171,7 +279,9 @@ def find_importers(explorer: Explorer, changed: list[str], notes: list[str], *, 
             continue
         if found.get("truncated"):
             notes.append(f"{file}: many import lines mention its name; the first ones were checked")
-        module = ".".join(_module_parts(file)) if language == "python" else str(path.with_suffix(""))
+        module = (".".join(_module_parts(file)) if language == "python"
+                  else "crate::" + "::".join(rust_module_path(file) or []) if language == "rust"
+                  else str(path.with_suffix("")))
         for match in found.get("matches", []):
             importer = match["file"]
             if importer == file or (language == "go" and PurePosixPath(importer).parent == path.parent):
@@ -179,6 +289,9 @@ def find_importers(explorer: Explorer, changed: list[str], notes: list[str], *, 
             text = match["text"]
             if language == "python" and _opens_import_list(text):
                 text = text.rstrip() + _import_list_rest(explorer, importer, match["line"])
+            elif language == "rust" and _opens_use_tree(text):
+                text = text.split("//", 1)[0].rstrip() + _import_list_rest(explorer, importer, match["line"],
+                                                                            comment="//", closer=";")
             if check(importer, text):
                 items.append(Importer(file=importer, line=match["line"], module=module, target=file,
                                       text=match["text"].strip()))

@@ -280,9 +280,10 @@ def find_references(
     max_results: Annotated[int, Field(ge=1, le=5000)] = 200,
 ) -> ReferenceResult:
     """Where a symbol is used: whole-word ripgrep matches narrowed by tree-sitter to real identifiers
-    (comments and strings excluded unless asked; `left_out` counts them, and in Java also the fields and
-    variables that merely share a method's name). Definition sites are marked `is_definition`. Hits are
-    matched by name: for `Type.name`, `namesakes` lists where unrelated types define the same name."""
+    (comments and strings excluded unless asked; `left_out` counts them, and the hits written as another
+    thing of the same name: Java fields and variables, Rust module paths, macros and fields). Definition
+    sites are marked `is_definition`. Hits are matched by name; for `Type.name` (or `Type::name`) the uses
+    written through another type are left out too, and `namesakes` lists where unrelated types define it."""
     return app_of(ctx).explorer.find_references(symbol, path=path, language=language,
                                                 include_comments=include_comments,
                                                 include_strings=include_strings, max_results=max_results)
@@ -320,7 +321,8 @@ def analyze_impact(
     you name, also their other uses in these files), tests that use them, configs and docs that mention
     them, other definitions of the names (overrides in subclasses and the base methods overridden are
     named as such), type stubs beside the files (.pyi, .d.ts), and markup cross-references (CSS class/id
-    <-> HTML, JSX, Vue and DOM code). Grouped as direct, dependents, tests, configs, docs and should_verify."""
+    <-> HTML, JSX, Vue and DOM code). A symbol given as `Type.name` is followed in Type only. Grouped as
+    direct, dependents, tests, configs, docs and should_verify."""
     return app_of(ctx).analyze_impact(files, symbols)
 
 

@@ -150,10 +150,31 @@ def test_config_changes_apply_at_once(polyglot: Path) -> None:
     ("Map<K, V>, java.io.Serializable", ["Map", "Serializable"]),  # a comma inside type arguments splits nothing
     ("Generic[T]", ["Generic"]),
     ("public Base, private virtual Other", ["Base", "Other"]),
+    ("Iterator<Item = T>, 'a, ?Sized", ["Iterator"]),  # Rust bounds: an `=` inside type arguments is no keyword
     ("", []),
 ])
 def test_base_names_from_ctags_inherits(inherits: str, names: list[str]) -> None:
     assert base_names(inherits) == names
+
+
+@pytest.mark.parametrize(("kind", "line", "bases"), [
+    ("implementation", "impl FromStr for Version {", "FromStr"),
+    ("implementation", "impl<'a, T: Into<u8>> Shape for Square<'a, T> where T: Clone {", "Shape"),
+    ("implementation", "unsafe impl<T: Send> Send for Wrapper<T> {}", "Send"),
+    ("implementation", "impl<T> std::fmt::Display for Wrapper<T> {", "std::fmt::Display"),
+    ("implementation", "impl<F: Fn(u8) -> u8> Call for F {", "Call"),  # `->` inside the generics closes nothing
+    ("implementation", "impl Square {", None),  # inherent impl
+    ("implementation", "impl !Send for Square {}", None),  # negative impl
+    ("interface", "pub trait Shape: Clone + fmt::Debug + ?Sized {", "Clone, fmt::Debug, ?Sized"),
+    ("interface", "pub(crate) trait Stream<'a, T>: Iterator<Item = T> + 'a where T: Copy {",
+     "Iterator<Item = T>, 'a"),
+    ("interface", "pub trait Empty {}", None),
+    ("struct", "pub struct Square;", None),
+])
+def test_rust_bases_from_the_tag_line(kind: str, line: str, bases: str | None) -> None:
+    from tools.explore.ctags import rust_bases
+
+    assert rust_bases(kind, line) == bases
 
 
 def test_the_index_knows_each_types_ancestors_and_keeps_them_across_a_restart(tmp_path: Path) -> None:

@@ -202,16 +202,139 @@ def test_java_name_that_is_also_a_field_keeps_every_hit(tmp_path: Path) -> None:
 
 def test_a_qualified_symbol_names_the_namesakes_its_hits_may_belong_to(tmp_path: Path) -> None:
     """Hits are matched by name: for `Element.hasClass` the answer says that Elements defines a hasClass of its
-    own (unrelated by inheritance), while a subclass's override and a plain name give no namesakes."""
+    own (unrelated by inheritance), while a subclass's override and a plain name give no namesakes. The namesake's
+    definition and a use written through its type (`Elements.hasClass`) are counted, not listed; a use through a
+    variable (`es.hasClass`) cannot be told apart and stays."""
     files = {
         "Element.java": "class Element {\n    boolean hasClass(String c) { return true; }\n}\n",
-        "Elements.java": "class Elements {\n    boolean hasClass(String c) { return false; }\n}\n",
+        "Elements.java": "class Elements {\n    static boolean hasClass(String c) { return false; }\n}\n",
         "Special.java": "class Special extends Element {\n    boolean hasClass(String c) { return false; }\n}\n",
-        "Use.java": "class Use {\n    boolean f(Element e, Elements es) { return e.hasClass(\"a\") && es.hasClass(\"b\"); }\n}\n",
+        "Use.java": ("class Use {\n    boolean f(Element e, Elements es) { return e.hasClass(\"a\") && es.hasClass(\"b\"); }\n"
+                     "    boolean g() { return Elements.hasClass(\"c\") || Element.class != null; }\n}\n"),
     }
     explorer = explorer_over(tmp_path, files)
     qualified = explorer.find_references("Element.hasClass")
     assert qualified.namesakes == ["Elements.java:2 Elements.hasClass"]
-    assert len(qualified.references) == 5  # still every use of the name: the namesakes say which may be another's
+    assert {(r.file, r.line, r.column) for r in qualified.references} == {
+        ("Element.java", 2, 13), ("Special.java", 2, 13), ("Use.java", 2, 50), ("Use.java", 2, 70)}
+    assert qualified.left_out is not None and qualified.left_out.namesake_hits == 2
+    assert "namesake" in qualified.left_out.hint
     assert explorer.find_references("Special.hasClass").namesakes == ["Elements.java:2 Elements.hasClass"]
-    assert explorer.find_references("hasClass").namesakes is None
+    plain = explorer.find_references("hasClass")
+    assert plain.namesakes is None and len(plain.references) == 6 and plain.left_out is None
+
+
+RUST_SHARED_NAMES = {
+    "src/lib.rs": """mod parse;
+
+pub use crate::parse::Error;
+
+pub struct Version;
+pub struct VersionReq;
+
+impl Version {
+    pub fn parse(text: &str) -> Result<Self, Error> {
+        Version::from_str(text)
+    }
+}
+
+impl VersionReq {
+    pub fn parse(text: &str) -> Result<Self, Error> {
+        VersionReq::from_str(text)
+    }
+}
+
+impl Version {
+    pub fn reparse(&self, text: &str) -> Result<Self, Error> {
+        Self::parse(text)
+    }
+}
+""",
+    "src/parse.rs": """use std::str::FromStr;
+
+pub struct Error;
+
+impl FromStr for Version {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Ok(Version)
+    }
+}
+
+impl FromStr for VersionReq {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Ok(VersionReq)
+    }
+}
+""",
+    "tests/util.rs": """use semver::{Version, VersionReq};
+
+pub fn version(text: &str) -> Version {
+    Version::parse(text).unwrap()
+}
+
+pub fn req(text: &str) -> VersionReq {
+    VersionReq::parse(text).unwrap()
+}
+
+pub fn number(cfg: &Config, text: &str) -> u8 {
+    let parsed = text.parse::<u8>().unwrap_or(cfg.parse);
+    parse!(text);
+    Config::parse(text).unwrap()
+}
+""",
+}
+
+
+def test_rust_qualified_function_leaves_out_modules_macros_fields_and_namesakes(tmp_path: Path) -> None:
+    """`Version::parse`: the module `parse` (its declaration and its paths), a macro and a field of that name are
+    written differently from the function and are counted as other_names, as are method calls `text.parse()`:
+    Version::parse takes no self, so only a path can call it. VersionReq's parse (its definition and
+    `VersionReq::parse(...)`) is a namesake's, and `Config::parse` goes through a type the project does not
+    define; `Self::parse` inside `impl Version` stays."""
+    explorer = explorer_over(tmp_path, RUST_SHARED_NAMES)
+    result = explorer.find_references("Version::parse")
+    assert result.namesakes == ["src/lib.rs:15 VersionReq.parse"]
+    listed = {(r.file, r.line): r.is_definition for r in result.references}
+    assert listed == {("src/lib.rs", 9): True, ("src/lib.rs", 22): False, ("tests/util.rs", 4): False}
+    assert result.left_out is not None
+    # mod parse; crate::parse::Error; text.parse::<u8>(); cfg.parse; parse!(...)
+    assert result.left_out.other_names == 5
+    assert result.left_out.namesake_hits == 3  # VersionReq's definition, VersionReq::parse(...), Config::parse(...)
+    # the bare name is the module too: every hit stays
+    plain = explorer.find_references("parse")
+    assert len(plain.references) == 11 and plain.left_out is None and plain.namesakes is None
+
+
+def test_rust_method_with_self_keeps_method_calls_and_its_traits_paths(tmp_path: Path) -> None:
+    """A method that takes self can be called as `x.area()`; `Shape::area(&c)` goes through the trait Circle
+    implements and `Circle::area` through the type itself, so both stay, while `Report::area` is a namesake's."""
+    files = {
+        "src/lib.rs": ("pub trait Shape {\n    fn area(&self) -> f64;\n}\n\npub struct Circle;\n\n"
+                       "impl Shape for Circle {\n    fn area(&self) -> f64 {\n        3.0\n    }\n}\n\n"
+                       "pub struct Report;\n\nimpl Report {\n    pub fn area(&self) -> f64 {\n        0.0\n    }\n}\n"),
+        "src/main.rs": ("fn main() {\n    let c = Circle;\n    c.area();\n    Shape::area(&c);\n    Circle::area(&c);\n"
+                        "    Report::area(&Report);\n}\n"),
+    }
+    explorer = explorer_over(tmp_path, files)
+    result = explorer.find_references("Circle::area")
+    assert {(r.file, r.line) for r in result.references if r.file == "src/main.rs"} == {
+        ("src/main.rs", 3), ("src/main.rs", 4), ("src/main.rs", 5)}
+    assert result.left_out is not None and result.left_out.namesake_hits == 2 and result.left_out.other_names == 0
+
+
+@pytest.mark.parametrize(("line", "is_function"), [
+    ("let v = parse(text);", True), ("Version::parse(text)", True), ("text.parse::<u8>()", True),
+    ("x.parse ()", True), ("map(Version::parse)", True), ("fn parse(text: &str)", True),
+    ("use crate::parse::Error;", False), ("mod parse;", False), ("pub mod parse {", False),
+    ("parse!(x)", False), ("self.parse", False), ("cfg.parse + 1", False), ("parse != 0", True),
+])
+def test_rust_shapes_of_a_function_name(line: str, is_function: bool) -> None:
+    from tools.explore.references import _names_the_rust_function
+
+    raw = line.encode()
+    start = raw.index(b"parse")
+    assert _names_the_rust_function(raw, start, start + len(b"parse")) is is_function

@@ -346,6 +346,54 @@ def test_changing_an_override_points_at_the_method_it_overrides(tmp_path: Path) 
     explorer = explorer_over(tmp_path, HIERARCHY)
     report = analyze_impact(explorer, ["shapes/circle.py"], ["area"])
     reasons = {i["file"]: i["reason"] for i in report["should_verify"]}
-    assert reasons["shapes/base.py"] == "Circle.area overrides this one (Shape is a base of Circle): keep the two compatible"
+    assert reasons["shapes/base.py"] == "Circle.area overrides this one (Circle inherits from Shape): keep the two compatible"
     assert "no inheritance between Report and Circle" in reasons["reports/report.py"]
     assert reasons["shapes/square.py"].startswith("another definition of area")  # a sibling, not a base or subclass
+
+
+RUST_TRAITS = {
+    "src/shape.rs": ("pub trait Shape: Clone + std::fmt::Debug {\n    fn area(&self) -> f64;\n"
+                     "    fn name(&self) -> &str {\n        \"shape\"\n    }\n}\n"),
+    "src/circle.rs": ("use crate::shape::Shape;\n\n#[derive(Clone, Debug)]\npub struct Circle;\n\n"
+                      "impl Shape for Circle {\n    fn area(&self) -> f64 {\n        3.0\n    }\n\n"
+                      "    fn name(&self) -> &str {\n        \"circle\"\n    }\n}\n"),
+    "src/report.rs": "pub struct Report;\n\nimpl Report {\n    pub fn area(&self) -> f64 {\n        0.0\n    }\n}\n",
+    "src/main.rs": ("fn main() {\n    let c = Circle;\n    println!(\"{}\", c.area());\n"
+                    "    println!(\"{}\", Report::area(&Report));\n}\n"),
+}
+
+
+def test_rust_trait_implementations_are_told_apart_from_namesakes(tmp_path: Path) -> None:
+    """`impl Shape for Circle` makes Circle's area an implementation of the trait's; Report's inherent area is a
+    namesake. Asked for as `Shape::area`, the namesake and its `Report::area(...)` call are left out (and said so)."""
+    explorer = explorer_over(tmp_path, RUST_TRAITS)
+    plain = analyze_impact(explorer, ["src/shape.rs"], ["area"])
+    assert explorer.definition_index.ancestors("Circle") == {"Shape", "Clone", "Debug"}
+    reasons = {i["file"]: i["reason"] for i in plain["should_verify"]}
+    assert reasons["src/circle.rs"].startswith("overrides Shape.area (Circle implements Shape)")
+    assert reasons["src/report.rs"].endswith("the index finds no inheritance between Report and Shape")
+    qualified = analyze_impact(explorer, ["src/shape.rs"], ["Shape::area"])
+    assert [i["file"] for i in qualified["should_verify"]] == ["src/circle.rs"]
+    uses = [(i["file"], i["line"]) for i in qualified["dependents"] if not i["reason"].startswith("imports")]
+    assert uses == [("src/main.rs", 3)]  # c.area(): may be Circle's
+    assert [i["file"] for i in qualified["dependents"] if i["reason"] == "imports src/shape.rs"] == ["src/circle.rs"]
+    assert any("namesakes in Report" in note for note in qualified["notes"])
+    changed_override = analyze_impact(explorer, ["src/circle.rs"], ["Circle::name"])
+    assert {i["file"]: i["reason"] for i in changed_override["should_verify"]}["src/shape.rs"] == (
+        "Circle.name overrides this one (Circle implements Shape): keep the two compatible")
+
+
+def test_a_qualified_symbol_keeps_to_its_type_among_namesakes_in_the_same_file(tmp_path: Path) -> None:
+    """Four types implement from_str in one file; `Version::from_str` is the one changed: it alone is direct, and
+    `VersionReq::from_str(...)` is not among its dependents."""
+    from tests.explore.test_find_references import RUST_SHARED_NAMES
+
+    explorer = explorer_over(tmp_path, RUST_SHARED_NAMES)
+    report = analyze_impact(explorer, ["src/parse.rs"], ["Version::from_str"])
+    assert [(i["file"], i["line"]) for i in report["direct"]] == [("src/parse.rs", 8)]
+    assert {(i["file"], i["line"], i["reason"]) for i in report["dependents"]} == {
+        ("src/lib.rs", 10, "calls from_str"), ("src/lib.rs", 1, "imports src/parse.rs"),
+        ("src/lib.rs", 3, "imports src/parse.rs")}
+    assert report["should_verify"] == []
+    both = analyze_impact(explorer, ["src/parse.rs"], ["Version::from_str", "from_str"])  # the bare name too: all
+    assert len(both["direct"]) == 2 and len(both["dependents"]) == 4

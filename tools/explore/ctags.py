@@ -63,9 +63,12 @@ def _balanced(cwd: Path, files: list[str], count: int) -> list[list[str]]:
     return [c for c in chunks if c]
 
 
-# Languages whose class bases ctags records (`inherits`); Kotlin, Rust, Go and Swift have none there, so no claim
-# about inheritance is made for them.
-BASES_RECORDED = frozenset({"java", "python", "javascript", "typescript", "csharp", "cpp", "php", "ruby"})
+# Languages whose type bases the index records: ctags' `inherits` field, and for Rust the trait of each
+# `impl Trait for Type` and a trait's supertraits, read from the tag's source line (rust_bases). Kotlin, Go and
+# Swift have none, so no claim about inheritance is made for them.
+BASES_RECORDED = frozenset({"java", "python", "javascript", "typescript", "csharp", "cpp", "php", "ruby", "rust"})
+# ctags' kinds of the Rust tags rust_bases reads: `impl` blocks and traits
+RUST_BASE_KINDS = frozenset({"implementation", "interface"})
 _ACCESS_WORDS = frozenset({"public", "protected", "private", "virtual", "internal"})
 
 
@@ -88,9 +91,9 @@ def base_names(inherits: str) -> list[str]:
         if char == "," and depth == 0:
             entry = part.strip()
             part = ""
+            entry = re.split(r"[<\[(]", entry, maxsplit=1)[0].strip()  # `Iterator<Item = T>` keeps its name
             if not entry or "=" in entry:
                 continue
-            entry = re.split(r"[<\[(]", entry, maxsplit=1)[0].strip()
             words = [w for w in entry.split() if w not in _ACCESS_WORDS]
             if words:
                 name = bare_name(words[-1])
@@ -99,6 +102,61 @@ def base_names(inherits: str) -> list[str]:
         else:
             part += char
     return names
+
+
+def _top_level_split(text: str, separator: str) -> list[str]:
+    """`text` split at `separator` where it is outside <...>, (...) and [...]."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(text):
+        char = text[i]
+        if char in "<([":
+            depth += 1
+        elif char in ">)]" and not (char == ">" and text[i - 1 : i] == "-"):  # `->` in `Fn(u8) -> u8` closes nothing
+            depth = max(0, depth - 1)
+        elif depth == 0 and text.startswith(separator, i):
+            parts.append(text[start:i])
+            i += len(separator)
+            start = i
+            continue
+        i += 1
+    parts.append(text[start:])
+    return parts
+
+
+def _skip_generics(text: str) -> str:
+    """`text` without a leading `<...>` (balanced)."""
+    if not text.startswith("<"):
+        return text
+    depth = 0
+    for i, char in enumerate(text):
+        depth += char == "<"
+        depth -= char == ">" and text[i - 1 : i] != "-"
+        if depth == 0:
+            return text[i + 1 :]
+    return ""
+
+
+_RUST_IMPL = re.compile(r"^\s*(?:(?:pub(?:\([^)]*\))?|unsafe|default)\s+)*impl\b\s*")
+_RUST_TRAIT = re.compile(r"^\s*(?:(?:pub(?:\([^)]*\))?|unsafe|auto)\s+)*trait\s+[A-Za-z_]\w*\s*")
+
+
+def rust_bases(kind: str, line: str) -> str | None:
+    """A Rust tag's bases, in ctags' `inherits` form ("A, B"), from its source line: the trait of
+    `impl<T> fmt::Display for Wrapper<T>` (negative impls, `impl !Send for X`, implement nothing) and the
+    supertraits of `trait Shape: Clone + fmt::Debug`. None for an inherent impl or a trait without supertraits;
+    only what the first line says is read (an impl header split over lines gives nothing)."""
+    if kind == "implementation" and (m := _RUST_IMPL.match(line)):
+        head = _top_level_split(_skip_generics(line[m.end():].lstrip()), " for ")
+        trait = head[0].strip() if len(head) > 1 else ""
+        return trait if trait and not trait.startswith("!") else None
+    if kind == "interface" and (m := _RUST_TRAIT.match(line)):
+        rest = _skip_generics(line[m.end():]).lstrip()
+        if not rest.startswith(":"):
+            return None
+        bounds = _top_level_split(_top_level_split(rest[1:], "{")[0], " where ")[0]
+        names = [b.strip() for b in _top_level_split(bounds, "+") if b.strip()]
+        return ", ".join(names) or None
+    return None
 
 
 def _signature(tag: dict[str, object]) -> str | None:
@@ -112,10 +170,13 @@ def _signature(tag: dict[str, object]) -> str | None:
         return text
     pattern = tag.get("pattern")
     if isinstance(pattern, str) and pattern.startswith("/^"):
-        # the tag's source line, as ctags quoted it
-        line = pattern[2:].removesuffix("/").removesuffix("$").replace("\\/", "/").replace("\\\\", "\\")
-        return line.strip()[:200] or None
+        return _pattern_line(pattern).strip()[:200] or None
     return None
+
+
+def _pattern_line(pattern: str) -> str:
+    """The tag's source line, as ctags quoted it in its `/^...$/` pattern."""
+    return pattern[2:].removesuffix("/").removesuffix("$").replace("\\/", "/").replace("\\\\", "\\")
 
 
 @dataclass(slots=True)
@@ -157,6 +218,9 @@ def tag_to_definition(tag: dict[str, object], languages: dict[str, str | None] |
     if kind == "member":
         kind = "method" if language == "python" else "field"
     inherits = tag.get("inherits")
+    pattern = tag.get("pattern")
+    if language == "rust" and kind in RUST_BASE_KINDS and isinstance(pattern, str) and pattern.startswith("/^"):
+        inherits = rust_bases(kind, _pattern_line(pattern))
     return Tag(file, name, line, end if isinstance(end, int) and end >= line else line, kind,
                scope if isinstance(scope, str) else None, language, _signature(tag),
                inherits if isinstance(inherits, str) and inherits else None)

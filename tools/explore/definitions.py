@@ -21,7 +21,7 @@ from typing import Any
 from tools.config import Config
 from tools.errors import InvalidArgument
 from tools.explore import budget
-from tools.explore.ctags import CTAGS_SUFFIXES, Tag, base_names, run_ctags
+from tools.explore.ctags import CTAGS_SUFFIXES, RUST_BASE_KINDS, Tag, base_names, run_ctags
 from tools.explore.grammar import GRAMMARS, TYPE_KINDS
 from tools.explore.models import Definition, DefinitionResult, MatchMode
 from tools.explore.outline import flatten, outline
@@ -36,7 +36,7 @@ from tools.project import ProjectRoot
 log = logging.getLogger(__name__)
 
 CACHE_FILE = "definitions.json"
-CACHE_VERSION = 2  # 2: a type's bases (inherits)
+CACHE_VERSION = 3  # 2: a type's bases (inherits); 3: Rust impl traits and supertraits as bases
 # A file listing is reused at most this long, and only while no known folder changed.
 LISTING_TTL_SECONDS = 30.0
 # How long find_references waits for an index that a background build holds before going around it.
@@ -396,6 +396,14 @@ class DefinitionIndex:
             self._fresh_lookup()
             return {(t.file, t.line): t.scope for t in self._by_name.get(name, []) if t.scope}
 
+    def is_type(self, name: str) -> bool:
+        """Whether the index holds a class, struct, trait, impl block or other type named `name` (a module is
+        not counted: `a::b` may name a module's submodule)."""
+        with self._lock:
+            self._fresh_lookup()
+            return any(t.kind != "module" and (t.kind in TYPE_KINDS or t.kind in RUST_BASE_KINDS)
+                       for t in self._by_name.get(name, []))
+
     def ancestors(self, type_name: str, limit: int = 100) -> set[str]:
         """Every type that a type named `type_name` extends or implements, directly or further up, by bare name
         (from the bases ctags records for each class, interface, struct or trait of that name). Names are not
@@ -406,7 +414,7 @@ class DefinitionIndex:
             todo = [type_name]
             while todo and len(found) < limit:
                 for tag in self._by_name.get(todo.pop(), []):
-                    if tag.inherits and tag.kind in TYPE_KINDS:
+                    if tag.inherits and (tag.kind in TYPE_KINDS or tag.kind in RUST_BASE_KINDS):
                         for base in base_names(tag.inherits):
                             if base not in found and base != type_name:
                                 found.add(base)

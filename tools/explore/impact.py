@@ -195,7 +195,10 @@ def _outline_targets(explorer: Explorer, file: str, notes: list[str]) -> list[Ta
     return targets
 
 
-def _requested_targets(explorer: Explorer, symbols: list[str], changed: list[str], notes: list[str]) -> list[Target]:
+def _requested_targets(explorer: Explorer, symbols: list[str], changed: list[str], notes: list[str],
+                       queries: dict[str, str]) -> list[Target]:
+    """The definitions of the asked-for names in the changed files; for a qualified `Type.name`, only those in
+    Type when it has one there (its search then goes by the qualified name: queries, name -> `Type.name`)."""
     targets: list[Target] = []
     for raw in symbols:
         if not isinstance(raw, str) or not raw.strip():
@@ -209,6 +212,12 @@ def _requested_targets(explorer: Explorer, symbols: list[str], changed: list[str
                                   hint="send a function, class, method or variable name; use search_text for other text")
         found = as_dict(explorer.find_definitions(name, max_results=100))
         here = [d for d in found.get("definitions", []) if d["file"] in changed]
+        owner = bare_name(_QUALIFIED_OWNER.sub("", raw.strip()))
+        owned = [d for d in here if d.get("scope") and bare_name(d["scope"]) == owner] if owner != name else []
+        query = f"{owner}.{name}" if owned else name
+        # asked for as Type.name and nothing else: keep to Type; asked for otherwise as well: every use
+        queries[name] = query if queries.get(name, query) == query else name
+        here = owned or here
         if not here:
             notes.append(f"{raw}: not defined in the given files; its uses were followed anyway")
             targets.append(Target(name))
@@ -217,12 +226,18 @@ def _requested_targets(explorer: Explorer, symbols: list[str], changed: list[str
     return targets
 
 
-def _skip_reason(name: str, requested: bool) -> str | None:
-    """Why a name is not followed, or None. Names picked from an outline are held to a stricter bar."""
+_QUALIFIED_OWNER = re.compile(r"\s*(?:\.|::|->|#)\s*[^.:>#]*$")  # `Type::name()` -> `Type`
+
+
+def _skip_reason(name: str, requested: bool, qualified: bool = False) -> str | None:
+    """Why a name is not followed, or None. Names picked from an outline are held to a stricter bar; a name asked
+    for with its type (`Circle::name`) is followed even when common or short, its search keeping to that type."""
     if name.startswith("__") and name.endswith("__"):
         return "special method: called implicitly, its references are not meaningful"
+    if qualified:
+        return None
     if name in COMMON_NAMES:
-        return "over-common name: its references would flood the result; search for a qualified use instead"
+        return "over-common name: its references would flood the result; pass it with its type (Type.name) to follow the uses that can be its own"
     if len(name) < 3:
         return "too short to search for reliably"
     if not requested and name.isalpha() and name.islower() and len(name) <= 4:
@@ -244,9 +259,9 @@ def _reason_for_reference(name: str, text: str) -> str:
     return f"calls {name}" if called else f"references {name}"
 
 
-def _lookup(explorer: Explorer, name: str) -> tuple[str, dict[str, Any] | None, str | None]:
+def _lookup(explorer: Explorer, name: str, query: str) -> tuple[str, dict[str, Any] | None, str | None]:
     try:
-        return name, as_dict(explorer.find_references(name, max_results=MAX_REFERENCES_PER_SYMBOL)), None
+        return name, as_dict(explorer.find_references(query, max_results=MAX_REFERENCES_PER_SYMBOL)), None
     except CodeIntelError as err:  # e.g. a timeout: keep the other symbols' results
         return name, None, err.message
 
@@ -304,12 +319,13 @@ class _Inheritance:
         if not own or other is None:
             return None
         index = self.explorer.definition_index
+        extends = "implements" if language_for(file) == "rust" else "inherits from"  # Rust: impl Trait for Type
         for mine in sorted(own - {other}):
             if mine in index.ancestors(other):
-                return (f"overrides {mine}.{name} ({other} inherits from {mine}): a call through {mine} can run it, "
+                return (f"overrides {mine}.{name} ({other} {extends} {mine}): a call through {mine} can run it, "
                         "so it must keep the changed contract")
             if other in index.ancestors(mine):
-                return f"{mine}.{name} overrides this one ({other} is a base of {mine}): keep the two compatible"
+                return f"{mine}.{name} overrides this one ({mine} {extends} {other}): keep the two compatible"
         if language_for(file) in BASES_RECORDED and other not in own:
             return (f"another definition of {name} (override, shadow or namesake), in {other}: the index finds no "
                     f"inheritance between {other} and {', '.join(sorted(own))}")
@@ -331,6 +347,10 @@ def _add_references(results: Iterable[tuple[str, dict[str, Any] | None, str | No
         if found.get("truncated"):
             report.truncated = True
             report.notes.append(f"{name}: more than {MAX_REFERENCES_PER_SYMBOL} references, the first ones are listed")
+        if namesake_hits := (found.get("left_out") or {}).get("namesake_hits"):
+            owners = sorted({n.rsplit(" ", 1)[-1].rsplit(".", 1)[0] for n in found.get("namesakes") or []})
+            report.notes.append(f"{name}: {namesake_hits} hits belong to namesakes in {', '.join(owners)} (their "
+                                "definitions, and uses written through their type) and are not listed")
         for ref in found.get("references", []):
             file, line, text = ref["file"], ref["line"], ref.get("text", "").strip()[:TEXT_CHARS]
             if (file, line) in direct_sites:
@@ -449,14 +469,15 @@ def _add_mentions(group: Group, hits: list[tuple[str, int, str, str]], changed: 
             out.add(group, ImpactItem(file=file, line=line, symbol=name, text=text, reason=f"mentions {name}"))
 
 
-def _names_to_follow(targets: list[Target], requested: bool, report: ImpactReport) -> list[str]:
+def _names_to_follow(targets: list[Target], requested: bool, report: ImpactReport,
+                     queries: dict[str, str]) -> list[str]:
     """Distinct searchable names in order, without skipped ones, capped at MAX_SYMBOLS."""
     names: list[str] = []
     skipped: set[str] = set()
     for t in targets:
         if t.name in names or t.name in skipped:
             continue
-        reason = _skip_reason(t.name, requested)
+        reason = _skip_reason(t.name, requested, queries.get(t.name, t.name) != t.name)
         if reason:
             skipped.add(t.name)
             report.skipped.append(SkippedSymbol(symbol=t.name, reason=reason))
@@ -487,11 +508,12 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
         raise InvalidArgument("symbols must be a list of names", hint="send e.g. ['parse_config'], or omit it")
     report = ImpactReport(files=changed, symbols=[])
     out = _Collector()
+    queries: dict[str, str] = {}  # a name asked about as `Type.name` -> the search that keeps to Type
 
     if not symbols:  # an empty list means "not chosen", like None
         targets = [t for file in changed for t in _outline_targets(explorer, file, report.notes)]
     else:
-        targets = _requested_targets(explorer, symbols, changed, report.notes)
+        targets = _requested_targets(explorer, symbols, changed, report.notes, queries)
     selectors = {s.strip() for s in symbols or [] if isinstance(s, str) and s.strip()[:1] in (".", "#")}
 
     for t in targets:
@@ -499,7 +521,7 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
             kind = f" ({t.kind})" if t.kind else ""
             out.add("direct", ImpactItem(file=t.file, line=t.line, end_line=t.end_line, symbol=t.name,
                                          reason=f"defined here{kind}"))
-    names = _names_to_follow(targets, bool(symbols), report)
+    names = _names_to_follow(targets, bool(symbols), report, queries)
     report.symbols = names
 
     # Every search below is independent of the others: they run together, PARALLEL_LOOKUPS at a time, sharing the
@@ -521,7 +543,7 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
             documents = _document_settings(explorer, document_search, mention_notes)
             mentions = [(group, start(_mentions, explorer, wanted, globs, plain))
                         for group, wanted, plain, globs in _mention_searches(changed, names, documents, mention_notes)]
-        lookups = [start(_lookup, explorer, name) for name in names] if references else []
+        lookups = [start(_lookup, explorer, name, queries.get(name, name)) for name in names] if references else []
 
         _add_references((lookup.result() for lookup in lookups), set(changed), targets, out, report,
                         same_file_uses=bool(symbols), inheritance=_Inheritance(explorer, targets))

@@ -104,11 +104,13 @@ class Reference(BaseModel):
 
 
 class LeftOut(BaseModel):
-    """Hits of the name that were not listed: in comments or strings, or (Java) a field or variable sharing a method's name."""
+    """Hits of the name that were not listed: in comments or strings, written as another thing of the same name
+    (Java, Rust), or belonging to a namesake of a qualified symbol."""
 
     comments: int = 0
     strings: int = 0
     other_names: int = 0
+    namesake_hits: int = 0
     hint: str
 
 
@@ -119,10 +121,14 @@ class ReferenceResult(Skipping):
     files_with_matches: int = 0
     left_out: LeftOut | None = Field(
         default=None, description="hits not listed: in comments and strings (include_comments / include_strings list "
-                                  "them), and Java fields or variables that share the method's name (other_names)")
+                                  "them), other things sharing a function's name, told apart by how they are written "
+                                  "(other_names: Java fields and variables; Rust module paths, macros and fields), and "
+                                  "for a qualified symbol the namesakes' definitions and uses written through their "
+                                  "type, such as Other::name (namesake_hits)")
     namesakes: list[str] | None = Field(
         default=None, description="for a qualified symbol (Type.name): the same name defined in types unrelated to "
-                                  "Type, as file:line Type.name; hits are matched by name, so their uses are listed too")
+                                  "Type, as file:line Type.name; hits are matched by name, so a use through a variable "
+                                  "may still be theirs")
 
 
 class OutlineSymbol(BaseModel):

@@ -5,10 +5,19 @@ tree, see lexical.py); comments and strings are left out unless asked for. A cod
 when the definition index has that name on that line. Files that hold no code (docs, markup, data)
 are prose: their hits count as comments.
 
-Java keeps methods apart from fields and variables: a method is named only where it is called
-(`name(`), referenced (`::name`) or declared, or as an annotation element (`@Tag(name = ...)`). When
-every definition of the name in the Java files that mention it is a method, a Java hit of another
-shape is a field or variable that happens to share the name; it is counted, not listed.
+Java and Rust keep functions apart from other things of the same name, and tell them apart by how
+they are written. In Java a method is named only where it is called (`name(`), referenced (`::name`)
+or declared, or as an annotation element (`@Tag(name = ...)`); any other hit is a field or variable.
+In Rust `name::x` is a module or type path, `mod name` a module, `name!` a macro and `.name` without
+a call a field. When every definition of the name in the files that mention it is a method (Java) or
+a function or method (Rust), hits of those other shapes are counted, not listed.
+
+A qualified symbol (`Type.name`, `Type::name`) narrows the hits by what is written, not by types:
+a hit written through another type that defines a `name` of its own (`Other::name`, `Other.name`)
+belongs to that namesake, as do the namesakes' own definitions; they are counted, not listed. When
+`Type` is a type, the name's module definitions (Rust's `mod name`) are not what was asked about. In
+Rust a path says which type it goes through, so `Vec::new` is not a use of `Version::new` even though
+Vec is not in the project; and a function that takes no `self` cannot be called as `x.name()`.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ import logging
 import re
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from tools.errors import InvalidArgument
@@ -31,9 +41,30 @@ log = logging.getLogger(__name__)
 _SYMBOL = re.compile(r"[$@]?[\w$]+\Z")
 # Languages where `$` is part of an identifier: `$foo` and `foo$` are other names than `foo`.
 _DOLLAR_IN_NAMES = frozenset({"javascript", "typescript", "tsx", "kotlin", "java", "scala"})
-# Languages where a method's name cannot stand for a variable or field (see the module docstring).
-_METHODS_APART = frozenset({"java"})
+# Languages where a function's name cannot stand for another thing of that name (see the module docstring),
+# with the definition kinds that make a name a function there.
+_METHODS_APART: dict[str, frozenset[str]] = {
+    "java": frozenset({"method"}), "rust": frozenset({"method", "function"}),
+}
+# Definition kinds a qualified `Type.name` cannot mean: a module is not a member of a type.
+_NOT_MEMBERS = frozenset({"module", "namespace", "package"})
 _ANNOTATION_ARGS = re.compile(rb"@[\w.]+\s*\([^()]*\Z")  # the hit sits inside `@Tag(...`
+_RUST_MOD = re.compile(rb"(?:^|[^\w$])mod\s+\Z")
+_QUALIFIER = re.compile(rb"([A-Za-z_$][\w$]*)\s*(?:::|\.|->)\s*\Z")  # `Type::` / `Type.` just before the hit
+
+
+@dataclass(frozen=True)
+class Qualified:
+    """What a qualified symbol (`Type.name`) says beyond its name."""
+
+    member: bool  # Type is a type the index knows: the name is a member, not a module of that name
+    other_types: frozenset[str] = frozenset()  # bare names of the unrelated types defining the name (namesakes)
+    other_sites: frozenset[tuple[str, int]] = frozenset()  # (file, line) of those namesakes' definitions
+    # Rust, where `Q::name` is a path: whether Q is a type other than Type, Self, Type's traits or the types
+    # implementing Type (a trait); such a path names Q's own `name` (`Vec::new` is not `Version::new`)
+    foreign_path: Callable[[str], bool] | None = None
+    # Rust: every definition of the name in Type takes no `self`, so a method call `.name(` is another's
+    receiverless: bool = False
 
 
 def normalise_symbol(symbol: str) -> str:
@@ -62,6 +93,7 @@ def find_references(
     include_strings: bool = False,
     max_results: int = 200,
     timeout: float = 10.0,
+    qualified: Qualified | None = None,
 ) -> ReferenceResult:
     if max_results < 1:
         raise InvalidArgument("max_results must be at least 1")
@@ -81,15 +113,19 @@ def find_references(
         budget.note_partial(f"{len(unjudged)} files with hits were not checked for code, comments and strings "
                             "in time and are left out")
     sites = definition_sites(name, [f for f in code_files if f in maps])
+    qualified = qualified or Qualified(member=False)
+    if qualified.member:
+        sites = {site: kind for site, kind in sites.items() if kind not in _NOT_MEMBERS}
+    sites = {site: kind for site, kind in sites.items() if site not in qualified.other_sites}
     definitions = set(sites)
     methods_only = _methods_only(sites)
     references: list[Reference] = []
-    left_out = {"comment": 0, "string": 0, "other_name": 0}
+    left_out = {"comment": 0, "string": 0, "other_name": 0, "namesake": 0}
     for rel in sorted(by_file):
         if rel in unjudged:
             continue
-        refs, others = _judge_file(rel, by_file[rel], name, maps.get(rel), rel in maps, definitions, methods_only)
-        left_out["other_name"] += others
+        refs = _judge_file(rel, by_file[rel], name, maps.get(rel), rel in maps, definitions, methods_only,
+                           qualified, left_out)
         for ref in refs:
             if _wanted(ref, include_comments, include_strings):
                 references.append(ref)
@@ -100,19 +136,20 @@ def find_references(
         total=len(references),
         truncated=len(references) > max_results,
         files_with_matches=len({r.file for r in references}),
-        left_out=_left_out(name, left_out["comment"], left_out["string"], left_out["other_name"]),
+        left_out=_left_out(name, left_out["comment"], left_out["string"], left_out["other_name"],
+                           left_out["namesake"]),
     )
 
 
 def _methods_only(sites: dict[tuple[str, int], str]) -> frozenset[str]:
     """The languages of _METHODS_APART in which every definition of the name (in the files that mention it) is a
-    method: there a hit that is not shaped like a method's use is another thing of the same name."""
+    function there: a hit that is not shaped like a function's use is another thing of the same name."""
     kinds: dict[str, set[str]] = defaultdict(set)
     for (rel, _line), kind in sites.items():
         language = language_for(rel)
         if language in _METHODS_APART:
             kinds[language].add(kind)
-    return frozenset(lang for lang, found in kinds.items() if found == {"method"})
+    return frozenset(lang for lang, found in kinds.items() if found and found <= _METHODS_APART[lang])
 
 
 def _names_the_method(raw: bytes, start: int, end: int) -> bool:
@@ -122,10 +159,55 @@ def _names_the_method(raw: bytes, start: int, end: int) -> bool:
             or _ANNOTATION_ARGS.search(raw[:start]) is not None)
 
 
-def _left_out(name: str, comments: int, strings: int, other_names: int = 0) -> LeftOut | None:
+def _names_the_rust_function(raw: bytes, start: int, end: int) -> bool:
+    """Whether the hit at raw[start:end] may be a Rust function's or method's use: not a path segment
+    (`name::Item`; a turbofish `name::<T>(` is a call), not `mod name`, not a macro (`name!`) and not a field
+    (`.name` with no call)."""
+    after = raw[end:].lstrip()
+    if after.startswith(b"!") and not after.startswith(b"!="):
+        return False
+    if after.startswith(b"::") and not after[2:].lstrip().startswith(b"<"):
+        return False
+    if _RUST_MOD.search(raw[:start]):
+        return False
+    return not raw[:start].rstrip().endswith(b".") or after.startswith((b"(", b"::<"))
+
+
+_SHAPES: dict[str, Callable[[bytes, int, int], bool]] = {"java": _names_the_method, "rust": _names_the_rust_function}
+
+
+_SELF_PARAM = re.compile(r"\(\s*(?:&\s*(?:'\w+\s+)?)?(?:mut\s+)?self\b")
+
+
+def takes_self(signature: str | None) -> bool:
+    """Whether a Rust function's signature (`name(&self, x: u8) -> T`, as the index shows it) has a self receiver;
+    True when there is no signature to tell."""
+    return signature is None or "(" not in signature or _SELF_PARAM.search(signature) is not None
+
+
+def _through_another_type(qualified: Qualified, rust: bool, raw: bytes, start: int) -> bool:
+    """Whether the hit at raw[start:] is written through a type whose own `name` it is: a namesake's type
+    (`Elements.hasClass`), or in Rust any other type's path (`Vec::new` when Version::new was asked for)."""
+    m = _QUALIFIER.search(raw, 0, start)
+    if m is None:
+        return False
+    owner = m[1].decode("utf-8", "replace")
+    if owner in qualified.other_types:
+        return True
+    return (rust and qualified.foreign_path is not None and m[0].rstrip().endswith(b"::")
+            and owner[:1].isupper() and owner != "Self" and qualified.foreign_path(owner))
+
+
+def _receiverless_call(qualified: Qualified, raw: bytes, start: int, end: int) -> bool:
+    """Rust: a method call `.name(` when the asked-for function takes no self (only a path can call it)."""
+    return (qualified.receiverless and raw[:start].rstrip().endswith(b".")
+            and raw[end:].lstrip().startswith((b"(", b"::<")))
+
+
+def _left_out(name: str, comments: int, strings: int, other_names: int = 0, namesakes: int = 0) -> LeftOut | None:
     """What the answer says of the hits it did not list: a name in `__all__`, a docstring or a doc file matters
     when renaming, and the agent should know those hits exist."""
-    if not comments and not strings and not other_names:
+    if not comments and not strings and not other_names and not namesakes:
         return None
     hints = []
     asks = [arg for arg, n in (("include_comments=true", comments), ("include_strings=true", strings)) if n]
@@ -133,10 +215,16 @@ def _left_out(name: str, comments: int, strings: int, other_names: int = 0) -> L
         hints.append(f"hits in comments, docs and strings (such as __all__ entries and docstrings) are not listed; "
                      f"send {' and '.join(asks)} to see them")
     if other_names:
-        hints.append(f"{other_names} Java hits where {name} is a field or variable, not the method (a method is "
-                     f"named only as `{name}(`, `::{name}` or an annotation element), are not listed; search_text "
-                     "shows every hit")
-    return LeftOut(comments=comments, strings=strings, other_names=other_names, hint="; ".join(hints))
+        hints.append(f"{other_names} hits where {name} is written as another thing of that name (a Java field or "
+                     f"variable; a Rust module path, macro or field, or a method call `.{name}()` when the function "
+                     "takes no self), not as the function, are not listed")
+    if namesakes:
+        hints.append(f"{namesakes} hits that belong to another type's {name} (a namesake's definition, or a use "
+                     f"written through another type, such as `Other::{name}`) are not listed")
+    if other_names or namesakes:
+        hints.append("search_text shows every hit")
+    return LeftOut(comments=comments, strings=strings, other_names=other_names, namesake_hits=namesakes,
+                   hint="; ".join(hints))
 
 
 def _wanted(ref: Reference, include_comments: bool, include_strings: bool) -> bool:
@@ -148,15 +236,21 @@ def _wanted(ref: Reference, include_comments: bool, include_strings: bool) -> bo
 
 
 def _judge_file(rel: str, lines: list[RgLine], name: str, lexical_map: LexicalMap | None, is_code_file: bool,
-                definitions: set[tuple[str, int]], methods_only: frozenset[str] = frozenset()) -> tuple[list[Reference], int]:
-    """The file's hits as references, and how many were left out as other things sharing a method's name."""
+                definitions: set[tuple[str, int]], methods_only: frozenset[str], qualified: Qualified,
+                left_out: dict[str, int]) -> list[Reference]:
+    """The file's hits as references; the code hits that are other things sharing a function's name, or that
+    belong to a namesake, are counted in left_out instead."""
     language = language_for(rel)
     dollar = language in _DOLLAR_IN_NAMES
-    method = language in methods_only
+    shape = _SHAPES.get(language or "") if language in methods_only else None
+    rust_member = language == "rust" and qualified.member
+    qualifiers = bool(qualified.other_types) or rust_member
     out: list[Reference] = []
-    others = 0
     for line in lines:
-        raw = line.text.encode("utf-8") if dollar or method else b""
+        raw = line.text.encode("utf-8") if dollar or shape or qualifiers else b""
+        if (rel, line.line) in qualified.other_sites and is_code_file:
+            left_out["namesake"] += 1  # the namesake's own definition (counted once per line)
+            continue
         for (start, end), column in zip(line.spans, line.columns, strict=True):
             if not is_code_file:
                 context = "comment"  # prose: documentation and text files
@@ -166,10 +260,16 @@ def _judge_file(rel: str, lines: list[RgLine], name: str, lexical_map: LexicalMa
                 context = lexical_map.category(line.offset + start)
             if context == "code" and dollar and (raw[start - 1 : start] == b"$" or raw[end : end + 1] == b"$"):
                 continue  # `$name` is another identifier in these languages
-            if context == "code" and method and not _names_the_method(raw, start, end):
-                others += 1
+            if context == "code" and shape is not None and not shape(raw, start, end):
+                left_out["other_name"] += 1
+                continue
+            if context == "code" and rust_member and _receiverless_call(qualified, raw, start, end):
+                left_out["other_name"] += 1
+                continue
+            if context == "code" and qualifiers and _through_another_type(qualified, rust_member, raw, start):
+                left_out["namesake"] += 1
                 continue
             definition = context == "code" and (rel, line.line) in definitions
             out.append(Reference(file=rel, line=line.line, column=column, text=line.text.strip()[:300],
                                  is_definition=definition, context=context))  # type: ignore[arg-type]
-    return out, others
+    return out

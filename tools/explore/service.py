@@ -24,6 +24,7 @@ from tools.explore.ctags import BASES_RECORDED, bare_name
 from tools.explore.globbing import compile_glob, glob_matches
 from tools.explore.lexical import LexicalIndex
 from tools.explore.models import (
+    Definition,
     DefinitionResult,
     EnclosingFunction,
     FileHit,
@@ -38,7 +39,7 @@ from tools.explore.models import (
     SymbolsResult,
 )
 from tools.explore.oversized import OversizedFiles
-from tools.explore.references import find_references
+from tools.explore.references import Qualified, find_references, takes_self
 from tools.explore.ripgrep import (
     LineSearch,
     RgFilters,
@@ -262,34 +263,49 @@ class Explorer:
         filters = self.filters(path)
         timeout = self.config.search_timeout_seconds
         skipped = self._skipped(filters, language_globs(language), timeout)
+        qualified, namesakes = self._qualified(symbol)
         result = find_references(
             self.root.path, filters, self.lexical, self.definition_index.definition_sites, symbol,
             language_globs=language_globs(language), include_comments=include_comments,
-            include_strings=include_strings, max_results=max_results, timeout=timeout,
+            include_strings=include_strings, max_results=max_results, timeout=timeout, qualified=qualified,
         )
         attach_skipped(result, skipped())
-        result.namesakes = self._namesakes(symbol) or None
+        result.namesakes = [f"{d.file}:{d.line} {bare_name(d.scope or '')}.{d.name}" for d in namesakes[:20]] or None
         return result
 
-    def _namesakes(self, symbol: str) -> list[str]:
-        """For `Type.name`: where `name` is defined in a type that neither is Type nor inherits from or is a base
-        of it. find_references matches by name, so the uses of those namesakes are among its hits."""
-        qualified = (symbol or "").strip().replace("::", ".").replace("->", ".").removesuffix("()")
-        if "." not in qualified.strip("."):
-            return []
-        owner, name = qualified.strip(".").rsplit(".", 1)
+    def _qualified(self, symbol: str) -> tuple[Qualified | None, list[Definition]]:
+        """For `Type.name`: whether Type is a type, and the definitions of `name` in types that neither are Type
+        nor inherit from or are a base of it (namesakes). find_references matches by name, so the uses of those
+        namesakes are among its hits unless written through their type."""
+        text = (symbol or "").strip().replace("::", ".").replace("->", ".").removesuffix("()")
+        if "." not in text.strip("."):
+            return None, []
+        owner, name = text.strip(".").rsplit(".", 1)
         owner = bare_name(owner)
         index = self.definition_index
-        found = index.find(name, max_results=200).definitions
+        found = index.find(name, max_results=200).definitions  # first: it brings the index up to date
         related = {owner} | index.ancestors(owner)
-        out = []
+        namesakes = []
         for d in found:
             scope = bare_name(d.scope) if d.scope else None
             if (scope is None or d.language not in BASES_RECORDED or scope in related
                     or owner in index.ancestors(scope)):
                 continue
-            out.append(f"{d.file}:{d.line} {scope}.{name}")
-        return out[:20]
+            namesakes.append(d)
+        member = index.is_type(owner)
+
+        @functools.lru_cache(maxsize=256)
+        def foreign_path(other: str) -> bool:
+            return other not in related and owner not in index.ancestors(other)
+
+        own = [d for d in found if d.scope and bare_name(d.scope) == owner]
+        qualified = Qualified(member=member,
+                              other_types=frozenset(bare_name(d.scope or "") for d in namesakes),
+                              other_sites=frozenset((d.file, d.line) for d in namesakes),
+                              foreign_path=foreign_path if member else None,
+                              receiverless=bool(own) and all(d.language == "rust" and not takes_self(d.signature)
+                                                             for d in own))
+        return qualified, namesakes
 
     @budgeted
     def find_definitions(

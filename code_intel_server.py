@@ -592,6 +592,24 @@ def argument_refusal(tool_name: str, err: ValidationError) -> dict[str, Any]:
     }
 
 
+# Names agents send for an argument that is spelt otherwise here (the answers' own `expected_payload` makes
+# `payload` a natural guess for submit_phase's `data`): the first of the candidates the tool has is suggested.
+ARGUMENT_ALIASES: dict[str, tuple[str, ...]] = {
+    "payload": ("data",), "phase_data": ("data",), "body": ("data",), "params": ("data",),
+    "name": ("symbol", "question"), "symbol_name": ("symbol",), "identifier": ("symbol",),
+    "symbols": ("symbol",), "request": ("query",), "prompt": ("query", "question"), "task": ("query",),
+    "user_request": ("query",), "text": ("pattern", "query", "question"), "regex": ("pattern",),
+    "search": ("pattern", "query", "question"), "glob_pattern": ("pattern", "glob"),
+    "query": ("pattern", "question"), "question": ("query",), "file": ("path", "file_path", "files"),
+    "filename": ("path", "file_path"), "filepath": ("path", "file_path"), "file_path": ("path", "files"),
+    "directory": ("path",), "dir": ("path",), "folder": ("path",), "paths": ("files", "path"),
+    "project_path": ("repo_path",), "project": ("repo_path",), "repo": ("repo_path",), "root": ("repo_path",),
+    "cwd": ("repo_path",), "limit": ("max_results", "n_results"), "max": ("max_results", "n_results"),
+    "top_k": ("n_results", "max_results"), "k": ("n_results", "max_results"), "count": ("max_results", "n_results"),
+    "line_number": ("line",), "lineno": ("line",), "id": ("chunk_id",), "options": ("flags",),
+}
+
+
 def unknown_argument_refusal(tool_name: str, arguments: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any] | None:
     """Arguments the tool does not have (a misspelt `paths` for `path`): refused rather than dropped, since a
     search that silently ignores its scope answers a different question than the one asked."""
@@ -601,7 +619,9 @@ def unknown_argument_refusal(tool_name: str, arguments: dict[str, Any], schema: 
         return None
     from difflib import get_close_matches
 
-    guesses = {key: close[0] for key in unknown if (close := get_close_matches(key, known, n=1, cutoff=0.6))}
+    guesses = {key: close[0] for key in unknown
+               if (close := [a for a in ARGUMENT_ALIASES.get(key.lower(), ()) if a in known]
+                   or get_close_matches(key, known, n=1, cutoff=0.6))}
     return {
         "success": False,
         "error": "invalid_argument",

@@ -176,3 +176,23 @@ def test_an_answer_written_from_its_model_is_the_answer_written_from_its_dict() 
     for result in results:
         assert result_json(result) == wire_json(wire_data(result))[1], type(result).__name__
         assert json.loads(result_json(result) or b"")["success"] is True
+
+
+@pytest.mark.parametrize(("tool", "sent", "suggested"), [
+    ("submit_phase", "payload", "data"),  # the answers' own `expected_payload` makes this the natural guess
+    ("find_definitions", "name", "symbol"),
+    ("query", "name", "question"),
+    ("start_session", "request", "query"),
+    ("start_session", "project_path", "repo_path"),
+    ("search_text", "query", "pattern"),
+    ("search_text", "paths", "path"),
+    ("semantic_search", "top_k", "n_results"),
+    ("get_function_at_line", "line_number", "line"),
+    ("find_references", "symbl", "symbol"),  # a misspelling: by similarity
+])
+def test_an_unknown_argument_gets_the_argument_meant(tool: str, sent: str, suggested: str) -> None:
+    from code_intel_server import unknown_argument_refusal
+
+    refusal = unknown_argument_refusal(tool, {sent: "x"}, build_server(None).tools()[tool].parameters)  # type: ignore[arg-type]
+    assert refusal is not None and f"did you mean {suggested!r} for {sent!r}?" in refusal["message"], refusal
+

@@ -183,3 +183,15 @@ def test_c_header_lists_prototypes_but_not_type_mentions(project_dir: Path, make
     assert [(s.kind, s.name, s.line) for s in symbols] == [
         ("type", "point_t", 4), ("prototype", "open_handle", 5), ("variable", "verbosity", 6),
     ]
+
+
+def test_a_rust_trait_impl_names_its_trait(tmp_path: Path) -> None:
+    """Five `impl ... for Version` blocks look alike by name; `implements` says which trait each one is."""
+    from tests.explore.conftest import explorer_over
+
+    source = ("pub struct Version;\n\nimpl Version {\n    pub fn new() -> Self {\n        Version\n    }\n}\n\n"
+              "impl std::str::FromStr for Version {\n    type Err = ();\n\n"
+              "    fn from_str(_: &str) -> Result<Self, ()> {\n        Ok(Version)\n    }\n}\n")
+    symbols = explorer_over(tmp_path, {"src/lib.rs": source}).get_symbols("src/lib.rs").symbols
+    assert [(s.kind, s.name, s.implements) for s in symbols] == [
+        ("struct", "Version", None), ("impl", "Version", None), ("impl", "Version", "std::str::FromStr")]

@@ -137,6 +137,7 @@ class OutlineSymbol(BaseModel):
     file: str  # every item that points into code names its file (CONTRACT.md), as the answer's top level does
     line: int
     end_line: int
+    implements: str | None = Field(default=None, description="a Rust impl block's trait (impl Trait for name)")
     children: list[OutlineSymbol] = Field(default_factory=list)
 
 

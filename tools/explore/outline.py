@@ -42,8 +42,11 @@ class SymbolNode:
         validating a whole outline of these at once makes the models in pydantic's core, about twice as fast as
         one model at a time."""
         start, end = self.node.start_point, self.node.end_point
-        return {"name": self.name, "kind": self.kind, "file": file, "line": start[0] + 1, "end_line": end[0] + 1,
+        data = {"name": self.name, "kind": self.kind, "file": file, "line": start[0] + 1, "end_line": end[0] + 1,
                 "children": [child.data(file) for child in self.children]}
+        if self.node.type == "impl_item" and (trait := self.node.child_by_field_name("trait")) is not None:
+            data["implements"] = (trait.text or b"").decode("utf-8", "replace")  # `impl fmt::Display for Version`
+        return data
 
 
 # C-family type specifiers are definitions only when they carry a body.

@@ -195,3 +195,14 @@ def test_a_rust_trait_impl_names_its_trait(tmp_path: Path) -> None:
     symbols = explorer_over(tmp_path, {"src/lib.rs": source}).get_symbols("src/lib.rs").symbols
     assert [(s.kind, s.name, s.implements) for s in symbols] == [
         ("struct", "Version", None), ("impl", "Version", None), ("impl", "Version", "std::str::FromStr")]
+
+
+def test_rust_structure_gives_impl_traits_and_supertraits_as_bases(tmp_path: Path) -> None:
+    from tests.explore.conftest import explorer_over
+
+    source = ("pub trait Shape: Clone + fmt::Debug + ?Sized + 'static {}\n"
+              "impl<T> std::fmt::Display for Wrapper<T> {}\nimpl From<u8> for Wrapper<u8> {}\nimpl Wrapper<u8> {}\n")
+    classes = explorer_over(tmp_path, {"src/lib.rs": source}).analyze_structure("src/lib.rs").classes
+    assert [(c.name, c.bases) for c in classes] == [
+        ("Shape", ["Clone", "fmt::Debug"]), ("Wrapper", ["std::fmt::Display"]), ("Wrapper", ["From<u8>"]),
+        ("Wrapper", [])]

@@ -102,6 +102,7 @@ GRAMMARS: dict[str, Grammar] = {
         },
         imports=frozenset({"use_declaration", "extern_crate_declaration"}),
         calls={"call_expression": "function", "macro_invocation": "macro"},
+        bases={"impl_item": "trait", "trait_item": "bounds"},  # impl Trait for Type; trait T: Super + Other
     ),
     "java": Grammar(
         symbols={

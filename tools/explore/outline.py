@@ -342,6 +342,9 @@ def _ruby_require(parsed: ParsedFile, call: Node) -> bool:
     return method is not None and parsed.text(method) in ("require", "require_relative", "load")
 
 
+_ONE_TYPE = frozenset({"type_identifier", "scoped_type_identifier", "generic_type"})
+
+
 def _bases(parsed: ParsedFile, grammar: Grammar, node: Node) -> list[str]:
     if node.type not in grammar.bases:
         return []
@@ -356,8 +359,9 @@ def _bases(parsed: ParsedFile, grammar: Grammar, node: Node) -> list[str]:
     for holder in holders:
         if holder is None:
             continue
-        for child in holder.named_children or [holder]:
-            if child.type in ("keyword_argument", "access_specifier", "comment"):
+        # a Rust impl's trait is one type (`fmt::Display`, `From<u8>`); a trait's bounds list one per child
+        for child in [holder] if holder.type in _ONE_TYPE else holder.named_children or [holder]:
+            if child.type in ("keyword_argument", "access_specifier", "comment", "lifetime", "removed_trait_bound"):
                 continue
             text = parsed.text(child).strip()
             for prefix in ("extends ", "implements ", "<", ":"):

@@ -129,7 +129,10 @@ def declarator_name(node: Node) -> Node | None:
 def symbol_name_node(node: Node, language: str) -> Node | None:
     """The node holding a definition's name, or None for anonymous definitions."""
     if node.type == "impl_item":
-        return node.child_by_field_name("type")
+        implemented = node.child_by_field_name("type")
+        if implemented is not None and implemented.type == "generic_type":  # impl<T> Trait for Wrapper<T>
+            return implemented.child_by_field_name("type") or implemented
+        return implemented
     if language in ("c", "cpp") and node.type in ("function_definition", "type_definition"):
         declarator = node.child_by_field_name("declarator")
         found = declarator_name(declarator) if declarator is not None else None

@@ -25,7 +25,7 @@ class CommandOutcome(BaseModel):
     failing_tests: list[str] = Field(default_factory=list)  # parsed from the output, best effort
     excerpt: list[str] = Field(default_factory=list)  # assertion / error lines, first few
     tail: str = ""  # the last lines of the output (stdout and stderr together)
-    note: str = ""
+    note: str | None = None  # why it timed out or could not start
     failed_before: FailedBefore | None = Field(
         default=None,
         description="it failed the same way before the session changed anything: same_tests = every failing test "
@@ -154,7 +154,7 @@ class CheckReport(BaseModel):
             "configured": self.configured,
             "passed": self.passed,
             "summary": self.summary(),
-            "commands": [c.model_dump(exclude={"excerpt"} if c.passed else set()) for c in self.commands],
+            "commands": [c.model_dump(exclude={"excerpt"} if c.passed else set(), exclude_none=True) for c in self.commands],
             "skipped": [sk.model_dump() for sk in self.skipped],
             "changed_files": self.changed_files,
             "relevance": self.relevance or None,

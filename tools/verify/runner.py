@@ -154,7 +154,7 @@ def run_command(command: VerifyCommand, cwd: Path, progress: Progress | None = N
         note = f"killed after its {command.timeout_s:g}s timeout (timeout_s in config.json verify.commands)"
     else:
         verdict = "passed" if code == 0 else "failed"
-        note = ""
+        note = None
         if code == 127 and isinstance(command.run, str):
             note = "exit 127: the shell could not find the program"
     return CommandOutcome(

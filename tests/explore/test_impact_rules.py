@@ -9,7 +9,10 @@ from tools.explore.importers import (
     _go_imports_dir,
     _js_imports_file,
     _python_imports_file,
+    c_includes_file,
     is_import_line,
+    jvm_class_of,
+    jvm_imports_class,
     python_module_names,
     rust_imports_file,
     rust_module_path,
@@ -136,3 +139,67 @@ def test_rust_importers_in_an_impact_report(tmp_path: Path) -> None:
     importers = sorted((i.file, i.line) for i in report.dependents if i.reason.startswith("imports"))
     assert importers == [("src/error.rs", 1), ("src/lib.rs", 2), ("src/lib.rs", 4)]
     assert {i.symbol for i in report.dependents if i.reason.startswith("imports")} == {"crate::parse"}
+
+
+@pytest.mark.parametrize(("line", "found"), [
+    ("import org.jsoup.nodes.Element;", "class"),
+    ("import static org.jsoup.nodes.Element.escape;", "class"),
+    ("import org.jsoup.nodes.Element.Inner;", "class"),  # a nested class
+    ("import org.jsoup.nodes.Element", "class"),  # Kotlin
+    ("import org.jsoup.nodes.Element as E", "class"),
+    ("import org.jsoup.nodes.*;", "package"),
+    ("import org.jsoup.nodes.Elements;", None),
+    ("import org.jsoup.select.Element;", None),
+])
+def test_jvm_import_resolution(line: str, found: str | None) -> None:
+    assert jvm_imports_class(line, "org.jsoup.nodes", "Element") == found
+
+
+def test_jvm_class_of_a_file() -> None:
+    assert jvm_class_of("/* c */\npackage org.jsoup.nodes;\n\npublic class Element {}\n",
+                        "src/main/java/org/jsoup/nodes/Element.java") == ("org.jsoup.nodes", "Element")
+    assert jvm_class_of("package a.b\n\nclass X\n", "X.kt") == ("a.b", "X")
+    assert jvm_class_of("class Plain {}\n", "Plain.java") == ("", "Plain")
+
+
+@pytest.mark.parametrize(("importer", "line", "target", "hits"), [
+    ("src/a.c", '#include "util.h"', "src/util.h", True),
+    ("src/a.c", '#include "util.h"', "lib/util.h", False),  # src/util.h is right beside it
+    ("app/x.c", '#include "util.h"', "lib/util.h", True),  # found through an include directory
+    ("app/x.c", "#include <foo/bar.h>", "include/foo/bar.h", True),
+    ("app/x.c", "#include <bar.h>", "include/foo/bar.h", True),  # include/foo may be an include directory
+    ("app/x.c", "#include <ar.h>", "include/foo/bar.h", False),
+    ("src/a.c", '#include "../lib/util.h"', "lib/util.h", True),
+    ("src/a.c", '  #  include "util.h" // why', "src/util.h", True),
+    ("src/a.c", "#include <stdio.h>", "include/foo/bar.h", False),
+])
+def test_c_include_resolution(importer: str, line: str, target: str, hits: bool) -> None:
+    existing = {"src/util.h", "lib/util.h", "include/foo/bar.h"}
+    assert c_includes_file(importer, line, target, existing.__contains__) is hits
+
+
+def test_java_and_c_importers_in_an_impact_report(tmp_path: Path) -> None:
+    """Java: the class's importers, a wildcard import only where the class is named, and a Kotlin importer.
+    C: the files that include the changed header, not those including a namesake beside them."""
+    from tests.explore.conftest import explorer_over
+    from tools.explore.impact import analyze_impact
+
+    files = {
+        "src/org/demo/nodes/Element.java": "package org.demo.nodes;\n\npublic class Element {}\n",
+        "src/org/demo/Parser.java": "package org.demo;\n\nimport org.demo.nodes.Element;\n\nclass Parser {}\n",
+        "src/org/demo/Walker.java": "package org.demo;\n\nimport org.demo.nodes.*;\n\nclass Walker { Element e; }\n",
+        "src/org/demo/Other.java": "package org.demo;\n\nimport org.demo.nodes.*;\n\nclass Other { Node n; }\n",
+        "src/org/demo/Use.kt": "package org.demo\n\nimport org.demo.nodes.Element\n\nfun f(e: Element) = e\n",
+        "lib/util.h": "int twice(int x);\n",
+        "lib/util.c": '#include "util.h"\nint twice(int x) { return 2 * x; }\n',
+        "app/main.c": '#include <stdio.h>\n#include "util.h"\nint main(void) { return twice(1); }\n',
+        "vendor/util.h": "int other(void);\n",
+        "vendor/v.c": '#include "util.h"\nint other(void) { return 0; }\n',
+    }
+    explorer = explorer_over(tmp_path, files)
+    java = analyze_impact(explorer, ["src/org/demo/nodes/Element.java"], None)
+    assert sorted(i.file for i in java.dependents if i.reason.startswith("imports")) == [
+        "src/org/demo/Parser.java", "src/org/demo/Use.kt", "src/org/demo/Walker.java"]
+    c = analyze_impact(explorer, ["lib/util.h"], None)
+    assert sorted((i.file, i.line) for i in c.dependents + c.tests if i.reason == "imports lib/util.h") == [
+        ("app/main.c", 2), ("lib/util.c", 1)]

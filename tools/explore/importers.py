@@ -1,15 +1,20 @@
-"""Who imports a file: import-line recognition and module resolution for Python, JS/TS, Go and Rust.
+"""Who imports a file: import-line recognition and module resolution for Python, JS/TS, Go, Rust, Java and
+Kotlin, and C/C++ includes.
 
 Candidates come from one ripgrep search per changed file for import lines that mention its name;
 each candidate line is then resolved (relative Python imports against the importer's package,
 relative JS specifiers against the importer's folder, Go import paths against the package folder,
-Rust `mod` declarations and `crate::`/`super::`/`self::` paths against the importer's module)
-and kept only when it really names the changed file.
+Rust `mod` declarations and `crate::`/`super::`/`self::` paths against the importer's module, Java and
+Kotlin imports against the class the file declares in its package, a C/C++ `#include` against the
+importer's folder and then as a path under an include directory) and kept only when it really names the
+changed file. A Java wildcard import (`import pkg.*;`) counts when the importer names the class too; code
+in the class's own package needs no import and is found by the symbols' references instead.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import takewhile
 from pathlib import PurePosixPath
@@ -200,6 +205,70 @@ def _rust_names(here: list[str], text: str, target: list[str]) -> bool:
     return False
 
 
+_JVM_PACKAGE = re.compile(r"^\s*package\s+([\w.]+)\s*;?\s*$", re.MULTILINE)
+_JVM_IMPORT = re.compile(r"^\s*import\s+(?:static\s+)?([\w.]+(?:\.\*)?)\s*(?:;|\bas\b|$)")
+JVM_GLOBS = ["*.java", "*.kt", "*.kts"]
+
+
+def jvm_class_of(source: str, file: str) -> tuple[str, str]:
+    """(package, class) of a Java or Kotlin file: its `package` line (empty for the default package) and the
+    class its file is named after."""
+    m = _JVM_PACKAGE.search(source[:20000])
+    return (m.group(1) if m else ""), PurePosixPath(file).stem
+
+
+def jvm_imports_class(text: str, package: str, name: str) -> str | None:
+    """"class" when an import line names the class or one of its members or nested classes, "package" when it
+    imports the class's whole package (`pkg.*`), else None."""
+    m = _JVM_IMPORT.match(text)
+    if not m or not package:  # a class in the default package cannot be imported
+        return None
+    path, qualified = m.group(1), f"{package}.{name}"
+    if path == qualified or path.startswith(qualified + "."):
+        return "class"
+    return "package" if path == package + ".*" else None
+
+
+_C_INCLUDE = re.compile(r"^\s*#\s*(?:include|import)\s*[<\"]([^>\"]+)[>\"]")
+C_GLOBS = ["*.c", "*.h", "*.cc", "*.cpp", "*.cxx", "*.hpp", "*.hh", "*.hxx", "*.inl", "*.ipp", "*.m", "*.mm"]
+C_HEADERS = frozenset({".h", ".hpp", ".hh", ".hxx", ".inl", ".ipp", ".tpp"})
+
+
+def c_includes_file(importer: str, text: str, target: str, exists: Callable[[str], bool]) -> bool:
+    """Whether an `#include "x.h"` / `<dir/x.h>` line names the header `target`: as a path from the importer's
+    folder (a quoted include, when that file exists), else as a path under some include directory (the target
+    ends with it), unless the importer's folder has a header of that path of its own."""
+    m = _C_INCLUDE.match(text)
+    if not m:
+        return False
+    spec = m.group(1).strip()
+    local = _normalise(PurePosixPath(importer).parent / spec)
+    if text[m.start(1) - 1] == '"' and exists(local):  # a quoted include looks beside the importer first
+        return local == target
+    return target == spec or target.endswith("/" + spec)
+
+
+def _normalise(path: PurePosixPath) -> str:
+    parts: list[str] = []
+    for part in path.parts:
+        if part == "..":
+            if parts:
+                parts.pop()
+        elif part != ".":
+            parts.append(part)
+    return "/".join(parts)
+
+
+def _names_class(explorer: Explorer, file: str, name: str) -> bool:
+    """Whether a file names the class outside its import lines (for a wildcard import)."""
+    try:
+        source = explorer.root.resolve(file, must_exist=True, kind="file").read_text(encoding="utf-8", errors="replace")
+    except (OSError, CodeIntelError):
+        return False
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    return any(word.search(line) for line in source.splitlines() if not _JVM_IMPORT.match(line))
+
+
 def _opens_import_list(text: str) -> bool:
     code = text.split("#", 1)[0]
     return "(" in code and ")" not in code
@@ -238,7 +307,8 @@ class Importer:
 
 
 def find_importers(explorer: Explorer, changed: list[str], notes: list[str], *, max_results: int = 150) -> list[Importer]:
-    """Files that import a changed module (Python, JavaScript/TypeScript, Go package folders, Rust modules)."""
+    """Files that import a changed module (Python, JavaScript/TypeScript, Go package folders, Rust modules, Java and
+    Kotlin classes) or include a changed C/C++ header."""
     items: list[Importer] = []
     for file in changed:
         language = language_for(file)
@@ -264,6 +334,27 @@ def find_importers(explorer: Explorer, changed: list[str], notes: list[str], *, 
             pattern = (rf"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:(?:mod|use)\b.*\b{re.escape(rust_target[-1])}\b"
                        r"|use\s[^;{}]*\{[^;}]*$)")
             globs, check = ["*.rs"], lambda imp, text, t=file: rust_imports_file(imp, text, t)
+        elif language in ("java", "kotlin"):
+            try:
+                source = explorer.root.resolve(file, must_exist=True, kind="file").read_text(
+                    encoding="utf-8", errors="replace")
+            except (OSError, CodeIntelError):
+                continue
+            package, name = jvm_class_of(source, file)
+            if not package:
+                continue
+            pattern = (rf"^\s*import\s+(?:static\s+)?(?:{re.escape(package)}\.\*|[\w.]*\b{re.escape(name)}\b)")
+            globs = JVM_GLOBS
+
+            def check(imp: str, text: str, pkg: str = package, cls: str = name) -> bool:
+                found = jvm_imports_class(text, pkg, cls)
+                return found == "class" or (found == "package" and _names_class(explorer, imp, cls))
+        elif language in ("c", "cpp") and path.suffix.lower() in C_HEADERS:
+            pattern = rf"^\s*#\s*(?:include|import)\s*[<\"](?:[^>\"]*/)?{re.escape(path.name)}[>\"]"
+            globs = C_GLOBS
+
+            def check(imp: str, text: str, target: str = file) -> bool:
+                return c_includes_file(imp, text, target, lambda rel: (explorer.root.path / rel).is_file())
         elif language == "go":
             folder = list(path.parent.parts)
             if not folder:
@@ -281,6 +372,8 @@ def find_importers(explorer: Explorer, changed: list[str], notes: list[str], *, 
             notes.append(f"{file}: many import lines mention its name; the first ones were checked")
         module = (".".join(_module_parts(file)) if language == "python"
                   else "crate::" + "::".join(rust_module_path(file) or []) if language == "rust"
+                  else f"{package}.{name}" if language in ("java", "kotlin")
+                  else file if language in ("c", "cpp")
                   else str(path.with_suffix("")))
         for match in found.get("matches", []):
             importer = match["file"]

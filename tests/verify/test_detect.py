@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import write_files
 from tools.verify.detect import detect_commands
 
@@ -97,3 +99,51 @@ def test_several_kinds_get_their_own_globs(tmp_path: Path) -> None:
     assert [c.name for c in detection.commands] == ["pytest", "npm test", "go test"]
     assert all(c.when for c in detection.commands)
     assert "**/*.go" in detection.commands[2].when
+
+
+CMAKE_PROJECT = {
+    "CMakeLists.txt": ("cmake_minimum_required(VERSION 3.10)\nproject(calc C)\nadd_library(calc calc.c)\n"
+                       "enable_testing()\nadd_subdirectory(tests)\n"),
+    "calc.c": "int sub(int a, int b) { return a + b; }\n",
+    "tests/CMakeLists.txt": ("add_executable(sub_test sub_test.c)\ntarget_link_libraries(sub_test calc)\n"
+                             "add_test(NAME sub_test COMMAND sub_test)\n"),
+    "tests/sub_test.c": "int sub(int, int);\nint main(void) { return sub(3, 1) == 2 ? 0 : 1; }\n",
+    "Makefile": "test:\n\t./run-tests\n",
+}
+
+
+def test_cmake_with_tests_runs_ctest_in_a_build_folder_outside_the_project_files(tmp_path: Path) -> None:
+    """ctest wins over a Makefile's test target, and builds under .code-intel/cache/ (ignored by git), so the
+    session does not see a build folder as changed files."""
+    for rel, text in CMAKE_PROJECT.items():
+        _write(tmp_path, rel, text)
+    detection = detect_commands(tmp_path)
+    assert [c.name for c in detection.commands] == ["ctest"]
+    run = detection.commands[0].run
+    assert isinstance(run, str) and "-B .code-intel/cache/cmake-build" in run and "ctest --output-on-failure" in run
+    assert any("not added because ctest" in note for note in detection.notes)
+    no_tests = tmp_path / "plain"
+    _write(no_tests, "CMakeLists.txt", "project(x C)\nadd_library(x x.c)\n")
+    _write(no_tests, "sub/CMakeLists.txt", "add_test(NAME t COMMAND t)\n")
+    assert _runs(no_tests) == [detect_commands(tmp_path).commands[0].run]  # a test folder one level down counts
+    _write(tmp_path / "nested", "lib/CMakeLists.txt", "enable_testing()\n")  # no CMakeLists.txt at the top
+    assert _runs(tmp_path / "nested") == []
+
+
+def test_the_detected_ctest_command_builds_and_runs_the_tests(tmp_path: Path) -> None:
+    import shutil
+
+    from tools.verify.runner import run_command
+
+    if shutil.which("cmake") is None or shutil.which("cc") is None:
+        pytest.skip("cmake or a C compiler is not installed on this machine")
+    for rel, text in CMAKE_PROJECT.items():
+        _write(tmp_path, rel, text)
+    (command,) = detect_commands(tmp_path).commands
+    outcome = run_command(command, tmp_path)
+    assert outcome.verdict == "failed" and outcome.exit_code != 0, outcome.tail
+    assert "sub_test" in outcome.tail and (tmp_path / ".code-intel/cache/cmake-build").is_dir()
+    top = {p.name for p in tmp_path.iterdir()}
+    assert top == {*{rel.split("/")[0] for rel in CMAKE_PROJECT}, ".code-intel"}  # nothing built among the sources
+    _write(tmp_path, "calc.c", "int sub(int a, int b) { return a - b; }\n")
+    assert run_command(command, tmp_path).verdict == "passed"

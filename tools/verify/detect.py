@@ -1,4 +1,5 @@
-"""Which check commands a project has: pytest, npm/pnpm/yarn test, go test, cargo test, make, Maven, Gradle.
+"""Which check commands a project has: pytest, npm/pnpm/yarn test, go test, cargo test, Maven, Gradle, CMake's
+ctest, make.
 
 `code-intel init` writes what this finds into `config.json` under `verify.commands` and says what it
 found and why. Detection only reads files; it never runs anything. With one kind of project every
@@ -29,7 +30,7 @@ class Detection:
     def report_lines(self) -> list[str]:
         if not self.commands:
             return ["verify.commands: no test command found (pytest, npm/pnpm/yarn test, go test, cargo test, "
-                    "make test/check, mvn, gradle); the list is empty and POST_IMPL_VERIFY stays self-reported. "
+                    "make test/check, mvn, gradle, ctest); the list is empty and POST_IMPL_VERIFY stays self-reported. "
                     "Add commands to .code-intel/config.json to have the server run them.", *self.notes]
         lines = [f"verify.commands: {c.name}: {c.shown()}  <- {why}" for c, why in zip(self.commands, self.found, strict=True)]
         return lines + self.notes
@@ -101,6 +102,24 @@ def _npm_test(root: Path) -> tuple[str, str] | None:
     return _package_manager(root), test
 
 
+# ctest builds out of the tree, inside .code-intel/cache/ (which init lists in .gitignore): a build folder among
+# the project's files would be changed files the session has to review at PRE_COMMIT.
+CMAKE_BUILD_DIR = ".code-intel/cache/cmake-build"
+_CMAKE_TESTS = re.compile(r"^\s*(?:enable_testing\s*\(|add_test\s*\(|include\s*\(\s*CTest\b)",
+                          re.MULTILINE | re.IGNORECASE)
+
+
+def _cmake_tests(root: Path) -> str | None:
+    """Why the project's CMake build has tests (CMakeLists.txt with enable_testing(), add_test() or
+    include(CTest), at the top or one folder down), or None."""
+    if not (root / "CMakeLists.txt").is_file():
+        return None
+    for lists in [root / "CMakeLists.txt", *sorted(root.glob("*/CMakeLists.txt"))[:50]]:
+        if _CMAKE_TESTS.search(_read(lists)):
+            return f"{lists.relative_to(root)} (enable_testing / add_test)"
+    return None
+
+
 def detect_commands(root: Path) -> Detection:
     """Inspect `root` and propose its check commands (nothing is run)."""
     found: list[tuple[VerifyCommand, str, list[str]]] = []  # command, why, its kind's globs
@@ -125,6 +144,13 @@ def detect_commands(root: Path) -> Detection:
         runner = "./gradlew" if (root / "gradlew").is_file() else "gradle"
         found.append((VerifyCommand(name="gradle test", run=[runner, "test"], timeout_s=1800), gradle,
                       ["**/*.java", "**/*.kt", "**/*.gradle", "**/*.gradle.kts"]))
+    cmake = _cmake_tests(root)
+    if cmake:
+        build = CMAKE_BUILD_DIR
+        cmd = VerifyCommand(name="ctest", timeout_s=1800, run=(
+            f"cmake -S . -B {build} && cmake --build {build} --parallel && cd {build} && ctest --output-on-failure"))
+        found.append((cmd, cmake, ["**/*.c", "**/*.h", "**/*.cc", "**/*.cpp", "**/*.cxx", "**/*.hpp", "**/*.hh",
+                                   "**/CMakeLists.txt", "**/*.cmake"]))
     detection = Detection()
     makefile = next((n for n in ("GNUmakefile", "makefile", "Makefile") if (root / n).is_file()), None)
     targets = _MAKE_TARGET.findall(_read(root / makefile)) if makefile else []

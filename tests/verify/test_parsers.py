@@ -386,3 +386,80 @@ def test_cargo_integration_tests_of_two_packages_with_one_file_name() -> None:
     alpha = _collect((DATA / "cargo-1.95-workspace-alpha-smoke.txt").read_text(encoding="utf-8"))
     beta = _collect((DATA / "cargo-1.95-workspace-beta-smoke.txt").read_text(encoding="utf-8"))
     assert (alpha.names, beta.names) == (["alpha/integration::smoke"], ["beta/integration::smoke"])
+
+
+# --------------------------------------------------------------- CTest, Unity and GoogleTest
+def test_ctest_running_unity_tests_names_each_failing_function_after_its_file() -> None:
+    """cJSON's suite under CTest (--output-on-failure) with a number parser broken on purpose: eight test
+    programs fail; each Unity failure is named `file::function`, and a CTest test whose output named its own
+    failures is not named again from the closing list."""
+    collector = FailureCollector()
+    for line in (DATA / "ctest-3.25-unity-fail.txt").read_text(encoding="utf-8").splitlines():
+        collector.feed(line)
+    names = collector.names
+    assert len(names) == 20 and len(set(names)) == 20
+    assert names[:2] == ["parse_examples::file_test3_should_be_parsed_and_printed",
+                         "parse_examples::file_test4_should_be_parsed_and_printed"]
+    assert "parse_number::parse_number_should_parse_zero" in names
+    assert names[-1] == "readme_examples::supports_full_hd_should_check_for_full_hd_support"
+    assert "parse_number" not in names  # the closing list's entry: its functions are named already
+    excerpt = collector.excerpt
+    assert len(excerpt) == MAX_EXCERPT and all(len(line) <= 300 for line in excerpt)
+    assert excerpt[6].endswith("tests/parse_number.c:56:parse_number_should_parse_zero:FAIL: Expected 0 Was 1")
+
+
+CTEST_PLAIN = """\
+Test project /tmp/calc/build
+    Start 1: sub_test
+1/2 Test #1: sub_test .........................***Failed    0.00 sec
+    Start 2: add_test
+2/2 Test #2: add_test .........................   Passed    0.00 sec
+
+50% tests passed, 1 tests failed out of 2
+
+Total Test time (real) =   0.01 sec
+
+The following tests FAILED:
+\t  1 - sub_test (Failed)
+\t  3 - crashes (SEGFAULT)
+Errors while running CTest
+"""
+
+# GoogleTest's documented output (no GoogleTest on this machine to capture it from)
+GTEST = """\
+[==========] Running 2 tests from 1 test suite.
+[ RUN      ] MathTest.Adds
+[       OK ] MathTest.Adds (0 ms)
+[ RUN      ] MathTest.Subtracts
+math_test.cc:12: Failure
+Expected equality of these values:
+  sub(3, 1)
+    Which is: 4
+  2
+[  FAILED  ] MathTest.Subtracts (0 ms)
+[==========] 2 tests from 1 test suite ran. (0 ms total)
+[  PASSED  ] 1 test.
+[  FAILED  ] 1 test, listed below:
+[  FAILED  ] MathTest.Subtracts
+
+ 1 FAILED TEST
+"""
+
+
+def test_ctest_names_a_plain_test_program_and_googletest_names_its_tests() -> None:
+    assert failing_tests(CTEST_PLAIN) == ["sub_test", "crashes"]
+    collector = FailureCollector()
+    for line in GTEST.splitlines():
+        collector.feed(line)
+    assert collector.names == ["MathTest.Subtracts"]
+    assert collector.excerpt == ["math_test.cc:12: Failure", "Expected equality of these values:"]
+
+
+def test_a_revert_reason_quotes_the_first_errors_of_a_long_excerpt() -> None:
+    """With more errors than the reason holds, the first ones stay: the first failure is usually the cause."""
+    from tools.verify.models import CheckReport, CommandOutcome
+
+    excerpt = [f"tests/t.c:{n}:test_{n}:FAIL: Expected {n} Was 0" for n in range(1, MAX_EXCERPT + 1)]
+    outcome = CommandOutcome(name="ctest", command="ctest", verdict="failed", exit_code=8, excerpt=excerpt)
+    text = CheckReport(configured=True, passed=False, commands=[outcome]).failure_text()
+    assert "test_1:FAIL" in text and "test_15:FAIL" in text and "test_16:FAIL" not in text

@@ -130,11 +130,12 @@ class CheckReport(BaseModel):
         return [t for c in self.failed for t in c.failing_tests]
 
     def failure_text(self, tail_lines: int = 15) -> str:
-        """Why the run failed, for a revert reason: each failing command, its tests and its last lines."""
+        """Why the run failed, for a revert reason: each failing command, its tests, and its first error lines
+        (else its last lines)."""
         parts = []
         for c in self.failed:
             parts.append(c.headline())
-            lines = (c.excerpt or c.tail.splitlines())[-tail_lines:]
+            lines = c.excerpt[:tail_lines] if c.excerpt else c.tail.splitlines()[-tail_lines:]  # the first errors
             if lines:
                 parts.append("\n".join("    " + line for line in lines))
         return "\n".join(parts)

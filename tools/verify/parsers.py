@@ -1,5 +1,6 @@
 """Failing test names from test-runner output: pytest, unittest, jest, vitest, mocha, go test, cargo test,
-TAP (node --test, prove), Maven Surefire and Gradle (JUnit 4 and 5).
+TAP (node --test, prove), Maven Surefire and Gradle (JUnit 4 and 5), CTest, and the C/C++ frameworks it
+usually runs (Unity, GoogleTest).
 
 The exit code decides whether a command failed; these parsers only name what failed, so the agent
 and the revert reason can point at it. They read the output line by line as it streams (nothing
@@ -9,6 +10,7 @@ is kept beyond what they match) and never raise on odd input.
 from __future__ import annotations
 
 import re
+from pathlib import PurePosixPath
 
 MAX_NAMES = 100
 MAX_EXCERPT = 20
@@ -60,6 +62,15 @@ _SUREFIRE_SECTION = re.compile(r"^\[ERROR\] (?:Failures|Errors):\s*$")
 _SUREFIRE_ENTRY = re.compile(r"^\[ERROR\]\s{2,}(?:Run \d+: )?([\w$]+(?:\.[\w$]+)+)(?::\d+)?(?:\s|->|$)")
 # Gradle: `pkg.FooTest > bar() FAILED`, nested classes and display names joined by ` > `.
 _GRADLE = re.compile(r"^(?!>)(\S.*? > .+?) FAILED\s*$")
+# Unity (C): `tests/parse_number.c:56:parse_number_should_parse_zero:FAIL: Expected 0 Was 1` (or a bare `:FAIL`)
+_UNITY = re.compile(r"^(?P<file>[^\s:][^:]*?\.(?:c|cc|cpp|cxx|h|hpp)):\d+:(?P<test>\w+):FAIL\b")
+# GoogleTest: `[  FAILED  ] Suite.Name (3 ms)`, repeated in its closing list (typed tests add `, where ...`)
+_GTEST = re.compile(r"^\[  FAILED  \] ([\w/]+\.[\w/]+)(?:, where .*?)?(?: \(\d+ ms\))?\s*$")
+# CTest: ` 2/19 Test  #2: parse_examples ....***Failed  0.00 sec` as each test ends, and the closing list
+# `The following tests FAILED:` / `\t  2 - parse_examples (Failed)`
+_CTEST_RESULT = re.compile(r"^\s*\d+/\d+ Test\s+#\d+: (\S+) \.*\s*\*\*\*(?:Failed|Exception|Timeout|Not Run)")
+_CTEST_SECTION = re.compile(r"^The following tests (?:FAILED|did not run):\s*$")
+_CTEST_ENTRY = re.compile(r"^\s+\d+ - (.+?) \(([^()]+)\)\s*$")
 _TAP_DIRECTIVE = re.compile(r"#\s*(?:TODO|SKIP)\b", re.IGNORECASE)
 _EXCERPT = re.compile(
     r"^E\s{2,}\S|^\s*(?:AssertionError|AssertError|Error|TypeError|ValueError|KeyError|panic)\b[:\s]"
@@ -69,6 +80,8 @@ _EXCERPT = re.compile(
     # compile errors: javac through Maven, rustc, tsc, go build
     r"|^\[ERROR\] \S+\.(?:java|kt|scala|groovy):\[\d+(?:,\d+)?\]|^error(?:\[E\d{4}\])?: "
     r"|^\S+\.(?:ts|tsx|mts|cts)(?:\(\d+,\d+\)|:\d+:\d+)\s*[:-]\s*error TS\d+|^\S+\.go:\d+:\d+: "
+    # Unity's and GoogleTest's failure lines
+    r"|^[^\s:][^:]*\.(?:c|cc|cpp|cxx|h|hpp):\d+:\w+:FAIL\b|^\S+:\d+: Failure$|^Expected equality of these values:"
     # libtest: a #[should_panic] test that did not panic, a compile_fail doc test that compiled
     r"|^note: test did not panic as expected\b|^Test compiled successfully, but it's marked `compile_fail`"
 )
@@ -89,6 +102,9 @@ class FailureCollector:
         self._mocha = False  # inside mocha's "N failing" section
         self._mocha_title: str | None = None  # "1) suite" waiting for its test line
         self._surefire_summary = False  # inside Surefire's closing "Failures:" / "Errors:" list
+        self._ctest_summary = False  # inside CTest's closing "The following tests FAILED:" list
+        self._ctest_named: set[str] = set()  # CTest tests whose own output named failing tests (Unity, GoogleTest)
+        self._ctest_running: str | None = None  # the CTest test whose output follows (--output-on-failure)
         self._cargo_binary: tuple[str, str] | None = None  # the test binary cargo is running: its name and kind
         self._cargo_failed: list[str] = []  # its failing tests, named once it has ended
         self._libtest = False  # a libtest binary has started: its `failures:` list and -q verdicts are read
@@ -124,7 +140,7 @@ class FailureCollector:
             return
         if _EXCERPT.search(line):
             self._quote(line)
-        if self._feed_mocha(line) or self._feed_surefire(line) or self._feed_cargo(line):
+        if self._feed_mocha(line) or self._feed_surefire(line) or self._feed_cargo(line) or self._feed_ctest(line):
             return
         for pattern in (_PYTEST_SUMMARY, _PYTEST_VERBOSE, _GO, _VITEST_FAIL, _GRADLE):
             match = pattern.match(line)
@@ -190,6 +206,37 @@ class FailureCollector:
         short = match[1]
         if not any(name == short or name.endswith("." + short) for name in self._names):
             self._add(short)
+        return True
+
+    def _feed_ctest(self, line: str) -> bool:
+        """CTest and the frameworks whose output it shows: a Unity or GoogleTest failure is named (a Unity test
+        after its source file, `parse_number::parse_number_should_parse_zero`, since its functions are only
+        unique per test program); a CTest test is named on its own when its output named nothing finer."""
+        match = _UNITY.match(line)
+        if match:
+            self._add(f"{PurePosixPath(match['file']).stem}::{match['test']}")
+            self._ctest_named.add(self._ctest_running or "")
+            return True
+        match = _GTEST.match(line)
+        if match:
+            self._add(match[1])
+            self._ctest_named.add(self._ctest_running or "")
+            return True
+        match = _CTEST_RESULT.match(line)
+        if match:
+            self._ctest_running = match[1]
+            return True
+        if _CTEST_SECTION.match(line):
+            self._ctest_summary = True
+            return True
+        if not self._ctest_summary:
+            return False
+        match = _CTEST_ENTRY.match(line)
+        if not match:
+            self._ctest_summary = False
+            return False
+        if match[1] not in self._ctest_named:
+            self._add(match[1])
         return True
 
     def _feed_panic(self, line: str) -> bool:

@@ -203,3 +203,32 @@ def test_java_and_c_importers_in_an_impact_report(tmp_path: Path) -> None:
     c = analyze_impact(explorer, ["lib/util.h"], None)
     assert sorted((i.file, i.line) for i in c.dependents + c.tests if i.reason == "imports lib/util.h") == [
         ("app/main.c", 2), ("lib/util.c", 1)]
+
+
+@pytest.mark.parametrize(("text", "declares"), [
+    ("CJSON_PUBLIC(double) cJSON_GetNumberValue(const cJSON * const item);", True),
+    ("static const char *parse(int a, int b);", True),
+    ("extern int parse(int);", True),
+    ("std::vector<int>& parse(const std::string& s);", True),
+    ("parse(x);", False), ("y = parse(x);", False), ("return parse(x);", False), ("int z = parse(x);", False),
+    ("(void) parse(x);", False), ("obj.parse(x);", False), ("ptr->parse(x);", False), ("g(parse(x));", False),
+    ("int parse(int x)", False),  # a definition's first line
+])
+def test_c_prototypes_are_told_from_calls(text: str, declares: bool) -> None:
+    from tools.explore.impact import is_prototype
+
+    name = "cJSON_GetNumberValue" if "cJSON" in text else "parse"
+    assert is_prototype(name, text, "include/x.h") is declares
+    assert not is_prototype(name, text, "x.py")
+
+
+def test_a_c_functions_prototype_is_to_be_kept_in_step(tmp_path: Path) -> None:
+    from tests.explore.conftest import explorer_over
+    from tools.explore.impact import analyze_impact
+
+    files = {"calc.h": "int twice(int x);\n", "calc.c": '#include "calc.h"\nint twice(int x) { return 2 * x; }\n',
+             "main.c": '#include "calc.h"\nint main(void) { return twice(1); }\n'}
+    report = analyze_impact(explorer_over(tmp_path, files), ["calc.c"], ["twice"])
+    assert [(i.file, i.reason) for i in report.should_verify] == [
+        ("calc.h", "declares twice (a prototype): keep it in step with the definition")]
+    assert [(i.file, i.reason) for i in report.dependents] == [("main.c", "calls twice")]

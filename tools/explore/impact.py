@@ -251,6 +251,28 @@ def is_distinctive(name: str) -> bool:
 
 
 # --------------------------------------------------------------------------- references
+_C_FAMILY = frozenset({"c", "cpp"})
+_NOT_A_TYPE = frozenset({"return", "else", "case", "goto", "sizeof", "throw", "co_return", "new", "delete", "do"})
+_TYPE_PREFIX = re.compile(r"^[\w\s*&:<>,()\[\]]*$")  # `static const char *`, `CJSON_PUBLIC(double)`, `std::vector<int>&`
+
+
+def is_prototype(name: str, text: str, file: str) -> bool:
+    """Whether a C or C++ line declares the function without defining it: a type before the name and `);`
+    after its parameters (`CJSON_PUBLIC(double) cJSON_GetNumberValue(const cJSON * const item);`), not a call
+    statement such as `f(x);`, `y = f(x);` or `return f(x);`."""
+    if language_for(file) not in _C_FAMILY:
+        return False
+    code = text.split("//", 1)[0].strip()
+    m = re.search(rf"(?<![\w$]){re.escape(name)}\s*\(", code)
+    if m is None or not code.endswith(");"):
+        return False
+    prefix = code[: m.start()].strip()
+    words = re.findall(r"\w+", prefix)
+    return (bool(words) and _TYPE_PREFIX.match(prefix) is not None and words[-1] not in _NOT_A_TYPE
+            and prefix.count("(") == prefix.count(")") and not prefix.startswith("(")  # `(void) f(x);` is a call
+            and not prefix.endswith(("(", ",", "::")))
+
+
 def _reason_for_reference(name: str, text: str) -> str:
     if is_import_line(text):
         return f"imports {name}"
@@ -360,6 +382,10 @@ def _add_references(results: Iterable[tuple[str, dict[str, Any] | None, str | No
                     reason = _reason_for_reference(name, ref.get("text", "")) + " (in a file being changed)"
                     out.add(_group_of(file), ImpactItem(file=file, line=line, symbol=name, reason=reason, text=text))
                 continue  # ... but for a name asked about, its other uses there must keep working
+            if not ref.get("is_definition") and is_prototype(name, ref.get("text", ""), file):
+                out.add("should_verify", ImpactItem(file=file, line=line, symbol=name, text=text, reason=(
+                    f"declares {name} (a prototype): keep it in step with the definition")))
+                continue
             if ref.get("is_definition"):
                 source = stub_source(file, changed)
                 related = inheritance.reason(name, file, line) if inheritance is not None and not source else None

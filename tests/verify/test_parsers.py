@@ -463,3 +463,22 @@ def test_a_revert_reason_quotes_the_first_errors_of_a_long_excerpt() -> None:
     outcome = CommandOutcome(name="ctest", command="ctest", verdict="failed", exit_code=8, excerpt=excerpt)
     text = CheckReport(configured=True, passed=False, commands=[outcome]).failure_text()
     assert "test_1:FAIL" in text and "test_15:FAIL" in text and "test_16:FAIL" not in text
+
+
+def test_c_compile_and_link_errors_are_quoted() -> None:
+    """gcc under -Werror through CMake (cJSON after a change left a macro unused; a real run), an undeclared
+    name, and the linker's undefined reference: each error line is quoted, not the make noise around it."""
+    collector = FailureCollector()
+    for line in (DATA / "cmake-gcc-werror.txt").read_text(encoding="utf-8").splitlines():
+        collector.feed(line)
+    assert collector.excerpt == ['/work/tmp/cjson/cJSON.c:84: error: macro "NAN" is not used [-Werror=unused-macros]']
+    gcc = ("a.c: In function 'main':\na.c:3:13: error: 'x' undeclared (first use in this function)\n"
+           "    3 |     int y = x + 1;\n      |             ^\n"
+           "/usr/bin/ld: /tmp/ccqAOBaQ.o: in function `main':\nb.c:(.text+0x5): undefined reference to `f'\n"
+           "collect2: error: ld returned 1 exit status\n")
+    collector = FailureCollector()
+    for line in gcc.splitlines():
+        collector.feed(line)
+    assert collector.excerpt == ["a.c:3:13: error: 'x' undeclared (first use in this function)",
+                                 "b.c:(.text+0x5): undefined reference to `f'",
+                                 "collect2: error: ld returned 1 exit status"]

@@ -80,6 +80,9 @@ _EXCERPT = re.compile(
     # compile errors: javac through Maven, rustc, tsc, go build
     r"|^\[ERROR\] \S+\.(?:java|kt|scala|groovy):\[\d+(?:,\d+)?\]|^error(?:\[E\d{4}\])?: "
     r"|^\S+\.(?:ts|tsx|mts|cts)(?:\(\d+,\d+\)|:\d+:\d+)\s*[:-]\s*error TS\d+|^\S+\.go:\d+:\d+: "
+    # gcc and clang (`x.c:3:13: error: 'x' undeclared`, `x.c:84: error: ...` under -Werror), and the linker
+    r"|^\S+\.(?:c|cc|cpp|cxx|c\+\+|h|hh|hpp|hxx|m|mm|cu)(?::\d+){1,2}: (?:fatal )?error: "
+    r"|undefined reference to [`']|^(?:collect2|clang(?:\+\+)?|ld(?:\.\w+)?): error: "
     # Unity's and GoogleTest's failure lines
     r"|^[^\s:][^:]*\.(?:c|cc|cpp|cxx|h|hpp):\d+:\w+:FAIL\b|^\S+:\d+: Failure$|^Expected equality of these values:"
     # libtest: a #[should_panic] test that did not panic, a compile_fail doc test that compiled

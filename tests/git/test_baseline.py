@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tools.git.service import GitService
 from tools.project import ProjectRoot
-from tools.workflow.changes import changed_ranges
+from tools.workflow.changes import changed_ranges, removed_after
 
 from .conftest import APP, TestRepo
 
@@ -86,4 +86,7 @@ def test_changed_ranges() -> None:
     assert changed_ranges(old, ["a", "b", "c"]) == []
     assert changed_ranges(old, ["a", "B", "c", "d", "e"]) == [(2, 2), (4, 5)]
     assert changed_ranges(None, ["x", "y"]) == [(1, 2)]
-    assert changed_ranges(old, ["a", "c"]) == []  # a pure deletion leaves no new line to point at
+    assert changed_ranges(old, ["a", "c"]) == []  # a pure deletion leaves no new line to point at ...
+    assert removed_after(old, ["a", "c"]) == [1]  # ... but where it was: after new line 1
+    assert removed_after(old, ["b", "c"]) == [0] and removed_after(old, ["a", "B", "c"]) == []  # a top; a replacement
+    assert removed_after(None, ["x"]) == []

@@ -190,6 +190,23 @@ def test_evidence_in_an_untouched_file_is_refused(driver):
     assert bad["error"] == "task_validation_failed" and "unchanged since the session started" in bad["message"]
 
 
+def test_a_removal_is_proved_by_the_lines_around_it(driver, app_project):
+    """Removing code leaves no line to point at: the lines on either side of the removal prove it, even when
+    what is left there is blank; a blank line elsewhere still proves nothing."""
+    app = app_project.path / "src" / "app.py"
+    app.write_text("import os\n\nLEGACY = 1\nOTHER = 2\n\n\ndef add(a, b):\n    total = a + b\n    return total\n",
+                   encoding="utf-8")
+    _at_implementation(driver)
+    payload = driver.implementation("task_1")  # the harness appends subtract_task_1 at the end
+    text = app.read_text(encoding="utf-8")
+    app.write_text(text.replace("LEGACY = 1\n", ""), encoding="utf-8")  # lines now: import os, "", OTHER = 2, ...
+    far = dict(payload, checklist=[{**payload["checklist"][0], "evidence": "src/app.py:5"}])  # a blank line
+    bad = driver.submit(far)
+    assert bad["error"] == "task_validation_failed" and "covers no implementation" in bad["message"], bad
+    near = dict(payload, checklist=[{**payload["checklist"][0], "evidence": "src/app.py:2"}])  # blank, above it
+    assert driver.submit(near)["success"] is True
+
+
 def test_a_skipped_item_needs_no_change(driver):
     _at_implementation(driver)
     payload = driver.implementation("task_1")

@@ -3,7 +3,8 @@
 A `done` checklist item proves itself with a span of lines. Pointing at code that was already there
 proves nothing, so the span must overlap lines the session added or modified, measured against the
 file as it was when the session started (the git snapshot, or the content snapshot outside a
-repository). Lines changed before the session reached READY are not the session's own work either:
+repository). A removal leaves no line to point at: a span that touches the lines on either side of
+lines the session removed proves it (and may be blank or a lone brace, as what is left there often is). Lines changed before the session reached READY are not the session's own work either:
 they were written while the rules forbade writing. For such a file the server recorded its content
 when READY began, and only lines that differ both from the start and from that record count.
 Files git ignores are never evidence: they are in no snapshot and never reach a commit.
@@ -12,10 +13,10 @@ Files git ignores are never evidence: they are in no snapshot and never reach a 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from tools.session_types import Baseline, GitSessionInfo
-from tools.workflow.evidence import EvidenceRef
+from tools.workflow.evidence import EvidenceRef, OwnChange
 from tools.workflow.ports import GitPort
 
 SKIP_HINT = "an item already satisfied by existing code is reported as {item, status: 'skipped', reason: '...'}"
@@ -38,6 +39,23 @@ def changed_ranges(old: str | None, new_lines: list[str]) -> list[tuple[int, int
         if tag in ("replace", "insert") and j2 > j1:
             ranges.append((j1 + 1, j2))
     return ranges
+
+
+def removed_after(old: str | None, new_lines: list[str]) -> list[int]:
+    """Where lines of `old` were removed with nothing put in their place: for each such gap, the number of the
+    new line just before it (0 when the removal was at the top)."""
+    if old is None:
+        return []
+    old_lines = old.splitlines()
+    if len(old_lines) + len(new_lines) > _MAX_DIFF_LINES:
+        return []
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    return [j1 for tag, _i1, _i2, j1, _j2 in matcher.get_opcodes() if tag == "delete"]
+
+
+def _borders(gaps: list[int], start: int, end: int) -> bool:
+    """Whether lines start..end touch a gap: the line before it (gap) or the line after it (gap + 1)."""
+    return any(start <= gap + 1 and gap <= end for gap in gaps)
 
 
 def _runs(numbers: Iterable[int]) -> list[tuple[int, int]]:
@@ -74,14 +92,29 @@ def describe(ranges: list[tuple[int, int]], limit: int = 6) -> str:
     return ", ".join(shown) + (" ..." if len(ranges) > limit else "")
 
 
-OwnChange = Callable[[EvidenceRef, list[str]], str | None]
-
-
 def own_change_check(git: GitPort, info: GitSessionInfo, pre_ready: Iterable[str]) -> OwnChange:
     """A check for check_evidence: None when the span overlaps the session's own change, else the problem."""
-    flagged = set(pre_ready)
+    return _OwnChange(git, info, set(pre_ready))
 
-    def problem(ref: EvidenceRef, lines: list[str]) -> str | None:
+
+class _OwnChange:
+    def __init__(self, git: GitPort, info: GitSessionInfo, flagged: set[str]) -> None:
+        self.git, self.info, self.flagged = git, info, flagged
+
+    def removal(self, ref: EvidenceRef, lines: list[str]) -> bool:
+        """Whether the span borders lines the session removed (since READY, for a file changed before it)."""
+        base: Baseline = self.git.baseline(self.info, ref.path)
+        if base.ignored or not base.known:
+            return False
+        gaps = removed_after(base.text, lines)
+        if gaps and ref.path in self.flagged:
+            at_ready = self.git.ready_baseline(self.info, ref.path)
+            since_ready = set(removed_after(at_ready.text, lines)) if at_ready.known else set()
+            gaps = [gap for gap in gaps if gap in since_ready]
+        return _borders(gaps, ref.start, ref.end)
+
+    def __call__(self, ref: EvidenceRef, lines: list[str]) -> str | None:
+        git, info, flagged = self.git, self.info, self.flagged
         base: Baseline = git.baseline(info, ref.path)
         if base.ignored:
             return (f"{ref.path} is ignored by git (.gitignore or .git/info/exclude): an ignored file is in no "
@@ -93,16 +126,17 @@ def own_change_check(git: GitPort, info: GitSessionInfo, pre_ready: Iterable[str
                     "written), so the server cannot tell your lines from old ones; explore it or call "
                     "check_write_target before writing it")
         ranges = changed_ranges(base.text, lines)
-        if not ranges:
+        gaps = removed_after(base.text, lines)
+        if not ranges and not gaps:
             return f"{ref.path} is unchanged since the session started: evidence must point at lines you wrote; " + SKIP_HINT
         if ref.path in flagged:
             return _since_ready(git, info, ref, lines, ranges)
         if not overlaps(ranges, ref.start, ref.end):
+            removed = f"; lines were removed after line {', '.join(str(g) for g in gaps[:6])}" if gaps else ""
             return (f"lines {ref.start}-{ref.end} of {ref.path} were not changed in this session (changed lines: "
-                    f"{describe(ranges)}); point at the lines you wrote, or " + SKIP_HINT)
+                    f"{describe(ranges) or 'none'}{removed}); point at the lines you wrote (for a removal, the lines "
+                    "around it), or " + SKIP_HINT)
         return None
-
-    return problem
 
 
 def _since_ready(git: GitPort, info: GitSessionInfo, ref: EvidenceRef, lines: list[str],

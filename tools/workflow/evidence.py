@@ -10,8 +10,8 @@ empty_body.py knows) is refused. Declarations are code: a Python type stub (`.py
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from pydantic import BaseModel
 
@@ -27,7 +27,7 @@ from tools.workflow.empty_body import (
     python_declarations,
 )
 
-__all__ = ["EvidenceRef", "check_evidence", "is_empty_body", "parse_evidence"]
+__all__ = ["EvidenceRef", "OwnChange", "check_evidence", "is_empty_body", "parse_evidence"]
 
 # `path:42`, `path:42-58`, `path:L42-L58`; the path itself may hold colons, so the line part is the last one.
 _EVIDENCE = re.compile(r"^(?P<path>.+?):L?(?P<start>-?\d+)(?:\s*-\s*L?(?P<end>-?\d+))?$")
@@ -89,13 +89,22 @@ def _read_text_lines(file: Path, shown: str) -> list[str]:
     return data.decode("utf-8", errors="replace").splitlines()
 
 
-def check_evidence(
-    root: ProjectRoot, text: str, own_change: Callable[[EvidenceRef, list[str]], str | None] | None = None
-) -> EvidenceRef:
+class OwnChange(Protocol):
+    """Judges a span against the session's own change (changes.own_change_check)."""
+
+    def __call__(self, ref: EvidenceRef, lines: list[str]) -> str | None:
+        """The problem when the span is not the session's own change, else None."""
+
+    def removal(self, ref: EvidenceRef, lines: list[str]) -> bool:
+        """Whether the span borders lines the session removed (what is left there need not be code)."""
+
+
+def check_evidence(root: ProjectRoot, text: str, own_change: OwnChange | None = None) -> EvidenceRef:
     """Parse the evidence and check it against the file on disk; raises TaskValidationFailed naming the problem.
 
     `own_change`, when given, judges whether the span is the session's own change (see changes.py)
-    and returns the problem when it is not.
+    and returns the problem when it is not; a span bordering lines the session removed is accepted
+    as it is.
     """
     ref = parse_evidence(text)
     try:
@@ -130,6 +139,8 @@ def check_evidence(
         # A stub file, or a Protocol's members, declare signatures; decorators above the span can make a def one.
         declarations = python_declarations(lines, span_start, stub_file=shown.endswith(".pyi"))
         span_start = decorated_start(lines, span_start, family)
+    if own_change is not None and own_change.removal(checked, lines):
+        return checked  # a removal: the lines around it prove it, whatever is left there
     if is_empty_body(lines[span_start:span_end], language, declarations=declarations):
         raise TaskValidationFailed(
             f"evidence {checked} covers no implementation: only a signature, comments or placeholders "

@@ -7,16 +7,13 @@ for, and per-task failure counts live here whatever a payload claims.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from tools.errors import TaskValidationFailed
 from tools.project import ProjectRoot
-from tools.workflow.evidence import EvidenceRef, check_evidence, parse_evidence
-
-OwnChange = Callable[[EvidenceRef, list[str]], str | None]
+from tools.workflow.evidence import OwnChange, check_evidence, parse_evidence
 
 MIN_SKIP_REASON_CHARS = 10
 _MAX_TASKS = 200

@@ -163,7 +163,7 @@ class ChangeReview(Report):
     diff_omitted_files: list[str] = Field(default_factory=list)
     garbage: list[GarbageCandidate] = Field(default_factory=list)
     outside_write_rules: list[str] = Field(default_factory=list)
-    note: str = ""
+    note: str | None = None
 
 
 class CleanupReport(Report):

@@ -83,15 +83,7 @@ def _js_imports_file(importer: str, text: str, target: str) -> bool:
     for m in _JS_SPECIFIER.finditer(text):
         spec = _JS_SUFFIX.sub("", m.group(1))
         if spec.startswith("."):
-            joined = PurePosixPath(importer).parent / spec
-            parts: list[str] = []
-            for part in joined.parts:
-                if part == "..":
-                    if parts:
-                        parts.pop()
-                elif part != ".":
-                    parts.append(part)
-            resolved = "/".join(parts)
+            resolved = _normalise(PurePosixPath(importer).parent / spec)
         else:
             resolved = re.sub(r"^(?:@|~|#)/", "", spec)
         candidates = {target}
@@ -249,6 +241,7 @@ def c_includes_file(importer: str, text: str, target: str, exists: Callable[[str
 
 
 def _normalise(path: PurePosixPath) -> str:
+    """A relative path with its `.` and `..` parts resolved (`src/a/../b.h` -> `src/b.h`)."""
     parts: list[str] = []
     for part in path.parts:
         if part == "..":

@@ -35,6 +35,8 @@ from tools.project import ProjectRoot
 
 log = logging.getLogger(__name__)
 
+# Kinds of the tags that are types (and so may record bases): the outline's, and ctags' Rust impl blocks and traits.
+_TYPE_TAG_KINDS = TYPE_KINDS | RUST_BASE_KINDS
 CACHE_FILE = "definitions.json"
 CACHE_VERSION = 3  # 2: a type's bases (inherits); 3: Rust impl traits and supertraits as bases
 # A file listing is reused at most this long, and only while no known folder changed.
@@ -401,8 +403,7 @@ class DefinitionIndex:
         not counted: `a::b` may name a module's submodule)."""
         with self._lock:
             self._fresh_lookup()
-            return any(t.kind != "module" and (t.kind in TYPE_KINDS or t.kind in RUST_BASE_KINDS)
-                       for t in self._by_name.get(name, []))
+            return any(t.kind != "module" and t.kind in _TYPE_TAG_KINDS for t in self._by_name.get(name, []))
 
     def ancestors(self, type_name: str, limit: int = 100) -> set[str]:
         """Every type that a type named `type_name` extends or implements, directly or further up, by bare name
@@ -414,7 +415,7 @@ class DefinitionIndex:
             todo = [type_name]
             while todo and len(found) < limit:
                 for tag in self._by_name.get(todo.pop(), []):
-                    if tag.inherits and (tag.kind in TYPE_KINDS or tag.kind in RUST_BASE_KINDS):
+                    if tag.inherits and tag.kind in _TYPE_TAG_KINDS:
                         for base in base_names(tag.inherits):
                             if base not in found and base != type_name:
                                 found.add(base)

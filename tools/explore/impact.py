@@ -33,6 +33,7 @@ from tools.explore.grammar import TYPE_KINDS
 from tools.explore.importers import find_importers, is_import_line, python_module_names
 from tools.explore.markup import find_cross_references, is_web_file
 from tools.explore.models import Partial, as_dict
+from tools.explore.references import split_symbol
 from tools.languages import CODE_LANGUAGES, language_for
 from tools.roles import is_test_file
 
@@ -212,8 +213,8 @@ def _requested_targets(explorer: Explorer, symbols: list[str], changed: list[str
                                   hint="send a function, class, method or variable name; use search_text for other text")
         found = as_dict(explorer.find_definitions(name, max_results=100))
         here = [d for d in found.get("definitions", []) if d["file"] in changed]
-        owner = bare_name(_QUALIFIED_OWNER.sub("", raw.strip()))
-        owned = [d for d in here if d.get("scope") and bare_name(d["scope"]) == owner] if owner != name else []
+        owner, _ = split_symbol(raw)
+        owned = [d for d in here if d.get("scope") and bare_name(d["scope"]) == owner] if owner not in (None, name) else []
         query = f"{owner}.{name}" if owned else name
         # asked for as Type.name and nothing else: keep to Type; asked for otherwise as well: every use
         queries[name] = query if queries.get(name, query) == query else name
@@ -224,9 +225,6 @@ def _requested_targets(explorer: Explorer, symbols: list[str], changed: list[str
         for d in here:
             targets.append(Target(name, d["file"], d["line"], d.get("end_line"), d.get("kind"), d.get("scope")))
     return targets
-
-
-_QUALIFIED_OWNER = re.compile(r"\s*(?:\.|::|->|#)\s*[^.:>#]*$")  # `Type::name()` -> `Type`
 
 
 def _skip_reason(name: str, requested: bool, qualified: bool = False) -> str | None:

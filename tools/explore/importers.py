@@ -252,14 +252,19 @@ def _normalise(path: PurePosixPath) -> str:
     return "/".join(parts)
 
 
+def _source(explorer: Explorer, file: str) -> str | None:
+    """A project file's text, or None when it cannot be read."""
+    try:
+        return explorer.root.resolve(file, must_exist=True, kind="file").read_text(encoding="utf-8", errors="replace")
+    except (OSError, CodeIntelError):
+        return None
+
+
 def _names_class(explorer: Explorer, file: str, name: str) -> bool:
     """Whether a file names the class outside its import lines (for a wildcard import)."""
-    try:
-        source = explorer.root.resolve(file, must_exist=True, kind="file").read_text(encoding="utf-8", errors="replace")
-    except (OSError, CodeIntelError):
-        return False
     word = re.compile(rf"\b{re.escape(name)}\b")
-    return any(word.search(line) for line in source.splitlines() if not _JVM_IMPORT.match(line))
+    lines = (_source(explorer, file) or "").splitlines()
+    return any(word.search(line) for line in lines if not _JVM_IMPORT.match(line))
 
 
 def _opens_import_list(text: str) -> bool:
@@ -276,13 +281,8 @@ def _import_list_rest(explorer: Explorer, file: str, line: int, limit: int = 200
                       closer: str = ")") -> str:
     """The lines after an open `from x import (` (or a Rust `use a::{`) up to its closing parenthesis (or
     semicolon), joined (comments dropped)."""
-    try:
-        lines = explorer.root.resolve(file, must_exist=True, kind="file").read_text(
-            encoding="utf-8", errors="replace").splitlines()
-    except (OSError, CodeIntelError):
-        return ""
     rest: list[str] = []
-    for text in lines[line:line + limit]:
+    for text in (_source(explorer, file) or "").splitlines()[line:line + limit]:
         code = text.split(comment, 1)[0]
         rest.append(code.strip())
         if closer in code:
@@ -328,10 +328,8 @@ def find_importers(explorer: Explorer, changed: list[str], notes: list[str], *, 
                        r"|use\s[^;{}]*\{[^;}]*$)")
             globs, check = ["*.rs"], lambda imp, text, t=file: rust_imports_file(imp, text, t)
         elif language in ("java", "kotlin"):
-            try:
-                source = explorer.root.resolve(file, must_exist=True, kind="file").read_text(
-                    encoding="utf-8", errors="replace")
-            except (OSError, CodeIntelError):
+            source = _source(explorer, file)
+            if source is None:
                 continue
             package, name = jvm_class_of(source, file)
             if not package:

@@ -67,6 +67,17 @@ class Qualified:
     receiverless: bool = False
 
 
+_SEPARATORS = re.compile(r"::|->|\.|#")  # Type.name, Type::name, obj->name, Type#name
+
+
+def split_symbol(symbol: str) -> tuple[str | None, str]:
+    """(the bare type a qualified symbol goes through, or None; its last part): `pkg.Type.name` and
+    `Type::name()` give (Type, name), `name` gives (None, name). Nothing is checked here (normalise_symbol is)."""
+    parts = [part.strip() for part in _SEPARATORS.split((symbol or "").strip().removesuffix("()"))]
+    parts = [part for part in parts if part]
+    return (parts[-2] if len(parts) > 1 else None), (parts[-1] if parts else "")
+
+
 def normalise_symbol(symbol: str) -> str:
     """The bare name to look for: `Foo.bar` and `Foo::bar` mean `bar`; surrounding space is ignored."""
     text = (symbol or "").strip()

@@ -39,7 +39,7 @@ from tools.explore.models import (
     SymbolsResult,
 )
 from tools.explore.oversized import OversizedFiles
-from tools.explore.references import Qualified, find_references, takes_self
+from tools.explore.references import Qualified, find_references, normalise_symbol, split_symbol, takes_self
 from tools.explore.ripgrep import (
     LineSearch,
     RgFilters,
@@ -277,32 +277,26 @@ class Explorer:
         """For `Type.name`: whether Type is a type, and the definitions of `name` in types that neither are Type
         nor inherit from or are a base of it (namesakes). find_references matches by name, so the uses of those
         namesakes are among its hits unless written through their type."""
-        text = (symbol or "").strip().replace("::", ".").replace("->", ".").removesuffix("()")
-        if "." not in text.strip("."):
+        normalise_symbol(symbol)  # a symbol find_references refuses is refused before the index is asked
+        owner, name = split_symbol(symbol)
+        if owner is None:
             return None, []
-        owner, name = text.strip(".").rsplit(".", 1)
-        owner = bare_name(owner)
         index = self.definition_index
         found = index.find(name, max_results=200).definitions  # first: it brings the index up to date
         related = {owner} | index.ancestors(owner)
-        namesakes = []
-        for d in found:
-            scope = bare_name(d.scope) if d.scope else None
-            if (scope is None or d.language not in BASES_RECORDED or scope in related
-                    or owner in index.ancestors(scope)):
-                continue
-            namesakes.append(d)
-        member = index.is_type(owner)
 
         @functools.lru_cache(maxsize=256)
-        def foreign_path(other: str) -> bool:
+        def unrelated(other: str) -> bool:
+            """Neither Type nor one of its bases, nor a type that has Type among its bases."""
             return other not in related and owner not in index.ancestors(other)
 
+        namesakes = [d for d in found if d.scope and d.language in BASES_RECORDED and unrelated(bare_name(d.scope))]
+        member = index.is_type(owner)
         own = [d for d in found if d.scope and bare_name(d.scope) == owner]
         qualified = Qualified(member=member,
                               other_types=frozenset(bare_name(d.scope or "") for d in namesakes),
                               other_sites=frozenset((d.file, d.line) for d in namesakes),
-                              foreign_path=foreign_path if member else None,
+                              foreign_path=unrelated if member else None,
                               receiverless=bool(own) and all(d.language == "rust" and not takes_self(d.signature)
                                                              for d in own))
         return qualified, namesakes

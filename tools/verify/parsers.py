@@ -96,6 +96,23 @@ def clean(line: str) -> str:
     return ANSI.sub("", line).rstrip("\r\n").rstrip("\r")
 
 
+class _ClosingList:
+    """A list a runner prints after a heading, one entry per line, ended by the first line that is no entry."""
+
+    def __init__(self, entry: re.Pattern[str]) -> None:
+        self._entry = entry
+        self._inside = False
+
+    def open(self) -> None:
+        self._inside = True
+
+    def entry(self, line: str) -> re.Match[str] | None:
+        """The line's entry match while the list is open; the first other line closes it."""
+        match = self._entry.match(line) if self._inside else None
+        self._inside = match is not None
+        return match
+
+
 class FailureCollector:
     """Feed it every output line; `names` are the failing tests found, `excerpt` the first error lines."""
 
@@ -104,14 +121,14 @@ class FailureCollector:
         self._seen: set[str] = set()
         self._mocha = False  # inside mocha's "N failing" section
         self._mocha_title: str | None = None  # "1) suite" waiting for its test line
-        self._surefire_summary = False  # inside Surefire's closing "Failures:" / "Errors:" list
-        self._ctest_summary = False  # inside CTest's closing "The following tests FAILED:" list
+        self._surefire_list = _ClosingList(_SUREFIRE_ENTRY)  # Surefire's closing "Failures:" / "Errors:" list
+        self._ctest_list = _ClosingList(_CTEST_ENTRY)  # CTest's closing "The following tests FAILED:" list
         self._ctest_named: set[str] = set()  # CTest tests whose own output named failing tests (Unity, GoogleTest)
         self._ctest_running: str | None = None  # the CTest test whose output follows (--output-on-failure)
         self._cargo_binary: tuple[str, str] | None = None  # the test binary cargo is running: its name and kind
         self._cargo_failed: list[str] = []  # its failing tests, named once it has ended
         self._libtest = False  # a libtest binary has started: its `failures:` list and -q verdicts are read
-        self._cargo_list = False  # inside libtest's closing "failures:" list
+        self._cargo_list = _ClosingList(_CARGO_LIST_ITEM)  # libtest's closing "failures:" list
         self._excerpt: list[str] = []
         self._panic: list[str] = []  # the panic being read: its first line and the message lines so far
         self._panics: set[tuple[str, ...]] = set()
@@ -196,13 +213,10 @@ class FailureCollector:
             self._add(f"{junit4[2]}.{junit4[1]}" if junit4 else name)
             return True
         if _SUREFIRE_SECTION.match(line):
-            self._surefire_summary = True
+            self._surefire_list.open()
             return True
-        if not self._surefire_summary:
-            return False
-        match = _SUREFIRE_ENTRY.match(line)
+        match = self._surefire_list.entry(line)
         if not match:
-            self._surefire_summary = False
             return False
         self._quote(line)
         # the entry names the class without its package: a test already named in full is not added again
@@ -230,13 +244,10 @@ class FailureCollector:
             self._ctest_running = match[1]
             return True
         if _CTEST_SECTION.match(line):
-            self._ctest_summary = True
+            self._ctest_list.open()
             return True
-        if not self._ctest_summary:
-            return False
-        match = _CTEST_ENTRY.match(line)
+        match = self._ctest_list.entry(line)
         if not match:
-            self._ctest_summary = False
             return False
         if match[1] not in self._ctest_named:
             self._add(match[1])
@@ -292,14 +303,12 @@ class FailureCollector:
             self._libtest = True
             return True
         if self._libtest and line.rstrip() == "failures:":
-            self._cargo_list = True  # the first such heading precedes each test's output, the last the list
+            self._cargo_list.open()  # the first such heading precedes each test's output, the last the list
             return True
-        if self._cargo_list:
-            match = _CARGO_LIST_ITEM.match(line)
-            if match:
-                self._add_cargo(match[1])
-                return True
-            self._cargo_list = False
+        match = self._cargo_list.entry(line)
+        if match:
+            self._add_cargo(match[1])
+            return True
         match = _CARGO.match(line) or (_CARGO_TERSE.match(line) if self._libtest else None)
         if match:
             self._add_cargo(match[1])

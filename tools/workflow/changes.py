@@ -4,7 +4,8 @@ A `done` checklist item proves itself with a span of lines. Pointing at code tha
 proves nothing, so the span must overlap lines the session added or modified, measured against the
 file as it was when the session started (the git snapshot, or the content snapshot outside a
 repository). A removal leaves no line to point at: a span that touches the lines on either side of
-lines the session removed proves it (and may be blank or a lone brace, as what is left there often is). Lines changed before the session reached READY are not the session's own work either:
+lines the session removed proves it (and may be blank or a lone brace, as what is left there often
+is). Lines changed before the session reached READY are not the session's own work either:
 they were written while the rules forbade writing. For such a file the server recorded its content
 when READY began, and only lines that differ both from the start and from that record count.
 Files git ignores are never evidence: they are in no snapshot and never reach a commit.
@@ -23,34 +24,34 @@ SKIP_HINT = "an item already satisfied by existing code is reported as {item, st
 _MAX_DIFF_LINES = 200_000
 
 
-def changed_ranges(old: str | None, new_lines: list[str]) -> list[tuple[int, int]]:
-    """1-based inclusive line ranges of `new_lines` that are not in `old` (all of them when old is None)."""
-    if not new_lines:
-        return []
+def line_changes(old: str | None, new_lines: list[str]) -> tuple[list[tuple[int, int]], list[int]]:
+    """One line diff of `old` against `new_lines`: the 1-based inclusive ranges of new lines that are not in `old`
+    (all of them when old is None), and where lines of `old` were removed with nothing put in their place (for
+    each such gap, the number of the new line just before it; 0 at the top)."""
     if old is None:
-        return [(1, len(new_lines))]
+        return ([(1, len(new_lines))] if new_lines else []), []
     old_lines = old.splitlines()
     if len(old_lines) + len(new_lines) > _MAX_DIFF_LINES:  # too big to diff line by line: compare whole lines as sets
         known = set(old_lines)
-        return _runs(i + 1 for i, line in enumerate(new_lines) if line not in known)
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+        return _runs(i + 1 for i, line in enumerate(new_lines) if line not in known), []
     ranges: list[tuple[int, int]] = []
-    for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
+    gaps: list[int] = []
+    for tag, _i1, _i2, j1, j2 in difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False).get_opcodes():
         if tag in ("replace", "insert") and j2 > j1:
             ranges.append((j1 + 1, j2))
-    return ranges
+        elif tag == "delete":
+            gaps.append(j1)
+    return ranges, gaps
+
+
+def changed_ranges(old: str | None, new_lines: list[str]) -> list[tuple[int, int]]:
+    """1-based inclusive line ranges of `new_lines` that are not in `old` (all of them when old is None)."""
+    return line_changes(old, new_lines)[0]
 
 
 def removed_after(old: str | None, new_lines: list[str]) -> list[int]:
-    """Where lines of `old` were removed with nothing put in their place: for each such gap, the number of the
-    new line just before it (0 when the removal was at the top)."""
-    if old is None:
-        return []
-    old_lines = old.splitlines()
-    if len(old_lines) + len(new_lines) > _MAX_DIFF_LINES:
-        return []
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
-    return [j1 for tag, _i1, _i2, j1, _j2 in matcher.get_opcodes() if tag == "delete"]
+    """Where lines of `old` were removed with nothing put in their place (see line_changes)."""
+    return line_changes(old, new_lines)[1]
 
 
 def _borders(gaps: list[int], start: int, end: int) -> bool:
@@ -98,15 +99,24 @@ def own_change_check(git: GitPort, info: GitSessionInfo, pre_ready: Iterable[str
 
 
 class _OwnChange:
+    """The check for one submit: each file's starting content is fetched and diffed once, whatever the number of
+    checklist items pointing into it (the file does not change while a submit is judged)."""
+
     def __init__(self, git: GitPort, info: GitSessionInfo, flagged: set[str]) -> None:
         self.git, self.info, self.flagged = git, info, flagged
+        self._diffs: dict[str, tuple[Baseline, list[tuple[int, int]], list[int]]] = {}
+
+    def _since_start(self, path: str, lines: list[str]) -> tuple[Baseline, list[tuple[int, int]], list[int]]:
+        """The file's starting content, and its changed ranges and removal gaps since then."""
+        if path not in self._diffs:
+            base: Baseline = self.git.baseline(self.info, path)
+            ranges, gaps = line_changes(base.text, lines) if base.known and not base.ignored else ([], [])
+            self._diffs[path] = (base, ranges, gaps)
+        return self._diffs[path]
 
     def removal(self, ref: EvidenceRef, lines: list[str]) -> bool:
         """Whether the span borders lines the session removed (since READY, for a file changed before it)."""
-        base: Baseline = self.git.baseline(self.info, ref.path)
-        if base.ignored or not base.known:
-            return False
-        gaps = removed_after(base.text, lines)
+        _base, _ranges, gaps = self._since_start(ref.path, lines)
         if gaps and ref.path in self.flagged:
             at_ready = self.git.ready_baseline(self.info, ref.path)
             since_ready = set(removed_after(at_ready.text, lines)) if at_ready.known else set()
@@ -115,7 +125,7 @@ class _OwnChange:
 
     def __call__(self, ref: EvidenceRef, lines: list[str]) -> str | None:
         git, info, flagged = self.git, self.info, self.flagged
-        base: Baseline = git.baseline(info, ref.path)
+        base, ranges, gaps = self._since_start(ref.path, lines)
         if base.ignored:
             return (f"{ref.path} is ignored by git (.gitignore or .git/info/exclude): an ignored file is in no "
                     "snapshot and never committed, so it cannot prove a checklist item; point at a file the "
@@ -125,8 +135,6 @@ class _OwnChange:
                     "repository, and the file was never explored or checked with check_write_target before it was "
                     "written), so the server cannot tell your lines from old ones; explore it or call "
                     "check_write_target before writing it")
-        ranges = changed_ranges(base.text, lines)
-        gaps = removed_after(base.text, lines)
         if not ranges and not gaps:
             return f"{ref.path} is unchanged since the session started: evidence must point at lines you wrote; " + SKIP_HINT
         if ref.path in flagged:

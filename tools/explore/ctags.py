@@ -81,26 +81,15 @@ def base_names(inherits: str) -> list[str]:
     """The bare names of the bases in ctags' `inherits` text: `mod.Base[T]` and `java.util.List<E>` give Base and
     List; keyword entries (`metaclass=M`) and access words (`public Base` in C++) are dropped."""
     names: list[str] = []
-    depth = 0
-    part = ""
-    for char in inherits + ",":  # split on top-level commas only: `Map<K, V>` is one base
-        if char in "<[(":
-            depth += 1
-        elif char in ">])":
-            depth = max(0, depth - 1)
-        if char == "," and depth == 0:
-            entry = part.strip()
-            part = ""
-            entry = re.split(r"[<\[(]", entry, maxsplit=1)[0].strip()  # `Iterator<Item = T>` keeps its name
-            if not entry or "=" in entry:
-                continue
-            words = [w for w in entry.split() if w not in _ACCESS_WORDS]
-            if words:
-                name = bare_name(words[-1])
-                if name.isidentifier() and name not in names:
-                    names.append(name)
-        else:
-            part += char
+    for part in _top_level_split(inherits, ","):  # top-level commas only: `Map<K, V>` is one base
+        entry = re.split(r"[<\[(]", part.strip(), maxsplit=1)[0].strip()  # `Iterator<Item = T>` keeps its name
+        if not entry or "=" in entry:
+            continue
+        words = [w for w in entry.split() if w not in _ACCESS_WORDS]
+        if words:
+            name = bare_name(words[-1])
+            if name.isidentifier() and name not in names:
+                names.append(name)
     return names
 
 

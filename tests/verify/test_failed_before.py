@@ -22,6 +22,22 @@ def run(**fields: Any) -> CommandOutcome:
     # the same failing tests, or fewer: the rest of the suite passed, the change broke nothing it covers
     (run(failing_tests=["t::a", "t::b"]), run(failing_tests=["t::a"]), "same_tests"),
     (run(failing_tests=["t::a"]), run(failing_tests=["t::a"]), "same_tests"),
+    # the same test failing with the same error, addresses, file positions and long numbers aside
+    (run(failing_tests=["t::a"], excerpt=["E   ConnectionRefusedError: port 54321 at 0x7f3a", "panicked at src/lib.rs:45:9"]),
+     run(failing_tests=["t::a"], excerpt=["E   ConnectionRefusedError: port 40123 at 0x7f9b", "panicked at src/lib.rs:52:9"]),
+     "same_tests"),
+    (run(failing_tests=["t::a"], excerpt=["E   FileNotFoundError: '/tmp/pytest-of-ci/pytest-12/tmp_a0/x.json'"]),
+     run(failing_tests=["t::a"], excerpt=["E   FileNotFoundError: '/tmp/pytest-of-ci/pytest-13/tmp_b7/x.json'"]),
+     "same_tests"),
+    (run(failing_tests=["t::a"], excerpt=["E   boom", "E   other"]), run(failing_tests=["t::a"], excerpt=["E   boom"]),
+     "same_tests"),
+    (run(failing_tests=["t::a"]), run(failing_tests=["t::a"], excerpt=["E   boom"]), None),
+    # the same test failing for another reason: a missing function before, a wrong result now (the change was
+    # likely meant to make it pass)
+    (run(failing_tests=["t::a"], excerpt=["E   AttributeError: module 'app' has no attribute 'subtract'"]),
+     run(failing_tests=["t::a"], excerpt=["E   assert 4 == 2"]), None),
+    (run(failing_tests=["t::a"], excerpt=["E   assert 3 == 2"]), run(failing_tests=["t::a"], excerpt=["E   assert 4 == 2"]),
+     None),
     # a test failing now that did not before, or names where there were none: the change may be to blame
     (run(failing_tests=["t::a"]), run(failing_tests=["t::a", "t::c"]), None),
     (run(excerpt=["E   boom"]), run(failing_tests=["t::a"]), None),

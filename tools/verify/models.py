@@ -52,9 +52,12 @@ def failed_the_same_way(after: CommandOutcome, before: CommandOutcome) -> Failed
     """How `after` (a failing run) compares with `before` (the same command before any change), or None when the
     change may be to blame. The comparison is strict: a doubt counts against the change.
 
-    - same_tests: both runs failed naming failing tests, and every test failing now was failing then. The rest
-      of the suite ran and passed, so the change broke nothing it covers. (A run that fails naming no test, say
-      because the suite could not even be collected, is never excused by one that named some.)
+    - same_tests: both runs failed naming failing tests, every test failing now was failing then, and every
+      error line now was there then (addresses, positions in files and durations aside). The rest of the suite
+      ran and passed, so the change broke nothing it covers. A test that fails now for another reason, say an
+      assertion where there was a missing function, counts against the change: the change was likely meant to
+      make it pass. (A run that fails naming no test, say because the suite could not even be collected, is
+      never excused by one that named some.)
     - same_output: neither run named a failing test, both could not run or failed with the same exit code, and
       every error line now was there then. The command fails whatever the change (a broken tool, a missing
       dependency): it cannot judge the change, and only the user can fix that.
@@ -67,7 +70,8 @@ def failed_the_same_way(after: CommandOutcome, before: CommandOutcome) -> Failed
     if after.failing_tests or before.failing_tests:
         if len(after.failing_tests) >= MAX_NAMES or len(before.failing_tests) >= MAX_NAMES:
             return None  # the names were cut at the cap: a new failure could hide past it
-        if after.failing_tests and before.failing_tests and set(after.failing_tests) <= set(before.failing_tests):
+        if (after.failing_tests and before.failing_tests and set(after.failing_tests) <= set(before.failing_tests)
+                and _errors_seen(after.excerpt, before.excerpt)):
             return "same_tests"
         return None
     if after.verdict == "error":
@@ -78,6 +82,21 @@ def failed_the_same_way(after: CommandOutcome, before: CommandOutcome) -> Failed
         return "same_output" if before.excerpt and set(after.excerpt) <= set(before.excerpt) else None
     shape = _tail_shape(after.tail)
     return "same_output" if shape and shape == _tail_shape(before.tail) else None
+
+
+def _errors_seen(now: list[str], then: list[str]) -> bool:
+    """Every error line of `now` is among those of `then`, read by their shape (_error_shape)."""
+    seen = {_error_shape(line) for line in then}
+    return all(_error_shape(line) in seen for line in now)
+
+
+# What changes between two runs of the same failure: object addresses, positions in a file (a change above the
+# failing line moves it), temporary paths, long numbers (ports, process ids, times) and durations.
+_VOLATILE = re.compile(r"0x[0-9a-fA-F]+|(?<=\w):\d+(?::\d+)?\b|\bline \d+|/tmp/[^\s'\"]*|\b\d{4,}\b")
+
+
+def _error_shape(line: str) -> str:
+    return _VOLATILE.sub("#", _DURATION.sub("#", " ".join(line.split())))
 
 
 _DURATION = re.compile(r"\d+(?:\.\d+)?\s*(?:ms|s|sec|secs|seconds|m|min)\b|\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?")
@@ -146,7 +165,6 @@ class CheckReport(BaseModel):
         if not self.commands:
             return "no configured command is relevant to the changed files"
         return "; ".join(c.headline() for c in self.commands)
-
 
     def view(self) -> dict[str, Any]:
         """The report as every output shows it (run_checks, POST_IMPL_VERIFY's `server_checks`,

@@ -140,6 +140,9 @@ class Printer:
         print("\n" + self._c("1;36", "== " + label))
         instruction = str(resp.get("instruction", ""))
         print(textwrap.indent(textwrap.shorten(instruction, 300, placeholder=" ..."), "   "))
+        before = resp.get("checks_before_change")
+        if isinstance(before, dict):
+            self.note(f"(server ran verify.commands before any change: {before.get('summary')})")
 
     def tool(self, name: str, args: dict[str, Any], summary: str) -> None:
         shown = json.dumps(args, ensure_ascii=False)

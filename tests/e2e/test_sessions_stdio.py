@@ -22,11 +22,26 @@ def git(repo: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout
 
 
+class NotePrinter(Printer):
+    """The demo's printer, keeping what it notes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.notes: list[str] = []
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+        super().note(text)
+
+
 def test_full_implement_session_commits_and_merges(sample: Path) -> None:
     from tools.demo import drive
 
-    final = anyio.run(drive, sample, Printer())
+    printer = NotePrinter()
+    final = anyio.run(drive, sample, printer)
     assert final["success"] and final["phase"] == "SESSION_COMPLETE", final
+    # entering READY, the server ran the checks once before anything changed (the READY response's brief)
+    assert "(server ran verify.commands before any change: unittest passed)" in printer.notes
     assert "Add power() with a unit test" in git(sample, "log", "--oneline")
     assert git(sample, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
     assert "llm_task_" not in git(sample, "branch", "--list")

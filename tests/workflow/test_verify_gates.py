@@ -43,8 +43,9 @@ PYTEST = VerifyCommand(name="pytest", run=[sys.executable, "-m", "pytest", "-q",
                        timeout_s=120)
 
 
-def checked_engine(project: ProjectRoot, git: FakeGit, *commands: VerifyCommand) -> WorkflowEngine:
-    settings = VerifySettings(commands=list(commands))
+def checked_engine(project: ProjectRoot, git: FakeGit, *commands: VerifyCommand,
+                   run_before_change: bool = True) -> WorkflowEngine:
+    settings = VerifySettings(commands=list(commands), run_before_change=run_before_change)
     return WorkflowEngine(project, git=git, context=lambda: ContextSettings(), config=lambda: Config(),
                           checks=CheckService(project, lambda: settings))
 
@@ -54,8 +55,8 @@ def checked(app_project: ProjectRoot, fake_git: FakeGit) -> Any:
     (app_project.path / "test_app.py").write_text(TEST_APP, encoding="utf-8")
     engines: list[WorkflowEngine] = []
 
-    def build(*commands: VerifyCommand) -> Driver:
-        engines.append(checked_engine(app_project, fake_git, *commands))
+    def build(*commands: VerifyCommand, run_before_change: bool = True) -> Driver:
+        engines.append(checked_engine(app_project, fake_git, *commands, run_before_change=run_before_change))
         return Driver(engines[-1], fake_git, app_project)
 
     yield build
@@ -377,13 +378,67 @@ def test_a_new_failure_beside_an_old_one_is_still_refused(checked, app_project):
     assert "failed_before" not in refused["server_checks"]["commands"][0]  # left out: nothing failed before
 
 
-def test_without_a_run_before_the_change_an_old_failure_counts(checked, app_project):
+def test_entering_ready_the_server_runs_the_checks_before_the_change_itself(checked, app_project):
     with (app_project.path / "test_app.py").open("a", encoding="utf-8") as f:
         f.write(ALREADY_BROKEN)
     driver = checked(PYTEST)
-    _to_verify(driver, broken=False)  # Q2 no: VERIFICATION, and with it run_checks, never came
+    ready = driver.run(driver.start(), until="READY")  # Q2 no: no VERIFICATION, so no run_checks by the agent
+    before = ready["checks_before_change"]
+    assert before["passed"] is False and "fail before anything is changed" in before["note"]
+    assert set(before["failing_tests"]) == {"test_app.py::test_already_broken", "test_app.py::test_subtract"}
+    assert "tail" not in json.dumps(before)  # the brief form: no command output in the READY response
+    assert "test_already_broken" in driver.status()["last_check"]
+    driver.run(ready, until="POST_IMPL_VERIFY")
+    accepted = driver.submit(_verify_payload(True))
+    assert accepted["success"] is True and "test_app.py::test_already_broken" in accepted["verification_note"]
+    assert accepted["server_checks"]["commands"][0]["failed_before"] == "same_tests"
+
+
+def test_a_test_that_failed_before_and_fails_now_for_another_reason_counts(checked):
+    """test_subtract fails before the change (no subtract_task_1 yet); a wrong subtract makes it fail with an
+    assertion instead. The same test name is not enough: the error lines differ, so the change is to blame."""
+    driver = checked(PYTEST)
+    ready = driver.run(driver.start(), until="READY")
+    assert ready["checks_before_change"]["failing_tests"] == ["test_app.py::test_subtract"]
+    driver.run(ready, until="POST_IMPL_VERIFY")
+    _break_subtract(driver.root.path)
+    refused = driver.submit(_verify_payload(True))
+    assert refused["error"] == "payload_mismatch" and "test_app.py::test_subtract" in refused["message"]
+    assert "failed_before" not in refused["server_checks"]["commands"][0]
+
+
+def test_without_a_run_before_the_change_an_old_failure_counts(checked, app_project):
+    with (app_project.path / "test_app.py").open("a", encoding="utf-8") as f:
+        f.write(ALREADY_BROKEN)
+    driver = checked(PYTEST, run_before_change=False)
+    ready = driver.run(driver.start(), until="READY")  # Q2 no: VERIFICATION, and with it run_checks, never came
+    assert "checks_before_change" not in ready
+    driver.run(ready, until="POST_IMPL_VERIFY")
     refused = driver.submit(_verify_payload(True))
     assert refused["error"] == "payload_mismatch" and "test_already_broken" in refused["message"]
+
+
+def test_a_run_in_verification_is_not_repeated_on_entering_ready(checked, tmp_path):
+    marker = tmp_path / "runs.txt"
+    driver = checked(VerifyCommand(name="count", run=f"echo run >> {marker}", timeout_s=30))
+    resp = _to_verification(driver)
+    driver.engine.run_checks()
+    ready = driver.run(driver.submit(driver.payload(resp)), until="READY")
+    assert "checks_before_change" not in ready
+    assert marker.read_text(encoding="utf-8").count("run") == 1
+
+
+def test_no_run_before_the_change_when_files_changed_before_ready_or_nothing_is_verified(checked, fake_git, tmp_path):
+    marker = tmp_path / "runs.txt"
+    driver = checked(VerifyCommand(name="count", run=f"echo run >> {marker}", timeout_s=30))
+    fake_git.changed.append("src/app.py")  # changed while writing was not allowed
+    ready = driver.run(driver.start(), until="READY")
+    assert ready["pre_ready_changes"] == ["src/app.py"] and "checks_before_change" not in ready
+    assert not marker.exists()  # such a run would not show the state before the change
+    driver.engine.cleanup_stale_branches()
+    fake_git.changed.clear()
+    ready = driver.run(driver.start(flags=["--no-verify"]), until="READY")
+    assert "checks_before_change" not in ready and not marker.exists()  # POST_IMPL_VERIFY will not judge it
 
 
 def test_a_command_that_fails_the_same_way_whatever_the_change_sends_the_agent_to_the_user(checked):

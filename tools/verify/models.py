@@ -166,6 +166,12 @@ class CheckReport(BaseModel):
             return "no configured command is relevant to the changed files"
         return "; ".join(c.headline() for c in self.commands)
 
+    def brief(self, note: str) -> dict[str, Any]:
+        """The report without its commands' output (a CheckRun): what the READY response says of the run the
+        server took before the change."""
+        return {"passed": self.passed, "note": note, "summary": self.summary(), "relevance": self.relevance or None,
+                "duration_s": self.duration_s, "failing_tests": self.failing_tests()}
+
     def view(self) -> dict[str, Any]:
         """The report as every output shows it (run_checks, POST_IMPL_VERIFY's `server_checks`,
         `code-intel check --json`): the fields of CheckRun."""

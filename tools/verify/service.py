@@ -48,6 +48,9 @@ class CheckService:
     def configured(self) -> bool:
         return bool(self._settings().commands)
 
+    def runs_before_change(self) -> bool:
+        return self._settings().run_before_change
+
     def _fingerprint(self, commands: list[VerifyCommand], changed: list[str]) -> tuple[object, ...]:
         stats: list[tuple[str, int, object]] = []
         for rel in sorted(changed):

@@ -50,6 +50,10 @@ class VerifyCommand(BaseModel):
 class VerifySettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
     commands: list[VerifyCommand] = Field(default_factory=list)
+    run_before_change: bool = Field(
+        default=True,
+        description="on entering READY, run every command once if no run was made before the change, so "
+                    "POST_IMPL_VERIFY can tell a test that was already failing from one the change broke")
 
     @field_validator("commands")
     @classmethod

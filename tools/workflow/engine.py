@@ -59,6 +59,7 @@ from tools.workflow.handlers import (
     SELF_REPORTED,
     PhaseContext,
     Transition,
+    checks_at_ready,
     kept_before_change,
     session_checks,
 )
@@ -374,7 +375,7 @@ class WorkflowEngine:
                                        checks=self.checks, progress=progress,
                                        logged_writes=partial(self._logged_writes, draft))
                 transition = self._route(state, draft, spec.handler(context))
-                self._entering_ready(draft, transition)
+                self._entering_ready(context, transition)
             except CodeIntelError as err:
                 self.decisions.append(session_id=state.session_id, phase=state.phase.value, step=state.step,
                                       accepted=False, payload=data, error=err.code, message=err.message)
@@ -397,8 +398,10 @@ class WorkflowEngine:
             transition.ready_substep = "planning" if transition.next_phase is Phase.READY else None
         return transition
 
-    def _entering_ready(self, draft: SessionState, transition: Any) -> None:
-        """The first time the session reaches READY: flag the files that changed before it (no writes were allowed)."""
+    def _entering_ready(self, context: PhaseContext, transition: Transition) -> None:
+        """The first time the session reaches READY: flag the files that changed before it (no writes were
+        allowed); when none did, take the run of the checks before the change unless the session has one."""
+        draft = context.state
         if transition.next_phase is not Phase.READY or draft.ready_entered:
             return
         draft.ready_entered = True
@@ -406,7 +409,11 @@ class WorkflowEngine:
             return
         early = self.git.changed_since_snapshot(draft.git)
         draft.pre_ready_changes = sorted(early)
-        if early:
+        if not early:
+            before = checks_at_ready(context)
+            if before is not None:
+                transition.extras["checks_before_change"] = before
+        else:
             # their content now: lines changed after this point are READY's work and may be evidence
             draft.git = self.git.snapshot_at_ready(draft.session_id, draft.git, draft.pre_ready_changes)
             transition.extras["pre_ready_changes"] = list(draft.pre_ready_changes)

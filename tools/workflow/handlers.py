@@ -234,6 +234,27 @@ def kept_before_change(report: CheckReport) -> list[CommandOutcome]:
     return [c.model_copy() for c in report.commands]
 
 
+def checks_at_ready(ctx: PhaseContext) -> dict[str, Any] | None:
+    """On first entering READY with nothing changed: the run before the change, unless the session has one
+    (run_checks in VERIFICATION) or will not be judged at POST_IMPL_VERIFY. Kept in the state; returns what
+    the response shows of it (None: not run)."""
+    state, checks = ctx.state, ctx.checks
+    if (checks is None or state.checks_before_change or not checks.configured() or not checks.runs_before_change()
+            or not ctx.runs(Phase.POST_IMPL_VERIFY)):
+        return None
+    report = session_checks(checks, ctx.git, state, ctx.progress)
+    if report.relevance != BEFORE_CHANGE_RELEVANCE:  # something changed after all: not a run before the change
+        return None
+    state.checks_before_change = kept_before_change(report)
+    state.last_check = report.summary()
+    if report.passed:
+        note = "every check passes before the change"
+    else:
+        note = ("these fail before anything is changed; POST_IMPL_VERIFY does not hold a test failing here against "
+                "the change (a command that names no failing test still counts)")
+    return report.brief(note)
+
+
 def run_checks(ctx: PhaseContext) -> CheckReport | None:
     """The server's own run at POST_IMPL_VERIFY; None when no verify.commands are configured."""
     if ctx.checks is None or not ctx.checks.configured():

@@ -108,6 +108,10 @@ class CheckPort(Protocol):
         """True when config.json lists verify.commands."""
         ...
 
+    def runs_before_change(self) -> bool:
+        """True when the server itself takes the run before the change on entering READY (verify.run_before_change)."""
+        ...
+
     def run(self, changed_files: list[str] | None, *, progress: CheckProgress | None = None, reuse: bool = False) -> CheckReport:
         """Run the commands relevant to `changed_files` (None: all) in the project root; never raises for a
         failing command. `reuse` may answer an earlier report made on exactly the same changed files."""

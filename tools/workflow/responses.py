@@ -85,6 +85,8 @@ class PhaseResponse(_Answer):
     merge: MergeReport | None = None
     # verification (server-run checks) and changes made before READY
     server_checks: CheckRun | None = None
+    checks_before_change: CheckRun | None = Field(
+        default=None, description="entering READY: the server's run of every check before anything was changed")
     verification_note: str | None = None
     last_check: str | None = None
     pre_ready_changes: list[str] | None = None

@@ -56,7 +56,7 @@ def test_init_writes_detected_commands_and_says_so(tmp_path: Path) -> None:
 def test_init_with_nothing_to_run_writes_an_empty_list_and_a_note(tmp_path: Path) -> None:
     report = install(tmp_path)
     config = json.loads((tmp_path / ".code-intel" / "config.json").read_text(encoding="utf-8"))
-    assert config["verify"] == {"commands": []}
+    assert config["verify"] == {"commands": [], "run_before_change": True}
     assert "no test command found" in format_report(report)
 
 

@@ -139,7 +139,7 @@ def fill_verify_commands(ctx: InstallContext, template: bytes) -> bytes:
     detection = detect_commands(ctx.project)
     ctx.notes.extend(detection.report_lines())
     config = json.loads(template)
-    config["verify"] = {"commands": [c.model_dump(mode="json") for c in detection.commands]}
+    config["verify"] = {**config.get("verify", {}), "commands": [c.model_dump(mode="json") for c in detection.commands]}
     return _json_bytes(config)
 
 

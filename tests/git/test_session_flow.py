@@ -25,6 +25,8 @@ def test_dirty_tree_survives_a_whole_session(repo: TestRepo) -> None:
     repo.write("app.py", repo.read("app.py").replace("return 1", "return 10"))
     repo.write("feature.py", "def feature():\n    return 3\n")
     assert sorted(service.changed_since_snapshot(info)) == ["app.py", "feature.py"]
+    # what the user had changed when the session began: staged, unstaged and untracked, not the session's edits
+    assert sorted(service.changed_at_start(info)) == ["README.md", "notes/untracked.md", "staged.txt"]
 
     review = service.review(info)
     assert [(f.file, f.status) for f in review.files] == [("app.py", "modified"), ("feature.py", "added")]

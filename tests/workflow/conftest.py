@@ -42,6 +42,7 @@ class FakeGit:
         self.ready_content: dict[str, str | None] = {}  # snapshot_at_ready: the early files' contents then
         self.stale = list(stale or [])
         self.changed: list[str] = []
+        self.dirty_at_start: list[str] = []  # changed_at_start: the user's uncommitted files when the session began
         self.fail: dict[str, str] = {}  # method name -> GitError message
         self.repairs: list[str] = []  # what reconcile reports having repaired
         self.calls: list[tuple[str, Any]] = []
@@ -79,6 +80,9 @@ class FakeGit:
     def changed_since_snapshot(self, info: GitSessionInfo) -> list[str]:
         self.calls.append(("changed_since_snapshot", None))
         return list(self.changed)
+
+    def changed_at_start(self, info: GitSessionInfo) -> list[str]:
+        return list(self.dirty_at_start)
 
     def baseline(self, info: GitSessionInfo, path: str) -> Baseline:
         return Baseline(known=True, text=self.start_content.get(path))

@@ -19,7 +19,7 @@ from tools.verify.settings import VerifyCommand, VerifySettings
 from tools.workflow import write_log
 from tools.workflow.engine import WorkflowEngine
 
-from .conftest import Driver, FakeGit
+from .conftest import QUERY, Driver, FakeGit
 
 pytestmark = pytest.mark.slow  # runs real check commands (pytest) in subprocesses
 
@@ -392,6 +392,26 @@ def test_entering_ready_the_server_runs_the_checks_before_the_change_itself(chec
     accepted = driver.submit(_verify_payload(True))
     assert accepted["success"] is True and "test_app.py::test_already_broken" in accepted["verification_note"]
     assert accepted["server_checks"]["commands"][0]["failed_before"] == "same_tests"
+
+
+@pytest.mark.parametrize("how", ["named in the request", "in a file the user had changed"])
+def test_an_old_failure_the_session_is_about_counts(checked, app_project, fake_git, how):
+    """test_already_broken fails the same way before and after the change, but the session concerns it: the
+    request names it, or its file held uncommitted work when the session began (a test written for the change)."""
+    with (app_project.path / "test_app.py").open("a", encoding="utf-8") as f:
+        f.write(ALREADY_BROKEN)
+    driver = checked(PYTEST)
+    if how == "in a file the user had changed":
+        fake_git.dirty_at_start.append("test_app.py")
+        start = driver.start()
+    else:
+        start = driver.start(query=QUERY + ", and make test_already_broken pass")
+    ready = driver.run(start, until="READY")
+    assert "test_app.py::test_already_broken" in ready["checks_before_change"]["failing_tests"]
+    driver.run(ready, until="POST_IMPL_VERIFY")
+    refused = driver.submit(_verify_payload(True))
+    assert refused["error"] == "payload_mismatch" and "test_already_broken" in refused["message"]
+    assert "failed_before" not in refused["server_checks"]["commands"][0]
 
 
 def test_a_test_that_failed_before_and_fails_now_for_another_reason_counts(checked):

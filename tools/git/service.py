@@ -278,6 +278,14 @@ class GitService:
             changed = changed_paths(git, snapshot_tree(git, info.snapshot), working_tree(git, self._layout))
             return [p for p in (self._layout.from_repo(c) for c in changed) if p is not None]
 
+    def changed_at_start(self, info: GitSessionInfo) -> list[str]:
+        with self._lock:
+            git = self._open()
+            if git is None or not info.snapshot:
+                return []
+            changed = changed_paths(git, tree_of(git, info.base_commit), snapshot_tree(git, info.snapshot))
+            return [p for p in (self._layout.from_repo(c) for c in changed) if p is not None]
+
     def working_changes(self) -> list[str] | None:
         """Project files whose content differs from HEAD now (staged, unstaged or untracked; ignored files and
         `.code-intel/` left out), as `git status` would list them; None when the project is not in a repository.

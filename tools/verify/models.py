@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -48,7 +49,8 @@ class CommandOutcome(BaseModel):
         return f"{self.name} {how}{tests}{note}{before}"
 
 
-def failed_the_same_way(after: CommandOutcome, before: CommandOutcome) -> FailedBefore | None:
+def failed_the_same_way(after: CommandOutcome, before: CommandOutcome,
+                        concerned: Callable[[str], bool] | None = None) -> FailedBefore | None:
     """How `after` (a failing run) compares with `before` (the same command before any change), or None when the
     change may be to blame. The comparison is strict: a doubt counts against the change.
 
@@ -56,8 +58,9 @@ def failed_the_same_way(after: CommandOutcome, before: CommandOutcome) -> Failed
       error line now was there then (addresses, positions in files and durations aside). The rest of the suite
       ran and passed, so the change broke nothing it covers. A test that fails now for another reason, say an
       assertion where there was a missing function, counts against the change: the change was likely meant to
-      make it pass. (A run that fails naming no test, say because the suite could not even be collected, is
-      never excused by one that named some.)
+      make it pass. So does a test `concerned` says the session is about (tools.verify.concerned), however it
+      fails. (A run that fails naming no test, say because the suite could not even be collected, is never
+      excused by one that named some.)
     - same_output: neither run named a failing test, both could not run or failed with the same exit code, and
       every error line now was there then. The command fails whatever the change (a broken tool, a missing
       dependency): it cannot judge the change, and only the user can fix that.
@@ -70,6 +73,8 @@ def failed_the_same_way(after: CommandOutcome, before: CommandOutcome) -> Failed
     if after.failing_tests or before.failing_tests:
         if len(after.failing_tests) >= MAX_NAMES or len(before.failing_tests) >= MAX_NAMES:
             return None  # the names were cut at the cap: a new failure could hide past it
+        if concerned is not None and any(concerned(test) for test in after.failing_tests):
+            return None  # the request names it, or it is in a file changed before or in the session
         if (after.failing_tests and before.failing_tests and set(after.failing_tests) <= set(before.failing_tests)
                 and _errors_seen(after.excerpt, before.excerpt)):
             return "same_tests"
@@ -134,12 +139,13 @@ class CheckReport(BaseModel):
         """The failing commands the change may be to blame for: all but those failing in the same tests as before it."""
         return [c for c in self.failed if c.failed_before != "same_tests"]
 
-    def compare_with(self, before: list[CommandOutcome]) -> None:
-        """Mark each failing command that failed the same way in `before` (the run before any change)."""
+    def compare_with(self, before: list[CommandOutcome], concerned: Callable[[str], bool] | None = None) -> None:
+        """Mark each failing command that failed the same way in `before` (the run before any change); a test
+        `concerned` names is never excused."""
         earlier = {c.command: c for c in before}
         for outcome in self.failed:
             was = earlier.get(outcome.command)
-            outcome.failed_before = failed_the_same_way(outcome, was) if was is not None else None
+            outcome.failed_before = failed_the_same_way(outcome, was, concerned) if was is not None else None
 
     @property
     def ran(self) -> bool:

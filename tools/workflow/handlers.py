@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from tools.errors import PayloadMismatch, TaskValidationFailed
 from tools.project import ProjectRoot
 from tools.session_types import CommitReport, MergeReport, Phase, ReadySubstep
+from tools.verify.concerned import concerned_tests
 from tools.verify.models import CheckReport, CommandOutcome
 from tools.workflow import payloads as p
 from tools.workflow.changes import own_change_check
@@ -220,7 +221,8 @@ def session_checks(checks: CheckPort, git: GitPort, state: SessionState, progres
         report = checks.run(changed, progress=progress, reuse=reuse and state.git.is_repo and changed is not None)
         report.relevance = SESSION_RELEVANCE if changed is not None else NO_BASELINE_RELEVANCE
     if state.checks_before_change and changed:
-        report.compare_with(state.checks_before_change)
+        report.compare_with(state.checks_before_change,
+                            concerned_tests(state.query, [*changed, *git.changed_at_start(state.git)]))
     return report
 
 
@@ -250,8 +252,9 @@ def checks_at_ready(ctx: PhaseContext) -> dict[str, Any] | None:
     if report.passed:
         note = "every check passes before the change"
     else:
-        note = ("these fail before anything is changed; POST_IMPL_VERIFY does not hold a test failing here against "
-                "the change (a command that names no failing test still counts)")
+        note = ("these fail before anything is changed; at POST_IMPL_VERIFY a test failing here with the same errors "
+                "is not held against the change, unless the request names it or its file was changed before or "
+                "during the session (a command that names no failing test always counts)")
     return report.brief(note)
 
 

@@ -46,6 +46,11 @@ class GitPort(Protocol):
         """Project-relative paths whose content changed after the session started."""
         ...
 
+    def changed_at_start(self, info: GitSessionInfo) -> list[str]:
+        """Project-relative paths the user had changed (uncommitted, untracked included) when the session
+        started: the snapshot against HEAD then. Empty outside git."""
+        ...
+
     def baseline(self, info: GitSessionInfo, path: str) -> Baseline:
         """The content `path` (project-relative) had at session start, for telling the session's own lines
         apart; `ignored` set when git ignores the file."""

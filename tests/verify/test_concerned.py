@@ -1,0 +1,43 @@
+"""concerned_tests: which failing tests a session is about, so that failing before the change does not excuse them."""
+
+from __future__ import annotations
+
+import pytest
+
+from tools.verify.concerned import concerned_tests, leaf_name
+
+
+@pytest.mark.parametrize(("name", "leaf"), [
+    ("test_app.py::test_add[1-2]", "test_add"),
+    ("tests/test_app.py::TestCalc::test_power", "test_power"),
+    ("org.jsoup.nodes.ElementTest.parsesClass()", "parsesClass"),
+    ("test_version::test_leading_v", "test_leading_v"),
+    ("misc_tests::cjson_get_string_value_should_get_a_string", "cjson_get_string_value_should_get_a_string"),
+    ("Parser › parses a leading v", "parses a leading v"),
+    ("src/parse.test.ts > parse > rejects junk", "rejects junk"),
+    ("TestParse/leading_v", "leading_v"),
+])
+def test_the_leaf_is_the_last_part_of_the_name(name: str, leaf: str) -> None:
+    assert leaf_name(name) == leaf
+
+
+@pytest.mark.parametrize(("request_text", "files", "name", "expected"), [
+    # the request names the test (its last part, as a whole word or phrase, any case)
+    ("Make test_leading_v pass", [], "test_version::test_leading_v", True),
+    ("the Parser should accept it: fix 'parses a leading v'", [], "Parser › parses a leading v", True),
+    ("Make test_leading_v pass", [], "test_version::test_leading_v_upper", False),
+    ("Version::parse should accept a leading v", [], "test_version::test_parse", False),
+    # its file, by name, changed in the session or before it
+    ("Add a subtract function", ["tests/test_app.py"], "test_app.py::test_already_broken", True),
+    ("Add a subtract function", ["src/app.py"], "test_app.py::test_already_broken", False),
+    ("x", ["src/test/java/org/jsoup/nodes/ElementTest.java"], "org.jsoup.nodes.ElementTest.parsesClass", True),
+    ("x", ["src/main/java/org/jsoup/nodes/Element.java"], "org.jsoup.nodes.ElementTest.parsesClass", False),
+    ("x", ["src/parse.rs"], "semver::parse::tests::leading_v", True),
+    ("x", ["tests/misc_tests.c"], "misc_tests::cjson_get_string_value_should_get_a_string", True),
+    ("x", ["cJSON.c"], "misc_tests::cjson_get_string_value_should_get_a_string", False),
+    # too short to look for
+    ("go on", [], "suite::go", False),
+    ("x", ["a.py"], "a::test_x", False),
+])
+def test_concerned(request_text: str, files: list[str], name: str, expected: bool) -> None:
+    assert concerned_tests(request_text, files)(name) is expected

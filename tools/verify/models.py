@@ -139,6 +139,12 @@ class CheckReport(BaseModel):
         """The failing commands the change may be to blame for: all but those failing in the same tests as before it."""
         return [c for c in self.failed if c.failed_before != "same_tests"]
 
+    def also_failing_before(self, before: list[CommandOutcome]) -> list[str]:
+        """The tests held against the change that were failing in `before` too (by name): the request names
+        them, their file changed, or they fail with other errors now."""
+        earlier = {c.command: set(c.failing_tests) for c in before}
+        return [t for c in self.new_failures for t in c.failing_tests if t in earlier.get(c.command, set())]
+
     def compare_with(self, before: list[CommandOutcome], concerned: Callable[[str], bool] | None = None) -> None:
         """Mark each failing command that failed the same way in `before` (the run before any change); a test
         `concerned` names is never excused."""
@@ -175,8 +181,8 @@ class CheckReport(BaseModel):
     def brief(self, note: str) -> dict[str, Any]:
         """The report without its commands' output (a CheckRun): what the READY response says of the run the
         server took before the change."""
-        return {"passed": self.passed, "note": note, "summary": self.summary(), "relevance": self.relevance or None,
-                "duration_s": self.duration_s, "failing_tests": self.failing_tests()}
+        return {"passed": self.passed, "note": note, "summary": self.summary(), "duration_s": self.duration_s,
+                "failing_tests": self.failing_tests()}
 
     def view(self) -> dict[str, Any]:
         """The report as every output shows it (run_checks, POST_IMPL_VERIFY's `server_checks`,
@@ -207,8 +213,8 @@ class CheckRun(BaseModel):
     passed: bool | None = None
     note: str | None = None
     summary: str | None = None
-    commands: list[CommandOutcome] = Field(default_factory=list)
-    skipped: list[SkippedCommand] = Field(default_factory=list)
+    commands: list[CommandOutcome] | None = None  # left out of the brief form and when nothing is configured
+    skipped: list[SkippedCommand] | None = None
     changed_files: list[str] | None = None  # the files the `when` globs were matched against; None: every command ran
     relevance: str | None = None  # where those files came from
     duration_s: float | None = None

@@ -288,6 +288,10 @@ def post_impl_verify(ctx: PhaseContext) -> Transition:
         unusable = [c.name for c in report.new_failures if c.failed_before == "same_output"]
         hint = ("send passed: false with the failure in details (the server's run decides), or fix the code "
                 "in READY first; run_checks shows the same run" + (f". Failing tests: {', '.join(failing[:10])}" if failing else ""))
+        old = report.also_failing_before(s.checks_before_change)
+        if old:
+            hint += (f". {', '.join(old[:10])} failed before the change too, but count: the request names them, "
+                     "their file changed, or they fail with other errors now")
         if unusable:
             hint = (f"{', '.join(unusable)} failed the same way before this session changed anything, so it cannot "
                     "judge this change: tell the user, who can fix or narrow the command in .code-intel/config.json "

@@ -95,9 +95,11 @@ def _errors_seen(now: list[str], then: list[str]) -> bool:
     return all(_error_shape(line) in seen for line in now)
 
 
-# What changes between two runs of the same failure: object addresses, positions in a file (a change above the
-# failing line moves it), temporary paths, long numbers (ports, process ids, times) and durations.
-_VOLATILE = re.compile(r"0x[0-9a-fA-F]+|(?<=\w):\d+(?::\d+)?\b|\bline \d+|/tmp/[^\s'\"]*|\b\d{4,}\b")
+# What changes between two runs of the same failure: object addresses (Python's 0x7f..., Java's Foo@1b6d3586),
+# uuids and long hex ids, positions in a file (a change above the failing line moves it), temporary paths, long numbers
+# (ports, process ids, times) and durations.
+_VOLATILE = re.compile(r"\b[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\b|0x[0-9a-fA-F]+|(?<=\w)@[0-9a-f]{4,}\b"
+                       r"|\b(?=[0-9a-f]*\d)[0-9a-f]{8,}\b|(?<=\w):\d+(?::\d+)?\b|\bline \d+|/tmp/[^\s'\"]*|\b\d{4,}\b")
 
 
 def _error_shape(line: str) -> str:

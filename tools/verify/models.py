@@ -30,7 +30,8 @@ class CommandOutcome(BaseModel):
     failed_before: FailedBefore | None = Field(
         default=None,
         description="it failed the same way before the session changed anything: same_tests = every failing test "
-                    "was failing then (not held against the change); same_output = the same error lines and no test "
+                    "was failing then with the same errors, and the session is not about it (not held against the "
+                    "change); same_output = the same error lines and no test "
                     "names (the command cannot judge the change)")
 
     @property
@@ -96,8 +97,8 @@ def _errors_seen(now: list[str], then: list[str]) -> bool:
 
 
 # What changes between two runs of the same failure: object addresses (Python's 0x7f..., Java's Foo@1b6d3586),
-# uuids and long hex ids, positions in a file (a change above the failing line moves it), temporary paths, long numbers
-# (ports, process ids, times) and durations.
+# uuids and long hex ids, positions in a file (a change above the failing line moves it), temporary paths, long
+# numbers (ports, process ids, times) and durations.
 _VOLATILE = re.compile(r"\b[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\b|0x[0-9a-fA-F]+|(?<=\w)@[0-9a-f]{4,}\b"
                        r"|\b(?=[0-9a-f]*\d)[0-9a-f]{8,}\b|(?<=\w):\d+(?::\d+)?\b|\bline \d+|/tmp/[^\s'\"]*|\b\d{4,}\b")
 

@@ -42,6 +42,9 @@ def test_full_implement_session_commits_and_merges(sample: Path) -> None:
     assert final["success"] and final["phase"] == "SESSION_COMPLETE", final
     # entering READY, the server ran the checks once before anything changed (the READY response's brief)
     assert "(server ran verify.commands before any change: unittest passed)" in printer.notes
+    # the demo skips one checklist item: the final answer, through the wire's output schema, still says so
+    assert [s["item"] for s in final["skipped_items"]] == ["CLI registration of power"]
+    assert "Tell the user which were skipped and why" in final["instruction"]
     assert "Add power() with a unit test" in git(sample, "log", "--oneline")
     assert git(sample, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
     assert "llm_task_" not in git(sample, "branch", "--list")

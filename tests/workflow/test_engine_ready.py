@@ -353,3 +353,46 @@ def test_add_explored_files(driver, engine):
 
     with pytest.raises(PathOutsideProject):
         engine.add_explored_files(["../outside.py"])
+
+
+# ---------------------------------------------------------- skipped checklist items
+SKIP = {"status": "skipped", "reason": "the request asks for the function only"}
+
+
+def test_a_skipped_item_is_put_before_the_reviewer_and_the_final_report(driver):
+    _ready(driver)
+    _plan(driver)
+    driver.submit(driver.implementation("task_1"))
+    driver.tool("check_write_target", file_path="tests/test_app.py")
+    driver.submit({"task_id": "task_2", "checklist": [{"item": "test for subtract", **SKIP}],
+                   "tools_used": ["check_write_target"], "summary": "no test"})
+    review = driver.run(driver.submit({"summary": "done"}), until="QUALITY_REVIEW")
+    assert review["skipped_items"] == [{"task_id": "task_2", "item": "test for subtract",
+                                        "reason": "the request asks for the function only"}]
+    assert review["instruction"].startswith(
+        "Checklist items reported skipped: task_2: 'test for subtract' (the request asks for the function only). "
+        "Judge each skip")
+    assert driver.status()["skipped_items"] == review["skipped_items"]  # after a compaction too
+    merge = driver.submit(driver.payload(review))
+    assert merge["phase"] == "MERGE" and "skipped_items" not in merge
+    done = driver.submit(driver.payload(merge))
+    assert done["phase"] == "SESSION_COMPLETE" and done["skipped_items"] == review["skipped_items"]
+    assert "Tell the user which were skipped and why" in done["instruction"]
+
+
+def test_a_session_that_skipped_everything_says_nothing_was_implemented(driver):
+    _ready(driver, flags=["--quick"])
+    _plan(driver, TASKS[:1])
+    driver.tool("check_write_target", file_path="src/app.py")
+    driver.submit({"task_id": "task_1", "checklist": [{"item": "subtract() in src/app.py", **SKIP}],
+                   "tools_used": ["check_write_target"], "summary": "nothing to do"})
+    done = driver.run(driver.submit({"summary": "done"}))
+    assert done["phase"] == "SESSION_COMPLETE"
+    assert done["instruction"].startswith("Nothing was implemented: every checklist item was reported skipped")
+    assert "do not report the request as done" in done["instruction"]
+
+
+def test_without_skips_nothing_is_added(driver):
+    done = driver.run(driver.start())
+    assert done["phase"] == "SESSION_COMPLETE" and "skipped_items" not in done
+    assert not done["instruction"].startswith("Checklist items")

@@ -41,6 +41,12 @@ class NextTask(_Answer):
     checklist: list[str]
 
 
+class SkippedItem(_Answer):
+    task_id: str
+    item: str
+    reason: str
+
+
 class Verification(_Answer):
     passed: bool
     details: str
@@ -90,6 +96,8 @@ class PhaseResponse(_Answer):
     verification_note: str | None = None
     last_check: str | None = None
     pre_ready_changes: list[str] | None = None
+    skipped_items: list[SkippedItem] | None = Field(
+        default=None, description="QUALITY_REVIEW and SESSION_COMPLETE: checklist items reported skipped, with reasons")
     # after a restart: what the repository needed to match the checkpoint again
     repaired: list[str] | None = Field(default=None, description="repairs made when the session was resumed")
 
@@ -178,8 +186,39 @@ def expand_resources(root: ProjectRoot, patterns: list[str]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+SKIPS_TOLD = (Phase.QUALITY_REVIEW, Phase.SESSION_COMPLETE)  # where skipped checklist items are put before the agent
+MAX_SKIPS_SHOWN = 10
+
+
+def skipped_items(state: SessionState) -> list[dict[str, str]]:
+    """The checklist items the session reported skipped, in task order."""
+    return [{"task_id": t.id, "item": i.item, "reason": i.reason or ""}
+            for t in state.board.tasks for i in t.checklist if i.status == "skipped"]
+
+
+def skips_told(state: SessionState) -> str | None:
+    """QUALITY_REVIEW and SESSION_COMPLETE: what was skipped, so a skip is judged and reported, not lost."""
+    skips = skipped_items(state) if state.phase in SKIPS_TOLD else []
+    if not skips:
+        return None
+    listed = "; ".join(f"{s['task_id']}: {s['item']!r} ({s['reason']})" for s in skips[:MAX_SKIPS_SHOWN])
+    if len(skips) > MAX_SKIPS_SHOWN:
+        listed += f"; and {len(skips) - MAX_SKIPS_SHOWN} more in skipped_items"
+    nothing_done = not any(i.status == "done" for t in state.board.tasks for i in t.checklist)
+    if state.phase is Phase.QUALITY_REVIEW:
+        return (f"Checklist items reported skipped: {listed}. Judge each skip as part of whether the change does "
+                "what was asked: a skip of something the request needs is an issue.")
+    if nothing_done:
+        return (f"Nothing was implemented: every checklist item was reported skipped ({listed}). Tell the user so, "
+                "with the reasons; do not report the request as done.")
+    return f"Checklist items reported skipped: {listed}. Tell the user which were skipped and why."
+
+
 def instruction_for(state: SessionState, contract: PhaseContract) -> str:
     text = contract.instruction.strip()
+    told = skips_told(state)
+    if told:
+        text = f"{told}\n\n{text}"
     if state.phase is Phase.READY and state.ready_substep == "planning" and state.revert_reason:
         return state.board.revert_instruction(state.revert_reason) + "\n\n" + text
     if state.phase is Phase.READY and state.ready_substep == "implementation":
@@ -219,6 +258,8 @@ def phase_response(root: ProjectRoot, state: SessionState, contract: PhaseContra
     warning = forced_completion(state)
     if warning:
         response.update(forced_completion=True, warning=warning)
+    if state.phase in SKIPS_TOLD and (skips := skipped_items(state)):
+        response["skipped_items"] = skips
     return response
 
 

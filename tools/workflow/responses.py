@@ -201,7 +201,7 @@ def skips_told(state: SessionState) -> str | None:
     skips = skipped_items(state) if state.phase in SKIPS_TOLD else []
     if not skips:
         return None
-    listed = "; ".join(f"{s['task_id']}: {s['item']!r} ({s['reason']})" for s in skips[:MAX_SKIPS_SHOWN])
+    listed = "; ".join(f"{s['task_id']}: {s['item']!r} ({s['reason'].rstrip('.')})" for s in skips[:MAX_SKIPS_SHOWN])
     if len(skips) > MAX_SKIPS_SHOWN:
         listed += f"; and {len(skips) - MAX_SKIPS_SHOWN} more in skipped_items"
     nothing_done = not any(i.status == "done" for t in state.board.tasks for i in t.checklist)

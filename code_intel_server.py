@@ -321,8 +321,9 @@ def analyze_impact(
     you name, also their other uses in these files), tests that use them, configs and docs that mention
     them, other definitions of the names (overrides in subclasses and the base methods overridden are
     named as such), type stubs beside the files (.pyi, .d.ts), and markup cross-references (CSS class/id
-    <-> HTML, JSX, Vue and DOM code). A symbol given as `Type.name` is followed in Type only. Grouped as
-    direct, dependents, tests, configs, docs and should_verify."""
+    <-> HTML, JSX, Vue and DOM code). A symbol given as `Type.name` is followed in Type only; with symbols
+    named, importers that do not use them are counted in notes, not listed. Grouped as direct, dependents,
+    tests, configs, docs and should_verify."""
     return app_of(ctx).analyze_impact(files, symbols)
 
 

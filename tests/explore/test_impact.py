@@ -215,9 +215,15 @@ def test_a_module_named_inside_a_multi_line_import_list_is_an_importer(tmp_path:
         "unrelated.py": "from pkg import (\n    other,\n)\n",
     }
     explorer = explorer_over(tmp_path, files)
-    report = analyze_impact(explorer, ["pkg/core.py"], ["alpha"])
+    report = analyze_impact(explorer, ["pkg/core.py"], None)
     importers = {i["file"]: i["line"] for i in report["dependents"] if "imports pkg/core.py" in i["reason"]}
     assert importers == {"main.py": 1, "pkg/sibling.py": 1}
+    # asked about alpha: main.py uses it and keeps its import line; sibling.py only imports the module, so it is
+    # counted in a note instead of listed
+    report = analyze_impact(explorer, ["pkg/core.py"], ["alpha"])
+    importers = {i["file"]: i["line"] for i in report["dependents"] if "imports pkg/core.py" in i["reason"]}
+    assert importers == {"main.py": 1}
+    assert "1 file imports the changed files without a use of alpha: not listed" in " ".join(report["notes"])
 
 
 def test_the_reference_lookups_share_the_call_s_time_budget(explorer: Explorer,

@@ -392,6 +392,10 @@ def test_entering_ready_the_server_runs_the_checks_before_the_change_itself(chec
     accepted = driver.submit(_verify_payload(True))
     assert accepted["success"] is True and "test_app.py::test_already_broken" in accepted["verification_note"]
     assert accepted["server_checks"]["commands"][0]["failed_before"] == "same_tests"
+    done = driver.run(accepted)  # the final report still says the suite is not green
+    assert done["phase"] == "SESSION_COMPLETE"
+    told = "still fail in tests that failed the same way before the change: test_app.py::test_already_broken"
+    assert told in done["instruction"] and told in done["verification_note"]
 
 
 @pytest.mark.parametrize("how", ["named in the request", "in a file the user had changed"])

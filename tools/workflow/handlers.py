@@ -275,6 +275,7 @@ def post_impl_verify(ctx: PhaseContext) -> Transition:
     else:
         extras["server_checks"] = report.view()
         s.last_check = report.summary()
+        s.excused_failures = [t for c in report.failed if c.failed_before == "same_tests" for t in c.failing_tests]
         if report.relevance == BEFORE_CHANGE_RELEVANCE:
             s.checks_before_change = kept_before_change(report)
     # Tests that were failing before the session changed anything are not the change's failures.

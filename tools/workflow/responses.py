@@ -214,11 +214,21 @@ def skips_told(state: SessionState) -> str | None:
     return f"Checklist items reported skipped: {listed}. Tell the user which were skipped and why."
 
 
+def failures_told(state: SessionState) -> str | None:
+    """SESSION_COMPLETE after checks that still fail, only in tests that failed the same way before the change."""
+    if state.phase is not Phase.SESSION_COMPLETE or not state.excused_failures:
+        return None
+    shown = ", ".join(state.excused_failures[:MAX_SKIPS_SHOWN])
+    more = f" and {len(state.excused_failures) - MAX_SKIPS_SHOWN} more" if len(state.excused_failures) > MAX_SKIPS_SHOWN else ""
+    return (f"The project's checks still fail in tests that failed the same way before the change: {shown}{more}. "
+            "Tell the user: the change did not cause them, but the suite is not green.")
+
+
 def instruction_for(state: SessionState, contract: PhaseContract) -> str:
     text = contract.instruction.strip()
-    told = skips_told(state)
-    if told:
-        text = f"{told}\n\n{text}"
+    for told in (failures_told(state), skips_told(state)):
+        if told:
+            text = f"{told}\n\n{text}"
     if state.phase is Phase.READY and state.ready_substep == "planning" and state.revert_reason:
         return state.board.revert_instruction(state.revert_reason) + "\n\n" + text
     if state.phase is Phase.READY and state.ready_substep == "implementation":
@@ -260,6 +270,8 @@ def phase_response(root: ProjectRoot, state: SessionState, contract: PhaseContra
         response.update(forced_completion=True, warning=warning)
     if state.phase in SKIPS_TOLD and (skips := skipped_items(state)):
         response["skipped_items"] = skips
+    if failures := failures_told(state):
+        response["verification_note"] = failures
     return response
 
 

@@ -61,6 +61,8 @@ class SessionState(BaseModel):
     ready_entered: bool = False  # READY was reached once: pre_ready_changes is recorded
     pre_ready_changes: list[str] = Field(default_factory=list)  # files changed before READY (flagged, not evidence)
     last_check: str | None = None  # summary of the server's latest verify run
+    # tests the latest POST_IMPL_VERIFY run failed only as they did before the change (not held against it)
+    excused_failures: list[str] = Field(default_factory=list)
     # run_checks' outcomes while the session had changed nothing: what already failed before the change
     checks_before_change: list[CommandOutcome] = Field(default_factory=list)
     unresolved_issues: list[str] = Field(default_factory=list)  # quality issues a forced completion left open

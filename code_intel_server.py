@@ -209,8 +209,9 @@ def submit_phase(
 ) -> PhaseResponse:
     """The only way out of a phase. Send the payload the current phase expects (see expected_payload);
     the server validates it, checks the tools you used, decides the next phase and answers its
-    instruction. A refusal names what was wrong and repeats the current phase's instruction. At
-    POST_IMPL_VERIFY the server runs the configured verify.commands itself, with progress."""
+    instruction. A refusal names what was wrong and repeats the current phase's instruction. The
+    server runs the configured verify.commands itself, with progress: at POST_IMPL_VERIFY, and once
+    on the submit that first enters READY (the run before the change)."""
     return PhaseResponse.model_validate(app_of(ctx).workflow.submit_phase(data, progress_reporter(ctx)))
 
 

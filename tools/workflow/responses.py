@@ -187,7 +187,13 @@ def expand_resources(root: ProjectRoot, patterns: list[str]) -> list[str]:
 
 
 SKIPS_TOLD = (Phase.QUALITY_REVIEW, Phase.SESSION_COMPLETE)  # where skipped checklist items are put before the agent
-MAX_SKIPS_SHOWN = 10
+MAX_SHOWN = 10  # names listed in an instruction; the rest are counted
+
+
+def _first(texts: list[str], sep: str, rest: str) -> str:
+    """The first MAX_SHOWN texts joined by `sep`, then `rest` with the count of the others, if any."""
+    more = len(texts) - MAX_SHOWN
+    return sep.join(texts[:MAX_SHOWN]) + (rest.format(more) if more > 0 else "")
 
 
 def skipped_items(state: SessionState) -> list[dict[str, str]]:
@@ -201,9 +207,8 @@ def skips_told(state: SessionState) -> str | None:
     skips = skipped_items(state) if state.phase in SKIPS_TOLD else []
     if not skips:
         return None
-    listed = "; ".join(f"{s['task_id']}: {s['item']!r} ({s['reason'].rstrip('.')})" for s in skips[:MAX_SKIPS_SHOWN])
-    if len(skips) > MAX_SKIPS_SHOWN:
-        listed += f"; and {len(skips) - MAX_SKIPS_SHOWN} more in skipped_items"
+    listed = _first([f"{s['task_id']}: {s['item']!r} ({s['reason'].rstrip('.')})" for s in skips], "; ",
+                    "; and {} more in skipped_items")
     nothing_done = not any(i.status == "done" for t in state.board.tasks for i in t.checklist)
     if state.phase is Phase.QUALITY_REVIEW:
         return (f"Checklist items reported skipped: {listed}. Judge each skip as part of whether the change does "
@@ -218,9 +223,8 @@ def failures_told(state: SessionState) -> str | None:
     """SESSION_COMPLETE after checks that still fail, only in tests that failed the same way before the change."""
     if state.phase is not Phase.SESSION_COMPLETE or not state.excused_failures:
         return None
-    shown = ", ".join(state.excused_failures[:MAX_SKIPS_SHOWN])
-    more = f" and {len(state.excused_failures) - MAX_SKIPS_SHOWN} more" if len(state.excused_failures) > MAX_SKIPS_SHOWN else ""
-    return (f"The project's checks still fail in tests that failed the same way before the change: {shown}{more}. "
+    shown = _first(state.excused_failures, ", ", " and {} more")
+    return (f"The project's checks still fail in tests that failed the same way before the change: {shown}. "
             "Tell the user: the change did not cause them, but the suite is not green.")
 
 

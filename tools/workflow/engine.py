@@ -55,12 +55,11 @@ from tools.workflow.checkpoint import CheckpointStore
 from tools.workflow.contract import ContractSource, PhaseContract
 from tools.workflow.flags import parse_flags
 from tools.workflow.handlers import (
-    BEFORE_CHANGE_RELEVANCE,
     SELF_REPORTED,
     PhaseContext,
     Transition,
     checks_at_ready,
-    kept_before_change,
+    record_run,
     session_checks,
 )
 from tools.workflow.ledger import LedgerJournal, ToolLedger
@@ -645,10 +644,9 @@ class WorkflowEngine:
             if self.checks is None or not self.checks.configured():
                 return not_configured_view(SELF_REPORTED)
             report = session_checks(self.checks, self.git, state, progress)
-            update: dict[str, Any] = {"last_check": report.summary()}
-            if report.relevance == BEFORE_CHANGE_RELEVANCE:
-                update["checks_before_change"] = kept_before_change(report)
-            self._commit(state.model_copy(update=update))
+            draft = state.model_copy(deep=True)
+            record_run(draft, report)
+            self._commit(draft)
             return report.view()
 
     # ------------------------------------------------------------- maintenance

@@ -20,7 +20,7 @@ from tools.errors import PayloadMismatch, TaskValidationFailed
 from tools.project import ProjectRoot
 from tools.session_types import CommitReport, MergeReport, Phase, ReadySubstep
 from tools.verify.concerned import concerned_tests
-from tools.verify.models import CheckReport, CommandOutcome
+from tools.verify.models import CheckReport
 from tools.workflow import payloads as p
 from tools.workflow.changes import own_change_check
 from tools.workflow.ports import CheckPort, CheckProgress, GitPort
@@ -231,9 +231,14 @@ def before_change(changed: list[str] | None) -> bool:
     return changed is not None and not changed
 
 
-def kept_before_change(report: CheckReport) -> list[CommandOutcome]:
-    """What the state keeps of a run made before any change (bounded: each tail is at most a few KB)."""
-    return [c.model_copy() for c in report.commands]
+def record_run(state: SessionState, report: CheckReport) -> bool:
+    """Note a server run in the state: its summary, and its outcomes when it ran before any change (bounded: each
+    tail is at most a few KB). True when it was such a run."""
+    state.last_check = report.summary()
+    if report.relevance != BEFORE_CHANGE_RELEVANCE:
+        return False
+    state.checks_before_change = [c.model_copy() for c in report.commands]
+    return True
 
 
 def checks_at_ready(ctx: PhaseContext) -> dict[str, Any] | None:
@@ -245,10 +250,8 @@ def checks_at_ready(ctx: PhaseContext) -> dict[str, Any] | None:
             or not ctx.runs(Phase.POST_IMPL_VERIFY)):
         return None
     report = session_checks(checks, ctx.git, state, ctx.progress)
-    if report.relevance != BEFORE_CHANGE_RELEVANCE:  # something changed after all: not a run before the change
+    if not record_run(state, report):  # something changed after all: not a run before the change
         return None
-    state.checks_before_change = kept_before_change(report)
-    state.last_check = report.summary()
     if report.passed:
         note = "every check passes before the change"
     else:
@@ -274,10 +277,8 @@ def post_impl_verify(ctx: PhaseContext) -> Transition:
         extras["verification_note"] = SELF_REPORTED
     else:
         extras["server_checks"] = report.view()
-        s.last_check = report.summary()
+        record_run(s, report)
         s.excused_failures = [t for c in report.failed if c.failed_before == "same_tests" for t in c.failing_tests]
-        if report.relevance == BEFORE_CHANGE_RELEVANCE:
-            s.checks_before_change = kept_before_change(report)
     # Tests that were failing before the session changed anything are not the change's failures.
     server_failed = report is not None and bool(report.new_failures)
     if report is not None and not report.passed and not server_failed:

@@ -444,9 +444,14 @@ def test_without_a_run_before_the_change_an_old_failure_counts(checked, app_proj
     assert refused["error"] == "payload_mismatch" and "test_already_broken" in refused["message"]
 
 
+def _counting(marker: Path) -> VerifyCommand:
+    """A check that appends a line to `marker` (outside the project) each time it runs."""
+    return VerifyCommand(name="count", run=f"echo run >> {marker}", timeout_s=30)
+
+
 def test_a_run_in_verification_is_not_repeated_on_entering_ready(checked, tmp_path):
     marker = tmp_path / "runs.txt"
-    driver = checked(VerifyCommand(name="count", run=f"echo run >> {marker}", timeout_s=30))
+    driver = checked(_counting(marker))
     resp = _to_verification(driver)
     driver.engine.run_checks()
     ready = driver.run(driver.submit(driver.payload(resp)), until="READY")
@@ -456,7 +461,7 @@ def test_a_run_in_verification_is_not_repeated_on_entering_ready(checked, tmp_pa
 
 def test_no_run_before_the_change_when_files_changed_before_ready_or_nothing_is_verified(checked, fake_git, tmp_path):
     marker = tmp_path / "runs.txt"
-    driver = checked(VerifyCommand(name="count", run=f"echo run >> {marker}", timeout_s=30))
+    driver = checked(_counting(marker))
     fake_git.changed.append("src/app.py")  # changed while writing was not allowed
     ready = driver.run(driver.start(), until="READY")
     assert ready["pre_ready_changes"] == ["src/app.py"] and "checks_before_change" not in ready

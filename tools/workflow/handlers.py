@@ -242,16 +242,16 @@ def record_run(state: SessionState, report: CheckReport) -> bool:
 
 
 def checks_at_ready(ctx: PhaseContext) -> dict[str, Any] | None:
-    """On first entering READY with nothing changed: the run before the change, unless the session has one
-    (run_checks in VERIFICATION) or will not be judged at POST_IMPL_VERIFY. Kept in the state; returns what
-    the response shows of it (None: not run)."""
+    """On first entering READY, once the caller found nothing changed since the start: the run before the change
+    (every command), unless the session has one (run_checks in VERIFICATION) or will not be judged at
+    POST_IMPL_VERIFY. Kept in the state; returns what the response shows of it (None: not run)."""
     state, checks = ctx.state, ctx.checks
     if (checks is None or state.checks_before_change or not checks.configured() or not checks.runs_before_change()
             or not ctx.runs(Phase.POST_IMPL_VERIFY)):
         return None
-    report = session_checks(checks, ctx.git, state, ctx.progress)
-    if not record_run(state, report):  # something changed after all: not a run before the change
-        return None
+    report = checks.run(None, progress=ctx.progress)  # the caller's diff said nothing changed: no second one
+    report.relevance = BEFORE_CHANGE_RELEVANCE
+    record_run(state, report)
     if report.passed:
         note = "every check passes before the change"
     else:

@@ -103,6 +103,22 @@ def test_verification_failure_revert_and_retry(driver):
     assert driver.steps.count(15) == 2 and driver.steps.count(12) == 2
 
 
+def test_after_a_revert_only_a_new_plan_is_accepted(driver):
+    """Back at step 12, a completion summary or a report of a completed task must not skip planning the fix."""
+    driver.verify_results = [False]
+    resp = driver.run(driver.start(flags=["--no-quality"]), until="POST_IMPL_VERIFY")
+    resp = driver.submit(driver.payload(resp))
+    assert resp["phase"] == "READY" and resp["step"] == 12
+    for payload in ({"summary": "fixed it"},
+                    {"task_id": "task_1", "checklist": [], "tools_used": [], "summary": "fixed it"}):
+        refused = driver.submit(payload)
+        assert refused["success"] is False and refused["error"] == "task_validation_failed", refused
+        assert "back at planning (step 12) (verification failed: test_x failed)" in refused["message"]
+        assert refused["current_phase"] == "READY" and refused["step"] == 12
+    final = driver.run(resp)
+    assert final["phase"] == "SESSION_COMPLETE" and driver.steps.count(12) == 2
+
+
 def test_quality_review_revert_flow(driver, fake_git):
     driver.quality_issues = [["magic number in subtract"]]
     resp = driver.run(driver.start(), until="QUALITY_REVIEW")

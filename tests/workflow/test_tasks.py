@@ -177,6 +177,10 @@ def test_replan_must_keep_every_registered_task_and_a_pending_one(auth_project: 
     _finish_round(board, auth_project)
     with pytest.raises(TaskValidationFailed, match="no pending task"):
         board.plan([_task("t1", "add login", status="completed"), _task("t2", "add logout", status="completed")])
+    # sending a completed task as pending again does not reopen it, and the refusal says so
+    with pytest.raises(TaskValidationFailed, match=r"\['t1'\] was sent as pending but is already completed") as err:
+        board.plan([_task("t1", "add login"), _task("t2", "add logout", status="completed")])
+    assert "under a new id" in str(err.value.hint)
 
 
 def test_replan_mid_round_keeps_round_progress(auth_project: ProjectRoot) -> None:

@@ -92,6 +92,7 @@ class TaskBoard(BaseModel):
         inherited_failures = self.max_failure_count()
         planned: list[Task] = []
         seen: set[str] = set()
+        reopened: list[str] = []  # completed tasks the list sent as pending: they stay completed
         for raw in tasks:
             if not isinstance(raw, dict):
                 raise TaskValidationFailed(f"each task must be an object, got {raw!r}", hint=_PLAN_SHAPE)
@@ -105,6 +106,8 @@ class TaskBoard(BaseModel):
             previous = known.get(task_id)
             if previous is not None and previous.status == "completed":
                 planned.append(previous.model_copy(deep=True))  # completed work stays as the server recorded it
+                if status == "pending":
+                    reopened.append(task_id)
                 continue
             if status == "completed":
                 raise TaskValidationFailed(
@@ -131,9 +134,12 @@ class TaskBoard(BaseModel):
                 "to not do a pending task, report it with its checklist items 'skipped' and a reason",
             )
         if not any(t.status == "pending" for t in planned):
+            why = (f": {reopened} {'was' if len(reopened) == 1 else 'were'} sent as pending but {'is' if len(reopened) == 1 else 'are'} "
+                   "already completed, and completed tasks are not reopened" if reopened else "")
             raise TaskValidationFailed(
-                "the list has no pending task",
-                hint="add at least one task with status 'pending' (after a revert: a fix task for the failure)",
+                f"the list has no pending task{why}",
+                hint="add at least one task with status 'pending' under a new id (after a revert: a fix task for the "
+                "failure, with a checklist of the changes that address it)",
             )
         self.tasks = planned
         if new_round:

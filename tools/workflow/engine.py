@@ -442,7 +442,8 @@ class WorkflowEngine:
             raise TaskValidationFailed("no tasks are registered yet: plan first",
                                        hint="send {tasks: [...], tools_used, summary} (step 12)")
         if state.ready_substep == "planning":  # sent back to planning: a report or summary must not skip the re-plan
-            why = f" ({state.revert_reason})" if state.revert_reason else ""
+            reason = (state.revert_reason or "").strip()
+            why = f" ({reason.splitlines()[0][:200]})" if reason else ""
             raise TaskValidationFailed(
                 f"READY is back at planning (step 12){why}: plan the fix before reporting work or moving on",
                 hint="resend the complete task list (completed tasks keep status 'completed') with at least one new "

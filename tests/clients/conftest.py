@@ -97,6 +97,22 @@ def sample_repo(tmp_path: Path, codex_home: Path) -> Path:
     return repo
 
 
+@pytest.fixture
+def calc_repo(tmp_path: Path, codex_home: Path) -> Path:
+    """The demo's calculator project (unittest as its verify command), set up for Claude Code and Codex and
+    committed, so that a whole session can run on it: from the request to the merge."""
+    from tools.demo import create_sample
+
+    repo = tmp_path / "calc"
+    create_sample(repo)  # init for Claude Code, config.json's verify command, the first commit
+    repo = repo.resolve()
+    install(repo, options=InstallOptions(codex=True))
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "code-intel for Codex"], cwd=repo, check=True)
+    (codex_home / "config.toml").write_text(f'[projects."{repo}"]\ntrust_level = "trusted"\n', encoding="utf-8")
+    return repo
+
+
 def client_env(home: Path, **extra: str) -> dict[str, str]:
     """A clean environment: the test's own HOME, and a PATH without code-intel's venv, as a user's would be
     (the commands init writes are absolute, so they must work without it)."""

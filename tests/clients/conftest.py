@@ -106,10 +106,11 @@ def calc_repo(tmp_path: Path, codex_home: Path) -> Path:
     repo = tmp_path / "calc"
     create_sample(repo)  # init for Claude Code, config.json's verify command, the first commit
     repo = repo.resolve()
-    install(repo, options=InstallOptions(codex=True))
+    (codex_home / "config.toml").write_text(f'[projects."{repo}"]\ntrust_level = "trusted"\n', encoding="utf-8")
+    install(repo, options=InstallOptions(codex=True))  # trusted first, so init writes .codex/config.toml too
+    assert (repo / ".codex" / "config.toml").is_file()
     subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
     subprocess.run(["git", "commit", "-q", "-m", "code-intel for Codex"], cwd=repo, check=True)
-    (codex_home / "config.toml").write_text(f'[projects."{repo}"]\ntrust_level = "trusted"\n', encoding="utf-8")
     return repo
 
 

@@ -9,7 +9,7 @@ Three runs of one conversation:
    the compaction_count to send).
 
 Then a whole `--fast` session on the demo's calculator, from the request to the merge, with Claude Code's own
-Read, Edit and Bash doing the work (test_claude_code_whole_session_to_merge).
+Read, Edit and Bash doing the work (tests/clients/whole_session.py).
 """
 
 from __future__ import annotations
@@ -23,10 +23,9 @@ from typing import Any
 
 import pytest
 
+from tests.clients import whole_session
 from tests.clients.conftest import APP_CODE, client_env
 from tests.clients.provider import MessagesProvider, text, tool
-from tools.demo import POWER_CODE
-from tools.demo import REQUEST as CALC_REQUEST
 
 pytestmark = pytest.mark.slow
 
@@ -104,127 +103,57 @@ def test_claude_code_session_hooks_and_compaction(claude_bin: list[str], sample_
                    and "Your context was compacted: send compaction_count 1" in body for body in after)
 
 
-M = "mcp__code-intel__"
-FIRST_TASK = {"id": "task_1", "description": "Add power() and its test", "status": "pending",
-              "checklist": [{"item": "power in calc/operations.py", "status": "pending"},
-                            {"item": "test_power in tests/test_operations.py", "status": "pending"}]}
-FIX_TASK = {"id": "task_2", "description": "Make power raise base to exponent", "status": "pending",
-            "checklist": [{"item": "power returns base**exponent", "status": "pending"}]}
-TEST_POWER = "\n    def test_power(self) -> None:\n        self.assertEqual(power(2, 10), 1024)\n"
+class ClaudeScript:
+    """whole_session's steps as Claude Code tool calls (toolu_01, ...); `ids[label]` is a labelled call's id."""
 
-
-class Turns:
-    """Numbered tool calls (toolu_01, ...) for a script; `ids[name]` is the id of a call given a name."""
-
-    def __init__(self) -> None:
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
         self.turns: list[list[dict[str, Any]]] = []
         self.ids: dict[str, str] = {}
+        self.read: set[str] = set()
 
-    def call(self, tool_name: str, name: str | None = None, **tool_input: Any) -> None:
+    def _call(self, name: str, label: str | None, **tool_input: Any) -> None:
         tool_id = f"toolu_{len(self.turns) + 1:02d}"
-        self.turns.append(tool(tool_id, tool_name, **tool_input))
-        if name:
-            self.ids[name] = tool_id
+        self.turns.append(tool(tool_id, name, **tool_input))
+        if label:
+            self.ids[label] = tool_id
 
-    def submit(self, name: str | None = None, **data: Any) -> None:
-        self.call(M + "submit_phase", name, data={**data, "compaction_count": 0})
+    def find_tools(self) -> None:
+        self._call("ToolSearch", None, query="select:" + ",".join(f"mcp__code-intel__{t}" for t in whole_session.TOOLS),
+                   max_results=len(whole_session.TOOLS))
 
+    def mcp(self, tool_name: str, label: str | None = None, **arguments: Any) -> None:
+        self._call(f"mcp__code-intel__{tool_name}", label, **arguments)
 
-def whole_session(repo: Path) -> Turns:
-    """The model's side of a `--fast` session: plan, implement power() wrongly, try to commit it with git
-    and to call it verified, get sent back, try to skip the re-plan, plan a fix, fix it, pass, commit, merge."""
-    ops, tests = str(repo / "calc" / "operations.py"), str(repo / "tests" / "test_operations.py")
-    verdict = {"verifier_used": ".code-intel/verifiers/backend.md", "tools_used": []}
-    s = Turns()
-    s.call("ToolSearch", query="select:" + ",".join(M + n for n in ("start_session", "submit_phase", "get_session_status",
-                                                                     "check_write_target", "run_checks", "review_changes")),
-           max_results=6)
-    s.call(M + "start_session", "start", intent="MODIFY", query=CALC_REQUEST, flags=["--fast", "--no-doc-research"])
-    s.submit("frame", action_type="add_feature", target_symbols=["power"], scope="calc/operations.py, its test",
-             target_feature="power(base, exponent)", desired_action="with a unit test", constraints="",
-             quotes={"target_feature": "power(base, exponent)", "desired_action": "with a unit test"}, tools_used=[],
-             summary="Add power() beside add and multiply, plus a test.")
-    s.submit("plan", tasks=[FIRST_TASK], tools_used=[], summary="One task: power() and its test.")
-    s.call(M + "check_write_target", file_path="calc/operations.py")
-    s.call("Read", file_path=ops)
-    s.call("Edit", "wrong", file_path=ops, old_string="    return a * b\n",
-           new_string="    return a * b\n" + POWER_CODE.replace("base**exponent", "base * exponent"))
-    s.call("Read", file_path=tests)  # no check_write_target for the test file: the hook's log allows it
-    s.call("Edit", file_path=tests, old_string="import add, multiply", new_string="import add, multiply, power")
-    s.call("Edit", file_path=tests, old_string="        self.assertEqual(multiply(2, 3), 6)\n",
-           new_string="        self.assertEqual(multiply(2, 3), 6)\n" + TEST_POWER)
-    s.call("Bash", "git", command="git commit -qam 'Add power'", description="commit the change")
-    s.submit("report", task_id="task_1", tools_used=["check_write_target", "Edit"], summary="power() and test_power.",
-             checklist=[{"item": "power in calc/operations.py", "status": "done", "evidence": "calc/operations.py:14-16"},
-                        {"item": "test_power in tests/test_operations.py", "status": "done",
-                         "evidence": "tests/test_operations.py:13-14"}])
-    s.submit(summary="The task is implemented.")
-    s.submit("claim", **verdict, passed=True, details="", summary="Tests pass.")
-    s.submit("admit", **verdict, passed=False, details="test_power fails", summary="power() is wrong.")
-    s.submit("skip_plan", summary="Fixed it.")
-    s.submit(tasks=[FIRST_TASK | {"status": "completed"}, FIX_TASK], tools_used=[], summary="A fix task.")
-    s.call(M + "check_write_target", file_path="calc/operations.py")
-    s.call("Edit", file_path=ops, old_string="base * exponent", new_string="base**exponent")
-    s.submit(task_id="task_2", tools_used=["check_write_target", "Edit"], summary="power() fixed.",
-             checklist=[{"item": "power returns base**exponent", "status": "done", "evidence": "calc/operations.py:16"}])
-    s.submit(summary="Both tasks are implemented.")
-    s.submit("verified", **verdict, passed=True, details="", summary="Tests pass.")
-    s.call(M + "review_changes", "review")
-    s.submit("commit", review_prompt_used=".code-intel/review_prompts/garbage_detection.md", discarded_files=[],
-             reviewed_files=["calc/operations.py", "tests/test_operations.py"], commit_message="Add power() with a unit test",
-             tools_used=["review_changes"], summary="Both files reviewed; commit them.")
-    s.submit("merge", summary="Merge the task branch.")
-    s.turns.append(text("power() is on main, with its test."))
-    return s
+    def edit(self, path: str, old: str, new: str, label: str | None = None) -> None:
+        target = str(self.repo / path)
+        if target not in self.read:  # Claude Code edits only files read in this conversation
+            self.read.add(target)
+            self._call("Read", None, file_path=target)
+        self._call("Edit", label, file_path=target, old_string=old, new_string=new)
+
+    def shell(self, command: str, label: str | None = None) -> None:
+        self._call("Bash", label, command=command, description="run a command")
+
+    def say(self, words: str) -> None:
+        self.turns.append(text(words))
 
 
 def test_claude_code_whole_session_to_merge(claude_bin: list[str], calc_repo: Path, tmp_path: Path) -> None:
-    """Claude Code's own Edit and Bash under our hook, and the server deciding: it runs the tests on entering
-    READY, refuses `passed: true` against its own failing run, refuses to skip the re-plan that follows,
-    and commits and merges only what the write rules allowed. The user's permission mode (acceptEdits)
-    lets the edits through once our hook has."""
+    """Claude Code's own Read, Edit and Bash under our hook, the server deciding (tests/clients/whole_session.py).
+    The user's permission mode (acceptEdits) lets the edits through once our hook has."""
     home = tmp_path / "home"
     (home / ".claude").mkdir(parents=True)
     (home / ".claude" / "settings.json").write_text(json.dumps({"enableAllProjectMcpServers": True}), encoding="utf-8")
     (home / ".claude.json").write_text(json.dumps({"projects": {str(calc_repo): {"hasTrustDialogAccepted": True}}}),
                                        encoding="utf-8")
-    script = whole_session(calc_repo)
+    script = ClaudeScript(calc_repo)
+    whole_session.play(script)
     with MessagesProvider(script.turns) as provider:
-        claude(claude_bin, calc_repo, home, provider, f"/code --fast --no-doc-research {CALC_REQUEST}",
-               "--permission-mode", "acceptEdits")
-
-        def answer(name: str) -> dict[str, Any]:
-            return dict(json.loads(provider.result_text(script.ids[name])))
-
-        # the server ran the tests itself on entering READY, before anything changed
-        planned = answer("frame")
-        assert planned["phase"] == "READY" and planned["step"] == 12
-        assert planned["checks_before_change"]["passed"] is True
-        # Claude Code's Edit went through our hook in READY; a git commit through Bash did not
-        assert "has been updated successfully" in provider.result_text(script.ids["wrong"])
-        blocked = provider.result_text(script.ids["git"])
-        assert "code-intel blocked this Bash call: `git commit`" in blocked and "READY (step 13)" in blocked
-        # the claim of a pass met the server's own run, which names the failing test
-        claim = answer("claim")
-        assert claim["success"] is False and claim["error"] == "payload_mismatch"
-        assert "the server's own run failed" in claim["message"] and "test_power" in claim["message"]
-        assert answer("admit")["step"] == 12
-        skipped = answer("skip_plan")
-        assert skipped["success"] is False and "back at planning (step 12)" in skipped["message"]
-        # after the fix: the pass is accepted, both files (the test file allowed by the hook alone) are committed
-        assert answer("verified")["phase"] == "PRE_COMMIT"
-        assert {f["file"] for f in answer("review")["files"]} == {"calc/operations.py", "tests/test_operations.py"}
-        assert answer("review")["outside_write_rules"] == []
-        done = answer("merge")
-        assert done["phase"] == "SESSION_COMPLETE" and done["merge"]["merged"] is True
-
-    def git(*args: str) -> str:
-        return subprocess.run(["git", *args], cwd=calc_repo, capture_output=True, text=True, check=True).stdout
-
-    assert git("log", "-1", "--format=%s", "main").strip() == "Add power() with a unit test"
-    assert git("show", "--stat", "--format=", "main").count("|") == 2
-    assert "return base**exponent" in (calc_repo / "calc" / "operations.py").read_text(encoding="utf-8")
-    assert git("status", "--porcelain") == "" and git("branch", "--list", "llm_task_*") == ""
+        claude(claude_bin, calc_repo, home, provider, f"/code {whole_session.PROMPT_ARGS}", "--permission-mode", "acceptEdits")
+        assert "code-intel session" in json.dumps(provider.requests[0]["messages"])  # the /code skill expanded
+        whole_session.check(lambda label: dict(json.loads(provider.result_text(script.ids[label]))),
+                            lambda label: provider.result_text(script.ids[label]), calc_repo)
 
 
 def test_claude_code_offers_the_code_prompt(claude_bin: list[str], sample_repo: Path, tmp_path: Path) -> None:

@@ -7,6 +7,8 @@
    unchanged, reason handed to the model); `codex exec resume` then runs our SessionStart hook, and again
    after Codex compacts the conversation (the stand-in reports a full context): both texts must reach
    the model.
+3. `codex exec` through a whole `--fast` session on the demo's calculator, from `$code` to the merge, with
+   apply_patch and exec_command doing the work (tests/clients/whole_session.py).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from tests.clients import whole_session
 from tests.clients.conftest import APP_CODE, client_env
 from tests.clients.provider import (
     CODEX_COMPACTION,
@@ -225,3 +228,49 @@ def test_codex_exec_session_hooks_resume_and_compaction(npm_clients: Path, sampl
         assert any(active in body and "Your context was compacted: send compaction_count 1" in body
                    for body in later[compacted[0] + 1:])
     assert app.read_text(encoding="utf-8") == APP_CODE
+
+
+class CodexScript:
+    """whole_session's steps as Codex calls (call_01, ...); `ids[label]` is a labelled call's id."""
+
+    def __init__(self) -> None:
+        self.turns: list[list[dict[str, Any]]] = []
+        self.ids: dict[str, str] = {}
+
+    def _next(self, label: str | None) -> str:
+        call_id = f"call_{len(self.turns) + 1:02d}"
+        if label:
+            self.ids[label] = call_id
+        return call_id
+
+    def find_tools(self) -> None:
+        self.turns.append(tool_search(self._next(None), "code_intel " + " ".join(whole_session.TOOLS)))
+
+    def mcp(self, tool_name: str, label: str | None = None, **arguments: Any) -> None:
+        self.turns.append(function_call(self._next(label), tool_name, NAMESPACE, **arguments))
+
+    def edit(self, path: str, old: str, new: str, label: str | None = None) -> None:
+        lines = [f"-{line}" for line in old.splitlines()] + [f"+{line}" for line in new.splitlines()]
+        patch = f"*** Begin Patch\n*** Update File: {path}\n@@\n" + "\n".join(lines) + "\n*** End Patch\n"
+        self.turns.append(custom_call(self._next(label), "apply_patch", patch))
+
+    def shell(self, command: str, label: str | None = None) -> None:
+        self.turns.append(function_call(self._next(label), "exec_command", cmd=command))
+
+    def say(self, words: str) -> None:
+        self.turns.append(message(words))
+
+
+def test_codex_whole_session_to_merge(npm_clients: Path, calc_repo: Path, codex_home: Path, tmp_path: Path) -> None:
+    """Codex's own apply_patch and exec_command under our hook, the server deciding (tests/clients/whole_session.py)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = client_env(home, CODEX_HOME=str(codex_home), CODE_INTEL_TEST_KEY="sk-test-not-a-key")
+    script = CodexScript()
+    whole_session.play(script)
+    with ResponsesProvider(script.turns) as provider:
+        use_provider(codex_home, provider)
+        codex_exec(npm_clients / "node_modules" / ".bin" / "codex", calc_repo, env, f"$code {whole_session.PROMPT_ARGS}")
+        assert "code-intel session" in json.dumps(provider.requests[0].get("input", []))  # the $code skill was read
+        whole_session.check(lambda label: tool_output(provider, script.ids[label]),
+                            lambda label: provider.output(script.ids[label]), calc_repo)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import textwrap
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -442,8 +443,8 @@ class WorkflowEngine:
             raise TaskValidationFailed("no tasks are registered yet: plan first",
                                        hint="send {tasks: [...], tools_used, summary} (step 12)")
         if state.ready_substep == "planning":  # sent back to planning: a report or summary must not skip the re-plan
-            reason = (state.revert_reason or "").strip()
-            why = f" ({reason.splitlines()[0][:200]})" if reason else ""
+            reason = textwrap.shorten(state.revert_reason or "", 200, placeholder=" ...")
+            why = f" ({reason})" if reason else ""
             raise TaskValidationFailed(
                 f"READY is back at planning (step 12){why}: plan the fix before reporting work or moving on",
                 hint="resend the complete task list (completed tasks keep status 'completed') with at least one new "

@@ -89,6 +89,17 @@ def test_implementation_requires_check_write_target_in_this_task(driver):
     assert missing["error"] == "payload_mismatch" and "requires" in missing["message"]
 
 
+def test_a_task_whose_items_are_all_skipped_needs_no_check_write_target(driver):
+    _ready(driver)
+    _plan(driver)
+    driver.submit(driver.implementation("task_1"))
+    skipped = {"task_id": "task_2", "tools_used": [], "summary": "already covered",
+               "checklist": [{"item": "test for subtract", "status": "skipped",
+                              "reason": "tests/test_app.py already tests subtract"}]}
+    assert driver.submit(skipped)["step"] == 14  # nothing was written, so nothing had to be checked
+    assert driver.submit({"summary": "done"})["phase"] == "POST_IMPL_VERIFY"
+
+
 def test_evidence_problem_is_task_validation_failed(driver):
     _ready(driver)
     _plan(driver)

@@ -66,7 +66,7 @@ from tools.workflow.handlers import (
 from tools.workflow.ledger import LedgerJournal, ToolLedger
 from tools.workflow.lock import ProjectLock
 from tools.workflow.matrix import INTENTS, enabled_phases, is_investigation, next_phase
-from tools.workflow.payloads import validate_payload
+from tools.workflow.payloads import ReadyImplementationPayload, validate_payload
 from tools.workflow.phases import BY_ID
 from tools.workflow.ports import CheckPort, CheckProgress, GitPort
 from tools.workflow.responses import no_session_fields, phase_response, refusal_fields
@@ -368,6 +368,9 @@ class WorkflowEngine:
                 assert spec.payload is not None and spec.handler is not None  # SESSION_COMPLETE is never current
                 contract = self.contracts.phase(spec.contract_id)
                 model = validate_payload(spec.payload, state.label, payload)
+                if isinstance(model, ReadyImplementationPayload) and model.writes_nothing():
+                    contract = contract.model_copy(update={"required_tools": [
+                        t for t in contract.required_tools if t != "check_write_target"]})
                 called = live.ledger.called(phase=state.contract_id, window=state.window)
                 check_tool_evidence(state.label, contract, model.tools_used, called)
                 draft = state.model_copy(deep=True)

@@ -99,6 +99,10 @@ class ReadyImplementationPayload(PhasePayload):
     task_id: str
     checklist: list[dict[str, Any]]  # the TaskBoard checks items, order and evidence
 
+    def writes_nothing(self) -> bool:
+        """Every item is reported skipped: the task wrote nothing, so it needs no check_write_target."""
+        return bool(self.checklist) and all(isinstance(i, dict) and i.get("status") == "skipped" for i in self.checklist)
+
 
 class ReadyCompletionPayload(PhasePayload):
     pass

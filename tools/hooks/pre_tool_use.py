@@ -109,8 +109,9 @@ def decide(event: dict[str, Any], root: ProjectRoot) -> HookDecision:
         where = f"The code-intel session {session.session_id} is in {describe(session)}"
         next_step = ("" if in_ready else
                      ": continue it with submit_phase; get_session_status repeats the instruction and expected payload")
+        # no closing period: Codex appends ". Command: ..." to the reason it hands the model
         return HookDecision(allow=False, reason=f"code-intel blocked this {request.tool} call: " + "; ".join(unique)
-                            + f". {where}{next_step}.")
+                            + f". {where}{next_step}")
     if allowed:
         files = list(dict.fromkeys(allowed))
         write_log.append(session.file.parent, write_log.WriteEntry(

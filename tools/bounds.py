@@ -30,6 +30,15 @@ def encoded_size(value: Any) -> int:
     return len(json.dumps(value, ensure_ascii=False, default=str).encode("utf-8", errors="replace"))
 
 
+MAX_SHOWN = 10  # names listed in an instruction or a hint; the rest are counted
+
+
+def first_of(texts: list[str], sep: str = ", ", rest: str = " and {} more") -> str:
+    """The first MAX_SHOWN texts joined by `sep`, then `rest` with the count of the others, if any."""
+    more = len(texts) - MAX_SHOWN
+    return sep.join(texts[:MAX_SHOWN]) + (rest.format(more) if more > 0 else "")
+
+
 def cut_text(text: str, limit: int) -> tuple[str, str | None]:
     """`text` shortened to about `limit` characters with a marker, and a note; unchanged texts give no note."""
     if len(text) <= limit:

@@ -27,6 +27,14 @@ def test_the_leaf_is_the_last_part_of_the_name(name: str, leaf: str) -> None:
     ("the Parser should accept it: fix 'parses a leading v'", [], "Parser › parses a leading v", True),
     ("Make test_leading_v pass", [], "test_version::test_leading_v_upper", False),
     ("Version::parse should accept a leading v", [], "test_version::test_parse", False),
+    # the request describes it: most of the words of its title (split out of identifiers, lightly stemmed)
+    ("off() with a handler that was never registered removes another handler: fix it", [],
+     "src/emitter.test.js › createEmitter › off removes only a registered handler", True),
+    ("off() must keep the other handlers when it is given an unregistered one", [],
+     "tests/test_emitter.py::test_off_unregistered_handler_keeps_others", True),
+    ("fix the date format in the report header", [], "src/format.test.js › formats a date the upstream way", False),
+    ("hasClass should ignore case", [], "org.jsoup.nodes.ElementTest.parsesClassNames", False),
+    ("fix the handler", [], "emitter › calls the handler", False),  # too few words to tell
     # its file, by name, changed in the session or before it
     ("Add a subtract function", ["tests/test_app.py"], "test_app.py::test_already_broken", True),
     ("Add a subtract function", ["src/app.py"], "test_app.py::test_already_broken", False),
@@ -35,6 +43,14 @@ def test_the_leaf_is_the_last_part_of_the_name(name: str, leaf: str) -> None:
     ("x", ["src/parse.rs"], "semver::parse::tests::leading_v", True),
     ("x", ["tests/misc_tests.c"], "misc_tests::cjson_get_string_value_should_get_a_string", True),
     ("x", ["cJSON.c"], "misc_tests::cjson_get_string_value_should_get_a_string", False),
+    # a path in the name (jest's and vitest's file, pytest's, a doc test's): the changed file itself, or its end
+    ("x", ["src/emitter.test.ts"], "src/emitter.test.ts › on › calls the handler", True),
+    ("x", ["web/src/emitter.test.ts"], "src/emitter.test.ts › on › calls the handler", True),
+    ("x", ["src/other.test.ts"], "src/emitter.test.ts › on › calls the handler", False),
+    ("x", ["src/emitter.ts"], "src/emitter.test.ts › on › calls the handler", False),  # as test_app.py for app.py
+    ("x", ["src/emitter.test.ts"], "src/emitter.test.ts", True),  # the whole file failed to run
+    ("x", ["src/lib.rs"], "src/lib.rs - Version::new (line 376)", True),
+    ("x", ["docs/src/lib.rs.md"], "src/lib.rs - Version::new (line 376)", False),
     # too short to look for
     ("go on", [], "suite::go", False),
     ("x", ["a.py"], "a::test_x", False),

@@ -118,7 +118,22 @@ def test_unittest_both_header_styles() -> None:
 
 
 def test_jest() -> None:
-    assert failing_tests(JEST) == ["math › subtracts"]
+    assert failing_tests(JEST) == ["src/math.test.js › math › subtracts"]
+
+
+def test_jest_names_start_with_their_file_and_a_file_that_failed_to_run_is_named() -> None:
+    """As jest 30 printed them here: a slow file's header carries its time; a suite that cannot load names no test."""
+    output = (
+        "PASS src/add.test.js\n"
+        "FAIL src/math.test.js (5.21 s)\n"
+        "  ● math › nested › fails with an object\n\n    expect(received).toEqual(expected) // deep equality\n"
+        "FAIL src/broken.test.js\n"
+        "  ● Test suite failed to run\n\n    Cannot find module './missing' from 'src/broken.test.js'\n"
+        "FAIL src/other.test.js\n"
+        "  ● other thing works\n"
+    )
+    assert failing_tests(output) == ["src/math.test.js › math › nested › fails with an object", "src/broken.test.js",
+                                     "src/other.test.js › other thing works"]
 
 
 def test_vitest() -> None:

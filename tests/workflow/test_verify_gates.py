@@ -416,7 +416,7 @@ def test_an_old_failure_the_session_is_about_counts(checked, app_project, fake_g
     refused = driver.submit(_verify_payload(True))
     assert refused["error"] == "payload_mismatch" and "test_already_broken" in refused["message"]
     assert "failed_before" not in refused["server_checks"]["commands"][0]
-    assert "test_app.py::test_already_broken failed before the change too, but count" in refused["hint"]
+    assert "test_app.py::test_already_broken failed before the change too, but the session is about it" in refused["hint"]
 
 
 def test_a_test_that_failed_before_and_fails_now_for_another_reason_counts(checked):
@@ -483,3 +483,23 @@ def test_a_command_that_fails_the_same_way_whatever_the_change_sends_the_agent_t
     assert refused["error"] == "payload_mismatch"
     assert refused["server_checks"]["commands"][0]["failed_before"] == "same_output"
     assert "cannot judge this change" in refused["hint"] and "--no-verify" in refused["hint"]
+
+
+def test_the_hint_says_why_each_test_that_failed_before_is_held() -> None:
+    """One command fails in a test the session is about and in one that would be excused alone; another fails
+    with other errors than before: the hint tells the three apart."""
+    from tools.verify.models import CheckReport, CommandOutcome
+    from tools.workflow.handlers import _failing_before_too
+
+    def run(command: str, tests: list[str], error: str) -> CommandOutcome:
+        return CommandOutcome(name=command, command=command, verdict="failed", exit_code=1, failing_tests=tests,
+                              excerpt=[error])
+
+    before = [run("jest", ["emitter › off", "format › date"], "Expected: 1"), run("lint", ["style"], "E1 too long")]
+    report = CheckReport(configured=True, passed=False,
+                         commands=[run("jest", ["emitter › off", "format › date"], "Expected: 1"),
+                                   run("lint", ["style"], "E2 unused")])
+    hint = _failing_before_too(report, before, lambda test: "emitter" in test)
+    assert ". emitter › off failed before the change too, but the session is about it" in hint
+    assert ". format › date failed the same way before the change: once the tests above pass" in hint
+    assert ". style failed before the change too, but with other errors now" in hint

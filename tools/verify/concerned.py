@@ -3,9 +3,12 @@
 At POST_IMPL_VERIFY a test that failed the same way before the change is not held against it
 (tools.verify.models.failed_the_same_way), unless the session concerns that test: a request often asks
 for exactly a failing test to pass, and a change that leaves it failing as before has not done that.
-A test is concerned when the request names it, or when its name carries the name of a file changed in
-the session or already changed when it started (`tests/test_app.py` and `test_app.py::test_add`,
-`ElementTest.java` and `org.jsoup.nodes.ElementTest.parses`, `src/parse.rs` and `semver::parse::tests::x`).
+A test is concerned when the request names it or describes it (most of the words of its title are in the
+request: "off() with a handler that was never registered removes another handler" for jest's
+`off removes only a registered handler`), or when its name carries the name or the path of a file
+changed in the session or already changed when it started (`tests/test_app.py` and `test_app.py::test_add`,
+`ElementTest.java` and `org.jsoup.nodes.ElementTest.parses`, `src/parse.rs` and `semver::parse::tests::x`,
+`src/emitter.test.ts` and jest's `src/emitter.test.ts › on › calls the handler`).
 """
 
 from __future__ import annotations
@@ -14,12 +17,29 @@ import re
 from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath
 
+from tools.index.text import ENGLISH_STOP_WORDS, STOP_WORDS, split_identifier, stem
+
 # What separates the parts of a test name across runners: pytest's `::`, Java's dots, jest's `›`, vitest's `>`,
 # paths' slashes, libtest's doc-test ` - `.
 _PARTS = re.compile(r"::|[.›>/\\]| - ")
 _PARAMETERS = re.compile(r"\s*(?:\[.*\]|\(\))$")  # pytest's [case], JUnit's ()
 _WORDS = re.compile(r"\w+")
+# A source file's path in a test's name (pytest's tests/test_app.py, jest's and vitest's src/x.test.ts, a doc test's
+# src/lib.rs), told from Java's dotted names by its extension.
+_PATH = re.compile(r"[^\s:›>()\[\]]+\.(?:py|[cm]?[jt]sx?|rs|go|java|kt|scala|groovy|rb|php|cs|swift|c|cc|cpp|cxx|h|hpp|m|mm)"
+                   r"(?![\w.])")
 MIN_NAME = 4  # a shorter test name ("t", "ok") says too little to be looked for in a request
+# A title is taken as described by the request when it has at least MIN_DESCRIBED distinct words that say something
+# and at most a quarter of them are missing from the request.
+MIN_DESCRIBED = 3
+_TEST_WORDS = frozenset({"test", "tests", "spec", "should", "it", "case", "check", "checks", "verify", "ensure"})
+_IGNORED = STOP_WORDS | ENGLISH_STOP_WORDS | _TEST_WORDS
+
+
+def _words(text: str) -> set[str]:
+    """The words of a title or request that say something, split out of identifiers and lightly stemmed."""
+    return {stem(part) for word in _WORDS.findall(text) for part in split_identifier(word)
+            if len(part) > 2 and part not in _IGNORED}
 MIN_STEM = 3
 
 
@@ -33,12 +53,23 @@ def concerned_tests(request: str, files: Iterable[str]) -> Callable[[str], bool]
     """A test name -> whether the session concerns it: `request` is the session's query, `files` the
     project-relative files changed in the session or before it began."""
     text = request.casefold()
-    stems = {stem for stem in (PurePosixPath(f).stem for f in files) if len(stem) >= MIN_STEM}
+    asked = _words(request)
+    paths = {f.replace("\\", "/").removeprefix("./") for f in files}
+    stems = {stem for stem in (PurePosixPath(f).stem for f in paths) if len(stem) >= MIN_STEM}
 
     def concerned(name: str) -> bool:
         leaf = leaf_name(name).casefold()
         if len(leaf) >= MIN_NAME and re.search(rf"(?<!\w){re.escape(leaf)}(?!\w)", text):
             return True
-        return any(word in stems for word in _WORDS.findall(name))
+        title = _words(leaf)
+        if len(title) >= MIN_DESCRIBED and 4 * len(title - asked) <= len(title):
+            return True
+        named = [token.replace("\\", "/").removeprefix("./") for token in _PATH.findall(name)]
+        # a changed file's path, or its end (a runner started in a sub-folder prints paths from there)
+        if any(f == token or f.endswith("/" + token) for token in named for f in paths):
+            return True
+        # else a word of the name is a changed file's name; a path in it counts as its file name
+        words = _WORDS.findall(_PATH.sub(" ", name)) + [PurePosixPath(token).stem for token in named]
+        return any(word in stems for word in words)
 
     return concerned

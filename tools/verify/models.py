@@ -142,12 +142,6 @@ class CheckReport(BaseModel):
         """The failing commands the change may be to blame for: all but those failing in the same tests as before it."""
         return [c for c in self.failed if c.failed_before != "same_tests"]
 
-    def also_failing_before(self, before: list[CommandOutcome]) -> list[str]:
-        """The tests held against the change that were failing in `before` too (by name): the request names
-        them, their file changed, or they fail with other errors now."""
-        earlier = {c.command: set(c.failing_tests) for c in before}
-        return [t for c in self.new_failures for t in c.failing_tests if t in earlier.get(c.command, set())]
-
     def compare_with(self, before: list[CommandOutcome], concerned: Callable[[str], bool] | None = None) -> None:
         """Mark each failing command that failed the same way in `before` (the run before any change); a test
         `concerned` names is never excused."""

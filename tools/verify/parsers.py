@@ -21,6 +21,9 @@ _PYTEST_SUMMARY = re.compile(r"^(?:FAILED|ERROR) (\S+?)(?: - .*)?$")
 _PYTEST_VERBOSE = re.compile(r"^(\S+::\S+) (?:FAILED|ERROR)\b")
 _UNITTEST = re.compile(r"^(?:FAIL|ERROR): (\S+) \(([^)]+)\)")
 _JEST = re.compile(r"^\s*●\s+(.+?)\s*$")
+# jest's header for a test file: `FAIL src/math.test.js`, with the run time when it was slow (`(5.2 s)`); the file
+# starts the names of its failing tests, since jest's `●` headings name only the describe blocks and the test
+_JEST_FILE = re.compile(r"^\s*(?:FAIL|PASS)\s+(\S+\.[cm]?[jt]sx?)(?:\s+\([\d.]+\s*m?s\))?\s*$")
 _VITEST_FAIL = re.compile(r"^\s*FAIL\s+(\S.*? > .+?)\s*(?:\[.*\])?$")
 _VITEST_CROSS = re.compile(r"^\s*[×✖]\s+(.+?)(?:\s+\(?\d+(?:\.\d+)?\s*m?s\)?)?$")  # jest's ✕ lines repeat its ● ones
 _MOCHA_FAILING = re.compile(r"^\s*\d+ failing\b")
@@ -129,6 +132,7 @@ class FailureCollector:
         self._cargo_failed: list[str] = []  # its failing tests, named once it has ended
         self._libtest = False  # a libtest binary has started: its `failures:` list and -q verdicts are read
         self._cargo_list = _ClosingList(_CARGO_LIST_ITEM)  # libtest's closing "failures:" list
+        self._jest_file: str | None = None  # the test file of jest's last FAIL/PASS header
         self._excerpt: list[str] = []
         self._panic: list[str] = []  # the panic being read: its first line and the message lines so far
         self._panics: set[tuple[str, ...]] = set()
@@ -172,9 +176,16 @@ class FailureCollector:
             test, where = match[1], match[2]
             self._add(where if where.endswith("." + test) else f"{where}.{test}")
             return
+        match = _JEST_FILE.match(line)
+        if match:
+            self._jest_file = match[1]
+            return
         match = _JEST.match(line)
-        if match and not match[1].startswith(_JEST_NOT_A_TEST):
-            self._add(match[1])
+        if match:
+            if not match[1].startswith(_JEST_NOT_A_TEST):
+                self._add(f"{self._jest_file} › {match[1]}" if self._jest_file else match[1])
+            elif match[1].startswith("Test suite failed to run") and self._jest_file:
+                self._add(self._jest_file)  # the whole file failed (a syntax or import error): it is what failed
             return
         match = _TAP.match(line)
         if match:

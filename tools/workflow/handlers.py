@@ -16,11 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from tools.bounds import first_of
 from tools.errors import PayloadMismatch, TaskValidationFailed
 from tools.project import ProjectRoot
 from tools.session_types import CommitReport, MergeReport, Phase, ReadySubstep
 from tools.verify.concerned import concerned_tests
-from tools.verify.models import CheckReport
+from tools.verify.models import CheckReport, CommandOutcome
 from tools.workflow import payloads as p
 from tools.workflow.changes import own_change_check
 from tools.workflow.ports import CheckPort, CheckProgress, GitPort
@@ -221,9 +222,14 @@ def session_checks(checks: CheckPort, git: GitPort, state: SessionState, progres
         report = checks.run(changed, progress=progress, reuse=reuse and state.git.is_repo and changed is not None)
         report.relevance = SESSION_RELEVANCE if changed is not None else NO_BASELINE_RELEVANCE
     if state.checks_before_change and changed:
-        report.compare_with(state.checks_before_change,
-                            concerned_tests(state.query, [*changed, *git.changed_at_start(state.git)]))
+        report.compare_with(state.checks_before_change, session_concerns(git, state, changed))
     return report
+
+
+def session_concerns(git: GitPort, state: SessionState, changed: list[str]) -> Callable[[str], bool]:
+    """Which failing tests the session is about (tools.verify.concerned): by its request, and by the files it
+    changed (`changed`) or that were changed when it began."""
+    return concerned_tests(state.query, [*changed, *git.changed_at_start(state.git)])
 
 
 def before_change(changed: list[str] | None) -> bool:
@@ -256,7 +262,7 @@ def checks_at_ready(ctx: PhaseContext) -> dict[str, Any] | None:
         note = "every check passes before the change"
     else:
         note = ("these fail before anything is changed; at POST_IMPL_VERIFY a test failing here with the same errors "
-                "is not held against the change, unless the request names it or its file was changed before or "
+                "is not held against the change, unless the request names or describes it or its file was changed before or "
                 "during the session (a command that names no failing test always counts)")
     return report.brief(note)
 
@@ -290,10 +296,7 @@ def post_impl_verify(ctx: PhaseContext) -> Transition:
         unusable = [c.name for c in report.new_failures if c.failed_before == "same_output"]
         hint = ("send passed: false with the failure in details (the server's run decides), or fix the code "
                 "in READY first; run_checks shows the same run" + (f". Failing tests: {', '.join(failing[:10])}" if failing else ""))
-        old = report.also_failing_before(s.checks_before_change)
-        if old:
-            hint += (f". {', '.join(old[:10])} failed before the change too, but count: the request names them, "
-                     "their file changed, or they fail with other errors now")
+        hint += _failing_before_too(report, s.checks_before_change, session_concerns(ctx.git, s, report.changed_files or []))
         if unusable:
             hint = (f"{', '.join(unusable)} failed the same way before this session changed anything, so it cannot "
                     "judge this change: tell the user, who can fix or narrow the command in .code-intel/config.json "
@@ -322,6 +325,31 @@ def post_impl_verify(ctx: PhaseContext) -> Transition:
     transition = _revert(f"verification failed: {reason}")
     transition.extras.update(extras)
     return transition
+
+
+def _failing_before_too(report: CheckReport, before: list[CommandOutcome], concerned: Callable[[str], bool]) -> str:
+    """For a refusal's hint: why tests held against the change count although they failed `before` it too."""
+    earlier = {c.command: set(c.failing_tests) for c in before}
+    about: list[str] = []
+    along: list[str] = []  # excusable alone, held because another test of their command is
+    changed: list[str] = []  # their command's errors differ from before
+    for command in report.new_failures:
+        old = [t for t in command.failing_tests if t in earlier.get(command.command, set())]
+        mine = [t for t in old if concerned(t)]
+        about += mine
+        (along if any(concerned(t) for t in command.failing_tests) else changed).extend(t for t in old if t not in mine)
+    parts = []
+    if about:
+        parts.append(f"{first_of(about)} failed before the change too, but the session is about "
+                     f"{'it' if len(about) == 1 else 'them'} (the request names or describes "
+                     f"{'it' if len(about) == 1 else 'them'}, or {'its' if len(about) == 1 else 'their'} file changed), "
+                     "so that counts however it fails")
+    if along:
+        parts.append(f"{first_of(along)} failed the same way before the change: once the tests above pass, that "
+                     "alone is not held against it")
+    if changed:
+        parts.append(f"{first_of(changed)} failed before the change too, but with other errors now")
+    return "".join(". " + part for part in parts)
 
 
 def verify_intervention(ctx: PhaseContext) -> Transition:

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tools.bounds import first_of
 from tools.project import ProjectRoot
 from tools.session_types import BranchReport, ChangeReview, CleanupReport, CommitReport, MergeReport, Phase
 from tools.verify.models import CheckRun
@@ -187,13 +188,6 @@ def expand_resources(root: ProjectRoot, patterns: list[str]) -> list[str]:
 
 
 SKIPS_TOLD = (Phase.QUALITY_REVIEW, Phase.SESSION_COMPLETE)  # where skipped checklist items are put before the agent
-MAX_SHOWN = 10  # names listed in an instruction; the rest are counted
-
-
-def _first(texts: list[str], sep: str, rest: str) -> str:
-    """The first MAX_SHOWN texts joined by `sep`, then `rest` with the count of the others, if any."""
-    more = len(texts) - MAX_SHOWN
-    return sep.join(texts[:MAX_SHOWN]) + (rest.format(more) if more > 0 else "")
 
 
 def skipped_items(state: SessionState) -> list[dict[str, str]]:
@@ -207,7 +201,7 @@ def skips_told(state: SessionState) -> str | None:
     skips = skipped_items(state) if state.phase in SKIPS_TOLD else []
     if not skips:
         return None
-    listed = _first([f"{s['task_id']}: {s['item']!r} ({s['reason'].rstrip('.')})" for s in skips], "; ",
+    listed = first_of([f"{s['task_id']}: {s['item']!r} ({s['reason'].rstrip('.')})" for s in skips], "; ",
                     "; and {} more in skipped_items")
     nothing_done = not any(i.status == "done" for t in state.board.tasks for i in t.checklist)
     if state.phase is Phase.QUALITY_REVIEW:
@@ -223,7 +217,7 @@ def failures_told(state: SessionState) -> str | None:
     """SESSION_COMPLETE after checks that still fail, only in tests that failed the same way before the change."""
     if state.phase is not Phase.SESSION_COMPLETE or not state.excused_failures:
         return None
-    shown = _first(state.excused_failures, ", ", " and {} more")
+    shown = first_of(state.excused_failures, ", ", " and {} more")
     return (f"The project's checks still fail in tests that failed the same way before the change: {shown}. "
             "Tell the user: the change did not cause them, but the suite is not green.")
 

@@ -410,7 +410,7 @@ def test_without_skips_nothing_is_added(driver):
 
 
 def test_long_lists_in_an_instruction_name_ten_and_count_the_rest():
-    from tools.workflow.responses import _first
+    from tools.bounds import first_of
 
-    assert _first([f"t{i}" for i in range(12)], ", ", " and {} more") == "t0, t1, t2, t3, t4, t5, t6, t7, t8, t9 and 2 more"
-    assert _first(["a", "b"], "; ", "; and {} more in skipped_items") == "a; b"
+    assert first_of([f"t{i}" for i in range(12)]) == "t0, t1, t2, t3, t4, t5, t6, t7, t8, t9 and 2 more"
+    assert first_of(["a", "b"], "; ", "; and {} more in skipped_items") == "a; b"

@@ -29,6 +29,7 @@ _WORDS = re.compile(r"\w+")
 _PATH = re.compile(r"[^\s:›>()\[\]]+\.(?:py|[cm]?[jt]sx?|rs|go|java|kt|scala|groovy|rb|php|cs|swift|c|cc|cpp|cxx|h|hpp|m|mm)"
                    r"(?![\w.])")
 MIN_NAME = 4  # a shorter test name ("t", "ok") says too little to be looked for in a request
+MIN_STEM = 3
 # A title is taken as described by the request when it has at least MIN_DESCRIBED distinct words that say something
 # and at most a quarter of them are missing from the request.
 MIN_DESCRIBED = 3
@@ -40,7 +41,6 @@ def _words(text: str) -> set[str]:
     """The words of a title or request that say something, split out of identifiers and lightly stemmed."""
     return {stem(part) for word in _WORDS.findall(text) for part in split_identifier(word)
             if len(part) > 2 and part not in _IGNORED}
-MIN_STEM = 3
 
 
 def leaf_name(name: str) -> str:

@@ -340,13 +340,13 @@ def _failing_before_too(report: CheckReport, before: list[CommandOutcome], conce
         (along if any(concerned(t) for t in command.failing_tests) else changed).extend(t for t in old if t not in mine)
     parts = []
     if about:
-        parts.append(f"{first_of(about)} failed before the change too, but the session is about "
-                     f"{'it' if len(about) == 1 else 'them'} (the request names or describes "
-                     f"{'it' if len(about) == 1 else 'them'}, or {'its' if len(about) == 1 else 'their'} file changed), "
-                     "so that counts however it fails")
+        it, its, counts = (("it", "its", "it counts however it fails") if len(about) == 1 else
+                           ("them", "their", "they count however they fail"))
+        parts.append(f"{first_of(about)} failed before the change too, but the session is about {it} (the request "
+                     f"names or describes {it}, or {its} file changed), so {counts}")
     if along:
-        parts.append(f"{first_of(along)} failed the same way before the change: once the tests above pass, that "
-                     "alone is not held against it")
+        parts.append(f"{first_of(along)} failed before the change too and would not count alone: once the tests "
+                     "above pass, a run failing only there with the same errors as before is accepted")
     if changed:
         parts.append(f"{first_of(changed)} failed before the change too, but with other errors now")
     return "".join(". " + part for part in parts)

@@ -275,16 +275,14 @@ class GitService:
                 return ContentBaseline(self.root, info.content_baseline).changed()
             if git is None or not info.snapshot:
                 return []
-            changed = changed_paths(git, snapshot_tree(git, info.snapshot), working_tree(git, self._layout))
-            return [p for p in (self._layout.from_repo(c) for c in changed) if p is not None]
+            return self._project_changes(git, snapshot_tree(git, info.snapshot), working_tree(git, self._layout))
 
     def changed_at_start(self, info: GitSessionInfo) -> list[str]:
         with self._lock:
             git = self._open()
             if git is None or not info.snapshot:
                 return []
-            changed = changed_paths(git, tree_of(git, info.base_commit), snapshot_tree(git, info.snapshot))
-            return [p for p in (self._layout.from_repo(c) for c in changed) if p is not None]
+            return self._project_changes(git, tree_of(git, info.base_commit), snapshot_tree(git, info.snapshot))
 
     def working_changes(self) -> list[str] | None:
         """Project files whose content differs from HEAD now (staged, unstaged or untracked; ignored files and
@@ -294,8 +292,11 @@ class GitService:
             git = self._open()
             if git is None:
                 return None
-            changed = changed_paths(git, tree_of(git, git.rev("HEAD")), working_tree(git, self._layout))
-            return [p for p in (self._layout.from_repo(c) for c in changed) if p is not None]
+            return self._project_changes(git, tree_of(git, git.rev("HEAD")), working_tree(git, self._layout))
+
+    def _project_changes(self, git: GitRunner, old_tree: str, new_tree: str) -> list[str]:
+        """The project-relative paths whose content differs between two trees (files outside the project left out)."""
+        return [p for p in (self._layout.from_repo(c) for c in changed_paths(git, old_tree, new_tree)) if p is not None]
 
     def baseline(self, info: GitSessionInfo, path: str) -> Baseline:
         with self._lock:

@@ -93,9 +93,11 @@ class CodeIntelApp:
 
     @property
     def checks(self) -> CheckService:
+        from tools.explore.scope import project_filters
         from tools.verify.service import CheckService
 
-        return self._service("checks", lambda: CheckService(self.root, lambda: self.config.verify))  # type: ignore[no-any-return]
+        return self._service("checks", lambda: CheckService(  # type: ignore[no-any-return]
+            self.root, lambda: self.config.verify, lambda: project_filters(self.root, self.config)))
 
     # cross-service operations ------------------------------------------------
     def start_session(self, intent: str, query: str, flags: list[str], repo_path: str | None) -> dict[str, Any]:

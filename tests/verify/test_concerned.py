@@ -56,4 +56,15 @@ def test_the_leaf_is_the_last_part_of_the_name(name: str, leaf: str) -> None:
     ("x", ["a.py"], "a::test_x", False),
 ])
 def test_concerned(request_text: str, files: list[str], name: str, expected: bool) -> None:
-    assert concerned_tests(request_text, files)(name) is expected
+    assert bool(concerned_tests(request_text, files)(name)) is expected
+
+
+@pytest.mark.parametrize(("request_text", "files", "name", "why"), [
+    ("Make test_leading_v pass", [], "test_version::test_leading_v", "the request names it"),
+    ("off() with a handler that was never registered removes another handler: fix it", [],
+     "emitter › off removes only a registered handler", "the request describes it"),
+    ("x", ["tests/test_app.py"], "tests/test_app.py::test_x", "its file changed"),
+    ("x", ["ElementTest.java"], "org.jsoup.nodes.ElementTest.parsesClass", "its file changed"),
+])
+def test_it_says_why(request_text: str, files: list[str], name: str, why: str) -> None:
+    assert concerned_tests(request_text, files)(name) == why

@@ -419,6 +419,31 @@ def test_an_old_failure_the_session_is_about_counts(checked, app_project, fake_g
     assert "test_app.py::test_already_broken failed before the change too, but the session is about it" in refused["hint"]
 
 
+@pytest.mark.parametrize("touches_add", [False, True])
+def test_an_old_failure_calling_a_function_the_session_changed_counts(checked, app_project, fake_git, touches_add):
+    """test_add_big fails the same way before and after, and neither the request nor a changed file's name points at
+    it. It calls add: a session that changes only subtract is not held to it, one that also changes add is (a
+    bug fix that leaves its test failing as before has fixed nothing)."""
+    with (app_project.path / "test_app.py").open("a", encoding="utf-8") as f:
+        f.write("\n\ndef test_add_big():\n    assert app.add(2, 2) == 5\n")
+    driver = checked(PYTEST)
+    ready = driver.run(driver.start(), until="READY")
+    assert "test_app.py::test_add_big" in ready["checks_before_change"]["failing_tests"]
+    driver.run(ready, until="POST_IMPL_VERIFY")  # writes subtract_task_1 into src/app.py
+    if touches_add:
+        app = app_project.path / "src" / "app.py"
+        app.write_text(app.read_text(encoding="utf-8").replace("total = a + b", "total = b + a"), encoding="utf-8")
+    assert "src/app.py" in fake_git.changed
+    answer = driver.submit(_verify_payload(True))
+    if not touches_add:
+        assert answer["success"] is True and "test_app.py::test_add_big" in answer["verification_note"]
+        return
+    assert answer["error"] == "payload_mismatch" and "test_add_big" in answer["message"]
+    assert "failed_before" not in answer["server_checks"]["commands"][0]
+    assert ("test_app.py::test_add_big failed before the change too, but the session is about it (it calls add, which "
+            "the session changed), so it counts however it fails") in answer["hint"]
+
+
 def test_a_test_that_failed_before_and_fails_now_for_another_reason_counts(checked):
     """test_subtract fails before the change (no subtract_task_1 yet); a wrong subtract makes it fail with an
     assertion instead. The same test name is not enough: the error lines differ, so the change is to blame."""
@@ -499,8 +524,14 @@ def test_the_hint_says_why_each_test_that_failed_before_is_held() -> None:
     report = CheckReport(configured=True, passed=False,
                          commands=[run("jest", ["emitter › off", "format › date"], "Expected: 1"),
                                    run("lint", ["style"], "E2 unused")])
-    hint = _failing_before_too(report, before, lambda test: "emitter" in test)
-    assert ". emitter › off failed before the change too, but the session is about it (the request names or describes " \
-           "it, or its file changed), so it counts however it fails" in hint
+    hint = _failing_before_too(report, before, lambda test: "the request names it" if "emitter" in test else None)
+    assert ". emitter › off failed before the change too, but the session is about it (the request names it), so it " \
+           "counts however it fails" in hint
     assert ". format › date failed before the change too and would not count alone" in hint
     assert ". style failed before the change too, but with other errors now" in hint
+
+    whys = {"emitter › off": "the request names it", "format › date": "it calls formatDate, which the session changed"}
+    hint = _failing_before_too(report, before, whys.get)
+    assert ". emitter › off, format › date failed before the change too, but the session is about them (emitter › " \
+           "off: the request names it; format › date: it calls formatDate, which the session changed), so they " \
+           "count however they fail" in hint

@@ -8,7 +8,8 @@ request: "off() with a handler that was never registered removes another handler
 `off removes only a registered handler`), or when its name carries the name or the path of a file
 changed in the session or already changed when it started (`tests/test_app.py` and `test_app.py::test_add`,
 `ElementTest.java` and `org.jsoup.nodes.ElementTest.parses`, `src/parse.rs` and `semver::parse::tests::x`,
-`src/emitter.test.ts` and jest's `src/emitter.test.ts › on › calls the handler`).
+`src/emitter.test.ts` and jest's `src/emitter.test.ts › on › calls the handler`). Each rule says why, for the
+refusal's hint. tools.verify.exercised adds the tests whose own source calls a function the session changed.
 """
 
 from __future__ import annotations
@@ -43,33 +44,42 @@ def _words(text: str) -> set[str]:
             if len(part) > 2 and part not in _IGNORED}
 
 
+def named_paths(name: str) -> list[str]:
+    """The source files' paths written in a test's name (`tests/test_app.py::test_add` -> `tests/test_app.py`)."""
+    return [token.replace("\\", "/").removeprefix("./") for token in _PATH.findall(name)]
+
+
 def leaf_name(name: str) -> str:
     """The last part of a failing test's name: `test_app.py::test_add[1-2]` -> `test_add`."""
     parts = [part.strip() for part in _PARTS.split(name) if part.strip()]
     return _PARAMETERS.sub("", parts[-1] if parts else name.strip())
 
 
-def concerned_tests(request: str, files: Iterable[str]) -> Callable[[str], bool]:
-    """A test name -> whether the session concerns it: `request` is the session's query, `files` the
+# Why the session is about a test; None: it is not (as far as names tell).
+Concern = Callable[[str], str | None]
+
+
+def concerned_tests(request: str, files: Iterable[str]) -> Concern:
+    """A test name -> why the session concerns it, or None: `request` is the session's query, `files` the
     project-relative files changed in the session or before it began."""
     text = request.casefold()
     asked = _words(request)
     paths = {f.replace("\\", "/").removeprefix("./") for f in files}
     stems = {stem for stem in (PurePosixPath(f).stem for f in paths) if len(stem) >= MIN_STEM}
 
-    def concerned(name: str) -> bool:
+    def concerned(name: str) -> str | None:
         leaf = leaf_name(name).casefold()
         if len(leaf) >= MIN_NAME and re.search(rf"(?<!\w){re.escape(leaf)}(?!\w)", text):
-            return True
+            return "the request names it"
         title = _words(leaf)
         if len(title) >= MIN_DESCRIBED and 4 * len(title - asked) <= len(title):
-            return True
-        named = [token.replace("\\", "/").removeprefix("./") for token in _PATH.findall(name)]
+            return "the request describes it"
+        named = named_paths(name)
         # a changed file's path, or its end (a runner started in a sub-folder prints paths from there)
         if any(f == token or f.endswith("/" + token) for token in named for f in paths):
-            return True
+            return "its file changed"
         # else a word of the name is a changed file's name; a path in it counts as its file name
         words = _WORDS.findall(_PATH.sub(" ", name)) + [PurePosixPath(token).stem for token in named]
-        return any(word in stems for word in words)
+        return "its file changed" if any(word in stems for word in words) else None
 
     return concerned

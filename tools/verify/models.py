@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -13,6 +14,21 @@ from tools.verify.parsers import MAX_NAMES
 Verdict = Literal["passed", "failed", "timed_out", "error"]
 # How a failing command compares with its run before the session changed anything (see failed_the_same_way).
 FailedBefore = Literal["same_tests", "same_output"]
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """What the session changed in one file: 1-based inclusive ranges of lines it added or modified, and where it
+    removed lines with nothing put in their place (the number of the line just before each such gap; 0 at the top)."""
+
+    path: str
+    ranges: tuple[tuple[int, int], ...]
+    gaps: tuple[int, ...] = ()
+
+    def touches(self, start: int, end: int) -> bool:
+        """Whether lines start..end hold a changed line, or lines on both sides of a removal."""
+        return (any(a <= end and start <= b for a, b in self.ranges)
+                or any(start <= gap and gap + 1 <= end for gap in self.gaps))
 
 
 class CommandOutcome(BaseModel):
@@ -51,7 +67,7 @@ class CommandOutcome(BaseModel):
 
 
 def failed_the_same_way(after: CommandOutcome, before: CommandOutcome,
-                        concerned: Callable[[str], bool] | None = None) -> FailedBefore | None:
+                        concerned: Callable[[str], str | None] | None = None) -> FailedBefore | None:
     """How `after` (a failing run) compares with `before` (the same command before any change), or None when the
     change may be to blame. The comparison is strict: a doubt counts against the change.
 
@@ -59,9 +75,9 @@ def failed_the_same_way(after: CommandOutcome, before: CommandOutcome,
       error line now was there then (addresses, positions in files and durations aside). The rest of the suite
       ran and passed, so the change broke nothing it covers. A test that fails now for another reason, say an
       assertion where there was a missing function, counts against the change: the change was likely meant to
-      make it pass. So does a test `concerned` says the session is about (tools.verify.concerned), however it
-      fails. (A run that fails naming no test, say because the suite could not even be collected, is never
-      excused by one that named some.)
+      make it pass. So does a test `concerned` says the session is about (tools.verify.concerned and
+      tools.verify.exercised), however it fails. (A run that fails naming no test, say because the suite could not
+      even be collected, is never excused by one that named some.)
     - same_output: neither run named a failing test, both could not run or failed with the same exit code, and
       every error line now was there then. The command fails whatever the change (a broken tool, a missing
       dependency): it cannot judge the change, and only the user can fix that.
@@ -142,7 +158,7 @@ class CheckReport(BaseModel):
         """The failing commands the change may be to blame for: all but those failing in the same tests as before it."""
         return [c for c in self.failed if c.failed_before != "same_tests"]
 
-    def compare_with(self, before: list[CommandOutcome], concerned: Callable[[str], bool] | None = None) -> None:
+    def compare_with(self, before: list[CommandOutcome], concerned: Callable[[str], str | None] | None = None) -> None:
         """Mark each failing command that failed the same way in `before` (the run before any change); a test
         `concerned` names is never excused."""
         earlier = {c.command: c for c in before}

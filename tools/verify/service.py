@@ -15,9 +15,10 @@ from pathlib import Path
 
 from tools.errors import InvalidArgument
 from tools.explore.globbing import glob_matches
+from tools.explore.ripgrep import RgFilters
 from tools.fsutil import is_racy
 from tools.project import ProjectRoot
-from tools.verify.models import CheckReport, SkippedCommand
+from tools.verify.models import CheckReport, FileChange, SkippedCommand
 from tools.verify.runner import Progress, run_command
 from tools.verify.settings import VerifyCommand, VerifySettings
 
@@ -39,9 +40,11 @@ def relevant(command: VerifyCommand, changed: list[str] | None) -> str | None:
 class CheckService:
     """Implements tools.workflow.ports.CheckPort on the project's configured commands."""
 
-    def __init__(self, root: ProjectRoot, settings: Callable[[], VerifySettings]) -> None:
+    def __init__(self, root: ProjectRoot, settings: Callable[[], VerifySettings],
+                 filters: Callable[[], RgFilters] = RgFilters) -> None:
         self.root = root
         self._settings = settings
+        self._filters = filters  # which files the project's searches cover (excludes, size cap)
         self._lock = threading.Lock()
         self._last: tuple[tuple[object, ...], float, CheckReport] | None = None
 
@@ -83,6 +86,11 @@ class CheckService:
             if key is not None:
                 self._last = (key, time.monotonic(), report)
             return report.model_copy(deep=True)
+
+    def exercising(self, tests: list[str], changes: list[FileChange]) -> dict[str, str]:
+        from tools.verify.exercised import Exercise  # tree-sitter: loaded only when a test failed before too
+
+        return Exercise(self.root, self._filters(), changes).tests(tests)
 
     def _run(self, commands: list[VerifyCommand], changed: list[str] | None, progress: Progress | None) -> CheckReport:
         started = time.monotonic()

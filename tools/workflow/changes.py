@@ -16,7 +16,9 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
+from tools.project import ProjectRoot
 from tools.session_types import Baseline, GitSessionInfo
+from tools.verify.models import FileChange
 from tools.workflow.evidence import EvidenceRef, OwnChange
 from tools.workflow.ports import GitPort
 
@@ -91,6 +93,23 @@ def overlaps(ranges: list[tuple[int, int]], start: int, end: int) -> bool:
 def describe(ranges: list[tuple[int, int]], limit: int = 6) -> str:
     shown = [f"{a}" if a == b else f"{a}-{b}" for a, b in ranges[:limit]]
     return ", ".join(shown) + (" ..." if len(ranges) > limit else "")
+
+
+def session_changes(git: GitPort, info: GitSessionInfo, root: ProjectRoot, paths: Iterable[str]) -> list[FileChange]:
+    """What the session changed in each of `paths` (project-relative), against the file as it was at the start;
+    files with no starting content recorded, ignored by git or gone are left out."""
+    out: list[FileChange] = []
+    for path in paths:
+        base = git.baseline(info, path)
+        if not base.known or base.ignored:
+            continue
+        try:
+            lines = (root.path / path).read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        ranges, gaps = line_changes(base.text, lines)
+        out.append(FileChange(path, tuple(ranges), tuple(gaps)))
+    return out
 
 
 def own_change_check(git: GitPort, info: GitSessionInfo, pre_ready: Iterable[str]) -> OwnChange:

@@ -20,10 +20,10 @@ from tools.bounds import first_of
 from tools.errors import PayloadMismatch, TaskValidationFailed
 from tools.project import ProjectRoot
 from tools.session_types import CommitReport, MergeReport, Phase, ReadySubstep
-from tools.verify.concerned import concerned_tests
+from tools.verify.concerned import Concern, concerned_tests
 from tools.verify.models import CheckReport, CommandOutcome
 from tools.workflow import payloads as p
-from tools.workflow.changes import own_change_check
+from tools.workflow.changes import own_change_check, session_changes
 from tools.workflow.ports import CheckPort, CheckProgress, GitPort
 
 if TYPE_CHECKING:  # the state module reads the phase registry, which lists these handlers
@@ -207,8 +207,8 @@ BEFORE_CHANGE_RELEVANCE = ("every command: the session has changed nothing yet, 
                            "the change (POST_IMPL_VERIFY does not hold a test that failed here against the change)")
 
 
-def session_checks(checks: CheckPort, git: GitPort, state: SessionState, progress: CheckProgress | None = None,
-                   *, reuse: bool = False) -> CheckReport:
+def session_checks(checks: CheckPort, git: GitPort, state: SessionState, root: ProjectRoot,
+                   progress: CheckProgress | None = None, *, reuse: bool = False) -> CheckReport:
     """The commands relevant to the session's changed files, run in the project root (run_checks and
     POST_IMPL_VERIFY both come here). `reuse` may answer an earlier run on exactly the same files.
 
@@ -222,14 +222,29 @@ def session_checks(checks: CheckPort, git: GitPort, state: SessionState, progres
         report = checks.run(changed, progress=progress, reuse=reuse and state.git.is_repo and changed is not None)
         report.relevance = SESSION_RELEVANCE if changed is not None else NO_BASELINE_RELEVANCE
     if state.checks_before_change and changed:
-        report.compare_with(state.checks_before_change, session_concerns(git, state, changed))
+        report.compare_with(state.checks_before_change, session_concerns(checks, git, state, root, changed))
     return report
 
 
-def session_concerns(git: GitPort, state: SessionState, changed: list[str]) -> Callable[[str], bool]:
-    """Which failing tests the session is about (tools.verify.concerned): by its request, and by the files it
-    changed (`changed`) or that were changed when it began."""
-    return concerned_tests(state.query, [*changed, *git.changed_at_start(state.git)])
+def session_concerns(checks: CheckPort, git: GitPort, state: SessionState, root: ProjectRoot,
+                     changed: list[str]) -> Concern:
+    """Why the session is about a failing test, or None: by its request, and by the files it changed (`changed`) or
+    that were changed when it began (tools.verify.concerned); else by the test's source, when it calls a function
+    the session changed or the session changed it (tools.verify.exercised, read once, for the tests that failed
+    before)."""
+    by_name = concerned_tests(state.query, [*changed, *git.changed_at_start(state.git)])
+    exercised: dict[str, str] | None = None
+
+    def concerned(name: str) -> str | None:
+        nonlocal exercised
+        if reason := by_name(name):
+            return reason
+        if exercised is None:
+            before = [test for command in state.checks_before_change for test in command.failing_tests]
+            exercised = checks.exercising(before, session_changes(git, state.git, root, changed)) if before else {}
+        return exercised.get(name)
+
+    return concerned
 
 
 def before_change(changed: list[str] | None) -> bool:
@@ -262,8 +277,9 @@ def checks_at_ready(ctx: PhaseContext) -> dict[str, Any] | None:
         note = "every check passes before the change"
     else:
         note = ("these fail before anything is changed; at POST_IMPL_VERIFY a test failing here with the same errors "
-                "is not held against the change, unless the request names or describes it or its file was changed before or "
-                "during the session (a command that names no failing test always counts)")
+                "is not held against the change, unless the request names or describes it, its file was changed before or "
+                "during the session, or it calls a function the session changed (a command that names no failing test "
+                "always counts)")
     return report.brief(note)
 
 
@@ -271,7 +287,7 @@ def run_checks(ctx: PhaseContext) -> CheckReport | None:
     """The server's own run at POST_IMPL_VERIFY; None when no verify.commands are configured."""
     if ctx.checks is None or not ctx.checks.configured():
         return None
-    return session_checks(ctx.checks, ctx.git, ctx.state, ctx.progress, reuse=True)
+    return session_checks(ctx.checks, ctx.git, ctx.state, ctx.root, ctx.progress, reuse=True)
 
 
 def post_impl_verify(ctx: PhaseContext) -> Transition:
@@ -296,7 +312,9 @@ def post_impl_verify(ctx: PhaseContext) -> Transition:
         unusable = [c.name for c in report.new_failures if c.failed_before == "same_output"]
         hint = ("send passed: false with the failure in details (the server's run decides), or fix the code "
                 "in READY first; run_checks shows the same run" + (f". Failing tests: {', '.join(failing[:10])}" if failing else ""))
-        hint += _failing_before_too(report, s.checks_before_change, session_concerns(ctx.git, s, report.changed_files or []))
+        assert ctx.checks is not None
+        hint += _failing_before_too(report, s.checks_before_change,
+                                    session_concerns(ctx.checks, ctx.git, s, ctx.root, report.changed_files or []))
         if unusable:
             hint = (f"{', '.join(unusable)} failed the same way before this session changed anything, so it cannot "
                     "judge this change: tell the user, who can fix or narrow the command in .code-intel/config.json "
@@ -327,23 +345,26 @@ def post_impl_verify(ctx: PhaseContext) -> Transition:
     return transition
 
 
-def _failing_before_too(report: CheckReport, before: list[CommandOutcome], concerned: Callable[[str], bool]) -> str:
+def _failing_before_too(report: CheckReport, before: list[CommandOutcome], concerned: Concern) -> str:
     """For a refusal's hint: why tests held against the change count although they failed `before` it too."""
     earlier = {c.command: set(c.failing_tests) for c in before}
-    about: list[str] = []
+    about: dict[str, str] = {}  # test -> why the session is about it
     along: list[str] = []  # excusable alone, held because another test of their command is
     changed: list[str] = []  # their command's errors differ from before
     for command in report.new_failures:
         old = [t for t in command.failing_tests if t in earlier.get(command.command, set())]
-        mine = [t for t in old if concerned(t)]
-        about += mine
+        mine = {t: why for t in old if (why := concerned(t))}
+        about.update(mine)
         (along if any(concerned(t) for t in command.failing_tests) else changed).extend(t for t in old if t not in mine)
     parts = []
-    if about:
-        it, its, counts = (("it", "its", "it counts however it fails") if len(about) == 1 else
-                           ("them", "their", "they count however they fail"))
-        parts.append(f"{first_of(about)} failed before the change too, but the session is about {it} (the request "
-                     f"names or describes {it}, or {its} file changed), so {counts}")
+    if len(about) == 1:
+        [(test, why)] = about.items()
+        parts.append(f"{test} failed before the change too, but the session is about it ({why}), so it counts "
+                     "however it fails")
+    elif about:
+        whys = first_of([f"{test}: {why}" for test, why in about.items()], sep="; ")
+        parts.append(f"{first_of(list(about))} failed before the change too, but the session is about them ({whys}), "
+                     "so they count however they fail")
     if along:
         parts.append(f"{first_of(along)} failed before the change too and would not count alone: once the tests "
                      "above pass, a run failing only there with the same errors as before is accepted")

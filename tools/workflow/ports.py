@@ -26,7 +26,7 @@ from tools.session_types import (
     GitSessionInfo,
     MergeReport,
 )
-from tools.verify.models import CheckReport
+from tools.verify.models import CheckReport, FileChange
 
 
 class GitPort(Protocol):
@@ -120,4 +120,9 @@ class CheckPort(Protocol):
     def run(self, changed_files: list[str] | None, *, progress: CheckProgress | None = None, reuse: bool = False) -> CheckReport:
         """Run the commands relevant to `changed_files` (None: all) in the project root; never raises for a
         failing command. `reuse` may answer an earlier report made on exactly the same changed files."""
+        ...
+
+    def exercising(self, tests: list[str], changes: list[FileChange]) -> dict[str, str]:
+        """Those of the failing `tests` whose source names a function or method changed in `changes`, or whose own
+        lines are changed there, each with why (tools.verify.exercised)."""
         ...

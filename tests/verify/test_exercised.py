@@ -1,0 +1,164 @@
+"""Exercise: which failing tests call code the session changed, read from the tests' own source with the real rg
+and tree-sitter, on small projects in several languages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tools.explore.ripgrep import RgFilters
+from tools.project import ProjectRoot
+from tools.verify.exercised import Exercise
+from tools.verify.models import FileChange
+
+GO_CODE = """\
+package semver
+
+type Version struct {
+	minor uint64
+	patch uint64
+}
+
+func (v Version) IncPatch() Version {
+	v.patch++
+	return v
+}
+
+func (v Version) IncMinor() Version {
+	v.minor++
+	v.patch = 0
+	return v
+}
+"""
+GO_TESTS = """\
+package semver
+
+import "testing"
+
+func TestInc(t *testing.T) {
+	v := Version{}.IncMinor()
+	if v.minor != 1 {
+		t.Errorf("minor %d", v.minor)
+	}
+}
+
+func TestPatch(t *testing.T) {
+	// IncMinor is not what this one checks
+	if (Version{}).IncPatch().patch != 1 {
+		t.Error("IncMinor")
+	}
+}
+"""
+
+
+def project(tmp_path: Path, files: dict[str, str]) -> ProjectRoot:
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    return ProjectRoot.from_args(tmp_path)
+
+
+def exercised(root: ProjectRoot, tests: list[str], *changes: FileChange) -> dict[str, str]:
+    return Exercise(root, RgFilters(), changes).tests(tests)
+
+
+def line_of(root: ProjectRoot, path: str, text: str) -> int:
+    return next(i for i, line in enumerate((root.path / path).read_text().splitlines(), 1) if text in line)
+
+
+@pytest.fixture
+def go(tmp_path: Path) -> ProjectRoot:
+    return project(tmp_path, {"version.go": GO_CODE, "version_test.go": GO_TESTS})
+
+
+def test_a_test_calling_a_changed_method_is_found_and_one_naming_it_only_in_comments_and_strings_is_not(go):
+    patch = line_of(go, "version.go", "v.patch = 0")
+    assert Exercise(go, RgFilters(), [FileChange("version.go", ((patch, patch),))]).changed_functions() == {"IncMinor"}
+    assert exercised(go, ["TestInc", "TestPatch"], FileChange("version.go", ((patch, patch),))) == {
+        "TestInc": "it calls IncMinor, which the session changed"}
+
+
+def test_a_removal_counts_for_the_function_around_it_and_a_change_outside_functions_for_none(go):
+    minor = line_of(go, "version.go", "v.minor++")
+    inside = FileChange("version.go", (), (minor,))  # a line removed after `v.minor++`, within IncMinor
+    assert set(exercised(go, ["TestInc", "TestPatch"], inside)) == {"TestInc"}
+    between = FileChange("version.go", (), (line_of(go, "version.go", "func (v Version) IncMinor") - 1,))
+    assert exercised(go, ["TestInc", "TestPatch"], between) == {}  # a removal between two functions
+    field = line_of(go, "version.go", "minor uint64")
+    assert exercised(go, ["TestInc", "TestPatch"], FileChange("version.go", ((field, field),))) == {}  # a type
+
+
+def test_a_test_whose_own_lines_changed_is_the_sessions(go):
+    check = line_of(go, "version_test.go", "(Version{}).IncPatch()")
+    assert exercised(go, ["TestInc", "TestPatch"], FileChange("version_test.go", ((check, check),))) == {
+        "TestPatch": "the session changed its lines"}
+    assert exercised(go, ["TestInc"]) == {}  # nothing changed
+
+
+def test_a_name_only_used_is_no_test(tmp_path: Path):
+    root = project(tmp_path, {
+        "app.py": "def parse(text):\n    return text.split()\n",
+        "test_app.py": "from app import parse\n\n\ndef check_words():\n    assert parse('a b') == ['a']\n\n\n"
+                       "def test_all():\n    check_words()\n",
+    })
+    change = FileChange("app.py", ((2, 2),))
+    assert exercised(root, ["test_app.py::check_words"], change) == {"test_app.py::check_words": (
+        "it calls parse, which the session changed")}
+    # `check_words` is only called in test_all, which names no changed function itself (a helper is not followed)
+    assert exercised(root, ["test_app.py::test_all"], change) == {}
+    assert exercised(root, ["test_app.py::test_gone"], change) == {}
+
+
+def test_a_path_in_the_name_picks_the_file(tmp_path: Path):
+    root = project(tmp_path, {
+        "src/app.py": "def parse(text):\n    return text.split()\n\n\ndef join(words):\n    return ' '.join(words)\n",
+        "tests/unit/test_app.py": "from app import parse\n\n\ndef test_words():\n    assert parse('a b') == ['a']\n",
+        "tests/e2e/test_app.py": "from app import join\n\n\ndef test_words():\n    assert join(['a']) == 'b'\n",
+    })
+    found = exercised(root, ["tests/unit/test_app.py::test_words", "tests/e2e/test_app.py::test_words[1]"],
+                      FileChange("src/app.py", ((2, 2),)))
+    assert found == {"tests/unit/test_app.py::test_words": "it calls parse, which the session changed"}
+
+
+def test_java_methods_are_looked_for_in_the_class_the_name_gives(tmp_path: Path):
+    test = "package org.x;\n\nclass {cls} {{\n    @Test\n    void parses() {{\n        assertTrue(new Element().{call}());\n    }}\n}}\n"
+    root = project(tmp_path, {
+        "src/main/java/org/x/Element.java": "package org.x;\n\nclass Element {\n    boolean hasClass() {\n"
+                                            "        return true;\n    }\n\n    boolean isBlock() {\n        return false;\n    }\n}\n",
+        "src/test/java/org/x/ElementTest.java": test.format(cls="ElementTest", call="hasClass"),
+        "src/test/java/org/x/BlockTest.java": test.format(cls="BlockTest", call="isBlock"),
+    })
+    found = exercised(root, ["org.x.ElementTest.parses()", "org.x.BlockTest.parses()"],
+                      FileChange("src/main/java/org/x/Element.java", ((5, 5),)))
+    assert found == {"org.x.ElementTest.parses()": "it calls hasClass, which the session changed"}
+
+
+def test_a_jest_title_leads_to_its_call(tmp_path: Path):
+    root = project(tmp_path, {
+        "src/emitter.js": "export function createEmitter() {\n  const all = new Map();\n  function off(type, h) {\n"
+                          "    all.delete(type);\n  }\n  function on(type, h) {\n    all.set(type, h);\n  }\n"
+                          "  return { on, off };\n}\n",
+        "src/emitter.test.js": "describe('createEmitter', () => {\n  it('off removes only a registered handler', () => {\n"
+                               "    const e = createEmitter();\n    e.off('a', () => {});\n  });\n"
+                               "  it('on adds a handler', () => {\n    createEmitter().on('a', () => {});\n  });\n});\n",
+    })
+    names = ["src/emitter.test.js › createEmitter › off removes only a registered handler",
+             "src/emitter.test.js › createEmitter › on adds a handler"]
+    found = exercised(root, names, FileChange("src/emitter.js", ((4, 4),)))
+    assert found == {names[0]: "it calls off, which the session changed"}
+
+
+def test_googletest_and_rust_tests_are_found_by_their_headers(tmp_path: Path):
+    root = project(tmp_path, {
+        "math.cc": "int add(int a, int b) {\n  return a + b;\n}\n\nint mul(int a, int b) {\n  return a * b;\n}\n",
+        "math_test.cc": "#include <gtest/gtest.h>\n\nTEST(MathTest, AddsNumbers) {\n  EXPECT_EQ(add(1, 2), 3);\n}\n\n"
+                        "TEST(MathTest, MultipliesNumbers) {\n  EXPECT_EQ(mul(2, 2), 4);\n}\n",
+        "src/parse.rs": "pub fn parse(text: &str) -> usize {\n    text.len()\n}\n\n#[cfg(test)]\nmod tests {\n"
+                        "    use super::*;\n\n    #[test]\n    fn parses_prerelease() {\n        assert_eq!(parse(\"1.0.0-a\"), 1);\n"
+                        "    }\n}\n",
+    })
+    found = exercised(root, ["MathTest.AddsNumbers", "MathTest.MultipliesNumbers", "semver::parse::tests::parses_prerelease"],
+                      FileChange("math.cc", ((2, 2),)), FileChange("src/parse.rs", ((2, 2),)))
+    assert found == {"MathTest.AddsNumbers": "it calls add, which the session changed",
+                     "semver::parse::tests::parses_prerelease": "it calls parse, which the session changed"}

@@ -1,0 +1,221 @@
+"""Which failing tests exercise code the session changed.
+
+A test that failed before the change and fails the same way after it is not held against the change
+(tools.verify.models.failed_the_same_way), unless the session concerns it. Names alone
+(tools.verify.concerned) miss the commonest case of all: a bug fix in `IncMinor` whose test `TestInc` calls it,
+where neither the request nor the changed file's name says `TestInc` (go test prints no file). So the test's own
+source is read. It is found by its name: a function or method of that name (`TestInc`, `test_parse`, a JUnit
+method), a function whose header holds the name (GoogleTest's `TEST(Suite, Name)`), or else a call whose string
+argument is the title (jest's and mocha's `it('removes only a registered handler', ...)`). The test concerns the
+session when its body names a function or method the session changed, or when the session changed the test's own
+lines. A change outside every function (a type, a constant, an import) names nothing: a type or a module used by
+most tests would otherwise hold every broken test against any change to it.
+
+What is read is what is written, not what runs: a test calling the changed function through a helper is not
+found, and a changed function sharing its name with another one counts for both.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from tools.errors import CodeIntelError
+from tools.explore.grammar import FUNCTION_KINDS, node_category
+from tools.explore.outline import SymbolNode, flatten, outline
+from tools.explore.ripgrep import RgFilters, RgLine, run_rg_json
+from tools.explore.syntax import Node, ParseCache, ParsedFile
+from tools.languages import language_for
+from tools.project import ProjectRoot
+from tools.verify.concerned import MIN_NAME, leaf_name, named_paths
+from tools.verify.models import FileChange
+
+MIN_FUNCTION = 3  # a shorter changed function's name (`f`, `go`) matches too much to say anything
+MAX_TESTS = 200  # failing tests looked up in one go
+MAX_FILES = 60  # files with a hit parsed in one go
+MAX_BYTES = 2_000_000  # a larger file is not parsed
+SEARCH_S = 5.0
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+@dataclass(frozen=True)
+class _Body:
+    path: str
+    start: int  # 1-based lines
+    end: int
+    names: frozenset[str]  # identifiers written in code (not in comments or strings)
+
+
+class Exercise:
+    """Reads the project's sources for one question: which of some failing tests exercise the session's change."""
+
+    def __init__(self, root: ProjectRoot, filters: RgFilters, changes: Iterable[FileChange]) -> None:
+        self.root, self.filters = root, filters
+        self.changes = {c.path: c for c in changes if c.ranges or c.gaps}
+        self._parses = ParseCache(max_bytes=32 * 1024 * 1024)
+
+    def tests(self, names: Iterable[str]) -> dict[str, str]:
+        """Those of `names` (failing tests as runners name them) whose source names a function or method the session
+        changed, or whose own lines it changed, each with why."""
+        if not self.changes:
+            return {}
+        changed = self.changed_functions()
+        found: dict[str, str] = {}
+        for name, bodies in self._bodies(list(dict.fromkeys(names))[:MAX_TESTS]).items():
+            leaf = leaf_name(name)
+            for body in bodies:
+                change = self.changes.get(body.path)
+                if change is not None and change.touches(body.start, body.end):
+                    found[name] = "the session changed its lines"
+                    break
+                if called := sorted((body.names - {leaf}) & changed):
+                    found[name] = f"it calls {' and '.join(called[:3])}, which the session changed"
+                    break
+        return found
+
+    # ------------------------------------------------------------ the change
+    def changed_functions(self) -> set[str]:
+        """The names of the innermost functions and methods that hold a line the session changed, or the lines on
+        both sides of lines it removed."""
+        names: set[str] = set()
+        for change in self.changes.values():
+            parsed = self._parse(change.path)
+            if parsed is None:
+                continue
+            functions = _functions(parsed)
+            for start, end in change.ranges:
+                names.update(s.name for s in _innermost(functions, start, end, inside=False))
+            for gap in change.gaps:
+                names.update(s.name for s in _innermost(functions, gap, gap + 1, inside=True))
+        return {n for n in names if len(n) >= MIN_FUNCTION}
+
+    # ------------------------------------------------------------- the tests
+    def _bodies(self, names: list[str]) -> dict[str, list[_Body]]:
+        """Where each failing test is written: the bodies its name leads to."""
+        wanted: dict[str, list[str]] = {}  # the text searched for -> the test names it stands for
+        for name in names:
+            leaf = leaf_name(name)
+            if len(leaf) >= MIN_NAME:
+                wanted.setdefault(leaf, []).append(name)
+        if not wanted:
+            return {}
+        try:
+            hits = run_rg_json(self.root.path, list(wanted), self.filters, flags=["--fixed-strings", "--word-regexp"],
+                               timeout=SEARCH_S).lines
+        except CodeIntelError:
+            return {}
+        by_file: dict[str, list[RgLine]] = {}
+        for hit in hits:
+            by_file.setdefault(hit.file, []).append(hit)
+        found: dict[str, list[_Body]] = {}
+        for path in sorted(by_file)[:MAX_FILES]:
+            parsed = self._parse(path)
+            if parsed is None:
+                continue
+            functions = _functions(parsed)
+            for hit in by_file[path]:
+                raw = hit.text.encode("utf-8", errors="replace")
+                for leaf, tests in wanted.items():
+                    for column in _occurrences(raw, leaf.encode()):
+                        body = _body_at(parsed, path, functions, hit.line, column, len(leaf.encode()))
+                        if body is None:
+                            continue
+                        for test in tests:
+                            if _in_named_file(test, path):
+                                found.setdefault(test, []).append(body)
+        return {test: _in_named_class(test, bodies) for test, bodies in found.items()}
+
+    def _parse(self, path: str) -> ParsedFile | None:
+        file = self.root.path / path
+        if language_for(file) is None:
+            return None
+        try:
+            if file.stat().st_size > MAX_BYTES:
+                return None
+            return self._parses.get(file)
+        except (OSError, CodeIntelError):
+            return None
+
+
+def _functions(parsed: ParsedFile) -> list[SymbolNode]:
+    return [s for s in flatten(outline(parsed)) if s.kind in FUNCTION_KINDS]
+
+
+def _innermost(functions: list[SymbolNode], start: int, end: int, *, inside: bool) -> Iterator[SymbolNode]:
+    """The functions overlapping lines start..end (holding all of them, with `inside`) that hold no other such
+    function."""
+    hit = [s for s in functions if (s.line <= start and end <= s.end_line) or (not inside and s.line <= end and start <= s.end_line)]
+    for s in hit:
+        if not any(o is not s and s.line <= o.line and o.end_line <= s.end_line for o in hit):
+            yield s
+
+
+def _occurrences(raw: bytes, needle: bytes) -> Iterator[int]:
+    """The byte columns where `needle` occurs in the line as a whole word (at an end that is a word character)."""
+    start = raw.find(needle)
+    while start != -1:
+        end = start + len(needle)
+        if not (_word(needle[:1]) and start > 0 and _word(raw[start - 1:start])) and \
+                not (_word(needle[-1:]) and end < len(raw) and _word(raw[end:end + 1])):
+            yield start
+        start = raw.find(needle, start + 1)
+
+
+def _word(byte: bytes) -> bool:
+    return byte.isalnum() or byte == b"_" or byte >= b"\x80"
+
+
+def _body_at(parsed: ParsedFile, path: str, functions: list[SymbolNode], line: int, column: int,
+             length: int) -> _Body | None:
+    """The test declared by a name written at (1-based line, byte column): the function whose header holds it
+    (`func TestInc(`, `TEST(Suite, Name) {`), or the call whose first argument is the string holding it (a title)."""
+    point = (line - 1, column)
+    for symbol in functions:
+        body = symbol.node.child_by_field_name("body")
+        header_end = tuple(body.start_point) if body is not None else (symbol.line, 0)
+        if tuple(symbol.node.start_point) <= point < header_end:
+            return _read(parsed, path, symbol.full_node)
+    node = parsed.root.descendant_for_point_range(point, (line - 1, column + length))
+    while node is not None and node_category(node.type) != "string":
+        node = node.parent
+    if node is None or parsed.grammar is None:
+        return None
+    call = node.parent
+    while call is not None and call.type not in parsed.grammar.calls:
+        call = call.parent
+    arguments = call.child_by_field_name("arguments") if call is not None else None
+    first = arguments.named_children[0] if arguments is not None and arguments.named_child_count else None
+    if first is None or not (first.start_byte <= node.start_byte and node.end_byte <= first.end_byte):
+        return None
+    return _read(parsed, path, call)
+
+
+def _read(parsed: ParsedFile, path: str, node: Node) -> _Body:
+    """The body's lines and the identifiers written in its code."""
+    names: set[str] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if node_category(current.type) is not None:
+            continue  # comments and strings say nothing about what runs
+        if current.child_count:
+            stack.extend(current.children)
+        elif _IDENTIFIER.fullmatch(text := parsed.text(current)):
+            names.add(text)
+    return _Body(path, int(node.start_point[0]) + 1, int(node.end_point[0]) + 1, frozenset(names))
+
+
+def _in_named_file(test: str, path: str) -> bool:
+    """A test whose name holds a path (pytest's `tests/test_app.py::test_add`, jest's) is written in that file."""
+    paths = named_paths(test)
+    return not paths or any(path == p or path.endswith("/" + p) for p in paths)
+
+
+def _in_named_class(test: str, bodies: list[_Body]) -> list[_Body]:
+    """The bodies in files named by a part of the test's name (Java's `org.x.ElementTest.parses` in
+    ElementTest.java, Rust's `semver::parse::tests::x` in parse.rs), when there are any; else all of them."""
+    parts = set(_IDENTIFIER.findall(test))
+    named = [b for b in bodies if PurePosixPath(b.path).stem in parts]
+    return named or bodies

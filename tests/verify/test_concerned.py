@@ -16,6 +16,9 @@ from tools.verify.concerned import concerned_tests, leaf_name
     ("Parser › parses a leading v", "parses a leading v"),
     ("src/parse.test.ts > parse > rejects junk", "rejects junk"),
     ("TestParse/leading_v", "leading_v"),
+    ("Nums/ParamT.Positive/0", "Positive"),  # GoogleTest's parameterised case: its index is no name
+    ("TypedT/1.Zero", "Zero"),
+    ("TestParse/12", "TestParse"),
 ])
 def test_the_leaf_is_the_last_part_of_the_name(name: str, leaf: str) -> None:
     assert leaf_name(name) == leaf

@@ -153,12 +153,15 @@ def test_googletest_and_rust_tests_are_found_by_their_headers(tmp_path: Path):
     root = project(tmp_path, {
         "math.cc": "int add(int a, int b) {\n  return a + b;\n}\n\nint mul(int a, int b) {\n  return a * b;\n}\n",
         "math_test.cc": "#include <gtest/gtest.h>\n\nTEST(MathTest, AddsNumbers) {\n  EXPECT_EQ(add(1, 2), 3);\n}\n\n"
-                        "TEST(MathTest, MultipliesNumbers) {\n  EXPECT_EQ(mul(2, 2), 4);\n}\n",
+                        "TEST(MathTest, MultipliesNumbers) {\n  EXPECT_EQ(mul(2, 2), 4);\n}\n\n"
+                        "TEST_P(ParamT, Positive) {\n  EXPECT_GT(add(GetParam(), 1), 1);\n}\n",
         "src/parse.rs": "pub fn parse(text: &str) -> usize {\n    text.len()\n}\n\n#[cfg(test)]\nmod tests {\n"
                         "    use super::*;\n\n    #[test]\n    fn parses_prerelease() {\n        assert_eq!(parse(\"1.0.0-a\"), 1);\n"
                         "    }\n}\n",
     })
-    found = exercised(root, ["MathTest.AddsNumbers", "MathTest.MultipliesNumbers", "semver::parse::tests::parses_prerelease"],
+    found = exercised(root, ["MathTest.AddsNumbers", "MathTest.MultipliesNumbers", "Nums/ParamT.Positive/0",
+                             "semver::parse::tests::parses_prerelease"],
                       FileChange("math.cc", ((2, 2),)), FileChange("src/parse.rs", ((2, 2),)))
     assert found == {"MathTest.AddsNumbers": "it calls add, which the session changed",
+                     "Nums/ParamT.Positive/0": "it calls add, which the session changed",
                      "semver::parse::tests::parses_prerelease": "it calls parse, which the session changed"}

@@ -50,8 +50,11 @@ def named_paths(name: str) -> list[str]:
 
 
 def leaf_name(name: str) -> str:
-    """The last part of a failing test's name: `test_app.py::test_add[1-2]` -> `test_add`."""
+    """The last part of a failing test's name: `test_app.py::test_add[1-2]` -> `test_add`; a number there is a case's
+    index, not a name (GoogleTest's `Nums/ParamT.Positive/0`, a Go subtest `TestParse/1`), so the part before it."""
     parts = [part.strip() for part in _PARTS.split(name) if part.strip()]
+    while len(parts) > 1 and parts[-1].isdigit():
+        parts.pop()
     return _PARAMETERS.sub("", parts[-1] if parts else name.strip())
 
 

@@ -96,6 +96,15 @@ def test_a_test_whose_own_lines_changed_is_the_sessions(go):
     assert exercised(go, ["TestInc"]) == {}  # nothing changed
 
 
+def test_a_changed_constructor_is_called_by_its_class(tmp_path: Path):
+    root = project(tmp_path, {
+        "parser.py": "class Parser:\n    def __init__(self, text):\n        self.text = text.strip()\n",
+        "test_parser.py": "from parser import Parser\n\n\ndef test_strips():\n    assert Parser(' a').text == ' a'\n",
+    })
+    assert exercised(root, ["test_parser.py::test_strips"], FileChange("parser.py", ((3, 3),))) == {
+        "test_parser.py::test_strips": "it calls Parser, which the session changed"}
+
+
 def test_a_name_only_used_is_no_test(tmp_path: Path):
     root = project(tmp_path, {
         "app.py": "def parse(text):\n    return text.split()\n",
@@ -165,3 +174,32 @@ def test_googletest_and_rust_tests_are_found_by_their_headers(tmp_path: Path):
     assert found == {"MathTest.AddsNumbers": "it calls add, which the session changed",
                      "Nums/ParamT.Positive/0": "it calls add, which the session changed",
                      "semver::parse::tests::parses_prerelease": "it calls parse, which the session changed"}
+
+
+def test_test_files_are_read_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Only so many files with a hit are parsed; a source file that merely mentions a test's name (`a_docs.py`
+    sorts before `tests/`) does not crowd out the test itself."""
+    monkeypatch.setattr("tools.verify.exercised.MAX_FILES", 1)
+    root = project(tmp_path, {
+        "app.py": "def parse(text):\n    return text.split()\n",
+        "a_docs.py": "# run test_words to check parse\nEXAMPLE = 'test_words'\n",
+        "tests/test_app.py": "from app import parse\n\n\ndef test_words():\n    assert parse('a b') == ['a']\n",
+    })
+    assert exercised(root, ["test_words"], FileChange("app.py", ((2, 2),))) == {
+        "test_words": "it calls parse, which the session changed"}
+
+
+def test_a_name_many_classes_define_says_nothing_but_a_few_namesakes_all_count(tmp_path: Path):
+    """`render` is defined by four classes: a test calling x.render() may call any of them, so changing one holds no
+    test. `text` is defined by two: a change to either holds a test calling it."""
+    files = {f"{kind}.py": f"class {kind.title()}:\n    def render(self):\n        return '{kind}'\n"
+             for kind in ("link", "image", "table", "para")}
+    files["para.py"] += "\n    def text(self):\n        return 'p'\n"
+    files["link.py"] += "\n    def text(self):\n        return 'a'\n"
+    files["test_page.py"] = ("def test_render():\n    assert page().render() == 'x'\n\n\n"
+                             "def test_text():\n    assert page().text() == 'x'\n")
+    root = project(tmp_path, files)
+    change = FileChange("para.py", ((3, 3), (6, 6)))
+    assert Exercise(root, RgFilters(), [change]).common({"render", "text"}) == {"render"}
+    assert exercised(root, ["test_page.py::test_render", "test_page.py::test_text"], change) == {
+        "test_page.py::test_text": "it calls text, which the session changed"}

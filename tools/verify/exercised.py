@@ -12,17 +12,23 @@ lines. A change outside every function (a type, a constant, an import) names not
 most tests would otherwise hold every broken test against any change to it.
 
 What is read is what is written, not what runs: a test calling the changed function through a helper is not
-found, and a changed function sharing its name with another one counts for both.
+found. Nor are types: `x.html()` may be any class's `html`. So a name that more than MAX_NAMESAKES types or modules
+define (`get`, `toString`, `html`, `__eq__`, Go's `String`) says nothing about which one a test calls, and a
+change to one of them holds no test; a name defined in a few places (`Element.hasClass` and `Elements.hasClass`)
+counts for all of them.
 """
 
 from __future__ import annotations
 
 import re
+import subprocess
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from tools.errors import CodeIntelError
+from tools.explore.ctags import run_ctags
 from tools.explore.grammar import FUNCTION_KINDS, node_category
 from tools.explore.outline import SymbolNode, flatten, outline
 from tools.explore.ripgrep import RgFilters, RgLine, run_rg_json
@@ -34,10 +40,14 @@ from tools.verify.models import FileChange
 
 MIN_FUNCTION = 3  # a shorter changed function's name (`f`, `go`) matches too much to say anything
 MAX_TESTS = 200  # failing tests looked up in one go
-MAX_FILES = 60  # files with a hit parsed in one go
+MAX_FILES = 100  # files with a hit parsed in one go: test files first (_test_files_first)
 MAX_BYTES = 2_000_000  # a larger file is not parsed
+MAX_NAMESAKES = 3  # places (file and scope) that may define a changed function's name for a call to it to count
+MAX_NAMESAKE_FILES = 500  # files read for the definitions of the names tests call
 SEARCH_S = 5.0
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_TEST_PATH = re.compile(r"(?i)test|spec")
+_CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__", "constructor", "initialize"})
 
 
 @dataclass(frozen=True)
@@ -62,10 +72,12 @@ class Exercise:
         if not self.changes:
             return {}
         changed = self.changed_functions()
+        bodies = self._bodies(list(dict.fromkeys(names))[:MAX_TESTS])
+        changed -= self.common({n for found in bodies.values() for body in found for n in body.names & changed})
         found: dict[str, str] = {}
-        for name, bodies in self._bodies(list(dict.fromkeys(names))[:MAX_TESTS]).items():
+        for name, places in bodies.items():
             leaf = leaf_name(name)
-            for body in bodies:
+            for body in places:
                 change = self.changes.get(body.path)
                 if change is not None and change.touches(body.start, body.end):
                     found[name] = "the session changed its lines"
@@ -74,6 +86,22 @@ class Exercise:
                     found[name] = f"it calls {' and '.join(called[:3])}, which the session changed"
                     break
         return found
+
+    def common(self, names: set[str]) -> set[str]:
+        """Those of the function names that more than MAX_NAMESAKES places (a file and a scope: a class, a module)
+        define in the project: overloads in one class are one place."""
+        if not names:
+            return set()
+        try:
+            hits = run_rg_json(self.root.path, sorted(names), self.filters, flags=["--fixed-strings", "--word-regexp"],
+                               timeout=SEARCH_S).lines
+            files = sorted({hit.file for hit in hits})[:MAX_NAMESAKE_FILES]
+            places = {(tag.name, tag.file, tag.scope) for tag in run_ctags(self.root.path, files, timeout=SEARCH_S)
+                      if tag.name in names and tag.kind in FUNCTION_KINDS}
+        except (CodeIntelError, OSError, subprocess.SubprocessError):
+            return set()  # no telling: every name counts
+        counts = Counter(name for name, _file, _scope in places)
+        return {name for name, count in counts.items() if count > MAX_NAMESAKES}
 
     # ------------------------------------------------------------ the change
     def changed_functions(self) -> set[str]:
@@ -86,9 +114,9 @@ class Exercise:
                 continue
             functions = _functions(parsed)
             for start, end in change.ranges:
-                names.update(s.name for s in _innermost(functions, start, end, inside=False))
+                names.update(_called_as(s) for s in _innermost(functions, start, end, inside=False))
             for gap in change.gaps:
-                names.update(s.name for s in _innermost(functions, gap, gap + 1, inside=True))
+                names.update(_called_as(s) for s in _innermost(functions, gap, gap + 1, inside=True))
         return {n for n in names if len(n) >= MIN_FUNCTION}
 
     # ------------------------------------------------------------- the tests
@@ -110,7 +138,7 @@ class Exercise:
         for hit in hits:
             by_file.setdefault(hit.file, []).append(hit)
         found: dict[str, list[_Body]] = {}
-        for path in sorted(by_file)[:MAX_FILES]:
+        for path in sorted(by_file, key=_test_files_first)[:MAX_FILES]:
             parsed = self._parse(path)
             if parsed is None:
                 continue
@@ -137,6 +165,18 @@ class Exercise:
             return self._parses.get(file)
         except (OSError, CodeIntelError):
             return None
+
+
+def _called_as(function: SymbolNode) -> str:
+    """The name a test calls the function by: a constructor by its class (`Parser(...)`, `new Parser(...)`)."""
+    if function.name in _CONSTRUCTORS and function.scope:
+        return re.split(r"[.:]+", function.scope)[-1]
+    return function.name
+
+
+def _test_files_first(path: str) -> tuple[bool, str]:
+    """Files whose path says they hold tests (`tests/`, `_test.go`, `ElementTest.java`, `x.spec.ts`) come first."""
+    return (_TEST_PATH.search(path) is None, path)
 
 
 def _functions(parsed: ParsedFile) -> list[SymbolNode]:

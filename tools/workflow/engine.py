@@ -654,7 +654,7 @@ class WorkflowEngine:
                 )
             if self.checks is None or not self.checks.configured():
                 return not_configured_view(SELF_REPORTED)
-            report = session_checks(self.checks, self.git, state, self.root, progress)
+            report, _concerned = session_checks(self.checks, self.git, state, self.root, progress)
             draft = state.model_copy(deep=True)
             record_run(draft, report)
             self._commit(draft)

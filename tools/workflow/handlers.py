@@ -208,12 +208,14 @@ BEFORE_CHANGE_RELEVANCE = ("every command: the session has changed nothing yet, 
 
 
 def session_checks(checks: CheckPort, git: GitPort, state: SessionState, root: ProjectRoot,
-                   progress: CheckProgress | None = None, *, reuse: bool = False) -> CheckReport:
+                   progress: CheckProgress | None = None, *, reuse: bool = False) -> tuple[CheckReport, Concern | None]:
     """The commands relevant to the session's changed files, run in the project root (run_checks and
     POST_IMPL_VERIFY both come here). `reuse` may answer an earlier run on exactly the same files.
 
     While the session has changed nothing, every command runs: that run is the state before the change
-    (`before_change` below). A later failing run is compared with the one kept in the state."""
+    (`before_change` below). A later failing run is compared with the one kept in the state, by which failing
+    tests the session is about: that judgement is returned too (None when nothing was compared), so that a
+    refusal explains it without working it out again."""
     changed = git.changed_since_snapshot(state.git) if state.tracks_changes else None
     if before_change(changed):
         report = checks.run(None, progress=progress)
@@ -221,9 +223,10 @@ def session_checks(checks: CheckPort, git: GitPort, state: SessionState, root: P
     else:
         report = checks.run(changed, progress=progress, reuse=reuse and state.git.is_repo and changed is not None)
         report.relevance = SESSION_RELEVANCE if changed is not None else NO_BASELINE_RELEVANCE
-    if state.checks_before_change and changed:
-        report.compare_with(state.checks_before_change, session_concerns(checks, git, state, root, changed))
-    return report
+    concerned = session_concerns(checks, git, state, root, changed) if state.checks_before_change and changed else None
+    if concerned is not None:
+        report.compare_with(state.checks_before_change, concerned)
+    return report, concerned
 
 
 def session_concerns(checks: CheckPort, git: GitPort, state: SessionState, root: ProjectRoot,
@@ -283,8 +286,9 @@ def checks_at_ready(ctx: PhaseContext) -> dict[str, Any] | None:
     return report.brief(note)
 
 
-def run_checks(ctx: PhaseContext) -> CheckReport | None:
-    """The server's own run at POST_IMPL_VERIFY; None when no verify.commands are configured."""
+def run_checks(ctx: PhaseContext) -> tuple[CheckReport, Concern | None] | None:
+    """The server's own run at POST_IMPL_VERIFY, and which failing tests it found the session is about; None when
+    no verify.commands are configured."""
     if ctx.checks is None or not ctx.checks.configured():
         return None
     return session_checks(ctx.checks, ctx.git, ctx.state, ctx.root, ctx.progress, reuse=True)
@@ -293,7 +297,8 @@ def run_checks(ctx: PhaseContext) -> CheckReport | None:
 def post_impl_verify(ctx: PhaseContext) -> Transition:
     payload: p.PostImplVerifyPayload = ctx.payload
     s = ctx.state
-    report = run_checks(ctx)
+    run = run_checks(ctx)
+    report, concerned = run if run is not None else (None, None)
     extras: dict[str, Any] = {}
     if report is None:
         extras["verification_note"] = SELF_REPORTED
@@ -312,9 +317,8 @@ def post_impl_verify(ctx: PhaseContext) -> Transition:
         unusable = [c.name for c in report.new_failures if c.failed_before == "same_output"]
         hint = ("send passed: false with the failure in details (the server's run decides), or fix the code "
                 "in READY first; run_checks shows the same run" + (f". Failing tests: {', '.join(failing[:10])}" if failing else ""))
-        assert ctx.checks is not None
-        hint += _failing_before_too(report, s.checks_before_change,
-                                    session_concerns(ctx.checks, ctx.git, s, ctx.root, report.changed_files or []))
+        if concerned is not None:
+            hint += _failing_before_too(report, s.checks_before_change, concerned)
         if unusable:
             hint = (f"{', '.join(unusable)} failed the same way before this session changed anything, so it cannot "
                     "judge this change: tell the user, who can fix or narrow the command in .code-intel/config.json "

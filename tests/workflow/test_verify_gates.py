@@ -444,6 +444,27 @@ def test_an_old_failure_calling_a_function_the_session_changed_counts(checked, a
             "the session changed), so it counts however it fails") in answer["hint"]
 
 
+def test_a_session_that_changed_nothing_is_told_why_old_failures_still_count(checked, app_project):
+    """Every item skipped, nothing written: the run at POST_IMPL_VERIFY is the state before the change again, and
+    nothing excuses its failures (a bug fix that changed nothing fixed nothing). The hint says so and what to do."""
+    with (app_project.path / "test_app.py").open("a", encoding="utf-8") as f:
+        f.write(ALREADY_BROKEN)
+    driver = checked(PYTEST)
+    resp = driver.submit(driver.payload(driver.run(driver.start(), until="READY")))  # planned: step 13
+    assert resp["step"] == 13
+    item = driver.engine.live.state.board.tasks[0].checklist[0].item
+    resp = driver.submit({"task_id": driver.next_task_id(), "tools_used": [], "summary": "nothing to write",
+                          "checklist": [{"item": item, "status": "skipped", "reason": "subtract exists already"}]})
+    resp = driver.submit({"summary": "nothing changed"})
+    assert resp["phase"] == "POST_IMPL_VERIFY"
+    refused = driver.submit(_verify_payload(True))
+    assert refused["error"] == "payload_mismatch" and "test_already_broken" in refused["message"]
+    assert refused["hint"].endswith(
+        "The session has changed nothing since it started, so nothing excuses these failures: make the change the "
+        "request asks for in READY; if it needs none, say so in details with passed: false and ask the user how to "
+        "go on")
+
+
 def test_a_test_that_failed_before_and_fails_now_for_another_reason_counts(checked):
     """test_subtract fails before the change (no subtract_task_1 yet); a wrong subtract makes it fail with an
     assertion instead. The same test name is not enough: the error lines differ, so the change is to blame."""

@@ -319,6 +319,10 @@ def post_impl_verify(ctx: PhaseContext) -> Transition:
                 "in READY first; run_checks shows the same run" + (f". Failing tests: {', '.join(failing[:10])}" if failing else ""))
         if concerned is not None:
             hint += _failing_before_too(report, s.checks_before_change, concerned)
+        elif report.relevance == BEFORE_CHANGE_RELEVANCE:
+            hint += (". The session has changed nothing since it started, so nothing excuses these failures: make the "
+                     "change the request asks for in READY; if it needs none, say so in details with passed: false and "
+                     "ask the user how to go on")
         if unusable:
             hint = (f"{', '.join(unusable)} failed the same way before this session changed anything, so it cannot "
                     "judge this change: tell the user, who can fix or narrow the command in .code-intel/config.json "

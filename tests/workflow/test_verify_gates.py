@@ -437,9 +437,12 @@ def test_an_old_failure_calling_a_function_the_session_changed_counts(checked, a
     answer = driver.submit(_verify_payload(True))
     if not touches_add:
         assert answer["success"] is True and "test_app.py::test_add_big" in answer["verification_note"]
+        assert "held" not in answer["server_checks"]["commands"][0]
         return
     assert answer["error"] == "payload_mismatch" and "test_add_big" in answer["message"]
     assert "failed_before" not in answer["server_checks"]["commands"][0]
+    assert answer["server_checks"]["commands"][0]["held"] == {  # run_checks shows the same
+        "test_app.py::test_add_big": "it calls add, which the session changed"}
     assert ("test_app.py::test_add_big failed before the change too, but the session is about it (it calls add, which "
             "the session changed), so it counts however it fails") in answer["hint"]
 

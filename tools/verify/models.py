@@ -49,6 +49,11 @@ class CommandOutcome(BaseModel):
                     "was failing then with the same errors, and the session is not about it (not held against the "
                     "change); same_output = the same error lines and no test "
                     "names (the command cannot judge the change)")
+    held: dict[str, str] | None = Field(
+        default=None,
+        description="tests that failed before the change too but still count against it, each with why the session "
+                    "is about it (the request names or describes it, its file changed, it calls a function the "
+                    "session changed, the session changed its lines)")
 
     @property
     def passed(self) -> bool:
@@ -165,6 +170,11 @@ class CheckReport(BaseModel):
         for outcome in self.failed:
             was = earlier.get(outcome.command)
             outcome.failed_before = failed_the_same_way(outcome, was, concerned) if was is not None else None
+            held: dict[str, str] = {}
+            if was is not None and concerned is not None:
+                old = set(was.failing_tests)
+                held = {test: why for test in outcome.failing_tests if test in old and (why := concerned(test))}
+            outcome.held = held or None
 
     @property
     def ran(self) -> bool:

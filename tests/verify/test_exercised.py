@@ -158,6 +158,25 @@ def test_a_jest_title_leads_to_its_call(tmp_path: Path):
     assert found == {names[0]: "it calls off, which the session changed"}
 
 
+def test_a_mocha_name_is_found_by_its_own_title_at_its_end(tmp_path: Path):
+    """mocha names a test by its suites' titles and its own, joined by spaces: the title is found as a whole string
+    (`is not present` alone, a part of another title, is no test)."""
+    root = project(tmp_path, {
+        "lib/search.js": "function indexOf(list, x) {\n  return list.indexOf(x);\n}\nfunction has(list, x) {\n"
+                         "  return list.includes(x);\n}\nmodule.exports = { indexOf, has };\n",
+        "test/search.test.js": "describe('Array', function () {\n  describe('#indexOf()', function () {\n"
+                               "    it('should return -1 when the value is not present', function () {\n"
+                               "      assert.equal(indexOf([1, 2], 4), -1);\n    });\n"
+                               "    it('is not present', function () {\n      assert.ok(!has([1], 4));\n    });\n"
+                               "  });\n});\n",
+    })
+    names = ["Array #indexOf() should return -1 when the value is not present", "Array #indexOf() is not present"]
+    assert exercised(root, names, FileChange("lib/search.js", ((2, 2),))) == {
+        names[0]: "it calls indexOf, which the session changed"}
+    assert exercised(root, names, FileChange("lib/search.js", ((5, 5),))) == {
+        names[1]: "it calls has, which the session changed"}
+
+
 def test_googletest_and_rust_tests_are_found_by_their_headers(tmp_path: Path):
     root = project(tmp_path, {
         "math.cc": "int add(int a, int b) {\n  return a + b;\n}\n\nint mul(int a, int b) {\n  return a * b;\n}\n",

@@ -146,6 +146,18 @@ def test_mocha_summary_joins_suite_and_test() -> None:
     assert failing_tests(MOCHA) == ["math subtracts"]
 
 
+def test_mocha_nested_suites_are_joined_too() -> None:
+    """mocha 10's own output for a test in a suite in a suite: each title on its own line, one level deeper."""
+    output = ("  0 passing (7ms)\n  2 failing\n\n  1) Array\n       #indexOf()\n"
+              "         should return -1 when the value is not present:\n\n"
+              "      AssertionError [ERR_ASSERTION]: 0 == -1\n      + expected - actual\n\n"
+              "      at Context.<anonymous> (test/search.test.js:6:14)\n\n"
+              "  2) Array\n       #indexOf()\n         is not present:\n\n"
+              "      AssertionError [ERR_ASSERTION]: The expression evaluated to a falsy value:\n")
+    assert failing_tests(output) == ["Array #indexOf() should return -1 when the value is not present",
+                                     "Array #indexOf() is not present"]
+
+
 def test_go_test_subtests_too() -> None:
     assert failing_tests(GO) == ["TestSub", "TestSub/negative"]
 

@@ -47,6 +47,8 @@ MAX_NAMESAKE_FILES = 500  # files read for the definitions of the names tests ca
 SEARCH_S = 5.0
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _TEST_PATH = re.compile(r"(?i)test|spec")
+_SEPARATED = re.compile(r"::|›| > ")  # a name whose parts pytest, jest or vitest separated
+_QUOTED = re.compile(r"[A-Za-z]*(['\"`]+)(.*)\1", re.DOTALL)
 _CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__", "constructor", "initialize"})
 
 
@@ -124,9 +126,8 @@ class Exercise:
         """Where each failing test is written: the bodies its name leads to."""
         wanted: dict[str, list[str]] = {}  # the text searched for -> the test names it stands for
         for name in names:
-            leaf = leaf_name(name)
-            if len(leaf) >= MIN_NAME:
-                wanted.setdefault(leaf, []).append(name)
+            for text in _written_as(name):
+                wanted.setdefault(text, []).append(name)
         if not wanted:
             return {}
         try:
@@ -137,7 +138,7 @@ class Exercise:
         by_file: dict[str, list[RgLine]] = {}
         for hit in hits:
             by_file.setdefault(hit.file, []).append(hit)
-        found: dict[str, list[_Body]] = {}
+        found: dict[str, list[tuple[int, _Body]]] = {}
         for path in sorted(by_file, key=_test_files_first)[:MAX_FILES]:
             parsed = self._parse(path)
             if parsed is None:
@@ -147,13 +148,15 @@ class Exercise:
                 raw = hit.text.encode("utf-8", errors="replace")
                 for leaf, tests in wanted.items():
                     for column in _occurrences(raw, leaf.encode()):
-                        body = _body_at(parsed, path, functions, hit.line, column, len(leaf.encode()))
+                        body = _body_at(parsed, path, functions, hit.line, column, leaf)
                         if body is None:
                             continue
                         for test in tests:
                             if _in_named_file(test, path):
-                                found.setdefault(test, []).append(body)
-        return {test: _in_named_class(test, bodies) for test, bodies in found.items()}
+                                found.setdefault(test, []).append((len(leaf), body))
+        # the longest text found says most: a mocha title's shorter endings may be other tests' whole titles
+        return {test: _in_named_class(test, [body for size, body in bodies if size == max(s for s, _ in bodies)])
+                for test, bodies in found.items()}
 
     def _parse(self, path: str) -> ParsedFile | None:
         file = self.root.path / path
@@ -172,6 +175,18 @@ def _called_as(function: SymbolNode) -> str:
     if function.name in _CONSTRUCTORS and function.scope:
         return re.split(r"[.:]+", function.scope)[-1]
     return function.name
+
+
+def _written_as(name: str) -> list[str]:
+    """What a failing test's name may be written as in its source: the last part of its name; for a name that is
+    titles joined by spaces (mocha's `Array #indexOf() returns -1`), also each ending of two words or more, one of
+    which is the test's own title."""
+    leaf = leaf_name(name)
+    texts = [leaf] if len(leaf) >= MIN_NAME else []
+    words = name.split()
+    if len(words) > 2 and not _SEPARATED.search(name):
+        texts += [" ".join(words[i:]) for i in range(1, len(words) - 1)]
+    return texts
 
 
 def _test_files_first(path: str) -> tuple[bool, str]:
@@ -208,19 +223,22 @@ def _word(byte: bytes) -> bool:
 
 
 def _body_at(parsed: ParsedFile, path: str, functions: list[SymbolNode], line: int, column: int,
-             length: int) -> _Body | None:
-    """The test declared by a name written at (1-based line, byte column): the function whose header holds it
-    (`func TestInc(`, `TEST(Suite, Name) {`), or the call whose first argument is the string holding it (a title)."""
+             text: str) -> _Body | None:
+    """The test declared by `text` written at (1-based line, byte column): the function whose header holds it
+    (`func TestInc(`, `TEST(Suite, Name) {`), or the call whose first argument is a string that is all of it (a
+    title)."""
     point = (line - 1, column)
     for symbol in functions:
         body = symbol.node.child_by_field_name("body")
         header_end = tuple(body.start_point) if body is not None else (symbol.line, 0)
         if tuple(symbol.node.start_point) <= point < header_end:
             return _read(parsed, path, symbol.full_node)
-    node = parsed.root.descendant_for_point_range(point, (line - 1, column + length))
+    node = parsed.root.descendant_for_point_range(point, (line - 1, column + len(text.encode())))
     while node is not None and node_category(node.type) != "string":
         node = node.parent
-    if node is None or parsed.grammar is None:
+    while node is not None and node.parent is not None and node_category(node.parent.type) == "string":
+        node = node.parent  # the whole literal, not a fragment of it
+    if node is None or parsed.grammar is None or _unquoted(parsed.text(node)) != text:
         return None
     call = node.parent
     while call is not None and call.type not in parsed.grammar.calls:
@@ -230,6 +248,12 @@ def _body_at(parsed: ParsedFile, path: str, functions: list[SymbolNode], line: i
     if first is None or not (first.start_byte <= node.start_byte and node.end_byte <= first.end_byte):
         return None
     return _read(parsed, path, call)
+
+
+def _unquoted(literal: str) -> str | None:
+    """A string literal's text without its prefix and quotes (`'a b'`, `"a b"`, `` `a b` ``, Python's `r"a b"`)."""
+    match = _QUOTED.fullmatch(literal.strip())
+    return match[2] if match else None
 
 
 def _read(parsed: ParsedFile, path: str, node: Node) -> _Body:

@@ -123,7 +123,8 @@ class FailureCollector:
         self._names: list[str] = []
         self._seen: set[str] = set()
         self._mocha = False  # inside mocha's "N failing" section
-        self._mocha_title: str | None = None  # "1) suite" waiting for its test line
+        self._mocha_title: str | None = None  # "1) suite" (and nested suites) waiting for its test line
+        self._mocha_indent = 0  # where the last title line of it starts
         self._surefire_list = _ClosingList(_SUREFIRE_ENTRY)  # Surefire's closing "Failures:" / "Errors:" list
         self._ctest_list = _ClosingList(_CTEST_ENTRY)  # CTest's closing "The following tests FAILED:" list
         self._ctest_named: set[str] = set()  # CTest tests whose own output named failing tests (Unity, GoogleTest)
@@ -205,13 +206,17 @@ class FailureCollector:
         match = _MOCHA_ITEM.match(line)
         if match:
             self._flush_mocha()
-            self._mocha_title = match[1]
+            self._mocha_title, self._mocha_indent = match[1], match.start(1)
             return True
         if self._mocha_title is not None:
             text = line.strip()
+            indent = len(line) - len(line.lstrip())
             if text.endswith(":") and not _EXCERPT.search(line):
                 self._add(f"{self._mocha_title} {text[:-1].strip()}")
                 self._mocha_title = None
+                return True
+            if indent > self._mocha_indent and not _EXCERPT.search(line):  # a nested suite's title, one level deeper
+                self._mocha_title, self._mocha_indent = f"{self._mocha_title} {text}", indent
                 return True
             self._flush_mocha()
         return False

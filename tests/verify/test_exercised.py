@@ -105,7 +105,7 @@ def test_a_changed_constructor_is_called_by_its_class(tmp_path: Path):
         "test_parser.py::test_strips": "it calls Parser, which the session changed"}
 
 
-def test_a_name_only_used_is_no_test(tmp_path: Path):
+def test_a_name_only_used_is_no_test_and_a_helper_in_the_file_is_followed(tmp_path: Path):
     root = project(tmp_path, {
         "app.py": "def parse(text):\n    return text.split()\n",
         "test_app.py": "from app import parse\n\n\ndef check_words():\n    assert parse('a b') == ['a']\n\n\n"
@@ -114,9 +114,10 @@ def test_a_name_only_used_is_no_test(tmp_path: Path):
     change = FileChange("app.py", ((2, 2),))
     assert exercised(root, ["test_app.py::check_words"], change) == {"test_app.py::check_words": (
         "it calls parse, which the session changed")}
-    # `check_words` is only called in test_all, which names no changed function itself (a helper is not followed)
-    assert exercised(root, ["test_app.py::test_all"], change) == {}
     assert exercised(root, ["test_app.py::test_gone"], change) == {}
+    # test_all reaches parse through check_words, a function of its own file: one level is followed
+    assert exercised(root, ["test_app.py::test_all"], change) == {"test_app.py::test_all": (
+        "it calls check_words, which calls parse, which the session changed")}
 
 
 def test_a_path_in_the_name_picks_the_file(tmp_path: Path):

@@ -11,8 +11,8 @@ session when its body names a function or method the session changed, or when th
 lines. A change outside every function (a type, a constant, an import) names nothing: a type or a module used by
 most tests would otherwise hold every broken test against any change to it.
 
-What is read is what is written, not what runs: a test calling the changed function through a helper is not
-found. Nor are types: `x.html()` may be any class's `html`. So a name that more than MAX_NAMESAKES types or modules
+What is read is what is written, not what runs: a test reaching the changed function through a function of its
+own file is found (one level), through a helper elsewhere it is not. Nor are types: `x.html()` may be any class's `html`. So a name that more than MAX_NAMESAKES types or modules
 define (`get`, `toString`, `html`, `__eq__`, Go's `String`) says nothing about which one a test calls, and a
 change to one of them holds no test; a name defined in a few places (`Element.hasClass` and `Elements.hasClass`)
 counts for all of them.
@@ -20,6 +20,7 @@ counts for all of them.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import subprocess
 from collections import Counter
@@ -58,6 +59,7 @@ class _Body:
     start: int  # 1-based lines
     end: int
     names: frozenset[str]  # identifiers written in code (not in comments or strings)
+    helpers: tuple[tuple[str, frozenset[str]], ...] = ()  # functions of the same file it calls, and their names
 
 
 class Exercise:
@@ -75,7 +77,9 @@ class Exercise:
             return {}
         changed = self.changed_functions()
         bodies = self._bodies(list(dict.fromkeys(names))[:MAX_TESTS])
-        changed -= self.common({n for found in bodies.values() for body in found for n in body.names & changed})
+        calls = {n for found in bodies.values() for body in found
+                 for written in (body.names, *(helper for _, helper in body.helpers)) for n in written & changed}
+        changed -= self.common(calls)
         found: dict[str, str] = {}
         for name, places in bodies.items():
             leaf = leaf_name(name)
@@ -86,6 +90,11 @@ class Exercise:
                     break
                 if called := sorted((body.names - {leaf}) & changed):
                     found[name] = f"it calls {' and '.join(called[:3])}, which the session changed"
+                    break
+                if through := next(((h, sorted(names & changed)) for h, names in body.helpers if names & changed), None):
+                    helper, reached = through
+                    found[name] = (f"it calls {helper}, which calls {' and '.join(reached[:3])}, which the session "
+                                   "changed")
                     break
         return found
 
@@ -151,6 +160,7 @@ class Exercise:
                         body = _body_at(parsed, path, functions, hit.line, column, leaf)
                         if body is None:
                             continue
+                        body = _with_helpers(parsed, body, functions)
                         for test in tests:
                             if _in_named_file(test, path):
                                 found.setdefault(test, []).append((len(leaf), body))
@@ -254,6 +264,19 @@ def _unquoted(literal: str) -> str | None:
     """A string literal's text without its prefix and quotes (`'a b'`, `"a b"`, `` `a b` ``, Python's `r"a b"`)."""
     match = _QUOTED.fullmatch(literal.strip())
     return match[2] if match else None
+
+
+def _with_helpers(parsed: ParsedFile, body: _Body, functions: list[SymbolNode]) -> _Body:
+    """The body, with the functions of its own file that it calls (`check_words()`, a fixture named as a
+    parameter) and what they call in turn: one level, since a helper is often how a test reaches the code. Only
+    names the file defines once: GoogleTest's tests are all functions named TEST."""
+    helpers = []
+    once = {name for name, count in Counter(s.name for s in functions).items() if count == 1}  # not TEST(...) {}
+    for symbol in functions:
+        inside = body.start <= symbol.line and symbol.end_line <= body.end  # the test itself, or a function in it
+        if symbol.name in body.names and symbol.name in once and not inside and not symbol.line <= body.start <= symbol.end_line:
+            helpers.append((symbol.name, _read(parsed, body.path, symbol.full_node).names - {symbol.name}))
+    return dataclasses.replace(body, helpers=tuple(helpers)) if helpers else body
 
 
 def _read(parsed: ParsedFile, path: str, node: Node) -> _Body:

@@ -12,10 +12,10 @@ lines. A change outside every function (a type, a constant, an import) names not
 most tests would otherwise hold every broken test against any change to it.
 
 What is read is what is written, not what runs: a test reaching the changed function through a function of its
-own file is found (one level), through a helper elsewhere it is not. Nor are types: `x.html()` may be any class's `html`. So a name that more than MAX_NAMESAKES types or modules
-define (`get`, `toString`, `html`, `__eq__`, Go's `String`) says nothing about which one a test calls, and a
-change to one of them holds no test; a name defined in a few places (`Element.hasClass` and `Elements.hasClass`)
-counts for all of them.
+own file is found (one level), through a helper elsewhere it is not. Nor are types: `x.html()` may be any
+class's `html`. So a name that more than MAX_NAMESAKES types or modules define (`get`, `toString`, `html`,
+`__eq__`, Go's `String`) says nothing about which one a test calls, and a change to one of them holds no test; a
+name defined in a few places (`Element.hasClass` and `Elements.hasClass`) counts for all of them.
 """
 
 from __future__ import annotations
@@ -91,8 +91,9 @@ class Exercise:
                 if called := sorted((body.names - {leaf}) & changed):
                     found[name] = f"it calls {' and '.join(called[:3])}, which the session changed"
                     break
-                if through := next(((h, sorted(names & changed)) for h, names in body.helpers if names & changed), None):
-                    helper, reached = through
+                through = [(helper, sorted(names & changed)) for helper, names in body.helpers if names & changed]
+                if through:
+                    helper, reached = through[0]
                     found[name] = (f"it calls {helper}, which calls {' and '.join(reached[:3])}, which the session "
                                    "changed")
                     break
@@ -153,6 +154,7 @@ class Exercise:
             if parsed is None:
                 continue
             functions = _functions(parsed)
+            helpers = _Helpers(parsed, path, functions)
             for hit in by_file[path]:
                 raw = hit.text.encode("utf-8", errors="replace")
                 for leaf, tests in wanted.items():
@@ -160,7 +162,7 @@ class Exercise:
                         body = _body_at(parsed, path, functions, hit.line, column, leaf)
                         if body is None:
                             continue
-                        body = _with_helpers(parsed, body, functions)
+                        body = helpers.called_by(body)
                         for test in tests:
                             if _in_named_file(test, path):
                                 found.setdefault(test, []).append((len(leaf), body))
@@ -211,7 +213,8 @@ def _functions(parsed: ParsedFile) -> list[SymbolNode]:
 def _innermost(functions: list[SymbolNode], start: int, end: int, *, inside: bool) -> Iterator[SymbolNode]:
     """The functions overlapping lines start..end (holding all of them, with `inside`) that hold no other such
     function."""
-    hit = [s for s in functions if (s.line <= start and end <= s.end_line) or (not inside and s.line <= end and start <= s.end_line)]
+    hit = [s for s in functions
+           if (s.line <= start and end <= s.end_line) or (not inside and s.line <= end and start <= s.end_line)]
     for s in hit:
         if not any(o is not s and s.line <= o.line and o.end_line <= s.end_line for o in hit):
             yield s
@@ -266,17 +269,27 @@ def _unquoted(literal: str) -> str | None:
     return match[2] if match else None
 
 
-def _with_helpers(parsed: ParsedFile, body: _Body, functions: list[SymbolNode]) -> _Body:
-    """The body, with the functions of its own file that it calls (`check_words()`, a fixture named as a
-    parameter) and what they call in turn: one level, since a helper is often how a test reaches the code. Only
-    names the file defines once: GoogleTest's tests are all functions named TEST."""
-    helpers = []
-    once = {name for name, count in Counter(s.name for s in functions).items() if count == 1}  # not TEST(...) {}
-    for symbol in functions:
-        inside = body.start <= symbol.line and symbol.end_line <= body.end  # the test itself, or a function in it
-        if symbol.name in body.names and symbol.name in once and not inside and not symbol.line <= body.start <= symbol.end_line:
-            helpers.append((symbol.name, _read(parsed, body.path, symbol.full_node).names - {symbol.name}))
-    return dataclasses.replace(body, helpers=tuple(helpers)) if helpers else body
+class _Helpers:
+    """The functions of one file that a test in it may call (`check_words()`, a fixture named as a parameter), each
+    read once: one level, since a helper is often how a test reaches the code. Only names the file defines once
+    (GoogleTest's tests are all functions named TEST)."""
+
+    def __init__(self, parsed: ParsedFile, path: str, functions: list[SymbolNode]) -> None:
+        self.parsed, self.path = parsed, path
+        counts = Counter(s.name for s in functions)
+        self.functions = [s for s in functions if counts[s.name] == 1]
+        self._names: dict[int, frozenset[str]] = {}  # a helper's first line -> the names it calls
+
+    def called_by(self, body: _Body) -> _Body:
+        """The body with the helpers it calls, and what they call."""
+        helpers = []
+        for symbol in self.functions:
+            if symbol.name not in body.names or symbol.line <= body.end and body.start <= symbol.end_line:
+                continue  # not called, or the test itself, a function inside it or one around it
+            if symbol.line not in self._names:
+                self._names[symbol.line] = _read(self.parsed, self.path, symbol.full_node).names - {symbol.name}
+            helpers.append((symbol.name, self._names[symbol.line]))
+        return dataclasses.replace(body, helpers=tuple(helpers)) if helpers else body
 
 
 def _read(parsed: ParsedFile, path: str, node: Node) -> _Body:

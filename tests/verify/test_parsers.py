@@ -117,6 +117,20 @@ def test_unittest_both_header_styles() -> None:
     assert failing_tests(UNITTEST) == ["test_calc.CalcTest.test_sub", "test_calc.OldTest.test_old"]
 
 
+def test_unittest_s_closing_count_is_no_test_name() -> None:
+    """python -m unittest (3.11) ends with `FAILED (failures=2)` when only one kind failed: not pytest's
+    `FAILED name` summary. A count read as a name would change with the number of failures, so a change that
+    fixed one of two old failures would look like a new failing test."""
+    def output(*tests: str) -> str:
+        blocks = "".join(f"{'=' * 70}\nFAIL: {t} (test_calc.CalcTest.{t})\n{'-' * 70}\nTraceback (most recent call last):\n"
+                         f"AssertionError: 4 != 5\n\n" for t in tests)
+        return f"{blocks}{'-' * 70}\nRan 2 tests in 0.000s\n\nFAILED (failures={len(tests)})\n"
+
+    assert failing_tests(output("test_add", "test_mul")) == ["test_calc.CalcTest.test_add", "test_calc.CalcTest.test_mul"]
+    assert failing_tests(output("test_mul")) == ["test_calc.CalcTest.test_mul"]
+    assert failing_tests("FAILED (errors=1)\n") == []
+
+
 def test_jest() -> None:
     assert failing_tests(JEST) == ["src/math.test.js › math › subtracts"]
 

@@ -17,7 +17,7 @@ MAX_EXCERPT = 20
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
 
-_PYTEST_SUMMARY = re.compile(r"^(?:FAILED|ERROR) (\S+?)(?: - .*)?$")
+_PYTEST_SUMMARY = re.compile(r"^(?:FAILED|ERROR) (?!\()(\S+?)(?: - .*)?$")  # not unittest's `FAILED (failures=2)`
 _PYTEST_VERBOSE = re.compile(r"^(\S+::\S+) (?:FAILED|ERROR)\b")
 _UNITTEST = re.compile(r"^(?:FAIL|ERROR): (\S+) \(([^)]+)\)")
 _JEST = re.compile(r"^\s*●\s+(.+?)\s*$")

@@ -105,6 +105,22 @@ def test_a_changed_constructor_is_called_by_its_class(tmp_path: Path):
         "test_parser.py::test_strips": "it calls Parser, which the session changed"}
 
 
+def test_a_function_that_calls_its_changed_inner_function_is_changed_too(tmp_path: Path):
+    """more-itertools' chunked(strict=True) checks its chunks in an inner ret() that it calls: a change there is a
+    change to chunked, which the tests call. A factory that only hands its inner functions out (the jest test
+    above) is not."""
+    root = project(tmp_path, {
+        "more.py": "def chunked(items, n, strict=False):\n    def ret():\n        for chunk in items:\n"
+                   "            if len(chunk) > n:\n                raise ValueError('short')\n            yield chunk\n"
+                   "    return ret() if strict else iter(items)\n",
+        "test_more.py": "from more import chunked\n\n\ndef test_strict():\n    assert list(chunked([[1]], 2, True))\n",
+    })
+    change = FileChange("more.py", ((4, 4),))
+    assert Exercise(root, RgFilters(), [change]).changed_functions() == {"ret", "chunked"}
+    assert exercised(root, ["test_more.py::test_strict"], change) == {
+        "test_more.py::test_strict": "it calls chunked, which the session changed"}
+
+
 def test_a_name_only_used_is_no_test_and_a_helper_in_the_file_is_followed(tmp_path: Path):
     root = project(tmp_path, {
         "app.py": "def parse(text):\n    return text.split()\n",

@@ -118,7 +118,7 @@ class Exercise:
     # ------------------------------------------------------------ the change
     def changed_functions(self) -> set[str]:
         """The names of the innermost functions and methods that hold a line the session changed, or the lines on
-        both sides of lines it removed."""
+        both sides of lines it removed, and of the functions around them that call them."""
         names: set[str] = set()
         for change in self.changes.values():
             parsed = self._parse(change.path)
@@ -126,9 +126,9 @@ class Exercise:
                 continue
             functions = _functions(parsed)
             for start, end in change.ranges:
-                names.update(_called_as(s) for s in _innermost(functions, start, end, inside=False))
+                names.update(_called_as(s) for s in _changed_by(parsed, functions, start, end, inside=False))
             for gap in change.gaps:
-                names.update(_called_as(s) for s in _innermost(functions, gap, gap + 1, inside=True))
+                names.update(_called_as(s) for s in _changed_by(parsed, functions, gap, gap + 1, inside=True))
         return {n for n in names if len(n) >= MIN_FUNCTION}
 
     # ------------------------------------------------------------- the tests
@@ -210,14 +210,32 @@ def _functions(parsed: ParsedFile) -> list[SymbolNode]:
     return [s for s in flatten(outline(parsed)) if s.kind in FUNCTION_KINDS]
 
 
-def _innermost(functions: list[SymbolNode], start: int, end: int, *, inside: bool) -> Iterator[SymbolNode]:
-    """The functions overlapping lines start..end (holding all of them, with `inside`) that hold no other such
-    function."""
+def _changed_by(parsed: ParsedFile, functions: list[SymbolNode], start: int, end: int, *, inside: bool) -> list[SymbolNode]:
+    """The innermost functions overlapping lines start..end (holding all of them, with `inside`), and around each
+    the functions that call it: `chunked` changes when its inner `ret()` does, since it calls it and tests call
+    `chunked`. A nested function that its outer one only hands out (a factory's `{ on, off }`) leaves it out, or
+    every test of the factory would count."""
     hit = [s for s in functions
            if (s.line <= start and end <= s.end_line) or (not inside and s.line <= end and start <= s.end_line)]
-    for s in hit:
-        if not any(o is not s and s.line <= o.line and o.end_line <= s.end_line for o in hit):
-            yield s
+    out: list[SymbolNode] = []
+    for inner in hit:
+        if any(o is not inner and inner.line <= o.line and o.end_line <= inner.end_line for o in hit):
+            continue  # not the innermost
+        out.append(inner)
+        around = sorted((o for o in functions if o.line <= inner.line and inner.end_line <= o.end_line and o is not inner),
+                        key=lambda o: o.end_line - o.line)
+        for outer in around:
+            if not _calls(parsed, outer, out[-1]):
+                break
+            out.append(outer)
+    return out
+
+
+def _calls(parsed: ParsedFile, outer: SymbolNode, inner: SymbolNode) -> bool:
+    """Whether `outer`'s own code (not `inner`'s) calls `inner` by its name."""
+    node, nested = outer.full_node, inner.full_node
+    code = parsed.source[node.start_byte:nested.start_byte] + parsed.source[nested.end_byte:node.end_byte]
+    return re.search(rb"(?<![\w.$])" + re.escape(inner.name.encode()) + rb"\s*\(", code) is not None
 
 
 def _occurrences(raw: bytes, needle: bytes) -> Iterator[int]:

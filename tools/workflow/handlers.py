@@ -255,14 +255,12 @@ def before_change(changed: list[str] | None) -> bool:
     return changed is not None and not changed
 
 
-def record_run(state: SessionState, report: CheckReport) -> bool:
+def record_run(state: SessionState, report: CheckReport) -> None:
     """Note a server run in the state: its summary, and its outcomes when it ran before any change (bounded: each
-    tail is at most a few KB). True when it was such a run."""
+    tail is at most a few KB)."""
     state.last_check = report.summary()
-    if report.relevance != BEFORE_CHANGE_RELEVANCE:
-        return False
-    state.checks_before_change = [c.model_copy() for c in report.commands]
-    return True
+    if report.relevance == BEFORE_CHANGE_RELEVANCE:
+        state.checks_before_change = [c.model_copy() for c in report.commands]
 
 
 def checks_at_ready(ctx: PhaseContext) -> dict[str, Any] | None:

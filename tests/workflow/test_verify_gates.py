@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -545,17 +546,22 @@ def test_the_hint_says_why_each_test_that_failed_before_is_held() -> None:
                               excerpt=[error])
 
     before = [run("jest", ["emitter › off", "format › date"], "Expected: 1"), run("lint", ["style"], "E1 too long")]
-    report = CheckReport(configured=True, passed=False,
-                         commands=[run("jest", ["emitter › off", "format › date"], "Expected: 1"),
-                                   run("lint", ["style"], "E2 unused")])
-    hint = _failing_before_too(report, before, lambda test: "the request names it" if "emitter" in test else None)
+
+    def hint_for(concerned: Callable[[str], str | None]) -> str:
+        report = CheckReport(configured=True, passed=False,
+                             commands=[run("jest", ["emitter › off", "format › date"], "Expected: 1"),
+                                       run("lint", ["style"], "E2 unused")])
+        report.compare_with(before, concerned)  # as session_checks does before any hint is written
+        return _failing_before_too(report, before, concerned)
+
+    hint = hint_for(lambda test: "the request names it" if "emitter" in test else None)
     assert ". emitter › off failed before the change too, but the session is about it (the request names it), so it " \
            "counts however it fails" in hint
     assert ". format › date failed before the change too and would not count alone" in hint
     assert ". style failed before the change too, but with other errors now" in hint
 
     whys = {"emitter › off": "the request names it", "format › date": "it calls formatDate, which the session changed"}
-    hint = _failing_before_too(report, before, whys.get)
+    hint = hint_for(whys.get)
     assert ". emitter › off, format › date failed before the change too, but the session is about them (emitter › " \
            "off: the request names it; format › date: it calls formatDate, which the session changed), so they " \
            "count however they fail" in hint

@@ -352,14 +352,15 @@ def post_impl_verify(ctx: PhaseContext) -> Transition:
 
 
 def _failing_before_too(report: CheckReport, before: list[CommandOutcome], concerned: Concern) -> str:
-    """For a refusal's hint: why tests held against the change count although they failed `before` it too."""
+    """For a refusal's hint: why tests held against the change count although they failed `before` it too. The report
+    has been compared with `before` by `concerned`, which marked each command's `held`."""
     earlier = {c.command: set(c.failing_tests) for c in before}
     about: dict[str, str] = {}  # test -> why the session is about it
     along: list[str] = []  # excusable alone, held because another test of their command is
     changed: list[str] = []  # their command's errors differ from before
     for command in report.new_failures:
         old = [t for t in command.failing_tests if t in earlier.get(command.command, set())]
-        mine = {t: why for t in old if (why := concerned(t))}
+        mine = command.held or {}  # the old failures the session is about, each with why (CheckReport.compare_with)
         about.update(mine)
         (along if any(concerned(t) for t in command.failing_tests) else changed).extend(t for t in old if t not in mine)
     parts = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.verify.concerned import concerned_tests, leaf_name
+from tools.verify.concerned import concerned_tests, go_test, leaf_name
 
 
 @pytest.mark.parametrize(("name", "leaf"), [
@@ -19,6 +19,8 @@ from tools.verify.concerned import concerned_tests, leaf_name
     ("Nums/ParamT.Positive/0", "Positive"),  # GoogleTest's parameterised case: its index is no name
     ("TypedT/1.Zero", "Zero"),
     ("TestParse/12", "TestParse"),
+    ("example.com/calc::TestSub/negative", "negative"),  # go test's, after its package
+    ("example.com/calc/v2::TestSub", "TestSub"),
 ])
 def test_the_leaf_is_the_last_part_of_the_name(name: str, leaf: str) -> None:
     assert leaf_name(name) == leaf
@@ -54,6 +56,11 @@ def test_the_leaf_is_the_last_part_of_the_name(name: str, leaf: str) -> None:
     ("x", ["src/emitter.test.ts"], "src/emitter.test.ts", True),  # the whole file failed to run
     ("x", ["src/lib.rs"], "src/lib.rs - Version::new (line 376)", True),
     ("x", ["docs/src/lib.rs.md"], "src/lib.rs - Version::new (line 376)", False),
+    # a go test's package is where it is: gin's gin.go changing does not make every test of package gin its own
+    ("x", ["gin.go"], "github.com/gin-gonic/gin::TestContextReset", False),
+    ("x", ["render/render.go"], "github.com/gin-gonic/gin/render::TestRenderJSON", False),
+    ("Make TestContextReset pass", [], "github.com/gin-gonic/gin::TestContextReset", True),
+    ("x", ["render/json.go"], "github.com/gin-gonic/gin/render::TestRenderJSON/json", True),  # its words still count
     # too short to look for
     ("go on", [], "suite::go", False),
     ("x", ["a.py"], "a::test_x", False),
@@ -71,3 +78,15 @@ def test_concerned(request_text: str, files: list[str], name: str, expected: boo
 ])
 def test_it_says_why(request_text: str, files: list[str], name: str, why: str) -> None:
     assert concerned_tests(request_text, files)(name) == why
+
+
+@pytest.mark.parametrize(("name", "parts"), [
+    ("example.com/calc::TestSub/negative", ("example.com/calc", "TestSub/negative")),
+    ("calc::BenchmarkAdd", ("calc", "BenchmarkAdd")),
+    ("test_version::test_leading_v", None),  # cargo's
+    ("semver::parse::tests::Testing", None),
+    ("x::Testimony", None),  # no go test: Test is followed by a lower-case letter
+    ("TestSub", None),  # go output cut before its package line
+])
+def test_a_go_tests_package_is_told_from_its_name(name: str, parts: tuple[str, str] | None) -> None:
+    assert go_test(name) == parts

@@ -96,6 +96,41 @@ def test_a_test_whose_own_lines_changed_is_the_sessions(go):
     assert exercised(go, ["TestInc"]) == {}  # nothing changed
 
 
+GO_MULTI = {
+    "go.mod": "module example.com/multi\n\ngo 1.19\n",
+    "add.go": "package multi\n\nfunc Add(a, b int) int { return a + b }\n",
+    "add_test.go": "package multi\n\nimport \"testing\"\n\nfunc TestNew(t *testing.T) {\n\tif Add(1, 2) != 4 {\n"
+                   "\t\tt.Error(\"add\")\n\t}\n}\n",
+    "sub/mul.go": "package sub\n\nfunc Mul(a, b int) int { return a * b }\n",
+    "sub/mul_test.go": "package sub\n\nimport \"testing\"\n\nfunc TestNew(t *testing.T) {\n\tif Mul(1, 2) != 5 {\n"
+                       "\t\tt.Error(\"mul\")\n\t}\n}\n",
+}
+
+
+def test_a_go_test_is_read_in_its_own_package(tmp_path: Path):
+    """Two packages' TestNew are two tests: a change to Mul holds sub's, not the root package's (which calls Add)."""
+    root = project(tmp_path, GO_MULTI)
+    mul = FileChange("sub/mul.go", ((3, 3),))
+    tests = ["example.com/multi::TestNew", "example.com/multi/sub::TestNew"]
+    assert exercised(root, tests, mul) == {"example.com/multi/sub::TestNew": "it calls Mul, which the session changed"}
+    assert exercised(root, tests, FileChange("add.go", ((3, 3),))) == {
+        "example.com/multi::TestNew": "it calls Add, which the session changed"}
+    # a bare name (output cut before the package line) is looked for in every package
+    assert exercised(root, ["TestNew"], mul) == {"TestNew": "it calls Mul, which the session changed"}
+    # a nested module has its own go.mod: its folders count from there
+    project(tmp_path, {"tools/go.mod": "module example.com/tools\n", "tools/gen/mul_test.go": GO_MULTI["sub/mul_test.go"]})
+    assert exercised(root, ["example.com/tools/gen::TestNew"], mul) == {
+        "example.com/tools/gen::TestNew": "it calls Mul, which the session changed"}
+    assert exercised(root, ["example.com/multi/tools/gen::TestNew"], mul) == {}
+
+
+def test_a_go_test_without_a_go_mod_is_looked_for_in_every_go_file(tmp_path: Path):
+    files = {path: text for path, text in GO_MULTI.items() if path != "go.mod"}
+    root = project(tmp_path, files)
+    assert exercised(root, ["example.com/multi::TestNew"], FileChange("sub/mul.go", ((3, 3),))) == {
+        "example.com/multi::TestNew": "it calls Mul, which the session changed"}
+
+
 def test_a_changed_constructor_is_called_by_its_class(tmp_path: Path):
     root = project(tmp_path, {
         "parser.py": "class Parser:\n    def __init__(self, text):\n        self.text = text.strip()\n",

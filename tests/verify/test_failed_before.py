@@ -84,21 +84,36 @@ def test_a_report_marks_its_failures_and_keeps_its_verdict() -> None:
     assert "failed the same way before the change" in unit.headline()
 
 
-def _cargo_run(fixture: str) -> CommandOutcome:
+def _real_run(fixture: str, command: str = "cargo test", exit_code: int = 101) -> CommandOutcome:
+    """A failing run as the parser reads a real runner's output kept in tests/verify/data."""
     collector = FailureCollector()
     for line in (DATA / fixture).read_text(encoding="utf-8").splitlines():
         collector.feed(line)
-    return run(command="cargo test", exit_code=101, failing_tests=collector.names, excerpt=collector.excerpt)
+    return run(command=command, exit_code=exit_code, failing_tests=collector.names, excerpt=collector.excerpt)
 
 
 def test_a_cargo_test_failing_in_another_binary_is_not_excused() -> None:
     """semver has a test_parse in tests/test_version.rs and in tests/test_version_req.rs (real cargo 1.95 runs,
     each failing the one): libtest names both `test_parse`, the names kept say which binary ran it."""
-    before = _cargo_run("cargo-1.95-test-parse-in-test-version.txt")
-    after = _cargo_run("cargo-1.95-test-parse-in-test-version-req.txt")
+    before = _real_run("cargo-1.95-test-parse-in-test-version.txt")
+    after = _real_run("cargo-1.95-test-parse-in-test-version-req.txt")
     assert (before.failing_tests, after.failing_tests) == (["test_version::test_parse"], ["test_version_req::test_parse"])
     assert failed_the_same_way(after, before) is None
-    assert failed_the_same_way(after, _cargo_run("cargo-1.95-test-parse-in-test-version-req.txt")) == "same_tests"
+    assert failed_the_same_way(after, _real_run("cargo-1.95-test-parse-in-test-version-req.txt")) == "same_tests"
     # a workspace where two packages have tests/integration.rs with a test `smoke`, alpha's failing before
-    alpha, beta = _cargo_run("cargo-1.95-workspace-alpha-smoke.txt"), _cargo_run("cargo-1.95-workspace-beta-smoke.txt")
+    alpha, beta = _real_run("cargo-1.95-workspace-alpha-smoke.txt"), _real_run("cargo-1.95-workspace-beta-smoke.txt")
     assert failed_the_same_way(beta, alpha) is None
+
+
+def test_a_go_test_failing_in_another_package_is_not_excused() -> None:
+    """Two packages each have a TestNew failing with the same words (real go 1.19 runs: the root package's failed
+    before the change, the change broke sub's): go test names both `TestNew`, the names kept say which package."""
+    def go_run(fixture: str) -> CommandOutcome:
+        return _real_run(fixture, "go test ./...", 1)
+
+    before, after = go_run("go-1.19-testnew-one-package.txt"), go_run("go-1.19-testnew-two-packages.txt")
+    assert before.failing_tests == ["example.com/same::TestNew"]
+    assert after.failing_tests == ["example.com/same::TestNew", "example.com/same/sub::TestNew"]
+    assert after.excerpt == before.excerpt  # the error lines alone cannot tell them apart
+    assert failed_the_same_way(after, before) is None
+    assert failed_the_same_way(go_run("go-1.19-testnew-one-package.txt"), before) == "same_tests"

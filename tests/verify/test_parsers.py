@@ -172,8 +172,41 @@ def test_mocha_nested_suites_are_joined_too() -> None:
                                      "Array #indexOf() is not present"]
 
 
-def test_go_test_subtests_too() -> None:
-    assert failing_tests(GO) == ["TestSub", "TestSub/negative"]
+def test_go_test_subtests_too_named_after_their_package() -> None:
+    assert failing_tests(GO) == ["example.com/calc::TestSub", "example.com/calc::TestSub/negative"]
+
+
+# `go test ./...` on go 1.19: two packages each with a failing TestNew, a package that did not build, one that passed
+GO_PACKAGES = """\
+--- FAIL: TestNew (0.00s)
+    a_test.go:7: Add(1, 2) = 3, want 4
+FAIL
+FAIL	example.com/multi	0.003s
+# example.com/multi/sub/deep [example.com/multi/sub/deep.test]
+sub/deep/bad.go:2:23: cannot use "s" (untyped string constant) as int value in return statement
+--- FAIL: TestNew (0.00s)
+    --- FAIL: TestNew/case (0.00s)
+        b_test.go:9: Mul = 2
+    --- FAIL: TestNew/case#01 (0.00s)
+        b_test.go:9: Mul = 4
+FAIL
+FAIL	example.com/multi/sub	0.002s
+FAIL	example.com/multi/sub/deep [build failed]
+ok  	example.com/multi/other	(cached)
+FAIL
+"""
+
+
+def test_go_tests_of_the_same_name_in_two_packages_are_two_tests() -> None:
+    assert failing_tests(GO_PACKAGES) == ["example.com/multi::TestNew", "example.com/multi/sub::TestNew",
+                                          "example.com/multi/sub::TestNew/case", "example.com/multi/sub::TestNew/case#01"]
+    # `go test` in the package's folder says `exit status 1` before the package line
+    assert failing_tests("--- FAIL: TestX (0.00s)\nFAIL\nexit status 1\nFAIL\texample.com/multi/sub\t0.002s\n") == [
+        "example.com/multi/sub::TestX"]
+
+
+def test_go_output_cut_before_its_package_line_keeps_the_names_bare() -> None:
+    assert failing_tests("--- FAIL: TestSlow (0.00s)\n    a_test.go:3: boom\n") == ["TestSlow"]
 
 
 def test_cargo_test() -> None:

@@ -131,7 +131,7 @@ def test_failing_go_test(tmp_path: Path) -> None:
         'package calc\n\nimport "testing"\n\nfunc TestSub(t *testing.T) {\n\tif Sub(3, 1) != 2 {\n\t\tt.Fatal("wrong")\n\t}\n}\n',
         encoding="utf-8")
     report = service(root, VerifyCommand(name="go test", run=["go", "test", "./..."], timeout_s=300)).run(None)
-    assert not report.passed and report.commands[0].failing_tests == ["TestSub"]
+    assert not report.passed and report.commands[0].failing_tests == ["example.com/calc::TestSub"]
 
 
 def test_failing_cargo_test(tmp_path: Path) -> None:

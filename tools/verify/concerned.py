@@ -29,6 +29,8 @@ _WORDS = re.compile(r"\w+")
 # src/lib.rs), told from Java's dotted names by its extension.
 _PATH = re.compile(r"[^\s:›>()\[\]]+\.(?:py|[cm]?[jt]sx?|rs|go|java|kt|scala|groovy|rb|php|cs|swift|c|cc|cpp|cxx|h|hpp|m|mm)"
                    r"(?![\w.])")
+# go test's names as the parser writes them: the package's import path, then the test (`example.com/calc::TestSub/x`)
+_GO_NAME = re.compile(r"^(?P<package>[^\s:]+)::(?P<test>(?:Test|Benchmark|Example|Fuzz)(?![a-z])\S*)$")
 MIN_NAME = 4  # a shorter test name ("t", "ok") says too little to be looked for in a request
 MIN_STEM = 3
 # A title is taken as described by the request when it has at least MIN_DESCRIBED distinct words that say something
@@ -47,6 +49,12 @@ def _words(text: str) -> set[str]:
 def named_paths(name: str) -> list[str]:
     """The source files' paths written in a test's name (`tests/test_app.py::test_add` -> `tests/test_app.py`)."""
     return [token.replace("\\", "/").removeprefix("./") for token in _PATH.findall(name)]
+
+
+def go_test(name: str) -> tuple[str, str] | None:
+    """A go test's package and test: `example.com/calc::TestSub/negative` -> (`example.com/calc`, `TestSub/negative`)."""
+    match = _GO_NAME.match(name)
+    return (match["package"], match["test"]) if match else None
 
 
 def leaf_name(name: str) -> str:
@@ -77,12 +85,14 @@ def concerned_tests(request: str, files: Iterable[str]) -> Concern:
         title = _words(leaf)
         if len(title) >= MIN_DESCRIBED and 4 * len(title - asked) <= len(title):
             return "the request describes it"
-        named = named_paths(name)
+        go = go_test(name)
+        own = go[1] if go else name  # a go test's package says where it is, not what it is about (gin's gin.go)
+        named = named_paths(own)
         # a changed file's path, or its end (a runner started in a sub-folder prints paths from there)
         if any(f == token or f.endswith("/" + token) for token in named for f in paths):
             return "its file changed"
         # else a word of the name is a changed file's name; a path in it counts as its file name
-        words = _WORDS.findall(_PATH.sub(" ", name)) + [PurePosixPath(token).stem for token in named]
+        words = _WORDS.findall(_PATH.sub(" ", own)) + [PurePosixPath(token).stem for token in named]
         return "its file changed" if any(word in stems for word in words) else None
 
     return concerned

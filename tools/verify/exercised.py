@@ -36,7 +36,7 @@ from tools.explore.ripgrep import RgFilters, RgLine, run_rg_json
 from tools.explore.syntax import Node, ParseCache, ParsedFile
 from tools.languages import language_for
 from tools.project import ProjectRoot
-from tools.verify.concerned import MIN_NAME, leaf_name, named_paths
+from tools.verify.concerned import MIN_NAME, go_test, leaf_name, named_paths
 from tools.verify.models import FileChange
 
 MIN_FUNCTION = 3  # a shorter changed function's name (`f`, `go`) matches too much to say anything
@@ -50,6 +50,7 @@ _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _TEST_PATH = re.compile(r"(?i)test|spec")
 _SEPARATED = re.compile(r"::|›| > ")  # a name whose parts pytest, jest or vitest separated
 _QUOTED = re.compile(r"[A-Za-z]*(['\"`]+)(.*)\1", re.DOTALL)
+_GO_MODULE = re.compile(r"^module\s+\"?([^\s\"]+)", re.MULTILINE)
 _CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__", "constructor", "initialize"})
 
 
@@ -69,6 +70,7 @@ class Exercise:
         self.root, self.filters = root, filters
         self.changes = {c.path: c for c in changes if c.ranges or c.gaps}
         self._parses = ParseCache(max_bytes=32 * 1024 * 1024)
+        self._go = _GoPackages(root)
 
     def tests(self, names: Iterable[str]) -> dict[str, str]:
         """Those of `names` (failing tests as runners name them) whose source names a function or method the session
@@ -164,7 +166,7 @@ class Exercise:
                             continue
                         body = helpers.called_by(body)
                         for test in tests:
-                            if _in_named_file(test, path):
+                            if _in_named_file(test, path) and self._go.holds(test, path):
                                 found.setdefault(test, []).append((len(leaf), body))
         # the longest text found says most: a mocha title's shorter endings may be other tests' whole titles
         return {test: _in_named_class(test, [body for size, body in bodies if size == max(s for s, _ in bodies)])
@@ -333,7 +335,46 @@ def _in_named_file(test: str, path: str) -> bool:
 
 def _in_named_class(test: str, bodies: list[_Body]) -> list[_Body]:
     """The bodies in files named by a part of the test's name (Java's `org.x.ElementTest.parses` in
-    ElementTest.java, Rust's `semver::parse::tests::x` in parse.rs), when there are any; else all of them."""
-    parts = set(_IDENTIFIER.findall(test))
+    ElementTest.java, Rust's `semver::parse::tests::x` in parse.rs), when there are any; else all of them. A go
+    test's package is no such part: its folder was matched already (_GoPackages)."""
+    go = go_test(test)
+    parts = set(_IDENTIFIER.findall(go[1] if go else test))
     named = [b for b in bodies if PurePosixPath(b.path).stem in parts]
     return named or bodies
+
+
+class _GoPackages:
+    """Which package a Go file is in, to tell the go test `example.com/calc/sub::TestNew` from `example.com/calc::TestNew`:
+    its module's path (from the nearest go.mod above it) and the folders below that."""
+
+    def __init__(self, root: ProjectRoot) -> None:
+        self.root = root
+        self._modules: dict[str, str | None] = {}  # folder -> the path of the module whose go.mod is in it
+
+    def holds(self, test: str, path: str) -> bool:
+        """Whether `path` may hold `test`: any file for any other runner's test; for a go test, a Go file of its
+        package (or any Go file when no go.mod says which package that is)."""
+        go = go_test(test)
+        if go is None:
+            return True
+        if PurePosixPath(path).suffix != ".go":
+            return False
+        package = self.package(path)
+        return package is None or package == go[0]
+
+    def package(self, path: str) -> str | None:
+        folders = PurePosixPath(path).parent.parts
+        for depth in range(len(folders), -1, -1):
+            module = self._module("/".join(folders[:depth]))
+            if module is not None:
+                return "/".join((module, *folders[depth:]))
+        return None
+
+    def _module(self, folder: str) -> str | None:
+        if folder not in self._modules:
+            try:
+                match = _GO_MODULE.search((self.root.path / folder / "go.mod").read_text(errors="replace"))
+            except OSError:
+                match = None
+            self._modules[folder] = match[1] if match else None
+        return self._modules[folder]

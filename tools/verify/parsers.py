@@ -29,6 +29,9 @@ _VITEST_CROSS = re.compile(r"^\s*[×✖]\s+(.+?)(?:\s+\(?\d+(?:\.\d+)?\s*m?s\)?)
 _MOCHA_FAILING = re.compile(r"^\s*\d+ failing\b")
 _MOCHA_ITEM = re.compile(r"^\s*\d+\) (.+?):?\s*$")
 _GO = re.compile(r"^\s*--- FAIL: (\S+)")
+# The line go test ends each package's output with: `FAIL\texample.com/calc\t0.002s`, `FAIL\texample.com/calc [build
+# failed]`, `ok  \texample.com/calc\t(cached)`. A package's output comes in one piece, even when packages run in parallel.
+_GO_PACKAGE = re.compile(r"^(?:FAIL|ok)\s+(\S+)\s+(?:\d[\d.]*m?s\b|\[|\(cached\))")
 # cargo test (libtest): `test tests::adds ... FAILED`, a doc test `test src/lib.rs - Version::new (line 376) ... FAILED`,
 # with the test's mode after ` - ` (should panic, compile fail, compile: not part of its name, the closing
 # `failures:` list leaves it out) and, with --report-time, its time (`FAILED <0.055s>`); -q prints `name --- FAILED`.
@@ -134,6 +137,7 @@ class FailureCollector:
         self._libtest = False  # a libtest binary has started: its `failures:` list and -q verdicts are read
         self._cargo_list = _ClosingList(_CARGO_LIST_ITEM)  # libtest's closing "failures:" list
         self._jest_file: str | None = None  # the test file of jest's last FAIL/PASS header
+        self._go_failed: list[str] = []  # go test's failing tests in the package whose output is being read
         self._excerpt: list[str] = []
         self._panic: list[str] = []  # the panic being read: its first line and the message lines so far
         self._panics: set[tuple[str, ...]] = set()
@@ -165,9 +169,10 @@ class FailureCollector:
             return
         if _EXCERPT.search(line):
             self._quote(line)
-        if self._feed_mocha(line) or self._feed_surefire(line) or self._feed_cargo(line) or self._feed_ctest(line):
+        if (self._feed_mocha(line) or self._feed_surefire(line) or self._feed_cargo(line) or self._feed_ctest(line)
+                or self._feed_go(line)):
             return
-        for pattern in (_PYTEST_SUMMARY, _PYTEST_VERBOSE, _GO, _VITEST_FAIL, _GRADLE):
+        for pattern in (_PYTEST_SUMMARY, _PYTEST_VERBOSE, _VITEST_FAIL, _GRADLE):
             match = pattern.match(line)
             if match:
                 self._add(match[1])
@@ -350,6 +355,27 @@ class FailureCollector:
         for name in failed:
             self._add(f"{qualifier}::{name}")
 
+    def _feed_go(self, line: str) -> bool:
+        """go test: a failing test (`--- FAIL: TestSub`, a subtest `TestSub/negative` indented below it) is named
+        after its package once the package's closing line says which (`example.com/calc::TestSub`): in a run over
+        several packages, two packages' `TestNew` are two tests, and one failing before the change must not excuse
+        the other. Output cut short before that line leaves the names bare."""
+        match = _GO.match(line)
+        if match:
+            if match[1] not in self._go_failed and len(self._go_failed) < MAX_NAMES:
+                self._go_failed.append(match[1])
+            return True
+        package = _GO_PACKAGE.match(line) if self._go_failed else None
+        if package:
+            self._end_go_package(package[1])
+            return True
+        return False
+
+    def _end_go_package(self, package: str | None = None) -> None:
+        failed, self._go_failed = self._go_failed, []
+        for name in failed:
+            self._add(f"{package}::{name}" if package else name)
+
     def _flush_mocha(self) -> None:
         if self._mocha_title is not None:
             self._add(self._mocha_title)
@@ -359,6 +385,7 @@ class FailureCollector:
     def names(self) -> list[str]:
         self._flush_mocha()
         self._end_cargo_binary()
+        self._end_go_package()
         return list(self._names)
 
 

@@ -210,6 +210,27 @@ def test_a_jest_title_leads_to_its_call(tmp_path: Path):
     assert found == {names[0]: "it calls off, which the session changed"}
 
 
+def test_a_title_with_an_escaped_quote_is_found(tmp_path: Path):
+    """The runner prints `doesn't` and `"other"`; the source may write them escaped."""
+    root = project(tmp_path, {
+        "src/emitter.js": "export function detach(all, type) {\n  all.delete(type);\n}\n"
+                          "export function attach(all, type, h) {\n  all.set(type, h);\n}\n",
+        "src/emitter.test.js": r"""it('off doesn\'t remove "other" handlers', () => {
+  detach(new Map(), 'a');
+});
+it("on doesn't drop the \"first\" one", () => {
+  attach(new Map(), 'a', f);
+});
+""",
+    })
+    names = ["src/emitter.test.js › off doesn't remove \"other\" handlers",
+             "src/emitter.test.js › on doesn't drop the \"first\" one"]
+    assert exercised(root, names, FileChange("src/emitter.js", ((2, 2),))) == {
+        names[0]: "it calls detach, which the session changed"}
+    assert exercised(root, names, FileChange("src/emitter.js", ((5, 5),))) == {
+        names[1]: "it calls attach, which the session changed"}
+
+
 def test_a_mocha_name_is_found_by_its_own_title_at_its_end(tmp_path: Path):
     """mocha names a test by its suites' titles and its own, joined by spaces: the title is found as a whole string
     (`is not present` alone, a part of another title, is no test)."""

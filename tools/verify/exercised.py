@@ -49,6 +49,7 @@ SEARCH_S = 5.0
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _TEST_PATH = re.compile(r"(?i)test|spec")
 _SEPARATED = re.compile(r"::|›| > ")  # a name whose parts pytest, jest or vitest separated
+_ESCAPE = re.compile(r"\\(.)")
 _QUOTED = re.compile(r"[A-Za-z]*(['\"`]+)(.*)\1", re.DOTALL)
 _GO_MODULE = re.compile(r"^module\s+\"?([^\s\"]+)", re.MULTILINE)
 _CONSTRUCTORS = frozenset({"__init__", "__new__", "__post_init__", "constructor", "initialize"})
@@ -200,7 +201,9 @@ def _written_as(name: str) -> list[str]:
     words = name.split()
     if len(words) > 2 and not _SEPARATED.search(name):
         texts += [" ".join(words[i:]) for i in range(1, len(words) - 1)]
-    return texts
+    # a title holding a quote may be written with it escaped: it('doesn\'t throw', ...)
+    return texts + [escaped for text in texts for quote in "'\"" if quote in text
+                    for escaped in [text.replace(quote, "\\" + quote)]]
 
 
 def _test_files_first(path: str) -> tuple[bool, str]:
@@ -271,7 +274,7 @@ def _body_at(parsed: ParsedFile, path: str, functions: list[SymbolNode], line: i
         node = node.parent
     while node is not None and node.parent is not None and node_category(node.parent.type) == "string":
         node = node.parent  # the whole literal, not a fragment of it
-    if node is None or parsed.grammar is None or _unquoted(parsed.text(node)) != text:
+    if node is None or parsed.grammar is None or _unescaped(_unquoted(parsed.text(node))) != _unescaped(text):
         return None
     call = node.parent
     while call is not None and call.type not in parsed.grammar.calls:
@@ -287,6 +290,11 @@ def _unquoted(literal: str) -> str | None:
     """A string literal's text without its prefix and quotes (`'a b'`, `"a b"`, `` `a b` ``, Python's `r"a b"`)."""
     match = _QUOTED.fullmatch(literal.strip())
     return match[2] if match else None
+
+
+def _unescaped(text: str | None) -> str | None:
+    """A title as the runner prints it: `doesn\'t` is `doesn't`."""
+    return _ESCAPE.sub(r"\1", text) if text is not None else None
 
 
 class _Helpers:

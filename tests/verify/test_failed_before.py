@@ -117,3 +117,26 @@ def test_a_go_test_failing_in_another_package_is_not_excused() -> None:
     assert after.excerpt == before.excerpt  # the error lines alone cannot tell them apart
     assert failed_the_same_way(after, before) is None
     assert failed_the_same_way(go_run("go-1.19-testnew-one-package.txt"), before) == "same_tests"
+
+
+def test_a_rust_hash_map_printed_in_another_order_is_the_same_failure() -> None:
+    """Real cargo 1.95 runs of the same two broken tests: a HashMap and a HashSet print their items in another order
+    in each run. That is the same failure; a value that changed is not."""
+    before = _real_run("cargo-1.95-hashmap-order-a.txt")
+    again = _real_run("cargo-1.95-hashmap-order-b.txt")
+    assert set(before.failing_tests) == set(again.failing_tests) == {"rsset::tests::map", "rsset::tests::set"}
+    assert set(again.excerpt) != set(before.excerpt)  # the orders differ
+    assert failed_the_same_way(again, before) == "same_tests"
+    assert failed_the_same_way(_real_run("cargo-1.95-hashmap-changed.txt"), before) is None  # "beta": 5
+
+
+@pytest.mark.parametrize(("before", "after", "same"), [
+    ("E   ValueError: unknown {'b', 'a'}", "E   ValueError: unknown {'a', 'b'}", True),
+    ("left: {1: {3, 2}, 0: [2, 1]}", "left: {0: [2, 1], 1: {2, 3}}", True),  # groups in groups too
+    ("left: {0: [2, 1]}", "left: {0: [1, 2]}", False),  # a list's order is its value
+    ("E   KeyError: {'a, b', 'c'}", "E   KeyError: {'a', 'b, c'}", False),  # a quoted comma is no separator
+    ("E   boom {b, a", "E   boom {a, b", False),  # a group cut short is left as it is
+])
+def test_the_items_of_a_set_or_map_are_compared_in_any_order(before: str, after: str, same: bool) -> None:
+    outcome = failed_the_same_way(run(failing_tests=["t::a"], excerpt=[after]), run(failing_tests=["t::a"], excerpt=[before]))
+    assert (outcome == "same_tests") is same

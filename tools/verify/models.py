@@ -125,7 +125,62 @@ _VOLATILE = re.compile(r"\b[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\
 
 
 def _error_shape(line: str) -> str:
-    return _VOLATILE.sub("#", _DURATION.sub("#", " ".join(line.split())))
+    return _VOLATILE.sub("#", _DURATION.sub("#", _unordered(" ".join(line.split()))))
+
+
+MAX_SORTED_LINE = 2000
+MAX_SORTED_GROUPS = 100
+
+
+def _unordered(line: str) -> str:
+    """The line with the items of each `{...}` sorted: Rust's HashMap and HashSet and Python's sets print their items
+    in another order in each run (`left: {"gamma": 3, "alpha": 1}`), so the same failure would read as another."""
+    if "{" not in line or len(line) > MAX_SORTED_LINE or line.count("{") > MAX_SORTED_GROUPS:
+        return line  # (each group is read by a call of its own: their number bounds how deep that goes)
+    out, i = [], 0
+    while i < len(line):
+        if line[i] == "{":
+            group, i = _sorted_group(line, i)
+            out.append(group)
+        else:
+            out.append(line[i])
+            i += 1
+    return "".join(out)
+
+
+def _sorted_group(text: str, start: int) -> tuple[str, int]:
+    """The `{...}` group at `start` with its top-level items sorted (groups inside it too), and where it ends;
+    an unclosed group (a line cut short) is left as it is."""
+    items: list[str] = []
+    item: list[str] = []
+    depth, i = 0, start + 1
+    while i < len(text):
+        char = text[i]
+        if char in "'\"":  # a quoted string is one piece, commas and braces in it included
+            end = i + 1
+            while end < len(text) and text[end] != char:
+                end += 2 if text[end] == "\\" else 1
+            item.append(text[i:end + 1])
+            i = end + 1
+            continue
+        if char == "{":
+            group, i = _sorted_group(text, i)
+            item.append(group)
+            continue
+        if char in "([":
+            depth += 1
+        elif char in ")]" and depth:
+            depth -= 1
+        elif char in ",}" and not depth:
+            items.append("".join(item).strip())
+            item = []
+            if char == "}":
+                return "{" + ", ".join(sorted(items)) + "}", i + 1
+            i += 1
+            continue
+        item.append(char)
+        i += 1
+    return text[start:], len(text)
 
 
 _DURATION = re.compile(r"\d+(?:\.\d+)?\s*(?:ms|s|sec|secs|seconds|m|min)\b|\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?")
@@ -135,7 +190,7 @@ def _tail_shape(tail: str, lines: int = 10) -> list[str]:
     """The last lines of a run's output with durations and clock times masked: what to compare two runs by
     when neither named a test nor printed a recognised error line."""
     kept = [line.strip() for line in tail.splitlines() if line.strip()][-lines:]
-    return [_DURATION.sub("#", line) for line in kept]
+    return [_DURATION.sub("#", _unordered(line)) for line in kept]
 
 
 class SkippedCommand(BaseModel):

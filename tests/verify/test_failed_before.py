@@ -134,6 +134,8 @@ def test_a_rust_hash_map_printed_in_another_order_is_the_same_failure() -> None:
     ("E   ValueError: unknown {'b', 'a'}", "E   ValueError: unknown {'a', 'b'}", True),
     ("left: {1: {3, 2}, 0: [2, 1]}", "left: {0: [2, 1], 1: {2, 3}}", True),  # groups in groups too
     ("left: {0: [2, 1]}", "left: {0: [1, 2]}", False),  # a list's order is its value
+    # Java's HashMap of objects without their own hashCode: the order follows the addresses, masked first
+    ("expected: <{Foo@1b6d3586=1, Foo@4554617c=2}>", "expected: <{Foo@1a2b3c4d=2, Foo@7e8f9a0b=1}>", True),
     ("E   KeyError: {'a, b', 'c'}", "E   KeyError: {'a', 'b, c'}", False),  # a quoted comma is no separator
     ("E   boom {b, a", "E   boom {a, b", False),  # a group cut short is left as it is
 ])

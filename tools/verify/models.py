@@ -125,7 +125,8 @@ _VOLATILE = re.compile(r"\b[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\
 
 
 def _error_shape(line: str) -> str:
-    return _VOLATILE.sub("#", _DURATION.sub("#", _unordered(" ".join(line.split()))))
+    # masked before the items are sorted: `{Foo@1b6d3586=1, Foo@4554617c=2}` sorts by what stays the same
+    return _unordered(_VOLATILE.sub("#", _DURATION.sub("#", " ".join(line.split()))))
 
 
 MAX_SORTED_LINE = 2000

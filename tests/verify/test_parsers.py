@@ -216,6 +216,17 @@ def test_cargo_test() -> None:
     assert collector.excerpt == ["thread 'tests::subtracts' panicked at src/lib.rs:10:9:", "assertion `left == right` failed"]
 
 
+def test_cargo_test_quiet_names_each_binary_after_its_rerun_hint() -> None:
+    """A real `cargo test -q --no-fail-fast` (cargo 1.95): no Running lines, but each failing binary's rerun hint names
+    it, so the two integration tests' `parse` are two tests; the library's unit tests are `unittests`, as cargo calls
+    them (not `lib`, which would read as src/lib.rs)."""
+    output = (DATA / "cargo-1.95-quiet-no-fail-fast.txt").read_text(encoding="utf-8")
+    assert failing_tests(output) == ["unittests::tests::set", "unittests::tests::map", "integ::parse", "other::parse"]
+    hinted = ("running 1 test\nx --- FAILED\nerror: test failed, to rerun pass `-p beta --bin tool`\n"
+              "running 1 test\ny --- FAILED\n")  # the next binary's run cut short: no hint for it
+    assert failing_tests(hinted) == ["beta/tool(bin)::x", "y"]
+
+
 def test_tap_from_node_test() -> None:
     tap = "TAP version 13\n# Subtest: adds\nnot ok 1 - adds\n  ---\nok 2 - keeps\nnot ok 3 - later # TODO not yet\n"
     assert failing_tests(tap) == ["adds"]

@@ -47,7 +47,8 @@ _CARGO_BINARY = re.compile(r"^(?P<name>.+?)(?:-[0-9a-f]{16})?(?:\.exe)?$")
 _CARGO_DOCTESTS = re.compile(r"^\s*Doc-tests \S+\s*$")
 # After a test binary failed: `error: test failed, to rerun pass `--test test_version``; in a run over several
 # packages with the package, `-p beta --test integration` (older cargo quoted with '...').
-_CARGO_RERUN = re.compile(r"^error: (?:test|doctest) failed, to rerun pass [`'](?:-p (\S+) )?--(lib|bin|test|example|bench)\b")
+_CARGO_RERUN = re.compile(r"^error: (?:test|doctest) failed, to rerun pass [`'](?:-p (\S+) )?--(lib|bin|test|example|bench)\b"
+                          r"(?: ([^`'\s]+))?")
 _CARGO_KINDS = {"lib": "", "test": "", "bin": "bin", "example": "example", "bench": "bench"}
 # A Rust panic: `thread 'x' (16131) panicked at tests/t.rs:261:15:` with its message on the next lines (Rust 1.73
 # on; recent Rust adds the thread's id in parentheses), or `thread 'x' panicked at 'message', src/lib.rs:2:5` before.
@@ -318,7 +319,9 @@ class FailureCollector:
             return True
         rerun = _CARGO_RERUN.match(line)
         if rerun:
-            self._end_cargo_binary(rerun[1], _CARGO_KINDS[rerun[2]])
+            # `--lib` names no target: "unittests", as cargo's `Running unittests src/lib.rs` calls them (not "lib",
+            # which would read as src/lib.rs to tools.verify.concerned even for a test in another module's file)
+            self._end_cargo_binary(rerun[1], _CARGO_KINDS[rerun[2]], rerun[3] or "unittests")
             return True
         if _LIBTEST_RUNNING.match(line):
             self._libtest = True
@@ -341,15 +344,18 @@ class FailureCollector:
         if name not in self._cargo_failed and len(self._cargo_failed) < MAX_NAMES:
             self._cargo_failed.append(name)
 
-    def _end_cargo_binary(self, package: str | None = None, kind: str | None = None) -> None:
-        """Name the failing tests of the binary that ended; `package` and `kind` come from cargo's rerun hint
-        (without one, as when the run was cut short, the kind is read from the binary's source path)."""
+    def _end_cargo_binary(self, package: str | None = None, kind: str | None = None, target: str | None = None) -> None:
+        """Name the failing tests of the binary that ended; `package`, `kind` and `target` come from cargo's rerun
+        hint (without one, as when the run was cut short, the kind is read from the binary's source path). With no
+        `Running` line (`cargo test -q`), the hint's target names the binary: `integ::parse` for `--test integ`,
+        `unittests::tests::x` for `--lib`; with neither, the names stay bare."""
         failed, self._cargo_failed = self._cargo_failed, []
-        if self._cargo_binary is None:
+        running = self._cargo_binary or ((target, "") if target is not None else None)
+        if running is None:
             for name in failed:
                 self._add(name)
             return
-        binary, path_kind = self._cargo_binary
+        binary, path_kind = running
         kind = path_kind if kind is None else kind
         qualifier = f"{package + '/' if package else ''}{binary}{f'({kind})' if kind else ''}"
         for name in failed:

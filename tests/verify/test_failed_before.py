@@ -142,3 +142,12 @@ def test_a_rust_hash_map_printed_in_another_order_is_the_same_failure() -> None:
 def test_the_items_of_a_set_or_map_are_compared_in_any_order(before: str, after: str, same: bool) -> None:
     outcome = failed_the_same_way(run(failing_tests=["t::a"], excerpt=[after]), run(failing_tests=["t::a"], excerpt=[before]))
     assert (outcome == "same_tests") is same
+
+
+def test_a_tail_printing_a_set_in_another_order_is_the_same_output() -> None:
+    """Neither run named a test nor printed an error line: the tails are compared, a set's order aside."""
+    before = run(command="make check", exit_code=2, tail="checking...\nmissing: {'b', 'a'} after 1.2s\n")
+    after = run(command="make check", exit_code=2, tail="checking...\nmissing: {'a', 'b'} after 0.9s\n")
+    assert failed_the_same_way(after, before) == "same_output"
+    other = run(command="make check", exit_code=2, tail="checking...\nmissing: {'a', 'c'} after 0.9s\n")
+    assert failed_the_same_way(other, before) is None

@@ -188,10 +188,11 @@ _DURATION = re.compile(r"\d+(?:\.\d+)?\s*(?:ms|s|sec|secs|seconds|m|min)\b|\d{1,
 
 
 def _tail_shape(tail: str, lines: int = 10) -> list[str]:
-    """The last lines of a run's output with durations and clock times masked: what to compare two runs by
-    when neither named a test nor printed a recognised error line."""
+    """The last lines of a run's output with durations and clock times masked (and the items of `{...}` groups
+    sorted, as in _error_shape): what to compare two runs by when neither named a test nor printed a recognised
+    error line."""
     kept = [line.strip() for line in tail.splitlines() if line.strip()][-lines:]
-    return [_DURATION.sub("#", _unordered(line)) for line in kept]
+    return [_unordered(_DURATION.sub("#", line)) for line in kept]
 
 
 class SkippedCommand(BaseModel):

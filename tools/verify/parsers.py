@@ -331,18 +331,13 @@ class FailureCollector:
             return True
         match = self._cargo_list.entry(line)
         if match:
-            self._add_cargo(match[1])
+            _pend(self._cargo_failed, match[1])
             return True
         match = _CARGO.match(line) or (_CARGO_TERSE.match(line) if self._libtest else None)
         if match:
-            self._add_cargo(match[1])
+            _pend(self._cargo_failed, match[1])
             return True
         return False
-
-    def _add_cargo(self, name: str) -> None:
-        name = name.strip()
-        if name not in self._cargo_failed and len(self._cargo_failed) < MAX_NAMES:
-            self._cargo_failed.append(name)
 
     def _end_cargo_binary(self, package: str | None = None, kind: str | None = None, target: str | None = None) -> None:
         """Name the failing tests of the binary that ended; `package`, `kind` and `target` come from cargo's rerun
@@ -368,8 +363,7 @@ class FailureCollector:
         the other. Output cut short before that line leaves the names bare."""
         match = _GO.match(line)
         if match:
-            if match[1] not in self._go_failed and len(self._go_failed) < MAX_NAMES:
-                self._go_failed.append(match[1])
+            _pend(self._go_failed, match[1])
             return True
         package = _GO_PACKAGE.match(line) if self._go_failed else None
         if package:
@@ -393,6 +387,14 @@ class FailureCollector:
         self._end_cargo_binary()
         self._end_go_package()
         return list(self._names)
+
+
+def _pend(pending: list[str], name: str) -> None:
+    """Keep a failing test's name (once, up to MAX_NAMES) until the runner says what to qualify it with: a cargo test
+    binary's end, a go package's closing line."""
+    name = name.strip()
+    if name not in pending and len(pending) < MAX_NAMES:
+        pending.append(name)
 
 
 def _cargo_binary(unittests: bool, source: str, binary: str) -> tuple[str, str]:

@@ -71,3 +71,16 @@ def test_outcome_context_of_active_and_completed_sessions(driver, engine):
     ctx = engine.outcome_context()
     assert ctx["phase"] == "SESSION_COMPLETE" and ctx["explored_files"] == ["src/app.py"]
     assert ctx["query"].startswith("Add a subtract") and ctx["target_symbols"] == ["add"]
+
+
+def test_check_write_target_after_restart_restores_too(driver, fake_git, new_engine, new_driver):
+    """The server restarted in READY: the write check answers for the checkpoint's session (it is not 'no active
+    session'), and the file it allows is kept for the commit."""
+    driver.answers["Q1"] = True
+    resp = driver.submit(driver.payload(driver.run(driver.start(), until="READY")))
+    assert resp["step"] == 13
+    driver.engine.close()
+    again = new_engine(fake_git)
+    decision = again.check_write_target("src/app.py")
+    assert decision["allowed"] is True and decision["phase"] == "READY"
+    assert "src/app.py" in again.live.state.allowed_writes

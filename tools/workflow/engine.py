@@ -11,7 +11,7 @@ Decisions (see docs/workflow.md):
   summary once as phase_summaries and adopts the client's value, even when the submit is refused.
 - start_session over an existing session answers recovery_available (success true) with the
   interrupted session's phase and step and two choices: resume or discard.
-- get_session_status and submit_phase restore the newest checkpoint when no session is in memory,
+- get_session_status, submit_phase and check_write_target restore the newest checkpoint when no session is in memory,
   with the tool calls its ledger journal holds since the last accepted submit (ledger.py).
 """
 
@@ -580,7 +580,10 @@ class WorkflowEngine:
     # ------------------------------------------------------- implementation control
     def check_write_target(self, file_path: str) -> dict[str, Any]:
         with self._lock:
-            live = self._live
+            try:  # after a restart in READY, the checkpoint's session decides (and keeps the allowed file)
+                live: LiveSession | None = self._restore()
+            except NoActiveSession:
+                live = None
             if live is None:
                 decision = evaluate_write(self.root, file_path, in_ready=False, explored=set(), relaxed=False)
                 return {"allowed": False, "file": decision.file,

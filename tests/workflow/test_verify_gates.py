@@ -14,11 +14,14 @@ import pytest
 
 from tools.config import Config, ContextSettings
 from tools.project import ProjectRoot
+from tools.session_types import Phase
 from tools.verify.models import CheckRun
 from tools.verify.service import CheckService
 from tools.verify.settings import VerifyCommand, VerifySettings
-from tools.workflow import write_log
+from tools.workflow import responses, write_log
 from tools.workflow.engine import WorkflowEngine
+from tools.workflow.flags import SessionFlags
+from tools.workflow.state import SessionState
 
 from .conftest import QUERY, Driver, FakeGit
 
@@ -565,3 +568,80 @@ def test_the_hint_says_why_each_test_that_failed_before_is_held() -> None:
     assert ". emitter › off, format › date failed before the change too, but the session is about them (emitter › " \
            "off: the request names it; format › date: it calls formatDate, which the session changed), so they " \
            "count however they fail" in hint
+
+
+# ------------------------------------------------------------------ tests the change removed or skipped
+def _edit_tests(root: Path, git: FakeGit, old: str, new: str) -> None:
+    tests = root / "test_app.py"
+    tests.write_text(tests.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+    if "test_app.py" not in git.changed:
+        git.changed.append("test_app.py")
+
+
+def test_skipping_a_test_the_change_made_fail_does_not_pass(checked, app_project, fake_git):
+    driver = checked(PYTEST)
+    _to_verify(driver, broken=True)
+    back = driver.submit(_verify_payload(False))  # test_subtract failed in the server's run: back to READY
+    assert back["phase"] == "READY"
+    driver.run(back, until="POST_IMPL_VERIFY")
+    _break_subtract(app_project.path)  # still broken, and now its test is skipped
+    _edit_tests(app_project.path, fake_git, "def test_subtract", "@pytest.mark.skip(reason='later')\ndef test_subtract")
+    _edit_tests(app_project.path, fake_git, "import importlib.util", "import importlib.util\nimport pytest")
+    refused = driver.submit(_verify_payload(True))
+    assert refused["error"] == "payload_mismatch"
+    assert ("stopped tests its change made fail from running: test_app.py:14 test_subtract: skipped "
+            "(@pytest.mark.skip), after test_app.py::test_subtract failed in this session's run") in refused["message"]
+    assert "take the skip (or the focus) out again" in refused["hint"]
+    assert driver.status()["phase"] == "POST_IMPL_VERIFY"
+
+
+def test_a_skip_the_request_names_is_let_through_and_told(checked, app_project, fake_git):
+    driver = checked(PYTEST)
+    resp = driver.run(driver.start(query=QUERY + "; skip test_subtract for now"), until="POST_IMPL_VERIFY")
+    _break_subtract(app_project.path)
+    assert driver.submit(_verify_payload(False))["phase"] == "READY"
+    driver.run(driver.status(), until="POST_IMPL_VERIFY")
+    _break_subtract(app_project.path)
+    _edit_tests(app_project.path, fake_git, "def test_subtract():\n", "def test_subtract():\n    pytest.skip('later')\n")
+    _edit_tests(app_project.path, fake_git, "import importlib.util", "import importlib.util\nimport pytest")
+    accepted = driver.submit(_verify_payload(True))
+    assert accepted["success"] is True, accepted
+    assert accepted["tests_disabled"] == ["test_app.py:15 test_subtract: skipped (pytest.skip)"]
+    assert resp["phase"] == "POST_IMPL_VERIFY"
+
+
+def test_a_removed_test_passes_but_is_told_up_to_the_end(checked, app_project, fake_git):
+    driver = checked(PYTEST)
+    driver.run(driver.start(flags=["--quick"]), until="POST_IMPL_VERIFY")
+    _edit_tests(app_project.path, fake_git, "def test_add():\n    assert app.add(1, 2) == 3\n", "")
+    accepted = driver.submit(_verify_payload(True))
+    assert accepted["phase"] == "SESSION_COMPLETE"  # --quick: no PRE_COMMIT, QUALITY_REVIEW or MERGE
+    told = "The change removes or disables tests: test_app.py test_add: removed (its definition is gone)"
+    assert accepted["tests_disabled"] == ["test_app.py test_add: removed (its definition is gone)"]
+    assert told in accepted["instruction"] and "Tell the user which" in accepted["instruction"]
+
+
+def test_review_phases_are_told_to_judge_removed_tests(checked, app_project, fake_git):
+    driver = checked(PYTEST)
+    driver.run(driver.start(), until="POST_IMPL_VERIFY")
+    _edit_tests(app_project.path, fake_git, "def test_add():\n    assert app.add(1, 2) == 3\n", "")
+    at_commit = driver.submit(_verify_payload(True))
+    assert at_commit["phase"] == "PRE_COMMIT" and at_commit["tests_disabled"]
+    assert "Keep each only if the request asks for it" in at_commit["instruction"]
+    status = driver.status()  # what an agent that lost its context asks for
+    assert status["tests_disabled"] == at_commit["tests_disabled"] and "Keep each only" in status["instruction"]
+
+
+@pytest.mark.parametrize(("phase", "told"), [
+    (Phase.POST_IMPL_VERIFY, None),
+    (Phase.PRE_COMMIT, "Keep each only if the request asks for it"),
+    (Phase.QUALITY_REVIEW, "Judge each: a test removed, skipped or focused without the request asking for it is an issue"),
+    (Phase.MERGE, None),
+    (Phase.SESSION_COMPLETE, "Tell the user which"),
+])
+def test_where_removed_tests_are_told(phase, told):
+    state = SessionState(session_id="s", intent="IMPLEMENT", query="q", flags=SessionFlags(), phase=phase,
+                         test_edits=["test_app.py test_add: removed (its definition is gone)"])
+    said = responses.tests_told(state)
+    assert (said is None) if told is None else (told in (said or "") and "test_app.py test_add" in (said or ""))
+    assert responses.tests_told(state.model_copy(update={"test_edits": []})) is None

@@ -51,6 +51,12 @@ def named_paths(name: str) -> list[str]:
     return [token.replace("\\", "/").removeprefix("./") for token in _PATH.findall(name)]
 
 
+def name_parts(name: str) -> list[str]:
+    """The parts of a test's name as runners separate them (`tests/t.py::TestX::test_m` -> tests, t, py, TestX,
+    test_m); a path keeps its parts too."""
+    return [part.strip() for part in _PARTS.split(name) if part.strip()]
+
+
 def go_test(name: str) -> tuple[str, str] | None:
     """A go test's package and test: `example.com/calc::TestSub/negative` -> (`example.com/calc`, `TestSub/negative`)."""
     match = _GO_NAME.match(name)
@@ -60,7 +66,7 @@ def go_test(name: str) -> tuple[str, str] | None:
 def leaf_name(name: str) -> str:
     """The last part of a failing test's name: `test_app.py::test_add[1-2]` -> `test_add`; a number there is a case's
     index, not a name (GoogleTest's `Nums/ParamT.Positive/0`, a Go subtest `TestParse/1`), so the part before it."""
-    parts = [part.strip() for part in _PARTS.split(name) if part.strip()]
+    parts = name_parts(name)
     while len(parts) > 1 and parts[-1].isdigit():
         parts.pop()
     return _PARAMETERS.sub("", parts[-1] if parts else name.strip())

@@ -19,11 +19,13 @@ from collections.abc import Iterable
 from tools.project import ProjectRoot
 from tools.session_types import Baseline, GitSessionInfo
 from tools.verify.models import FileChange
+from tools.verify.test_edits import TestEdit, find_test_edits, may_hold_tests
 from tools.workflow.evidence import EvidenceRef, OwnChange
 from tools.workflow.ports import GitPort
 
 SKIP_HINT = "an item already satisfied by existing code is reported as {item, status: 'skipped', reason: '...'}"
 _MAX_DIFF_LINES = 200_000
+MAX_TEST_FILES = 300  # changed files read for removed or skipped tests in one go
 
 
 def line_changes(old: str | None, new_lines: list[str]) -> tuple[list[tuple[int, int]], list[int]]:
@@ -110,6 +112,25 @@ def session_changes(git: GitPort, info: GitSessionInfo, root: ProjectRoot, paths
         ranges, gaps = line_changes(base.text, lines)
         out.append(FileChange(path, tuple(ranges), tuple(gaps)))
     return out
+
+
+def session_test_edits(git: GitPort, info: GitSessionInfo, root: ProjectRoot, paths: Iterable[str]) -> list[TestEdit]:
+    """The tests the session removed, skipped or focused in `paths` (its changed files; tools.verify.test_edits),
+    against each file as it was at the start. A file with no starting content recorded, or ignored by git, is
+    left out: nothing can be told about it."""
+    files: list[tuple[str, str | None, str | None]] = []
+    for path in [p for p in paths if may_hold_tests(p)][:MAX_TEST_FILES]:
+        base = git.baseline(info, path)
+        if not base.known or base.ignored:
+            continue
+        try:
+            now: str | None = (root.path / path).read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            now = None
+        except OSError:
+            continue
+        files.append((path, base.text, now))
+    return find_test_edits(files)
 
 
 def own_change_check(git: GitPort, info: GitSessionInfo, pre_ready: Iterable[str]) -> OwnChange:

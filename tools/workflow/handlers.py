@@ -17,13 +17,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tools.bounds import first_of
-from tools.errors import PayloadMismatch, TaskValidationFailed
+from tools.errors import GitError, PayloadMismatch, TaskValidationFailed
 from tools.project import ProjectRoot
 from tools.session_types import CommitReport, MergeReport, Phase, ReadySubstep
-from tools.verify.concerned import Concern, concerned_tests
+from tools.verify.concerned import Concern, concerned_tests, named_paths
 from tools.verify.models import CheckReport, CommandOutcome
+from tools.verify.test_edits import TestEdit, names_edited_test
 from tools.workflow import payloads as p
-from tools.workflow.changes import own_change_check, session_changes
+from tools.workflow.changes import own_change_check, session_changes, session_test_edits
 from tools.workflow.ports import CheckPort, CheckProgress, GitPort
 
 if TYPE_CHECKING:  # the state module reads the phase registry, which lists these handlers
@@ -189,7 +190,43 @@ def ready_completion(ctx: PhaseContext) -> Transition:
             f"implementation is not complete: pending tasks {pending}",
             hint=f"report {pending[0]!r} with its checklist (task_id, checklist, summary, tools_used) first",
         )
+    note_test_edits(ctx)
     return ctx.advance()
+
+
+def note_test_edits(ctx: PhaseContext) -> list[TestEdit]:
+    """Measure which tests the session removed, skipped or focused so far, and keep them in the state (they are
+    told at PRE_COMMIT, QUALITY_REVIEW and SESSION_COMPLETE: tools.workflow.responses.tests_told)."""
+    s = ctx.state
+    if not s.tracks_changes:
+        return []
+    try:
+        edits = session_test_edits(ctx.git, s.git, ctx.root, ctx.git.changed_since_snapshot(s.git))
+    except GitError:  # told, not judged: a git hiccup here must not refuse the submit; the next one measures again
+        return []
+    s.test_edits = [e.text() for e in edits]
+    return edits
+
+
+def _skipped_failures(s: SessionState, edits: list[TestEdit]) -> list[str]:
+    """The skips and focuses that stop a test the change made fail from running, each with that test, unless the
+    request names or describes the test."""
+    if not s.failed_after_change:
+        return []
+    asked = concerned_tests(s.query, [])
+    found = []
+    for edit in edits:
+        if edit.kind == "removed":
+            continue
+        if edit.kind == "focused":  # the focused test runs; the file's other tests do not
+            hit = [t for t in s.failed_after_change if any(edit.file == p or edit.file.endswith("/" + p)
+                                                            for p in named_paths(t)) and not names_edited_test(t, edit)]
+        else:
+            hit = [t for t in s.failed_after_change if names_edited_test(t, edit)]
+        hit = [t for t in hit if asked(t) is None]
+        if hit:
+            found.append(f"{edit.text()}, after {first_of(hit)} failed in this session's run")
+    return found
 
 
 # ------------------------------------------------------------ verification loop
@@ -197,6 +234,7 @@ def _revert(reason: str) -> Transition:
     return Transition(Phase.READY, "planning", {"reverted": True}, revert_reason=reason)
 
 
+MAX_FAILED_KEPT = 200  # tests the change made fail, kept for telling a skipped one (SessionState.failed_after_change)
 SELF_REPORTED = "no verify.commands are configured, so this pass is self-reported (add commands to .code-intel/config.json)"
 
 
@@ -261,6 +299,9 @@ def record_run(state: SessionState, report: CheckReport) -> None:
     state.last_check = report.summary()
     if report.relevance == BEFORE_CHANGE_RELEVANCE:
         state.checks_before_change = [c.model_copy() for c in report.commands]
+    elif report.relevance == SESSION_RELEVANCE:
+        failed = [t for c in report.new_failures for t in c.failing_tests]
+        state.failed_after_change = list(dict.fromkeys([*state.failed_after_change, *failed]))[:MAX_FAILED_KEPT]
 
 
 def checks_at_ready(ctx: PhaseContext) -> dict[str, Any] | None:
@@ -330,6 +371,16 @@ def post_impl_verify(ctx: PhaseContext) -> Transition:
             hint=hint,
             server_checks=report.view(),
         )
+    edits = note_test_edits(ctx)
+    if payload.passed and (skipped := _skipped_failures(s, edits)):
+        raise PayloadMismatch(
+            "passed is true, but the session stopped tests its change made fail from running: " + "; ".join(skipped),
+            hint="a skipped test hides its failure instead of fixing it: send passed: false with this in details, then "
+            "in READY take the skip (or the focus) out again and fix the code until the test passes. If the user "
+            "wants the test skipped, ask them; their request did not name it",
+        )
+    if s.test_edits:
+        extras["tests_disabled"] = s.test_edits
     if s.flags.only_verify:
         verification = {"passed": payload.passed and not server_failed, "details": payload.details}
         return Transition(Phase.SESSION_COMPLETE, None, {**extras, "verification": verification})
@@ -435,6 +486,8 @@ def pre_commit(ctx: PhaseContext) -> Transition:
         return ctx.advance(commit=CommitReport(committed=False, note="no changes since the session started"))
     info, report = ctx.git.commit(s.git, reviewed, discarded, payload.commit_message)
     s.git = info
+    if discarded:  # a discarded test file is back as it was
+        note_test_edits(ctx)
     return ctx.advance(commit=report)
 
 

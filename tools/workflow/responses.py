@@ -99,6 +99,8 @@ class PhaseResponse(_Answer):
     pre_ready_changes: list[str] | None = None
     skipped_items: list[SkippedItem] | None = Field(
         default=None, description="QUALITY_REVIEW and SESSION_COMPLETE: checklist items reported skipped, with reasons")
+    tests_disabled: list[str] | None = Field(
+        default=None, description="POST_IMPL_VERIFY to SESSION_COMPLETE: tests the change removed, skipped or focused")
     # after a restart: what the repository needed to match the checkpoint again
     repaired: list[str] | None = Field(default=None, description="repairs made when the session was resumed")
 
@@ -213,6 +215,25 @@ def skips_told(state: SessionState) -> str | None:
     return f"Checklist items reported skipped: {listed}. Tell the user which were skipped and why."
 
 
+TESTS_TOLD = (Phase.PRE_COMMIT, Phase.QUALITY_REVIEW, Phase.SESSION_COMPLETE)  # where removed or skipped tests are told
+
+
+def tests_told(state: SessionState) -> str | None:
+    """PRE_COMMIT, QUALITY_REVIEW and SESSION_COMPLETE: the tests the change removed, skipped or focused, so that
+    a passing run that no longer runs them is judged and reported, not taken at its word."""
+    if state.phase not in TESTS_TOLD or not state.test_edits:
+        return None
+    listed = first_of(state.test_edits, "; ", "; and {} more in tests_disabled")
+    if state.phase is Phase.PRE_COMMIT:
+        return (f"The change removes or disables tests: {listed}. Keep each only if the request asks for it; a test "
+                "file put in discarded_files goes back to how it was at the start, with everything else in it.")
+    if state.phase is Phase.QUALITY_REVIEW:
+        return (f"The change removes or disables tests: {listed}. Judge each: a test removed, skipped or focused "
+                "without the request asking for it is an issue, since the checks no longer run it.")
+    return (f"The change removes or disables tests: {listed}. Tell the user which, since the passing checks no "
+            "longer run them.")
+
+
 def failures_told(state: SessionState) -> str | None:
     """SESSION_COMPLETE after checks that still fail, only in tests that failed the same way before the change."""
     if state.phase is not Phase.SESSION_COMPLETE or not state.excused_failures:
@@ -224,7 +245,7 @@ def failures_told(state: SessionState) -> str | None:
 
 def instruction_for(state: SessionState, contract: PhaseContract) -> str:
     text = contract.instruction.strip()
-    for told in (failures_told(state), skips_told(state)):
+    for told in (failures_told(state), tests_told(state), skips_told(state)):
         if told:
             text = f"{told}\n\n{text}"
     if state.phase is Phase.READY and state.ready_substep == "planning" and state.revert_reason:
@@ -268,6 +289,8 @@ def phase_response(root: ProjectRoot, state: SessionState, contract: PhaseContra
         response.update(forced_completion=True, warning=warning)
     if state.phase in SKIPS_TOLD and (skips := skipped_items(state)):
         response["skipped_items"] = skips
+    if state.phase in TESTS_TOLD and state.test_edits:
+        response["tests_disabled"] = list(state.test_edits)
     if failures := failures_told(state):
         response["verification_note"] = failures
     return response

@@ -63,6 +63,10 @@ class SessionState(BaseModel):
     last_check: str | None = None  # summary of the server's latest verify run
     # tests the latest POST_IMPL_VERIFY run failed only as they did before the change (not held against it)
     excused_failures: list[str] = Field(default_factory=list)
+    # tests the session removed, skipped or focused, as last measured (tools.verify.test_edits; shown as text)
+    test_edits: list[str] = Field(default_factory=list)
+    # tests the change made fail in one of the session's runs after it changed something (bounded)
+    failed_after_change: list[str] = Field(default_factory=list)
     # run_checks' outcomes while the session had changed nothing: what already failed before the change
     checks_before_change: list[CommandOutcome] = Field(default_factory=list)
     unresolved_issues: list[str] = Field(default_factory=list)  # quality issues a forced completion left open

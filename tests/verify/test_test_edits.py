@@ -1,0 +1,145 @@
+"""Which tests a change removed, skipped or focused, read from each changed file before and after it."""
+
+from __future__ import annotations
+
+import pytest
+
+from tools.verify.test_edits import TestEdit, find_test_edits, may_hold_tests, names_edited_test
+
+PY_BEFORE = '''\
+import pytest
+
+
+def test_add():
+    assert 1
+
+
+def test_power():
+    assert 2
+
+
+class TestGroup:
+    def test_member(self):
+        pass
+'''
+
+
+def _texts(*files: tuple[str, str | None, str | None]) -> list[str]:
+    return [edit.text() for edit in find_test_edits(files)]
+
+
+def test_an_unchanged_file_has_no_edits():
+    assert _texts(("tests/test_calc.py", PY_BEFORE, PY_BEFORE)) == []
+
+
+def test_python_skip_decorators_calls_and_a_removed_method():
+    after = PY_BEFORE.replace("def test_power", "@pytest.mark.skip(reason='later')\ndef test_power")
+    after = after.replace("    def test_member(self):\n        pass\n", "    pass\n")
+    after = after.replace("    assert 1\n", "    pytest.skip('not now')\n    assert 1\n")
+    assert _texts(("tests/test_calc.py", PY_BEFORE, after)) == [
+        "tests/test_calc.py test_member: removed (its definition is gone)",
+        "tests/test_calc.py:9 test_power: skipped (@pytest.mark.skip)",
+        "tests/test_calc.py:5 test_add: skipped (pytest.skip)",
+    ]
+
+
+def test_a_skip_already_there_is_not_the_change_s_even_when_it_moved():
+    before = PY_BEFORE.replace("def test_power", "@pytest.mark.skip\ndef test_power")
+    after = "# a comment on top\n\n" + before
+    assert _texts(("tests/test_calc.py", before, after)) == []
+
+
+def test_unittest_skips_on_a_class_name_the_class():
+    before = "import unittest\n\nclass CalcTest(unittest.TestCase):\n    def test_a(self):\n        pass\n"
+    after = before.replace("class CalcTest", "@unittest.skip('broken')\nclass CalcTest")
+    assert _texts(("tests/test_calc.py", before, after)) == ["tests/test_calc.py:3 CalcTest: skipped (@unittest.skip)"]
+
+
+def test_a_deleted_test_file_removes_its_tests_and_a_moved_test_is_not_removed():
+    moved = "def test_moved():\n    pass\n"
+    assert _texts(("tests/test_gone.py", "def test_gone():\n    pass\n", None),
+                  ("tests/test_old.py", moved, ""),
+                  ("tests/test_new.py", None, moved)) == ["tests/test_gone.py test_gone: removed (deleted with its file)"]
+
+
+def test_a_source_file_s_test_named_functions_are_not_tests():
+    assert not may_hold_tests("calc/ops.py") and may_hold_tests("tests/helpers.py")
+    assert _texts(("calc/ops.py", "def test_helper():\n    pass\n", "")) == []
+
+
+JS_BEFORE = """describe('calc', () => {
+  it('adds numbers', () => {});
+  it("doesn't throw", () => {});
+  test.each([[1, 2]])('sums %i', () => {});
+});
+"""
+
+
+def test_jest_and_mocha_skips_and_focus():
+    after = (JS_BEFORE.replace("it('adds", "it.only('adds").replace('it("doesn', 'xit("doesn')
+             + "expect(/a/.test('abc')).toBe(true);\n")
+    assert _texts(("src/calc.test.ts", JS_BEFORE, after)) == [
+        """src/calc.test.ts:3 "doesn't throw": skipped (xit)""",
+        "src/calc.test.ts:2 'adds numbers': focused (it.only: the file's other tests stop running)",
+    ]
+    gone = JS_BEFORE.replace("  test.each([[1, 2]])('sums %i', () => {});\n", "")
+    assert _texts(("src/calc.test.ts", JS_BEFORE, gone)) == ["src/calc.test.ts 'sums %i': removed (its definition is gone)"]
+
+
+def test_a_skipped_describe_names_the_group():
+    after = JS_BEFORE.replace("describe('calc'", "describe.skip('calc'")
+    assert _texts(("test/calc.spec.js", JS_BEFORE, after)) == ["test/calc.spec.js:1 calc: skipped (describe.skip)"]
+
+
+def test_go_skip_inside_a_test_and_a_removed_test():
+    before = "package x\n\nfunc TestA(t *testing.T) {\n\tx := 1\n}\n\nfunc TestB(t *testing.T) {}\n"
+    after = "package x\n\nfunc TestA(t *testing.T) {\n\tt.Skip(\"flaky\")\n\tx := 1\n}\n"
+    assert _texts(("calc_test.go", before, after)) == ["calc_test.go TestB: removed (its definition is gone)",
+                                                       "calc_test.go:4 TestA: skipped (t.Skip)"]
+    assert _texts(("calc.go", before, after)) == []  # not a test file
+
+
+def test_rust_tests_beside_the_code():
+    before = ("pub fn f() {}\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn parses() {}\n"
+              "    #[tokio::test]\n    async fn fetches() {}\n}\n")
+    after = "pub fn f() {}\n#[cfg(test)]\nmod tests {\n    #[test]\n    #[ignore = \"slow\"]\n    fn parses() {}\n}\n"
+    assert _texts(("src/lib.rs", before, after)) == ["src/lib.rs fetches: removed (its definition is gone)",
+                                                     'src/lib.rs:5 parses: skipped (#[ignore = "slow"])']
+
+
+def test_junit_disabled_and_removed_methods():
+    before = ("class CalcTest {\n    @Test\n    void adds() {}\n    @Test\n    @DisplayName(\"x\")\n"
+              "    public void subs() {}\n    @Test fun `kotlin name`() {}\n}\n")
+    after = "class CalcTest {\n    @Disabled\n    @Test\n    void adds() {}\n    @Test fun `kotlin name`() {}\n}\n"
+    assert _texts(("src/test/java/CalcTest.java", before, after)) == [
+        "src/test/java/CalcTest.java subs: removed (its definition is gone)",
+        "src/test/java/CalcTest.java:2 adds: skipped (@Disabled)",
+    ]
+
+
+def test_googletest_disabled_prefix_and_skip_and_unity_runner_list():
+    before = "TEST(Math, Adds) {\n}\nTEST_F(Fix, Subs) {\n}\n"
+    after = "TEST(Math, DISABLED_Adds) {\n}\nTEST_F(Fix, Subs) {\n  GTEST_SKIP();\n}\n"
+    assert _texts(("test/calc_test.cc", before, after)) == ["test/calc_test.cc Math.Adds: skipped (DISABLED_ prefix)",
+                                                            "test/calc_test.cc:4 Fix.Subs: skipped (GTEST_SKIP)"]
+    unity = "int main(void) {\n    RUN_TEST(test_parse);\n    RUN_TEST(test_print);\n}\n"
+    assert _texts(("tests/parse_test.c", unity, unity.replace("    RUN_TEST(test_print);\n", ""))) == [
+        "tests/parse_test.c test_print: removed (its definition is gone)"]
+
+
+@pytest.mark.parametrize(("failing", "edit", "named"), [
+    ("tests/test_calc.py::test_power", TestEdit("tests/test_calc.py", "test_power", "skipped", "x", 3), True),
+    ("tests/test_calc.py::test_power[2-3]", TestEdit("tests/test_calc.py", "test_power", "skipped", "x", 3), True),
+    ("tests/test_other.py::test_power", TestEdit("tests/test_calc.py", "test_power", "skipped", "x", 3), False),
+    ("tests/test_calc.py::test_powers", TestEdit("tests/test_calc.py", "test_power", "skipped", "x", 3), False),
+    ("tests/test_calc.py::TestGroup::test_m", TestEdit("tests/test_calc.py", "TestGroup", "skipped", "x", 3), True),
+    ("src/calc.test.ts › calc › adds numbers", TestEdit("src/calc.test.ts", "adds numbers", "skipped", "x", 3), True),
+    ("example.com/x::TestA/case_1", TestEdit("calc_test.go", "TestA", "skipped", "t.Skip", 3), True),
+    ("example.com/x::TestAB", TestEdit("calc_test.go", "TestA", "skipped", "t.Skip", 3), False),
+    ("Math.Adds", TestEdit("test/calc_test.cc", "Math.Adds", "skipped", "DISABLED_ prefix"), True),
+    ("org.x.CalcTest.adds()", TestEdit("src/test/java/CalcTest.java", "adds", "skipped", "@Disabled", 2), True),
+    ("tests::parses", TestEdit("src/lib.rs", "parses", "skipped", "#[ignore]", 2), True),
+    ("tests::parses", TestEdit("src/lib.rs", "", "skipped", "#[ignore]", 2), False),
+])
+def test_a_failing_test_is_matched_to_the_edit_by_its_name_and_file(failing, edit, named):
+    assert names_edited_test(failing, edit) is named

@@ -1,0 +1,253 @@
+"""Tests the session removed, skipped or focused: the edits that make a suite pass without the code passing it.
+
+A run that passes says nothing about a test that no longer runs. An agent sent back from POST_IMPL_VERIFY can
+"fix" a failing test by deleting it, by marking it skipped (`@pytest.mark.skip`, `it.skip`, `t.Skip()`,
+`#[ignore]`, `@Disabled`, GoogleTest's `DISABLED_`) or by focusing another one (`it.only`, which stops the rest of
+the file running). This module compares each changed file as the session found it with what it is now, by what
+is written in it:
+
+- a test definition (a `test_*` function, a Go `TestX`, a `#[test] fn`, a JUnit `@Test` method, a jest or mocha
+  `it('title')`, a GoogleTest `TEST(Suite, Name)`, a Unity `RUN_TEST(name)`) that was there and is not any
+  more, in this file or in any other changed file (a test moved to another file is not removed); a deleted
+  file's tests are all removed;
+- a skip or focus marker written more times than before, with the test (or group) it sits on: the definition
+  within a few lines after it (a decorator, an attribute, an annotation, `it.skip('title')` itself), else the
+  one it is inside.
+
+Renaming a test reads as removing it. What is found is reported, not judged: QUALITY_REVIEW judges it and
+SESSION_COMPLETE tells the user; POST_IMPL_VERIFY refuses a pass only when a test that failed in the session's
+own run after the change was then skipped or focused away (tools.workflow.handlers).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Literal
+
+from tools.roles import is_test_file
+from tools.verify.concerned import go_test, leaf_name, name_parts, named_paths
+
+Kind = Literal["removed", "skipped", "focused"]
+MAX_BYTES = 2_000_000  # a larger file is not read
+MAX_EDITS = 50  # edits reported in one go
+ATTACHED_LINES = 6  # a marker this many lines or fewer above a definition is that definition's (decorators)
+
+_M = re.MULTILINE
+
+
+@dataclass(frozen=True)
+class TestEdit:
+    __test__ = False  # not a pytest test class
+
+    file: str
+    test: str  # the test's name or title; for a marker, the test or group it sits on ("" when none was found)
+    kind: Kind
+    how: str  # what was done: "deleted with its file", "@pytest.mark.skip", "it.only"
+    line: int | None = None  # the marker's line in the file now; None for a removal
+
+    def text(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        test = f" {self.test!r}" if " " in self.test else f" {self.test}" if self.test else ""
+        if self.kind == "removed":
+            return f"{where}{test}: removed ({self.how})"
+        if self.kind == "focused":
+            return f"{where}{test}: focused ({self.how}: the file's other tests stop running)"
+        return f"{where}{test}: skipped ({self.how})"
+
+
+@dataclass(frozen=True)
+class _Marker:
+    pattern: re.Pattern[str]
+    kind: Kind
+    attached: bool  # marks the definition that follows (a decorator), else the one it is inside (a call)
+
+
+@dataclass(frozen=True)
+class _Syntax:
+    tests: tuple[re.Pattern[str], ...]  # each match one test; group "name" (and "suite" for GoogleTest)
+    owners: re.Pattern[str]  # what a marker can sit on: tests and the groups holding them; group "name"
+    markers: tuple[_Marker, ...]
+    everywhere: bool = False  # its tests are recognisable outside test files too (Rust's #[test], TEST(...))
+
+
+def _marker(pattern: str, kind: Kind = "skipped", *, attached: bool = True) -> _Marker:
+    return _Marker(re.compile(pattern, _M), kind, attached)
+
+
+_PY = _Syntax(
+    tests=(re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(?P<name>test\w*)[ \t]*\(", _M),),
+    owners=re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(?P<name>\w+)", _M),
+    markers=(
+        _marker(r"@pytest\.mark\.(?:skip|skipif|xfail)\b"),
+        _marker(r"@(?:unittest\.)?(?:skip|skipIf|skipUnless|expectedFailure)\b"),
+        _marker(r"\bpytest\.(?:skip|xfail)\s*\(", attached=False),
+        _marker(r"\bself\.skipTest\s*\(", attached=False),
+        _marker(r"^\s*pytestmark\s*=.*\bpytest\.mark\.(?:skip|skipif|xfail)\b", attached=False),
+        _marker(r"^\s*__test__\s*=\s*False\b", attached=False),
+    ),
+)
+_JS_TITLE = r"\s*\(\s*(?P<q>['\"`])(?P<name>(?:\\.|(?!(?P=q)).)*)(?P=q)"
+_JS_MODIFIERS = r"(?:\.(?:skip|only|todo|concurrent|failing|sequential|each\s*(?:\((?:[^()]|\([^()]*\))*\)|`[^`]*`)))*"
+_JS = _Syntax(
+    tests=(re.compile(rf"(?<![\w.$])(?:[xf]?it|x?test){_JS_MODIFIERS}{_JS_TITLE}"),),
+    owners=re.compile(rf"(?<![\w.$])(?:[xf]?it|x?test|[xf]?describe|context|suite){_JS_MODIFIERS}{_JS_TITLE}"),
+    markers=(
+        _marker(r"(?<![\w.$])(?:it|test|describe|context|suite)\.(?:skip|todo)\b"),
+        _marker(r"(?<![\w.$])(?:it|test|describe)\.skipIf\s*\("),
+        _marker(r"(?<![\w.$])x(?:it|test|describe|context)\s*\("),
+        _marker(r"(?<![\w.$])(?:it|test|describe|context|suite)\.only\b", "focused"),
+        _marker(r"(?<![\w.$])f(?:it|describe)\s*\(", "focused"),
+        _marker(r"\b(?:this|ctx|context)\.skip\s*\(\s*\)", attached=False),
+    ),
+)
+_GO = _Syntax(
+    tests=(re.compile(r"^func[ \t]+(?P<name>(?:Test|Example|Fuzz)\w*)[ \t]*\(", _M),),
+    owners=re.compile(r"^func[ \t]+(?:\([^)]*\)[ \t]*)?(?P<name>\w+)", _M),
+    markers=(_marker(r"\b\w+\.Skip(?:f|Now)?\s*\(", attached=False),),
+)
+_RS = _Syntax(
+    tests=(re.compile(r"#\[(?:[\w:]+::)?test\b[^\]]*\]\s*(?:#\[[^\]]*\]\s*)*(?:pub(?:\([^)]*\))?\s+)?"
+                      r"(?:async\s+)?(?:unsafe\s+)?fn\s+(?P<name>\w+)"),),
+    owners=re.compile(r"\bfn\s+(?P<name>\w+)|\bmod\s+(?P<mod>\w+)\s*\{"),
+    markers=(_marker(r"#\[ignore\b[^\]]*\]"),),
+    everywhere=True,
+)
+_JVM = _Syntax(
+    tests=(
+        re.compile(r"@(?:Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate)\b(?:\s*\([^)]*\))?\s*"
+                   r"(?:@\w+(?:\.\w+)*(?:\s*\([^)]*\))?\s*)*(?:(?:public|protected|private|static|final|open|override|"
+                   r"suspend|internal)\s+)*(?:void\s+|fun\s+)?(?:`(?P<quoted>[^`]+)`|(?P<name>\w+))\s*\("),
+        re.compile(r"\bpublic\s+void\s+(?P<name>test\w*)\s*\(\s*\)"),  # JUnit 3
+    ),
+    owners=re.compile(r"(?:\bvoid|\bfun|\bclass)\s+(?:`(?P<quoted>[^`]+)`|(?P<name>\w+))"),
+    markers=(_marker(r"@(?:Disabled|Ignore)\b"),),
+)
+_C = _Syntax(
+    tests=(
+        re.compile(r"\b(?:TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P)\s*\(\s*(?P<suite>\w+)\s*,\s*(?P<name>\w+)\s*\)"),
+        re.compile(r"\bRUN_TEST\s*\(\s*(?P<name>\w+)"),  # Unity
+    ),
+    owners=re.compile(r"\b(?:TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P)\s*\(\s*(?P<suite>\w+)\s*,\s*(?P<name>\w+)\s*\)"
+                      r"|^\w[\w \t*]*?\b(?P<function>\w+)\s*\([^;{]*\)\s*\{", _M),
+    markers=(_marker(r"\bGTEST_SKIP\s*\(", attached=False), _marker(r"\bTEST_IGNORE(?:_MESSAGE)?\s*\(", attached=False)),
+    everywhere=True,
+)
+_BY_SUFFIX = {
+    ".py": _PY,
+    **dict.fromkeys((".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"), _JS),
+    ".go": _GO,
+    ".rs": _RS,
+    **dict.fromkeys((".java", ".kt", ".kts"), _JVM),
+    **dict.fromkeys((".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp"), _C),
+}
+_DISABLED = "DISABLED_"
+
+
+def may_hold_tests(path: str) -> bool:
+    """Whether the file at `path` is read for test edits (a test file of a known language, or a Rust or C/C++
+    source, whose tests can sit beside the code)."""
+    return _syntax(path) is not None
+
+
+def _syntax(path: str) -> _Syntax | None:
+    syntax = _BY_SUFFIX.get(PurePosixPath(path).suffix.lower())
+    if syntax is None or not (syntax.everywhere or is_test_file(path)):
+        return None
+    if syntax is _GO and not path.endswith("_test.go"):
+        return None
+    return syntax
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def _name(match: re.Match[str]) -> str:
+    groups = match.groupdict()
+    name = next((groups[g] for g in ("quoted", "name", "mod", "function") if groups.get(g)), "")
+    suite = groups.get("suite")
+    return f"{suite}.{name}" if suite else name
+
+
+def _tests(syntax: _Syntax, text: str) -> Counter[str]:
+    """Each test defined in `text`, by name (GoogleTest's `DISABLED_` taken off, so a disabled test is still there)."""
+    found: Counter[str] = Counter()
+    for pattern in syntax.tests:
+        for match in pattern.finditer(text):
+            found[_name(match).replace(_DISABLED, "")] += 1
+    return found
+
+
+def _disabled(syntax: _Syntax, text: str) -> Counter[str]:
+    """GoogleTest's tests disabled by name: `TEST(Suite, DISABLED_Name)` or a `DISABLED_Suite`."""
+    if syntax is not _C:
+        return Counter()
+    return Counter(_name(m).replace(_DISABLED, "") for m in syntax.tests[0].finditer(text) if _DISABLED in _name(m))
+
+
+def _markers(syntax: _Syntax, text: str) -> list[tuple[str, Kind, str, int]]:
+    """(owner, kind, marker as written, line) for each skip or focus marker in `text`."""
+    owners = [(_line_of(text, m.start()), _name(m)) for m in syntax.owners.finditer(text)]
+    found: list[tuple[str, Kind, str, int]] = []
+    for marker in syntax.markers:
+        for match in marker.pattern.finditer(text):
+            line = _line_of(text, match.start())
+            after = [name for at, name in owners if line <= at <= line + ATTACHED_LINES]
+            before = [name for at, name in owners if at <= line]
+            owner = after[0] if marker.attached and after else (before[-1] if before else "")
+            found.append((owner, marker.kind, " ".join(match.group(0).split()).rstrip("( "), line))
+    return found
+
+
+def _read(text: str | None) -> str | None:
+    return None if text is None or len(text) > MAX_BYTES else text
+
+
+def find_test_edits(files: Iterable[tuple[str, str | None, str | None]]) -> list[TestEdit]:
+    """The tests removed, skipped or focused across one change: `files` holds (path, text at the start or None when
+    the file is new, text now or None when it was deleted) for each changed file."""
+    read = [(path, syntax, _read(old), _read(new)) for path, old, new in files
+            if (syntax := _syntax(path)) is not None]
+    added: Counter[str] = Counter()  # tests defined anew anywhere in the change: a removal elsewhere is a move
+    for _path, syntax, old, new in read:
+        added += _tests(syntax, new or "") - _tests(syntax, old or "")
+    edits: list[TestEdit] = []
+    for path, syntax, old, new in read:
+        before, after = _tests(syntax, old or ""), _tests(syntax, new or "")
+        for name, count in (before - after).items():
+            moved = min(count, added[name])
+            added[name] -= moved
+            how = "deleted with its file" if new is None else "its definition is gone"
+            edits.extend(TestEdit(path, name, "removed", how) for _ in range(count - moved))
+        if new is None:
+            continue
+        for name in (_disabled(syntax, new) - _disabled(syntax, old or "")).elements():
+            edits.append(TestEdit(path, name, "skipped", "DISABLED_ prefix"))
+        earlier = Counter((owner, kind, how) for owner, kind, how, _line in _markers(syntax, old or ""))
+        for owner, kind, how, line in _markers(syntax, new):
+            if earlier[(owner, kind, how)] > 0:
+                earlier[(owner, kind, how)] -= 1
+            else:
+                edits.append(TestEdit(path, owner, kind, how, line))
+    return edits[:MAX_EDITS]
+
+
+def names_edited_test(failing: str, edit: TestEdit) -> bool:
+    """Whether the failing test (as a runner names it) is the test `edit` removed or skipped, or sits in the group
+    it skipped: its name holds the edited test's name as one of its parts (`tests/test_calc.py::TestX::test_m` for
+    `TestX` or `test_m`, jest's `src/a.test.ts › calc › adds` for 'adds'; a Go subtest by its top test), and a
+    file written in the name is the edited file."""
+    if not edit.test:
+        return False
+    go = go_test(failing)
+    own = go[1].split("/")[0] if go else failing
+    paths = named_paths(own)
+    if paths and not any(edit.file == p or edit.file.endswith("/" + p) for p in paths):
+        return False
+    wanted = leaf_name(edit.test).casefold()
+    parts = [leaf_name(part).casefold() for part in name_parts(own)]
+    return wanted in parts

@@ -595,6 +595,19 @@ def test_skipping_a_test_the_change_made_fail_does_not_pass(checked, app_project
     assert driver.status()["phase"] == "POST_IMPL_VERIFY"
 
 
+def test_a_refused_pass_still_keeps_what_failed_so_a_skip_right_after_it_is_refused(checked, app_project, fake_git):
+    driver = checked(PYTEST)
+    _to_verify(driver, broken=True)
+    assert driver.submit(_verify_payload(True))["error"] == "payload_mismatch"  # test_subtract fails
+    assert "test_subtract" in driver.status()["last_check"]  # the refused submit's run is kept
+    # no round through READY: the test is skipped in place and the pass claimed again
+    _edit_tests(app_project.path, fake_git, "def test_subtract():\n", "def test_subtract():\n    pytest.skip('later')\n")
+    _edit_tests(app_project.path, fake_git, "import importlib.util", "import importlib.util\nimport pytest")
+    refused = driver.submit(_verify_payload(True))
+    assert refused["error"] == "payload_mismatch"
+    assert "test_app.py:15 test_subtract: skipped (pytest.skip), after test_app.py::test_subtract" in refused["message"]
+
+
 def test_a_skip_the_request_names_is_let_through_and_told(checked, app_project, fake_git):
     driver = checked(PYTEST)
     resp = driver.run(driver.start(query=QUERY + "; skip test_subtract for now"), until="POST_IMPL_VERIFY")

@@ -361,6 +361,7 @@ class WorkflowEngine:
                         state = adopted
                 else:
                     problem = f"compaction_count must be a non-negative integer, got {count!r}"
+            context: PhaseContext | None = None
             try:
                 if problem:
                     raise PayloadMismatch(problem, hint="echo the compaction_count of the last response")
@@ -380,6 +381,12 @@ class WorkflowEngine:
                 transition = self._route(state, draft, spec.handler(context))
                 self._entering_ready(context, transition)
             except CodeIntelError as err:
+                if context is not None and context.observed:  # refused, but what the submit saw is kept
+                    kept = state.model_copy(deep=True)
+                    for change in context.observed:
+                        change(kept)
+                    self._commit(kept)
+                    state = kept
                 self.decisions.append(session_id=state.session_id, phase=state.phase.value, step=state.step,
                                       accepted=False, payload=data, error=err.code, message=err.message)
                 err.details.update(self._refusal_details(state))

@@ -52,6 +52,13 @@ class PhaseContext:
     checks: CheckPort | None = None  # the project's verify.commands; None runs nothing
     progress: CheckProgress | None = None  # MCP progress notifications while checks run
     logged_writes: Callable[[], set[str]] = field(default=lambda: set())  # files the hooks' write log allowed in READY
+    # what the submit observed, which the session keeps even when the submit is refused (a server run's outcome):
+    # each is applied to the draft at once and, on a refusal, to the state as it was (WorkflowEngine.submit_phase)
+    observed: list[Callable[[SessionState], None]] = field(default_factory=list)
+
+    def observe(self, change: Callable[[SessionState], None]) -> None:
+        change(self.state)
+        self.observed.append(change)
 
     def advance(self, **extras: Any) -> Transition:
         return Transition(None, None, dict(extras))
@@ -343,7 +350,7 @@ def post_impl_verify(ctx: PhaseContext) -> Transition:
         extras["verification_note"] = SELF_REPORTED
     else:
         extras["server_checks"] = report.view()
-        record_run(s, report)
+        ctx.observe(lambda state: record_run(state, report))  # a refused pass still saw what failed
         s.excused_failures = [t for c in report.failed if c.failed_before == "same_tests" for t in c.failing_tests]
     # Tests that were failing before the session changed anything are not the change's failures.
     server_failed = report is not None and bool(report.new_failures)

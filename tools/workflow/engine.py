@@ -9,6 +9,8 @@ when it is accepted (`_commit`: swap in, then checkpoint), so a refusal never mo
 Decisions (see docs/workflow.md):
 - compaction_count is taken out of `data` before validation; a mismatch returns every stored
   summary once as phase_summaries and adopts the client's value, even when the submit is refused.
+- what a refused submit's handler observed (PhaseContext.observe: POST_IMPL_VERIFY's run of the checks) is kept,
+  so a pass refused for a failing test still leaves that test known to have failed.
 - start_session over an existing session answers recovery_available (success true) with the
   interrupted session's phase and step and two choices: resume or discard.
 - get_session_status, submit_phase and check_write_target restore the newest checkpoint when no session is in memory,

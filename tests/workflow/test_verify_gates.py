@@ -608,6 +608,24 @@ def test_a_refused_pass_still_keeps_what_failed_so_a_skip_right_after_it_is_refu
     assert "test_app.py:15 test_subtract: skipped (pytest.skip), after test_app.py::test_subtract" in refused["message"]
 
 
+def test_skipping_a_test_that_failed_before_the_change_is_told_not_refused(checked, app_project, fake_git):
+    with (app_project.path / "test_app.py").open("a", encoding="utf-8") as f:
+        f.write(ALREADY_BROKEN)
+    driver = checked(PYTEST)
+    _to_verify(driver, broken=True)  # entering READY ran the checks before the change: test_already_broken failed
+    refused = driver.submit(_verify_payload(True))  # test_subtract is new; test_already_broken fails as before
+    assert "test_app.py::test_subtract" in refused["message"] and "test_already_broken" in refused["message"]
+    app = app_project.path / "src" / "app.py"
+    app.write_text(app.read_text(encoding="utf-8").replace("return a + b", "return a - b"), encoding="utf-8")
+    _edit_tests(app_project.path, fake_git, "def test_already_broken():\n",
+                "def test_already_broken():\n    pytest.skip('needs a service')\n")
+    _edit_tests(app_project.path, fake_git, "import importlib.util", "import importlib.util\nimport pytest")
+    accepted = driver.submit(_verify_payload(True))
+    assert accepted["success"] is True, accepted
+    [told] = accepted["tests_disabled"]
+    assert told.startswith("test_app.py:") and told.endswith(" test_already_broken: skipped (pytest.skip)")
+
+
 def test_a_skip_the_request_names_is_let_through_and_told(checked, app_project, fake_git):
     driver = checked(PYTEST)
     resp = driver.run(driver.start(query=QUERY + "; skip test_subtract for now"), until="POST_IMPL_VERIFY")

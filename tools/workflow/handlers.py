@@ -306,8 +306,10 @@ def record_run(state: SessionState, report: CheckReport) -> None:
     state.last_check = report.summary()
     if report.relevance == BEFORE_CHANGE_RELEVANCE:
         state.checks_before_change = [c.model_copy() for c in report.commands]
-    elif report.relevance == SESSION_RELEVANCE:
-        failed = [t for c in report.new_failures for t in c.failing_tests]
+    elif report.relevance == SESSION_RELEVANCE:  # the tests held against the change: new, or old ones it is about
+        earlier = {c.command: set(c.failing_tests) for c in state.checks_before_change}
+        failed = [t for c in report.new_failures for t in c.failing_tests
+                  if t not in earlier.get(c.command, set()) or t in (c.held or {})]
         state.failed_after_change = list(dict.fromkeys([*state.failed_after_change, *failed]))[:MAX_FAILED_KEPT]
 
 

@@ -622,8 +622,9 @@ def test_skipping_a_test_that_failed_before_the_change_is_told_not_refused(check
     _edit_tests(app_project.path, fake_git, "import importlib.util", "import importlib.util\nimport pytest")
     accepted = driver.submit(_verify_payload(True))
     assert accepted["success"] is True, accepted
-    [told] = accepted["tests_disabled"]
+    told, counted = accepted["tests_disabled"]
     assert told.startswith("test_app.py:") and told.endswith(" test_already_broken: skipped (pytest.skip)")
+    assert counted == "pytest ran 2 tests (3 before the change) and skipped 1 (0 before)"
 
 
 def test_a_skip_the_request_names_is_let_through_and_told(checked, app_project, fake_git):
@@ -637,7 +638,8 @@ def test_a_skip_the_request_names_is_let_through_and_told(checked, app_project, 
     _edit_tests(app_project.path, fake_git, "import importlib.util", "import importlib.util\nimport pytest")
     accepted = driver.submit(_verify_payload(True))
     assert accepted["success"] is True, accepted
-    assert accepted["tests_disabled"] == ["test_app.py:15 test_subtract: skipped (pytest.skip)"]
+    assert accepted["tests_disabled"] == ["test_app.py:15 test_subtract: skipped (pytest.skip)",
+                                          "pytest ran 1 test (2 before the change) and skipped 1 (0 before)"]
     assert resp["phase"] == "POST_IMPL_VERIFY"
 
 
@@ -648,8 +650,22 @@ def test_a_removed_test_passes_but_is_told_up_to_the_end(checked, app_project, f
     accepted = driver.submit(_verify_payload(True))
     assert accepted["phase"] == "SESSION_COMPLETE"  # --quick: no PRE_COMMIT, QUALITY_REVIEW or MERGE
     told = "The change removes or disables tests: test_app.py test_add: removed (its definition is gone)"
-    assert accepted["tests_disabled"] == ["test_app.py test_add: removed (its definition is gone)"]
+    assert accepted["tests_disabled"] == ["test_app.py test_add: removed (its definition is gone)",
+                                          "pytest ran 1 test (2 before the change)"]
     assert told in accepted["instruction"] and "Tell the user which" in accepted["instruction"]
+
+
+def test_a_test_left_out_by_config_is_told_by_the_runner_s_count(checked, app_project, fake_git):
+    driver = checked(PYTEST)
+    driver.run(driver.start(flags=["--quick"]), until="POST_IMPL_VERIFY")  # entering READY counted 2 tests
+    (app_project.path / "conftest.py").write_text(  # no test file changes: only the runner's count shows it
+        "def pytest_collection_modifyitems(items):\n    items[:] = [i for i in items if i.name != 'test_add']\n",
+        encoding="utf-8")
+    fake_git.changed.append("conftest.py")
+    accepted = driver.submit(_verify_payload(True))
+    assert accepted["tests_disabled"] == ["pytest ran 1 test (2 before the change)"]
+    assert accepted["server_checks"]["commands"][0]["tests_ran"] == 1
+    assert "pytest ran 1 test (2 before the change)" in accepted["instruction"]  # SESSION_COMPLETE tells the user
 
 
 def test_review_phases_are_told_to_judge_removed_tests(checked, app_project, fake_git):

@@ -43,6 +43,8 @@ class CommandOutcome(BaseModel):
     excerpt: list[str] = Field(default_factory=list)  # assertion / error lines, first few
     tail: str = ""  # the last lines of the output (stdout and stderr together)
     note: str | None = None  # why it timed out or could not start
+    tests_ran: int | None = Field(default=None, description="tests run to a verdict, as the runner's summary counts them")
+    tests_skipped: int | None = Field(default=None, description="tests skipped, ignored, pending or disabled, per the summary")
     failed_before: FailedBefore | None = Field(
         default=None,
         description="it failed the same way before the session changed anything: same_tests = every failing test "

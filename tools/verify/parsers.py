@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
+from tools.verify.counts import TestCounts
+
 MAX_NAMES = 100
 MAX_EXCERPT = 20
 
@@ -142,6 +144,7 @@ class FailureCollector:
         self._excerpt: list[str] = []
         self._panic: list[str] = []  # the panic being read: its first line and the message lines so far
         self._panics: set[tuple[str, ...]] = set()
+        self.counts = TestCounts()  # how many tests ran and were skipped, from the runner's summary
 
     def _add(self, name: str) -> None:
         name = name.strip()
@@ -168,6 +171,7 @@ class FailureCollector:
             return
         if not line.strip():
             return
+        self.counts.feed(line)
         if _EXCERPT.search(line):
             self._quote(line)
         if (self._feed_mocha(line) or self._feed_surefire(line) or self._feed_cargo(line) or self._feed_ctest(line)

@@ -160,5 +160,5 @@ def run_command(command: VerifyCommand, cwd: Path, progress: Progress | None = N
     return CommandOutcome(
         name=command.name, command=shown, verdict=verdict, exit_code=code, duration_s=duration,
         failing_tests=collector.names if verdict != "passed" else [], excerpt=collector.excerpt if verdict != "passed" else [],
-        tail=reader.tail_text(), note=note,
+        tail=reader.tail_text(), note=note, tests_ran=collector.counts.ran, tests_skipped=collector.counts.skipped,
     )

@@ -21,6 +21,7 @@ from tools.errors import GitError, PayloadMismatch, TaskValidationFailed
 from tools.project import ProjectRoot
 from tools.session_types import CommitReport, MergeReport, Phase, ReadySubstep
 from tools.verify.concerned import Concern, concerned_tests, named_paths
+from tools.verify.counts import TestCounts, fewer_tests
 from tools.verify.models import CheckReport, CommandOutcome
 from tools.verify.test_edits import TestEdit, names_edited_test
 from tools.workflow import payloads as p
@@ -201,9 +202,10 @@ def ready_completion(ctx: PhaseContext) -> Transition:
     return ctx.advance()
 
 
-def note_test_edits(ctx: PhaseContext) -> list[TestEdit]:
+def note_test_edits(ctx: PhaseContext, report: CheckReport | None = None) -> list[TestEdit]:
     """Measure which tests the session removed, skipped or focused so far, and keep them in the state (they are
-    told at PRE_COMMIT, QUALITY_REVIEW and SESSION_COMPLETE: tools.workflow.responses.tests_told)."""
+    told at PRE_COMMIT, QUALITY_REVIEW and SESSION_COMPLETE: tools.workflow.responses.tests_told); with the
+    server's `report`, add each command that ran fewer tests or skipped more than before the change."""
     s = ctx.state
     if not s.tracks_changes:
         return []
@@ -211,8 +213,22 @@ def note_test_edits(ctx: PhaseContext) -> list[TestEdit]:
         edits = session_test_edits(ctx.git, s.git, ctx.root, ctx.git.changed_since_snapshot(s.git))
     except GitError:  # told, not judged: a git hiccup here must not refuse the submit; the next one measures again
         return []
-    s.test_edits = [e.text() for e in edits]
+    s.test_edits = [e.text() for e in edits] + (_fewer_tests(s, report) if report is not None else [])
     return edits
+
+
+def _fewer_tests(s: SessionState, report: CheckReport) -> list[str]:
+    """Each command of `report` whose runner counted fewer tests run, or more skipped, than in the run before the
+    change (tools.verify.counts); the count catches what no file says, such as a test path dropped from a config."""
+    before = {c.command: c for c in s.checks_before_change}
+    found = []
+    for command in report.commands:
+        earlier = before.get(command.command)
+        if earlier is not None and (said := fewer_tests(
+                command.name, TestCounts(earlier.tests_ran, earlier.tests_skipped),
+                TestCounts(command.tests_ran, command.tests_skipped))):
+            found.append(said)
+    return found
 
 
 def _skipped_failures(s: SessionState, edits: list[TestEdit]) -> list[str]:
@@ -380,7 +396,7 @@ def post_impl_verify(ctx: PhaseContext) -> Transition:
             hint=hint,
             server_checks=report.view(),
         )
-    edits = note_test_edits(ctx)
+    edits = note_test_edits(ctx, report)
     if payload.passed and (skipped := _skipped_failures(s, edits)):
         raise PayloadMismatch(
             "passed is true, but the session stopped tests its change made fail from running: " + "; ".join(skipped),

@@ -49,6 +49,18 @@ def test_a_skip_already_there_is_not_the_change_s_even_when_it_moved():
     assert _texts(("tests/test_calc.py", before, after)) == []
 
 
+def test_a_module_wide_skip_names_no_test():
+    after = "import pytest\n\npytestmark = pytest.mark.skip(reason='later')\n" + PY_BEFORE.replace("import pytest\n", "")
+    assert _texts(("tests/test_calc.py", PY_BEFORE, after)) == [
+        "tests/test_calc.py:3: skipped (pytestmark = pytest.mark.skip)"]
+
+
+def test_a_large_test_file_is_read_in_one_pass():
+    body = "".join(f"def test_{i}():\n    assert {i}\n\n" for i in range(20_000))
+    after = body.replace("def test_5():", "@pytest.mark.skip\ndef test_5():")
+    assert _texts(("tests/test_big.py", body, after)) == ["tests/test_big.py:16 test_5: skipped (@pytest.mark.skip)"]
+
+
 def test_unittest_skips_on_a_class_name_the_class():
     before = "import unittest\n\nclass CalcTest(unittest.TestCase):\n    def test_a(self):\n        pass\n"
     after = before.replace("class CalcTest", "@unittest.skip('broken')\nclass CalcTest")
@@ -140,6 +152,8 @@ def test_googletest_disabled_prefix_and_skip_and_unity_runner_list():
     ("org.x.CalcTest.adds()", TestEdit("src/test/java/CalcTest.java", "adds", "skipped", "@Disabled", 2), True),
     ("tests::parses", TestEdit("src/lib.rs", "parses", "skipped", "#[ignore]", 2), True),
     ("tests::parses", TestEdit("src/lib.rs", "", "skipped", "#[ignore]", 2), False),
+    ("tests/test_calc.py::test_power", TestEdit("tests/test_calc.py", "", "skipped", "pytestmark", 3), True),
+    ("tests/test_other.py::test_power", TestEdit("tests/test_calc.py", "", "skipped", "pytestmark", 3), False),
 ])
 def test_a_failing_test_is_matched_to_the_edit_by_its_name_and_file(failing, edit, named):
     assert names_edited_test(failing, edit) is named

@@ -21,6 +21,7 @@ own run after the change was then skipped or focused away (tools.workflow.handle
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -86,8 +87,8 @@ _PY = _Syntax(
         _marker(r"@(?:unittest\.)?(?:skip|skipIf|skipUnless|expectedFailure)\b"),
         _marker(r"\bpytest\.(?:skip|xfail)\s*\(", attached=False),
         _marker(r"\bself\.skipTest\s*\(", attached=False),
-        _marker(r"^\s*pytestmark\s*=.*\bpytest\.mark\.(?:skip|skipif|xfail)\b", attached=False),
-        _marker(r"^\s*__test__\s*=\s*False\b", attached=False),
+        _marker(r"^[ \t]*pytestmark\s*=.*\bpytest\.mark\.(?:skip|skipif|xfail)\b", attached=False),
+        _marker(r"^[ \t]*__test__\s*=\s*False\b", attached=False),
     ),
 )
 _JS_TITLE = r"\s*\(\s*(?P<q>['\"`])(?P<name>(?:\\.|(?!(?P=q)).)*)(?P=q)"
@@ -162,8 +163,14 @@ def _syntax(path: str) -> _Syntax | None:
     return syntax
 
 
-def _line_of(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
+class _Lines:
+    """Line numbers of offsets in one text, by bisecting its line starts (a large test file has thousands of tests)."""
+
+    def __init__(self, text: str) -> None:
+        self.ends = [i for i, ch in enumerate(text) if ch == "\n"] if "\n" in text else []
+
+    def of(self, offset: int) -> int:
+        return bisect.bisect_left(self.ends, offset) + 1
 
 
 def _name(match: re.Match[str]) -> str:
@@ -191,14 +198,19 @@ def _disabled(syntax: _Syntax, text: str) -> Counter[str]:
 
 def _markers(syntax: _Syntax, text: str) -> list[tuple[str, Kind, str, int]]:
     """(owner, kind, marker as written, line) for each skip or focus marker in `text`."""
-    owners = [(_line_of(text, m.start()), _name(m)) for m in syntax.owners.finditer(text)]
+    lines = _Lines(text)
+    owners = [(lines.of(m.start()), _name(m)) for m in syntax.owners.finditer(text)]  # in line order
+    at_lines = [at for at, _name in owners]
     found: list[tuple[str, Kind, str, int]] = []
     for marker in syntax.markers:
         for match in marker.pattern.finditer(text):
-            line = _line_of(text, match.start())
-            after = [name for at, name in owners if line <= at <= line + ATTACHED_LINES]
-            before = [name for at, name in owners if at <= line]
-            owner = after[0] if marker.attached and after else (before[-1] if before else "")
+            line = lines.of(match.start())
+            following = bisect.bisect_left(at_lines, line)  # the first owner on this line or after it
+            enclosing = bisect.bisect_right(at_lines, line) - 1  # the last owner on this line or before it
+            if marker.attached and following < len(owners) and owners[following][0] <= line + ATTACHED_LINES:
+                owner = owners[following][1]
+            else:
+                owner = owners[enclosing][1] if enclosing >= 0 else ""
             found.append((owner, marker.kind, " ".join(match.group(0).split()).rstrip("( "), line))
     return found
 
@@ -240,13 +252,15 @@ def names_edited_test(failing: str, edit: TestEdit) -> bool:
     """Whether the failing test (as a runner names it) is the test `edit` removed or skipped, or sits in the group
     it skipped: its name holds the edited test's name as one of its parts (`tests/test_calc.py::TestX::test_m` for
     `TestX` or `test_m`, jest's `src/a.test.ts › calc › adds` for 'adds'; a Go subtest by its top test), and a
-    file written in the name is the edited file."""
-    if not edit.test:
-        return False
+    file written in the name is the edited file. A marker on no test (`pytestmark = pytest.mark.skip` at the top
+    of a module) skips the whole file: it names every test whose name says that file."""
     go = go_test(failing)
     own = go[1].split("/")[0] if go else failing
     paths = named_paths(own)
-    if paths and not any(edit.file == p or edit.file.endswith("/" + p) for p in paths):
+    in_file = any(edit.file == p or edit.file.endswith("/" + p) for p in paths)
+    if not edit.test:
+        return in_file
+    if paths and not in_file:
         return False
     wanted = leaf_name(edit.test).casefold()
     parts = [leaf_name(part).casefold() for part in name_parts(own)]

@@ -7,7 +7,9 @@ for them). `check` then reads the answers the client handed back to the model, a
 The story: plan one task, implement power() wrongly and add its test (the test file written without
 check_write_target, so only the client hook's write log allows it), try to commit with git, call the
 work verified, be refused by the server's own test run, admit the failure, try to skip the re-plan that
-follows, plan a fix task, fix power(), pass, review, commit and merge.
+follows, plan a task that skips the failing test instead of fixing it, call that verified, be refused
+because the skipped test had failed, admit it, plan a fix task, take the skip out and fix power(), pass,
+review, commit and merge.
 """
 
 from __future__ import annotations
@@ -24,8 +26,13 @@ TEST_POWER = "\n    def test_power(self) -> None:\n        self.assertEqual(powe
 FIRST_TASK = {"id": "task_1", "description": "Add power() and its test", "status": "pending",
               "checklist": [{"item": "power in calc/operations.py", "status": "pending"},
                             {"item": "test_power in tests/test_operations.py", "status": "pending"}]}
-FIX_TASK = {"id": "task_2", "description": "Make power raise base to exponent", "status": "pending",
-            "checklist": [{"item": "power returns base**exponent", "status": "pending"}]}
+SKIP_TASK = {"id": "task_2", "description": "Skip test_power for now", "status": "pending",
+             "checklist": [{"item": "test_power skipped", "status": "pending"}]}
+FIX_TASK = {"id": "task_3", "description": "Make power raise base to exponent", "status": "pending",
+            "checklist": [{"item": "power returns base**exponent", "status": "pending"},
+                          {"item": "test_power runs again", "status": "pending"}]}
+TEST_HEADER = "    def test_power(self) -> None:\n"
+SKIP = '    @unittest.skip("later")\n'
 TOOLS = ("start_session", "submit_phase", "get_session_status", "check_write_target", "run_checks", "review_changes")
 PROMPT_ARGS = f"--fast --no-doc-research {REQUEST}"  # what follows the client's /code or $code
 
@@ -75,12 +82,23 @@ def play(s: Script) -> None:
     submit("claim", **verdict, passed=True, details="", summary="Tests pass.")
     submit("admit", **verdict, passed=False, details="test_power fails", summary="power() is wrong.")
     submit("skip_plan", summary="Fixed it.")
-    submit(tasks=[FIRST_TASK | {"status": "completed"}, FIX_TASK], tools_used=[], summary="A fix task.")
+    done_first = FIRST_TASK | {"status": "completed"}
+    submit(tasks=[done_first, SKIP_TASK], tools_used=[], summary="Skip the failing test.")
+    s.mcp("check_write_target", file_path="tests/test_operations.py")
+    s.edit("tests/test_operations.py", TEST_HEADER, SKIP + TEST_HEADER, "skip")
+    submit(task_id="task_2", tools_used=["check_write_target"], summary="test_power skipped.",
+           checklist=[{"item": "test_power skipped", "status": "done", "evidence": "tests/test_operations.py:13-15"}])
+    submit(summary="Both tasks are implemented.")
+    submit("claim_skipped", **verdict, passed=True, details="", summary="Tests pass.")
+    submit("admit_skipped", **verdict, passed=False, details="test_power is skipped, not fixed", summary="Skipped.")
+    submit(tasks=[done_first, SKIP_TASK | {"status": "completed"}, FIX_TASK], tools_used=[], summary="A fix task.")
     s.mcp("check_write_target", file_path="calc/operations.py")
     s.edit("calc/operations.py", "    return base * exponent\n", "    return base**exponent\n")
-    submit(task_id="task_2", tools_used=["check_write_target"], summary="power() fixed.",
-           checklist=[{"item": "power returns base**exponent", "status": "done", "evidence": "calc/operations.py:16"}])
-    submit(summary="Both tasks are implemented.")
+    s.edit("tests/test_operations.py", SKIP + TEST_HEADER, TEST_HEADER)
+    submit(task_id="task_3", tools_used=["check_write_target"], summary="power() fixed, test_power runs.",
+           checklist=[{"item": "power returns base**exponent", "status": "done", "evidence": "calc/operations.py:16"},
+                      {"item": "test_power runs again", "status": "done", "evidence": "tests/test_operations.py:13-14"}])
+    submit(summary="All three tasks are implemented.")
     submit("verified", **verdict, passed=True, details="", summary="Tests pass.")
     s.mcp("review_changes", "review")
     submit("commit", review_prompt_used=".code-intel/review_prompts/garbage_detection.md", discarded_files=[],
@@ -107,8 +125,16 @@ def check(answer: Callable[[str], dict[str, Any]], said: Callable[[str], str], r
     assert answer("admit")["step"] == 12
     skipped = answer("skip_plan")
     assert skipped["success"] is False and "back at planning (step 12)" in skipped["message"], skipped
-    # fixed: the pass is accepted, and both files (the test file allowed by the hook alone) are committed
-    assert answer("verified")["phase"] == "PRE_COMMIT"
+    # skipping the test that failed is no pass: the server knows it failed in the session's own run
+    refused = answer("claim_skipped")
+    assert refused["success"] is False and refused["error"] == "payload_mismatch", refused
+    assert "stopped tests its change made fail from running" in refused["message"], refused
+    assert "tests/test_operations.py:13 test_power: skipped (@unittest.skip)" in refused["message"], refused
+    assert answer("admit_skipped")["step"] == 12
+    # fixed: the pass is accepted, nothing is told as disabled, and both files (the test file allowed by the hook
+    # alone) are committed
+    verified = answer("verified")
+    assert verified["phase"] == "PRE_COMMIT" and "tests_disabled" not in verified, verified
     review = answer("review")
     assert {f["file"] for f in review["files"]} == {"calc/operations.py", "tests/test_operations.py"}
     assert review["outside_write_rules"] == []
@@ -121,4 +147,5 @@ def check(answer: Callable[[str], dict[str, Any]], said: Callable[[str], str], r
     assert git("log", "-1", "--format=%s", "main").strip() == "Add power() with a unit test"
     assert git("show", "--stat", "--format=", "main").count("|") == 2
     assert "return base**exponent" in (repo / "calc" / "operations.py").read_text(encoding="utf-8")
+    assert "unittest.skip" not in (repo / "tests" / "test_operations.py").read_text(encoding="utf-8")
     assert git("status", "--porcelain") == "" and git("branch", "--list", "llm_task_*") == ""

@@ -432,13 +432,14 @@ def _failing_before_too(report: CheckReport, before: list[CommandOutcome], conce
     has been compared with `before` by `concerned`, which marked each command's `held`."""
     earlier = {c.command: set(c.failing_tests) for c in before}
     about: dict[str, str] = {}  # test -> why the session is about it
-    along: list[str] = []  # excusable alone, held because another test of their command is
+    along: list[str] = []  # excusable alone, held because another test of their command is (new, or the session's)
     changed: list[str] = []  # their command's errors differ from before
     for command in report.new_failures:
         old = [t for t in command.failing_tests if t in earlier.get(command.command, set())]
         mine = command.held or {}  # the old failures the session is about, each with why (CheckReport.compare_with)
         about.update(mine)
-        (along if any(concerned(t) for t in command.failing_tests) else changed).extend(t for t in old if t not in mine)
+        held = len(old) < len(command.failing_tests) or any(concerned(t) for t in command.failing_tests)
+        (along if held else changed).extend(t for t in old if t not in mine)
     parts = []
     if len(about) == 1:
         [(test, why)] = about.items()
@@ -449,8 +450,8 @@ def _failing_before_too(report: CheckReport, before: list[CommandOutcome], conce
         parts.append(f"{first_of(list(about))} failed before the change too, but the session is about them ({whys}), "
                      "so they count however they fail")
     if along:
-        parts.append(f"{first_of(along)} failed before the change too and would not count alone: once the tests "
-                     "above pass, a run failing only there with the same errors as before is accepted")
+        parts.append(f"{first_of(along)} failed before the change too and would not count alone: once the other "
+                     "failing tests pass, a run failing only there with the same errors as before is accepted")
     if changed:
         parts.append(f"{first_of(changed)} failed before the change too, but with other errors now")
     return "".join(". " + part for part in parts)

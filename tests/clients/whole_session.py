@@ -134,7 +134,7 @@ def check(answer: Callable[[str], dict[str, Any]], said: Callable[[str], str], r
     # fixed: the pass is accepted, nothing is told as disabled, and both files (the test file allowed by the hook
     # alone) are committed
     verified = answer("verified")
-    assert verified["phase"] == "PRE_COMMIT" and "tests_disabled" not in verified, verified
+    assert verified["phase"] == "PRE_COMMIT" and "test_edits" not in verified, verified
     review = answer("review")
     assert {f["file"] for f in review["files"]} == {"calc/operations.py", "tests/test_operations.py"}
     assert review["outside_write_rules"] == []

@@ -157,3 +157,31 @@ def test_googletest_disabled_prefix_and_skip_and_unity_runner_list():
 ])
 def test_a_failing_test_is_matched_to_the_edit_by_its_name_and_file(failing, edit, named):
     assert names_edited_test(failing, edit) is named
+
+
+def test_a_test_that_was_there_and_now_checks_something_else_is_rewritten():
+    after = PY_BEFORE.replace("def test_power():\n    assert 2\n", "def test_power():\n    assert 3\n")
+    assert _texts(("tests/test_calc.py", PY_BEFORE, after)) == [
+        "tests/test_calc.py test_power: rewritten (it was there before the session, with another body)"]
+
+
+def test_what_does_not_rewrite_a_test():
+    unittest_file = ("import unittest\n\nclass OpsTest(unittest.TestCase):\n    def test_add(self):\n"
+                     "        self.assertEqual(1 + 1, 2)\n\n\nif __name__ == '__main__':\n    unittest.main()\n")
+    added = unittest_file.replace("\n\n\nif __name__", "\n\n    def test_power(self):\n        self.assertEqual(2 ** 3, 8)\n"
+                                  "\n\nif __name__")
+    reindented = PY_BEFORE.replace("    assert 1\n", "      assert 1\n")
+    assert _texts(("tests/test_ops.py", unittest_file, added)) == []  # a test added after it
+    assert _texts(("tests/test_calc.py", PY_BEFORE, reindented)) == []  # indentation only
+    assert _texts(("tests/test_new.py", None, PY_BEFORE)) == []  # a new file's tests are new
+
+
+def test_brace_languages_end_a_body_at_its_own_closing_bracket():
+    go = "package x\n\nfunc TestA(t *testing.T) {\n\tif f() != 1 {\n\t\tt.Fatal(\"no\")\n\t}\n}\n\nfunc helper() {}\n"
+    assert _texts(("x_test.go", go, go.replace("func helper() {}", "func helper() { return }"))) == []
+    assert _texts(("x_test.go", go, go.replace("f() != 1", "f() != 2"))) == [
+        "x_test.go TestA: rewritten (it was there before the session, with another body)"]
+    js = "describe('calc', () => {\n  it('adds', () => {\n    expect(add(1, 2)).toBe(3);\n  });\n});\n"
+    assert _texts(("a.test.js", js, js.replace("toBe(3)", "toBeDefined()"))) == [
+        "a.test.js adds: rewritten (it was there before the session, with another body)"]
+    assert _texts(("a.test.js", js, js + "it('subtracts', () => {});\n")) == []

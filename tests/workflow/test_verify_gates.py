@@ -631,9 +631,24 @@ def test_skipping_a_test_that_failed_before_the_change_is_told_not_refused(check
     _edit_tests(app_project.path, fake_git, "import importlib.util", "import importlib.util\nimport pytest")
     accepted = driver.submit(_verify_payload(True))
     assert accepted["success"] is True, accepted
-    told, counted = accepted["tests_disabled"]
+    told, counted = accepted["test_edits"]
     assert told.startswith("test_app.py:") and told.endswith(" test_already_broken: skipped (pytest.skip)")
     assert counted == "pytest ran 2 tests (3 before the change) and skipped 1 (0 before)"
+
+
+def test_a_test_rewritten_to_fit_the_change_passes_but_is_told_with_its_failure(checked, app_project, fake_git):
+    driver = checked(PYTEST)
+    _to_verify(driver, broken=True)
+    back = driver.submit(_verify_payload(False))
+    assert back["phase"] == "READY", back  # test_subtract failed in the server's run
+    driver.run(driver.status(), until="POST_IMPL_VERIFY")
+    _break_subtract(app_project.path)
+    _edit_tests(app_project.path, fake_git, "subtract_task_1(3, 1) == 2", "subtract_task_1(3, 1) == 4")  # fits the bug
+    accepted = driver.submit(_verify_payload(True))
+    assert accepted.get("phase") == "PRE_COMMIT", accepted  # told, not refused: a requested change of behaviour rewrites tests too
+    assert accepted["test_edits"] == ["test_app.py test_subtract: rewritten (it was there before the session, with "
+                                      "another body), after it failed in this session's run"]
+    assert "a rewritten test must still check what it checked" in accepted["instruction"]
 
 
 def test_a_skip_the_request_names_is_let_through_and_told(checked, app_project, fake_git):
@@ -647,7 +662,8 @@ def test_a_skip_the_request_names_is_let_through_and_told(checked, app_project, 
     _edit_tests(app_project.path, fake_git, "import importlib.util", "import importlib.util\nimport pytest")
     accepted = driver.submit(_verify_payload(True))
     assert accepted["success"] is True, accepted
-    assert accepted["tests_disabled"] == ["test_app.py:15 test_subtract: skipped (pytest.skip)",
+    assert accepted["test_edits"] == ["test_app.py:15 test_subtract: skipped (pytest.skip), after it failed in this "
+                                      "session's run",
                                           "pytest ran 1 test (2 before the change) and skipped 1 (0 before)"]
     assert resp["phase"] == "POST_IMPL_VERIFY"
 
@@ -658,8 +674,9 @@ def test_a_removed_test_passes_but_is_told_up_to_the_end(checked, app_project, f
     _edit_tests(app_project.path, fake_git, "def test_add():\n    assert app.add(1, 2) == 3\n", "")
     accepted = driver.submit(_verify_payload(True))
     assert accepted["phase"] == "SESSION_COMPLETE"  # --quick: no PRE_COMMIT, QUALITY_REVIEW or MERGE
-    told = "The change removes or disables tests: test_app.py test_add: removed (its definition is gone)"
-    assert accepted["tests_disabled"] == ["test_app.py test_add: removed (its definition is gone)",
+    told = ("The change removes, switches off or rewrites tests that guard the code: test_app.py test_add: removed (its "
+            "definition is gone)")
+    assert accepted["test_edits"] == ["test_app.py test_add: removed (its definition is gone)",
                                           "pytest ran 1 test (2 before the change)"]
     assert told in accepted["instruction"] and "Tell the user which" in accepted["instruction"]
 
@@ -672,7 +689,7 @@ def test_a_test_left_out_by_config_is_told_by_the_runner_s_count(checked, app_pr
         encoding="utf-8")
     fake_git.changed.append("conftest.py")
     accepted = driver.submit(_verify_payload(True))
-    assert accepted["tests_disabled"] == ["pytest ran 1 test (2 before the change)"]
+    assert accepted["test_edits"] == ["pytest ran 1 test (2 before the change)"]
     assert accepted["server_checks"]["commands"][0]["tests_ran"] == 1
     assert "pytest ran 1 test (2 before the change)" in accepted["instruction"]  # SESSION_COMPLETE tells the user
 
@@ -682,16 +699,17 @@ def test_review_phases_are_told_to_judge_removed_tests(checked, app_project, fak
     driver.run(driver.start(), until="POST_IMPL_VERIFY")
     _edit_tests(app_project.path, fake_git, "def test_add():\n    assert app.add(1, 2) == 3\n", "")
     at_commit = driver.submit(_verify_payload(True))
-    assert at_commit["phase"] == "PRE_COMMIT" and at_commit["tests_disabled"]
+    assert at_commit["phase"] == "PRE_COMMIT" and at_commit["test_edits"]
     assert "Keep each only if the request asks for it" in at_commit["instruction"]
     status = driver.status()  # what an agent that lost its context asks for
-    assert status["tests_disabled"] == at_commit["tests_disabled"] and "Keep each only" in status["instruction"]
+    assert status["test_edits"] == at_commit["test_edits"] and "Keep each only" in status["instruction"]
 
 
 @pytest.mark.parametrize(("phase", "told"), [
     (Phase.POST_IMPL_VERIFY, None),
     (Phase.PRE_COMMIT, "Keep each only if the request asks for it"),
-    (Phase.QUALITY_REVIEW, "Judge each: a test removed, skipped or focused without the request asking for it is an issue"),
+    (Phase.QUALITY_REVIEW, "Judge each: a test removed, skipped, focused or rewritten without the request asking for "
+                           "it is an issue"),
     (Phase.MERGE, None),
     (Phase.SESSION_COMPLETE, "Tell the user which"),
 ])

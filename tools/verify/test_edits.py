@@ -1,4 +1,5 @@
-"""Tests the session removed, skipped or focused: the edits that make a suite pass without the code passing it.
+"""Tests the session removed, skipped, focused or rewrote: the edits that make a suite pass without the code
+passing it.
 
 A run that passes says nothing about a test that no longer runs. An agent sent back from POST_IMPL_VERIFY can
 "fix" a failing test by deleting it, by marking it skipped (`@pytest.mark.skip`, `it.skip`, `t.Skip()`,
@@ -12,7 +13,8 @@ is written in it:
   file's tests are all removed;
 - a skip or focus marker written more times than before, with the test (or group) it sits on: the definition
   within a few lines after it (a decorator, an attribute, an annotation, `it.skip('title')` itself), else the
-  one it is inside.
+  one it is inside;
+- a test that was there at the start and still is, with another body (an expectation changed to fit the code).
 
 Renaming a test reads as removing it. What is found is reported, not judged: QUALITY_REVIEW judges it and
 SESSION_COMPLETE tells the user; POST_IMPL_VERIFY refuses a pass only when a test that failed in the session's
@@ -32,7 +34,7 @@ from typing import Literal
 from tools.roles import is_test_file
 from tools.verify.concerned import go_test, leaf_name, name_parts, named_paths
 
-Kind = Literal["removed", "skipped", "focused"]
+Kind = Literal["removed", "skipped", "focused", "rewritten"]
 MAX_BYTES = 2_000_000  # a larger file is not read
 MAX_EDITS = 50  # edits reported in one go
 ATTACHED_LINES = 6  # a marker this many lines or fewer above a definition is that definition's (decorators)
@@ -57,6 +59,8 @@ class TestEdit:
             return f"{where}{test}: removed ({self.how})"
         if self.kind == "focused":
             return f"{where}{test}: focused ({self.how}: the file's other tests stop running)"
+        if self.kind == "rewritten":
+            return f"{where}{test}: rewritten ({self.how})"
         return f"{where}{test}: skipped ({self.how})"
 
 
@@ -189,6 +193,37 @@ def _tests(syntax: _Syntax, text: str) -> Counter[str]:
     return found
 
 
+_CLOSING = re.compile(r"^[ \t]*[)}\]]")
+
+
+def _bodies(syntax: _Syntax, text: str) -> dict[str, Counter[str]]:
+    """Each test's body, by name, as comparable text: the line its name is on and the lines after it that are
+    indented deeper, then a closing bracket line at its own depth (`}` in Go, Rust, Java, C, JS; none in Python),
+    each line's indentation and blank lines left out. Decorators and attributes above the name are not part of it
+    (skips are read apart, _markers)."""
+    lines = text.splitlines()
+    where = _Lines(text)
+    bodies: dict[str, Counter[str]] = {}
+    for pattern in syntax.tests:
+        for match in pattern.finditer(text):
+            first = where.of(match.end()) - 1  # the line the name (and the body's start) is on
+            header = lines[first] if first < len(lines) else ""
+            depth = len(header) - len(header.lstrip())
+            body = [header.strip()]
+            for at in range(first + 1, len(lines)):
+                line = lines[at]
+                if not line.strip():
+                    continue
+                indent = len(line) - len(line.lstrip())
+                if indent <= depth:
+                    if indent == depth and _CLOSING.match(line):  # its own closing bracket, not its block's
+                        body.append(line.strip())
+                    break
+                body.append(line.strip())
+            bodies.setdefault(_name(match).replace(_DISABLED, ""), Counter())["\n".join(body)] += 1
+    return bodies
+
+
 def _disabled(syntax: _Syntax, text: str) -> Counter[str]:
     """GoogleTest's tests disabled by name: `TEST(Suite, DISABLED_Name)` or a `DISABLED_Suite`."""
     if syntax is not _C:
@@ -220,7 +255,7 @@ def _read(text: str | None) -> str | None:
 
 
 def find_test_edits(files: Iterable[tuple[str, str | None, str | None]]) -> list[TestEdit]:
-    """The tests removed, skipped or focused across one change: `files` holds (path, text at the start or None when
+    """The tests removed, skipped, focused or rewritten across one change: `files` holds (path, text at the start or None when
     the file is new, text now or None when it was deleted) for each changed file."""
     read = [(path, syntax, _read(old), _read(new)) for path, old, new in files
             if (syntax := _syntax(path)) is not None]
@@ -245,6 +280,11 @@ def find_test_edits(files: Iterable[tuple[str, str | None, str | None]]) -> list
                 earlier[(owner, kind, how)] -= 1
             else:
                 edits.append(TestEdit(path, owner, kind, how, line))
+        if old is not None:  # a test that was there before and is there now, with another body (a skip aside)
+            then, now = _bodies(syntax, old), _bodies(syntax, new)
+            told = {edit.test for edit in edits if edit.file == path}
+            edits.extend(TestEdit(path, name, "rewritten", "it was there before the session, with another body")
+                         for name in sorted(then.keys() & now.keys()) if then[name] != now[name] and name not in told)
     return edits[:MAX_EDITS]
 
 

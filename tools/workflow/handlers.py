@@ -213,7 +213,11 @@ def note_test_edits(ctx: PhaseContext, report: CheckReport | None = None) -> lis
         edits = session_test_edits(ctx.git, s.git, ctx.root, ctx.git.changed_since_snapshot(s.git))
     except GitError:  # told, not judged: a git hiccup here must not refuse the submit; the next one measures again
         return []
-    s.test_edits = [e.text() for e in edits] + (_fewer_tests(s, report) if report is not None else [])
+    def after_failing(edit: TestEdit) -> str:
+        failed = edit.kind != "focused" and any(names_edited_test(t, edit) for t in s.failed_after_change)
+        return ", after it failed in this session's run" if failed else ""
+
+    s.test_edits = [e.text() + after_failing(e) for e in edits] + (_fewer_tests(s, report) if report is not None else [])
     return edits
 
 
@@ -239,7 +243,7 @@ def _skipped_failures(s: SessionState, edits: list[TestEdit]) -> list[str]:
     asked = concerned_tests(s.query, [])
     found = []
     for edit in edits:
-        if edit.kind == "removed":
+        if edit.kind in ("removed", "rewritten"):  # told, not refused: a change of behaviour does both
             continue
         if edit.kind == "focused":  # the focused test runs; the file's other tests do not
             hit = [t for t in s.failed_after_change if any(edit.file == p or edit.file.endswith("/" + p)
@@ -405,7 +409,7 @@ def post_impl_verify(ctx: PhaseContext) -> Transition:
             "wants the test skipped, ask them; their request did not name it",
         )
     if s.test_edits:
-        extras["tests_disabled"] = s.test_edits
+        extras["test_edits"] = s.test_edits
     if s.flags.only_verify:
         verification = {"passed": payload.passed and not server_failed, "details": payload.details}
         return Transition(Phase.SESSION_COMPLETE, None, {**extras, "verification": verification})

@@ -99,8 +99,9 @@ class PhaseResponse(_Answer):
     pre_ready_changes: list[str] | None = None
     skipped_items: list[SkippedItem] | None = Field(
         default=None, description="QUALITY_REVIEW and SESSION_COMPLETE: checklist items reported skipped, with reasons")
-    tests_disabled: list[str] | None = Field(
-        default=None, description="POST_IMPL_VERIFY to SESSION_COMPLETE: tests the change removed, skipped or focused")
+    test_edits: list[str] | None = Field(
+        default=None, description="POST_IMPL_VERIFY to SESSION_COMPLETE: tests the change removed, skipped, focused or "
+                                  "rewrote, and commands that ran fewer tests than before it")
     # after a restart: what the repository needed to match the checkpoint again
     repaired: list[str] | None = Field(default=None, description="repairs made when the session was resumed")
 
@@ -215,23 +216,24 @@ def skips_told(state: SessionState) -> str | None:
     return f"Checklist items reported skipped: {listed}. Tell the user which were skipped and why."
 
 
-TESTS_TOLD = (Phase.PRE_COMMIT, Phase.QUALITY_REVIEW, Phase.SESSION_COMPLETE)  # where removed or skipped tests are told
+TESTS_TOLD = (Phase.PRE_COMMIT, Phase.QUALITY_REVIEW, Phase.SESSION_COMPLETE)  # where test edits are told
 
 
 def tests_told(state: SessionState) -> str | None:
-    """PRE_COMMIT, QUALITY_REVIEW and SESSION_COMPLETE: the tests the change removed, skipped or focused, so that
-    a passing run that no longer runs them is judged and reported, not taken at its word."""
+    """PRE_COMMIT, QUALITY_REVIEW and SESSION_COMPLETE: the tests the change removed, skipped, focused or rewrote,
+    so that a passing run that no longer holds the code to them is judged and reported, not taken at its word."""
     if state.phase not in TESTS_TOLD or not state.test_edits:
         return None
-    listed = first_of(state.test_edits, "; ", "; and {} more in tests_disabled")
+    listed = first_of(state.test_edits, "; ", "; and {} more in test_edits")
+    said = f"The change removes, switches off or rewrites tests that guard the code: {listed}."
     if state.phase is Phase.PRE_COMMIT:
-        return (f"The change removes or disables tests: {listed}. Keep each only if the request asks for it; a test "
-                "file put in discarded_files goes back to how it was at the start, with everything else in it.")
+        return (f"{said} Keep each only if the request asks for it (a rewritten test must still check what it checked, "
+                "unless the request changes that behaviour); a test file put in discarded_files goes back to how it "
+                "was at the start, with everything else in it.")
     if state.phase is Phase.QUALITY_REVIEW:
-        return (f"The change removes or disables tests: {listed}. Judge each: a test removed, skipped or focused "
-                "without the request asking for it is an issue, since the checks no longer run it.")
-    return (f"The change removes or disables tests: {listed}. Tell the user which, since the passing checks no "
-            "longer run them.")
+        return (f"{said} Judge each: a test removed, skipped, focused or rewritten without the request asking for it "
+                "is an issue, since the checks no longer hold the code to it.")
+    return f"{said} Tell the user which, since the passing checks no longer hold the code to them as they were."
 
 
 def failures_told(state: SessionState) -> str | None:
@@ -290,7 +292,7 @@ def phase_response(root: ProjectRoot, state: SessionState, contract: PhaseContra
     if state.phase in SKIPS_TOLD and (skips := skipped_items(state)):
         response["skipped_items"] = skips
     if state.phase in TESTS_TOLD and state.test_edits:
-        response["tests_disabled"] = list(state.test_edits)
+        response["test_edits"] = list(state.test_edits)
     if failures := failures_told(state):
         response["verification_note"] = failures
     return response

@@ -162,7 +162,7 @@ def test_a_failing_test_is_matched_to_the_edit_by_its_name_and_file(failing, edi
 def test_a_test_that_was_there_and_now_checks_something_else_is_rewritten():
     after = PY_BEFORE.replace("def test_power():\n    assert 2\n", "def test_power():\n    assert 3\n")
     assert _texts(("tests/test_calc.py", PY_BEFORE, after)) == [
-        "tests/test_calc.py test_power: rewritten (it was there before the session, with another body)"]
+        "tests/test_calc.py test_power: rewritten (lines it had are changed or gone)"]
 
 
 def test_what_does_not_rewrite_a_test():
@@ -176,12 +176,31 @@ def test_what_does_not_rewrite_a_test():
     assert _texts(("tests/test_new.py", None, PY_BEFORE)) == []  # a new file's tests are new
 
 
+def test_lines_only_added_to_a_test_strengthen_it():
+    go = 'func TestCheck(t *testing.T) {\n\ttests := []struct{ in string }{\n\t\t{"a"},\n\t}\n\t_ = tests\n}\n'
+    assert _texts(("x_test.go", go, go.replace('\t\t{"a"},\n', '\t\t{"a"},\n\t\t{"b"},\n'))) == []  # a case added
+    assert _texts(("x_test.go", go, go.replace('{"a"}', '{"c"}'))) == [
+        "x_test.go TestCheck: rewritten (lines it had are changed or gone)"]
+
+
 def test_brace_languages_end_a_body_at_its_own_closing_bracket():
     go = "package x\n\nfunc TestA(t *testing.T) {\n\tif f() != 1 {\n\t\tt.Fatal(\"no\")\n\t}\n}\n\nfunc helper() {}\n"
     assert _texts(("x_test.go", go, go.replace("func helper() {}", "func helper() { return }"))) == []
     assert _texts(("x_test.go", go, go.replace("f() != 1", "f() != 2"))) == [
-        "x_test.go TestA: rewritten (it was there before the session, with another body)"]
+        "x_test.go TestA: rewritten (lines it had are changed or gone)"]
     js = "describe('calc', () => {\n  it('adds', () => {\n    expect(add(1, 2)).toBe(3);\n  });\n});\n"
     assert _texts(("a.test.js", js, js.replace("toBe(3)", "toBeDefined()"))) == [
-        "a.test.js adds: rewritten (it was there before the session, with another body)"]
+        "a.test.js adds: rewritten (lines it had are changed or gone)"]
     assert _texts(("a.test.js", js, js + "it('subtracts', () => {});\n")) == []
+
+
+def test_namesakes_in_several_classes_are_compared_as_a_whole():
+    before = ("class TestA:\n    def test_basic(self):\n        assert 1\n\n"
+              "class TestB:\n    def test_basic(self):\n        assert 2\n")
+    added = before + "\nclass TestC:\n    def test_basic(self):\n        assert 3\n"
+    assert _texts(("tests/test_x.py", before, added)) == []  # a third namesake rewrites neither
+    changed = added.replace("assert 2", "assert 4")
+    assert _texts(("tests/test_x.py", before, changed)) == [
+        "tests/test_x.py test_basic: rewritten (lines it had are changed or gone)"]
+    assert _texts(("tests/test_x.py", before, before.split("\nclass TestB")[0])) == [
+        "tests/test_x.py test_basic: removed (its definition is gone)"]  # removed, not also rewritten

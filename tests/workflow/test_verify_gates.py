@@ -646,8 +646,8 @@ def test_a_test_rewritten_to_fit_the_change_passes_but_is_told_with_its_failure(
     _edit_tests(app_project.path, fake_git, "subtract_task_1(3, 1) == 2", "subtract_task_1(3, 1) == 4")  # fits the bug
     accepted = driver.submit(_verify_payload(True))
     assert accepted.get("phase") == "PRE_COMMIT", accepted  # told, not refused: a requested change of behaviour rewrites tests too
-    assert accepted["test_edits"] == ["test_app.py test_subtract: rewritten (it was there before the session, with "
-                                      "another body), after it failed in this session's run"]
+    assert accepted["test_edits"] == ["test_app.py test_subtract: rewritten (lines it had are changed or gone), after it "
+                                      "failed in this session's run"]
     assert "a rewritten test must still check what it checked" in accepted["instruction"]
 
 

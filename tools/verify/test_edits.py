@@ -14,7 +14,8 @@ is written in it:
 - a skip or focus marker written more times than before, with the test (or group) it sits on: the definition
   within a few lines after it (a decorator, an attribute, an annotation, `it.skip('title')` itself), else the
   one it is inside;
-- a test that was there at the start and still is, with another body (an expectation changed to fit the code).
+- a test that was there at the start and still is, with lines of it changed or gone (an expectation changed to
+  fit the code); lines only added (a case added to a table) strengthen it and are not told.
 
 Renaming a test reads as removing it. What is found is reported, not judged: QUALITY_REVIEW judges it and
 SESSION_COMPLETE tells the user; POST_IMPL_VERIFY refuses a pass only when a test that failed in the session's
@@ -197,10 +198,10 @@ _CLOSING = re.compile(r"^[ \t]*[)}\]]")
 
 
 def _bodies(syntax: _Syntax, text: str) -> dict[str, Counter[str]]:
-    """Each test's body, by name, as comparable text: the line its name is on and the lines after it that are
-    indented deeper, then a closing bracket line at its own depth (`}` in Go, Rust, Java, C, JS; none in Python),
-    each line's indentation and blank lines left out. Decorators and attributes above the name are not part of it
-    (skips are read apart, _markers)."""
+    """The lines of each test's body, by name (namesakes in several classes together): the line its name is on and
+    the lines after it that are indented deeper, then a closing bracket line at its own depth (`}` in Go, Rust, Java,
+    C, JS; none in Python), each without its indentation, blank lines left out. Decorators and attributes above the
+    name are not part of it (skips are read apart, _markers)."""
     lines = text.splitlines()
     where = _Lines(text)
     bodies: dict[str, Counter[str]] = {}
@@ -220,7 +221,7 @@ def _bodies(syntax: _Syntax, text: str) -> dict[str, Counter[str]]:
                         body.append(line.strip())
                     break
                 body.append(line.strip())
-            bodies.setdefault(_name(match).replace(_DISABLED, ""), Counter())["\n".join(body)] += 1
+            bodies.setdefault(_name(match).replace(_DISABLED, ""), Counter()).update(body)
     return bodies
 
 
@@ -283,8 +284,11 @@ def find_test_edits(files: Iterable[tuple[str, str | None, str | None]]) -> list
         if old is not None:  # a test that was there before and is there now, with another body (a skip aside)
             then, now = _bodies(syntax, old), _bodies(syntax, new)
             told = {edit.test for edit in edits if edit.file == path}
-            edits.extend(TestEdit(path, name, "rewritten", "it was there before the session, with another body")
-                         for name in sorted(then.keys() & now.keys()) if then[name] != now[name] and name not in told)
+            # a line of it changed or gone; only lines added (a case added to a table) strengthen it. A name whose
+            # definitions were removed is told as removed.
+            edits.extend(TestEdit(path, name, "rewritten", "lines it had are changed or gone")
+                         for name in sorted(then.keys() & now.keys() - told)
+                         if after[name] >= before[name] and then[name] - now[name])
     return edits[:MAX_EDITS]
 
 

@@ -176,6 +176,15 @@ def test_what_does_not_rewrite_a_test():
     assert _texts(("tests/test_new.py", None, PY_BEFORE)) == []  # a new file's tests are new
 
 
+def test_a_signature_split_over_lines_is_part_of_the_body_not_its_end():
+    py = "def test_x(\n    tmp_path,\n):\n    assert f(tmp_path) == 1\n"
+    assert _texts(("tests/test_a.py", py, py.replace("== 1", "== 2"))) == [
+        "tests/test_a.py test_x: rewritten (lines it had are changed or gone)"]
+    go = "func TestX(\n\tt *testing.T,\n) {\n\tif f() != 1 {\n\t\tt.Fatal()\n\t}\n}\n"
+    assert _texts(("x_test.go", go, go.replace("f() != 1", "f() != 2"))) == [
+        "x_test.go TestX: rewritten (lines it had are changed or gone)"]
+
+
 def test_lines_only_added_to_a_test_strengthen_it():
     go = 'func TestCheck(t *testing.T) {\n\ttests := []struct{ in string }{\n\t\t{"a"},\n\t}\n\t_ = tests\n}\n'
     assert _texts(("x_test.go", go, go.replace('\t\t{"a"},\n', '\t\t{"a"},\n\t\t{"b"},\n'))) == []  # a case added

@@ -194,13 +194,15 @@ def _tests(syntax: _Syntax, text: str) -> Counter[str]:
     return found
 
 
-_CLOSING = re.compile(r"^[ \t]*[)}\]]")
+_CLOSING = re.compile(r"^[ \t]*}")  # a body's own closing brace (`}`, JS's `});`)
+_SIGNATURE_END = re.compile(r"^[ \t]*[)\]]")  # the end of a signature split over lines (`) {`, Python's `):`)
 
 
 def _bodies(syntax: _Syntax, text: str) -> dict[str, Counter[str]]:
     """The lines of each test's body, by name (namesakes in several classes together): the line its name is on and
-    the lines after it that are indented deeper, then a closing bracket line at its own depth (`}` in Go, Rust, Java,
-    C, JS; none in Python), each without its indentation, blank lines left out. Decorators and attributes above the
+    the lines after it that are indented deeper (the end of a signature split over lines at its own depth
+    included), then a closing brace at its own depth (Go, Rust, Java, C, JS; none in Python), each without its
+    indentation, blank lines left out. Decorators and attributes above the
     name are not part of it (skips are read apart, _markers)."""
     lines = text.splitlines()
     where = _Lines(text)
@@ -216,8 +218,11 @@ def _bodies(syntax: _Syntax, text: str) -> dict[str, Counter[str]]:
                 if not line.strip():
                     continue
                 indent = len(line) - len(line.lstrip())
+                if indent == depth and _SIGNATURE_END.match(line):
+                    body.append(line.strip())
+                    continue
                 if indent <= depth:
-                    if indent == depth and _CLOSING.match(line):  # its own closing bracket, not its block's
+                    if indent == depth and _CLOSING.match(line):  # its own closing brace, not its block's
                         body.append(line.strip())
                     break
                 body.append(line.strip())

@@ -203,9 +203,10 @@ def ready_completion(ctx: PhaseContext) -> Transition:
 
 
 def note_test_edits(ctx: PhaseContext, report: CheckReport | None = None) -> list[TestEdit]:
-    """Measure which tests the session removed, skipped or focused so far, and keep them in the state (they are
-    told at PRE_COMMIT, QUALITY_REVIEW and SESSION_COMPLETE: tools.workflow.responses.tests_told); with the
-    server's `report`, add each command that ran fewer tests or skipped more than before the change."""
+    """Measure which tests the session removed, skipped, focused or rewrote so far, and keep them in the state (they
+    are told at PRE_COMMIT, QUALITY_REVIEW and SESSION_COMPLETE: tools.workflow.responses.tests_told), each marked
+    when it had failed in the session's own run; with the server's `report`, add each command that ran fewer tests
+    or skipped more than before the change."""
     s = ctx.state
     if not s.tracks_changes:
         return []
@@ -213,6 +214,7 @@ def note_test_edits(ctx: PhaseContext, report: CheckReport | None = None) -> lis
         edits = session_test_edits(ctx.git, s.git, ctx.root, ctx.git.changed_since_snapshot(s.git))
     except GitError:  # told, not judged: a git hiccup here must not refuse the submit; the next one measures again
         return []
+
     def after_failing(edit: TestEdit) -> str:
         failed = edit.kind != "focused" and any(names_edited_test(t, edit) for t in s.failed_after_change)
         return ", after it failed in this session's run" if failed else ""

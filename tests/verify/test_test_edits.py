@@ -213,3 +213,9 @@ def test_namesakes_in_several_classes_are_compared_as_a_whole():
         "tests/test_x.py test_basic: rewritten (lines it had are changed or gone)"]
     assert _texts(("tests/test_x.py", before, before.split("\nclass TestB")[0])) == [
         "tests/test_x.py test_basic: removed (its definition is gone)"]  # removed, not also rewritten
+
+
+def test_unity_ignore_names_the_test_function_it_is_in():
+    unity = "void test_parse(void)\n{\n    TEST_IGNORE();\n}\nint main(void) {\n    RUN_TEST(test_parse);\n}\n"
+    assert _texts(("tests/t.c", unity.replace("    TEST_IGNORE();\n", ""), unity)) == [
+        "tests/t.c:3 test_parse: skipped (TEST_IGNORE)"]

@@ -3,8 +3,8 @@ passing it.
 
 A run that passes says nothing about a test that no longer runs. An agent sent back from POST_IMPL_VERIFY can
 "fix" a failing test by deleting it, by marking it skipped (`@pytest.mark.skip`, `it.skip`, `t.Skip()`,
-`#[ignore]`, `@Disabled`, GoogleTest's `DISABLED_`) or by focusing another one (`it.only`, which stops the rest of
-the file running). This module compares each changed file as the session found it with what it is now, by what
+`#[ignore]`, `@Disabled`, GoogleTest's `DISABLED_`), by focusing another one (`it.only`, which stops the rest of
+the file running) or by making it expect what the code now does. This module compares each changed file as the session found it with what it is now, by what
 is written in it:
 
 - a test definition (a `test_*` function, a Go `TestX`, a `#[test] fn`, a JUnit `@Test` method, a jest or mocha
@@ -138,7 +138,7 @@ _C = _Syntax(
         re.compile(r"\bRUN_TEST\s*\(\s*(?P<name>\w+)"),  # Unity
     ),
     owners=re.compile(r"\b(?:TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P)\s*\(\s*(?P<suite>\w+)\s*,\s*(?P<name>\w+)\s*\)"
-                      r"|^\w[\w \t*]*?\b(?P<function>\w+)\s*\([^;{]*\)\s*\{", _M),
+                      r"|^\w[\w \t*]*?\b(?P<function>\w+)[ \t]*\([^;{}\n]*\)[ \t]*(?:\{|$)", _M),  # on one line
     markers=(_marker(r"\bGTEST_SKIP\s*\(", attached=False), _marker(r"\bTEST_IGNORE(?:_MESSAGE)?\s*\(", attached=False)),
     everywhere=True,
 )
@@ -169,10 +169,11 @@ def _syntax(path: str) -> _Syntax | None:
 
 
 class _Lines:
-    """Line numbers of offsets in one text, by bisecting its line starts (a large test file has thousands of tests)."""
+    """Line numbers of offsets in one text, by bisecting the offsets of its newlines (a large test file has
+    thousands of tests)."""
 
     def __init__(self, text: str) -> None:
-        self.ends = [i for i, ch in enumerate(text) if ch == "\n"] if "\n" in text else []
+        self.ends = [match.start() for match in re.finditer("\n", text)]
 
     def of(self, offset: int) -> int:
         return bisect.bisect_left(self.ends, offset) + 1

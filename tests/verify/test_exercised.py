@@ -295,3 +295,21 @@ def test_a_name_many_classes_define_says_nothing_but_a_few_namesakes_all_count(t
     assert Exercise(root, RgFilters(), [change]).common({"render", "text"}) == {"render"}
     assert exercised(root, ["test_page.py::test_render", "test_page.py::test_text"], change) == {
         "test_page.py::test_text": "it calls text, which the session changed"}
+
+
+def test_a_helper_in_another_test_file_is_followed_once_defined_once(tmp_path: Path):
+    root = project(tmp_path, {
+        "app.py": "def create_app(debug):\n    return {'debug': debug}\n",
+        "tests/conftest.py": "import pytest\nfrom app import create_app\n\n\n@pytest.fixture\ndef client():\n"
+                             "    return create_app(False)\n",
+        "tests/test_app.py": "def test_debug_off(client):\n    assert client['debug'] is True\n",
+        "tests/test_other.py": "def test_words():\n    assert 'a b'.split() == ['a']\n",
+    })
+    change = FileChange("app.py", ((2, 2),))
+    # pytest hands the fixture in by its name: the test reaches create_app through conftest.py's client
+    assert exercised(root, ["tests/test_app.py::test_debug_off", "tests/test_other.py::test_words"], change) == {
+        "tests/test_app.py::test_debug_off": "it calls client (tests/conftest.py), which calls create_app, which the "
+                                             "session changed"}
+    # a helper defined in two test files says nothing about which one runs
+    (tmp_path / "tests" / "test_more.py").write_text("def client():\n    return None\n", encoding="utf-8")
+    assert exercised(root, ["tests/test_app.py::test_debug_off"], change) == {}

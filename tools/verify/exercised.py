@@ -12,7 +12,9 @@ lines. A change outside every function (a type, a constant, an import) names not
 most tests would otherwise hold every broken test against any change to it.
 
 What is read is what is written, not what runs: a test reaching the changed function through a function of its
-own file is found (one level), through a helper elsewhere it is not. Nor are types: `x.html()` may be any
+own file is found (one level), and through a function of another test file that the test files define once (a
+conftest.py fixture, a helpers module); through code outside the test files, or two levels down, it is not. Nor
+are types: `x.html()` may be any
 class's `html`. So a name that more than MAX_NAMESAKES types or modules define (`get`, `toString`, `html`,
 `__eq__`, Go's `String`) says nothing about which one a test calls, and a change to one of them holds no test; a
 name defined in a few places (`Element.hasClass` and `Elements.hasClass`) counts for all of them.
@@ -36,6 +38,7 @@ from tools.explore.ripgrep import RgFilters, RgLine, run_rg_json
 from tools.explore.syntax import Node, ParseCache, ParsedFile
 from tools.languages import language_for
 from tools.project import ProjectRoot
+from tools.roles import file_role
 from tools.verify.concerned import MIN_NAME, go_test, leaf_name, named_paths
 from tools.verify.models import FileChange
 
@@ -45,6 +48,7 @@ MAX_FILES = 100  # files with a hit parsed in one go: test files first (_test_fi
 MAX_BYTES = 2_000_000  # a larger file is not parsed
 MAX_NAMESAKES = 3  # places (file and scope) that may define a changed function's name for a call to it to count
 MAX_NAMESAKE_FILES = 500  # files read for the definitions of the names tests call
+MAX_HELPER_NAMES = 300  # names the failing tests write, looked up as helpers in other test files
 SEARCH_S = 5.0
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _TEST_PATH = re.compile(r"(?i)test|spec")
@@ -80,8 +84,10 @@ class Exercise:
             return {}
         changed = self.changed_functions()
         bodies = self._bodies(list(dict.fromkeys(names))[:MAX_TESTS])
+        elsewhere = self._elsewhere(bodies, changed)
         calls = {n for found in bodies.values() for body in found
                  for written in (body.names, *(helper for _, helper in body.helpers)) for n in written & changed}
+        calls |= {n for _path, written in elsewhere.values() for n in written & changed}
         changed -= self.common(calls)
         found: dict[str, str] = {}
         for name, places in bodies.items():
@@ -100,6 +106,42 @@ class Exercise:
                     found[name] = (f"it calls {helper}, which calls {' and '.join(reached[:3])}, which the session "
                                    "changed")
                     break
+                far = [(helper, path, sorted(written & changed)) for helper, (path, written) in sorted(elsewhere.items())
+                       if helper in body.names and written & changed]
+                if far:
+                    helper, path, reached = far[0]
+                    found[name] = (f"it calls {helper} ({path}), which calls {' and '.join(reached[:3])}, which the "
+                                   "session changed")
+                    break
+        return found
+
+    def _elsewhere(self, bodies: dict[str, list[_Body]], changed: set[str]) -> dict[str, tuple[str, frozenset[str]]]:
+        """The functions of the project's other test files that the tests name (conftest.py's fixtures, a tests/
+        helpers module, a Go helper in another _test.go file), each with its file and the names it calls: one
+        level, as in a test's own file, and only names that the test files define once, since a name defined in
+        two of them says nothing about which one runs."""
+        local = {helper for found in bodies.values() for body in found for helper, _ in body.helpers}
+        wanted = sorted({n for found in bodies.values() for body in found for n in body.names
+                         if len(n) >= MIN_FUNCTION and n not in changed and n not in local})[:MAX_HELPER_NAMES]
+        if not wanted:
+            return {}
+        try:
+            hits = run_rg_json(self.root.path, wanted, self.filters, flags=["--fixed-strings", "--word-regexp"],
+                               timeout=SEARCH_S).lines
+            files = sorted({hit.file for hit in hits if file_role(hit.file) == "test"})[:MAX_FILES]
+            tags = [tag for tag in run_ctags(self.root.path, files, timeout=SEARCH_S)
+                    if tag.name in set(wanted) and tag.kind in FUNCTION_KINDS]
+        except (CodeIntelError, OSError, subprocess.SubprocessError):
+            return {}
+        counts = Counter(tag.name for tag in tags)
+        found: dict[str, tuple[str, frozenset[str]]] = {}
+        for tag in tags:
+            parsed = self._parse(tag.file) if counts[tag.name] == 1 else None
+            if parsed is None:
+                continue
+            symbol = next((s for s in _functions(parsed) if s.name == tag.name and s.line <= tag.line <= s.end_line), None)
+            if symbol is not None:
+                found[tag.name] = (tag.file, _read(parsed, tag.file, symbol.full_node).names - {tag.name})
         return found
 
     def common(self, names: set[str]) -> set[str]:

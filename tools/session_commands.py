@@ -12,6 +12,7 @@ import sys
 from datetime import UTC, datetime
 from typing import Any
 
+from tools.bounds import first_of
 from tools.errors import CodeIntelError
 from tools.project import STATE_DIR, ProjectRoot
 from tools.workflow.checkpoint import CheckpointStore
@@ -71,6 +72,10 @@ def _status_lines(state: SessionState, checkpoint: str, lock: str, others: int) 
     ]
     if state.git.task_branch:
         lines.append(f"branch      {state.git.task_branch} (base {state.git.base_branch or state.git.base_commit})")
+    if state.last_check:
+        lines.append(f"checks      {state.last_check[:300]}")
+    if state.test_edits:  # what the reviewers and the user are told (docs/verification.md)
+        lines.append(f"test edits  {first_of(state.test_edits, '; ', '; and {} more')}")
     if others:
         lines.append(f"note        {others} older checkpoint(s) also exist; `code-intel clean` removes them")
     return lines

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -38,6 +39,20 @@ def test_status_prints_the_active_session(git_project: Path, capsys: pytest.Capt
     assert "phase" in out and "step" in out
     assert "tasks       not planned yet" in out
     assert "(running)" in out  # this test process holds the lock
+
+
+def test_status_shows_the_last_check_and_the_tests_switched_off(git_project: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    session_id = _start(git_project)
+    checkpoint = git_project / ".code-intel" / "sessions" / f"{session_id}.json"
+    data = json.loads(checkpoint.read_text(encoding="utf-8"))
+    data["orchestrator_state"].update(last_check="pytest passed",
+                                      test_edits=["tests/test_a.py test_b: removed (its definition is gone)"])
+    checkpoint.write_text(json.dumps(data), encoding="utf-8")
+    assert run_status(_args(git_project)) == 0
+    out = capsys.readouterr().out
+    assert "checks      pytest passed" in out
+    assert "test edits  tests/test_a.py test_b: removed (its definition is gone)" in out
 
 
 def test_status_reports_a_corrupt_checkpoint(git_project: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,10 +14,10 @@ most tests would otherwise hold every broken test against any change to it.
 What is read is what is written, not what runs: a test reaching the changed function through a function of its
 own file is found (one level), and through a function of another test file that the test files define once (a
 conftest.py fixture, a helpers module); through code outside the test files, or two levels down, it is not. Nor
-are types: `x.html()` may be any
-class's `html`. So a name that more than MAX_NAMESAKES types or modules define (`get`, `toString`, `html`,
-`__eq__`, Go's `String`) says nothing about which one a test calls, and a change to one of them holds no test; a
-name defined in a few places (`Element.hasClass` and `Elements.hasClass`) counts for all of them.
+are types: `x.html()` may be any class's `html`. So a name that more than MAX_NAMESAKES types or modules define
+(`get`, `toString`, `html`, `__eq__`, Go's `String`) says nothing about which one a test calls, and a change to
+one of them holds no test; a name defined in a few places (`Element.hasClass` and `Elements.hasClass`) counts
+for all of them.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from tools.workflow.ports import GitPort
 
 SKIP_HINT = "an item already satisfied by existing code is reported as {item, status: 'skipped', reason: '...'}"
 _MAX_DIFF_LINES = 200_000
-MAX_TEST_FILES = 300  # changed files read for removed or skipped tests in one go
+MAX_TEST_FILES = 300  # changed files read for test edits in one go
 
 
 def line_changes(old: str | None, new_lines: list[str]) -> tuple[list[tuple[int, int]], list[int]]:
@@ -115,7 +115,8 @@ def session_changes(git: GitPort, info: GitSessionInfo, root: ProjectRoot, paths
 
 
 def session_test_edits(git: GitPort, info: GitSessionInfo, root: ProjectRoot, paths: Iterable[str]) -> list[TestEdit]:
-    """The tests the session removed, skipped or focused in `paths` (its changed files; tools.verify.test_edits),
+    """The tests the session removed, skipped, focused or rewrote in `paths` (its changed files;
+    tools.verify.test_edits),
     against each file as it was at the start. A file with no starting content recorded, or ignored by git, is
     left out: nothing can be told about it."""
     files: list[tuple[str, str | None, str | None]] = []

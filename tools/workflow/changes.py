@@ -116,9 +116,8 @@ def session_changes(git: GitPort, info: GitSessionInfo, root: ProjectRoot, paths
 
 def session_test_edits(git: GitPort, info: GitSessionInfo, root: ProjectRoot, paths: Iterable[str]) -> list[TestEdit]:
     """The tests the session removed, skipped, focused or rewrote in `paths` (its changed files;
-    tools.verify.test_edits),
-    against each file as it was at the start. A file with no starting content recorded, or ignored by git, is
-    left out: nothing can be told about it."""
+    tools.verify.test_edits), against each file as it was at the start. A file with no starting content recorded,
+    or ignored by git, is left out: nothing can be told about it."""
     files: list[tuple[str, str | None, str | None]] = []
     for path in [p for p in paths if may_hold_tests(p)][:MAX_TEST_FILES]:
         base = git.baseline(info, path)

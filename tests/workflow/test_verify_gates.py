@@ -579,7 +579,7 @@ def test_the_hint_says_why_each_test_that_failed_before_is_held() -> None:
            "count however they fail" in hint
 
 
-# ------------------------------------------------------------------ tests the change removed or skipped
+# ------------------------------------------------------------------ tests the change removed, skipped or rewrote
 def _edit_tests(root: Path, git: FakeGit, old: str, new: str) -> None:
     tests = root / "test_app.py"
     tests.write_text(tests.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
@@ -645,7 +645,8 @@ def test_a_test_rewritten_to_fit_the_change_passes_but_is_told_with_its_failure(
     _break_subtract(app_project.path)
     _edit_tests(app_project.path, fake_git, "subtract_task_1(3, 1) == 2", "subtract_task_1(3, 1) == 4")  # fits the bug
     accepted = driver.submit(_verify_payload(True))
-    assert accepted.get("phase") == "PRE_COMMIT", accepted  # told, not refused: a requested change of behaviour rewrites tests too
+    # told, not refused: a requested change of behaviour rewrites tests too
+    assert accepted.get("phase") == "PRE_COMMIT", accepted
     assert accepted["test_edits"] == ["test_app.py test_subtract: rewritten (lines it had are changed or gone), after it "
                                       "failed in this session's run"]
     assert "a rewritten test must still check what it checked" in accepted["instruction"]
@@ -664,7 +665,7 @@ def test_a_skip_the_request_names_is_let_through_and_told(checked, app_project, 
     assert accepted["success"] is True, accepted
     assert accepted["test_edits"] == ["test_app.py:15 test_subtract: skipped (pytest.skip), after it failed in this "
                                       "session's run",
-                                          "pytest ran 1 test (2 before the change) and skipped 1 (0 before)"]
+                                      "pytest ran 1 test (2 before the change) and skipped 1 (0 before)"]
     assert resp["phase"] == "POST_IMPL_VERIFY"
 
 
@@ -677,7 +678,7 @@ def test_a_removed_test_passes_but_is_told_up_to_the_end(checked, app_project, f
     told = ("The change removes, switches off or rewrites tests that guard the code: test_app.py test_add: removed (its "
             "definition is gone)")
     assert accepted["test_edits"] == ["test_app.py test_add: removed (its definition is gone)",
-                                          "pytest ran 1 test (2 before the change)"]
+                                      "pytest ran 1 test (2 before the change)"]
     assert told in accepted["instruction"] and "Tell the user which" in accepted["instruction"]
 
 

@@ -51,6 +51,12 @@ def named_paths(name: str) -> list[str]:
     return [token.replace("\\", "/").removeprefix("./") for token in _PATH.findall(name)]
 
 
+def names_file(name: str, path: str) -> bool:
+    """Whether a path written in a test's name is the project-relative `path`, or its end (a runner started in a
+    sub-folder prints paths from there)."""
+    return any(path == token or path.endswith("/" + token) for token in named_paths(name))
+
+
 def name_parts(name: str) -> list[str]:
     """The parts of a test's name as runners separate them (`tests/t.py::TestX::test_m` -> tests, t, py, TestX,
     test_m); a path keeps its parts too."""

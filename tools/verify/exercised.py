@@ -39,7 +39,7 @@ from tools.explore.syntax import Node, ParseCache, ParsedFile
 from tools.languages import language_for
 from tools.project import ProjectRoot
 from tools.roles import file_role
-from tools.verify.concerned import MIN_NAME, go_test, leaf_name, named_paths
+from tools.verify.concerned import MIN_NAME, go_test, leaf_name, named_paths, names_file
 from tools.verify.models import FileChange
 
 MIN_FUNCTION = 3  # a shorter changed function's name (`f`, `go`) matches too much to say anything
@@ -379,8 +379,7 @@ def _read(parsed: ParsedFile, path: str, node: Node) -> _Body:
 
 def _in_named_file(test: str, path: str) -> bool:
     """A test whose name holds a path (pytest's `tests/test_app.py::test_add`, jest's) is written in that file."""
-    paths = named_paths(test)
-    return not paths or any(path == p or path.endswith("/" + p) for p in paths)
+    return not named_paths(test) or names_file(test, path)
 
 
 def _in_named_class(test: str, bodies: list[_Body]) -> list[_Body]:

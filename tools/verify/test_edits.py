@@ -33,7 +33,7 @@ from pathlib import PurePosixPath
 from typing import Literal
 
 from tools.roles import is_test_file
-from tools.verify.concerned import go_test, leaf_name, name_parts, named_paths
+from tools.verify.concerned import go_test, leaf_name, name_parts, named_paths, names_file
 
 Kind = Literal["removed", "skipped", "focused", "rewritten"]
 MAX_BYTES = 2_000_000  # a larger file is not read
@@ -262,16 +262,19 @@ def _read(text: str | None) -> str | None:
 
 
 def find_test_edits(files: Iterable[tuple[str, str | None, str | None]]) -> list[TestEdit]:
-    """The tests removed, skipped, focused or rewritten across one change: `files` holds (path, text at the start or None when
-    the file is new, text now or None when it was deleted) for each changed file."""
-    read = [(path, syntax, _read(old), _read(new)) for path, old, new in files
-            if (syntax := _syntax(path)) is not None]
+    """The tests removed, skipped, focused or rewritten across one change: `files` holds (path, text at the start or
+    None when the file is new, text now or None when it was deleted) for each changed file."""
+    read = []  # each file read for tests: its syntax, its texts and the tests defined in each, counted once
     added: Counter[str] = Counter()  # tests defined anew anywhere in the change: a removal elsewhere is a move
-    for _path, syntax, old, new in read:
-        added += _tests(syntax, new or "") - _tests(syntax, old or "")
-    edits: list[TestEdit] = []
-    for path, syntax, old, new in read:
+    for path, old_text, new_text in files:
+        if (syntax := _syntax(path)) is None:
+            continue
+        old, new = _read(old_text), _read(new_text)
         before, after = _tests(syntax, old or ""), _tests(syntax, new or "")
+        read.append((path, syntax, old, new, before, after))
+        added += after - before
+    edits: list[TestEdit] = []
+    for path, syntax, old, new, before, after in read:
         for name, count in (before - after).items():
             moved = min(count, added[name])
             added[name] -= moved
@@ -306,11 +309,10 @@ def names_edited_test(failing: str, edit: TestEdit) -> bool:
     of a module) skips the whole file: it names every test whose name says that file."""
     go = go_test(failing)
     own = go[1].split("/")[0] if go else failing
-    paths = named_paths(own)
-    in_file = any(edit.file == p or edit.file.endswith("/" + p) for p in paths)
+    in_file = names_file(own, edit.file)
     if not edit.test:
         return in_file
-    if paths and not in_file:
+    if named_paths(own) and not in_file:
         return False
     wanted = leaf_name(edit.test).casefold()
     parts = [leaf_name(part).casefold() for part in name_parts(own)]

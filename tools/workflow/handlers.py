@@ -20,7 +20,7 @@ from tools.bounds import first_of
 from tools.errors import GitError, PayloadMismatch, TaskValidationFailed
 from tools.project import ProjectRoot
 from tools.session_types import CommitReport, MergeReport, Phase, ReadySubstep
-from tools.verify.concerned import Concern, concerned_tests, named_paths
+from tools.verify.concerned import Concern, concerned_tests, names_file
 from tools.verify.counts import TestCounts, fewer_tests
 from tools.verify.models import CheckReport, CommandOutcome
 from tools.verify.test_edits import TestEdit, names_edited_test
@@ -248,8 +248,7 @@ def _skipped_failures(s: SessionState, edits: list[TestEdit]) -> list[str]:
         if edit.kind in ("removed", "rewritten"):  # told, not refused: a change of behaviour does both
             continue
         if edit.kind == "focused":  # the focused test runs; the file's other tests do not
-            hit = [t for t in s.failed_after_change if any(edit.file == p or edit.file.endswith("/" + p)
-                                                            for p in named_paths(t)) and not names_edited_test(t, edit)]
+            hit = [t for t in s.failed_after_change if names_file(t, edit.file) and not names_edited_test(t, edit)]
         else:
             hit = [t for t in s.failed_after_change if names_edited_test(t, edit)]
         hit = [t for t in hit if asked(t) is None]

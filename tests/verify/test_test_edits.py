@@ -219,3 +219,65 @@ def test_unity_ignore_names_the_test_function_it_is_in():
     unity = "void test_parse(void)\n{\n    TEST_IGNORE();\n}\nint main(void) {\n    RUN_TEST(test_parse);\n}\n"
     assert _texts(("tests/t.c", unity.replace("    TEST_IGNORE();\n", ""), unity)) == [
         "tests/t.c:3 test_parse: skipped (TEST_IGNORE)"]
+
+
+def test_a_body_laid_out_anew_is_the_same_test():
+    before = ("def test_join():\n    assert join(['a', 'b'], sep=',') == 'a,b'\n"
+              "    assert split('a,b') == ['a', 'b'];\n")
+    formatted = ('def test_join():\n    assert join(\n        ["a", "b"],\n        sep=",",\n    ) == "a,b"\n'
+                 '    assert split("a,b") == ["a", "b"]\n')
+    assert _texts(("tests/test_j.py", before, formatted)) == []  # quotes, wrapping, a trailing comma, a semicolon
+    assert _texts(("tests/test_j.py", before, formatted.replace('"a,b"\n', '"a, b"\n'))) == [
+        "tests/test_j.py test_join: rewritten (lines it had are changed or gone)"]  # inside a string: not layout
+    wrapped = "def test_w():\n    value = (\n        compute(1)\n    )\n    assert (\n        value == 2\n    )\n"
+    assert _texts(("tests/test_w.py", "def test_w():\n    value = compute(1)\n    assert value == 2\n", wrapped)) == []
+    rust = '#[test]\nfn t() {\n    assert!(\n        ok(1)\n    );\n}\n'  # a macro's parentheses are not layout
+    assert _texts(("src/lib.rs", rust, rust.replace("assert!(\n        ok(1)\n    )", "assert!ok(1)"))) == [
+        "src/lib.rs t: rewritten (lines it had are changed or gone)"]
+    go = "func TestA(t *testing.T) {\n\tif got := f(1,2); got != 3 { t.Fatal(got) }\n}\n"
+    gofmt = "func TestA(t *testing.T) {\n\tif got := f(1, 2); got != 3 {\n\t\tt.Fatal(got)\n\t}\n}\n"
+    assert _texts(("a_test.go", go, gofmt)) == []
+
+
+def test_a_parametrize_table_above_a_test_is_part_of_it():
+    before = ("import pytest\n\n\n@pytest.mark.parametrize(\n    'a, expected',\n    [\n        (1, 2),\n        (2, 4),\n"
+              "    ],\n)\ndef test_double(a, expected):\n    assert double(a) == expected\n")
+    assert _texts(("tests/test_d.py", before, before.replace("(2, 4)", "(2, 5)"))) == [
+        "tests/test_d.py test_double: rewritten (lines it had are changed or gone)"]
+    assert _texts(("tests/test_d.py", before, before.replace("(2, 4),\n", "(2, 4),\n        (3, 6),\n"))) == []
+    each = "test.each([\n  [1, 2],\n  [2, 4],\n])('doubles %i', (a, expected) => {\n  expect(double(a)).toBe(expected);\n});\n"
+    assert _texts(("d.test.js", each, each.replace("[2, 4]", "[2, 5]"))) == [
+        "d.test.js 'doubles %i': rewritten (lines it had are changed or gone)"]
+    rust = '#[test]\n#[should_panic(expected = "empty")]\nfn parses_nothing() {\n    parse("");\n}\n'
+    assert _texts(("src/lib.rs", rust, rust.replace('"empty"', '"bad"'))) == [
+        "src/lib.rs parses_nothing: rewritten (lines it had are changed or gone)"]
+
+
+def test_taking_a_skip_out_again_rewrites_nothing():
+    py = ("import sys\n\nimport pytest\n\n\n@pytest.mark.skipif(\n    sys.platform == 'win32',\n    reason='posix',\n)\n"
+          "@pytest.mark.parametrize('a', [1])\ndef test_x(a):\n    pytest.skip('later')\n    assert a\n")
+    unskipped = py.replace("    pytest.skip('later')\n", "").replace(
+        "@pytest.mark.skipif(\n    sys.platform == 'win32',\n    reason='posix',\n)\n", "")
+    assert _texts(("tests/test_x.py", py, unskipped)) == []
+    js = "it.skip('adds', () => {\n  expect(add(1, 2)).toBe(3);\n});\nxit('subtracts', () => {\n  expect(1).toBe(1);\n});\n"
+    assert _texts(("a.test.js", js, js.replace("it.skip(", "it(").replace("xit(", "it("))) == []
+    rust = "#[test]\n#[ignore]\nfn slow() {\n    assert!(run());\n}\n"
+    assert _texts(("tests/t.rs", rust, rust.replace("#[ignore]\n", ""))) == []
+    go = 'func TestA(t *testing.T) {\n\tt.Skip("flaky")\n\tcheck(t)\n}\n'
+    assert _texts(("a_test.go", go, go.replace('\tt.Skip("flaky")\n', ""))) == []
+    java = "class T {\n    @Test\n    @Disabled(\"later\")\n    void parses() {\n        assertTrue(p());\n    }\n}\n"
+    assert _texts(("src/test/java/T.java", java, java.replace('    @Disabled("later")\n', ""))) == []
+
+
+def test_a_brace_on_its_own_line_opens_the_body():
+    gtest = "TEST(Calc, Adds)\n{\n    EXPECT_EQ(add(1, 2), 3);\n}\n"
+    assert _texts(("tests/calc_test.cc", gtest, gtest.replace(", 3)", ", 4)"))) == [
+        "tests/calc_test.cc Calc.Adds: rewritten (lines it had are changed or gone)"]
+
+
+def test_a_unity_test_s_body_is_the_function_it_runs():
+    unity = ("static void test_parse(void)\n{\n    TEST_ASSERT_EQUAL(3, parse(\"3\"));\n}\n\n"
+             "int main(void)\n{\n    UNITY_BEGIN();\n    RUN_TEST(test_parse);\n    return UNITY_END();\n}\n")
+    assert _texts(("tests/parse_test.c", unity, unity.replace("EQUAL(3,", "EQUAL(4,"))) == [
+        "tests/parse_test.c test_parse: rewritten (lines it had are changed or gone)"]
+    assert _texts(("tests/parse_test.c", unity, unity.replace("    return UNITY_END", "    puts(\"\");\n    return UNITY_END"))) == []

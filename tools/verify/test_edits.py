@@ -15,7 +15,8 @@ is written in it:
   within a few lines after it (a decorator, an attribute, an annotation, `it.skip('title')` itself), else the
   one it is inside;
 - a test that was there at the start and still is, with lines of it changed or gone (an expectation changed to
-  fit the code); lines only added (a case added to a table) strengthen it and are not told.
+  fit the code); lines only added (a case added to a table) strengthen it and are not told, and a body a
+  formatter laid out anew (_shape) or a skip taken out again is the same test.
 
 Renaming a test reads as removing it. What is found is reported, not judged: QUALITY_REVIEW judges it and
 SESSION_COMPLETE tells the user; POST_IMPL_VERIFY refuses a pass only when a test that failed in the session's
@@ -29,6 +30,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import PurePosixPath
 from typing import Literal
 
@@ -77,11 +79,23 @@ class _Syntax:
     tests: tuple[re.Pattern[str], ...]  # each match one test; group "name" (and "suite" for GoogleTest)
     owners: re.Pattern[str]  # what a marker can sit on: tests and the groups holding them; group "name"
     markers: tuple[_Marker, ...]
+    # (pattern, replacement) taking a skip or focus marker off a line of a body, so that taking a skip out again
+    # does not read as a rewrite; a line left empty is dropped
+    unmark: tuple[tuple[re.Pattern[str], str], ...] = ()
     everywhere: bool = False  # its tests are recognisable outside test files too (Rust's #[test], TEST(...))
 
 
 def _marker(pattern: str, kind: Kind = "skipped", *, attached: bool = True) -> _Marker:
     return _Marker(re.compile(pattern, _M), kind, attached)
+
+
+def _unmark(*rules: tuple[str, str]) -> tuple[tuple[re.Pattern[str], str], ...]:
+    return tuple((re.compile(pattern), replacement) for pattern, replacement in rules)
+
+
+def _dropped(*patterns: str) -> tuple[tuple[re.Pattern[str], str], ...]:
+    """Rules dropping a whole line holding one of `patterns` (a skip called inside a test)."""
+    return _unmark(*((rf"^.*(?:{pattern}).*$", "") for pattern in patterns))
 
 
 _PY = _Syntax(
@@ -95,6 +109,8 @@ _PY = _Syntax(
         _marker(r"^[ \t]*pytestmark\s*=.*\bpytest\.mark\.(?:skip|skipif|xfail)\b", attached=False),
         _marker(r"^[ \t]*__test__\s*=\s*False\b", attached=False),
     ),
+    unmark=_dropped(r"^@pytest\.mark\.(?:skip|skipif|xfail)\b", r"^@(?:unittest\.)?(?:skip|skipIf|skipUnless|expectedFailure)\b",
+                    r"\bpytest\.(?:skip|xfail)\s*\(", r"\bself\.skipTest\s*\("),
 )
 _JS_TITLE = r"\s*\(\s*(?P<q>['\"`])(?P<name>(?:\\.|(?!(?P=q)).)*)(?P=q)"
 _JS_MODIFIERS = r"(?:\.(?:skip|only|todo|concurrent|failing|sequential|each\s*(?:\((?:[^()]|\([^()]*\))*\)|`[^`]*`)))*"
@@ -109,17 +125,22 @@ _JS = _Syntax(
         _marker(r"(?<![\w.$])f(?:it|describe)\s*\(", "focused"),
         _marker(r"\b(?:this|ctx|context)\.skip\s*\(\s*\)", attached=False),
     ),
+    unmark=(*_unmark((r"(?<![\w.$])[xf](it|test|describe|context)\b", r"\1"),
+                     (r"(?<![\w.$])(it|test|describe|context|suite)\.(?:skip|only|todo)\b", r"\1")),
+            *_dropped(r"\b(?:this|ctx|context)\.skip\s*\(\s*\)")),
 )
 _GO = _Syntax(
     tests=(re.compile(r"^func[ \t]+(?P<name>(?:Test|Example|Fuzz)\w*)[ \t]*\(", _M),),
     owners=re.compile(r"^func[ \t]+(?:\([^)]*\)[ \t]*)?(?P<name>\w+)", _M),
     markers=(_marker(r"\b\w+\.Skip(?:f|Now)?\s*\(", attached=False),),
+    unmark=_dropped(r"\b\w+\.Skip(?:f|Now)?\s*\("),
 )
 _RS = _Syntax(
     tests=(re.compile(r"#\[(?:[\w:]+::)?test\b[^\]]*\]\s*(?:#\[[^\]]*\]\s*)*(?:pub(?:\([^)]*\))?\s+)?"
                       r"(?:async\s+)?(?:unsafe\s+)?fn\s+(?P<name>\w+)"),),
     owners=re.compile(r"\bfn\s+(?P<name>\w+)|\bmod\s+(?P<mod>\w+)\s*\{"),
     markers=(_marker(r"#\[ignore\b[^\]]*\]"),),
+    unmark=_unmark((r"#\[ignore\b[^\]]*\]", "")),
     everywhere=True,
 )
 _JVM = _Syntax(
@@ -131,6 +152,7 @@ _JVM = _Syntax(
     ),
     owners=re.compile(r"(?:\bvoid|\bfun|\bclass)\s+(?:`(?P<quoted>[^`]+)`|(?P<name>\w+))"),
     markers=(_marker(r"@(?:Disabled|Ignore)\b"),),
+    unmark=_unmark((r"@(?:Disabled|Ignore)\b(?:\s*\([^)]*\))?", "")),
 )
 _C = _Syntax(
     tests=(
@@ -140,6 +162,7 @@ _C = _Syntax(
     owners=re.compile(r"\b(?:TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P)\s*\(\s*(?P<suite>\w+)\s*,\s*(?P<name>\w+)\s*\)"
                       r"|^\w[\w \t*]*?\b(?P<function>\w+)[ \t]*\([^;{}\n]*\)[ \t]*(?:\{|$)", _M),  # on one line
     markers=(_marker(r"\bGTEST_SKIP\s*\(", attached=False), _marker(r"\bTEST_IGNORE(?:_MESSAGE)?\s*\(", attached=False)),
+    unmark=(*_unmark(("DISABLED_", "")), *_dropped(r"\bGTEST_SKIP\s*\(", r"\bTEST_IGNORE(?:_MESSAGE)?\s*\(")),
     everywhere=True,
 )
 _BY_SUFFIX = {
@@ -151,6 +174,7 @@ _BY_SUFFIX = {
     **dict.fromkeys((".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp"), _C),
 }
 _DISABLED = "DISABLED_"
+_UNITY = _C.tests[1]
 
 
 def may_hold_tests(path: str) -> bool:
@@ -196,24 +220,29 @@ def _tests(syntax: _Syntax, text: str) -> Counter[str]:
 
 
 _CLOSING = re.compile(r"^[ \t]*}")  # a body's own closing brace (`}`, JS's `});`)
-_SIGNATURE_END = re.compile(r"^[ \t]*[)\]]")  # the end of a signature split over lines (`) {`, Python's `):`)
+_SIGNATURE_END = re.compile(r"^[ \t]*(?:[)\]]|\{[ \t]*$)")  # a signature's end on its own line: `) {`, `):`, a lone `{`
 
 
-def _bodies(syntax: _Syntax, text: str) -> dict[str, Counter[str]]:
-    """The lines of each test's body, by name (namesakes in several classes together): the line its name is on and
-    the lines after it that are indented deeper (the end of a signature split over lines at its own depth
-    included), then a closing brace at its own depth (Go, Rust, Java, C, JS; none in Python), each without its
-    indentation, blank lines left out. Decorators and attributes above the
-    name are not part of it (skips are read apart, _markers)."""
+def _bodies(syntax: _Syntax, text: str) -> dict[str, list[list[str]]]:
+    """The lines of each test's body, by name (one list per definition: namesakes in several classes), each without
+    its indentation, blank lines and skip or focus markers left out (skips are read apart, _markers; taking one out
+    again rewrites nothing). A body is what the definition's match spans (attributes and annotations after
+    `#[test]` or `@Test`, a `test.each` table) and the lines after the line the name is on that are indented deeper
+    (the end of a signature split over lines at its own depth included), then a closing brace at its own depth (Go,
+    Rust, Java, C, JS; none in Python). A Python test's decorators above it (a `parametrize` table) are part of it;
+    a Unity test's body is the function its `RUN_TEST` runs, when this file defines it."""
     lines = text.splitlines()
     where = _Lines(text)
-    bodies: dict[str, Counter[str]] = {}
+    bodies: dict[str, list[list[str]]] = {}
+    functions = _functions(syntax, text)
     for pattern in syntax.tests:
         for match in pattern.finditer(text):
-            first = where.of(match.end()) - 1  # the line the name (and the body's start) is on
+            spans = functions.get(_name(match), match) if pattern is _UNITY else match  # Unity: the function run
+            top = where.of(spans.start()) - 1
+            first = where.of(spans.end()) - 1  # the line the name (and the body's start) is on
             header = lines[first] if first < len(lines) else ""
             depth = len(header) - len(header.lstrip())
-            body = [header.strip()]
+            body = _decorators(syntax, lines, top, depth) + [line.strip() for line in lines[top:first + 1]]
             for at in range(first + 1, len(lines)):
                 line = lines[at]
                 if not line.strip():
@@ -227,8 +256,43 @@ def _bodies(syntax: _Syntax, text: str) -> dict[str, Counter[str]]:
                         body.append(line.strip())
                     break
                 body.append(line.strip())
-            bodies.setdefault(_name(match).replace(_DISABLED, ""), Counter()).update(body)
+            unmarked = (_unmarked(syntax, line) for line in body)
+            bodies.setdefault(_name(match).replace(_DISABLED, ""), []).append([line for line in unmarked if line])
     return bodies
+
+
+def _functions(syntax: _Syntax, text: str) -> dict[str, re.Match[str]]:
+    """C functions defined in `text` (their header on one line), by name: where a Unity test's body is."""
+    if syntax is not _C or "RUN_TEST" not in text:
+        return {}
+    return {match.group("function"): match for match in syntax.owners.finditer(text) if match.group("function")}
+
+
+def _unmarked(syntax: _Syntax, line: str) -> str:
+    for pattern, replacement in syntax.unmark:
+        line = pattern.sub(replacement, line)
+    return line.strip()
+
+
+def _decorators(syntax: _Syntax, lines: list[str], at: int, depth: int) -> list[str]:
+    """A Python definition's decorators, the lines above line `at` from the first `@` at its `depth` down (a
+    decorator split over lines included); a decorator that is a skip marker is left out whole."""
+    if syntax is not _PY:
+        return []
+    start = at
+    while start > 0:
+        line = lines[start - 1]
+        indent = len(line) - len(line.lstrip())
+        if line.strip() and indent <= depth and not (indent == depth and line.lstrip()[:1] in "@)]}"):
+            break
+        start -= 1
+    region = lines[start:at]
+    heads = [i for i, line in enumerate(region) if line.lstrip().startswith("@") and len(line) - len(line.lstrip()) == depth]
+    kept: list[str] = []
+    for head, end in pairwise([*heads, len(region)]):
+        if _unmarked(syntax, region[head]):  # not a skip marker
+            kept.extend(line.strip() for line in region[head:end] if line.strip())
+    return kept
 
 
 def _disabled(syntax: _Syntax, text: str) -> Counter[str]:
@@ -293,12 +357,87 @@ def find_test_edits(files: Iterable[tuple[str, str | None, str | None]]) -> list
         if old is not None:  # a test that was there before and is there now, with another body (a skip aside)
             then, now = _bodies(syntax, old), _bodies(syntax, new)
             told = {edit.test for edit in edits if edit.file == path}
-            # a line of it changed or gone; only lines added (a case added to a table) strengthen it. A name whose
-            # definitions were removed is told as removed.
+            # a line of it changed or gone; only lines added (a case added to a table) strengthen it, and a body
+            # laid out anew (a formatter's run) is the same test. A name whose definitions were removed is told
+            # as removed.
             edits.extend(TestEdit(path, name, "rewritten", "lines it had are changed or gone")
                          for name in sorted(then.keys() & now.keys() - told)
-                         if after[name] >= before[name] and then[name] - now[name])
+                         if after[name] >= before[name] and _rewritten(then[name], now[name]))
     return edits[:MAX_EDITS]
+
+
+def _rewritten(then: list[list[str]], now: list[list[str]]) -> bool:
+    """Whether a test's definitions lost or changed a line between `then` and `now`, beyond layout."""
+    lost = Counter(line for body in then for line in body) - Counter(line for body in now for line in body)
+    return bool(lost) and sorted(map(_shape, then)) != sorted(map(_shape, now))
+
+
+# a string literal (its quotes told apart from code), a run of whitespace, a bracket, or a run of anything else
+_TOKEN = re.compile(r"\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|\s+|[()\[\]{}]|[^\s\"'()\[\]{}]+|[\"']")
+_CLOSERS = (")", "]", "}")
+_PAIRS = {")": "(", "]": "[", "}": "{"}
+# words after which a parenthesis opens an expression, not a call's arguments
+_KEYWORDS = frozenset("assert return yield await in not and or if else elif is lambda case throw".split())
+
+
+def _shape(body: list[str]) -> str:
+    """A body as a formatter cannot change it: whitespace outside string literals gone, either quote for a string,
+    no comma ending a line before a closing bracket (a "magic trailing comma"), no semicolon ending a line, and no
+    parentheses a formatter puts around an expression it splits over lines (_layout_parens)."""
+    lines = [line.removesuffix(";").rstrip() for line in body]
+    lines = [line[:-1] if line.endswith(",") and following.startswith(_CLOSERS) else line
+             for line, following in pairwise([*lines, ""])]
+    tokens = [token.group(0) for token in _TOKEN.finditer("\n".join(lines))]
+    dropped = _layout_parens(tokens)
+    parts = []
+    for at, text in enumerate(tokens):
+        if at in dropped or text.isspace():
+            continue
+        if len(text) > 1 and text[0] in "\"'" and text[-1] == text[0]:
+            inner = text[1:-1].replace("\\'", "'").replace('\\"', '"')
+            parts.append(f"\0{inner}\0")
+        else:
+            parts.append(text)
+    return "".join(parts)
+
+
+def _layout_parens(tokens: list[str]) -> set[int]:
+    """The tokens of each pair of parentheses that only lays out an expression: `(` ending a line and its `)`
+    starting one, around no top-level comma (not a tuple), where no call precedes it (`x = (`, `assert (`,
+    `lambda n: (`, `=> (`)."""
+    opened: list[int] = []
+    commas: set[int] = set()  # opening brackets with a comma at their own level
+    dropped: set[int] = set()
+    for at, text in enumerate(tokens):
+        if text in ("(", "[", "{"):
+            opened.append(at)
+        elif text in _PAIRS:
+            if not opened or tokens[opened[-1]] != _PAIRS[text]:
+                continue  # unbalanced (a bracket in a comment): nothing dropped here
+            start = opened.pop()
+            if (text == ")" and start not in commas and "\n" in _space(tokens, start + 1)
+                    and "\n" in _space(tokens, at - 1) and not _called(tokens, start)):
+                dropped.update((start, at))
+        elif opened and "," in text and text[0] not in "\"'":
+            commas.add(opened[-1])
+    return dropped
+
+
+def _space(tokens: list[str], at: int) -> str:
+    return tokens[at] if 0 <= at < len(tokens) and tokens[at].isspace() else ""
+
+
+def _called(tokens: list[str], start: int) -> bool:
+    """Whether the `(` at `start` opens a call's (or a definition's or a macro's) arguments: a name, a closing
+    bracket or `!` before it, other than a keyword."""
+    before = start - 1 if not _space(tokens, start - 1) else start - 2
+    if before < 0:
+        return False
+    last = tokens[before]
+    if last[-1] in ")]!\"'":  # a call's result, or Rust's macro `assert!(`
+        return True
+    word = re.search(r"\w+$", last)
+    return word is not None and word.group(0) not in _KEYWORDS
 
 
 def names_edited_test(failing: str, edit: TestEdit) -> bool:

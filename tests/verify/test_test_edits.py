@@ -267,6 +267,10 @@ def test_taking_a_skip_out_again_rewrites_nothing():
     assert _texts(("a_test.go", go, go.replace('\tt.Skip("flaky")\n', ""))) == []
     java = "class T {\n    @Test\n    @Disabled(\"later\")\n    void parses() {\n        assertTrue(p());\n    }\n}\n"
     assert _texts(("src/test/java/T.java", java, java.replace('    @Disabled("later")\n', ""))) == []
+    gtest = "TEST(Calc, DISABLED_Adds) {\n    GTEST_SKIP() << \"later\";\n    EXPECT_EQ(add(1, 2), 3);\n}\n"
+    assert _texts(("tests/calc_test.cc", gtest, gtest.replace("DISABLED_", "").replace('    GTEST_SKIP() << "later";\n', ""))) == []
+    mocha = "describe('calc', function () {\n  it('adds', function () {\n    this.skip();\n    expect(1).to.equal(1);\n  });\n});\n"
+    assert _texts(("test/calc.spec.js", mocha, mocha.replace("    this.skip();\n", ""))) == []
 
 
 def test_a_brace_on_its_own_line_opens_the_body():

@@ -80,22 +80,23 @@ class _Syntax:
     owners: re.Pattern[str]  # what a marker can sit on: tests and the groups holding them; group "name"
     markers: tuple[_Marker, ...]
     # (pattern, replacement) taking a skip or focus marker off a line of a body, so that taking a skip out again
-    # does not read as a rewrite; a line left empty is dropped
-    unmark: tuple[tuple[re.Pattern[str], str], ...] = ()
+    # does not read as a rewrite; replacement None drops the line, and a line left empty is dropped too
+    unmark: tuple[tuple[re.Pattern[str], str | None], ...] = ()
     everywhere: bool = False  # its tests are recognisable outside test files too (Rust's #[test], TEST(...))
+    unmark_words: tuple[str, ...] = ()  # a word each of `unmark`'s patterns needs: only lines holding one are tried
 
 
 def _marker(pattern: str, kind: Kind = "skipped", *, attached: bool = True) -> _Marker:
     return _Marker(re.compile(pattern, _M), kind, attached)
 
 
-def _unmark(*rules: tuple[str, str]) -> tuple[tuple[re.Pattern[str], str], ...]:
-    return tuple((re.compile(pattern), replacement) for pattern, replacement in rules)
+def _unmark(*rules: tuple[str, str | None]) -> tuple[tuple[re.Pattern[str], str | None], ...]:
+    return tuple((re.compile(pattern, _M), replacement) for pattern, replacement in rules)
 
 
-def _dropped(*patterns: str) -> tuple[tuple[re.Pattern[str], str], ...]:
+def _dropped(*patterns: str) -> tuple[tuple[re.Pattern[str], str | None], ...]:
     """Rules dropping a whole line holding one of `patterns` (a skip called inside a test)."""
-    return _unmark(*((rf"^.*(?:{pattern}).*$", "") for pattern in patterns))
+    return _unmark(*((pattern, None) for pattern in patterns))
 
 
 _PY = _Syntax(
@@ -109,8 +110,10 @@ _PY = _Syntax(
         _marker(r"^[ \t]*pytestmark\s*=.*\bpytest\.mark\.(?:skip|skipif|xfail)\b", attached=False),
         _marker(r"^[ \t]*__test__\s*=\s*False\b", attached=False),
     ),
-    unmark=_dropped(r"^@pytest\.mark\.(?:skip|skipif|xfail)\b", r"^@(?:unittest\.)?(?:skip|skipIf|skipUnless|expectedFailure)\b",
+    unmark=_dropped(r"^[ \t]*@pytest\.mark\.(?:skip|skipif|xfail)\b",
+                    r"^[ \t]*@(?:unittest\.)?(?:skip|skipIf|skipUnless|expectedFailure)\b",
                     r"\bpytest\.(?:skip|xfail)\s*\(", r"\bself\.skipTest\s*\("),
+    unmark_words=("skip", "xfail", "expectedFailure"),
 )
 _JS_TITLE = r"\s*\(\s*(?P<q>['\"`])(?P<name>(?:\\.|(?!(?P=q)).)*)(?P=q)"
 _JS_MODIFIERS = r"(?:\.(?:skip|only|todo|concurrent|failing|sequential|each\s*(?:\((?:[^()]|\([^()]*\))*\)|`[^`]*`)))*"
@@ -128,12 +131,15 @@ _JS = _Syntax(
     unmark=(*_unmark((r"(?<![\w.$])[xf](it|test|describe|context)\b", r"\1"),
                      (r"(?<![\w.$])(it|test|describe|context|suite)\.(?:skip|only|todo)\b", r"\1")),
             *_dropped(r"\b(?:this|ctx|context)\.skip\s*\(\s*\)")),
+    unmark_words=(".skip", ".only", ".todo", "xit", "fit", "xtest", "ftest", "xdescribe", "fdescribe", "xcontext",
+                  "fcontext"),
 )
 _GO = _Syntax(
     tests=(re.compile(r"^func[ \t]+(?P<name>(?:Test|Example|Fuzz)\w*)[ \t]*\(", _M),),
     owners=re.compile(r"^func[ \t]+(?:\([^)]*\)[ \t]*)?(?P<name>\w+)", _M),
     markers=(_marker(r"\b\w+\.Skip(?:f|Now)?\s*\(", attached=False),),
     unmark=_dropped(r"\b\w+\.Skip(?:f|Now)?\s*\("),
+    unmark_words=(".Skip",),
 )
 _RS = _Syntax(
     tests=(re.compile(r"#\[(?:[\w:]+::)?test\b[^\]]*\]\s*(?:#\[[^\]]*\]\s*)*(?:pub(?:\([^)]*\))?\s+)?"
@@ -141,6 +147,7 @@ _RS = _Syntax(
     owners=re.compile(r"\bfn\s+(?P<name>\w+)|\bmod\s+(?P<mod>\w+)\s*\{"),
     markers=(_marker(r"#\[ignore\b[^\]]*\]"),),
     unmark=_unmark((r"#\[ignore\b[^\]]*\]", "")),
+    unmark_words=("#[ignore",),
     everywhere=True,
 )
 _JVM = _Syntax(
@@ -153,6 +160,7 @@ _JVM = _Syntax(
     owners=re.compile(r"(?:\bvoid|\bfun|\bclass)\s+(?:`(?P<quoted>[^`]+)`|(?P<name>\w+))"),
     markers=(_marker(r"@(?:Disabled|Ignore)\b"),),
     unmark=_unmark((r"@(?:Disabled|Ignore)\b(?:\s*\([^)]*\))?", "")),
+    unmark_words=("@Disabled", "@Ignore"),
 )
 _C = _Syntax(
     tests=(
@@ -163,6 +171,7 @@ _C = _Syntax(
                       r"|^\w[\w \t*]*?\b(?P<function>\w+)[ \t]*\([^;{}\n]*\)[ \t]*(?:\{|$)", _M),  # on one line
     markers=(_marker(r"\bGTEST_SKIP\s*\(", attached=False), _marker(r"\bTEST_IGNORE(?:_MESSAGE)?\s*\(", attached=False)),
     unmark=(*_unmark(("DISABLED_", "")), *_dropped(r"\bGTEST_SKIP\s*\(", r"\bTEST_IGNORE(?:_MESSAGE)?\s*\(")),
+    unmark_words=("DISABLED_", "GTEST_SKIP", "TEST_IGNORE"),
     everywhere=True,
 )
 _BY_SUFFIX = {
@@ -232,7 +241,10 @@ def _bodies(syntax: _Syntax, text: str) -> dict[str, list[list[str]]]:
     Rust, Java, C, JS; none in Python). A Python test's decorators above it (a `parametrize` table) are part of it;
     a Unity test's body is the function its `RUN_TEST` runs, when this file defines it."""
     lines = text.splitlines()
+    stripped = [line.strip() for line in lines]
+    indents = [len(line) - len(line.lstrip()) for line in lines]
     where = _Lines(text)
+    marked = _lines_holding(text, where, syntax.unmark_words)
     bodies: dict[str, list[list[str]]] = {}
     functions = _functions(syntax, text)
     for pattern in syntax.tests:
@@ -240,24 +252,22 @@ def _bodies(syntax: _Syntax, text: str) -> dict[str, list[list[str]]]:
             spans = functions.get(_name(match), match) if pattern is _UNITY else match  # Unity: the function run
             top = where.of(spans.start()) - 1
             first = where.of(spans.end()) - 1  # the line the name (and the body's start) is on
-            header = lines[first] if first < len(lines) else ""
-            depth = len(header) - len(header.lstrip())
-            body = _decorators(syntax, lines, top, depth) + [line.strip() for line in lines[top:first + 1]]
+            depth = indents[first] if first < len(lines) else 0
+            body = [*_decorators(syntax, stripped, indents, marked, top), *range(top, min(first + 1, len(lines)))]
             for at in range(first + 1, len(lines)):
-                line = lines[at]
-                if not line.strip():
+                if not stripped[at]:
                     continue
-                indent = len(line) - len(line.lstrip())
-                if indent == depth and _SIGNATURE_END.match(line):
-                    body.append(line.strip())
+                indent = indents[at]
+                if indent == depth and _SIGNATURE_END.match(lines[at]):
+                    body.append(at)
                     continue
                 if indent <= depth:
-                    if indent == depth and _CLOSING.match(line):  # its own closing brace, not its block's
-                        body.append(line.strip())
+                    if indent == depth and _CLOSING.match(lines[at]):  # its own closing brace, not its block's
+                        body.append(at)
                     break
-                body.append(line.strip())
-            unmarked = (_unmarked(syntax, line) for line in body)
-            bodies.setdefault(_name(match).replace(_DISABLED, ""), []).append([line for line in unmarked if line])
+                body.append(at)
+            texts = (_unmarked(syntax, stripped[at]) if at in marked else stripped[at] for at in body)
+            bodies.setdefault(_name(match).replace(_DISABLED, ""), []).append([line for line in texts if line])
     return bodies
 
 
@@ -268,30 +278,46 @@ def _functions(syntax: _Syntax, text: str) -> dict[str, re.Match[str]]:
     return {match.group("function"): match for match in syntax.owners.finditer(text) if match.group("function")}
 
 
+def _lines_holding(text: str, where: _Lines, words: tuple[str, ...]) -> set[int]:
+    """The (0-based) lines of `text` holding one of `words`, found by plain search (a regex over the whole of a large
+    test file costs more than the rest of the reading)."""
+    found = set()
+    for word in words:
+        at = text.find(word)
+        while at >= 0:
+            found.add(where.of(at) - 1)
+            at = text.find(word, at + len(word))
+    return found
+
+
 def _unmarked(syntax: _Syntax, line: str) -> str:
+    """`line` without its skip or focus marker, stripped ("" for a line that was only that)."""
+    line = line.strip()
     for pattern, replacement in syntax.unmark:
-        line = pattern.sub(replacement, line)
+        if replacement is None:
+            if pattern.search(line):
+                return ""
+        else:
+            line = pattern.sub(replacement, line)
     return line.strip()
 
 
-def _decorators(syntax: _Syntax, lines: list[str], at: int, depth: int) -> list[str]:
-    """A Python definition's decorators, the lines above line `at` from the first `@` at its `depth` down (a
-    decorator split over lines included); a decorator that is a skip marker is left out whole."""
-    if syntax is not _PY:
+def _decorators(syntax: _Syntax, stripped: list[str], indents: list[int], marked: set[int], at: int) -> list[int]:
+    """The lines of a Python definition's decorators: those above line `at` from the first `@` at its depth down (a
+    decorator split over lines included), a decorator that is a skip marker left out whole."""
+    if syntax is not _PY or at >= len(stripped):
         return []
-    start = at
+    depth, start = indents[at], at
     while start > 0:
-        line = lines[start - 1]
-        indent = len(line) - len(line.lstrip())
-        if line.strip() and indent <= depth and not (indent == depth and line.lstrip()[:1] in "@)]}"):
+        line, indent = stripped[start - 1], indents[start - 1]
+        if line and indent <= depth and not (indent == depth and line[0] in "@)]}"):
             break
         start -= 1
-    region = lines[start:at]
-    heads = [i for i, line in enumerate(region) if line.lstrip().startswith("@") and len(line) - len(line.lstrip()) == depth]
-    kept: list[str] = []
-    for head, end in pairwise([*heads, len(region)]):
-        if _unmarked(syntax, region[head]):  # not a skip marker
-            kept.extend(line.strip() for line in region[head:end] if line.strip())
+    heads = [i for i in range(start, at) if indents[i] == depth and stripped[i].startswith("@")]
+    kept: list[int] = []
+    for head, end in pairwise([*heads, at]):
+        if head not in marked or _unmarked(syntax, stripped[head]):  # not a skip marker
+            kept.extend(i for i in range(head, end) if stripped[i])
     return kept
 
 

@@ -285,3 +285,10 @@ def test_a_unity_test_s_body_is_the_function_it_runs():
     assert _texts(("tests/parse_test.c", unity, unity.replace("EQUAL(3,", "EQUAL(4,"))) == [
         "tests/parse_test.c test_parse: rewritten (lines it had are changed or gone)"]
     assert _texts(("tests/parse_test.c", unity, unity.replace("    return UNITY_END", "    puts(\"\");\n    return UNITY_END"))) == []
+
+
+def test_a_tuple_laid_out_over_lines_stays_a_tuple():
+    exploded = "def test_t():\n    assert f() == (\n        1,\n    )\n"
+    assert _texts(("tests/test_t.py", exploded, "def test_t():\n    assert f() == (1,)\n")) == []
+    assert _texts(("tests/test_t.py", exploded, "def test_t():\n    assert f() == 1\n")) == [
+        "tests/test_t.py test_t: rewritten (lines it had are changed or gone)"]

@@ -400,7 +400,6 @@ def _rewritten(then: list[list[str]], now: list[list[str]]) -> bool:
 
 # a string literal (its quotes told apart from code), a run of whitespace, a bracket, or a run of anything else
 _TOKEN = re.compile(r"\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|\s+|[()\[\]{}]|[^\s\"'()\[\]{}]+|[\"']")
-_CLOSERS = (")", "]", "}")
 _PAIRS = {")": "(", "]": "[", "}": "{"}
 # words after which a parenthesis opens an expression, not a call's arguments
 _KEYWORDS = frozenset("assert return yield await in not and or if else elif is lambda case throw".split())
@@ -408,45 +407,51 @@ _KEYWORDS = frozenset("assert return yield await in not and or if else elif is l
 
 def _shape(body: list[str]) -> str:
     """A body as a formatter cannot change it: whitespace outside string literals gone, either quote for a string,
-    no comma ending a line before a closing bracket (a "magic trailing comma"), no semicolon ending a line, and no
-    parentheses a formatter puts around an expression it splits over lines (_layout_parens)."""
-    lines = [line.removesuffix(";").rstrip() for line in body]
-    lines = [line[:-1] if line.endswith(",") and following.startswith(_CLOSERS) else line
-             for line, following in pairwise([*lines, ""])]
-    tokens = [token.group(0) for token in _TOKEN.finditer("\n".join(lines))]
-    dropped = _layout_parens(tokens)
+    no semicolon ending a line, and neither the parentheses a formatter puts around an expression it splits over
+    lines nor the comma it adds after the last item of a list split over lines (_layout)."""
+    text = "\n".join(line.removesuffix(";").rstrip() for line in body)
+    tokens = [token.group(0) for token in _TOKEN.finditer(text)]
+    parentheses, commas = _layout(tokens)
     parts = []
-    for at, text in enumerate(tokens):
-        if at in dropped or text.isspace():
+    for at, token in enumerate(tokens):
+        if at in parentheses or token.isspace():
             continue
-        if len(text) > 1 and text[0] in "\"'" and text[-1] == text[0]:
-            inner = text[1:-1].replace("\\'", "'").replace('\\"', '"')
+        if len(token) > 1 and token[0] in "\"'" and token[-1] == token[0]:
+            inner = token[1:-1].replace("\\'", "'").replace('\\"', '"')
             parts.append(f"\0{inner}\0")
         else:
-            parts.append(text)
+            parts.append(token[:-1] if at in commas else token)
     return "".join(parts)
 
 
-def _layout_parens(tokens: list[str]) -> set[int]:
-    """The tokens of each pair of parentheses that only lays out an expression: `(` ending a line and its `)`
-    starting one, around no top-level comma (not a tuple), where no call precedes it (`x = (`, `assert (`,
-    `lambda n: (`, `=> (`)."""
+def _layout(tokens: list[str]) -> tuple[set[int], set[int]]:
+    """What a formatter adds or takes away around items split over lines, as token indexes:
+
+    - parentheses that only lay out an expression: `(` ending a line and its `)` starting one, around no comma at
+      their level (not a tuple), with no call before them (`x = (`, `assert (`, `lambda n: (`, `=> (`);
+    - tokens ending in a comma that ends a line before a closing bracket starting the next ("magic trailing
+      comma"), except in parentheses that are no call and hold no other comma: `(\n    1,\n)` is a tuple."""
     opened: list[int] = []
-    commas: set[int] = set()  # opening brackets with a comma at their own level
-    dropped: set[int] = set()
-    for at, text in enumerate(tokens):
-        if text in ("(", "[", "{"):
+    commas: Counter[int] = Counter()  # commas at each opening bracket's own level
+    parentheses: set[int] = set()
+    trailing: set[int] = set()
+    for at, token in enumerate(tokens):
+        if token in ("(", "[", "{"):
             opened.append(at)
-        elif text in _PAIRS:
-            if not opened or tokens[opened[-1]] != _PAIRS[text]:
-                continue  # unbalanced (a bracket in a comment): nothing dropped here
+        elif token in _PAIRS:
+            if not opened or tokens[opened[-1]] != _PAIRS[token]:
+                continue  # unbalanced (a bracket in a comment): nothing taken here
             start = opened.pop()
-            if (text == ")" and start not in commas and "\n" in _space(tokens, start + 1)
-                    and "\n" in _space(tokens, at - 1) and not _called(tokens, start)):
-                dropped.update((start, at))
-        elif opened and "," in text and text[0] not in "\"'":
-            commas.add(opened[-1])
-    return dropped
+            starts_line = "\n" in _space(tokens, at - 1)
+            call = token != ")" or _called(tokens, start)
+            last = at - 2  # the token before the closing bracket, past the line break
+            if starts_line and last > start and tokens[last].endswith(",") and (call or commas[start] > 1):
+                trailing.add(last)
+            if not call and not commas[start] and starts_line and "\n" in _space(tokens, start + 1):
+                parentheses.update((start, at))
+        elif opened and "," in token and token[0] not in "\"'":
+            commas[opened[-1]] += token.count(",")
+    return parentheses, trailing
 
 
 def _space(tokens: list[str], at: int) -> str:

@@ -38,6 +38,10 @@ def test_refusals(explorer: Explorer) -> None:
         explorer.search_files("src/[abc")
     with pytest.raises(PathOutsideProject):
         explorer.search_files("*.py", path="/etc")
+    with pytest.raises(InvalidArgument, match="'..' part"):  # not an empty list that reads as "no such files"
+        explorer.search_files("../../etc/*")
+    with pytest.raises(InvalidArgument, match="'..' part"):
+        explorer.search_text("x", glob="src/../*.py")
 
 
 @pytest.mark.parametrize(

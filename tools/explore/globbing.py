@@ -302,6 +302,15 @@ class GlobMatcher:
         return cache.accepting[state]
 
 
+def refuse_parent_parts(glob: str) -> None:
+    """Refuse a glob with a `..` part: it would match nothing and read as "no such files", since paths are matched
+    inside the project."""
+    if ".." in glob.strip().lstrip("!").split("/"):
+        raise InvalidArgument(f"the glob {glob!r} has a '..' part, which no path inside the project has",
+                              hint="globs are matched against paths inside the project (or inside `path`); "
+                                   "send a pattern without '..', e.g. 'src/**/*.py'")
+
+
 @functools.lru_cache(maxsize=256)
 def compile_glob(glob: str) -> tuple[GlobMatcher, bool]:
     """The matcher for a glob and whether it applies to the whole path (True) or the file name only."""

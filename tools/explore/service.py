@@ -21,7 +21,7 @@ from tools.config import Config
 from tools.errors import InvalidArgument
 from tools.explore import budget, outline
 from tools.explore.ctags import BASES_RECORDED, bare_name
-from tools.explore.globbing import compile_glob, glob_matches
+from tools.explore.globbing import compile_glob, glob_matches, refuse_parent_parts
 from tools.explore.lexical import LexicalIndex
 from tools.explore.models import (
     Definition,
@@ -175,6 +175,7 @@ class Explorer:
             flags.append("--fixed-strings")
         globs: list[str] = []
         for g in _as_list(glob):
+            refuse_parent_parts(g)
             globs += ["--glob", g]
         flags += globs
         timeout = self.config.search_timeout_seconds
@@ -211,6 +212,7 @@ class Explorer:
         if max_results < 1:
             raise InvalidArgument("max_results must be at least 1")
         compile_glob(pattern)  # refuses a malformed glob before any work
+        refuse_parent_parts(pattern)
         filters = self.filters(path)
         files, _ = list_files(self.root.path, dataclasses.replace(filters, max_file_bytes=None),
                               timeout=self.config.search_timeout_seconds)

@@ -261,6 +261,8 @@ def test_taking_a_skip_out_again_rewrites_nothing():
     assert _texts(("tests/test_x.py", py, unskipped)) == []
     js = "it.skip('adds', () => {\n  expect(add(1, 2)).toBe(3);\n});\nxit('subtracts', () => {\n  expect(1).toBe(1);\n});\n"
     assert _texts(("a.test.js", js, js.replace("it.skip(", "it(").replace("xit(", "it("))) == []
+    vitest = "test.skipIf(process.env.CI)('reads', () => {\n  expect(read()).toBe(1);\n});\n"
+    assert _texts(("a.test.ts", vitest, vitest.replace(".skipIf(process.env.CI)", ""))) == []
     rust = "#[test]\n#[ignore]\nfn slow() {\n    assert!(run());\n}\n"
     assert _texts(("tests/t.rs", rust, rust.replace("#[ignore]\n", ""))) == []
     go = 'func TestA(t *testing.T) {\n\tt.Skip("flaky")\n\tcheck(t)\n}\n'

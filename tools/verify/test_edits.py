@@ -129,6 +129,7 @@ _JS = _Syntax(
         _marker(r"\b(?:this|ctx|context)\.skip\s*\(\s*\)", attached=False),
     ),
     unmark=(*_unmark((r"(?<![\w.$])[xf](it|test|describe|context)\b", r"\1"),
+                     (r"(?<![\w.$])(it|test|describe)\.skipIf\s*\((?:[^()]|\([^()]*\))*\)", r"\1"),
                      (r"(?<![\w.$])(it|test|describe|context|suite)\.(?:skip|only|todo)\b", r"\1")),
             *_dropped(r"\b(?:this|ctx|context)\.skip\s*\(\s*\)")),
     unmark_words=(".skip", ".only", ".todo", "xit", "fit", "xtest", "ftest", "xdescribe", "fdescribe", "xcontext",

@@ -263,6 +263,11 @@ def test_taking_a_skip_out_again_rewrites_nothing():
     assert _texts(("a.test.js", js, js.replace("it.skip(", "it(").replace("xit(", "it("))) == []
     vitest = "test.skipIf(process.env.CI)('reads', () => {\n  expect(read()).toBe(1);\n});\n"
     assert _texts(("a.test.ts", vitest, vitest.replace(".skipIf(process.env.CI)", ""))) == []
+    assert _texts(("a.test.ts", vitest, vitest.replace("toBe(1)", "toBe(2)"))) == [  # a test, though skipped by a condition
+        "a.test.ts reads: rewritten (lines it had are changed or gone)"]
+    grouped = "describe('io', () => {\n  test('reads', () => {\n    expect(read()).toBe(1);\n  });\n});\n"
+    assert _texts(("a.test.ts", grouped, grouped.replace("test('reads'", "test.skipIf(process.env.CI)('reads'"))) == [
+        "a.test.ts:2 reads: skipped (test.skipIf)"]  # the test it sits on, not its group
     rust = "#[test]\n#[ignore]\nfn slow() {\n    assert!(run());\n}\n"
     assert _texts(("tests/t.rs", rust, rust.replace("#[ignore]\n", ""))) == []
     go = 'func TestA(t *testing.T) {\n\tt.Skip("flaky")\n\tcheck(t)\n}\n'

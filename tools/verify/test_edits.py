@@ -116,7 +116,8 @@ _PY = _Syntax(
     unmark_words=("skip", "xfail", "expectedFailure"),
 )
 _JS_TITLE = r"\s*\(\s*(?P<q>['\"`])(?P<name>(?:\\.|(?!(?P=q)).)*)(?P=q)"
-_JS_MODIFIERS = r"(?:\.(?:skip|only|todo|concurrent|failing|sequential|each\s*(?:\((?:[^()]|\([^()]*\))*\)|`[^`]*`)))*"
+_JS_MODIFIERS = (r"(?:\.(?:(?:skipIf|runIf)\s*\((?:[^()]|\([^()]*\))*\)|skip|only|todo|concurrent|failing|sequential"
+                 r"|each\s*(?:\((?:[^()]|\([^()]*\))*\)|`[^`]*`)))*")
 _JS = _Syntax(
     tests=(re.compile(rf"(?<![\w.$])(?:[xf]?it|x?test){_JS_MODIFIERS}{_JS_TITLE}"),),
     owners=re.compile(rf"(?<![\w.$])(?:[xf]?it|x?test|[xf]?describe|context|suite){_JS_MODIFIERS}{_JS_TITLE}"),

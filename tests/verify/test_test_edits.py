@@ -299,3 +299,24 @@ def test_a_tuple_laid_out_over_lines_stays_a_tuple():
     assert _texts(("tests/test_t.py", exploded, "def test_t():\n    assert f() == (1,)\n")) == []
     assert _texts(("tests/test_t.py", exploded, "def test_t():\n    assert f() == 1\n")) == [
         "tests/test_t.py test_t: rewritten (lines it had are changed or gone)"]
+
+
+def test_a_table_at_the_top_of_the_file_is_part_of_each_test_naming_it():
+    py = ("import pytest\n\nCASES = [\n    ('1.0', (1, 0)),\n    ('2.1', (2, 1)),\n]\n\n\n"
+          "@pytest.mark.parametrize('text, expected', CASES)\ndef test_parse(text, expected):\n"
+          "    assert parse(text) == expected\n\n\ndef test_other():\n    assert True\n")
+    assert _texts(("tests/test_p.py", py, py.replace("(2, 1)", "(2, 0)"))) == [
+        "tests/test_p.py test_parse: rewritten (lines it had are changed or gone)"]  # not test_other, which names none
+    assert _texts(("tests/test_p.py", py, py.replace("    ('2.1', (2, 1)),\n", "    ('2.1', (2, 1)),\n    ('3', (3, 0)),\n"))) == []
+    moved = py.replace("CASES = [", "from tests.cases import CASES\n_OLD = [")
+    assert _texts(("tests/test_p.py", py, moved)) == []  # a table no longer defined here: no case of it changed here
+    go = ('package x\n\nvar cases = []struct{ in, want string }{\n\t{"a", "A"},\n}\n\n'
+          'func TestUpper(t *testing.T) {\n\tfor _, c := range cases {\n\t\tcheck(t, c.in, c.want)\n\t}\n}\n')
+    assert _texts(("x_test.go", go, go.replace('"A"', '"a"'))) == ["x_test.go TestUpper: rewritten (lines it had are changed or gone)"]
+    js = "const cases = [\n  [1, 2],\n];\n\ntest.each(cases)('doubles %i', (a, b) => {\n  expect(double(a)).toBe(b);\n});\n"
+    assert _texts(("d.test.js", js, js.replace("[1, 2]", "[1, 3]"))) == [
+        "d.test.js 'doubles %i': rewritten (lines it had are changed or gone)"]
+    rust = ("#[cfg(test)]\nmod tests {\n    const CASES: &[(&str, u64)] = &[\n        (\"1\", 1),\n    ];\n\n"
+            "    #[test]\n    fn parses() {\n        for (s, n) in CASES {\n            assert_eq!(parse(s), *n);\n        }\n    }\n}\n")
+    assert _texts(("src/lib.rs", rust, rust.replace('("1", 1)', '("1", 2)'))) == [
+        "src/lib.rs parses: rewritten (lines it had are changed or gone)"]

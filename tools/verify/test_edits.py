@@ -16,7 +16,8 @@ is written in it:
   one it is inside;
 - a test that was there at the start and still is, with lines of it changed or gone (an expectation changed to
   fit the code); lines only added (a case added to a table) strengthen it and are not told, and a body a
-  formatter laid out anew (_shape) or a skip taken out again is the same test.
+  formatter laid out anew (_shape) or a skip taken out again is the same test. A test's decorators, and a
+  table of cases at the top of the file that it names, are part of it (_bodies).
 
 Renaming a test reads as removing it. What is found is reported, not judged: QUALITY_REVIEW judges it and
 SESSION_COMPLETE tells the user; POST_IMPL_VERIFY refuses a pass only when a test that failed in the session's
@@ -84,6 +85,8 @@ class _Syntax:
     unmark: tuple[tuple[re.Pattern[str], str | None], ...] = ()
     everywhere: bool = False  # its tests are recognisable outside test files too (Rust's #[test], TEST(...))
     unmark_words: tuple[str, ...] = ()  # a word each of `unmark`'s patterns needs: only lines holding one are tried
+    # a value defined at the top of a file (a table of cases), group "name": part of each test body naming it
+    tables: re.Pattern[str] | None = None
 
 
 def _marker(pattern: str, kind: Kind = "skipped", *, attached: bool = True) -> _Marker:
@@ -114,6 +117,7 @@ _PY = _Syntax(
                     r"^[ \t]*@(?:unittest\.)?(?:skip|skipIf|skipUnless|expectedFailure)\b",
                     r"\bpytest\.(?:skip|xfail)\s*\(", r"\bself\.skipTest\s*\("),
     unmark_words=("skip", "xfail", "expectedFailure"),
+    tables=re.compile(r"^(?P<name>[A-Za-z_]\w*)[ \t]*(?::[^=\n]+)?=(?!=)", _M),
 )
 _JS_TITLE = r"\s*\(\s*(?P<q>['\"`])(?P<name>(?:\\.|(?!(?P=q)).)*)(?P=q)"
 _JS_MODIFIERS = (r"(?:\.(?:(?:skipIf|runIf)\s*\((?:[^()]|\([^()]*\))*\)|skip|only|todo|concurrent|failing|sequential"
@@ -135,6 +139,7 @@ _JS = _Syntax(
             *_dropped(r"\b(?:this|ctx|context)\.skip\s*\(\s*\)")),
     unmark_words=(".skip", ".only", ".todo", "xit", "fit", "xtest", "ftest", "xdescribe", "fdescribe", "xcontext",
                   "fcontext"),
+    tables=re.compile(r"^(?:export[ \t]+)?(?:const|let|var)[ \t]+(?P<name>[A-Za-z_$][\w$]*)[ \t]*(?::[^=\n]+)?=(?!=)", _M),
 )
 _GO = _Syntax(
     tests=(re.compile(r"^func[ \t]+(?P<name>(?:Test|Example|Fuzz)\w*)[ \t]*\(", _M),),
@@ -142,6 +147,7 @@ _GO = _Syntax(
     markers=(_marker(r"\b\w+\.Skip(?:f|Now)?\s*\(", attached=False),),
     unmark=_dropped(r"\b\w+\.Skip(?:f|Now)?\s*\("),
     unmark_words=(".Skip",),
+    tables=re.compile(r"^var[ \t]+(?P<name>\w+)\b[^=\n]*=(?!=)", _M),
 )
 _RS = _Syntax(
     tests=(re.compile(r"#\[(?:[\w:]+::)?test\b[^\]]*\]\s*(?:#\[[^\]]*\]\s*)*(?:pub(?:\([^)]*\))?\s+)?"
@@ -151,6 +157,7 @@ _RS = _Syntax(
     unmark=_unmark((r"#\[ignore\b[^\]]*\]", "")),
     unmark_words=("#[ignore",),
     everywhere=True,
+    tables=re.compile(r"^[ \t]*(?:pub(?:\([^)]*\))?[ \t]+)?(?:const|static)[ \t]+(?P<name>\w+)[ \t]*:", _M),
 )
 _JVM = _Syntax(
     tests=(
@@ -234,14 +241,15 @@ _CLOSING = re.compile(r"^[ \t]*}")  # a body's own closing brace (`}`, JS's `});
 _SIGNATURE_END = re.compile(r"^[ \t]*(?:[)\]]|\{[ \t]*$)")  # a signature's end on its own line: `) {`, `):`, a lone `{`
 
 
-def _bodies(syntax: _Syntax, text: str) -> dict[str, list[list[str]]]:
+def _bodies(syntax: _Syntax, text: str, tables_kept: set[str] | frozenset[str] = frozenset()) -> dict[str, list[list[str]]]:
     """The lines of each test's body, by name (one list per definition: namesakes in several classes), each without
     its indentation, blank lines and skip or focus markers left out (skips are read apart, _markers; taking one out
     again rewrites nothing). A body is what the definition's match spans (attributes and annotations after
     `#[test]` or `@Test`, a `test.each` table) and the lines after the line the name is on that are indented deeper
     (the end of a signature split over lines at its own depth included), then a closing brace at its own depth (Go,
     Rust, Java, C, JS; none in Python). A Python test's decorators above it (a `parametrize` table) are part of it;
-    a Unity test's body is the function its `RUN_TEST` runs, when this file defines it."""
+    a Unity test's body is the function its `RUN_TEST` runs, when this file defines it; and the values of
+    `tables_kept` defined at the top of the file that it names (_tables) are part of it."""
     lines = text.splitlines()
     stripped = [line.strip() for line in lines]
     indents = [len(line) - len(line.lstrip()) for line in lines]
@@ -249,6 +257,7 @@ def _bodies(syntax: _Syntax, text: str) -> dict[str, list[list[str]]]:
     marked = _lines_holding(text, where, syntax.unmark_words)
     bodies: dict[str, list[list[str]]] = {}
     functions = _functions(syntax, text)
+    tables = _tables(syntax, text, where, lines, indents, tables_kept)
     for pattern in syntax.tests:
         for match in pattern.finditer(text):
             spans = functions.get(_name(match), match) if pattern is _UNITY else match  # Unity: the function run
@@ -268,9 +277,51 @@ def _bodies(syntax: _Syntax, text: str) -> dict[str, list[list[str]]]:
                         body.append(at)
                     break
                 body.append(at)
+            if tables:
+                named = {found.group(0) for found in tables.pattern.finditer("\n".join(stripped[at] for at in body))}
+                have = set(body)
+                body += [at for name in sorted(named) for at in tables.lines[name] if at not in have]
             texts = (_unmarked(syntax, stripped[at]) if at in marked else stripped[at] for at in body)
             bodies.setdefault(_name(match).replace(_DISABLED, ""), []).append([line for line in texts if line])
     return bodies
+
+
+@dataclass(frozen=True)
+class _Tables:
+    pattern: re.Pattern[str]  # any of their names, as a word
+    lines: dict[str, list[int]]  # each one's lines, by name
+
+
+def _table_names(syntax: _Syntax, text: str | None) -> set[str]:
+    return {match.group("name") for match in syntax.tables.finditer(text)} if syntax.tables and text else set()
+
+
+def _tables(syntax: _Syntax, text: str, where: _Lines, lines: list[str], indents: list[int],
+            kept: set[str] | frozenset[str]) -> _Tables | None:
+    """The values named in `kept` defined at the top of `text` (`CASES = [...]`, `const cases = [...]`, Go's `var`,
+    Rust's `const`): each one's lines, its first and those after it indented deeper, a closing bracket at its own
+    depth included. A test naming one reads it, so a case changed in it changes the test."""
+    if syntax.tables is None or not kept:
+        return None
+    found: dict[str, list[int]] = {}
+    for match in syntax.tables.finditer(text):
+        if match.group("name") not in kept:
+            continue
+        first = where.of(match.start()) - 1
+        depth, span = indents[first], [first]
+        for at in range(first + 1, len(lines)):
+            if not lines[at].strip():
+                continue
+            if indents[at] <= depth:
+                if indents[at] == depth and (_SIGNATURE_END.match(lines[at]) or _CLOSING.match(lines[at])):
+                    span.append(at)  # `]`, `)`, `}` closing it, `];`
+                    continue
+                break
+            span.append(at)
+        found.setdefault(match.group("name"), []).extend(span)
+    if not found:
+        return None
+    return _Tables(re.compile(r"(?<![\w$])(?:" + "|".join(map(re.escape, found)) + r")(?![\w$])"), found)
 
 
 def _functions(syntax: _Syntax, text: str) -> dict[str, re.Match[str]]:
@@ -383,7 +434,9 @@ def find_test_edits(files: Iterable[tuple[str, str | None, str | None]]) -> list
             else:
                 edits.append(TestEdit(path, owner, kind, how, line))
         if old is not None:  # a test that was there before and is there now, with another body (a skip aside)
-            then, now = _bodies(syntax, old), _bodies(syntax, new)
+            # a table defined in both (one moved away or turned into a class is no case changed)
+            kept = _table_names(syntax, old) & _table_names(syntax, new)
+            then, now = _bodies(syntax, old, kept), _bodies(syntax, new, kept)
             told = {edit.test for edit in edits if edit.file == path}
             # a line of it changed or gone; only lines added (a case added to a table) strengthen it, and a body
             # laid out anew (a formatter's run) is the same test. A name whose definitions were removed is told

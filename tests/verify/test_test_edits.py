@@ -320,3 +320,16 @@ def test_a_table_at_the_top_of_the_file_is_part_of_each_test_naming_it():
             "    #[test]\n    fn parses() {\n        for (s, n) in CASES {\n            assert_eq!(parse(s), *n);\n        }\n    }\n}\n")
     assert _texts(("src/lib.rs", rust, rust.replace('("1", 1)', '("1", 2)'))) == [
         "src/lib.rs parses: rewritten (lines it had are changed or gone)"]
+
+
+def test_a_junit_method_source_is_part_of_the_tests_naming_it():
+    java = ("class TextTest {\n    static Stream<Arguments> cases() {\n        return Stream.of(\n"
+            "            Arguments.of(\"<p>a</p>\", \"a\")\n        );\n    }\n\n"
+            "    @ParameterizedTest\n    @MethodSource(\"cases\")\n    void text(String html, String want) {\n"
+            "        assertEquals(want, parse(html).text());\n    }\n\n    @Test\n    void other() {\n        assertTrue(true);\n    }\n}\n")
+    assert _texts(("src/test/java/TextTest.java", java, java.replace('"a")', '"b")'))) == [
+        "src/test/java/TextTest.java text: rewritten (lines it had are changed or gone)"]
+    commented = ('class C {\n    @ParameterizedTest @MethodSource("urls") // http and https\n'
+                 '    public void fetches(String url) {\n        assertOk(url);\n    }\n}\n')
+    assert _texts(("src/test/java/C.java", commented, commented.replace("    public void fetches(String url) {\n        assertOk(url);\n    }\n", ""))) == [
+        "src/test/java/C.java fetches: removed (its definition is gone)"]  # its name, not the 'e' of MethodSource

@@ -161,15 +161,20 @@ _RS = _Syntax(
 )
 _JVM = _Syntax(
     tests=(
-        re.compile(r"@(?:Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate)\b(?:\s*\([^)]*\))?\s*"
-                   r"(?:@\w+(?:\.\w+)*(?:\s*\([^)]*\))?\s*)*(?:(?:public|protected|private|static|final|open|override|"
-                   r"suspend|internal)\s+)*(?:void\s+|fun\s+)?(?:`(?P<quoted>[^`]+)`|(?P<name>\w+))\s*\("),
+        # annotations (their names whole, a line comment after one) between @Test and the method's name
+        re.compile(r"@(?:Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate)\b(?:\s*\([^)]*\))?(?:\s|//[^\n]*)*"
+                   r"(?:@\w+(?:\.\w+)*\b(?:\s*\([^)]*\))?(?:\s|//[^\n]*)*)*(?:(?:public|protected|private|static|final|"
+                   r"open|override|suspend|internal)\s+)*(?:void\s+|fun\s+)?(?:`(?P<quoted>[^`]+)`|(?P<name>\w+))\s*\("),
         re.compile(r"\bpublic\s+void\s+(?P<name>test\w*)\s*\(\s*\)"),  # JUnit 3
     ),
     owners=re.compile(r"(?:\bvoid|\bfun|\bclass)\s+(?:`(?P<quoted>[^`]+)`|(?P<name>\w+))"),
     markers=(_marker(r"@(?:Disabled|Ignore)\b"),),
     unmark=_unmark((r"@(?:Disabled|Ignore)\b(?:\s*\([^)]*\))?", "")),
     unmark_words=("@Disabled", "@Ignore"),
+    # a static method giving the cases of a @MethodSource("name"): Stream<Arguments>, a List, an Object[][]
+    tables=re.compile(r"^[ \t]*(?:(?:private|public|protected|final)[ \t]+)*static[ \t]+(?:[\w.]+\.)?"
+                      r"(?:(?:Stream|Collection|List|Iterable|Iterator|Set)\b[^=;{(\n]*?|\w+(?:[ \t]*\[\])+[ \t]*)"
+                      r"\b(?P<name>\w+)[ \t]*\([ \t]*\)", _M),
 )
 _C = _Syntax(
     tests=(
@@ -299,7 +304,7 @@ def _table_names(syntax: _Syntax, text: str | None) -> set[str]:
 def _tables(syntax: _Syntax, text: str, where: _Lines, lines: list[str], indents: list[int],
             kept: set[str] | frozenset[str]) -> _Tables | None:
     """The values named in `kept` defined at the top of `text` (`CASES = [...]`, `const cases = [...]`, Go's `var`,
-    Rust's `const`): each one's lines, its first and those after it indented deeper, a closing bracket at its own
+    Rust's `const`, a JUnit `@MethodSource`'s static method): each one's lines, its first and those after it indented deeper, a closing bracket at its own
     depth included. A test naming one reads it, so a case changed in it changes the test."""
     if syntax.tables is None or not kept:
         return None

@@ -632,7 +632,8 @@ def test_skipping_a_test_that_failed_before_the_change_is_told_not_refused(check
     accepted = driver.submit(_verify_payload(True))
     assert accepted["success"] is True, accepted
     told, counted = accepted["test_edits"]
-    assert told.startswith("test_app.py:") and told.endswith(" test_already_broken: skipped (pytest.skip)")
+    assert told.startswith("test_app.py:") and told.endswith(" test_already_broken: skipped (pytest.skip), after it "
+                                                             "failed in this session's run before the change")
     assert counted == "pytest ran 2 tests (3 before the change) and skipped 1 (0 before)"
 
 
@@ -650,6 +651,18 @@ def test_a_test_rewritten_to_fit_the_change_passes_but_is_told_with_its_failure(
     assert accepted["test_edits"] == ["test_app.py test_subtract: rewritten (lines it had are changed or gone), after it "
                                       "failed in this session's run"]
     assert "a rewritten test must still check what it checked" in accepted["instruction"]
+
+
+def test_a_test_that_failed_before_the_change_and_was_fitted_to_pass_is_told_with_that(checked, app_project, fake_git):
+    with (app_project.path / "test_app.py").open("a", encoding="utf-8") as f:
+        f.write(ALREADY_BROKEN)
+    driver = checked(PYTEST)
+    _to_verify(driver, broken=False)  # entering READY ran the checks before the change: test_already_broken failed
+    _edit_tests(app_project.path, fake_git, "assert 'upstream' == 'fixed'", "assert 'upstream' == 'upstream'")
+    accepted = driver.submit(_verify_payload(True))
+    assert accepted.get("phase") == "PRE_COMMIT", accepted
+    assert accepted["test_edits"] == ["test_app.py test_already_broken: rewritten (lines it had are changed or gone), "
+                                      "after it failed in this session's run before the change"]
 
 
 def test_a_skip_the_request_names_is_let_through_and_told(checked, app_project, fake_git):

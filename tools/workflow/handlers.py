@@ -205,7 +205,7 @@ def ready_completion(ctx: PhaseContext) -> Transition:
 def note_test_edits(ctx: PhaseContext, report: CheckReport | None = None) -> list[TestEdit]:
     """Measure which tests the session removed, skipped, focused or rewrote so far, and keep them in the state (they
     are told at PRE_COMMIT, QUALITY_REVIEW and SESSION_COMPLETE: tools.workflow.responses.tests_told), each marked
-    when it had failed in the session's own run; with the server's `report`, add each command that ran fewer tests
+    when it had failed in the session's own run, after the change or before it; with the server's `report`, add each command that ran fewer tests
     or skipped more than before the change."""
     s = ctx.state
     if not s.tracks_changes:
@@ -215,9 +215,16 @@ def note_test_edits(ctx: PhaseContext, report: CheckReport | None = None) -> lis
     except GitError:  # told, not judged: a git hiccup here must not refuse the submit; the next one measures again
         return []
 
+    before_change = [test for command in s.checks_before_change for test in command.failing_tests]
+
     def after_failing(edit: TestEdit) -> str:
-        failed = edit.kind != "focused" and any(names_edited_test(t, edit) for t in s.failed_after_change)
-        return ", after it failed in this session's run" if failed else ""
+        if edit.kind == "focused":
+            return ""
+        if any(names_edited_test(t, edit) for t in s.failed_after_change):
+            return ", after it failed in this session's run"
+        if any(names_edited_test(t, edit) for t in before_change):  # a test that failed before, now fitted to pass?
+            return ", after it failed in this session's run before the change"
+        return ""
 
     s.test_edits = [e.text() + after_failing(e) for e in edits] + (_fewer_tests(s, report) if report is not None else [])
     return edits

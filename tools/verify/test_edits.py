@@ -4,8 +4,8 @@ passing it.
 A run that passes says nothing about a test that no longer runs. An agent sent back from POST_IMPL_VERIFY can
 "fix" a failing test by deleting it, by marking it skipped (`@pytest.mark.skip`, `it.skip`, `t.Skip()`,
 `#[ignore]`, `@Disabled`, GoogleTest's `DISABLED_`), by focusing another one (`it.only`, which stops the rest of
-the file running) or by making it expect what the code now does. This module compares each changed file as the session found it with what it is now, by what
-is written in it:
+the file running) or by making it expect what the code now does. This module compares each changed file as the
+session found it with what it is now, by what is written in it:
 
 - a test definition (a `test_*` function, a Go `TestX`, a `#[test] fn`, a JUnit `@Test` method, a jest or mocha
   `it('title')`, a GoogleTest `TEST(Suite, Name)`, a Unity `RUN_TEST(name)`) that was there and is not any
@@ -16,8 +16,8 @@ is written in it:
   one it is inside;
 - a test that was there at the start and still is, with lines of it changed or gone (an expectation changed to
   fit the code); lines only added (a case added to a table) strengthen it and are not told, and a body a
-  formatter laid out anew (tools.verify.layout) or a skip taken out again is the same test. A test's decorators, and a
-  table of cases at the top of the file that it names, are part of it (_bodies).
+  formatter laid out anew (tools.verify.layout) or a skip taken out again is the same test. A test's decorators,
+  and a table of cases at the top of the file that it names, are part of it (_bodies).
 
 Renaming a test reads as removing it. What is found is reported, not judged: QUALITY_REVIEW judges it and
 SESSION_COMPLETE tells the user; POST_IMPL_VERIFY refuses a pass only when a test that failed in the session's
@@ -305,8 +305,9 @@ def _table_names(syntax: _Syntax, text: str | None) -> set[str]:
 def _tables(syntax: _Syntax, text: str, where: _Lines, lines: list[str], indents: list[int],
             kept: set[str] | frozenset[str]) -> _Tables | None:
     """The values named in `kept` defined at the top of `text` (`CASES = [...]`, `const cases = [...]`, Go's `var`,
-    Rust's `const`, a JUnit `@MethodSource`'s static method): each one's lines, its first and those after it indented deeper, a closing bracket at its own
-    depth included. A test naming one reads it, so a case changed in it changes the test."""
+    Rust's `const`, a JUnit `@MethodSource`'s static method): each one's lines, its first and those after it
+    indented deeper, a closing bracket at its own depth included. A test naming one reads it, so a case changed in
+    it changes the test."""
     if syntax.tables is None or not kept:
         return None
     found: dict[str, list[int]] = {}

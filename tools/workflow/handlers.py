@@ -205,8 +205,8 @@ def ready_completion(ctx: PhaseContext) -> Transition:
 def note_test_edits(ctx: PhaseContext, report: CheckReport | None = None) -> list[TestEdit]:
     """Measure which tests the session removed, skipped, focused or rewrote so far, and keep them in the state (they
     are told at PRE_COMMIT, QUALITY_REVIEW and SESSION_COMPLETE: tools.workflow.responses.tests_told), each marked
-    when it had failed in the session's own run, after the change or before it; with the server's `report`, add each command that ran fewer tests
-    or skipped more than before the change."""
+    when it had failed in the session's own run, after the change or before it; with the server's `report`, add
+    each command that ran fewer tests or skipped more than before the change."""
     s = ctx.state
     if not s.tracks_changes:
         return []

@@ -329,6 +329,11 @@ def test_a_junit_method_source_is_part_of_the_tests_naming_it():
             "        assertEquals(want, parse(html).text());\n    }\n\n    @Test\n    void other() {\n        assertTrue(true);\n    }\n}\n")
     assert _texts(("src/test/java/TextTest.java", java, java.replace('"a")', '"b")'))) == [
         "src/test/java/TextTest.java text: rewritten (lines it had are changed or gone)"]
+    unnamed = ("class T {\n    static Stream<Arguments> parses() {\n        return Stream.of(Arguments.of(\"1\", 1));\n"
+               "    }\n\n    @ParameterizedTest\n    @MethodSource\n    void parses(String s, int n) {\n"
+               "        assertEquals(n, p(s));\n    }\n}\n")  # a @MethodSource without a name: the test's own
+    assert _texts(("src/test/java/T.java", unnamed, unnamed.replace('"1", 1', '"1", 2'))) == [
+        "src/test/java/T.java parses: rewritten (lines it had are changed or gone)"]
     commented = ('class C {\n    @ParameterizedTest @MethodSource("urls") // http and https\n'
                  '    public void fetches(String url) {\n        assertOk(url);\n    }\n}\n')
     assert _texts(("src/test/java/C.java", commented, commented.replace("    public void fetches(String url) {\n        assertOk(url);\n    }\n", ""))) == [

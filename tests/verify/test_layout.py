@@ -14,6 +14,8 @@ from tools.verify.layout import shape
     (["f(a, b)"], ["f(", "a,", "b,", ")"]),  # a call split over lines, with a trailing comma
     (["x = a + b"], ["x = (", "a + b", ")"]),  # parentheses laying out an expression
     (["assert (1,)"], ["assert (", "1,", ")"]),  # a one-item tuple keeps its comma either way
+    (["emitter.on('a', e => seen.push(e));"], ["emitter.on('a', (e) => seen.push(e));"]),  # prettier's arrowParens
+    (["list.forEach(x -> check(x));"], ["list.forEach((x) -> check(x));"]),  # a Java lambda
 ])
 def test_layout_is_not_a_change(before: list[str], after: list[str]) -> None:
     assert shape(before) == shape(after)
@@ -25,6 +27,7 @@ def test_layout_is_not_a_change(before: list[str], after: list[str]) -> None:
     (["assert (1,)"], ["assert 1"]),  # a tuple is not its item
     (["assert!(", "ok(1)", ");"], ["assert!ok(1)"]),  # a macro's parentheses are not layout
     (["g = f(", "a", ")"], ["g = fa"]),  # nor a call's
+    (["fn f(x) -> u8 {"], ["fn fx -> u8 {"]),  # nor a signature's before `->`
 ])
 def test_what_a_test_checks_is_a_change(before: list[str], after: list[str]) -> None:
     assert shape(before) != shape(after)

@@ -10,13 +10,16 @@ from collections import Counter
 _TOKEN = re.compile(r"\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|\s+|[()\[\]{}]|[^\s\"'()\[\]{}]+|[\"']")
 _PAIRS = {")": "(", "]": "[", "}": "{"}
 # words after which a parenthesis opens an expression, not a call's arguments
+# `(x)=>` or `(x)->` once whitespace is gone, not after a name (`f(x)->T` is a Rust signature)
+_LONE_PARAMETER = re.compile(r"(?<![\w$)\]])\(([A-Za-z_$][\w$]*)\)(=>|->)")
 _KEYWORDS = frozenset("assert return yield await in not and or if else elif is lambda case throw".split())
 
 
 def shape(body: list[str]) -> str:
     """A body as a formatter cannot change it: whitespace outside string literals gone, either quote for a string,
-    no semicolon ending a line, and neither the parentheses a formatter puts around an expression it splits over
-    lines nor the comma it adds after the last item of a list split over lines (_layout)."""
+    no semicolon ending a line, neither the parentheses a formatter puts around an expression it splits over lines
+    nor the comma it adds after the last item of a list split over lines (_layout), and a lambda's one parameter
+    without parentheses (prettier's `arrowParens`: `(x) => x` is `x => x`; Java's `(x) -> x`)."""
     text = "\n".join(line.removesuffix(";").rstrip() for line in body)
     tokens = [token.group(0) for token in _TOKEN.finditer(text)]
     parentheses, commas = _layout(tokens)
@@ -29,7 +32,7 @@ def shape(body: list[str]) -> str:
             parts.append(f"\0{inner}\0")
         else:
             parts.append(token[:-1] if at in commas else token)
-    return "".join(parts)
+    return _LONE_PARAMETER.sub(r"\1\2", "".join(parts))
 
 
 def _layout(tokens: list[str]) -> tuple[set[int], set[int]]:

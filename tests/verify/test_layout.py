@@ -16,6 +16,8 @@ from tools.verify.layout import shape
     (["assert (1,)"], ["assert (", "1,", ")"]),  # a one-item tuple keeps its comma either way
     (["emitter.on('a', e => seen.push(e));"], ["emitter.on('a', (e) => seen.push(e));"]),  # prettier's arrowParens
     (["list.forEach(x -> check(x));"], ["list.forEach((x) -> check(x));"]),  # a Java lambda
+    (["const e = make(); let got; e.on('a', (x) => { got = x; });"],  # statements joined on one line, or split
+     ["const e = make();", "let got;", 'e.on("a", x => {', "got = x;", "});"]),
 ])
 def test_layout_is_not_a_change(before: list[str], after: list[str]) -> None:
     assert shape(before) == shape(after)
@@ -28,6 +30,8 @@ def test_layout_is_not_a_change(before: list[str], after: list[str]) -> None:
     (["assert!(", "ok(1)", ");"], ["assert!ok(1)"]),  # a macro's parentheses are not layout
     (["g = f(", "a", ")"], ["g = fa"]),  # nor a call's
     (["fn f(x) -> u8 {"], ["fn fx -> u8 {"]),  # nor a signature's before `->`
+    (["foo; bar()"], ["foobar()"]),  # two words stay two
+    (["return x"], ["returnx"]),
 ])
 def test_what_a_test_checks_is_a_change(before: list[str], after: list[str]) -> None:
     assert shape(before) != shape(after)

@@ -6,32 +6,43 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-# a string literal (its quotes told apart from code), a run of whitespace, a bracket, or a run of anything else
-_TOKEN = re.compile(r"\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|\s+|[()\[\]{}]|[^\s\"'()\[\]{}]+|[\"']")
+# a string literal (its quotes told apart from code), a run of whitespace, a bracket, a semicolon, or a run of
+# anything else
+_TOKEN = re.compile(r"\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|\s+|[()\[\]{};]|[^\s\"'()\[\]{};]+|[\"']")
 _PAIRS = {")": "(", "]": "[", "}": "{"}
-# words after which a parenthesis opens an expression, not a call's arguments
+_WORD = re.compile(r"[\w$]")
 # `(x)=>` or `(x)->` once whitespace is gone, not after a name (`f(x)->T` is a Rust signature)
 _LONE_PARAMETER = re.compile(r"(?<![\w$)\]])\(([A-Za-z_$][\w$]*)\)(=>|->)")
+# words after which a parenthesis opens an expression, not a call's arguments
 _KEYWORDS = frozenset("assert return yield await in not and or if else elif is lambda case throw".split())
 
 
 def shape(body: list[str]) -> str:
-    """A body as a formatter cannot change it: whitespace outside string literals gone, either quote for a string,
-    no semicolon ending a line, neither the parentheses a formatter puts around an expression it splits over lines
-    nor the comma it adds after the last item of a list split over lines (_layout), and a lambda's one parameter
-    without parentheses (prettier's `arrowParens`: `(x) => x` is `x => x`; Java's `(x) -> x`)."""
-    text = "\n".join(line.removesuffix(";").rstrip() for line in body)
-    tokens = [token.group(0) for token in _TOKEN.finditer(text)]
+    """A body as a formatter cannot change it: either quote for a string; whitespace and semicolons outside string
+    literals gone (one space kept between two words: `foo; bar()` is not `foobar()`), so that statements split
+    over lines or joined on one are the same; neither the parentheses a formatter puts around an expression it
+    splits over lines nor the comma it adds after the last item of a list split over lines (_layout); and a
+    lambda's one parameter without parentheses (prettier's `arrowParens`: `(x) => x` is `x => x`; Java's
+    `(x) -> x`)."""
+    tokens = [token.group(0) for token in _TOKEN.finditer("\n".join(body))]
     parentheses, commas = _layout(tokens)
-    parts = []
+    parts: list[str] = []
+    gap = False  # whitespace or a semicolon since the last part
     for at, token in enumerate(tokens):
-        if at in parentheses or token.isspace():
+        if at in parentheses:
+            continue
+        if token.isspace() or token == ";":
+            gap = True
             continue
         if len(token) > 1 and token[0] in "\"'" and token[-1] == token[0]:
             inner = token[1:-1].replace("\\'", "'").replace('\\"', '"')
-            parts.append(f"\0{inner}\0")
-        else:
-            parts.append(token[:-1] if at in commas else token)
+            token = f"\0{inner}\0"
+        elif at in commas:
+            token = token[:-1]
+        if gap and parts and _WORD.match(parts[-1][-1:]) and _WORD.match(token[:1]):
+            parts.append(" ")
+        parts.append(token)
+        gap = False
     return _LONE_PARAMETER.sub(r"\1\2", "".join(parts))
 
 

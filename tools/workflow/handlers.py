@@ -215,14 +215,14 @@ def note_test_edits(ctx: PhaseContext, report: CheckReport | None = None) -> lis
     except GitError:  # told, not judged: a git hiccup here must not refuse the submit; the next one measures again
         return []
 
-    before_change = [test for command in s.checks_before_change for test in command.failing_tests]
+    before = s.failed_before_change
 
     def after_failing(edit: TestEdit) -> str:
         if edit.kind == "focused":
             return ""
         if any(names_edited_test(t, edit) for t in s.failed_after_change):
             return ", after it failed in this session's run"
-        if any(names_edited_test(t, edit) for t in before_change):  # a test that failed before, now fitted to pass?
+        if any(names_edited_test(t, edit) for t in before):  # a test that failed before, now fitted to pass?
             return ", after it failed in this session's run before the change"
         return ""
 
@@ -316,7 +316,7 @@ def session_concerns(checks: CheckPort, git: GitPort, state: SessionState, root:
         if reason := by_name(name):
             return reason
         if exercised is None:
-            before = [test for command in state.checks_before_change for test in command.failing_tests]
+            before = state.failed_before_change
             exercised = checks.exercising(before, session_changes(git, state.git, root, changed)) if before else {}
         return exercised.get(name)
 

@@ -63,7 +63,7 @@ class SessionState(BaseModel):
     last_check: str | None = None  # summary of the server's latest verify run
     # tests the latest POST_IMPL_VERIFY run failed only as they did before the change (not held against it)
     excused_failures: list[str] = Field(default_factory=list)
-    # tests the session removed, skipped or focused, as last measured (tools.verify.test_edits; shown as text)
+    # tests the session removed, skipped, focused or rewrote, as last measured (tools.verify.test_edits; as text)
     test_edits: list[str] = Field(default_factory=list)
     # tests the change made fail in one of the session's runs after it changed something (bounded)
     failed_after_change: list[str] = Field(default_factory=list)
@@ -104,6 +104,11 @@ class SessionState(BaseModel):
         if self.phase is Phase.READY and self.ready_substep:
             return f"READY ({self.ready_substep}, step {self.step})"
         return f"{self.phase.value} (step {self.step})"
+
+    @property
+    def failed_before_change(self) -> list[str]:
+        """The tests that failed in the run before the change, over all its commands."""
+        return [test for command in self.checks_before_change for test in command.failing_tests]
 
     @property
     def tracks_changes(self) -> bool:

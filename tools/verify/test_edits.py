@@ -269,20 +269,8 @@ def _bodies(syntax: _Syntax, text: str, tables_kept: set[str] | frozenset[str] =
             spans = functions.get(_name(match), match) if pattern is _UNITY else match  # Unity: the function run
             top = where.of(spans.start()) - 1
             first = where.of(spans.end()) - 1  # the line the name (and the body's start) is on
-            depth = indents[first] if first < len(lines) else 0
-            body = [*_decorators(syntax, stripped, indents, marked, top), *range(top, min(first + 1, len(lines)))]
-            for at in range(first + 1, len(lines)):
-                if not stripped[at]:
-                    continue
-                indent = indents[at]
-                if indent == depth and _SIGNATURE_END.match(lines[at]):
-                    body.append(at)
-                    continue
-                if indent <= depth:
-                    if indent == depth and _CLOSING.match(lines[at]):  # its own closing brace, not its block's
-                        body.append(at)
-                    break
-                body.append(at)
+            body = [*_decorators(syntax, stripped, indents, marked, top), *range(top, min(first + 1, len(lines))),
+                    *_block(lines, indents, first, brace_ends=True)]
             if tables:
                 named = {found.group(0) for found in tables.pattern.finditer("\n".join(stripped[at] for at in body))}
                 have = set(body)
@@ -290,6 +278,31 @@ def _bodies(syntax: _Syntax, text: str, tables_kept: set[str] | frozenset[str] =
             texts = (_unmarked(syntax, stripped[at]) if at in marked else stripped[at] for at in body)
             bodies.setdefault(_name(match).replace(_DISABLED, ""), []).append([line for line in texts if line])
     return bodies
+
+
+def _block(lines: list[str], indents: list[int], first: int, *, brace_ends: bool) -> list[int]:
+    """The lines after line `first` that belong to what it opens: those indented deeper, and at its own depth the
+    end of a signature split over lines (`) {`, `):`, a lone `{`) and a closing bracket (`}`, `});`, `];`). With
+    `brace_ends`, its closing brace ends it (a function's body, not its block's); else more may follow one (Go's
+    `}{` between a table's type and its values)."""
+    depth = indents[first] if first < len(lines) else 0
+    found: list[int] = []
+    for at in range(first + 1, len(lines)):
+        if not lines[at].strip():
+            continue
+        if indents[at] > depth:
+            found.append(at)
+        elif indents[at] < depth:
+            break
+        elif _SIGNATURE_END.match(lines[at]):
+            found.append(at)
+        elif _CLOSING.match(lines[at]):
+            found.append(at)
+            if brace_ends:
+                break
+        else:
+            break
+    return found
 
 
 @dataclass(frozen=True)
@@ -315,17 +328,7 @@ def _tables(syntax: _Syntax, text: str, where: _Lines, lines: list[str], indents
         if match.group("name") not in kept:
             continue
         first = where.of(match.start()) - 1
-        depth, span = indents[first], [first]
-        for at in range(first + 1, len(lines)):
-            if not lines[at].strip():
-                continue
-            if indents[at] <= depth:
-                if indents[at] == depth and (_SIGNATURE_END.match(lines[at]) or _CLOSING.match(lines[at])):
-                    span.append(at)  # `]`, `)`, `}` closing it, `];`
-                    continue
-                break
-            span.append(at)
-        found.setdefault(match.group("name"), []).extend(span)
+        found.setdefault(match.group("name"), []).extend([first, *_block(lines, indents, first, brace_ends=False)])
     if not found:
         return None
     return _Tables(re.compile(r"(?<![\w$])(?:" + "|".join(map(re.escape, found)) + r")(?![\w$])"), found)

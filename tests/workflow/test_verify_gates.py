@@ -340,6 +340,12 @@ def test_plain_folder_evidence_is_judged_against_the_content_snapshot(app_projec
 ALREADY_BROKEN = "\n\ndef test_already_broken():\n    assert 'upstream' == 'fixed'\n"
 
 
+def _add_already_broken(root: Path) -> None:
+    """A test that fails before any change, for reasons the session has nothing to do with."""
+    with (root / "test_app.py").open("a", encoding="utf-8") as f:
+        f.write(ALREADY_BROKEN)
+
+
 def _to_verification(driver: Driver) -> dict[str, Any]:
     driver.answers["Q2"] = True
     resp = driver.run(driver.start(), until="VERIFICATION")
@@ -348,8 +354,7 @@ def _to_verification(driver: Driver) -> dict[str, Any]:
 
 
 def test_a_test_failing_before_the_change_is_not_held_against_it(checked, app_project):
-    with (app_project.path / "test_app.py").open("a", encoding="utf-8") as f:
-        f.write(ALREADY_BROKEN)
+    _add_already_broken(app_project.path)
     driver = checked(PYTEST)
     resp = _to_verification(driver)
     before = driver.engine.run_checks()  # nothing changed yet: every command runs, and the outcome is kept
@@ -368,8 +373,7 @@ def test_a_test_failing_before_the_change_is_not_held_against_it(checked, app_pr
 
 
 def test_a_new_failure_beside_an_old_one_is_still_refused(checked, app_project):
-    with (app_project.path / "test_app.py").open("a", encoding="utf-8") as f:
-        f.write(ALREADY_BROKEN)
+    _add_already_broken(app_project.path)
     driver = checked(PYTEST)
     resp = _to_verification(driver)
     driver.engine.run_checks()
@@ -383,8 +387,7 @@ def test_a_new_failure_beside_an_old_one_is_still_refused(checked, app_project):
 
 
 def test_entering_ready_the_server_runs_the_checks_before_the_change_itself(checked, app_project):
-    with (app_project.path / "test_app.py").open("a", encoding="utf-8") as f:
-        f.write(ALREADY_BROKEN)
+    _add_already_broken(app_project.path)
     driver = checked(PYTEST)
     ready = driver.run(driver.start(), until="READY")  # Q2 no: no VERIFICATION, so no run_checks by the agent
     before = ready["checks_before_change"]
@@ -406,8 +409,7 @@ def test_entering_ready_the_server_runs_the_checks_before_the_change_itself(chec
 def test_an_old_failure_the_session_is_about_counts(checked, app_project, fake_git, how):
     """test_already_broken fails the same way before and after the change, but the session concerns it: the
     request names it, or its file held uncommitted work when the session began (a test written for the change)."""
-    with (app_project.path / "test_app.py").open("a", encoding="utf-8") as f:
-        f.write(ALREADY_BROKEN)
+    _add_already_broken(app_project.path)
     driver = checked(PYTEST)
     if how == "in a file the user had changed":
         fake_git.dirty_at_start.append("test_app.py")
@@ -454,8 +456,7 @@ def test_an_old_failure_calling_a_function_the_session_changed_counts(checked, a
 def test_a_session_that_changed_nothing_is_told_why_old_failures_still_count(checked, app_project):
     """Every item skipped, nothing written: the run at POST_IMPL_VERIFY is the state before the change again, and
     nothing excuses its failures (a bug fix that changed nothing fixed nothing). The hint says so and what to do."""
-    with (app_project.path / "test_app.py").open("a", encoding="utf-8") as f:
-        f.write(ALREADY_BROKEN)
+    _add_already_broken(app_project.path)
     driver = checked(PYTEST)
     resp = driver.submit(driver.payload(driver.run(driver.start(), until="READY")))  # planned: step 13
     assert resp["step"] == 13
@@ -487,8 +488,7 @@ def test_a_test_that_failed_before_and_fails_now_for_another_reason_counts(check
 
 
 def test_without_a_run_before_the_change_an_old_failure_counts(checked, app_project):
-    with (app_project.path / "test_app.py").open("a", encoding="utf-8") as f:
-        f.write(ALREADY_BROKEN)
+    _add_already_broken(app_project.path)
     driver = checked(PYTEST, run_before_change=False)
     ready = driver.run(driver.start(), until="READY")  # Q2 no: VERIFICATION, and with it run_checks, never came
     assert "checks_before_change" not in ready
@@ -618,8 +618,7 @@ def test_a_refused_pass_still_keeps_what_failed_so_a_skip_right_after_it_is_refu
 
 
 def test_skipping_a_test_that_failed_before_the_change_is_told_not_refused(checked, app_project, fake_git):
-    with (app_project.path / "test_app.py").open("a", encoding="utf-8") as f:
-        f.write(ALREADY_BROKEN)
+    _add_already_broken(app_project.path)
     driver = checked(PYTEST)
     _to_verify(driver, broken=True)  # entering READY ran the checks before the change: test_already_broken failed
     refused = driver.submit(_verify_payload(True))  # test_subtract is new; test_already_broken fails as before
@@ -654,8 +653,7 @@ def test_a_test_rewritten_to_fit_the_change_passes_but_is_told_with_its_failure(
 
 
 def test_a_test_that_failed_before_the_change_and_was_fitted_to_pass_is_told_with_that(checked, app_project, fake_git):
-    with (app_project.path / "test_app.py").open("a", encoding="utf-8") as f:
-        f.write(ALREADY_BROKEN)
+    _add_already_broken(app_project.path)
     driver = checked(PYTEST)
     _to_verify(driver, broken=False)  # entering READY ran the checks before the change: test_already_broken failed
     _edit_tests(app_project.path, fake_git, "assert 'upstream' == 'fixed'", "assert 'upstream' == 'upstream'")

@@ -47,6 +47,7 @@ from tools.app import CodeIntelApp
 from tools.bounds import MAX_RESPONSE_BYTES, bound_answer
 from tools.context import skill
 from tools.errors import CodeIntelError, validation_problems
+from tools.explore.shown import shown_files
 from tools.logs import setup_logging
 from tools.pathnames import client_safe
 from tools.stdio import WireAnswers, serve_stdio
@@ -865,7 +866,8 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
             data = json.loads(answer)
         spec = TOOLS.get(name)
         if spec is not None and spec.ledger:
-            app.workflow.record_tool_call(name, arguments, ok=ok)
+            shown = (lambda: shown_files(name, result)) if ok and result is not None else None
+            app.workflow.record_tool_call(name, arguments, ok=ok, shown=shown)
         log.info("%s %s in %.0f ms", name, "ok" if ok else data.get("error"), (time.perf_counter() - started) * 1000)
         if self.wire_answers is not None:
             # on our stdio transport the SDK gets markers and the answer's bytes are put in place of both when the

@@ -105,7 +105,7 @@ def test_codex_app_server_sees_tools_skill_and_hooks(npm_clients: Path, sample_r
         assert not listed["errors"], listed["errors"]
         hooks = {h["eventName"]: h for h in listed["hooks"] if Path(h["sourcePath"]) == sample_repo / ".codex" / "hooks.json"}
         assert set(hooks) == {"preToolUse", "sessionStart"}
-        assert hooks["preToolUse"]["matcher"] == "Edit|Write|MultiEdit|NotebookEdit|Bash|apply_patch"
+        assert hooks["preToolUse"]["matcher"] == "Edit|Write|MultiEdit|NotebookEdit|Read|Bash|apply_patch"
         assert hooks["preToolUse"]["command"].endswith(f"hook pre-tool-use --project {sample_repo}")
         assert hooks["sessionStart"]["matcher"] == "compact|resume"
 

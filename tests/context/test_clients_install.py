@@ -65,7 +65,7 @@ def test_hooks_and_permission_in_claude_settings(project_dir: Path) -> None:
     settings = _json(project_dir / ".claude" / "settings.json")
     pre, = settings["hooks"]["PreToolUse"]
     start, = settings["hooks"]["SessionStart"]
-    assert pre["matcher"] == "Edit|Write|MultiEdit|NotebookEdit|Bash|apply_patch"
+    assert pre["matcher"] == "Edit|Write|MultiEdit|NotebookEdit|Read|Bash|apply_patch"
     assert start["matcher"] == "compact|resume"
     for group, event in ((pre, "pre-tool-use"), (start, "session-start")):
         command = shlex.split(group["hooks"][0]["command"])

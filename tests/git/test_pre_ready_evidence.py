@@ -59,6 +59,7 @@ def _write_before_ready(driver: Driver) -> dict[str, Any]:
     resp = driver.start(flags=["--no-quality"])
     while resp["phase"] != "EXPLORATION":
         resp = driver.submit(driver.payload(resp))
+    driver.read("src/app.py", "src/other.py")
     driver.engine.add_explored_files(["src/app.py", "src/other.py"])  # a plain folder records them now
     root = driver.root.path
     app = root / "src" / "app.py"

@@ -124,3 +124,26 @@ def test_lexer_keeps_quotes_escapes_and_continuations() -> None:
 def test_unterminated_quotes_do_not_raise() -> None:
     assert files("echo 'open > x.txt") == []
     assert files('echo "x > y.txt') == []
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("cat src/app.py", ["/proj/src/app.py"]),
+    ("sed -n '1,40p' src/app.py", ["/proj/1,40p", "/proj/src/app.py"]),  # the script is dropped later: no such file
+    ("nl -ba lib/a.py | sed -n 10,20p", ["/proj/lib/a.py", "/proj/10,20p"]),
+    ("head -n 5 a.py b.py && tail -f log.txt", ["/proj/5", "/proj/a.py", "/proj/b.py", "/proj/log.txt"]),
+    ("grep -n 'def add' src/app.py", ["/proj/def add", "/proj/src/app.py"]),
+    ("cd src && cat app.py", ["/proj/src/app.py"]),
+    ("python3 - < script.py", ["/proj/script.py"]),
+    ("sudo less /etc/hosts", ["/etc/hosts"]),
+    ("cat $FILE", []),  # a variable: not known here
+    ("ls src && pytest -q", []),
+    ("sed -i 's/a/b/' src/app.py", ["/proj/s/a/b", "/proj/src/app.py"]),  # also a write, read by the write table
+])
+def test_reading_commands_name_what_they_read(command: str, expected: list[str]) -> None:
+    assert [p.as_posix() for p in write_targets(command, CWD).reads] == expected
+
+
+def test_read_globs_expand_against_the_folder(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("a")
+    (tmp_path / "b.py").write_text("b")
+    assert [p.name for p in write_targets("cat *.py", tmp_path).reads] == ["a.py", "b.py"]

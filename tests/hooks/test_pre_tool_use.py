@@ -18,7 +18,7 @@ from tools.workflow.engine import WorkflowEngine
 Hook = Callable[..., HookDecision]
 
 
-def _log(root: ProjectRoot, session_id: str) -> list[write_log.WriteEntry]:
+def _log(root: ProjectRoot, session_id: str) -> list[write_log.LogEntry]:
     return write_log.read_entries(write_log.log_file(root.state_dir / "sessions", session_id))
 
 
@@ -42,7 +42,7 @@ def test_calls_that_write_nothing_pass_in_any_phase(driver: Driver, hook: Hook) 
     for command in ("pytest -q", "git status && git diff", "cat src/app.py | grep add > /dev/null", "ls > /tmp/listing"):
         decision = hook("Bash", command=command)
         assert decision.allow and not decision.files, command
-    assert hook("Read", file_path="src/app.py").allow  # a tool the hook does not judge
+    assert hook("Read", file_path="src/app.py").allow  # reading is never refused
 
 
 def test_hook_agrees_with_check_write_target_in_every_phase(driver: Driver, engine: WorkflowEngine, hook: Hook,
@@ -184,10 +184,10 @@ def test_older_checkpoint_without_status_still_decides(driver: Driver, hook: Hoo
 
 
 def test_write_log_entries_are_one_object_per_line(tmp_path: Path) -> None:
-    entry = write_log.WriteEntry(session_id="s1", phase="READY", step=13, tool="Bash", files=("a.py", "b/c.py"),
+    entry = write_log.LogEntry(session_id="s1", phase="READY", step=13, tool="Bash", files=("a.py", "b/c.py"),
                                  command="x" * 900)
     file = write_log.append(tmp_path, entry)
-    write_log.append(tmp_path, write_log.WriteEntry(session_id="s1", phase="READY", tool="Edit", files=("d.py",)))
+    write_log.append(tmp_path, write_log.LogEntry(session_id="s1", phase="READY", tool="Edit", files=("d.py",)))
     with file.open("a", encoding="utf-8") as handle:
         handle.write("not json\n" + json.dumps({"session_id": "s1", "phase": "READY", "tool": "Edit", "files": []}) + "\n")
     lines = file.read_text(encoding="utf-8").splitlines()
@@ -197,7 +197,7 @@ def test_write_log_entries_are_one_object_per_line(tmp_path: Path) -> None:
     assert [e.files for e in write_log.read_entries(file)] == [("a.py", "b/c.py"), ("d.py",)]
     assert write_log.allowed_writes(file) == {"a.py", "b/c.py", "d.py"}
     with pytest.raises(ValueError):
-        write_log.append(tmp_path, write_log.WriteEntry(session_id="s1", phase="READY", tool="Edit", files=()))
+        write_log.append(tmp_path, write_log.LogEntry(session_id="s1", phase="READY", tool="Edit", files=()))
     write_log.remove(tmp_path, "s1")
     assert write_log.read_entries(file) == [] and write_log.allowed_writes(file) == set()
 
@@ -218,3 +218,38 @@ def test_write_log_goes_with_the_session(driver: Driver, hook: Hook, engine: Wor
     assert log.is_file()
     assert driver.run(resp)["phase"] == "SESSION_COMPLETE"  # the commit gate read it; then it goes
     assert not log.exists()
+
+
+def _reads(root: ProjectRoot, session_id: str) -> set[str]:
+    return write_log.files_read(write_log.reads_file(root.state_dir / "sessions", session_id))
+
+
+def test_reads_go_to_the_read_log_and_count_as_explored(driver: Driver, hook: Hook, engine: WorkflowEngine,
+                                                       app_project: ProjectRoot) -> None:
+    assert hook("Read", file_path=str(app_project.path / "src/app.py")).read == ()  # no session: nothing logged
+    assert not (app_project.state_dir / "sessions").exists()
+    resp = driver.start()
+    session_id = resp["session_id"]
+    assert hook("Read", file_path=str(app_project.path / "src/app.py")).read == ("src/app.py",)
+    decision = hook("Bash", command="grep -n 'x =' lib/other.py lib/missing.py lib /etc/hostname | head -3")
+    assert decision.allow and decision.read == ("lib/other.py",)  # the pattern, a folder, a missing and outside file dropped
+    assert hook("Bash", command="cd lib && sed -n '1,5p' ../README.md").read == ("README.md",)
+    assert hook("Read", file_path="/etc/hostname").read == ()
+    assert _reads(app_project, session_id) == {"src/app.py", "lib/other.py", "README.md"}
+    entry = write_log.read_entries(write_log.reads_file(app_project.state_dir / "sessions", session_id))[1]
+    assert (entry.tool, entry.phase, entry.command) == ("Bash", resp["phase"], "grep -n 'x =' lib/other.py lib/missing.py "
+                                                                                "lib /etc/hostname | head -3")
+    assert engine.add_explored_files(["src/app.py", "lib/other.py"])["added"] == ["src/app.py", "lib/other.py"]
+
+    engine.cleanup_stale_branches()  # the log goes with the session
+    assert not write_log.reads_file(app_project.state_dir / "sessions", session_id).exists()
+
+
+def test_a_denied_call_reads_nothing(driver: Driver, hook: Hook, app_project: ProjectRoot) -> None:
+    resp = driver.start()  # before READY every write is denied, and a denied call never runs
+    decision = hook("Bash", command="cat src/app.py > lib/copy.py")
+    assert not decision.allow and decision.read == ()
+    assert _reads(app_project, resp["session_id"]) == set()
+    driver.run(resp, until="READY")
+    driver.submit(driver.payload(driver.status()))
+    assert hook("Bash", command="cat src/app.py > src/copy.py").read == ("src/app.py",)  # allowed in READY

@@ -171,8 +171,16 @@ class Driver:
     def start(self, intent: str = "IMPLEMENT", flags: list[str] | None = None, query: str = QUERY) -> dict[str, Any]:
         return self._record(self._guard(lambda: self.engine.start_session(intent, query, flags or [], None)))
 
-    def tool(self, name: str, **args: Any) -> None:
-        self.engine.record_tool_call(name, args, ok=True)
+    def read(self, *files: str) -> None:
+        """The agent's own Read of these files, logged as the client hook logs it."""
+        from tools.workflow import write_log
+        session = self.engine.get_session_status()
+        write_log.append(self.root.state_dir / "sessions", write_log.LogEntry(
+            session_id=session["session_id"], phase=session["phase"], tool="Read", files=files), reads=True)
+
+    def tool(self, name: str, *, shown: list[str] | None = None, **args: Any) -> None:
+        """A server tool call as the server records it; `shown`: the files its answer showed code of."""
+        self.engine.record_tool_call(name, args, ok=True, shown=(lambda: shown) if shown else None)
 
     def submit(self, payload: Any, *, echo: bool = True) -> dict[str, Any]:
         data = {**payload, "compaction_count": self.compaction_count} if echo and isinstance(payload, dict) else payload
@@ -212,7 +220,7 @@ class Driver:
                     "quotes": {"target_feature": "a subtract function", "constraints": "with a test"},
                     "tools_used": [], "summary": summary}
         if phase == "EXPLORATION":
-            self.tool("search_text", pattern="def add")
+            self.tool("search_text", pattern="def add", shown=["src/app.py"])
             self.tool("find_definitions", symbol="add")
             return {"explored_files": ["src/app.py"], "findings": ["add lives in src/app.py"],
                     "tools_used": ["search_text", "find_definitions"], "summary": summary}

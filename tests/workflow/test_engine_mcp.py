@@ -52,8 +52,14 @@ async def test_session_through_the_mcp_layer(app_project):
             early = await _call(client, "submit_phase", {"data": exploration})
             assert early["error"] == "payload_mismatch" and "search_text" in early["message"]
 
-            assert (await _call(client, "search_text", {"pattern": "def add"}))["success"]
+            # search_files names files, it shows no code of them: the file is not read yet
             assert (await _call(client, "search_files", {"pattern": "**/*.py"}))["success"]
+            assert (await _call(client, "search_text", {"pattern": "no such text anywhere"}))["success"]
+            unread = await _call(client, "submit_phase", {"data": exploration})
+            assert unread["error"] == "payload_mismatch" and "never read or was shown: src/app.py" in unread["message"]
+            assert unread["current_phase"] == "EXPLORATION"
+
+            assert (await _call(client, "search_text", {"pattern": "def add"}))["success"]  # a hit in src/app.py
             resp = await _call(client, "submit_phase", {"data": exploration})
             assert resp["success"] and resp["phase"] == "Q1", resp
 

@@ -355,15 +355,28 @@ def test_check_write_target_only_in_ready(driver, engine):
 
 
 def test_add_explored_files(driver, engine):
-    from tools.errors import PathOutsideProject
-
-    driver.start()
-    result = engine.add_explored_files(["src/app.py", "./src/app.py"])
-    assert result["added"] == ["src/app.py"] and result["explored_count"] == 1
     import pytest
 
+    from tools.errors import InvalidArgument, PathOutsideProject
+
+    driver.start()
+    with pytest.raises(InvalidArgument) as refused:  # nothing in the session read or showed it
+        engine.add_explored_files(["src/app.py", "src/new_module.py"])
+    assert "never read or was shown: src/app.py" in refused.value.message
+    assert "nothing was added" in refused.value.message and "Read tool" in refused.value.hint
+    assert engine.live is not None and engine.live.state.explored_files == []
+
+    driver.read("src/app.py")
+    result = engine.add_explored_files(["src/app.py", "./src/app.py", "src/new_module.py", "src"])
+    assert result["added"] == ["src/app.py", "src/new_module.py", "src"]  # a file to create and a folder need no reading
     with pytest.raises(PathOutsideProject):
         engine.add_explored_files(["../outside.py"])
+
+
+def test_a_file_shown_by_a_server_tool_counts_as_read(driver, engine):
+    driver.start()
+    driver.tool("get_symbols", path="src/app.py", shown=["src/app.py"])
+    assert engine.add_explored_files(["src/app.py"])["added"] == ["src/app.py"]
 
 
 # ---------------------------------------------------------- skipped checklist items

@@ -41,6 +41,7 @@ def lines(file: Path) -> list[dict[str, Any]]:
 def at_exploration(driver: Any) -> dict[str, Any]:
     resp = driver.run(driver.start(), until="EXPLORATION")
     assert resp["phase"] == "EXPLORATION", resp
+    driver.read("src/app.py")
     return resp
 
 

@@ -90,7 +90,7 @@ def test_exploration_needs_two_distinct_tools(driver):
     payload = {"explored_files": ["src/app.py"], "findings": ["f"], "summary": "s", "tools_used": ["search_text", "Read"]}
     bad = driver.submit(payload)
     assert bad["error"] == "payload_mismatch" and "at least 2" in bad["message"]
-    driver.tool("mcp__code-intel__get_symbols", path="src/app.py")
+    driver.tool("mcp__code-intel__get_symbols", path="src/app.py", shown=["src/app.py"])
     ok = driver.submit(payload | {"tools_used": ["search_text", "mcp__code-intel__get_symbols", "Read"]})
     assert ok["phase"] == "Q1"
 

@@ -275,10 +275,10 @@ def test_the_hook_write_log_counts_as_allowed(driver, fake_git, app_project):
     log = write_log.log_file(sessions, resp["session_id"])
     log.write_text("not json\n" + json.dumps({"file": "src/extra.py", "allowed": True, "phase": "READY"}) + "\n",
                    encoding="utf-8")
-    write_log.append(sessions, write_log.WriteEntry(session_id=resp["session_id"], phase="EXPLORATION", tool="Edit",
+    write_log.append(sessions, write_log.LogEntry(session_id=resp["session_id"], phase="EXPLORATION", tool="Edit",
                                                     files=("src/extra.py",)))
     assert driver.submit(driver.payload(resp))["error"] == "payload_mismatch"  # malformed lines and other phases do not count
-    write_log.append(sessions, write_log.WriteEntry(session_id=resp["session_id"], phase="READY", step=13, tool="Write",
+    write_log.append(sessions, write_log.LogEntry(session_id=resp["session_id"], phase="READY", step=13, tool="Write",
                                                     files=("src/extra.py",)))
     assert "src/extra.py" not in driver.engine.review_changes()["outside_write_rules"]
     assert driver.submit(driver.payload(resp))["success"]

@@ -17,8 +17,8 @@ Codex (`--codex`):
   starting is left out of that request, and a short `codex exec` turn then runs without code-intel.
 
 One matcher serves both clients: Claude Code names its writing tools Edit/Write/MultiEdit/
-NotebookEdit/Bash, Codex calls the hook for Bash and apply_patch (Edit and Write match apply_patch
-there too). Hook commands are absolute: clients run them with the user's PATH, not the venv's.
+NotebookEdit/Bash (and Read, whose files go to the session's read log), Codex calls the hook for
+Bash and apply_patch (Edit and Write match apply_patch there too). Hook commands are absolute: clients run them with the user's PATH, not the venv's.
 """
 
 from __future__ import annotations
@@ -41,13 +41,13 @@ if TYPE_CHECKING:
 CLAUDE_SETTINGS = ".claude/settings.json"
 CODEX_HOOKS = ".codex/hooks.json"
 CODEX_CONFIG = ".codex/config.toml"
-WRITE_TOOLS_MATCHER = "Edit|Write|MultiEdit|NotebookEdit|Bash|apply_patch"
+TOOLS_MATCHER = "Edit|Write|MultiEdit|NotebookEdit|Read|Bash|apply_patch"
 SESSION_START_MATCHER = "compact|resume"
 HOOK_TIMEOUT_SECONDS = 10
 PERMISSION_RULE = "mcp__code-intel"
 CODEX_STARTUP_TIMEOUT_SEC = 20
 CODEX_TOOL_TIMEOUT_SEC = 600  # sync_index on a large project can take minutes
-HOOK_EVENTS = {"PreToolUse": ("pre-tool-use", WRITE_TOOLS_MATCHER), "SessionStart": ("session-start", SESSION_START_MATCHER)}
+HOOK_EVENTS = {"PreToolUse": ("pre-tool-use", TOOLS_MATCHER), "SessionStart": ("session-start", SESSION_START_MATCHER)}
 
 
 # ----------------------------------------------------------------------------- skill files

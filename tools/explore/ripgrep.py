@@ -579,3 +579,14 @@ def oversized_files(cwd: Path, filters: RgFilters, timeout: float = 10.0) -> lis
 def too_big_reason(size: int, limit: int) -> str:
     return (f"{size:,} bytes, over max_file_bytes ({limit:,}): not searched; raise max_file_bytes in "
             ".code-intel/config.json to include it")
+
+
+def written_files(matches: WrittenList[TextMatch]) -> list[str]:
+    """The files of a written list of match records, read from each part's first record (search_lines writes one
+    part per file, each record starting with its file: _written_records), without decoding the records."""
+    files = []
+    for part in matches.parts:
+        end = part.find(b',"line":')
+        if part.startswith(b'{"file":') and end > 0:
+            files.append(from_json(part[8:end]))
+    return files

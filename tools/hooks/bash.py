@@ -1,4 +1,5 @@
-"""Which files a shell command would write: a best-effort reading of the agent's Bash calls.
+"""Which files a shell command would write, and which it reads: a best-effort reading of the agent's
+Bash calls.
 
 The hook cannot run the command to see what it does, so it reads it: a small shell lexer (quotes,
 escapes, comments, operators, heredocs, `$(...)`), split into simple commands, and a table of the
@@ -12,6 +13,10 @@ common ways to write a file:
   `revert`, `am`, `apply`, `pull`, `clean`, `rm`, `mv`);
 - `python -c CODE` and `python` fed a heredoc, when the code calls `open(..., "w")`,
   `Path(...).write_text(...)`, `os.remove(...)`, `shutil.move(...)` and the like.
+
+It also notes the project files a command shows the agent: the operands of `cat`, `head`, `tail`,
+`less`, `more`, `nl`, `bat`, `sed`, `awk`, `grep` and `rg`, and files fed in with `<`. Those go to the
+session's read log (an operand that names no file, such as a grep pattern, is dropped there).
 
 A target it cannot read (a variable, a command substitution, a Python write to a computed path)
 is reported as `unknown`, so the caller can refuse it instead of guessing. What this reading
@@ -40,6 +45,9 @@ GIT_WRITES = {"commit", "checkout", "switch", "reset", "restore", "merge", "reba
               "revert", "am", "apply", "pull", "clean", "rm", "mv"}
 GIT_READ_ONLY_STASH = {"list", "show"}
 IGNORED_TARGETS = ("/dev/",)
+# commands that print the files they are given (operands that are not files, like a pattern, are dropped later)
+READERS = {"cat", "head", "tail", "less", "more", "nl", "bat", "batcat", "sed", "awk", "gawk", "grep", "egrep",
+           "fgrep", "rg", "view"}
 
 _PYTHON = re.compile(r"^python(?:\d+(?:\.\d+)?)?$")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*")
@@ -73,24 +81,28 @@ class Word:
 
 
 class BashWrites:
-    """What a command writes: absolute target paths, git operations, and write forms with unreadable targets."""
+    """What a command writes: absolute target paths, git operations, and write forms with unreadable targets;
+    and the paths it reads (`reads`: candidates only, each may name no file)."""
 
-    __slots__ = ("files", "git", "unknown")
+    __slots__ = ("files", "git", "reads", "unknown")
 
     def __init__(self, files: list[Path] | None = None, git: list[str] | None = None,
-                 unknown: list[str] | None = None) -> None:
+                 unknown: list[str] | None = None, reads: list[Path] | None = None) -> None:
         self.files: list[Path] = files or []
         self.git: list[str] = git or []  # e.g. "git commit"
         self.unknown: list[str] = unknown or []  # e.g. "> $OUT", "python code writing to a computed path"
+        self.reads: list[Path] = reads or []
 
     @property
     def any(self) -> bool:
+        """Whether the command writes anything (reads aside)."""
         return bool(self.files or self.git or self.unknown)
 
     def extend(self, other: BashWrites) -> None:
         self.files.extend(other.files)
         self.git.extend(other.git)
         self.unknown.extend(other.unknown)
+        self.reads.extend(other.reads)
 
 
 # ----------------------------------------------------------------------------- lexer
@@ -292,6 +304,19 @@ class _Reader:
                 return
         self.result.files.append(path)
 
+    def source(self, word: Word) -> None:
+        """Note a path the command reads, when it can be read here (no variable, globs expanded)."""
+        if word.dynamic or not word.text or word.text == "-":
+            return
+        text = os.path.expanduser(word.text)
+        path = Path(text) if os.path.isabs(text) else self.cwd / text
+        if any(ch in text for ch in "*?["):
+            import glob
+
+            self.result.reads.extend(Path(m) for m in sorted(glob.glob(str(path)))[:100])
+            return
+        self.result.reads.append(path)
+
     def read(self, command: list[Word | str]) -> None:
         words: list[Word] = []
         i = 0
@@ -311,6 +336,8 @@ class _Reader:
                 if token in ("<<", "<<-") and isinstance(follow, Word):
                     i += 2
                     continue
+                if token == "<" and isinstance(follow, Word):
+                    self.source(follow)
                 i += 2 if isinstance(follow, Word) else 1  # <, <<<, <&: input only
                 continue
             words.append(token)
@@ -330,6 +357,9 @@ class _Reader:
         name = os.path.basename(words[0].text)
         heredocs = [t.heredoc for t in command if isinstance(t, Word) and t.heredoc is not None]
         handler = getattr(self, "cmd_" + name.replace("-", "_"), None)
+        if name in READERS:
+            for word in _options_and_args(words[1:])[1]:
+                self.source(word)
         if _PYTHON.match(name):
             self.python(words[1:], heredocs)
         elif name in EVERY_OPERAND_WRITTEN:
@@ -483,7 +513,7 @@ class _Reader:
 
 
 def write_targets(command: str, cwd: Path) -> BashWrites:
-    """What `command`, run in `cwd`, would write, as far as reading it can tell."""
+    """What `command`, run in `cwd`, would write (and read), as far as reading it can tell."""
     reader = _Reader(cwd)
     tokens, substitutions = tokenize(command)
     for simple in _simple_commands(tokens):

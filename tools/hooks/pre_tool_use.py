@@ -2,11 +2,13 @@
 
 The decision is the server's: the same write rules `check_write_target` applies (READY only,
 inside the project, explored files, ...), fed from the active session's checkpoint. Calls that
-write nothing are let through untouched, and so is everything when no session is active. An
-allowed write is appended to the session's write log (tools/workflow/write_log.py).
+write nothing are let through, and so is everything when no session is active. An allowed write
+is appended to the session's write log, and the project files a call reads (`Read`, `cat`, ...)
+to its read log (tools/workflow/write_log.py): that is how the server knows what the agent read.
 
 Tools it reads:
-- Claude Code `Edit`, `Write`, `MultiEdit` (`tool_input.file_path`), `NotebookEdit` (`notebook_path`);
+- Claude Code `Edit`, `Write`, `MultiEdit` (`tool_input.file_path`), `NotebookEdit` (`notebook_path`),
+  and `Read` (`file_path`), which only reads;
 - Codex `apply_patch` (`tool_input.command` holds the patch; its `*** Add/Update/Delete File:` and
   `*** Move to:` lines name the files);
 - `Bash` in both clients (`tool_input.command`, read by tools/hooks/bash.py). A Bash write outside
@@ -25,8 +27,10 @@ from tools.hooks.bash import BashWrites, write_targets
 from tools.hooks.session import describe, find_session
 from tools.project import ProjectRoot
 from tools.workflow import write_log
+from tools.workflow.checkpoint import CheckpointView
 
 EDIT_TOOLS = {"Edit": "file_path", "Write": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path"}
+READ_TOOL = "Read"
 PATCH_TOOL = "apply_patch"
 SHELL_TOOL = "Bash"
 _PATCH_FILE = re.compile(r"^\s*\*\*\* (?:Add File|Update File|Delete File|Move to): (.+?)\s*$", re.MULTILINE)
@@ -36,6 +40,7 @@ class HookDecision(NamedTuple):
     allow: bool
     reason: str = ""
     files: tuple[str, ...] = ()  # project-relative files an allowed call writes
+    read: tuple[str, ...] = ()  # project-relative files it reads (logged while a session is active)
 
 
 class Request(NamedTuple):
@@ -53,7 +58,7 @@ def _absolute(path: str, cwd: Path) -> Path:
 
 
 def read_request(event: dict[str, Any], root: ProjectRoot) -> Request | None:
-    """What the call would write, or None for a tool this hook does not judge."""
+    """What the call would write (and read), or None for a tool this hook does not judge."""
     tool = event.get("tool_name")
     tool_input = event.get("tool_input")
     tool_input = tool_input if isinstance(tool_input, dict) else {}
@@ -64,6 +69,11 @@ def read_request(event: dict[str, Any], root: ProjectRoot) -> Request | None:
         if not isinstance(path, str) or not path.strip():
             return Request(tool, BashWrites(unknown=[f"{tool} without a file path"]), strict=True)
         return Request(tool, BashWrites(files=[_absolute(path, cwd)]), strict=True)
+    if tool == READ_TOOL:
+        path = tool_input.get("file_path")
+        if not isinstance(path, str) or not path.strip():
+            return None
+        return Request(tool, BashWrites(reads=[_absolute(path, cwd)]), strict=False)
     if tool == PATCH_TOOL:
         patch = next((v for k in ("command", "patch", "input") if isinstance(v := tool_input.get(k), str)), "")
         names = _PATCH_FILE.findall(patch)
@@ -81,11 +91,13 @@ def read_request(event: dict[str, Any], root: ProjectRoot) -> Request | None:
 def decide(event: dict[str, Any], root: ProjectRoot) -> HookDecision:
     """Allow or deny one tool call; raises CheckpointCorrupt when a write meets an unreadable checkpoint."""
     request = read_request(event, root)
-    if request is None or not request.writes.any:
+    if request is None or not (request.writes.any or request.writes.reads):
         return HookDecision(allow=True)
     session = find_session(root)
     if session is None:
         return HookDecision(allow=True)
+    if not request.writes.any:
+        return HookDecision(allow=True, read=_log_reads(root, session, request))
     in_ready = session.phase == "READY"
     problems: list[str] = []
     for operation in request.writes.git:
@@ -112,10 +124,31 @@ def decide(event: dict[str, Any], root: ProjectRoot) -> HookDecision:
         # no closing period: Codex appends ". Command: ..." to the reason it hands the model
         return HookDecision(allow=False, reason=f"code-intel blocked this {request.tool} call: " + "; ".join(unique)
                             + f". {where}{next_step}")
+    read = _log_reads(root, session, request)  # a denied call never runs, so it reads nothing
     if allowed:
         files = list(dict.fromkeys(allowed))
-        write_log.append(session.file.parent, write_log.WriteEntry(
+        write_log.append(session.file.parent, write_log.LogEntry(
             session_id=session.session_id, phase=session.phase, step=session.step, tool=request.tool,
             files=tuple(files), command=request.command))
-        return HookDecision(allow=True, files=tuple(files))
-    return HookDecision(allow=True)
+        return HookDecision(allow=True, files=tuple(files), read=read)
+    return HookDecision(allow=True, read=read)
+
+
+def _log_reads(root: ProjectRoot, session: CheckpointView, request: Request) -> tuple[str, ...]:
+    """Append the project files the call reads to the session's read log; operands that name no file (a
+    grep pattern, a folder, a file outside the project) are dropped. A log that cannot be written only
+    leaves the server without this evidence."""
+    files: list[str] = []
+    for path in request.writes.reads:
+        if root.contains(path) and path.is_file():
+            files.append(root.relative(os.path.realpath(path)))
+    if not files:
+        return ()
+    files = list(dict.fromkeys(files))
+    try:
+        write_log.append(session.file.parent, write_log.LogEntry(
+            session_id=session.session_id, phase=session.phase, step=session.step, tool=request.tool,
+            files=tuple(files), command=request.command), reads=True)
+    except OSError:
+        return ()
+    return tuple(files)

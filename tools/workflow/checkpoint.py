@@ -244,8 +244,8 @@ class CheckpointStore:
         return state, payloads
 
     def delete(self, session_id: str) -> None:
-        """The session's checkpoint, and its write log (the commit gate has read it by then) and ledger
-        journal with it. A folder that cannot be written only leaves them behind."""
+        """The session's checkpoint, and its write and read logs (the commit gate has read them by then) and
+        ledger journal with it. A folder that cannot be written only leaves them behind."""
         from tools.workflow.ledger import journal_file
 
         try:
@@ -256,7 +256,8 @@ class CheckpointStore:
             _log().warning("could not delete the checkpoint of %s: %s", session_id, err)
 
     def delete_all(self) -> list[str]:
-        """Every checkpoint (reported), write log and ledger journal (not reported: they belong to those sessions)."""
+        """Every checkpoint (reported), write and read log and ledger journal (not reported: they belong to those
+        sessions)."""
         from tools.workflow.ledger import CALLS_SUFFIX
 
         removed = []
@@ -266,23 +267,25 @@ class CheckpointStore:
             except OSError as err:
                 raise self.root.unwritable(file.parent, err, "cleanup_stale_branches") from None
             removed.append(self.root.relative(file))
-        for file in [*self.folder.glob(f"*{write_log.LOG_SUFFIX}"), *self.folder.glob(f"*{CALLS_SUFFIX}")]:
-            file.unlink(missing_ok=True)
+        for suffix in (write_log.LOG_SUFFIX, write_log.READS_SUFFIX, CALLS_SUFFIX):
+            for file in self.folder.glob(f"*{suffix}"):
+                file.unlink(missing_ok=True)
         return removed
 
     def remove_orphan_journals(self, keep: set[str]) -> list[str]:
-        """Ledger journals of sessions that have no checkpoint in `keep` (a checkpoint deleted by hand):
-        nothing would ever read them. Run before a new session starts."""
+        """Ledger journals and read logs of sessions that have no checkpoint in `keep` (a checkpoint deleted by
+        hand): nothing would ever read them. Run before a new session starts."""
         from tools.workflow.ledger import CALLS_SUFFIX
 
         removed = []
-        for file in self.folder.glob(f"*{CALLS_SUFFIX}"):
-            if file.name[: -len(CALLS_SUFFIX)] in keep:
-                continue
-            try:
-                file.unlink(missing_ok=True)
-            except OSError as err:
-                _log().debug("cannot remove %s: %s", file, err)
-                continue
-            removed.append(file.name)
+        for suffix in (CALLS_SUFFIX, write_log.READS_SUFFIX):
+            for file in self.folder.glob(f"*{suffix}"):
+                if file.name[: -len(suffix)] in keep:
+                    continue
+                try:
+                    file.unlink(missing_ok=True)
+                except OSError as err:
+                    _log().debug("cannot remove %s: %s", file, err)
+                    continue
+                removed.append(file.name)
         return removed

@@ -54,6 +54,7 @@ from tools.learning.decisions import DecisionLog
 from tools.project import ProjectRoot
 from tools.session_types import Phase
 from tools.verify.models import not_configured_view
+from tools.workflow import write_log
 from tools.workflow.checkpoint import CheckpointStore
 from tools.workflow.contract import ContractSource, PhaseContract
 from tools.workflow.flags import parse_flags
@@ -64,8 +65,10 @@ from tools.workflow.handlers import (
     checks_at_ready,
     record_run,
     session_checks,
+    unseen_files,
+    unseen_message,
 )
-from tools.workflow.ledger import LedgerJournal, ToolLedger
+from tools.workflow.ledger import LedgerJournal, ToolLedger, normalise_tool_name
 from tools.workflow.lock import ProjectLock
 from tools.workflow.matrix import INTENTS, enabled_phases, is_investigation, next_phase
 from tools.workflow.payloads import ReadyImplementationPayload, validate_payload
@@ -74,7 +77,7 @@ from tools.workflow.ports import CheckPort, CheckProgress, GitPort
 from tools.workflow.responses import no_session_fields, phase_response, refusal_fields
 from tools.workflow.state import SessionState, new_session_id, now
 from tools.workflow.tool_evidence import check_tool_evidence
-from tools.workflow.write_log import allowed_writes, log_file
+from tools.workflow.write_log import allowed_writes, files_read, log_file, reads_file
 
 RUN_CHECKS_PHASES = (Phase.VERIFICATION, Phase.POST_IMPL_VERIFY)
 # phases that work on the task branch: a resumed session in one of them needs it checked out
@@ -379,7 +382,8 @@ class WorkflowEngine:
                 draft = state.model_copy(deep=True)
                 context = PhaseContext(draft, model, self.root, self.git, enabled_phases(draft.intent, draft.flags),
                                        checks=self.checks, progress=progress,
-                                       logged_writes=partial(self._logged_writes, draft))
+                                       logged_writes=partial(self._logged_writes, draft),
+                                       files_seen=partial(self._files_seen, draft))
                 transition = self._route(state, draft, spec.handler(context))
                 self._entering_ready(context, transition)
             except CodeIntelError as err:
@@ -434,12 +438,21 @@ class WorkflowEngine:
                 "lines as they are now are not accepted as evidence (lines you change from here on are); at "
                 "PRE_COMMIT discard them, or keep them in reallowed_files only if the user agrees")
 
+    def _files_seen(self, state: SessionState) -> set[str]:
+        """Files the session saw: read by the agent's own tools (the client hooks' log) or shown by the server's
+        exploration tools, as project-relative paths."""
+        return self._project_paths(files_read(reads_file(self.root.state_dir / "sessions", state.session_id)))
+
     def _logged_writes(self, state: SessionState) -> set[str]:
         """Files the client hooks' write log allowed during READY, as project-relative paths."""
+        return self._project_paths(allowed_writes(log_file(self.root.state_dir / "sessions", state.session_id)))
+
+    def _project_paths(self, logged: set[str]) -> set[str]:
+        """A log's files as project-relative paths; an entry that does not resolve inside the project is dropped."""
         out: set[str] = set()
-        for raw in allowed_writes(log_file(self.root.state_dir / "sessions", state.session_id)):
+        for raw in logged:
             try:
-                out.add(self.root.relative(self.root.resolve(raw, kind="logged write")))
+                out.add(self.root.relative(self.root.resolve(raw, kind="logged file")))
             except CodeIntelError:
                 continue
         return out
@@ -527,7 +540,10 @@ class WorkflowEngine:
             return response
 
     # ----------------------------------------------------------------- ledger
-    def record_tool_call(self, tool: str, arguments: dict[str, Any], ok: bool) -> None:
+    def record_tool_call(self, tool: str, arguments: dict[str, Any], ok: bool,
+                         shown: Callable[[], list[str]] | None = None) -> None:
+        """Put the call in the session's ledger; `shown` gives the files its answer showed code of, which go to
+        the session's read log (asked only when a session is there to keep them)."""
         with self._lock:
             args = arguments if isinstance(arguments, dict) else {}
             if self._live is not None:
@@ -538,6 +554,14 @@ class WorkflowEngine:
                     return
                 state, ledger = waiting
             ledger.record(tool, args, phase=state.contract_id, window=state.window, ok=ok)
+            files = shown() if shown is not None else []
+            if files:
+                try:
+                    write_log.append(self.root.state_dir / "sessions", write_log.LogEntry(
+                        session_id=state.session_id, phase=state.phase.value, step=state.step,
+                        tool=normalise_tool_name(tool), files=tuple(files)), reads=True)
+                except OSError as err:  # the call stands; only this evidence is missing
+                    log.warning("read log of %s not written: %s", state.session_id, err)
 
     def _waiting_ledger(self) -> tuple[SessionState, ToolLedger] | None:
         """After a restart, before the first get_session_status or submit_phase restores the session: the
@@ -624,6 +648,10 @@ class WorkflowEngine:
                            "another call")
                 files = files[:MAX_LIST_ITEMS]
             relative = list(dict.fromkeys(self.root.relative(self.root.resolve(f, kind="explored file")) for f in files))
+            unseen = unseen_files(self.root, relative, partial(self._files_seen, state))
+            if unseen:
+                message, hint = unseen_message(unseen, "files")
+                raise InvalidArgument(message + "; nothing was added", hint=hint)
             room = MAX_EXPLORED_FILES - len(state.explored_files)
             fresh = [f for f in relative if f not in state.explored_files]
             if len(fresh) > room:

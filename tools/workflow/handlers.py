@@ -53,6 +53,7 @@ class PhaseContext:
     checks: CheckPort | None = None  # the project's verify.commands; None runs nothing
     progress: CheckProgress | None = None  # MCP progress notifications while checks run
     logged_writes: Callable[[], set[str]] = field(default=lambda: set())  # files the hooks' write log allowed in READY
+    files_seen: Callable[[], set[str]] = field(default=lambda: set())  # files the session read or was shown (read log)
     # what the submit observed, which the session keeps even when the submit is refused (a server run's outcome):
     # each is applied to the draft at once and, on a refusal, to the state as it was (WorkflowEngine.submit_phase)
     observed: list[Callable[[SessionState], None]] = field(default_factory=list)
@@ -134,9 +135,32 @@ def query_frame(ctx: PhaseContext) -> Transition:
     return ctx.advance()
 
 
+def unseen_files(root: ProjectRoot, files: list[str], seen: Callable[[], set[str]]) -> list[str]:
+    """The existing files among `files` (project-relative) that the session never saw. A path that names no
+    file yet (one the agent will create) or a folder needs no reading."""
+    existing = [f for f in files if (root.path / f).is_file()]
+    if not existing:
+        return []
+    known = seen()
+    return [f for f in existing if f not in known]
+
+
+def unseen_message(unseen: list[str], field_name: str) -> tuple[str, str]:
+    """The refusal for explored files nobody read: message and hint."""
+    shown = ", ".join(unseen[:10]) + (f" and {len(unseen) - 10} more" if len(unseen) > 10 else "")
+    return (f"{field_name} names {len(unseen)} file(s) this session never read or was shown: {shown}",
+            "read each of them before you list it (your Read tool, or cat / sed -n in the shell, which code-intel's "
+            "hooks log; or get_symbols, which shows its outline), then send again; or leave out the files you did "
+            "not read. A file you are going to create needs no reading")
+
+
 def exploration(ctx: PhaseContext) -> Transition:
     payload: p.ExplorationPayload = ctx.payload
     files = [ctx.relative(f, "explored file") for f in payload.explored_files]
+    unseen = unseen_files(ctx.root, files, ctx.files_seen)
+    if unseen:
+        message, hint = unseen_message(unseen, "explored_files")
+        raise PayloadMismatch(message, hint=hint)
     ctx.state.add_explored(files)
     ctx.git.remember_baseline(ctx.state.git, files)  # outside git: their content before READY may change them
     return ctx.advance()

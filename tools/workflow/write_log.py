@@ -1,4 +1,7 @@
-"""The write log: every write the client hook allowed during a session, one JSON object per line.
+"""The session's write log and read log: one JSON object per line each.
+
+The write log holds every write the client hook allowed during a session; the read log every file
+the session saw (below).
 
 `code-intel hook pre-tool-use` runs before the agent's own Edit/Write/MultiEdit/NotebookEdit,
 Codex's apply_patch and Bash. When a session is active and the write rules allow the write, the
@@ -18,8 +21,16 @@ hook appends one entry to `.code-intel/sessions/<session_id>.writes.jsonl`:
 
 Only allowed writes are logged, so a file changed in the session but named by no entry was
 changed behind the hook's back (a tool the hook does not see, an editor, a Bash form it cannot
-parse). The commit gate and review_changes read the log through `allowed_writes`. The checkpoint
-store deletes it together with the session's checkpoint.
+parse). The commit gate and review_changes read the log through `allowed_writes`.
+
+The read log, `.code-intel/sessions/<session_id>.reads.jsonl`, has entries of the same shape in any
+phase: the hook appends the files the agent's own tools read (Claude Code's `Read`, shell commands
+such as `cat`, `sed -n`, `grep FILE`), and the server appends the files its answers showed code of
+(a search hit, a definition, an outline). `files_read` gives them back: EXPLORATION and
+add_explored_files accept an existing file as explored only when it is there. Neither log can be
+written by the agent: the write rules keep every tool out of `.code-intel/`.
+
+The checkpoint store deletes both logs together with the session's checkpoint.
 
 This module is imported by the hook on every tool call: standard library only.
 """
@@ -33,8 +44,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 LOG_SUFFIX = ".writes.jsonl"
+READS_SUFFIX = ".reads.jsonl"
 MAX_LOG_BYTES = 20_000_000  # a reader refuses (reads nothing from) a log grown past this
 MAX_COMMAND_CHARS = 500
+MAX_READ_FILES = 500  # files named by one read entry (a search showing more lists its first ones)
 
 
 def log_file(sessions_dir: Path, session_id: str) -> Path:
@@ -42,11 +55,16 @@ def log_file(sessions_dir: Path, session_id: str) -> Path:
     return sessions_dir / f"{session_id}{LOG_SUFFIX}"
 
 
+def reads_file(sessions_dir: Path, session_id: str) -> Path:
+    """`.code-intel/sessions/<session_id>.reads.jsonl`."""
+    return sessions_dir / f"{session_id}{READS_SUFFIX}"
+
+
 def now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-class WriteEntry(NamedTuple):
+class LogEntry(NamedTuple):
     session_id: str
     phase: str
     tool: str
@@ -66,7 +84,7 @@ class WriteEntry(NamedTuple):
         return json.dumps(data, ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, line: str) -> WriteEntry | None:
+    def from_json(cls, line: str) -> LogEntry | None:
         """The entry on one line, or None for a line that is not a well-formed entry."""
         try:
             data = json.loads(line)
@@ -87,11 +105,14 @@ class WriteEntry(NamedTuple):
                    command=command if isinstance(command, str) else None, time=data["time"])
 
 
-def append(sessions_dir: Path, entry: WriteEntry) -> Path:
-    """Append one entry. A single write() of one line in append mode, so concurrent hooks never interleave."""
+def append(sessions_dir: Path, entry: LogEntry, *, reads: bool = False) -> Path:
+    """Append one entry to the write log (to the read log with `reads`). A single write() of one line in
+    append mode, so concurrent hooks never interleave."""
     if not entry.files:
-        raise ValueError("a write entry names at least one file")
-    target = log_file(sessions_dir, entry.session_id)
+        raise ValueError("a log entry names at least one file")
+    if reads:
+        entry = entry._replace(files=entry.files[:MAX_READ_FILES])
+    target = (reads_file if reads else log_file)(sessions_dir, entry.session_id)
     data = (entry._replace(time=entry.time or now()).to_json() + "\n").encode("utf-8")
     fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
@@ -101,7 +122,7 @@ def append(sessions_dir: Path, entry: WriteEntry) -> Path:
     return target
 
 
-def read_entries(file: Path) -> list[WriteEntry]:
+def read_entries(file: Path) -> list[LogEntry]:
     """Every well-formed entry of a log; malformed lines are skipped (never read as permission)."""
     try:
         if not file.is_file() or file.stat().st_size > MAX_LOG_BYTES:
@@ -109,7 +130,7 @@ def read_entries(file: Path) -> list[WriteEntry]:
         text = file.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return []
-    entries = (WriteEntry.from_json(line) for line in text.splitlines() if line.strip())
+    entries = (LogEntry.from_json(line) for line in text.splitlines() if line.strip())
     return [e for e in entries if e is not None]
 
 
@@ -118,5 +139,11 @@ def allowed_writes(file: Path) -> set[str]:
     return {f for e in read_entries(file) if e.phase == "READY" for f in e.files}
 
 
+def files_read(file: Path) -> set[str]:
+    """The files a read log names (project-relative POSIX paths), whichever tool saw them."""
+    return {f for e in read_entries(file) for f in e.files}
+
+
 def remove(sessions_dir: Path, session_id: str) -> None:
     log_file(sessions_dir, session_id).unlink(missing_ok=True)
+    reads_file(sessions_dir, session_id).unlink(missing_ok=True)

@@ -1,6 +1,6 @@
 """Hook latency: how long `code-intel hook pre-tool-use|session-start` takes, the way a client runs it.
 
-Claude Code and Codex start the hook as a new process for every Edit/Write/Bash call, pipe the event
+Claude Code and Codex start the hook as a new process for every Edit/Write/Read/Bash call, pipe the event
 JSON in and wait for the answer, so the figure that matters is the whole process: interpreter start,
 imports, reading the lock and the checkpoint, the decision, the write-log append. Each case is timed
 from Popen to exit; the baseline is the same interpreter doing nothing (`python -c pass`), the floor
@@ -155,6 +155,9 @@ def main() -> int:
         exploring = [
             Case("Bash `pytest -q`, session in EXPLORATION (no write: allow)", pre, event(root, "Bash", command="pytest -q")),
             Case("Edit, session in EXPLORATION (deny)", pre, edit),
+            Case("Read of a project file, EXPLORATION (allow + read log)", pre, event(root, "Read", file_path=target)),
+            Case("Bash `sed -n 1,80p FILE | grep x`, EXPLORATION (read log)", pre,
+                 event(root, "Bash", command=f"sed -n 1,80p {explored[0]} | grep x")),
             Case("SessionStart compact, EXPLORATION", start, compact),
         ]
         measure(exploring, Case("", baseline.argv, ""), args.runs)

@@ -66,3 +66,16 @@ def test_progress_is_reported_for_long_runs(tmp_path: Path, monkeypatch: object)
                       progress=lambda elapsed, message: seen.append(message))
     assert out.passed
     assert seen and all("slow: running for" in m for m in seen)
+
+
+def test_a_run_of_progress_meter_lines_keeps_only_its_last(tmp_path: Path) -> None:
+    meter = "\n".join(f"{'.' * 72} [{p:3d}%]" for p in range(1, 100)) + "\n" + "." * 8 + " " * 65 + "[100%]"
+    lines = ["tests/test_a.py ..F.                                      [ 12%]",
+             "tests/test_b.py ....                                      [ 20%]",
+             "tests/test_c.py::test_x PASSED                            [ 30%]",
+             meter, "", "=== 1 failed, 62431 passed in 27.92s ==="]
+    script = f"print({chr(10).join(lines)!r}); raise SystemExit(1)"
+    out = run_command(VerifyCommand(name="pytest", run=[sys.executable, "-c", script]), tmp_path)
+    assert out.tail.splitlines() == ["tests/test_b.py ....                                      [ 20%]",
+                                     "tests/test_c.py::test_x PASSED                            [ 30%]",
+                                     "." * 8 + " " * 65 + "[100%]", "", "=== 1 failed, 62431 passed in 27.92s ==="]

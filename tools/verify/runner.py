@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -28,6 +29,8 @@ TAIL_CHARS = 6000
 MAX_LINE_CHARS = 2000
 PROGRESS_EVERY_S = 5.0
 KILL_GRACE_S = 3.0
+# pytest's progress meter: `.....F..s [ 42%]`, `tests/test_a.py ..F. [ 12%]` (not -v lines, which name a test)
+_PROGRESS_METER = re.compile(r"^(?:\S+\s+)?[.FEsxXp]+\s*\[\s*\d{1,3}%\]$")
 
 # progress(elapsed seconds, message)
 Progress = Callable[[float, str], None]
@@ -47,7 +50,8 @@ def _environment() -> dict[str, str]:
 
 
 class _Reader(threading.Thread):
-    """Drains the pipe: feeds every line to the collector and keeps a bounded tail."""
+    """Drains the pipe: feeds every line to the collector and keeps a bounded tail (a run of pytest progress-meter
+    lines kept as its last line)."""
 
     def __init__(self, stream: object, collector: FailureCollector) -> None:
         super().__init__(daemon=True)
@@ -61,7 +65,10 @@ class _Reader(threading.Thread):
         if len(text) > MAX_LINE_CHARS:
             text = text[:MAX_LINE_CHARS] + " [...]"
         self.lines += 1
-        self.tail.append(text)
+        if self.tail and _PROGRESS_METER.match(text) and _PROGRESS_METER.match(self.tail[-1]):
+            self.tail[-1] = text  # a run of meter lines keeps its last one: where the run got to, not a wall of dots
+        else:
+            self.tail.append(text)
         self.collector.feed(text)
 
     def run(self) -> None:

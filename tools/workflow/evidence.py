@@ -56,7 +56,8 @@ def parse_evidence(text: str) -> EvidenceRef:
     if "," in cleaned or ";" in cleaned or "\n" in cleaned:
         raise TaskValidationFailed(
             f"evidence {text!r} holds more than one location",
-            hint="send one span per checklist item, e.g. 'auth.py:42-58'",
+            hint="send one span per checklist item, e.g. 'auth.py:42-58'; when the item changed several places, "
+                 "point at one of them and name the others in the report's summary",
         )
     match = _EVIDENCE.match(cleaned)
     if match is None:

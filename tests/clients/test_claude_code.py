@@ -3,7 +3,7 @@
 Three runs of one conversation:
 1. `/code ...`: the skill expands; ToolSearch loads the code-intel tools; start_session, a Read, an
    Edit and a Bash write before READY (both must be denied by our PreToolUse hook, the file left
-   unchanged, the reason handed to the model), then search_text.
+   unchanged, the reason handed to the model; the Read lands in the session's read log), then search_text.
 2. `/compact`: Claude Code compacts the conversation and runs SessionStart with source "compact".
 3. a follow-up turn: the model's request must carry what our SessionStart hook said (phase, step,
    the compaction_count to send).
@@ -26,6 +26,7 @@ import pytest
 from tests.clients import whole_session
 from tests.clients.conftest import APP_CODE, client_env
 from tests.clients.provider import MessagesProvider, text, tool
+from tools.workflow import write_log
 
 pytestmark = pytest.mark.slow
 
@@ -91,6 +92,9 @@ def test_claude_code_session_hooks_and_compaction(claude_bin: list[str], sample_
         assert app.read_text(encoding="utf-8") == APP_CODE
         sessions = sample_repo / ".code-intel" / "sessions"
         assert not list(sessions.glob("*.writes.jsonl"))  # nothing was allowed, so nothing was logged
+        # Claude Code ran our hook on its Read: the read log names the file, beside the one search_text showed
+        reads = write_log.read_entries(write_log.reads_file(sessions, started["session_id"]))
+        assert [(e.tool, e.files) for e in reads] == [("Read", ("src/app.py",)), ("search_text", ("src/app.py",))]
 
         # compaction: SessionStart(source=compact) tells the model where the session stands
         claude(claude_bin, sample_repo, home, provider, "/compact", "--resume", CONVERSATION)

@@ -33,6 +33,7 @@ from tests.clients.provider import (
     message,
     tool_search,
 )
+from tools.workflow import write_log
 
 pytestmark = pytest.mark.slow
 
@@ -147,6 +148,7 @@ def exec_script() -> list[list[dict[str, Any]]]:
         function_call("call_03", "search_text", NAMESPACE, pattern="def add"),
         custom_call("call_04", "apply_patch", PATCH),
         function_call("call_05", "exec_command", cmd="echo '# note' >> src/app.py"),
+        function_call("call_05r", "exec_command", cmd="sed -n 1,5p src/app.py"),
         message("Exploration comes first; stopping here."),
         function_call("call_06", "get_session_status", NAMESPACE),
         message("Still in QUERY_FRAME; stopping here."),
@@ -213,6 +215,10 @@ def test_codex_exec_session_hooks_resume_and_compaction(npm_clients: Path, sampl
             assert "only in the READY phase" in said and session in said, said
         assert app.read_text(encoding="utf-8") == APP_CODE
         assert not list((sample_repo / ".code-intel" / "sessions").glob("*.writes.jsonl"))  # nothing was allowed
+        # the shell read ran through our hook into the read log, beside the file search_text showed
+        reads = write_log.read_entries(write_log.reads_file(sample_repo / ".code-intel" / "sessions", started["session_id"]))
+        assert [(e.tool, e.files) for e in reads] == [("search_text", ("src/app.py",)), ("Bash", ("src/app.py",))]
+        assert "def add" in provider.output("call_05r")
 
         # resumed: SessionStart (source "resume") tells the model where the session stands; then the context fills
         # up, Codex compacts and runs SessionStart again (source "compact"), asking for compaction_count 1

@@ -172,11 +172,13 @@ class Driver:
         return self._record(self._guard(lambda: self.engine.start_session(intent, query, flags or [], None)))
 
     def read(self, *files: str) -> None:
-        """The agent's own Read of these files, logged as the client hook logs it."""
+        """The agent's own Read of these files, logged as the client hook logs it (from the session's checkpoint)."""
+        from tools.hooks.session import find_session
         from tools.workflow import write_log
-        session = self.engine.get_session_status()
-        write_log.append(self.root.state_dir / "sessions", write_log.LogEntry(
-            session_id=session["session_id"], phase=session["phase"], tool="Read", files=files), reads=True)
+        session = find_session(self.root)
+        assert session is not None, "no session to read in"
+        write_log.append(session.file.parent, write_log.LogEntry(
+            session_id=session.session_id, phase=session.phase, tool="Read", files=files), reads=True)
 
     def tool(self, name: str, *, shown: list[str] | None = None, **args: Any) -> None:
         """A server tool call as the server records it; `shown`: the files its answer showed code of."""
@@ -213,6 +215,7 @@ class Driver:
         if phase == "BRANCH_INTERVENTION":
             return {"choice": "delete", "tools_used": [], "summary": summary}
         if phase == "DOCUMENT_RESEARCH":
+            self.read("README.md")
             return {"documents_reviewed": ["README.md"], "tools_used": [], "summary": summary}
         if phase == "QUERY_FRAME":
             return {"action_type": "add_feature", "target_symbols": ["add"], "scope": "src/app.py",

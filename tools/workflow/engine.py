@@ -183,7 +183,10 @@ class WorkflowEngine:
             self._live = LiveSession.of(state, {}, self._journal(session_id))
             self._save()
             response = phase_response(self.root, state, contracts[state.contract_id])
-            response.update(project_rules=self._project_rules(), flags=parsed.typed(), intent=intent)
+            rules = self._project_rules()
+            if rules.get("source") and rules.get("content"):  # the answer shows the rules file
+                self._note_shown(state, "start_session", [rules["source"]])
+            response.update(project_rules=rules, flags=parsed.typed(), intent=intent)
             if info.note:
                 response["git_note"] = info.note
             if info.stale_branches:
@@ -554,14 +557,19 @@ class WorkflowEngine:
                     return
                 state, ledger = waiting
             ledger.record(tool, args, phase=state.contract_id, window=state.window, ok=ok)
-            files = shown() if shown is not None else []
-            if files:
-                try:
-                    write_log.append(self.root.state_dir / "sessions", write_log.LogEntry(
-                        session_id=state.session_id, phase=state.phase.value, step=state.step,
-                        tool=normalise_tool_name(tool), files=tuple(files)), reads=True)
-                except OSError as err:  # the call stands; only this evidence is missing
-                    log.warning("read log of %s not written: %s", state.session_id, err)
+            if shown is not None:
+                self._note_shown(state, normalise_tool_name(tool), shown())
+
+    def _note_shown(self, state: SessionState, tool: str, files: list[str]) -> None:
+        """Append the files an answer showed the agent to the session's read log."""
+        if not files:
+            return
+        try:
+            write_log.append(self.root.state_dir / "sessions", write_log.LogEntry(
+                session_id=state.session_id, phase=state.phase.value, step=state.step, tool=tool,
+                files=tuple(files)), reads=True)
+        except OSError as err:  # the call stands; only this evidence is missing
+            log.warning("read log of %s not written: %s", state.session_id, err)
 
     def _waiting_ledger(self) -> tuple[SessionState, ToolLedger] | None:
         """After a restart, before the first get_session_status or submit_phase restores the session: the

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tools.bounds import first_of
-from tools.errors import GitError, PayloadMismatch, TaskValidationFailed
+from tools.errors import CodeIntelError, GitError, PayloadMismatch, TaskValidationFailed
 from tools.project import ProjectRoot
 from tools.session_types import CommitReport, MergeReport, Phase, ReadySubstep
 from tools.verify.concerned import Concern, concerned_tests, names_file
@@ -91,10 +91,6 @@ def branch_intervention(ctx: PhaseContext) -> Transition:
     return ctx.advance(branch=report)
 
 
-def document_research(ctx: PhaseContext) -> Transition:
-    return ctx.advance()
-
-
 FREE_TEXT_SLOTS = ("target_feature", "trigger_condition", "observed_issue", "desired_action", "constraints")
 _EMPTY_WORDS = {"none", "n/a", "na", "-", "no", "nothing", "no constraints", "unspecified", "not specified"}
 MIN_QUOTE_CHARS = 3
@@ -146,12 +142,27 @@ def unseen_files(root: ProjectRoot, files: list[str], seen: Callable[[], set[str
 
 
 def unseen_message(unseen: list[str], field_name: str) -> tuple[str, str]:
-    """The refusal for explored files nobody read: message and hint."""
+    """The refusal for listed files nobody read: message and hint."""
     shown = ", ".join(unseen[:10]) + (f" and {len(unseen) - 10} more" if len(unseen) > 10 else "")
     return (f"{field_name} names {len(unseen)} file(s) this session never read or was shown: {shown}",
             "read each of them before you list it (your Read tool, or cat / sed -n in the shell, which code-intel's "
-            "hooks log; or get_symbols, which shows its outline), then send again; or leave out the files you did "
-            "not read. A file you are going to create needs no reading")
+            "hooks log; or a code-intel answer showing it, such as get_symbols or a search_text hit in it), then "
+            "send again; or leave out the files you did not read. A file you are going to create needs no reading")
+
+
+def document_research(ctx: PhaseContext) -> Transition:
+    payload: p.DocumentResearchPayload = ctx.payload
+    files = []
+    for entry in payload.documents_reviewed:  # entries that are no path in the project (a URL, a title) pass
+        try:
+            files.append(ctx.relative(entry, "document"))
+        except CodeIntelError:
+            continue
+    unseen = unseen_files(ctx.root, files, ctx.files_seen)
+    if unseen:
+        message, hint = unseen_message(unseen, "documents_reviewed")
+        raise PayloadMismatch(message, hint=hint)
+    return ctx.advance()
 
 
 def exploration(ctx: PhaseContext) -> Transition:

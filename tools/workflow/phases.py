@@ -68,7 +68,7 @@ _EXPLORING = EXPLORATION_SKIPPERS
 PHASES: tuple[PhaseSpec, ...] = (
     PhaseSpec("BRANCH_INTERVENTION", Phase.BRANCH_INTERVENTION, 2, p.BranchInterventionPayload,
               h.branch_intervention, conditional=True),
-    PhaseSpec("DOCUMENT_RESEARCH", Phase.DOCUMENT_RESEARCH, 3, p.DocumentResearchPayload, h.advance,
+    PhaseSpec("DOCUMENT_RESEARCH", Phase.DOCUMENT_RESEARCH, 3, p.DocumentResearchPayload, h.document_research,
               skipped_by=frozenset({"no_doc"}),
               resources=(".code-intel/context.yml", ".code-intel/doc_research/*.md")),
     PhaseSpec("QUERY_FRAME", Phase.QUERY_FRAME, 4, p.QueryFramePayload, h.query_frame),

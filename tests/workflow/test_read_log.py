@@ -57,3 +57,13 @@ def test_explored_files_must_have_been_read(driver: Driver, app_project: Project
     assert accepted["phase"] == "Q1", accepted
     assert driver.engine.live is not None
     assert driver.engine.live.state.explored_files == ["src/app.py", "src/util.py", "src/new_module.py", "src"]
+
+
+def test_the_server_logs_each_file_it_showed_once(driver: Driver, app_project: ProjectRoot) -> None:
+    resp = driver.start()
+    driver.read("src/app.py")  # the agent's own read, logged by the hook
+    for _ in range(3):
+        driver.tool("search_text", pattern="add", shown=["src/app.py", "README.md"])
+    driver.tool("find_references", symbol="add", shown=["README.md", "docs/new.md"])
+    assert [(e.tool, e.files) for e in _reads(app_project, resp["session_id"])] == [
+        ("Read", ("src/app.py",)), ("search_text", ("README.md",)), ("find_references", ("docs/new.md",))]

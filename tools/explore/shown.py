@@ -57,6 +57,9 @@ def _walk(value: Any, found: dict[str, None]) -> None:
             if name not in _NOT_SHOWN and isinstance(child, _NESTED):
                 _walk(child, found)
     elif isinstance(value, list):
+        if value and isinstance(value[0], dict) and "file" in value[0]:  # match records: the file is all they name
+            found.update(dict.fromkeys(r["file"] for r in value if isinstance(r, dict) and isinstance(r.get("file"), str)))
+            return
         for item in value:
             if isinstance(item, _NESTED):
                 _walk(item, found)

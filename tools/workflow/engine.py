@@ -134,6 +134,7 @@ class WorkflowEngine:
         # the ledger of a session waiting in its checkpoint for a restore: (checkpoint file, mtime, size), state, ledger
         self._waiting: tuple[tuple[str, int, int], SessionState, ToolLedger] | None = None
         self._last_completed: dict[str, Any] = {}
+        self._noted: tuple[str, set[str]] | None = None  # the session's files its read log names (for _note_shown)
 
     @property
     def live(self) -> LiveSession | None:
@@ -561,15 +562,22 @@ class WorkflowEngine:
                 self._note_shown(state, normalise_tool_name(tool), shown())
 
     def _note_shown(self, state: SessionState, tool: str, files: list[str]) -> None:
-        """Append the files an answer showed the agent to the session's read log."""
-        if not files:
+        """Append the files an answer showed the agent to the session's read log, leaving out those the log
+        already names (so a long session's log grows with the files it saw, not with its calls)."""
+        if self._noted is None or self._noted[0] != state.session_id:
+            self._noted = (state.session_id, files_read(reads_file(self.root.state_dir / "sessions", state.session_id)))
+        noted = self._noted[1]
+        fresh = [f for f in files if f not in noted]
+        if not fresh:
             return
         try:
             write_log.append(self.root.state_dir / "sessions", write_log.LogEntry(
                 session_id=state.session_id, phase=state.phase.value, step=state.step, tool=tool,
-                files=tuple(files)), reads=True)
+                files=tuple(fresh)), reads=True)
         except OSError as err:  # the call stands; only this evidence is missing
             log.warning("read log of %s not written: %s", state.session_id, err)
+            return
+        noted.update(fresh[:write_log.MAX_READ_FILES])
 
     def _waiting_ledger(self) -> tuple[SessionState, ToolLedger] | None:
         """After a restart, before the first get_session_status or submit_phase restores the session: the

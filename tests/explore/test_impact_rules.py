@@ -8,7 +8,7 @@ from tools.explore.impact import is_config_file, is_test_file
 from tools.explore.importers import (
     _go_imports_dir,
     _js_imports_file,
-    _python_imports_file,
+    _python_import_name,
     c_includes_file,
     is_import_line,
     jvm_class_of,
@@ -50,21 +50,24 @@ def test_python_module_names() -> None:
     assert python_module_names("web/a.ts") == []
 
 
-@pytest.mark.parametrize(("importer", "line", "hits"), [
-    ("x.py", "from pkg.mod import f", True),
-    ("x.py", "from pkg import mod", True),
-    ("x.py", "from pkg import (mod as m, other)", True),
-    ("x.py", "import pkg.mod as m", True),
-    ("x.py", "import os, pkg.mod", True),
-    ("x.py", "from pkg.modern import f", False),
-    ("x.py", "from other.mod2 import f", False),
-    ("src/pkg/y.py", "from .mod import f", True),
-    ("src/pkg/y.py", "from . import mod", True),
-    ("src/pkg/sub/z.py", "from ..mod import f", True),
-    ("src/pkg/sub/z.py", "from .mod import f", False),
+@pytest.mark.parametrize(("importer", "line", "named"), [
+    ("x.py", "from pkg.mod import f", "pkg.mod"),
+    ("x.py", "from pkg import mod", "pkg.mod"),
+    ("x.py", "from pkg import (mod as m, other)", "pkg.mod"),
+    ("x.py", "import pkg.mod as m", "pkg.mod"),
+    ("x.py", "import os, pkg.mod", "pkg.mod"),
+    ("x.py", "from src.pkg.mod import f", "src.pkg.mod"),
+    ("x.py", "from pkg.modern import f", None),
+    ("x.py", "from other.mod2 import f", None),
+    ("src/pkg/y.py", "from .mod import f", ".mod"),
+    ("src/pkg/y.py", "from . import mod", ".mod"),
+    ("src/pkg/sub/z.py", "from ..mod import f", "..mod"),
+    ("src/pkg/sub/z.py", "from .. import mod", "..mod"),
+    ("src/pkg/sub/z.py", "from .mod import f", None),
 ])
-def test_python_import_resolution(importer: str, line: str, hits: bool) -> None:
-    assert _python_imports_file(importer, line, ["src", "pkg", "mod"]) is hits
+def test_python_import_resolution(importer: str, line: str, named: str | None) -> None:
+    """Whether the line imports src/pkg/mod.py, and the module as the line names it."""
+    assert _python_import_name(importer, line, ["src", "pkg", "mod"]) == named
 
 
 @pytest.mark.parametrize(("importer", "line", "hits"), [

@@ -58,7 +58,9 @@ def python_module_names(file: str) -> list[str]:
     return [".".join(parts[i:]) for i in range(len(parts) - 1) if len(parts) - i >= 2]
 
 
-def _python_imports_file(importer: str, text: str, target: list[str]) -> bool:
+def _python_import_name(importer: str, text: str, target: list[str]) -> str | None:
+    """The changed module as this import line names it (`packaging.tags` for `src/packaging/tags.py`, `.tags`
+    for a relative import), or None when the line does not import it."""
     def ends_with(dotted: list[str]) -> bool:
         return bool(dotted) and len(dotted) <= len(target) and target[-len(dotted):] == dotted
 
@@ -71,12 +73,21 @@ def _python_imports_file(importer: str, text: str, target: list[str]) -> bool:
             package = list(PurePosixPath(importer).parent.parts)
             package = package[: len(package) - (len(dots) - 1)] if len(dots) > 1 else package
             resolved = package + base
-            return resolved == target or any(resolved + [n] == target for n in imported)
-        return ends_with(base) or any(ends_with(base + [n]) for n in imported)
+            if resolved == target:
+                return dots + module
+            named = next((n for n in imported if resolved + [n] == target), None)
+            return None if named is None else dots + (f"{module}." if module else "") + named
+        if ends_with(base):
+            return module
+        named = next((n for n in imported if ends_with(base + [n])), None)
+        return None if named is None else ".".join([*base, named])
     m = _PY_IMPORT.match(text)
     if m:
-        return any(ends_with(part.split(" as ")[0].strip().split(".")) for part in m.group(1).split(","))
-    return False
+        for part in m.group(1).split(","):
+            dotted = part.split(" as ")[0].strip()
+            if ends_with(dotted.split(".")):
+                return dotted
+    return None
 
 
 def _js_imports_file(importer: str, text: str, target: str) -> bool:
@@ -313,7 +324,7 @@ def find_importers(explorer: Explorer, changed: list[str], notes: list[str], *, 
             # `from pkg import (` opens a list over several lines that may name the module further down
             opener = rf"from\s+(?:\S*\b{re.escape(target[-2])}|\.+)\s+import\s*\(" if len(target) > 1 else None
             pattern = rf"^\s*(?:(?:from|import)\s.*\b{re.escape(target[-1])}\b" + (f"|{opener}" if opener else "") + ")"
-            globs, check = ["*.py", "*.pyi"], lambda imp, text, t=target: _python_imports_file(imp, text, t)
+            globs = ["*.py", "*.pyi"]  # checked by _python_import_name, which also says how the line names the module
         elif language in ("javascript", "typescript", "tsx") or path.suffix in (".vue", ".svelte"):
             target_js = str(path.with_suffix(""))
             stem = path.parent.name if path.stem == "index" and path.parent.name else path.stem
@@ -376,7 +387,9 @@ def find_importers(explorer: Explorer, changed: list[str], notes: list[str], *, 
             elif language == "rust" and _opens_use_tree(text):
                 text = text.split("//", 1)[0].rstrip() + _import_list_rest(explorer, importer, match["line"],
                                                                             comment="//", closer=";")
-            if check(importer, text):
-                items.append(Importer(file=importer, line=match["line"], module=module, target=file,
+            named = _python_import_name(importer, text, target) if language == "python" else \
+                module if check(importer, text) else None
+            if named is not None:
+                items.append(Importer(file=importer, line=match["line"], module=named, target=file,
                                       text=match["text"].strip()))
     return items

@@ -226,6 +226,32 @@ def test_a_module_named_inside_a_multi_line_import_list_is_an_importer(tmp_path:
     assert "1 file imports the changed files without a use of alpha: not listed" in " ".join(report["notes"])
 
 
+def test_importers_are_named_by_the_module_their_line_imports(tmp_path: Path) -> None:
+    files = {
+        "src/pkg/__init__.py": "",
+        "src/pkg/core.py": "def alpha():\n    return 1\n",
+        "src/pkg/sibling.py": "from .core import alpha\n",
+        "app.py": "from pkg import core\n\ncore.alpha()\n",
+    }
+    report = analyze_impact(explorer_over(tmp_path, files), ["src/pkg/core.py"], None)
+    named = {i["file"]: i.get("symbols") or [i["symbol"]] for i in report["dependents"] if i["line"] == 1}
+    assert "pkg.core" in named["app.py"] and ".core" in named["src/pkg/sibling.py"]  # not src.pkg.core
+
+
+def test_a_bare_name_elsewhere_is_not_a_use_of_a_member(tmp_path: Path) -> None:
+    files = {
+        "tags.py": "class Tag:\n    @property\n    def platform(self):\n        return self._platform\n",
+        "markers.py": "import platform\n\nSYSTEM = platform.system()\n",
+        "users.py": "from tags import Tag\n\ndef plat(tag: Tag):\n    return tag.platform\n",
+        "Other.java": "class Other extends Tag {\n    String p() { return platform(); }\n}\n",
+    }
+    report = analyze_impact(explorer_over(tmp_path, files), ["tags.py"], ["platform"])
+    listed = {(i["file"], i["line"]) for group in ("dependents", "tests") for i in report.get(group, [])}
+    assert ("users.py", 4) in listed and ("Other.java", 2) in listed  # Java may call an inherited method bare
+    assert not any(file == "markers.py" for file, _ in listed)
+    assert any("platform: 2 hit(s) write the name without an object or type" in n for n in report["notes"])
+
+
 def test_the_reference_lookups_share_the_call_s_time_budget(explorer: Explorer,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """The lookups run on a thread pool; each must count against analyze_impact's own deadline, not open a

@@ -313,6 +313,25 @@ def _stubs_of(explorer: Explorer, changed: list[str]) -> list[ImpactItem]:
     return items
 
 
+# languages where another file can only reach a class member through an object or its type (`x.name`, `Type::name`,
+# `$x->name`): a bare `name` there is another thing of that name (Java, Kotlin, C++ and Ruby let a subclass call an
+# inherited method bare, so they are not here)
+_MEMBER_ACCESS_ONLY = frozenset({"python", "javascript", "typescript", "tsx", "go", "rust"})
+
+
+def _member_only_names(targets: list[Target]) -> set[str]:
+    """Followed names that are only ever members of a type (every target of the name has a scope)."""
+    scoped: dict[str, bool] = {}
+    for t in targets:
+        scoped[t.name] = scoped.get(t.name, True) and t.scope is not None
+    return {name for name, only in scoped.items() if only}
+
+
+def _written_as_member(name: str, text: str) -> bool:
+    """Whether the line reaches `name` through an object or a type (`.name`, `::name`, `->name`) at least once."""
+    return re.search(rf"(?:\.|::|->)\s*{re.escape(name)}\b", text) is not None
+
+
 def _inside(targets: list[Target], file: str, line: int) -> bool:
     return any(t.file == file and t.line is not None and t.line <= line <= (t.end_line or t.line) for t in targets)
 
@@ -362,6 +381,7 @@ def _add_references(results: Iterable[tuple[str, dict[str, Any] | None, str | No
     that, for names the agent asked about (`same_file_uses`), a use outside the name's own definition is listed:
     the changed file's own callers must keep working too."""
     direct_sites = {(t.file, t.line) for t in targets if t.file and t.line}
+    members = _member_only_names(targets)
     for name, found, problem in results:
         if found is None:
             report.notes.append(f"{name}: references not searched ({problem})")
@@ -374,9 +394,14 @@ def _add_references(results: Iterable[tuple[str, dict[str, Any] | None, str | No
             owners = sorted({n.rsplit(" ", 1)[-1].rsplit(".", 1)[0] for n in found.get("namesakes") or []})
             report.notes.append(f"{name}: {namesake_hits} hits belong to namesakes in {', '.join(owners)} (their "
                                 "definitions, and uses written through their type) and are not listed")
+        bare = 0
         for ref in found.get("references", []):
             file, line, text = ref["file"], ref["line"], ref.get("text", "").strip()[:TEXT_CHARS]
             if (file, line) in direct_sites:
+                continue
+            if (name in members and file not in changed and not ref.get("is_definition")
+                    and language_for(file) in _MEMBER_ACCESS_ONLY and not _written_as_member(name, ref.get("text", ""))):
+                bare += 1  # `import platform` is not a use of Tag.platform
                 continue
             if file in changed:  # the changed files themselves are the change, not its impact ...
                 if same_file_uses and not ref.get("is_definition") and not _inside(targets, file, line):
@@ -396,6 +421,9 @@ def _add_references(results: Iterable[tuple[str, dict[str, Any] | None, str | No
                 continue
             reason = _reason_for_reference(name, ref.get("text", ""))
             out.add(_group_of(file), ImpactItem(file=file, line=line, symbol=name, reason=reason, text=text))
+        if bare:
+            report.notes.append(f"{name}: {bare} hit(s) write the name without an object or type (not `x.{name}`); "
+                                f"{name} is a member here, so they are another thing of that name and are not listed")
 
 
 def _group_of(file: str) -> Group:

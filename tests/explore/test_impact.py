@@ -242,14 +242,26 @@ def test_a_bare_name_elsewhere_is_not_a_use_of_a_member(tmp_path: Path) -> None:
     files = {
         "tags.py": "class Tag:\n    @property\n    def platform(self):\n        return self._platform\n",
         "markers.py": "import platform\n\nSYSTEM = platform.system()\n",
-        "users.py": "from tags import Tag\n\ndef plat(tag: Tag):\n    return tag.platform\n",
+        "users.py": "from tags import Tag\n\ndef plat(tag: Tag, platform=None):\n    return tag.platform\n",
         "Other.java": "class Other extends Tag {\n    String p() { return platform(); }\n}\n",
+        "version.py": "from dataclasses import dataclass\n\n@dataclass\nclass Version:\n    minor: int\n",
+        "bump.py": "from version import Version\n\nminor = 1\nv = Version(\n    minor=minor + 1,\n)\n",
+        "web/tag.ts": "export class Tag {\n  platform: string = '';\n}\n",
+        "web/make.ts": "import platform from 'os';\nconst t = { platform: 'x' };\nconst p = platform;\n",
     }
-    report = analyze_impact(explorer_over(tmp_path, files), ["tags.py"], ["platform"])
+    explorer = explorer_over(tmp_path, files)
+    report = analyze_impact(explorer, ["tags.py"], ["platform"])
     listed = {(i["file"], i["line"]) for group in ("dependents", "tests") for i in report.get(group, [])}
     assert ("users.py", 4) in listed and ("Other.java", 2) in listed  # Java may call an inherited method bare
-    assert not any(file == "markers.py" for file, _ in listed)
-    assert any("platform: 2 hit(s) write the name without an object or type" in n for n in report["notes"])
+    assert not any(file == "markers.py" for file, _ in listed) and ("users.py", 3) not in listed  # a parameter
+    assert any("platform: " in n and "write the name without an object or type" in n for n in report["notes"])
+    # a keyword argument or an object literal may build the member's object: kept
+    fields = analyze_impact(explorer, ["version.py"], ["minor"])
+    listed = {(i["file"], i["line"]) for i in fields.get("dependents", [])}
+    assert ("bump.py", 5) in listed and ("bump.py", 3) not in listed
+    web = analyze_impact(explorer, ["web/tag.ts"], ["platform"])
+    listed = {(i["file"], i["line"]) for i in web.get("dependents", [])}
+    assert ("web/make.ts", 2) in listed and ("web/make.ts", 1) not in listed and ("web/make.ts", 3) not in listed
 
 
 def test_the_reference_lookups_share_the_call_s_time_budget(explorer: Explorer,

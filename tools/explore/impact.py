@@ -327,9 +327,18 @@ def _member_only_names(targets: list[Target]) -> set[str]:
     return {name for name, only in scoped.items() if only}
 
 
-def _written_as_member(name: str, text: str) -> bool:
-    """Whether the line reaches `name` through an object or a type (`.name`, `::name`, `->name`) at least once."""
-    return re.search(rf"(?:\.|::|->)\s*{re.escape(name)}\b", text) is not None
+def _written_as_member(name: str, text: str, language: str | None) -> bool:
+    """Whether the line reaches `name` through an object or a type (`.name`, `::name`, `->name`) at least once, or
+    names it where a field is given a value when an object is built: a Python keyword argument (`Tag(platform=x)`,
+    a dataclass or NamedTuple field), a field in a JS/TS object, Go or Rust struct literal (`{platform: x}`)."""
+    word = re.escape(name)
+    if re.search(rf"(?:\.|::|->)\s*{word}\b", text):
+        return True
+    if language == "python":
+        if re.match(r"\s*(?:async\s+)?def\b|.*\blambda\b", text):
+            return False  # `def f(platform=None)`: a parameter's default, not a keyword argument
+        return re.search(rf"(?:^|[(,])\s*{word}=(?!=)", text) is not None
+    return re.search(rf"(?:^|[{{,])\s*{word}\s*:(?!:)", text) is not None
 
 
 def _inside(targets: list[Target], file: str, line: int) -> bool:
@@ -400,7 +409,8 @@ def _add_references(results: Iterable[tuple[str, dict[str, Any] | None, str | No
             if (file, line) in direct_sites:
                 continue
             if (name in members and file not in changed and not ref.get("is_definition")
-                    and language_for(file) in _MEMBER_ACCESS_ONLY and not _written_as_member(name, ref.get("text", ""))):
+                    and language_for(file) in _MEMBER_ACCESS_ONLY
+                    and not _written_as_member(name, ref.get("text", ""), language_for(file))):
                 bare += 1  # `import platform` is not a use of Tag.platform
                 continue
             if file in changed:  # the changed files themselves are the change, not its impact ...

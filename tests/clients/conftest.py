@@ -27,6 +27,13 @@ PACKAGES = {
     "@modelcontextprotocol/inspector": "0.15.0",
 }
 APP_CODE = "def add(a, b):\n    return a + b\n"
+# the query frame and the exploration report of the sessions the clients' short runs play (REQUEST "make add return
+# an int"): README.md is listed as explored, so the model must have read it
+FRAME = {"action_type": "modify", "target_symbols": ["add"], "scope": "src/app.py", "desired_action": "return an int",
+         "constraints": "", "quotes": {"desired_action": "return an int"}, "tools_used": [],
+         "summary": "add should return an int", "compaction_count": 0}
+EXPLORED = {"explored_files": ["src/app.py", "README.md"], "findings": ["add is in src/app.py"],
+            "tools_used": ["search_text", "get_symbols", "Read"], "summary": "add in src/app.py", "compaction_count": 0}
 
 
 def _installed_version(package: str) -> str | None:

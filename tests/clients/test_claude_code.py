@@ -3,7 +3,8 @@
 Three runs of one conversation:
 1. `/code ...`: the skill expands; ToolSearch loads the code-intel tools; start_session, a Read, an
    Edit and a Bash write before READY (both must be denied by our PreToolUse hook, the file left
-   unchanged, the reason handed to the model; the Read lands in the session's read log), then search_text.
+   unchanged, the reason handed to the model; the Read lands in the session's read log), search_text, the
+   query frame, EXPLORATION refused for a file the model never read, a Read of it, EXPLORATION accepted.
 2. `/compact`: Claude Code compacts the conversation and runs SessionStart with source "compact".
 3. a follow-up turn: the model's request must carry what our SessionStart hook said (phase, step,
    the compaction_count to send).
@@ -24,7 +25,7 @@ from typing import Any
 import pytest
 
 from tests.clients import whole_session
-from tests.clients.conftest import APP_CODE, client_env
+from tests.clients.conftest import APP_CODE, EXPLORED, FRAME, client_env
 from tests.clients.provider import MessagesProvider, text, tool
 from tools.workflow import write_log
 
@@ -38,13 +39,20 @@ def script(repo: Path) -> list[list[dict[str, Any]]]:
     app = str(repo / "src" / "app.py")
     return [
         tool("toolu_01", "ToolSearch", query="select:mcp__code-intel__start_session,mcp__code-intel__search_text,"
-             "mcp__code-intel__get_session_status,mcp__code-intel__submit_phase", max_results=5),
+             "mcp__code-intel__get_session_status,mcp__code-intel__submit_phase,mcp__code-intel__get_symbols",
+             max_results=6),
         tool("toolu_02", "mcp__code-intel__start_session", intent="MODIFY", query=REQUEST, flags=["--no-doc-research"]),
         tool("toolu_03", "Read", file_path=app),
         tool("toolu_04", "Edit", file_path=app, old_string="return a + b", new_string="return int(a + b)"),
         tool("toolu_05", "Bash", command="echo '# note' >> src/app.py", description="append a note"),
         tool("toolu_06", "mcp__code-intel__search_text", pattern="def add"),
-        text("Exploration comes first; stopping here."),
+        tool("toolu_07", "mcp__code-intel__submit_phase", data=FRAME),
+        tool("toolu_08", "mcp__code-intel__search_text", pattern="return"),
+        tool("toolu_09", "mcp__code-intel__get_symbols", path="src/app.py"),
+        tool("toolu_10", "mcp__code-intel__submit_phase", data=EXPLORED),  # README.md was never read: refused
+        tool("toolu_11", "Read", file_path=str(repo / "README.md")),
+        tool("toolu_12", "mcp__code-intel__submit_phase", data=EXPLORED),
+        text("Explored; stopping here."),
     ]
 
 
@@ -92,9 +100,16 @@ def test_claude_code_session_hooks_and_compaction(claude_bin: list[str], sample_
         assert app.read_text(encoding="utf-8") == APP_CODE
         sessions = sample_repo / ".code-intel" / "sessions"
         assert not list(sessions.glob("*.writes.jsonl"))  # nothing was allowed, so nothing was logged
-        # Claude Code ran our hook on its Read: the read log names the file, beside the one search_text showed
+        # Claude Code ran our hook on its Reads: the read log names them, beside the file search_text showed;
+        # EXPLORATION refused README.md until the model had read it, then took both files
         reads = write_log.read_entries(write_log.reads_file(sessions, started["session_id"]))
-        assert [(e.tool, e.files) for e in reads] == [("Read", ("src/app.py",)), ("search_text", ("src/app.py",))]
+        logged = [(e.tool, e.files) for e in reads]
+        assert logged[:2] == [("Read", ("src/app.py",)), ("search_text", ("src/app.py",))]
+        assert logged[-1] == ("Read", ("README.md",)) and all(e.tool == "search_text" for e in reads[2:-1])
+        refused = json.loads(provider.result_text("toolu_10"))
+        assert refused["error"] == "payload_mismatch" and "never read or was shown: README.md" in refused["message"]
+        explored = json.loads(provider.result_text("toolu_12"))
+        assert explored["success"] and explored["phase"] == "Q1" and explored["step"] == 6, explored
 
         # compaction: SessionStart(source=compact) tells the model where the session stands
         claude(claude_bin, sample_repo, home, provider, "/compact", "--resume", CONVERSATION)
@@ -103,7 +118,7 @@ def test_claude_code_session_hooks_and_compaction(claude_bin: list[str], sample_
         claude(claude_bin, sample_repo, home, provider, "go on", "--resume", CONVERSATION)
         after = [json.dumps(r) for r in provider.requests[before:] if "ToolSearch" in json.dumps(r.get("tools", []))]
         assert after, "no model request after the compaction"
-        assert any("SessionStart" in body and f"session {started['session_id']} is active, in QUERY_FRAME (step 4)" in body
+        assert any("SessionStart" in body and f"session {started['session_id']} is active, in Q1 (step 6)" in body
                    and "Your context was compacted: send compaction_count 1" in body for body in after)
 
 

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from tests.clients import whole_session
-from tests.clients.conftest import APP_CODE, client_env
+from tests.clients.conftest import APP_CODE, EXPLORED, FRAME, client_env
 from tests.clients.provider import (
     CODEX_COMPACTION,
     ResponsesProvider,
@@ -149,6 +149,12 @@ def exec_script() -> list[list[dict[str, Any]]]:
         custom_call("call_04", "apply_patch", PATCH),
         function_call("call_05", "exec_command", cmd="echo '# note' >> src/app.py"),
         function_call("call_05r", "exec_command", cmd="sed -n 1,5p src/app.py"),
+        function_call("call_05f", "submit_phase", NAMESPACE, data=FRAME),
+        function_call("call_05s", "search_text", NAMESPACE, pattern="return"),
+        function_call("call_05g", "get_symbols", NAMESPACE, path="src/app.py"),
+        function_call("call_05x", "submit_phase", NAMESPACE, data=EXPLORED),  # README.md never read: refused
+        function_call("call_05c", "exec_command", cmd="cat README.md"),
+        function_call("call_05y", "submit_phase", NAMESPACE, data=EXPLORED),
         message("Exploration comes first; stopping here."),
         function_call("call_06", "get_session_status", NAMESPACE),
         message("Still in QUERY_FRAME; stopping here."),
@@ -215,10 +221,17 @@ def test_codex_exec_session_hooks_resume_and_compaction(npm_clients: Path, sampl
             assert "only in the READY phase" in said and session in said, said
         assert app.read_text(encoding="utf-8") == APP_CODE
         assert not list((sample_repo / ".code-intel" / "sessions").glob("*.writes.jsonl"))  # nothing was allowed
-        # the shell read ran through our hook into the read log, beside the file search_text showed
+        # the shell reads ran through our hook into the read log, beside the file search_text showed; EXPLORATION
+        # refused README.md until the model had read it, then took both files
         reads = write_log.read_entries(write_log.reads_file(sample_repo / ".code-intel" / "sessions", started["session_id"]))
-        assert [(e.tool, e.files) for e in reads] == [("search_text", ("src/app.py",)), ("Bash", ("src/app.py",))]
+        logged = [(e.tool, e.files) for e in reads]
+        assert logged[:2] == [("search_text", ("src/app.py",)), ("Bash", ("src/app.py",))]
+        assert logged[-1] == ("Bash", ("README.md",)) and all(e.tool == "search_text" for e in reads[2:-1])
         assert "def add" in provider.output("call_05r")
+        refused = tool_output(provider, "call_05x")
+        assert refused["error"] == "payload_mismatch" and "never read or was shown: README.md" in refused["message"]
+        explored = tool_output(provider, "call_05y")
+        assert explored["success"] and explored["phase"] == "Q1" and explored["step"] == 6, explored
 
         # resumed: SessionStart (source "resume") tells the model where the session stands; then the context fills
         # up, Codex compacts and runs SessionStart again (source "compact"), asking for compaction_count 1
@@ -226,9 +239,9 @@ def test_codex_exec_session_hooks_resume_and_compaction(npm_clients: Path, sampl
         before = len(provider.requests)
         codex_exec(codex, sample_repo, env, "go on", "resume", thread, "-c", f"model_auto_compact_token_limit={COMPACT_LIMIT}")
         later = [json.dumps(body.get("input", [])) for body in provider.requests[before:]]
-        active = f"code-intel: session {started['session_id']} is active, in QUERY_FRAME (step 4)"
+        active = f"code-intel: session {started['session_id']} is active, in Q1 (step 6)"
         assert active in later[0] and "Echo compaction_count 0 with your next submit_phase" in later[0]
-        assert tool_output(provider, "call_06")["phase"] == "QUERY_FRAME"
+        assert tool_output(provider, "call_06")["phase"] == "Q1"
         compacted = [i for i, body in enumerate(later) if CODEX_COMPACTION in body]
         assert compacted, "Codex did not compact"
         assert any(active in body and "Your context was compacted: send compaction_count 1" in body

@@ -168,6 +168,8 @@ def test_broken_checkpoint_refuses_writes_but_not_reads(driver: Driver, hook: Ho
     with pytest.raises(CheckpointCorrupt):
         hook("Edit", file_path=str(app_project.path / "src/app.py"), old_string="a", new_string="b")
     assert hook("Bash", command="ls -la").allow
+    assert hook("Read", file_path=str(app_project.path / "src/app.py")).allow  # reading passes, logged or not
+    assert hook("Bash", command="cat src/app.py").allow
     checkpoint.write_text(json.dumps({"orchestrator_state": {"session_id": resp["session_id"], "phase": 5}}))
     with pytest.raises(CheckpointCorrupt, match="invalid at 'phase'"):
         hook("Bash", command="rm src/app.py")
@@ -253,3 +255,12 @@ def test_a_denied_call_reads_nothing(driver: Driver, hook: Hook, app_project: Pr
     driver.run(resp, until="READY")
     driver.submit(driver.payload(driver.status()))
     assert hook("Bash", command="cat src/app.py > src/copy.py").read == ("src/app.py",)  # allowed in READY
+
+
+def test_a_read_log_that_cannot_be_written_never_refuses_a_read(driver: Driver, hook: Hook,
+                                                                app_project: ProjectRoot) -> None:
+    resp = driver.start()
+    write_log.reads_file(app_project.state_dir / "sessions", resp["session_id"]).mkdir()  # appending now fails
+    decision = hook("Read", file_path=str(app_project.path / "src/app.py"))
+    assert decision.allow and decision.read == ()
+    assert hook("Bash", command="cat src/app.py").allow

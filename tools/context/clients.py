@@ -18,7 +18,8 @@ Codex (`--codex`):
 
 One matcher serves both clients: Claude Code names its writing tools Edit/Write/MultiEdit/
 NotebookEdit/Bash (and Read, whose files go to the session's read log), Codex calls the hook for
-Bash and apply_patch (Edit and Write match apply_patch there too). Hook commands are absolute: clients run them with the user's PATH, not the venv's.
+Bash and apply_patch (Edit and Write match apply_patch there too). Hook commands are absolute:
+clients run them with the user's PATH, not the venv's.
 """
 
 from __future__ import annotations

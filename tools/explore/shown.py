@@ -1,8 +1,8 @@
 """Which files an exploration tool's answer showed code of: the server's half of the session's read log.
 
-EXPLORATION and add_explored_files accept an existing file as explored only when the session saw it:
-the agent's own tools read it (the client hook logs that) or one of these answers showed a line of it,
-an outline of it, or a chunk of it. A file named only by search_files (a name, no code) is not shown.
+EXPLORATION, add_explored_files and DOCUMENT_RESEARCH accept an existing file as explored (or reviewed)
+only when the session saw it: the agent's own tools read it (the client hook logs that) or one of these
+answers showed a line of it, an outline of it, or a chunk of it. A file named only by search_files (a name, no code) is not shown.
 Files a search skipped (`skipped_files`) are not shown either.
 """
 

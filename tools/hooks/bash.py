@@ -294,28 +294,25 @@ class _Reader:
         text = os.path.expanduser(text)
         if any(text.startswith(prefix) for prefix in IGNORED_TARGETS) or not text:
             return
+        self.result.files.extend(self._paths(text))
+
+    def source(self, word: Word) -> None:
+        """Note a path the command reads, when it can be read here (no variable, globs expanded)."""
+        if word.dynamic or not word.text or word.text == "-":
+            return
+        self.result.reads.extend(self._paths(os.path.expanduser(word.text))[:100])
+
+    def _paths(self, text: str) -> list[Path]:
+        """The path a word names, relative to the working directory; a glob's matches, or the glob itself when
+        it matches nothing (a file to be created under that name)."""
         path = Path(text) if os.path.isabs(text) else self.cwd / text
         if any(ch in text for ch in "*?["):
             import glob
 
             matches = sorted(glob.glob(str(path)))
             if matches:
-                self.result.files.extend(Path(m) for m in matches)
-                return
-        self.result.files.append(path)
-
-    def source(self, word: Word) -> None:
-        """Note a path the command reads, when it can be read here (no variable, globs expanded)."""
-        if word.dynamic or not word.text or word.text == "-":
-            return
-        text = os.path.expanduser(word.text)
-        path = Path(text) if os.path.isabs(text) else self.cwd / text
-        if any(ch in text for ch in "*?["):
-            import glob
-
-            self.result.reads.extend(Path(m) for m in sorted(glob.glob(str(path)))[:100])
-            return
-        self.result.reads.append(path)
+                return [Path(m) for m in matches]
+        return [path]
 
     def read(self, command: list[Word | str]) -> None:
         words: list[Word] = []

@@ -22,6 +22,7 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from tools.errors import CheckpointCorrupt
 from tools.explore.write_rules import evaluate_write
 from tools.hooks.bash import BashWrites, write_targets
 from tools.hooks.session import describe, find_session
@@ -93,11 +94,15 @@ def decide(event: dict[str, Any], root: ProjectRoot) -> HookDecision:
     request = read_request(event, root)
     if request is None or not (request.writes.any or request.writes.reads):
         return HookDecision(allow=True)
+    if not request.writes.any:  # reading only: never refused, whatever state the session is in
+        try:
+            reading = find_session(root)
+        except CheckpointCorrupt:
+            return HookDecision(allow=True)
+        return HookDecision(allow=True, read=_log_reads(root, reading, request) if reading is not None else ())
     session = find_session(root)
     if session is None:
         return HookDecision(allow=True)
-    if not request.writes.any:
-        return HookDecision(allow=True, read=_log_reads(root, session, request))
     in_ready = session.phase == "READY"
     problems: list[str] = []
     for operation in request.writes.git:
@@ -136,19 +141,16 @@ def decide(event: dict[str, Any], root: ProjectRoot) -> HookDecision:
 
 def _log_reads(root: ProjectRoot, session: CheckpointView, request: Request) -> tuple[str, ...]:
     """Append the project files the call reads to the session's read log; operands that name no file (a
-    grep pattern, a folder, a file outside the project) are dropped. A log that cannot be written only
-    leaves the server without this evidence."""
-    files: list[str] = []
-    for path in request.writes.reads:
-        if root.contains(path) and path.is_file():
-            files.append(root.relative(os.path.realpath(path)))
-    if not files:
-        return ()
-    files = list(dict.fromkeys(files))
+    grep pattern, a folder, a file outside the project) are dropped. Best effort: whatever goes wrong here
+    (a folder it may not look into, a log it cannot write) only leaves the server without this evidence,
+    and never turns the call into the hook's own error."""
     try:
-        write_log.append(session.file.parent, write_log.LogEntry(
-            session_id=session.session_id, phase=session.phase, step=session.step, tool=request.tool,
-            files=tuple(files), command=request.command), reads=True)
-    except OSError:
+        files = list(dict.fromkeys(root.relative(os.path.realpath(path)) for path in request.writes.reads
+                                   if root.contains(path) and path.is_file()))
+        if files:
+            write_log.append(session.file.parent, write_log.LogEntry(
+                session_id=session.session_id, phase=session.phase, step=session.step, tool=request.tool,
+                files=tuple(files), command=request.command), reads=True)
+    except Exception:  # noqa: BLE001 - see above
         return ()
     return tuple(files)

@@ -26,8 +26,9 @@ parse). The commit gate and review_changes read the log through `allowed_writes`
 The read log, `.code-intel/sessions/<session_id>.reads.jsonl`, has entries of the same shape in any
 phase: the hook appends the files the agent's own tools read (Claude Code's `Read`, shell commands
 such as `cat`, `sed -n`, `grep FILE`), and the server appends the files its answers showed code of
-(a search hit, a definition, an outline). `files_read` gives them back: EXPLORATION and
-add_explored_files accept an existing file as explored only when it is there. Neither log can be
+(a search hit, a definition, an outline, the rules file start_session hands over). `files_read`
+gives them back: EXPLORATION, add_explored_files and DOCUMENT_RESEARCH accept an existing file as
+explored (or reviewed) only when it is there. Neither log can be
 written by the agent: the write rules keep every tool out of `.code-intel/`.
 
 The checkpoint store deletes both logs together with the session's checkpoint.

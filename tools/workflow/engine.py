@@ -26,6 +26,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -64,9 +65,8 @@ from tools.workflow.handlers import (
     Transition,
     checks_at_ready,
     record_run,
+    refuse_unread,
     session_checks,
-    unseen_files,
-    unseen_message,
 )
 from tools.workflow.ledger import LedgerJournal, ToolLedger, normalise_tool_name
 from tools.workflow.lock import ProjectLock
@@ -77,7 +77,6 @@ from tools.workflow.ports import CheckPort, CheckProgress, GitPort
 from tools.workflow.responses import no_session_fields, phase_response, refusal_fields
 from tools.workflow.state import SessionState, new_session_id, now
 from tools.workflow.tool_evidence import check_tool_evidence
-from tools.workflow.write_log import allowed_writes, files_read, log_file, reads_file
 
 RUN_CHECKS_PHASES = (Phase.VERIFICATION, Phase.POST_IMPL_VERIFY)
 # phases that work on the task branch: a resumed session in one of them needs it checked out
@@ -442,14 +441,19 @@ class WorkflowEngine:
                 "lines as they are now are not accepted as evidence (lines you change from here on are); at "
                 "PRE_COMMIT discard them, or keep them in reallowed_files only if the user agrees")
 
+    @property
+    def _sessions_dir(self) -> Path:
+        """`.code-intel/sessions/`, where the session's logs lie (no folder made: the session's checkpoint is there)."""
+        return self.root.state_dir / "sessions"
+
     def _files_seen(self, state: SessionState) -> set[str]:
         """Files the session saw: read by the agent's own tools (the client hooks' log) or shown by the server's
         exploration tools, as project-relative paths."""
-        return self._project_paths(files_read(reads_file(self.root.state_dir / "sessions", state.session_id)))
+        return self._project_paths(write_log.files_read(write_log.reads_file(self._sessions_dir, state.session_id)))
 
     def _logged_writes(self, state: SessionState) -> set[str]:
         """Files the client hooks' write log allowed during READY, as project-relative paths."""
-        return self._project_paths(allowed_writes(log_file(self.root.state_dir / "sessions", state.session_id)))
+        return self._project_paths(write_log.allowed_writes(write_log.log_file(self._sessions_dir, state.session_id)))
 
     def _project_paths(self, logged: set[str]) -> set[str]:
         """A log's files as project-relative paths; an entry that does not resolve inside the project is dropped."""
@@ -565,13 +569,14 @@ class WorkflowEngine:
         """Append the files an answer showed the agent to the session's read log, leaving out those the log
         already names (so a long session's log grows with the files it saw, not with its calls)."""
         if self._noted is None or self._noted[0] != state.session_id:
-            self._noted = (state.session_id, files_read(reads_file(self.root.state_dir / "sessions", state.session_id)))
+            self._noted = (state.session_id,
+                           write_log.files_read(write_log.reads_file(self._sessions_dir, state.session_id)))
         noted = self._noted[1]
         fresh = [f for f in files if f not in noted]
         if not fresh:
             return
         try:
-            write_log.append(self.root.state_dir / "sessions", write_log.LogEntry(
+            write_log.append(self._sessions_dir, write_log.LogEntry(
                 session_id=state.session_id, phase=state.phase.value, step=state.step, tool=tool,
                 files=tuple(fresh)), reads=True)
         except OSError as err:  # the call stands; only this evidence is missing
@@ -664,10 +669,8 @@ class WorkflowEngine:
                            "another call")
                 files = files[:MAX_LIST_ITEMS]
             relative = list(dict.fromkeys(self.root.relative(self.root.resolve(f, kind="explored file")) for f in files))
-            unseen = unseen_files(self.root, relative, partial(self._files_seen, state))
-            if unseen:
-                message, hint = unseen_message(unseen, "files")
-                raise InvalidArgument(message + "; nothing was added", hint=hint)
+            refuse_unread(self.root, relative, partial(self._files_seen, state), "files", error=InvalidArgument,
+                          after="; nothing was added")
             room = MAX_EXPLORED_FILES - len(state.explored_files)
             fresh = [f for f in relative if f not in state.explored_files]
             if len(fresh) > room:

@@ -131,23 +131,24 @@ def query_frame(ctx: PhaseContext) -> Transition:
     return ctx.advance()
 
 
-def unseen_files(root: ProjectRoot, files: list[str], seen: Callable[[], set[str]]) -> list[str]:
-    """The existing files among `files` (project-relative) that the session never saw. A path that names no
-    file yet (one the agent will create) or a folder needs no reading."""
+def refuse_unread(root: ProjectRoot, files: list[str], seen: Callable[[], set[str]], field_name: str, *,
+                  error: type[CodeIntelError] = PayloadMismatch, after: str = "") -> None:
+    """Refuse (`error`, its message ending in `after`) when `files` (project-relative) name an existing file the
+    session never saw: one its read log does not name. A path that names no file yet (one the agent will
+    create) or a folder needs no reading."""
     existing = [f for f in files if (root.path / f).is_file()]
     if not existing:
-        return []
+        return
     known = seen()
-    return [f for f in existing if f not in known]
-
-
-def unseen_message(unseen: list[str], field_name: str) -> tuple[str, str]:
-    """The refusal for listed files nobody read: message and hint."""
+    unseen = [f for f in existing if f not in known]
+    if not unseen:
+        return
     shown = ", ".join(unseen[:10]) + (f" and {len(unseen) - 10} more" if len(unseen) > 10 else "")
-    return (f"{field_name} names {len(unseen)} file(s) this session never read or was shown: {shown}",
-            "read each of them before you list it (your Read tool, or cat / sed -n in the shell, which code-intel's "
-            "hooks log; or a code-intel answer showing it, such as get_symbols or a search_text hit in it), then "
-            "send again; or leave out the files you did not read. A file you are going to create needs no reading")
+    raise error(f"{field_name} names {len(unseen)} file(s) this session never read or was shown: {shown}{after}",
+                hint="read each of them before you list it (your Read tool, or cat / sed -n in the shell, which "
+                     "code-intel's hooks log; or a code-intel answer showing it, such as get_symbols or a search_text "
+                     "hit in it), then send again; or leave out the files you did not read. A file you are going to "
+                     "create needs no reading")
 
 
 def document_research(ctx: PhaseContext) -> Transition:
@@ -158,20 +159,14 @@ def document_research(ctx: PhaseContext) -> Transition:
             files.append(ctx.relative(entry, "document"))
         except CodeIntelError:
             continue
-    unseen = unseen_files(ctx.root, files, ctx.files_seen)
-    if unseen:
-        message, hint = unseen_message(unseen, "documents_reviewed")
-        raise PayloadMismatch(message, hint=hint)
+    refuse_unread(ctx.root, files, ctx.files_seen, "documents_reviewed")
     return ctx.advance()
 
 
 def exploration(ctx: PhaseContext) -> Transition:
     payload: p.ExplorationPayload = ctx.payload
     files = [ctx.relative(f, "explored file") for f in payload.explored_files]
-    unseen = unseen_files(ctx.root, files, ctx.files_seen)
-    if unseen:
-        message, hint = unseen_message(unseen, "explored_files")
-        raise PayloadMismatch(message, hint=hint)
+    refuse_unread(ctx.root, files, ctx.files_seen, "explored_files")
     ctx.state.add_explored(files)
     ctx.git.remember_baseline(ctx.state.git, files)  # outside git: their content before READY may change them
     return ctx.advance()

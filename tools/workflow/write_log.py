@@ -28,8 +28,8 @@ phase: the hook appends the files the agent's own tools read (Claude Code's `Rea
 such as `cat`, `sed -n`, `grep FILE`), and the server appends the files its answers showed code of
 (a search hit, a definition, an outline, the rules file start_session hands over). `files_read`
 gives them back: EXPLORATION, add_explored_files and DOCUMENT_RESEARCH accept an existing file as
-explored (or reviewed) only when it is there. Neither log can be
-written by the agent: the write rules keep every tool out of `.code-intel/`.
+explored (or reviewed) only when it is there. Neither log can be written by the agent: the write
+rules keep every tool out of `.code-intel/`.
 
 The checkpoint store deletes both logs together with the session's checkpoint.
 

@@ -408,11 +408,11 @@ def _add_references(results: Iterable[tuple[str, dict[str, Any] | None, str | No
             file, line, text = ref["file"], ref["line"], ref.get("text", "").strip()[:TEXT_CHARS]
             if (file, line) in direct_sites:
                 continue
-            if (name in members and file not in changed and not ref.get("is_definition")
-                    and language_for(file) in _MEMBER_ACCESS_ONLY
-                    and not _written_as_member(name, ref.get("text", ""), language_for(file))):
-                bare += 1  # `import platform` is not a use of Tag.platform
-                continue
+            if name in members and file not in changed and not ref.get("is_definition"):
+                language = language_for(file)
+                if language in _MEMBER_ACCESS_ONLY and not _written_as_member(name, ref.get("text", ""), language):
+                    bare += 1  # `import platform` is not a use of Tag.platform
+                    continue
             if file in changed:  # the changed files themselves are the change, not its impact ...
                 if same_file_uses and not ref.get("is_definition") and not _inside(targets, file, line):
                     reason = _reason_for_reference(name, ref.get("text", "")) + " (in a file being changed)"

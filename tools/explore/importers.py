@@ -372,8 +372,8 @@ def find_importers(explorer: Explorer, changed: list[str], notes: list[str], *, 
             continue
         if found.get("truncated"):
             notes.append(f"{file}: many import lines mention its name; the first ones were checked")
-        module = (".".join(_module_parts(file)) if language == "python"
-                  else "crate::" + "::".join(rust_module_path(file) or []) if language == "rust"
+        # the module as importers name it (Python's comes from each import line: _python_import_name)
+        module = ("crate::" + "::".join(rust_module_path(file) or []) if language == "rust"
                   else f"{package}.{name}" if language in ("java", "kotlin")
                   else file if language in ("c", "cpp")
                   else str(path.with_suffix("")))

@@ -58,6 +58,7 @@ class _Reader(threading.Thread):
         self.stream = stream
         self.collector = collector
         self.tail: deque[str] = deque(maxlen=TAIL_LINES)
+        self.metering = False  # the tail's last line is a progress-meter line
         self.lines = 0
 
     def _line(self, data: bytes) -> None:
@@ -65,10 +66,12 @@ class _Reader(threading.Thread):
         if len(text) > MAX_LINE_CHARS:
             text = text[:MAX_LINE_CHARS] + " [...]"
         self.lines += 1
-        if self.tail and _PROGRESS_METER.match(text) and _PROGRESS_METER.match(self.tail[-1]):
+        meter = _PROGRESS_METER.match(text) is not None
+        if meter and self.metering:
             self.tail[-1] = text  # a run of meter lines keeps its last one: where the run got to, not a wall of dots
         else:
             self.tail.append(text)
+        self.metering = meter
         self.collector.feed(text)
 
     def run(self) -> None:

@@ -15,6 +15,8 @@ DATA = Path(__file__).parent / "data"
 @pytest.mark.parametrize(("output", "ran", "skipped"), [
     ("pytest-9.2.0-skip-xfail.txt", 3, 3),  # 1 failed, 2 passed, 2 skipped, 1 xfailed
     ("pytest-9.2.0-q-skip-xfail.txt", 3, 3),
+    ("pytest-9.2.0-q-subtests.txt", 8, 1),  # 3 failed (two of them subtests), 2 passed, 1 skipped, 3 subtests passed
+    ("pytest-9.2.0-v-subtests.txt", 8, 1),
     ("unittest-3.11-skip.txt", 1, 1),  # Ran 2 tests, OK (skipped=1)
     ("jest-30.5.2-skip-todo.txt", 4, 2),  # 1 failed, 1 skipped, 1 todo, 3 passed, 6 total
     ("vitest-2.1.9-skip-todo.txt", 2, 2),  # 2 failed | 1 skipped | 1 todo (4)
@@ -44,6 +46,19 @@ def test_a_warnings_only_line_is_no_summary():
     counts = TestCounts()
     counts.feed("3 warnings in 0.10s")
     assert counts.ran is None
+
+
+def test_a_subtest_made_to_pass_is_no_fewer_tests():
+    """pytest 9 counts a failed subtest among `failed` but a passed one under `subtests passed`: the run after a
+    change that made one subtest pass (real output) must count as many tests as the run before it."""
+    def counted(name: str) -> TestCounts:
+        collector = FailureCollector()
+        for line in (DATA / name).read_text(encoding="utf-8").splitlines():
+            collector.feed(line)
+        return collector.counts
+    before, after = counted("pytest-9.2.0-q-subtests.txt"), counted("pytest-9.2.0-q-subtests-one-fixed.txt")
+    assert (after.ran, after.skipped) == (before.ran, before.skipped) == (8, 1)
+    assert fewer_tests("pytest", before, after) is None
 
 
 def test_fewer_tests_or_more_skipped_is_said():

@@ -113,6 +113,21 @@ def test_pytest_verbose_lines() -> None:
     assert failing_tests(PYTEST_VERBOSE) == ["tests/test_calc.py::test_sub[1-2]"]
 
 
+def test_pytest_9_subtests_name_the_test_whose_subtest_failed() -> None:
+    """pytest 9 reports a failed subtest (unittest's subTest, the subtests fixture) on a SUBFAILED line. A unittest
+    test whose subtest failed gets no FAILED line at all (its verbose line even says PASSED), so without reading
+    SUBFAILED the run would name only the other test. Real output of pytest 9.2.0, -q and -v."""
+    data = Path(__file__).parent / "data"
+    quiet = (data / "pytest-9.2.0-q-subtests.txt").read_text(encoding="utf-8")
+    assert failing_tests(quiet) == ["test_s.py::T::test_a", "test_s.py::test_p"]
+    verbose = (data / "pytest-9.2.0-v-subtests.txt").read_text(encoding="utf-8")
+    assert sorted(failing_tests(verbose)) == ["test_s.py::T::test_a", "test_s.py::test_p"]
+    # a description with spaces, brackets or a `::` of its own is not the node id
+    assert failing_tests("SUBFAILED[check a::b] (name='x y') tests/t.py::T::test_c - AssertionError: no\n") == [
+        "tests/t.py::T::test_c"]
+    assert failing_tests("SUBFAILED(<subtest>) tests/t.py::test_d\n") == ["tests/t.py::test_d"]
+
+
 def test_unittest_both_header_styles() -> None:
     assert failing_tests(UNITTEST) == ["test_calc.CalcTest.test_sub", "test_calc.OldTest.test_old"]
 

@@ -55,6 +55,22 @@ def test_failing_pytest_suite_names_the_test(tmp_path: Path) -> None:
     assert "test_subtract" in report.failure_text()
 
 
+def test_a_failing_unittest_subtest_is_named(tmp_path: Path) -> None:
+    """pytest 9 reports a unittest subTest failure only on a SUBFAILED line: the report still names the test, and
+    counts the subtests that passed among the tests that ran."""
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    (root / "test_bounds.py").write_text(
+        "import unittest\n\n\nclass Bounds(unittest.TestCase):\n    def test_below(self):\n"
+        "        for i in range(3):\n            with self.subTest(i=i):\n                self.assertLess(i, 2)\n",
+        encoding="utf-8")
+    outcome = service(root, PYTEST).run(None).commands[0]
+    assert outcome.verdict == "failed"
+    assert outcome.failing_tests == ["test_bounds.py::Bounds::test_below"]
+    assert outcome.tests_ran == 4  # the failed subtest, the test itself, two subtests that passed
+
+
 def test_when_globs_pick_relevant_commands(tmp_path: Path) -> None:
     root = pytest_project(tmp_path / "p", broken=True)
     docs = VerifyCommand(name="docs", run=["true"], when=["docs/**"])

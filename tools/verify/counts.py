@@ -6,7 +6,7 @@ deselected in a config file, a skip decorator of the project's own. At POST_IMPL
 tests, or skipped more, than in the run before the change is told beside the removed tests.
 
 Read per line as the output streams: pytest (`= 3 failed, 40 passed, 2 skipped in 0.52s =`, or without the `=`
-under -q), unittest (`Ran 45 tests` then `OK (skipped=2)`), jest (`Tests: 1 failed, 2 skipped, 10 passed, 13
+under -q; pytest 9 adds `5 subtests passed`), unittest (`Ran 45 tests` then `OK (skipped=2)`), jest (`Tests: 1 failed, 2 skipped, 10 passed, 13
 total`), vitest (`Tests  1 failed | 10 passed | 2 skipped (13)`), mocha (`10 passing`, `2 pending`, `1 failing`),
 cargo (`test result: ok. 3 passed; 1 failed; 2 ignored; ...`, added up over the test binaries), Maven Surefire's
 closing `Tests run: 10, Failures: 1, Errors: 0, Skipped: 2`, CTest (`... 0 tests failed out of 20`), GoogleTest
@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_PYTEST = re.compile(r"^=*\s*((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?)"
+_PYTEST = re.compile(r"^=*\s*((?:\d+ (?:subtests )?(?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?)"
                      r"(?:, )?)+)(?: in [\d.]+s)?(?: \([^)]*\))?\s*=*$")
-_PYTEST_PART = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?)")
+_PYTEST_PART = re.compile(r"(\d+) ((?:subtests )?(?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?))")
 _UNITTEST_RAN = re.compile(r"^Ran (\d+) tests? in [\d.]+s$")
 _UNITTEST_END = re.compile(r"^(?:OK|FAILED)(?: \((.*)\))?$")
 _JEST = re.compile(r"^Tests:\s+(.*?)(\d+) total\s*$")
@@ -61,8 +61,10 @@ class TestCounts:
             parts = {kind.rstrip("s") if kind.startswith("error") else kind: int(n)
                      for n, kind in _PYTEST_PART.findall(match[1])}
             if parts.keys() - {"warning", "warnings", "deselected"}:
-                self._set(parts.get("passed", 0) + parts.get("failed", 0) + parts.get("error", 0) + parts.get("xpassed", 0),
-                          parts.get("skipped", 0) + parts.get("xfailed", 0))
+                # pytest 9 counts a failed subtest among `failed` and a passed one apart (`subtests passed`): with
+                # both in, a subtest that the change made pass keeps the total as it was
+                self._set(parts.get("passed", 0) + parts.get("failed", 0) + parts.get("error", 0) + parts.get("xpassed", 0)
+                          + parts.get("subtests passed", 0), parts.get("skipped", 0) + parts.get("xfailed", 0))
         elif match := _UNITTEST_RAN.match(stripped):
             self._set(int(match[1]), 0)
         elif (match := _UNITTEST_END.match(stripped)) and self.ran is not None and match[1]:

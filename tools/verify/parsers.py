@@ -20,7 +20,11 @@ MAX_EXCERPT = 20
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
 
 _PYTEST_SUMMARY = re.compile(r"^(?:FAILED|ERROR) (?!\()(\S+?)(?: - .*)?$")  # not unittest's `FAILED (failures=2)`
-_PYTEST_VERBOSE = re.compile(r"^(\S+::\S+) (?:FAILED|ERROR)\b")
+_PYTEST_VERBOSE = re.compile(r"^(\S+::\S+) (?:SUB)?(?:FAILED|ERROR)\b")
+# pytest 9's subtests (unittest's subTest and the subtests fixture): `SUBFAILED[msg] (i=2) tests/t.py::T::test_a -
+# AssertionError: ...`. A unittest test whose subtest failed gets no FAILED line of its own, only this one; the node
+# id is the first `a::b` word followed by ` - ` or the end (a message or a value in the description may hold spaces).
+_PYTEST_SUBFAILED = re.compile(r"^SUBFAILED\S.*? (\S+::\S+?)(?: - .*)?$")
 _UNITTEST = re.compile(r"^(?:FAIL|ERROR): (\S+) \(([^)]+)\)")
 _JEST = re.compile(r"^\s*●\s+(.+?)\s*$")
 # jest's header for a test file: `FAIL src/math.test.js`, with the run time when it was slow (`(5.2 s)`); the file
@@ -177,7 +181,7 @@ class FailureCollector:
         if (self._feed_mocha(line) or self._feed_surefire(line) or self._feed_cargo(line) or self._feed_ctest(line)
                 or self._feed_go(line)):
             return
-        for pattern in (_PYTEST_SUMMARY, _PYTEST_VERBOSE, _VITEST_FAIL, _GRADLE):
+        for pattern in (_PYTEST_SUMMARY, _PYTEST_SUBFAILED, _PYTEST_VERBOSE, _VITEST_FAIL, _GRADLE):
             match = pattern.match(line)
             if match:
                 self._add(match[1])

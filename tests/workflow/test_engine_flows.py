@@ -130,6 +130,22 @@ def test_quality_review_revert_flow(driver, fake_git):
     assert driver.steps.count(18) == 2 and len(fake_git.called("commit")) == 2
 
 
+def test_a_later_pre_commit_names_what_an_earlier_one_committed(driver, fake_git):
+    """After QUALITY_REVIEW sends the work back, PRE_COMMIT still judges everything changed since the session
+    started. A file the first round committed and the second left alone is still listed: the refusal says so,
+    and what discarding it would do."""
+    driver.quality_issues = [["a blank line too many"]]
+    resp = driver.run(driver.start(), until="QUALITY_REVIEW")
+    assert fake_git.changed == ["src/app.py"] and len(fake_git.called("commit")) == 1
+    resp = driver.run(driver.submit(driver.payload(resp)), until="PRE_COMMIT")
+    payload = driver.payload(resp)
+    payload["reviewed_files"].remove("src/app.py")
+    refused = driver.submit(payload)
+    assert refused["error"] == "payload_mismatch", refused
+    assert "['src/app.py']" in refused["message"] and "earlier PRE_COMMIT" in refused["message"]
+    assert "discarded_files would restore them" in refused["message"]
+
+
 def test_verify_intervention_flow(driver):
     driver.verify_results = [False, False, False]
     resp = driver.run(driver.start(), until="VERIFY_INTERVENTION")

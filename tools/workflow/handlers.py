@@ -546,8 +546,12 @@ def pre_commit(ctx: PhaseContext) -> Transition:
         )
     unaccounted = [f for f in kept if f not in set(reviewed)]
     if unaccounted:
+        earlier = (" This session already committed to the task branch at an earlier PRE_COMMIT: the list covers "
+                   "everything changed since the session started, committed or not (review_changes marks committed "
+                   "files in_branch_commits). List those in reviewed_files to keep them; discarded_files would "
+                   "restore them as they were at session start." if s.git.commits else "")
         raise PayloadMismatch(
-            f"changed files missing from reviewed_files and discarded_files: {unaccounted}",
+            f"changed files missing from reviewed_files and discarded_files: {unaccounted}.{earlier}",
             hint="list every changed file (see review_changes) in exactly one of the two lists",
         )
     if not kept and not discarded:

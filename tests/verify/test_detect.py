@@ -88,7 +88,29 @@ def test_make_only_when_nothing_else_runs_the_tests(tmp_path: Path) -> None:
     _write(both, "pytest.ini", "[pytest]\n")
     detection = detect_commands(both)
     assert [c.name for c in detection.commands] == ["pytest"]
-    assert any("Makefile has a 'test' target" in n for n in detection.notes)
+    assert any("Makefile has a 'test' target (runs: pytest)" in n for n in detection.notes)
+
+
+def test_a_check_target_beside_the_tests_is_named_with_what_it_runs(tmp_path: Path) -> None:
+    """more-itertools' Makefile: `test` runs unittest, `check` the linters and stubtest its CI runs. pytest runs
+    the tests; the note names both targets and what `check` runs, so the user can add it."""
+    _write(tmp_path, "tests/test_more.py", "def test_x():\n    pass\n")
+    _write(tmp_path, "Makefile", ".PHONY: test\ntest:\n\tpython -m unittest -v ${tests}\n\n.PHONY: check\ncheck:\n"
+           "\truff format --check .\n\t@ruff check more_itertools tests\n\t# types\n\tstubtest more_itertools.more\n"
+           "\tmypy --strict more_itertools/and/a/path/long/enough/to/be/cut/short/in/the/note.py\n\ndocs:\n\tsphinx\n")
+    detection = detect_commands(tmp_path)
+    assert [c.name for c in detection.commands] == ["pytest"]
+    assert detection.notes == [
+        "Makefile has a 'test' target (runs: python -m unittest -v ${tests}); not added because pytest already runs "
+        "the tests (add it to verify.commands if it checks more)",
+        "Makefile has a 'check' target (runs: ruff format --check .; ruff check more_itertools tests; stubtest "
+        "more_itertools.more; +1 more); not added (add it to verify.commands to have the server run it too)"]
+    alone = tmp_path / "alone"
+    _write(alone, "Makefile", "check:\n\t./lint\ntest:\n\t./run-tests\n")
+    detection = detect_commands(alone)
+    assert [c.run for c in detection.commands] == [["make", "test"]]
+    assert detection.notes == ["Makefile has a 'check' target (runs: ./lint); not added (add it to verify.commands to "
+                               "have the server run it too)"]
 
 
 def test_several_kinds_get_their_own_globs(tmp_path: Path) -> None:

@@ -120,6 +120,27 @@ def _cmake_tests(root: Path) -> str | None:
     return None
 
 
+def _recipe(makefile: str, target: str, most: int = 3) -> str:
+    """` (runs: a; b; c)`: the first commands of `target`'s recipe, for the note that tells the user what it does."""
+    lines = makefile.splitlines()
+    start = next((i for i, line in enumerate(lines) if re.match(rf"{target}\s*:(?!=)", line)), None)
+    if start is None:
+        return ""
+    commands = []
+    for line in lines[start + 1:]:
+        if not line.startswith("\t"):
+            if line.strip() and not line.lstrip().startswith("#"):
+                break
+            continue
+        command = line.strip().lstrip("@-+").strip()
+        if command and not command.startswith("#"):
+            commands.append(command if len(command) <= 60 else command[:57] + "...")
+    if not commands:
+        return ""
+    more = f"; +{len(commands) - most} more" if len(commands) > most else ""
+    return f" (runs: {'; '.join(commands[:most])}{more})"
+
+
 def detect_commands(root: Path) -> Detection:
     """Inspect `root` and propose its check commands (nothing is run)."""
     found: list[tuple[VerifyCommand, str, list[str]]] = []  # command, why, its kind's globs
@@ -153,14 +174,18 @@ def detect_commands(root: Path) -> Detection:
                                    "**/CMakeLists.txt", "**/*.cmake"]))
     detection = Detection()
     makefile = next((n for n in ("GNUmakefile", "makefile", "Makefile") if (root / n).is_file()), None)
-    targets = _MAKE_TARGET.findall(_read(root / makefile)) if makefile else []
-    if targets:
-        target = "test" if "test" in targets else "check"
-        if found:
-            detection.notes.append(f"{makefile} has a '{target}' target; not added because {found[0][0].name} already "
-                                   "runs the tests (add it to verify.commands if it checks more)")
-        else:
+    text = _read(root / makefile) if makefile else ""
+    targets = _MAKE_TARGET.findall(text)
+    for target in sorted(set(targets), key=("test", "check").index):
+        runs = _recipe(text, target)
+        if not found:
             found.append((VerifyCommand(name=f"make {target}", run=["make", target], timeout_s=1200), f"{makefile} target '{target}'", []))
+        elif target == "test":
+            detection.notes.append(f"{makefile} has a 'test' target{runs}; not added because {found[0][0].name} already "
+                                   "runs the tests (add it to verify.commands if it checks more)")
+        else:  # often the linters and type checkers the project's CI runs beside its tests
+            detection.notes.append(f"{makefile} has a 'check' target{runs}; not added (add it to verify.commands to have "
+                                   "the server run it too)")
     several = len(found) > 1
     for cmd, why, globs in found:
         if several:

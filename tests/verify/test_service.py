@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tools.project import ProjectRoot
+from tools.verify.models import CheckRun
 from tools.verify.service import CheckService
 from tools.verify.settings import VerifyCommand, VerifySettings
 
@@ -44,6 +45,10 @@ def test_no_commands_means_self_reported(tmp_path: Path) -> None:
 def test_passing_pytest_suite(tmp_path: Path) -> None:
     report = service(pytest_project(tmp_path / "p", broken=False), PYTEST).run(None)
     assert report.passed and report.commands[0].verdict == "passed" and report.commands[0].failing_tests == []
+    # on the wire (run_checks' output model, null fields left out) a pass carries no empty lists
+    shown = CheckRun.model_validate(report.view()).model_dump(mode="json", exclude_none=True)
+    assert not {"failing_tests", "skipped"} & set(shown)
+    assert not {"failing_tests", "excerpt"} & set(shown["commands"][0]) and "2 passed" in shown["commands"][0]["tail"]
 
 
 def test_failing_pytest_suite_names_the_test(tmp_path: Path) -> None:

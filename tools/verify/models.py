@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from tools.verify.parsers import MAX_NAMES
 
@@ -56,6 +56,16 @@ class CommandOutcome(BaseModel):
         description="tests that failed before the change too but still count against it, each with why the session "
                     "is about it (the request names or describes it, its file changed, it calls a function the "
                     "session changed, the session changed its lines)")
+
+    @model_serializer(mode="wrap")
+    def _without_empty_lists(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
+        """No `failing_tests: []` or `excerpt: []`: a passing command's answer carries only what it says. (No
+        return type: pydantic would take it for the output schema in place of the fields'.)"""
+        data: dict[str, Any] = handler(self)
+        for key in ("failing_tests", "excerpt"):
+            if data.get(key) == []:
+                del data[key]
+        return data
 
     @property
     def passed(self) -> bool:
@@ -264,7 +274,7 @@ class CheckReport(BaseModel):
         """The report without its commands' output (a CheckRun): what the READY response says of the run the
         server took before the change."""
         return {"passed": self.passed, "note": note, "summary": self.summary(), "duration_s": self.duration_s,
-                "failing_tests": self.failing_tests()}
+                "failing_tests": self.failing_tests() or None}
 
     def view(self) -> dict[str, Any]:
         """The report as every output shows it (run_checks, POST_IMPL_VERIFY's `server_checks`,
@@ -274,11 +284,11 @@ class CheckReport(BaseModel):
             "passed": self.passed,
             "summary": self.summary(),
             "commands": [c.model_dump(exclude={"excerpt"} if c.passed else set(), exclude_none=True) for c in self.commands],
-            "skipped": [sk.model_dump() for sk in self.skipped],
+            "skipped": [sk.model_dump() for sk in self.skipped] or None,
             "changed_files": self.changed_files,
             "relevance": self.relevance or None,
             "duration_s": self.duration_s,
-            "failing_tests": self.failing_tests(),
+            "failing_tests": self.failing_tests() or None,
         }
 
 

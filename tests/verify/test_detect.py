@@ -43,6 +43,50 @@ def test_project_venv_python_is_used(tmp_path: Path) -> None:
     assert detect_commands(tmp_path).commands[0].run[0] == ".venv/bin/python"
 
 
+UNITTEST_FILE = "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_x(self):\n        self.assertTrue(True)\n"
+
+
+def _venv(root: Path, *, pytest_installed: bool) -> None:
+    _write(root, ".venv/bin/python", "")
+    site = ".venv/lib/python3.11/site-packages"
+    _write(root, f"{site}/pytest/__init__.py" if pytest_installed else f"{site}/six.py", "")
+
+
+def test_unittest_when_the_venv_has_no_pytest_to_run_unittest_files(tmp_path: Path) -> None:
+    """A project whose tests are unittest's and whose virtualenv has no pytest: `python -m pytest` could not even
+    start, so the command is unittest's (discovery from the top when tests/ is a package, from tests/ when not)."""
+    package = tmp_path / "package"
+    _write(package, "tests/__init__.py")
+    _write(package, "tests/test_more.py", UNITTEST_FILE)
+    _venv(package, pytest_installed=False)
+    detection = detect_commands(package)
+    assert [(c.name, c.run) for c in detection.commands] == [("unittest", [".venv/bin/python", "-m", "unittest"])]
+    assert detection.found == ["tests/ with test_*.py files using unittest, and no pytest in .venv"]
+    folder = tmp_path / "folder"
+    _write(folder, "tests/test_more.py", UNITTEST_FILE)
+    _venv(folder, pytest_installed=False)
+    assert _runs(folder) == [[".venv/bin/python", "-m", "unittest", "discover", "-s", "tests"]]
+
+
+def test_pytest_stays_when_it_is_installed_configured_or_imported(tmp_path: Path) -> None:
+    installed = tmp_path / "installed"
+    _write(installed, "tests/test_more.py", UNITTEST_FILE)
+    _venv(installed, pytest_installed=True)
+    assert [c.name for c in detect_commands(installed).commands] == ["pytest"]
+    no_venv = tmp_path / "no_venv"  # python3 from PATH: what it has installed is not read from files
+    _write(no_venv, "tests/test_more.py", UNITTEST_FILE)
+    assert [c.name for c in detect_commands(no_venv).commands] == ["pytest"]
+    for name, files in {"configured": {"pytest.ini": "[pytest]\n", "tests/test_more.py": UNITTEST_FILE},
+                        "imported": {"tests/test_more.py": "import pytest\n\n\ndef test_x():\n    assert True\n"}}.items():
+        root = tmp_path / name
+        write_files(root, files)
+        _venv(root, pytest_installed=False)
+        detection = detect_commands(root)
+        assert [c.name for c in detection.commands] == ["pytest"], name
+        assert detection.notes == ["pytest is not installed in .venv: install it there (.venv/bin/python -m pip "
+                                   "install pytest), or the server's checks cannot run"], name
+
+
 def test_pyproject_without_pytest_and_no_tests_is_nothing(tmp_path: Path) -> None:
     _write(tmp_path, "pyproject.toml", "[project]\nname = 'x'\n")
     detection = detect_commands(tmp_path)

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from tools.project import ProjectRoot
+from tools.verify.detect import detect_commands
 from tools.verify.models import CheckRun
 from tools.verify.service import CheckService
 from tools.verify.settings import VerifyCommand, VerifySettings
@@ -74,6 +76,25 @@ def test_a_failing_unittest_subtest_is_named(tmp_path: Path) -> None:
     assert outcome.verdict == "failed"
     assert outcome.failing_tests == ["test_bounds.py::Bounds::test_below"]
     assert outcome.tests_ran == 4  # the failed subtest, the test itself, two subtests that passed
+
+
+def test_a_unittest_project_without_pytest_runs_what_init_detected(tmp_path: Path) -> None:
+    """A real virtualenv without pytest and unittest test files: init's command is `python -m unittest`, and the
+    server's run of it names the failing test and counts what ran."""
+    root = tmp_path / "p"
+    (root / "tests").mkdir(parents=True)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / ".venv")], check=True)
+    (root / "calc.py").write_text(CALC.replace("a - b", "a + b"), encoding="utf-8")
+    (root / "tests" / "__init__.py").write_text("", encoding="utf-8")
+    (root / "tests" / "test_calc.py").write_text(
+        "import unittest\n\nfrom calc import add, subtract\n\n\nclass Calc(unittest.TestCase):\n"
+        "    def test_add(self):\n        self.assertEqual(add(1, 2), 3)\n\n"
+        "    def test_subtract(self):\n        self.assertEqual(subtract(3, 1), 2)\n", encoding="utf-8")
+    (command,) = detect_commands(root).commands
+    assert command.run == [".venv/bin/python", "-m", "unittest"]
+    outcome = service(root, command).run(None).commands[0]
+    assert outcome.verdict == "failed" and outcome.failing_tests == ["tests.test_calc.Calc.test_subtract"]
+    assert outcome.tests_ran == 2
 
 
 def test_when_globs_pick_relevant_commands(tmp_path: Path) -> None:

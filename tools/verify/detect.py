@@ -1,4 +1,4 @@
-"""Which check commands a project has: pytest, npm/pnpm/yarn test, go test, cargo test, Maven, Gradle, CMake's
+"""Which check commands a project has: pytest (or unittest), npm/pnpm/yarn test, go test, cargo test, Maven, Gradle, CMake's
 ctest, make.
 
 `code-intel init` writes what this finds into `config.json` under `verify.commands` and says what it
@@ -50,6 +50,45 @@ def _python(root: Path) -> str:
         if (root / candidate).is_file():
             return candidate
     return "python3"
+
+
+def _venv_has_pytest(root: Path, python: str) -> bool | None:
+    """Whether the project's virtualenv (the folder of `python`, `.venv/bin/python`) has pytest installed; None
+    when that cannot be told from its files (no virtualenv, or no `lib/python*/site-packages` in it)."""
+    if not python.endswith("/bin/python"):
+        return None
+    site = [p for p in sorted((root / python).parent.parent.glob("lib/python*/site-packages")) if p.is_dir()]
+    if not site:
+        return None
+    return any((p / "pytest").is_dir() or (p / "_pytest").is_dir() or any(p.glob("pytest-*.dist-info")) for p in site)
+
+
+_UNITTEST_STYLE = re.compile(r"^\s*(?:import unittest|from unittest\b)", re.MULTILINE)
+_PYTEST_STYLE = re.compile(r"^\s*(?:import pytest|from pytest\b|from _pytest\b)", re.MULTILINE)
+
+
+def _unittest_only(folder: Path) -> bool:
+    """The test files under `folder` use unittest and none imports pytest (the first 200 read)."""
+    files = [p for p in _limited_walk(folder, 200) if _PYTHON_TEST_FILE.match(p.name)]
+    texts = [_read(p, 2_000_000) for p in files]
+    return any(_UNITTEST_STYLE.search(t) for t in texts) and not any(_PYTEST_STYLE.search(t) for t in texts)
+
+
+def _python_tests(root: Path) -> tuple[VerifyCommand, str, list[str]] | None:
+    """pytest when the project shows it (its config, a conftest.py, test files); `python -m unittest` instead when
+    only a tests folder shows it, its files are unittest's, and the project's virtualenv has no pytest to run them."""
+    reason = _pytest_reason(root)
+    if reason is None:
+        return None
+    python = _python(root)
+    globs = ["**/*.py", "*.toml", "*.cfg", "*.ini"]
+    folder = reason.split("/")[0]
+    if reason.endswith("with test_*.py files") and _venv_has_pytest(root, python) is False and _unittest_only(root / folder):
+        run = [python, "-m", "unittest"] if (root / folder / "__init__.py").is_file() else [
+            python, "-m", "unittest", "discover", "-s", folder]
+        return (VerifyCommand(name="unittest", run=run), f"{reason} using unittest, and no pytest in {python.split('/')[0]}",
+                globs)
+    return VerifyCommand(name="pytest", run=[python, "-m", "pytest", "-q", "-p", "no:cacheprovider"]), reason, globs
 
 
 def _pytest_reason(root: Path) -> str | None:
@@ -144,10 +183,9 @@ def _recipe(makefile: str, target: str, most: int = 3) -> str:
 def detect_commands(root: Path) -> Detection:
     """Inspect `root` and propose its check commands (nothing is run)."""
     found: list[tuple[VerifyCommand, str, list[str]]] = []  # command, why, its kind's globs
-    reason = _pytest_reason(root)
-    if reason:
-        cmd = VerifyCommand(name="pytest", run=[_python(root), "-m", "pytest", "-q", "-p", "no:cacheprovider"])
-        found.append((cmd, reason, ["**/*.py", "*.toml", "*.cfg", "*.ini"]))
+    python_tests = _python_tests(root)
+    if python_tests:
+        found.append(python_tests)
     npm = _npm_test(root)
     if npm:
         manager, script = npm
@@ -186,6 +224,10 @@ def detect_commands(root: Path) -> Detection:
         else:  # often the linters and type checkers the project's CI runs beside its tests
             detection.notes.append(f"{makefile} has a 'check' target{runs}; not added (add it to verify.commands to have "
                                    "the server run it too)")
+    python = _python(root)
+    if python_tests and python_tests[0].name == "pytest" and _venv_has_pytest(root, python) is False:
+        detection.notes.append(f"pytest is not installed in {python.split('/')[0]}: install it there "
+                               f"({python} -m pip install pytest), or the server's checks cannot run")
     several = len(found) > 1
     for cmd, why, globs in found:
         if several:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -79,6 +80,29 @@ def test_project_check_names_the_bad_key(project_dir: Path) -> None:
     (project_dir / ".code-intel" / "config.json").write_text('{"chunk_max_tokens": "big"}', encoding="utf-8")
     result = check_project(project_dir)
     assert not result.ok and "chunk_max_tokens" in result.detail
+
+
+def test_verify_commands_that_cannot_start_are_named(project_dir: Path) -> None:
+    """Each verify command is looked at without running it: its program on PATH or in the project, and for
+    `python -m module` whether that interpreter has the module. A command that cannot start fails the same way
+    before and after any change, so the server's checks would judge nothing."""
+    config = project_dir / ".code-intel" / "config.json"
+    config.parent.mkdir()
+    assert doctor.check_verify_commands(project_dir).ok  # no commands: self-reported, nothing to fix
+    commands = [
+        {"name": "tests", "run": [sys.executable, "-m", "pytest", "-q"]},
+        {"name": "shell", "run": "FOO=1 python3 -c 'print(1)' && cd build && ctest"},
+        {"name": "no module", "run": [sys.executable, "-m", "no_such_module_here"]},
+        {"name": "no program", "run": "no-such-linter --check ."},
+        {"name": "no venv", "run": [".venv/bin/python", "-m", "unittest"]},
+    ]
+    config.write_text(json.dumps({"verify": {"commands": commands}}), encoding="utf-8")
+    result = doctor.check_verify_commands(project_dir)
+    assert not result.ok
+    assert result.detail == (f"no module: {sys.executable} has no module no_such_module_here; "
+                             "no program: no-such-linter not found on PATH; no venv: .venv/bin/python not found")
+    config.write_text(json.dumps({"verify": {"commands": commands[:2]}}), encoding="utf-8")
+    assert doctor.check_verify_commands(project_dir).detail == "verify.commands can start: tests, shell"
 
 
 def test_client_files_check_reports_missing_current_outdated_and_edited(project_dir: Path, tmp_path: Path,

@@ -3,8 +3,8 @@
 One line per check; the exit code is non-zero when anything is missing, and the last lines name
 each missing piece with the command that fixes it. Checks run the real thing (parse a snippet,
 embed a sentence with the network off, write and query a Chroma collection) rather than only
-looking for files. With `--project DIR` it also checks the project's settings, and that the /code
-skill and the client hooks are installed and current.
+looking for files. With `--project DIR` it also checks the project's settings, that each of its
+verify.commands can start, and that the /code skill and the client hooks are installed and current.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -22,6 +23,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from tools.binaries import INSTALL_HINTS, find_binary
+from tools.verify.settings import VerifyCommand
 
 SETUP_HINT = "run ./setup.sh"
 # One snippet per grammar family the explorer relies on; each must parse without errors.
@@ -206,6 +208,7 @@ def run_doctor(args: argparse.Namespace) -> int:
     results = run_checks()
     if getattr(args, "project", None):
         results.append(check_project(Path(args.project)))
+        results.append(check_verify_commands(Path(args.project)))
         results.extend(check_client_files(Path(args.project)))
     print(format_results(results))
     return 0 if all(r.ok for r in results) else 1
@@ -225,6 +228,74 @@ def check_project(folder: Path) -> CheckResult:
         return CheckResult(name="project", ok=False, detail=err.message, fix=err.hint or "fix the file named above")
     state = "initialised" if root.state_dir.is_dir() else "not initialised (defaults apply; run code-intel init)"
     return CheckResult(name="project", ok=True, detail=f"{root.path}: settings load, {state}")
+
+
+_SHELL_WORDS = frozenset({"cd", "export", "set", "env", "exec", "time", "nice", "command", "builtin", "source", "."})
+_FIND_MODULE = "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec(sys.argv[1]) else 3)"
+
+
+def _program(root: Path, name: str) -> str | None:
+    """Where `name` (a command's program) is: a path with a slash is taken from the project folder, a bare name
+    from PATH (as the server's run finds it); None when it is not there."""
+    if "/" in name:
+        path = Path(name) if Path(name).is_absolute() else root / name
+        return str(path) if path.is_file() and os.access(path, os.X_OK) else None
+    return shutil.which(name)
+
+
+def _cannot_start(root: Path, command: VerifyCommand) -> str | None:
+    """Why `command` could not even start (its program missing, or a `python -m module` without that module);
+    None when it can. The command itself is not run."""
+    import shlex
+
+    if isinstance(command.run, str):  # a shell line: only its first program is looked for
+        try:
+            words = [w for w in shlex.split(command.run) if "=" not in w.split("/")[0]]
+        except ValueError:
+            return None  # the shell will say what is wrong with the line
+        if not words or words[0] in _SHELL_WORDS:
+            return None
+        argv = words
+    else:
+        argv = list(command.run)
+    program = _program(root, argv[0])
+    if program is None:
+        return f"{command.name}: {argv[0]} not found" + ("" if "/" in argv[0] else " on PATH")
+    if len(argv) >= 3 and argv[1] == "-m" and Path(argv[0]).name.startswith("python"):
+        try:
+            found = subprocess.run([program, "-c", _FIND_MODULE, argv[2]], cwd=root, capture_output=True, text=True,
+                                   timeout=60, check=False)
+        except (OSError, subprocess.TimeoutExpired) as err:
+            return f"{command.name}: {argv[0]} could not be run ({type(err).__name__})"
+        if found.returncode == 3:
+            return f"{command.name}: {argv[0]} has no module {argv[2]}"
+        if found.returncode != 0:
+            last = (found.stderr.strip().splitlines() or ["no output"])[-1]
+            return f"{command.name}: {argv[0]} could not be run ({last[:200]})"
+    return None
+
+
+def check_verify_commands(folder: Path) -> CheckResult:
+    """With --project: each of config.json's verify.commands can start (its program is there; a `python -m`
+    module is installed). One that cannot start fails in every run, before and after the change alike, so the
+    server's checks would judge nothing."""
+    from tools.config import load_config
+    from tools.errors import CodeIntelError
+    from tools.project import ProjectRoot
+
+    try:
+        root = ProjectRoot.from_args(folder)
+        commands = load_config(root.state_dir).verify.commands
+    except CodeIntelError as err:
+        return CheckResult(name="checks", ok=False, detail=err.message, fix=err.hint or "fix the file named above")
+    if not commands:
+        return CheckResult(name="checks", ok=True, detail="no verify.commands in config.json: POST_IMPL_VERIFY is "
+                           "self-reported (code-intel init proposes the commands it finds)")
+    problems = [why for command in commands if (why := _cannot_start(root.path, command))]
+    if problems:
+        return CheckResult(name="checks", ok=False, detail="; ".join(problems),
+                           fix="install what is missing, or change verify.commands in .code-intel/config.json")
+    return CheckResult(name="checks", ok=True, detail="verify.commands can start: " + ", ".join(c.name for c in commands))
 
 
 def check_client_files(folder: Path) -> list[CheckResult]:

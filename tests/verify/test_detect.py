@@ -87,6 +87,23 @@ def test_pytest_stays_when_it_is_installed_configured_or_imported(tmp_path: Path
                                    "install pytest), or the server's checks cannot run"], name
 
 
+def test_poetry_and_pipenv_run_the_tests_in_their_own_virtualenv(tmp_path: Path) -> None:
+    """poetry and pipenv keep the virtualenv outside the project: python3 from PATH would lack the project's
+    dependencies, so the tests run through them; a virtualenv inside the project still wins."""
+    cases = {"poetry-lock": {"poetry.lock": "", "pytest.ini": "[pytest]\n"},
+             "poetry-pyproject": {"pyproject.toml": "[tool.poetry]\nname = 'x'\n[tool.pytest.ini_options]\n"},
+             "pipenv": {"Pipfile": "[packages]\n", "tests/test_x.py": "def test_x():\n    pass\n"}}
+    for name, files in cases.items():
+        write_files(tmp_path / name, files)
+    assert _runs(tmp_path / "poetry-lock") == [["poetry", "run", "python", "-m", "pytest", "-q", "-p", "no:cacheprovider"]]
+    assert _runs(tmp_path / "poetry-pyproject")[0][:3] == ["poetry", "run", "python"]
+    detection = detect_commands(tmp_path / "pipenv")
+    assert [c.run[:3] for c in detection.commands] == [["pipenv", "run", "python"]]
+    assert detection.found == ["tests/ with test_*.py files; through pipenv, which keeps the virtualenv outside the project"]
+    _write(tmp_path / "poetry-lock", ".venv/bin/python", "")  # virtualenvs.in-project
+    assert _runs(tmp_path / "poetry-lock")[0][0] == ".venv/bin/python"
+
+
 def test_pyproject_without_pytest_and_no_tests_is_nothing(tmp_path: Path) -> None:
     _write(tmp_path, "pyproject.toml", "[project]\nname = 'x'\n")
     detection = detect_commands(tmp_path)

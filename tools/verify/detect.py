@@ -52,6 +52,19 @@ def _python(root: Path) -> str:
     return "python3"
 
 
+def _interpreter(root: Path, python: str) -> tuple[list[str], str]:
+    """How to start the project's Python, and why when not plainly: its virtualenv's python when the project holds
+    one; `poetry run python` or `pipenv run python` when those manage it, since they keep the virtualenv outside
+    the project (python3 from PATH would lack the project's dependencies); else python3."""
+    if python != "python3":
+        return [python], ""
+    if (root / "poetry.lock").is_file() or "[tool.poetry]" in _read(root / "pyproject.toml"):
+        return ["poetry", "run", "python"], "; through poetry, which keeps the virtualenv outside the project"
+    if (root / "Pipfile").is_file():
+        return ["pipenv", "run", "python"], "; through pipenv, which keeps the virtualenv outside the project"
+    return [python], ""
+
+
 def _venv_has_pytest(root: Path, python: str) -> bool | None:
     """Whether the project's virtualenv (the folder of `python`, `.venv/bin/python`) has pytest installed; None
     when that cannot be told from its files (no virtualenv, or no `lib/python*/site-packages` in it)."""
@@ -88,7 +101,8 @@ def _python_tests(root: Path) -> tuple[VerifyCommand, str, list[str]] | None:
             python, "-m", "unittest", "discover", "-s", folder]
         return (VerifyCommand(name="unittest", run=run), f"{reason} using unittest, and no pytest in {python.split('/')[0]}",
                 globs)
-    return VerifyCommand(name="pytest", run=[python, "-m", "pytest", "-q", "-p", "no:cacheprovider"]), reason, globs
+    start, why = _interpreter(root, python)
+    return VerifyCommand(name="pytest", run=[*start, "-m", "pytest", "-q", "-p", "no:cacheprovider"]), reason + why, globs
 
 
 def _pytest_reason(root: Path) -> str | None:

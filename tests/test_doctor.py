@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -103,6 +104,12 @@ def test_verify_commands_that_cannot_start_are_named(project_dir: Path) -> None:
                              "no program: no-such-linter not found on PATH; no venv: .venv/bin/python not found")
     config.write_text(json.dumps({"verify": {"commands": commands[:2]}}), encoding="utf-8")
     assert doctor.check_verify_commands(project_dir).detail == "verify.commands can start: tests, shell"
+    if shutil.which("npm"):  # a JS project before `npm install`: its test runner is not there yet
+        (project_dir / "package.json").write_text('{"scripts": {"test": "jest"}}', encoding="utf-8")
+        config.write_text(json.dumps({"verify": {"commands": [{"name": "npm test", "run": ["npm", "test"]}]}}))
+        assert doctor.check_verify_commands(project_dir).detail == "npm test: node_modules/ is missing (run npm install)"
+        (project_dir / "node_modules").mkdir()
+        assert doctor.check_verify_commands(project_dir).ok
 
 
 def test_client_files_check_reports_missing_current_outdated_and_edited(project_dir: Path, tmp_path: Path,

@@ -261,6 +261,8 @@ def _cannot_start(root: Path, command: VerifyCommand) -> str | None:
     program = _program(root, argv[0])
     if program is None:
         return f"{command.name}: {argv[0]} not found" + ("" if "/" in argv[0] else " on PATH")
+    if argv[0] in ("npm", "pnpm", "yarn") and (root / "package.json").is_file() and not (root / "node_modules").is_dir():
+        return f"{command.name}: node_modules/ is missing (run {argv[0]} install)"
     if len(argv) >= 3 and argv[1] == "-m" and Path(argv[0]).name.startswith("python"):
         try:
             found = subprocess.run([program, "-c", _FIND_MODULE, argv[2]], cwd=root, capture_output=True, text=True,

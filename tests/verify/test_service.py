@@ -97,6 +97,18 @@ def test_a_unittest_project_without_pytest_runs_what_init_detected(tmp_path: Pat
     assert outcome.tests_ran == 2
 
 
+def test_a_failure_that_names_no_test_says_what_the_command_said(tmp_path: Path) -> None:
+    """A command that fails before any test runs (its runner is not installed) names no test: the summary, which
+    READY's checks_before_change and the refusals show, carries what it said instead."""
+    root = pytest_project(tmp_path / "p", broken=False)
+    missing = VerifyCommand(name="pytest", run=[sys.executable, "-m", "no_such_runner_here", "-q"], timeout_s=60)
+    report = service(root, missing).run(None)
+    assert report.summary() == f"pytest failed (exit 1): {sys.executable}: No module named no_such_runner_here"
+    compiled = VerifyCommand(name="build", run=[sys.executable, "-c", "import sys; print('error: expected `;`, found `}`');"
+                                                "print('could not compile'); sys.exit(2)"], timeout_s=60)
+    assert service(root, compiled).run(None).summary() == "build failed (exit 2): error: expected `;`, found `}`"
+
+
 def test_when_globs_pick_relevant_commands(tmp_path: Path) -> None:
     root = pytest_project(tmp_path / "p", broken=True)
     docs = VerifyCommand(name="docs", run=["true"], when=["docs/**"])

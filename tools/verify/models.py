@@ -78,9 +78,20 @@ class CommandOutcome(BaseModel):
         names = self.failing_tests[:10]
         more = f" (+{len(self.failing_tests) - 10} more)" if len(self.failing_tests) > 10 else ""
         tests = f": {', '.join(names)}{more}" if names else ""
+        if self.verdict == "failed" and not names and (said := self._first_words()):
+            tests = f": {said}"  # no test named: what it said instead (`No module named pytest`, a compile error)
         note = f" [{self.note}]" if self.note and self.verdict == "error" else ""
         before = " (it failed the same way before the change)" if self.failed_before else ""
         return f"{self.name} {how}{tests}{note}{before}"
+
+    def _first_words(self, most: int = 160) -> str:
+        """What a failed run that named no test said: its first error line, else the last line of its output."""
+        said = " ".join((self.excerpt[0] if self.excerpt else _last_line(self.tail)).split())
+        return said if len(said) <= most else said[:most - 3] + "..."
+
+
+def _last_line(text: str) -> str:
+    return next((line.strip() for line in reversed(text.splitlines()) if line.strip()), "")
 
 
 def failed_the_same_way(after: CommandOutcome, before: CommandOutcome,

@@ -161,7 +161,8 @@ def test_run_checks_only_in_verification_phases(checked):
     shown = {key: value for key, value in report.items() if value is not None}  # what the wire carries
     assert CheckRun.model_validate(report).model_dump(include=set(report), exclude_none=True) == shown
     refused = driver.submit(_verify_payload(True))
-    assert set(refused["server_checks"]) == set(report)  # server_checks and run_checks answer the same fields
+    assert set(refused["server_checks"]) == set(shown)  # server_checks and run_checks answer the same fields
+    assert None not in refused["server_checks"].values()  # a refusal carries no nulls either
 
 
 def test_only_verify_reports_the_server_verdict(checked):

@@ -209,7 +209,11 @@ def test_a_removal_is_proved_by_the_lines_around_it(driver, app_project):
     app.write_text(text.replace("LEGACY = 1\n", ""), encoding="utf-8")  # lines now: import os, "", OTHER = 2, ...
     far = dict(payload, checklist=[{**payload["checklist"][0], "evidence": "src/app.py:5"}])  # a blank line
     bad = driver.submit(far)
-    assert bad["error"] == "task_validation_failed" and "covers no implementation" in bad["message"], bad
+    # not the session's lines: the answer says so and names the lines it did change (the span being blank too
+    # would say less: a line number one off the change reads the same)
+    assert bad["error"] == "task_validation_failed", bad
+    assert ("lines 5-5 of src/app.py were not changed in this session (changed lines: 9-12; lines were removed "
+            "after line 2)") in bad["message"], bad
     near = dict(payload, checklist=[{**payload["checklist"][0], "evidence": "src/app.py:2"}])  # blank, above it
     assert driver.submit(near)["success"] is True
 

@@ -142,6 +142,12 @@ def check_evidence(root: ProjectRoot, text: str, own_change: OwnChange | None = 
         span_start = decorated_start(lines, span_start, family)
     if own_change is not None and own_change.removal(checked, lines):
         return checked  # a removal: the lines around it prove it, whatever is left there
+    # Whose lines they are is told first: for a span off the session's change (a line number off by one), that
+    # answer names the lines the session did change.
+    problem = own_change(checked, lines) if own_change is not None else None
+    if problem:
+        raise TaskValidationFailed(f"evidence {checked}: {problem}",
+                                   hint="point at lines this session changed (see review_changes)")
     if is_empty_body(lines[span_start:span_end], language, declarations=declarations):
         raise TaskValidationFailed(
             f"evidence {checked} covers no implementation: only a signature, comments or placeholders "
@@ -149,9 +155,4 @@ def check_evidence(root: ProjectRoot, text: str, own_change: OwnChange | None = 
             "empty braces, or a constant returned beside a TODO comment)",
             hint="implement the item, then send the lines that hold the real code",
         )
-    if own_change is not None:
-        problem = own_change(checked, lines)
-        if problem:
-            raise TaskValidationFailed(f"evidence {checked}: {problem}",
-                                       hint="point at lines this session changed (see review_changes)")
     return checked

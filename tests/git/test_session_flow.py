@@ -176,3 +176,14 @@ def test_session_deletes_and_renames_are_committed_as_such(repo: TestRepo) -> No
     info, report = service.commit(info, ["README.md", "app.py", "main_app.py"], [], "Rename app, drop readme")
     assert repo.git("ls-tree", "--name-only", "HEAD").split() == ["main_app.py"]
     assert repo.status() == ""
+
+
+def test_a_repository_without_a_commit_identity_is_told_at_start(repo: TestRepo) -> None:
+    """git needs user.name and user.email to commit: without them, PRE_COMMIT's commit would fail after all the
+    work. The session's start says so; the snapshot (code-intel's own identity) still works."""
+    assert "git does not know who commits" not in repo.service().begin_session("s1").note
+    repo.git("config", "--unset", "user.name")
+    repo.git("config", "--unset", "user.email")
+    repo.git("config", "user.useConfigOnly", "true")  # no guessing from the host name either
+    info = repo.service().begin_session("s2")
+    assert info.snapshot and "git does not know who commits here" in info.note and "user.email" in info.note

@@ -49,6 +49,10 @@ log = logging.getLogger(__name__)
 # files git keeps while a merge, rebase, cherry-pick or revert is unfinished
 IN_PROGRESS_MARKERS = ("MERGE_HEAD", "rebase-merge", "rebase-apply", "CHERRY_PICK_HEAD", "REVERT_HEAD")
 NOT_A_REPO = "not a git repository: the workflow runs without task branches, commits or merges"
+# git cannot tell who commits (no user.name / user.email, and none it can guess): found at start, not at PRE_COMMIT
+NO_IDENTITY = ("git does not know who commits here (user.name / user.email are not set): PRE_COMMIT's commit will fail "
+               "until the user sets them (git config --global user.name 'Name'; git config --global user.email "
+               "'name@example.com'); tell the user now")
 
 
 class GitService:
@@ -95,6 +99,9 @@ class GitService:
             if git is None:
                 return GitSessionInfo(is_repo=False, note=NOT_A_REPO, content_baseline=session_id)
             info = self._describe_head(git, GitSessionInfo(is_repo=True))
+            if info.base_commit and not all(git.run(["var", f"GIT_{who}_IDENT"], check=False)[0] == 0
+                                            for who in ("AUTHOR", "COMMITTER")):
+                info.note = "; ".join(filter(None, [info.note, NO_IDENTITY]))
             info.stale_branches = sorted(br.list_task_branches(git))
             info.snapshot = take_snapshot(git, self._layout, session_id, info.base_commit)
             log.info("session %s: base %s, stale branches %s", session_id, info.base_branch or info.base_commit, info.stale_branches)

@@ -13,6 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tools.quiet import QuietLists
+
 
 class Phase(StrEnum):
     """Every phase a session can be in, in the order they run (conditional ones included)."""
@@ -105,8 +107,10 @@ class BranchReport(Report):
     now_on: str | None = None
 
 
-class CommitReport(Report):
+class CommitReport(Report, QuietLists):
     """What PRE_COMMIT committed (or why nothing was)."""
+
+    quiet_lists = ("unchanged_files", "discarded_files", "kept_user_edits", "warnings")
 
     committed: bool
     note: str | None = None

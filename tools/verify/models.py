@@ -7,8 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, Field
 
+from tools.quiet import QuietLists
 from tools.verify.parsers import MAX_NAMES
 
 Verdict = Literal["passed", "failed", "timed_out", "error"]
@@ -31,8 +32,10 @@ class FileChange:
                 or any(start <= gap and gap + 1 <= end for gap in self.gaps))
 
 
-class CommandOutcome(BaseModel):
+class CommandOutcome(QuietLists):
     """One command's run: the exit code decides; names and tail say why."""
+
+    quiet_lists = ("failing_tests", "excerpt")  # a passing command carries neither
 
     name: str
     command: str
@@ -56,16 +59,6 @@ class CommandOutcome(BaseModel):
         description="tests that failed before the change too but still count against it, each with why the session "
                     "is about it (the request names or describes it, its file changed, it calls a function the "
                     "session changed, the session changed its lines)")
-
-    @model_serializer(mode="wrap")
-    def _without_empty_lists(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
-        """No `failing_tests: []` or `excerpt: []`: a passing command's answer carries only what it says. (No
-        return type: pydantic would take it for the output schema in place of the fields'.)"""
-        data: dict[str, Any] = handler(self)
-        for key in ("failing_tests", "excerpt"):
-            if data.get(key) == []:
-                del data[key]
-        return data
 
     @property
     def passed(self) -> bool:

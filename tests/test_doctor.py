@@ -96,12 +96,14 @@ def test_verify_commands_that_cannot_start_are_named(project_dir: Path) -> None:
         {"name": "no module", "run": [sys.executable, "-m", "no_such_module_here"]},
         {"name": "no program", "run": "no-such-linter --check ."},
         {"name": "no venv", "run": [".venv/bin/python", "-m", "unittest"]},
+        {"name": "shell module", "run": "PYTHONPATH=src python3 -m no_such_module_here --opt=1"},
     ]
     config.write_text(json.dumps({"verify": {"commands": commands}}), encoding="utf-8")
     result = doctor.check_verify_commands(project_dir)
     assert not result.ok
     assert result.detail == (f"no module: {sys.executable} has no module no_such_module_here; "
-                             "no program: no-such-linter not found on PATH; no venv: .venv/bin/python not found")
+                             "no program: no-such-linter not found on PATH; no venv: .venv/bin/python not found; "
+                             "shell module: python3 has no module no_such_module_here")
     config.write_text(json.dumps({"verify": {"commands": commands[:2]}}), encoding="utf-8")
     assert doctor.check_verify_commands(project_dir).detail == "verify.commands can start: tests, shell"
     if shutil.which("npm"):  # a JS project before `npm install`: its test runner is not there yet

@@ -231,6 +231,7 @@ def check_project(folder: Path) -> CheckResult:
 
 
 _SHELL_WORDS = frozenset({"cd", "export", "set", "env", "exec", "time", "nice", "command", "builtin", "source", "."})
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _FIND_MODULE = "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec(sys.argv[1]) else 3)"
 
 
@@ -250,9 +251,11 @@ def _cannot_start(root: Path, command: VerifyCommand) -> str | None:
 
     if isinstance(command.run, str):  # a shell line: only its first program is looked for
         try:
-            words = [w for w in shlex.split(command.run) if "=" not in w.split("/")[0]]
+            words = shlex.split(command.run)
         except ValueError:
             return None  # the shell will say what is wrong with the line
+        while words and _ASSIGNMENT.match(words[0]):  # `FOO=1 make check`: the program comes after
+            words.pop(0)
         if not words or words[0] in _SHELL_WORDS:
             return None
         argv = words

@@ -6,8 +6,8 @@ deselected in a config file, a skip decorator of the project's own. At POST_IMPL
 tests, or skipped more, than in the run before the change is told beside the removed tests.
 
 Read per line as the output streams: pytest (`= 3 failed, 40 passed, 2 skipped in 0.52s =`, or without the `=`
-under -q; pytest 9 adds `5 subtests passed`), unittest (`Ran 45 tests` then `OK (skipped=2)`), jest (`Tests: 1 failed, 2 skipped, 10 passed, 13
-total`), vitest (`Tests  1 failed | 10 passed | 2 skipped (13)`), mocha (`10 passing`, `2 pending`, `1 failing`),
+under -q; pytest 9 adds `5 subtests passed`), unittest (`Ran 45 tests` then `OK (skipped=2)`), jest (`Tests: 1
+failed, 2 skipped, 10 passed, 13 total`), vitest (`Tests  1 failed | 10 passed | 2 skipped (13)`), mocha (`10 passing`, `2 pending`, `1 failing`),
 cargo (`test result: ok. 3 passed; 1 failed; 2 ignored; ...`, added up over the test binaries), Maven Surefire's
 closing `Tests run: 10, Failures: 1, Errors: 0, Skipped: 2`, CTest (`... 0 tests failed out of 20`), GoogleTest
 (`[==========] 12 tests from 3 test suites ran.`, `YOU HAVE 2 DISABLED TESTS`) and TAP (`# tests 10`, `# skip 2`).

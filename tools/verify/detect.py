@@ -1,5 +1,5 @@
-"""Which check commands a project has: pytest (or unittest), npm/pnpm/yarn test, go test, cargo test, Maven, Gradle, CMake's
-ctest, make.
+"""Which check commands a project has: pytest (or unittest), npm/pnpm/yarn test, go test, cargo test, Maven,
+Gradle, CMake's ctest, make.
 
 `code-intel init` writes what this finds into `config.json` under `verify.commands` and says what it
 found and why. Detection only reads files; it never runs anything. With one kind of project every
@@ -87,20 +87,25 @@ def _unittest_only(folder: Path) -> bool:
     return any(_UNITTEST_STYLE.search(t) for t in texts) and not any(_PYTEST_STYLE.search(t) for t in texts)
 
 
-def _python_tests(root: Path) -> tuple[VerifyCommand, str, list[str]] | None:
+def _python_tests(root: Path, notes: list[str]) -> tuple[VerifyCommand, str, list[str]] | None:
     """pytest when the project shows it (its config, a conftest.py, test files); `python -m unittest` instead when
-    only a tests folder shows it, its files are unittest's, and the project's virtualenv has no pytest to run them."""
+    only a tests folder shows it, its files are unittest's, and the project's virtualenv has no pytest to run them.
+    A virtualenv without the pytest the project needs is told in `notes`."""
     reason = _pytest_reason(root)
     if reason is None:
         return None
     python = _python(root)
+    venv = python.split("/")[0]
     globs = ["**/*.py", "*.toml", "*.cfg", "*.ini"]
     folder = reason.split("/")[0]
-    if reason.endswith("with test_*.py files") and _venv_has_pytest(root, python) is False and _unittest_only(root / folder):
+    has_pytest = _venv_has_pytest(root, python)
+    if reason.endswith("with test_*.py files") and has_pytest is False and _unittest_only(root / folder):
         run = [python, "-m", "unittest"] if (root / folder / "__init__.py").is_file() else [
             python, "-m", "unittest", "discover", "-s", folder]
-        return (VerifyCommand(name="unittest", run=run), f"{reason} using unittest, and no pytest in {python.split('/')[0]}",
-                globs)
+        return VerifyCommand(name="unittest", run=run), f"{reason} using unittest, and no pytest in {venv}", globs
+    if has_pytest is False:
+        notes.append(f"pytest is not installed in {venv}: install it there ({python} -m pip install pytest), or the "
+                     "server's checks cannot run")
     start, why = _interpreter(root, python)
     return VerifyCommand(name="pytest", run=[*start, "-m", "pytest", "-q", "-p", "no:cacheprovider"]), reason + why, globs
 
@@ -197,7 +202,8 @@ def _recipe(makefile: str, target: str, most: int = 3) -> str:
 def detect_commands(root: Path) -> Detection:
     """Inspect `root` and propose its check commands (nothing is run)."""
     found: list[tuple[VerifyCommand, str, list[str]]] = []  # command, why, its kind's globs
-    python_tests = _python_tests(root)
+    detection = Detection()
+    python_tests = _python_tests(root, detection.notes)
     if python_tests:
         found.append(python_tests)
     npm = _npm_test(root)
@@ -224,7 +230,6 @@ def detect_commands(root: Path) -> Detection:
             f"cmake -S . -B {build} && cmake --build {build} --parallel && cd {build} && ctest --output-on-failure"))
         found.append((cmd, cmake, ["**/*.c", "**/*.h", "**/*.cc", "**/*.cpp", "**/*.cxx", "**/*.hpp", "**/*.hh",
                                    "**/CMakeLists.txt", "**/*.cmake"]))
-    detection = Detection()
     makefile = next((n for n in ("GNUmakefile", "makefile", "Makefile") if (root / n).is_file()), None)
     text = _read(root / makefile) if makefile else ""
     targets = _MAKE_TARGET.findall(text)
@@ -238,10 +243,6 @@ def detect_commands(root: Path) -> Detection:
         else:  # often the linters and type checkers the project's CI runs beside its tests
             detection.notes.append(f"{makefile} has a 'check' target{runs}; not added (add it to verify.commands to have "
                                    "the server run it too)")
-    python = _python(root)
-    if python_tests and python_tests[0].name == "pytest" and _venv_has_pytest(root, python) is False:
-        detection.notes.append(f"pytest is not installed in {python.split('/')[0]}: install it there "
-                               f"({python} -m pip install pytest), or the server's checks cannot run")
     several = len(found) > 1
     for cmd, why, globs in found:
         if several:

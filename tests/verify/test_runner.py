@@ -66,6 +66,11 @@ def test_progress_is_reported_for_long_runs(tmp_path: Path, monkeypatch: object)
                       progress=lambda elapsed, message: seen.append(message))
     assert out.passed
     assert seen and all("slow: running for" in m for m in seen)
+    dots: list[str] = []  # unittest's way: a dot per test on stderr, no newline until the end
+    script = "import sys, time\nfor _ in range(12):\n    sys.stderr.write('.'); sys.stderr.flush(); time.sleep(0.1)"
+    run_command(VerifyCommand(name="dots", run=[sys.executable, "-c", script]), tmp_path,
+                progress=lambda elapsed, message: dots.append(message))
+    assert dots and dots[-1].endswith(" bytes of output)")  # not "(0 lines of output)" while it runs
 
 
 def test_a_run_of_progress_meter_lines_keeps_only_its_last(tmp_path: Path) -> None:

@@ -60,6 +60,7 @@ class _Reader(threading.Thread):
         self.tail: deque[str] = deque(maxlen=TAIL_LINES)
         self.metering = False  # the tail's last line is a progress-meter line
         self.lines = 0
+        self.bytes = 0  # unittest's dots go to stderr with no newline until the end: bytes show it is alive
 
     def _line(self, data: bytes) -> None:
         text = clean(data.decode("utf-8", errors="replace"))
@@ -82,6 +83,7 @@ class _Reader(threading.Thread):
                 chunk = read(65536)
                 if not chunk:
                     break
+                self.bytes += len(chunk)
                 pending += chunk
                 *complete, pending = pending.split(b"\n")
                 for line in complete:
@@ -97,6 +99,13 @@ class _Reader(threading.Thread):
     def tail_text(self) -> str:
         text = "\n".join(self.tail)
         return text[-TAIL_CHARS:]
+
+
+def _amount(reader: _Reader) -> str:
+    """`12 lines`, or `3.1 KB` while the output holds no whole line yet (a dot per test, as unittest prints them)."""
+    if reader.lines or not reader.bytes:
+        return f"{reader.lines} line{'' if reader.lines == 1 else 's'}"
+    return f"{reader.bytes} bytes" if reader.bytes < 1024 else f"{reader.bytes / 1024:.1f} KB"
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -150,7 +159,7 @@ def run_command(command: VerifyCommand, cwd: Path, progress: Progress | None = N
         if progress is not None and elapsed >= next_report:
             next_report += PROGRESS_EVERY_S
             with contextlib.suppress(Exception):  # a lost client must not stop the check
-                progress(elapsed, f"{command.name}: running for {elapsed:.0f}s ({reader.lines} lines of output)")
+                progress(elapsed, f"{command.name}: running for {elapsed:.0f}s ({_amount(reader)} of output)")
     _reap_group(proc.pid)
     reader.join(timeout=KILL_GRACE_S)
     if proc.stdout is not None:

@@ -12,8 +12,8 @@
 // server with StdioClientTransport (no env given: the SDK's default environment, as the Python client's),
 // connects and lists the tools once (listTools). The client then holds a compiled validator for each
 // listed tool's outputSchema and checks every structuredContent against it, as Claude Code's client does.
-// It times 2 x N empty round trips (resources/list), and for each call warms up twice, then times N calls
-// to client.callTool, touching the file first when the plan says so (a fresh parse). A session with a
+// It makes N untimed empty round trips (resources/list), and for each call warms up twice, then times N calls
+// to client.callTool, each after one timed empty round trip, touching the file first when the plan says so (a fresh parse). A session with a
 // "wrong_schema" call (a canned server's tool listed with a schema no answer meets) ends with that call,
 // which callTool must refuse, to show that the validation really runs. Only the client's public methods
 // are used.
@@ -64,13 +64,16 @@ async function session(spec) {
   const schemas = new Map(tools.map((tool) => [tool.name, tool.outputSchema]));
   const out = { calls: {} };
   try {
+    // A few untimed round trips (a server just started is still doing its start-up upkeep), then one right
+    // before each timed call, so the round trip taken off is measured under the same conditions as the calls.
     const pings = [];
-    for (let i = 0; i < plan.runs * 2; i++) {
+    const ping = async () => {
       const started = performance.now();
       await client.listResources();
       pings.push(performance.now() - started);
-    }
-    out.ping = median(pings);
+    };
+    for (let i = 0; i < plan.runs; i++) await ping();
+    pings.length = 0;
 
     for (const call of spec.calls) {
       const params = { name: call.name, arguments: call.arguments };
@@ -81,6 +84,7 @@ async function session(spec) {
       const samples = [];
       let result;
       for (let i = 0; i < plan.runs; i++) {
+        await ping();
         touch(call.touch);
         const started = performance.now();
         result = await client.callTool(params, undefined, options);
@@ -98,6 +102,8 @@ async function session(spec) {
         structured: result.structuredContent ?? null,
       };
     }
+
+    out.ping = median(pings);
 
     // A tool listed with a schema its answer cannot meet: callTool must throw.
     if (spec.wrong_schema) {

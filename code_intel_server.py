@@ -51,7 +51,7 @@ from tools.explore.shown import shown_files
 from tools.logs import setup_logging
 from tools.pathnames import client_safe
 from tools.stdio import WireAnswers, serve_stdio
-from tools.written import dump_json
+from tools.written import dump_json, dump_json_with_body
 
 if TYPE_CHECKING:  # at run time import_result_models() brings them in, when the tool table is built
     from tools.context.rules import ContextUpdate
@@ -574,13 +574,23 @@ def result_json(result: BaseModel) -> bytes | None:
     answer of thousands of matches that dict is most of the cost; lists already held as JSON, such as search_text's
     matches, are spliced in as they are, tools/written.py); None when the result cannot be written as is
     (a file name that is not UTF-8), which then takes the dict path."""
+    written = result_json_with_body(result, body=False)
+    return written[0] if written is not None else None
+
+
+def result_json_with_body(result: BaseModel, *, body: bool = True) -> tuple[bytes, bytes | None] | None:
+    """result_json's bytes and, with `body`, the same as the inside of a JSON string (the answer's text copy on
+    our stdio transport), taking the escaped records a WrittenList made ahead; None as for result_json."""
     try:
-        encoded = dump_json(result, exclude_none=True)
+        encoded, escaped = (dump_json_with_body(result, exclude_none=True) if body
+                            else (dump_json(result, exclude_none=True), None))
     except PydanticSerializationError:
         return None
     if "success" in type(result).model_fields or "success" in (result.model_extra or {}):
-        return encoded
-    return b'{"success":true}' if encoded == b"{}" else encoded[:-1] + b',"success":true}'
+        return encoded, escaped
+    if encoded == b"{}":
+        return b'{"success":true}', (b'{\\"success\\":true}' if body else None)
+    return encoded[:-1] + b',"success":true}', (escaped[:-1] + b',\\"success\\":true}' if escaped is not None else None)
 
 
 def argument_refusal(tool_name: str, err: ValidationError) -> dict[str, Any]:
@@ -855,8 +865,10 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
         ok = data.get("success") is True
         if not ok:
             app.workflow.annotate_refusal(data)
-        answer = result_json(result) if result is not None else None
+        written = result_json_with_body(result, body=self.wire_answers is not None) if result is not None else None
+        answer, body = written if written is not None else (None, None)
         if answer is None or len(answer) > MAX_RESPONSE_BYTES:
+            body = None
             if result is not None:
                 data = wire_data(result)
             data, answer = wire_json(data)
@@ -873,7 +885,7 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
             # on our stdio transport the SDK gets markers and the answer's bytes are put in place of both when the
             # line is written (tools/stdio.py): the SDK's own pipeline would copy, re-check and re-encode a large
             # answer several times on the way out
-            return self.wire_answers.result(answer, is_error=not ok)
+            return self.wire_answers.result(answer, is_error=not ok, body=body)
         return CallToolResult(content=[TextContent(type="text", text=answer.decode())], structured_content=data,
                               is_error=not ok)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Annotated
 
 import pytest
@@ -81,3 +82,25 @@ def test_written_leaves_the_schema_as_declared() -> None:
         plain_schema = Plain.model_json_schema(mode=mode)  # type: ignore[arg-type]
         written_schema["title"] = plain_schema["title"]
         assert written_schema == plain_schema
+
+
+def test_dump_json_with_body_gives_the_text_copy_from_bodies_made_ahead_or_escaped_then() -> None:
+    from tools.written import dump_json_with_body, json_string_body
+
+    items = [A, B, C]
+    parts = [to_json([item])[1:-1] for item in items]
+    ahead = WrittenList(parts, 3, [json_string_body(parts[0]), None, json_string_body(parts[2])])
+    for held in (ahead, written(A, B, C), WrittenList([b"", *parts], 3, [None, None, None, None])):
+        model = Groups(groups=[Group.model_construct(name='one "quoted" \\ é\n', items=held, note="tab\t")], total=3)
+        plain, body = dump_json_with_body(model, exclude_none=True)
+        assert plain == dump_json(model, exclude_none=True)
+        assert body == json_string_body(plain)
+        assert json.loads(b'"' + body + b'"') == plain.decode()
+
+
+def test_a_body_made_ahead_is_the_one_written() -> None:
+    from tools.written import dump_json_with_body
+
+    part = to_json([A])[1:-1]
+    model = Group.model_construct(name="n", items=WrittenList([part], 1, [b"MADE-AHEAD"]))
+    assert b"MADE-AHEAD" in dump_json_with_body(model)[1]  # not escaped again when the answer is sent

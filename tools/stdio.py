@@ -49,6 +49,8 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 import anyio
 import anyio.to_thread
 
+from tools.written import json_string_body
+
 if TYPE_CHECKING:
     from mcp_types import CallToolResult
 
@@ -324,25 +326,14 @@ MAX_WAITING_BYTES = 64 * 1024 * 1024
 # an answer's line is written milliseconds after the answer is kept; one still waiting after this long belongs to
 # a call that was cancelled (the SDK drops its line) and goes when the next answer is kept
 MAX_WAITING_SECONDS = 600.0
-_CONTROL_BYTES = bytes(range(0x20))
-
-
-def json_string_body(answer: bytes) -> bytes:
-    """UTF-8 JSON text as the inside of a JSON string (no quotes), the bytes `json.dumps(text,
-    ensure_ascii=False)` writes between its quotes. Compact JSON from a serialiser holds no raw control
-    character, so escaping each backslash and quote is enough; text that does hold one takes json.dumps."""
-    if len(answer.translate(None, _CONTROL_BYTES)) != len(answer):  # one pass over the answer
-        return json.dumps(answer.decode("utf-8", errors="replace"), ensure_ascii=False)[1:-1].encode("utf-8")
-    if b"\\" in answer:
-        answer = answer.replace(b"\\", b"\\\\")
-    return answer.replace(b'"', b'\\"')
 
 
 class WireAnswers:
     """Tool answers as encoded JSON, kept aside until the SDK's line that carries them is written (WireWriter).
 
     `result()` keeps an answer under a token and gives the SDK a CallToolResult whose text content is the
-    token and whose structured content is `{ANSWER_KEY: token}`. A token is this process's random tag and a
+    token and whose structured content is `{ANSWER_KEY: token}`; the text copy is the answer as the inside of a
+    JSON string, escaped when the line is written or given ready (`body`, made while the engine still ran). A token is this process's random tag and a
     counter: it is never sent to the client (each is replaced as its line is written), so no text from outside
     can name one. An answer leaves when its line is written. One whose line never is (the call was cancelled,
     the client went away) would stay, so at most MAX_WAITING_ANSWERS answers and MAX_WAITING_BYTES are kept,
@@ -360,7 +351,7 @@ class WireAnswers:
         self.clock = clock
         self.annotate = annotate  # adds the session's phase fields to the refusal for a lost answer
         self._counter = itertools.count(1)
-        self._waiting: OrderedDict[str, bytes] = OrderedDict()
+        self._waiting: OrderedDict[str, tuple[bytes, bytes | None]] = OrderedDict()
         self._kept_at: dict[str, float] = {}
         self._bytes = 0
         self._lock = threading.Lock()
@@ -368,37 +359,40 @@ class WireAnswers:
     def __len__(self) -> int:
         return len(self._waiting)
 
-    def result(self, answer: bytes, *, is_error: bool) -> CallToolResult:
-        """The CallToolResult to hand the SDK for `answer` (compact JSON of an object, UTF-8)."""
+    def result(self, answer: bytes, *, is_error: bool, body: bytes | None = None) -> CallToolResult:
+        """The CallToolResult to hand the SDK for `answer` (compact JSON of an object, UTF-8); `body`, when
+        given, is json_string_body(answer), made ahead."""
         from mcp_types import CallToolResult, TextContent
 
-        token = self.keep(answer)
+        token = self.keep(answer, body)
         return CallToolResult(content=[TextContent(type="text", text=token)], structured_content={ANSWER_KEY: token},
                               is_error=is_error)
 
-    def keep(self, answer: bytes) -> str:
+    def keep(self, answer: bytes, body: bytes | None = None) -> str:
+        size = len(answer) + (len(body) if body is not None else 0)
         with self._lock:
             token = f"{self.tag}{next(self._counter)}"
             now = self.clock()
-            self._waiting[token] = answer
+            self._waiting[token] = (answer, body)
             self._kept_at[token] = now
-            self._bytes += len(answer)
+            self._bytes += size
             while len(self._waiting) > 1 and (len(self._waiting) > self.max_answers or self._bytes > self.max_bytes
                                               or now - self._kept_at[next(iter(self._waiting))] > self.max_seconds):
                 oldest, old = self._waiting.popitem(last=False)
                 del self._kept_at[oldest]
-                self._bytes -= len(old)
+                self._bytes -= _size(old)
                 log.warning("dropped an answer of %d bytes whose line was never written (%d answers waiting); if "
-                            "its line comes it is sent as an internal_error", len(old), len(self._waiting))
+                            "its line comes it is sent as an internal_error", len(old[0]), len(self._waiting))
         return token
 
-    def take(self, token: str) -> bytes | None:
+    def take(self, token: str) -> tuple[bytes, bytes | None] | None:
+        """The answer kept under `token` and its body made ahead (or None), taken out; None if not kept."""
         with self._lock:
-            answer = self._waiting.pop(token, None)
-            if answer is not None:
-                self._bytes -= len(answer)
+            kept = self._waiting.pop(token, None)
+            if kept is not None:
+                self._bytes -= _size(kept)
                 del self._kept_at[token]
-            return answer
+            return kept
 
     def complete(self, line: str) -> tuple[bytes, ...]:
         """The bytes to write for a line the SDK made, in pieces: with the answer its markers name put in their
@@ -410,9 +404,9 @@ class WireAnswers:
         tokens = set(self.tokens.findall(line))
         answers = {token: self.take(token) for token in tokens}
         if len(tokens) == 1:
-            ((token, answer),) = answers.items()
-            if answer is not None:
-                spliced = _splice(line, token, answer)
+            ((token, kept),) = answers.items()
+            if kept is not None:
+                spliced = _splice(line, token, *kept)
                 if spliced is not None:
                     return spliced
                 log.error("an answer line does not hold its markers as expected (%d characters); sent as an "
@@ -455,11 +449,15 @@ class WireAnswers:
                                       "isError": True}}, separators=(",", ":"), default=str).encode("utf-8") + b"\n"
 
 
-def _splice(line: str, token: str, answer: bytes) -> tuple[bytes, ...] | None:
+def _size(kept: tuple[bytes, bytes | None]) -> int:
+    return len(kept[0]) + (len(kept[1]) if kept[1] is not None else 0)
+
+
+def _splice(line: str, token: str, answer: bytes, body: bytes | None = None) -> tuple[bytes, ...] | None:
     """`line` with its structured marker replaced by `answer` and its text marker (the token between
-    quotes) by `answer` as the inside of a JSON string, in five pieces (joined, they would be one more copy
-    of the answer, in freshly allocated memory: as slow as the escaping); None when the markers are not
-    there once each."""
+    quotes) by `answer` as the inside of a JSON string (`body` when it was made ahead), in five pieces (joined,
+    they would be one more copy of the answer, in freshly allocated memory: as slow as the escaping); None
+    when the markers are not there once each."""
     structured = f'{{"{ANSWER_KEY}":"{token}"}}'
     quoted = f'"{token}"'
     at_structured = line.find(structured)
@@ -470,12 +468,13 @@ def _splice(line: str, token: str, answer: bytes) -> tuple[bytes, ...] | None:
     if at_text == inside:
         at_text = line.find(quoted, inside + len(quoted))
     at_text += 1  # the token only: its quotes stay, around the escaped answer
+    text = body if body is not None else json_string_body(answer)
     if at_text < at_structured:
-        first, first_end, first_bytes = at_text, at_text + len(token), json_string_body(answer)
+        first, first_end, first_bytes = at_text, at_text + len(token), text
         second, second_end, second_bytes = at_structured, at_structured + len(structured), answer
     else:
         first, first_end, first_bytes = at_structured, at_structured + len(structured), answer
-        second, second_end, second_bytes = at_text, at_text + len(token), json_string_body(answer)
+        second, second_end, second_bytes = at_text, at_text + len(token), text
     return (line[:first].encode("utf-8"), first_bytes, line[first_end:second].encode("utf-8"), second_bytes,
             line[second_end:].encode("utf-8"))
 

@@ -9,9 +9,10 @@ one is annotated with `WRITTEN`, which leaves its JSON schema as declared.
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Iterator, Sequence
-from typing import Any, Generic, TypeVar, overload
+from typing import Any, Generic, TypeVar, cast, overload
 
 from pydantic import SerializationInfo, SerializerFunctionWrapHandler, WrapSerializer
 from pydantic_core import from_json, to_json
@@ -21,15 +22,36 @@ T = TypeVar("T")
 _CONTEXT_KEY = "code_intel_written"
 
 
+_CONTROL_BYTES = bytes(range(0x20))
+
+
+def json_string_body(answer: bytes) -> bytes:
+    """UTF-8 JSON text as the inside of a JSON string (no quotes), the bytes `json.dumps(text,
+    ensure_ascii=False)` writes between its quotes. Compact JSON from a serialiser holds no raw control
+    character, so escaping each backslash and quote is enough; text that does hold one takes json.dumps.
+    Every character is escaped on its own, so the body of a concatenation is the concatenation of the bodies
+    (when no piece splits a character)."""
+    if len(answer.translate(None, _CONTROL_BYTES)) != len(answer):  # one pass over the answer
+        return json.dumps(answer.decode("utf-8", errors="replace"), ensure_ascii=False)[1:-1].encode("utf-8")
+    if b"\\" in answer:
+        answer = answer.replace(b"\\", b"\\\\")
+    return answer.replace(b'"', b'\\"')
+
+
 class WrittenList(Sequence[T], Generic[T]):
     """A list held as the JSON of its items: `parts` are runs of comma-separated JSON values (no brackets),
-    `length` how many values they hold in all. Read-only: the records read from it are decoded once and
-    shared, and a change made to them would not reach the JSON that is written."""
+    `length` how many values they hold in all. `bodies`, when given, holds each part as the inside of a JSON
+    string (json_string_body), made ahead where that costs nothing (search_text makes them while rg still
+    runs), for the answer's text copy; a part without one (None) is escaped when written. Read-only: the
+    records read from it are decoded once and shared, and a change made to them would not reach the JSON that
+    is written."""
 
-    __slots__ = ("_items", "length", "parts")
+    __slots__ = ("_items", "bodies", "length", "parts")
 
-    def __init__(self, parts: list[bytes], length: int) -> None:
-        self.parts = [part for part in parts if part]
+    def __init__(self, parts: list[bytes], length: int, bodies: list[bytes | None] | None = None) -> None:
+        kept = [index for index, part in enumerate(parts) if part]
+        self.parts = [parts[index] for index in kept]
+        self.bodies = [bodies[index] for index in kept] if bodies is not None else [None] * len(kept)
         self.length = length
         self._items: list[T] | None = None
 
@@ -89,24 +111,47 @@ def _serialise(value: Any, handler: SerializerFunctionWrapHandler, info: Seriali
 WRITTEN = WrapSerializer(_serialise)
 
 
-def dump_json(model: Any, **options: Any) -> bytes:
-    """`to_json(model, **options)`, with each WrittenList inside written as it is held rather than decoded.
-    Each is first written as a placeholder string with a random token, then replaced by its JSON: a string of
-    the answer equal to a placeholder would have to guess the token, and inside a JSON string every quote is
+def _pieces(model: Any, options: dict[str, Any]) -> list[bytes | WrittenList[Any]]:
+    """`to_json(model, **options)` in pieces: runs of its JSON, and each WrittenList inside where it stands.
+    Each list is first written as a placeholder string with a random token, then found again: a string of the
+    answer equal to a placeholder would have to guess the token, and inside a JSON string every quote is
     escaped, so the quoted placeholder is found only where it stands as a value."""
     lists: list[WrittenList[Any]] = []
     token = "code-intel-written:" + secrets.token_hex(12) + ":"
     encoded = to_json(model, context={_CONTEXT_KEY: (token, lists)}, **options)
-    if not lists:
-        return encoded
-    pieces: list[bytes] = []
+    pieces: list[bytes | WrittenList[Any]] = []
     start = 0
     for index, written in enumerate(lists):  # the placeholders come in the order the lists were written
         placeholder = b'"' + f"{token}{index}".encode() + b'"'
         at = encoded.find(placeholder, start)
         if at < 0:
             raise ValueError("a written list's placeholder is missing from the JSON")
-        pieces += [encoded[start:at], b"[", b",".join(written.parts), b"]"]
+        pieces += [encoded[start:at], written]
         start = at + len(placeholder)
     pieces.append(encoded[start:])
-    return b"".join(pieces)
+    return pieces
+
+
+def dump_json(model: Any, **options: Any) -> bytes:
+    """`to_json(model, **options)`, with each WrittenList inside written as it is held rather than decoded."""
+    pieces = _pieces(model, options)
+    if len(pieces) == 1:
+        return cast(bytes, pieces[0])
+    return b"".join(piece.json() if isinstance(piece, WrittenList) else piece for piece in pieces)
+
+
+def dump_json_with_body(model: Any, **options: Any) -> tuple[bytes, bytes]:
+    """dump_json's bytes, and the same as the inside of a JSON string (json_string_body of them), for an answer
+    whose text copy is that string: a written list's bodies made ahead are used as they are."""
+    pieces = _pieces(model, options)
+    plain: list[bytes] = []
+    body: list[bytes] = []
+    for piece in pieces:
+        if isinstance(piece, WrittenList):  # `[` and `,` need no escaping
+            plain += [b"[", b",".join(piece.parts), b"]"]
+            body += [b"[", b",".join(made if made is not None else json_string_body(part)
+                                     for part, made in zip(piece.parts, piece.bodies, strict=True)), b"]"]
+        else:
+            plain.append(piece)
+            body.append(json_string_body(piece))
+    return b"".join(plain), b"".join(body)

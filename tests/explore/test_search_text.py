@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -198,7 +199,9 @@ def test_lines_read_while_ripgrep_runs_give_the_same_records_however_they_are_cu
         arriving.finish()
         out = []
         for raw in sorted(arriving.bodies):
-            part = arriving.part(raw.decode()[2:], raw, limit)
+            part, escaped = arriving.part(raw.decode()[2:], raw, limit)
+            if escaped is not None:  # made while rg ran: the records' JSON as the inside of a JSON string
+                assert isinstance(part, bytes) and json.loads(b'"' + escaped + b'"') == part.decode()
             out.append((raw.decode(), from_json(b"[" + part + b"]") if isinstance(part, bytes) else part))
         return out
 
@@ -224,7 +227,7 @@ def test_a_line_cut_short_when_ripgrep_is_stopped_is_left_out() -> None:
     arriving.take(b"./a.py\x001\x1f1\x1freturn 1\n2\x1f1\x1fret")
     arriving.finish()
     assert arriving.rows == {b"./a.py": 1}
-    assert arriving.part("a.py", b"./a.py", 99) == b'{"file":"a.py","line":1,"column":1,"text":"return 1"}'
+    assert arriving.part("a.py", b"./a.py", 99)[0] == b'{"file":"a.py","line":1,"column":1,"text":"return 1"}'
 
 
 def test_a_file_printed_twice_is_one_file_with_its_lines_in_order() -> None:
@@ -236,7 +239,7 @@ def test_a_file_printed_twice_is_one_file_with_its_lines_in_order() -> None:
     arriving.take(b"./a.py\x001\x1f1\x1fx\n\n./b.py\x002\x1f1\x1fz\n\n./a.py\x005\x1f1\x1fy\n")
     arriving.finish()
     assert arriving.rows == {b"./a.py": 2, b"./b.py": 1}
-    part = arriving.part("a.py", b"./a.py", 99)
+    part, _ = arriving.part("a.py", b"./a.py", 99)
     assert isinstance(part, bytes) and [m["line"] for m in from_json(b"[" + part + b"]")] == [1, 5]
 
 

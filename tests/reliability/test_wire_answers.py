@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from tools.stdio import ANSWER_KEY, WireAnswers, WireWriter, json_string_body
+from tools.stdio import ANSWER_KEY, WireAnswers, WireWriter
+from tools.written import json_string_body
 
 # text that looks like our markers, as it could sit in a searched file or a pattern
 MARKER_LIKE = f'{{"{ANSWER_KEY}":"code-intel-answer-0123456789abcdef-1"}}'

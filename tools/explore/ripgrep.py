@@ -29,7 +29,7 @@ from tools.errors import InvalidArgument
 from tools.explore import budget
 from tools.explore.models import TextMatch
 from tools.project import RUNTIME_DIRS, STATE_DIR
-from tools.written import WrittenList
+from tools.written import WrittenList, json_string_body
 
 try:
     import fcntl
@@ -401,17 +401,19 @@ def search_lines(
     total = sum(arriving.rows.values())
     _check(run, total)
     parts: list[bytes | list[TextMatch]] = []
+    escaped: list[bytes | None] = []
     answered = 0
     for path, raw_path in sorted((_relative(os.fsdecode(p)), p) for p in arriving.bodies):
         wanted = limit - answered
         if wanted <= 0:
             break  # the rest are counted only
-        part = arriving.part(path, raw_path, wanted)
+        part, body = arriving.part(path, raw_path, wanted)
         parts.append(part)
+        escaped.append(body)
         answered += min(wanted, arriving.rows[raw_path])
     matches: list[TextMatch] | WrittenList[TextMatch]
     if all(isinstance(part, bytes) for part in parts):
-        matches = WrittenList(cast(list[bytes], parts), answered)
+        matches = WrittenList(cast(list[bytes], parts), answered, escaped)
     else:  # a name that is not UTF-8: the answer is written from dicts
         matches = [record for part in parts
                    for record in (from_json(b"[" + part + b"]") if isinstance(part, bytes) else part)]
@@ -456,6 +458,7 @@ class _FileBlocks:
         self.bodies: dict[bytes, bytes] = {}  # raw path -> its lines, without the last newline
         self.rows: dict[bytes, int] = {}  # raw path -> its match rows (counted only without context lines)
         self.parts: dict[bytes, bytes | list[TextMatch]] = {}  # records written early: all of a file's rows
+        self.escaped: dict[bytes, bytes] = {}  # those records as the inside of a JSON string (the text copy)
         self.early = early
         self.seen = 0
         self.unfinished: list[bytes] = []  # the pieces of a file not yet ended (kept apart: a file can be long)
@@ -497,22 +500,26 @@ class _FileBlocks:
         if raw_path in self.bodies:  # the same file twice (rg was given overlapping roots): one file, lines in order
             body = self.bodies[raw_path] + b"\n" + body
             self.parts.pop(raw_path, None)
+            self.escaped.pop(raw_path, None)
             self.seen -= self.rows.pop(raw_path, 0)
         self.bodies[raw_path] = body
         if self.early is None:
             return
         rows = self.rows[raw_path] = body.count(b"\n") + 1
         if self.seen + rows <= self.early:
-            self.parts[raw_path] = self._write(_relative(os.fsdecode(raw_path)), body, rows)
+            part = self.parts[raw_path] = self._write(_relative(os.fsdecode(raw_path)), body, rows)
+            if isinstance(part, bytes):  # escaped now too, while rg still runs, rather than when the answer is sent
+                self.escaped[raw_path] = json_string_body(part)
         self.seen += rows  # counts files not written too, so after the first one nothing more is written early
 
-    def part(self, path: str, raw_path: bytes, wanted: int) -> bytes | list[TextMatch]:
-        """The records of a file's first `wanted` match rows: as JSON, or as dicts for a name that is not UTF-8."""
+    def part(self, path: str, raw_path: bytes, wanted: int) -> tuple[bytes | list[TextMatch], bytes | None]:
+        """The records of a file's first `wanted` match rows: as JSON, or as dicts for a name that is not UTF-8;
+        and those written early as the inside of a JSON string (None for the others)."""
         rows = self.rows[raw_path]
         part = self.parts.get(raw_path)
         if part is None or wanted < rows:
-            part = self._write(path, self.bodies[raw_path], wanted)
-        return part
+            return self._write(path, self.bodies[raw_path], wanted), None
+        return part, self.escaped.get(raw_path)
 
     @staticmethod
     def _write(path: str, body: bytes, limit: int) -> bytes | list[TextMatch]:

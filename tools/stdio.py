@@ -332,10 +332,10 @@ class WireAnswers:
     """Tool answers as encoded JSON, kept aside until the SDK's line that carries them is written (WireWriter).
 
     `result()` keeps an answer under a token and gives the SDK a CallToolResult whose text content is the
-    token and whose structured content is `{ANSWER_KEY: token}`; the text copy is the answer as the inside of a
-    JSON string, escaped when the line is written or given ready (`body`, made while the engine still ran). A token is this process's random tag and a
-    counter: it is never sent to the client (each is replaced as its line is written), so no text from outside
-    can name one. An answer leaves when its line is written. One whose line never is (the call was cancelled,
+    token and whose structured content is `{ANSWER_KEY: token}`; the text copy is the answer as the inside of
+    a JSON string, escaped when the line is written or given ready (`body`, made while the engine still ran).
+    A token is this process's random tag and a counter: it is never sent to the client (each is replaced as
+    its line is written), so no text from outside can name one. An answer leaves when its line is written. One whose line never is (the call was cancelled,
     the client went away) would stay, so at most MAX_WAITING_ANSWERS answers and MAX_WAITING_BYTES are kept,
     none for longer than MAX_WAITING_SECONDS once another answer comes: past any of these, the oldest are
     dropped, with a warning, and their lines (if they ever come) go out as an internal_error refusal."""

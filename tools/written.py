@@ -137,7 +137,10 @@ def dump_json(model: Any, **options: Any) -> bytes:
     pieces = _pieces(model, options)
     if len(pieces) == 1:
         return cast(bytes, pieces[0])
-    return b"".join(piece.json() if isinstance(piece, WrittenList) else piece for piece in pieces)
+    plain: list[bytes] = []
+    for piece in pieces:
+        plain += [b"[", b",".join(piece.parts), b"]"] if isinstance(piece, WrittenList) else [piece]
+    return b"".join(plain)
 
 
 def dump_json_with_body(model: Any, **options: Any) -> tuple[bytes, bytes]:

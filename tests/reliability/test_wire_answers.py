@@ -91,6 +91,27 @@ def test_the_writer_puts_the_answer_in_place_of_both_markers() -> None:
     assert len(answers) == 0  # each answer leaves the table when its line is written
 
 
+def test_a_text_copy_made_ahead_is_written_as_given_and_counted_in_the_table() -> None:
+    from mcp_types import JSONRPCResponse
+
+    answers = WireAnswers()
+    answer = {"success": True, "matches": [{"file": "a.py", "text": text} for text in TRICKY_STRINGS]}
+    encoded = json.dumps(answer, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    result = answers.result(encoded, is_error=False, body=json_string_body(encoded))
+    assert answers._bytes == len(encoded) + len(json_string_body(encoded))  # both copies count against the cap
+    line = JSONRPCResponse(jsonrpc="2.0", id=7, result=result.model_dump(by_alias=True, mode="json",
+                                                                         exclude_none=True))
+    (message,) = written(answers, line.model_dump_json(by_alias=True, exclude_unset=True) + "\n")
+    assert_both_copies(message, answer)
+    assert answers._bytes == 0 and len(answers) == 0
+
+    marked = WireAnswers()  # the body is taken as given, not escaped again from the answer
+    token = marked.keep(b'{"success":true}', b'{\\"success\\":true,\\"made\\":\\"ahead\\"}')
+    line = ('{"jsonrpc":"2.0","id":8,"result":{"content":[{"type":"text","text":"' + token
+            + f'"}}],"structuredContent":{{"{ANSWER_KEY}":"{token}"}},"isError":false}}}}\n')
+    (message,) = written(marked, line)
+    assert json.loads(message["result"]["content"][0]["text"]) == {"success": True, "made": "ahead"}
+
 def test_an_answer_holding_its_own_marker_is_written_as_it_is() -> None:
     answers = WireAnswers()
     own = f"{answers.tag}1"  # the token the next answer gets

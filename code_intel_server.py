@@ -51,7 +51,7 @@ from tools.explore.shown import shown_files
 from tools.logs import setup_logging
 from tools.pathnames import client_safe
 from tools.stdio import WireAnswers, serve_stdio
-from tools.written import dump_json, dump_json_with_body
+from tools.written import dump_json, dump_json_with_body, json_string_body
 
 if TYPE_CHECKING:  # at run time import_result_models() brings them in, when the tool table is built
     from tools.context.rules import ContextUpdate
@@ -588,9 +588,8 @@ def result_json_with_body(result: BaseModel, *, body: bool = True) -> tuple[byte
         return None
     if "success" in type(result).model_fields or "success" in (result.model_extra or {}):
         return encoded, escaped
-    if encoded == b"{}":
-        return b'{"success":true}', (b'{\\"success\\":true}' if body else None)
-    return encoded[:-1] + b',"success":true}', (escaped[:-1] + b',\\"success\\":true}' if escaped is not None else None)
+    tail = b'"success":true}' if encoded == b"{}" else b',"success":true}'
+    return encoded[:-1] + tail, (escaped[:-1] + json_string_body(tail) if escaped is not None else None)
 
 
 def argument_refusal(tool_name: str, err: ValidationError) -> dict[str, Any]:

@@ -540,10 +540,10 @@ def check_lines(client: str, sessions: dict[str, Session], wire: Session, valida
 
 def floor_view(raw_ms: float, ours_ms: float, floor_ms: float) -> tuple[float, float, float]:
     """(ratio, best, net) of a call that took ours_ms beyond its client's round trip, for a raw engine of raw_ms and an
-    answer that took floor_ms through the same client from a server that had it ready: ratio = ours / raw; best = (raw + floor) / raw, the ratio of a server whose own work cost nothing;
-    net = (ours - floor) / raw, ours with what the answer's size costs through that client taken out (the figure the
-    target is judged on, with the bare pipe's ratio). The three
-    add up: ratio - 1 = (best - 1) + (net - 1)."""
+    answer that took floor_ms through the same client from a server that had it ready: ratio = ours / raw;
+    best = (raw + floor) / raw, the ratio of a server whose own work cost nothing; net = (ours - floor) / raw, ours
+    with what the answer's size costs through that client taken out (the figure the target is judged on, with the
+    bare pipe's ratio). The three add up: ratio - 1 = (best - 1) + (net - 1)."""
     return ratio(ours_ms, raw_ms), ratio(raw_ms + floor_ms, raw_ms), ratio(ours_ms - floor_ms, raw_ms)
 
 

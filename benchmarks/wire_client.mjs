@@ -13,8 +13,8 @@
 // connects and lists the tools once (listTools). The client then holds a compiled validator for each
 // listed tool's outputSchema and checks every structuredContent against it, as Claude Code's client does.
 // It makes N untimed empty round trips (resources/list), and for each call warms up twice, then times N calls
-// to client.callTool, each after one timed empty round trip, touching the file first when the plan says so (a fresh parse). A session with a
-// "wrong_schema" call (a canned server's tool listed with a schema no answer meets) ends with that call,
+// to client.callTool, each after one timed empty round trip, touching the file first when the plan says so (a
+// fresh parse). A session with a "wrong_schema" call (a canned server's tool listed with a schema no answer meets) ends with that call,
 // which callTool must refuse, to show that the validation really runs. Only the client's public methods
 // are used.
 // Output, one JSON object on stdout (milliseconds, medians):

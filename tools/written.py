@@ -135,8 +135,10 @@ def _pieces(model: Any, options: dict[str, Any]) -> list[bytes | WrittenList[Any
 def dump_json(model: Any, **options: Any) -> bytes:
     """`to_json(model, **options)`, with each WrittenList inside written as it is held rather than decoded."""
     pieces = _pieces(model, options)
-    if len(pieces) == 1:
-        return cast(bytes, pieces[0])
+    return cast(bytes, pieces[0]) if len(pieces) == 1 else _joined(pieces)
+
+
+def _joined(pieces: list[bytes | WrittenList[Any]]) -> bytes:
     plain: list[bytes] = []
     for piece in pieces:
         plain += [b"[", b",".join(piece.parts), b"]"] if isinstance(piece, WrittenList) else [piece]
@@ -147,14 +149,11 @@ def dump_json_with_body(model: Any, **options: Any) -> tuple[bytes, bytes]:
     """dump_json's bytes, and the same as the inside of a JSON string (json_string_body of them), for an answer
     whose text copy is that string: a written list's bodies made ahead are used as they are."""
     pieces = _pieces(model, options)
-    plain: list[bytes] = []
     body: list[bytes] = []
     for piece in pieces:
         if isinstance(piece, WrittenList):  # `[` and `,` need no escaping
-            plain += [b"[", b",".join(piece.parts), b"]"]
             body += [b"[", b",".join(made if made is not None else json_string_body(part)
                                      for part, made in zip(piece.parts, piece.bodies, strict=True)), b"]"]
         else:
-            plain.append(piece)
             body.append(json_string_body(piece))
-    return b"".join(plain), b"".join(body)
+    return _joined(pieces), b"".join(body)

@@ -142,12 +142,12 @@ def test_floor_view_splits_the_ratio_into_what_the_answer_costs_and_what_the_ser
     assert counted - 1 == pytest.approx((best - 1) + (net - 1))
 
 
-
 def test_the_target_is_judged_on_the_bare_pipe_and_on_each_client_net_of_its_floor() -> None:
     worst = {"Python SDK client": 2.4, "TS SDK client": 1.9, "bare pipe": 1.45}
     worst_net = {"Python SDK client": 1.3, "TS SDK client": 1.44, "bare pipe": 1.2}
     assert wire.judged_ratios(worst, worst_net) == {
         "net through the Python SDK client": 1.3, "net through the TS SDK client": 1.44, "bare pipe": 1.45}
+
 
 def test_the_engine_spy_leaves_out_the_server_s_upkeep_threads() -> None:
     """The lexical maps rebuilt after a corpus change run on an upkeep thread while the recorded call runs: their

@@ -112,6 +112,7 @@ def test_a_text_copy_made_ahead_is_written_as_given_and_counted_in_the_table() -
     (message,) = written(marked, line)
     assert json.loads(message["result"]["content"][0]["text"]) == {"success": True, "made": "ahead"}
 
+
 def test_an_answer_holding_its_own_marker_is_written_as_it_is() -> None:
     answers = WireAnswers()
     own = f"{answers.tag}1"  # the token the next answer gets

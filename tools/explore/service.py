@@ -21,6 +21,7 @@ from code_intel.core.config import Config
 from code_intel.core.errors import InvalidArgument
 from code_intel.core.project import ProjectRoot
 from code_intel.explore import budget, outline
+from code_intel.explore.answers import ROLE_ORDER, Level, shape_definitions, shape_references
 from code_intel.explore.comments import LexicalIndex
 from code_intel.explore.ctags import BASES_RECORDED, bare_name
 from code_intel.explore.globbing import compile_glob, glob_matches, refuse_parent_parts
@@ -64,6 +65,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_PATTERNS = 16
+# hits an answer is ranked from before its budget cuts it (a name used more often is counted, not ranked, past this)
+MAX_REFERENCES_SHAPED = 5000
 MAX_SKIPPED_LISTED = 20  # skipped files named in one answer; skipped_total counts them all
 GLOB_CHECK_EVERY = 2000  # files matched between two looks at the clock
 
@@ -280,6 +283,48 @@ class Explorer:
         attach_skipped(result, skipped())
         result.namesakes = [f"{d.file}:{d.line} {bare_name(d.scope or '')}.{d.name}" for d in namesakes[:20]] or None
         return result
+
+    def references_answer(
+        self,
+        symbol: str,
+        path: str | None = None,
+        language: str | None = None,
+        include_comments: bool = False,
+        include_strings: bool = False,
+        *,
+        level: Level = "locations",
+        role: str | None = None,
+        offset: int = 0,
+        max_results: int | None = None,
+    ) -> ReferenceResult:
+        """find_references as the tool answers it: every hit, ranked and cut to the answer's budget (or to
+        max_results hits when given), see answers.shape_references."""
+        if role is not None and role != "all" and role not in ROLE_ORDER:
+            raise InvalidArgument(f"role {role!r} is not known", hint=f"use one of {', '.join(ROLE_ORDER)} or 'all'")
+        if offset < 0:
+            raise InvalidArgument("offset must be 0 or more", hint="send the next_offset of the previous answer")
+        found = self.find_references(symbol, path=path, language=language, include_comments=include_comments,
+                                     include_strings=include_strings, max_results=MAX_REFERENCES_SHAPED)
+        anchors = [self.root.relative(self.root.resolve(path))] if path else []
+        return shape_references(found, level=level, role=role, offset=offset, limit=max_results, anchors=anchors)
+
+    def definitions_answer(self, symbol: str, path: str | None = None, language: str | None = None,
+                           match: MatchMode = "exact", *, offset: int = 0,
+                           max_results: int | None = None) -> DefinitionResult:
+        """find_definitions as the tool answers it: ranked by the index, cut to the answer's budget (or to
+        max_results definitions when given)."""
+        if offset < 0:
+            raise InvalidArgument("offset must be 0 or more", hint="send the next_offset of the previous answer")
+        if max_results is not None:
+            found = self.find_definitions(symbol, path=path, language=language, match=match,
+                                          max_results=offset + max_results)
+            found.definitions = found.definitions[offset:]
+            if found.total > offset + len(found.definitions):
+                found.next_offset = offset + len(found.definitions)
+            return found
+        found = self.find_definitions(symbol, path=path, language=language, match=match,
+                                      max_results=MAX_REFERENCES_SHAPED)
+        return shape_definitions(found, offset=offset)
 
     def _qualified(self, symbol: str) -> tuple[Qualified | None, list[Definition]]:
         """For `Type.name`: whether Type is a type, and the definitions of `name` in types that neither are Type

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from code_intel.explore.impact import analyze_impact
-from code_intel.explore.answers import budget_chars, closeness, file_order
-from code_intel.explore.service import Explorer
 from code_intel.core.file_roles import file_role
+from code_intel.explore.answers import budget_chars, closeness, file_order
+from code_intel.explore.impact import analyze_impact
+from code_intel.explore.service import Explorer
 from tests.explore.conftest import explorer_over
 
 TUTORIALS = 240  # more tutorial files than an answer's budget can list

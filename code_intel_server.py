@@ -307,10 +307,13 @@ def get_symbols(ctx: Ctx, path: Annotated[str, Field(description="a file, relati
 @tool(READ_ONLY)
 def analyze_structure(
     ctx: Ctx, path: Annotated[str, Field(description="a file, relative to the project root")],
+    parts: Annotated[list[Literal["imports", "classes", "functions"]] | None, Field(
+        description="default: all three")] = None,
+    offset: OffsetArg = 0,
 ) -> StructureResult:
-    """The structure of one file from its syntax tree: imports, classes, functions and the calls each
-    function makes."""
-    return app_of(ctx).explorer.analyze_structure(path)
+    """One file's structure from its syntax tree: imports (with the project files they resolve to), classes,
+    functions and the calls each makes. Classes and functions are cut to about 1,500 tokens; next_offset pages on."""
+    return app_of(ctx).explorer.structure_answer(path, parts=list(parts) if parts else None, offset=offset)
 
 
 @tool(READ_ONLY)

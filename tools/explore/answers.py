@@ -19,7 +19,14 @@ from pathlib import PurePosixPath
 from typing import Any, Literal, TypeVar
 
 from code_intel.core.file_roles import Role, file_role
-from code_intel.explore.models import DefinitionResult, FileHits, Reference, ReferenceResult, RoleCount
+from code_intel.explore.models import (
+    DefinitionResult,
+    FileHits,
+    Reference,
+    ReferenceResult,
+    RoleCount,
+    StructureResult,
+)
 
 ROLE_ORDER: tuple[Role, ...] = ("implementation", "test", "doc", "generated")
 Level = Literal["counts", "locations", "code"]
@@ -227,4 +234,32 @@ def shape_definitions(result: DefinitionResult, *, offset: int = 0,
     if offset + len(kept) < len(found):
         result.next_offset = offset + len(kept)
         result.truncated = True
+    return result
+
+
+# --------------------------------------------------------------------------- analyze_structure
+STRUCTURE_PARTS = ("imports", "classes", "functions")
+
+
+def shape_structure(result: StructureResult, *, parts: Sequence[str] = STRUCTURE_PARTS, offset: int = 0,
+                    budget_tokens: int = DEFAULT_BUDGET_TOKENS) -> StructureResult:
+    """analyze_structure's answer: the parts asked for; the imports whole (they are what a file depends on), then
+    classes and functions in file order while the budget lasts, from `offset` on (counted over both)."""
+    fit = Fitter(budget_chars(budget_tokens) - RESERVED_CHARS)
+    result.imports = result.imports if "imports" in parts else []
+    for info in result.imports:
+        fit.take(info.model_dump(exclude_none=True))
+    members: list[tuple[str, Any]] = [*(("classes", c) for c in result.classes if "classes" in parts),
+                                      *(("functions", f) for f in result.functions if "functions" in parts)]
+    kept: dict[str, list[Any]] = {"classes": [], "functions": []}
+    shown = 0
+    for part, item in members[offset:]:
+        if not fit.take(item.model_dump(exclude_none=True)):
+            break
+        kept[part].append(item)
+        shown += 1
+    left = {part: sum(1 for p, _ in members[offset + shown:] if p == part) for part in ("classes", "functions")}
+    result.classes, result.functions = kept["classes"], kept["functions"]
+    result.left_out = {part: n for part, n in left.items() if n} or None
+    result.next_offset = offset + shown if offset + shown < len(members) else None
     return result

@@ -178,6 +178,8 @@ class ImportInfo(BaseModel):
     names: list[str]
     file: str
     line: int
+    targets: list[str] | None = Field(default=None, description="the project files (a Go package's folder) it "
+                                                                "imports; absent for a package from outside")
 
 
 class CallInfo(BaseModel):
@@ -210,6 +212,8 @@ class StructureResult(Partial):
     imports: list[ImportInfo]
     classes: list[ClassInfo]
     functions: list[FunctionInfo]
+    left_out: dict[str, int] | None = Field(default=None, description="classes and functions past the budget")
+    next_offset: int | None = Field(default=None, description="send as offset for the rest")
 
 
 class EnclosingFunction(Partial):

@@ -348,6 +348,9 @@ def collect_imports(parsed: ParsedFile, file: str) -> list[ImportInfo]:
             else:
                 found.extend(_import_info(parsed, current, file))
             continue
+        if parsed.language in _JS_LIKE and current.type == "call_expression" and (spec := _required(parsed, current)):
+            found.append(ImportInfo(module=spec, names=[], file=file, line=current.start_point[0] + 1))
+            continue
         if parsed.language == "ruby" and current.type == "call" and _ruby_require(parsed, current):
             arg = current.child_by_field_name("arguments")
             found.append(ImportInfo(module=parsed.text(arg).strip("()'\" ") if arg else "", names=[], file=file,
@@ -369,6 +372,21 @@ def _descendants(node: Node) -> list[Node]:
         out.append(current)
         stack.extend(current.named_children)
     return out
+
+
+_JS_LIKE = frozenset({"javascript", "typescript", "tsx"})
+
+
+def _required(parsed: ParsedFile, call: Node) -> str | None:
+    """The module a CommonJS `require('x')` call loads, or None for any other call."""
+    function = call.child_by_field_name("function")
+    if function is None or function.type != "identifier" or parsed.text(function) != "require":
+        return None
+    arguments = call.child_by_field_name("arguments")
+    first = arguments.named_children[0] if arguments is not None and arguments.named_child_count == 1 else None
+    if first is None or first.type != "string":
+        return None
+    return parsed.text(first).strip("'\"`") or None
 
 
 def _ruby_require(parsed: ParsedFile, call: Node) -> bool:

@@ -21,7 +21,14 @@ from code_intel.core.config import Config
 from code_intel.core.errors import InvalidArgument
 from code_intel.core.project import ProjectRoot
 from code_intel.explore import budget, outline
-from code_intel.explore.answers import ROLE_ORDER, Level, shape_definitions, shape_references
+from code_intel.explore.answers import (
+    ROLE_ORDER,
+    STRUCTURE_PARTS,
+    Level,
+    shape_definitions,
+    shape_references,
+    shape_structure,
+)
 from code_intel.explore.comments import LexicalIndex
 from code_intel.explore.ctags import BASES_RECORDED, bare_name
 from code_intel.explore.globbing import compile_glob, glob_matches, refuse_parent_parts
@@ -48,6 +55,7 @@ from code_intel.explore.references import (
     split_symbol,
     takes_self,
 )
+from code_intel.explore.resolve import import_targets
 from code_intel.explore.ripgrep import (
     LineSearch,
     RgFilters,
@@ -390,7 +398,19 @@ class Explorer:
     def analyze_structure(self, path: str) -> StructureResult:
         rel, parsed = self.parse_file(path)
         imports, classes, functions = outline.structure(parsed, rel)
+        for info in imports:
+            info.targets = import_targets(self.root.path, rel, parsed.language, info.module, info.names) or None
         return StructureResult(file=rel, language=parsed.language, imports=imports, classes=classes, functions=functions)
+
+    def structure_answer(self, path: str, *, parts: list[str] | None = None, offset: int = 0) -> StructureResult:
+        """analyze_structure as the tool answers it: the parts asked for (imports, classes, functions), the imports
+        whole, then classes and functions while the answer's budget lasts (answers.shape_structure)."""
+        unknown = sorted(set(parts or []) - set(STRUCTURE_PARTS))
+        if unknown:
+            raise InvalidArgument(f"parts {unknown} are not known", hint=f"use some of {', '.join(STRUCTURE_PARTS)}")
+        if offset < 0:
+            raise InvalidArgument("offset must be 0 or more", hint="send the next_offset of the previous answer")
+        return shape_structure(self.analyze_structure(path), parts=parts or list(STRUCTURE_PARTS), offset=offset)
 
     @budgeted
     def get_function_at_line(self, path: str, line: int) -> EnclosingFunction:

@@ -686,6 +686,7 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
 # --------------------------------------------------------------------------- the answer
 ImpactLevel = Literal["summary", "locations", "code"]
 TOP_FILES = 3
+NOTE_CHARS = 300
 
 
 def shape_impact(report: ImpactReport, *, level: ImpactLevel = "summary", group: str | None = None,
@@ -697,6 +698,16 @@ def shape_impact(report: ImpactReport, *, level: ImpactLevel = "summary", group:
     changed files first); `offset` pages on in `group`."""
     anchors = list(report.files)
     fit = Fitter(budget_chars(budget_tokens) - RESERVED_CHARS - json_chars(report.summary) - json_chars(report.files))
+    # the notes first (what was skipped and why), each shortened, at most a quarter of the budget
+    notes, report.notes = list(report.notes), []
+    notes_fit = Fitter(fit.left // 4)
+    for note in notes:
+        short = note if len(note) <= NOTE_CHARS else note[: NOTE_CHARS - 3] + "..."
+        if not notes_fit.take(short):
+            report.notes.append(f"{len(notes) - len(report.notes)} more notes")
+            break
+        report.notes.append(short)
+    fit.left -= json_chars(report.notes)
     groups = [group] if group else list(GROUPS)
     all_items = {g: ranked(getattr(report, g), lambda i: i.file, lambda i: i.line, anchors) for g in GROUPS}
     importers = ranked(report.importers, lambda i: i.file, lambda i: i.line, anchors)
@@ -746,13 +757,6 @@ def shape_impact(report: ImpactReport, *, level: ImpactLevel = "summary", group:
                 left_out[g] = len(items) - len(kept)
                 if group:
                     next_offset = offset + len(kept)
-    notes = list(report.notes)
-    report.notes = []
-    for note in notes:
-        if not fit.take(note):
-            report.notes.append(f"{len(notes) - len(report.notes)} more notes (ask for one group to see them)")
-            break
-        report.notes.append(note)
     report.left_out = left_out or None
     report.next_offset = next_offset
     report.more = _impact_more(report, level, group, next_offset) or None

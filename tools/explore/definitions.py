@@ -265,7 +265,10 @@ class DefinitionIndex:
         if self._refresh_lock.acquire(timeout=BUSY_WAIT_SECONDS):
             try:
                 self._ensure_loaded()
-                self._update(indexable)
+                try:
+                    self._update(indexable)
+                except subprocess.TimeoutExpired:  # the call's budget ran out inside ctags: answer with what is indexed
+                    budget.note_partial("ctags ran out of time: definition sites are not marked in every file")
                 with self._lock:
                     return {(rel, d.line): d.kind for rel in indexable for d in self._tags.get(rel, []) if d.name == name}
             finally:

@@ -37,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     import argparse  # not at module level: `code-intel hook` must not pay for it
 
     parser = argparse.ArgumentParser(prog="code-intel", description="Guided, server-enforced coding sessions over MCP.")
+    parser.add_argument("--version", action="version", version=version_line())
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     serve = sub.add_parser("serve", help="run the MCP server over stdio")
@@ -94,6 +95,16 @@ def build_parser() -> argparse.ArgumentParser:
     hook.add_argument("event", help="pre-tool-use or session-start")
     _project_arg(hook)
     return parser
+
+
+def version_line() -> str:
+    """`code-intel 0.1.0 (Python 3.11.7, /path/to/site-packages/code_intel)`."""
+    from pathlib import Path
+
+    from code_intel import __version__
+
+    where = Path(__file__).resolve().parents[1]
+    return f"code-intel {__version__} (Python {sys.version.split()[0]}, {where})"
 
 
 def _load(target: str) -> Callable[[argparse.Namespace], int]:

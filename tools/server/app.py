@@ -83,12 +83,13 @@ class CodeIntelApp:
 
     @property
     def workflow(self) -> WorkflowEngine:
+        from code_intel.report.output import report_at_end
         from code_intel.workflow.engine import WorkflowEngine
 
         return self._service(  # type: ignore[no-any-return]
             "workflow",
             lambda: WorkflowEngine(self.root, git=self.git, context=lambda: self.context, config=lambda: self.config,
-                                   checks=self.checks),
+                                   checks=self.checks, reporter=lambda session_id: report_at_end(self.root, session_id)),
         )
 
     @property

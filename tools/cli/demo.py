@@ -292,7 +292,7 @@ class DemoAgent:
 
     async def impact_analysis(self, resp: dict[str, Any]) -> dict[str, Any]:
         impact = await self.tool("analyze_impact", files=["calc/operations.py"])
-        counts = {k: len(impact.get(k, [])) for k in ("direct", "dependents", "tests", "configs", "docs")}
+        counts = {k: impact.get("summary", {}).get(k, 0) for k in ("direct", "dependents", "tests", "configs", "docs")}
         return {"impact_summary": counts, "tools_used": ["analyze_impact"],
                 "summary": "Adding a function is additive: cli.py and the tests import operations; nothing breaks."}
 

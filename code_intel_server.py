@@ -388,13 +388,13 @@ def validate_symbol_relevance(ctx: Ctx, query: str, symbols: list[str]) -> Relev
 def sync_index(
     ctx: Ctx,
     force: bool = False,
-    wait: Annotated[bool, Field(description="wait until the full model has embedded every chunk; by default the "
-                                            "call returns once every file is searchable and the rest runs in the "
+    wait: Annotated[bool, Field(description="hold the call until the index is complete; by default it answers "
+                                            "within a second with the index state while the sync goes on in the "
                                             "background")] = False,
 ) -> SyncReport:
     """Bring the semantic index up to date: only changed files are re-chunked and re-embedded; `force`
-    rebuilds everything. Every file is searchable when the call returns (a fast model first); the full
-    model carries on in the background unless `wait`. Reports counts, duration, the index state, progress."""
+    rebuilds everything. Answers within a second, finished or not (`index` says how far it is; searches answer
+    from what is indexed meanwhile), with progress notifications while the call is open; `wait` holds it."""
 
     def progress(done: float, total: float | None, message: str) -> None:
         anyio.from_thread.run(lambda: ctx.report_progress(done, total, message))

@@ -117,7 +117,7 @@ class CodeIntelApp:
         chroma = self.config.chroma
         if chroma.mode == "persistent" and chroma.path is None:
             self.root.writable_dir("chroma", "sync_index")
-        return self.index.sync(force=force, progress=progress, wait=wait)
+        return self.index.sync_answering(force=force, progress=progress, wait=wait)
 
     def query(self, question: str, keywords: list[str] | None = None, code_hint: str | None = None) -> QueryResult:
         """query: symbol, text and (when an index exists) semantic routes, merged, within the time budget."""

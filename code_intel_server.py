@@ -43,20 +43,20 @@ from mcp_types import Tool as MCPTool
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import PydanticSerializationError, to_json
 
-from tools.app import CodeIntelApp
-from tools.bounds import MAX_RESPONSE_BYTES, bound_answer
-from tools.context import skill
-from tools.errors import CodeIntelError, validation_problems
-from tools.explore.shown import shown_files
-from tools.logs import setup_logging
-from tools.pathnames import client_safe
-from tools.stdio import WireAnswers, serve_stdio
-from tools.written import dump_json, dump_json_with_body, json_string_body
+from code_intel.context import skill
+from code_intel.core.errors import CodeIntelError, validation_problems
+from code_intel.core.limits import MAX_RESPONSE_BYTES, bound_answer
+from code_intel.core.log_setup import setup_logging
+from code_intel.core.pathnames import client_safe
+from code_intel.explore.shown import shown_files
+from code_intel.server.app import CodeIntelApp
+from code_intel.server.stdio import WireAnswers, serve_stdio
+from code_intel.server.written import dump_json, dump_json_with_body, json_string_body
 
 if TYPE_CHECKING:  # at run time import_result_models() brings them in, when the tool table is built
-    from tools.context.rules import ContextUpdate
-    from tools.explore.impact import ImpactReport
-    from tools.explore.models import (
+    from code_intel.context.rules import ContextUpdate
+    from code_intel.explore.impact import ImpactReport
+    from code_intel.explore.models import (
         DefinitionResult,
         EnclosingFunction,
         FileSearchResult,
@@ -66,11 +66,11 @@ if TYPE_CHECKING:  # at run time import_result_models() brings them in, when the
         StructureResult,
         SymbolsResult,
     )
-    from tools.explore.query import QueryResult
-    from tools.index.models import ChunkDetail, RelevanceResult, SemanticSearchResult, SyncReport
-    from tools.learning.outcomes import OutcomeEntry, OutcomeStats
-    from tools.verify.models import CheckRun
-    from tools.workflow.responses import (
+    from code_intel.explore.query import QueryResult
+    from code_intel.index.models import ChunkDetail, RelevanceResult, SemanticSearchResult, SyncReport
+    from code_intel.learning.outcomes import OutcomeEntry, OutcomeStats
+    from code_intel.verify.models import CheckRun
+    from code_intel.workflow.responses import (
         CleanupResult,
         ExploredFiles,
         PhaseResponse,
@@ -82,15 +82,15 @@ if TYPE_CHECKING:  # at run time import_result_models() brings them in, when the
 
 # Where the result models above live; import_result_models() brings them into this module at run time.
 RESULT_MODELS = {
-    "tools.context.rules": ("ContextUpdate",),
-    "tools.explore.impact": ("ImpactReport",),
-    "tools.explore.models": ("DefinitionResult", "EnclosingFunction", "FileSearchResult", "MultiPatternResult",
+    "code_intel.context.rules": ("ContextUpdate",),
+    "code_intel.explore.impact": ("ImpactReport",),
+    "code_intel.explore.models": ("DefinitionResult", "EnclosingFunction", "FileSearchResult", "MultiPatternResult",
                              "PatternResult", "ReferenceResult", "StructureResult", "SymbolsResult"),
-    "tools.explore.query": ("QueryResult",),
-    "tools.index.models": ("ChunkDetail", "RelevanceResult", "SemanticSearchResult", "SyncReport"),
-    "tools.learning.outcomes": ("OutcomeEntry", "OutcomeStats"),
-    "tools.verify.models": ("CheckRun",),
-    "tools.workflow.responses": ("CleanupResult", "ExploredFiles", "PhaseResponse", "RecoveryOffer", "SessionReview",
+    "code_intel.explore.query": ("QueryResult",),
+    "code_intel.index.models": ("ChunkDetail", "RelevanceResult", "SemanticSearchResult", "SyncReport"),
+    "code_intel.learning.outcomes": ("OutcomeEntry", "OutcomeStats"),
+    "code_intel.verify.models": ("CheckRun",),
+    "code_intel.workflow.responses": ("CleanupResult", "ExploredFiles", "PhaseResponse", "RecoveryOffer", "SessionReview",
                                  "WriteCheck"),
 }
 
@@ -572,7 +572,7 @@ def wire_data(result: BaseModel) -> dict[str, Any]:
 def result_json(result: BaseModel) -> bytes | None:
     """`wire_json(wire_data(result))`'s bytes, written by the model's serialiser with no dict in between (for an
     answer of thousands of matches that dict is most of the cost; lists already held as JSON, such as search_text's
-    matches, are spliced in as they are, tools/written.py); None when the result cannot be written as is
+    matches, are spliced in as they are, tools/server/written.py); None when the result cannot be written as is
     (a file name that is not UTF-8), which then takes the dict path."""
     written = result_json_with_body(result, body=False)
     return written[0] if written is not None else None
@@ -691,7 +691,7 @@ def internal_error(tool_name: str, err: BaseException) -> dict[str, Any]:
 
 def wire_json(data: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
     """An answer as compact JSON (non-ASCII kept as is), with the data it was made from: a file name that is
-    not UTF-8 cannot be encoded, so then the answer carries such names in their \\xNN form (tools/pathnames.py)."""
+    not UTF-8 cannot be encoded, so then the answer carries such names in their \\xNN form (tools/core/pathnames.py)."""
     try:
         return data, to_json(data, fallback=str)
     except PydanticSerializationError:
@@ -749,7 +749,7 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
             self._registered = {entry.name: entry for entry in entries}
 
     async def list_tools(self) -> list[MCPTool]:
-        """The listing; before the table exists, the one a server of this very code saved (tools/tool_table.py),
+        """The listing; before the table exists, the one a server of this very code saved (tools/server/tool_listing.py),
         with the table then built in the background, else the table built now (off the event loop, which
         meanwhile answers other requests) and its listing saved for the next server."""
         if self._registered is not None:
@@ -778,14 +778,14 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
 
     @cache  # noqa: B019 - one server object per process: the fingerprint of the code it runs
     def _listing_file(self) -> tuple[Path, str]:
-        from tools import tool_table
+        from code_intel.server import tool_listing as tool_table
 
         return tool_table.listing_path(self.app.root.state_dir), tool_table.current_key()
 
     def _saved_listing(self) -> list[MCPTool] | None:
         """The saved listing for this code; None when there is none or anything about it fails (a module
         file gone while it was read, no package metadata): the table is then built, as without a cache."""
-        from tools import tool_table
+        from code_intel.server import tool_listing as tool_table
 
         try:
             path, key = self._listing_file()
@@ -796,7 +796,7 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
             return None
 
     def _save_listing(self, listing: list[MCPTool]) -> None:
-        from tools import tool_table
+        from code_intel.server import tool_listing as tool_table
 
         try:
             path, key = self._listing_file()
@@ -882,7 +882,7 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
         log.info("%s %s in %.0f ms", name, "ok" if ok else data.get("error"), (time.perf_counter() - started) * 1000)
         if self.wire_answers is not None:
             # on our stdio transport the SDK gets markers and the answer's bytes are put in place of both when the
-            # line is written (tools/stdio.py): the SDK's own pipeline would copy, re-check and re-encode a large
+            # line is written (tools/server/stdio.py): the SDK's own pipeline would copy, re-check and re-encode a large
             # answer several times on the way out
             return self.wire_answers.result(answer, is_error=not ok, body=body)
         return CallToolResult(content=[TextContent(type="text", text=answer.decode())], structured_content=data,
@@ -896,7 +896,7 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
         return WireAnswers(annotate=lambda refusal: self.app.workflow.annotate_refusal(refusal, wait=1.0))
 
     async def run_stdio_async(self) -> None:
-        """stdio with our layer around the SDK's (tools/stdio.py): every request gets an answer, and each tool
+        """stdio with our layer around the SDK's (tools/server/stdio.py): every request gets an answer, and each tool
         answer is written from its encoded JSON, kept aside until its line goes out."""
         self.wire_answers = self.stdio_answers()
         await serve_stdio(self._lowlevel_server, self.wire_answers)
@@ -968,12 +968,12 @@ def main(argv: list[str] | None = None) -> int:
     setup_logging(app.root.runtime_dir("logs"), args.log_level)
     log.info("serving project %s", app.root.path)
     stop_on_signals(app)
-    from tools.workflow.lock import remove_stray_temp_files
+    from code_intel.workflow.lock import remove_stray_temp_files
 
     remove_stray_temp_files(app.root)
-    from tools import heap
+    from code_intel.server import gc_policy as heap
 
-    heap.install()  # full collections walk what is new, not the whole long-lived heap (tools/heap.py)
+    heap.install()  # full collections walk what is new, not the whole long-lived heap (tools/server/gc_policy.py)
     server = build_server(app)
     try:
         server.run()

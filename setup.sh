@@ -97,6 +97,10 @@ else
     echo "$wanted_stamp" >"$stamp"
 fi
 
+# mypy cannot follow the editable mapping of the package name `code_intel` to tools/: give it a link.
+mkdir -p "$venv/mypy-path"
+ln -sfn "$here/tools" "$venv/mypy-path/code_intel"
+
 [[ -x "$venv/bin/rg" ]] || die "rg missing from .venv/bin (the ripgrep wheel); delete $stamp and rerun ./setup.sh"
 
 # ------------------------------------------------------------------ final check

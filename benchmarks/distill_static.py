@@ -38,11 +38,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import semantic  # noqa: E402
 from tune_model import HELD_OUT, build_pairs, in_batch_loss, make_batches, mrr10, package_files  # noqa: E402
 
-from tools.index.chunker import Chunker  # noqa: E402
-from tools.index.embedder import CODE_TUNED_WEIGHTS, Embedder, weights_fingerprint  # noqa: E402
-from tools.index.static import STATIC_WEIGHTS  # noqa: E402
-from tools.index.text import embedding_text  # noqa: E402
-from tools.languages import language_for  # noqa: E402
+from code_intel.index.chunker import Chunker
+from code_intel.index.embedder import CODE_TUNED_WEIGHTS, Embedder, weights_fingerprint
+from code_intel.index.static import STATIC_WEIGHTS
+from code_intel.index.text import embedding_text
+from code_intel.languages.table import language_for
 
 
 def token_vectors(model: Any, pooling: str, batch: int = 1024) -> np.ndarray:
@@ -157,9 +157,9 @@ def train_table(table: np.ndarray, tokenizer: Any, epochs: int, lr: float, seed:
 
 def evaluate(table: np.ndarray, tokenizer: Any, lines: int, n_queries: int) -> dict[str, float]:
     """MRR@10 on the stdlib benchmark: static vectors alone over every chunk, BM25 alone, and the two fused."""
-    from tools.index import retrieval
-    from tools.index.lexical import LexicalIndex, top
-    from tools.index.text import lexical_text
+    from code_intel.index import retrieval
+    from code_intel.index.bm25 import LexicalIndex, top
+    from code_intel.index.text import lexical_text
 
     folder = Path(tempfile.mkdtemp(prefix="ci-distill-eval-"))
     targets = semantic.build_corpus(folder, lines)

@@ -22,11 +22,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tools.binaries import require_binary  # noqa: E402
-from tools.config import Config  # noqa: E402
-from tools.explore.ctags import _OPTIONS as CTAGS_OPTIONS  # noqa: E402
-from tools.explore.service import Explorer  # noqa: E402
-from tools.project import ProjectRoot  # noqa: E402
+from code_intel.core.binaries import require_binary
+from code_intel.core.config import Config
+from code_intel.core.project import ProjectRoot
+from code_intel.explore.ctags import _OPTIONS as CTAGS_OPTIONS
+from code_intel.explore.service import Explorer
 
 CORPUS = Path(__file__).resolve().parent / ".corpus" / "stdlib"
 SEARCH_PATTERNS = [r"def \w+\(self", "import os", r"raise \w+Error\("]

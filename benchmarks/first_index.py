@@ -35,13 +35,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tools.config import Config  # noqa: E402
-from tools.index.chunker import Chunker  # noqa: E402
-from tools.index.service import SemanticIndex  # noqa: E402
-from tools.index.static import StaticEmbedder  # noqa: E402
-from tools.index.text import embedding_text  # noqa: E402
-from tools.languages import language_for  # noqa: E402
-from tools.project import ProjectRoot  # noqa: E402
+from code_intel.core.config import Config
+from code_intel.core.project import ProjectRoot
+from code_intel.index.chunker import Chunker
+from code_intel.index.service import SemanticIndex
+from code_intel.index.static import StaticEmbedder
+from code_intel.index.text import embedding_text
+from code_intel.languages.table import language_for
 
 CADDY_COMMIT = "0cf03d32f7d99cf160d5375e8a40fbe3d910d515"
 MIRROR = Path(os.environ.get("CODE_INTEL_MIRROR", "/work/.mirror")) / "caddyserver+caddy" / "repo"
@@ -148,7 +148,7 @@ def raw_throughput(folder: Path, sample: int = 600) -> dict[str, float]:
     began = time.perf_counter()
     static.embed(texts)
     static_rate = len(texts) / (time.perf_counter() - began)
-    from tools.index.embedder import Embedder
+    from code_intel.index.embedder import Embedder
 
     full = Embedder("all-MiniLM-L6-v2-code")
     full.embed_documents(texts[:8])

@@ -1,7 +1,7 @@
-"""Garbage-collection pauses in a long-running server: the interpreter's default beside tools/heap.py.
+"""Garbage-collection pauses in a long-running server: the interpreter's default beside tools/server/gc_policy.py.
 
 Two servers are spawned on the same corpus, one as shipped (full collections freeze their survivors,
-tools/heap.py) and one with that turned off (the interpreter's default), one after the other, the first of
+tools/server/gc_policy.py) and one with that turned off (the interpreter's default), one after the other, the first of
 the pair alternating when --repeats is above 1. Each gets the wire benchmark's calls (benchmarks/wire.py:
 search_text for every match of two patterns and with the default cap, get_symbols on the largest file after
 touching it, analyze_impact of one module), a few rounds to warm up, then --rounds rounds timed over a bare
@@ -36,7 +36,7 @@ SERVER = REPO / "code_intel_server.py"
 
 def serve(log: str, mode: str, argv: list[str]) -> None:
     """Run the server (argv) in this process with a gc callback writing each collection's generation and
-    pause to `log`, and, when mode is "default", tools/heap.py turned off."""
+    pause to `log`, and, when mode is "default", tools/server/gc_policy.py turned off."""
     import gc
 
     out = open(log, "w", buffering=1)  # noqa: SIM115 - open for the life of the process
@@ -52,10 +52,10 @@ def serve(log: str, mode: str, argv: list[str]) -> None:
             frozen = gc.get_freeze_count() if info["generation"] == 2 else -1
             out.write(f"{info['generation']} {pause:.3f} {frozen}\n")
 
-    gc.callbacks.insert(0, timed)  # first: the pause measured leaves out what tools/heap.py does after it
+    gc.callbacks.insert(0, timed)  # first: the pause measured leaves out what tools/server/gc_policy.py does after it
     sys.path.insert(0, str(REPO))
     if mode == "default":
-        from tools import heap
+        from code_intel.server import gc_policy as heap
 
         heap.install = lambda recheck=heap.RECHECK: None  # type: ignore[assignment]
     sys.argv = argv

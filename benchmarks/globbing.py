@@ -15,7 +15,7 @@ import argparse
 import re
 import time
 
-from tools.explore.globbing import glob_matches
+from code_intel.explore.globbing import glob_matches
 
 ORDINARY = ["**/*.py", "src/**/*.py", "*_1*.py", "**/test_*.{py,pyi}", "src/pkg1?/**"]
 HOSTILE = "*a*a*a*a*a*a*a*a*a*a*a*a*b"

@@ -29,14 +29,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tools.explore.grammar import FUNCTION_KINDS  # noqa: E402
-from tools.explore.outline import flatten, outline  # noqa: E402
-from tools.explore.ripgrep import RgFilters  # noqa: E402
-from tools.explore.syntax import ParseCache  # noqa: E402
-from tools.project import ProjectRoot  # noqa: E402
-from tools.verify import exercised  # noqa: E402
-from tools.verify.models import FileChange  # noqa: E402
-from tools.workflow.changes import line_changes  # noqa: E402
+from code_intel.core.project import ProjectRoot
+from code_intel.explore.outline import flatten, outline
+from code_intel.explore.ripgrep import RgFilters
+from code_intel.explore.syntax import ParseCache
+from code_intel.languages.grammar import FUNCTION_KINDS
+from code_intel.verify import exercised
+from code_intel.verify.models import FileChange
+from code_intel.workflow.changes import line_changes
 
 EXTENSIONS = {"python": ".py", "java": ".java", "rust": ".rs"}
 

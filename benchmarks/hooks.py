@@ -29,13 +29,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tools.project import ProjectRoot  # noqa: E402
-from tools.workflow.checkpoint import CheckpointStore  # noqa: E402
-from tools.workflow.contract import ContractSource  # noqa: E402
-from tools.workflow.flags import SessionFlags  # noqa: E402
-from tools.workflow.phases import Phase  # noqa: E402
-from tools.workflow.responses import phase_response  # noqa: E402
-from tools.workflow.state import SessionState  # noqa: E402
+from code_intel.core.project import ProjectRoot  # noqa: E402
+from code_intel.workflow.checkpoint import CheckpointStore  # noqa: E402
+from code_intel.workflow.contract import ContractSource  # noqa: E402
+from code_intel.workflow.flags import SessionFlags  # noqa: E402
+from code_intel.workflow.phases import Phase  # noqa: E402
+from code_intel.workflow.responses import phase_response  # noqa: E402
+from code_intel.workflow.state import SessionState  # noqa: E402
 
 CODE_INTEL = Path(sys.executable).parent / "code-intel"
 TARGET_MS = 100.0
@@ -114,7 +114,7 @@ def measure(cases: list[Case], baseline: Case, runs: int) -> None:
 
 
 def heavy_imports(root: ProjectRoot) -> list[str]:
-    argv = [sys.executable, "-X", "importtime", "-m", "tools.cli", "hook", "pre-tool-use", "--project", str(root.path)]
+    argv = [sys.executable, "-X", "importtime", "-m", "code_intel.cli.main", "hook", "pre-tool-use", "--project", str(root.path)]
     done = subprocess.run(argv, input=event(root, "Edit", file_path=str(root.path / "src/pkg0/module_0.py")),
                           capture_output=True, text=True, cwd=REPO, check=True)
     loaded = {line.split("|")[-1].strip().split(".")[0] for line in done.stderr.splitlines() if "import time:" in line}
@@ -122,7 +122,7 @@ def heavy_imports(root: ProjectRoot) -> list[str]:
 
 
 def in_process_ms(root: ProjectRoot, stdin: str, repeat: int = 200) -> float:
-    from tools.hooks.pre_tool_use import decide
+    from code_intel.hooks.pre_tool_use import decide
 
     data = json.loads(stdin)
     started = time.perf_counter()

@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tools.config import Config
-from tools.explore import impact
-from tools.explore.service import Explorer
-from tools.languages import language_for
-from tools.project import ProjectRoot
-from tools.roles import is_test_file
+from code_intel.core.config import Config
+from code_intel.core.file_roles import is_test_file
+from code_intel.core.project import ProjectRoot
+from code_intel.explore import impact
+from code_intel.explore.service import Explorer
+from code_intel.languages.table import language_for
 
 repo = Path(sys.argv[1]).resolve()
 ex = Explorer(ProjectRoot.from_args(repo), lambda: Config())

@@ -28,9 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import questions  # noqa: E402
 import semantic  # noqa: E402
 
-from tools.explore import query as query_module  # noqa: E402
-from tools.index import retrieval, service  # noqa: E402
-from tools.index.retrieval import Signals  # noqa: E402
+from code_intel.explore import query as query_module
+from code_intel.index import retrieval, service
+from code_intel.index.retrieval import Signals
 
 
 @contextmanager
@@ -112,9 +112,9 @@ def main() -> int:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
 
-    from tools.app import CodeIntelApp
-    from tools.index.store import FOREST
-    from tools.project import ProjectRoot
+    from code_intel.core.project import ProjectRoot
+    from code_intel.index.store import FOREST
+    from code_intel.server.app import CodeIntelApp
 
     sets = [questions.load_question_set(p) for p in questions.question_files([questions.SETS[args.set]])]
     apps, all_questions, bm25_tops = [], [], []

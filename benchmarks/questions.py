@@ -51,7 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import semantic  # noqa: E402
 
-from tools.config import read_yaml  # noqa: E402
+from code_intel.core.config import read_yaml
 
 HERE = Path(__file__).resolve().parent
 QUESTIONS_DIR = HERE / "questions"
@@ -309,7 +309,7 @@ def check_spans(qset: QuestionSet, root: Path) -> list[str]:
 def span_warnings(qset: QuestionSet, root: Path) -> list[str]:
     """Answer spans that are not exactly one syntax node (a function, method, class or statement, decorators
     included) by tree-sitter: usually a start or end line that is off by a few lines."""
-    from tools.languages import get_parser, language_for
+    from code_intel.languages.table import get_parser, language_for
 
     nodes: dict[str, set[tuple[int, int]]] = {}
     warnings = []
@@ -418,9 +418,9 @@ async def ask(root: Path, questions: list[Question], tools: list[str]) -> tuple[
     """Sync the index of `root` with its current config, then ask every question of each tool in turn."""
     from mcp import Client
 
+    from code_intel.core.project import ProjectRoot
+    from code_intel.server.app import CodeIntelApp
     from code_intel_server import build_server
-    from tools.app import CodeIntelApp
-    from tools.project import ProjectRoot
 
     app = CodeIntelApp(ProjectRoot.from_args(root))
     info: dict[str, Any] = {}
@@ -460,9 +460,9 @@ async def ask(root: Path, questions: list[Question], tools: list[str]) -> tuple[
 
 def bm25_outcomes(root: Path, questions: list[Question]) -> tuple[list[Outcome], dict[str, Any]]:
     """BM25 over the chunks the default index holds (the same candidates semantic_search ranks)."""
-    from tools.app import CodeIntelApp
-    from tools.index.store import FOREST
-    from tools.project import ProjectRoot
+    from code_intel.core.project import ProjectRoot
+    from code_intel.index.store import FOREST
+    from code_intel.server.app import CodeIntelApp
 
     app = CodeIntelApp(ProjectRoot.from_args(root))
     try:

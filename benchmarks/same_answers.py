@@ -31,15 +31,15 @@ SKIPPED_PARTS = {".code-intel", "site-packages", ".git", "node_modules"}
 def dump(code: Path, corpus: Path, out: Path) -> None:
     """One side: every answer for every file of `corpus`, with the code of `code`, as JSON lines in `out`."""
     sys.path.insert(0, str(code))
+    from code_intel.core.config import Config
+    from code_intel.core.errors import CodeIntelError
+    from code_intel.core.project import ProjectRoot
+    from code_intel.explore.service import Explorer
+    from code_intel.languages.grammar import GRAMMARS
+    from code_intel.languages.table import language_for
     from code_intel_server import result_json
-    from tools.config import Config
-    from tools.errors import CodeIntelError
-    from tools.explore.grammar import GRAMMARS
-    from tools.explore.service import Explorer
-    from tools.languages import language_for
-    from tools.project import ProjectRoot
 
-    if not Path(sys.modules["tools"].__file__ or "").is_relative_to(code):
+    if not Path(sys.modules["code_intel"].__file__ or "").is_relative_to(code):
         raise SystemExit(f"tools was not imported from {code}")
     explorer = Explorer(ProjectRoot.from_args(corpus), lambda: Config(sync_on_start=False))
     explorer._warm_up_started = True  # no definition index built in the background: nothing is written to the corpus

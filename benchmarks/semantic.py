@@ -28,14 +28,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tools.config import Config  # noqa: E402
-from tools.index import retrieval  # noqa: E402
-from tools.index.chunker import Chunk  # noqa: E402
-from tools.index.lexical import top  # noqa: E402
-from tools.index.service import SemanticIndex  # noqa: E402
-from tools.index.store import FOREST  # noqa: E402
-from tools.index.text import embedding_text, lexical_tokens  # noqa: E402
-from tools.project import ProjectRoot  # noqa: E402
+from code_intel.core.config import Config
+from code_intel.core.project import ProjectRoot
+from code_intel.index import retrieval
+from code_intel.index.bm25 import top
+from code_intel.index.chunker import Chunk
+from code_intel.index.service import SemanticIndex
+from code_intel.index.store import FOREST
+from code_intel.index.text import embedding_text, lexical_tokens
 
 MODULES = ["json", "logging", "email", "http", "argparse.py", "csv.py", "shutil.py", "textwrap.py",
            "configparser.py", "pathlib.py", "tarfile.py", "zipfile.py", "urllib", "calendar.py", "difflib.py",
@@ -222,7 +222,7 @@ def evaluate_search(index: SemanticIndex, queries: list[Target], weights: list[f
 
 
 def retrieval_candidates() -> int:
-    from tools.index.service import CANDIDATES
+    from code_intel.index.service import CANDIDATES
 
     return CANDIDATES
 
@@ -231,7 +231,7 @@ def use_candidate_weights(path: Path) -> None:
     """Lay these tuned layers under the name all-MiniLM-L6-v2-code instead of the shipped weights file, in this
     process only: a candidate from benchmarks/tune_model.py is measured before it replaces the shipped one. The
     index identity carries the file's fingerprint, so the candidate gets indexes of its own."""
-    from tools.index import embedder
+    from code_intel.index import embedder
 
     if not path.is_file():
         raise SystemExit(f"--weights {path}: no such file")

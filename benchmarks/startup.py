@@ -105,7 +105,7 @@ def main() -> int:
         for number in range(args.runs):
             fresh = Path(tmp) / f"init-{number}"
             fresh.mkdir()
-            subprocess.run([sys.executable, "-m", "tools.cli", "init", str(fresh), "--no-hooks"], cwd=REPO,
+            subprocess.run([sys.executable, "-m", "code_intel.cli.main", "init", str(fresh), "--no-hooks"], cwd=REPO,
                            capture_output=True, check=True)
             init_times.append(spawn_to_tools_list(fresh)[0])
     print(f"spawn -> tools/list ({count} tools), {args.runs} runs, the listing saved by an earlier server of this code:")

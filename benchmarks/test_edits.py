@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tools.verify.test_edits import find_test_edits, may_hold_tests  # noqa: E402
+from code_intel.verify.test_edits import find_test_edits, may_hold_tests
 
 
 def git(gitdir: str, *args: str) -> str:

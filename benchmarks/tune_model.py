@@ -52,9 +52,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import semantic  # noqa: E402
 import tune_sources  # noqa: E402
 
-from tools.index.chunker import Chunker  # noqa: E402
-from tools.index.embedder import CODE_TUNED_WEIGHTS, Embedder, apply_tuned_layers, weights_fingerprint  # noqa: E402
-from tools.index.text import embedding_text  # noqa: E402
+from code_intel.index.chunker import Chunker
+from code_intel.index.embedder import CODE_TUNED_WEIGHTS, Embedder, apply_tuned_layers, weights_fingerprint
+from code_intel.index.text import embedding_text
 
 # vendored or back-ported standard-library code, generated code, and tests
 EXCLUDED_PARTS = {"typing_extensions", "zipp", "backports", "importlib_metadata", "importlib_resources",

@@ -30,10 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import semantic  # noqa: E402
 
-from tools.index.chunker import Chunker  # noqa: E402
-from tools.index.text import embedding_text  # noqa: E402
-from tools.languages import language_for  # noqa: E402
-from tools.roles import file_role  # noqa: E402
+from code_intel.core.file_roles import file_role
+from code_intel.index.chunker import Chunker
+from code_intel.index.text import embedding_text
+from code_intel.languages.table import language_for
 
 # The question benchmark's repositories (benchmarks/questions/) and their direct ecosystems: never tuned on.
 BENCHMARK_SOURCES = ("benoitc/gunicorn", "honojs/", "gin-gonic/", "gin-contrib/", "tornadoweb/", "expressjs/",

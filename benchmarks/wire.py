@@ -83,18 +83,18 @@ sys.path.insert(0, str(HERE))
 
 from explore import build_corpus  # noqa: E402
 
-from tools.config import Config  # noqa: E402
-from tools.explore import syntax  # noqa: E402
-from tools.explore.impact import analyze_impact  # noqa: E402
-from tools.explore.service import Explorer  # noqa: E402
-from tools.project import ProjectRoot  # noqa: E402
+from code_intel.core.config import Config  # noqa: E402
+from code_intel.core.project import ProjectRoot  # noqa: E402
+from code_intel.explore import syntax  # noqa: E402
+from code_intel.explore.impact import analyze_impact  # noqa: E402
+from code_intel.explore.service import Explorer  # noqa: E402
 
 TARGET = 1.5
 DEFAULT_PATTERNS = [r"raise \w+Error", "return"]
 # search_text's rg arguments for its own output format, left out when the same search is run with --json
 PLAIN_ONLY = {"--line-number", "--column", "--heading", "--with-filename", "--field-match-separator", "\x1f", "--color",
               "never"}
-PARALLEL = 4  # tools.explore.impact.PARALLEL_LOOKUPS
+PARALLEL = 4  # code_intel.explore.impact.PARALLEL_LOOKUPS
 # the TypeScript SDK that tests/clients/conftest.py installs (a dependency of the pinned MCP Inspector)
 TS_SDK = REPO / ".cache" / "clients" / "node_modules" / "@modelcontextprotocol" / "sdk"
 
@@ -566,8 +566,8 @@ def profile(corpus: Path, tool: str, args: dict[str, Any], touched: Path | None,
     from mcp import Client
 
     import code_intel_server
+    from code_intel.server.app import CodeIntelApp
     from code_intel_server import build_server
-    from tools.app import CodeIntelApp
 
     worker_profiles: list[cProfile.Profile] = []
     real_run = code_intel_server.CodeIntelServer._run

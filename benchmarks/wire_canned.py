@@ -4,7 +4,7 @@ It is the same SDK server class code-intel uses (MCPServer). It lists the tools 
 argument, exactly as given (benchmarks/wire.py writes our server's listing there, as a client got it from tools/list),
 so a client learns their output schemas through its ordinary tools/list and validates the answers against them. It
 answers every tools/call of a tool named under "answers" with that recorded answer, sent the way code-intel sends
-one: the answer's compact JSON is kept aside by code-intel's own stdio layer (tools/stdio.py, WireAnswers), the SDK
+one: the answer's compact JSON is kept aside by code-intel's own stdio layer (tools/server/stdio.py, WireAnswers), the SDK
 is handed markers, and the writer puts the answer in their place as text content and as structured content. It
 does no other work, so its time on the pipe is what the SDK's dispatch, that layer and the transport cost for an
 answer of that size.
@@ -25,7 +25,7 @@ from mcp_types import Tool
 from pydantic_core import to_json
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tools.stdio import WireAnswers, serve_stdio  # noqa: E402
+from code_intel.server.stdio import WireAnswers, serve_stdio
 
 
 class CannedServer(MCPServer[None]):

@@ -60,8 +60,8 @@ def shapes(answer: dict[str, Any], schema: dict[str, Any]) -> dict[str, tuple[di
 async def our_listing(corpus: Path) -> list[dict[str, Any]]:
     from mcp import Client
 
+    from code_intel.server.app import CodeIntelApp
     from code_intel_server import build_server
-    from tools.app import CodeIntelApp
 
     app = CodeIntelApp.for_path(corpus)
     try:
@@ -79,10 +79,10 @@ def main() -> int:
     parser.add_argument("--ts-sdk", type=Path, default=wire.TS_SDK)
     args = parser.parse_args()
 
+    from code_intel.core.config import Config
+    from code_intel.core.project import ProjectRoot
+    from code_intel.explore.service import Explorer
     from code_intel_server import result_json
-    from tools.config import Config
-    from tools.explore.service import Explorer
-    from tools.project import ProjectRoot
 
     corpus = wire.served_corpus(args.files)
     label = f"search_text {args.pattern}"

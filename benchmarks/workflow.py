@@ -38,10 +38,10 @@ def make_repo(folder: Path) -> None:
 
 
 def run_session(folder: Path, tasks: int) -> tuple[list[float], int]:
-    from tools.config import Config, ContextSettings
-    from tools.git.service import GitService
-    from tools.project import ProjectRoot
-    from tools.workflow.engine import WorkflowEngine
+    from code_intel.core.config import Config, ContextSettings
+    from code_intel.core.project import ProjectRoot
+    from code_intel.git.service import GitService
+    from code_intel.workflow.engine import WorkflowEngine
 
     root = ProjectRoot.from_args(folder)
     engine = WorkflowEngine(root, git=GitService(root), context=lambda: ContextSettings(), config=lambda: Config())
@@ -113,10 +113,10 @@ def ledger_cost(folder: Path, calls: int, rounds: int = 5) -> tuple[float, float
     """Per-call cost of engine.record_tool_call in µs (median over rounds): the ledger in memory only (the
     baseline, as before the journal) and journaled (one line appended per call), and the journal's bytes
     per call; first, the cost of a call outside any session. Rounds alternate so both see the same machine."""
-    from tools.config import Config, ContextSettings
-    from tools.git.service import GitService
-    from tools.project import ProjectRoot
-    from tools.workflow.engine import WorkflowEngine
+    from code_intel.core.config import Config, ContextSettings
+    from code_intel.core.project import ProjectRoot
+    from code_intel.git.service import GitService
+    from code_intel.workflow.engine import WorkflowEngine
 
     root = ProjectRoot.from_args(folder)
     engine = WorkflowEngine(root, git=GitService(root), context=lambda: ContextSettings(), config=lambda: Config())
@@ -145,7 +145,7 @@ def ledger_cost(folder: Path, calls: int, rounds: int = 5) -> tuple[float, float
 
 
 def import_time() -> float:
-    code = "import time; t=time.perf_counter(); import tools.workflow.engine; print(time.perf_counter()-t)"
+    code = "import time; t=time.perf_counter(); import code_intel.workflow.engine; print(time.perf_counter()-t)"
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, check=True, capture_output=True, text=True)
     return float(out.stdout.strip())
 
@@ -158,7 +158,7 @@ def contract_load(rounds: int = 15) -> tuple[float, float]:
 
     import yaml
 
-    from tools.workflow.contract import load_contract
+    from code_intel.workflow.contract import load_contract
 
     shipped: list[float] = []
     pure: list[float] = []
@@ -190,7 +190,7 @@ def main() -> int:
     print(f"submits: {len(ms)} over {args.sessions} sessions ({args.tasks} tasks each, real git)")
     print(f"submit latency ms: median {statistics.median(ms):.1f}, p95 {ms[int(len(ms) * 0.95) - 1]:.1f}, max {ms[-1]:.1f}")
     print(f"largest checkpoint: {biggest} bytes (limit 262144)")
-    print(f"import tools.workflow.engine: {import_time() * 1000:.0f} ms")
+    print(f"import code_intel.workflow.engine: {import_time() * 1000:.0f} ms")
     with tempfile.TemporaryDirectory(prefix="ci-wf-bench-") as tmp:
         folder = Path(tmp) / "ledger"
         make_repo(folder)

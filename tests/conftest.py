@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tools.config import DEFAULT_EMBEDDING_MODEL
-from tools.index.embedder import Embedder
-from tools.project import ENV_PROJECT, ProjectRoot
+from code_intel.core.config import DEFAULT_EMBEDDING_MODEL
+from code_intel.core.project import ENV_PROJECT, ProjectRoot
+from code_intel.index.embedder import Embedder
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

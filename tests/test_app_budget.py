@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tools.app import CodeIntelApp
-from tools.index.models import SemanticSearchResult
+from code_intel.index.models import SemanticSearchResult
+from code_intel.server.app import CodeIntelApp
 
 
 class SlowIndex:

@@ -8,10 +8,17 @@ from typing import Any
 
 import pytest
 
-from tools.app import CodeIntelApp
-from tools.config import DOCUMENT_PATTERNS, Config, ContextSettings, load_config, load_context, read_yaml
-from tools.errors import ConfigError
-from tools.project import TEMPLATES_DIR
+from code_intel.core.config import (
+    DOCUMENT_PATTERNS,
+    Config,
+    ContextSettings,
+    load_config,
+    load_context,
+    read_yaml,
+)
+from code_intel.core.errors import ConfigError
+from code_intel.core.project import TEMPLATES_DIR
+from code_intel.server.app import CodeIntelApp
 
 
 def _write_config(state: Path, data: Any) -> Path:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tools import doctor
-from tools.cli import main as cli_main
-from tools.doctor import CheckResult, check_ctags, check_project, format_results, run_checks
-from tools.index.embedder import Embedder
+from code_intel.cli import doctor
+from code_intel.cli.doctor import CheckResult, check_ctags, check_project, format_results, run_checks
+from code_intel.cli.main import main as cli_main
+from code_intel.index.embedder import Embedder
 
 
 def _fake_binary(folder: Path, name: str, body: str) -> str:
@@ -116,8 +116,8 @@ def test_verify_commands_that_cannot_start_are_named(project_dir: Path) -> None:
 
 def test_client_files_check_reports_missing_current_outdated_and_edited(project_dir: Path, tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from tools.context.installer import InstallOptions, install
-    from tools.doctor import check_client_files
+    from code_intel.cli.doctor import check_client_files
+    from code_intel.context.installer import InstallOptions, install
 
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
     skill_result, hooks_result = check_client_files(project_dir)

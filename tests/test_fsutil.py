@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.fsutil import current_umask, write_atomic
+from code_intel.core.fsutil import current_umask, write_atomic
 
 
 def _mode(path: Path) -> int:

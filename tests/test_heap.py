@@ -1,4 +1,4 @@
-"""tools/heap.py: survivors of a full collection are frozen, and every RECHECK-th one walks the whole heap,
+"""tools/server/gc_policy.py: survivors of a full collection are frozen, and every RECHECK-th one walks the whole heap,
 so a cycle that died while frozen is still collected. Run in a child interpreter: the collector's state is
 global, and the test suite's own process must keep the default."""
 
@@ -14,7 +14,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 SCRIPT = textwrap.dedent("""
     import gc, json, weakref
-    from tools import heap
+    from code_intel.server import gc_policy as heap
 
     class Node:
         pass

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tools.config import Config, ContextSettings, load_config, load_context
-from tools.context.installer import MANIFEST, install
-from tools.errors import ConfigError, InvalidArgument
-from tools.project import TEMPLATES_DIR
+from code_intel.context.installer import MANIFEST, install
+from code_intel.core.config import Config, ContextSettings, load_config, load_context
+from code_intel.core.errors import ConfigError, InvalidArgument
+from code_intel.core.project import TEMPLATES_DIR
 
 REPO = TEMPLATES_DIR.parent
 REQUIRED = [

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.errors import FileNotFound, InvalidArgument, PathOutsideProject
-from tools.project import ENV_PROJECT, ProjectRoot, resolve_root
+from code_intel.core.errors import FileNotFound, InvalidArgument, PathOutsideProject
+from code_intel.core.project import ENV_PROJECT, ProjectRoot, resolve_root
 
 
 @pytest.fixture

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tools.session_types import CommitReport
-from tools.verify.models import CommandOutcome
+from code_intel.core.session_types import CommitReport
+from code_intel.verify.models import CommandOutcome
 
 
 def test_empty_lists_are_left_out_and_come_back_on_reading() -> None:

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from code_intel.context import skill
+from code_intel.core.log_setup import setup_logging
+from code_intel.server.app import CodeIntelApp
 from code_intel_server import build_server
-from tools.app import CodeIntelApp
-from tools.context import skill
-from tools.logs import setup_logging
 
 SERVER = Path(__file__).resolve().parent.parent / "code_intel_server.py"
 

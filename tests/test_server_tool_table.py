@@ -16,8 +16,8 @@ import pytest
 from mcp.server.mcpserver import MCPServer
 
 import code_intel_server
+from code_intel.server.app import CodeIntelApp
 from code_intel_server import RESULT_MODELS, TOOLS, build_server, tool_entry
-from tools.app import CodeIntelApp
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -27,7 +27,7 @@ import json, sys
 import anyio
 from mcp import Client
 from code_intel_server import RESULT_MODELS, build_server
-from tools.app import CodeIntelApp
+from code_intel.server.app import CodeIntelApp
 
 def loaded():
     return sorted(name for name in RESULT_MODELS if name in sys.modules)
@@ -116,7 +116,7 @@ def _settle() -> None:
 
 
 async def test_a_saved_listing_answers_the_next_server_before_its_table_is_built(tmp_path: Path) -> None:
-    """tools/tool_table.py: the first server saves its listing; the next one answers tools/list from it (the
+    """tools/server/tool_listing.py: the first server saves its listing; the next one answers tools/list from it (the
     same listing) and builds its table in the background; a listing saved under another fingerprint, or a
     damaged file, is never used, and the build replaces it."""
     (tmp_path / ".code-intel").mkdir()
@@ -152,7 +152,7 @@ async def test_a_saved_listing_answers_the_next_server_before_its_table_is_built
 
 
 def test_the_fingerprint_follows_the_server_code_and_the_library_versions(tmp_path: Path) -> None:
-    from tools import tool_table
+    from code_intel.server import tool_listing as tool_table
 
     server = tmp_path / "code_intel_server.py"
     server.write_text("one", encoding="utf-8")
@@ -164,7 +164,7 @@ def test_the_fingerprint_follows_the_server_code_and_the_library_versions(tmp_pa
 
 
 async def test_a_failing_fingerprint_only_means_the_table_is_built(tmp_path: Path, monkeypatch: Any) -> None:
-    from tools import tool_table
+    from code_intel.server import tool_listing as tool_table
 
     def gone(*_: Any) -> str:
         raise FileNotFoundError("a module file went away while it was read")
@@ -187,8 +187,8 @@ def test_init_saves_the_listing_so_the_first_server_answers_from_it(tmp_path: Pa
     """`code-intel init` saves the listing into the project; the first server started there answers tools/list
     from it without building its table. A second init finds it current and does not build again; a failure
     to save is said, and init still succeeds."""
-    from tools import tool_table
-    from tools.cli import main
+    from code_intel.cli.main import main
+    from code_intel.server import tool_listing as tool_table
 
     saved = tmp_path / ".code-intel" / "cache" / "tool-table.json"
     assert main(["init", str(tmp_path), "--no-hooks"]) == 0
@@ -228,7 +228,7 @@ def test_init_saves_the_listing_so_the_first_server_answers_from_it(tmp_path: Pa
 def test_session_completes_asking_for_exactly_record_outcomes_arguments() -> None:
     """SESSION_COMPLETE's expected_payload (responses.RECORD_OUTCOME_PAYLOAD) names the record_outcome tool's own
     arguments, so an agent sending what it lists is never refused as an unknown argument."""
-    from tools.workflow.responses import RECORD_OUTCOME_PAYLOAD
+    from code_intel.workflow.responses import RECORD_OUTCOME_PAYLOAD
 
     schema = tool_entry("record_outcome", TOOLS["record_outcome"]).parameters
     assert set(RECORD_OUTCOME_PAYLOAD) == set(schema["properties"])

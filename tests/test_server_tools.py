@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from code_intel.server.app import CodeIntelApp
+from code_intel.server.stdio import ANSWER_KEY
+from code_intel.workflow.phases import SERVER_TOOLS
 from code_intel_server import TOOLS, build_server
-from tools.app import CodeIntelApp
-from tools.stdio import ANSWER_KEY
-from tools.workflow.phases import SERVER_TOOLS
 
 # Every tool the in-memory test can run without the embedding model, with arguments that succeed.
 CHEAP_CALLS: list[tuple[str, dict[str, Any]]] = [
@@ -138,7 +138,7 @@ async def test_ledger_records_failed_calls_and_the_session_tools_but_not_submit(
 
 
 def test_a_lost_answer_on_stdio_is_refused_with_the_session_s_phase(project: Path) -> None:
-    """The refusal for an answer dropped from the stdio table (tools/stdio.py) has the contract's phase fields,
+    """The refusal for an answer dropped from the stdio table (tools/server/stdio.py) has the contract's phase fields,
     like every other refusal."""
     app = CodeIntelApp.for_path(project)
     try:
@@ -159,10 +159,10 @@ def test_a_lost_answer_on_stdio_is_refused_with_the_session_s_phase(project: Pat
 
 def test_an_answer_written_from_its_model_is_the_answer_written_from_its_dict() -> None:
     """result_json skips the dict wire_data builds; both must give the same bytes, `success` included."""
+    from code_intel.explore.models import Partial, PatternResult
+    from code_intel.learning.outcomes import OutcomeEntry
+    from code_intel.workflow.responses import PhaseResponse
     from code_intel_server import result_json, wire_data, wire_json
-    from tools.explore.models import Partial, PatternResult
-    from tools.learning.outcomes import OutcomeEntry
-    from tools.workflow.responses import PhaseResponse
 
     results = [
         Partial(),  # every field null: only `success` is left

@@ -1,4 +1,4 @@
-"""Lists held as their JSON (tools/written.py): read as records in Python, written as they are held."""
+"""Lists held as their JSON (tools/server/written.py): read as records in Python, written as they are held."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from pydantic_core import to_json
 from typing_extensions import TypedDict
 
-from tools.written import WRITTEN, WrittenList, dump_json
+from code_intel.server.written import WRITTEN, WrittenList, dump_json
 
 
 class Item(TypedDict):
@@ -85,7 +85,7 @@ def test_written_leaves_the_schema_as_declared() -> None:
 
 
 def test_dump_json_with_body_gives_the_text_copy_from_bodies_made_ahead_or_escaped_then() -> None:
-    from tools.written import dump_json_with_body, json_string_body
+    from code_intel.server.written import dump_json_with_body, json_string_body
 
     items = [A, B, C]
     parts = [to_json([item])[1:-1] for item in items]
@@ -99,7 +99,7 @@ def test_dump_json_with_body_gives_the_text_copy_from_bodies_made_ahead_or_escap
 
 
 def test_a_body_made_ahead_is_the_one_written() -> None:
-    from tools.written import dump_json_with_body
+    from code_intel.server.written import dump_json_with_body
 
     part = to_json([A])[1:-1]
     model = Group.model_construct(name="n", items=WrittenList([part], 1, [b"MADE-AHEAD"]))

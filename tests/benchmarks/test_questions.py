@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tools.index.embedder import Embedder
+from code_intel.index.embedder import Embedder
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BENCHMARKS = REPO_ROOT / "benchmarks"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.index.chunker import Chunker
+from code_intel.index.chunker import Chunker
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from code_intel.server.app import CodeIntelApp
 from code_intel_server import build_server
-from tools.app import CodeIntelApp
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
@@ -155,7 +155,7 @@ def test_the_engine_spy_leaves_out_the_server_s_upkeep_threads() -> None:
     import subprocess
     import threading
 
-    from tools.explore import syntax
+    from code_intel.explore import syntax
 
     def work(tag: str) -> None:
         subprocess.run(["true", tag], check=True)

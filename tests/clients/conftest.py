@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.context.installer import InstallOptions, install
+from code_intel.context.installer import InstallOptions, install
 
 REPO = Path(__file__).resolve().parents[2]
 CACHE = REPO / ".cache" / "clients"
@@ -108,7 +108,7 @@ def sample_repo(tmp_path: Path, codex_home: Path) -> Path:
 def calc_repo(tmp_path: Path, codex_home: Path) -> Path:
     """The demo's calculator project (unittest as its verify command), set up for Claude Code and Codex and
     committed, so that a whole session can run on it: from the request to the merge."""
-    from tools.demo import create_sample
+    from code_intel.cli.demo import create_sample
 
     repo = tmp_path / "calc"
     create_sample(repo)  # init for Claude Code, config.json's verify command, the first commit

@@ -24,10 +24,10 @@ from typing import Any
 
 import pytest
 
+from code_intel.workflow import write_log
 from tests.clients import whole_session
 from tests.clients.conftest import APP_CODE, EXPLORED, FRAME, client_env
 from tests.clients.provider import MessagesProvider, text, tool
-from tools.workflow import write_log
 
 pytestmark = pytest.mark.slow
 

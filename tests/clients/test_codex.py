@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from code_intel.workflow import write_log
 from tests.clients import whole_session
 from tests.clients.conftest import APP_CODE, EXPLORED, FRAME, client_env
 from tests.clients.provider import (
@@ -33,7 +34,6 @@ from tests.clients.provider import (
     message,
     tool_search,
 )
-from tools.workflow import write_log
 
 pytestmark = pytest.mark.slow
 

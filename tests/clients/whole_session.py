@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from tools.demo import POWER_CODE, REQUEST
+from code_intel.cli.demo import POWER_CODE, REQUEST
 
 WRONG_POWER = POWER_CODE.replace("base**exponent", "base * exponent")
 TEST_POWER = "\n    def test_power(self) -> None:\n        self.assertEqual(power(2, 10), 1024)\n"

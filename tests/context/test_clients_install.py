@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from tools.context import skill
-from tools.context.clients import CODEX_STARTUP_TIMEOUT_SEC, CODEX_TOOL_TIMEOUT_SEC, PERMISSION_RULE
-from tools.context.installer import MANIFEST, InstallOptions, install
-from tools.errors import ConfigError
+from code_intel.context import skill
+from code_intel.context.clients import CODEX_STARTUP_TIMEOUT_SEC, CODEX_TOOL_TIMEOUT_SEC, PERMISSION_RULE
+from code_intel.context.installer import MANIFEST, InstallOptions, install
+from code_intel.core.errors import ConfigError
 
 
 @pytest.fixture(autouse=True)
@@ -196,7 +196,7 @@ def test_bad_codex_config_is_refused_before_anything_is_written(project_dir: Pat
 
 
 def test_cli_flags(project_dir: Path) -> None:
-    from tools.cli import main
+    from code_intel.cli.main import main
 
     assert main(["init", str(project_dir), "--codex", "--no-allow"]) == 0
     assert "permissions" not in _json(project_dir / ".claude" / "settings.json")

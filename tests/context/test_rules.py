@@ -4,9 +4,14 @@ import shutil
 
 import yaml
 
-from tools.config import load_context
-from tools.context.rules import MAX_CONTENT_CHARS, extract_summary, load_project_rules, refresh_project_rules
-from tools.project import TEMPLATES_DIR, ProjectRoot
+from code_intel.context.rules import (
+    MAX_CONTENT_CHARS,
+    extract_summary,
+    load_project_rules,
+    refresh_project_rules,
+)
+from code_intel.core.config import load_context
+from code_intel.core.project import TEMPLATES_DIR, ProjectRoot
 
 RULES = """\
 # Project

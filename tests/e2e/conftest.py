@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.demo import create_sample
+from code_intel.cli.demo import create_sample
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tools.demo import server_params
+from code_intel.cli.demo import server_params
 
 pytestmark = pytest.mark.slow  # spawns the server over stdio
 
@@ -79,7 +79,7 @@ async def _drive(project: Path) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def answers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    from tools.demo import create_sample
+    from code_intel.cli.demo import create_sample
 
     project = tmp_path_factory.mktemp("contract") / "calc"
     create_sample(project)
@@ -175,7 +175,7 @@ async def _broken_settings(project: Path) -> dict[str, Any]:
 
 
 def test_a_broken_settings_file_is_refused_with_a_contract_code_naming_the_file(tmp_path: Path) -> None:
-    from tools.demo import create_sample
+    from code_intel.cli.demo import create_sample
 
     project = tmp_path / "calc"
     create_sample(project)
@@ -214,7 +214,7 @@ async def _two_servers(project: Path) -> dict[str, Any]:
 
 def test_refusals_for_a_session_held_elsewhere_or_unreadable_do_not_send_the_agent_back_to_start_session(
         tmp_path: Path) -> None:
-    from tools.demo import create_sample
+    from code_intel.cli.demo import create_sample
 
     project = tmp_path / "calc"
     create_sample(project)
@@ -260,7 +260,7 @@ async def _item_answers(project: Path) -> dict[str, Any]:
 def test_every_item_that_points_into_code_carries_file_and_line(tmp_path: Path) -> None:
     """CONTRACT.md: every result item that points into code carries `file` and `line`. get_symbols' symbols (and
     their children) and analyze_structure's imports, classes, functions and calls used to carry only `line`."""
-    from tools.demo import create_sample
+    from code_intel.cli.demo import create_sample
 
     project = tmp_path / "calc"
     create_sample(project)

@@ -16,7 +16,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tools.demo import DemoAgent, Quiet, connect, follow
+from code_intel.cli.demo import DemoAgent, Quiet, connect, follow
 
 pytestmark = pytest.mark.slow  # spawns the server over stdio twice
 

@@ -13,8 +13,8 @@ from typing import Any
 import anyio
 import pytest
 
-from tools.demo import DemoAgent, Quiet, connect, follow
-from tools.workflow.responses import COMPACTION_PROTOCOL
+from code_intel.cli.demo import DemoAgent, Quiet, connect, follow
+from code_intel.workflow.responses import COMPACTION_PROTOCOL
 
 pytestmark = pytest.mark.slow  # spawns the server over stdio
 

@@ -13,7 +13,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tools.demo import DemoAgent, Printer, connect, follow
+from code_intel.cli.demo import DemoAgent, Printer, connect, follow
 
 pytestmark = pytest.mark.slow
 
@@ -35,7 +35,7 @@ class NotePrinter(Printer):
 
 
 def test_full_implement_session_commits_and_merges(sample: Path) -> None:
-    from tools.demo import drive
+    from code_intel.cli.demo import drive
 
     printer = NotePrinter()
     final = anyio.run(drive, sample, printer)

@@ -14,7 +14,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tools.demo import DemoAgent, Quiet, connect, create_sample
+from code_intel.cli.demo import DemoAgent, Quiet, connect, create_sample
 
 pytestmark = pytest.mark.slow  # spawns the server over stdio
 

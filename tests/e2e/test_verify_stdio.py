@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tools.demo import DemoAgent, Printer, connect, follow
+from code_intel.cli.demo import DemoAgent, Printer, connect, follow
 
 pytestmark = pytest.mark.slow
 
@@ -69,7 +69,7 @@ def test_run_checks_reports_progress_for_a_long_command(sample: Path) -> None:
     async def scenario() -> tuple[dict[str, Any], list[str]]:
         from mcp import Client
 
-        from tools.demo import server_params
+        from code_intel.cli.demo import server_params
 
         messages: list[str] = []
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from code_intel.core.config import Config
+from code_intel.core.project import ProjectRoot
+from code_intel.explore.service import Explorer
 from tests.conftest import write_files
-from tools.config import Config
-from tools.explore.service import Explorer
-from tools.project import ProjectRoot
 
 SOURCES: dict[str, str] = {
     "src/app/greeter.py": '''"""Greeter module: helper is mentioned here in a docstring."""

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.explore.models import OutlineSymbol
-from tools.explore.service import Explorer
+from code_intel.explore.models import OutlineSymbol
+from code_intel.explore.service import Explorer
 
 pytestmark = pytest.mark.slow  # indexes and searches a copy of the standard library
 
@@ -65,8 +65,8 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, as
 
 @pytest.fixture(scope="module")
 def stdlib_explorer(corpus: tuple[Path, dict[str, ast.Module]]) -> Explorer:
-    from tools.config import Config
-    from tools.project import ProjectRoot
+    from code_intel.core.config import Config
+    from code_intel.core.project import ProjectRoot
 
     settings = Config(search_timeout_seconds=60)
     return Explorer(ProjectRoot.from_args(corpus[0]), lambda: settings)

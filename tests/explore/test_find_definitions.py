@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tools.errors import InvalidArgument, PathOutsideProject
-from tools.explore.ctags import base_names
-from tools.explore.service import Explorer
+from code_intel.core.errors import InvalidArgument, PathOutsideProject
+from code_intel.explore.ctags import base_names
+from code_intel.explore.service import Explorer
 
 
 def _where(explorer: Explorer, symbol: str, **kwargs: object) -> set[tuple[str, int]]:
@@ -133,8 +133,8 @@ def test_first_exploration_call_warms_the_index_in_the_background(explorer: Expl
 
 
 def test_config_changes_apply_at_once(polyglot: Path) -> None:
-    from tools.config import Config
-    from tools.project import ProjectRoot
+    from code_intel.core.config import Config
+    from code_intel.core.project import ProjectRoot
 
     settings = {"value": Config()}
     explorer = Explorer(ProjectRoot.from_args(polyglot), lambda: settings["value"])
@@ -172,7 +172,7 @@ def test_base_names_from_ctags_inherits(inherits: str, names: list[str]) -> None
     ("struct", "pub struct Square;", None),
 ])
 def test_rust_bases_from_the_tag_line(kind: str, line: str, bases: str | None) -> None:
-    from tools.explore.ctags import rust_bases
+    from code_intel.explore.ctags import rust_bases
 
     assert rust_bases(kind, line) == bases
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from code_intel.core.errors import InvalidArgument, PathOutsideProject
+from code_intel.explore.service import Explorer
 from tests.explore.conftest import explorer_over
-from tools.errors import InvalidArgument, PathOutsideProject
-from tools.explore.service import Explorer
 
 
 def _sites(explorer: Explorer, **kwargs: object) -> set[tuple[str, int, str]]:
@@ -333,7 +333,7 @@ def test_rust_method_with_self_keeps_method_calls_and_its_traits_paths(tmp_path:
     ("parse!(x)", False), ("self.parse", False), ("cfg.parse + 1", False), ("parse != 0", True),
 ])
 def test_rust_shapes_of_a_function_name(line: str, is_function: bool) -> None:
-    from tools.explore.references import _names_the_rust_function
+    from code_intel.explore.references import _names_the_rust_function
 
     raw = line.encode()
     start = raw.index(b"parse")

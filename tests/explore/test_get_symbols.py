@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from tools.errors import FileNotFound, InvalidArgument, PathOutsideProject
-from tools.explore.models import OutlineSymbol
-from tools.explore.service import Explorer
+from code_intel.core.errors import FileNotFound, InvalidArgument, PathOutsideProject
+from code_intel.explore.models import OutlineSymbol
+from code_intel.explore.service import Explorer
 
 
 def _tree(symbols: list[OutlineSymbol]) -> list[tuple[str, str, int, list[object]]]:

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from tools.errors import CodeIntelError
-from tools.explore.globbing import compile_glob, glob_matches
-from tools.explore.impact import analyze_impact
-from tools.explore.query import run_query
-from tools.explore.service import Explorer
-from tools.pathnames import client_safe
+from code_intel.core.errors import CodeIntelError
+from code_intel.core.pathnames import client_safe
+from code_intel.explore.globbing import compile_glob, glob_matches
+from code_intel.explore.impact import analyze_impact
+from code_intel.explore.query import run_query
+from code_intel.explore.service import Explorer
 
 FEW_SECONDS = 5.0
 LONG_NAME = "a" * 200 + ".py"

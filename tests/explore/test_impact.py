@@ -5,12 +5,12 @@ from typing import Any
 
 import pytest
 
+from code_intel.core.config import DocumentSearchSettings
+from code_intel.core.errors import FileNotFound, InvalidArgument, PathOutsideProject
+from code_intel.explore import impact
+from code_intel.explore.impact import analyze_impact as impact_report
+from code_intel.explore.service import Explorer
 from tests.explore.conftest import explorer_over
-from tools.config import DocumentSearchSettings
-from tools.errors import FileNotFound, InvalidArgument, PathOutsideProject
-from tools.explore import impact
-from tools.explore.impact import analyze_impact as impact_report
-from tools.explore.service import Explorer
 
 
 def analyze_impact(*args: Any, **kwargs: Any) -> dict[str, Any]:
@@ -197,7 +197,7 @@ def test_refusals(explorer: Explorer, tmp_path: Path) -> None:
 
 
 def test_app_runs_it_with_the_project_settings(explorer: Explorer) -> None:
-    from tools.app import CodeIntelApp
+    from code_intel.server.app import CodeIntelApp
 
     report = CodeIntelApp(explorer.root).analyze_impact(["app/config.py"], ["parse_config"]).model_dump()
     assert ("app/service.py", 6) in places(report["dependents"])
@@ -268,7 +268,7 @@ def test_the_reference_lookups_share_the_call_s_time_budget(explorer: Explorer,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """The lookups run on a thread pool; each must count against analyze_impact's own deadline, not open a
     fresh budget of its own (which let the call run for many times its budget and lost their partial notes)."""
-    from tools.explore import budget
+    from code_intel.explore import budget
 
     seen: list[Any] = []
     real = explorer.find_references

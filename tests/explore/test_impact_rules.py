@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.explore.impact import is_config_file, is_test_file
-from tools.explore.importers import (
+from code_intel.explore.impact import is_config_file, is_test_file
+from code_intel.explore.importers import (
     _go_imports_dir,
     _js_imports_file,
     _python_import_name,
@@ -129,8 +129,8 @@ def test_rust_import_resolution(importer: str, line: str, target: str, hits: boo
 def test_rust_importers_in_an_impact_report(tmp_path: Path) -> None:
     """A Rust module's importers: the `mod` that declares it and the `use` lines that take items from it, one of
     them a use tree spread over several lines."""
+    from code_intel.explore.impact import analyze_impact
     from tests.explore.conftest import explorer_over
-    from tools.explore.impact import analyze_impact
 
     files = {
         "src/lib.rs": "mod error;\nmod parse;\n\npub use crate::parse::Error;\n",
@@ -184,8 +184,8 @@ def test_c_include_resolution(importer: str, line: str, target: str, hits: bool)
 def test_java_and_c_importers_in_an_impact_report(tmp_path: Path) -> None:
     """Java: the class's importers, a wildcard import only where the class is named, and a Kotlin importer.
     C: the files that include the changed header, not those including a namesake beside them."""
+    from code_intel.explore.impact import analyze_impact
     from tests.explore.conftest import explorer_over
-    from tools.explore.impact import analyze_impact
 
     files = {
         "src/org/demo/nodes/Element.java": "package org.demo.nodes;\n\npublic class Element {}\n",
@@ -218,7 +218,7 @@ def test_java_and_c_importers_in_an_impact_report(tmp_path: Path) -> None:
     ("int parse(int x)", False),  # a definition's first line
 ])
 def test_c_prototypes_are_told_from_calls(text: str, declares: bool) -> None:
-    from tools.explore.impact import is_prototype
+    from code_intel.explore.impact import is_prototype
 
     name = "cJSON_GetNumberValue" if "cJSON" in text else "parse"
     assert is_prototype(name, text, "include/x.h") is declares
@@ -226,8 +226,8 @@ def test_c_prototypes_are_told_from_calls(text: str, declares: bool) -> None:
 
 
 def test_a_c_functions_prototype_is_to_be_kept_in_step(tmp_path: Path) -> None:
+    from code_intel.explore.impact import analyze_impact
     from tests.explore.conftest import explorer_over
-    from tools.explore.impact import analyze_impact
 
     files = {"calc.h": "int twice(int x);\n", "calc.c": '#include "calc.h"\nint twice(int x) { return 2 * x; }\n',
              "main.c": '#include "calc.h"\nint main(void) { return twice(1); }\n'}

@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
+from code_intel.core.errors import FileNotFound, PathOutsideProject
+from code_intel.explore.markup import cross_references, find_cross_references
+from code_intel.explore.service import Explorer
 from tests.explore.conftest import explorer_over
-from tools.errors import FileNotFound, PathOutsideProject
-from tools.explore.markup import cross_references, find_cross_references
-from tools.explore.service import Explorer
 
 WEB_FILES = {
     "static/site.css": (
@@ -57,7 +57,7 @@ def test_changing_a_stylesheet_lists_markup_and_scripts_using_its_names(explorer
 
 
 def test_cross_references_are_capped(explorer: Explorer, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("tools.explore.markup.MAX_CROSS_REFERENCES", 2)
+    monkeypatch.setattr("code_intel.explore.markup.MAX_CROSS_REFERENCES", 2)
     items, truncated = find_cross_references(explorer, "static/site.css")
     assert len(items) == 2 and truncated
 

@@ -1,6 +1,6 @@
 """The pure extractors of tools/explore/markup.py: stylesheet selectors, markup attributes, DOM calls."""
 
-from tools.explore.markup import MarkupName, file_markup, markup_names, script_names, stylesheet_names
+from code_intel.explore.markup import MarkupName, file_markup, markup_names, script_names, stylesheet_names
 
 
 def names(found: list[MarkupName]) -> set[tuple[str, str, int]]:

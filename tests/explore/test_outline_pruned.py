@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from tools.explore import outline as outline_module
-from tools.explore import syntax
-from tools.explore.grammar import GRAMMARS
-from tools.explore.outline import SymbolNode, outline
-from tools.explore.syntax import ParsedFile
+from code_intel.explore import outline as outline_module
+from code_intel.explore import syntax
+from code_intel.explore.outline import SymbolNode, outline
+from code_intel.explore.syntax import ParsedFile
+from code_intel.languages.grammar import GRAMMARS
 
 TRICKY = '''
 import os

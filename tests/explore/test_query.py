@@ -5,12 +5,12 @@ from typing import Any
 
 import pytest
 
+from code_intel.core.errors import InvalidArgument, ToolUnavailable
+from code_intel.explore import query as query_module
+from code_intel.explore.query import QueryHit, extract_candidates, merge_hits, stem
+from code_intel.explore.query import run_query as query_result
+from code_intel.explore.service import Explorer
 from tests.explore.conftest import explorer_over
-from tools.errors import InvalidArgument, ToolUnavailable
-from tools.explore import query as query_module
-from tools.explore.query import QueryHit, extract_candidates, merge_hits, stem
-from tools.explore.query import run_query as query_result
-from tools.explore.service import Explorer
 
 
 def run_query(*args: Any) -> dict[str, Any]:
@@ -242,7 +242,7 @@ def test_a_failing_definition_index_keeps_the_text_route(explorer: Explorer, mon
 
 
 def test_results_are_capped_with_truncated(explorer: Explorer, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("tools.explore.query.MAX_RESULTS", 2)
+    monkeypatch.setattr("code_intel.explore.query.MAX_RESULTS", 2)
     result = run_query(explorer, "parse_config", None)
     assert len(result["results"]) == 2 and result["truncated"] is True
 
@@ -255,7 +255,7 @@ def test_empty_and_oversized_questions_are_refused(explorer: Explorer) -> None:
 
 
 def test_app_routes_a_question_without_an_index(explorer: Explorer) -> None:
-    from tools.app import CodeIntelApp
+    from code_intel.server.app import CodeIntelApp
 
     assert CodeIntelApp(explorer.root).query("parse_config").results[0].file == "app/config.py"
 

@@ -5,9 +5,9 @@ from typing import Any
 
 import pytest
 
+from code_intel.index.embedder import Embedder
+from code_intel.server.app import CodeIntelApp
 from tests.conftest import write_files
-from tools.app import CodeIntelApp
-from tools.index.embedder import Embedder
 
 pytestmark = pytest.mark.slow
 

@@ -1,5 +1,5 @@
 """A file written twice within one tick of the file system's clock keeps its mtime. The caches keyed by
-(mtime, size) must not serve the first content after a same-size second write (tools.fsutil.trusted_mtime)."""
+(mtime, size) must not serve the first content after a same-size second write (code_intel.core.fsutil.trusted_mtime)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tools.explore.service import Explorer
-from tools.explore.syntax import ParseCache
-from tools.fsutil import RACY_NS, UNTRUSTED_MTIME, trusted_mtime
+from code_intel.core.fsutil import RACY_NS, UNTRUSTED_MTIME, trusted_mtime
+from code_intel.explore.service import Explorer
+from code_intel.explore.syntax import ParseCache
 
 
 def rewrite_in_the_same_tick(path: Path, text: str) -> None:
@@ -66,7 +66,7 @@ def test_outline_and_definitions_follow_a_rewrite_in_the_same_tick(
 
 
 def test_a_settings_file_rewritten_in_the_same_tick_is_read_again(tmp_path: Path) -> None:
-    from tools.filecache import WatchedFile
+    from code_intel.core.filecache import WatchedFile
 
     path = tmp_path / "config.json"
     path.write_text('{"a": 1}', encoding="utf-8")
@@ -102,7 +102,7 @@ def test_lexical_maps_check_a_just_written_file_by_digest(
         project_dir: Path, make_explorer: Callable[..., Explorer]) -> None:
     """While a file is racy, each use of its lexical map compares its digest: no map is built again while the
     file is unchanged."""
-    from tools.explore import lexical
+    from code_intel.explore import comments as lexical
 
     path = project_dir / "mod.py"
     path.write_text("def alpha():\n    return 'alpha'  # alpha\n", encoding="utf-8")

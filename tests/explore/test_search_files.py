@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from tools.errors import InvalidArgument, PathOutsideProject
-from tools.explore.globbing import glob_matches
-from tools.explore.service import Explorer
+from code_intel.core.errors import InvalidArgument, PathOutsideProject
+from code_intel.explore.globbing import glob_matches
+from code_intel.explore.service import Explorer
 
 
 def test_double_star_crosses_folders(explorer: Explorer) -> None:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tools.errors import InvalidArgument, PathOutsideProject
-from tools.explore.models import MultiPatternResult, PatternResult
-from tools.explore.service import Explorer
+from code_intel.core.errors import InvalidArgument, PathOutsideProject
+from code_intel.explore.models import MultiPatternResult, PatternResult
+from code_intel.explore.service import Explorer
 
 
 def test_single_pattern_finds_matches_with_file_line_column(explorer: Explorer) -> None:
@@ -182,7 +182,7 @@ def test_lines_read_while_ripgrep_runs_give_the_same_records_however_they_are_cu
     records of one whole read."""
     from pydantic_core import from_json
 
-    from tools.explore.ripgrep import _FileBlocks
+    from code_intel.explore.ripgrep import _FileBlocks
 
     output = b"".join([
         b"./b.py\x0012\x1f5\x1f    return x\n14\x1f9\x1f        return y\r\n",
@@ -221,7 +221,7 @@ def test_lines_read_while_ripgrep_runs_give_the_same_records_however_they_are_cu
 
 
 def test_a_line_cut_short_when_ripgrep_is_stopped_is_left_out() -> None:
-    from tools.explore.ripgrep import _FileBlocks
+    from code_intel.explore.ripgrep import _FileBlocks
 
     arriving = _FileBlocks(99)
     arriving.take(b"./a.py\x001\x1f1\x1freturn 1\n2\x1f1\x1fret")
@@ -233,7 +233,7 @@ def test_a_line_cut_short_when_ripgrep_is_stopped_is_left_out() -> None:
 def test_a_file_printed_twice_is_one_file_with_its_lines_in_order() -> None:
     from pydantic_core import from_json
 
-    from tools.explore.ripgrep import _FileBlocks
+    from code_intel.explore.ripgrep import _FileBlocks
 
     arriving = _FileBlocks(99)
     arriving.take(b"./a.py\x001\x1f1\x1fx\n\n./b.py\x002\x1f1\x1fz\n\n./a.py\x005\x1f1\x1fy\n")
@@ -258,7 +258,7 @@ def test_records_written_from_ripgrep_lines_are_the_records_built_from_them(text
     records, whatever a line holds; where the fast one cannot be sure, it declines."""
     from pydantic_core import from_json, to_json
 
-    from tools.explore.ripgrep import _match_records, _written_records
+    from code_intel.explore.ripgrep import _match_records, _written_records
 
     body = b"3\x1f1\x1fbefore\n17\x1f4\x1f" + text + b"\n20\x1f2\x1f\tafter"
     rows = body.split(b"\n")
@@ -276,7 +276,7 @@ def test_a_run_reads_a_flood_on_stderr_and_keeps_its_deadline(tmp_path: Path) ->
     not block, and one that outlives the deadline is killed with what it wrote kept."""
     import time
 
-    from tools.explore.ripgrep import _run_rg
+    from code_intel.explore.ripgrep import _run_rg
 
     run = _run_rg(tmp_path, ["sh", "-c", "head -c 300000 /dev/zero | tr '\\0' e >&2; echo out"], timeout=10)
     assert (run.stdout, len(run.stderr), run.returncode, run.timed_out) == (b"out\n", 300000, 0, False)
@@ -290,7 +290,7 @@ def test_a_run_reads_a_flood_on_stderr_and_keeps_its_deadline(tmp_path: Path) ->
 def test_written_records_count_columns_in_characters_and_drop_carriage_returns() -> None:
     from pydantic_core import from_json
 
-    from tools.explore.ripgrep import _written_records
+    from code_intel.explore.ripgrep import _written_records
 
     body = "5\x1f8\x1féé\té return\r\n6\x1f3\x1f  return\r".encode()
     written = _written_records(b'"a.py"', body, 9)
@@ -306,7 +306,7 @@ def test_ripgreps_output_pipe_is_widened_where_the_system_allows() -> None:
     import fcntl
     import subprocess
 
-    from tools.explore.ripgrep import PIPE_BYTES, _widen
+    from code_intel.explore.ripgrep import PIPE_BYTES, _widen
 
     if not hasattr(fcntl, "F_GETPIPE_SZ"):
         pytest.skip("no pipe sizes on this system")

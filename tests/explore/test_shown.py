@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from tools.explore.service import Explorer
-from tools.explore.shown import shown_files
-from tools.written import WrittenList
+from code_intel.explore.service import Explorer
+from code_intel.explore.shown import shown_files
+from code_intel.server.written import WrittenList
 
 
 def test_search_text_shows_the_files_of_its_matches(explorer: Explorer) -> None:

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from tools.errors import InvalidArgument
-from tools.explore.write_rules import evaluate_write
-from tools.project import ProjectRoot
+from code_intel.core.errors import InvalidArgument
+from code_intel.core.project import ProjectRoot
+from code_intel.explore.write_rules import evaluate_write
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.git.service import GitService
-from tools.project import ProjectRoot
+from code_intel.core.project import ProjectRoot
+from code_intel.git.service import GitService
 
 
 @pytest.fixture(autouse=True)

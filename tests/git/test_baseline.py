@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools.git.service import GitService
-from tools.project import ProjectRoot
-from tools.workflow.changes import changed_ranges, removed_after
+from code_intel.core.project import ProjectRoot
+from code_intel.git.service import GitService
+from code_intel.workflow.changes import changed_ranges, removed_after
 
 from .conftest import APP, TestRepo
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from code_intel.core.errors import GitError
+from code_intel.core.project import ProjectRoot
+from code_intel.core.session_types import GitSessionInfo
+from code_intel.git.service import GitService
 from tests.git.conftest import TestRepo
-from tools.errors import GitError
-from tools.git.service import GitService
-from tools.project import ProjectRoot
-from tools.session_types import GitSessionInfo
 
 
 def _stale_setup(repo: TestRepo) -> dict[str, str]:

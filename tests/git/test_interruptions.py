@@ -13,10 +13,10 @@ from contextlib import contextmanager
 
 import pytest
 
+from code_intel.core import faults
+from code_intel.core.session_types import GitSessionInfo
+from code_intel.git.service import GitService
 from tests.git.conftest import TestRepo, dirty_user_tree
-from tools import faults
-from tools.git.service import GitService
-from tools.session_types import GitSessionInfo
 
 
 class SimulatedCrash(BaseException):

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
+from code_intel.core.project import ProjectRoot
+from code_intel.git.service import GitService
+from code_intel.workflow.engine import WorkflowEngine
 from tests.git.conftest import TestRepo, init_repo
 from tests.workflow.conftest import APP_CODE, Driver, make_engine
-from tools.git.service import GitService
-from tools.project import ProjectRoot
-from tools.workflow.engine import WorkflowEngine
 
 EARLY = "\n\ndef sneaky(a, b):\n    product = a * b\n    return product\n"
 

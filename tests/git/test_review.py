@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from code_intel.git.garbage import ChangedFile, added_lines, find_garbage
 from tests.git.conftest import TestRepo
-from tools.git.garbage import ChangedFile, added_lines, find_garbage
 
 
 def _session(repo: TestRepo, sid: str = "r1"):  # type: ignore[no-untyped-def]

@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 import pytest
 
+from code_intel.core.errors import GitError, InvalidArgument, PathOutsideProject
 from tests.git.conftest import TestRepo, dirty_user_tree
-from tools.errors import GitError, InvalidArgument, PathOutsideProject
 
 
 def test_dirty_tree_survives_a_whole_session(repo: TestRepo) -> None:

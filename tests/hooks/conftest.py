@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
+from code_intel.core.project import ProjectRoot
+from code_intel.hooks.pre_tool_use import HookDecision, decide
+from code_intel.workflow.engine import WorkflowEngine
 from tests.workflow.conftest import APP_CODE, Driver, FakeGit, make_engine
-from tools.hooks.pre_tool_use import HookDecision, decide
-from tools.project import ProjectRoot
-from tools.workflow.engine import WorkflowEngine
 
 __all__ = ["APP_CODE"]
 

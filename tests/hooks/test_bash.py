@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.hooks.bash import tokenize, write_targets
+from code_intel.hooks.bash import tokenize, write_targets
 
 CWD = Path("/proj")
 

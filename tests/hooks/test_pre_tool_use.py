@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from code_intel.core.errors import CheckpointCorrupt
+from code_intel.core.project import ProjectRoot
+from code_intel.hooks.pre_tool_use import HookDecision
+from code_intel.workflow import write_log
+from code_intel.workflow.engine import WorkflowEngine
 from tests.workflow.conftest import Driver
-from tools.errors import CheckpointCorrupt
-from tools.hooks.pre_tool_use import HookDecision
-from tools.project import ProjectRoot
-from tools.workflow import write_log
-from tools.workflow.engine import WorkflowEngine
 
 Hook = Callable[..., HookDecision]
 

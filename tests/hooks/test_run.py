@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from code_intel.core.project import ProjectRoot
 from tests.workflow.conftest import Driver
-from tools.project import ProjectRoot
 
 pytestmark = pytest.mark.slow  # spawns the hook command as the clients do
 
@@ -21,7 +21,7 @@ HEAVY = ("mcp", "pydantic", "pydantic_core", "chromadb", "torch", "sentence_tran
 
 
 def run(event: str, stdin: str, *args: str, python_flags: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
-    argv = [sys.executable, *python_flags, "-m", "tools.cli"] if python_flags else [CODE_INTEL]
+    argv = [sys.executable, *python_flags, "-m", "code_intel.cli.main"] if python_flags else [CODE_INTEL]
     return subprocess.run([*argv, "hook", event, *args], input=stdin, capture_output=True, text=True, timeout=60)
 
 
@@ -103,4 +103,4 @@ def test_no_heavy_library_is_imported(driver: Driver, app_project: ProjectRoot, 
     result = run(event, stdin, "--project", str(app_project.path), python_flags=("-X", "importtime"))
     assert result.returncode == 0
     imported = {line.split("|")[-1].strip().split(".")[0] for line in result.stderr.splitlines() if "import time:" in line}
-    assert "tools" in imported and not imported.intersection(HEAVY), sorted(imported.intersection(HEAVY))
+    assert "code_intel" in imported and not imported.intersection(HEAVY), sorted(imported.intersection(HEAVY))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
+from code_intel.core.project import ProjectRoot
+from code_intel.hooks.session_start import session_context
 from tests.workflow.conftest import Driver
-from tools.hooks.session_start import session_context
-from tools.project import ProjectRoot
 
 
 def test_nothing_without_a_session(app_project: ProjectRoot) -> None:

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from code_intel.core.config import load_config
+from code_intel.core.project import ProjectRoot
+from code_intel.index.embedder import Embedder
+from code_intel.index.service import SemanticIndex
 from tests.conftest import write_files
-from tools.config import load_config
-from tools.index.embedder import Embedder
-from tools.index.service import SemanticIndex
-from tools.project import ProjectRoot
 
 SAMPLE_FILES = {
     "src/mailer.py": '''import smtplib

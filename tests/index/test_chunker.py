@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.index.chunker import Chunker, estimate_tokens
+from code_intel.index.chunker import Chunker, estimate_tokens
 
 PYTHON = '''"""Module docs."""
 import os

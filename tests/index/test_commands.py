@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.cli import main
-from tools.index.embedder import Embedder
+from code_intel.cli.main import main
+from code_intel.index.embedder import Embedder
 
 pytestmark = pytest.mark.slow
 

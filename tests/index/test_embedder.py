@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tools.config import Config
-from tools.errors import ToolUnavailable
-from tools.index.embedder import CODE_TUNED_WEIGHTS, Embedder, apply_tuned_layers
+from code_intel.core.config import Config
+from code_intel.core.errors import ToolUnavailable
+from code_intel.index.embedder import CODE_TUNED_WEIGHTS, Embedder, apply_tuned_layers
 
 pytestmark = pytest.mark.slow
 
@@ -81,7 +81,7 @@ def test_tuned_layers_that_do_not_fit_are_refused_and_the_model_is_left_alone(tm
 
 def test_the_index_identity_follows_the_tuned_weights(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Same model name, other weights file: another vector space, so an index built with the old one is rebuilt."""
-    import tools.index.embedder as embedder
+    import code_intel.index.embedder as embedder
 
     shipped = Embedder("all-MiniLM-L6-v2-code").identity
     assert shipped.startswith("all-MiniLM-L6-v2-code|")

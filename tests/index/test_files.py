@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from code_intel.core.config import Config
+from code_intel.core.errors import InvalidArgument, PathOutsideProject
+from code_intel.core.project import ProjectRoot
+from code_intel.index.files import list_source_files
 from tests.conftest import write_files
-from tools.config import Config
-from tools.errors import InvalidArgument, PathOutsideProject
-from tools.index.files import list_source_files
-from tools.project import ProjectRoot
 
 
 def _write(root: Path, rel: str, text: str = "x = 1\n") -> None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tools.index.lexical import LexicalIndex
-from tools.index.retrieval import DENSE_WEIGHT, fuse, fuse_rrf
-from tools.index.text import lexical_text, lexical_tokens, split_identifier, stem
+from code_intel.index.bm25 import LexicalIndex
+from code_intel.index.retrieval import DENSE_WEIGHT, fuse, fuse_rrf
+from code_intel.index.text import lexical_text, lexical_tokens, split_identifier, stem
 
 
 def test_split_identifier_handles_camel_snake_and_acronyms() -> None:

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from code_intel.index import sync as sync_module
+from code_intel.index.service import SemanticIndex
+from code_intel.index.static import StaticEmbedder
+from code_intel.index.store import FOREST
 from tests.conftest import REPO_ROOT
 from tests.index.conftest import write_files
-from tools.index import sync as sync_module
-from tools.index.service import SemanticIndex
-from tools.index.static import StaticEmbedder
-from tools.index.store import FOREST
 
 pytestmark = pytest.mark.slow
 
@@ -124,10 +124,10 @@ def test_the_fast_pass_can_be_switched_off(project_dir: Path, make_index: Callab
 KILLED_SYNC = """
 import sys, time
 from pathlib import Path
-from tools.config import load_config
-from tools.index import sync
-from tools.index.service import SemanticIndex
-from tools.project import ProjectRoot
+from code_intel.core.config import load_config
+from code_intel.index import sync
+from code_intel.index.service import SemanticIndex
+from code_intel.core.project import ProjectRoot
 
 sync.FILES_PER_BATCH, sync.FULL_CHUNKS_PER_BATCH = 4, 6
 root = ProjectRoot.from_args(Path(sys.argv[1]))

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from code_intel.core.errors import InvalidArgument
+from code_intel.core.file_roles import file_role
+from code_intel.index.retrieval import Candidate, ForestQuery, Signals, rerank
+from code_intel.index.service import SemanticIndex
 from tests.index.conftest import write_files
-from tools.errors import InvalidArgument
-from tools.index.retrieval import Candidate, ForestQuery, Signals, rerank
-from tools.index.service import SemanticIndex
-from tools.roles import file_role
 
 
 @pytest.mark.parametrize(("path", "role"), [

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
+from code_intel.server.app import CodeIntelApp
 from code_intel_server import build_server
 from tests.index.conftest import write_files
 from tests.index.test_ranking import IMPLEMENTATION_AND_TESTS
-from tools.app import CodeIntelApp
 
 pytestmark = pytest.mark.slow
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.errors import ToolUnavailable
-from tools.index.service import SemanticIndex
+from code_intel.core.errors import ToolUnavailable
+from code_intel.index.service import SemanticIndex
 
 pytestmark = pytest.mark.slow
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from code_intel.core.errors import InvalidArgument
+from code_intel.index.service import SemanticIndex
+from code_intel.index.sync import FILES_PER_BATCH
 from tests.conftest import write_files
-from tools.errors import InvalidArgument
-from tools.index.service import SemanticIndex
-from tools.index.sync import FILES_PER_BATCH
 
 pytestmark = pytest.mark.slow
 
@@ -118,7 +118,7 @@ def test_force_rebuild_and_a_new_instance_reuses_the_stored_index(
 def test_a_changed_chunk_format_rebuilds_the_index_without_orphans(
     sample_project: Path, make_index: Callable[..., SemanticIndex], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tools.index import service
+    from code_intel.index import service
 
     current = service.CHUNKER_VERSION
     monkeypatch.setattr(service, "CHUNKER_VERSION", "ast-v0-older-format")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tools.learning.decisions import DecisionLog
-from tools.learning.outcomes import OutcomeLog
+from code_intel.learning.decisions import DecisionLog
+from code_intel.learning.outcomes import OutcomeLog
 
 
 def test_append_and_read(project):

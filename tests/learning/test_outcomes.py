@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from tools.errors import InvalidArgument
-from tools.learning.outcomes import OutcomeLog
-from tools.project import ProjectRoot
+from code_intel.core.errors import InvalidArgument
+from code_intel.core.project import ProjectRoot
+from code_intel.learning.outcomes import OutcomeLog
 
 SESSION = {"session_id": "s1", "intent": "IMPLEMENT", "query": "add a login form", "explored_files": ["a.py"]}
 

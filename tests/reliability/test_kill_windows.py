@@ -1,7 +1,7 @@
 """The real server, on a real repository, killed with SIGKILL inside every git window, then restarted:
 every session still finishes, with the work merged and nothing of the user's lost.
 
-A fault point (tools/faults.py) named in CODE_INTEL_FAULTS kills the server when execution reaches
+A fault point (tools/core/faults.py) named in CODE_INTEL_FAULTS kills the server when execution reaches
 it, so each window is hit exactly, not by timing. Each round is one session killed at each of its
 points in turn (the restarted server is armed with the next point), then driven to
 SESSION_COMPLETE by the demo's agent. Before the fix, a kill right after the task branch was made
@@ -18,8 +18,8 @@ from typing import Any
 import anyio
 import pytest
 
+from code_intel.cli.demo import REQUEST, DemoAgent, Quiet, create_sample, follow
 from tests.reliability.conftest import RawServer, ServerGone
-from tools.demo import REQUEST, DemoAgent, Quiet, create_sample, follow
 
 pytestmark = pytest.mark.slow
 

@@ -1,5 +1,5 @@
 """Raw protocol cases through a spawned server: every request line with an id gets an answer, and a
-slow call never holds up the others. Before tools/stdio.py, every case in RAW_CASES went unanswered."""
+slow call never holds up the others. Before tools/server/stdio.py, every case in RAW_CASES went unanswered."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tools.stdio import (
+from code_intel.server.stdio import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     MAX_DEPTH,

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from tools.bounds import MAX_RESPONSE_BYTES
-from tools.workflow.checkpoint import MAX_CHECKPOINT_BYTES
+from code_intel.core.limits import MAX_RESPONSE_BYTES
+from code_intel.workflow.checkpoint import MAX_CHECKPOINT_BYTES
 
 pytestmark = pytest.mark.slow
 

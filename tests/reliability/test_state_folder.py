@@ -41,7 +41,7 @@ def _project(tmp_path: Path) -> Path:
 
 
 def _init(project: Path) -> None:
-    from tools.context.installer import install
+    from code_intel.context.installer import install
 
     install(project)
 

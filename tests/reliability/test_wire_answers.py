@@ -1,4 +1,4 @@
-"""How answers go out on stdio: the server keeps each tool answer's JSON aside (tools/stdio.py, WireAnswers),
+"""How answers go out on stdio: the server keeps each tool answer's JSON aside (tools/server/stdio.py, WireAnswers),
 hands the SDK markers, and the writer (WireWriter) puts the answer in their place as the line leaves: as a JSON
 string in the text content and as itself in the structured content."""
 
@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from tools.stdio import ANSWER_KEY, WireAnswers, WireWriter
-from tools.written import json_string_body
+from code_intel.server.stdio import ANSWER_KEY, WireAnswers, WireWriter
+from code_intel.server.written import json_string_body
 
 # text that looks like our markers, as it could sit in a searched file or a pattern
 MARKER_LIKE = f'{{"{ANSWER_KEY}":"code-intel-answer-0123456789abcdef-1"}}'
@@ -138,11 +138,11 @@ def assert_lost(message: dict[str, Any], request_id: int) -> None:
 
 def test_the_table_keeps_a_bounded_number_of_answers(caplog: pytest.LogCaptureFixture) -> None:
     answers = WireAnswers(max_answers=2)
-    with caplog.at_level(logging.WARNING, logger="tools.stdio"):
+    with caplog.at_level(logging.WARNING, logger="code_intel.server.stdio"):
         lines = [sdk_line(answers, n, {"success": True, "n": n}) for n in range(1, 4)]
     assert len(answers) == 2
     assert any("dropped an answer" in record.getMessage() for record in caplog.records)
-    with caplog.at_level(logging.ERROR, logger="tools.stdio"):
+    with caplog.at_level(logging.ERROR, logger="code_intel.server.stdio"):
         first, second, third = written(answers, *lines)
     assert_lost(first, 1)  # the oldest was dropped: its line becomes a refusal for its request
     assert any("no longer kept" in record.getMessage() for record in caplog.records)
@@ -192,7 +192,7 @@ def test_a_line_naming_an_unknown_answer_becomes_a_refusal_for_its_request(caplo
     two_tokens = sdk_line(answers, 43, {"success": True}).replace('"isError"', f'"extra":"{unknown}","isError"')
     no_structured = sdk_line(answers, 44, {"success": True}).replace(f'"structuredContent":{{"{ANSWER_KEY}"', '"other":{"x"')
     notification = '{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"' + unknown + '"}}\n'
-    with caplog.at_level(logging.ERROR, logger="tools.stdio"):
+    with caplog.at_level(logging.ERROR, logger="code_intel.server.stdio"):
         messages = written(answers, line, twice, two_tokens, no_structured, notification)
     assert [m["id"] for m in messages] == [41, 42, 43, 44]  # the notification has no request to answer
     for message in messages:
@@ -207,7 +207,7 @@ def test_a_fault_while_putting_an_answer_in_place_still_answers_the_request(monk
     def fault(*_: Any) -> None:
         raise MemoryError("no room for the answer")
 
-    monkeypatch.setattr("tools.stdio._splice", fault)
+    monkeypatch.setattr("code_intel.server.stdio._splice", fault)
     (message,) = written(answers, line)
     assert_lost(message, 7)
 
@@ -221,7 +221,7 @@ def test_a_lost_answer_s_refusal_carries_the_phase_fields(caplog: pytest.LogCapt
     answers = WireAnswers(max_answers=1, annotate=annotate)
     cancelled = sdk_line(answers, 1, {"success": True})
     kept = sdk_line(answers, 2, {"success": True})  # the first answer is dropped
-    with caplog.at_level(logging.WARNING, logger="tools.stdio"):
+    with caplog.at_level(logging.WARNING, logger="code_intel.server.stdio"):
         lost, second = written(answers, cancelled, kept)
     assert_lost(lost, 1)
     structured = lost["result"]["structuredContent"]
@@ -235,7 +235,7 @@ def test_a_lost_answer_s_refusal_carries_the_phase_fields(caplog: pytest.LogCapt
     faulty = WireAnswers(max_answers=1, annotate=broken)
     cancelled = sdk_line(faulty, 3, {"success": True})
     sdk_line(faulty, 4, {"success": True})
-    with caplog.at_level(logging.ERROR, logger="tools.stdio"):
+    with caplog.at_level(logging.ERROR, logger="code_intel.server.stdio"):
         (message,) = written(faulty, cancelled)
     assert_lost(message, 3)  # still answered, without the phase fields
     assert "current_phase" not in message["result"]["structuredContent"]
@@ -338,7 +338,7 @@ def test_stray_output_while_serving_goes_to_stderr(tmp_path: Path) -> None:
         import os, subprocess, anyio
         from mcp.shared.message import SessionMessage
         from mcp_types import JSONRPCNotification
-        from tools.stdio import guarded_stdio
+        from code_intel.server.stdio import guarded_stdio
 
         async def main():
             async with guarded_stdio() as (read_stream, write_stream):

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from tools.cli import main
-from tools.context.installer import format_report, install
+from code_intel.cli.main import main
+from code_intel.context.installer import format_report, install
 
 
 def _configure(root: Path, commands: list[dict[str, object]]) -> None:
@@ -132,12 +132,12 @@ def test_check_refuses_bad_arguments(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 
 def test_check_during_a_session_runs_what_run_checks_runs(git_project: Path, run_git) -> None:
+    from code_intel.core.config import ContextSettings, load_config
+    from code_intel.core.project import ProjectRoot
+    from code_intel.git.service import GitService
+    from code_intel.verify.service import CheckService
+    from code_intel.workflow.engine import WorkflowEngine
     from tests.workflow.conftest import APP_CODE, Driver
-    from tools.config import ContextSettings, load_config
-    from tools.git.service import GitService
-    from tools.project import ProjectRoot
-    from tools.verify.service import CheckService
-    from tools.workflow.engine import WorkflowEngine
 
     (git_project / "src").mkdir()
     (git_project / "src" / "app.py").write_text(APP_CODE, encoding="utf-8")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.verify.concerned import concerned_tests, go_test, leaf_name
+from code_intel.verify.concerned import concerned_tests, go_test, leaf_name
 
 
 @pytest.mark.parametrize(("name", "leaf"), [

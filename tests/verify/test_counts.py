@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.verify.counts import TestCounts, fewer_tests
-from tools.verify.parsers import FailureCollector
+from code_intel.verify.counts import TestCounts, fewer_tests
+from code_intel.verify.parsers import FailureCollector
 
 DATA = Path(__file__).parent / "data"
 

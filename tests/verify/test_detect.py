@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from code_intel.verify.detect import detect_commands
 from tests.conftest import write_files
-from tools.verify.detect import detect_commands
 
 
 def _write(root: Path, rel: str, text: str = "") -> None:
@@ -216,7 +216,7 @@ def test_cmake_with_tests_runs_ctest_in_a_build_folder_outside_the_project_files
 def test_the_detected_ctest_command_builds_and_runs_the_tests(tmp_path: Path) -> None:
     import shutil
 
-    from tools.verify.runner import run_command
+    from code_intel.verify.runner import run_command
 
     if shutil.which("cmake") is None or shutil.which("cc") is None:
         pytest.skip("cmake or a C compiler is not installed on this machine")

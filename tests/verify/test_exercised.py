@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tools.explore.ripgrep import RgFilters
-from tools.project import ProjectRoot
-from tools.verify.exercised import Exercise
-from tools.verify.models import FileChange
+from code_intel.core.project import ProjectRoot
+from code_intel.explore.ripgrep import RgFilters
+from code_intel.verify.exercised import Exercise
+from code_intel.verify.models import FileChange
 
 GO_CODE = """\
 package semver
@@ -271,7 +271,7 @@ def test_googletest_and_rust_tests_are_found_by_their_headers(tmp_path: Path):
 def test_test_files_are_read_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """Only so many files with a hit are parsed; a source file that merely mentions a test's name (`a_docs.py`
     sorts before `tests/`) does not crowd out the test itself."""
-    monkeypatch.setattr("tools.verify.exercised.MAX_FILES", 1)
+    monkeypatch.setattr("code_intel.verify.exercised.MAX_FILES", 1)
     root = project(tmp_path, {
         "app.py": "def parse(text):\n    return text.split()\n",
         "a_docs.py": "# run test_words to check parse\nEXAMPLE = 'test_words'\n",

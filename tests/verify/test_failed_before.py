@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from tools.verify.models import CheckReport, CommandOutcome, failed_the_same_way
-from tools.verify.parsers import MAX_NAMES, FailureCollector
+from code_intel.verify.models import CheckReport, CommandOutcome, failed_the_same_way
+from code_intel.verify.parsers import MAX_NAMES, FailureCollector
 
 DATA = Path(__file__).parent / "data"
 

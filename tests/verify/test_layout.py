@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.verify.layout import shape
+from code_intel.verify.layout import shape
 
 
 @pytest.mark.parametrize("before, after", [

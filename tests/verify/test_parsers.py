@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools.verify.parsers import MAX_EXCERPT, FailureCollector, failing_tests
+from code_intel.verify.parsers import MAX_EXCERPT, FailureCollector, failing_tests
 
 PYTEST = """\
 ============================= test session starts ==============================
@@ -557,7 +557,7 @@ def test_ctest_names_a_plain_test_program_and_googletest_names_its_tests() -> No
 
 def test_a_revert_reason_quotes_the_first_errors_of_a_long_excerpt() -> None:
     """With more errors than the reason holds, the first ones stay: the first failure is usually the cause."""
-    from tools.verify.models import CheckReport, CommandOutcome
+    from code_intel.verify.models import CheckReport, CommandOutcome
 
     excerpt = [f"tests/t.c:{n}:test_{n}:FAIL: Expected {n} Was 0" for n in range(1, MAX_EXCERPT + 1)]
     outcome = CommandOutcome(name="ctest", command="ctest", verdict="failed", exit_code=8, excerpt=excerpt)

@@ -7,8 +7,8 @@ import sys
 import time
 from pathlib import Path
 
-from tools.verify.runner import TAIL_CHARS, run_command
-from tools.verify.settings import VerifyCommand
+from code_intel.verify.runner import TAIL_CHARS, run_command
+from code_intel.verify.settings import VerifyCommand
 
 
 def test_exit_code_decides(tmp_path: Path) -> None:
@@ -58,7 +58,7 @@ def test_a_missing_program_is_an_error_not_a_crash(tmp_path: Path) -> None:
 
 
 def test_progress_is_reported_for_long_runs(tmp_path: Path, monkeypatch: object) -> None:
-    import tools.verify.runner as runner
+    import code_intel.verify.runner as runner
 
     monkeypatch.setattr(runner, "PROGRESS_EVERY_S", 0.2)  # type: ignore[attr-defined]
     seen: list[str] = []

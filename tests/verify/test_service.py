@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from tools.project import ProjectRoot
-from tools.verify.detect import detect_commands
-from tools.verify.models import CheckRun
-from tools.verify.service import CheckService
-from tools.verify.settings import VerifyCommand, VerifySettings
+from code_intel.core.project import ProjectRoot
+from code_intel.verify.detect import detect_commands
+from code_intel.verify.models import CheckRun
+from code_intel.verify.service import CheckService
+from code_intel.verify.settings import VerifyCommand, VerifySettings
 
 pytestmark = pytest.mark.slow  # runs real check commands (pytest) in subprocesses
 

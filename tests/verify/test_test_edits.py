@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.verify.test_edits import TestEdit, find_test_edits, may_hold_tests, names_edited_test
+from code_intel.verify.test_edits import TestEdit, find_test_edits, may_hold_tests, names_edited_test
 
 PY_BEFORE = '''\
 import pytest

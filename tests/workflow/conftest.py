@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from tools.config import Config, ContextSettings
-from tools.errors import CodeIntelError, GitError
-from tools.project import ProjectRoot
-from tools.session_types import (
+from code_intel.core.config import Config, ContextSettings
+from code_intel.core.errors import CodeIntelError, GitError
+from code_intel.core.project import ProjectRoot
+from code_intel.core.session_types import (
     Baseline,
     BranchChoice,
     BranchReport,
@@ -26,7 +26,7 @@ from tools.session_types import (
     MergeReport,
     ReviewedFile,
 )
-from tools.workflow.engine import WorkflowEngine
+from code_intel.workflow.engine import WorkflowEngine
 
 QUERY = "Add a subtract function next to add in src/app.py, with a test"
 APP_CODE = "def add(a, b):\n    total = a + b\n    return total\n"
@@ -173,8 +173,8 @@ class Driver:
 
     def read(self, *files: str) -> None:
         """The agent's own Read of these files, logged as the client hook logs it (from the session's checkpoint)."""
-        from tools.hooks.session import find_session
-        from tools.workflow import write_log
+        from code_intel.hooks.session import find_session
+        from code_intel.workflow import write_log
         session = find_session(self.root)
         assert session is not None, "no session to read in"
         write_log.append(session.file.parent, write_log.LogEntry(

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from tools.errors import CheckpointCorrupt
-from tools.session_types import Phase
-from tools.workflow.checkpoint import CheckpointStore
-from tools.workflow.flags import SessionFlags
-from tools.workflow.state import SessionState
+from code_intel.core.errors import CheckpointCorrupt
+from code_intel.core.session_types import Phase
+from code_intel.workflow.checkpoint import CheckpointStore
+from code_intel.workflow.flags import SessionFlags
+from code_intel.workflow.state import SessionState
 
 
 def _checkpoint(app_project, session_id):
@@ -175,9 +175,9 @@ def test_disk_full_while_writing_leaves_the_old_checkpoint_and_says_so(project, 
         def write(self, data):
             raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr("tools.fsutil.os.fdopen", lambda fd, mode: FullDisk(real_fdopen(fd, mode)))
+    monkeypatch.setattr("code_intel.core.fsutil.os.fdopen", lambda fd, mode: FullDisk(real_fdopen(fd, mode)))
     state.phase = Phase.Q2
-    from tools.workflow.checkpoint import CheckpointNotSaved
+    from code_intel.workflow.checkpoint import CheckpointNotSaved
 
     with pytest.raises(CheckpointNotSaved) as caught:
         store.save(state, {"step_06_Q1": {"summary": "new"}})
@@ -196,7 +196,7 @@ def test_disk_full_during_a_submit_is_a_warning_and_the_phase_still_moves(driver
     def full(*_args, **_kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr("tools.workflow.checkpoint.write_atomic", full)
+    monkeypatch.setattr("code_intel.workflow.checkpoint.write_atomic", full)
     after = driver.submit(driver.payload(resp))
     assert after["success"] and after["phase"] == "QUERY_FRAME"
     assert "previous checkpoint is unchanged" in after["warning"]
@@ -204,7 +204,7 @@ def test_disk_full_during_a_submit_is_a_warning_and_the_phase_still_moves(driver
 
 
 def test_stray_temp_files_are_removed(project):
-    from tools.workflow.lock import remove_stray_temp_files
+    from code_intel.workflow.lock import remove_stray_temp_files
 
     sessions = project.runtime_dir("sessions")
     (sessions / ".s1.json.abc123.tmp").write_text("{half", encoding="utf-8")

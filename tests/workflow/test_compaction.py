@@ -68,7 +68,7 @@ def test_compaction_count_survives_a_restart(driver, fake_git, new_engine, new_d
 
 
 def test_the_protocol_ends_every_instruction_until_the_session_completes(driver):
-    from tools.workflow.responses import COMPACTION_PROTOCOL
+    from code_intel.workflow.responses import COMPACTION_PROTOCOL
 
     resp = driver.start()
     seen = [resp, driver.status(), driver.submit({"wrong": True})]

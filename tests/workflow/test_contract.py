@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tools.errors import ConfigError
-from tools.workflow.contract import BUILTIN_CONTRACT, load_contract
-from tools.workflow.phases import CONTRACT_IDS
+from code_intel.core.errors import ConfigError
+from code_intel.workflow.contract import BUILTIN_CONTRACT, load_contract
+from code_intel.workflow.phases import CONTRACT_IDS
 
 
 def test_builtin_contract_covers_every_variant():

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tools.errors import InvalidFlag
-from tools.workflow.flags import parse_flags
+from code_intel.core.errors import InvalidFlag
+from code_intel.workflow.flags import parse_flags
 
 
 def _advance_to(driver, phase):
@@ -183,7 +183,7 @@ def test_start_session_returns_rules_and_flags(driver, app_project):
 
 
 def test_start_session_refuses_other_repo_path(engine, tmp_path):
-    from tools.errors import InvalidArgument, PathOutsideProject
+    from code_intel.core.errors import InvalidArgument, PathOutsideProject
 
     with pytest.raises(PathOutsideProject):
         engine.start_session("IMPLEMENT", "x", [], str(tmp_path))
@@ -197,7 +197,7 @@ def test_investigation_intent_rejects_implementation_flags(driver):
 
 
 def test_doc_research_disabled_in_context_skips_step_3(app_project, fake_git, new_engine, new_driver):
-    from tools.config import ContextSettings
+    from code_intel.core.config import ContextSettings
 
     settings = ContextSettings.model_validate({"doc_research": {"enabled": False}})
     drv = new_driver(new_engine(fake_git, settings), fake_git)
@@ -205,7 +205,7 @@ def test_doc_research_disabled_in_context_skips_step_3(app_project, fake_git, ne
 
 
 def test_submit_without_session(engine):
-    from tools.errors import NoActiveSession
+    from code_intel.core.errors import NoActiveSession
 
     with pytest.raises(NoActiveSession):
         engine.submit_phase({"summary": "x"})

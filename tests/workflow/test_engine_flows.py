@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from tools.config import Config, ContextSettings
-from tools.git.service import GitService
-from tools.project import ProjectRoot
-from tools.workflow.engine import WorkflowEngine
-from tools.workflow.responses import RECORD_OUTCOME_PAYLOAD
+from code_intel.core.config import Config, ContextSettings
+from code_intel.core.project import ProjectRoot
+from code_intel.git.service import GitService
+from code_intel.workflow.engine import WorkflowEngine
+from code_intel.workflow.responses import RECORD_OUTCOME_PAYLOAD
 
 
 def test_default_full_flow(driver, fake_git, app_project):

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from code_intel.server.app import CodeIntelApp
 from code_intel_server import build_server
-from tools.app import CodeIntelApp
 
 ENVELOPE = {"success", "error", "message", "current_phase", "step", "instruction", "expected_payload", "call"}
 

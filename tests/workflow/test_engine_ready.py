@@ -357,7 +357,7 @@ def test_check_write_target_only_in_ready(driver, engine):
 def test_add_explored_files(driver, engine):
     import pytest
 
-    from tools.errors import InvalidArgument, PathOutsideProject
+    from code_intel.core.errors import InvalidArgument, PathOutsideProject
 
     driver.start()
     with pytest.raises(InvalidArgument) as refused:  # nothing in the session read or showed it
@@ -423,7 +423,7 @@ def test_without_skips_nothing_is_added(driver):
 
 
 def test_long_lists_in_an_instruction_name_ten_and_count_the_rest():
-    from tools.bounds import first_of
+    from code_intel.core.limits import first_of
 
     assert first_of([f"t{i}" for i in range(12)]) == "t0, t1, t2, t3, t4, t5, t6, t7, t8, t9 and 2 more"
     assert first_of(["a", "b"], "; ", "; and {} more in skipped_items") == "a; b"

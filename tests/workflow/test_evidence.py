@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from tools.errors import TaskValidationFailed
-from tools.project import ProjectRoot
-from tools.workflow.evidence import EvidenceRef, check_evidence, parse_evidence
+from code_intel.core.errors import TaskValidationFailed
+from code_intel.core.project import ProjectRoot
+from code_intel.workflow.evidence import EvidenceRef, check_evidence, parse_evidence
 
 SERVICE_PY = '''\
 class Service:

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from tools.workflow.empty_body import Declarations
-from tools.workflow.evidence import is_empty_body
+from code_intel.workflow.empty_body import Declarations
+from code_intel.workflow.evidence import is_empty_body
 
 EMPTY = [
     ("python", "def f(x):\n    pass"),

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from tools.workflow import ledger as ledger_module
-from tools.workflow.engine import WorkflowEngine
-from tools.workflow.ledger import CALLS_SUFFIX, LedgerJournal, ToolLedger, journal_file
+from code_intel.workflow import ledger as ledger_module
+from code_intel.workflow.engine import WorkflowEngine
+from code_intel.workflow.ledger import CALLS_SUFFIX, LedgerJournal, ToolLedger, journal_file
 
 EXPLORED = {"explored_files": ["src/app.py"], "findings": ["add lives in src/app.py"],
             "tools_used": ["search_text", "find_definitions"], "summary": "add is in src/app.py"}

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from tools.errors import SessionActive
-from tools.workflow.lock import ProjectLock
+from code_intel.core.errors import SessionActive
+from code_intel.workflow.lock import ProjectLock
 
 
 @pytest.fixture

@@ -10,10 +10,10 @@ from functools import cache
 
 import pytest
 
-from tools.config import Config, ContextSettings
-from tools.project import ProjectRoot
-from tools.workflow.engine import WorkflowEngine
-from tools.workflow.matrix import COLUMNS, MATRIX
+from code_intel.core.config import Config, ContextSettings
+from code_intel.core.project import ProjectRoot
+from code_intel.workflow.engine import WorkflowEngine
+from code_intel.workflow.matrix import COLUMNS, MATRIX
 
 COLUMN_START: dict[str, tuple[str, list[str]]] = {
     "impl": ("IMPLEMENT", []),

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tools.errors import PayloadMismatch
-from tools.workflow.payloads import PhasePayload, validate_payload
-from tools.workflow.phases import BY_ID, CONTRACT_IDS
+from code_intel.core.errors import PayloadMismatch
+from code_intel.workflow.payloads import PhasePayload, validate_payload
+from code_intel.workflow.phases import BY_ID, CONTRACT_IDS
 
 PAYLOAD_MODELS: dict[str, type[PhasePayload]] = {cid: spec.payload for cid, spec in BY_ID.items() if spec.payload}
 

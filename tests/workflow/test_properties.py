@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
+from code_intel.core.project import ProjectRoot
+from code_intel.workflow.checkpoint import MAX_CHECKPOINT_BYTES, CheckpointStore
 from tests.workflow.conftest import APP_CODE, Driver, FakeGit, make_engine
-from tools.project import ProjectRoot
-from tools.workflow.checkpoint import MAX_CHECKPOINT_BYTES, CheckpointStore
 
 SESSIONS = [("IMPLEMENT", []), ("IMPLEMENT", ["--fast"]), ("MODIFY", ["--no-doc-research", "-g=f"]),
             ("INVESTIGATE", []), ("IMPLEMENT", ["--quick"])]

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from code_intel.core.project import ProjectRoot
+from code_intel.workflow import write_log
 from tests.workflow.conftest import Driver
-from tools.project import ProjectRoot
-from tools.workflow import write_log
 
 
 def _reads(root: ProjectRoot, session_id: str) -> list[write_log.LogEntry]:

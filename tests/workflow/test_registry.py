@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from tools.config import read_yaml
-from tools.session_types import Phase
-from tools.workflow.contract import BUILTIN_CONTRACT
-from tools.workflow.matrix import COLUMNS, MATRIX
-from tools.workflow.payloads import PhasePayload, PreCommitPayload
-from tools.workflow.phases import BY_ID, CONTRACT_IDS, PHASES, SEQUENCE, markdown_table
+from code_intel.core.config import read_yaml
+from code_intel.core.session_types import Phase
+from code_intel.workflow.contract import BUILTIN_CONTRACT
+from code_intel.workflow.matrix import COLUMNS, MATRIX
+from code_intel.workflow.payloads import PhasePayload, PreCommitPayload
+from code_intel.workflow.phases import BY_ID, CONTRACT_IDS, PHASES, SEQUENCE, markdown_table
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "workflow.md"
 
@@ -106,5 +106,5 @@ def test_docs_phase_table_is_the_registry():
     text = DOCS.read_text(encoding="utf-8")
     assert markdown_table() in text, (
         "docs/workflow.md's phase table differs from the registry; paste the output of "
-        "`python -c 'from tools.workflow.phases import markdown_table; print(markdown_table())'`"
+        "`python -c 'from code_intel.workflow.phases import markdown_table; print(markdown_table())'`"
     )

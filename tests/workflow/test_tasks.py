@@ -5,9 +5,9 @@ from typing import Any
 
 import pytest
 
-from tools.errors import TaskValidationFailed
-from tools.project import ProjectRoot
-from tools.workflow.tasks import TaskBoard
+from code_intel.core.errors import TaskValidationFailed
+from code_intel.core.project import ProjectRoot
+from code_intel.workflow.tasks import TaskBoard
 
 AUTH_PY = '''\
 class Auth:

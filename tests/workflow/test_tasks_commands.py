@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.app import CodeIntelApp
-from tools.session_commands import run_clean, run_status
+from code_intel.cli.status import run_clean, run_status
+from code_intel.server.app import CodeIntelApp
 
 
 def _args(project: Path) -> argparse.Namespace:

@@ -12,16 +12,16 @@ from typing import Any
 
 import pytest
 
-from tools.config import Config, ContextSettings
-from tools.project import ProjectRoot
-from tools.session_types import Phase
-from tools.verify.models import CheckRun
-from tools.verify.service import CheckService
-from tools.verify.settings import VerifyCommand, VerifySettings
-from tools.workflow import responses, write_log
-from tools.workflow.engine import WorkflowEngine
-from tools.workflow.flags import SessionFlags
-from tools.workflow.state import SessionState
+from code_intel.core.config import Config, ContextSettings
+from code_intel.core.project import ProjectRoot
+from code_intel.core.session_types import Phase
+from code_intel.verify.models import CheckRun
+from code_intel.verify.service import CheckService
+from code_intel.verify.settings import VerifyCommand, VerifySettings
+from code_intel.workflow import responses, write_log
+from code_intel.workflow.engine import WorkflowEngine
+from code_intel.workflow.flags import SessionFlags
+from code_intel.workflow.state import SessionState
 
 from .conftest import QUERY, Driver, FakeGit
 
@@ -322,7 +322,7 @@ def test_disguised_or_empty_quotes_stay_refused(driver, quote):
 
 # ------------------------------------------------------------------ a folder that is not a repository
 def test_plain_folder_evidence_is_judged_against_the_content_snapshot(app_project):
-    from tools.git.service import GitService
+    from code_intel.git.service import GitService
 
     engine = WorkflowEngine(app_project, git=GitService(app_project), context=lambda: ContextSettings(),
                             config=lambda: Config())
@@ -547,8 +547,8 @@ def test_a_command_that_fails_the_same_way_whatever_the_change_sends_the_agent_t
 def test_the_hint_says_why_each_test_that_failed_before_is_held() -> None:
     """One command fails in a test the session is about and in one that would be excused alone; another fails
     with other errors than before: the hint tells the three apart."""
-    from tools.verify.models import CheckReport, CommandOutcome
-    from tools.workflow.handlers import _failing_before_too
+    from code_intel.verify.models import CheckReport, CommandOutcome
+    from code_intel.workflow.handlers import _failing_before_too
 
     def run(command: str, tests: list[str], error: str) -> CommandOutcome:
         return CommandOutcome(name=command, command=command, verdict="failed", exit_code=1, failing_tests=tests,

@@ -33,11 +33,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tools.context import skill
-from tools.errors import ConfigError
+from code_intel.context import skill
+from code_intel.core.errors import ConfigError
 
 if TYPE_CHECKING:
-    from tools.context.installer import InstallContext, JsonEntry, PlannedWrite
+    from code_intel.context.installer import InstallContext, JsonEntry, PlannedWrite
 
 CLAUDE_SETTINGS = ".claude/settings.json"
 CODEX_HOOKS = ".codex/hooks.json"
@@ -65,7 +65,7 @@ def hook_command(ctx: InstallContext, event: str) -> str:
     """`/abs/.venv/bin/code-intel hook EVENT --project /abs/project`, quoted for the shell the client uses."""
     script = Path(ctx.python).parent / "code-intel"
     # -I: never import a `tools` package from the folder the client runs the hook in
-    base = [str(script)] if script.is_file() else [ctx.python, "-I", "-m", "tools.cli"]
+    base = [str(script)] if script.is_file() else [ctx.python, "-I", "-m", "code_intel.cli.main"]
     return " ".join(shlex.quote(part) for part in [*base, "hook", event, "--project", str(ctx.project)])
 
 
@@ -77,13 +77,13 @@ def is_our_hook_group(event: str) -> Callable[[Any], bool]:
         hooks = item.get("hooks") if isinstance(item, dict) else None
         return isinstance(hooks, list) and any(
             isinstance(h, dict) and isinstance(h.get("command"), str) and marker in h["command"]
-            and ("code-intel" in h["command"] or "tools.cli" in h["command"]) for h in hooks)
+            and ("code-intel" in h["command"] or "code_intel.cli.main" in h["command"]) for h in hooks)
 
     return check
 
 
 def hook_entries(ctx: InstallContext, *, every_client: bool = False) -> list[JsonEntry]:
-    from tools.context.installer import JsonEntry
+    from code_intel.context.installer import JsonEntry
 
     files = [CLAUDE_SETTINGS] + ([CODEX_HOOKS] if ctx.options.codex or every_client else [])
     entries = []
@@ -97,7 +97,7 @@ def hook_entries(ctx: InstallContext, *, every_client: bool = False) -> list[Jso
 
 
 def json_entries(ctx: InstallContext) -> list[JsonEntry]:
-    from tools.context.installer import JsonEntry
+    from code_intel.context.installer import JsonEntry
 
     entries = hook_entries(ctx) if ctx.options.hooks else []
     if ctx.options.allow:
@@ -128,7 +128,7 @@ def codex_trusts(project: Path) -> bool:
 
 
 def _server_command(ctx: InstallContext) -> tuple[str, list[str]]:
-    from tools.context.installer import mcp_server_entry
+    from code_intel.context.installer import mcp_server_entry
 
     value = mcp_server_entry(ctx).value
     return value["command"], list(value["args"])
@@ -181,7 +181,7 @@ def codex_manual_steps(ctx: InstallContext) -> str:
 
 
 def plan_codex_config(ctx: InstallContext) -> list[PlannedWrite]:
-    from tools.context.installer import InstallAction, PlannedWrite, _decide, _sha
+    from code_intel.context.installer import InstallAction, PlannedWrite, _decide, _sha
 
     if not ctx.options.codex:
         return []

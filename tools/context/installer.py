@@ -37,9 +37,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from tools.errors import ConfigError, InvalidArgument
-from tools.fsutil import write_atomic
-from tools.project import STATE_DIR, TEMPLATES_DIR
+from code_intel.core.errors import ConfigError, InvalidArgument
+from code_intel.core.fsutil import write_atomic
+from code_intel.core.project import STATE_DIR, TEMPLATES_DIR
 
 MANIFEST = f"{STATE_DIR}/installed.json"
 # templates/<source> is copied to DIR/<target>, file by file.
@@ -134,7 +134,7 @@ def _decide(ctx: InstallContext, key: str, current: bytes | None, wanted: bytes)
 # ----------------------------------------------------------------------------- steps
 def fill_verify_commands(ctx: InstallContext, template: bytes) -> bytes:
     """config.json with `verify.commands` set to the check commands found in the project."""
-    from tools.verify.detect import detect_commands
+    from code_intel.verify.detect import detect_commands
 
     detection = detect_commands(ctx.project)
     ctx.notes.extend(detection.report_lines())
@@ -185,7 +185,7 @@ def plan_file(ctx: InstallContext, target: Path, wanted: bytes, *, executable: b
 
 
 def plan_generated_files(ctx: InstallContext) -> list[PlannedWrite]:
-    from tools.context.clients import generated_files
+    from code_intel.context.clients import generated_files
 
     return [plan_file(ctx, ctx.project / rel, data) for rel, data in generated_files(ctx).items()]
 
@@ -224,13 +224,13 @@ class JsonEntry:
 def mcp_server_entry(ctx: InstallContext) -> JsonEntry:
     """The .mcp.json entry: absolute paths, because clients start servers with the user's PATH."""
     script = ctx.code_root / "code_intel_server.py"
-    args = [str(script)] if script.is_file() else ["-m", "tools.cli", "serve"]
+    args = [str(script)] if script.is_file() else ["-m", "code_intel.cli.main", "serve"]
     value = {"type": "stdio", "command": ctx.python, "args": [*args, "--project", str(ctx.project)], "env": {}}
     return JsonEntry(file=".mcp.json", keys=("mcpServers", SERVER_NAME), value=value)
 
 
 def client_entries(ctx: InstallContext) -> Iterable[JsonEntry]:
-    from tools.context.clients import json_entries
+    from code_intel.context.clients import json_entries
 
     return json_entries(ctx)
 
@@ -324,7 +324,7 @@ def _load_json_object(file: Path, raw: bytes | None) -> dict[str, Any]:
 
 
 def plan_codex_config(ctx: InstallContext) -> list[PlannedWrite]:
-    from tools.context.clients import plan_codex_config as plan
+    from code_intel.context.clients import plan_codex_config as plan
 
     return plan(ctx)
 
@@ -337,7 +337,7 @@ STEPS: list[Callable[[InstallContext], list[PlannedWrite]]] = [
 
 def plan_hook_removal(ctx: InstallContext) -> list[PlannedWrite]:
     """Take our hook groups out of every client settings file; the user's own hooks stay."""
-    from tools.context.clients import hook_entries
+    from code_intel.context.clients import hook_entries
 
     planned: list[PlannedWrite] = []
     by_file: dict[str, list[JsonEntry]] = {}

@@ -17,10 +17,10 @@ from typing import Any
 import yaml
 from pydantic import BaseModel
 
-from tools.config import ContextSettings, load_context, read_yaml
-from tools.errors import CodeIntelError
-from tools.fsutil import write_atomic
-from tools.project import ProjectRoot
+from code_intel.core.config import ContextSettings, load_context, read_yaml
+from code_intel.core.errors import CodeIntelError
+from code_intel.core.fsutil import write_atomic
+from code_intel.core.project import ProjectRoot
 
 log = logging.getLogger(__name__)
 

@@ -9,8 +9,8 @@
 
 from __future__ import annotations
 
-from tools.errors import ConfigError
-from tools.project import TEMPLATES_DIR
+from code_intel.core.errors import ConfigError
+from code_intel.core.project import TEMPLATES_DIR
 
 SKILL_NAME = "code"
 CLAUDE_PATH = f".claude/commands/{SKILL_NAME}.md"  # in this repository (the source) and in a project

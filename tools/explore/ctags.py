@@ -15,10 +15,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.binaries import require_binary
-from tools.explore import budget
-from tools.explore.models import Definition
-from tools.languages import language_for
+from code_intel.core.binaries import require_binary
+from code_intel.explore import budget
+from code_intel.explore.models import Definition
+from code_intel.languages.table import language_for
 
 log = logging.getLogger(__name__)
 

@@ -18,20 +18,20 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from tools.config import Config
-from tools.errors import InvalidArgument
-from tools.explore import budget
-from tools.explore.ctags import CTAGS_SUFFIXES, RUST_BASE_KINDS, Tag, base_names, run_ctags
-from tools.explore.grammar import GRAMMARS, TYPE_KINDS
-from tools.explore.models import Definition, DefinitionResult, MatchMode
-from tools.explore.outline import flatten, outline
-from tools.explore.ripgrep import RgFilters, SkippedFile, list_files, too_big_reason
-from tools.explore.scope import accepted_languages, project_filters
-from tools.explore.syntax import ParseCache
-from tools.filecache import load_cache, save_cache
-from tools.fsutil import UNTRUSTED_MTIME, is_racy, trusted_mtime
-from tools.languages import language_for
-from tools.project import ProjectRoot
+from code_intel.core.config import Config
+from code_intel.core.errors import InvalidArgument
+from code_intel.core.filecache import load_cache, save_cache
+from code_intel.core.fsutil import UNTRUSTED_MTIME, is_racy, trusted_mtime
+from code_intel.core.project import ProjectRoot
+from code_intel.explore import budget
+from code_intel.explore.ctags import CTAGS_SUFFIXES, RUST_BASE_KINDS, Tag, base_names, run_ctags
+from code_intel.explore.models import Definition, DefinitionResult, MatchMode
+from code_intel.explore.outline import flatten, outline
+from code_intel.explore.ripgrep import RgFilters, SkippedFile, list_files, too_big_reason
+from code_intel.explore.scope import accepted_languages, project_filters
+from code_intel.explore.syntax import ParseCache
+from code_intel.languages.grammar import GRAMMARS, TYPE_KINDS
+from code_intel.languages.table import language_for
 
 log = logging.getLogger(__name__)
 
@@ -230,7 +230,7 @@ class DefinitionIndex:
             except OSError:
                 continue
             # a file modified just before it was read is checked by its digest until it is old enough for its stamp
-            # to be trusted (tools.fsutil.is_racy)
+            # to be trusted (code_intel.core.fsutil.is_racy)
             if is_racy(st.st_mtime_ns):
                 self._racy.add(rel)
             else:

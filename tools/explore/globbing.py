@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tools.errors import InvalidArgument
+from code_intel.core.errors import InvalidArgument
 
 MAX_GLOB_CHARS = 1000
 MAX_STATES = 4000  # automaton size: bounds memory and time of one glob, whatever it holds

@@ -24,21 +24,21 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
-from tools.config import DocumentSearchSettings, load_context
-from tools.errors import CodeIntelError, InvalidArgument
-from tools.explore import budget
-from tools.explore.ctags import BASES_RECORDED, bare_name
-from tools.explore.globbing import glob_matches
-from tools.explore.grammar import TYPE_KINDS
-from tools.explore.importers import find_importers, is_import_line, python_module_names
-from tools.explore.markup import find_cross_references, is_web_file
-from tools.explore.models import Partial, as_dict
-from tools.explore.references import split_symbol
-from tools.languages import CODE_LANGUAGES, language_for
-from tools.roles import is_test_file
+from code_intel.core.config import DocumentSearchSettings, load_context
+from code_intel.core.errors import CodeIntelError, InvalidArgument
+from code_intel.core.file_roles import is_test_file
+from code_intel.explore import budget
+from code_intel.explore.ctags import BASES_RECORDED, bare_name
+from code_intel.explore.globbing import glob_matches
+from code_intel.explore.importers import find_importers, is_import_line, python_module_names
+from code_intel.explore.markup import find_cross_references, is_web_file
+from code_intel.explore.models import Partial, as_dict
+from code_intel.explore.references import split_symbol
+from code_intel.languages.grammar import TYPE_KINDS
+from code_intel.languages.table import CODE_LANGUAGES, language_for
 
 if TYPE_CHECKING:
-    from tools.explore.service import Explorer
+    from code_intel.explore.service import Explorer
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

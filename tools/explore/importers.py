@@ -20,12 +20,12 @@ from itertools import takewhile
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from tools.errors import CodeIntelError
-from tools.explore.models import as_dict
-from tools.languages import language_for
+from code_intel.core.errors import CodeIntelError
+from code_intel.explore.models import as_dict
+from code_intel.languages.table import language_for
 
 if TYPE_CHECKING:
-    from tools.explore.service import Explorer
+    from code_intel.explore.service import Explorer
 
 
 _IMPORT_LINE = re.compile(

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, Literal
 
-from tools.explore.models import as_dict
+from code_intel.explore.models import as_dict
 
 if TYPE_CHECKING:
-    from tools.explore.service import Explorer
+    from code_intel.explore.service import Explorer
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal, NotRequired
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict  # pydantic needs this one, not typing's, before Python 3.12
 
-from tools.written import WRITTEN
+from code_intel.server.written import WRITTEN
 
 MatchMode = Literal["exact", "prefix", "icase"]
 HitContext = Literal["code", "comment", "string"]

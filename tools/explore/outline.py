@@ -9,10 +9,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tools.explore.grammar import FUNCTION_KINDS, GRAMMARS, TYPE_KINDS, Grammar
-from tools.explore.models import CallInfo, ClassInfo, FunctionInfo, ImportInfo
-from tools.explore.syntax import Node, ParsedFile, symbol_name_node, variable_names
-from tools.languages import get_language
+from code_intel.explore.models import CallInfo, ClassInfo, FunctionInfo, ImportInfo
+from code_intel.explore.syntax import Node, ParsedFile, symbol_name_node, variable_names
+from code_intel.languages.grammar import FUNCTION_KINDS, GRAMMARS, TYPE_KINDS, Grammar
+from code_intel.languages.table import get_language
 
 
 @dataclass(slots=True)

@@ -12,8 +12,8 @@ import threading
 import time
 from pathlib import Path
 
-from tools.explore.globbing import glob_matches
-from tools.explore.ripgrep import RgFilters, SkippedFile, oversized_files
+from code_intel.explore.globbing import glob_matches
+from code_intel.explore.ripgrep import RgFilters, SkippedFile, oversized_files
 
 OVERSIZED_TTL_SECONDS = 5.0
 

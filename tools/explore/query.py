@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from tools.errors import CodeIntelError, InvalidArgument
-from tools.explore.models import MatchMode, Partial, as_dict
-from tools.index.retrieval import check_code_hint, check_keywords
-from tools.languages import EXTENSIONS
-from tools.roles import file_role, is_test_file
+from code_intel.core.errors import CodeIntelError, InvalidArgument
+from code_intel.core.file_roles import file_role, is_test_file
+from code_intel.explore.models import MatchMode, Partial, as_dict
+from code_intel.index.retrieval import check_code_hint, check_keywords
+from code_intel.languages.table import EXTENSIONS
 
 if TYPE_CHECKING:
-    from tools.explore.service import Explorer
+    from code_intel.explore.service import Explorer
 
 log = logging.getLogger(__name__)
 

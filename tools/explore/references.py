@@ -29,12 +29,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.errors import InvalidArgument
-from tools.explore import budget
-from tools.explore.lexical import LexicalIndex, LexicalMap
-from tools.explore.models import LeftOut, Reference, ReferenceResult
-from tools.explore.ripgrep import RgFilters, RgLine, run_rg_json
-from tools.languages import language_for
+from code_intel.core.errors import InvalidArgument
+from code_intel.explore import budget
+from code_intel.explore.comments import LexicalIndex, LexicalMap
+from code_intel.explore.models import LeftOut, Reference, ReferenceResult
+from code_intel.explore.ripgrep import RgFilters, RgLine, run_rg_json
+from code_intel.languages.table import language_for
 
 log = logging.getLogger(__name__)
 

@@ -24,12 +24,12 @@ from typing import Any, cast
 
 from pydantic_core import PydanticSerializationError, from_json, to_json
 
-from tools.binaries import require_binary
-from tools.errors import InvalidArgument
-from tools.explore import budget
-from tools.explore.models import TextMatch
-from tools.project import RUNTIME_DIRS, STATE_DIR
-from tools.written import WrittenList, json_string_body
+from code_intel.core.binaries import require_binary
+from code_intel.core.errors import InvalidArgument
+from code_intel.core.project import RUNTIME_DIRS, STATE_DIR
+from code_intel.explore import budget
+from code_intel.explore.models import TextMatch
+from code_intel.server.written import WrittenList, json_string_body
 
 try:
     import fcntl
@@ -368,7 +368,7 @@ def _written_records(path_json: bytes, body: bytes, limit: int) -> bytes | None:
 
 def _path_json(path: str) -> bytes | None:
     """A relative path as a JSON string, or None for a name that is not UTF-8 (its records stay dicts: the
-    answer writes such names in their \\xNN form, tools/pathnames.py)."""
+    answer writes such names in their \\xNN form, tools/core/pathnames.py)."""
     try:
         return to_json(path)
     except PydanticSerializationError:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tools.config import Config
-from tools.errors import InvalidArgument
-from tools.explore.ripgrep import RgFilters
-from tools.languages import EXTENSIONS
-from tools.project import ProjectRoot
+from code_intel.core.config import Config
+from code_intel.core.errors import InvalidArgument
+from code_intel.core.project import ProjectRoot
+from code_intel.explore.ripgrep import RgFilters
+from code_intel.languages.table import EXTENSIONS
 
 LANGUAGE_ALIASES = {
     "js": "javascript", "ts": "typescript", "py": "python", "c++": "cpp", "c#": "csharp", "cs": "csharp",

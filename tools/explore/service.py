@@ -16,14 +16,15 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
-from tools import faults
-from tools.config import Config
-from tools.errors import InvalidArgument
-from tools.explore import budget, outline
-from tools.explore.ctags import BASES_RECORDED, bare_name
-from tools.explore.globbing import compile_glob, glob_matches, refuse_parent_parts
-from tools.explore.lexical import LexicalIndex
-from tools.explore.models import (
+from code_intel.core import faults
+from code_intel.core.config import Config
+from code_intel.core.errors import InvalidArgument
+from code_intel.core.project import ProjectRoot
+from code_intel.explore import budget, outline
+from code_intel.explore.comments import LexicalIndex
+from code_intel.explore.ctags import BASES_RECORDED, bare_name
+from code_intel.explore.globbing import compile_glob, glob_matches, refuse_parent_parts
+from code_intel.explore.models import (
     Definition,
     DefinitionResult,
     EnclosingFunction,
@@ -38,9 +39,15 @@ from tools.explore.models import (
     StructureResult,
     SymbolsResult,
 )
-from tools.explore.oversized import OversizedFiles
-from tools.explore.references import Qualified, find_references, normalise_symbol, split_symbol, takes_self
-from tools.explore.ripgrep import (
+from code_intel.explore.oversized import OversizedFiles
+from code_intel.explore.references import (
+    Qualified,
+    find_references,
+    normalise_symbol,
+    split_symbol,
+    takes_self,
+)
+from code_intel.explore.ripgrep import (
     LineSearch,
     RgFilters,
     SkippedFile,
@@ -48,12 +55,11 @@ from tools.explore.ripgrep import (
     search_lines,
     too_big_reason,
 )
-from tools.explore.scope import language_globs, project_filters
-from tools.explore.syntax import ParseCache, ParsedFile
-from tools.project import ProjectRoot
+from code_intel.explore.scope import language_globs, project_filters
+from code_intel.explore.syntax import ParseCache, ParsedFile
 
 if TYPE_CHECKING:
-    from tools.explore.definitions import DefinitionIndex
+    from code_intel.explore.definitions import DefinitionIndex
 
 log = logging.getLogger(__name__)
 
@@ -320,7 +326,7 @@ class Explorer:
     @property
     def definition_index(self) -> DefinitionIndex:
         """The ctags-backed index, created on first use (it loads its disk cache lazily too)."""
-        from tools.explore.definitions import DefinitionIndex
+        from code_intel.explore.definitions import DefinitionIndex
 
         with self._lock:
             if self._definitions is None:

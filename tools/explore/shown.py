@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from tools.written import WrittenList
+from code_intel.server.written import WrittenList
 
 # the tools whose answers show code; every item pointing into code names its `file` (CONTRACT.md)
 SHOWING_TOOLS = frozenset({
@@ -37,7 +37,7 @@ def _walk(value: Any, found: dict[str, None]) -> None:
     if len(found) >= MAX_SHOWN:
         return
     if isinstance(value, WrittenList):
-        from tools.explore.ripgrep import written_files
+        from code_intel.explore.ripgrep import written_files
 
         found.update(dict.fromkeys(written_files(value)))
     elif isinstance(value, BaseModel):

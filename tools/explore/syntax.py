@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tools.errors import InvalidArgument
-from tools.explore.grammar import GRAMMARS, Grammar, is_identifier_type
-from tools.fsutil import is_racy
-from tools.languages import get_parser, language_for
+from code_intel.core.errors import InvalidArgument
+from code_intel.core.fsutil import is_racy
+from code_intel.languages.grammar import GRAMMARS, Grammar, is_identifier_type
+from code_intel.languages.table import get_parser, language_for
 
 Node = Any  # tree_sitter.Node: typed loosely because the binding ships no stubs for every attribute
 
@@ -49,7 +49,7 @@ def is_binary(sample: bytes) -> bool:
 class ParseCache:
     """Thread-safe LRU of parsed files, invalidated by (mtime_ns, size), bounded by total source bytes. A file
     modified just before it was parsed is compared with the parsed source on its next use, until it is old
-    enough for its stamp to be trusted (tools.fsutil.is_racy)."""
+    enough for its stamp to be trusted (code_intel.core.fsutil.is_racy)."""
 
     def __init__(self, max_bytes: int = 96 * 1024 * 1024) -> None:
         self.max_bytes = max_bytes

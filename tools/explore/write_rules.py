@@ -15,9 +15,9 @@ import os
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
-from tools.errors import PathOutsideProject
-from tools.languages import MARKUP_SUFFIXES, is_markup
-from tools.project import ProjectRoot
+from code_intel.core.errors import PathOutsideProject
+from code_intel.core.project import ProjectRoot
+from code_intel.languages.table import MARKUP_SUFFIXES, is_markup
 
 PROTECTED_DIRS = (".git", ".code-intel")
 

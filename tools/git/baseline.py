@@ -18,8 +18,8 @@ import hashlib
 import json
 import shutil
 
-from tools.fsutil import write_atomic
-from tools.project import ProjectRoot
+from code_intel.core.fsutil import write_atomic
+from code_intel.core.project import ProjectRoot
 
 MAX_BASELINE_FILE_BYTES = 5_000_000
 INDEX = "index.json"

@@ -5,10 +5,10 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from tools import faults
-from tools.errors import GitError
-from tools.git.runner import GitRunner
-from tools.session_types import TASK_BRANCH_PREFIX
+from code_intel.core import faults
+from code_intel.core.errors import GitError
+from code_intel.core.session_types import TASK_BRANCH_PREFIX
+from code_intel.git.runner import GitRunner
 
 log = logging.getLogger(__name__)
 BASE_SEPARATOR = "_from_"

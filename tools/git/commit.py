@@ -14,11 +14,11 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools import faults
-from tools.errors import GitError
-from tools.git.branches import head_state
-from tools.git.runner import GitRunner
-from tools.git.snapshot import (
+from code_intel.core import faults
+from code_intel.core.errors import GitError
+from code_intel.git.branches import head_state
+from code_intel.git.runner import GitRunner
+from code_intel.git.snapshot import (
     LITERAL_PATHS,
     RepoLayout,
     TreeEntry,

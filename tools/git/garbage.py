@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from tools.session_types import GarbageCandidate
+from code_intel.core.session_types import GarbageCandidate
 
 LARGE_FILE_BYTES = 1_000_000
 COMMENTED_BLOCK_MIN_LINES = 3

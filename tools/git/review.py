@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tools.git.garbage import ChangedFile, find_garbage
-from tools.git.runner import GitRunner
-from tools.git.snapshot import RepoLayout, entry, snapshot_base, snapshot_tree, tree_of, working_tree
-from tools.session_types import ChangeReview, ReviewedFile
+from code_intel.core.session_types import ChangeReview, ReviewedFile
+from code_intel.git.garbage import ChangedFile, find_garbage
+from code_intel.git.runner import GitRunner
+from code_intel.git.snapshot import RepoLayout, entry, snapshot_base, snapshot_tree, tree_of, working_tree
 
 _STATUS = {"A": "added", "M": "modified", "D": "deleted", "T": "type_changed"}
 

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from tools.errors import GitError
+from code_intel.core.errors import GitError
 
 log = logging.getLogger(__name__)
 

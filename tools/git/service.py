@@ -12,27 +12,10 @@ import threading
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
-from tools import faults
-from tools.errors import GitError, InvalidArgument
-from tools.git import branches as br
-from tools.git.baseline import READY, ContentBaseline, drop_all
-from tools.git.commit import commit_session
-from tools.git.review import review_session
-from tools.git.runner import GitRunner
-from tools.git.snapshot import (
-    SNAPSHOT_REF_PREFIX,
-    RepoLayout,
-    changed_paths,
-    drop_snapshot,
-    entry,
-    list_snapshot_refs,
-    snapshot_tree,
-    take_snapshot,
-    tree_of,
-    working_tree,
-)
-from tools.project import STATE_DIR, ProjectRoot
-from tools.session_types import (
+from code_intel.core import faults
+from code_intel.core.errors import GitError, InvalidArgument
+from code_intel.core.project import STATE_DIR, ProjectRoot
+from code_intel.core.session_types import (
     Baseline,
     BranchChoice,
     BranchReport,
@@ -43,6 +26,23 @@ from tools.session_types import (
     GitSessionInfo,
     MergeReport,
     StaleMerge,
+)
+from code_intel.git import branches as br
+from code_intel.git.baseline import READY, ContentBaseline, drop_all
+from code_intel.git.commit import commit_session
+from code_intel.git.review import review_session
+from code_intel.git.runner import GitRunner
+from code_intel.git.snapshot import (
+    SNAPSHOT_REF_PREFIX,
+    RepoLayout,
+    changed_paths,
+    drop_snapshot,
+    entry,
+    list_snapshot_refs,
+    snapshot_tree,
+    take_snapshot,
+    tree_of,
+    working_tree,
 )
 
 log = logging.getLogger(__name__)
@@ -56,7 +56,7 @@ NO_IDENTITY = ("git does not know who commits here (user.name / user.email are n
 
 
 class GitService:
-    """Implements tools.workflow.ports.GitPort."""
+    """Implements code_intel.workflow.ports.GitPort."""
 
     def __init__(self, root: ProjectRoot) -> None:
         self.root = root

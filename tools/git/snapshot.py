@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from tools import faults
-from tools.errors import GitError
-from tools.git.runner import BOOKKEEPING_IDENTITY, EMPTY_TREE, GitRunner
-from tools.project import STATE_DIR
+from code_intel.core import faults
+from code_intel.core.errors import GitError
+from code_intel.core.project import STATE_DIR
+from code_intel.git.runner import BOOKKEEPING_IDENTITY, EMPTY_TREE, GitRunner
 
 SNAPSHOT_REF_PREFIX = "refs/code-intel/snapshots/"
 LITERAL_PATHS = {"GIT_LITERAL_PATHSPECS": "1"}

@@ -22,13 +22,13 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from tools.errors import CheckpointCorrupt
-from tools.explore.write_rules import evaluate_write
-from tools.hooks.bash import BashWrites, write_targets
-from tools.hooks.session import describe, find_session
-from tools.project import ProjectRoot
-from tools.workflow import write_log
-from tools.workflow.checkpoint import CheckpointView
+from code_intel.core.errors import CheckpointCorrupt
+from code_intel.core.project import ProjectRoot
+from code_intel.explore.write_rules import evaluate_write
+from code_intel.hooks.bash import BashWrites, write_targets
+from code_intel.hooks.session import describe, find_session
+from code_intel.workflow import write_log
+from code_intel.workflow.checkpoint import CheckpointView
 
 EDIT_TOOLS = {"Edit": "file_path", "Write": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path"}
 READ_TOOL = "Read"

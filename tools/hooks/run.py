@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tools.errors import CheckpointCorrupt
-from tools.project import ENV_PROJECT, ProjectRoot
+from code_intel.core.errors import CheckpointCorrupt
+from code_intel.core.project import ENV_PROJECT, ProjectRoot
 
 if TYPE_CHECKING:
     import argparse
@@ -56,7 +56,7 @@ def deny(reason: str) -> None:
 def _phase_if_active(root: ProjectRoot) -> str | None:
     """After a failure: the active session's phase, "unreadable" for a checkpoint that cannot be read, else None."""
     try:
-        from tools.hooks.session import find_session
+        from code_intel.hooks.session import find_session
 
         session = find_session(root)
         return session.phase if session is not None else None
@@ -69,7 +69,7 @@ def _phase_if_active(root: ProjectRoot) -> str | None:
 
 
 def pre_tool_use(event: dict[str, Any], root: ProjectRoot) -> None:
-    from tools.hooks.pre_tool_use import decide
+    from code_intel.hooks.pre_tool_use import decide
 
     try:
         decision = decide(event, root)
@@ -82,7 +82,7 @@ def pre_tool_use(event: dict[str, Any], root: ProjectRoot) -> None:
 
 
 def session_start(event: dict[str, Any], root: ProjectRoot) -> None:
-    from tools.hooks.session_start import session_context
+    from code_intel.hooks.session_start import session_context
 
     text = session_context(event, root)
     if text:

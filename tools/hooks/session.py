@@ -7,9 +7,9 @@ created there by asking.
 
 from __future__ import annotations
 
-from tools.project import ProjectRoot
-from tools.workflow.checkpoint import CheckpointStore, CheckpointView
-from tools.workflow.lock import ProjectLock
+from code_intel.core.project import ProjectRoot
+from code_intel.workflow.checkpoint import CheckpointStore, CheckpointView
+from code_intel.workflow.lock import ProjectLock
 
 
 def find_session(root: ProjectRoot) -> CheckpointView | None:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tools.errors import CheckpointCorrupt
-from tools.hooks.session import describe, find_session
-from tools.project import ProjectRoot
+from code_intel.core.errors import CheckpointCorrupt
+from code_intel.core.project import ProjectRoot
+from code_intel.hooks.session import describe, find_session
 
 LOAD_TOOLS = ("The code-intel tools may be deferred: in Claude Code load them first with ToolSearch "
               "`select:mcp__code-intel__get_session_status,mcp__code-intel__submit_phase`; in Codex find them with "

@@ -16,10 +16,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from tools.errors import InvalidArgument
-from tools.index.embedder import Embedder
-from tools.index.store import MAP, VectorStore
-from tools.project import ProjectRoot
+from code_intel.core.errors import InvalidArgument
+from code_intel.core.project import ProjectRoot
+from code_intel.index.embedder import Embedder
+from code_intel.index.store import MAP, VectorStore
 
 log = logging.getLogger(__name__)
 

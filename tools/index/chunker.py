@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from tools.languages import CODE_LANGUAGES, get_parser
+from code_intel.languages.table import CODE_LANGUAGES, get_parser
 
 log = logging.getLogger(__name__)
 

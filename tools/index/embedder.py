@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from tools.errors import ToolUnavailable
+from code_intel.core.errors import ToolUnavailable
 
 log = logging.getLogger(__name__)
 

@@ -12,11 +12,11 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from tools.binaries import require_binary
-from tools.config import Config
-from tools.errors import InvalidArgument
-from tools.languages import EXTENSIONS
-from tools.project import ProjectRoot
+from code_intel.core.binaries import require_binary
+from code_intel.core.config import Config
+from code_intel.core.errors import InvalidArgument
+from code_intel.core.project import ProjectRoot
+from code_intel.languages.table import EXTENSIONS
 
 log = logging.getLogger(__name__)
 

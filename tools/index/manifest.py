@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
-from tools.fsutil import write_atomic
+from code_intel.core.fsutil import write_atomic
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tools.errors import InvalidArgument
+from code_intel.core.errors import InvalidArgument
 
 # Share of the dense side in the convex fusion. 0.75: the question benchmark's dev set (six repositories) gives
 # 0.584 against 0.568 at 0.8, the standard-library docstring benchmark 0.630 against 0.634 (0.624 before #15);
@@ -116,7 +116,7 @@ class ForestQuery:
 
     def vector(self, embed: Callable[[list[str]], list[list[float]]], question_vector: list[float] | None) -> list[float]:
         """The question's vector (keywords appended as words), plus the code hint's vector, renormalised."""
-        from tools.index.text import readable_words, spelled_out
+        from code_intel.index.text import readable_words, spelled_out
 
         texts = []
         if question_vector is None or self.keywords:
@@ -153,7 +153,7 @@ def rerank(candidates: list[Candidate], query_terms: set[str], raw_words: set[st
 
     `query_terms` are the query's BM25 terms (stemmed identifier parts), `raw_words` its lower-cased words
     (to see whether it asks for tests or docs)."""
-    from tools.index.text import lexical_tokens
+    from code_intel.index.text import lexical_tokens
 
     s = signals or SIGNALS
     wanted = asked_roles(raw_words)

@@ -12,13 +12,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tools.config import Config
-from tools.errors import InvalidArgument
-from tools.index.agreements import MAP_SHORTCUT_SCORE, AgreementMap
-from tools.index.embedder import Embedder
-from tools.index.lexical import LexicalIndex, top
-from tools.index.manifest import Manifest, load_manifest, manifest_path, save_manifest, sha256_file
-from tools.index.retrieval import (
+from code_intel.core.config import Config
+from code_intel.core.errors import InvalidArgument
+from code_intel.core.file_roles import file_role
+from code_intel.core.project import ProjectRoot
+from code_intel.index.agreements import MAP_SHORTCUT_SCORE, AgreementMap
+from code_intel.index.bm25 import LexicalIndex, top
+from code_intel.index.embedder import Embedder
+from code_intel.index.manifest import Manifest, load_manifest, manifest_path, save_manifest, sha256_file
+from code_intel.index.retrieval import (
     DENSE_WEIGHT,
     DENSE_WEIGHT_FAST,
     Candidate,
@@ -28,12 +30,10 @@ from tools.index.retrieval import (
     fuse,
     rerank,
 )
-from tools.index.static import StaticEmbedder
-from tools.index.store import FOREST, MAP, VectorStore, store_description
-from tools.index.sync import ForestSync, Progress, Spaces, SyncState
-from tools.index.text import lexical_text, lexical_tokens, readable_words
-from tools.project import ProjectRoot
-from tools.roles import file_role
+from code_intel.index.static import StaticEmbedder
+from code_intel.index.store import FOREST, MAP, VectorStore, store_description
+from code_intel.index.sync import ForestSync, Progress, Spaces, SyncState
+from code_intel.index.text import lexical_text, lexical_tokens, readable_words
 
 log = logging.getLogger(__name__)
 

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tools.errors import ToolUnavailable
-from tools.index.embedder import resolve_model_path, weights_fingerprint
+from code_intel.core.errors import ToolUnavailable
+from code_intel.index.embedder import resolve_model_path, weights_fingerprint
 
 log = logging.getLogger(__name__)
 

@@ -13,9 +13,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from tools.config import ChromaSettings
-from tools.errors import ToolUnavailable
-from tools.project import ProjectRoot
+from code_intel.core.config import ChromaSettings
+from code_intel.core.errors import ToolUnavailable
+from code_intel.core.project import ProjectRoot
 
 log = logging.getLogger(__name__)
 

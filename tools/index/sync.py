@@ -23,19 +23,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tools.config import Config
-from tools.errors import ToolUnavailable
-from tools.fsutil import trusted_mtime
-from tools.index.chunker import Chunk, Chunker
-from tools.index.embedder import Embedder
-from tools.index.files import SourceFile, list_source_files
-from tools.index.lexical import LexicalIndex
-from tools.index.manifest import ChunkEntry, FileEntry, Manifest, save_manifest, sha256_file
-from tools.index.static import StaticEmbedder
-from tools.index.store import FOREST, VectorStore
-from tools.index.text import embedding_text, lexical_text
-from tools.languages import language_for
-from tools.project import ProjectRoot
+from code_intel.core.config import Config
+from code_intel.core.errors import ToolUnavailable
+from code_intel.core.fsutil import trusted_mtime
+from code_intel.core.project import ProjectRoot
+from code_intel.index.bm25 import LexicalIndex
+from code_intel.index.chunker import Chunk, Chunker
+from code_intel.index.embedder import Embedder
+from code_intel.index.files import SourceFile, list_source_files
+from code_intel.index.manifest import ChunkEntry, FileEntry, Manifest, save_manifest, sha256_file
+from code_intel.index.static import StaticEmbedder
+from code_intel.index.store import FOREST, VectorStore
+from code_intel.index.text import embedding_text, lexical_text
+from code_intel.languages.table import language_for
 
 log = logging.getLogger(__name__)
 

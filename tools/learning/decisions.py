@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tools.project import ProjectRoot
+from code_intel.core.project import ProjectRoot
 
 log = logging.getLogger(__name__)
 

@@ -18,9 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tools.errors import InvalidArgument
-from tools.project import ProjectRoot
-from tools.session_types import Phase
+from code_intel.core.errors import InvalidArgument
+from code_intel.core.project import ProjectRoot
+from code_intel.core.session_types import Phase
 
 log = logging.getLogger(__name__)
 

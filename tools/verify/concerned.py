@@ -1,7 +1,7 @@
 """Which failing tests a session is about.
 
 At POST_IMPL_VERIFY a test that failed the same way before the change is not held against it
-(tools.verify.models.failed_the_same_way), unless the session concerns that test: a request often asks
+(code_intel.verify.models.failed_the_same_way), unless the session concerns that test: a request often asks
 for exactly a failing test to pass, and a change that leaves it failing as before has not done that.
 A test is concerned when the request names it or describes it (most of the words of its title are in the
 request: "off() with a handler that was never registered removes another handler" for jest's
@@ -9,7 +9,7 @@ request: "off() with a handler that was never registered removes another handler
 changed in the session or already changed when it started (`tests/test_app.py` and `test_app.py::test_add`,
 `ElementTest.java` and `org.jsoup.nodes.ElementTest.parses`, `src/parse.rs` and `semver::parse::tests::x`,
 `src/emitter.test.ts` and jest's `src/emitter.test.ts › on › calls the handler`). Each rule says why, for the
-refusal's hint. tools.verify.exercised adds the tests whose own source calls a function the session changed.
+refusal's hint. code_intel.verify.exercised adds the tests whose own source calls a function the session changed.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath
 
-from tools.index.text import ENGLISH_STOP_WORDS, STOP_WORDS, split_identifier, stem
+from code_intel.index.text import ENGLISH_STOP_WORDS, STOP_WORDS, split_identifier, stem
 
 # What separates the parts of a test name across runners: pytest's `::`, Java's dots, jest's `›`, vitest's `>`,
 # paths' slashes, libtest's doc-test ` - `.

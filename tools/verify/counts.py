@@ -1,6 +1,6 @@
 """How many tests a command ran and skipped, from its runner's closing summary.
 
-The names of removed or skipped tests come from the change itself (tools.verify.test_edits); the counts are the
+The names of removed or skipped tests come from the change itself (code_intel.verify.test_edits); the counts are the
 runners' own word on it, and catch what reading test files cannot: a folder dropped from the test paths, a test
 deselected in a config file, a skip decorator of the project's own. At POST_IMPL_VERIFY a command that ran fewer
 tests, or skipped more, than in the run before the change is told beside the removed tests.

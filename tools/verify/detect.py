@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.verify.settings import VerifyCommand
+from code_intel.verify.settings import VerifyCommand
 
 NPM_DEFAULT_TEST = "no test specified"
 _MAKE_TARGET = re.compile(r"^(test|check)\s*:(?!=)", re.MULTILINE)

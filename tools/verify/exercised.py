@@ -1,8 +1,8 @@
 """Which failing tests exercise code the session changed.
 
 A test that failed before the change and fails the same way after it is not held against the change
-(tools.verify.models.failed_the_same_way), unless the session concerns it. Names alone
-(tools.verify.concerned) miss the commonest case of all: a bug fix in `IncMinor` whose test `TestInc` calls it,
+(code_intel.verify.models.failed_the_same_way), unless the session concerns it. Names alone
+(code_intel.verify.concerned) miss the commonest case of all: a bug fix in `IncMinor` whose test `TestInc` calls it,
 where neither the request nor the changed file's name says `TestInc` (go test prints no file). So the test's own
 source is read. It is found by its name: a function or method of that name (`TestInc`, `test_parse`, a JUnit
 method), a function whose header holds the name (GoogleTest's `TEST(Suite, Name)`), or else a call whose string
@@ -30,17 +30,17 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from tools.errors import CodeIntelError
-from tools.explore.ctags import run_ctags
-from tools.explore.grammar import FUNCTION_KINDS, node_category
-from tools.explore.outline import SymbolNode, flatten, outline
-from tools.explore.ripgrep import RgFilters, RgLine, run_rg_json
-from tools.explore.syntax import Node, ParseCache, ParsedFile
-from tools.languages import language_for
-from tools.project import ProjectRoot
-from tools.roles import file_role
-from tools.verify.concerned import MIN_NAME, go_test, leaf_name, named_paths, names_file
-from tools.verify.models import FileChange
+from code_intel.core.errors import CodeIntelError
+from code_intel.core.file_roles import file_role
+from code_intel.core.project import ProjectRoot
+from code_intel.explore.ctags import run_ctags
+from code_intel.explore.outline import SymbolNode, flatten, outline
+from code_intel.explore.ripgrep import RgFilters, RgLine, run_rg_json
+from code_intel.explore.syntax import Node, ParseCache, ParsedFile
+from code_intel.languages.grammar import FUNCTION_KINDS, node_category
+from code_intel.languages.table import language_for
+from code_intel.verify.concerned import MIN_NAME, go_test, leaf_name, named_paths, names_file
+from code_intel.verify.models import FileChange
 
 MIN_FUNCTION = 3  # a shorter changed function's name (`f`, `go`) matches too much to say anything
 MAX_TESTS = 200  # failing tests looked up in one go

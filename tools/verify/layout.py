@@ -1,5 +1,5 @@
 """A test body as a formatter cannot change it: a body a formatter laid out anew compares equal to what it was,
-a changed expectation does not (tools.verify.test_edits reads rewritten tests with it)."""
+a changed expectation does not (code_intel.verify.test_edits reads rewritten tests with it)."""
 
 from __future__ import annotations
 

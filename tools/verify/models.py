@@ -9,8 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from tools.quiet import QuietLists
-from tools.verify.parsers import MAX_NAMES
+from code_intel.core.models import QuietLists
+from code_intel.verify.parsers import MAX_NAMES
 
 Verdict = Literal["passed", "failed", "timed_out", "error"]
 # How a failing command compares with its run before the session changed anything (see failed_the_same_way).
@@ -96,8 +96,8 @@ def failed_the_same_way(after: CommandOutcome, before: CommandOutcome,
       error line now was there then (addresses, positions in files and durations aside). The rest of the suite
       ran and passed, so the change broke nothing it covers. A test that fails now for another reason, say an
       assertion where there was a missing function, counts against the change: the change was likely meant to
-      make it pass. So does a test `concerned` says the session is about (tools.verify.concerned and
-      tools.verify.exercised), however it fails. (A run that fails naming no test, say because the suite could not
+      make it pass. So does a test `concerned` says the session is about (code_intel.verify.concerned and
+      code_intel.verify.exercised), however it fails. (A run that fails naming no test, say because the suite could not
       even be collected, is never excused by one that named some.)
     - same_output: neither run named a failing test, both could not run or failed with the same exit code, and
       every error line now was there then. The command fails whatever the change (a broken tool, a missing

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-from tools.verify.counts import TestCounts
+from code_intel.verify.counts import TestCounts
 
 MAX_NAMES = 100
 MAX_EXCERPT = 20
@@ -328,7 +328,7 @@ class FailureCollector:
         rerun = _CARGO_RERUN.match(line)
         if rerun:
             # `--lib` names no target: "unittests", as cargo's `Running unittests src/lib.rs` calls them (not "lib",
-            # which would read as src/lib.rs to tools.verify.concerned even for a test in another module's file)
+            # which would read as src/lib.rs to code_intel.verify.concerned even for a test in another module's file)
             self._end_cargo_binary(rerun[1], _CARGO_KINDS[rerun[2]], rerun[3] or "unittests")
             return True
         if _LIBTEST_RUNNING.match(line):

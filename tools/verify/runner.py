@@ -20,9 +20,9 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
-from tools.verify.models import CommandOutcome, Verdict
-from tools.verify.parsers import FailureCollector, clean
-from tools.verify.settings import VerifyCommand
+from code_intel.verify.models import CommandOutcome, Verdict
+from code_intel.verify.parsers import FailureCollector, clean
+from code_intel.verify.settings import VerifyCommand
 
 TAIL_LINES = 60
 TAIL_CHARS = 6000

@@ -13,14 +13,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tools.errors import InvalidArgument
-from tools.explore.globbing import glob_matches
-from tools.explore.ripgrep import RgFilters
-from tools.fsutil import is_racy
-from tools.project import ProjectRoot
-from tools.verify.models import CheckReport, FileChange, SkippedCommand
-from tools.verify.runner import Progress, run_command
-from tools.verify.settings import VerifyCommand, VerifySettings
+from code_intel.core.errors import InvalidArgument
+from code_intel.core.fsutil import is_racy
+from code_intel.core.project import ProjectRoot
+from code_intel.explore.globbing import glob_matches
+from code_intel.explore.ripgrep import RgFilters
+from code_intel.verify.models import CheckReport, FileChange, SkippedCommand
+from code_intel.verify.runner import Progress, run_command
+from code_intel.verify.settings import VerifyCommand, VerifySettings
 
 REUSE_FOR_S = 15 * 60
 
@@ -38,7 +38,7 @@ def relevant(command: VerifyCommand, changed: list[str] | None) -> str | None:
 
 
 class CheckService:
-    """Implements tools.workflow.ports.CheckPort on the project's configured commands."""
+    """Implements code_intel.workflow.ports.CheckPort on the project's configured commands."""
 
     def __init__(self, root: ProjectRoot, settings: Callable[[], VerifySettings],
                  filters: Callable[[], RgFilters] = RgFilters) -> None:
@@ -88,7 +88,7 @@ class CheckService:
             return report.model_copy(deep=True)
 
     def exercising(self, tests: list[str], changes: list[FileChange]) -> dict[str, str]:
-        from tools.verify.exercised import Exercise  # tree-sitter: loaded only when a test failed before too
+        from code_intel.verify.exercised import Exercise
 
         return Exercise(self.root, self._filters(), changes).tests(tests)
 

@@ -2,7 +2,7 @@
 
 Each command has a name, what to run (an argument list, or one shell line the user wrote), the
 globs of changed files that make it relevant (empty: always relevant) and a timeout. These are
-plain data models; `tools.config.Config` carries them under `verify`.
+plain data models; `code_intel.core.config.Config` carries them under `verify`.
 """
 
 from __future__ import annotations

@@ -16,12 +16,12 @@ session found it with what it is now, by what is written in it:
   one it is inside;
 - a test that was there at the start and still is, with lines of it changed or gone (an expectation changed to
   fit the code); lines only added (a case added to a table) strengthen it and are not told, and a body a
-  formatter laid out anew (tools.verify.layout) or a skip taken out again is the same test. A test's decorators,
+  formatter laid out anew (code_intel.verify.layout) or a skip taken out again is the same test. A test's decorators,
   and a table of cases at the top of the file that it names, are part of it (_bodies).
 
 Renaming a test reads as removing it. What is found is reported, not judged: QUALITY_REVIEW judges it and
 SESSION_COMPLETE tells the user; POST_IMPL_VERIFY refuses a pass only when a test that failed in the session's
-own run after the change was then skipped or focused away (tools.workflow.handlers).
+own run after the change was then skipped or focused away (code_intel.workflow.handlers).
 """
 
 from __future__ import annotations
@@ -35,9 +35,9 @@ from itertools import pairwise
 from pathlib import PurePosixPath
 from typing import Literal
 
-from tools.roles import is_test_file
-from tools.verify.concerned import go_test, leaf_name, name_parts, named_paths, names_file
-from tools.verify.layout import shape
+from code_intel.core.file_roles import is_test_file
+from code_intel.verify.concerned import go_test, leaf_name, name_parts, named_paths, names_file
+from code_intel.verify.layout import shape
 
 Kind = Literal["removed", "skipped", "focused", "rewritten"]
 MAX_BYTES = 2_000_000  # a larger file is not read

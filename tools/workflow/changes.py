@@ -16,12 +16,12 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-from tools.project import ProjectRoot
-from tools.session_types import Baseline, GitSessionInfo
-from tools.verify.models import FileChange
-from tools.verify.test_edits import TestEdit, find_test_edits, may_hold_tests
-from tools.workflow.evidence import EvidenceRef, OwnChange
-from tools.workflow.ports import GitPort
+from code_intel.core.project import ProjectRoot
+from code_intel.core.session_types import Baseline, GitSessionInfo
+from code_intel.verify.models import FileChange
+from code_intel.verify.test_edits import TestEdit, find_test_edits, may_hold_tests
+from code_intel.workflow.evidence import EvidenceRef, OwnChange
+from code_intel.workflow.ports import GitPort
 
 SKIP_HINT = "an item already satisfied by existing code is reported as {item, status: 'skipped', reason: '...'}"
 _MAX_DIFF_LINES = 200_000
@@ -116,7 +116,7 @@ def session_changes(git: GitPort, info: GitSessionInfo, root: ProjectRoot, paths
 
 def session_test_edits(git: GitPort, info: GitSessionInfo, root: ProjectRoot, paths: Iterable[str]) -> list[TestEdit]:
     """The tests the session removed, skipped, focused or rewrote in `paths` (its changed files;
-    tools.verify.test_edits), against each file as it was at the start. A file with no starting content recorded,
+    code_intel.verify.test_edits), against each file as it was at the start. A file with no starting content recorded,
     or ignored by git, is left out: nothing can be told about it."""
     files: list[tuple[str, str | None, str | None]] = []
     for path in [p for p in paths if may_hold_tests(p)][:MAX_TEST_FILES]:

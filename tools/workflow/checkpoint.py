@@ -27,16 +27,16 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from tools.bounds import encoded_size, fit_json
-from tools.errors import CheckpointCorrupt, validation_problems
-from tools.fsutil import write_atomic
-from tools.project import ProjectRoot
-from tools.workflow import write_log
+from code_intel.core.errors import CheckpointCorrupt, validation_problems
+from code_intel.core.fsutil import write_atomic
+from code_intel.core.limits import encoded_size, fit_json
+from code_intel.core.project import ProjectRoot
+from code_intel.workflow import write_log
 
 if TYPE_CHECKING:
     import logging
 
-    from tools.workflow.state import SessionState
+    from code_intel.workflow.state import SessionState
 
 
 def _log() -> logging.Logger:
@@ -151,7 +151,7 @@ class CheckpointStore:
         kept: session, intent, phase, counters, git facts and the first part of the request."""
         from pydantic import ValidationError
 
-        from tools.workflow.state import SessionState
+        from code_intel.workflow.state import SessionState
 
         budget = self.max_bytes - _ROOM_FOR_NOTES
         core = state.model_dump(mode="json", include=_CORE_FIELDS)
@@ -228,7 +228,7 @@ class CheckpointStore:
         """The state and summaries in a checkpoint, or checkpoint_corrupt saying how to clean up."""
         from pydantic import ValidationError
 
-        from tools.workflow.state import SessionState
+        from code_intel.workflow.state import SessionState
 
         document = self.read_document(file)
         try:
@@ -246,7 +246,7 @@ class CheckpointStore:
     def delete(self, session_id: str) -> None:
         """The session's checkpoint, and its write and read logs (the commit gate has read them by then) and
         ledger journal with it. A folder that cannot be written only leaves them behind."""
-        from tools.workflow.ledger import journal_file
+        from code_intel.workflow.ledger import journal_file
 
         try:
             self.path_for(session_id).unlink(missing_ok=True)
@@ -258,7 +258,7 @@ class CheckpointStore:
     def delete_all(self) -> list[str]:
         """Every checkpoint (reported), write and read log and ledger journal (not reported: they belong to those
         sessions)."""
-        from tools.workflow.ledger import CALLS_SUFFIX
+        from code_intel.workflow.ledger import CALLS_SUFFIX
 
         removed = []
         for file in self.files():
@@ -275,7 +275,7 @@ class CheckpointStore:
     def remove_orphan_journals(self, keep: set[str]) -> list[str]:
         """Ledger journals and read logs of sessions that have no checkpoint in `keep` (a checkpoint deleted by
         hand): nothing would ever read them. Run before a new session starts."""
-        from tools.workflow.ledger import CALLS_SUFFIX
+        from code_intel.workflow.ledger import CALLS_SUFFIX
 
         removed = []
         for suffix in (CALLS_SUFFIX, write_log.READS_SUFFIX):

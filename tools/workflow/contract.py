@@ -14,11 +14,11 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from tools.config import read_yaml
-from tools.errors import ConfigError, validation_problems
-from tools.filecache import WatchedFile
-from tools.project import TEMPLATES_DIR, ProjectRoot
-from tools.workflow.phases import BY_ID, CONTRACT_IDS
+from code_intel.core.config import read_yaml
+from code_intel.core.errors import ConfigError, validation_problems
+from code_intel.core.filecache import WatchedFile
+from code_intel.core.project import TEMPLATES_DIR, ProjectRoot
+from code_intel.workflow.phases import BY_ID, CONTRACT_IDS
 
 BUILTIN_CONTRACT = TEMPLATES_DIR / "code-intel" / "phase_contract.yml"
 CONTRACT_FILE = "phase_contract.yml"

@@ -31,17 +31,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from tools.bounds import (
-    MAX_EXPLORED_FILES,
-    MAX_LIST_ITEMS,
-    MAX_QUERY_CHARS,
-    MAX_SUMMARY_CHARS,
-    MAX_TEXT_CHARS,
-    bound_value,
-    cut_text,
-)
-from tools.config import Config, ContextSettings
-from tools.errors import (
+from code_intel.core.config import Config, ContextSettings
+from code_intel.core.errors import (
     CodeIntelError,
     InvalidArgument,
     InvalidFlag,
@@ -50,16 +41,25 @@ from tools.errors import (
     SessionActive,
     TaskValidationFailed,
 )
-from tools.explore.write_rules import evaluate_write
-from tools.learning.decisions import DecisionLog
-from tools.project import ProjectRoot
-from tools.session_types import Phase
-from tools.verify.models import not_configured_view
-from tools.workflow import write_log
-from tools.workflow.checkpoint import CheckpointStore
-from tools.workflow.contract import ContractSource, PhaseContract
-from tools.workflow.flags import parse_flags
-from tools.workflow.handlers import (
+from code_intel.core.limits import (
+    MAX_EXPLORED_FILES,
+    MAX_LIST_ITEMS,
+    MAX_QUERY_CHARS,
+    MAX_SUMMARY_CHARS,
+    MAX_TEXT_CHARS,
+    bound_value,
+    cut_text,
+)
+from code_intel.core.project import ProjectRoot
+from code_intel.core.session_types import Phase
+from code_intel.explore.write_rules import evaluate_write
+from code_intel.learning.decisions import DecisionLog
+from code_intel.verify.models import not_configured_view
+from code_intel.workflow import write_log
+from code_intel.workflow.checkpoint import CheckpointStore
+from code_intel.workflow.contract import ContractSource, PhaseContract
+from code_intel.workflow.flags import parse_flags
+from code_intel.workflow.handlers import (
     SELF_REPORTED,
     PhaseContext,
     Transition,
@@ -68,15 +68,15 @@ from tools.workflow.handlers import (
     refuse_unread,
     session_checks,
 )
-from tools.workflow.ledger import LedgerJournal, ToolLedger, normalise_tool_name
-from tools.workflow.lock import ProjectLock
-from tools.workflow.matrix import INTENTS, enabled_phases, is_investigation, next_phase
-from tools.workflow.payloads import ReadyImplementationPayload, validate_payload
-from tools.workflow.phases import BY_ID
-from tools.workflow.ports import CheckPort, CheckProgress, GitPort
-from tools.workflow.responses import no_session_fields, phase_response, refusal_fields
-from tools.workflow.state import SessionState, new_session_id, now
-from tools.workflow.tool_evidence import check_tool_evidence
+from code_intel.workflow.ledger import LedgerJournal, ToolLedger, normalise_tool_name
+from code_intel.workflow.lock import ProjectLock
+from code_intel.workflow.matrix import INTENTS, enabled_phases, is_investigation, next_phase
+from code_intel.workflow.payloads import ReadyImplementationPayload, validate_payload
+from code_intel.workflow.phases import BY_ID
+from code_intel.workflow.ports import CheckPort, CheckProgress, GitPort
+from code_intel.workflow.responses import no_session_fields, phase_response, refusal_fields
+from code_intel.workflow.state import SessionState, new_session_id, now
+from code_intel.workflow.tool_evidence import check_tool_evidence
 
 RUN_CHECKS_PHASES = (Phase.VERIFICATION, Phase.POST_IMPL_VERIFY)
 # phases that work on the task branch: a resumed session in one of them needs it checked out
@@ -223,7 +223,7 @@ class WorkflowEngine:
             )
 
     def _project_rules(self) -> dict[str, Any]:
-        from tools.context.rules import load_project_rules
+        from code_intel.context.rules import load_project_rules
 
         try:
             return load_project_rules(self.root, self._context())

@@ -15,10 +15,10 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
-from tools.errors import CodeIntelError, TaskValidationFailed
-from tools.languages import language_for
-from tools.project import ProjectRoot
-from tools.workflow.empty_body import (
+from code_intel.core.errors import CodeIntelError, TaskValidationFailed
+from code_intel.core.project import ProjectRoot
+from code_intel.languages.table import language_for
+from code_intel.workflow.empty_body import (
     Declarations,
     block_end,
     decorated_start,

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from tools.errors import InvalidFlag
+from code_intel.core.errors import InvalidFlag
 
 GateLevel = Literal["auto", "full"]
 

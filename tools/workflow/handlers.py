@@ -16,20 +16,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from tools.bounds import first_of
-from tools.errors import CodeIntelError, GitError, PayloadMismatch, TaskValidationFailed
-from tools.project import ProjectRoot
-from tools.session_types import CommitReport, MergeReport, Phase, ReadySubstep
-from tools.verify.concerned import Concern, concerned_tests, names_file
-from tools.verify.counts import TestCounts, fewer_tests
-from tools.verify.models import CheckReport, CommandOutcome
-from tools.verify.test_edits import TestEdit, names_edited_test
-from tools.workflow import payloads as p
-from tools.workflow.changes import own_change_check, session_changes, session_test_edits
-from tools.workflow.ports import CheckPort, CheckProgress, GitPort
+from code_intel.core.errors import CodeIntelError, GitError, PayloadMismatch, TaskValidationFailed
+from code_intel.core.limits import first_of
+from code_intel.core.project import ProjectRoot
+from code_intel.core.session_types import CommitReport, MergeReport, Phase, ReadySubstep
+from code_intel.verify.concerned import Concern, concerned_tests, names_file
+from code_intel.verify.counts import TestCounts, fewer_tests
+from code_intel.verify.models import CheckReport, CommandOutcome
+from code_intel.verify.test_edits import TestEdit, names_edited_test
+from code_intel.workflow import payloads as p
+from code_intel.workflow.changes import own_change_check, session_changes, session_test_edits
+from code_intel.workflow.ports import CheckPort, CheckProgress, GitPort
 
 if TYPE_CHECKING:  # the state module reads the phase registry, which lists these handlers
-    from tools.workflow.state import SessionState
+    from code_intel.workflow.state import SessionState
 
 FAILURE_LIMIT = 3  # task failure_count at which VERIFY_INTERVENTION starts
 QUALITY_REVERT_LIMIT = 3  # quality reverts at which the session is forced on to MERGE
@@ -234,7 +234,7 @@ def ready_completion(ctx: PhaseContext) -> Transition:
 
 def note_test_edits(ctx: PhaseContext, report: CheckReport | None = None) -> list[TestEdit]:
     """Measure which tests the session removed, skipped, focused or rewrote so far, and keep them in the state (they
-    are told at PRE_COMMIT, QUALITY_REVIEW and SESSION_COMPLETE: tools.workflow.responses.tests_told), each marked
+    are told at PRE_COMMIT, QUALITY_REVIEW and SESSION_COMPLETE: code_intel.workflow.responses.tests_told), each marked
     when it had failed in the session's own run, after the change or before it; with the server's `report`, add
     each command that ran fewer tests or skipped more than before the change."""
     s = ctx.state
@@ -262,7 +262,7 @@ def note_test_edits(ctx: PhaseContext, report: CheckReport | None = None) -> lis
 
 def _fewer_tests(s: SessionState, report: CheckReport) -> list[str]:
     """Each command of `report` whose runner counted fewer tests run, or more skipped, than in the run before the
-    change (tools.verify.counts); the count catches what no file says, such as a test path dropped from a config."""
+    change (code_intel.verify.counts); the count catches what no file says, such as a test path dropped from a config."""
     before = {c.command: c for c in s.checks_before_change}
     found = []
     for command in report.commands:
@@ -335,8 +335,8 @@ def session_checks(checks: CheckPort, git: GitPort, state: SessionState, root: P
 def session_concerns(checks: CheckPort, git: GitPort, state: SessionState, root: ProjectRoot,
                      changed: list[str]) -> Concern:
     """Why the session is about a failing test, or None: by its request, and by the files it changed (`changed`) or
-    that were changed when it began (tools.verify.concerned); else by the test's source, when it calls a function
-    the session changed or the session changed it (tools.verify.exercised, read once, for the tests that failed
+    that were changed when it began (code_intel.verify.concerned); else by the test's source, when it calls a function
+    the session changed or the session changed it (code_intel.verify.exercised, read once, for the tests that failed
     before)."""
     by_name = concerned_tests(state.query, [*changed, *git.changed_at_start(state.git)])
     exercised: dict[str, str] | None = None

@@ -117,7 +117,7 @@ class LedgerJournal:
     def rewrite(self, entries: list[LedgerEntry]) -> None:
         """Replace the file with the newest of these entries that fit in half of MAX_JOURNAL_BYTES (atomically,
         no fsync), so the next rewrite is far off. The ledger keeps too few entries to reach that in practice."""
-        from tools.fsutil import write_atomic
+        from code_intel.core.fsutil import write_atomic
 
         kept: list[bytes] = []
         room = MAX_JOURNAL_BYTES // 2

@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tools.errors import SessionActive
-from tools.fsutil import write_atomic
-from tools.project import ProjectRoot
+from code_intel.core.errors import SessionActive
+from code_intel.core.fsutil import write_atomic
+from code_intel.core.project import ProjectRoot
 
 if TYPE_CHECKING:
     import logging

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tools.session_types import Phase
-from tools.workflow.flags import SessionFlags
-from tools.workflow.phases import COLUMNS, FLAG_COLUMNS, PHASES, ROUTING, SEQUENCE, PhaseSpec
+from code_intel.core.session_types import Phase
+from code_intel.workflow.flags import SessionFlags
+from code_intel.workflow.phases import COLUMNS, FLAG_COLUMNS, PHASES, ROUTING, SEQUENCE, PhaseSpec
 
 INVESTIGATION_INTENTS = frozenset({"INVESTIGATE", "QUESTION"})
 IMPLEMENTATION_INTENTS = frozenset({"IMPLEMENT", "MODIFY"})

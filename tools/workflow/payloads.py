@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
 
-from tools.errors import PayloadMismatch, validation_problems
+from code_intel.core.errors import PayloadMismatch, validation_problems
 
 
 class PhasePayload(BaseModel):

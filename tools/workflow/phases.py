@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from tools.session_types import Phase, ReadySubstep
-from tools.workflow import handlers as h
-from tools.workflow import payloads as p
+from code_intel.core.session_types import Phase, ReadySubstep
+from code_intel.workflow import handlers as h
+from code_intel.workflow import payloads as p
 
 Handler = Callable[[h.PhaseContext], h.Transition]
 

@@ -1,13 +1,13 @@
 """What the workflow needs from git and from the project's checks, as interfaces.
 
-`tools.git.service.GitService` implements GitPort; `tools.verify.service.CheckService` implements
+`code_intel.git.service.GitService` implements GitPort; `code_intel.verify.service.CheckService` implements
 CheckPort. The workflow stays free of subprocesses: tests drive it with a real runner on temp
 projects or with a stand-in.
 
 The workflow never touches git directly: it asks this port to snapshot the tree at session start,
 handle stale task branches, create the task branch, list what changed during the session, review,
-commit, merge and clean up. Every method either succeeds or raises `tools.errors.GitError` with the
-repository left as it was. The reports are the models in `tools/session_types.py`, so the real
+commit, merge and clean up. Every method either succeeds or raises `code_intel.core.errors.GitError` with the
+repository left as it was. The reports are the models in `tools/core/session_types.py`, so the real
 service and a test double answer the same shapes.
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from tools.session_types import (
+from code_intel.core.session_types import (
     Baseline,
     BranchChoice,
     BranchReport,
@@ -26,7 +26,7 @@ from tools.session_types import (
     GitSessionInfo,
     MergeReport,
 )
-from tools.verify.models import CheckReport, FileChange
+from code_intel.verify.models import CheckReport, FileChange
 
 
 class GitPort(Protocol):
@@ -124,5 +124,5 @@ class CheckPort(Protocol):
 
     def exercising(self, tests: list[str], changes: list[FileChange]) -> dict[str, str]:
         """Those of the failing `tests` whose source names a function or method changed in `changes`, or whose own
-        lines are changed there, each with why (tools.verify.exercised)."""
+        lines are changed there, each with why (code_intel.verify.exercised)."""
         ...

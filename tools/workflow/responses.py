@@ -16,12 +16,19 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tools.bounds import first_of
-from tools.project import ProjectRoot
-from tools.session_types import BranchReport, ChangeReview, CleanupReport, CommitReport, MergeReport, Phase
-from tools.verify.models import CheckRun
-from tools.workflow.contract import PhaseContract
-from tools.workflow.state import Counters, SessionState
+from code_intel.core.limits import first_of
+from code_intel.core.project import ProjectRoot
+from code_intel.core.session_types import (
+    BranchReport,
+    ChangeReview,
+    CleanupReport,
+    CommitReport,
+    MergeReport,
+    Phase,
+)
+from code_intel.verify.models import CheckRun
+from code_intel.workflow.contract import PhaseContract
+from code_intel.workflow.state import Counters, SessionState
 
 
 class _Answer(BaseModel):

@@ -18,11 +18,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from tools.session_types import GitSessionInfo, Phase, ReadySubstep
-from tools.verify.models import CommandOutcome
-from tools.workflow.flags import SessionFlags
-from tools.workflow.phases import contract_id, step_of
-from tools.workflow.tasks import TaskBoard
+from code_intel.core.session_types import GitSessionInfo, Phase, ReadySubstep
+from code_intel.verify.models import CommandOutcome
+from code_intel.workflow.flags import SessionFlags
+from code_intel.workflow.phases import contract_id, step_of
+from code_intel.workflow.tasks import TaskBoard
 
 
 def new_session_id() -> str:
@@ -63,7 +63,7 @@ class SessionState(BaseModel):
     last_check: str | None = None  # summary of the server's latest verify run
     # tests the latest POST_IMPL_VERIFY run failed only as they did before the change (not held against it)
     excused_failures: list[str] = Field(default_factory=list)
-    # tests the session removed, skipped, focused or rewrote, as last measured (tools.verify.test_edits; as text)
+    # tests the session removed, skipped, focused or rewrote, as last measured (code_intel.verify.test_edits; as text)
     test_edits: list[str] = Field(default_factory=list)
     # tests the change made fail in one of the session's runs after it changed something (bounded)
     failed_after_change: list[str] = Field(default_factory=list)

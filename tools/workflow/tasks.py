@@ -11,9 +11,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from tools.errors import TaskValidationFailed
-from tools.project import ProjectRoot
-from tools.workflow.evidence import OwnChange, check_evidence, parse_evidence
+from code_intel.core.errors import TaskValidationFailed
+from code_intel.core.project import ProjectRoot
+from code_intel.workflow.evidence import OwnChange, check_evidence, parse_evidence
 
 MIN_SKIP_REASON_CHARS = 10
 _MAX_TASKS = 200

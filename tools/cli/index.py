@@ -10,8 +10,8 @@ import json
 import sys
 from typing import Any, TextIO
 
-from tools.config import load_config
-from tools.project import ProjectRoot
+from code_intel.core.config import load_config
+from code_intel.core.project import ProjectRoot
 
 
 class ProgressBar:
@@ -41,7 +41,7 @@ class ProgressBar:
 
 
 def _index(project: str | None) -> Any:
-    from tools.index.service import SemanticIndex
+    from code_intel.index.service import SemanticIndex
 
     root = ProjectRoot.from_args(project)
     return SemanticIndex(root, lambda: load_config(root.state_dir))

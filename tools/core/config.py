@@ -11,8 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from tools.errors import ConfigError, validation_problems
-from tools.verify.settings import VerifySettings
+from code_intel.core.errors import ConfigError, validation_problems
+from code_intel.verify.settings import VerifySettings
 
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2-code"
 

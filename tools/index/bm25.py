@@ -12,7 +12,7 @@ import math
 import threading
 from collections import Counter
 
-from tools.index.text import lexical_tokens
+from code_intel.index.text import lexical_tokens
 
 
 class LexicalIndex:

@@ -11,19 +11,19 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tools.config import Config, ContextSettings, load_config, load_context
-from tools.filecache import WatchedFile
-from tools.project import ProjectRoot
+from code_intel.core.config import Config, ContextSettings, load_config, load_context
+from code_intel.core.filecache import WatchedFile
+from code_intel.core.project import ProjectRoot
 
 if TYPE_CHECKING:
-    from tools.explore.impact import ImpactReport
-    from tools.explore.query import QueryResult
-    from tools.explore.service import Explorer
-    from tools.git.service import GitService
-    from tools.index.service import SemanticIndex
-    from tools.learning.outcomes import OutcomeLog
-    from tools.verify.service import CheckService
-    from tools.workflow.engine import WorkflowEngine
+    from code_intel.explore.impact import ImpactReport
+    from code_intel.explore.query import QueryResult
+    from code_intel.explore.service import Explorer
+    from code_intel.git.service import GitService
+    from code_intel.index.service import SemanticIndex
+    from code_intel.learning.outcomes import OutcomeLog
+    from code_intel.verify.service import CheckService
+    from code_intel.workflow.engine import WorkflowEngine
 
 log = logging.getLogger(__name__)
 
@@ -59,31 +59,31 @@ class CodeIntelApp:
 
     @property
     def explorer(self) -> Explorer:
-        from tools.explore.service import Explorer
+        from code_intel.explore.service import Explorer
 
         return self._service("explorer", lambda: Explorer(self.root, lambda: self.config))  # type: ignore[no-any-return]
 
     @property
     def index(self) -> SemanticIndex:
-        from tools.index.service import SemanticIndex
+        from code_intel.index.service import SemanticIndex
 
         return self._service("index", lambda: SemanticIndex(self.root, lambda: self.config))  # type: ignore[no-any-return]
 
     @property
     def git(self) -> GitService:
-        from tools.git.service import GitService
+        from code_intel.git.service import GitService
 
         return self._service("git", lambda: GitService(self.root))  # type: ignore[no-any-return]
 
     @property
     def outcomes(self) -> OutcomeLog:
-        from tools.learning.outcomes import OutcomeLog
+        from code_intel.learning.outcomes import OutcomeLog
 
         return self._service("outcomes", lambda: OutcomeLog(self.root))  # type: ignore[no-any-return]
 
     @property
     def workflow(self) -> WorkflowEngine:
-        from tools.workflow.engine import WorkflowEngine
+        from code_intel.workflow.engine import WorkflowEngine
 
         return self._service(  # type: ignore[no-any-return]
             "workflow",
@@ -93,8 +93,8 @@ class CodeIntelApp:
 
     @property
     def checks(self) -> CheckService:
-        from tools.explore.scope import project_filters
-        from tools.verify.service import CheckService
+        from code_intel.explore.scope import project_filters
+        from code_intel.verify.service import CheckService
 
         return self._service("checks", lambda: CheckService(  # type: ignore[no-any-return]
             self.root, lambda: self.config.verify, lambda: project_filters(self.root, self.config)))
@@ -119,7 +119,7 @@ class CodeIntelApp:
 
     def query(self, question: str, keywords: list[str] | None = None, code_hint: str | None = None) -> QueryResult:
         """query: symbol, text and (when an index exists) semantic routes, merged, within the time budget."""
-        from tools.explore.query import run_query
+        from code_intel.explore.query import run_query
 
         semantic = self.semantic_search if self.index.is_available() else None  # held to the time budget too
         return self.explorer.run_budgeted("query", run_query, self.explorer, question, semantic,
@@ -128,7 +128,7 @@ class CodeIntelApp:
     def analyze_impact(self, files: list[str], symbols: list[str] | None) -> ImpactReport:
         """analyze_impact over the explorer's engines, with the project's document_search settings, within the
         time budget."""
-        from tools.explore.impact import analyze_impact
+        from code_intel.explore.impact import analyze_impact
 
         return self.explorer.run_budgeted("analyze_impact", analyze_impact, self.explorer, files, symbols,
                                           document_search=self.context.document_search)
@@ -158,7 +158,7 @@ class CodeIntelApp:
             lambda reason: {"query": query, "results": [], "thresholds": {}, "partial": True, "partial_reason": reason})
 
     def _within_budget(self, call: Any, partial: Any) -> dict[str, Any]:
-        from tools.explore import budget
+        from code_intel.explore import budget
 
         seconds = budget.remaining(self.config.search_timeout_seconds)
         with self._lock:
@@ -177,7 +177,7 @@ class CodeIntelApp:
         return result
 
     def update_context(self) -> dict[str, Any]:
-        from tools.context.rules import refresh_project_rules
+        from code_intel.context.rules import refresh_project_rules
 
         return refresh_project_rules(self.root)
 

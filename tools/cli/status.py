@@ -12,12 +12,12 @@ import sys
 from datetime import UTC, datetime
 from typing import Any
 
-from tools.bounds import first_of
-from tools.errors import CodeIntelError
-from tools.project import STATE_DIR, ProjectRoot
-from tools.workflow.checkpoint import CheckpointStore
-from tools.workflow.lock import ProjectLock, pid_alive
-from tools.workflow.state import SessionState
+from code_intel.core.errors import CodeIntelError
+from code_intel.core.limits import first_of
+from code_intel.core.project import STATE_DIR, ProjectRoot
+from code_intel.workflow.checkpoint import CheckpointStore
+from code_intel.workflow.lock import ProjectLock, pid_alive
+from code_intel.workflow.state import SessionState
 
 
 def _age(stamp: str | float | None) -> str:
@@ -106,7 +106,7 @@ def run_status(args: argparse.Namespace) -> int:
 
 def run_clean(args: argparse.Namespace) -> int:
     """Delete every llm_task_* branch and checkpoint and reset the session (cleanup_stale_branches)."""
-    from tools.app import CodeIntelApp
+    from code_intel.server.app import CodeIntelApp
 
     app = CodeIntelApp.for_path(getattr(args, "project", None))
     report = app.workflow.cleanup_stale_branches()

@@ -6,12 +6,12 @@ import errno
 import os
 from pathlib import Path
 
-from tools.errors import FileNotFound, InvalidArgument, PathOutsideProject, StateUnwritable
-from tools.pathnames import from_client
+from code_intel.core.errors import FileNotFound, InvalidArgument, PathOutsideProject, StateUnwritable
+from code_intel.core.pathnames import from_client
 
 ENV_PROJECT = "CODE_INTEL_PROJECT"
 # Everything init-project writes into a user's project; also the built-in defaults (phase_contract.yml).
-TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
+TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
 STATE_DIR = ".code-intel"
 # Runtime folders hold machine-local state; each gets a self-ignoring .gitignore.
 RUNTIME_DIRS = ("chroma", "logs", "sessions", "cache")
@@ -127,7 +127,7 @@ class ProjectRoot:
         try:
             resolved = self._real(text)
             if not os.path.lexists(resolved) and "\\x" in text:
-                # a name that is not UTF-8, in the escaped form results give it (see tools/pathnames.py); an
+                # a name that is not UTF-8, in the escaped form results give it (see tools/core/pathnames.py); an
                 # escaped NUL names no file
                 real_name = from_client(text)
                 unescaped = None if "\x00" in real_name else self._real(real_name)

@@ -115,7 +115,7 @@ def create_sample(repo: Path) -> None:
     _git(repo, "config", "user.name", "code-intel demo")
     _git(repo, "config", "user.email", "demo@code-intel.invalid")
     _git(repo, "config", "commit.gpgsign", "false")
-    from tools.context.installer import install
+    from code_intel.context.installer import install
 
     install(repo, force=False)
     # The server runs the checks itself at POST_IMPL_VERIFY: the sample's tests are unittest, run with this Python.
@@ -388,7 +388,7 @@ def server_params(repo: Path, log_level: str = "WARNING") -> Any:
     """How to spawn the server for a project, exactly as an MCP client would."""
     from mcp.client.stdio import StdioServerParameters
 
-    server = Path(__file__).resolve().parent.parent / "code_intel_server.py"
+    server = Path(__file__).resolve().parents[2] / "code_intel_server.py"
     # The server logs to .code-intel/logs/server.log; WARNING keeps its stderr out of the demo's output.
     return StdioServerParameters(command=sys.executable,
                                  args=[str(server), "--project", str(repo), "--log-level", log_level],

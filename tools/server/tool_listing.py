@@ -17,16 +17,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tools.filecache import load_cache, save_cache
+from code_intel.core.filecache import load_cache, save_cache
 
 FILE_NAME = "tool-table.json"
 # the server whose listing is saved: the one beside this package (as the installer's .mcp.json entry starts it)
-SERVER_FILE = Path(__file__).resolve().parent.parent / "code_intel_server.py"
+SERVER_FILE = Path(__file__).resolve().parents[2] / "code_intel_server.py"
 
 
 def fingerprint(server_file: Path, versions: tuple[str, ...]) -> str:
     """A digest of the server file, every module of the tools package (names and bytes) and `versions`."""
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]
     digest = hashlib.blake2b(digest_size=20)
     digest.update("|".join((sys.version, *versions)).encode())
     digest.update(b"\0" + server_file.name.encode() + b"\0" + server_file.read_bytes())

@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tools.quiet import QuietLists
+from code_intel.core.models import QuietLists
 
 
 class Phase(StrEnum):
@@ -79,7 +79,7 @@ class Report(BaseModel):
     """A git report: compact on the wire (unset optional fields are left out)."""
 
     model_config = ConfigDict(extra="forbid")
-    cut: list[str] | None = None  # what was shortened to keep the answer bounded (see tools/bounds.py)
+    cut: list[str] | None = None  # what was shortened to keep the answer bounded (see tools/core/limits.py)
 
 
 class DeletedBranch(Report):

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from tools.fsutil import trusted_mtime, write_atomic
+from code_intel.core.fsutil import trusted_mtime, write_atomic
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

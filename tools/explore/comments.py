@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tools.errors import InvalidArgument
-from tools.explore import budget
-from tools.explore.grammar import node_category
-from tools.explore.syntax import ParseCache, ParsedFile
-from tools.filecache import load_cache, save_cache
-from tools.fsutil import UNTRUSTED_MTIME, is_racy
-from tools.languages import CODE_LANGUAGES, get_language, language_for
-from tools.project import ProjectRoot
+from code_intel.core.errors import InvalidArgument
+from code_intel.core.filecache import load_cache, save_cache
+from code_intel.core.fsutil import UNTRUSTED_MTIME, is_racy
+from code_intel.core.project import ProjectRoot
+from code_intel.explore import budget
+from code_intel.explore.syntax import ParseCache, ParsedFile
+from code_intel.languages.grammar import node_category
+from code_intel.languages.table import CODE_LANGUAGES, get_language, language_for
 
 log = logging.getLogger(__name__)
 
@@ -176,7 +176,7 @@ class LexicalIndex:
             log.debug("no lexical map for %s: %s", rel, err)
             return None
         built = build_map(parsed)
-        # a file modified just before it was read: its content is compared on the next use (tools.fsutil.is_racy)
+        # a file modified just before it was read: its content is compared on the next use (code_intel.core.fsutil.is_racy)
         digest = hashlib.sha1(parsed.source).digest() if is_racy(stamp[0]) else None
         with self._lock:
             self._maps[rel] = (stamp, built)

@@ -10,7 +10,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from tools.errors import ToolUnavailable
+from code_intel.core.errors import ToolUnavailable
 
 INSTALL_HINTS = {
     "rg": "run ./setup.sh (it installs the ripgrep wheel into .venv), or `pip install ripgrep==14.1.0`",

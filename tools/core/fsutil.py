@@ -15,7 +15,7 @@ import stat
 import time
 from pathlib import Path
 
-from tools import faults
+from code_intel.core import faults
 
 # A file written twice within one tick of the file system's clock keeps the same mtime, so a (mtime, size) stamp
 # taken just after a write cannot tell the next same-size write from no write at all (git calls such an entry

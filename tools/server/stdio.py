@@ -49,7 +49,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 import anyio
 import anyio.to_thread
 
-from tools.written import json_string_body
+from code_intel.server.written import json_string_body
 
 if TYPE_CHECKING:
     from mcp_types import CallToolResult
@@ -399,7 +399,7 @@ class WireAnswers:
         place. A line naming an answer that is no longer kept (or naming it in an unexpected way) becomes an
         internal_error refusal for its request, so no marker ever reaches the client."""
         if self.tag not in line:
-            # the server's answers are UTF-8 safe (tools/pathnames.py); "replace" only keeps the stream valid if not
+            # the server's answers are UTF-8 safe (tools/core/pathnames.py); "replace" only keeps the stream valid if not
             return (line.encode("utf-8", errors="replace"),)
         tokens = set(self.tokens.findall(line))
         answers = {token: self.take(token) for token in tokens}

@@ -17,15 +17,15 @@ if TYPE_CHECKING:
 
 # subcommand -> "module:function"; the function takes the parsed namespace and returns an exit code.
 COMMANDS: dict[str, str] = {
-    "init": "tools.context.installer:run_init",
-    "doctor": "tools.doctor:run_doctor",
-    "index": "tools.index.commands:run_index",
-    "search": "tools.index.commands:run_search",
-    "status": "tools.session_commands:run_status",
-    "clean": "tools.session_commands:run_clean",
-    "check": "tools.verify.commands:run_check",
-    "demo": "tools.demo:run_demo",
-    "hook": "tools.hooks.run:run_hook",
+    "init": "code_intel.context.installer:run_init",
+    "doctor": "code_intel.cli.doctor:run_doctor",
+    "index": "code_intel.cli.index:run_index",
+    "search": "code_intel.cli.index:run_search",
+    "status": "code_intel.cli.status:run_status",
+    "clean": "code_intel.cli.status:run_clean",
+    "check": "code_intel.cli.check:run_check",
+    "demo": "code_intel.cli.demo:run_demo",
+    "hook": "code_intel.hooks.run:run_hook",
 }
 
 
@@ -121,13 +121,13 @@ def _hook_args(argv: list[str]) -> SimpleNamespace | None:
 
 
 def _save_tool_listing(project: str) -> None:
-    """After `init`: the server's tools/list answer saved into the project (tools/tool_table.py), so that the first
+    """After `init`: the server's tools/list answer saved into the project (tools/server/tool_listing.py), so that the first
     server the client starts there answers from it instead of building its table first. Skipped, without
     importing the server, when the saved listing is already this code's; a failure only costs that speed."""
     from pathlib import Path
 
-    from tools import tool_table
-    from tools.project import STATE_DIR
+    from code_intel.core.project import STATE_DIR
+    from code_intel.server import tool_listing as tool_table
 
     path = tool_table.listing_path(Path(project).resolve() / STATE_DIR)
     try:
@@ -150,7 +150,7 @@ def _save_tool_listing(project: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     if words[:1] == ["hook"] and (fast := _hook_args(words[1:])) is not None:
-        from tools.hooks.run import run_hook
+        from code_intel.hooks.run import run_hook
 
         return run_hook(fast)  # type: ignore[arg-type]
     args = build_parser().parse_args(argv)
@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
 
         forwarded = ["--log-level", args.log_level] + (["--project", args.project] if args.project else [])
         return code_intel_server.main(forwarded)
-    from tools.errors import CodeIntelError
+    from code_intel.core.errors import CodeIntelError
 
     try:
         code = _load(COMMANDS[args.command])(args)

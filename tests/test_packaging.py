@@ -1,0 +1,25 @@
+"""The package installs as `code_intel` from the folder tools/: every subfolder must be listed in pyproject."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_every_package_folder_is_listed() -> None:
+    setuptools = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    assert setuptools["package-dir"] == {"code_intel": "tools"}
+    folders = {"code_intel"} | {
+        "code_intel." + ".".join(init.parent.relative_to(REPO / "tools").parts)
+        for init in (REPO / "tools").rglob("__init__.py") if init.parent != REPO / "tools"}
+    assert set(setuptools["packages"]) == folders
+
+
+def test_the_package_imports_under_its_installed_name() -> None:
+    import code_intel
+    import code_intel.cli.main
+
+    assert Path(code_intel.__file__).resolve().parent == REPO / "tools"
+    assert callable(code_intel.cli.main.main)

@@ -90,7 +90,8 @@ class CodeIntelApp:
         return self._service(  # type: ignore[no-any-return]
             "workflow",
             lambda: WorkflowEngine(self.root, git=self.git, context=lambda: self.context, config=lambda: self.config,
-                                   checks=self.checks, reporter=lambda session_id: report_at_end(self.root, session_id)),
+                                   checks=self.checks, outcome=self.git.outcome(),
+                                   reporter=lambda session_id: report_at_end(self.root, session_id)),
         )
 
     @property

@@ -374,10 +374,10 @@ def validate_symbol_relevance(ctx: Ctx, query: str, symbols: list[str]) -> Relev
 def sync_index(
     ctx: Ctx,
     force: bool = False,
-    wait: Annotated[bool, Field(description="wait for the full model to embed every chunk")] = False,
+    wait: Annotated[bool, Field(description="hold the call until the index is complete")] = False,
 ) -> SyncReport:
-    """Update the semantic index: changed files only (force: all). Every file is searchable on return (a fast
-    model first); the full model carries on in the background unless wait."""
+    """Update the semantic index: changed files only (force: all). Answers within a second, finished or not
+    (`index` says how far; searches use what is indexed meanwhile); wait holds the call."""
 
     def progress(done: float, total: float | None, message: str) -> None:
         anyio.from_thread.run(lambda: ctx.report_progress(done, total, message))

@@ -463,6 +463,9 @@ def run_demo(args: argparse.Namespace) -> int:
         print(textwrap.indent(_git(repo, "log", "--oneline", "--graph", "-n", "5"), "   "))
         branches = _git(repo, "branch", "--list").strip()
         print(f"   branches: {branches}")
+        page = (final.get("report") or {}).get("path")
+        if page and (args.keep or args.dir):
+            print(f"   the session's report page: {repo / page}")
     else:
         print("the demo session did not complete; see the refusal above and "
               f"{repo / '.code-intel' / 'logs' / 'server.log'}", file=sys.stderr)

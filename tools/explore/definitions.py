@@ -1,6 +1,7 @@
 """The definition index behind find_definitions: ctags tags (tree-sitter outlines where ctags has no
-parser), kept in memory and in `.code-intel/cache/`, and refreshed only for files whose size, mtime
-or content hash changed since the last call.
+parser, and for every file when Universal Ctags is not installed), kept in memory and in
+`.code-intel/cache/`, and refreshed only for files whose size, mtime or content hash changed since the
+last call.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from code_intel.core.binaries import find_binary
 from code_intel.core.config import Config
 from code_intel.core.errors import InvalidArgument
 from code_intel.core.filecache import load_cache, save_cache
@@ -40,6 +42,7 @@ log = logging.getLogger(__name__)
 _TYPE_TAG_KINDS = TYPE_KINDS | RUST_BASE_KINDS
 CACHE_FILE = "definitions.json"
 CACHE_VERSION = 4  # 2: a type's bases (inherits); 3: Rust impl traits and supertraits as bases; 4: JS trees
+OUTLINES_ONLY = "4-outlines"  # the cache's version when no Universal Ctags was found: rebuilt once ctags is there
 # A file listing is reused at most this long, and only while no known folder changed.
 LISTING_TTL_SECONDS = 30.0
 # How long find_references waits for an index that a background build holds before going around it.
@@ -51,6 +54,11 @@ _KIND_RANK = {"class": 0, "interface": 0, "struct": 0, "trait": 0, "enum": 0, "t
               "constructor": 1, "module": 2, "namespace": 2}
 _SINGLE_LINE_KINDS = frozenset({"variable", "constant", "field", "property", "macro", "enumerator", "member",
                                 "label", "parameter", "local", "alias", "typedef", "externvar", "prototype"})
+
+def ctags_suffixes() -> frozenset[str]:
+    """The suffixes ctags indexes; none when Universal Ctags is not installed (tree-sitter outlines stand in)."""
+    return CTAGS_SUFFIXES if find_binary("ctags") else frozenset()
+
 
 # Files whose ctags tags are checked against their length, and filled from the syntax tree when the tags stop
 # before this share of the file (ctags' JavaScript parser can lose its way partway through a large file).
@@ -281,7 +289,7 @@ class DefinitionIndex:
                     return {(rel, d.line): d.kind for rel in indexable for d in self._tags.get(rel, []) if d.name == name}
             finally:
                 self._refresh_lock.release()
-        ctags_files = [f for f in indexable if PurePosixPath(f).suffix.lower() in CTAGS_SUFFIXES]
+        ctags_files = [f for f in indexable if PurePosixPath(f).suffix.lower() in ctags_suffixes()]
         try:
             tags = list(run_ctags(self.root.path, ctags_files))
         except subprocess.TimeoutExpired:
@@ -299,7 +307,7 @@ class DefinitionIndex:
                 self._loaded = True
 
     def _collect_tags(self, files: list[str]) -> dict[str, list[Tag]]:
-        ctags_files = [f for f in files if PurePosixPath(f).suffix.lower() in CTAGS_SUFFIXES]
+        ctags_files = [f for f in files if PurePosixPath(f).suffix.lower() in ctags_suffixes()]
         chosen = set(ctags_files)
         tags: dict[str, list[Tag]] = {rel: [] for rel in files}
         for definition in run_ctags(self.root.path, ctags_files):
@@ -374,12 +382,16 @@ class DefinitionIndex:
     def cache_path(self) -> Path:
         return self.root.runtime_dir("cache") / CACHE_FILE
 
+    @staticmethod
+    def _cache_version() -> int | str:
+        return CACHE_VERSION if ctags_suffixes() else OUTLINES_ONLY
+
     def _load_cache(self) -> None:
         def decode(data: dict[str, Any]) -> tuple[dict[str, FileStamp], dict[str, list[Tag]]]:
             return ({f: FileStamp(*v) for f, v in data["files"].items()},
                     {f: [_from_fields(f, row) for row in rows] for f, rows in data["tags"].items()})
 
-        loaded = load_cache(self.cache_path, CACHE_VERSION, decode, "definition")
+        loaded = load_cache(self.cache_path, self._cache_version(), decode, "definition")
         if loaded is not None:
             self._stamps, self._tags = loaded
             self._rebuild_lookup()
@@ -401,7 +413,7 @@ class DefinitionIndex:
         with self._write_lock:
             if seq != self._save_seq:
                 return  # a newer snapshot is queued behind this one
-            save_cache(self.cache_path, CACHE_VERSION, {
+            save_cache(self.cache_path, self._cache_version(), {
                 "files": {f: [s.size, s.mtime_ns, s.digest] for f, s in stamps.items()},
                 "tags": {f: [_fields(d) for d in items] for f, items in tags.items()},
             }, "definition")

@@ -84,12 +84,14 @@ class CodeIntelApp:
 
     @property
     def workflow(self) -> WorkflowEngine:
+        from code_intel.report.output import report_at_end
         from code_intel.workflow.engine import WorkflowEngine
 
         return self._service(  # type: ignore[no-any-return]
             "workflow",
             lambda: WorkflowEngine(self.root, git=self.git, context=lambda: self.context, config=lambda: self.config,
-                                   checks=self.checks),
+                                   checks=self.checks, outcome=self.git.outcome(),
+                                   reporter=lambda session_id: report_at_end(self.root, session_id)),
         )
 
     @property
@@ -116,7 +118,7 @@ class CodeIntelApp:
         chroma = self.config.chroma
         if chroma.mode == "persistent" and chroma.path is None:
             self.root.writable_dir("chroma", "sync_index")
-        return self.index.sync(force=force, progress=progress, wait=wait)
+        return self.index.sync_answering(force=force, progress=progress, wait=wait)
 
     def query(self, question: str, keywords: list[str] | None = None, code_hint: str | None = None) -> QueryResult:
         """query: symbol, text and (when an index exists) semantic routes, merged, within the time budget."""

@@ -67,6 +67,7 @@ if TYPE_CHECKING:  # at run time import_result_models() brings them in, when the
         SymbolsResult,
     )
     from code_intel.explore.query import QueryResult
+    from code_intel.explore.unused import UnusedResult
     from code_intel.index.models import ChunkDetail, RelevanceResult, SemanticSearchResult, SyncReport
     from code_intel.learning.outcomes import OutcomeEntry, OutcomeStats
     from code_intel.verify.models import CheckRun
@@ -86,6 +87,7 @@ RESULT_MODELS = {
     "code_intel.explore.impact": ("ImpactReport",),
     "code_intel.explore.models": ("DefinitionResult", "EnclosingFunction", "FileSearchResult", "MultiPatternResult",
                              "PatternResult", "ReferenceResult", "StructureResult", "SymbolsResult"),
+    "code_intel.explore.unused": ("UnusedResult",),
     "code_intel.explore.query": ("QueryResult",),
     "code_intel.index.models": ("ChunkDetail", "RelevanceResult", "SemanticSearchResult", "SyncReport"),
     "code_intel.learning.outcomes": ("OutcomeEntry", "OutcomeStats"),
@@ -188,7 +190,7 @@ def start_session(
     intent: Literal["IMPLEMENT", "MODIFY", "INVESTIGATE", "QUESTION"],
     query: Annotated[str, Field(description="the user's request, verbatim")],
     flags: Annotated[list[str] | None, Field(description="options exactly as typed, e.g. ['--quick', '-ni']")] = None,
-    repo_path: Annotated[str | None, Field(description="must be the server's project root when given")] = None,
+    repo_path: Annotated[str | None, Field(description="the project root, if given")] = None,
 ) -> PhaseResponse | RecoveryOffer:
     """Start a guided session for one request: answers the first phase's instruction, expected_payload and
     resources. One session per project; an interrupted one is offered for recovery."""
@@ -207,8 +209,8 @@ def submit_phase(
                                json_schema_extra={"type": "object"})],
 ) -> PhaseResponse:
     """The only way out of a phase: send the payload expected_payload names. The server checks it and the tools
-    you used, then answers the next phase's instruction, or a refusal saying what was wrong. It runs
-    verify.commands itself at POST_IMPL_VERIFY and on first entering READY."""
+    you used, then answers the next instruction or a refusal saying what was wrong. It runs verify.commands
+    itself at POST_IMPL_VERIFY and on first entering READY."""
     return PhaseResponse.model_validate(app_of(ctx).workflow.submit_phase(data, progress_reporter(ctx)))
 
 
@@ -227,7 +229,7 @@ def search_text(
     path: Annotated[str | None, Field(description="file or folder")] = None,
     glob: Annotated[str | list[str] | None, Field(description="include globs, e.g. '*.py'; prefix ! to exclude")] = None,
     case_sensitive: bool = True,
-    fixed_strings: Annotated[bool, Field(description="treat patterns as literal text")] = False,
+    fixed_strings: Annotated[bool, Field(description="literal patterns")] = False,
     context_lines: Annotated[int, Field(ge=0, le=20)] = 0,
     max_results: Annotated[int, Field(ge=1, le=5000)] = 100,
 ) -> PatternResult | MultiPatternResult:
@@ -245,7 +247,7 @@ def search_files(
     path: Annotated[str | None, Field(description="folder to search under")] = None,
     max_results: Annotated[int, Field(ge=1, le=10000)] = 200,
 ) -> FileSearchResult:
-    """Files by glob ('src/**/*.py', '**/test_*.py'), .gitignore and excludes respected."""
+    """Files by glob ('src/**/*.py'), .gitignore and excludes respected."""
     return app_of(ctx).explorer.search_files(pattern, path=path, max_results=max_results)
 
 
@@ -253,7 +255,7 @@ def search_files(
 def find_definitions(
     ctx: Ctx,
     symbol: str,
-    path: Annotated[str | None, Field(description="limit to a file or folder")] = None,
+    path: Annotated[str | None, Field(description="a file or folder")] = None,
     language: Annotated[str | None, Field(description="e.g. python, typescript, go")] = None,
     match: Literal["exact", "prefix", "icase"] = "exact",
     offset: OffsetArg = 0,
@@ -269,7 +271,7 @@ def find_definitions(
 def find_references(
     ctx: Ctx,
     symbol: str,
-    path: Annotated[str | None, Field(description="limit to a file or folder")] = None,
+    path: Annotated[str | None, Field(description="a file or folder")] = None,
     language: str | None = None,
     include_comments: bool = False,
     include_strings: bool = False,
@@ -289,8 +291,15 @@ def find_references(
 
 
 @tool(READ_ONLY)
-def get_symbols(ctx: Ctx, path: Annotated[str, Field(description="a file")]) -> SymbolsResult:
-    """One file's nested outline: classes and their methods, functions (nested ones too), module variables."""
+def get_symbols(
+    ctx: Ctx, path: Annotated[str, Field(description="a file; with unused, a folder too")],
+    unused: Annotated[bool, Field(description="what nothing else names")] = False,
+    offset: OffsetArg = 0,
+) -> SymbolsResult | UnusedResult:
+    """One file's nested outline: classes, methods, functions (nested too), module variables. unused: dead code
+    with evidence, exports left out."""
+    if unused:
+        return app_of(ctx).explorer.unused_answer(path, offset=offset)
     return app_of(ctx).explorer.get_symbols(path)
 
 
@@ -324,8 +333,7 @@ def analyze_impact(
     offset: OffsetArg = 0,
 ) -> ImpactReport:
     """What changing these files (or symbols; `Type.name`: in Type only) touches: importers, references, tests,
-    configs and docs, overrides, type stubs, CSS/markup links. Default: a summary (counts, importers, top files
-    per group); group= lists one group."""
+    configs, docs, overrides, stubs, CSS links. Default: counts, importers, top files; group= lists one group."""
     return app_of(ctx).analyze_impact(files, symbols, level=level, group=group, offset=offset)
 
 
@@ -336,8 +344,8 @@ def query(
     keywords: KeywordsArg = None,
     code_hint: CodeHintArg = None,
 ) -> QueryResult:
-    """Routes a question to symbol, text and (with an index) semantic search and merges the hits, each with file,
-    line and the file's role. keywords and code_hint sharpen it."""
+    """Routes a question to symbol, text and semantic search and merges the hits (file, line, role). keywords and
+    code_hint sharpen it."""
     return app_of(ctx).query(question, keywords=keywords, code_hint=code_hint)
 
 
@@ -347,13 +355,12 @@ def semantic_search(
     ctx: Ctx,
     query: str,
     n_results: Annotated[int, Field(ge=1, le=100)] = 10,
-    collection: Annotated[Literal["forest", "map"] | None, Field(description="default: Map first, then Forest")] = None,
+    collection: Annotated[Literal["forest", "map"] | None, Field(description="default: both")] = None,
     keywords: KeywordsArg = None,
     code_hint: CodeHintArg = None,
 ) -> SemanticSearchResult:
-    """Meaning-based search over the code index (Forest) and past agreements (Map; a Map hit of 0.7 or more
-    answers alone). Says which collection answered and how complete the index is; each hit has its file's role.
-    keywords and code_hint sharpen it."""
+    """Meaning-based search of the code (Forest) and past agreements (Map; a Map hit of 0.7+ answers alone),
+    saying how complete the index is. Hits carry their file's role; keywords and code_hint sharpen it."""
     return SemanticSearchResult.model_validate(app_of(ctx).semantic_search(
         query, n_results=n_results, collection=collection, keywords=keywords, code_hint=code_hint))
 

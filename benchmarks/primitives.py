@@ -16,10 +16,10 @@ Tokens per task are ceil(chars / 3.5) of the tool payloads the agent reads (the 
 
 code-intel is driven as an agent would drive it, through the `mcp` package's stdio client against
 `code_intel_server.py --project <tree>`, with the fewest calls a careful agent makes per task:
-P1 `find_definitions(symbol)`, P2 `find_references(symbol)`, P4 `analyze_structure(path)` (its imports, resolved by
-the agent's reading of each specifier) and `analyze_impact(files=[path], level="counts")` when that level exists
-(the importers), P5 `find_unused()` when the tool exists (otherwise no answer, which the benchmark scores 1.0 on an
-empty truth). The same tasks are answered by raw `rg -w` / `ctags` in the same run and scored the same way.
+P1 `find_definitions(symbol)`, P2 `find_references(symbol)`, P4 `analyze_structure(path, parts=["imports"])` (the
+project files each import names) and `analyze_impact(files=[path])`
+(the importers), P5 `get_symbols(".", unused=true)` when that option exists (otherwise no answer, which the
+benchmark scores 1.0 on an empty truth). The same tasks are answered by raw `rg -w` / `ctags` in the same run and scored the same way.
 
 Run: .venv/bin/python benchmarks/primitives.py [--corpora /work/corpora] [--only express,lodash] [--json out.json]
 The pinned trees are expected under --corpora as sv-<dataset> (sv-sverklo-p5 for sverklo's P5 tree); the script
@@ -505,8 +505,8 @@ async def code_intel_answers(tasks: list[Task], python: str) -> dict[str, Answer
                     importers = list(dict.fromkeys(importers))
                     ans = Answer({"imports": imports, "importers": importers}, text1 + text2, 2)
                 else:
-                    if "find_unused" in schemas:
-                        text, data = await call("find_unused", {})
+                    if "unused" in schemas["get_symbols"].get("properties", {}):
+                        text, data = await call("get_symbols", {"path": ".", "unused": True})
                         ans = Answer({"names": [u["name"] for u in data.get("unused") or []]}, text, 1)
                     else:
                         ans = Answer({"names": []}, "", 0, notes=["no dead-code tool: no answer"])

@@ -69,6 +69,7 @@ from code_intel.explore.syntax import ParseCache, ParsedFile
 
 if TYPE_CHECKING:
     from code_intel.explore.definitions import DefinitionIndex
+    from code_intel.explore.unused import UnusedResult
 
 log = logging.getLogger(__name__)
 
@@ -393,6 +394,13 @@ class Explorer:
         rel, parsed = self.parse_file(path)
         symbols = [symbol.data(rel) for symbol in outline.outline(parsed)]
         return SymbolsResult.model_validate({"file": rel, "language": parsed.language, "symbols": symbols})
+
+    @budgeted
+    def unused_answer(self, path: str, *, offset: int = 0) -> UnusedResult:
+        """The module-level functions and types under `path` that nothing else in the project names (unused.py)."""
+        from code_intel.explore.unused import find_unused
+
+        return find_unused(self, path, offset=offset)
 
     @budgeted
     def analyze_structure(self, path: str) -> StructureResult:

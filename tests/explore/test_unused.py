@@ -38,3 +38,13 @@ def test_unused_in_one_folder_and_on_a_library_with_nothing_dead(tmp_path: Path)
     explorer = explorer_over(tmp_path, FILES)
     assert {i.name for i in explorer.unused_answer("lib").unused} == {"neverCalled"}
     assert explorer.unused_answer("src/app/plugins.py").unused == []  # named in a doc: reached from outside
+
+
+def test_library_api_callbacks_and_decorated_functions_are_not_dead(tmp_path: Path) -> None:
+    files = {**FILES, "pyproject.toml": "[project]\nname = 'app'\n",
+             "src/app/cli.py": "import click\n\n@click.command()\ndef serve():\n    return 1\n",
+             "lib/server.js": "function start(router) {\n  router.use('/', function mounted(req) { return req; });\n}\n"
+                              "start(null);\n"}
+    names = {item.name for item in explorer_over(tmp_path, files).unused_answer(".").unused}
+    # a distributed package's public names are its API; only the private one is dead
+    assert names == {"neverCalled", "_private_dead"}

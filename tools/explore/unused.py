@@ -4,10 +4,12 @@ A definition counts as used when its name is written anywhere in the project's s
 it is defined: in code, tests, docs or configs alike (a config or a doc naming a function is how entry points,
 plugins and templates reach it), so a name that is only ever written where it is defined is what is left. Only
 module-level functions and types of the project's own source are judged: methods are reached through objects and
-overrides, and tests, docs and generated code are not dead for being unnamed. What a package exports on purpose
-is left out and counted: the names in a Python `__all__`, and the definitions in a package's entry files (the
-files package.json names as main, module, exports or bin, `index` modules and Python `__init__.py`) and in the
-files an entry file re-exports whole (`export * from './x'`, `module.exports = require('./x')`).
+overrides, tests, docs and generated code are not dead for being unnamed, a named function expression is a value
+(a callback) and a decorated Python function is registered by its decorator. What a package exports on purpose is
+left out and counted: the names in a Python `__all__`, the public names (no leading underscore) of a distributed
+Python package (pyproject.toml, setup.py or setup.cfg), and the definitions in a package's entry files (the files
+package.json names as main, module, exports or bin, `index` modules and Python `__init__.py`) and in the files an
+entry file re-exports whole (`export * from './x'`, `module.exports = require('./x')`).
 
 Each item carries its evidence: how often the name is written in the project and how often it is defined.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 from collections import Counter
 from pathlib import PurePosixPath
@@ -28,7 +31,7 @@ from code_intel.core.errors import InvalidArgument
 from code_intel.core.file_roles import file_role
 from code_intel.explore import budget
 from code_intel.explore.answers import DEFAULT_BUDGET_TOKENS, RESERVED_CHARS, Fitter, budget_chars, ranked
-from code_intel.explore.models import Partial
+from code_intel.explore.models import Definition, Partial
 from code_intel.explore.resolve import import_targets
 from code_intel.explore.ripgrep import list_files
 from code_intel.languages.table import language_for
@@ -75,10 +78,14 @@ def find_unused(explorer: Explorer, path: str, *, offset: int = 0,
               and file_role(d.file) == "implementation" and not _private_by_convention(d.name)]
     listed, _ = list_files(explorer.root.path, explorer.filters(), timeout=explorer.config.search_timeout_seconds)
     exported_names, entry_files = _deliberate_exports(explorer, sorted(listed))
-    exported = [d for d in judged if d.name in exported_names or d.file in entry_files]
-    candidates = [d for d in judged if d.name not in exported_names and d.file not in entry_files]
+    library = _python_library_folders(explorer, listed)
+    exported = [d for d in judged if _exported(d, exported_names, entry_files, library)]
+    candidates = [d for d in judged if not _exported(d, exported_names, entry_files, library)]
     written = _word_counts(explorer, sorted({d.name for d in candidates}))
-    unused = [d for d in candidates if written.get(d.name, 0) <= defined[d.name]]
+    unused = [d for d in candidates if written.get(d.name, 0) <= defined[d.name] and _declared(explorer, d)]
+    named = _named_by_configs(explorer, sorted({d.file for d in unused}))
+    exported += [d for d in unused if d.file in named]
+    unused = [d for d in unused if d.file not in named]
     unused = ranked(unused, lambda d: d.file, lambda d: d.line)
     fit = Fitter(budget_chars(budget_tokens) - RESERVED_CHARS)
     items: list[UnusedItem] = []
@@ -94,8 +101,76 @@ def find_unused(explorer: Explorer, path: str, *, offset: int = 0,
                         exported=len(exported), next_offset=offset + len(items) if more else None)
 
 
+_JS_DECLARATION = re.compile(r"^(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:async\s+)?(?:abstract\s+)?"
+                             r"(?:function\*?|class|interface|type|enum|const|let|var)\b")
+
+
+def _declared(explorer: Explorer, definition: Definition) -> bool:
+    """Whether the definition is a statement of its own: not a named function expression passed as a value
+    (`router.use(path, function mounted_app(...) {...})`) and not a Python function a decorator registers."""
+    try:
+        lines = (explorer.root.path / definition.file).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return False
+    if definition.line > len(lines):
+        return False
+    text = lines[definition.line - 1].strip()
+    language = language_for(definition.file)
+    if language in ("javascript", "typescript", "tsx"):
+        return bool(_JS_DECLARATION.match(text))
+    if language == "python":
+        above = next((line.strip() for line in reversed(lines[: definition.line - 1]) if line.strip()), "")
+        return not above.startswith("@")
+    return True
+
+
 def _private_by_convention(name: str) -> bool:
     return (name.startswith("__") and name.endswith("__")) or name in _NEVER_DEAD or name.startswith("test")
+
+
+def _exported(definition: Definition, names: set[str], entry_files: set[str], library: set[str]) -> bool:
+    """Exported on purpose: named in `__all__`, defined in an entry file, or a public name (no leading underscore,
+    PEP 8) of a distributed Python package."""
+    if definition.name in names or definition.file in entry_files:
+        return True
+    folder = str(PurePosixPath(definition.file).parent)
+    return not definition.name.startswith("_") and any(folder == f or folder.startswith(f + "/") for f in library)
+
+
+def _python_library_folders(explorer: Explorer, files: list[str]) -> set[str]:
+    """The top package folders of a project that is distributed as a Python library (it has pyproject.toml,
+    setup.py or setup.cfg): every module of those packages can be imported by its users."""
+    listed = set(files)
+    if not listed & {"pyproject.toml", "setup.py", "setup.cfg"}:
+        return set()
+    packages = {str(PurePosixPath(f).parent) for f in listed if PurePosixPath(f).name == "__init__.py"}
+    return {p for p in packages if str(PurePosixPath(p).parent) not in packages}
+
+
+_CONFIG_GLOBS = ("*.yml", "*.yaml", "*.toml", "*.json", "*.cfg", "*.ini")
+
+
+def _named_by_configs(explorer: Explorer, files: list[str]) -> set[str]:
+    """The files a config names (mkdocs.yml's `hooks: - ../../scripts/mkdocs_hooks.py`): a tool loads them and
+    calls their functions by convention, so they are entry files."""
+    if not files:
+        return set()
+    filters = explorer.filters()
+    args = [require_binary("rg"), "--no-config", "--only-matching", "--fixed-strings", "--no-filename",
+            "--no-line-number", *filters.args()]
+    for glob in _CONFIG_GLOBS:
+        args += ["--glob", glob]
+    names = {PurePosixPath(f).name: f for f in files}
+    for name in names:
+        args += ["-e", name]
+    args += ["--", *filters.roots]
+    try:
+        done = subprocess.run(args, cwd=explorer.root.path, capture_output=True, check=False, stdin=subprocess.DEVNULL,
+                              timeout=budget.remaining(explorer.config.search_timeout_seconds))
+    except subprocess.TimeoutExpired:
+        return set(files)  # not known: nothing of these files is called dead
+    seen = set(done.stdout.decode("utf-8", errors="surrogateescape").split())
+    return {f for f in files if PurePosixPath(f).name in seen}
 
 
 def _word_counts(explorer: Explorer, names: list[str]) -> Counter[str]:

@@ -300,7 +300,7 @@ def get_symbols(
     with evidence, exports left out."""
     if unused:
         return app_of(ctx).explorer.unused_answer(path, offset=offset)
-    return app_of(ctx).explorer.get_symbols(path)
+    return app_of(ctx).explorer.symbols_answer(path, offset=offset)
 
 
 @tool(READ_ONLY)

@@ -697,7 +697,15 @@ def shape_impact(report: ImpactReport, *, level: ImpactLevel = "summary", group:
     item's line of code. Items are ranked like every answer (own source, tests, docs, generated; near the
     changed files first); `offset` pages on in `group`."""
     anchors = list(report.files)
-    fit = Fitter(budget_chars(budget_tokens) - RESERVED_CHARS - json_chars(report.summary) - json_chars(report.files))
+    left_out: dict[str, int] = {}
+    # the names followed, as many as a tenth of the budget holds (sympy/core/basic.py has hundreds)
+    names, report.symbols = list(report.symbols), []
+    names_fit = Fitter(budget_chars(budget_tokens) // 10)
+    report.symbols = [name for name in names if names_fit.take(name)] if level == "summary" else names
+    if len(report.symbols) < len(names):
+        left_out["symbols"] = len(names) - len(report.symbols)
+    fit = Fitter(budget_chars(budget_tokens) - RESERVED_CHARS - json_chars(report.summary) - json_chars(report.files)
+                 - json_chars(report.symbols))
     # the notes first (what was skipped and why), each shortened, at most a quarter of the budget
     notes, report.notes = list(report.notes), []
     notes_fit = Fitter(fit.left // 4)
@@ -712,7 +720,6 @@ def shape_impact(report: ImpactReport, *, level: ImpactLevel = "summary", group:
     all_items = {g: ranked(getattr(report, g), lambda i: i.file, lambda i: i.line, anchors) for g in GROUPS}
     importers = ranked(report.importers, lambda i: i.file, lambda i: i.line, anchors)
     importers = importers[offset:] if group == "importers" else importers
-    left_out: dict[str, int] = {}
     report.importers = []
     for item in importers if group in (None, "importers") else []:
         if level != "code":

@@ -704,8 +704,13 @@ def shape_impact(report: ImpactReport, *, level: ImpactLevel = "summary", group:
     report.symbols = [name for name in names if names_fit.take(name)] if level == "summary" else names
     if len(report.symbols) < len(names):
         left_out["symbols"] = len(names) - len(report.symbols)
+    skipped, report.skipped = list(report.skipped), []
+    skipped_fit = Fitter(budget_chars(budget_tokens) // 10)
+    report.skipped = [s for s in skipped if skipped_fit.take(s.model_dump())] if level == "summary" else skipped
+    if len(report.skipped) < len(skipped):
+        left_out["skipped"] = len(skipped) - len(report.skipped)
     fit = Fitter(budget_chars(budget_tokens) - RESERVED_CHARS - json_chars(report.summary) - json_chars(report.files)
-                 - json_chars(report.symbols))
+                 - json_chars(report.symbols) - json_chars([s.model_dump() for s in report.skipped]))
     # the notes first (what was skipped and why), each shortened, at most a quarter of the budget
     notes, report.notes = list(report.notes), []
     notes_fit = Fitter(fit.left // 4)

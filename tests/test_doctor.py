@@ -159,7 +159,8 @@ def test_client_files_check_reports_missing_current_outdated_and_edited(project_
     from code_intel.context.installer import InstallOptions, install
 
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
-    skill_result, hooks_result = check_client_files(project_dir)
+    skill_result, hooks_result, server_result = check_client_files(project_dir)
+    assert not server_result.ok and "missing" in server_result.detail
     assert not skill_result.ok and "missing" in skill_result.detail
     assert not hooks_result.ok and hooks_result.fix == f"code-intel init {project_dir}"
 

@@ -306,14 +306,15 @@ def check_verify_commands(folder: Path) -> CheckResult:
 
 
 def check_client_files(folder: Path) -> list[CheckResult]:
-    """With --project: the /code skill and the hooks are installed and match what this code-intel writes.
+    """With --project: the /code skill, the hooks and the .mcp.json entry are installed and match what this code-intel
+    writes (after an upgrade, or with the entry pointing at another install, `init` refreshes them).
 
     The installer plans (without writing) what `init` would do now; any file or entry it would create,
     refresh or keep as the user's is reported, with the command that repairs it. Codex files are
     checked when the project has any of them."""
     from code_intel.context import skill
     from code_intel.context.clients import CODEX_HOOKS, hook_entries
-    from code_intel.context.installer import InstallOptions, plan
+    from code_intel.context.installer import SERVER_NAME, InstallOptions, plan
     from code_intel.core.errors import CodeIntelError
 
     root = folder.expanduser().resolve()
@@ -322,7 +323,7 @@ def check_client_files(folder: Path) -> list[CheckResult]:
         ctx, planned = plan(root, InstallOptions(codex=codex))
     except CodeIntelError as err:
         fix = err.hint or "fix the file named above"
-        return [CheckResult(name=name, ok=False, detail=err.message, fix=fix) for name in ("skill", "hooks")]
+        return [CheckResult(name=name, ok=False, detail=err.message, fix=fix) for name in ("skill", "hooks", "server")]
     statuses = {item.action.path: item.action.status for item in planned}
     hook_labels = [f"{e.file} ({'.'.join(e.keys)}[{e.item_id}])" for e in hook_entries(ctx)]
     skill_labels = [skill.CLAUDE_PATH] + ([skill.CODEX_PATH] if codex else [])
@@ -338,4 +339,6 @@ def check_client_files(folder: Path) -> list[CheckResult]:
         return CheckResult(name=name, ok=False, detail="; ".join(problems),
                            fix=f"{init} --force (replaces your changes)" if by_hand else init)
 
-    return [verdict("skill", skill_labels, "/code skill"), verdict("hooks", hook_labels, "hooks")]
+    server_label = f".mcp.json (mcpServers.{SERVER_NAME})"
+    return [verdict("skill", skill_labels, "/code skill"), verdict("hooks", hook_labels, "hooks"),
+            verdict("server", [server_label], "MCP server entry")]

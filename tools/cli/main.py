@@ -37,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     import argparse  # not at module level: `code-intel hook` must not pay for it
 
     parser = argparse.ArgumentParser(prog="code-intel", description="Guided, server-enforced coding sessions over MCP.")
-    parser.add_argument("--version", action="version", version=version_line())
+    parser.add_argument("--version", action="store_true", help="print the version, Python and install folder")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     serve = sub.add_parser("serve", help="run the MCP server over stdio")
@@ -160,6 +160,9 @@ def _save_tool_listing(project: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
+    if words[:1] == ["--version"]:  # printed here: argparse would wrap a long install path over two lines
+        print(version_line())
+        return 0
     if words[:1] == ["hook"] and (fast := _hook_args(words[1:])) is not None:
         from code_intel.hooks.run import run_hook
 

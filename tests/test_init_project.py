@@ -252,3 +252,32 @@ def test_init_after_an_upgrade_refreshes_what_it_wrote_and_says_what_changed(
     assert entry["command"] == str(REPO / ".venv" / "bin" / "code-intel")
     assert json.loads(manifest_file.read_text(encoding="utf-8"))["code_intel"] == __version__
     assert "upgrade:" not in format_report(install(project_dir))  # the next run has nothing to refresh
+
+
+def test_init_names_the_ctags_install_command_when_ctags_is_missing(project_dir: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from code_intel.context.installer import format_report
+    from code_intel.core import binaries
+
+    monkeypatch.setattr(binaries, "find_binary", lambda name: None)
+    text = format_report(install(project_dir))
+    assert "Universal Ctags was not found" in text and "find_definitions" in text
+    assert binaries.install_command("ctags") in text
+
+
+@pytest.mark.parametrize("inside", [True, False])
+def test_init_run_from_uvx_warns_that_uvs_cache_may_be_cleaned(project_dir: Path, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch, inside: bool) -> None:
+    """uvx sets UV and runs code-intel from an environment in uv's cache; `uv tool install` does not."""
+    import sys
+
+    from code_intel.context.installer import format_report
+
+    cache = Path(sys.prefix).parent if inside else tmp_path / "uv-cache"
+    uv = tmp_path / "uv"
+    uv.write_text(f"#!/bin/sh\n[ \"$1 $2\" = 'cache dir' ] && echo '{cache}'\n", encoding="utf-8")
+    uv.chmod(0o755)
+    monkeypatch.setenv("UV", str(uv))
+    text = format_report(install(project_dir))
+    assert ("code-intel runs from uvx here" in text) is inside
+    assert ("uv tool install code-intel" in text) is inside

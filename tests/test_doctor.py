@@ -178,4 +178,4 @@ def test_client_files_check_reports_missing_current_outdated_and_edited(project_
 
     install(project_dir, options=InstallOptions(remove_hooks=True))
     hooks_result = check_client_files(project_dir)[1]
-    assert not hooks_result.ok and hooks_result.detail.count("missing") == 4
+    assert not hooks_result.ok and hooks_result.detail.count("missing") == 6  # 3 events x 2 clients

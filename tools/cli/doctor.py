@@ -316,6 +316,7 @@ def check_client_files(folder: Path) -> list[CheckResult]:
     from code_intel.context.clients import CODEX_HOOKS, hook_entries
     from code_intel.context.installer import SERVER_NAME, InstallOptions, plan
     from code_intel.core.errors import CodeIntelError
+    from code_intel.core.project import STATE_DIR
 
     root = folder.expanduser().resolve()
     codex = (root / skill.CODEX_PATH).exists() or (root / CODEX_HOOKS).exists()
@@ -323,7 +324,7 @@ def check_client_files(folder: Path) -> list[CheckResult]:
         ctx, planned = plan(root, InstallOptions(codex=codex))
     except CodeIntelError as err:
         fix = err.hint or "fix the file named above"
-        return [CheckResult(name=name, ok=False, detail=err.message, fix=fix) for name in ("skill", "hooks", "server")]
+        return [CheckResult(name=name, ok=False, detail=err.message, fix=fix) for name in ("skill", "hooks", "server", "templates")]
     statuses = {item.action.path: item.action.status for item in planned}
     hook_labels = [f"{e.file} ({'.'.join(e.keys)}[{e.item_id}])" for e in hook_entries(ctx)]
     skill_labels = [skill.CLAUDE_PATH] + ([skill.CODEX_PATH] if codex else [])
@@ -331,14 +332,19 @@ def check_client_files(folder: Path) -> list[CheckResult]:
     words = {"created": "missing", "updated": "outdated", "kept": "changed by hand",
              "overwritten": "changed by hand"}
 
-    def verdict(name: str, labels: list[str], what: str) -> CheckResult:
-        problems = [f"{label}: {words[statuses[label]]}" for label in labels if statuses.get(label) in words]
+    def verdict(name: str, labels: list[str], what: str, edits_expected: bool = False) -> CheckResult:
+        # settings and prompts under .code-intel/ are the user's to edit: only missing or outdated ones are reported
+        wrong = {"created", "updated"} if edits_expected else set(words)
+        problems = [f"{label}: {words[statuses[label]]}" for label in labels if statuses.get(label) in wrong]
         if not problems:
-            return CheckResult(name=name, ok=True, detail=f"{what} installed and current ({', '.join(labels)})")
+            shown = ", ".join(labels) if len(labels) <= 3 else f"{len(labels)} files"
+            return CheckResult(name=name, ok=True, detail=f"{what} installed and current ({shown})")
         by_hand = any(statuses.get(label) in ("kept", "overwritten") for label in labels)
         return CheckResult(name=name, ok=False, detail="; ".join(problems),
                            fix=f"{init} --force (replaces your changes)" if by_hand else init)
 
     server_label = f".mcp.json (mcpServers.{SERVER_NAME})"
+    templates = [item.action.path for item in planned if item.action.path.startswith(f"{STATE_DIR}/")]
     return [verdict("skill", skill_labels, "/code skill"), verdict("hooks", hook_labels, "hooks"),
-            verdict("server", [server_label], "MCP server entry")]
+            verdict("server", [server_label], "MCP server entry"),
+            verdict("templates", templates, f"{STATE_DIR}/ templates", edits_expected=True)]

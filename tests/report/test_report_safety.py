@@ -149,18 +149,19 @@ class TenTasks(Driver):
 
 
 def test_what_an_outcome_check_refused_is_shown_as_caught(plain):
-    """A refusal of the outcome check at a transition (error unexpected_changes, with the changes it found), as the
-    history records any refusal's details."""
+    """A refusal of the outcome check at a transition (with the unexpected_changes it found), as the history records
+    any refusal's details, for a session whose history is all there is."""
     history = SessionHistory(plain)
     sid = "20261127_230000_abcd"
     history.append(sid, "start", intent="IMPLEMENT", query=QUERY, flags=[], phase="DOCUMENT_RESEARCH", step=3)
-    history.append(sid, "submit", phase="QUERY_FRAME", step=4, accepted=False, error="unexpected_changes",
-                   message="files changed outside the session's rules: src/app.py", hint="send restore: [paths]",
-                   payload={"summary": "frame"}, details={"changes": [{"path": "src/app.py", "change": "modified"}],
-                                                          "restorable": ["src/app.py"]})
+    history.append(sid, "submit", phase="QUERY_FRAME", step=4, accepted=False, error="payload_mismatch",
+                   message="the project changed in ways this session did not grant: src/app.py: modified",
+                   hint="send restore: [paths]", payload={"summary": "frame"},
+                   details={"unexpected_changes": [{"path": "src/app.py", "change": "modified"}],
+                            "restorable": ["src/app.py"]})
     page = parse_page(write_report(plain, sid).read_text(encoding="utf-8"))
     [caught] = page.by_id("caught").find_all("tr", "caught")
-    assert "unexpected_changes" in caught.text and "src/app.py: modified" in caught.text
+    assert "QUERY_FRAME" in caught.text and "src/app.py: modified" in caught.text
     [refusal] = page.by_id("refusals").find_all("div", "refusal")
     assert [li.text for li in refusal.find_all("li", "change")] == ["src/app.py: modified"]
     assert [n.text.strip() for n in page.by_id("summary").find_all("dd") if n.attrs.get("data-fact") == "status"] == ["unfinished"]

@@ -92,6 +92,21 @@ def test_an_interrupted_session_is_reported_from_its_checkpoint(driver, plain, c
     assert "FRAME" in timeline and "READY/12" in timeline and "READY/13" in timeline
     refused = next(line for line in out.splitlines() if line.startswith("refused"))
     assert "READY" in refused
+    # a new server takes the session over, and the agent lost its context once: both are on the page
+    git = FakeGit(root=plain.path)
+    engine = make_engine(plain, git)
+    try:
+        again = Driver(engine, git, plain)
+        status = again.status()
+        assert status["phase"] == "READY"
+        again.compaction_count = status["compaction_count"] + 1
+        again.submit(again.payload(status))
+    finally:
+        engine.close()
+    page = parse_page(write_report(plain).read_text(encoding="utf-8"))
+    valves = page.by_id("valves")
+    assert len(valves.find_all("li", "resumed")) == 1 and len(valves.find_all("li", "compaction")) == 1
+    assert "0 → 1" in valves.find_all("li", "compaction")[0].text
 
 
 def test_a_session_older_than_the_history_comes_from_the_decision_log(driver, plain):
@@ -125,6 +140,10 @@ def test_the_page_of_a_long_session_stays_small(plain):
     assert size < 1_000_000, size
     page = parse_page(path.read_text(encoding="utf-8"))
     assert len(page.by_id("tasks").find_all("div", "task")) >= 10
+    [intervention] = page.by_id("timeline").find_all("tr", "visit", phase="VERIFY_INTERVENTION")
+    assert "intervention: re-read the failure" in intervention.text
+    skipped = [n.attrs["data-phase"] for n in page.by_id("timeline").find_all("tr", "skip")]
+    assert skipped == []  # every step of the table ran
     history = SessionHistory(plain).file(final["session_id"])
     assert history.stat().st_size < 2_000_000
     assert all(json.loads(line)["kind"] for line in history.read_text(encoding="utf-8").splitlines())

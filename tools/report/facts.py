@@ -334,6 +334,10 @@ def _accepted(facts: SessionFacts, visit: PhaseVisit | None, event: dict[str, An
     payload = _mapping(event.get("payload"))
     if extras.get("reverted"):
         visit.note = "reverted to planning"
+    if event.get("phase") == "VERIFY_INTERVENTION":
+        counters = _mapping(event.get("counters"))
+        escalated = int(counters.get("intervention_count") or 0) > 2  # the third intervention asks the user
+        visit.note = ("escalated to the user" if escalated else "intervention") + f": {payload.get('action_taken', '')}"
     if event.get("phase") == "QUALITY_REVIEW" and event.get("next_phase") == "MERGE" and payload.get("issues"):
         visit.note = "forced on to MERGE (quality revert limit)"
     if event.get("phase") in _GATE_FIELDS and _GATE_FIELDS[str(event.get("phase"))] in payload:

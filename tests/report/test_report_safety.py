@@ -201,3 +201,7 @@ def test_the_command_writes_the_latest_session_or_the_one_named(driver, plain, t
     assert main(["report", "20990101_000000_beef", "--project", str(plain.path)]) == 2
     err = capsys.readouterr().err
     assert "no record of session" in err and second["session_id"] in err  # names the sessions it knows
+    assert run_status(argparse.Namespace(project=str(plain.path))) == 1  # no active session: the latest one is named
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("no active session") and out[1].startswith(f"last        {second['session_id']} (complete")
+    assert out[2].startswith("timeline    DOCS") and out[2].endswith("DONE")

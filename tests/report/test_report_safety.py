@@ -205,3 +205,17 @@ def test_the_command_writes_the_latest_session_or_the_one_named(driver, plain, t
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("no active session") and out[1].startswith(f"last        {second['session_id']} (complete")
     assert out[2].startswith("timeline    DOCS") and out[2].endswith("DONE")
+
+
+def test_a_forced_completion_is_shown_with_its_open_issues(driver, plain):
+    """Three quality reverts force the session on to MERGE: the timeline says so and the valves list the issues."""
+    driver.quality_issues = [["names are unclear"], ["still unclear"], ["a docstring is missing"]]
+    final = driver.run(driver.start(), limit=120)
+    assert final["phase"] == "SESSION_COMPLETE" and final.get("forced_completion") is True
+    page = parse_page(write_report(plain).read_text(encoding="utf-8"))
+    forced = [n for n in page.by_id("timeline").find_all("tr", "visit", phase="QUALITY_REVIEW") if "forced" in n.text]
+    assert len(forced) == 1 and forced[0].attrs["data-step"] == "18"
+    [issues] = page.by_id("valves").find_all("p", "forced")
+    assert "a docstring is missing" in issues.text
+    counters = {n.attrs["data-counter"]: n.attrs["data-value"] for n in page.by_id("valves").find_all("tr", "counter")}
+    assert counters["quality_revert_count"] == "3"

@@ -9,7 +9,7 @@ A fingerprint maps a key to a short description of what is there:
   flag hiding a change (`index-flag <path>` -> `skip-worktree` / `assume-unchanged`).
 
 Left out: the `.git` folder's objects and logs (git writes them on reads too), code-intel's own
-runtime folders (`.code-intel/sessions`, `logs`, `chroma`, `cache`), and the caches a test run leaves,
+runtime folders (`.code-intel/sessions`, `logs`, `chroma`, `cache`, `reports`), and the caches a test run leaves,
 matched by gitignore-style patterns (config.json `outcome_check.ignore`). Everything else under
 `.code-intel/` (settings, contract, verifiers), `.claude/` and `.codex/` is in.
 
@@ -31,7 +31,8 @@ from pathlib import Path
 from code_intel.core.outcome_types import CACHE_PATTERNS, DELETED, KEY_FLAG, KEY_HEAD, KEY_REF
 
 # what code-intel itself writes during a session, never the agent's work to judge
-RUNTIME_DIRS = (".code-intel/sessions", ".code-intel/logs", ".code-intel/chroma", ".code-intel/cache")
+RUNTIME_DIRS = (".code-intel/sessions", ".code-intel/logs", ".code-intel/chroma", ".code-intel/cache",
+                ".code-intel/reports")  # reports: the session pages `code-intel report` writes (tools/report/)
 DEFAULT_CACHE_PATTERNS = CACHE_PATTERNS
 RACY_NS = 2_000_000_000  # a file changed this close to a take is hashed again next time
 GitText = Callable[[Sequence[str]], bytes]  # runs git with these arguments, returns stdout

@@ -181,3 +181,15 @@ def test_sync_answers_before_the_files_are_indexed_and_relays_progress(
     done = static_index.sync_answering(progress=lambda *e: events.append(e))
     assert done["complete"] is True and done["files_unchanged"] == 5
     assert static_index.semantic_search("welcome email", 3)["results"][0]["file"] == "src/mailer.py"
+
+
+@pytest.mark.slow
+def test_the_static_model_is_sentence_transformers_static_embedding() -> None:
+    texts = ["send a welcome email to a new user", "def resize_thumbnail(image, width): return scale(image)",
+             "Router dispatches requests"]
+    model = StaticEmbedder()
+    ours = model.embed(texts)
+    theirs = model.sentence_transformer().encode(texts, convert_to_numpy=True)
+    assert ours.shape == theirs.shape
+    for a, b in zip(ours, theirs, strict=True):
+        assert float(a @ b) > 0.9999

@@ -221,7 +221,8 @@ async def run_repo(repo: Repo, project: Path, wait_full: bool = True) -> dict[st
             out["searchable_cpu_s"] = round((cpu_s(pid) or 0.0) - cpu_before, 2)
         full = answered if (sync.get("index") or {}).get("state") == "complete" else None
         while full is None and not (searchable is not None and not wait_full):
-            await asyncio.sleep(POLL_S)
+            # every poll is a search: often at first, then once a second so that polling costs a large index little
+            await asyncio.sleep(POLL_S if time.perf_counter() - began < 10 else 1.0)
             index = _data(await client.call_tool("semantic_search", {"query": "index state", "n_results": 1}))["index"]
             now = time.perf_counter() - began
             if searchable is None and _searchable(index):

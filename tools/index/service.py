@@ -47,7 +47,7 @@ RELEVANT_SIMILARITY = 0.40
 WEAK_SIMILARITY = 0.25
 SNIPPET_LINES = 8
 LOAD_PAGE = 2000  # chunks read from Chroma at a time when a process loads an existing index into memory
-SYNC_ANSWER_S = 0.8  # sync_index answers within this, done or not (the sync goes on in the background)
+SYNC_ANSWER_S = 0.5  # sync_index waits this long for the sync, then answers, done or not (it goes on behind)
 DEFINITION_CANDIDATES = 20  # chunks defining a name the question writes, added to the candidates
 
 
@@ -409,7 +409,7 @@ class SemanticIndex:
     def _with_state_note(self, response: dict[str, Any], parts: _Parts, complete: bool) -> dict[str, Any]:
         index = response["index"]
         notes = [response["note"]] if response.get("note") else []
-        if not parts.manifest.files:
+        if not parts.manifest.files and not len(parts.memory):
             notes.append("the semantic index is empty" + (" (a sync is running)" if self._syncing else "")
                          + "; run sync_index, or use search_text / find_definitions meanwhile")
         else:

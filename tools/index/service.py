@@ -308,9 +308,11 @@ class SemanticIndex:
         return True
 
     def is_available(self) -> bool:
-        """An index with data exists (reads the manifest only: no model, no torch)."""
+        """An index with data exists: the manifest lists files, or a first sync has some in memory already
+        (no model, no store query)."""
         try:
-            return bool(self._get_parts().manifest.files)
+            parts = self._get_parts()
+            return bool(parts.manifest.files) or len(parts.memory) > 0
         except Exception:  # a broken config means no semantic search, not a failed query
             log.debug("index unavailable", exc_info=True)
             return False

@@ -523,7 +523,7 @@ class WorkflowEngine:
             grants = importlib.import_module("code_intel.workflow.grants")
         except ImportError:  # the user grants land with the hook side of #39
             return {}
-        granted: dict[str, set[str]] = grants.granted(self.root.path, state.session_id)
+        granted: dict[str, set[str]] = grants.granted(self.root.path, self._sessions_dir, state.session_id)
         return granted
 
     def _project_paths(self, logged: set[str]) -> set[str]:

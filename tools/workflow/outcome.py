@@ -130,7 +130,7 @@ def judge(record: OutcomeRecord, changes: Iterable[Change], *, writable: bool, p
     absorbed: list[Change] = []
     refused: list[Change] = []
     for change in changes:
-        after_id = content_id(change.after) if change.after is not None else "deleted"
+        after_id = content_id(change.after)
         if after_id in user_grants.get(change.key, set()):
             absorbed.append(change)
         elif writable and grantable(change.key) and (relaxed or change.key in permitted):
@@ -151,7 +151,7 @@ def absorb(record: OutcomeRecord, changes: list[Change]) -> list[str]:
             record.expected[change.key] = change.after
         if is_tree_key(change.key):
             ids = record.grants.setdefault(change.key, [])
-            cid = content_id(change.after) if change.after is not None else "deleted"
+            cid = content_id(change.after)
             if cid not in ids:
                 ids.append(cid)
             if change.after is not None and change.after.startswith("file "):

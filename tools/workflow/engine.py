@@ -83,6 +83,9 @@ from code_intel.workflow.tool_evidence import check_tool_evidence
 RUN_CHECKS_PHASES = (Phase.VERIFICATION, Phase.POST_IMPL_VERIFY)
 # phases whose handler changes work-tree files itself (branch switches, the run of the checks, discards, the merge)
 TREE_CHANGING_PHASES = frozenset({Phase.BRANCH_INTERVENTION, Phase.POST_IMPL_VERIFY, Phase.PRE_COMMIT, Phase.MERGE})
+# phases whose handler changes the repository (the task branch at READY planning, commits, merges): the outcome
+# check marks the step before it and takes the server's changes in after it; other submits take one fingerprint
+SERVER_STEP_PHASES = TREE_CHANGING_PHASES | {Phase.READY}
 # phases that work on the task branch: a resumed session in one of them needs it checked out
 TASK_BRANCH_PHASES = frozenset({Phase.READY, Phase.POST_IMPL_VERIFY, Phase.VERIFY_INTERVENTION, Phase.PRE_COMMIT,
                                 Phase.QUALITY_REVIEW})
@@ -510,8 +513,8 @@ class WorkflowEngine:
     def _server_step(self, state: SessionState) -> None:
         """Before a handler runs: what it changes is the server's own, even if the process dies before `_settle`."""
         live = self._live
-        if live is not None and live.guard is not None:
-            live.guard.server_step(tree=True if state.phase in TREE_CHANGING_PHASES or not state.ready_entered else False)
+        if live is not None and live.guard is not None and state.phase in SERVER_STEP_PHASES:
+            live.guard.server_step(tree=state.phase in TREE_CHANGING_PHASES)
 
     def _settle(self, state: SessionState, transition: Transition | None, *, tree: bool | None = None) -> None:
         """Take what the server itself just changed (its branch, commit, discards, the run of the checks) into
@@ -519,9 +522,11 @@ class WorkflowEngine:
         live = self._live
         if live is None or live.guard is None:
             return
+        entering_ready = transition is not None and transition.next_phase is Phase.READY and not state.ready_entered
+        if tree is None and state.phase not in SERVER_STEP_PHASES and not entering_ready:
+            return  # the handler changed nothing in the repository
         if tree is None:
-            entering_ready = transition is not None and transition.next_phase is Phase.READY
-            tree = state.phase in TREE_CHANGING_PHASES or entering_ready
+            tree = state.phase in TREE_CHANGING_PHASES or entering_ready  # entering READY runs the checks once
         live.guard.settle(tree=tree)
 
     def _user_grants(self, state: SessionState) -> dict[str, set[str]]:

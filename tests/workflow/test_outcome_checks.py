@@ -301,3 +301,23 @@ def test_review_changes_with_a_binary_file_fits_its_schema(driver: Driver, repo:
     schema = SessionReview.model_json_schema()
     required = schema["$defs"]["ReviewedFile"]["required"]
     assert {"added", "removed"} <= set(required)
+
+
+def test_run_checks_is_refused_while_the_verify_commands_are_rewritten(repo: TestRepo) -> None:
+    from code_intel.verify.service import CheckService
+
+    root = ProjectRoot.from_args(repo.path)
+    git = GitService(root)
+    config = Config.model_validate({"verify": {"commands": [{"name": "tests", "run": ["false"]}]}})
+    engine = WorkflowEngine(root, git=git, context=lambda: ContextSettings(), config=lambda: config,
+                            checks=CheckService(root, lambda: config.verify), outcome=git.outcome())
+    driver = Driver(engine, git, root)  # type: ignore[arg-type]
+    driver.answers["Q2"] = True
+    try:
+        assert _until(driver, "VERIFICATION")["phase"] == "VERIFICATION"
+        repo.write(".code-intel/config.json", json.dumps({"verify": {"commands": [{"name": "t", "run": ["true"]}]}}))
+        with pytest.raises(Exception) as refused:
+            engine.run_checks()
+        assert ".code-intel/config.json" in str(getattr(refused.value, "details", {}).get("unexpected_changes"))
+    finally:
+        engine.close()

@@ -321,3 +321,28 @@ def test_run_checks_is_refused_while_the_verify_commands_are_rewritten(repo: Tes
         assert ".code-intel/config.json" in str(getattr(refused.value, "details", {}).get("unexpected_changes"))
     finally:
         engine.close()
+
+
+def test_a_write_racing_the_commit_is_withdrawn_and_never_merged(driver: Driver, repo: TestRepo,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    main = repo.rev("refs/heads/main")
+    resp = _until(driver, "PRE_COMMIT")
+    git = driver.engine.git
+    real_commit = git.commit
+
+    def racing(*args: Any, **kwargs: Any) -> Any:  # a background process writes after the check, before the commit
+        app = repo.path / "src" / "app.py"
+        app.write_text(app.read_text(encoding="utf-8") + "RACED = 1\n", encoding="utf-8")
+        return real_commit(*args, **kwargs)
+
+    monkeypatch.setattr(git, "commit", racing)
+    task_head = repo.rev("HEAD")
+    refused = driver.submit(driver.payload(resp))
+    assert refused["success"] is False and "never granted" in refused["message"], refused
+    assert repo.rev("HEAD") == task_head  # the commit was withdrawn
+    monkeypatch.setattr(git, "commit", real_commit)
+    again = driver.submit({**driver.payload(resp), "restore": ["*"]})
+    assert again["success"], again
+    final = driver.run(again)
+    assert final["phase"] == "SESSION_COMPLETE", final
+    assert "RACED" not in repo.show("main:src/app.py") and repo.rev("refs/heads/main") != main

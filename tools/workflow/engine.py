@@ -52,7 +52,7 @@ from code_intel.core.limits import (
     cut_text,
 )
 from code_intel.core.project import ProjectRoot
-from code_intel.core.session_types import Phase
+from code_intel.core.session_types import CommitReport, Phase
 from code_intel.explore.write_rules import evaluate_write
 from code_intel.learning.decisions import DecisionLog
 from code_intel.learning.history import SessionHistory
@@ -73,7 +73,7 @@ from code_intel.workflow.handlers import (
 from code_intel.workflow.ledger import LedgerJournal, ToolLedger, normalise_tool_name
 from code_intel.workflow.lock import ProjectLock
 from code_intel.workflow.matrix import INTENTS, enabled_phases, is_investigation, next_phase
-from code_intel.workflow.outcome import OutcomeGuard, OutcomePort
+from code_intel.workflow.outcome import OutcomeGuard, OutcomePort, UnexpectedChanges
 from code_intel.workflow.payloads import ReadyImplementationPayload, validate_payload
 from code_intel.workflow.phases import BY_ID
 from code_intel.workflow.ports import CheckPort, CheckProgress, GitPort
@@ -473,9 +473,10 @@ class WorkflowEngine:
                                        files_seen=partial(self._files_seen, draft))
                 transition = self._route(state, draft, spec.handler(context))
                 self._entering_ready(context, transition)
+                self._check_commit(transition)
             except CodeIntelError as err:
-                if checked:
-                    self._settle(state, transition=None)
+                if checked:  # a withdrawn commit's files stay unexpected: only git's state is the server's
+                    self._settle(state, transition=None, tree=False if isinstance(err, UnexpectedChanges) else None)
                 if context is not None and context.observed:  # refused, but what the submit saw is kept
                     kept = state.model_copy(deep=True)
                     for change in context.observed:
@@ -587,6 +588,13 @@ class WorkflowEngine:
         if tree is None:
             tree = state.phase in TREE_CHANGING_PHASES or entering_ready  # entering READY runs the checks once
         live.guard.settle(tree=tree)
+
+    def _check_commit(self, transition: Transition) -> None:
+        """After PRE_COMMIT committed: every committed file holds a content the session granted (else withdrawn)."""
+        live, report = self._live, transition.extras.get("commit")
+        if live is None or live.guard is None or not isinstance(report, CommitReport) or not report.commit:
+            return
+        live.guard.check_commit(report.commit, report.committed_files, set(report.kept_user_edits))
 
     def _user_grants(self, state: SessionState) -> dict[str, set[str]]:
         """What the user allowed in their own terminal (`code-intel allow`): path -> content ids."""

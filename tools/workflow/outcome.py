@@ -60,6 +60,14 @@ class OutcomePort(Protocol):
         """Put each change back to its `before`; returns one line per change that could not be put back."""
         ...
 
+    def committed_content(self, commit: str, paths: list[str]) -> dict[str, str]:
+        """The content id each path has in `commit` (content_id's scheme)."""
+        ...
+
+    def undo_commit(self, commit: str) -> bool:
+        """Move HEAD back to the commit's parent if HEAD is still that commit."""
+        ...
+
 
 class UnexpectedChanges(PayloadMismatch):
     """The project changed in a way the session did not grant (its code stays the contract's payload_mismatch)."""
@@ -266,6 +274,22 @@ class OutcomeGuard:
             else:
                 record.expected[change.key] = change.after
         self.save()
+
+    def check_commit(self, commit: str, files: list[str], skip: set[str]) -> None:
+        """The commit gate by content: each committed file must hold a content the session granted. A file written
+        while the server committed (a background process) is not: the commit is withdrawn and refused."""
+        ids = self.port.committed_content(commit, [f for f in files if f not in skip])
+        foreign = sorted(path for path, cid in ids.items() if cid not in self.record.grants.get(path, []))
+        if not foreign:
+            return
+        withdrawn = self.port.undo_commit(commit)
+        raise UnexpectedChanges(
+            f"the commit would hold content of {', '.join(foreign[:10])} that the session never granted (written while "
+            "the server was committing)" + ("; the commit was withdrawn" if withdrawn else
+                                            f"; the task branch still holds commit {commit[:12]}: do not merge it"),
+            hint="send PRE_COMMIT again: the next check names the change, and restore puts the granted content back",
+            unexpected_changes=[{"path": f, "change": "committed content never granted"} for f in foreign[:MAX_LISTED]],
+            restorable=[])
 
     def drop(self) -> None:
         record_file(self.sessions_dir, self.record.session_id).unlink(missing_ok=True)

@@ -52,7 +52,7 @@ from code_intel.core.limits import (
     cut_text,
 )
 from code_intel.core.project import ProjectRoot
-from code_intel.core.session_types import Phase
+from code_intel.core.session_types import CommitReport, Phase
 from code_intel.explore.write_rules import evaluate_write
 from code_intel.learning.decisions import DecisionLog
 from code_intel.learning.history import SessionHistory
@@ -73,7 +73,7 @@ from code_intel.workflow.handlers import (
 from code_intel.workflow.ledger import LedgerJournal, ToolLedger, normalise_tool_name
 from code_intel.workflow.lock import ProjectLock
 from code_intel.workflow.matrix import INTENTS, enabled_phases, is_investigation, next_phase
-from code_intel.workflow.outcome import OutcomeGuard, OutcomePort
+from code_intel.workflow.outcome import OutcomeGuard, OutcomePort, UnexpectedChanges
 from code_intel.workflow.payloads import ReadyImplementationPayload, validate_payload
 from code_intel.workflow.phases import BY_ID
 from code_intel.workflow.ports import CheckPort, CheckProgress, GitPort
@@ -86,6 +86,9 @@ HISTORY_TEXT_CHARS = 2_000  # a text of a payload, as the session history keeps 
 HISTORY_LIST_ITEMS = 100
 # phases whose handler changes work-tree files itself (branch switches, the run of the checks, discards, the merge)
 TREE_CHANGING_PHASES = frozenset({Phase.BRANCH_INTERVENTION, Phase.POST_IMPL_VERIFY, Phase.PRE_COMMIT, Phase.MERGE})
+# phases whose handler changes the repository (the task branch at READY planning, commits, merges): the outcome
+# check marks the step before it and takes the server's changes in after it; other submits take one fingerprint
+SERVER_STEP_PHASES = TREE_CHANGING_PHASES | {Phase.READY}
 # phases that work on the task branch: a resumed session in one of them needs it checked out
 TASK_BRANCH_PHASES = frozenset({Phase.READY, Phase.POST_IMPL_VERIFY, Phase.VERIFY_INTERVENTION, Phase.PRE_COMMIT,
                                 Phase.QUALITY_REVIEW})
@@ -453,6 +456,7 @@ class WorkflowEngine:
                                           if "compaction_count" in problem else "send restore: [paths]")
                 self._check_outcome(state, restore)
                 checked = True
+                self._server_step(state)
                 spec = BY_ID[self._variant(state, payload)]
                 assert spec.payload is not None and spec.handler is not None  # SESSION_COMPLETE is never current
                 contract = self.contracts.phase(spec.contract_id)
@@ -469,9 +473,10 @@ class WorkflowEngine:
                                        files_seen=partial(self._files_seen, draft))
                 transition = self._route(state, draft, spec.handler(context))
                 self._entering_ready(context, transition)
+                self._check_commit(transition)
             except CodeIntelError as err:
-                if checked:
-                    self._settle(state, transition=None)
+                if checked:  # a withdrawn commit's files stay unexpected: only git's state is the server's
+                    self._settle(state, transition=None, tree=False if isinstance(err, UnexpectedChanges) else None)
                 if context is not None and context.observed:  # refused, but what the submit saw is kept
                     kept = state.model_copy(deep=True)
                     for change in context.observed:
@@ -565,16 +570,31 @@ class WorkflowEngine:
                          relaxed=state.flags.fast or state.flags.quick, restore=restore,
                          user_grants=self._user_grants(state))
 
+    def _server_step(self, state: SessionState) -> None:
+        """Before a handler runs: what it changes is the server's own, even if the process dies before `_settle`."""
+        live = self._live
+        if live is not None and live.guard is not None and state.phase in SERVER_STEP_PHASES:
+            live.guard.server_step(tree=state.phase in TREE_CHANGING_PHASES)
+
     def _settle(self, state: SessionState, transition: Transition | None, *, tree: bool | None = None) -> None:
         """Take what the server itself just changed (its branch, commit, discards, the run of the checks) into
         what the session expects; work-tree files only after the steps that change them."""
         live = self._live
         if live is None or live.guard is None:
             return
+        entering_ready = transition is not None and transition.next_phase is Phase.READY and not state.ready_entered
+        if tree is None and state.phase not in SERVER_STEP_PHASES and not entering_ready:
+            return  # the handler changed nothing in the repository
         if tree is None:
-            entering_ready = transition is not None and transition.next_phase is Phase.READY
-            tree = state.phase in TREE_CHANGING_PHASES or entering_ready
+            tree = state.phase in TREE_CHANGING_PHASES or entering_ready  # entering READY runs the checks once
         live.guard.settle(tree=tree)
+
+    def _check_commit(self, transition: Transition) -> None:
+        """After PRE_COMMIT committed: every committed file holds a content the session granted (else withdrawn)."""
+        live, report = self._live, transition.extras.get("commit")
+        if live is None or live.guard is None or not isinstance(report, CommitReport) or not report.commit:
+            return
+        live.guard.check_commit(report.commit, report.committed_files, set(report.kept_user_edits))
 
     def _user_grants(self, state: SessionState) -> dict[str, set[str]]:
         """What the user allowed in their own terminal (`code-intel allow`): path -> content ids."""
@@ -848,6 +868,8 @@ class WorkflowEngine:
             if self.checks is None or not self.checks.configured():
                 return not_configured_view(SELF_REPORTED)
             self._check_outcome(state, [])  # verify.commands as pinned: a changed config.json is refused first
+            if self._live is not None and self._live.guard is not None:
+                self._live.guard.server_step(tree=True)
             try:
                 report, _concerned = session_checks(self.checks, self.git, state, self.root, progress)
             finally:
@@ -866,6 +888,7 @@ class WorkflowEngine:
             if other is not None:
                 raise SessionActive(f"session {other.get('session_id')} is active in another process (pid {other.get('pid')})",
                                     hint="stop that process first; cleanup would pull its branch from under it")
+            self._mark_cleanup()
             report = self.git.cleanup().model_dump(mode="json", exclude_none=True)
             dropped = [file.stem for file in self.checkpoints.files()]
             report["checkpoints_deleted"] = self.checkpoints.delete_all()
@@ -875,6 +898,14 @@ class WorkflowEngine:
             self.project_lock.release()
             self._reset()
             return report
+
+    def _mark_cleanup(self) -> None:
+        """cleanup moves HEAD and deletes branches: a session resumed after it died half-way takes that in."""
+        if self.outcome is None:
+            return
+        for file in self.checkpoints.files():
+            with contextlib.suppress(CodeIntelError, OSError):
+                self._load_guard(file.stem).server_step(tree=True)  # type: ignore[union-attr]
 
     def _outcome_fields(self, state: SessionState) -> dict[str, Any]:
         return {"session_id": state.session_id, "query": state.query, "intent": state.intent,

@@ -41,8 +41,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _offline_and_unpinned(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No test may reach a model hub, and no test inherits the caller's project root."""
+def _offline_and_unpinned(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """No test may reach a model hub, no test inherits the caller's project root, and the seals' keys live in the
+    test run's temporary folder, never in the user's state folder."""
+    monkeypatch.setenv("CODE_INTEL_KEY_DIR", str(tmp_path_factory.getbasetemp() / "code-intel-keys"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     monkeypatch.setenv("ANONYMIZED_TELEMETRY", "False")

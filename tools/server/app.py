@@ -88,7 +88,7 @@ class CodeIntelApp:
         return self._service(  # type: ignore[no-any-return]
             "workflow",
             lambda: WorkflowEngine(self.root, git=self.git, context=lambda: self.context, config=lambda: self.config,
-                                   checks=self.checks),
+                                   checks=self.checks, outcome=self.git.outcome()),
         )
 
     @property

@@ -20,6 +20,7 @@ Decisions (see docs/workflow.md):
 from __future__ import annotations
 
 import contextlib
+import importlib
 import logging
 import textwrap
 import threading
@@ -71,6 +72,7 @@ from code_intel.workflow.handlers import (
 from code_intel.workflow.ledger import LedgerJournal, ToolLedger, normalise_tool_name
 from code_intel.workflow.lock import ProjectLock
 from code_intel.workflow.matrix import INTENTS, enabled_phases, is_investigation, next_phase
+from code_intel.workflow.outcome import OutcomeGuard, OutcomePort
 from code_intel.workflow.payloads import ReadyImplementationPayload, validate_payload
 from code_intel.workflow.phases import BY_ID
 from code_intel.workflow.ports import CheckPort, CheckProgress, GitPort
@@ -79,6 +81,8 @@ from code_intel.workflow.state import SessionState, new_session_id, now
 from code_intel.workflow.tool_evidence import check_tool_evidence
 
 RUN_CHECKS_PHASES = (Phase.VERIFICATION, Phase.POST_IMPL_VERIFY)
+# phases whose handler changes work-tree files itself (branch switches, the run of the checks, discards, the merge)
+TREE_CHANGING_PHASES = frozenset({Phase.BRANCH_INTERVENTION, Phase.POST_IMPL_VERIFY, Phase.PRE_COMMIT, Phase.MERGE})
 # phases that work on the task branch: a resumed session in one of them needs it checked out
 TASK_BRANCH_PHASES = frozenset({Phase.READY, Phase.POST_IMPL_VERIFY, Phase.VERIFY_INTERVENTION, Phase.PRE_COMMIT,
                                 Phase.QUALITY_REVIEW})
@@ -95,6 +99,7 @@ class LiveSession:
     summaries: dict[str, dict[str, str]] = field(default_factory=dict)  # step_NN_<VARIANT> -> {summary}
     ledger: ToolLedger = field(default_factory=ToolLedger)
     repaired: list[str] = field(default_factory=list)  # what resuming fixed in the repository, told once
+    guard: OutcomeGuard | None = None  # the outcome check of this session (None: the engine runs without one)
 
     @classmethod
     def of(cls, state: SessionState, summaries: dict[str, dict[str, str]], journal: LedgerJournal | None = None
@@ -118,10 +123,12 @@ class WorkflowEngine:
         context: Callable[[], ContextSettings],
         config: Callable[[], Config],
         checks: CheckPort | None = None,
+        outcome: OutcomePort | None = None,
     ) -> None:
         self.root = root
         self.git = git
         self.checks = checks
+        self.outcome = outcome  # None: no outcome checks (test stand-ins of git)
         self._context = context
         self._config = config
         self._lock = threading.RLock()
@@ -174,6 +181,7 @@ class WorkflowEngine:
             try:
                 self._prune_interrupted_starts()
                 info = self.git.begin_session(session_id)
+                guard = self._start_guard(session_id)
             except BaseException:
                 self.project_lock.release()
                 raise
@@ -181,6 +189,7 @@ class WorkflowEngine:
             state = SessionState(session_id=session_id, intent=intent, query=query, flags=parsed, phase=first,
                                  ready_substep="planning" if first is Phase.READY else None, git=info)
             self._live = LiveSession.of(state, {}, self._journal(session_id))
+            self._live.guard = guard
             self._save()
             response = phase_response(self.root, state, contracts[state.contract_id])
             rules = self._project_rules()
@@ -305,11 +314,13 @@ class WorkflowEngine:
             raise SessionActive(f"session {other.get('session_id')} is held by another code-intel process "
                                 f"(pid {other.get('pid')})", hint="use that process's client, or stop it first")
         state, summaries = self.checkpoints.load(files[0])
+        guard = self._load_guard(state.session_id)  # a record that fails its seal stops here: void
         self.project_lock.acquire(state.session_id)
         self._waiting = None  # its calls are in the journal, read back below
         state, repaired = self._reconcile(state)
         self._live = LiveSession.of(state, summaries, self._journal(state.session_id))
         self._live.repaired = repaired
+        self._live.guard = guard
         calls = self._live.ledger.restore(window=state.window, counted=state.ledger_seq)
         if repaired:
             self._save()
@@ -358,6 +369,14 @@ class WorkflowEngine:
             if isinstance(data, dict):
                 payload, cuts = bound_value(data, max_text=MAX_TEXT_CHARS, max_items=MAX_LIST_ITEMS,
                                             path="data", text_limits={"summary": MAX_SUMMARY_CHARS})
+            restore: list[str] = []
+            if isinstance(data, dict) and "restore" in data:
+                payload = {k: v for k, v in payload.items() if k != "restore"}
+                asked = data["restore"]
+                if isinstance(asked, list) and all(isinstance(p, str) for p in asked):
+                    restore = list(asked)
+                else:
+                    problem = f"restore must be a list of the paths a refusal named, got {asked!r}"
             if isinstance(data, dict) and "compaction_count" in data:
                 payload = {k: v for k, v in payload.items() if k != "compaction_count"}
                 count = data["compaction_count"]
@@ -370,9 +389,13 @@ class WorkflowEngine:
                 else:
                     problem = f"compaction_count must be a non-negative integer, got {count!r}"
             context: PhaseContext | None = None
+            checked = False
             try:
                 if problem:
-                    raise PayloadMismatch(problem, hint="echo the compaction_count of the last response")
+                    raise PayloadMismatch(problem, hint="echo the compaction_count of the last response"
+                                          if "compaction_count" in problem else "send restore: [paths]")
+                self._check_outcome(state, restore)
+                checked = True
                 spec = BY_ID[self._variant(state, payload)]
                 assert spec.payload is not None and spec.handler is not None  # SESSION_COMPLETE is never current
                 contract = self.contracts.phase(spec.contract_id)
@@ -391,6 +414,8 @@ class WorkflowEngine:
                 transition = self._route(state, draft, spec.handler(context))
                 self._entering_ready(context, transition)
             except CodeIntelError as err:
+                if checked:
+                    self._settle(state, transition=None)
                 if context is not None and context.observed:  # refused, but what the submit saw is kept
                     kept = state.model_copy(deep=True)
                     for change in context.observed:
@@ -405,6 +430,7 @@ class WorkflowEngine:
                 if cuts:
                     err.details["cut"] = cuts
                 raise
+            self._settle(state, transition)
             response = self._accept(state, draft, spec.contract_id, model.summary, transition, data, phase_summaries)
             if cuts:
                 response["cut"] = [*response.get("cut", []), *cuts]
@@ -482,6 +508,51 @@ class WorkflowEngine:
     def _logged_writes(self, state: SessionState) -> set[str]:
         """Files the client hooks' write log allowed during READY, as project-relative paths."""
         return self._project_paths(write_log.allowed_writes(write_log.log_file(self._sessions_dir, state.session_id)))
+
+    # ---------------------------------------------------------- outcome checks
+    def _ignore_patterns(self) -> list[str]:
+        return list(self._config().outcome_check.ignore)
+
+    def _start_guard(self, session_id: str) -> OutcomeGuard | None:
+        if self.outcome is None:
+            return None
+        return OutcomeGuard.start(self.outcome, self._sessions_dir, self.root.path, session_id, self._ignore_patterns())
+
+    def _load_guard(self, session_id: str) -> OutcomeGuard | None:
+        if self.outcome is None:
+            return None
+        return OutcomeGuard.load(self.outcome, self._sessions_dir, self.root.path, session_id)
+
+    def _check_outcome(self, state: SessionState, restore: list[str]) -> None:
+        """Refuse (UnexpectedChanges) when the project changed in a way the session did not grant in this phase;
+        `restore`: refused changes to put back first (the paths a refusal named, or ["*"])."""
+        live = self._live
+        if live is None or live.guard is None:
+            return
+        permitted = set(state.allowed_writes) | self._logged_writes(state) if state.phase is Phase.READY else set()
+        live.guard.check(state, writable=state.phase is Phase.READY, permitted=permitted,
+                         relaxed=state.flags.fast or state.flags.quick, restore=restore,
+                         user_grants=self._user_grants(state))
+
+    def _settle(self, state: SessionState, transition: Transition | None, *, tree: bool | None = None) -> None:
+        """Take what the server itself just changed (its branch, commit, discards, the run of the checks) into
+        what the session expects; work-tree files only after the steps that change them."""
+        live = self._live
+        if live is None or live.guard is None:
+            return
+        if tree is None:
+            entering_ready = transition is not None and transition.next_phase is Phase.READY
+            tree = state.phase in TREE_CHANGING_PHASES or entering_ready
+        live.guard.settle(tree=tree)
+
+    def _user_grants(self, state: SessionState) -> dict[str, set[str]]:
+        """What the user allowed in their own terminal (`code-intel allow`): path -> content ids."""
+        try:
+            grants = importlib.import_module("code_intel.workflow.grants")
+        except ImportError:  # the user grants land with the hook side of #39
+            return {}
+        granted: dict[str, set[str]] = grants.granted(self.root.path, state.session_id)
+        return granted
 
     def _project_paths(self, logged: set[str]) -> set[str]:
         """A log's files as project-relative paths; an entry that does not resolve inside the project is dropped."""
@@ -741,7 +812,11 @@ class WorkflowEngine:
                 )
             if self.checks is None or not self.checks.configured():
                 return not_configured_view(SELF_REPORTED)
-            report, _concerned = session_checks(self.checks, self.git, state, self.root, progress)
+            self._check_outcome(state, [])  # verify.commands as pinned: a changed config.json is refused first
+            try:
+                report, _concerned = session_checks(self.checks, self.git, state, self.root, progress)
+            finally:
+                self._settle(state, transition=None, tree=True)
             draft = state.model_copy(deep=True)
             record_run(draft, report)
             self._commit(draft)

@@ -480,7 +480,7 @@ class WorkflowEngine:
 
     def ungranted_early_changes(self, state: SessionState, files: list[str]) -> list[str]:
         """The files among `files` that no grant of the user's covers with their current content."""
-        return grants.ungranted(self.root.path, self._sessions_dir, state.session_id, files)
+        return grants.ungranted(self.root.path, state.session_id, files)
 
     def grant_early_changes(self, files: list[str], *, by: str) -> list[str]:
         """Record the user's consent (answered through the client) to keep `files`, flagged at READY, as they are
@@ -489,7 +489,7 @@ class WorkflowEngine:
             state = self._restore().state
             flagged = [f for f in files if f in set(state.pre_ready_changes)]
             if flagged:
-                grants.record(self.root.path, self._sessions_dir, state.session_id, flagged, by=by)
+                grants.record(self.root.path, state.session_id, flagged, by=by)
             return flagged
 
     def early_changes_to_confirm(self, files: list[str]) -> list[str]:

@@ -151,3 +151,16 @@ def test_post_tool_use_prints_nothing_and_logs_what_was_shown(driver: Driver, ap
     assert reads == {"src/app.py"}
     broken = run("post-tool-use", "{ not json", "--project", str(app_project.path))
     assert broken.returncode == 0 and broken.stdout == "" and "post-tool-use failed" in broken.stderr
+
+
+def test_the_time_budget_interrupts_the_hooks_own_work() -> None:
+    from code_intel.hooks.run import HookTimeout, time_budget
+
+    started = time.process_time()
+    with pytest.raises(HookTimeout, match="of CPU"), time_budget(0.05, 5.0):
+        while True:
+            pass
+    assert time.process_time() - started < 1.0
+    with time_budget(0.05, 5.0):  # work that fits is not interrupted, and the timers are off afterwards
+        sum(range(1000))
+    time.sleep(0.01)

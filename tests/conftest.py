@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from code_intel.core.config import DEFAULT_EMBEDDING_MODEL
 from code_intel.core.project import ENV_PROJECT, ProjectRoot
 from code_intel.index.embedder import Embedder
+
+FULL_MODEL = "all-MiniLM-L6-v2-code"  # the opt-in transformer model (embedding_model in config.json)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,10 +27,10 @@ def write_files(root: Path, files: dict[str, str]) -> None:
 
 @pytest.fixture(scope="session")
 def embedding_model() -> Embedder:
-    """The default embedding model, loaded once for the whole run: every Embedder of that model in this
-    process (SemanticIndex, doctor, the query router) reuses it. Tests that request it are marked
-    `model`, which `make test-fast` leaves out."""
-    embedder = Embedder(DEFAULT_EMBEDDING_MODEL)
+    """The full (transformer) embedding model, loaded once for the whole run: every Embedder of that model in
+    this process (SemanticIndex, the query router) reuses it. Tests that request it are marked `model`, which
+    `make test-fast` leaves out. The default model is the static one (no torch); this one is opt-in."""
+    embedder = Embedder(FULL_MODEL)
     assert embedder.model is not None and embedder.loaded
     return embedder
 

@@ -49,6 +49,8 @@ HOOK_TIMEOUT_SECONDS = 10
 PERMISSION_RULE = "mcp__code-intel"
 CODEX_STARTUP_TIMEOUT_SEC = 20
 CODEX_TOOL_TIMEOUT_SEC = 600  # sync_index on a large project can take minutes
+# How a hook command of ours names code-intel: its console script, or the module (now, and before the rename)
+LAUNCHER_NAMES = ("code-intel", "code_intel.cli", "tools.cli")
 HOOK_EVENTS = {"PreToolUse": ("pre-tool-use", TOOLS_MATCHER), "PostToolUse": ("post-tool-use", SHOWN_MATCHER),
                "SessionStart": ("session-start", SESSION_START_MATCHER)}
 # folders the agent's shell may not write, whatever the hook reads in a command: the OS sandbox keeps them read-only
@@ -67,11 +69,8 @@ def generated_files(ctx: InstallContext) -> dict[str, bytes]:
 
 # ----------------------------------------------------------------------------- hooks
 def hook_command(ctx: InstallContext, event: str) -> str:
-    """`/abs/.venv/bin/code-intel hook EVENT --project /abs/project`, quoted for the shell the client uses."""
-    script = Path(ctx.python).parent / "code-intel"
-    # -I: never import a `tools` package from the folder the client runs the hook in
-    base = [str(script)] if script.is_file() else [ctx.python, "-I", "-m", "code_intel.cli.main"]
-    return " ".join(shlex.quote(part) for part in [*base, "hook", event, "--project", str(ctx.project)])
+    """`/abs/bin/code-intel hook EVENT --project /abs/project`, quoted for the shell the client uses."""
+    return " ".join(shlex.quote(part) for part in [*ctx.launcher, "hook", event, "--project", str(ctx.project)])
 
 
 def is_our_hook_group(event: str) -> Callable[[Any], bool]:
@@ -82,7 +81,7 @@ def is_our_hook_group(event: str) -> Callable[[Any], bool]:
         hooks = item.get("hooks") if isinstance(item, dict) else None
         return isinstance(hooks, list) and any(
             isinstance(h, dict) and isinstance(h.get("command"), str) and marker in h["command"]
-            and ("code-intel" in h["command"] or "code_intel.cli.main" in h["command"]) for h in hooks)
+            and any(name in h["command"] for name in LAUNCHER_NAMES) for h in hooks)
 
     return check
 

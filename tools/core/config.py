@@ -15,7 +15,7 @@ from code_intel.core.errors import ConfigError, validation_problems
 from code_intel.core.outcome_types import CACHE_PATTERNS
 from code_intel.verify.settings import VerifySettings
 
-DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2-code"
+DEFAULT_EMBEDDING_MODEL = "code-static"
 
 DEFAULT_EXCLUDES = [
     "**/.git/**",

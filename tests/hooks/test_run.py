@@ -90,11 +90,14 @@ def test_unknown_event_is_a_non_blocking_error(app_project: ProjectRoot) -> None
     assert result.returncode == 1 and "unknown hook event" in result.stderr
 
 
-@pytest.mark.parametrize("event", ["pre-tool-use", "session-start"])
+@pytest.mark.parametrize("event", ["pre-tool-use", "post-tool-use", "session-start"])
 def test_no_heavy_library_is_imported(driver: Driver, app_project: ProjectRoot, event: str) -> None:
     resp = driver.run(driver.start(), until="READY")
     driver.submit(driver.payload(resp))
-    stdin = edit_event(app_project) if event == "pre-tool-use" else json.dumps({"source": "compact"})
+    stdin = {"pre-tool-use": edit_event(app_project), "session-start": json.dumps({"source": "compact"}),
+             "post-tool-use": json.dumps({"cwd": str(app_project.path), "tool_name": "Bash",
+                                          "tool_input": {"command": "cat src/app.py"},
+                                          "tool_response": {"stdout": APP_CODE, "stderr": ""}})}[event]
     result = run(event, stdin, "--project", str(app_project.path), python_flags=("-X", "importtime"))
     assert result.returncode == 0
     imported = {line.split("|")[-1].strip().split(".")[0] for line in result.stderr.splitlines() if "import time:" in line}

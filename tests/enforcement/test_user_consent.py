@@ -33,10 +33,10 @@ def sessions(root: ProjectRoot) -> Path:
 
 
 def test_a_grant_covers_the_content_it_was_given_for(project: ProjectRoot) -> None:
-    grants.record(project.path, SESSION_ID, ["src/app.py"], by="terminal")
-    assert grants.ungranted(project.path, SESSION_ID, ["src/app.py", "lib/other.py"]) == ["lib/other.py"]
+    grants.record(project.path, sessions(project), SESSION_ID, ["src/app.py"], by="terminal")
+    assert grants.ungranted(project.path, sessions(project), SESSION_ID, ["src/app.py", "lib/other.py"]) == ["lib/other.py"]
     (project.path / "src" / "app.py").write_text("changed after the grant\n", encoding="utf-8")
-    assert grants.ungranted(project.path, SESSION_ID, ["src/app.py"]) == ["src/app.py"]
+    assert grants.ungranted(project.path, sessions(project), SESSION_ID, ["src/app.py"]) == ["src/app.py"]
 
 
 def test_a_forged_or_edited_grant_is_void(project: ProjectRoot) -> None:
@@ -44,12 +44,12 @@ def test_a_forged_or_edited_grant_is_void(project: ProjectRoot) -> None:
     digest = grants.content_hash(project.path / "src" / "app.py")
     forged = {"time": "2026-11-27T22:00:00Z", "session_id": SESSION_ID, "by": "terminal", "files": {"src/app.py": digest}}
     file.write_text(json.dumps(forged) + "\n" + json.dumps({**forged, "mac": "0" * 64}) + "\n", encoding="utf-8")
-    assert grants.ungranted(project.path, SESSION_ID, ["src/app.py"]) == ["src/app.py"]
-    grants.record(project.path, SESSION_ID, ["lib/other.py"], by="terminal")
+    assert grants.ungranted(project.path, sessions(project), SESSION_ID, ["src/app.py"]) == ["src/app.py"]
+    grants.record(project.path, sessions(project), SESSION_ID, ["lib/other.py"], by="terminal")
     line = json.loads(file.read_text(encoding="utf-8").splitlines()[-1])
     line["files"]["src/app.py"] = digest  # widening a real grant breaks its seal
     file.write_text(json.dumps(line) + "\n", encoding="utf-8")
-    assert grants.ungranted(project.path, SESSION_ID, ["src/app.py", "lib/other.py"]) == [
+    assert grants.ungranted(project.path, sessions(project), SESSION_ID, ["src/app.py", "lib/other.py"]) == [
         "src/app.py", "lib/other.py"]
 
 
@@ -57,9 +57,9 @@ def test_code_intel_allow_asks_in_the_terminal_and_records_the_grant(project: Pr
                                                                     capsys: pytest.CaptureFixture[str]) -> None:
     args = SimpleNamespace(files=["src/app.py"], project=str(project.path))
     assert run_allow(args, confirm=lambda question: False) == 1
-    assert grants.ungranted(project.path, SESSION_ID, ["src/app.py"]) == ["src/app.py"]
+    assert grants.ungranted(project.path, sessions(project), SESSION_ID, ["src/app.py"]) == ["src/app.py"]
     assert run_allow(args, confirm=lambda question: "[y/N]" in question) == 0
-    assert grants.ungranted(project.path, SESSION_ID, ["src/app.py"]) == []
+    assert grants.ungranted(project.path, sessions(project), SESSION_ID, ["src/app.py"]) == []
     assert "src/app.py (as it is now)" in capsys.readouterr().out
     assert run_allow(SimpleNamespace(files=["/etc/hosts"], project=str(project.path)), confirm=lambda q: True) == 1
 

@@ -62,6 +62,6 @@ def run_allow(args: argparse.Namespace, confirm: Callable[[str], bool] | None = 
     if not confirm(f"Keep {'this file' if len(files) == 1 else f'these {len(files)} files'} in the commit? [y/N] "):
         print("Nothing granted.")
         return 1
-    grants.record(root.path, session.session_id, files, by="terminal")
+    grants.record(root.path, session.file.parent, session.session_id, files, by="terminal")
     print("Granted. The agent may now list them in PRE_COMMIT's reallowed_files; changing them again voids the grant.")
     return 0

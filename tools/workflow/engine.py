@@ -453,6 +453,7 @@ class WorkflowEngine:
                                           if "compaction_count" in problem else "send restore: [paths]")
                 self._check_outcome(state, restore)
                 checked = True
+                self._server_step(state)
                 spec = BY_ID[self._variant(state, payload)]
                 assert spec.payload is not None and spec.handler is not None  # SESSION_COMPLETE is never current
                 contract = self.contracts.phase(spec.contract_id)
@@ -539,7 +540,7 @@ class WorkflowEngine:
 
     def ungranted_early_changes(self, state: SessionState, files: list[str]) -> list[str]:
         """The files among `files` that no grant of the user's covers with their current content."""
-        return grants.ungranted(self.root.path, state.session_id, files)
+        return grants.ungranted(self.root.path, self._sessions_dir, state.session_id, files)
 
     def grant_early_changes(self, files: list[str], *, by: str) -> list[str]:
         """Record the user's consent (answered through the client) to keep `files`, flagged at READY, as they are
@@ -548,7 +549,7 @@ class WorkflowEngine:
             state = self._restore().state
             flagged = [f for f in files if f in set(state.pre_ready_changes)]
             if flagged:
-                grants.record(self.root.path, state.session_id, flagged, by=by)
+                grants.record(self.root.path, self._sessions_dir, state.session_id, flagged, by=by)
             return flagged
 
     def early_changes_to_confirm(self, files: list[str]) -> list[str]:
@@ -592,6 +593,12 @@ class WorkflowEngine:
         live.guard.check(state, writable=state.phase is Phase.READY, permitted=permitted,
                          relaxed=state.flags.fast or state.flags.quick, restore=restore,
                          user_grants=self._user_grants(state))
+
+    def _server_step(self, state: SessionState) -> None:
+        """Before a handler runs: what it changes is the server's own, even if the process dies before `_settle`."""
+        live = self._live
+        if live is not None and live.guard is not None:
+            live.guard.server_step(tree=True if state.phase in TREE_CHANGING_PHASES or not state.ready_entered else False)
 
     def _settle(self, state: SessionState, transition: Transition | None, *, tree: bool | None = None) -> None:
         """Take what the server itself just changed (its branch, commit, discards, the run of the checks) into
@@ -876,6 +883,8 @@ class WorkflowEngine:
             if self.checks is None or not self.checks.configured():
                 return not_configured_view(SELF_REPORTED)
             self._check_outcome(state, [])  # verify.commands as pinned: a changed config.json is refused first
+            if self._live is not None and self._live.guard is not None:
+                self._live.guard.server_step(tree=True)
             try:
                 report, _concerned = session_checks(self.checks, self.git, state, self.root, progress)
             finally:
@@ -894,6 +903,7 @@ class WorkflowEngine:
             if other is not None:
                 raise SessionActive(f"session {other.get('session_id')} is active in another process (pid {other.get('pid')})",
                                     hint="stop that process first; cleanup would pull its branch from under it")
+            self._mark_cleanup()
             report = self.git.cleanup().model_dump(mode="json", exclude_none=True)
             dropped = [file.stem for file in self.checkpoints.files()]
             report["checkpoints_deleted"] = self.checkpoints.delete_all()
@@ -903,6 +913,14 @@ class WorkflowEngine:
             self.project_lock.release()
             self._reset()
             return report
+
+    def _mark_cleanup(self) -> None:
+        """cleanup moves HEAD and deletes branches: a session resumed after it died half-way takes that in."""
+        if self.outcome is None:
+            return
+        for file in self.checkpoints.files():
+            with contextlib.suppress(CodeIntelError, OSError):
+                self._load_guard(file.stem).server_step(tree=True)  # type: ignore[union-attr]
 
     def _outcome_fields(self, state: SessionState) -> dict[str, Any]:
         return {"session_id": state.session_id, "query": state.query, "intent": state.intent,

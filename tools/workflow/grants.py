@@ -22,7 +22,6 @@ import os
 import time
 from pathlib import Path
 
-from code_intel.core.project import STATE_DIR
 from code_intel.workflow import seal
 
 GRANTS_SUFFIX = ".grants.jsonl"
@@ -32,10 +31,6 @@ ABSENT = "deleted"  # the id of a file that was deleted (keeping a deletion is a
 
 def grants_file(sessions_dir: Path, session_id: str) -> Path:
     return sessions_dir / f"{session_id}{GRANTS_SUFFIX}"
-
-
-def _sessions(root: Path) -> Path:
-    return root / STATE_DIR / "sessions"
 
 
 def content_hash(path: Path) -> str:
@@ -53,13 +48,13 @@ def content_hash(path: Path) -> str:
         return ABSENT
 
 
-def record(root: Path, session_id: str, files: list[str], by: str) -> dict[str, str]:
+def record(root: Path, sessions_dir: Path, session_id: str, files: list[str], by: str) -> dict[str, str]:
     """Grant `files` (project-relative) as they are now; returns each file's recorded hash."""
     hashes = {rel: content_hash(root / rel) for rel in files}
     entry = seal.seal({"time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "session_id": session_id,
                        "by": by, "files": hashes}, root)
     data = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")
-    fd = os.open(grants_file(_sessions(root), session_id), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = os.open(grants_file(sessions_dir, session_id), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(fd, data)
     finally:
@@ -67,9 +62,9 @@ def record(root: Path, session_id: str, files: list[str], by: str) -> dict[str, 
     return hashes
 
 
-def granted(root: Path, session_id: str) -> dict[str, set[str]]:
+def granted(root: Path, sessions_dir: Path, session_id: str) -> dict[str, set[str]]:
     """Each granted file and the contents (hashes) it was granted with; lines failing their seal are void."""
-    file = grants_file(_sessions(root), session_id)
+    file = grants_file(sessions_dir, session_id)
     try:
         if file.stat().st_size > MAX_GRANTS_BYTES:
             return {}
@@ -92,9 +87,9 @@ def granted(root: Path, session_id: str) -> dict[str, set[str]]:
     return out
 
 
-def ungranted(root: Path, session_id: str, files: list[str]) -> list[str]:
+def ungranted(root: Path, sessions_dir: Path, session_id: str, files: list[str]) -> list[str]:
     """The files among `files` whose current content no grant covers."""
-    grants = granted(root, session_id)
+    grants = granted(root, sessions_dir, session_id)
     return [rel for rel in files if content_hash(root / rel) not in grants.get(rel, set())]
 
 

@@ -77,6 +77,10 @@ class PhaseContext:
     def relative(self, path: str, kind: str) -> str:
         return self.root.relative(self.root.resolve(path, kind=kind))
 
+    def entry(self, path: str, kind: str) -> str:
+        """Project-relative, a symlink named by the path kept as itself (committed or discarded as a link)."""
+        return self.root.relative(self.root.resolve_entry(path, kind=kind))
+
 
 def fold(text: str) -> str:
     """Case and whitespace folded, for quote checks."""
@@ -515,8 +519,8 @@ def verify_intervention(ctx: PhaseContext) -> Transition:
 def pre_commit(ctx: PhaseContext) -> Transition:
     payload: p.PreCommitPayload = ctx.payload
     s = ctx.state
-    reviewed = [ctx.relative(f, "reviewed file") for f in payload.reviewed_files]
-    discarded = [ctx.relative(f, "discarded file") for f in payload.discarded_files]
+    reviewed = [ctx.entry(f, "reviewed file") for f in payload.reviewed_files]
+    discarded = [ctx.entry(f, "discarded file") for f in payload.discarded_files]
     reallowed = [ctx.relative(f, "re-allowed file") for f in payload.reallowed_files]
     both = sorted(set(reviewed) & set(discarded))
     if both:

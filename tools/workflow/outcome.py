@@ -82,10 +82,13 @@ class OutcomeRecord:
     expected: dict[str, str]
     grants: dict[str, list[str]] = field(default_factory=dict)  # path -> content ids the session granted
     copies: dict[str, str] = field(default_factory=dict)  # path -> stored copy of its last granted content
+    # a step of the server's own under way ("tree": it may change work-tree files, "git": refs only); a restart that
+    # finds it set takes what that step changed in before judging (the crash came before the step was settled)
+    pending: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"version": 1, "session_id": self.session_id, "ignore": self.ignore, "expected": self.expected,
-                "grants": self.grants, "copies": self.copies}
+                "grants": self.grants, "copies": self.copies, "pending": self.pending}
 
     def granted(self, path: str, description: str | None) -> bool:
         return description is not None and content_id(description) in self.grants.get(path, [])
@@ -115,7 +118,8 @@ def load(sessions_dir: Path, root: Path, session_id: str) -> OutcomeRecord:
                                 "the server, so it is void", hint=hint)
     return OutcomeRecord(session_id=session_id, ignore=[str(p) for p in data.get("ignore", [])],
                          expected=dict(data.get("expected", {})), grants=dict(data.get("grants", {})),
-                         copies=dict(data.get("copies", {})))
+                         copies=dict(data.get("copies", {})),
+                         pending=data.get("pending") if data.get("pending") in ("tree", "git") else None)
 
 
 @dataclass
@@ -130,7 +134,7 @@ def judge(record: OutcomeRecord, changes: Iterable[Change], *, writable: bool, p
     absorbed: list[Change] = []
     refused: list[Change] = []
     for change in changes:
-        after_id = content_id(change.after) if change.after is not None else "deleted"
+        after_id = content_id(change.after)
         if after_id in user_grants.get(change.key, set()):
             absorbed.append(change)
         elif writable and grantable(change.key) and (relaxed or change.key in permitted):
@@ -151,7 +155,7 @@ def absorb(record: OutcomeRecord, changes: list[Change]) -> list[str]:
             record.expected[change.key] = change.after
         if is_tree_key(change.key):
             ids = record.grants.setdefault(change.key, [])
-            cid = content_id(change.after) if change.after is not None else "deleted"
+            cid = content_id(change.after)
             if cid not in ids:
                 ids.append(cid)
             if change.after is not None and change.after.startswith("file "):
@@ -221,6 +225,8 @@ class OutcomeGuard:
         """Refuse (UnexpectedChanges) any change not granted in this phase; take granted ones in. `restore` names
         refused changes to put back first."""
         record = self.record
+        if record.pending is not None:  # a server step was interrupted: what it changed is its own
+            self.settle(tree=record.pending == "tree")
         changes = diff(record.expected, self.port.take(record.ignore))
         if not changes:
             return
@@ -242,12 +248,18 @@ class OutcomeGuard:
                 record.copies.update(self.port.keep(to_keep))
             self.save()
 
+    def server_step(self, *, tree: bool) -> None:
+        """Say (in the saved record) that a step of the server's own begins; `settle` ends it."""
+        self.record.pending = "tree" if tree else "git"
+        self.save()
+
     def settle(self, *, tree: bool) -> None:
         """Take the server's own changes in (git state always; work-tree files when `tree`)."""
         record = self.record
         changes = [c for c in diff(record.expected, self.port.take(record.ignore)) if tree or not is_tree_key(c.key)]
-        if not changes:
+        if not changes and record.pending is None:
             return
+        record.pending = None
         for change in changes:
             if change.after is None:
                 record.expected.pop(change.key, None)

@@ -211,7 +211,39 @@ def submit_phase(
     """The only way out of a phase: send the payload expected_payload names. The server checks it and the tools
     you used, then answers the next instruction or a refusal saying what was wrong. It runs verify.commands
     itself at POST_IMPL_VERIFY and on first entering READY."""
+    ask_user_to_keep_early_changes(ctx, data)
     return PhaseResponse.model_validate(app_of(ctx).workflow.submit_phase(data, progress_reporter(ctx)))
+
+
+class KeepEarlyChanges(BaseModel):
+    """The user's answer to keeping files the agent changed before READY."""
+
+    keep: bool = Field(description="keep these files, as they are now, in the session's commit")
+
+
+def ask_user_to_keep_early_changes(ctx: Ctx, data: Any) -> None:
+    """PRE_COMMIT's reallowed_files keeps files changed before READY only with the user's consent: ask the user
+    through MCP elicitation when the client supports it, and record a yes as their grant (workflow/grants.py).
+    Without elicitation (or on no answer) nothing is granted, and the refusal says to run `code-intel allow`."""
+    files = data.get("reallowed_files") if isinstance(data, dict) else None
+    if not isinstance(files, list) or not files or not all(isinstance(f, str) for f in files):
+        return
+    capabilities = ctx.client_capabilities
+    if capabilities is None or capabilities.elicitation is None:
+        return
+    workflow = app_of(ctx).workflow
+    pending = workflow.early_changes_to_confirm(files)
+    if not pending:
+        return
+    message = ("The agent asks to keep files it changed before the session reached READY, while writing was not "
+               f"allowed: {', '.join(pending)}. Keep them, as they are now, in this session's commit?")
+    try:
+        answer = anyio.from_thread.run(ctx.elicit, message, KeepEarlyChanges)
+    except Exception as err:  # noqa: BLE001 - a client that fails to ask grants nothing; the refusal says what to do
+        logging.getLogger("code_intel.server").warning("elicitation failed: %s", err)
+        return
+    if answer.action == "accept" and answer.data.keep:
+        workflow.grant_early_changes(pending, by="elicitation")
 
 
 @tool(READ_ONLY)

@@ -182,3 +182,19 @@ def test_client_files_check_reports_missing_current_outdated_and_edited(project_
     install(project_dir, options=InstallOptions(remove_hooks=True))
     hooks_result = check_client_files(project_dir)[1]
     assert not hooks_result.ok and hooks_result.detail.count("missing") == 6  # 3 events x 2 clients
+
+
+def test_sandbox_check_says_when_the_sandbox_cannot_run(project_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from code_intel.cli.doctor import check_sandbox
+    from code_intel.context.installer import InstallOptions, install
+
+    install(project_dir, options=InstallOptions(sandbox=False))
+    off = check_sandbox(project_dir)
+    assert off.ok and "sandbox is off" in off.detail
+    install(project_dir)
+    monkeypatch.setattr(shutil, "which", lambda name: None if name == "bwrap" else f"/usr/bin/{name}")
+    missing = check_sandbox(project_dir, platform="linux")
+    assert not missing.ok and "bwrap cannot be found" in missing.detail and "bubblewrap socat" in (missing.fix or "")
+    assert check_sandbox(project_dir, platform="darwin").ok
+    monkeypatch.setattr(shutil, "which", lambda name: f"/usr/bin/{name}")
+    assert check_sandbox(project_dir, platform="linux").ok

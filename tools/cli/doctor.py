@@ -212,6 +212,7 @@ def run_doctor(args: argparse.Namespace) -> int:
         results.append(check_project(Path(args.project)))
         results.append(check_verify_commands(Path(args.project)))
         results.extend(check_client_files(Path(args.project)))
+        results.append(check_sandbox(Path(args.project)))
     print(format_results(results))
     return 0 if all(r.ok or r.optional for r in results) else 1
 
@@ -348,3 +349,31 @@ def check_client_files(folder: Path) -> list[CheckResult]:
     return [verdict("skill", skill_labels, "/code skill"), verdict("hooks", hook_labels, "hooks"),
             verdict("server", [server_label], "MCP server entry"),
             verdict("templates", templates, f"{STATE_DIR}/ templates", edits_expected=True)]
+
+
+def check_sandbox(folder: Path, platform: str = sys.platform) -> CheckResult:
+    """With --project: can the clients' sandbox that init turned on run here? Claude Code sandboxes its Bash tool
+    with bubblewrap and socat on Linux (Seatbelt on macOS) and, without them, runs the agent's shell unsandboxed
+    with a warning. docs/enforcement.md says what each client protects."""
+    import json
+
+    settings = folder.expanduser().resolve() / ".claude" / "settings.json"
+    try:
+        sandbox = json.loads(settings.read_text(encoding="utf-8")).get("sandbox", {})
+    except (OSError, ValueError, AttributeError):
+        sandbox = {}
+    if not isinstance(sandbox, dict) or sandbox.get("enabled") is not True:
+        return CheckResult(name="sandbox", ok=True, detail="Claude Code's sandbox is off for this project: the agent's "
+                           "shell can write .git/ and .code-intel/ (the server still refuses such changes at the next "
+                           "transition); `code-intel init` turns it on")
+    if not platform.startswith("linux"):
+        return CheckResult(name="sandbox", ok=True, detail="Claude Code's sandbox is on (Seatbelt on macOS)")
+    missing = [name for name in ("bwrap", "socat") if shutil.which(name) is None]
+    if missing:
+        return CheckResult(name="sandbox", ok=False,
+                           detail=f"Claude Code's sandbox is on, but {' and '.join(missing)} cannot be found: Claude "
+                                  "Code runs the agent's shell unsandboxed (with a warning), so .git/ and .code-intel/ "
+                                  "are writable to it",
+                           fix="install them (Debian/Ubuntu: apt-get install bubblewrap socat), or turn the sandbox "
+                               'off: "sandbox": {"enabled": false} in .claude/settings.local.json')
+    return CheckResult(name="sandbox", ok=True, detail="Claude Code's sandbox is on and can run (bubblewrap, socat)")

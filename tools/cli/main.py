@@ -102,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help="print the report as JSON (the fields run_checks answers)")
 
     allow = sub.add_parser("allow", help="keep files the agent changed before READY (you confirm in this terminal)")
-    allow.add_argument("files", nargs="+", help="the files, as the session's PRE_COMMIT names them")
+    allow.add_argument("files", nargs="+", help="the files as the session names them (relative to the project root)")
     _project_arg(allow)
 
     demo = sub.add_parser("demo", help="drive a whole session on a generated sample repository")

@@ -31,7 +31,7 @@ from code_intel.core.errors import CheckpointCorrupt, validation_problems
 from code_intel.core.fsutil import write_atomic
 from code_intel.core.limits import encoded_size, fit_json
 from code_intel.core.project import ProjectRoot
-from code_intel.workflow import seal, write_log
+from code_intel.workflow import grants, seal, write_log
 
 if TYPE_CHECKING:
     import logging
@@ -257,13 +257,14 @@ class CheckpointStore:
         return state, payloads
 
     def delete(self, session_id: str) -> None:
-        """The session's checkpoint, and its write and read logs (the commit gate has read them by then) and
-        ledger journal with it. A folder that cannot be written only leaves them behind."""
+        """The session's checkpoint, and its write and read logs (the commit gate has read them by then), the
+        user's grants and the ledger journal with it. A folder that cannot be written only leaves them behind."""
         from code_intel.workflow.ledger import journal_file
 
         try:
             self.path_for(session_id).unlink(missing_ok=True)
             write_log.remove(self.folder, session_id)
+            grants.remove(self.folder, session_id)
             journal_file(self.folder, session_id).unlink(missing_ok=True)
             (self.folder / f"{session_id}{OUTCOME_SUFFIX}").unlink(missing_ok=True)
         except OSError as err:

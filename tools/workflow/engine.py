@@ -470,7 +470,8 @@ class WorkflowEngine:
                 context = PhaseContext(draft, model, self.root, self.git, enabled_phases(draft.intent, draft.flags),
                                        checks=self.checks, progress=progress,
                                        logged_writes=partial(self._logged_writes, draft),
-                                       files_seen=partial(self._files_seen, draft))
+                                       files_seen=partial(self._files_seen, draft),
+                                       ungranted=partial(self.ungranted_early_changes, draft))
                 transition = self._route(state, draft, spec.handler(context))
                 self._entering_ready(context, transition)
                 self._check_commit(transition)
@@ -540,6 +541,33 @@ class WorkflowEngine:
         """Files the session saw: read by the agent's own tools (the client hooks' log) or shown by the server's
         exploration tools, as project-relative paths."""
         return self._project_paths(write_log.files_read(write_log.reads_file(self._sessions_dir, state.session_id)))
+
+    def ungranted_early_changes(self, state: SessionState, files: list[str]) -> list[str]:
+        """The files among `files` that no grant of the user's covers with their current content."""
+        return grants.ungranted(self.root.path, self._sessions_dir, state.session_id, files)
+
+    def grant_early_changes(self, files: list[str], *, by: str) -> list[str]:
+        """Record the user's consent (answered through the client) to keep `files`, flagged at READY, as they are
+        now; returns the files granted (those the session flagged)."""
+        with self._lock:
+            state = self._restore().state
+            flagged = [f for f in files if f in set(state.pre_ready_changes)]
+            if flagged:
+                grants.record(self.root.path, self._sessions_dir, state.session_id, flagged, by=by)
+            return flagged
+
+    def early_changes_to_confirm(self, files: list[str]) -> list[str]:
+        """Of `files` (a PRE_COMMIT payload's reallowed_files), those flagged at READY that still need the user's
+        consent; [] when no session is at PRE_COMMIT."""
+        with self._lock:
+            try:
+                state = self._restore().state
+            except CodeIntelError:
+                return []
+            if state.phase is not Phase.PRE_COMMIT:
+                return []
+            flagged = [f for f in files if f in set(state.pre_ready_changes)]
+            return self.ungranted_early_changes(state, flagged)
 
     def _logged_writes(self, state: SessionState) -> set[str]:
         """Files the client hooks' write log allowed during READY, as project-relative paths."""

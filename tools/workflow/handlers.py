@@ -54,6 +54,8 @@ class PhaseContext:
     progress: CheckProgress | None = None  # MCP progress notifications while checks run
     logged_writes: Callable[[], set[str]] = field(default=lambda: set())  # files the hooks' write log allowed in READY
     files_seen: Callable[[], set[str]] = field(default=lambda: set())  # files the session read or was shown (read log)
+    # the files among those given that no grant of the user's covers as they are now (workflow/grants.py)
+    ungranted: Callable[[list[str]], list[str]] = field(default=lambda files: list(files))
     # what the submit observed, which the session keeps even when the submit is refused (a server run's outcome):
     # each is applied to the draft at once and, on a refusal, to the state as it was (WorkflowEngine.submit_phase)
     observed: list[Callable[[SessionState], None]] = field(default_factory=list)
@@ -531,6 +533,15 @@ def pre_commit(ctx: PhaseContext) -> Transition:
         raise PayloadMismatch(
             f"reallowed_files names files that were not flagged as changed before READY: {not_flagged}",
             hint=f"reallowed_files is only for the files flagged at READY ({s.pre_ready_changes or 'none'})",
+        )
+    unconsented = ctx.ungranted(reallowed)
+    if unconsented:
+        raise PayloadMismatch(
+            f"keeping files changed before READY needs the user's own consent, and none covers {unconsented} as "
+            "they are now: reallowed_files alone grants nothing",
+            hint="ask the user, naming the files and why to keep them: they confirm in the prompt their client shows "
+            "on this submit (where the client supports it), or run `code-intel allow FILE...` in their own "
+            "terminal; then submit again. Otherwise put the files in discarded_files",
         )
     early = [f for f in kept if f in set(s.pre_ready_changes) and f not in set(reallowed)]
     if early:

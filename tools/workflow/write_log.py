@@ -24,8 +24,8 @@ changed behind the hook's back (a tool the hook does not see, an editor, a Bash 
 parse). The commit gate and review_changes read the log through `allowed_writes`.
 
 The read log, `.code-intel/sessions/<session_id>.reads.jsonl`, has entries of the same shape in any
-phase: the hook appends the files the agent's own tools read (Claude Code's `Read`, shell commands
-such as `cat`, `sed -n`, `grep FILE`), and the server appends the files its answers showed code of
+phase: the PostToolUse hook appends the files whose content the agent's own tools showed it
+(Claude Code's `Read`, shell output such as `cat`, `sed -n`, `grep FILE`), and the server appends the files its answers showed code of
 (a search hit, a definition, an outline, the rules file start_session hands over). `files_read`
 gives them back: EXPLORATION, add_explored_files and DOCUMENT_RESEARCH accept an existing file as
 explored (or reviewed) only when it is there. Every line carries `mac`, its seal (tools/workflow/seal.py):

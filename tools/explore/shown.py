@@ -19,7 +19,8 @@ SHOWING_TOOLS = frozenset({
     "search_text", "find_definitions", "find_references", "get_symbols", "analyze_structure",
     "get_function_at_line", "analyze_impact", "query", "semantic_search", "fetch_chunk_detail",
 })
-_NOT_SHOWN = frozenset({"skipped_files", "skipped"})  # fields naming files the tool did not look into
+# fields naming files the tool did not look into, or only counted (no line of them shown)
+_NOT_SHOWN = frozenset({"skipped_files", "skipped", "counted", "top_files"})
 _NESTED = (BaseModel, list, dict, WrittenList)
 MAX_SHOWN = 500
 

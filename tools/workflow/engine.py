@@ -20,7 +20,6 @@ Decisions (see docs/workflow.md):
 from __future__ import annotations
 
 import contextlib
-import importlib
 import logging
 import textwrap
 import threading
@@ -58,7 +57,7 @@ from code_intel.explore.write_rules import evaluate_write
 from code_intel.learning.decisions import DecisionLog
 from code_intel.learning.history import SessionHistory
 from code_intel.verify.models import not_configured_view
-from code_intel.workflow import write_log
+from code_intel.workflow import grants, write_log
 from code_intel.workflow.checkpoint import CheckpointStore
 from code_intel.workflow.contract import ContractSource, PhaseContract
 from code_intel.workflow.flags import parse_flags
@@ -577,12 +576,7 @@ class WorkflowEngine:
 
     def _user_grants(self, state: SessionState) -> dict[str, set[str]]:
         """What the user allowed in their own terminal (`code-intel allow`): path -> content ids."""
-        try:
-            grants = importlib.import_module("code_intel.workflow.grants")
-        except ImportError:  # the user grants land with the hook side of #39
-            return {}
-        granted: dict[str, set[str]] = grants.granted(self.root.path, state.session_id)
-        return granted
+        return grants.granted(self.root.path, self._sessions_dir, state.session_id)
 
     def _project_paths(self, logged: set[str]) -> set[str]:
         """A log's files as project-relative paths; an entry that does not resolve inside the project is dropped."""

@@ -74,8 +74,8 @@ from code_intel.workflow.ledger import LedgerJournal, ToolLedger, normalise_tool
 from code_intel.workflow.lock import ProjectLock
 from code_intel.workflow.matrix import INTENTS, enabled_phases, is_investigation, next_phase
 from code_intel.workflow.outcome import OutcomeGuard, OutcomePort, UnexpectedChanges
-from code_intel.workflow.payloads import ReadyImplementationPayload, validate_payload
-from code_intel.workflow.phases import BY_ID
+from code_intel.workflow.payloads import PhasePayload, ReadyImplementationPayload, validate_payload
+from code_intel.workflow.phases import BY_ID, PhaseSpec
 from code_intel.workflow.ports import CheckPort, CheckProgress, GitPort
 from code_intel.workflow.responses import no_session_fields, phase_response, refusal_fields
 from code_intel.workflow.state import SessionState, new_session_id, now
@@ -419,86 +419,84 @@ class WorkflowEngine:
         started = time.monotonic()
         with self._lock:
             live = self._restore()
-            state = live.state
-            phase_summaries: dict[str, str] | None = None
-            problem: str | None = None
-            payload = data
-            cuts: list[str] = []
-            if isinstance(data, dict):
-                payload, cuts = bound_value(data, max_text=MAX_TEXT_CHARS, max_items=MAX_LIST_ITEMS,
-                                            path="data", text_limits={"summary": MAX_SUMMARY_CHARS})
-            restore: list[str] = []
-            if isinstance(data, dict) and "restore" in data:
-                payload = {k: v for k, v in payload.items() if k != "restore"}
-                asked = data["restore"]
-                if isinstance(asked, list) and all(isinstance(p, str) for p in asked):
-                    restore = list(asked)
-                else:
-                    problem = f"restore must be a list of the paths a refusal named, got {asked!r}"
-            if isinstance(data, dict) and "compaction_count" in data:
-                payload = {k: v for k, v in payload.items() if k != "compaction_count"}
-                count = data["compaction_count"]
-                if isinstance(count, int) and not isinstance(count, bool) and count >= 0:
-                    if count != state.compaction_count:
-                        phase_summaries = live.flat_summaries()
-                        adopted = state.model_copy(update={"compaction_count": count})
-                        self._commit(adopted)  # adopted even when the rest of the submit is refused
-                        self.history.append(state.session_id, "compaction", phase=state.phase.value, step=state.step,
-                                            **{"from": state.compaction_count, "to": count})
-                        state = adopted
-                else:
-                    problem = f"compaction_count must be a non-negative integer, got {count!r}"
-            context: PhaseContext | None = None
-            checked = False
+            sent = _Submit.read(data)
+            state, phase_summaries = self._adopt_compaction(live, live.state, sent.compaction_count)
+            attempt = _Attempt()
             try:
-                if problem:
-                    raise PayloadMismatch(problem, hint="echo the compaction_count of the last response"
-                                          if "compaction_count" in problem else "send restore: [paths]")
-                self._check_outcome(state, restore)
-                checked = True
-                self._server_step(state)
-                spec = BY_ID[self._variant(state, payload)]
-                assert spec.payload is not None and spec.handler is not None  # SESSION_COMPLETE is never current
-                contract = self.contracts.phase(spec.contract_id)
-                model = validate_payload(spec.payload, state.label, payload)
-                if isinstance(model, ReadyImplementationPayload) and model.writes_nothing():
-                    contract = contract.model_copy(update={"required_tools": [
-                        t for t in contract.required_tools if t != "check_write_target"]})
-                called = live.ledger.called(phase=state.contract_id, window=state.window)
-                check_tool_evidence(state.label, contract, model.tools_used, called)
-                draft = state.model_copy(deep=True)
-                context = PhaseContext(draft, model, self.root, self.git, enabled_phases(draft.intent, draft.flags),
-                                       checks=self.checks, progress=progress,
-                                       logged_writes=partial(self._logged_writes, draft),
-                                       files_seen=partial(self._files_seen, draft),
-                                       ungranted=partial(self.ungranted_early_changes, draft))
-                transition = self._route(state, draft, spec.handler(context))
-                self._entering_ready(context, transition)
-                self._check_commit(transition)
+                if sent.problem:
+                    raise PayloadMismatch(sent.problem, hint="echo the compaction_count of the last response"
+                                          if "compaction_count" in sent.problem else "send restore: [paths]")
+                spec, model, draft, transition = self._apply(live, state, sent, progress, attempt)
             except CodeIntelError as err:
-                if checked:  # a withdrawn commit's files stay unexpected: only git's state is the server's
-                    self._settle(state, transition=None, tree=False if isinstance(err, UnexpectedChanges) else None)
-                if context is not None and context.observed:  # refused, but what the submit saw is kept
-                    kept = state.model_copy(deep=True)
-                    for change in context.observed:
-                        change(kept)
-                    self._commit(kept)
-                    state = kept
-                self.decisions.append(session_id=state.session_id, phase=state.phase.value, step=state.step,
-                                      accepted=False, payload=data, error=err.code, message=err.message)
-                self._history_submit(state, data, started, err=err)
-                err.details.update(self._refusal_details(state))
+                self._refused(state, attempt, data, err, started)
                 if phase_summaries is not None:
                     err.details["phase_summaries"] = phase_summaries
-                if cuts:
-                    err.details["cut"] = cuts
+                if sent.cuts:
+                    err.details["cut"] = sent.cuts
                 raise
             self._settle(state, transition)
             response = self._accept(state, draft, spec.contract_id, model.summary, transition, data, phase_summaries,
                                     started)
-            if cuts:
-                response["cut"] = [*response.get("cut", []), *cuts]
+            if sent.cuts:
+                response["cut"] = [*response.get("cut", []), *sent.cuts]
             return response
+
+    def _adopt_compaction(self, live: LiveSession, state: SessionState,
+                          count: int | None) -> tuple[SessionState, dict[str, str] | None]:
+        """A compaction_count the agent raised is adopted at once, even when the rest of the submit is refused;
+        the answer then carries the phase summaries the agent lost."""
+        if count is None or count == state.compaction_count:
+            return state, None
+        phase_summaries = live.flat_summaries()
+        adopted = state.model_copy(update={"compaction_count": count})
+        self._commit(adopted)
+        self.history.append(state.session_id, "compaction", phase=state.phase.value, step=state.step,
+                            **{"from": state.compaction_count, "to": count})
+        return adopted, phase_summaries
+
+    def _apply(self, live: LiveSession, state: SessionState, sent: _Submit, progress: CheckProgress | None,
+               attempt: _Attempt) -> tuple[PhaseSpec, PhasePayload, SessionState, Transition]:
+        """Check the submit against the phase (payload model, contract, tool evidence) and run its handler on a
+        draft of the state; `attempt` records how far it got, for a refusal."""
+        self._check_outcome(state, sent.restore)
+        attempt.checked = True
+        self._server_step(state)
+        spec = BY_ID[self._variant(state, sent.payload)]
+        assert spec.payload is not None and spec.handler is not None  # SESSION_COMPLETE is never current
+        contract = self.contracts.phase(spec.contract_id)
+        model = validate_payload(spec.payload, state.label, sent.payload)
+        if isinstance(model, ReadyImplementationPayload) and model.writes_nothing():
+            contract = contract.model_copy(update={"required_tools": [
+                t for t in contract.required_tools if t != "check_write_target"]})
+        called = live.ledger.called(phase=state.contract_id, window=state.window)
+        check_tool_evidence(state.label, contract, model.tools_used, called)
+        draft = state.model_copy(deep=True)
+        attempt.context = PhaseContext(draft, model, self.root, self.git, enabled_phases(draft.intent, draft.flags),
+                                       checks=self.checks, progress=progress,
+                                       logged_writes=partial(self._logged_writes, draft),
+                                       files_seen=partial(self._files_seen, draft),
+                                       ungranted=partial(self.ungranted_early_changes, draft))
+        transition = self._route(state, draft, spec.handler(attempt.context))
+        self._entering_ready(attempt.context, transition)
+        self._check_commit(transition)
+        return spec, model, draft, transition
+
+    def _refused(self, state: SessionState, attempt: _Attempt, data: Any, err: CodeIntelError, started: float) -> None:
+        """Record a refused submit: what its checks observed is kept, the decision and history are logged, and
+        the refusal gets the phase's contract fields."""
+        if attempt.checked:  # a withdrawn commit's files stay unexpected: only git's state is the server's
+            self._settle(state, transition=None, tree=False if isinstance(err, UnexpectedChanges) else None)
+        context = attempt.context
+        if context is not None and context.observed:  # refused, but what the submit saw is kept
+            kept = state.model_copy(deep=True)
+            for change in context.observed:
+                change(kept)
+            self._commit(kept)
+            state = kept
+        self.decisions.append(session_id=state.session_id, phase=state.phase.value, step=state.step,
+                              accepted=False, payload=data, error=err.code, message=err.message)
+        self._history_submit(state, data, started, err=err)
+        err.details.update(self._refusal_details(state))
 
     @staticmethod
     def _route(state: SessionState, draft: SessionState, transition: Transition) -> Transition:
@@ -951,3 +949,46 @@ class WorkflowEngine:
             if self._live is not None:
                 self._save()
             self.project_lock.release()
+
+
+@dataclass
+class _Attempt:
+    """How far a submit got before a refusal: past the outcome check, and the handler's context."""
+
+    checked: bool = False
+    context: PhaseContext | None = None
+
+
+@dataclass
+class _Submit:
+    """A submit's `data` taken apart: the phase payload (bounded) and the fields that ride beside it."""
+
+    payload: Any
+    cuts: list[str]
+    restore: list[str]
+    compaction_count: int | None
+    problem: str | None
+
+    @classmethod
+    def read(cls, data: Any) -> _Submit:
+        if not isinstance(data, dict):
+            return cls(data, [], [], None, None)
+        payload, cuts = bound_value(data, max_text=MAX_TEXT_CHARS, max_items=MAX_LIST_ITEMS,
+                                    path="data", text_limits={"summary": MAX_SUMMARY_CHARS})
+        payload = {k: v for k, v in payload.items() if k not in ("restore", "compaction_count")}
+        restore: list[str] = []
+        count: int | None = None
+        problem: str | None = None
+        if "restore" in data:
+            asked = data["restore"]
+            if isinstance(asked, list) and all(isinstance(p, str) for p in asked):
+                restore = list(asked)
+            else:
+                problem = f"restore must be a list of the paths a refusal named, got {asked!r}"
+        if "compaction_count" in data:
+            sent = data["compaction_count"]
+            if isinstance(sent, int) and not isinstance(sent, bool) and sent >= 0:
+                count = sent
+            else:
+                problem = f"compaction_count must be a non-negative integer, got {sent!r}"
+        return cls(payload, cuts, restore, count, problem)

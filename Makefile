@@ -1,6 +1,6 @@
 # The two entry points: `make demo` and `make test`; each runs ./setup.sh first (fast when nothing is missing).
-# `make test` is what CI runs (.ci/run): lint, types, then the whole suite.
-.PHONY: setup test test-fast demo lint typecheck bench
+# `make test` is what CI runs (.ci/run): lint, types, the package build check, then the whole suite.
+.PHONY: setup test test-fast demo lint typecheck dist bench
 
 setup:
 	bash ./setup.sh
@@ -8,6 +8,7 @@ setup:
 test: setup
 	.venv/bin/ruff check .
 	.venv/bin/mypy
+	$(MAKE) --no-print-directory dist
 	.venv/bin/pytest -q
 
 # Under a minute: no set-up, no embedding model, no spawned servers or long scenarios, and the tests
@@ -25,6 +26,16 @@ lint:
 
 typecheck:
 	.venv/bin/mypy
+
+# The sdist, and the wheel built from that sdist, into dist/, from a copy of the files git would hand out
+# (tracked and new unignored ones: no build/ or egg-info leftovers), then `twine check` on both. A few seconds.
+dist:
+	@test -x .venv/bin/twine || { echo "build and twine are missing from .venv: run ./setup.sh once"; exit 2; }
+	rm -rf dist
+	tree="$$(mktemp -d)" && trap 'rm -rf "$$tree" "$$tree.log"' EXIT && \
+	git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$$tree" && \
+	{ .venv/bin/python -m build --no-isolation --outdir dist "$$tree" >"$$tree.log" 2>&1 || { cat "$$tree.log"; exit 1; }; } && \
+	.venv/bin/twine check --strict dist/*
 
 bench:
 	.venv/bin/python benchmarks/startup.py

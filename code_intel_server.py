@@ -85,6 +85,7 @@ DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_
 Ctx = Context[CodeIntelApp, Any]
 KeywordsArg = Annotated[list[str] | None, Field(
     description="identifiers you expect in the answer (guesses are fine), e.g. ['retry_after', 'Backoff']")]
+OffsetArg = Annotated[int, Field(ge=0, description="the next_offset of the previous answer")]
 CodeHintArg = Annotated[str | None, Field(description="a short sketch of the code you expect, e.g. "
                                                       "'if resp.status == 429: sleep(retry_after)'")]
 
@@ -201,13 +202,14 @@ def find_definitions(
     symbol: str,
     path: Annotated[str | None, Field(description="limit to a file or folder")] = None,
     language: Annotated[str | None, Field(description="e.g. python, typescript, go")] = None,
-    match: Annotated[Literal["exact", "prefix", "icase"], Field(description="name matching")] = "exact",
-    max_results: Annotated[int, Field(ge=1, le=2000)] = 50,
+    match: Literal["exact", "prefix", "icase"] = "exact",
+    offset: OffsetArg = 0,
+    max_results: Annotated[int | None, Field(ge=1, le=2000, description="list this many, past the budget")] = None,
 ) -> DefinitionResult:
-    """Where a symbol is defined, from a Universal Ctags index (tree-sitter for languages ctags misses).
-    Each result has file, line, end_line, kind, scope, language and signature where known."""
-    return app_of(ctx).explorer.find_definitions(symbol, path=path, language=language, match=match,
-                                                 max_results=max_results)
+    """Where a symbol is defined (Universal Ctags, tree-sitter where ctags misses), own source first: file, line,
+    end_line, kind, scope, signature. Cut to about 1,500 tokens; next_offset pages on."""
+    return app_of(ctx).explorer.definitions_answer(symbol, path=path, language=language, match=match,
+                                                   offset=offset, max_results=max_results)
 
 
 @tool(READ_ONLY, shows_code=True)
@@ -218,16 +220,20 @@ def find_references(
     language: str | None = None,
     include_comments: bool = False,
     include_strings: bool = False,
-    max_results: Annotated[int, Field(ge=1, le=5000)] = 200,
+    level: Annotated[Literal["counts", "locations", "code"], Field(
+        description="counts: files with hit counts; locations: hit lines per file; code: each hit's text")] = "locations",
+    role: Annotated[Literal["implementation", "test", "doc", "generated", "all"] | None, Field(
+        description="list this role's hits line by line (default: own source)")] = None,
+    offset: OffsetArg = 0,
+    max_results: Annotated[int | None, Field(ge=1, le=5000, description="list this many, past the budget")] = None,
 ) -> ReferenceResult:
-    """Where a symbol is used: whole-word ripgrep matches narrowed by tree-sitter to real identifiers
-    (comments and strings excluded unless asked; `left_out` counts them, and the hits written as another
-    thing of the same name: Java fields and variables, Rust module paths, macros and fields). Definition
-    sites are marked `is_definition`. Hits are matched by name; for `Type.name` (or `Type::name`) the uses
-    written through another type are left out too, and `namesakes` lists where unrelated types define it."""
-    return app_of(ctx).explorer.find_references(symbol, path=path, language=language,
-                                                include_comments=include_comments,
-                                                include_strings=include_strings, max_results=max_results)
+    """Where a symbol is used: whole-word matches that tree-sitter confirms as code (comments and strings on
+    request; left_out counts them). Own source is listed line by line near the definition first; tests, docs and
+    generated files come as per-file counts (by_role, counted; role= lists them). Cut to about 1,500 tokens:
+    `more` says what was left out, next_offset pages on. For `Type.name`, uses through other types are left out."""
+    return app_of(ctx).explorer.references_answer(symbol, path=path, language=language,
+                                                  include_comments=include_comments, include_strings=include_strings,
+                                                  level=level, role=role, offset=offset, max_results=max_results)
 
 
 @tool(READ_ONLY, shows_code=True)
@@ -240,10 +246,13 @@ def get_symbols(ctx: Ctx, path: Annotated[str, Field(description="a file, relati
 @tool(READ_ONLY, shows_code=True)
 def analyze_structure(
     ctx: Ctx, path: Annotated[str, Field(description="a file, relative to the project root")],
+    parts: Annotated[list[Literal["imports", "classes", "functions"]] | None, Field(
+        description="default: all three")] = None,
+    offset: OffsetArg = 0,
 ) -> StructureResult:
-    """The structure of one file from its syntax tree: imports, classes, functions and the calls each
-    function makes."""
-    return app_of(ctx).explorer.analyze_structure(path)
+    """One file's structure from its syntax tree: imports (with the project files they resolve to), classes,
+    functions and the calls each makes. Classes and functions are cut to about 1,500 tokens; next_offset pages on."""
+    return app_of(ctx).explorer.structure_answer(path, parts=list(parts) if parts else None, offset=offset)
 
 
 @tool(READ_ONLY, shows_code=True)
@@ -257,15 +266,17 @@ def analyze_impact(
     ctx: Ctx,
     files: Annotated[list[str], Field(description="files you plan to change")],
     symbols: Annotated[list[str] | None, Field(description="symbols you plan to change; default: all in the files")] = None,
+    level: Annotated[Literal["summary", "locations", "code"], Field(
+        description="summary: counts, importers, top files; locations: the items; code: with their lines")] = "summary",
+    group: Annotated[Literal["importers", "direct", "dependents", "tests", "configs", "docs", "should_verify"] | None,
+                     Field(description="list this group's items")] = None,
+    offset: OffsetArg = 0,
 ) -> ImpactReport:
-    """What a change to these files would touch: references and importers of their symbols (for symbols
-    you name, also their other uses in these files), tests that use them, configs and docs that mention
-    them, other definitions of the names (overrides in subclasses and the base methods overridden are
-    named as such), type stubs beside the files (.pyi, .d.ts), and markup cross-references (CSS class/id
-    <-> HTML, JSX, Vue and DOM code). A symbol given as `Type.name` is followed in Type only; with symbols
-    named, importers that do not use them are counted in notes, not listed. Grouped as direct, dependents,
-    tests, configs, docs and should_verify."""
-    return app_of(ctx).analyze_impact(files, symbols)
+    """What a change to these files would touch: importers, references to their symbols (for symbols you name,
+    also their other uses in these files), tests, configs and docs that mention them, overrides and overridden
+    methods, type stubs, CSS/markup cross-references. `Type.name` is followed in Type only. By default a summary:
+    counts per group, the importers, each group's top files; group= lists one group (next_offset pages on)."""
+    return app_of(ctx).analyze_impact(files, symbols, level=level, group=group, offset=offset)
 
 
 @tool(READ_ONLY, shows_code=True)
@@ -316,13 +327,13 @@ def validate_symbol_relevance(ctx: Ctx, query: str, symbols: list[str]) -> Relev
 def sync_index(
     ctx: Ctx,
     force: bool = False,
-    wait: Annotated[bool, Field(description="wait until the full model has embedded every chunk; by default the "
-                                            "call returns once every file is searchable and the rest runs in the "
+    wait: Annotated[bool, Field(description="hold the call until the index is complete; by default it answers "
+                                            "within a second with the index state while the sync goes on in the "
                                             "background")] = False,
 ) -> SyncReport:
     """Bring the semantic index up to date: only changed files are re-chunked and re-embedded; `force`
-    rebuilds everything. Every file is searchable when the call returns (a fast model first); the full
-    model carries on in the background unless `wait`. Reports counts, duration, the index state, progress."""
+    rebuilds everything. Answers within a second, finished or not (`index` says how far it is; searches answer
+    from what is indexed meanwhile), with progress notifications while the call is open; `wait` holds it."""
 
     def progress(done: float, total: float | None, message: str) -> None:
         anyio.from_thread.run(lambda: ctx.report_progress(done, total, message))

@@ -49,6 +49,14 @@ if ! universal_ctags_ok; then
     apt_install universal-ctags || die "install Universal Ctags (package universal-ctags) and rerun ./setup.sh"
     universal_ctags_ok || die "'ctags' on PATH is not Universal Ctags with JSON output: $(command -v ctags)"
 fi
+# headless Chromium for the test that opens the session report page (tests/report); optional: the test skips without it
+if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
+    if [[ "$(id -u)" -eq 0 ]] || command -v sudo >/dev/null 2>&1; then
+        apt_install chromium || say "chromium not installed: the report's browser test will be skipped"
+    else
+        say "chromium is missing (apt-get install chromium as root): the report's browser test will be skipped"
+    fi
+fi
 
 # ------------------------------------------------------------------ python and the venv
 find_python() {

@@ -245,6 +245,8 @@ def main() -> int:
                         "as all-MiniLM-L6-v2-code instead of the shipped file")
     parser.add_argument("--queries", type=int, default=400, help="queries sampled from the functions")
     parser.add_argument("--max-seq-length", type=int, default=None)
+    parser.add_argument("--model", help="embedding_model to index with (default: the configured default, code-static; "
+                        "all-MiniLM-L6-v2-code is the opt-in transformer)")
     parser.add_argument("--no-dense-baseline", action="store_true")
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--keep", action="store_true", help="keep the temporary project")
@@ -261,7 +263,8 @@ def main() -> int:
         figures.update(corpus_lines=lines, corpus_functions=len(targets), queries=len(queries))
         print(f"corpus: {lines} lines, {len(targets)} documented functions, {len(queries)} queries", flush=True)
 
-        config = Config(embedding_max_seq_length=args.max_seq_length, sync_on_start=False)
+        config = Config(embedding_max_seq_length=args.max_seq_length, sync_on_start=False,
+                        **({"embedding_model": args.model} if args.model else {}))
         index = SemanticIndex(ProjectRoot.from_args(folder), lambda: config)
         parts = index._get_parts()
         parts.embedder.embed_queries(["warm up"])  # model load is not indexing time
@@ -269,7 +272,8 @@ def main() -> int:
         chunks = report["chunks_added"]
         throughput = chunks / report["duration_s"]
         figures.update(chunks=chunks, index_seconds=report["duration_s"], index_chunks_per_s=round(throughput, 1),
-                       max_seq_length=parts.embedder.model.max_seq_length)
+                       model=config.embedding_model,
+                       max_seq_length=getattr(getattr(parts.embedder, "model", None), "max_seq_length", None))
         print(f"index: {chunks} chunks in {report['duration_s']:.1f} s = {throughput:.1f} chunks/s", flush=True)
 
         stored = parts.store.get(FOREST, include=("documents", "metadatas"))

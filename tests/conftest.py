@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from code_intel.core.config import DEFAULT_EMBEDDING_MODEL
 from code_intel.core.project import ENV_PROJECT, ProjectRoot
 from code_intel.index.embedder import Embedder
+
+FULL_MODEL = "all-MiniLM-L6-v2-code"  # the opt-in transformer model (embedding_model in config.json)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,10 +27,10 @@ def write_files(root: Path, files: dict[str, str]) -> None:
 
 @pytest.fixture(scope="session")
 def embedding_model() -> Embedder:
-    """The default embedding model, loaded once for the whole run: every Embedder of that model in this
-    process (SemanticIndex, doctor, the query router) reuses it. Tests that request it are marked
-    `model`, which `make test-fast` leaves out."""
-    embedder = Embedder(DEFAULT_EMBEDDING_MODEL)
+    """The full (transformer) embedding model, loaded once for the whole run: every Embedder of that model in
+    this process (SemanticIndex, the query router) reuses it. Tests that request it are marked `model`, which
+    `make test-fast` leaves out. The default model is the static one (no torch); this one is opt-in."""
+    embedder = Embedder(FULL_MODEL)
     assert embedder.model is not None and embedder.loaded
     return embedder
 
@@ -41,8 +42,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _offline_and_unpinned(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No test may reach a model hub, and no test inherits the caller's project root."""
+def _offline_and_unpinned(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """No test may reach a model hub, no test inherits the caller's project root, and the seals' keys live in the
+    test run's temporary folder, never in the user's state folder."""
+    monkeypatch.setenv("CODE_INTEL_KEY_DIR", str(tmp_path_factory.getbasetemp() / "code-intel-keys"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     monkeypatch.setenv("ANONYMIZED_TELEMETRY", "False")

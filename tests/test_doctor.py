@@ -36,26 +36,65 @@ def test_fast_checks_pass_in_process() -> None:
     assert all(r.ok for r in results), format_results(results)
 
 
-def test_missing_ctags_is_named_with_its_fix(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(doctor, "find_binary", lambda name: None)
+@pytest.fixture
+def only_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A PATH of one empty folder, with the binary lookups forgotten before and after."""
+    from code_intel.core import binaries
+
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    monkeypatch.setenv("PATH", str(folder))
+    binaries.ctags_probes.cache_clear()
+    binaries.find_binary.cache_clear()
+    yield folder
+    binaries.ctags_probes.cache_clear()
+    binaries.find_binary.cache_clear()
+
+
+def test_missing_ctags_is_optional_and_named_with_its_fix(only_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     result = check_ctags()
-    assert not result.ok and result.fix and "universal-ctags" in result.fix
+    assert not result.ok and result.optional and result.fix and "ctags" in result.fix
+    assert "find_definitions" in result.detail  # says what works without it
+    report = format_results([result])
+    assert report.startswith("warn ctags") and "optional, missing: ctags" in report
+    assert report.endswith("all required checks passed")
 
 
-def test_exuberant_ctags_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    fake = _fake_binary(tmp_path, "ctags", 'echo "Exuberant Ctags 5.8, Copyright (C) 1996-2009 Darren Hiebert"\n')
-    monkeypatch.setattr(doctor, "find_binary", lambda name: fake)
+def test_exuberant_ctags_is_passed_over_for_universal_ctags_later_on_path(only_path: Path, tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from code_intel.core import binaries
+
+    _fake_binary(only_path, "ctags", 'echo "Exuberant Ctags 5.8, Copyright (C) 1996-2009 Darren Hiebert"\n')
     result = check_ctags()
     assert not result.ok and "not Universal Ctags" in result.detail
+    real = shutil.which("ctags", path="/usr/bin:/usr/local/bin")
+    if real is None:
+        pytest.skip("no Universal Ctags on this machine")
+    later = tmp_path / "later"
+    later.mkdir()
+    (later / "ctags").symlink_to(real)
+    monkeypatch.setenv("PATH", f"{only_path}:{later}")  # macOS: /usr/bin/ctags (BSD) before Homebrew's
+    binaries.ctags_probes.cache_clear()
+    binaries.find_binary.cache_clear()
+    assert binaries.find_binary("ctags") == str(later / "ctags")
+    assert check_ctags().ok
 
 
-def test_universal_ctags_without_json_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_universal_ctags_without_json_is_refused(only_path: Path) -> None:
     script = ('case "$1" in --version) echo "Universal Ctags 5.9.0, Copyright";; '
               '--list-features) printf "#NAME DESCRIPTION\\nwildcards  can use glob\\nregex  can use regex\\n";; esac\n')
-    fake = _fake_binary(tmp_path, "ctags", script)
-    monkeypatch.setattr(doctor, "find_binary", lambda name: fake)
+    _fake_binary(only_path, "ctags", script)
     result = check_ctags()
     assert not result.ok and "without JSON" in result.detail
+
+
+def test_install_commands_follow_the_platform() -> None:
+    from code_intel.core.binaries import install_command
+
+    assert install_command("ctags", "darwin") == "brew install universal-ctags"
+    assert install_command("ctags", "win32").split()[:2] in (["winget", "install"], ["choco", "install"],
+                                                             ["scoop", "install"])
+    assert "ctags" in install_command("ctags", "linux")
 
 
 def test_failed_check_makes_exit_code_non_zero_and_names_the_fix(monkeypatch: pytest.MonkeyPatch,
@@ -138,4 +177,4 @@ def test_client_files_check_reports_missing_current_outdated_and_edited(project_
 
     install(project_dir, options=InstallOptions(remove_hooks=True))
     hooks_result = check_client_files(project_dir)[1]
-    assert not hooks_result.ok and hooks_result.detail.count("missing") == 4
+    assert not hooks_result.ok and hooks_result.detail.count("missing") == 6  # 3 events x 2 clients

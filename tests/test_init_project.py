@@ -86,10 +86,9 @@ def test_mcp_json_entry_uses_absolute_paths(project_dir: Path) -> None:
     install(project_dir)
     entry = json.loads((project_dir / ".mcp.json").read_text(encoding="utf-8"))["mcpServers"]["code-intel"]
     assert entry["type"] == "stdio"
-    assert Path(entry["command"]).is_absolute() and Path(entry["command"]).exists()
-    script, flag, root = entry["args"]
-    assert Path(script) == REPO / "code_intel_server.py" and Path(script).is_file()
-    assert (flag, root) == ("--project", str(project_dir))
+    # the installed console script, as pip recorded it: the venv's bin/, not a path inside site-packages
+    assert entry["command"] == str(REPO / ".venv" / "bin" / "code-intel") and Path(entry["command"]).is_file()
+    assert entry["args"] == ["serve", "--project", str(project_dir)]
 
 
 def test_mcp_json_merge_keeps_other_servers(project_dir: Path) -> None:

@@ -15,6 +15,7 @@ from code_intel.context import skill
 from code_intel.context.clients import CODEX_STARTUP_TIMEOUT_SEC, CODEX_TOOL_TIMEOUT_SEC, PERMISSION_RULE
 from code_intel.context.installer import MANIFEST, InstallOptions, install
 from code_intel.core.errors import ConfigError
+from code_intel.workflow.seal import key_dir
 
 
 @pytest.fixture(autouse=True)
@@ -64,10 +65,12 @@ def test_hooks_and_permission_in_claude_settings(project_dir: Path) -> None:
     install(project_dir)
     settings = _json(project_dir / ".claude" / "settings.json")
     pre, = settings["hooks"]["PreToolUse"]
+    post, = settings["hooks"]["PostToolUse"]
     start, = settings["hooks"]["SessionStart"]
     assert pre["matcher"] == "Edit|Write|MultiEdit|NotebookEdit|Read|Bash|apply_patch"
+    assert post["matcher"] == "Read|Bash"
     assert start["matcher"] == "compact|resume"
-    for group, event in ((pre, "pre-tool-use"), (start, "session-start")):
+    for group, event in ((pre, "pre-tool-use"), (post, "post-tool-use"), (start, "session-start")):
         command = shlex.split(group["hooks"][0]["command"])
         assert Path(command[0]).is_absolute() and Path(command[0]).is_file()
         assert command[1:] == ["hook", event, "--project", str(project_dir)]
@@ -94,8 +97,9 @@ def test_user_settings_are_kept_and_reinstall_is_idempotent(project_dir: Path) -
     install(project_dir)
     first = settings_file.read_bytes()
     merged = json.loads(first)
-    assert merged["hooks"]["PostToolUse"] == [users_hook] and merged["hooks"]["PreToolUse"][0] == users_hook
-    assert merged["permissions"] == {"allow": ["Bash(npm test)", PERMISSION_RULE], "deny": ["Read(.env)"]}
+    assert merged["hooks"]["PostToolUse"][0] == users_hook and merged["hooks"]["PreToolUse"][0] == users_hook
+    assert merged["permissions"] == {"allow": ["Bash(npm test)", PERMISSION_RULE],
+                                     "deny": ["Read(.env)", f"Read(//{str(key_dir()).lstrip('/')}/**)"]}
     assert merged["model"] == "opus" and len(merged["hooks"]["PreToolUse"]) == 2
     report = install(project_dir)
     assert settings_file.read_bytes() == first
@@ -103,12 +107,12 @@ def test_user_settings_are_kept_and_reinstall_is_idempotent(project_dir: Path) -
 
 
 def test_no_allow_and_no_hooks(project_dir: Path) -> None:
-    install(project_dir, options=InstallOptions(allow=False))
+    install(project_dir, options=InstallOptions(allow=False, sandbox=False))
     settings = _json(project_dir / ".claude" / "settings.json")
-    assert "permissions" not in settings and set(settings["hooks"]) == {"PreToolUse", "SessionStart"}
+    assert "permissions" not in settings and set(settings["hooks"]) == {"PreToolUse", "PostToolUse", "SessionStart"}
     other = project_dir / "other"
     other.mkdir()
-    install(other, options=InstallOptions(hooks=False))
+    install(other, options=InstallOptions(hooks=False, sandbox=False))
     assert _json(other / ".claude" / "settings.json") == {"permissions": {"allow": [PERMISSION_RULE]}}
 
 
@@ -117,12 +121,12 @@ def test_remove_hooks_takes_out_only_ours(project_dir: Path) -> None:
     settings_file.parent.mkdir()
     users_hook = {"matcher": "Bash", "hooks": [{"type": "command", "command": "audit.sh"}]}
     settings_file.write_text(json.dumps({"hooks": {"PreToolUse": [users_hook]}}), encoding="utf-8")
-    install(project_dir, options=InstallOptions(codex=True))
+    install(project_dir, options=InstallOptions(codex=True, sandbox=False))
     manifest_before = _json(project_dir / MANIFEST)["files"]
     assert any("hooks.PreToolUse" in key for key in manifest_before)
 
     report = install(project_dir, options=InstallOptions(remove_hooks=True))
-    assert sorted(a.status for a in report.actions) == ["removed"] * 4
+    assert sorted(a.status for a in report.actions) == ["removed"] * 6
     assert _json(settings_file) == {"hooks": {"PreToolUse": [users_hook]}, "permissions": {"allow": [PERMISSION_RULE]}}
     assert _json(project_dir / ".codex" / "hooks.json") == {}
     assert not any("hooks." in key for key in _json(project_dir / MANIFEST)["files"])
@@ -198,8 +202,41 @@ def test_bad_codex_config_is_refused_before_anything_is_written(project_dir: Pat
 def test_cli_flags(project_dir: Path) -> None:
     from code_intel.cli.main import main
 
-    assert main(["init", str(project_dir), "--codex", "--no-allow"]) == 0
+    assert main(["init", str(project_dir), "--codex", "--no-allow", "--no-sandbox"]) == 0
     assert "permissions" not in _json(project_dir / ".claude" / "settings.json")
     assert (project_dir / ".codex" / "hooks.json").is_file()
     assert main(["init", str(project_dir), "--remove-hooks"]) == 0
     assert _json(project_dir / ".claude" / "settings.json") == {}
+
+
+def test_claude_code_sandbox_keeps_git_and_code_intel_read_only(project_dir: Path) -> None:
+    install(project_dir)
+    sandbox = _json(project_dir / ".claude" / "settings.json")["sandbox"]
+    absolute = "//" + str(project_dir).lstrip("/")  # `//` is Claude Code's absolute form (`/` is the settings folder)
+    assert sandbox["enabled"] is True
+    assert sandbox["filesystem"]["denyWrite"] == [f"{absolute}/.git", f"{absolute}/.code-intel"]
+    assert sandbox["filesystem"]["denyRead"] == ["//" + str(key_dir()).lstrip("/")]
+    report = install(project_dir)  # idempotent, and a user's own sandbox entries stay
+    assert {a.status for a in report.actions if a.path.startswith(".claude/settings.json")} == {"unchanged"}
+
+
+def test_no_sandbox_leaves_the_settings_alone(project_dir: Path) -> None:
+    install(project_dir, options=InstallOptions(sandbox=False))
+    assert "sandbox" not in _json(project_dir / ".claude" / "settings.json")
+
+
+def test_codex_gets_workspace_write_unless_the_user_chose(project_dir: Path, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "trusting-codex-home"
+    home.mkdir()
+    monkeypatch.setenv("CODEX_HOME", str(home))
+    (home / "config.toml").write_text(f'[projects."{project_dir.resolve()}"]\ntrust_level = "trusted"\n', encoding="utf-8")
+    install(project_dir, options=InstallOptions(codex=True))
+    config = tomllib.loads((project_dir / ".codex" / "config.toml").read_text(encoding="utf-8"))
+    assert config["sandbox_mode"] == "workspace-write" and "code-intel" in config["mcp_servers"]
+    assert not install(project_dir, options=InstallOptions(codex=True)).changed
+    mine = project_dir / ".codex" / "config.toml"
+    mine.write_text(mine.read_text(encoding="utf-8").replace("workspace-write", "read-only"), encoding="utf-8")
+    report = install(project_dir, options=InstallOptions(codex=True))
+    assert tomllib.loads(mine.read_text(encoding="utf-8"))["sandbox_mode"] == "read-only"
+    assert any("left yours as it is" in note for note in report.notes)

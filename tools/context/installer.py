@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib.metadata
 import json
 import os
 import stat
+import subprocess
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -37,9 +39,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from code_intel import __version__
 from code_intel.core.errors import ConfigError, InvalidArgument
 from code_intel.core.fsutil import write_atomic
-from code_intel.core.project import STATE_DIR, TEMPLATES_DIR
+from code_intel.core.project import REINSTALL_HINT, STATE_DIR, TEMPLATES_DIR
 
 MANIFEST = f"{STATE_DIR}/installed.json"
 # templates/<source> is copied to DIR/<target>, file by file.
@@ -50,7 +53,8 @@ GITIGNORE_LINES = (*(f"{STATE_DIR}/{name}/" for name in ("chroma", "logs", "sess
                    ".claude/settings.local.json")
 GITIGNORE_HEADER = "# code-intel: machine-local state"
 SKIPPED_NAMES = {"__pycache__", ".DS_Store"}
-SERVER_NAME = "code-intel"
+SERVER_NAME = "code-intel"  # the distribution, the server's name in client settings
+SCRIPT_NAME = "code-intel"  # its console script
 
 Status = Literal["created", "updated", "unchanged", "kept", "overwritten", "appended", "removed", "absent"]
 
@@ -67,6 +71,8 @@ class InitReport(BaseModel):
     project: str
     actions: list[InstallAction]
     notes: list[str] = []  # what init found or the user must still do (test commands, codex mcp add)
+    version: str = ""  # the code-intel that wrote the files now
+    previous_version: str | None = None  # the one that wrote them last time, when the manifest names it
 
     @property
     def changed(self) -> list[InstallAction]:
@@ -88,6 +94,7 @@ class InstallOptions:
     hooks: bool = True  # the PreToolUse / SessionStart hooks
     allow: bool = True  # the Claude Code permission rule allowing every code-intel tool
     remove_hooks: bool = False  # only take our hooks out again
+    sandbox: bool = True  # turn on the clients' own sandboxes for the agent's shell (see docs/enforcement.md)
 
 
 @dataclass
@@ -97,8 +104,8 @@ class InstallContext:
     project: Path
     force: bool
     manifest: dict[str, str]
-    python: str = field(default_factory=lambda: str(Path(sys.executable).absolute()))
-    code_root: Path = TEMPLATES_DIR.parent
+    previous_version: str | None = None  # the code-intel that wrote the manifest
+    launcher: list[str] = field(default_factory=lambda: entry_point())  # how clients start code-intel
     options: InstallOptions = field(default_factory=InstallOptions)
     notes: list[str] = field(default_factory=list)  # what the user must still do by hand, printed last
 
@@ -152,7 +159,7 @@ def plan_template_trees(ctx: InstallContext) -> list[PlannedWrite]:
     for source_name, target_name in TEMPLATE_TREES:
         source_root = TEMPLATES_DIR / source_name
         if not source_root.is_dir():
-            raise ConfigError(f"template folder {source_root} is missing", hint="reinstall code-intel (git checkout)")
+            raise ConfigError(f"template folder {source_root} is missing", hint=REINSTALL_HINT)
         for source in sorted(source_root.rglob("*")):
             if not source.is_file() or SKIPPED_NAMES.intersection(source.relative_to(source_root).parts):
                 continue
@@ -221,11 +228,49 @@ class JsonEntry:
     identifies: Callable[[Any], bool] | None = None  # True for the list item that is ours
 
 
+def entry_point() -> list[str]:
+    """The command that starts this code-intel: its `code-intel` console script, by an absolute path.
+
+    Clients run it with the user's PATH, so the path is absolute; it is the script pip recorded for this
+    distribution (bin/ of a pipx or `uv tool` environment, which keeps its path across upgrades), with symlinks
+    left as they are, so no interpreter version or site-packages path is written. Without a console script (code
+    run from a source tree), the interpreter runs the package, isolated (-I) so that no `code_intel` in the
+    folder a client starts it from is imported instead."""
+    names = {SCRIPT_NAME, SCRIPT_NAME + ".exe"}
+    try:
+        dist = importlib.metadata.distribution(SERVER_NAME)
+        recorded = [Path(os.path.normpath(str(dist.locate_file(f)))) for f in dist.files or () if f.name in names]
+    except importlib.metadata.PackageNotFoundError:
+        recorded = []
+    beside = [Path(sys.executable).absolute().parent / name for name in sorted(names)]
+    script = next((path for path in [*recorded, *beside] if path.is_file()), None)
+    if script is not None:
+        return [str(script)]
+    return [str(Path(sys.executable).absolute()), "-I", "-m", "code_intel.cli"]
+
+
+def uv_cache_note() -> str | None:
+    """When code-intel runs from `uvx`, its environment is a folder of uv's cache, which `uv cache clean` or
+    `uv cache prune` may delete: what init writes would then point at nothing."""
+    uv = os.environ.get("UV")
+    if not uv:
+        return None
+    try:
+        cache = subprocess.run([uv, "cache", "dir"], capture_output=True, text=True, timeout=10, check=False).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if not cache or not Path(sys.prefix).absolute().is_relative_to(Path(cache).absolute()):
+        return None
+    return ("code-intel runs from uvx here: its environment is a folder of uv's cache (" + sys.prefix + "), which "
+            "`uv cache clean` or `uv cache prune` deletes, and .mcp.json and the hooks point into it. For an install "
+            "that stays, run `uv tool install code-intel` (with the options you gave uvx), then `code-intel init` "
+            "again (docs/install.md).")
+
+
 def mcp_server_entry(ctx: InstallContext) -> JsonEntry:
     """The .mcp.json entry: absolute paths, because clients start servers with the user's PATH."""
-    script = ctx.code_root / "code_intel_server.py"
-    args = [str(script)] if script.is_file() else ["-m", "code_intel.cli.main", "serve"]
-    value = {"type": "stdio", "command": ctx.python, "args": [*args, "--project", str(ctx.project)], "env": {}}
+    value = {"type": "stdio", "command": ctx.launcher[0],
+             "args": [*ctx.launcher[1:], "serve", "--project", str(ctx.project)], "env": {}}
     return JsonEntry(file=".mcp.json", keys=("mcpServers", SERVER_NAME), value=value)
 
 
@@ -292,6 +337,8 @@ def _merge_entry(ctx: InstallContext, document: dict[str, Any], entry: JsonEntry
     if entry.identifies is None:
         current = _json_bytes(parent[last]) if last in parent else None
         status, detail = _decide(ctx, manifest_key, current, wanted)
+        if status in ("updated", "overwritten"):
+            detail = _with_changes(detail, parent[last], entry.value)
         if status in ("created", "updated", "overwritten"):
             parent[last] = entry.value
     else:
@@ -304,8 +351,27 @@ def _merge_entry(ctx: InstallContext, document: dict[str, Any], entry: JsonEntry
         if status == "created":
             items.append(entry.value)
         elif status in ("updated", "overwritten") and index is not None:
+            detail = _with_changes(detail, items[index], entry.value)
             items[index] = entry.value
     return InstallAction(path=label, status=status, detail=detail), _sha(wanted), manifest_key if status != "kept" else None
+
+
+def _leaves(value: Any, prefix: str = "") -> dict[str, Any]:
+    """`{"a": {"b": [1]}}` -> `{"a.b[0]": 1}`."""
+    if isinstance(value, dict):
+        return {k: v for key, item in value.items() for k, v in _leaves(item, f"{prefix}.{key}" if prefix else key).items()}
+    if isinstance(value, list):
+        return {k: v for i, item in enumerate(value) for k, v in _leaves(item, f"{prefix}[{i}]").items()}
+    return {prefix: value}
+
+
+def _with_changes(detail: str, old: Any, new: Any, shown: int = 3) -> str:
+    """The report's detail for a refreshed entry, naming what changed in it (a new command after an upgrade)."""
+    before, after = _leaves(old), _leaves(new)
+    changed = [key for key in dict.fromkeys([*before, *after]) if before.get(key) != after.get(key)]
+    parts = [f"{key}: {json.dumps(before.get(key))} -> {json.dumps(after.get(key))}" for key in changed[:shown]]
+    more = f"; {len(changed) - shown} more" if len(changed) > shown else ""
+    return f"{detail}; " + "; ".join(parts) + more if parts else detail
 
 
 def _load_json_object(file: Path, raw: bytes | None) -> dict[str, Any]:
@@ -387,14 +453,18 @@ def _remove_item(document: dict[str, Any], entry: JsonEntry) -> bool:
 
 
 # ----------------------------------------------------------------------------- driver
-def _read_manifest(project: Path) -> dict[str, str]:
+def _read_manifest(project: Path) -> tuple[dict[str, str], str | None]:
+    """The hash of what was last written for each file and entry, and the code-intel version that wrote them."""
     file = project / MANIFEST
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
-        return {}  # no manifest: every existing file that differs counts as the user's
-    files = data.get("files") if isinstance(data, dict) else None
-    return {str(k): str(v) for k, v in files.items()} if isinstance(files, dict) else {}
+        return {}, None  # no manifest: every existing file that differs counts as the user's
+    if not isinstance(data, dict):
+        return {}, None
+    files, version = data.get("files"), data.get("code_intel")
+    return ({str(k): str(v) for k, v in files.items()} if isinstance(files, dict) else {},
+            version if isinstance(version, str) else None)
 
 
 def plan(project: str | os.PathLike[str], options: InstallOptions | None = None) -> tuple[InstallContext, list[PlannedWrite]]:
@@ -404,7 +474,8 @@ def plan(project: str | os.PathLike[str], options: InstallOptions | None = None)
     if not root.is_dir():
         raise InvalidArgument(f"{str(root)!r} is not a folder", hint="create the project folder first, or pass an existing one")
     root = root.resolve()
-    ctx = InstallContext(project=root, force=opts.force, manifest=_read_manifest(root), options=opts)
+    manifest, previous = _read_manifest(root)
+    ctx = InstallContext(project=root, force=opts.force, manifest=manifest, previous_version=previous, options=opts)
     steps = [plan_hook_removal] if opts.remove_hooks else STEPS
     return ctx, [item for step in steps for item in step(ctx)]
 
@@ -431,13 +502,33 @@ def install(project: str | os.PathLike[str], *, force: bool = False, options: In
             if not folder.is_dir():
                 folder.mkdir(parents=True)
                 actions.append(InstallAction(path=f"{STATE_DIR}/{name}/", status="created"))
-    if manifest != ctx.manifest:
-        write_atomic(root / MANIFEST, _json_bytes({"version": 1, "files": dict(sorted(manifest.items()))}))
-    return InitReport(project=str(root), actions=actions, notes=list(ctx.notes))
+    version = __version__
+    if manifest != ctx.manifest or (ctx.manifest and version != ctx.previous_version):
+        write_atomic(root / MANIFEST, _json_bytes({"version": 1, "code_intel": version,
+                                                   "files": dict(sorted(manifest.items()))}))
+    notes = list(ctx.notes)
+    if not opts.remove_hooks:
+        notes.extend(note for note in (uv_cache_note(), ctags_note()) if note)
+    return InitReport(project=str(root), actions=actions, notes=notes, version=version,
+                      previous_version=ctx.previous_version)
+
+
+def ctags_note() -> str | None:
+    """Universal Ctags is the one program the package cannot bring; init says what works without it."""
+    from code_intel.core.binaries import find_binary, install_hint
+
+    if find_binary("ctags"):
+        return None
+    return ("Universal Ctags was not found (beside " + sys.executable + " or on PATH): find_definitions, "
+            "find_references, analyze_impact and query read definitions from tree-sitter outlines instead, which "
+            "record no base classes; every other tool works as usual. To " + install_hint("ctags") + ".")
 
 
 def format_report(report: InitReport) -> str:
     lines = [f"code-intel init {report.project}"]
+    if report.previous_version and report.previous_version != report.version:
+        lines.append(f"  upgrade: these files were written by code-intel {report.previous_version}; this is "
+                     f"{report.version}, and what it writes differently is refreshed below")
     for action in report.actions:
         if action.status == "unchanged":
             continue
@@ -458,7 +549,8 @@ def run_init(args: argparse.Namespace) -> int:
     """CLI entry: `code-intel init [DIR] [--force] [--codex] [--no-hooks] [--no-allow] [--remove-hooks]`."""
     options = InstallOptions(force=bool(getattr(args, "force", False)), codex=bool(getattr(args, "codex", False)),
                              hooks=not getattr(args, "no_hooks", False), allow=not getattr(args, "no_allow", False),
-                             remove_hooks=bool(getattr(args, "remove_hooks", False)))
+                             remove_hooks=bool(getattr(args, "remove_hooks", False)),
+                             sandbox=not getattr(args, "no_sandbox", False))
     try:
         report = install(args.dir, options=options)
     except OSError as err:  # e.g. a read-only folder, or a file where a folder must go

@@ -10,12 +10,12 @@
 from __future__ import annotations
 
 from code_intel.core.errors import ConfigError
-from code_intel.core.project import TEMPLATES_DIR
+from code_intel.core.project import REINSTALL_HINT, SKILL_SOURCE
 
 SKILL_NAME = "code"
 CLAUDE_PATH = f".claude/commands/{SKILL_NAME}.md"  # in this repository (the source) and in a project
 CODEX_PATH = f".agents/skills/{SKILL_NAME}/SKILL.md"
-SOURCE = TEMPLATES_DIR.parent / CLAUDE_PATH
+SOURCE = SKILL_SOURCE
 PLACEHOLDER = "$ARGUMENTS"
 CODEX_REQUEST = "the text the user wrote after `$code` (if none, ask for the request)"
 
@@ -25,7 +25,7 @@ def _source_text() -> str:
         return SOURCE.read_text(encoding="utf-8")
     except OSError as err:
         raise ConfigError(f"the /code skill source {SOURCE} cannot be read: {err}",
-                          hint="reinstall code-intel (git checkout)") from None
+                          hint=REINSTALL_HINT) from None
 
 
 def split_front_matter(text: str) -> tuple[dict[str, str], str]:

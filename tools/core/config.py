@@ -12,9 +12,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from code_intel.core.errors import ConfigError, validation_problems
+from code_intel.core.outcome_types import CACHE_PATTERNS
 from code_intel.verify.settings import VerifySettings
 
-DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2-code"
+DEFAULT_EMBEDDING_MODEL = "code-static"
 
 DEFAULT_EXCLUDES = [
     "**/.git/**",
@@ -41,6 +42,13 @@ class ChromaSettings(_Strict):
     ssl: bool = False
 
 
+class OutcomeCheckSettings(_Strict):
+    """How the outcome check at each transition treats caches (code_intel.workflow.outcome)."""
+
+    ignore: list[str] = Field(default_factory=lambda: list(CACHE_PATTERNS), description=(
+        "gitignore-style patterns of caches a test or lint run leaves (not judged); read at session start"))
+
+
 class Config(_Strict):
     """config.json: indexing, search and embedding settings."""
 
@@ -60,6 +68,7 @@ class Config(_Strict):
     search_timeout_seconds: float = Field(default=10.0, gt=0, le=600)
     chroma: ChromaSettings = Field(default_factory=ChromaSettings)
     verify: VerifySettings = Field(default_factory=VerifySettings)
+    outcome_check: OutcomeCheckSettings = Field(default_factory=OutcomeCheckSettings)
 
 
 class ProjectRulesSettings(BaseModel):

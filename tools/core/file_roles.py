@@ -23,6 +23,8 @@ _TEST_NAME = re.compile(
 )
 _DOC_FOLDERS = frozenset({"docs", "doc", "documentation", "examples", "example", "_examples", "demo", "demos",
                           "website", "site", "samples", "sample"})
+# tutorial and example trees named after those folders: fastapi's docs_src/, docs-src/, examples_app/
+_DOC_FOLDER_PREFIX = re.compile(r"^(?:docs?|documentation|examples?|samples?|tutorials?)[_-]")
 _DOC_SUFFIXES = frozenset({".md", ".markdown", ".rst", ".txt", ".adoc", ".html", ".htm"})
 _DOC_NAMES = re.compile(r"^(?:readme|changelog|changes|history|contributing|license|authors|news)(?:\..*)?$", re.I)
 _GENERATED_NAME = re.compile(
@@ -45,6 +47,7 @@ def file_role(path: str) -> Role:
         return "generated"
     if is_test_file(path) or folders & _TEST_DATA_FOLDERS:
         return "test"
-    if PurePosixPath(name).suffix.lower() in _DOC_SUFFIXES or _DOC_NAMES.match(name) or folders & _DOC_FOLDERS:
+    if (PurePosixPath(name).suffix.lower() in _DOC_SUFFIXES or _DOC_NAMES.match(name) or folders & _DOC_FOLDERS
+            or any(_DOC_FOLDER_PREFIX.match(folder) for folder in folders)):
         return "doc"
     return "implementation"

@@ -10,8 +10,22 @@ from code_intel.core.errors import FileNotFound, InvalidArgument, PathOutsidePro
 from code_intel.core.pathnames import from_client
 
 ENV_PROJECT = "CODE_INTEL_PROJECT"
-# Everything init-project writes into a user's project; also the built-in defaults (phase_contract.yml).
-TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
+_PACKAGE = Path(__file__).resolve().parents[1]  # code_intel/ when installed, tools/ in a checkout
+
+
+def _shipped(installed: str, checkout: str) -> Path:
+    """A file init writes: inside the installed package (pyproject maps templates/ to code_intel/templates and
+    .claude/commands/ to code_intel/skill), or beside tools/ in a checkout, where it is edited."""
+    inside = _PACKAGE / installed
+    return inside if inside.exists() else _PACKAGE.parent / checkout
+
+
+# Everything init writes into a user's project; also the built-in defaults (phase_contract.yml).
+TEMPLATES_DIR = _shipped("templates", "templates")
+# The /code skill's source, which init renders for each client.
+SKILL_SOURCE = _shipped("skill/code.md", ".claude/commands/code.md")
+REINSTALL_HINT = ("reinstall code-intel (`pipx reinstall code-intel` or `uv tool install --reinstall code-intel`; "
+                  "in a clone, `git checkout -- templates .claude`)")
 STATE_DIR = ".code-intel"
 # Runtime folders hold machine-local state; each gets a self-ignoring .gitignore.
 RUNTIME_DIRS = ("chroma", "logs", "sessions", "cache")

@@ -187,6 +187,33 @@ class Tag:
                           scope=self.scope, language=self.language, signature=self.signature)
 
 
+_JS_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
+_JS_DECLARATION = re.compile(r"(?<![\w$.])(?:const|let|var)\s")
+
+
+def _js_not_declared(name: str, line: str) -> bool:
+    """Whether ctags took a name on a JS/TS declaration line for a variable the line only uses: `foo` in
+    `const b = a ?? foo(2)` (ctags' TypeScript parser reads `??`, `?.` and `!` so). On that line the name comes
+    after a declarator's `=`, outside brackets; `const a = 1, foo = 2` and `const {x = 1, foo} = o` declare it."""
+    declaration = _JS_DECLARATION.search(line)
+    if declaration is None:
+        return False  # not a line this check can read (a class field, an enum member ...): keep the tag
+    at = re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", line[declaration.end():])
+    if at is None:
+        return False
+    depth, assigned = 0, False
+    for char in line[declaration.end(): declaration.end() + at.start()]:
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "=" and depth == 0:
+            assigned = True
+        elif char == "," and depth == 0:
+            assigned = False  # the next declarator starts
+    return assigned
+
+
 def tag_to_definition(tag: dict[str, object], languages: dict[str, str | None] | None = None) -> Tag | None:
     if tag.get("_type") != "tag":
         return None  # pseudo-tags (!_TAG_...) and anything else ctags emits about itself
@@ -208,6 +235,9 @@ def tag_to_definition(tag: dict[str, object], languages: dict[str, str | None] |
         kind = "method" if language == "python" else "field"
     inherits = tag.get("inherits")
     pattern = tag.get("pattern")
+    if (language in _JS_LANGUAGES and kind in ("constant", "variable") and isinstance(pattern, str)
+            and _js_not_declared(name, _pattern_line(pattern))):
+        return None
     if language == "rust" and kind in RUST_BASE_KINDS and isinstance(pattern, str) and pattern.startswith("/^"):
         inherits = rust_bases(kind, _pattern_line(pattern))
     return Tag(file, name, line, end if isinstance(end, int) and end >= line else line, kind,

@@ -1,6 +1,7 @@
 """The definition index behind find_definitions: ctags tags (tree-sitter outlines where ctags has no
-parser), kept in memory and in `.code-intel/cache/`, and refreshed only for files whose size, mtime
-or content hash changed since the last call.
+parser, and for every file when Universal Ctags is not installed), kept in memory and in
+`.code-intel/cache/`, and refreshed only for files whose size, mtime or content hash changed since the
+last call.
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from code_intel.core.binaries import find_binary
 from code_intel.core.config import Config
 from code_intel.core.errors import InvalidArgument
 from code_intel.core.filecache import load_cache, save_cache
 from code_intel.core.fsutil import UNTRUSTED_MTIME, is_racy, trusted_mtime
 from code_intel.core.project import ProjectRoot
 from code_intel.explore import budget
+from code_intel.explore.answers import role_rank
 from code_intel.explore.ctags import CTAGS_SUFFIXES, RUST_BASE_KINDS, Tag, base_names, run_ctags
 from code_intel.explore.models import Definition, DefinitionResult, MatchMode
 from code_intel.explore.outline import flatten, outline
@@ -38,7 +41,8 @@ log = logging.getLogger(__name__)
 # Kinds of the tags that are types (and so may record bases): the outline's, and ctags' Rust impl blocks and traits.
 _TYPE_TAG_KINDS = TYPE_KINDS | RUST_BASE_KINDS
 CACHE_FILE = "definitions.json"
-CACHE_VERSION = 3  # 2: a type's bases (inherits); 3: Rust impl traits and supertraits as bases
+CACHE_VERSION = 4  # 2: a type's bases (inherits); 3: Rust impl traits and supertraits as bases; 4: JS trees
+OUTLINES_ONLY = "4-outlines"  # the cache's version when no Universal Ctags was found: rebuilt once ctags is there
 # A file listing is reused at most this long, and only while no known folder changed.
 LISTING_TTL_SECONDS = 30.0
 # How long find_references waits for an index that a background build holds before going around it.
@@ -50,6 +54,18 @@ _KIND_RANK = {"class": 0, "interface": 0, "struct": 0, "trait": 0, "enum": 0, "t
               "constructor": 1, "module": 2, "namespace": 2}
 _SINGLE_LINE_KINDS = frozenset({"variable", "constant", "field", "property", "macro", "enumerator", "member",
                                 "label", "parameter", "local", "alias", "typedef", "externvar", "prototype"})
+
+def ctags_suffixes() -> frozenset[str]:
+    """The suffixes ctags indexes; none when Universal Ctags is not installed (tree-sitter outlines stand in)."""
+    return CTAGS_SUFFIXES if find_binary("ctags") else frozenset()
+
+
+# Files whose ctags tags are checked against their length, and filled from the syntax tree when the tags stop
+# before this share of the file (ctags' JavaScript parser can lose its way partway through a large file).
+_TREE_CHECKED = frozenset({"javascript", "typescript", "tsx"})
+_TREE_CHECK_BYTES = 32 * 1024
+_TAGS_COVER = 0.6
+
 
 @dataclass
 class FileStamp:
@@ -265,12 +281,15 @@ class DefinitionIndex:
         if self._refresh_lock.acquire(timeout=BUSY_WAIT_SECONDS):
             try:
                 self._ensure_loaded()
-                self._update(indexable)
+                try:
+                    self._update(indexable)
+                except subprocess.TimeoutExpired:  # the call's deadline came first: mark what the index holds
+                    budget.note_partial("ctags ran out of time: definition sites are not marked in every file")
                 with self._lock:
                     return {(rel, d.line): d.kind for rel in indexable for d in self._tags.get(rel, []) if d.name == name}
             finally:
                 self._refresh_lock.release()
-        ctags_files = [f for f in indexable if PurePosixPath(f).suffix.lower() in CTAGS_SUFFIXES]
+        ctags_files = [f for f in indexable if PurePosixPath(f).suffix.lower() in ctags_suffixes()]
         try:
             tags = list(run_ctags(self.root.path, ctags_files))
         except subprocess.TimeoutExpired:
@@ -288,7 +307,7 @@ class DefinitionIndex:
                 self._loaded = True
 
     def _collect_tags(self, files: list[str]) -> dict[str, list[Tag]]:
-        ctags_files = [f for f in files if PurePosixPath(f).suffix.lower() in CTAGS_SUFFIXES]
+        ctags_files = [f for f in files if PurePosixPath(f).suffix.lower() in ctags_suffixes()]
         chosen = set(ctags_files)
         tags: dict[str, list[Tag]] = {rel: [] for rel in files}
         for definition in run_ctags(self.root.path, ctags_files):
@@ -296,7 +315,23 @@ class DefinitionIndex:
         for rel in files:
             if rel not in chosen:
                 tags[rel] = self._outline_definitions(rel)
+            elif language_for(rel) in _TREE_CHECKED and self._ctags_gave_up(rel, tags[rel]):
+                known = {(t.name, t.line) for t in tags[rel]}
+                tags[rel] += [t for t in self._outline_definitions(rel) if (t.name, t.line) not in known]
         return tags
+
+    def _ctags_gave_up(self, rel: str, found: list[Tag]) -> bool:
+        """Whether ctags' tags of a large file stop well before its end (its JavaScript parser loses its way in
+        some files: lodash.js has no tag after line 6,212 of 17,102)."""
+        try:
+            size = (self.root.path / rel).stat().st_size
+            if size < _TREE_CHECK_BYTES:
+                return False
+            lines = (self.root.path / rel).read_bytes().count(b"\n") + 1
+        except OSError:
+            return False
+        last = max((t.end_line for t in found), default=0)
+        return last < lines * _TAGS_COVER
 
     def _start_companion(self, files: list[str]) -> None:
         if self._companion is not None:
@@ -347,12 +382,16 @@ class DefinitionIndex:
     def cache_path(self) -> Path:
         return self.root.runtime_dir("cache") / CACHE_FILE
 
+    @staticmethod
+    def _cache_version() -> int | str:
+        return CACHE_VERSION if ctags_suffixes() else OUTLINES_ONLY
+
     def _load_cache(self) -> None:
         def decode(data: dict[str, Any]) -> tuple[dict[str, FileStamp], dict[str, list[Tag]]]:
             return ({f: FileStamp(*v) for f, v in data["files"].items()},
                     {f: [_from_fields(f, row) for row in rows] for f, rows in data["tags"].items()})
 
-        loaded = load_cache(self.cache_path, CACHE_VERSION, decode, "definition")
+        loaded = load_cache(self.cache_path, self._cache_version(), decode, "definition")
         if loaded is not None:
             self._stamps, self._tags = loaded
             self._rebuild_lookup()
@@ -374,7 +413,7 @@ class DefinitionIndex:
         with self._write_lock:
             if seq != self._save_seq:
                 return  # a newer snapshot is queued behind this one
-            save_cache(self.cache_path, CACHE_VERSION, {
+            save_cache(self.cache_path, self._cache_version(), {
                 "files": {f: [s.size, s.mtime_ns, s.digest] for f, s in stamps.items()},
                 "tags": {f: [_fields(d) for d in items] for f, items in tags.items()},
             }, "definition")
@@ -468,7 +507,8 @@ class DefinitionIndex:
             found = [d for d in found if d.file == prefix or d.file.startswith(prefix + "/")]
         if accept:
             found = [d for d in found if d.language in accept]
-        found.sort(key=lambda d: (d.name != text, _KIND_RANK.get(d.kind, 3), d.file, d.line))
+        # own source before tests, docs and generated code (answers.role_rank), then types and callables
+        found.sort(key=lambda d: (d.name != text, role_rank(d.file), _KIND_RANK.get(d.kind, 3), d.file, d.line))
         shown = found[:max_results]
         self._complete_spans(shown)
         return DefinitionResult(definitions=[t.to_definition() for t in shown], total=len(found),

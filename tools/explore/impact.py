@@ -28,6 +28,14 @@ from code_intel.core.config import DocumentSearchSettings, load_context
 from code_intel.core.errors import CodeIntelError, InvalidArgument
 from code_intel.core.file_roles import is_test_file
 from code_intel.explore import budget
+from code_intel.explore.answers import (
+    DEFAULT_BUDGET_TOKENS,
+    RESERVED_CHARS,
+    Fitter,
+    budget_chars,
+    json_chars,
+    ranked,
+)
 from code_intel.explore.ctags import BASES_RECORDED, bare_name
 from code_intel.explore.globbing import glob_matches
 from code_intel.explore.importers import find_importers, is_import_line, python_module_names
@@ -85,9 +93,17 @@ class SkippedSymbol(BaseModel):
     reason: str
 
 
+class FileCount(BaseModel):
+    file: str
+    line: int = Field(description="its first item")
+    count: int
+
+
 class ImpactReport(Partial):
     files: list[str]
     symbols: list[str]
+    importers: list[ImpactItem] = Field(
+        default_factory=list, description="files importing the changed files, ranked, before every capped group")
     direct: list[ImpactItem] = Field(default_factory=list)
     dependents: list[ImpactItem] = Field(default_factory=list)
     tests: list[ImpactItem] = Field(default_factory=list)
@@ -98,6 +114,11 @@ class ImpactReport(Partial):
     skipped: list[SkippedSymbol] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
     truncated: bool = False
+    top_files: dict[str, list[FileCount]] | None = Field(
+        default=None, description="level 'summary': each group's first files by rank, with their item counts")
+    left_out: dict[str, int] | None = Field(default=None, description="items per group not in this answer")
+    next_offset: int | None = Field(default=None, description="send as offset (with the same group) to page on")
+    more: str | None = Field(default=None, description="what this answer left out and how to ask for it")
 
 
 @dataclass(frozen=True)
@@ -623,6 +644,7 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
                     continue
                 item = ImpactItem(file=found.file, line=found.line, symbol=found.module,
                                   reason=f"imports {found.target}", text=found.text[:TEXT_CHARS])
+                report.importers.append(item)  # listed apart, uncapped: the groups below are capped
                 out.add("tests" if is_test_file(item.file) else "dependents", item)
             report.notes.extend(importer_notes)
             if unused:
@@ -659,3 +681,94 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
                 out.add("should_verify", ImpactItem(**raw))
     out.fill(report)
     return report
+
+
+# --------------------------------------------------------------------------- the answer
+ImpactLevel = Literal["summary", "locations", "code"]
+TOP_FILES = 3
+
+
+def shape_impact(report: ImpactReport, *, level: ImpactLevel = "summary", group: str | None = None,
+                 offset: int = 0, budget_tokens: int = DEFAULT_BUDGET_TOKENS) -> ImpactReport:
+    """analyze_impact's answer for an agent. "summary" (the default): the counts per group, the importers of the
+    changed files (before anything else, ranked), and each group's top files; "locations" lists the items (file,
+    line, symbol, reason) of `group` (or of every group, in order, while the budget lasts); "code" adds each
+    item's line of code. Items are ranked like every answer (own source, tests, docs, generated; near the
+    changed files first); `offset` pages on in `group`."""
+    anchors = list(report.files)
+    fit = Fitter(budget_chars(budget_tokens) - RESERVED_CHARS - json_chars(report.summary) - json_chars(report.files))
+    groups = [group] if group else list(GROUPS)
+    all_items = {g: ranked(getattr(report, g), lambda i: i.file, lambda i: i.line, anchors) for g in GROUPS}
+    importers = ranked(report.importers, lambda i: i.file, lambda i: i.line, anchors)
+    importers = importers[offset:] if group == "importers" else importers
+    left_out: dict[str, int] = {}
+    report.importers = []
+    for item in importers if group in (None, "importers") else []:
+        if level != "code":
+            item = item.model_copy(update={"text": None})
+        if not fit.take(item.model_dump(exclude_none=True)):
+            break
+        report.importers.append(item)
+    next_offset = None
+    if len(report.importers) < len(importers) and group in (None, "importers"):
+        left_out["importers"] = len(importers) - len(report.importers)
+        if group == "importers":
+            next_offset = offset + len(report.importers)
+    for g in GROUPS:
+        setattr(report, g, [])
+    if level == "summary" and group is None:
+        top: dict[str, list[FileCount]] = {}
+        for g in GROUPS:
+            counts: dict[str, int] = defaultdict(int)
+            firsts: dict[str, int] = {}
+            for item in all_items[g]:
+                counts[item.file] += len(item.lines or [item.line])
+                firsts.setdefault(item.file, item.line)
+            best = [FileCount(file=f, line=firsts[f], count=counts[f]) for f in list(counts)[:TOP_FILES]]
+            if best and fit.take({g: [b.model_dump() for b in best]}):
+                top[g] = best
+        report.top_files = top or None
+    else:
+        for name in groups:
+            if name == "importers":
+                continue
+            g = next(known for known in GROUPS if known == name)
+            items = all_items[g][offset:] if group else all_items[g]
+            kept = []
+            for item in items:
+                if level != "code":
+                    item = item.model_copy(update={"text": None})
+                if not fit.take(item.model_dump(exclude_none=True)):
+                    break
+                kept.append(item)
+            setattr(report, g, kept)
+            if len(kept) < len(items):
+                left_out[g] = len(items) - len(kept)
+                if group:
+                    next_offset = offset + len(kept)
+    notes = list(report.notes)
+    report.notes = []
+    for note in notes:
+        if not fit.take(note):
+            report.notes.append(f"{len(notes) - len(report.notes)} more notes (ask for one group to see them)")
+            break
+        report.notes.append(note)
+    report.left_out = left_out or None
+    report.next_offset = next_offset
+    report.more = _impact_more(report, level, group, next_offset) or None
+    return report
+
+
+def _impact_more(report: ImpactReport, level: ImpactLevel, group: str | None, next_offset: int | None) -> str:
+    notes = []
+    if level == "summary" and group is None and any(report.summary.get(g) for g in GROUPS):
+        notes.append("group=<direct|dependents|tests|configs|docs|should_verify|importers> lists one group's items")
+    if next_offset is not None:
+        notes.append(f"offset={next_offset} pages on in {group}")
+    elif report.left_out and group is None and level != "summary":
+        notes.append("cut by the answer's budget: group=<name> lists one group")
+    if level != "code" and level != "summary":
+        notes.append("level='code' adds each item's line")
+    return "; ".join(notes)
+
+

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import takewhile
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from code_intel.core.errors import CodeIntelError
 from code_intel.explore.models import as_dict
@@ -95,8 +95,10 @@ def _js_imports_file(importer: str, text: str, target: str) -> bool:
         spec = _JS_SUFFIX.sub("", m.group(1))
         if spec.startswith("."):
             resolved = _normalise(PurePosixPath(importer).parent / spec)
-        else:
+        elif re.match(r"^(?:@|~|#)/", spec) or ("/" in spec and not spec.startswith("@")):
             resolved = re.sub(r"^(?:@|~|#)/", "", spec)
+        else:
+            continue  # a bare name (`ignore`, `react`) or a scoped one (`@scope/pkg`) is an npm package
         candidates = {target}
         if target.endswith("/index"):
             candidates.add(target[: -len("/index")])
@@ -310,6 +312,35 @@ class Importer:
     text: str  # the import line, stripped
 
 
+def _in_code(explorer: Explorer, matches: list[dict[str, Any]]) -> set[tuple[str, int]]:
+    """The (file, line) of the matched lines whose statement starts in code, not in a comment or a string, by the
+    file's syntax tree (a file with no tree keeps its lines)."""
+    files = sorted({m["file"] for m in matches})
+    maps = explorer.lexical.maps_for([f for f in files if explorer.lexical.handles(f)])
+    kept: set[tuple[str, int]] = set()
+    for file in files:
+        wanted = sorted({m["line"] for m in matches if m["file"] == file})
+        lexical_map = maps.get(file)
+        if lexical_map is None:
+            kept.update((file, n) for n in wanted)
+            continue
+        try:
+            source = (explorer.root.path / file).read_bytes()
+        except OSError:
+            continue
+        starts = [0, *(m.end() for m in re.finditer(rb"\n", source))]
+        for n in wanted:
+            if n > len(starts):
+                continue
+            start = starts[n - 1]
+            end = source.find(b"\n", start)
+            text = source[start: end if end >= 0 else len(source)]
+            first = start + len(text) - len(text.lstrip())
+            if lexical_map.category(first) == "code":
+                kept.add((file, n))
+    return kept
+
+
 def find_importers(explorer: Explorer, changed: list[str], notes: list[str], *, max_results: int = 150) -> list[Importer]:
     """Files that import a changed module (Python, JavaScript/TypeScript, Go package folders, Rust modules, Java and
     Kotlin classes) or include a changed C/C++ header."""
@@ -377,7 +408,11 @@ def find_importers(explorer: Explorer, changed: list[str], notes: list[str], *, 
                   else f"{package}.{name}" if language in ("java", "kotlin")
                   else file if language in ("c", "cpp")
                   else str(path.with_suffix("")))
-        for match in found.get("matches", []):
+        matches = found.get("matches", [])
+        in_code = _in_code(explorer, matches)
+        for match in matches:
+            if (match["file"], match["line"]) not in in_code:
+                continue  # a commented-out require, an import in a docstring's example
             importer = match["file"]
             if importer == file or (language == "go" and PurePosixPath(importer).parent == path.parent):
                 continue

@@ -90,6 +90,7 @@ class DefinitionResult(Skipping):
     definitions: list[Definition]
     total: int
     truncated: bool
+    next_offset: int | None = Field(default=None, description="send as offset for the definitions left out")
 
 
 class Reference(BaseModel):
@@ -112,11 +113,36 @@ class LeftOut(BaseModel):
     hint: str
 
 
+class FileHits(BaseModel):
+    """One file of a find_references answer: its hits counted, and listed line by line when its role is listed."""
+
+    file: str
+    line: int = Field(description="its first listed hit (or first hit)")
+    role: str
+    count: int = Field(description="hits of the name in this file")
+    lines: list[int] | None = Field(default=None, description="the listed hits' lines")
+    definitions: list[int] | None = Field(default=None, description="which of those lines define the name")
+
+
+class RoleCount(BaseModel):
+    files: int
+    hits: int
+    listed: int = Field(description="hits listed line by line in this answer")
+
+
 class ReferenceResult(Skipping):
-    references: list[Reference]
+    references: list[Reference] = Field(
+        description="each hit with its line's text: the whole list for level 'code'; empty for the other levels")
     total: int
     truncated: bool
     files_with_matches: int = 0
+    files: list[FileHits] | None = Field(
+        default=None, description="level 'locations': the listed hits grouped by file, own source first")
+    counted: list[FileHits] | None = Field(
+        default=None, description="files of the roles not listed line by line, with their hit counts")
+    by_role: dict[str, RoleCount] | None = Field(default=None, description="hits and files per file role")
+    next_offset: int | None = Field(default=None, description="send as offset for the next listed hits")
+    more: str | None = Field(default=None, description="what this answer left out and how to ask for it")
     left_out: LeftOut | None = Field(
         default=None, description="hits not listed: in comments and strings (include_comments / include_strings list "
                                   "them), other things sharing a function's name, told apart by how they are written "
@@ -150,6 +176,8 @@ class ImportInfo(BaseModel):
     names: list[str]
     file: str
     line: int
+    targets: list[str] | None = Field(default=None, description="the project files (a Go package's folder) it "
+                                                                "imports; absent for a package from outside")
 
 
 class CallInfo(BaseModel):
@@ -182,6 +210,8 @@ class StructureResult(Partial):
     imports: list[ImportInfo]
     classes: list[ClassInfo]
     functions: list[FunctionInfo]
+    left_out: dict[str, int] | None = Field(default=None, description="classes and functions past the budget")
+    next_offset: int | None = Field(default=None, description="send as offset for the rest")
 
 
 class EnclosingFunction(Partial):

@@ -158,8 +158,42 @@ class _Walk:
                         # `const f = () => {...}` and `const C = class {...}` hold nested definitions
                         inner_kind = "function" if var_kind == "function" else "class"
                         self.symbols(value, symbol.children, _join(scope, symbol.name), inner_kind, var_kind == "function")
+                    elif value is not None and (wrapped := _wrapped_function(value)) is not None:
+                        # `var runInContext = (function runInContext(context) {...})` (lodash) or an IIFE's value:
+                        # the functions declared inside are the module's real definitions
+                        if _unparenthesized(value) is wrapped:  # the value is the function, not its result
+                            symbol.kind = "method" if parent_kind in TYPE_KINDS else "function"
+                        self.symbols(wrapped, symbol.children, _join(scope, symbol.name), "function", True)
             elif not in_function or self.may_hold_symbols(child, child.start_byte):
                 self.symbols(child, out, scope, parent_kind, in_function)
+
+
+_FUNCTION_VALUES = frozenset({"function_expression", "function", "arrow_function", "generator_function"})
+
+
+def _unparenthesized(node: Node) -> Node:
+    while node.type == "parenthesized_expression" and node.named_child_count:
+        node = node.named_children[0]
+    return node
+
+
+def _wrapped_function(value: Node) -> Node | None:
+    """The function a JavaScript value is or runs: `(function () {...})`, `(function () {...}())`,
+    `(function () {...})()` and `function () {...}.call(this)`; None for any other value."""
+    node: Node | None = value
+    for _ in range(6):
+        if node is None:
+            return None
+        node = _unparenthesized(node)
+        if node.type in _FUNCTION_VALUES:
+            return node
+        if node.type == "call_expression":
+            node = node.child_by_field_name("function")
+        elif node.type == "member_expression":  # `function () {...}.call(this)`
+            node = node.child_by_field_name("object")
+        else:
+            return None
+    return None
 
 
 def _keyword_starts(source: bytes, words: tuple[str, ...]) -> list[int]:
@@ -314,6 +348,9 @@ def collect_imports(parsed: ParsedFile, file: str) -> list[ImportInfo]:
             else:
                 found.extend(_import_info(parsed, current, file))
             continue
+        if parsed.language in _JS_LIKE and current.type == "call_expression" and (spec := _required(parsed, current)):
+            found.append(ImportInfo(module=spec, names=[], file=file, line=current.start_point[0] + 1))
+            continue
         if parsed.language == "ruby" and current.type == "call" and _ruby_require(parsed, current):
             arg = current.child_by_field_name("arguments")
             found.append(ImportInfo(module=parsed.text(arg).strip("()'\" ") if arg else "", names=[], file=file,
@@ -335,6 +372,21 @@ def _descendants(node: Node) -> list[Node]:
         out.append(current)
         stack.extend(current.named_children)
     return out
+
+
+_JS_LIKE = frozenset({"javascript", "typescript", "tsx"})
+
+
+def _required(parsed: ParsedFile, call: Node) -> str | None:
+    """The module a CommonJS `require('x')` call loads, or None for any other call."""
+    function = call.child_by_field_name("function")
+    if function is None or function.type != "identifier" or parsed.text(function) != "require":
+        return None
+    arguments = call.child_by_field_name("arguments")
+    first = arguments.named_children[0] if arguments is not None and arguments.named_child_count == 1 else None
+    if first is None or first.type != "string":
+        return None
+    return parsed.text(first).strip("'\"`") or None
 
 
 def _ruby_require(parsed: ParsedFile, call: Node) -> bool:

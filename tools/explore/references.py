@@ -31,6 +31,7 @@ from pathlib import Path
 
 from code_intel.core.errors import InvalidArgument
 from code_intel.explore import budget
+from code_intel.explore.answers import file_order
 from code_intel.explore.comments import LexicalIndex, LexicalMap
 from code_intel.explore.models import LeftOut, Reference, ReferenceResult
 from code_intel.explore.ripgrep import RgFilters, RgLine, run_rg_json
@@ -132,7 +133,8 @@ def find_references(
     methods_only = _methods_only(sites)
     references: list[Reference] = []
     left_out = {"comment": 0, "string": 0, "other_name": 0, "namesake": 0}
-    for rel in sorted(by_file):
+    # own source first, near the definitions, so that a cut list keeps what matters (answers.file_order)
+    for rel in file_order(by_file, sorted({file for file, _ in definitions})):
         if rel in unjudged:
             continue
         refs = _judge_file(rel, by_file[rel], name, maps.get(rel), rel in maps, definitions, methods_only,

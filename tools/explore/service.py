@@ -21,6 +21,14 @@ from code_intel.core.config import Config
 from code_intel.core.errors import InvalidArgument
 from code_intel.core.project import ProjectRoot
 from code_intel.explore import budget, outline
+from code_intel.explore.answers import (
+    ROLE_ORDER,
+    STRUCTURE_PARTS,
+    Level,
+    shape_definitions,
+    shape_references,
+    shape_structure,
+)
 from code_intel.explore.comments import LexicalIndex
 from code_intel.explore.ctags import BASES_RECORDED, bare_name
 from code_intel.explore.globbing import compile_glob, glob_matches, refuse_parent_parts
@@ -47,6 +55,7 @@ from code_intel.explore.references import (
     split_symbol,
     takes_self,
 )
+from code_intel.explore.resolve import import_targets
 from code_intel.explore.ripgrep import (
     LineSearch,
     RgFilters,
@@ -64,6 +73,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_PATTERNS = 16
+# hits an answer is ranked from before its budget cuts it (a name used more often is counted, not ranked, past this)
+MAX_REFERENCES_SHAPED = 5000
 MAX_SKIPPED_LISTED = 20  # skipped files named in one answer; skipped_total counts them all
 GLOB_CHECK_EVERY = 2000  # files matched between two looks at the clock
 
@@ -281,6 +292,48 @@ class Explorer:
         result.namesakes = [f"{d.file}:{d.line} {bare_name(d.scope or '')}.{d.name}" for d in namesakes[:20]] or None
         return result
 
+    def references_answer(
+        self,
+        symbol: str,
+        path: str | None = None,
+        language: str | None = None,
+        include_comments: bool = False,
+        include_strings: bool = False,
+        *,
+        level: Level = "locations",
+        role: str | None = None,
+        offset: int = 0,
+        max_results: int | None = None,
+    ) -> ReferenceResult:
+        """find_references as the tool answers it: every hit, ranked and cut to the answer's budget (or to
+        max_results hits when given), see answers.shape_references."""
+        if role is not None and role != "all" and role not in ROLE_ORDER:
+            raise InvalidArgument(f"role {role!r} is not known", hint=f"use one of {', '.join(ROLE_ORDER)} or 'all'")
+        if offset < 0:
+            raise InvalidArgument("offset must be 0 or more", hint="send the next_offset of the previous answer")
+        found = self.find_references(symbol, path=path, language=language, include_comments=include_comments,
+                                     include_strings=include_strings, max_results=MAX_REFERENCES_SHAPED)
+        anchors = [self.root.relative(self.root.resolve(path))] if path else []
+        return shape_references(found, level=level, role=role, offset=offset, limit=max_results, anchors=anchors)
+
+    def definitions_answer(self, symbol: str, path: str | None = None, language: str | None = None,
+                           match: MatchMode = "exact", *, offset: int = 0,
+                           max_results: int | None = None) -> DefinitionResult:
+        """find_definitions as the tool answers it: ranked by the index, cut to the answer's budget (or to
+        max_results definitions when given)."""
+        if offset < 0:
+            raise InvalidArgument("offset must be 0 or more", hint="send the next_offset of the previous answer")
+        if max_results is not None:
+            found = self.find_definitions(symbol, path=path, language=language, match=match,
+                                          max_results=offset + max_results)
+            found.definitions = found.definitions[offset:]
+            if found.total > offset + len(found.definitions):
+                found.next_offset = offset + len(found.definitions)
+            return found
+        found = self.find_definitions(symbol, path=path, language=language, match=match,
+                                      max_results=MAX_REFERENCES_SHAPED)
+        return shape_definitions(found, offset=offset)
+
     def _qualified(self, symbol: str) -> tuple[Qualified | None, list[Definition]]:
         """For `Type.name`: whether Type is a type, and the definitions of `name` in types that neither are Type
         nor inherit from or are a base of it (namesakes). find_references matches by name, so the uses of those
@@ -345,7 +398,19 @@ class Explorer:
     def analyze_structure(self, path: str) -> StructureResult:
         rel, parsed = self.parse_file(path)
         imports, classes, functions = outline.structure(parsed, rel)
+        for info in imports:
+            info.targets = import_targets(self.root.path, rel, parsed.language, info.module, info.names) or None
         return StructureResult(file=rel, language=parsed.language, imports=imports, classes=classes, functions=functions)
+
+    def structure_answer(self, path: str, *, parts: list[str] | None = None, offset: int = 0) -> StructureResult:
+        """analyze_structure as the tool answers it: the parts asked for (imports, classes, functions), the imports
+        whole, then classes and functions while the answer's budget lasts (answers.shape_structure)."""
+        unknown = sorted(set(parts or []) - set(STRUCTURE_PARTS))
+        if unknown:
+            raise InvalidArgument(f"parts {unknown} are not known", hint=f"use some of {', '.join(STRUCTURE_PARTS)}")
+        if offset < 0:
+            raise InvalidArgument("offset must be 0 or more", hint="send the next_offset of the previous answer")
+        return shape_structure(self.analyze_structure(path), parts=parts or list(STRUCTURE_PARTS), offset=offset)
 
     @budgeted
     def get_function_at_line(self, path: str, line: int) -> EnclosingFunction:

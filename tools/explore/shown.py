@@ -12,7 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-_NOT_SHOWN = frozenset({"skipped_files", "skipped"})  # fields naming files the tool did not look into
+# fields naming files the tool did not look into, or only counted (no line of them shown)
+_NOT_SHOWN = frozenset({"skipped_files", "skipped", "counted", "top_files"})
 _NESTED = (BaseModel, list, dict)
 MAX_SHOWN = 500
 

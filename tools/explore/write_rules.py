@@ -19,7 +19,9 @@ from code_intel.core.errors import PathOutsideProject
 from code_intel.core.project import ProjectRoot
 from code_intel.languages.table import MARKUP_SUFFIXES, is_markup
 
-PROTECTED_DIRS = (".git", ".code-intel")
+# folders no tool of the agent may write: git's, code-intel's state and settings, the clients' settings and hooks
+PROTECTED_DIRS = {".git": "git", ".code-intel": "code-intel", ".claude": "Claude Code's settings and hooks",
+                  ".codex": "Codex's settings and hooks"}
 
 
 class WriteDecision(NamedTuple):
@@ -65,7 +67,7 @@ def evaluate_write(root: ProjectRoot, file_path: str, *, in_ready: bool, explore
 
     protected = next((part for part in PurePosixPath(rel).parts if part in PROTECTED_DIRS), None)
     if protected is not None:
-        return deny(f"{rel} is inside {protected}/, which belongs to {'git' if protected == '.git' else 'code-intel'}; edit project files only")
+        return deny(f"{rel} is inside {protected}/, which belongs to {PROTECTED_DIRS[protected]}; edit project files only")
     if rel == "." or target.is_dir():
         return deny(f"{rel} is a folder; send the path of the file you want to write")
     if not in_ready:

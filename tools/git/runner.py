@@ -2,6 +2,12 @@
 
 Commands run through GitPython's `Git.execute` (no shell). GitPython is imported when the first
 runner is built, not when this module is imported, so the MCP server still lists tools quickly.
+
+The server's own git never runs code the repository's settings name, whoever set them: every command
+runs with hooks off (`core.hooksPath=/dev/null`), no fsmonitor and no signing program, and each
+clean/smudge/process filter driver the configuration defines is switched off for it (an empty
+command is no filter), except git-lfs's own commands, so LFS files are still committed as pointers.
+The filter list is read again only when a config file changed (stat).
 """
 
 from __future__ import annotations
@@ -26,6 +32,17 @@ BOOKKEEPING_IDENTITY = {
 }
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 COMMAND_TIMEOUT_S = 120.0
+# settings that would make git run a program the agent could have named
+SAFE_SETTINGS = ("core.hooksPath=/dev/null", "core.fsmonitor=false", "commit.gpgSign=false", "tag.gpgSign=false",
+                 "core.sshCommand=false")
+# filter commands kept: git-lfs's own (anything else the config names is switched off)
+KNOWN_FILTER_COMMANDS = frozenset({"git-lfs filter-process", "git-lfs clean -- %f", "git-lfs smudge -- %f",
+                                   "git-lfs smudge --skip -- %f", "git-lfs filter-process --skip"})
+FILTER_KEYS = ("clean", "smudge", "process")
+
+
+def _safe_args(settings: Sequence[str]) -> list[str]:
+    return [part for setting in settings for part in ("-c", setting)]
 
 
 class GitRunner:
@@ -36,6 +53,54 @@ class GitRunner:
 
         self.toplevel = toplevel
         self._git = git.Git(str(toplevel))
+        self._config_files: list[Path] | None = None
+        self._guard: tuple[tuple[tuple[int, int, int], ...], list[str]] | None = None
+
+    def _raw(self, command: list[str], env: Mapping[str, str] | None = None) -> tuple[int, bytes, bytes]:
+        status, out, err = self._git.execute(command, with_extended_output=True, with_exceptions=False,
+                                             stdout_as_string=False, strip_newline_in_stdout=False,
+                                             kill_after_timeout=COMMAND_TIMEOUT_S, env=dict(env) if env else None)
+        return status, out if isinstance(out, bytes) else b"", err if isinstance(err, bytes) else b""
+
+    def _stamp(self) -> tuple[tuple[int, int, int], ...]:
+        """The stat of every config file git reads here: a change means the filter list is read again."""
+        if self._config_files is None:
+            status, out, _ = self._raw(["git", *_safe_args(SAFE_SETTINGS), "rev-parse", "--git-common-dir"])
+            common = Path(out.decode(errors="replace").strip()) if status == 0 else self.toplevel / ".git"
+            common = common if common.is_absolute() else self.toplevel / common
+            home = Path.home()
+            xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+            glob = os.environ.get("GIT_CONFIG_GLOBAL")
+            self._config_files = [common / "config", common / "config.worktree",
+                                  *([Path(glob)] if glob else [home / ".gitconfig", xdg / "git" / "config"])]
+        stamps = []
+        for file in self._config_files:
+            try:
+                info = file.stat()
+                stamps.append((info.st_mtime_ns, info.st_size, info.st_ino))
+            except OSError:
+                stamps.append((0, 0, 0))
+        return tuple(stamps)
+
+    def guard_args(self) -> list[str]:
+        """The `-c` settings every command runs with: hooks, fsmonitor and signing off, unknown filters switched off."""
+        stamp = self._stamp()
+        if self._guard is not None and self._guard[0] == stamp:
+            return self._guard[1]
+        settings = list(SAFE_SETTINGS)
+        status, out, _ = self._raw(["git", *_safe_args(SAFE_SETTINGS), "config", "-z", "--get-regexp", r"^filter\."])
+        drivers: dict[str, bool] = {}  # driver -> every command it names is a known one
+        for record in out.decode(errors="surrogateescape").split("\0") if status == 0 else []:
+            name, _, value = record.partition("\n")
+            driver, _, key = name[len("filter."):].rpartition(".")
+            if driver and key in FILTER_KEYS:
+                drivers[driver] = drivers.get(driver, True) and value.strip() in KNOWN_FILTER_COMMANDS
+        for driver, known in sorted(drivers.items()):
+            if not known:
+                settings += [f"filter.{driver}.{key}=" for key in FILTER_KEYS] + [f"filter.{driver}.required=false"]
+        args = _safe_args(settings)
+        self._guard = (stamp, args)
+        return args
 
     def run(
         self,
@@ -46,7 +111,7 @@ class GitRunner:
         stdin_file: Path | None = None,
     ) -> tuple[int, bytes, str]:
         """(exit status, stdout bytes, stderr text); raises GitError on a non-zero status when `check`."""
-        command = ["git", *args]
+        command = ["git", *self.guard_args(), *args]
         handle = stdin_file.open("rb") if stdin_file else None
         try:
             status, out, err = self._git.execute(

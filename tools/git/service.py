@@ -30,6 +30,7 @@ from code_intel.core.session_types import (
 from code_intel.git import branches as br
 from code_intel.git.baseline import READY, ContentBaseline, drop_all
 from code_intel.git.commit import commit_session
+from code_intel.git.outcome import OutcomeService
 from code_intel.git.review import review_session
 from code_intel.git.runner import GitRunner
 from code_intel.git.snapshot import (
@@ -64,6 +65,7 @@ class GitService:
         self._opened = False
         self._git: GitRunner | None = None
         self._layout = RepoLayout(prefix="")
+        self._outcome: OutcomeService | None = None
 
     # repository ---------------------------------------------------------------
     def _open(self) -> GitRunner | None:
@@ -78,6 +80,14 @@ class GitService:
                 self._git = runner
             self._opened = True
         return self._git
+
+    def outcome(self) -> OutcomeService:
+        """The project's fingerprints, copies and restores for the outcome check (code_intel.workflow.outcome)."""
+        with self._lock:
+            if self._outcome is None:
+                git = self._open()
+                self._outcome = OutcomeService(self.root, git, self._layout.prefix)
+            return self._outcome
 
     def is_repo(self) -> bool:
         with self._lock:

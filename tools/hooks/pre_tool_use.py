@@ -3,16 +3,16 @@
 The decision is the server's: the same write rules `check_write_target` applies (READY only,
 inside the project, explored files, ...), fed from the active session's checkpoint. Calls that
 write nothing are let through, and so is everything when no session is active. An allowed write
-is appended to the session's write log, and the project files a call reads (`Read`, `cat`, ...)
-to its read log (tools/workflow/write_log.py): that is how the server knows what the agent read.
+is appended to the session's write log (tools/workflow/write_log.py). What the agent read is logged
+after the call, from what the tool answered (tools/hooks/post_tool_use.py), never from what it asked.
 
 Tools it reads:
-- Claude Code `Edit`, `Write`, `MultiEdit` (`tool_input.file_path`), `NotebookEdit` (`notebook_path`),
-  and `Read` (`file_path`), which only reads;
+- Claude Code `Edit`, `Write`, `MultiEdit` (`tool_input.file_path`), `NotebookEdit` (`notebook_path`);
 - Codex `apply_patch` (`tool_input.command` holds the patch; its `*** Add/Update/Delete File:` and
   `*** Move to:` lines name the files);
-- `Bash` in both clients (`tool_input.command`, read by tools/hooks/bash.py). A Bash write outside
+- `Bash` in both clients (`tool_input.command`, read by code_intel/hooks/bash.py). A Bash write outside
   the project is none of code-intel's business and is let through; an Edit/Write outside it is not.
+  During a session git is an allow-list (code_intel/hooks/git_policy.py): only reading subcommands pass.
 """
 
 from __future__ import annotations
@@ -22,26 +22,26 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from code_intel.core.errors import CheckpointCorrupt
 from code_intel.core.project import ProjectRoot
 from code_intel.explore.write_rules import evaluate_write
-from code_intel.hooks.bash import BashWrites, write_targets
+from code_intel.hooks.bash import BashWrites, Limits, write_targets
+from code_intel.hooks.git_policy import INSTEAD
 from code_intel.hooks.session import describe, find_session
 from code_intel.workflow import write_log
-from code_intel.workflow.checkpoint import CheckpointView
 
 EDIT_TOOLS = {"Edit": "file_path", "Write": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path"}
 READ_TOOL = "Read"
 PATCH_TOOL = "apply_patch"
 SHELL_TOOL = "Bash"
 _PATCH_FILE = re.compile(r"^\s*\*\*\* (?:Add File|Update File|Delete File|Move to): (.+?)\s*$", re.MULTILINE)
+KEY_REFUSED = ("it names code-intel's key folder, which authenticates the session's saved state: no tool of the "
+               "agent reads it")
 
 
 class HookDecision(NamedTuple):
     allow: bool
     reason: str = ""
     files: tuple[str, ...] = ()  # project-relative files an allowed call writes
-    read: tuple[str, ...] = ()  # project-relative files it reads (logged while a session is active)
 
 
 class Request(NamedTuple):
@@ -59,7 +59,7 @@ def _absolute(path: str, cwd: Path) -> Path:
 
 
 def read_request(event: dict[str, Any], root: ProjectRoot) -> Request | None:
-    """What the call would write (and read), or None for a tool this hook does not judge."""
+    """What the call would write, or None for a tool this hook does not judge."""
     tool = event.get("tool_name")
     tool_input = event.get("tool_input")
     tool_input = tool_input if isinstance(tool_input, dict) else {}
@@ -72,9 +72,8 @@ def read_request(event: dict[str, Any], root: ProjectRoot) -> Request | None:
         return Request(tool, BashWrites(files=[_absolute(path, cwd)]), strict=True)
     if tool == READ_TOOL:
         path = tool_input.get("file_path")
-        if not isinstance(path, str) or not path.strip():
-            return None
-        return Request(tool, BashWrites(reads=[_absolute(path, cwd)]), strict=False)
+        named = isinstance(path, str) and _names_key_dir(str(_absolute(path, cwd)))
+        return Request(tool, BashWrites(refused=[KEY_REFUSED]), strict=False) if named else None
     if tool == PATCH_TOOL:
         patch = next((v for k in ("command", "patch", "input") if isinstance(v := tool_input.get(k), str)), "")
         names = _PATCH_FILE.findall(patch)
@@ -84,30 +83,31 @@ def read_request(event: dict[str, Any], root: ProjectRoot) -> Request | None:
     if tool == SHELL_TOOL:
         command = tool_input.get("command")
         if not isinstance(command, str):
-            return None
-        return Request(tool, write_targets(command, cwd), strict=False, command=command)
+            return Request(tool, BashWrites(unknown=["a shell call without a command string"]), strict=False)
+        writes = write_targets(command, cwd, Limits(root.path))
+        if _names_key_dir(command):
+            writes.refused.append(KEY_REFUSED)
+        return Request(tool, writes, strict=False, command=command)
     return None
+
+
+def _names_key_dir(text: str) -> bool:
+    from code_intel.workflow.seal import key_dir
+
+    return str(key_dir()) in text or "code-intel/keys" in text
 
 
 def decide(event: dict[str, Any], root: ProjectRoot) -> HookDecision:
     """Allow or deny one tool call; raises CheckpointCorrupt when a write meets an unreadable checkpoint."""
     request = read_request(event, root)
-    if request is None or not (request.writes.any or request.writes.reads):
+    if request is None or not request.writes.any:
         return HookDecision(allow=True)
-    if not request.writes.any:  # reading only: never refused, whatever state the session is in
-        try:
-            reading = find_session(root)
-        except CheckpointCorrupt:
-            return HookDecision(allow=True)
-        return HookDecision(allow=True, read=_log_reads(root, reading, request) if reading is not None else ())
     session = find_session(root)
     if session is None:
         return HookDecision(allow=True)
     in_ready = session.phase == "READY"
-    problems: list[str] = []
-    for operation in request.writes.git:
-        problems.append(f"`{operation}` changes the repository behind the session: code-intel creates the task "
-                        "branch, commits (PRE_COMMIT) and merges (MERGE) itself, so leave git to it")
+    problems: list[str] = [f"{problem}: {INSTEAD}" for problem in request.writes.git]
+    problems += request.writes.refused
     for form in request.writes.unknown:
         problems.append(f"cannot tell which file `{form}` writes: name the file literally (or use Edit/Write) "
                         "so the write rules can check it")
@@ -129,28 +129,10 @@ def decide(event: dict[str, Any], root: ProjectRoot) -> HookDecision:
         # no closing period: Codex appends ". Command: ..." to the reason it hands the model
         return HookDecision(allow=False, reason=f"code-intel blocked this {request.tool} call: " + "; ".join(unique)
                             + f". {where}{next_step}")
-    read = _log_reads(root, session, request)  # a denied call never runs, so it reads nothing
     if allowed:
         files = list(dict.fromkeys(allowed))
         write_log.append(session.file.parent, write_log.LogEntry(
             session_id=session.session_id, phase=session.phase, step=session.step, tool=request.tool,
             files=tuple(files), command=request.command))
-        return HookDecision(allow=True, files=tuple(files), read=read)
-    return HookDecision(allow=True, read=read)
-
-
-def _log_reads(root: ProjectRoot, session: CheckpointView, request: Request) -> tuple[str, ...]:
-    """Append the project files the call reads to the session's read log; operands that name no file (a
-    grep pattern, a folder, a file outside the project) are dropped. Best effort: whatever goes wrong here
-    (a folder it may not look into, a log it cannot write) only leaves the server without this evidence,
-    and never turns the call into the hook's own error."""
-    try:
-        files = list(dict.fromkeys(root.relative(os.path.realpath(path)) for path in request.writes.reads
-                                   if root.contains(path) and path.is_file()))
-        if files:
-            write_log.append(session.file.parent, write_log.LogEntry(
-                session_id=session.session_id, phase=session.phase, step=session.step, tool=request.tool,
-                files=tuple(files), command=request.command), reads=True)
-    except Exception:  # noqa: BLE001 - see above
-        return ()
-    return tuple(files)
+        return HookDecision(allow=True, files=tuple(files))
+    return HookDecision(allow=True)

@@ -1,18 +1,28 @@
 """`code-intel hook EVENT`: read the client's event JSON on stdin, answer on stdout, always exit 0.
 
 Claude Code lets a tool call through when a hook exits with anything but 0 or 2 (and exit 2 blocks
-it with stderr as the reason), so this entry point catches every error itself and answers with an
-explicit decision instead:
+it with stderr as the reason), and both clients run the call anyway when a hook outlives their
+timeout (10 s as init installs it), so this entry point never relies on either:
 - a refusal is `permissionDecision: "deny"` with the reason (the only decision Codex honours);
 - an allowed call gets no output at all, so the client's own permission rules still apply;
-- when the hook itself fails, it denies while a session that has not reached READY is active (fail
-  closed), and otherwise lets the call through with a warning on stderr.
+- the hook's work is bounded: at most MAX_EVENT_BYTES of stdin, and BUDGET_SECONDS for the decision
+  (an interval timer interrupts it; the shell reader also bounds its own nesting and globbing);
+- when the hook fails (malformed event, its own exception, the time budget spent) while a session is
+  active, it denies, in every phase (fail closed); with no session it lets the call through with a
+  warning on stderr. It never raises.
+
+`post-tool-use` only records (the files a tool's answer showed, tools/hooks/post_tool_use.py): it
+prints nothing and never blocks.
 """
 
 from __future__ import annotations
 
 import json
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +32,34 @@ from code_intel.core.project import ENV_PROJECT, ProjectRoot
 if TYPE_CHECKING:
     import argparse
 
-EVENTS = ("pre-tool-use", "session-start")
+EVENTS = ("pre-tool-use", "post-tool-use", "session-start")
+BUDGET_SECONDS = 1.5  # the whole decision; the clients wait 10 s, and the answer must come well before
+FALLBACK_SECONDS = 0.3  # finding out, after a failure, whether a session is active
+MAX_EVENT_BYTES = 8_000_000
+
+
+class HookTimeout(Exception):
+    """The hook's time budget ran out before it decided."""
+
+
+@contextmanager
+def time_budget(seconds: float) -> Iterator[None]:
+    """Raise HookTimeout in the main thread once `seconds` have passed (no-op where timers are unavailable)."""
+    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if not usable:
+        yield
+        return
+
+    def expired(signum: int, frame: Any) -> None:
+        raise HookTimeout(f"the hook took longer than {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _root(explicit: str | None, event: dict[str, Any]) -> ProjectRoot:
@@ -56,10 +93,11 @@ def deny(reason: str) -> None:
 def _phase_if_active(root: ProjectRoot) -> str | None:
     """After a failure: the active session's phase, "unreadable" for a checkpoint that cannot be read, else None."""
     try:
-        from code_intel.hooks.session import find_session
+        with time_budget(FALLBACK_SECONDS):
+            from code_intel.hooks.session import find_session
 
-        session = find_session(root)
-        return session.phase if session is not None else None
+            session = find_session(root)
+            return session.phase if session is not None else None
     except Exception:  # whatever broke the hook may break this too: a checkpoint file means a session
         sessions = root.state_dir / "sessions"
         try:
@@ -81,6 +119,12 @@ def pre_tool_use(event: dict[str, Any], root: ProjectRoot) -> None:
         deny(decision.reason)
 
 
+def post_tool_use(event: dict[str, Any], root: ProjectRoot) -> None:
+    from code_intel.hooks.post_tool_use import record_reads
+
+    record_reads(event, root)
+
+
 def session_start(event: dict[str, Any], root: ProjectRoot) -> None:
     from code_intel.hooks.session_start import session_context
 
@@ -89,8 +133,21 @@ def session_start(event: dict[str, Any], root: ProjectRoot) -> None:
         _emit({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}})
 
 
+HANDLERS = {"pre-tool-use": pre_tool_use, "post-tool-use": post_tool_use, "session-start": session_start}
+
+
+def _read_event() -> dict[str, Any]:
+    raw = sys.stdin.buffer.read(MAX_EVENT_BYTES + 1)
+    if len(raw) > MAX_EVENT_BYTES:
+        raise ValueError(f"the event on stdin is larger than {MAX_EVENT_BYTES} bytes")
+    parsed = json.loads(raw.decode("utf-8")) if raw.strip() else {}
+    if not isinstance(parsed, dict):
+        raise ValueError(f"the event on stdin is a JSON {type(parsed).__name__}, not an object")
+    return parsed
+
+
 def run_hook(args: argparse.Namespace) -> int:
-    """CLI entry: `code-intel hook pre-tool-use|session-start [--project DIR]`."""
+    """CLI entry: `code-intel hook pre-tool-use|post-tool-use|session-start [--project DIR]`."""
     name = str(args.event)
     if name not in EVENTS:
         _warn(f"unknown hook event {name!r}; expected one of {', '.join(EVENTS)}")
@@ -98,29 +155,33 @@ def run_hook(args: argparse.Namespace) -> int:
     event: dict[str, Any] = {}
     root: ProjectRoot | None = None
     try:
-        raw = sys.stdin.read()
-        parsed = json.loads(raw) if raw.strip() else {}
-        if not isinstance(parsed, dict):
-            raise ValueError(f"the event on stdin is a JSON {type(parsed).__name__}, not an object")
-        event = parsed
-        root = _root(getattr(args, "project", None), event)
-        (pre_tool_use if name == "pre-tool-use" else session_start)(event, root)
+        with time_budget(BUDGET_SECONDS):
+            event = _read_event()
+            root = _root(getattr(args, "project", None), event)
+            HANDLERS[name](event, root)
     except Exception as err:  # never let an error turn into the client's "let it through"
-        problem = f"{type(err).__name__}: {err}"
+        _failed(name, f"{type(err).__name__}: {str(err)[:300]}", args, event, root)
+    return 0
+
+
+def _failed(name: str, problem: str, args: argparse.Namespace, event: dict[str, Any], root: ProjectRoot | None) -> None:
+    """Answer for a hook that could not decide: deny during a session (any phase), else warn."""
+    try:
         if name != "pre-tool-use":
-            _warn(f"session-start failed ({problem})")
-            return 0
+            _warn(f"{name} failed ({problem})")
+            return
         if root is None:
             try:
                 root = _root(getattr(args, "project", None), event)
             except Exception:
                 _warn(f"failed ({problem}) and the project cannot be found; the call was let through")
-                return 0
+                return
         phase = _phase_if_active(root)
-        if phase is not None and phase != "READY":
-            deny(f"code-intel's hook failed ({problem}) while a session is active in {phase}; writes stay blocked "
-                 "outside READY. Continue the session with submit_phase, or ask the user to check "
-                 "`code-intel doctor`.")
+        if phase is not None:
+            deny(f"code-intel's hook failed ({problem}) while a session is active in {phase}, so the call is "
+                 "refused. Send a simpler call (name files literally, split long commands), or ask the user to "
+                 "check `code-intel doctor`.")
         else:
-            _warn(f"failed ({problem}); the call was let through" + (" (session in READY)" if phase else " (no session)"))
-    return 0
+            _warn(f"failed ({problem}); the call was let through (no session)")
+    except Exception as err:  # noqa: BLE001 - the last resort must not raise either
+        _warn(f"failed twice ({problem}; {type(err).__name__})")

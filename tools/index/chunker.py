@@ -45,6 +45,18 @@ IDENTIFIER_TYPES = frozenset({
 })
 
 MAX_WINDOW_LINES = 80
+# Words that carry no meaning on their own: a piece made only of these (and punctuation) is a closing line or a
+# modifier left over between the methods of a split class (`}`, `end`, `private`), never a chunk of its own.
+HOLLOW_WORDS = frozenset({
+    "end", "private", "public", "protected", "internal", "static", "final", "override", "else", "default",
+    "module_function", "nocov", "begin", "rescue", "ensure", "fi", "done", "esac", "endif", "pass", "break",
+})
+_WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def hollow(text: str) -> bool:
+    """True for text with no word but closing keywords and modifiers (`}`, `end`, `private`, `});`)."""
+    return all(word.lower() in HOLLOW_WORDS for word in _WORDS.findall(text))
 
 
 def estimate_tokens(text: str) -> int:
@@ -76,6 +88,7 @@ class _Piece:
     kind: str
     symbols: list[str] = field(default_factory=list)
     gap: bool = False  # loose lines between definitions (imports, comments, class attributes)
+    header: bool = False  # the opening lines of a split class: its name, signature and members' names
 
 
 def _node_name(node: Any) -> str:
@@ -260,11 +273,17 @@ class Chunker:
             while row < n_lines and not covered[row] and self._owner(owners, row) is owner:
                 row += 1
             end = row - 1
-            if any(lines[i].strip() for i in range(start, end + 1)):
-                if owner is not None:
-                    gaps.append(_Piece(start, end, owner.symbol, "class", [owner.symbol], gap=True))
-                else:
+            text = "\n".join(lines[start : end + 1])
+            if text.strip() and not hollow(text):
+                if owner is None:
                     gaps.append(_Piece(start, end, "", "module", [], gap=True))
+                elif not any(g.symbol == owner.symbol for g in gaps):  # the owner's first gap holds its opening lines
+                    # the class's opening lines name it and list its members: the chunk to find the class by
+                    members = [p.symbol for p in pieces if p.symbol.startswith(owner.symbol + ".")]
+                    gaps.append(_Piece(start, end, owner.symbol, "class", [owner.symbol, *dict.fromkeys(members)],
+                                       gap=True, header=True))
+                else:
+                    gaps.append(_Piece(start, end, owner.symbol, "class", [owner.symbol], gap=True))
         out = sorted(pieces + gaps, key=lambda p: (p.start, p.end))
         return [self._trim(p, lines) for p in out if self._tokens(lines, p.start, p.end) >= 4 or p.kind != "module"]
 
@@ -301,7 +320,7 @@ class Chunker:
                 last_small = self._tokens(lines, last.start, last.end) < self.min_tokens
                 both_small = self.merge_tiny and last_small and self._tokens(lines, p.start, p.end) < self.min_tokens
                 # a short comment or class header reads best with the definition that follows it
-                lead_in = last_small and last.gap and not p.gap and last.end + 1 == p.start
+                lead_in = last_small and last.gap and not last.header and not p.gap and last.end + 1 == p.start
                 fits = self._tokens(lines, last.start, p.end) <= self.max_tokens
                 if (both_small or lead_in) and fits and p.kind != "part" and last.end < p.start:
                     last.end = p.end

@@ -38,6 +38,8 @@ class IndexState(_Open):
     state: Literal["empty", "syncing", "partial", "complete"]
     quality: Literal["fast", "full"] | None = Field(
         default=None, description="which model ranked: the fast static one until the full model embedded every chunk")
+    searchable: bool | None = Field(default=None, description="every file is searchable (no sync is still "
+                                                               "indexing files)")
     indexed_chunks: int = Field(description="chunks searchable now")
     full_quality_chunks: int = Field(description="chunks the full model has embedded")
     indexed_files: int

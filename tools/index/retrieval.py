@@ -13,6 +13,7 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import Any
 
 from code_intel.core.errors import InvalidArgument
@@ -209,3 +210,117 @@ def check_code_hint(code_hint: Any) -> str | None:
         raise InvalidArgument(f"code_hint is {len(code_hint)} characters (at most {MAX_CODE_HINT_CHARS})",
                               hint="send a few lines: a signature and the key calls")
     return code_hint.strip() or None
+
+
+# --------------------------------------------------------------------------- the code-aware ranker
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+@dataclass
+class CodeRanking:
+    """Weights of `rank_code`, chosen on the development split of semble's benchmark (benchmarks/semble.py
+    --set dev: repositories the reported set does not hold); docs/benchmarks.md has the sweep."""
+
+    dense_weight: float = 0.6  # share of the (min-max scaled) dense side in the fused score
+    definition: float = 0.6  # the chunk defines a name the question writes (exact case): type definitions
+    function_share: float = 0.7  # ...a function or method gets this share of it
+    member: float = 0.15  # the chunk is a class chunk that lists the name among its members
+    near_definition: float = 0.3  # the same name in another case (`router` for `Router`)
+    path: float = 0.3  # times the share of the question's words in the file's name
+    file_name_symbol: float = 0.2  # a bare name question and a file named after it (`Router` -> router.go)
+    file_support: float = 0.5  # times the mean of a file's next three candidates (a file that answers often)
+    repeat_decay: float = 0.5  # a file's second chunk keeps this share of its score, the third its square...
+    role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.5, "doc": 0.5, "generated": 1.0})
+    module_penalty: float = 0.05
+    legacy_penalty: float = 0.1  # a path under deprecated/, legacy/, compat/ or v1/: kept for old callers
+
+
+CODE_RANKING = CodeRanking()
+_LEGACY = re.compile(r"(^|/)(deprecated|legacy|compat|_compat|v1)(/|$)", re.IGNORECASE)
+
+
+@dataclass
+class Scored:
+    """A candidate chunk with both sides' raw scores and what the ranker reads from its metadata."""
+
+    id: str
+    dense: float
+    lexical: float
+    file: str
+    symbol: str
+    symbols: list[str]
+    kind: str
+    role: str
+    score: float = 0.0
+
+
+def named_identifiers(query: str) -> list[str]:
+    """Names a question writes: CamelCase, snake_case, dotted or `::` names, and a question that is one word."""
+    words = query.split()
+    found = []
+    for match in _IDENTIFIER.finditer(query):
+        name = re.split(r"\.|::", match.group(0))[-1]
+        codeish = (any(c.isupper() for c in name[1:]) or "_" in name.strip("_") or name[:1].isupper()
+                   or len(words) == 1 or match.group(0) != name)
+        if len(name) >= 3 and codeish:
+            found.append(name)
+    return list(dict.fromkeys(found))
+
+
+def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = (),
+              weights: CodeRanking | None = None) -> list[Scored]:
+    """Fuse both sides and adjust by what the chunk is: the definition of a name the question writes (exact,
+    then in another case), a file named like the question, its role (tests and docs lower unless asked), loose
+    module code; then files that several candidates come from rise, and a file's later chunks decay."""
+    from code_intel.index.text import lexical_tokens
+
+    w = weights or CODE_RANKING
+    if not candidates:
+        return []
+    dense = _min_max([c.dense for c in candidates])
+    lexical_raw = [c.lexical for c in candidates]
+    lexical = _min_max(lexical_raw) if any(lexical_raw) else [0.0] * len(candidates)
+    names = named_identifiers(query)
+    lowered = {n.lower() for n in names} | {k.lower() for k in keywords}
+    bare = len(query.split()) == 1 and len(names) == 1
+    terms = set(lexical_tokens(query))
+    wanted = asked_roles({x.lower() for x in re.findall(r"[A-Za-z]+", query)})
+    for c, d, lx in zip(candidates, dense, lexical, strict=True):
+        score = w.dense_weight * d + (1 - w.dense_weight) * lx
+        if c.role not in wanted:
+            score -= w.role_penalty.get(c.role, 0.0)
+        if c.kind in ("module", "part"):
+            score -= w.module_penalty
+        if w.legacy_penalty and _LEGACY.search(c.file):
+            score -= w.legacy_penalty
+        own = c.symbol.rsplit(".", 1)[-1]
+        if own and (own in names or own in keywords):
+            score += w.definition * (1.0 if c.kind == "class" else w.function_share)
+        elif own and own.lower() in lowered:
+            score += w.near_definition
+        elif c.kind == "class" and any(s.rsplit(".", 1)[-1] in names for s in c.symbols):
+            score += w.member
+        stem = PurePosixPath(c.file).stem
+        if terms and w.path:
+            score += w.path * len(terms & set(lexical_tokens(stem))) / len(terms)
+        if bare and stem.replace("_", "").replace("-", "").lower() == names[0].lower():
+            score += w.file_name_symbol
+        c.score = score
+    ordered = sorted(candidates, key=lambda c: -c.score)
+    if w.file_support:
+        by_file: dict[str, list[float]] = {}
+        for c in ordered:
+            by_file.setdefault(c.file, []).append(c.score)
+        support = {f: sum(max(s, 0.0) for s in v[1:4]) / 3 for f, v in by_file.items()}
+        for c in ordered:
+            c.score += w.file_support * support[c.file]
+        ordered.sort(key=lambda c: -c.score)
+    if w.repeat_decay < 1.0:
+        seen: dict[str, int] = {}
+        for c in ordered:
+            n = seen.get(c.file, 0)
+            seen[c.file] = n + 1
+            if n and c.score > 0:
+                c.score *= w.repeat_decay ** n
+        ordered.sort(key=lambda c: -c.score)
+    return ordered

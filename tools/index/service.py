@@ -6,6 +6,7 @@ indexed so far and say the index is partial).
 from __future__ import annotations
 
 import logging
+import queue
 import threading
 import time
 from collections.abc import Callable
@@ -20,36 +21,47 @@ from code_intel.index.agreements import MAP_SHORTCUT_SCORE, AgreementMap
 from code_intel.index.bm25 import LexicalIndex, top
 from code_intel.index.embedder import Embedder
 from code_intel.index.manifest import Manifest, load_manifest, manifest_path, save_manifest, sha256_file
+from code_intel.index.memory import MemoryIndex
 from code_intel.index.retrieval import (
+    CODE_RANKING,
     DENSE_WEIGHT,
-    DENSE_WEIGHT_FAST,
-    Candidate,
+    CodeRanking,
     ForestQuery,
+    Scored,
     check_code_hint,
     check_keywords,
-    fuse,
-    rerank,
+    rank_code,
 )
-from code_intel.index.static import StaticEmbedder
+from code_intel.index.static import STATIC_MODEL_NAME, StaticEmbedder
 from code_intel.index.store import FOREST, MAP, VectorStore, store_description
-from code_intel.index.sync import ForestSync, Progress, Spaces, SyncState
-from code_intel.index.text import lexical_text, lexical_tokens, readable_words
+from code_intel.index.sync import ForestSync, Progress, Spaces, SyncCounts, SyncState
+from code_intel.index.text import lexical_text, member_names, readable_words
 
 log = logging.getLogger(__name__)
 
-CHUNKER_VERSION = "ast-v5"  # bump when chunks, their text or the default sequence length change: forces a rebuild
+CHUNKER_VERSION = "ast-v6"  # bump when chunks, their text or the default sequence length change: forces a rebuild
 CANDIDATES = 50  # per ranking, before fusion
 MAP_EXTRA_SCORE = 0.5  # Map hits below the shortcut but above this are shown after the Forest results
 # validate_symbol_relevance verdicts (cosine similarity, all-MiniLM-L6-v2 scale; see docs/semantic-index.md)
 RELEVANT_SIMILARITY = 0.40
 WEAK_SIMILARITY = 0.25
 SNIPPET_LINES = 8
+LOAD_PAGE = 2000  # chunks read from Chroma at a time when a process loads an existing index into memory
+SYNC_ANSWER_S = 0.8  # sync_index answers within this, done or not (the sync goes on in the background)
+DEFINITION_CANDIDATES = 20  # chunks defining a name the question writes, added to the candidates
+
+
+def make_embedder(cfg: Config) -> Embedder | StaticEmbedder:
+    """The configured model: the static code model (the default, no torch) or a sentence-transformers model."""
+    if cfg.embedding_model.strip().lower() == STATIC_MODEL_NAME:
+        return StaticEmbedder()
+    return Embedder(cfg.embedding_model, cfg.embedding_max_seq_length, cfg.embedding_batch_size)
 
 
 @dataclass
 class _Parts:
     key: tuple[Any, ...]
-    embedder: Embedder
+    embedder: Embedder | StaticEmbedder
     store: VectorStore  # the full model's collections (Forest and Map)
     static: StaticEmbedder | None  # the fast first pass's model, None when index_fast_pass is off
     fast_store: VectorStore | None  # the static model's Forest collection
@@ -57,6 +69,7 @@ class _Parts:
     agreements: AgreementMap
     manifest: Manifest
     manifest_file: Any
+    memory: MemoryIndex  # every indexed chunk's first-pass vector, metadata and snippet: what searches read
 
     @property
     def spaces(self) -> Spaces:
@@ -80,6 +93,7 @@ class SemanticIndex:
         self._parts: _Parts | None = None
         self._syncing = False
         self._state = SyncState()
+        self._run: ForestSync | None = None  # the sync running now (its counts answer sync_index meanwhile)
 
     # ------------------------------------------------------------ components
     def _key(self, cfg: Config) -> tuple[Any, ...]:
@@ -91,8 +105,9 @@ class SemanticIndex:
         key = self._key(cfg)
         with self._lock:
             if self._parts is None or self._parts.key != key:
-                embedder = Embedder(cfg.embedding_model, cfg.embedding_max_seq_length, cfg.embedding_batch_size)
-                static = StaticEmbedder() if cfg.index_fast_pass else None
+                embedder = make_embedder(cfg)
+                # a static model is its own fast pass: one pass, one space
+                static = StaticEmbedder() if cfg.index_fast_pass and not isinstance(embedder, StaticEmbedder) else None
                 # the manifest pairs one full model with one static model: either changing rebuilds both spaces
                 identity = embedder.identity + (f"+{static.identity}" if static is not None else "")
                 store = VectorStore(self.root, cfg.chroma, embedder.identity)
@@ -101,19 +116,33 @@ class SemanticIndex:
                 file = manifest_path(self.root.runtime_dir("cache"), store.description, embedder.identity)
                 manifest = load_manifest(file, model=identity, store=store.description, chunker=chunker)
                 self._parts = _Parts(key, embedder, store, static, fast_store, LexicalIndex(),
-                                     AgreementMap(self.root, store, embedder), manifest, file)
+                                     AgreementMap(self.root, store, embedder), manifest, file,  # type: ignore[arg-type]
+                                     MemoryIndex())
             return self._parts
 
     def _ensure_lexical(self, parts: _Parts) -> None:
-        """Build the BM25 postings from the stored chunks once per process."""
+        """Load an existing index into memory once per process (BM25 postings, first-pass vectors, metadata),
+        LOAD_PAGE chunks at a time."""
         with self._lexical_lock:
             if parts.lexical.loaded:
                 return
             if parts.manifest.files:
-                stored = parts.document_store.get(FOREST, include=("documents", "metadatas"))
-                for cid, doc, meta in zip(stored["ids"], stored["documents"], stored["metadatas"], strict=True):
-                    parts.lexical.add(cid, lexical_text(str(meta.get("file", "")), str(meta.get("symbol", "")), doc or ""))
+                store, offset = parts.document_store, 0
+                while True:
+                    page = store.get(FOREST, include=("documents", "metadatas", "embeddings"), limit=LOAD_PAGE,
+                                     offset=offset)
+                    if not page["ids"]:
+                        break
+                    metas = [dict(m or {}) for m in page["metadatas"]]
+                    docs = [d or "" for d in page["documents"]]
+                    for cid, doc, meta in zip(page["ids"], docs, metas, strict=True):
+                        symbol = str(meta.get("symbol", ""))
+                        members = member_names(symbol, str(meta.get("symbols", "")).split(","))
+                        parts.lexical.add(cid, lexical_text(str(meta.get("file", "")), symbol, doc, members))
+                    parts.memory.add(list(page["ids"]), page["embeddings"], docs, metas)
+                    offset += len(page["ids"])
             parts.lexical.loaded = True
+            parts.memory.loaded = True
 
     # ------------------------------------------------------------------ sync
     def sync(self, force: bool = False, progress: Progress | None = None, wait: bool = True) -> dict[str, Any]:
@@ -124,30 +153,38 @@ class SemanticIndex:
             parts = self._get_parts()
             cfg = self._config()
             stores = parts.spaces.stores()
-            if force:
-                for store in stores:
-                    store.reset(FOREST)
-                parts.lexical.clear()
-                parts.manifest.files.clear()
-                parts.manifest.complete, parts.manifest.last_complete_sync = False, None
-            elif parts.manifest.files and (parts.document_store.count(FOREST) == 0 or (
-                    parts.manifest.full_chunk_count and parts.store.count(FOREST) == 0)):
-                log.warning("a Forest collection is empty but the manifest lists files; rebuilding")
-                for store in stores:
-                    store.reset(FOREST)
-                parts.manifest.files.clear()
-            elif not parts.manifest.files and any(store.count(FOREST) > 0 for store in stores):
-                # the manifest was dropped (older format or chunking, unreadable): its vectors are orphans
-                log.info("the Forest collection holds chunks no manifest lists; rebuilding")
-                for store in stores:
-                    store.reset(FOREST)
-                parts.lexical.clear()
-            self._ensure_lexical(parts)
-            parts.lexical.loaded = True
-            self._syncing = True
             self._state = SyncState()
+            self._syncing = True
+            # a fresh index never waits for Chroma (seconds to import): the writer thread empties its collections
+            # before it stores the first batch, while the files are already being indexed into memory
+            fresh = False
+            try:
+                if force:
+                    parts.lexical.clear()
+                    parts.memory.clear()
+                    parts.manifest.files.clear()
+                    parts.manifest.complete, parts.manifest.last_complete_sync = False, None
+                    fresh = True
+                elif parts.manifest.files and (parts.document_store.count(FOREST) == 0 or (
+                        parts.manifest.full_chunk_count and parts.store.count(FOREST) == 0)):
+                    log.warning("a Forest collection is empty but the manifest lists files; rebuilding")
+                    parts.manifest.files.clear()
+                    parts.lexical.clear()
+                    parts.memory.clear()
+                    fresh = True
+                elif not parts.manifest.files:
+                    # no manifest (first sync, older format or chunking): whatever the collections hold is orphaned
+                    parts.lexical.clear()
+                    parts.memory.clear()
+                    fresh = True
+                self._ensure_lexical(parts)
+            except BaseException:
+                self._syncing = False
+                raise
             run = ForestSync(self.root, cfg, parts.spaces, parts.lexical, parts.manifest, parts.manifest_file,
-                             self._stop, self._state)
+                             self._stop, self._state, parts.memory,
+                             reset_stores=[store for store in stores] if fresh else [])
+            self._run = run
             try:
                 finished = run.run_files(progress)
                 if finished and wait:
@@ -163,13 +200,68 @@ class SemanticIndex:
                 raise
             finally:
                 self._syncing = False
-            counts = run.counts
+                self._run = None
+        report = self._report(parts, run.counts, started)
+        pending = parts.manifest.chunk_count - parts.manifest.full_chunk_count
+        if not wait and pending and not self._stop.is_set():
+            self.start_background_sync(even_if_fresh=True)
+            report["index"]["state"] = "syncing"
+            report["note"] = (f"every file is searchable with the fast static model; the full model embeds the other "
+                              f"{pending} chunks in the background (semantic_search says when it is done)")
+        return report
+
+    def sync_answering(self, force: bool = False, progress: Progress | None = None, wait: bool = False,
+                       answer_within: float = SYNC_ANSWER_S) -> dict[str, Any]:
+        """sync_index: the sync runs in a thread of its own and the call answers within `answer_within` seconds,
+        with the finished report or, while files are still being indexed, the state so far (searches answer
+        from what is indexed meanwhile and say how complete it is). Progress is relayed from the calling
+        thread while the call is open (the MCP request's own thread). `wait` holds the call to the end."""
+        started = time.perf_counter()
+        events: queue.SimpleQueue[tuple[float, float | None, str]] = queue.SimpleQueue()
+        done = threading.Event()
+        outcome: dict[str, Any] = {}
+
+        def work() -> None:
+            try:
+                outcome["report"] = self.sync(force=force, progress=lambda *event: events.put(event), wait=wait)
+            except BaseException as err:  # raised again in the caller's thread, or logged if it has answered
+                outcome["error"] = err
+                log.exception("index sync failed")
+            finally:
+                done.set()
+
+        threading.Thread(target=work, name="code-intel-index-sync-call", daemon=True).start()
+        deadline = None if wait else started + answer_within
+        while True:
+            left = None if deadline is None else deadline - time.perf_counter()
+            finished = done.wait(0.05 if left is None else max(0.0, min(0.05, left)))
+            while not events.empty():
+                event = events.get()
+                if progress is not None:
+                    progress(*event)
+            if finished:
+                if "error" in outcome:
+                    raise outcome["error"]
+                return dict(outcome["report"])
+            if left is not None and left <= 0:
+                break
+        parts = self._get_parts()
+        run = self._run
+        report = self._report(parts, run.counts if run is not None else SyncCounts(), started)
+        report["complete"] = False
+        index = report["index"]
+        report["note"] = (f"indexing in the background ({index.get('files_indexed_this_sync', 0)} of "
+                          f"{index.get('files_to_index', '?')} changed files so far); semantic_search answers from "
+                          "what is indexed and says how complete it is; call sync_index again for the state")
+        return report
+
+    def _report(self, parts: _Parts, counts: SyncCounts, started: float) -> dict[str, Any]:
         report: dict[str, Any] = {
             "files_scanned": counts.files_scanned, "files_changed": counts.files_changed,
             "files_added": counts.files_added, "files_removed": counts.files_removed,
             "files_unchanged": counts.files_unchanged, "files_skipped": counts.files_skipped,
             "chunks_added": counts.chunks_added, "chunks_removed": counts.chunks_removed,
-            "chunks_kept": counts.chunks_kept, "chunks_total": parts.manifest.chunk_count,
+            "chunks_kept": counts.chunks_kept, "chunks_total": len(parts.memory) or parts.manifest.chunk_count,
             "chunks_full_embedded": counts.chunks_full_embedded,
             "duration_s": round(time.perf_counter() - started, 3), "complete": parts.manifest.complete,
             "model": parts.embedder.model_name, "store": parts.store.description,
@@ -178,13 +270,7 @@ class SemanticIndex:
             report["files_failed"] = counts.files_failed
         if not parts.manifest.complete:
             report["partial_reason"] = parts.manifest.partial_reason
-        pending = parts.manifest.chunk_count - parts.manifest.full_chunk_count
         report["index"] = self._index_state(parts)
-        if not wait and pending and not self._stop.is_set():
-            self.start_background_sync(even_if_fresh=True)
-            report["index"]["state"] = "syncing"
-            report["note"] = (f"every file is searchable with the fast static model; the full model embeds the other "
-                              f"{pending} chunks in the background (semantic_search says when it is done)")
         return report
 
     def start_background_sync(self, even_if_fresh: bool = False) -> None:
@@ -240,21 +326,26 @@ class SemanticIndex:
     def _quality(self, parts: _Parts) -> str:
         """Which space answers: the full model's once it holds every chunk, else the static model's."""
         manifest = parts.manifest
-        if parts.fast_store is None or manifest.full_chunk_count == manifest.chunk_count:
+        if parts.fast_store is None:
             return "full"
-        return "fast"
+        if self._syncing and self._state.phase in ("scan", "files", "persist"):
+            return "fast"  # chunks in memory that the manifest does not list yet have no full-model vector
+        return "full" if manifest.full_chunk_count == manifest.chunk_count else "fast"
 
     def _index_state(self, parts: _Parts) -> dict[str, Any]:
         """How complete the index is, for every answer: state, quality and counts."""
         manifest = parts.manifest
-        total = manifest.chunk_count
+        # what searches read: the chunks in memory (filled before Chroma stores them), else the manifest's
+        total = len(parts.memory) or manifest.chunk_count
         state = ("syncing" if self._syncing else "empty" if not manifest.files
                  else "complete" if manifest.complete else "partial")
+        run = self._state
+        indexing_files = self._syncing and run.phase in ("scan", "files")
         info: dict[str, Any] = {"state": state, "quality": self._quality(parts) if total else None,
+                                "searchable": bool(total) and not indexing_files,
                                 "indexed_chunks": total, "full_quality_chunks": manifest.full_chunk_count,
                                 "indexed_files": len(manifest.files)}
-        run = self._state
-        if self._syncing and run.phase in ("scan", "files"):
+        if indexing_files:
             info["total_chunks"] = None  # not known until every changed file is chunked
             info["files_to_index"], info["files_indexed_this_sync"] = run.files_total, run.files_done
         else:
@@ -296,14 +387,17 @@ class SemanticIndex:
                 response["note"] = f"a past agreement matched with score >= {MAP_SHORTCUT_SCORE}; the Forest was skipped"
             return self._with_state_note(response, parts, complete)
         results: list[dict[str, Any]] = []
-        if parts.manifest.files:
+        if parts.manifest.files or len(parts.memory):
             search = ForestQuery(query, keywords, code_hint)
-            if index["quality"] == "fast" and parts.static is not None and parts.fast_store is not None:
-                vector = search.vector(parts.static.embed_queries, None)
-                results = self._forest_results(parts, parts.fast_store, search, vector, n_results, DENSE_WEIGHT_FAST)
+            if parts.fast_store is None or (index["quality"] == "fast" and parts.static is not None):
+                # the first pass's space, held in memory: the static model's (the default model, or the fast pass)
+                model = parts.static if parts.static is not None else parts.embedder
+                vector = search.vector(model.embed_queries, full_vector if model is parts.embedder else None)
+                results = self._forest_results(parts, None, search, vector, n_results, CODE_RANKING)
             else:
                 vector = search.vector(parts.embedder.embed_queries, full_vector)
-                results = self._forest_results(parts, parts.store, search, vector, n_results, DENSE_WEIGHT)
+                results = self._forest_results(parts, parts.store, search, vector, n_results,
+                                               CodeRanking(dense_weight=DENSE_WEIGHT))
         extras = [(a, s) for a, s in map_hits if s >= MAP_EXTRA_SCORE]
         source = FOREST
         if extras:
@@ -336,29 +430,42 @@ class SemanticIndex:
             return parts.manifest.partial_reason or "a sync is running"
         return parts.manifest.partial_reason or "the last sync did not finish"
 
-    def _forest_results(self, parts: _Parts, store: VectorStore, search: ForestQuery, vector: list[float], n: int,
-                        dense_weight: float) -> list[dict[str, Any]]:
+    def _forest_results(self, parts: _Parts, store: VectorStore | None, search: ForestQuery, vector: list[float],
+                        n: int, weights: CodeRanking) -> list[dict[str, Any]]:
+        """Candidates from both sides (and the definitions of names the question writes), ranked by rank_code.
+        `store` None: the space held in memory (every indexed chunk, also while a sync runs); else a Chroma
+        collection (the full model's, once it holds every chunk)."""
         limit = max(CANDIDATES, n * 3)
-        dense = store.query(FOREST, vector, limit)
         self._ensure_lexical(parts)
+        memory = parts.memory
         lexical_scores = parts.lexical.scores(search.lexical_text)
-        known = {i: (s, d, m) for i, s, d, m in dense}
-        # lexical candidates the dense top missed still need their similarity: the fusion scores both sides
-        missing = [i for i, _ in top(lexical_scores, limit) if i not in known]
-        if missing:
-            got = store.get(FOREST, ids=missing, include=("documents", "metadatas", "embeddings"))
-            for i, doc, meta, emb in zip(got["ids"], got["documents"], got["metadatas"], got["embeddings"], strict=True):
-                similarity = float(sum(a * b for a, b in zip(vector, emb, strict=False)))
-                known[i] = (similarity, doc or "", dict(meta or {}))
-        fused = fuse({i: s for i, (s, _d, _m) in known.items()}, lexical_scores, dense_weight=dense_weight)
+        wanted = [i for i, _ in top(lexical_scores, limit)]
+        wanted += [i for i in self._definitions(parts, search) if i not in lexical_scores]
+        known: dict[str, tuple[float, str, dict[str, Any]]] = {}
+        if store is None:
+            dense = memory.nearest(vector, limit)
+            missing = [i for i in dict.fromkeys(wanted) if i not in dict(dense)]
+            for cid, similarity in dense + list(memory.similarity(vector, missing).items()):
+                entry = memory.entry(cid)
+                if entry is not None:
+                    known[cid] = (similarity, entry.snippet, entry.meta)
+        else:
+            for i, sim, doc, meta in store.query(FOREST, vector, limit):
+                known[i] = (sim, doc, meta)
+            missing = [i for i in dict.fromkeys(wanted) if i not in known]
+            if missing:
+                got = store.get(FOREST, ids=missing, include=("documents", "metadatas", "embeddings"))
+                for i, doc, meta, emb in zip(got["ids"], got["documents"], got["metadatas"], got["embeddings"],
+                                             strict=True):
+                    known[i] = (float(sum(a * b for a, b in zip(vector, emb, strict=False))), doc or "",
+                                dict(meta or {}))
         candidates = []
-        for cid, score in fused:
-            meta = known[cid][2]
+        for cid, (similarity, _doc, meta) in known.items():
             file = str(meta.get("file", ""))
-            candidates.append(Candidate(cid, score, file, str(meta.get("symbol") or ""),
-                                        [x for x in str(meta.get("symbols", "")).split(",") if x],
-                                        str(meta.get("kind", "")), file_role(file)))
-        ranked = rerank(candidates, set(lexical_tokens(search.query)), search.words, search.keywords)[:n]
+            candidates.append(Scored(cid, similarity, lexical_scores.get(cid, 0.0), file, str(meta.get("symbol") or ""),
+                                     [x for x in str(meta.get("symbols", "")).split(",") if x],
+                                     str(meta.get("kind", "")), file_role(file)))
+        ranked = rank_code(candidates, search.query, search.keywords, weights)[:n]
         results = []
         for c in ranked:
             similarity, document, meta = known[c.id]
@@ -370,6 +477,16 @@ class SemanticIndex:
                 "snippet": "\n".join(document.splitlines()[:SNIPPET_LINES])[:600],
             })
         return results
+
+    def _definitions(self, parts: _Parts, search: ForestQuery) -> list[str]:
+        """Chunks that define a name the question writes or the caller passed as a keyword (the definitions the
+        index holds, by exact name, then in another case), so a name's definition is always a candidate."""
+        from code_intel.index.retrieval import named_identifiers
+
+        names = named_identifiers(search.query) + list(search.keywords)
+        if not names:
+            return []
+        return parts.memory.defining([n.rsplit(".", 1)[-1] for n in names], DEFINITION_CANDIDATES)
 
     def _symbol_chunks(self, parts: _Parts, symbol: str) -> list[tuple[str, str, int, int, str]]:
         """(chunk id, file, start, end, qualified symbol) for chunks defining `symbol` (exact name first)."""

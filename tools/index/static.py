@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 STATIC_MODEL_NAME = "code-static"
 STATIC_WEIGHTS = Path(__file__).resolve().parent / "weights" / "code-static.safetensors"
 MAX_TOKENS = 1024  # a chunk is at most chunk_max_tokens (~4 characters each); more only adds cost
+GATHER_ROWS = 16384  # token vectors gathered at once while embedding (16k x 256 floats: 16 MB)
 
 
 class StaticEmbedder:
@@ -54,7 +55,11 @@ class StaticEmbedder:
         return int(self._parts()[1].shape[1])
 
     def embed(self, texts: Sequence[str]) -> Any:
-        """A float32 array (len(texts) x dimension) of unit vectors (zero for a text with no known token)."""
+        """A float32 array (len(texts) x dimension) of unit vectors (zero for a text with no known token).
+
+        Token vectors are summed a slice of texts at a time, so the gathered rows never exceed about
+        GATHER_ROWS x dimension floats whatever the batch size (a whole-batch gather of 1,000 long chunks
+        was half a gigabyte)."""
         import numpy as np
 
         tokenizer, table = self._parts()
@@ -62,14 +67,21 @@ class StaticEmbedder:
         if not texts:
             return out
         encodings = tokenizer.encode_batch(list(texts), add_special_tokens=False)
-        ids = [e.ids[:MAX_TOKENS] for e in encodings]
-        lengths = np.fromiter((len(i) for i in ids), dtype=np.int64, count=len(ids))
-        flat = np.fromiter((t for row in ids for t in row), dtype=np.int64, count=int(lengths.sum()))
-        if flat.size:
-            vectors = table[flat].astype(np.float32)
-            filled = lengths > 0
-            starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))[filled]
-            out[filled] = np.add.reduceat(vectors, starts, axis=0)
+        start = 0
+        while start < len(encodings):
+            rows, stop = 0, start
+            while stop < len(encodings) and (stop == start or rows + min(len(encodings[stop].ids), MAX_TOKENS)
+                                             <= GATHER_ROWS):
+                rows += min(len(encodings[stop].ids), MAX_TOKENS)
+                stop += 1
+            ids = [e.ids[:MAX_TOKENS] for e in encodings[start:stop]]
+            lengths = np.fromiter((len(i) for i in ids), dtype=np.int64, count=len(ids))
+            flat = np.fromiter((t for row in ids for t in row), dtype=np.int64, count=int(lengths.sum()))
+            if flat.size:
+                filled = lengths > 0
+                offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))[filled]
+                out[start:stop][filled] = np.add.reduceat(table[flat], offsets, axis=0)
+            start = stop
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         np.divide(out, norms, out=out, where=norms > 0)
         return out
@@ -92,7 +104,7 @@ def _load(weights: Path) -> tuple[Any, Any]:
     tokenizer = Tokenizer.from_file(str(Path(base) / "tokenizer.json"))
     tokenizer.no_truncation()
     tokenizer.no_padding()
-    table = load_file(str(weights))["embeddings"]
+    table = load_file(str(weights))["embeddings"].astype("float32")  # 31 MB; float16 sums are slow on CPU
     if table.ndim != 2 or table.shape[0] != tokenizer.get_vocab_size():
         raise ToolUnavailable(f"{weights.name} does not fit the packaged tokenizer ({table.shape})",
                               hint="reinstall code-intel, or set index_fast_pass to false")

@@ -108,9 +108,10 @@ class VectorStore:
                 self.collection(kind).delete(ids=ids)
 
     def get(self, kind: str, ids: list[str] | None = None, include: tuple[str, ...] = ("documents", "metadatas"),
-            where: dict[str, Any] | None = None) -> dict[str, Any]:
+            where: dict[str, Any] | None = None, limit: int | None = None, offset: int | None = None) -> dict[str, Any]:
         with self._lock:
-            result: dict[str, Any] = self.collection(kind).get(ids=ids, where=where, include=list(include))
+            result: dict[str, Any] = self.collection(kind).get(ids=ids, where=where, include=list(include),
+                                                               limit=limit, offset=offset)
             return result
 
     def query(self, kind: str, embedding: list[float], n_results: int) -> list[tuple[str, float, str, dict[str, Any]]]:

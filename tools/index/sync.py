@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import queue
 import threading
 import time
 from collections.abc import Callable
@@ -32,9 +33,10 @@ from code_intel.index.chunker import Chunk, Chunker
 from code_intel.index.embedder import Embedder
 from code_intel.index.files import SourceFile, list_source_files
 from code_intel.index.manifest import ChunkEntry, FileEntry, Manifest, save_manifest, sha256_file
+from code_intel.index.memory import MemoryIndex
 from code_intel.index.static import StaticEmbedder
 from code_intel.index.store import FOREST, VectorStore
-from code_intel.index.text import embedding_text, lexical_text
+from code_intel.index.text import embedding_text, lexical_text, member_names
 from code_intel.languages.table import language_for
 
 log = logging.getLogger(__name__)
@@ -42,6 +44,8 @@ log = logging.getLogger(__name__)
 Progress = Callable[[float, float | None, str], None]
 FILES_PER_BATCH = 32  # files chunked and stored together in the file pass, then the manifest is saved
 FULL_CHUNKS_PER_BATCH = 128  # chunks embedded by the full model between two saves (a few seconds on 2 cores)
+PERSIST_QUEUE = 8  # file batches searchable in memory but not yet written to Chroma (bounds the memory they hold)
+MANIFEST_SAVE_S = 2.0  # the manifest (one JSON file) is rewritten at most this often during a sync, and at its end
 
 
 @dataclass
@@ -63,7 +67,7 @@ class SyncCounts:
 class SyncState:
     """What a running sync has done so far, read by searches while it runs (plain ints: no lock needed)."""
 
-    phase: str = "scan"  # scan | files | full | done
+    phase: str = "scan"  # scan | files | persist | full | done (searchable once past files)
     files_total: int = 0
     files_done: int = 0
     full_total: int = 0
@@ -114,11 +118,24 @@ class _Prepared:
 
 
 @dataclass
+class _Batch:
+    """One file batch, searchable in memory, waiting to be written to Chroma and the manifest."""
+
+    new_ids: list[str]
+    vectors: Any
+    documents: list[str]
+    metadatas: list[dict[str, Any]]
+    keep: dict[str, tuple[ChunkEntry, dict[str, Any]]]
+    stale: list[str]
+    entries: dict[str, FileEntry]
+
+
+@dataclass
 class Spaces:
     """The collections a sync writes: the full model's, and the static model's when the fast pass is on."""
 
     full_store: VectorStore
-    full: Embedder
+    full: Embedder | StaticEmbedder  # the configured model (the static one by default: then it is the only pass)
     fast_store: VectorStore | None = None
     fast: StaticEmbedder | None = None
 
@@ -140,12 +157,23 @@ class ForestSync:
     """One sync run. `stop` is checked between batches (server shutdown)."""
 
     def __init__(self, root: ProjectRoot, config: Config, spaces: Spaces, lexical: LexicalIndex, manifest: Manifest,
-                 manifest_file: Any, stop: threading.Event, state: SyncState | None = None) -> None:
+                 manifest_file: Any, stop: threading.Event, state: SyncState | None = None,
+                 memory: MemoryIndex | None = None, reset_stores: list[VectorStore] | None = None) -> None:
         self.root, self.config, self.spaces = root, config, spaces
         self.lexical, self.manifest, self.manifest_file, self.stop = lexical, manifest, manifest_file, stop
+        self.memory = memory if memory is not None else MemoryIndex()
+        self.reset_stores = list(reset_stores or [])  # emptied by the writer before it stores anything
         self.chunker = Chunker(config.chunk_max_tokens, config.chunk_strategy)
         self.counts = SyncCounts()
         self.state = state or SyncState()
+        self._saved_at = 0.0
+
+    def _save(self, force: bool = False) -> None:
+        """Write the manifest, at most every MANIFEST_SAVE_S (it grows with the project) unless `force`."""
+        now = time.monotonic()
+        if force or now - self._saved_at >= MANIFEST_SAVE_S:
+            save_manifest(self.manifest_file, self.manifest)
+            self._saved_at = now
 
     # ------------------------------------------------------------ file pass
     def run_files(self, progress: Progress | None = None) -> bool:
@@ -162,22 +190,35 @@ class ForestSync:
         notify(0, total, f"{len(files)} files scanned, {total} to index")
         self.manifest.complete = False
         self.manifest.partial_reason = f"sync in progress: 0 of {total} changed files indexed"
-        for start in range(0, total, FILES_PER_BATCH):
-            if self.stop.is_set():
-                self.manifest.partial_reason = f"sync stopped: {self.state.files_done} of {total} changed files indexed"
-                save_manifest(self.manifest_file, self.manifest)
-                return False
-            batch = todo[start : start + FILES_PER_BATCH]
-            self._index_batch(batch)
-            self.state.files_done += len(batch)
-            self.manifest.partial_reason = f"sync in progress: {self.state.files_done} of {total} changed files indexed"
-            save_manifest(self.manifest_file, self.manifest)
-            notify(self.state.files_done, total, f"indexed {self.state.files_done}/{total} files")
-        pending = self.manifest.chunk_count - self.manifest.full_chunk_count
-        if pending:
-            self.manifest.partial_reason = (f"{pending} chunks await the full model; the fast static vectors "
+        # Chroma writes run in a thread of their own: the files are searchable from memory before Chroma (seconds
+        # to import) has stored them; the bounded queue keeps at most PERSIST_QUEUE batches waiting. numpy is
+        # imported here first: two threads importing it at once (Chroma's import, the embedder's) can fail.
+        import numpy  # noqa: F401
+
+        writer = _Writer(self)
+        try:
+            for start in range(0, total, FILES_PER_BATCH):
+                if self.stop.is_set():
+                    break
+                batch = todo[start : start + FILES_PER_BATCH]
+                pending = self._index_batch(batch)
+                self.state.files_done += len(batch)
+                if pending is not None:
+                    writer.put(pending)
+                notify(self.state.files_done, total, f"indexed {self.state.files_done}/{total} files")
+            self.state.phase = "persist"
+        finally:
+            writer.close()
+        if self.stop.is_set():
+            self.manifest.partial_reason = f"sync stopped: {self.state.files_done} of {total} changed files indexed"
+            self._save(force=True)
+            return False
+        pending_full = self.manifest.chunk_count - self.manifest.full_chunk_count
+        self.manifest.partial_reason = None
+        if pending_full:
+            self.manifest.partial_reason = (f"{pending_full} chunks await the full model; the fast static vectors "
                                             "answer meanwhile")
-        save_manifest(self.manifest_file, self.manifest)
+        self._save(force=True)
         return True
 
     # ------------------------------------------------------------ full pass
@@ -224,7 +265,7 @@ class ForestSync:
             self.state.full_done += len(batch)
             self.manifest.partial_reason = (f"full model: {self.state.full_done} of {len(pending)} chunks embedded; "
                                             "the fast vectors answer until it is done")
-            save_manifest(self.manifest_file, self.manifest)
+            self._save()
             notify(self.state.full_done, len(pending), f"full model: {self.state.full_done}/{len(pending)} chunks")
         self.state.phase = "done"
         if self.counts.files_failed:
@@ -244,6 +285,7 @@ class ForestSync:
             for store in self.spaces.stores():
                 store.delete(FOREST, ids)
             self.lexical.remove(ids)
+            self.memory.remove(ids)
             self.counts.files_removed += 1
             self.counts.chunks_removed += len(ids)
 
@@ -278,7 +320,9 @@ class ForestSync:
         ids = [chunk_id(c, t, seen) for c, t in zip(chunks, texts, strict=True)]
         return _Prepared(source, sha, chunks, ids, texts)
 
-    def _index_batch(self, batch: list[SourceFile]) -> None:
+    def _index_batch(self, batch: list[SourceFile]) -> _Batch | None:
+        """Chunk and embed a batch of files into memory (searchable from here on); the returned batch is what
+        Chroma and the manifest still have to record (`persist`)."""
         prepared: list[_Prepared] = []
         for source in batch:
             try:
@@ -305,29 +349,31 @@ class ForestSync:
                     new_docs.append(chunk.content)
                     new_meta.append(meta)
         try:
-            vectors = self.spaces.first_embedder.embed_documents(new_texts) if new_texts else []
+            embedder = self.spaces.first_embedder
+            vectors = embedder.embed(new_texts) if isinstance(embedder, StaticEmbedder) else (
+                embedder.embed_documents(new_texts) if new_texts else [])
         except ToolUnavailable:
             raise
         except Exception as err:  # one bad batch must not lose the rest of the sync
             log.exception("embedding failed for a batch of %d files", len(prepared))
             self.counts.files_failed.extend(p.source.path for p in prepared)
             self.manifest.partial_reason = f"embedding failed: {err}"
-            return
-        self.spaces.first_store.upsert(FOREST, new_ids, vectors, new_docs, new_meta)
-        if self.spaces.fast_store is not None:
-            self.spaces.fast_store.update_metadata(FOREST, list(keep), [m for _, m in keep.values()])
-        in_full = [cid for cid, (entry, _) in keep.items() if entry.full]
-        self.spaces.full_store.update_metadata(FOREST, in_full, [keep[cid][1] for cid in in_full])
+            return None
+        self.memory.add(new_ids, vectors, new_docs, new_meta)
+        self.memory.update_metadata(list(keep), [m for _, m in keep.values()])
+        stale: list[str] = []
+        entries: dict[str, FileEntry] = {}
         for item in prepared:
             old = self.manifest.files.get(item.source.path)
             current_ids = set(item.ids)
-            stale = [c.id for c in old.chunks if c.id not in current_ids] if old else []
-            for store in self.spaces.stores():
-                store.delete(FOREST, stale)
-            self.lexical.remove(stale)
+            gone = [c.id for c in old.chunks if c.id not in current_ids] if old else []
+            stale.extend(gone)
+            self.lexical.remove(gone)
+            self.memory.remove(gone)
             for cid, chunk in zip(item.ids, item.chunks, strict=True):
-                self.lexical.add(cid, lexical_text(chunk.file, chunk.symbol, chunk.content))
-            self.manifest.files[item.source.path] = FileEntry(
+                self.lexical.add(cid, lexical_text(chunk.file, chunk.symbol, chunk.content,
+                                                   member_names(chunk.symbol, chunk.symbols)))
+            entries[item.source.path] = FileEntry(
                 sha256=item.sha, size=item.source.size, mtime_ns=trusted_mtime(item.source.mtime_ns),
                 language=item.chunks[0].language if item.chunks else (language_for(item.source.path) or "text"),
                 chunks=[ChunkEntry(id=cid, start_line=c.start_line, end_line=c.end_line, symbol=c.symbol,
@@ -339,6 +385,61 @@ class ForestSync:
                 self.counts.files_added += 1
             else:
                 self.counts.files_changed += 1
-            self.counts.chunks_removed += len(stale)
+        self.counts.chunks_removed += len(stale)
         self.counts.chunks_added += len(new_ids)
         self.counts.chunks_kept += len(keep)
+        return _Batch(new_ids, vectors, new_docs, new_meta, keep, stale, entries)
+
+    def persist(self, batch: _Batch) -> None:
+        """Write one searchable batch to Chroma, then record its files in the manifest."""
+        vectors = batch.vectors.tolist() if hasattr(batch.vectors, "tolist") else batch.vectors
+        self.spaces.first_store.upsert(FOREST, batch.new_ids, vectors, batch.documents, batch.metadatas)
+        if self.spaces.fast_store is not None:
+            self.spaces.fast_store.update_metadata(FOREST, list(batch.keep), [m for _, m in batch.keep.values()])
+        in_full = [cid for cid, (entry, _) in batch.keep.items() if entry.full]
+        self.spaces.full_store.update_metadata(FOREST, in_full, [batch.keep[cid][1] for cid in in_full])
+        for store in self.spaces.stores():
+            store.delete(FOREST, batch.stale)
+        self.manifest.files.update(batch.entries)
+        self.manifest.partial_reason = (f"sync in progress: {self.state.files_done} of {self.state.files_total} "
+                                        "changed files indexed")
+        self._save()
+
+
+class _Writer:
+    """Writes file batches to Chroma in a thread of its own, in order; the first failure is raised by close()."""
+
+    def __init__(self, run: ForestSync) -> None:
+        self.run = run
+        self.queue: queue.Queue[_Batch | None] = queue.Queue(maxsize=PERSIST_QUEUE)
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._loop, name="code-intel-index-writer", daemon=True)
+        self.thread.start()
+
+    def put(self, batch: _Batch) -> None:
+        if self.error is not None:
+            raise self.error
+        self.queue.put(batch)
+
+    def _loop(self) -> None:
+        try:
+            for store in self.run.reset_stores:
+                store.reset(FOREST)
+        except BaseException as err:  # re-raised in the sync's own thread
+            self.error = err
+        while True:
+            batch = self.queue.get()
+            if batch is None:
+                return
+            if self.error is not None:
+                continue  # drain: the sync reports the failure
+            try:
+                self.run.persist(batch)
+            except BaseException as err:  # re-raised in the sync's own thread
+                self.error = err
+
+    def close(self) -> None:
+        self.queue.put(None)
+        self.thread.join()
+        if self.error is not None:
+            raise self.error

@@ -8,8 +8,9 @@ dropped, on the query and on the chunk alike.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from code_intel.index.chunker import Chunk
 
@@ -38,10 +39,33 @@ SYMBOL_BOOST = 3
 
 def split_identifier(word: str) -> list[str]:
     """`getHTTPResponse_code2` -> ['get', 'http', 'response', 'code', '2'] (lower-cased)."""
+    return list(_split(word))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _split(word: str) -> tuple[str, ...]:
+    """Cached: code repeats its identifiers, and splitting them was most of the cost of indexing a file."""
     parts: list[str] = []
     for piece in word.split("_"):
         parts.extend(m.group(0).lower() for m in _CAMEL.finditer(piece))
-    return parts
+    return tuple(parts)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _word_tokens(word: str, stemmed: bool, english: bool) -> tuple[str, ...]:
+    """The BM25 tokens of one identifier (see lexical_tokens), cached per word."""
+    parts = _split(word)
+    out = [stem(p) if stemmed else p for p in parts
+           if len(p) > 1 and p not in STOP_WORDS and not (english and p in ENGLISH_STOP_WORDS)]
+    whole = word.lower()
+    if len(parts) > 1 and whole not in STOP_WORDS:
+        out.append(whole)
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _spelled(word: str) -> str:
+    return " ".join(_split(word)) or word
 
 
 def stem(word: str) -> str:
@@ -65,15 +89,8 @@ def lexical_tokens(text: str, *, stemmed: bool = True, english: bool = True) -> 
     """Tokens for BM25: identifier parts (stemmed) plus whole identifiers, minus stop words and one-letter
     noise. `stemmed=False, english=False` gives the plain identifier-split tokens."""
     out: list[str] = []
-    for match in _WORD.finditer(text):
-        word = match.group(0)
-        parts = split_identifier(word)
-        for p in parts:
-            if len(p) > 1 and p not in STOP_WORDS and not (english and p in ENGLISH_STOP_WORDS):
-                out.append(stem(p) if stemmed else p)
-        whole = word.lower()
-        if len(parts) > 1 and whole not in STOP_WORDS:
-            out.append(whole)
+    for word in _WORD.findall(text):
+        out.extend(_word_tokens(word, stemmed, english))
     return out
 
 
@@ -86,16 +103,25 @@ def readable_words(names: Iterable[str]) -> str:
     return " ".join(words)
 
 
+def member_names(symbol: str, symbols: Sequence[str]) -> list[str]:
+    """The last parts of the definitions a class chunk holds besides the class itself (`Cache.get` -> `get`)."""
+    return list(dict.fromkeys(s.rsplit(".", 1)[-1] for s in symbols if s != symbol and s.startswith(symbol + ".")))
+
+
 def chunk_header(chunk: Chunk) -> str:
-    """The line put in front of a chunk: path, kind and qualified name, the name also as plain words."""
+    """The line put in front of a chunk: path, kind and qualified name, the name also as plain words; a class
+    also lists its members' names (a split class's header chunk holds none of their code)."""
     name = chunk.symbol or ""
-    words = readable_words([name]) if name else ""
-    return f"{chunk.file}: {chunk.kind} {name} ({words})" if name else f"{chunk.file}: {chunk.kind}"
+    if not name:
+        return f"{chunk.file}: {chunk.kind}"
+    members = member_names(name, chunk.symbols) if chunk.kind == "class" else []
+    listed = f" members: {' '.join(members)}" if members else ""
+    return f"{chunk.file}: {chunk.kind} {name} ({readable_words([name])}){listed}"
 
 
 def spelled_out(code: str) -> str:
     """Code with compound names spelled as words (`max_file_bytes` -> `max file bytes`), punctuation kept."""
-    return _WORD.sub(lambda m: " ".join(split_identifier(m.group(0))) or m.group(0), code)
+    return _WORD.sub(lambda m: _spelled(m.group(0)), code)
 
 
 def embedding_text(chunk: Chunk) -> str:
@@ -103,7 +129,8 @@ def embedding_text(chunk: Chunk) -> str:
     return f"{chunk_header(chunk)}\n{spelled_out(chunk.content)}"
 
 
-def lexical_text(file: str, symbol: str, content: str) -> str:
-    """What BM25 sees: the path and the qualified name (boosted) count as words of the chunk."""
+def lexical_text(file: str, symbol: str, content: str, members: Sequence[str] = ()) -> str:
+    """What BM25 sees: the path and the qualified name (boosted) count as words of the chunk, and so do the
+    names of a class's members."""
     names = " ".join([symbol] * SYMBOL_BOOST) if symbol else ""
-    return f"{file} {names} {content}"
+    return f"{file} {names} {' '.join(members)} {content}"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import threading
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any
 
 # Language names are tree-sitter-language-pack's; ctags names differ and are mapped where needed.
@@ -59,6 +59,16 @@ def get_language(name: str) -> Any:
     """The tree-sitter Language object for a language name (raises LookupError when unknown)."""
     with _lock:
         return _language(name)
+
+
+_QUERIES = Path(__file__).resolve().parent / "queries"
+
+
+@functools.cache
+def query_source(language: str, name: str) -> str | None:
+    """The text of a tree-sitter query kept as data (queries/<language>/<name>), or None when the language has none."""
+    file = _QUERIES / language / name
+    return file.read_text(encoding="utf-8") if file.is_file() else None
 
 
 def get_parser(name: str) -> Any:

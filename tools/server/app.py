@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from code_intel.core.config import Config, ContextSettings, load_config, load_context
+from code_intel.core.errors import InvalidArgument
 from code_intel.core.filecache import WatchedFile
 from code_intel.core.project import ProjectRoot
 
 if TYPE_CHECKING:
-    from code_intel.explore.impact import ImpactReport
+    from code_intel.explore.impact import ImpactLevel, ImpactReport
     from code_intel.explore.query import QueryResult
     from code_intel.explore.service import Explorer
     from code_intel.git.service import GitService
@@ -83,12 +84,14 @@ class CodeIntelApp:
 
     @property
     def workflow(self) -> WorkflowEngine:
+        from code_intel.report.output import report_at_end
         from code_intel.workflow.engine import WorkflowEngine
 
         return self._service(  # type: ignore[no-any-return]
             "workflow",
             lambda: WorkflowEngine(self.root, git=self.git, context=lambda: self.context, config=lambda: self.config,
-                                   checks=self.checks),
+                                   checks=self.checks, outcome=self.git.outcome(),
+                                   reporter=lambda session_id: report_at_end(self.root, session_id)),
         )
 
     @property
@@ -115,7 +118,7 @@ class CodeIntelApp:
         chroma = self.config.chroma
         if chroma.mode == "persistent" and chroma.path is None:
             self.root.writable_dir("chroma", "sync_index")
-        return self.index.sync(force=force, progress=progress, wait=wait)
+        return self.index.sync_answering(force=force, progress=progress, wait=wait)
 
     def query(self, question: str, keywords: list[str] | None = None, code_hint: str | None = None) -> QueryResult:
         """query: symbol, text and (when an index exists) semantic routes, merged, within the time budget."""
@@ -125,13 +128,17 @@ class CodeIntelApp:
         return self.explorer.run_budgeted("query", run_query, self.explorer, question, semantic,
                                           keywords=keywords, code_hint=code_hint)
 
-    def analyze_impact(self, files: list[str], symbols: list[str] | None) -> ImpactReport:
+    def analyze_impact(self, files: list[str], symbols: list[str] | None, *, level: ImpactLevel | None = None,
+                       group: str | None = None, offset: int = 0) -> ImpactReport:
         """analyze_impact over the explorer's engines, with the project's document_search settings, within the
-        time budget."""
-        from code_intel.explore.impact import analyze_impact
+        time budget; with a level (the tool's answers), ranked and cut to the answer's budget (shape_impact)."""
+        from code_intel.explore.impact import analyze_impact, shape_impact
 
-        return self.explorer.run_budgeted("analyze_impact", analyze_impact, self.explorer, files, symbols,
-                                          document_search=self.context.document_search)
+        if offset < 0:
+            raise InvalidArgument("offset must be 0 or more", hint="send the next_offset of the previous answer")
+        report = self.explorer.run_budgeted("analyze_impact", analyze_impact, self.explorer, files, symbols,
+                                            document_search=self.context.document_search)
+        return report if level is None else shape_impact(report, level=level, group=group, offset=offset)
 
     # the embedding calls, held to the exploration time budget -------------------------------------
     def semantic_search(self, query: str, n_results: int = 10, collection: str | None = None,

@@ -47,6 +47,7 @@ def _log() -> logging.Logger:
 
 
 CHECKPOINT_VERSION = 1
+OUTCOME_SUFFIX = ".outcome"  # the session's sealed outcome record (code_intel.workflow.outcome), deleted with it
 MAX_CHECKPOINT_BYTES = 256 * 1024
 _SHORTEN_TO = (400, 120, 0)  # successive summary lengths tried for old summaries; 0 drops them
 _ROOM_FOR_NOTES = 4096  # bytes kept free for the list of what was cut
@@ -252,6 +253,7 @@ class CheckpointStore:
             self.path_for(session_id).unlink(missing_ok=True)
             write_log.remove(self.folder, session_id)
             journal_file(self.folder, session_id).unlink(missing_ok=True)
+            (self.folder / f"{session_id}{OUTCOME_SUFFIX}").unlink(missing_ok=True)
         except OSError as err:
             _log().warning("could not delete the checkpoint of %s: %s", session_id, err)
 
@@ -267,7 +269,7 @@ class CheckpointStore:
             except OSError as err:
                 raise self.root.unwritable(file.parent, err, "cleanup_stale_branches") from None
             removed.append(self.root.relative(file))
-        for suffix in (write_log.LOG_SUFFIX, write_log.READS_SUFFIX, CALLS_SUFFIX):
+        for suffix in (write_log.LOG_SUFFIX, write_log.READS_SUFFIX, CALLS_SUFFIX, OUTCOME_SUFFIX):
             for file in self.folder.glob(f"*{suffix}"):
                 file.unlink(missing_ok=True)
         return removed
@@ -278,7 +280,7 @@ class CheckpointStore:
         from code_intel.workflow.ledger import CALLS_SUFFIX
 
         removed = []
-        for suffix in (CALLS_SUFFIX, write_log.READS_SUFFIX):
+        for suffix in (CALLS_SUFFIX, write_log.READS_SUFFIX, OUTCOME_SUFFIX):
             for file in self.folder.glob(f"*{suffix}"):
                 if file.name[: -len(suffix)] in keep:
                     continue

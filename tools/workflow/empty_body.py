@@ -1,29 +1,24 @@
-"""Is a span of source lines an empty implementation? A small, language-aware lexical judge.
+"""Is a span of source lines an empty implementation? Judged on its tree-sitter parse.
 
-The span is split into statements (comments removed, strings kept whole). Signature lines, block
-braces, decorators and docstrings do not count; what is left must contain at least one statement
-that is not a placeholder. A span that only declares types (a class, struct or interface with an
-empty body, e.g. `class InvalidToken(AuthError): pass`) is a real declaration, not a stub. So is a
-Python signature whose `...` body is the whole point: a type stub (`.pyi`), a method of a `Protocol`
-class, an `@abstractmethod` of an ABC, an `@overload` of a function implemented in the same file.
+Each language's definitions are a query (tools/languages/queries/<language>/empty_body.scm) naming callables,
+type declarations, their bodies, blocks and decorators; the Python here is the same for every language.
+Signatures, braces, decorators, comments and docstrings do not count; what is left must hold a statement
+that is not a placeholder. A span that only declares types (`class InvalidToken(AuthError): pass`) is a real
+declaration, not a stub; so is a Python signature whose `...` body is the point: a type stub (`.pyi`), a
+`Protocol` member, an `@abstractmethod` of an ABC, an `@overload` of a function the file implements.
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Literal
+import textwrap
+from dataclasses import dataclass, field
+from typing import Any
 
-Family = Literal["hash", "c", "rust"]  # rust: C-style, but 'a is a lifetime, not a char
+from code_intel.languages.table import get_language, get_parser, query_source
 
-# Languages whose comments start with '#' and blocks are indentation or keywords.
-_HASH_LANGUAGES = frozenset({"python", "ruby", "bash"})
-# Languages with // and /* */ comments and brace blocks (the C family and its descendants).
-_C_LANGUAGES = frozenset({
-    "javascript", "typescript", "tsx", "go", "java", "kotlin", "c", "cpp", "csharp",
-    "php", "swift", "scala",
-})
+Node = Any  # tree_sitter.Node
 
 _NOT_IMPLEMENTED_TEXT = r"(?:not\s+(?:yet\s+)?implemented|unimplemented|not\s+supported\s+yet|implement\s+me|\btodo\b|\bfixme\b)"
 # The same, stricter, for error values (`errors.New("...")`, `Err("...")`): a bare "todo" counts only
@@ -43,6 +38,7 @@ _CONSTANTS = rf"{_CONSTANT}(?:\s*,\s*{_CONSTANT})*"  # Go returns several: `retu
 # An error value whose message says the code is missing: errors.New("not implemented"), Err("TODO".into()).
 _NOT_IMPLEMENTED_VALUE = (r"(?:new\s+)?[\w.:]+!?\s*\(\s*(?:(?:new\s+)?[\w.:]+!?\s*\(\s*)?[\"'`][^\"'`]*"
                           + _NOT_IMPLEMENTED_MESSAGE + r".*\)")
+# What a placeholder statement says, matched on the text of a statement the tree found (not a lexer).
 _PLACEHOLDERS = [re.compile(p, re.IGNORECASE | re.DOTALL) for p in (
     r"pass",
     r"\.\.\.",
@@ -64,171 +60,42 @@ _UNFINISHED_COMMENT = re.compile(r"\b(?:TODO|FIXME|XXX|HACK)\b|" + _NOT_IMPLEMEN
 # `return <constant>` or a bare constant (a Rust tail expression, an expression body): a stand-in
 # value, a placeholder when a comment in the span says the work is unfinished.
 _STAND_IN = re.compile(rf"(?:return\s+{_CONSTANTS}|return|{_CONSTANTS})", re.DOTALL)
-# Kotlin / Scala declarations whose body may follow `=`: `override fun f(): Int = TODO()`, `def f = ???`.
-_EXPRESSION_BODIED = re.compile(r"^(?:@[\w.]+(?:\([^()]*\))?\s+|[a-z]+\s+)*(?:fun|def)\b")
-# A line ending in `=>` or a lone `=`: the expression goes on on the next line.
-_CONTINUED = re.compile(r"(?:=>|(?<![=!<>+\-*/%&|^:])=)$")
-_PYTHON_DEF = re.compile(r"^(?:async\s+)?def\b")
-_PYTHON_CLASS = re.compile(r"^class\b")
 # Decorators that make a Python def a declaration: its body is `...`, `pass` or a NotImplementedError on purpose.
 _OVERLOAD = re.compile(r"^@(?:[\w.]+\.)?overload\b")
 _ABSTRACT = re.compile(r"^@(?:[\w.]+\.)?(?:abstractmethod|abstractproperty|abstractclassmethod|abstractstaticmethod)\b")
-_DEF_NAME = re.compile(r"^(?:async\s+)?def\s+(\w+)")
 # A class header that makes @abstractmethod mean something: ABC or ABCMeta among its bases, or a Protocol.
 _ABSTRACT_CLASS = re.compile(r"^class\s+\w+\s*(?:\[[^\]]*\])?\s*\(.*\b(?:ABC|ABCMeta|Protocol)\b")
 # A class header whose bases name typing's Protocol (`class P(Protocol):`, `class P(typing.Protocol[T]):`).
 _PROTOCOL_CLASS = re.compile(r"^class\s+\w+\s*(?:\[[^\]]*\])?\s*\((?:[^()]*[,(\s])?(?:[\w.]+\.)?Protocol\b")
-# Before the first '(' of a block header: a keyword that declares a type rather than code.
-_TYPE_HEADER = re.compile(
-    r"^[^(]*\b(?:class|struct|interface|enum|trait|impl|union|record|namespace|object|type|module|extension|protocol)\b"
-)
-_CALLABLE_HEADER = re.compile(r"=>|\bfunction\b|\bfunc\b|\bfn\b")
-_VALUE_HEADER = re.compile(r"(?<![=!<>+\-*/%&|^])=(?![=>])|:=|^return\b|^yield\b")
 _STRING_LITERAL = re.compile(r"^[rRbBuUfF]{0,2}(?:\"\"\".*\"\"\"|'''.*'''|\"[^\"\n]*\"|'[^'\n]*'|`[^`]*`)$", re.DOTALL)
 
-
-def family_for(language: str | None) -> Family | None:
-    """How the language writes comments and blocks; None for data and markup files."""
-    if language in _HASH_LANGUAGES:
-        return "hash"
-    if language == "rust":
-        return "rust"
-    if language in _C_LANGUAGES:
-        return "c"
-    return None
-
-
-@dataclass
-class _Segment:
-    kind: Literal["code", "string", "comment"]
-    text: str
+# Snippets a grammar cannot parse alone (a method without its class, PHP without its opening tag) are parsed
+# again inside this wrapper; the wrapping type is not counted.
+_WRAPPERS: dict[str, tuple[str, str]] = {
+    **dict.fromkeys(("java", "csharp", "javascript", "typescript", "tsx", "kotlin", "swift"), ("class W {\n", "\n}")),
+    "scala": ("object W {\n", "\n}"),
+    "cpp": ("struct W {\n", "\n};"),
+    "php": ("<?php class W {\n", "\n}"),
+}
+_PREFIXES = {"php": "<?php\n"}
+_ROLES = ("callable", "type", "body", "block", "decorator", "ignored")
+_QUERY_FILE = "empty_body.scm"
 
 
-def _string_end(text: str, i: int, family: Family) -> int:
-    """Index just past the string literal that opens at text[i]."""
-    quote = text[i]
-    if family == "hash" and text.startswith(quote * 3, i):
-        close = text.find(quote * 3, i + 3)
-        return len(text) if close < 0 else close + 3
-    j = i + 1
-    while j < len(text):
-        ch = text[j]
-        if ch == "\\":
-            j += 2
-            continue
-        if ch == quote:
-            return j + 1
-        if ch == "\n" and quote != "`":
-            return j  # unterminated on this line: stop so one stray quote cannot swallow the file
-        j += 1
-    return len(text)
+@functools.cache
+def _query(language: str) -> Any:
+    """The language's empty-body query, or None when it has none (data and markup files)."""
+    source = query_source(language, _QUERY_FILE)
+    if source is None:
+        return None
+    from tree_sitter import Query
+
+    return Query(get_language(language), source)
 
 
-def _segments(text: str, family: Family) -> Iterator[_Segment]:
-    """Code, string and comment pieces of the text, in order."""
-    i, start, n = 0, 0, len(text)
-    while i < n:
-        ch = text[i]
-        comment_end = -1
-        braces = family != "hash"
-        if ch == "#" and not braces or braces and text.startswith("//", i):
-            newline = text.find("\n", i)
-            comment_end = n if newline < 0 else newline
-        elif braces and text.startswith("/*", i):
-            close = text.find("*/", i + 2)
-            comment_end = n if close < 0 else close + 2
-        elif ch in "\"'" or ch == "`" and braces:
-            if ch == "'" and family == "rust" and not re.match(r"'(?:\\.[^']*|[^'\\])'", text[i:i + 12]):
-                i += 1  # a Rust lifetime ('a) or a stray apostrophe, not a char literal
-                continue
-            if i > start:
-                yield _Segment("code", text[start:i])
-            end = _string_end(text, i, family)
-            yield _Segment("string", text[i:end])
-            i = start = end
-            continue
-        if comment_end >= 0:
-            if i > start:
-                yield _Segment("code", text[start:i])
-            yield _Segment("comment", text[i:comment_end])
-            i = start = comment_end
-            continue
-        i += 1
-    if start < n:
-        yield _Segment("code", text[start:])
-
-
-@dataclass
-class _Chunk:
-    text: str
-    ends_with: str  # "\n", ";", "{", "}" or "" at the end of the span
-
-
-def _chunks(text: str, family: Family) -> list[_Chunk]:
-    """Statements of the span, split at newlines and ';' outside brackets (and at braces in the C family)."""
-    chunks: list[_Chunk] = []
-    buf: list[str] = []
-    depth = 0
-    continued = False
-    openers, closers = ("([{", ")]}") if family == "hash" else ("([", ")]")
-    for seg in _segments(text, family):
-        if seg.kind == "string":
-            buf.append(seg.text)
-            continue
-        if seg.kind == "comment":
-            continue
-        for ch in seg.text:
-            if ch in openers:
-                depth += 1
-            elif ch in closers:
-                depth = max(0, depth - 1)
-            if continued and ch == "\n":
-                continued = False
-                continue  # a backslash-continued line joins the next one
-            continued = ch == "\\" and family == "hash"
-            if continued:
-                continue
-            if depth == 0 and (ch in "\n;" or family != "hash" and ch in "{}"):
-                chunks.append(_Chunk("".join(buf).strip(), ch))
-                buf = []
-                continue
-            buf.append(ch)
-    chunks.append(_Chunk("".join(buf).strip(), ""))
-    return chunks
-
-
-def _python_header_split(statement: str) -> tuple[str, str]:
-    """`def f(x) -> T: body` -> (header, inline body); the header ends at the first ':' outside brackets."""
-    depth = 0
-    for i, ch in enumerate(statement):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == ":" and depth == 0:
-            return statement[: i + 1], statement[i + 1 :].strip()
-    return statement, ""
-
-
-def _is_placeholder(statement: str) -> bool:
-    flat = statement.strip().rstrip(";").strip()
-    return any(p.fullmatch(flat) for p in _PLACEHOLDERS)
-
-
-@dataclass
-class _Verdict:
-    real_code: bool = False
-    callable_headers: int = 0
-    type_headers: int = 0
-    unfinished: bool = False  # a TODO/FIXME comment in the span: a constant return is a stand-in
-
-    def statement(self, text: str) -> None:
-        text = text.strip().rstrip(";").strip()
-        if not text or text == "end" or _is_placeholder(text) or _STRING_LITERAL.fullmatch(text):
-            return  # blank, a stub statement, or a docstring / directive string
-        if self.unfinished and _STAND_IN.fullmatch(text):
-            return  # `return None  # TODO`, `Ok(()) // TODO`, `= emptyList() // FIXME`: a placeholder value
-        self.real_code = True
+def judged(language: str | None) -> bool:
+    """Whether spans of this language are judged (a code language with a query); other files always count."""
+    return language is not None and _query(language) is not None
 
 
 @dataclass(frozen=True)
@@ -244,125 +111,190 @@ class Declarations:
     implemented: frozenset[str] | None = None  # None: any overload counts (a span judged without its file)
 
 
-def _judge_hash(chunks: list[_Chunk], unfinished: bool, declarations: Declarations) -> _Verdict:
-    verdict = _Verdict(unfinished=unfinished)
-    everything, abstract_ok = declarations.everything, declarations.abstract
-    overload = abstract = False  # decorators seen since the last statement
-    for chunk in chunks:
-        text = chunk.text
-        if text.startswith("@"):
-            overload = overload or bool(_OVERLOAD.match(text))
-            abstract = abstract or bool(_ABSTRACT.match(text))
-            continue  # a decorator belongs to the signature
-        if _PYTHON_DEF.match(text) or _PYTHON_CLASS.match(text):
-            header, inline_body = _python_header_split(text)
-            name = _DEF_NAME.match(header)
-            if _PYTHON_CLASS.match(header):
-                verdict.type_headers += 1
-                everything = everything or bool(_PROTOCOL_CLASS.match(header))
-                abstract_ok = abstract_ok or bool(_ABSTRACT_CLASS.match(header))
-            elif (everything or abstract and abstract_ok
-                  or overload and name is not None and (declarations.implemented is None
-                                                        or name[1] in declarations.implemented)):
-                verdict.type_headers += 1  # a stub, overload, abstract or Protocol method: a declaration
-            else:
-                verdict.callable_headers += 1
-            overload = abstract = False
-            verdict.statement(inline_body)
-            continue
-        if text:
-            overload = abstract = False
-        verdict.statement(text)
-    return verdict
+@dataclass
+class _Verdict:
+    real_code: bool = False
+    callable_headers: int = 0
+    type_headers: int = 0
+    unfinished: bool = False  # a TODO/FIXME comment in the span: a constant return is a stand-in
+
+    def statement(self, text: str, *, expression: bool = False) -> None:
+        text = text.strip().rstrip(";").strip()
+        if not text or any(p.fullmatch(text) for p in _PLACEHOLDERS):
+            return  # blank or a stub statement
+        if self.unfinished and _STAND_IN.fullmatch(text):
+            return  # `return None  # TODO`, `Ok(()) // TODO`, `= emptyList() // FIXME`: a placeholder value
+        if not expression and _STRING_LITERAL.fullmatch(text):
+            return  # a docstring or a directive string (`= "Point($x)"`, an expression body, returns it)
+        self.real_code = True
 
 
-_HEADER_CONTINUATIONS = ("throws", ":", "where", "->", "extends", "implements", "const", "override", "noexcept")
+@dataclass
+class _Tree:
+    """One parsed span: its source, the nodes each query role captured (by node id) and its comments."""
+
+    source: bytes
+    root: Node
+    roles: dict[str, set[int]]
+    holders: set[int]  # nodes holding a callable or a type below them
+    comments: list[Node]
+    wrapper: int | None  # the id of the wrapping type, when the span was parsed inside one
+
+    def text(self, node: Node) -> str:
+        """The node's source without the comments inside it."""
+        start, pieces = node.start_byte, []
+        for comment in self.comments:
+            if comment.start_byte >= start and comment.end_byte <= node.end_byte:
+                pieces.append(self.source[start:comment.start_byte])
+                start = comment.end_byte
+        pieces.append(self.source[start:node.end_byte])
+        return b"".join(pieces).decode("utf-8", errors="replace")
+
+    def has(self, role: str, node: Node) -> bool:
+        return node.id in self.roles[role]
+
+    def header(self, node: Node) -> str:
+        """A definition's text before its body, on one line (`class P(Protocol):`)."""
+        body = node.child_by_field_name("body")
+        end = body.start_byte if body is not None else node.end_byte
+        return " ".join(self.source[node.start_byte:end].decode("utf-8", errors="replace").split())
+
+    def root_descendants(self, node_type: str) -> list[Node]:
+        found, stack = [], [self.root]
+        while stack:
+            node = stack.pop()
+            if node.type == node_type:
+                found.append(node)
+            stack.extend(node.named_children)
+        return found
 
 
-def _classify_header(verdict: _Verdict, header: str) -> None:
-    """A line that opens a `{` block: a callable or control-flow header, a type declaration, or a value."""
-    if not header:
-        return
-    outer = header
-    while True:  # drop parenthesised parts so default arguments and conditions are not read as assignments
-        inner = re.sub(r"\([^()]*\)", "()", outer)
-        if inner == outer:
-            break
-        outer = inner
-    if _CALLABLE_HEADER.search(outer):
-        verdict.callable_headers += 1
-    elif _VALUE_HEADER.search(outer):
-        verdict.real_code = True  # `x = {...}`, `m := map[K]V{...}`, `return Foo{...}`: a value, not a block
-    elif _TYPE_HEADER.match(outer):
-        verdict.type_headers += 1
-    else:
-        verdict.callable_headers += 1
+def _comments(node: Node, found: list[Node]) -> list[Node]:
+    for child in node.children:
+        if "comment" in child.type:
+            found.append(child)
+        elif child.child_count:
+            _comments(child, found)
+    return found
 
 
-def _expression_body(text: str) -> str | None:
-    """The body of an expression-bodied callable, else None: what follows the first top-level `=>`
-    (arrow functions, C# members: `int F() => throw ...`), or the first top-level `=` of a Kotlin /
-    Scala `fun` / `def` declaration (`fun f(x: Int = 0) = TODO()`)."""
-    assigns = _EXPRESSION_BODIED.match(text) is not None
-    depth, i, n = 0, 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch in "\"'`":
-            i = _string_end(text, i, "c")
-            continue
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth = max(0, depth - 1)
-        elif ch == "=" and depth == 0:
-            before, after = text[i - 1:i], text[i + 1:i + 2]
-            if after == ">" and before not in ("=", "!", "<", ">"):
-                return text[i + 2:].strip()
-            if assigns and after not in ("=", ">") and before not in ("=", "!", "<", ">", "+", "-", "*", "/", "%", "&", "|", "^", ":"):
-                return text[i + 1:].strip()
-        i += 1
-    return None
+def _parse(language: str, text: str, wrapper: tuple[str, str] | None) -> _Tree:
+    """The span's tree (inside `wrapper` when given) and the nodes the language's query captured."""
+    from tree_sitter import QueryCursor
+
+    before, after = wrapper or (_PREFIXES.get(language, ""), "")
+    source = f"{before}{text}{after}".encode()
+    root = get_parser(language).parse(source).root_node
+    captured = QueryCursor(_query(language)).captures(root)
+    roles = {role: {node.id for node in captured.get(role, [])} for role in _ROLES}
+    holders: set[int] = set()
+    for role in ("callable", "type"):
+        for node in captured.get(role, []):
+            parent = node.parent
+            while parent is not None and parent.id not in holders:
+                holders.add(parent.id)
+                parent = parent.parent
+    wrapping = root.named_children[0].id if wrapper and root.named_children else None
+    return _Tree(source, root, roles, holders, sorted(_comments(root, []), key=lambda c: c.start_byte), wrapping)
 
 
-def _c_statement(verdict: _Verdict, text: str, family: Family) -> None:
-    """A statement of the C family; an expression-bodied callable counts as its header plus its body."""
-    body = _expression_body(text) if family == "c" else None  # Rust's `=>` are match arms, not bodies
-    if body is None:
-        verdict.statement(text)
-        return
-    verdict.callable_headers += 1
-    if _STRING_LITERAL.fullmatch(body.rstrip(";").strip()) and not (verdict.unfinished and _STAND_IN.fullmatch(body)):
-        verdict.real_code = True  # `= "Point($x)"` returns the string; it is not a docstring
-        return
-    verdict.statement(body)
+@dataclass
+class _Judge:
+    tree: _Tree
+    language: str
+    declarations: Declarations
+    verdict: _Verdict = field(default_factory=_Verdict)
+
+    def visit(self, node: Node) -> None:
+        tree = self.tree
+        if "comment" in node.type or tree.has("decorator", node) or tree.has("ignored", node):
+            return
+        if tree.has("callable", node):
+            self.callable(node)
+        elif tree.has("type", node):
+            self.type(node)
+        elif node.type == "ERROR" or node.id == tree.root.id or tree.has("body", node) or tree.has("block", node):
+            self.visit_children(node)
+        elif node.id in tree.holders:  # `const f = () => ...`, `export function`: only the definitions inside count
+            for child in node.named_children:
+                if child.id in tree.holders or tree.has("callable", child) or tree.has("type", child):
+                    self.visit(child)
+        else:
+            self.verdict.statement(tree.text(node))
+
+    def bodies(self, node: Node) -> list[Node]:
+        return [child for child in node.named_children if self.tree.has("body", child)]
+
+    def callable(self, node: Node) -> None:
+        bodies = self.bodies(node)
+        if not bodies or self.declared(node):
+            self.verdict.type_headers += 1  # a signature without a body, or a declaring Python def
+        else:
+            self.verdict.callable_headers += 1
+        for body in bodies:
+            self.body(body)
+
+    def body(self, body: Node) -> None:
+        text = self.tree.text(body).strip()
+        before = self.tree.source[:body.start_byte].decode("utf-8", errors="replace").rstrip()
+        if not self.tree.has("block", body) and (before.endswith(("=", "=>")) or text.startswith(("=", "=>"))):
+            # an expression body: `= TODO()`, `=> a + b`, whose value a string literal is
+            for node in body.named_children if text.startswith(("=", "=>")) else [body]:
+                if node.id in self.tree.holders or self.tree.has("callable", node):
+                    self.visit(node)
+                else:
+                    self.verdict.statement(self.tree.text(node), expression=True)
+        elif body.named_child_count or not text.strip("{}();: \t\n"):
+            self.visit_children(body)
+        else:
+            self.verdict.statement(text)  # a body that is one token
+
+    def visit_children(self, node: Node) -> None:
+        for child in node.named_children:
+            self.visit(child)
+
+    def type(self, node: Node) -> None:
+        if node.id != self.tree.wrapper:
+            self.verdict.type_headers += 1
+        saved = self.declarations
+        if self.language == "python":
+            header = self.tree.header(node) if node.type == "class_definition" else ""
+            self.declarations = Declarations(
+                everything=saved.everything or bool(_PROTOCOL_CLASS.match(header)),
+                abstract=saved.abstract or bool(_ABSTRACT_CLASS.match(header)), implemented=saved.implemented)
+        for body in self.bodies(node):
+            self.visit_children(body)
+        self.declarations = saved
+
+    def declared(self, node: Node) -> bool:
+        """A Python def that declares: in a stub or a Protocol, an abstract method, an overload."""
+        if self.language != "python":
+            return False
+        decorators = [self.tree.text(d).strip() for d in _decorators(node)]
+        if self.declarations.everything:
+            return True
+        if self.declarations.abstract and any(_ABSTRACT.match(d) for d in decorators):
+            return True
+        name = node.child_by_field_name("name")
+        implemented = self.declarations.implemented
+        return any(_OVERLOAD.match(d) for d in decorators) and name is not None and (
+            implemented is None or self.tree.text(name) in implemented)
 
 
-def _judge_c(chunks: list[_Chunk], unfinished: bool, family: Family) -> _Verdict:
-    verdict = _Verdict(unfinished=unfinished)
-    pending: str | None = None  # a line that may be the signature of a `{` on the next line (Allman style)
-    for chunk in chunks:
-        text = chunk.text
-        if chunk.ends_with == "{":
-            header = text
-            if pending is not None and (not text or text.startswith(_HEADER_CONTINUATIONS)):
-                header = f"{pending} {text}".strip()
-            elif pending is not None:
-                _c_statement(verdict, pending, family)
-            pending = None
-            _classify_header(verdict, header)
-            continue
-        if text.startswith("@") and re.fullmatch(r"@[\w.]+(?:\(.*\))?", text, re.DOTALL):
-            continue  # an annotation / decorator belongs to the signature
-        if pending is not None and (text.startswith(_HEADER_CONTINUATIONS) or _CONTINUED.search(pending)):
-            text = f"{pending} {text}"  # `throws X` on its own line, or the body after `=>`, continues it
-        elif pending is not None:
-            _c_statement(verdict, pending, family)
-        pending = text if chunk.ends_with == "\n" and text else None
-        if pending is None:
-            _c_statement(verdict, text, family)
-    if pending is not None:
-        _c_statement(verdict, pending, family)
-    return verdict
+def _decorators(node: Node) -> list[Node]:
+    parent = node.parent
+    if parent is None or parent.type != "decorated_definition":
+        return []
+    return [child for child in parent.named_children if child.type == "decorator"]
+
+
+def _parsed(language: str, text: str) -> _Tree:
+    tree = _parse(language, text, None)
+    if tree.root.has_error and language in _WRAPPERS:
+        wrapped = _parse(language, text, _WRAPPERS[language])
+        if not wrapped.root.has_error:
+            return wrapped
+    return tree
 
 
 def is_empty_body(lines: list[str], language: str | None, *, declarations: Declarations | None = None) -> bool:
@@ -371,108 +303,86 @@ def is_empty_body(lines: list[str], language: str | None, *, declarations: Decla
     `declarations` says where a Python signature with a `...` body is a real declaration (a type stub,
     a Protocol, an abstract method, an overload); by default, wherever the span itself shows it.
     """
-    text = "\n".join(lines)
+    text = textwrap.dedent("\n".join(lines))
     if not text.strip():
         return True
-    family = family_for(language)
-    if family is None:
+    if not judged(language):
         return False  # data or markup: any content counts
-    chunks = _chunks(text, family)
-    unfinished = any(seg.kind == "comment" and _UNFINISHED_COMMENT.search(seg.text) for seg in _segments(text, family))
-    verdict = (_judge_hash(chunks, unfinished, declarations or Declarations()) if family == "hash"
-               else _judge_c(chunks, unfinished, family))
+    assert language is not None
+    tree = _parsed(language, text)
+    unfinished = any(_UNFINISHED_COMMENT.search(tree.source[c.start_byte:c.end_byte].decode(errors="replace"))
+                     for c in tree.comments)
+    judge = _Judge(tree, language, declarations or Declarations(), _Verdict(unfinished=unfinished))
+    judge.visit(tree.root)
+    verdict = judge.verdict
     if verdict.real_code:
         return False
     # Only type declarations (an exception subclass, a marker struct): a real declaration.
     return not (verdict.type_headers and not verdict.callable_headers)
 
 
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" \t"))
+@dataclass(frozen=True)
+class Span:
+    """The lines of a file judged for a cited range, and what they declare."""
+
+    start: int  # 0-based, inclusive
+    end: int  # exclusive
+    declarations: Declarations | None = None
 
 
-def decorated_start(lines: list[str], start: int, family: Family | None) -> int:
-    """The index of the first decorator line right above lines[start] (a Python def or class), else `start`.
-
-    A span that starts at `def f` is judged with its decorators, which may make it a declaration."""
-    if family != "hash" or start >= len(lines) or not re.match(r"\s*(?:async\s+)?(?:def|class)\b", lines[start]):
-        return start
-    indent = _indent(lines[start])
-    j = start
-    while j > 0 and lines[j - 1].strip().startswith("@") and _indent(lines[j - 1]) == indent:
-        j -= 1
-    return j
-
-
-def _enclosing_header(lines: list[str], start: int) -> str:
-    """The first line above lines[start] with less indentation (its class or def header), stripped; '' at top level."""
-    if start >= len(lines) or not lines[start].strip():
-        return ""
-    indent = _indent(lines[start])
-    for j in range(start - 1, -1, -1):
-        line = lines[j]
-        if line.strip() and _indent(line) < indent:
-            return line.strip()
-    return ""
-
-
-def python_declarations(lines: list[str], start: int, *, stub_file: bool) -> Declarations:
-    """Where, for a span of a Python file starting at lines[start], a `...` body is a declaration."""
-    header = _enclosing_header(lines, start)
-    implemented = set()
-    for j, line in enumerate(lines):
-        name = _DEF_NAME.match(line.strip())
-        if name is not None and not any(_OVERLOAD.match(lines[i].strip())
-                                        for i in range(decorated_start(lines, j, "hash"), j)):
-            implemented.add(name[1])
-    return Declarations(everything=stub_file or bool(_PROTOCOL_CLASS.match(header)),
-                        abstract=bool(_ABSTRACT_CLASS.match(header)), implemented=frozenset(implemented))
+def judged_span(lines: list[str], start: int, end: int, language: str | None, *, stub_file: bool = False) -> Span:
+    """The span to judge for lines[start:end] of a file: widened to the end of each definition or statement that
+    starts in it (a `def` line is judged with its body, an arrow with the expression on the next lines), and up
+    to the decorators of a definition it starts at; for Python, where a `...` body declares."""
+    if not judged(language) or end <= start:
+        return Span(start, end)
+    assert language is not None
+    tree = _parse(language, "\n".join(lines), None)
+    node, widened_end = tree.root, end
+    stack = [tree.root]
+    while stack:  # the outermost nodes starting inside the span: each one's end is the span's end at least
+        node = stack.pop()
+        for child in node.children:
+            first, last = child.start_point[0], child.end_point[0]
+            if last < start or first >= end:
+                continue
+            if first >= start:
+                widened_end = max(widened_end, last + 1)
+            elif child.child_count:
+                stack.append(child)
+    first_node = _first_named_at(tree.root, start)
+    widened_start = start
+    if first_node is not None:
+        holder = first_node.parent
+        if holder is not None and holder.start_point[0] < start and any(
+                tree.has("decorator", child) for child in holder.named_children):
+            widened_start = holder.start_point[0]  # the decorators above a definition the span starts at
+    declarations = _python_declarations(tree, first_node, stub_file=stub_file) if language == "python" else None
+    return Span(widened_start, min(widened_end, len(lines)), declarations)
 
 
-def block_end(lines: list[str], start: int, end: int, family: Family | None) -> int:
-    """When lines[start:end] stops at a block opener, the index just past that block; else `end`.
-
-    Lets `file.py:42` on a `def` line be judged with its body rather than as a bare signature; in the
-    brace languages a span also runs on to close the brackets it opened, and past a trailing `=>` or
-    `=` to the expression body on the following lines.
-    """
-    if family is None or end <= start:
-        return end
-    last = lines[end - 1].rstrip()
-    if family == "hash":
-        if not last.endswith(":"):
-            return end
-        header_indent = _indent(lines[end - 1])
-        j = end
-        while j < len(lines) and (not lines[j].strip() or _indent(lines[j]) > header_indent):
-            j += 1
-        while j > end and not lines[j - 1].strip():
-            j -= 1
-        return j
+def _first_named_at(root: Node, row: int) -> Node | None:
+    """The outermost named node that starts on line `row` (after its indentation)."""
+    node = root
     while True:
-        before = end
-        if family == "c" and _CONTINUED.search(_code_of(lines[end - 1], family).rstrip()):
-            # `const f = (x) =>` / `fun f(): Int =`: the expression body starts on the next line with code
-            j = end
-            while j < len(lines) and not _code_of(lines[j], family).strip():
-                j += 1
-            end = min(j + 1, len(lines))
-        depth = _open_brackets("\n".join(lines[start:end]), family)
-        line_no = end
-        while line_no < len(lines) and depth > 0:
-            depth += _open_brackets(lines[line_no], family)
-            line_no += 1
-        if line_no == before:
-            return before
-        end = line_no  # a signature over several lines may end in `=>` only now: look again
+        inner = next((c for c in node.named_children if c.start_point[0] <= row <= c.end_point[0]), None)
+        if inner is None:
+            return None
+        if inner.start_point[0] == row:
+            return inner
+        node = inner
 
 
-def _code_of(text: str, family: Family) -> str:
-    """`text` without its strings and comments."""
-    return "".join(seg.text for seg in _segments(text, family) if seg.kind == "code")
-
-
-def _open_brackets(text: str, family: Family) -> int:
-    """Brackets the code of `text` opens minus those it closes (strings and comments left out)."""
-    code = _code_of(text, family)
-    return sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}")
+def _python_declarations(tree: _Tree, node: Node | None, *, stub_file: bool) -> Declarations:
+    """Where, for a span starting at `node`, a `...` body is a declaration: in a stub file or a Protocol class,
+    an abstract method of an ABC, an overload of a function the file implements."""
+    enclosing = node.parent if node is not None else None
+    while enclosing is not None and enclosing.type not in ("class_definition", "function_definition"):
+        enclosing = enclosing.parent
+    header = tree.header(enclosing) if enclosing is not None and enclosing.type == "class_definition" else ""
+    implemented = frozenset(
+        tree.text(name) for definition in tree.root_descendants("function_definition")
+        if (name := definition.child_by_field_name("name")) is not None
+        and not any(_OVERLOAD.match(tree.text(d).strip()) for d in _decorators(definition)))
+    return Declarations(everything=stub_file or bool(_PROTOCOL_CLASS.match(header)),
+                        abstract=bool(_ABSTRACT_CLASS.match(header)), implemented=implemented)

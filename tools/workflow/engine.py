@@ -23,6 +23,7 @@ import contextlib
 import logging
 import textwrap
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -54,8 +55,9 @@ from code_intel.core.project import ProjectRoot
 from code_intel.core.session_types import Phase
 from code_intel.explore.write_rules import evaluate_write
 from code_intel.learning.decisions import DecisionLog
+from code_intel.learning.history import SessionHistory
 from code_intel.verify.models import not_configured_view
-from code_intel.workflow import write_log
+from code_intel.workflow import grants, write_log
 from code_intel.workflow.checkpoint import CheckpointStore
 from code_intel.workflow.contract import ContractSource, PhaseContract
 from code_intel.workflow.flags import parse_flags
@@ -71,6 +73,7 @@ from code_intel.workflow.handlers import (
 from code_intel.workflow.ledger import LedgerJournal, ToolLedger, normalise_tool_name
 from code_intel.workflow.lock import ProjectLock
 from code_intel.workflow.matrix import INTENTS, enabled_phases, is_investigation, next_phase
+from code_intel.workflow.outcome import OutcomeGuard, OutcomePort
 from code_intel.workflow.payloads import ReadyImplementationPayload, validate_payload
 from code_intel.workflow.phases import BY_ID
 from code_intel.workflow.ports import CheckPort, CheckProgress, GitPort
@@ -79,6 +82,10 @@ from code_intel.workflow.state import SessionState, new_session_id, now
 from code_intel.workflow.tool_evidence import check_tool_evidence
 
 RUN_CHECKS_PHASES = (Phase.VERIFICATION, Phase.POST_IMPL_VERIFY)
+HISTORY_TEXT_CHARS = 2_000  # a text of a payload, as the session history keeps it
+HISTORY_LIST_ITEMS = 100
+# phases whose handler changes work-tree files itself (branch switches, the run of the checks, discards, the merge)
+TREE_CHANGING_PHASES = frozenset({Phase.BRANCH_INTERVENTION, Phase.POST_IMPL_VERIFY, Phase.PRE_COMMIT, Phase.MERGE})
 # phases that work on the task branch: a resumed session in one of them needs it checked out
 TASK_BRANCH_PHASES = frozenset({Phase.READY, Phase.POST_IMPL_VERIFY, Phase.VERIFY_INTERVENTION, Phase.PRE_COMMIT,
                                 Phase.QUALITY_REVIEW})
@@ -95,6 +102,7 @@ class LiveSession:
     summaries: dict[str, dict[str, str]] = field(default_factory=dict)  # step_NN_<VARIANT> -> {summary}
     ledger: ToolLedger = field(default_factory=ToolLedger)
     repaired: list[str] = field(default_factory=list)  # what resuming fixed in the repository, told once
+    guard: OutcomeGuard | None = None  # the outcome check of this session (None: the engine runs without one)
 
     @classmethod
     def of(cls, state: SessionState, summaries: dict[str, dict[str, str]], journal: LedgerJournal | None = None
@@ -118,10 +126,14 @@ class WorkflowEngine:
         context: Callable[[], ContextSettings],
         config: Callable[[], Config],
         checks: CheckPort | None = None,
+        reporter: Callable[[str], str | None] | None = None,
+        outcome: OutcomePort | None = None,
     ) -> None:
         self.root = root
+        self.reporter = reporter  # writes a finished session's report page; returns its path (tools/report/)
         self.git = git
         self.checks = checks
+        self.outcome = outcome  # None: no outcome checks (test stand-ins of git)
         self._context = context
         self._config = config
         self._lock = threading.RLock()
@@ -129,6 +141,7 @@ class WorkflowEngine:
         self.checkpoints = CheckpointStore(root)
         self.project_lock = ProjectLock(root)
         self.decisions = DecisionLog(root)
+        self.history = SessionHistory(root)
         self._live: LiveSession | None = None
         # the ledger of a session waiting in its checkpoint for a restore: (checkpoint file, mtime, size), state, ledger
         self._waiting: tuple[tuple[str, int, int], SessionState, ToolLedger] | None = None
@@ -174,6 +187,7 @@ class WorkflowEngine:
             try:
                 self._prune_interrupted_starts()
                 info = self.git.begin_session(session_id)
+                guard = self._start_guard(session_id)
             except BaseException:
                 self.project_lock.release()
                 raise
@@ -181,7 +195,11 @@ class WorkflowEngine:
             state = SessionState(session_id=session_id, intent=intent, query=query, flags=parsed, phase=first,
                                  ready_substep="planning" if first is Phase.READY else None, git=info)
             self._live = LiveSession.of(state, {}, self._journal(session_id))
+            self._live.guard = guard
             self._save()
+            self.history.append(session_id, "start", intent=intent, query=query, flags=parsed.typed(),
+                                phase=state.phase.value, step=state.step,
+                                git=info.model_dump(mode="json", exclude_none=True, exclude_defaults=True))
             response = phase_response(self.root, state, contracts[state.contract_id])
             rules = self._project_rules()
             if rules.get("source") and rules.get("content"):  # the answer shows the rules file
@@ -305,14 +323,17 @@ class WorkflowEngine:
             raise SessionActive(f"session {other.get('session_id')} is held by another code-intel process "
                                 f"(pid {other.get('pid')})", hint="use that process's client, or stop it first")
         state, summaries = self.checkpoints.load(files[0])
+        guard = self._load_guard(state.session_id)  # a record that fails its seal stops here: void
         self.project_lock.acquire(state.session_id)
         self._waiting = None  # its calls are in the journal, read back below
         state, repaired = self._reconcile(state)
         self._live = LiveSession.of(state, summaries, self._journal(state.session_id))
         self._live.repaired = repaired
+        self._live.guard = guard
         calls = self._live.ledger.restore(window=state.window, counted=state.ledger_seq)
         if repaired:
             self._save()
+        self.history.append(state.session_id, "resumed", phase=state.phase.value, step=state.step, repaired=repaired)
         log.info("session %s restored from its checkpoint at %s with %d tool calls since its last accepted submit%s",
                  state.session_id, state.phase, calls, f" (repaired: {'; '.join(repaired)})" if repaired else "")
         return self._live
@@ -333,6 +354,7 @@ class WorkflowEngine:
 
     def _finish(self, state: SessionState) -> None:
         self._last_completed = self._outcome_fields(state)
+        self.history.append(state.session_id, "end", **self._end_fields(state))
         try:  # sessions that end without MERGE (--quick, investigations) still hold a snapshot ref
             self.git.end_session(state.git)
         except CodeIntelError as err:
@@ -342,12 +364,56 @@ class WorkflowEngine:
         self._reset()
         log.info("session %s complete", state.session_id)
 
+    def _end_fields(self, state: SessionState) -> dict[str, Any]:
+        """What the history keeps of a session as it ends (its checkpoint is deleted next)."""
+        return {"phase": state.phase.value, "step": state.step, "completed_steps": list(state.completed_steps),
+                "counters": state.counters.model_dump(), "compaction_count": state.compaction_count,
+                "tasks": [task.model_dump(mode="json") for task in state.board.tasks],
+                "git": state.git.model_dump(mode="json", exclude_none=True, exclude_defaults=True),
+                "explored_files": len(state.explored_files), "allowed_writes": list(state.allowed_writes),
+                "pre_ready_changes": list(state.pre_ready_changes), "test_edits": list(state.test_edits),
+                "unresolved_issues": list(state.unresolved_issues)}
+
+    def _history_submit(self, state: SessionState, data: Any, started: float, *, draft: SessionState | None = None,
+                        extras: dict[str, Any] | None = None, err: CodeIntelError | None = None) -> None:
+        """One submit in the session history: what was sent, and what the server made of it."""
+        sent = {k: v for k, v in data.items() if k != "compaction_count"} if isinstance(data, dict) else data
+        sent, _ = bound_value(sent, max_text=HISTORY_TEXT_CHARS, max_items=HISTORY_LIST_ITEMS)
+        event: dict[str, Any] = {"phase": state.phase.value, "step": state.step, "accepted": err is None,
+                                 "payload": sent, "duration_ms": round((time.monotonic() - started) * 1000)}
+        after = draft or state
+        event.update(counters=after.counters.model_dump(), compaction_count=after.compaction_count)
+        if err is not None:
+            event.update(error=err.code, message=err.message, hint=err.hint or "")
+            if err.details:  # the error's own facts: the server's run of the checks, the changes an outcome check saw
+                event["details"] = _json_ready(dict(err.details))
+        else:
+            assert draft is not None
+            event.update(next_phase=draft.phase.value, next_step=draft.step, extras=extras or {})
+            if draft.board != state.board:
+                event["tasks"] = [task.model_dump(mode="json") for task in draft.board.tasks]
+        self.history.append(state.session_id, "submit", **event)
+
+    def _report(self, session_id: str) -> dict[str, str]:
+        """Where the finished session's report page is (written now when the engine has a reporter)."""
+        answer = {"command": f"code-intel report {session_id}"}
+        if self.reporter is not None:
+            try:
+                path = self.reporter(session_id)
+            except Exception as err:  # noqa: BLE001 - the page is a convenience; the session is complete anyway
+                log.warning("report of %s not written: %s", session_id, err)
+                path = None
+            if path:
+                answer["path"] = path
+        return answer
+
     def _contract(self, state: SessionState) -> PhaseContract:
         return self.contracts.phase(state.contract_id)
 
     # ---------------------------------------------------------------- submit
     def submit_phase(self, data: Any, progress: CheckProgress | None = None) -> dict[str, Any]:
         """Validate and apply one submit; `progress` receives notes while POST_IMPL_VERIFY runs the checks."""
+        started = time.monotonic()
         with self._lock:
             live = self._restore()
             state = live.state
@@ -358,6 +424,14 @@ class WorkflowEngine:
             if isinstance(data, dict):
                 payload, cuts = bound_value(data, max_text=MAX_TEXT_CHARS, max_items=MAX_LIST_ITEMS,
                                             path="data", text_limits={"summary": MAX_SUMMARY_CHARS})
+            restore: list[str] = []
+            if isinstance(data, dict) and "restore" in data:
+                payload = {k: v for k, v in payload.items() if k != "restore"}
+                asked = data["restore"]
+                if isinstance(asked, list) and all(isinstance(p, str) for p in asked):
+                    restore = list(asked)
+                else:
+                    problem = f"restore must be a list of the paths a refusal named, got {asked!r}"
             if isinstance(data, dict) and "compaction_count" in data:
                 payload = {k: v for k, v in payload.items() if k != "compaction_count"}
                 count = data["compaction_count"]
@@ -366,13 +440,19 @@ class WorkflowEngine:
                         phase_summaries = live.flat_summaries()
                         adopted = state.model_copy(update={"compaction_count": count})
                         self._commit(adopted)  # adopted even when the rest of the submit is refused
+                        self.history.append(state.session_id, "compaction", phase=state.phase.value, step=state.step,
+                                            **{"from": state.compaction_count, "to": count})
                         state = adopted
                 else:
                     problem = f"compaction_count must be a non-negative integer, got {count!r}"
             context: PhaseContext | None = None
+            checked = False
             try:
                 if problem:
-                    raise PayloadMismatch(problem, hint="echo the compaction_count of the last response")
+                    raise PayloadMismatch(problem, hint="echo the compaction_count of the last response"
+                                          if "compaction_count" in problem else "send restore: [paths]")
+                self._check_outcome(state, restore)
+                checked = True
                 spec = BY_ID[self._variant(state, payload)]
                 assert spec.payload is not None and spec.handler is not None  # SESSION_COMPLETE is never current
                 contract = self.contracts.phase(spec.contract_id)
@@ -390,6 +470,8 @@ class WorkflowEngine:
                 transition = self._route(state, draft, spec.handler(context))
                 self._entering_ready(context, transition)
             except CodeIntelError as err:
+                if checked:
+                    self._settle(state, transition=None)
                 if context is not None and context.observed:  # refused, but what the submit saw is kept
                     kept = state.model_copy(deep=True)
                     for change in context.observed:
@@ -398,12 +480,15 @@ class WorkflowEngine:
                     state = kept
                 self.decisions.append(session_id=state.session_id, phase=state.phase.value, step=state.step,
                                       accepted=False, payload=data, error=err.code, message=err.message)
+                self._history_submit(state, data, started, err=err)
                 if phase_summaries is not None:
                     err.details["phase_summaries"] = phase_summaries
                 if cuts:
                     err.details["cut"] = cuts
                 raise
-            response = self._accept(state, draft, spec.contract_id, model.summary, transition, data, phase_summaries)
+            self._settle(state, transition)
+            response = self._accept(state, draft, spec.contract_id, model.summary, transition, data, phase_summaries,
+                                    started)
             if cuts:
                 response["cut"] = [*response.get("cut", []), *cuts]
             return response
@@ -454,6 +539,46 @@ class WorkflowEngine:
         """Files the client hooks' write log allowed during READY, as project-relative paths."""
         return self._project_paths(write_log.allowed_writes(write_log.log_file(self._sessions_dir, state.session_id)))
 
+    # ---------------------------------------------------------- outcome checks
+    def _ignore_patterns(self) -> list[str]:
+        return list(self._config().outcome_check.ignore)
+
+    def _start_guard(self, session_id: str) -> OutcomeGuard | None:
+        if self.outcome is None:
+            return None
+        return OutcomeGuard.start(self.outcome, self._sessions_dir, self.root.path, session_id, self._ignore_patterns())
+
+    def _load_guard(self, session_id: str) -> OutcomeGuard | None:
+        if self.outcome is None:
+            return None
+        return OutcomeGuard.load(self.outcome, self._sessions_dir, self.root.path, session_id)
+
+    def _check_outcome(self, state: SessionState, restore: list[str]) -> None:
+        """Refuse (UnexpectedChanges) when the project changed in a way the session did not grant in this phase;
+        `restore`: refused changes to put back first (the paths a refusal named, or ["*"])."""
+        live = self._live
+        if live is None or live.guard is None:
+            return
+        permitted = set(state.allowed_writes) | self._logged_writes(state) if state.phase is Phase.READY else set()
+        live.guard.check(state, writable=state.phase is Phase.READY, permitted=permitted,
+                         relaxed=state.flags.fast or state.flags.quick, restore=restore,
+                         user_grants=self._user_grants(state))
+
+    def _settle(self, state: SessionState, transition: Transition | None, *, tree: bool | None = None) -> None:
+        """Take what the server itself just changed (its branch, commit, discards, the run of the checks) into
+        what the session expects; work-tree files only after the steps that change them."""
+        live = self._live
+        if live is None or live.guard is None:
+            return
+        if tree is None:
+            entering_ready = transition is not None and transition.next_phase is Phase.READY
+            tree = state.phase in TREE_CHANGING_PHASES or entering_ready
+        live.guard.settle(tree=tree)
+
+    def _user_grants(self, state: SessionState) -> dict[str, set[str]]:
+        """What the user allowed in their own terminal (`code-intel allow`): path -> content ids."""
+        return grants.granted(self.root.path, self._sessions_dir, state.session_id)
+
     def _project_paths(self, logged: set[str]) -> set[str]:
         """A log's files as project-relative paths; an entry that does not resolve inside the project is dropped."""
         out: set[str] = set()
@@ -491,7 +616,7 @@ class WorkflowEngine:
         return refusal_fields(self.root, state, contract)
 
     def _accept(self, state: SessionState, draft: SessionState, cid: str, summary: str, transition: Transition,
-                data: Any, phase_summaries: dict[str, str] | None) -> dict[str, Any]:
+                data: Any, phase_summaries: dict[str, str] | None, started: float) -> dict[str, Any]:
         assert self._live is not None
         step = BY_ID[cid].step
         draft.mark_completed(step)
@@ -503,16 +628,25 @@ class WorkflowEngine:
         draft.window = state.window + 1
         self._live.summaries[f"step_{step:02d}_{cid}"] = {"summary": summary}
         response = phase_response(self.root, draft, self._contract(draft))
+        extras = _json_ready(transition.extras)
         warning = None
         if draft.phase is Phase.SESSION_COMPLETE:
             response["completed_steps"] = list(draft.completed_steps)
             self._live.state = draft
+            self._history_submit(state, data, started, draft=draft, extras=extras)
             self._finish(draft)
+            report = self._report(draft.session_id)
+            response["report"] = report
+            response["instruction"] += (
+                f"\n\nGive the user the session report: {report['path']} (a page of the phases, refusals, tasks with "
+                "their evidence, checks, commit and merge)." if "path" in report else
+                f"\n\nTell the user that `{report['command']}` writes a page of what this session did.")
         else:
             warning = self._commit(draft, response)  # the checkpoint's status for the hooks comes from it
             if warning is None:  # the checkpoint holds the new window: the journal's calls are spent
                 self._live.ledger.reset_journal()
-        response.update(_json_ready(transition.extras))
+            self._history_submit(state, data, started, draft=draft, extras=extras)
+        response.update(extras)
         if warning:
             response["warning"] = (response.get("warning", "") + "; " + warning).lstrip("; ")
         if phase_summaries is not None:
@@ -703,11 +837,17 @@ class WorkflowEngine:
                 )
             if self.checks is None or not self.checks.configured():
                 return not_configured_view(SELF_REPORTED)
-            report, _concerned = session_checks(self.checks, self.git, state, self.root, progress)
+            self._check_outcome(state, [])  # verify.commands as pinned: a changed config.json is refused first
+            try:
+                report, _concerned = session_checks(self.checks, self.git, state, self.root, progress)
+            finally:
+                self._settle(state, transition=None, tree=True)
             draft = state.model_copy(deep=True)
             record_run(draft, report)
             self._commit(draft)
-            return report.view()
+            view = report.view()
+            self.history.append(state.session_id, "checks", phase=state.phase.value, step=state.step, report=view)
+            return view
 
     # ------------------------------------------------------------- maintenance
     def cleanup_stale_branches(self) -> dict[str, Any]:
@@ -717,8 +857,11 @@ class WorkflowEngine:
                 raise SessionActive(f"session {other.get('session_id')} is active in another process (pid {other.get('pid')})",
                                     hint="stop that process first; cleanup would pull its branch from under it")
             report = self.git.cleanup().model_dump(mode="json", exclude_none=True)
+            dropped = [file.stem for file in self.checkpoints.files()]
             report["checkpoints_deleted"] = self.checkpoints.delete_all()
             report["session_reset"] = self._live.state.session_id if self._live else None
+            for session_id in dict.fromkeys([*dropped, *([report["session_reset"]] if report["session_reset"] else [])]):
+                self.history.append(session_id, "discarded")
             self.project_lock.release()
             self._reset()
             return report

@@ -18,14 +18,7 @@ from pydantic import BaseModel
 from code_intel.core.errors import CodeIntelError, TaskValidationFailed
 from code_intel.core.project import ProjectRoot
 from code_intel.languages.table import language_for
-from code_intel.workflow.empty_body import (
-    Declarations,
-    block_end,
-    decorated_start,
-    family_for,
-    is_empty_body,
-    python_declarations,
-)
+from code_intel.workflow.empty_body import is_empty_body, judged_span
 
 __all__ = ["EvidenceRef", "OwnChange", "check_evidence", "is_empty_body", "parse_evidence"]
 
@@ -131,15 +124,9 @@ def check_evidence(root: ProjectRoot, text: str, own_change: OwnChange | None = 
         )
     checked = EvidenceRef(path=shown, start=ref.start, end=ref.end)
     language = language_for(shown)
-    family = family_for(language)
-    span_start = ref.start - 1
-    # A span that stops at a block opener (a signature line) is judged with the block it opens.
-    span_end = max(ref.end, block_end(lines, span_start, ref.end, family))
-    declarations: Declarations | None = None
-    if language == "python":
-        # A stub file, or a Protocol's members, declare signatures; decorators above the span can make a def one.
-        declarations = python_declarations(lines, span_start, stub_file=shown.endswith(".pyi"))
-        span_start = decorated_start(lines, span_start, family)
+    # A span that stops at a block opener (a signature line) is judged with the block it opens, and one that
+    # starts at a decorated definition with its decorators; a stub file or a Protocol's members declare.
+    span = judged_span(lines, ref.start - 1, ref.end, language, stub_file=shown.endswith(".pyi"))
     if own_change is not None and own_change.removal(checked, lines):
         return checked  # a removal: the lines around it prove it, whatever is left there
     # Whose lines they are is told first: for a span off the session's change (a line number off by one), that
@@ -148,7 +135,7 @@ def check_evidence(root: ProjectRoot, text: str, own_change: OwnChange | None = 
     if problem:
         raise TaskValidationFailed(f"evidence {checked}: {problem}",
                                    hint="point at lines this session changed (see review_changes)")
-    if is_empty_body(lines[span_start:span_end], language, declarations=declarations):
+    if is_empty_body(lines[span.start:span.end], language, declarations=span.declarations):
         raise TaskValidationFailed(
             f"evidence {checked} covers no implementation: only a signature, comments or placeholders "
             "(pass, ..., TODO(), NotImplementedError/Exception, todo!(), a 'not implemented' panic or error, "

@@ -60,6 +60,13 @@ class Verification(_Answer):
     details: str
 
 
+class ReportPage(_Answer):
+    """SESSION_COMPLETE: the session's report page (tools/report/), and the command that writes it again."""
+
+    command: str
+    path: str | None = Field(default=None, description="the page, relative to the project root, when it was written")
+
+
 class PhaseResponse(_Answer):
     """start_session, submit_phase and get_session_status: where the session stands and what to send next."""
 
@@ -97,6 +104,7 @@ class PhaseResponse(_Answer):
     branch: BranchReport | None = None
     commit: CommitReport | None = None
     merge: MergeReport | None = None
+    report: ReportPage | None = None
     # verification (server-run checks) and changes made before READY
     server_checks: CheckRun | None = None
     checks_before_change: CheckRun | None = Field(

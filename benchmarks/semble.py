@@ -1,0 +1,436 @@
+"""semble's retrieval benchmark, run through code-intel's own stdio server.
+
+Data: MinishLab/semble's benchmark (MIT), copied by hand into ../shared/benchmarks/semble/ (its README names
+the pinned commits, the indexed subtree `benchmark_root` of each repository and the scoring protocol). Each
+question lists the files (or file + line span) that answer it and a category: `semantic`, `architecture` or
+`symbol`. Scoring, as semble scores its own tools: the top 10 chunks as returned (no de-duplication); a
+target's rank is the first chunk whose path matches it (equal, or one ends with "/" + the other) and, for a
+target with a line span, whose lines overlap it; binary relevance, NDCG@10 with IDCG over min(10, targets).
+
+For every repository the script
+  1. checks the pinned commit out of the local mirror (/work/.mirror/<owner>+<name>/repo, brought with the
+     search tool's `fetch`) into $SEMBLE_CORPUS/<name> (default /work/corpora/semble), outside this repository;
+  2. starts the real server (`code-intel serve --project <checkout>/<benchmark_root>`) over stdio, as an agent
+     would, with `sync_on_start: false` so that the timed sync is the one `sync_index(force=true)` starts;
+  3. times that call (the answer), then polls `semantic_search` until the index says every file is indexed
+     ("every file searchable") and until it is complete ("full quality"); progress notifications are counted;
+  4. reads the server's peak resident memory (VmHWM of its process) after indexing and after the questions;
+  5. asks every question through `semantic_search(query, n_results=10)` and scores it;
+  6. ranks the same chunks with BM25 (rank_bm25 over our lexical tokens), in the same run, as a baseline.
+
+Printed beside semble's and CodeRankEmbed's published per-repository figures (results/*.subset.json) and
+semble's published index times (results/speed-*.json, their machine): NDCG@10 per repository, category and
+language, pooled over questions.
+
+    .venv/bin/python benchmarks/semble.py [--set report|dev] [--repo NAME ...] [--json FILE]
+
+`--set dev` runs the development split: other repositories of semble's benchmark whose annotations were read
+from MinishLab/semble with the search tool and written to $SEMBLE_DEV (default /work/corpora/semble-dev/
+annotations); weights and signals are chosen there, never on the reported set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+DATA = Path(os.environ.get("SEMBLE_DATA", REPO.parent / "shared" / "benchmarks" / "semble"))
+if not DATA.is_dir():
+    DATA = Path("/work/shared/benchmarks/semble")
+CORPUS = Path(os.environ.get("SEMBLE_CORPUS", "/work/corpora/semble"))
+DEV = Path(os.environ.get("SEMBLE_DEV", "/work/corpora/semble-dev"))
+MIRROR = Path(os.environ.get("CODE_INTEL_MIRROR", "/work/.mirror"))
+REPORTED = ("express", "model2vec", "fastapi", "aiohttp", "trpc", "chi", "gin", "axum", "gson", "rack", "sinatra",
+            "ktor")
+CATEGORIES = ("semantic", "architecture", "symbol")
+CUTOFF = 10
+POLL_S = 0.1
+
+
+# ------------------------------------------------------------------------------------------------ scoring
+@dataclass
+class Target:
+    path: str
+    start: int | None = None
+    end: int | None = None
+
+
+def targets_of(question: dict[str, Any]) -> list[Target]:
+    out = []
+    for item in question.get("relevant", []) + question.get("secondary", []):
+        if isinstance(item, str):
+            out.append(Target(item))
+        else:
+            out.append(Target(item["path"], item.get("start_line"), item.get("end_line")))
+    return out
+
+
+def path_matches(chunk_path: str, target: str) -> bool:
+    return chunk_path == target or chunk_path.endswith("/" + target) or target.endswith("/" + chunk_path)
+
+
+def ndcg10(results: list[tuple[str, int, int]], targets: list[Target]) -> float:
+    """semble's NDCG@10: binary relevance at the first position that matches each target."""
+    hit_positions: set[int] = set()
+    for target in targets:
+        for position, (path, start, end) in enumerate(results[:CUTOFF], 1):
+            if not path_matches(path, target.path):
+                continue
+            if target.start is not None and target.end is not None and (end < target.start or start > target.end):
+                continue
+            hit_positions.add(position)
+            break
+    dcg = sum(1 / math.log2(p + 1) for p in hit_positions)
+    ideal = sum(1 / math.log2(p + 1) for p in range(1, min(CUTOFF, len(targets)) + 1))
+    return dcg / ideal if ideal else 0.0
+
+
+# ----------------------------------------------------------------------------------------------- corpora
+@dataclass
+class Repo:
+    name: str
+    language: str
+    url: str
+    revision: str
+    root: str | None
+    questions: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def mirror(self) -> Path:
+        owner, name = self.url.removeprefix("https://github.com/").removesuffix(".git").split("/")[:2]
+        return MIRROR / f"{owner}+{name}" / "repo"
+
+
+def load_repos(names: list[str], dev: bool) -> list[Repo]:
+    table = {r["name"]: r for r in json.loads((DATA / "repos.json").read_text())}
+    annotations = (DEV / "annotations") if dev else (DATA / "annotations")
+    out = []
+    for name in names:
+        r = table[name]
+        repo = Repo(name, r["language"], r["url"], r["revision"], r.get("benchmark_root"))
+        repo.questions = json.loads((annotations / f"{name}.json").read_text())
+        out.append(repo)
+    return out
+
+
+def checkout(repo: Repo, corpus: Path) -> Path:
+    """The pinned tree under corpus/<name> (git archive of the mirror's commit: no .git, nothing of ours)."""
+    dest = corpus / repo.name
+    if not dest.is_dir():
+        if not repo.mirror.is_dir():
+            raise SystemExit(f"{repo.name}: no mirror at {repo.mirror}; bring it with the search tool's "
+                             f"fetch (github:{repo.url.removeprefix('https://github.com/').removesuffix('.git')})")
+        dest.mkdir(parents=True)
+        archive = subprocess.run(["git", f"--git-dir={repo.mirror}", "archive", repo.revision],
+                                 capture_output=True, check=False)
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
+    project = dest / repo.root if repo.root else dest
+    if not project.is_dir():
+        raise SystemExit(f"{repo.name}: {project} is missing from the checkout")
+    return project
+
+
+# ------------------------------------------------------------------------------------------------ server
+def server_pid(parent: int, project: Path) -> int | None:
+    """The pid of the `code-intel serve` process serving `project` (a child of this process or of its shell)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"serve" in cmdline and str(project).encode() in cmdline:
+            return int(entry.name)
+    return None
+
+
+def peak_mb(pid: int | None) -> float | None:
+    if pid is None:
+        return None
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        return None
+    return None
+
+
+def cpu_s(pid: int | None) -> float | None:
+    """User + system CPU seconds the process has used (a figure the machine's load does not inflate)."""
+    if pid is None:
+        return None
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _data(result: Any) -> dict[str, Any]:
+    data = result.structured_content
+    if data is None:
+        data = json.loads(result.content[0].text)
+    return data if isinstance(data, dict) else {}
+
+
+async def run_repo(repo: Repo, project: Path, wait_full: bool = True) -> dict[str, Any]:
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    state = project / ".code-intel"
+    if state.exists():
+        shutil.rmtree(state)
+    state.mkdir()
+    (state / "config.json").write_text(json.dumps({"sync_on_start": False}) + "\n")
+    exe = os.environ.get("SEMBLE_SERVE") or str(Path(sys.executable).parent / "code-intel")  # SEMBLE_SERVE: another build
+    params = StdioServerParameters(command="/bin/sh", args=["-c", f"exec {exe} serve --project {project} "
+                                                                   f"--log-level WARNING 2>/dev/null"], cwd=str(project))
+    out: dict[str, Any] = {"repo": repo.name, "language": repo.language}
+    notes: list[tuple[float, float, float | None]] = []
+    async with Client(params, read_timeout_seconds=900) as client:
+        await client.list_tools()
+        pid = server_pid(os.getpid(), project)
+        out["rss_start_mb"] = peak_mb(pid)
+        cpu_before = cpu_s(pid) or 0.0
+        began = time.perf_counter()
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            notes.append((round(time.perf_counter() - began, 3), progress, total))
+
+        sync = _data(await client.call_tool("sync_index", {"force": True}, progress_callback=on_progress))
+        answered = time.perf_counter() - began
+        out["sync_answer_s"] = round(answered, 3)
+        out["sync_answer_state"] = (sync.get("index") or {}).get("state")
+        index = sync.get("index") or {}
+        searchable = answered if _searchable(index) else None
+        if searchable is not None:
+            out["searchable_cpu_s"] = round((cpu_s(pid) or 0.0) - cpu_before, 2)
+        full = answered if (sync.get("index") or {}).get("state") == "complete" else None
+        while full is None and not (searchable is not None and not wait_full):
+            await asyncio.sleep(POLL_S)
+            index = _data(await client.call_tool("semantic_search", {"query": "index state", "n_results": 1}))["index"]
+            now = time.perf_counter() - began
+            if searchable is None and _searchable(index):
+                searchable = now
+                out["searchable_cpu_s"] = round((cpu_s(pid) or 0.0) - cpu_before, 2)
+            if index.get("state") == "complete":
+                full = now
+            elif index.get("state") == "partial" and now > 900:
+                raise SystemExit(f"{repo.name}: the index stayed partial")
+        out["searchable_s"] = round(searchable if searchable is not None else full, 3)  # type: ignore[arg-type]
+        out["full_s"] = round(full, 3) if full is not None else None
+        out["progress_notifications"] = len(notes)
+        out["full_cpu_s"] = round((cpu_s(pid) or 0.0) - cpu_before, 2)
+        out["rss_index_mb"] = peak_mb(pid)
+        out["chunks"] = index.get("indexed_chunks")
+        out["files"] = index.get("indexed_files")
+        per_question = []
+        latencies = []
+        for q in repo.questions:
+            started = time.perf_counter()
+            data = _data(await client.call_tool("semantic_search", {"query": q["query"], "n_results": CUTOFF}))
+            latencies.append(time.perf_counter() - started)
+            results = [(str(r["file"]), int(r.get("line") or 1), int(r.get("end_line") or r.get("line") or 1))
+                       for r in data.get("results", [])]
+            per_question.append({"query": q["query"], "category": q["category"],
+                                 "quality": (data.get("index") or {}).get("quality"),
+                                 "ndcg10": ndcg10(results, targets_of(q)), "top": results[:CUTOFF]})
+        out["rss_peak_mb"] = peak_mb(pid)
+        latencies.sort()
+        out["search_p50_ms"] = round(latencies[len(latencies) // 2] * 1000, 1)
+    out["questions"] = per_question
+    out["bm25"] = bm25_scores(project, repo.questions)
+    return out
+
+
+def _searchable(index: dict[str, Any]) -> bool:
+    """Every file of the sync is indexed (chunked, stored, with vectors): the file pass is over."""
+    if not index or index.get("state") in (None, "empty"):
+        return False
+    if "searchable" in index:
+        return bool(index["searchable"])
+    return index.get("total_chunks") is not None
+
+
+def bm25_scores(project: Path, questions: list[dict[str, Any]]) -> list[float]:
+    """BM25 (rank_bm25, our lexical tokens) over the chunks the server stored, ranked the same way."""
+    sys.path.insert(0, str(HERE))
+    import semantic
+
+    chunks = stored_chunks(project)
+    rank = semantic.bm25_ranker([text for _, _, _, text in chunks])
+    scores = []
+    for q in questions:
+        top = [chunks[i][:3] for i in rank(q["query"], CUTOFF)]
+        scores.append(ndcg10(top, targets_of(q)))
+    return scores
+
+
+def stored_chunks(project: Path) -> list[tuple[str, int, int, str]]:
+    """(file, start, end, text) of every chunk in the project's index (read in-process after the server stopped)."""
+    import chromadb
+    from chromadb.config import Settings
+
+    client = chromadb.PersistentClient(path=str(project / ".code-intel" / "chroma"),
+                                       settings=Settings(anonymized_telemetry=False))
+    best: list[tuple[str, int, int, str]] = []
+    for collection in client.list_collections():
+        name = collection if isinstance(collection, str) else collection.name
+        if "_forest_" not in name:
+            continue
+        col = client.get_collection(name)
+        got = col.get(include=["documents", "metadatas"])
+        rows = [(str(m["file"]), int(str(m["start_line"])), int(str(m["end_line"])), d or "")
+                for d, m in zip(got["documents"] or [], got["metadatas"] or [], strict=True)]
+        if len(rows) > len(best):
+            best = rows
+    return best
+
+
+# ------------------------------------------------------------------------------------------------ report
+def published() -> dict[str, dict[str, Any]]:
+    """repo -> {semble, cre_hybrid, cre, semble_ms, by_category...} from the copied result files."""
+    out: dict[str, dict[str, Any]] = {}
+    semble = json.loads(next(DATA.glob("results/semble-hybrid-*.json")).read_text())
+    for r in semble["repos"]:
+        out.setdefault(r["repo"], {})["semble"] = r
+    cre = json.loads(next(DATA.glob("results/coderankembed-*.json")).read_text())
+    for r in cre["repos"]:
+        out.setdefault(r["repo"], {})[f"cre_{r['mode']}"] = r
+    speed = json.loads(next(DATA.glob("results/speed-*.json")).read_text())
+    for row in _speed_rows(speed):
+        out.setdefault(row["repo"], {})["semble_index_ms"] = row["index_ms"]
+    return out
+
+
+def _speed_rows(speed: Any) -> list[dict[str, Any]]:
+    return [item for item in speed["results"] if item["tool"] == "semble"]
+
+
+def mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def fmt(value: float | None, digits: int = 3) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def report(runs: list[dict[str, Any]], repos: list[Repo]) -> dict[str, Any]:
+    pub = published()
+    lines = ["| repo | language | questions | code-intel | BM25 (same run) | semble | CRE hybrid | CRE |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    pooled: dict[str, list[float]] = {"ours": [], "bm25": [], "semble": [], "cre_hybrid": [], "cre": []}
+    by_category: dict[str, dict[str, list[float]]] = {c: {"ours": [], "bm25": []} for c in CATEGORIES}
+    by_language: dict[str, dict[str, list[float]]] = {}
+    pub_category: dict[str, dict[str, list[float]]] = {c: {"semble": [], "cre_hybrid": []} for c in CATEGORIES}
+    for run in runs:
+        scores = [q["ndcg10"] for q in run["questions"]]
+        n = len(scores)
+        p = pub.get(run["repo"], {})
+        semble = p.get("semble", {}).get("ndcg10")
+        cre_h = p.get("cre_hybrid", {}).get("ndcg10")
+        cre = p.get("cre_semantic", {}).get("ndcg10")
+        lines.append(f"| {run['repo']} | {run['language']} | {n} | {fmt(mean(scores))} | {fmt(mean(run['bm25']))} | "
+                     f"{fmt(semble)} | {fmt(cre_h)} | {fmt(cre)} |")
+        pooled["ours"] += scores
+        pooled["bm25"] += run["bm25"]
+        lang = by_language.setdefault(run["language"], {"ours": [], "bm25": [], "semble": []})
+        lang["ours"] += scores
+        lang["bm25"] += run["bm25"]
+        # published figures are per-repo means: weight each by its question count to pool over questions
+        for key, value in (("semble", semble), ("cre_hybrid", cre_h), ("cre", cre)):
+            if value is not None:
+                pooled[key] += [value] * n
+        if semble is not None:
+            lang["semble"] += [semble] * n
+        for c in CATEGORIES:
+            qs = [q for q in run["questions"] if q["category"] == c]
+            by_category[c]["ours"] += [q["ndcg10"] for q in qs]
+            by_category[c]["bm25"] += [b for q, b in zip(run["questions"], run["bm25"], strict=True)
+                                       if q["category"] == c]
+            for key, name in (("semble", "semble"), ("cre_hybrid", "cre_hybrid")):
+                value = p.get(name, {}).get("by_category", {}).get(c)
+                if value is not None:
+                    pub_category[c][key] += [value] * len(qs)
+    lines.append(f"| **pooled** | | {len(pooled['ours'])} | **{fmt(mean(pooled['ours']))}** | "
+                 f"{fmt(mean(pooled['bm25']))} | {fmt(mean(pooled['semble']))} | {fmt(mean(pooled['cre_hybrid']))} | "
+                 f"{fmt(mean(pooled['cre']))} |")
+    print("\n".join(lines))
+    print("\n| category | questions | code-intel | BM25 | semble | CRE hybrid |\n| --- | --- | --- | --- | --- | --- |")
+    for c in CATEGORIES:
+        b = by_category[c]
+        print(f"| {c} | {len(b['ours'])} | {fmt(mean(b['ours']))} | {fmt(mean(b['bm25']))} | "
+              f"{fmt(mean(pub_category[c]['semble']))} | {fmt(mean(pub_category[c]['cre_hybrid']))} |")
+    print("\n| language | questions | code-intel | BM25 | semble | gap to semble |\n| --- | --- | --- | --- | --- | --- |")
+    for language, b in sorted(by_language.items()):
+        ours, sem = mean(b["ours"]), mean(b["semble"])
+        gap = None if ours is None or sem is None else ours - sem
+        print(f"| {language} | {len(b['ours'])} | {fmt(ours)} | {fmt(mean(b['bm25']))} | {fmt(sem)} | "
+              f"{'—' if gap is None else f'{gap:+.3f}'} |")
+    print("\n| repo | files | chunks | sync_index answered (s) | every file searchable (s; server CPU s) | "
+          "full quality (s; server CPU s) | semble index (ms, their machine) | server peak RSS indexing / after "
+          "questions (MB) | progress notes | search p50 (ms) |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for run in runs:
+        ms = pub.get(run["repo"], {}).get("semble_index_ms") or pub.get(run["repo"], {}).get("semble", {}).get("index_ms")
+        print(f"| {run['repo']} | {run['files']} | {run['chunks']} | {run['sync_answer_s']} | {run['searchable_s']}; "
+              f"{run.get('searchable_cpu_s')} | {run['full_s']}; {run.get('full_cpu_s')} | {fmt(ms, 0)} | "
+              f"{run['rss_index_mb']} / {run['rss_peak_mb']} | "
+              f"{run['progress_notifications']} | {run['search_p50_ms']} |")
+    searchable = sorted(r["searchable_s"] for r in runs)
+    if searchable:
+        print(f"\nevery file searchable: median {searchable[len(searchable) // 2]:.3f} s (upper median), "
+              f"slowest {searchable[-1]:.3f} s; server peak RSS while indexing: max "
+              f"{max(r['rss_index_mb'] or 0 for r in runs)} MB; load average {os.getloadavg()[0]:.1f}")
+    return {"pooled": mean(pooled["ours"]), "bm25": mean(pooled["bm25"]),
+            "by_category": {c: mean(by_category[c]["ours"]) for c in CATEGORIES},
+            "by_language": {name: mean(b["ours"]) for name, b in by_language.items()}}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", choices=("report", "dev"), default="report")
+    parser.add_argument("--repo", action="append", help="only these repositories (repeatable)")
+    parser.add_argument("--json", type=Path, help="write every run (per question) to this file")
+    parser.add_argument("--searchable-only", action="store_true",
+                        help="ask the questions as soon as every file is searchable (do not wait for full quality)")
+    args = parser.parse_args(argv)
+    dev = args.set == "dev"
+    if dev:
+        available = sorted(p.stem for p in (DEV / "annotations").glob("*.json"))
+    else:
+        available = list(REPORTED)
+    names = args.repo or available
+    repos = load_repos(names, dev)
+    corpus = DEV if dev else CORPUS
+    runs = []
+    print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}", file=sys.stderr)
+    for repo in repos:
+        project = checkout(repo, corpus)
+        run = asyncio.run(run_repo(repo, project, wait_full=not args.searchable_only))
+        print(f"{repo.name}: ndcg10 {mean([q['ndcg10'] for q in run['questions']]):.3f} "
+              f"(bm25 {mean(run['bm25']):.3f}) searchable {run['searchable_s']} s, full {run['full_s']} s, "
+              f"rss {run['rss_index_mb']} MB", file=sys.stderr)
+        runs.append(run)
+    summary = report(runs, repos)
+    if args.json:
+        args.json.write_text(json.dumps({"summary": summary, "runs": runs}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

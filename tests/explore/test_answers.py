@@ -1,0 +1,108 @@
+"""Ranked, budgeted answers (issue #40): own source first, small by default, complete on request."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from code_intel.core.file_roles import file_role
+from code_intel.explore.answers import budget_chars, closeness, file_order
+from code_intel.explore.impact import analyze_impact
+from code_intel.explore.service import Explorer
+from tests.explore.conftest import explorer_over
+
+TUTORIALS = 240  # more tutorial files than an answer's budget can list
+
+
+def _project() -> dict[str, str]:
+    files = {
+        "pkg/__init__.py": "from .app import Widget\n",
+        "pkg/app.py": "class Widget:\n    pass\n\n\ndef build():\n    return Widget()\n",
+        "pkg/sub/use.py": "from pkg.app import Widget\n\nW = Widget\n",
+        "tests/test_widget.py": "from pkg.app import Widget\n\ndef test_it():\n    assert Widget()\n",
+    }
+    for i in range(TUTORIALS):
+        files[f"docs_src/tutorial{i:03}.py"] = "from pkg import Widget\n\napp = Widget()\nother = Widget()\n"
+    return files
+
+
+@pytest.fixture(scope="module")
+def explorer(tmp_path_factory: pytest.TempPathFactory) -> Explorer:
+    return explorer_over(tmp_path_factory.mktemp("ranked"), _project())
+
+
+def _size(result: object) -> int:
+    return len(json.dumps(result.model_dump(mode="json", exclude_none=True), separators=(",", ":")))  # type: ignore[attr-defined]
+
+
+def test_tutorial_folders_are_docs_not_source() -> None:
+    assert file_role("docs_src/tutorial001.py") == "doc"
+    assert file_role("docs-src/a.py") == "doc"
+    assert file_role("examples_app/main.py") == "doc"
+    assert file_role("pkg/docstring.py") == "implementation"
+
+
+def test_order_is_role_then_closeness_then_path() -> None:
+    files = ["docs_src/a.py", "tests/t.py", "pkg/zeta.py", "lib/x.py", "pkg/sub/y.py"]
+    assert file_order(files, ["pkg/app.py"]) == ["pkg/zeta.py", "pkg/sub/y.py", "lib/x.py", "tests/t.py",
+                                                 "docs_src/a.py"]
+    assert closeness("pkg/app.py", ["pkg/app.py"]) == 0
+    assert closeness("pkg/b.py", ["pkg/app.py"]) < closeness("other/b.py", ["pkg/app.py"])
+
+
+def test_own_source_comes_before_tutorials_even_when_the_list_is_cut(explorer: Explorer) -> None:
+    # the whole-list call sorted by path used to fill its 200 places with docs_src/ and miss pkg/ entirely
+    found = explorer.find_references("Widget", max_results=20)
+    assert found.truncated
+    assert [r.file for r in found.references[:4]] == ["pkg/app.py", "pkg/app.py", "pkg/__init__.py", "pkg/sub/use.py"]
+
+
+def test_default_answer_lists_own_source_and_counts_the_rest(explorer: Explorer) -> None:
+    answer = explorer.references_answer("Widget")
+    listed = [f.file for f in answer.files or []]
+    assert listed[:3] == ["pkg/app.py", "pkg/__init__.py", "pkg/sub/use.py"]  # the definition's file first
+    assert all(f.lines for f in answer.files or [])
+    assert answer.by_role is not None
+    assert answer.by_role["doc"].hits == 2 * TUTORIALS + TUTORIALS  # import line and two uses per tutorial
+    assert answer.by_role["doc"].listed == 0 and answer.by_role["implementation"].listed == 5
+    assert {c.role for c in answer.counted or []} <= {"test", "doc"}
+    assert answer.more is not None and "role=" in answer.more
+    assert _size(answer) <= budget_chars()
+
+
+def test_a_role_is_listed_on_request_and_pages_by_offset(explorer: Explorer) -> None:
+    first = explorer.references_answer("Widget", role="doc")
+    assert first.next_offset is not None and _size(first) <= budget_chars()
+    lines = {(f.file, n) for f in first.files or [] for n in f.lines or []}
+    second = explorer.references_answer("Widget", role="doc", offset=first.next_offset)
+    more = {(f.file, n) for f in second.files or [] for n in f.lines or []}
+    assert lines and more and not lines & more
+    assert min(f.file for f in second.files or []) > max(f.file for f in first.files or [])
+
+
+def test_levels_counts_locations_code(explorer: Explorer) -> None:
+    counts = explorer.references_answer("Widget", level="counts")
+    assert counts.files == [] and counts.counted and all(c.lines is None for c in counts.counted)
+    code = explorer.references_answer("Widget", level="code")
+    assert code.references and all(r.text for r in code.references)
+    assert code.references[0].file == "pkg/app.py"
+
+
+def test_same_tree_and_arguments_give_the_same_answer(explorer: Explorer) -> None:
+    one = explorer.references_answer("Widget", role="doc").model_dump()
+    two = explorer.references_answer("Widget", role="doc").model_dump()
+    assert one == two
+
+
+def test_impact_summary_names_importers_first_within_budget(explorer: Explorer) -> None:
+    report = analyze_impact(explorer, ["pkg/app.py"], None)
+    from code_intel.explore.impact import shape_impact
+
+    summary = shape_impact(report.model_copy(deep=True))
+    importers = [i.file for i in summary.importers]
+    assert importers[:3] == ["pkg/__init__.py", "pkg/sub/use.py", "tests/test_widget.py"]
+    assert summary.dependents == [] and summary.top_files
+    assert _size(summary) <= budget_chars()
+    page = shape_impact(report.model_copy(deep=True), level="locations", group="dependents")
+    assert page.dependents and all(i.text is None for i in page.dependents)

@@ -1,0 +1,183 @@
+"""The default index: the static code model only, searchable from memory before Chroma stores it, ranked by
+what a chunk is (rank_code); chunks that carry meaning; sync_index answering at once with progress."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from code_intel.core.config import load_config
+from code_intel.core.project import ProjectRoot
+from code_intel.index import sync as sync_module
+from code_intel.index.chunker import Chunker, hollow
+from code_intel.index.retrieval import CodeRanking, Scored, named_identifiers, rank_code
+from code_intel.index.service import SemanticIndex
+from code_intel.index.static import StaticEmbedder
+from code_intel.index.store import FOREST
+from code_intel.index.text import embedding_text, lexical_text, member_names
+from tests.conftest import write_files
+
+RUBY_BUILDER = "module Rack\n  class Builder\n    attr_reader :options\n\n" + "".join(
+    f"    # Step {n} of the middleware stack.\n    def step_{n}(app, env)\n"
+    + "".join(f"      env['rack.step.{n}.{k}'] = app.call(env) * {k}\n" for k in range(12))
+    + "    end\n\n" for n in range(6)) + "    private\n\n    def helper\n      1\n    end\n  end\nend\n"
+
+JAVA_ADAPTER = "package demo;\n\npublic final class TypeAdapter<T> extends Base {\n  private final int size;\n\n" + "".join(
+    f"  /** Reads part {n}. */\n  public T read{n}(JsonReader in) throws IOException {{\n"
+    + "".join(f"    in.skip({k}); in.value({n}, {k});\n" for k in range(12)) + "    return null;\n  }\n\n"
+    for n in range(6)) + "}\n"
+
+
+@pytest.mark.parametrize(("path", "text", "language", "cls"), [
+    ("lib/rack/builder.rb", RUBY_BUILDER, "ruby", "Rack.Builder"),
+    ("src/TypeAdapter.java", JAVA_ADAPTER, "java", "TypeAdapter"),
+])
+def test_a_split_class_has_no_hollow_chunk_and_its_header_names_the_members(
+        path: str, text: str, language: str, cls: str) -> None:
+    chunks = Chunker(max_tokens=256).chunk(path, text, language)
+    assert len([c for c in chunks if c.kind == "function"]) >= 6  # the class was split into its methods
+    for c in chunks:
+        assert not hollow(c.content), (c.start_line, c.content)
+        assert c.content.strip() not in ("}", "end", "private")
+    header = next(c for c in chunks if c.symbol == cls and c.kind == "class")
+    assert header.start_line <= text.splitlines().index(next(line for line in text.splitlines()
+                                                             if cls.rsplit(".", 1)[-1] in line)) + 1
+    members = member_names(header.symbol, header.symbols)
+    assert {"step_0", "step_5"} <= set(members) or {"read0", "read5"} <= set(members)
+    assert "members:" in embedding_text(header) and members[0] in embedding_text(header)
+    assert members[-1] in lexical_text(header.file, header.symbol, header.content, members)
+
+
+def test_hollow_text_is_only_closing_words_and_punctuation() -> None:
+    assert hollow("}") and hollow("  end\nend") and hollow("private\n") and hollow("});") and hollow("")
+    assert not hollow("end_time = now()") and not hollow("class Builder") and not hollow("} else { retry(); }")
+
+
+def test_names_a_question_writes() -> None:
+    assert named_identifiers("Router") == ["Router"]
+    assert named_identifiers("how does parseHTTPResponse handle max_file_bytes") == ["parseHTTPResponse",
+                                                                                     "max_file_bytes"]
+    assert named_identifiers("Rack::Builder and app.call") == ["Builder", "call"]
+    assert named_identifiers("how are requests retried") == []
+
+
+def _scored(cid: str, dense: float, lexical: float, file: str, symbol: str = "", kind: str = "function",
+            role: str = "implementation", symbols: list[str] | None = None) -> Scored:
+    return Scored(cid, dense, lexical, file, symbol, symbols or ([symbol] if symbol else []), kind, role)
+
+
+def test_rank_code_puts_the_definition_of_a_written_name_first() -> None:
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.go", f"helper{n}") for n in range(20)]
+    candidates = [
+        _scored("use", 0.9, 5.0, "middleware/route_headers.go", "RouteHeaders"),
+        _scored("def", 0.7, 3.0, "chi.go", "Router", kind="class"),
+        _scored("test", 0.95, 6.0, "mux_test.go", "TestRouter", role="test"),
+        *fillers,
+    ]
+    ranked = rank_code(candidates, "Router")
+    assert [c.id for c in ranked][:2] == ["def", "use"]
+    assert [c.id for c in ranked].index("test") == 2  # below the implementation: tests lose 0.5 unless asked for
+    asked = rank_code([_scored("impl", 0.9, 5.0, "mux.go", "Mux.route"),
+                       _scored("test", 0.9, 5.0, "mux_test.go", "TestMux", role="test")], "tests for the router")
+    assert {c.id for c in asked[:2]} == {"impl", "test"} and asked[0].score == pytest.approx(asked[1].score, abs=0.2)
+
+
+def test_rank_code_lifts_files_named_like_the_question_and_decays_a_files_repeats() -> None:
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.go", f"helper{n}") for n in range(20)]
+    named = [_scored("cmd", 0.80, 1.0, "command.go", "Command.run"), _scored("bash", 0.78, 1.0, "bash_completions.go",
+                                                                           "genBash"), *fillers]
+    assert [c.id for c in rank_code(named, "bash completion generation")][0] == "bash"
+    assert [c.id for c in rank_code(named, "bash completion generation", weights=CodeRanking(path=0.0))][0] == "cmd"
+    repeats = [_scored(f"cmd{n}", 0.80 - n * 0.01, 1.0, "command.go", f"Command.m{n}") for n in range(3)]
+    repeats.append(_scored("help", 0.76, 1.0, "help.go", "usage"))
+    ranked = [c.id for c in rank_code([*repeats, *fillers], "usage template")]
+    assert ranked.index("help") < ranked.index("cmd1")  # a file's second chunk decays below another file's first
+    flat = CodeRanking(path=0.0, file_support=0.0, repeat_decay=1.0)
+    assert [c.id for c in rank_code([*repeats, *fillers], "usage template", weights=flat)][:3] == ["cmd0", "cmd1",
+                                                                                                   "cmd2"]
+
+
+def test_rank_code_puts_legacy_copies_below_the_current_code() -> None:
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.py", f"helper{n}") for n in range(20)]
+    pair = [_scored("old", 0.81, 2.0, "pydantic/deprecated/decorator.py", "validate_arguments"),
+            _scored("new", 0.80, 2.0, "pydantic/validate_call_decorator.py", "validate_call"), *fillers]
+    assert [c.id for c in rank_code(pair, "validate a function's arguments")][0] == "new"
+
+
+@pytest.fixture
+def static_index(project_dir: Path) -> Iterator[SemanticIndex]:
+    write_files(project_dir, {
+        "src/mailer.py": "import smtplib\n\n\ndef send_welcome_email(address, name):\n"
+                         "    message = f'Hello {name}'\n    smtplib.SMTP('localhost').sendmail('x', [address], message)\n",
+        "src/invoices.py": "class InvoiceCalculator:\n    def total_with_tax(self, amounts, rate):\n"
+                           "        return round(sum(amounts) * (1 + rate), 2)\n",
+        "src/router.go": "package web\n\n// Router dispatches requests to handlers.\ntype Router interface {\n"
+                         "\tHandle(pattern string, h Handler)\n}\n",
+        "src/use_router.go": "package web\n\nfunc mount(r Router) {\n\tr.Handle(\"/\", nil)\n}\n",
+        "tests/test_mailer.py": "def test_send_welcome_email():\n    assert send_welcome_email('a@b', 'A')\n",
+    })
+    (project_dir / ".code-intel").mkdir()
+    (project_dir / ".code-intel" / "config.json").write_text('{"sync_on_start": false}')
+    root = ProjectRoot.from_args(project_dir)
+    index = SemanticIndex(root, lambda: load_config(root.state_dir))
+    yield index
+    index.close()
+
+
+def test_the_default_index_is_the_static_model_alone_and_ranks_code(static_index: SemanticIndex) -> None:
+    report = static_index.sync()
+    assert report["complete"] is True and report["model"] == "code-static" and report["chunks_full_embedded"] == 0
+    parts = static_index._get_parts()
+    assert parts.fast_store is None and isinstance(parts.embedder, StaticEmbedder)
+    assert report["index"]["quality"] == "full" and report["index"]["searchable"] is True
+    assert parts.store.count(FOREST) == report["chunks_total"] == len(parts.memory)
+    assert static_index.semantic_search("Router", 3)["results"][0]["file"] == "src/router.go"
+    assert static_index.semantic_search("InvoiceCalculator", 3)["results"][0]["symbol"] == "InvoiceCalculator"
+    first = static_index.semantic_search("send a welcome email", 3)["results"][0]
+    assert first["file"] == "src/mailer.py" and first["role"] == "implementation"
+
+
+def test_a_new_process_searches_the_stored_index_without_a_sync(static_index: SemanticIndex) -> None:
+    static_index.sync()
+    root = static_index.root
+    again = SemanticIndex(root, lambda: load_config(root.state_dir))
+    try:
+        answer = again.semantic_search("InvoiceCalculator", 3)
+        assert answer["index"]["state"] == "complete" and answer["results"][0]["symbol"] == "InvoiceCalculator"
+        assert len(again._get_parts().memory) == static_index.status()["chunks"]
+    finally:
+        again.close()
+
+
+def test_sync_answers_before_the_files_are_indexed_and_relays_progress(
+        static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sync_module, "FILES_PER_BATCH", 2)
+    gate = threading.Event()
+    original = sync_module.ForestSync._index_batch
+
+    def held(self: sync_module.ForestSync, batch: list[object]) -> object:
+        assert gate.wait(60)
+        return original(self, batch)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sync_module.ForestSync, "_index_batch", held)
+    events: list[tuple[float, float | None, str]] = []
+    started = time.perf_counter()
+    early = static_index.sync_answering(progress=lambda *e: events.append(e), answer_within=2.0)
+    assert time.perf_counter() - started < 10
+    assert early["complete"] is False and early["index"]["state"] == "syncing"
+    assert early["index"]["searchable"] is False and early["index"]["total_chunks"] is None
+    assert "background" in early["note"] and events and events[0][1] == 5  # "5 files scanned, 5 to index"
+    during = static_index.semantic_search("welcome email", 3)
+    assert during["index_complete"] is False and during["index"]["state"] == "syncing"
+    gate.set()
+    deadline = time.monotonic() + 120
+    while static_index.index_state()["state"] != "complete":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    done = static_index.sync_answering(progress=lambda *e: events.append(e))
+    assert done["complete"] is True and done["files_unchanged"] == 5
+    assert static_index.semantic_search("welcome email", 3)["results"][0]["file"] == "src/mailer.py"

@@ -1,0 +1,80 @@
+"""What an outcome check compares: fingerprint keys, their descriptions and the changes between two fingerprints.
+
+Shared by the git layer, which takes fingerprints (code_intel.git.fingerprint), and the workflow, which
+judges the changes (code_intel.workflow.outcome). A fingerprint maps a key (a project-relative path, a
+path of the repository's own settings, `ref <name>`, `index-flag <path>` or `HEAD`) to a description:
+`file <mode> <sha256>`, `link <target>`, `special <type>`, a ref's object id, a flag's name, HEAD's text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+# caches a test or lint run leaves behind (gitignore syntax): the default of config.json outcome_check.ignore
+CACHE_PATTERNS = (
+    "__pycache__/", "*.pyc", "*.pyo", ".pytest_cache/", ".mypy_cache/", ".ruff_cache/", ".hypothesis/",
+    ".coverage", ".coverage.*", "htmlcov/", ".tox/", ".nox/", "node_modules/.cache/", ".eslintcache",
+    ".parcel-cache/", ".next/cache/", "target/debug/incremental/", ".gradle/", ".cache/",
+)
+KEY_REF = "ref "
+KEY_FLAG = "index-flag "
+KEY_HEAD = "HEAD"
+DELETED = "deleted"
+
+
+@dataclass(frozen=True)
+class Change:
+    key: str
+    before: str | None  # None: not there
+    after: str | None
+
+    def what(self) -> str:
+        """The change in words, for a refusal."""
+        before, after = self.before, self.after
+        if self.key.startswith(KEY_REF):
+            if before is None:
+                return f"created at {after[:12] if after else ''}"
+            if after is None:
+                return f"deleted (it was at {before[:12]})"
+            return f"moved from {before[:12]} to {after[:12]}"
+        if self.key.startswith(KEY_FLAG):
+            return f"flag {after} set" if after else f"flag {before} cleared"
+        if self.key == KEY_HEAD:
+            return f"changed from {before!r} to {after!r}"
+        if before is None:
+            return f"created ({_kind(after)})"
+        if after is None:
+            return f"deleted (was {_kind(before)})"
+        old, new = before.split(" "), after.split(" ")
+        if old[0] != new[0]:
+            return f"type changed from {_kind(before)} to {_kind(after)}"
+        if old[0] == "link":
+            return f"link target changed from {before[5:]!r} to {after[5:]!r}"
+        if old[0] == "file" and old[1] != new[1] and old[2:] == new[2:]:
+            return f"mode changed from {old[1]} to {new[1]}"
+        if old[0] == "file" and old[1] != new[1]:
+            return f"content and mode ({old[1]} -> {new[1]}) changed"
+        return "content changed"
+
+
+def _kind(description: str | None) -> str:
+    if not description:
+        return "nothing"
+    head = description.split(" ", 1)[0]
+    return {"file": "a file", "link": "a symlink " + description[5:], "special": "a special file"}.get(head, head)
+
+
+def content_id(description: str) -> str:
+    """The part of a description that a grant names: a file's sha256, or sha256 of b'link:' + target."""
+    if description.startswith("file "):
+        return description.rsplit(" ", 1)[1]
+    if description.startswith("link "):
+        return hashlib.sha256(b"link:" + description[5:].encode("utf-8", "surrogateescape")).hexdigest()
+    return description
+
+
+def diff(expected: dict[str, str], current: dict[str, str]) -> list[Change]:
+    """Every key whose description differs between two fingerprints, sorted by key."""
+    keys = sorted(set(expected) | set(current))
+    return [Change(k, expected.get(k), current.get(k)) for k in keys if expected.get(k) != current.get(k)]

@@ -1,0 +1,265 @@
+"""The shape of exploration answers: what an agent most likely needs first, small by default, complete on request.
+
+Every answer costs the agent context, so the exploration tools answer in a fixed order and within a budget.
+The order: the project's own source first, then tests, then docs and examples, then generated or vendored code
+(file roles, see roles.py); within a role, files closer to an anchor (where the symbol is defined, or the `path`
+asked about) first, then by path; within a file, by line. The budget: about DEFAULT_BUDGET_TOKENS of JSON per
+answer, counted as characters / 3.5, so the same tree and arguments always give an answer of the same size.
+
+What does not fit is never dropped silently: a cut answer counts what it left out per role and says how to ask
+for it (`offset` pages on in the same order, `role` lists one role's hits line by line).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import PurePosixPath
+from typing import Any, Literal, TypeVar
+
+from code_intel.core.file_roles import Role, file_role
+from code_intel.explore.models import (
+    DefinitionResult,
+    FileHits,
+    Reference,
+    ReferenceResult,
+    RoleCount,
+    StructureResult,
+)
+
+ROLE_ORDER: tuple[Role, ...] = ("implementation", "test", "doc", "generated")
+Level = Literal["counts", "locations", "code"]
+DEFAULT_BUDGET_TOKENS = 1500
+CHARS_PER_TOKEN = 3.5
+T = TypeVar("T")
+
+
+def budget_chars(tokens: int = DEFAULT_BUDGET_TOKENS) -> int:
+    """The characters of compact JSON an answer of `tokens` may take."""
+    return int(tokens * CHARS_PER_TOKEN)
+
+
+def json_chars(value: Any) -> int:
+    """The size of `value` as compact JSON (the server writes its answers so)."""
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str))
+
+
+def role_rank(file: str) -> int:
+    return ROLE_ORDER.index(file_role(file))
+
+
+def closeness(file: str, anchors: Sequence[str]) -> int:
+    """Folders between `file` and the nearest anchor: 0 for an anchor itself, 1 for a file beside one, and one
+    more for every folder up from the file to the folder they share and down again to the anchor."""
+    if not anchors:
+        return 0
+    parts = PurePosixPath(file).parts
+    best: int | None = None
+    for anchor in anchors:
+        if file == anchor:
+            return 0
+        other = PurePosixPath(anchor).parts
+        shared = 0
+        for a, b in zip(parts[:-1], other[:-1], strict=False):
+            if a != b:
+                break
+            shared += 1
+        distance = 1 + (len(parts) - 1 - shared) + (len(other) - 1 - shared)
+        best = distance if best is None else min(best, distance)
+    return best or 0
+
+
+def file_order(files: Iterable[str], anchors: Sequence[str] = ()) -> list[str]:
+    """Files in answer order: role, closeness to the anchors, path."""
+    return sorted(set(files), key=lambda f: (role_rank(f), closeness(f, anchors), f))
+
+
+def ranked(items: Iterable[T], file_of: Callable[[T], str], line_of: Callable[[T], int],
+           anchors: Sequence[str] = ()) -> list[T]:
+    """Items in answer order: their file's place in file_order, then line."""
+    listed = list(items)
+    order = {f: i for i, f in enumerate(file_order((file_of(i) for i in listed), anchors))}
+    return sorted(listed, key=lambda i: (order[file_of(i)], line_of(i)))
+
+
+def role_counts(files: Iterable[tuple[str, int]]) -> dict[str, dict[str, int]]:
+    """{role: {"files": n, "hits": n}} of (file, hits) pairs, roles in ROLE_ORDER, empty roles left out."""
+    counts: dict[str, dict[str, int]] = defaultdict(lambda: {"files": 0, "hits": 0})
+    for file, hits in files:
+        c = counts[file_role(file)]
+        c["files"] += 1
+        c["hits"] += hits
+    return {role: counts[role] for role in ROLE_ORDER if role in counts}
+
+
+class Fitter:
+    """Adds pieces to an answer while they fit its budget, measuring each as compact JSON (the comma included)."""
+
+    def __init__(self, chars: int) -> None:
+        self.left = chars
+        self.full = False
+
+    def take(self, piece: Any) -> bool:
+        size = json_chars(piece) + 1
+        if self.full or size > self.left:
+            self.full = True
+            return False
+        self.left -= size
+        return True
+
+
+# --------------------------------------------------------------------------- find_references
+RESERVED_CHARS = 700  # what an answer says beside its list: totals per role, what was left out and how to ask
+
+
+def shape_references(result: ReferenceResult, *, level: Level = "locations", role: str | None = None,
+                     offset: int = 0, budget_tokens: int = DEFAULT_BUDGET_TOKENS, limit: int | None = None,
+                     anchors: Sequence[str] = ()) -> ReferenceResult:
+    """find_references' answer for an agent: hits ranked (own source, tests, docs, generated; near the definition
+    first), within the budget. `level` "locations" (the default) groups the listed hits by file, one line number
+    per hit; "code" lists each hit with its line's text; "counts" gives files with hit counts only. One role is
+    listed hit by hit (the first that uses the name, own source whenever it has hits; `role` chooses another, or
+    "all"); the other roles' files come with counts. `offset` skips that many listed hits (paging); `limit`
+    lists up to that many hits whatever their size (the budget then applies to nothing)."""
+    refs = result.references
+    anchors = list(dict.fromkeys([*anchors, *(r.file for r in refs if r.is_definition)]))
+    by_file: dict[str, list[Reference]] = defaultdict(list)
+    for ref in refs:
+        by_file[ref.file].append(ref)
+    order = file_order(by_file, anchors)
+    roles_with_hits = [r for r in ROLE_ORDER if any(file_role(f) == r for f in order)]
+    listed_roles: set[str]
+    if role == "all":
+        listed_roles = set(roles_with_hits)
+    elif role is not None:
+        listed_roles = {role}
+    else:
+        using = next((r for r in roles_with_hits
+                      if any(not ref.is_definition for f in order if file_role(f) == r for ref in by_file[f])), None)
+        listed_roles = {r for r in roles_with_hits if r == "implementation" or r == using}
+    if level == "counts":
+        listed_roles = set()
+    fit = Fitter(budget_chars(budget_tokens) - RESERVED_CHARS if limit is None else 1 << 40)
+    listed_hits = [ref for f in order if file_role(f) in listed_roles for ref in sorted(by_file[f], key=_hit_key)]
+    shown_refs: list[Reference] = []
+    files: list[FileHits] = []
+    shown = 0
+    if level == "code":
+        for ref in listed_hits[offset:]:
+            if len(shown_refs) == limit or not fit.take(ref.model_dump(exclude_none=True)):
+                break
+            shown_refs.append(ref)
+        shown = len(shown_refs)
+    elif listed_roles:
+        position = 0
+        for f in order:
+            if file_role(f) not in listed_roles:
+                continue
+            hits = sorted(by_file[f], key=_hit_key)
+            take = hits[max(0, offset - position):]
+            position += len(hits)
+            if not take or fit.full:
+                continue
+            entry = FileHits(file=f, line=take[0].line, role=file_role(f), count=len(hits), lines=[])
+            if not fit.take(entry.model_dump(exclude_none=True)):
+                break
+            for ref in take:
+                if shown == limit or not fit.take(ref.line):
+                    fit.full = True
+                    break
+                assert entry.lines is not None
+                entry.lines.append(ref.line)
+                if ref.is_definition:
+                    entry.definitions = [*(entry.definitions or []), ref.line]
+                shown += 1
+            if entry.lines:
+                files.append(entry)
+    counted: list[FileHits] = []
+    for f in order:
+        if file_role(f) in listed_roles or fit.full:
+            continue
+        entry = FileHits(file=f, line=by_file[f][0].line, role=file_role(f), count=len(by_file[f]))
+        if not fit.take(entry.model_dump(exclude_none=True)):
+            break
+        counted.append(entry)
+    per_role = role_counts((f, len(by_file[f])) for f in order)
+    listed_per_role: dict[str, int] = defaultdict(int)
+    for entry in files:
+        listed_per_role[entry.role] += len(entry.lines or [])
+    for ref in shown_refs:
+        listed_per_role[file_role(ref.file)] += 1
+    result.references = shown_refs
+    result.files = files
+    result.counted = counted
+    result.by_role = {r: RoleCount(files=c["files"], hits=c["hits"], listed=listed_per_role.get(r, 0))
+                      for r, c in per_role.items()}
+    more = offset + shown < len(listed_hits)
+    result.next_offset = offset + shown if more else None
+    result.truncated = more or len(counted) < sum(1 for f in order if file_role(f) not in listed_roles)
+    result.more = _references_more(result, listed_roles, level, offset + shown, more) or None
+    return result
+
+
+def _hit_key(ref: Reference) -> tuple[int, int]:
+    return ref.line, ref.column
+
+
+def _references_more(result: ReferenceResult, listed_roles: set[str], level: Level, next_offset: int,
+                     more: bool) -> str:
+    notes = []
+    if more:
+        notes.append(f"more hits of {', '.join(r for r in ROLE_ORDER if r in listed_roles)}: offset={next_offset}")
+    others = [f"{r} ({c.hits} in {c.files} files)" for r, c in (result.by_role or {}).items() if r not in listed_roles]
+    if others and level != "counts":
+        notes.append("counted per file, not listed: " + ", ".join(others) + "; role=<role> or role='all' lists them")
+    if level == "locations" and (result.files or []) and any(f.lines for f in result.files or []):
+        notes.append("level='code' adds each line's text")
+    return "; ".join(notes)
+
+
+# --------------------------------------------------------------------------- find_definitions
+def shape_definitions(result: DefinitionResult, *, offset: int = 0,
+                      budget_tokens: int = DEFAULT_BUDGET_TOKENS) -> DefinitionResult:
+    """find_definitions' answer within the budget, in the index's order (exact names, own source, types and
+    callables first), from `offset` on."""
+    found = result.definitions
+    fit = Fitter(budget_chars(budget_tokens) - RESERVED_CHARS)
+    kept = []
+    for d in found[offset:]:
+        if not fit.take(d.model_dump(exclude_none=True)):
+            break
+        kept.append(d)
+    result.definitions = kept
+    if offset + len(kept) < len(found):
+        result.next_offset = offset + len(kept)
+        result.truncated = True
+    return result
+
+
+# --------------------------------------------------------------------------- analyze_structure
+STRUCTURE_PARTS = ("imports", "classes", "functions")
+
+
+def shape_structure(result: StructureResult, *, parts: Sequence[str] = STRUCTURE_PARTS, offset: int = 0,
+                    budget_tokens: int = DEFAULT_BUDGET_TOKENS) -> StructureResult:
+    """analyze_structure's answer: the parts asked for; the imports whole (they are what a file depends on), then
+    classes and functions in file order while the budget lasts, from `offset` on (counted over both)."""
+    fit = Fitter(budget_chars(budget_tokens) - RESERVED_CHARS)
+    result.imports = result.imports if "imports" in parts else []
+    for info in result.imports:
+        fit.take(info.model_dump(exclude_none=True))
+    members: list[tuple[str, Any]] = [*(("classes", c) for c in result.classes if "classes" in parts),
+                                      *(("functions", f) for f in result.functions if "functions" in parts)]
+    kept: dict[str, list[Any]] = {"classes": [], "functions": []}
+    shown = 0
+    for part, item in members[offset:]:
+        if not fit.take(item.model_dump(exclude_none=True)):
+            break
+        kept[part].append(item)
+        shown += 1
+    left = {part: sum(1 for p, _ in members[offset + shown:] if p == part) for part in ("classes", "functions")}
+    result.classes, result.functions = kept["classes"], kept["functions"]
+    result.left_out = {part: n for part, n in left.items() if n} or None
+    result.next_offset = offset + shown if offset + shown < len(members) else None
+    return result

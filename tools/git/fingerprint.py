@@ -1,0 +1,237 @@
+"""Fingerprints: what the project and its repository hold, taken whole, so a change is seen whatever made it.
+
+A fingerprint maps a key to a short description of what is there:
+- every file of the work tree, tracked, untracked and ignored: `file <mode> <sha256>`, `link <target>`
+  (a symlink is recorded as a link, never followed) or `special <type>`;
+- the repository's own settings and scripts: `.git/config` (and `config.worktree`), everything under
+  `.git/hooks/` and `.git/info/` (`file ...` as above, keyed by their path), and `HEAD`;
+- every ref (`ref refs/heads/main` -> the object id it names), and the index entries that carry a
+  flag hiding a change (`index-flag <path>` -> `skip-worktree` / `assume-unchanged`).
+
+Left out: the `.git` folder's objects and logs (git writes them on reads too), code-intel's own
+runtime folders (`.code-intel/sessions`, `logs`, `chroma`, `cache`), and the caches a test run leaves,
+matched by gitignore-style patterns (config.json `outcome_check.ignore`). Everything else under
+`.code-intel/` (settings, contract, verifiers), `.claude/` and `.codex/` is in.
+
+Taking one is incremental, like git's index: a file is hashed again only when its stat (mode, size,
+mtime, ctime, inode) changed since the last take, or when it changed so recently that a second change
+in the same clock tick could hide behind the same stat ("racy" entries are always re-hashed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from code_intel.core.outcome_types import CACHE_PATTERNS, DELETED, KEY_FLAG, KEY_HEAD, KEY_REF
+
+# what code-intel itself writes during a session, never the agent's work to judge
+RUNTIME_DIRS = (".code-intel/sessions", ".code-intel/logs", ".code-intel/chroma", ".code-intel/cache")
+DEFAULT_CACHE_PATTERNS = CACHE_PATTERNS
+RACY_NS = 2_000_000_000  # a file changed this close to a take is hashed again next time
+GitText = Callable[[Sequence[str]], bytes]  # runs git with these arguments, returns stdout
+
+
+def describe_path(path: Path) -> str | None:
+    """The description of one path now (None when nothing is there); hashes a file."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return _describe(path, info)
+
+
+def _describe(path: Path | str, info: os.stat_result) -> str | None:
+    if stat.S_ISLNK(info.st_mode):
+        try:
+            return "link " + os.readlink(path)
+        except OSError:
+            return None
+    if stat.S_ISREG(info.st_mode):
+        digest = hashlib.sha256()
+        try:
+            with open(path, "rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(block)
+        except OSError:
+            return None
+        return f"file {stat.S_IMODE(info.st_mode):o} {digest.hexdigest()}"
+    if stat.S_ISDIR(info.st_mode):
+        return None
+    return f"special {stat.S_IFMT(info.st_mode):o}"
+
+
+def _stat_key(info: os.stat_result) -> tuple[int, ...]:
+    return (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
+
+
+class CacheMatcher:
+    """Gitignore-style patterns for the caches that are not judged (pathspec's gitwildmatch)."""
+
+    def __init__(self, patterns: Iterable[str]) -> None:
+        import pathspec
+
+        self.patterns = tuple(patterns)
+        self._spec = pathspec.GitIgnoreSpec.from_lines(self.patterns)
+        self._known: dict[str, bool] = {}
+
+    def __call__(self, rel: str, is_dir: bool) -> bool:
+        probe = rel + "/" if is_dir else rel
+        hit = self._known.get(probe)
+        if hit is None:
+            hit = self._known[probe] = self._spec.match_file(probe)
+        return hit
+
+
+@dataclass
+class GitPlaces:
+    """Where a repository keeps what the fingerprint reads (absolute paths)."""
+
+    git_dir: Path
+    common_dir: Path
+
+    def meta_files(self) -> list[Path]:
+        """HEAD, the config files, and the roots of hooks/ and info/ (walked)."""
+        return [self.common_dir / "config", self.git_dir / "config.worktree", self.common_dir / "hooks",
+                self.common_dir / "info", self.git_dir / "info"]
+
+
+@dataclass
+class Fingerprinter:
+    """Takes fingerprints of one project, keeping a stat cache between takes (not thread-safe: the caller locks)."""
+
+    root: Path
+    caches: CacheMatcher
+    git: GitText | None = None  # None: the project is not in a git repository
+    places: GitPlaces | None = None
+    _cache: dict[str, tuple[tuple[int, ...], str | None]] = field(default_factory=dict)
+    _index_flags: tuple[tuple[int, ...], dict[str, str]] | None = None
+    hashed: int = 0  # files hashed by the last take (for benchmarks and tests)
+
+    def take(self) -> dict[str, str]:
+        started = time.time_ns()
+        self.hashed = 0
+        seen: dict[str, tuple[tuple[int, ...], str | None]] = {}
+        out: dict[str, str] = {}
+        self._walk_tree(out, seen, started)
+        if self.git is not None and self.places is not None:
+            self._walk_meta(out, seen, started)
+            out.update(self._refs())
+            out.update(self._flags())
+        self._cache = seen
+        return out
+
+    def _entry(self, label: str, path: str, info: os.stat_result, seen: dict[str, tuple[tuple[int, ...], str | None]],
+               started: int) -> str | None:
+        key = _stat_key(info)
+        cached = self._cache.get(label)
+        if cached is not None and cached[0] == key:
+            description = cached[1]
+        else:
+            description = _describe(path, info)
+            self.hashed += 1
+        racy = started - max(info.st_mtime_ns, info.st_ctime_ns) < RACY_NS
+        seen[label] = ((-1,) if racy else key, description)
+        return description
+
+    def _walk_tree(self, out: dict[str, str], seen: dict[str, tuple[tuple[int, ...], str | None]], started: int) -> None:
+        root = str(self.root)
+        stack = [("", root)]
+        skip_dirs = set(RUNTIME_DIRS)
+        while stack:
+            rel_dir, folder = stack.pop()
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            for item in entries:
+                rel = f"{rel_dir}{item.name}"
+                if item.name == ".git" and rel_dir == "":
+                    continue  # the repository's own folder (or a worktree's pointer): read below, selectively
+                try:
+                    info = item.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if stat.S_ISDIR(info.st_mode):
+                    if rel in skip_dirs or self.caches(rel, True):
+                        continue
+                    stack.append((rel + "/", item.path))
+                    continue
+                if self.caches(rel, False):
+                    continue
+                description = self._entry(rel, item.path, info, seen, started)
+                if description is not None:
+                    out[rel] = description
+
+    def _label(self, path: Path) -> str:
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return path.as_posix()
+
+    def _walk_meta(self, out: dict[str, str], seen: dict[str, tuple[tuple[int, ...], str | None]], started: int) -> None:
+        assert self.places is not None
+        head = self.places.git_dir / "HEAD"
+        try:
+            out[KEY_HEAD] = head.read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            out[KEY_HEAD] = DELETED
+        done: set[Path] = set()
+        for start in self.places.meta_files():
+            if start in done:
+                continue
+            done.add(start)
+            stack = [start]
+            while stack:
+                path = stack.pop()
+                try:
+                    info = os.lstat(path)
+                except OSError:
+                    continue
+                if stat.S_ISDIR(info.st_mode):
+                    try:
+                        stack.extend(Path(e.path) for e in os.scandir(path))
+                    except OSError:
+                        pass
+                    continue
+                label = self._label(path)
+                description = self._entry(label, str(path), info, seen, started)
+                if description is not None:
+                    out[label] = description
+
+    def _refs(self) -> dict[str, str]:
+        assert self.git is not None
+        raw = self.git(["for-each-ref", "--format=%(refname)%00%(objectname)"])
+        out: dict[str, str] = {}
+        for line in raw.decode("utf-8", "surrogateescape").splitlines():
+            name, _, oid = line.partition("\0")
+            if name:
+                out[KEY_REF + name] = oid
+        return out
+
+    def _flags(self) -> dict[str, str]:
+        """Index entries flagged skip-worktree or assume-unchanged; `git ls-files` runs only when the index changed."""
+        assert self.git is not None and self.places is not None
+        try:
+            key = _stat_key(os.stat(self.places.git_dir / "index"))
+        except OSError:
+            return {}
+        if self._index_flags is not None and self._index_flags[0] == key:
+            return dict(self._index_flags[1])
+        raw = self.git(["ls-files", "-v", "-z"])
+        flags: dict[str, str] = {}
+        for record in raw.split(b"\0"):
+            if len(record) < 3:
+                continue
+            tag, name = chr(record[0]), record[2:].decode("utf-8", "surrogateescape")
+            if tag == "S":
+                flags[KEY_FLAG + name] = "skip-worktree"
+            elif tag.islower():
+                flags[KEY_FLAG + name] = "assume-unchanged"
+        self._index_flags = (key, flags)
+        return dict(flags)

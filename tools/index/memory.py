@@ -1,0 +1,162 @@
+"""The searchable part of the index, held in the process: each chunk's static vector, its metadata and the first
+lines of its text, beside the BM25 postings (`lexical.py`).
+
+A sync fills it file batch by file batch, before anything is written to Chroma, so every file is searchable as
+soon as it is chunked and embedded (a few hundred milliseconds for a median repository), while Chroma, whose
+import alone takes seconds, persists the same chunks right after. A process that starts on an existing index
+loads it back from Chroma page by page. Vectors live in one float32 matrix that grows by doubling; a removed
+chunk's row is reused, so memory follows the number of chunks, not the number of edits.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+SNIPPET_CHARS = 600  # of each chunk's text kept in memory, for the answer's snippet
+
+
+@dataclass
+class Entry:
+    row: int
+    meta: dict[str, Any]
+    snippet: str
+
+
+class MemoryIndex:
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._entries: dict[str, Entry] = {}
+        self._free: list[int] = []
+        self._matrix: Any = None  # float32 (capacity x dimension), allocated with the first vectors
+        self._ids: list[str | None] = []  # row -> chunk id (None: free row)
+        self._names: dict[str, set[str]] = {}  # lower-cased last part of a defined name -> ids of its chunks
+        self.loaded = False
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, chunk_id: object) -> bool:
+        return chunk_id in self._entries
+
+    def add(self, ids: list[str], vectors: Any, documents: list[str], metadatas: list[dict[str, Any]]) -> None:
+        """Add or replace chunks (vectors: any (n x d) array-like of unit vectors)."""
+        import numpy as np
+
+        if not ids:
+            return
+        block = np.asarray(vectors, dtype=np.float32)
+        with self._lock:
+            if self._matrix is None:
+                self._matrix = np.zeros((max(256, len(ids)), block.shape[1]), dtype=np.float32)
+            for k, (cid, doc, meta) in enumerate(zip(ids, documents, metadatas, strict=True)):
+                entry = self._entries.get(cid)
+                row = entry.row if entry is not None else self._take_row()
+                self._matrix[row] = block[k]
+                self._ids[row] = cid
+                if entry is not None:
+                    self._unname(cid, entry.meta)
+                self._entries[cid] = Entry(row, dict(meta), (doc or "")[:SNIPPET_CHARS])
+                self._name(cid, meta)
+
+    def update_metadata(self, ids: Iterable[str], metadatas: Iterable[dict[str, Any]]) -> None:
+        with self._lock:
+            for cid, meta in zip(ids, metadatas, strict=True):
+                entry = self._entries.get(cid)
+                if entry is not None:
+                    self._unname(cid, entry.meta)
+                    entry.meta = dict(meta)
+                    self._name(cid, meta)
+
+    def remove(self, ids: Iterable[str]) -> None:
+        with self._lock:
+            for cid in ids:
+                entry = self._entries.pop(cid, None)
+                if entry is not None:
+                    self._unname(cid, entry.meta)
+                    self._ids[entry.row] = None
+                    self._matrix[entry.row] = 0.0
+                    self._free.append(entry.row)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._free.clear()
+            self._ids.clear()
+            self._names.clear()
+            self._matrix = None
+            self.loaded = False
+
+    @staticmethod
+    def _defined(meta: dict[str, Any]) -> set[str]:
+        names = [s for s in str(meta.get("symbols", "")).split(",") if s] + [str(meta.get("symbol") or "")]
+        return {n.rsplit(".", 1)[-1].lower() for n in names if n}
+
+    def _name(self, cid: str, meta: dict[str, Any]) -> None:
+        for name in self._defined(meta):
+            self._names.setdefault(name, set()).add(cid)
+
+    def _unname(self, cid: str, meta: dict[str, Any]) -> None:
+        for name in self._defined(meta):
+            ids = self._names.get(name)
+            if ids is not None:
+                ids.discard(cid)
+                if not ids:
+                    del self._names[name]
+
+    def defining(self, names: list[str], limit: int) -> list[str]:
+        """Ids of chunks that define one of `names` (the last part of a qualified name, any case): the chunk whose
+        own symbol it is first, then chunks that list it (a class and its members)."""
+        with self._lock:
+            own: list[str] = []
+            listed: list[str] = []
+            for name in names:
+                for cid in sorted(self._names.get(name.lower(), ())):
+                    symbol = str(self._entries[cid].meta.get("symbol") or "")
+                    (own if symbol.rsplit(".", 1)[-1].lower() == name.lower() else listed).append(cid)
+            return list(dict.fromkeys(own + listed))[:limit]
+
+    def _take_row(self) -> int:
+        import numpy as np
+
+        if self._free:
+            return self._free.pop()
+        row = len(self._ids)
+        if row >= self._matrix.shape[0]:
+            grown = np.zeros((self._matrix.shape[0] * 2, self._matrix.shape[1]), dtype=np.float32)
+            grown[: self._matrix.shape[0]] = self._matrix
+            self._matrix = grown
+        self._ids.append(None)
+        return row
+
+    def nearest(self, vector: Any, limit: int) -> list[tuple[str, float]]:
+        """(chunk id, cosine similarity), best first: an exact scan (a matrix-vector product)."""
+        import numpy as np
+
+        with self._lock:
+            if not self._entries:
+                return []
+            used = len(self._ids)
+            scores = self._matrix[:used] @ np.asarray(vector, dtype=np.float32)
+            for row in self._free:
+                scores[row] = -np.inf
+            k = min(limit, len(self._entries))
+            best = np.argpartition(-scores, k - 1)[:k]
+            best = best[np.argsort(-scores[best])]
+            return [(self._ids[r], float(scores[r])) for r in best if self._ids[r] is not None]  # type: ignore[misc]
+
+    def similarity(self, vector: Any, ids: list[str]) -> dict[str, float]:
+        import numpy as np
+
+        with self._lock:
+            rows = [self._entries[i].row for i in ids if i in self._entries]
+            known = [i for i in ids if i in self._entries]
+            if not rows:
+                return {}
+            scores = self._matrix[rows] @ np.asarray(vector, dtype=np.float32)
+            return {i: float(s) for i, s in zip(known, scores, strict=True)}
+
+    def entry(self, chunk_id: str) -> Entry | None:
+        return self._entries.get(chunk_id)

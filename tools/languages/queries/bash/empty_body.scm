@@ -1,0 +1,4 @@
+; Empty-body roles (code_intel.workflow.empty_body): @callable, @type (a declaration), @body, @block,
+; @decorator and @ignored (not judged).
+(function_definition) @callable
+(function_definition body: (_) @body)

@@ -20,6 +20,7 @@ the calls for the CPU). The figures printed are medians with the spread (25th-75
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import shlex
 import shutil
@@ -50,13 +51,24 @@ RAW_RG = {
 }
 
 
+def import_path(server: Path) -> Path:
+    """A folder to put first on PYTHONPATH so that `code_intel` is that checkout's tools/ folder (the editable
+    install maps it to this checkout's only)."""
+    folder = Path(tempfile.gettempdir()) / f"code-intel-bench-{hashlib.sha1(str(server).encode()).hexdigest()[:10]}"
+    folder.mkdir(exist_ok=True)
+    link = folder / "code_intel"
+    if not link.exists():
+        link.symlink_to(server / "tools")
+    return folder
+
+
 def server_params(server: Path, project: Path) -> Any:
     from mcp.client.stdio import StdioServerParameters
 
     argv = [sys.executable, str(server / "code_intel_server.py"), "--project", str(project), "--log-level", "WARNING"]
     # stderr dropped: the client would copy it to ours
-    return StdioServerParameters(command="/bin/sh", args=["-c", f"exec {shlex.join(argv)} 2>/dev/null"],
-                                 cwd=str(project))
+    command = f"PYTHONPATH={shlex.quote(str(import_path(server)))} exec {shlex.join(argv)} 2>/dev/null"
+    return StdioServerParameters(command="/bin/sh", args=["-c", command], cwd=str(project))
 
 
 async def start_to_list(server: Path, project: Path) -> tuple[float, int]:

@@ -476,6 +476,7 @@ def refusable(tool: str, err: Exception) -> BaseException:
 
 
 def build_server(app: CodeIntelApp) -> CodeIntelServer:
+    sdk.skip_logging_setup()  # we own logging (stderr and .code-intel/logs)
     return CodeIntelServer(app)
 
 

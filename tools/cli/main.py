@@ -150,33 +150,6 @@ def _hook_args(argv: list[str]) -> SimpleNamespace | None:
     return SimpleNamespace(command="hook", event=rest[0], project=project)
 
 
-def _save_tool_listing(project: str) -> None:
-    """After `init`: the server's tools/list answer saved into the project (tools/server/tool_listing.py), so that the first
-    server the client starts there answers from it instead of building its table first. Skipped, without
-    importing the server, when the saved listing is already this code's; a failure only costs that speed."""
-    from pathlib import Path
-
-    from code_intel.core.project import STATE_DIR
-    from code_intel.server import tool_listing as tool_table
-
-    path = tool_table.listing_path(Path(project).resolve() / STATE_DIR)
-    try:
-        key = tool_table.current_key()
-        if tool_table.load(path, key) is not None:
-            return
-        import code_intel_server
-
-        code_intel_server.save_tool_listing(project)
-        saved = tool_table.load(path, key) is not None
-    except Exception:  # noqa: BLE001 - reported as not saved
-        saved = False
-    if saved:
-        print(f"  saved       {STATE_DIR}/cache/{tool_table.FILE_NAME}  (the server's tool listing, for a quick first start)")
-    else:
-        print(f"  (the server's tool listing was not saved in {STATE_DIR}/cache/: the first server start builds it)",
-              file=sys.stderr)
-
-
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     if words[:1] == ["--version"]:  # printed here: argparse would wrap a long install path over two lines
@@ -195,10 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     from code_intel.core.errors import CodeIntelError
 
     try:
-        code = _load(COMMANDS[args.command])(args)
-        if args.command == "init" and code == 0 and not args.remove_hooks:
-            _save_tool_listing(args.dir)
-        return code
+        return _load(COMMANDS[args.command])(args)
     except CodeIntelError as err:
         print(f"code-intel {args.command}: {err.message}" + (f"\n  hint: {err.hint}" if err.hint else ""), file=sys.stderr)
         return 2

@@ -790,16 +790,10 @@ class WorkflowEngine:
             self._waiting = (key, state, ledger)
         return self._waiting[1], self._waiting[2]
 
-    def annotate_refusal(self, data: dict[str, Any], wait: float = -1) -> bool:
-        """Give any refusal the contract's fields: the current phase's instruction, expected_payload and
-        call; with no session, how to start one. `wait` (seconds) bounds the wait for a call that holds the
-        session: past it nothing is added and the answer is False (the stdio writer must not wait on a
-        submit whose progress notes wait on the writer)."""
-        if not self._lock.acquire(timeout=wait):
-            return False
-        try:
-            if not isinstance(data, dict):
-                return False
+    def annotate_refusal(self, data: dict[str, Any]) -> None:
+        """Give a refusal the contract's fields it has not got: the current phase's instruction, expected_payload
+        and call; with no session, how to start one (code_intel.server.refusals.refusal calls this for every one)."""
+        with self._lock:
             live = self._live
             if live is None:
                 fields = no_session_fields(self._last_completed.get("session_id"), data.get("error"))
@@ -807,9 +801,6 @@ class WorkflowEngine:
                 fields = self._refusal_details(live.state)
             for key, value in fields.items():
                 data.setdefault(key, value)
-            return True
-        finally:
-            self._lock.release()
 
     # ------------------------------------------------------- implementation control
     def check_write_target(self, file_path: str) -> dict[str, Any]:

@@ -6,7 +6,7 @@ or the refusal's message. The other commit's code is extracted with `git archive
 runs in its own process with its own code first on sys.path. A change meant to make these tools faster, not
 different, must print "identical" for every corpus.
 
-Corpora: the benchmark corpus (standard-library files, benchmarks/.corpus/stdlib, as wire.py) and any folder given
+Corpora: the benchmark corpus (standard-library files, benchmarks/.corpus/stdlib, as explore.py) and any folder given
 with --corpus (read only: no index is built and nothing is written there; site-packages folders are skipped).
 
     .venv/bin/python benchmarks/same_answers.py [--base main] [--files 175] [--corpus DIR ...]

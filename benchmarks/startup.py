@@ -2,9 +2,11 @@
 
 Speaks raw JSON-RPC over the child's pipes (as a client would) so that the client's own imports
 are not counted. Also reports the biggest imports of `code_intel_server` (python -X importtime)
-and checks that no heavy library is loaded by then.
+and checks that no heavy library is loaded by then. With --server (repeatable), other checkouts of
+the server are timed too, in alternating rounds, so that a change is judged against its base under
+the same load. (benchmarks/default_calls.py times the same through the Python SDK's client.)
 
-    .venv/bin/python benchmarks/startup.py [--runs 7] [--project DIR]
+    .venv/bin/python benchmarks/startup.py [--runs 7] [--project DIR] [--server DIR ...]
 """
 
 from __future__ import annotations
@@ -29,10 +31,10 @@ INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 LIST_TOOLS = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
 
 
-def spawn_to_tools_list(project: Path) -> tuple[float, int]:
+def spawn_to_tools_list(project: Path, server: Path = SERVER) -> tuple[float, int]:
     """Seconds from Popen to the tools/list reply, and how many tools it listed."""
     started = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, str(SERVER), "--project", str(project), "--log-level", "WARNING"],
+    proc = subprocess.Popen([sys.executable, str(server), "--project", str(project), "--log-level", "WARNING"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     assert proc.stdin and proc.stdout
     try:
@@ -87,35 +89,29 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--project", help="project folder to serve (default: an empty temp folder)")
+    parser.add_argument("--server", action="append", type=Path, default=[],
+                        help="another checkout's folder, timed beside this one")
     args = parser.parse_args()
 
+    servers = [SERVER, *(folder.resolve() / "code_intel_server.py" for folder in args.server)]
+    served: dict[Path, list[float]] = {server: [] for server in servers}
+    fresh: dict[Path, list[float]] = {server: [] for server in servers}
     with tempfile.TemporaryDirectory(prefix="code-intel-startup-") as tmp:
         project = Path(args.project or tmp)
-        spawn_to_tools_list(project)  # warm the OS file cache and .pyc files (and save the listing); not counted
-        times = []
-        for _ in range(args.runs):
-            seconds, count = spawn_to_tools_list(project)
-            times.append(seconds)
-        first_times = []  # no listing saved in the project for this code: the tool table is built before the answer
+        for server in servers:
+            spawn_to_tools_list(project, server)  # warm the OS file cache and .pyc files; not counted
         for number in range(args.runs):
-            fresh = Path(tmp) / f"first-{number}"
-            (fresh / ".code-intel").mkdir(parents=True)
-            first_times.append(spawn_to_tools_list(fresh)[0])
-        init_times = []  # the first spawn in a project `code-intel init` has just set up (init saves the listing)
-        for number in range(args.runs):
-            fresh = Path(tmp) / f"init-{number}"
-            fresh.mkdir()
-            subprocess.run([sys.executable, "-m", "code_intel.cli.main", "init", str(fresh), "--no-hooks"], cwd=REPO,
-                           capture_output=True, check=True)
-            init_times.append(spawn_to_tools_list(fresh)[0])
-    print(f"spawn -> tools/list ({count} tools), {args.runs} runs, the listing saved by an earlier server of this code:")
-    print(f"  min {min(times):.3f} s   median {statistics.median(times):.3f} s   max {max(times):.3f} s"
-          f"   target < {TARGET_SECONDS:.1f} s: {'met' if statistics.median(times) < TARGET_SECONDS else 'NOT met'}")
-    print(f"the first spawn in a project `code-intel init` has just set up (init saved the listing), {args.runs} projects:")
-    print(f"  min {min(init_times):.3f} s   median {statistics.median(init_times):.3f} s   max {max(init_times):.3f} s")
-    print(f"no listing saved for this code in the project (set up without init, or the code changed since; the "
-          f"tool table is built first), {args.runs} projects:")
-    print(f"  min {min(first_times):.3f} s   median {statistics.median(first_times):.3f} s   max {max(first_times):.3f} s")
+            for server in servers if number % 2 == 0 else reversed(servers):
+                seconds, count = spawn_to_tools_list(project, server)
+                served[server].append(seconds)
+                new = Path(tmp) / f"fresh-{number}-{servers.index(server)}"
+                (new / ".code-intel").mkdir(parents=True)
+                fresh[server].append(spawn_to_tools_list(new, server)[0])
+    for server in servers:
+        print(f"{server.parent}: spawn -> tools/list ({count} tools), {args.runs} runs")
+        for label, times in (("a project it served before", served[server]), ("a fresh project", fresh[server])):
+            print(f"  {label}: min {min(times):.3f} s   median {statistics.median(times):.3f} s   max {max(times):.3f} s"
+                  f"   target < {TARGET_SECONDS:.1f} s: {'met' if statistics.median(times) < TARGET_SECONDS else 'NOT met'}")
     sdk = import_seconds("import mcp.server.mcpserver", args.runs)
     ours = import_seconds("import code_intel_server", args.runs)
     print(f"fresh interpreter, fastest of {args.runs}: mcp SDK import {sdk:.3f} s, code_intel_server import {ours:.3f} s")

@@ -12,7 +12,6 @@ import pytest
 from mcp import Client
 
 from code_intel.server.app import CodeIntelApp
-from code_intel.server.stdio import ANSWER_KEY
 from code_intel.workflow.phases import SERVER_TOOLS
 from code_intel_server import TOOLS, build_server
 
@@ -137,32 +136,13 @@ async def test_ledger_records_failed_calls_and_the_session_tools_but_not_submit(
     assert entries == [("start_session", True), ("get_symbols", False), ("get_symbols", True), ("get_session_status", True)]
 
 
-def test_a_lost_answer_on_stdio_is_refused_with_the_session_s_phase(project: Path) -> None:
-    """The refusal for an answer dropped from the stdio table (tools/server/stdio.py) has the contract's phase fields,
-    like every other refusal."""
-    app = CodeIntelApp.for_path(project)
-    try:
-        server = build_server(app)
-        app.workflow.start_session("QUESTION", "q?", ["--no-doc-research"], None)
-        answers = server.stdio_answers()
-        token = answers.keep(b'{"success":true}')
-        assert answers.take(token) is not None  # gone, as if dropped
-        line = ('{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"' + token
-                + f'"}}],"structuredContent":{{"{ANSWER_KEY}":"{token}"}},"isError":false}}}}\n')
-        (written,) = answers.complete(line)
-        refusal = json.loads(written)["result"]["structuredContent"]
-    finally:
-        app.close()
-    assert refusal["error"] == "internal_error" and refusal["call"] == "submit_phase"
-    assert refusal["current_phase"] == "QUERY_FRAME" and refusal["step"] == 4 and refusal["expected_payload"]
-
-
-def test_an_answer_written_from_its_model_is_the_answer_written_from_its_dict() -> None:
-    """result_json skips the dict wire_data builds; both must give the same bytes, `success` included."""
+def test_an_answer_is_its_model_as_json_with_success_and_no_nulls() -> None:
+    """The structured content is the model's JSON values with null fields left out and `success: true` (declared,
+    an extra field, or added); the text content is the same object as compact JSON."""
     from code_intel.explore.models import Partial, PatternResult
     from code_intel.learning.outcomes import OutcomeEntry
+    from code_intel.server.answers import answered
     from code_intel.workflow.responses import PhaseResponse
-    from code_intel_server import result_json, wire_data, wire_json
 
     results = [
         Partial(),  # every field null: only `success` is left
@@ -174,8 +154,20 @@ def test_an_answer_written_from_its_model_is_the_answer_written_from_its_dict() 
                                          if not field.is_required()}),  # `success` as a declared field
     ]
     for result in results:
-        assert result_json(result) == wire_json(wire_data(result))[1], type(result).__name__
-        assert json.loads(result_json(result) or b"")["success"] is True
+        wire = answered(result)
+        expected = {**result.model_dump(mode="json", exclude_none=True), "success": True}
+        assert wire.structured_content == expected and wire.is_error is False, type(result).__name__
+        assert wire.content[0].text == json.dumps(expected, ensure_ascii=False, separators=(",", ":"))
+
+
+def test_session_completes_asking_for_exactly_record_outcomes_arguments() -> None:
+    """SESSION_COMPLETE's expected_payload (responses.RECORD_OUTCOME_PAYLOAD) names the record_outcome tool's own
+    arguments, so an agent sending what it lists is never refused as an unknown argument."""
+    from code_intel.workflow.responses import RECORD_OUTCOME_PAYLOAD
+
+    schema = build_server(None).registered["record_outcome"].parameters  # type: ignore[arg-type]
+    assert set(RECORD_OUTCOME_PAYLOAD) == set(schema["properties"])
+    assert schema.get("required") == ["outcome"] and "optional" not in RECORD_OUTCOME_PAYLOAD["outcome"]
 
 
 @pytest.mark.parametrize(("tool", "sent", "suggested"), [
@@ -191,8 +183,9 @@ def test_an_answer_written_from_its_model_is_the_answer_written_from_its_dict() 
     ("find_references", "symbl", "symbol"),  # a misspelling: by similarity
 ])
 def test_an_unknown_argument_gets_the_argument_meant(tool: str, sent: str, suggested: str) -> None:
-    from code_intel_server import unknown_argument_refusal
+    from code_intel.server.refusals import unknown_argument_error
 
-    refusal = unknown_argument_refusal(tool, {sent: "x"}, build_server(None).tools()[tool].parameters)  # type: ignore[arg-type]
-    assert refusal is not None and f"did you mean {suggested!r} for {sent!r}?" in refusal["message"], refusal
+    known = list(build_server(None).registered[tool].parameters["properties"])  # type: ignore[arg-type]
+    refusal = unknown_argument_error(tool, {sent: "x"}, known)
+    assert refusal is not None and f"did you mean {suggested!r} for {sent!r}?" in refusal.message, refusal
 

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -176,13 +175,10 @@ def test_columns_count_characters_not_bytes(project_dir: Path, make_explorer: Ca
     assert [(m["line"], m["column"], m["text"]) for m in result.matches] == [(1, 7, "αβγ δ needle and needle")]
 
 
-def test_lines_read_while_ripgrep_runs_give_the_same_records_however_they_are_cut() -> None:
-    """rg's output is read piece by piece as it is written; a piece may end inside a path, a line or the empty
-    line between two files, and records are written early only up to the limit. Every cut and limit gives the
-    records of one whole read."""
-    from pydantic_core import from_json
-
-    from code_intel.explore.ripgrep import _FileBlocks
+def test_ripgreps_heading_output_gives_each_file_s_records() -> None:
+    """rg's --heading output is parted by file (a note on a binary file left out), and each file's match rows give
+    records with columns in characters, texts decoded as shown and carriage returns dropped."""
+    from code_intel.explore.ripgrep import _file_bodies, _match_records
 
     output = b"".join([
         b"./b.py\x0012\x1f5\x1f    return x\n14\x1f9\x1f        return y\r\n",
@@ -191,84 +187,27 @@ def test_lines_read_while_ripgrep_runs_give_the_same_records_however_they_are_cu
         b"\n./c/d.py\x001\x1f1\x1freturn \xff\n",
         b"\n./e%s.py\x002\x1f4\x1fa\\b = \"%d\" return\n9\x1f1\x1freturn 1\n",
     ])
-
-    def answered(pieces: list[bytes], limit: int) -> list[tuple[str, list[object]]]:
-        arriving = _FileBlocks(limit)
-        for piece in pieces:
-            arriving.take(piece)
-        arriving.finish()
-        out = []
-        for raw in sorted(arriving.bodies):
-            part, escaped = arriving.part(raw.decode()[2:], raw, limit)
-            if escaped is not None:  # made while rg ran: the records' JSON as the inside of a JSON string
-                assert isinstance(part, bytes) and json.loads(b'"' + escaped + b'"') == part.decode()
-            out.append((raw.decode(), from_json(b"[" + part + b"]") if isinstance(part, bytes) else part))
-        return out
-
-    whole = answered([output], 99)
-    assert [path for path, _ in whole] == ["./a.py", "./b.py", "./c/d.py", "./e%s.py"]
-    assert [m["line"] for _, records in whole for m in records] == [3, 7, 12, 14, 1, 2, 9]
-    assert [m["text"] for m in whole[0][1]] == ["café return", ' return\t"q"']
-    assert whole[1][1][1]["text"] == "        return y" and whole[2][1][0]["text"] == "return \ufffd"
-    assert whole[3][1][0] == {"file": "e%s.py", "line": 2, "column": 4, "text": 'a\\b = "%d" return'}
-    for limit in [1, 2, 3, 99]:
-        expected = [(path, records[:limit]) for path, records in whole]
-        for cut in range(1, len(output)):
-            assert answered([output[:cut], output[cut:]], limit) == expected, (limit, cut)
-            for second in range(cut + 1, len(output), 7):
-                assert answered([output[:cut], output[cut:second], output[second:]], limit) == expected, (cut, second)
-        assert answered([output[i:i + 1] for i in range(len(output))], limit) == expected, limit
+    bodies = _file_bodies(output)
+    assert sorted(bodies) == [b"./a.py", b"./b.py", b"./c/d.py", b"./e%s.py"]
+    records = {raw: _match_records(raw.decode()[2:], bodies[raw].split(b"\n")) for raw in bodies}
+    assert [m["text"] for m in records[b"./a.py"]] == ["caf\u00e9 return", ' return\t"q"']
+    assert records[b"./b.py"][1]["text"] == "        return y" and records[b"./c/d.py"][0]["text"] == "return \ufffd"
+    assert records[b"./e%s.py"][0] == {"file": "e%s.py", "line": 2, "column": 4, "text": 'a\\b = "%d" return'}
+    accented = _match_records("a.py", ["5\x1f8\x1f\u00e9\u00e9\t\u00e9 return\r".encode()])
+    assert accented == [{"file": "a.py", "line": 5, "column": 5, "text": "\u00e9\u00e9\t\u00e9 return"}]
 
 
 def test_a_line_cut_short_when_ripgrep_is_stopped_is_left_out() -> None:
-    from code_intel.explore.ripgrep import _FileBlocks
+    from code_intel.explore.ripgrep import _file_bodies
 
-    arriving = _FileBlocks(99)
-    arriving.take(b"./a.py\x001\x1f1\x1freturn 1\n2\x1f1\x1fret")
-    arriving.finish()
-    assert arriving.rows == {b"./a.py": 1}
-    assert arriving.part("a.py", b"./a.py", 99)[0] == b'{"file":"a.py","line":1,"column":1,"text":"return 1"}'
+    assert _file_bodies(b"./a.py\x001\x1f1\x1freturn 1\n2\x1f1\x1fret") == {b"./a.py": b"1\x1f1\x1freturn 1"}
 
 
 def test_a_file_printed_twice_is_one_file_with_its_lines_in_order() -> None:
-    from pydantic_core import from_json
+    from code_intel.explore.ripgrep import _file_bodies
 
-    from code_intel.explore.ripgrep import _FileBlocks
-
-    arriving = _FileBlocks(99)
-    arriving.take(b"./a.py\x001\x1f1\x1fx\n\n./b.py\x002\x1f1\x1fz\n\n./a.py\x005\x1f1\x1fy\n")
-    arriving.finish()
-    assert arriving.rows == {b"./a.py": 2, b"./b.py": 1}
-    part, _ = arriving.part("a.py", b"./a.py", 99)
-    assert isinstance(part, bytes) and [m["line"] for m in from_json(b"[" + part + b"]")] == [1, 5]
-
-
-@pytest.mark.parametrize(("text", "fast"), [
-    (b"plain return", True), (b"", True), (b'quote " and \\ backslash', True), (b"tab\there", True),
-    (b"percent %s %d %% here", True), (b"x" * 500, True), (b"del \x7f char", True),
-    (b"x" * 499 + b'"', False), (b"x" * 501, False), (b"\\" * 300, False),  # longer than 500 once escaped
-    (b"cr\r", True), (b"caf\xc3\xa9", True), (b"\xc3\xa9\xc3\xa9\xc3\xa9 return \xe2\x80\x94 \xf0\x9f\x98\x80", True),
-    (b"\xc3\xa9" * 250, True), (b"\xc3\xa9" * 251, False),  # 500 characters are 1,000 bytes: cut or not, careful
-    (b"bell \x07", False), (b"nul \x00", False), (b"cr\r\r", False), (b"mid\rline", False),
-    (b"unit \x1f separator", False), (b"bad \xff byte", False), (b"cut \xc3", False), (b"form \x0c feed", False),
-    (b"esc \x1b[0m", False),
-])
-def test_records_written_from_ripgrep_lines_are_the_records_built_from_them(text: bytes, fast: bool) -> None:
-    """The fast writer (straight from rg's bytes) and the careful one (a dict per record) give the same
-    records, whatever a line holds; where the fast one cannot be sure, it declines."""
-    from pydantic_core import from_json, to_json
-
-    from code_intel.explore.ripgrep import _match_records, _written_records
-
-    body = b"3\x1f1\x1fbefore\n17\x1f4\x1f" + text + b"\n20\x1f2\x1f\tafter"
-    rows = body.split(b"\n")
-    for path in ["a.py", 'we"ird\\pa%th.py', "dir/é.py"]:
-        for limit in [1, 2, 3, 10]:
-            expected = _match_records(path, rows[:limit])
-            written = _written_records(to_json(path), body, limit)
-            if written is not None:
-                assert from_json(b"[" + written + b"]") == expected, (path, limit)
-    assert (_written_records(b'"a.py"', body, 3) is not None) == fast
+    bodies = _file_bodies(b"./a.py\x001\x1f1\x1fx\n\n./b.py\x002\x1f1\x1fz\n\n./a.py\x005\x1f1\x1fy\n")
+    assert bodies == {b"./a.py": b"1\x1f1\x1fx\n5\x1f1\x1fy", b"./b.py": b"2\x1f1\x1fz"}
 
 
 def test_a_run_reads_a_flood_on_stderr_and_keeps_its_deadline(tmp_path: Path) -> None:
@@ -280,43 +219,7 @@ def test_a_run_reads_a_flood_on_stderr_and_keeps_its_deadline(tmp_path: Path) ->
 
     run = _run_rg(tmp_path, ["sh", "-c", "head -c 300000 /dev/zero | tr '\\0' e >&2; echo out"], timeout=10)
     assert (run.stdout, len(run.stderr), run.returncode, run.timed_out) == (b"out\n", 300000, 0, False)
-    pieces: list[bytes] = []
     started = time.monotonic()
-    run = _run_rg(tmp_path, ["sh", "-c", "echo early; exec sleep 30"], timeout=0.3, take=pieces.append)
+    run = _run_rg(tmp_path, ["sh", "-c", "echo early; exec sleep 30"], timeout=0.3)
     assert time.monotonic() - started < 5
-    assert run.timed_out and b"".join(pieces) == b"early\n" and run.stdout == b""
-
-
-def test_written_records_count_columns_in_characters_and_drop_carriage_returns() -> None:
-    from pydantic_core import from_json
-
-    from code_intel.explore.ripgrep import _written_records
-
-    body = "5\x1f8\x1féé\té return\r\n6\x1f3\x1f  return\r".encode()
-    written = _written_records(b'"a.py"', body, 9)
-    assert written is not None
-    assert from_json(b"[" + written + b"]") == [
-        {"file": "a.py", "line": 5, "column": 5, "text": "éé\té return"},
-        {"file": "a.py", "line": 6, "column": 3, "text": "  return"},
-    ]
-
-
-def test_ripgreps_output_pipe_is_widened_where_the_system_allows() -> None:
-    """rg keeps writing while a piece of its output is being turned into records (no stall on a full pipe)."""
-    import fcntl
-    import subprocess
-
-    from code_intel.explore.ripgrep import PIPE_BYTES, _widen
-
-    if not hasattr(fcntl, "F_GETPIPE_SZ"):
-        pytest.skip("no pipe sizes on this system")
-    proc = subprocess.Popen(["cat"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    try:
-        assert proc.stdout is not None
-        _widen(proc.stdout.fileno())
-        assert fcntl.fcntl(proc.stdout.fileno(), fcntl.F_GETPIPE_SZ) == PIPE_BYTES
-    finally:
-        assert proc.stdin is not None
-        proc.stdin.close()
-        proc.wait()
-        proc.stdout.close()  # type: ignore[union-attr]
+    assert run.timed_out and run.stdout == b"early\n"

@@ -138,29 +138,3 @@ def test_annotate_refusal_adds_phase(driver, engine):
     data = {"success": False, "error": "file_not_found", "message": "m"}
     engine.annotate_refusal(data)
     assert data["current_phase"] == "DOCUMENT_RESEARCH" and data["step"] == 3
-
-
-def test_annotate_refusal_waits_at_most_its_bound_for_a_call_holding_the_session(driver, engine):
-    """The stdio writer annotates a lost answer's refusal with a bounded wait: a submit that holds the session
-    while it reports progress through that same writer must not deadlock it."""
-    import threading
-
-    driver.start()
-    held, release = threading.Event(), threading.Event()
-
-    def hold() -> None:
-        with engine._lock:
-            held.set()
-            release.wait(10)
-
-    holder = threading.Thread(target=hold)
-    holder.start()
-    try:
-        assert held.wait(10)
-        data = {"success": False, "error": "internal_error", "message": "m"}
-        assert engine.annotate_refusal(data, wait=0.05) is False
-        assert "current_phase" not in data
-    finally:
-        release.set()
-        holder.join()
-    assert engine.annotate_refusal(data, wait=0.05) is True and data["current_phase"] == "DOCUMENT_RESEARCH"

@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     import argparse  # not at module level: `code-intel hook` must not pay for it
 
     parser = argparse.ArgumentParser(prog="code-intel", description="Guided, server-enforced coding sessions over MCP.")
-    parser.add_argument("--version", action="version", version=version_line())
+    parser.add_argument("--version", action="store_true", help="print the version, Python and install folder")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     serve = sub.add_parser("serve", help="run the MCP server over stdio")
@@ -102,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help="print the report as JSON (the fields run_checks answers)")
 
     allow = sub.add_parser("allow", help="keep files the agent changed before READY (you confirm in this terminal)")
-    allow.add_argument("files", nargs="+", help="the files, as the session's PRE_COMMIT names them")
+    allow.add_argument("files", nargs="+", help="the files as the session names them (relative to the project root)")
     _project_arg(allow)
 
     demo = sub.add_parser("demo", help="drive a whole session on a generated sample repository")
@@ -150,35 +150,11 @@ def _hook_args(argv: list[str]) -> SimpleNamespace | None:
     return SimpleNamespace(command="hook", event=rest[0], project=project)
 
 
-def _save_tool_listing(project: str) -> None:
-    """After `init`: the server's tools/list answer saved into the project (tools/server/tool_listing.py), so that the first
-    server the client starts there answers from it instead of building its table first. Skipped, without
-    importing the server, when the saved listing is already this code's; a failure only costs that speed."""
-    from pathlib import Path
-
-    from code_intel.core.project import STATE_DIR
-    from code_intel.server import tool_listing as tool_table
-
-    path = tool_table.listing_path(Path(project).resolve() / STATE_DIR)
-    try:
-        key = tool_table.current_key()
-        if tool_table.load(path, key) is not None:
-            return
-        import code_intel_server
-
-        code_intel_server.save_tool_listing(project)
-        saved = tool_table.load(path, key) is not None
-    except Exception:  # noqa: BLE001 - reported as not saved
-        saved = False
-    if saved:
-        print(f"  saved       {STATE_DIR}/cache/{tool_table.FILE_NAME}  (the server's tool listing, for a quick first start)")
-    else:
-        print(f"  (the server's tool listing was not saved in {STATE_DIR}/cache/: the first server start builds it)",
-              file=sys.stderr)
-
-
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
+    if words[:1] == ["--version"]:  # printed here: argparse would wrap a long install path over two lines
+        print(version_line())
+        return 0
     if words[:1] == ["hook"] and (fast := _hook_args(words[1:])) is not None:
         from code_intel.hooks.run import run_hook
 
@@ -192,10 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     from code_intel.core.errors import CodeIntelError
 
     try:
-        code = _load(COMMANDS[args.command])(args)
-        if args.command == "init" and code == 0 and not args.remove_hooks:
-            _save_tool_listing(args.dir)
-        return code
+        return _load(COMMANDS[args.command])(args)
     except CodeIntelError as err:
         print(f"code-intel {args.command}: {err.message}" + (f"\n  hint: {err.hint}" if err.hint else ""), file=sys.stderr)
         return 2

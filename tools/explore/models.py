@@ -7,8 +7,6 @@ from typing import Annotated, Any, Literal, NotRequired
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict  # pydantic needs this one, not typing's, before Python 3.12
 
-from code_intel.server.written import WRITTEN
-
 MatchMode = Literal["exact", "prefix", "icase"]
 HitContext = Literal["code", "comment", "string"]
 
@@ -54,7 +52,7 @@ class TextMatch(TypedDict):
 
 class PatternResult(Skipping):
     pattern: str
-    matches: Annotated[list[TextMatch], WRITTEN]  # a WrittenList when search_text wrote the records as JSON
+    matches: list[TextMatch]
     total_matches: int
     truncated: bool
     files_with_matches: int | None = None
@@ -171,6 +169,8 @@ class SymbolsResult(Partial):
     file: str
     language: str
     symbols: list[OutlineSymbol]
+    left_out: int | None = Field(default=None, description="symbols (nested ones counted) past the budget")
+    next_offset: int | None = Field(default=None, description="send as offset for the next top-level symbols")
 
 
 class ImportInfo(BaseModel):

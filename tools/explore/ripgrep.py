@@ -1,7 +1,7 @@
 """ripgrep adapter: runs rg with a deadline and turns its output into matches.
 
-search_text reads rg's `--heading` output and writes its match records as JSON straight from it where it
-can (see search_lines); find_references reads `rg --json`, which gives every submatch's byte span. Patterns
+search_text reads rg's `--heading` output and parses only the lines it answers (see search_lines);
+find_references reads `rg --json`, which gives every submatch's byte span. Patterns
 always follow `-e` and paths follow `--`, so user text can never become an rg option. A timeout kills rg and
 reports the result as partial; it never looks like a complete answer."""
 
@@ -16,25 +16,17 @@ import re
 import selectors
 import subprocess
 import time
-from collections.abc import Callable
-from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from pydantic_core import PydanticSerializationError, from_json, to_json
+from pydantic_core import from_json
 
 from code_intel.core.binaries import require_binary
 from code_intel.core.errors import InvalidArgument
 from code_intel.core.project import RUNTIME_DIRS, STATE_DIR
 from code_intel.explore import budget
 from code_intel.explore.models import TextMatch
-from code_intel.server.written import WrittenList, json_string_body
-
-try:
-    import fcntl
-except ImportError:  # not on Windows
-    fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)
 
@@ -82,10 +74,9 @@ class RgOutcome:
 @dataclass
 class LineSearch:
     """search_text's rows: the first `limit` matching lines in (file, line) order, each a dict with file,
-    line, column, text and, when context was asked for, context_before / context_after (without, the records
-    are held as their JSON, a WrittenList); and counts of all."""
+    line, column, text and, when context was asked for, context_before / context_after; and counts of all."""
 
-    matches: list[TextMatch] | WrittenList[TextMatch]
+    matches: list[TextMatch]
     total: int  # matching lines
     files: int  # files with a match
     timed_out: bool
@@ -176,30 +167,14 @@ class _RgRun:
 
 
 DRAIN_SECONDS = 2.0  # after rg was stopped, how long what it already wrote may take to read
-PIPE_BYTES = 1 << 20  # Linux's default cap for an unprivileged process (/proc/sys/fs/pipe-max-size)
-
-
-def _widen(fd: int) -> None:
-    """Give rg's stdout pipe room for 1 MB instead of 64 KB, where the system allows: while we turn one piece
-    of its output into records, rg goes on writing instead of waiting on a full pipe (the pages are only taken
-    as they fill)."""
-    set_size = getattr(fcntl, "F_SETPIPE_SZ", None) if fcntl is not None else None
-    if set_size is None:
-        return
-    with suppress(OSError):
-        fcntl.fcntl(fd, set_size, PIPE_BYTES)
-
-
-def _run_rg(cwd: Path, args: list[str], timeout: float, take: Callable[[bytes], None] | None = None) -> _RgRun:
+def _run_rg(cwd: Path, args: list[str], timeout: float) -> _RgRun:
     """Run rg to the end, or kill it at `timeout` (or when the call's time budget runs out first); what it
-    wrote by then is kept, and the call is marked partial. With `take`, stdout is handed over piece by piece
-    as rg writes it (so its reading overlaps rg's run) instead of kept. stdout and stderr are read in one loop
+    wrote by then is kept, and the call is marked partial. stdout and stderr are read in one loop
     that also keeps the deadline, so a chatty rg never blocks on a full pipe and no thread is started."""
     timeout = budget.remaining(timeout)
     deadline = time.monotonic() + timeout
     proc = _popen(args, cwd)
     assert proc.stdout is not None and proc.stderr is not None
-    _widen(proc.stdout.fileno())
     out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
     stdout: list[bytes] = []
     stderr: list[bytes] = []
@@ -223,8 +198,6 @@ def _run_rg(cwd: Path, args: list[str], timeout: float, take: Callable[[bytes], 
                         selector.unregister(key.fd)
                     elif key.fd == err_fd:
                         stderr.append(piece)
-                    elif take is not None:
-                        take(piece)
                     else:
                         stdout.append(piece)
         proc.wait()
@@ -324,57 +297,6 @@ def _match_record(path: str, number: bytes, column: bytes | None, raw: bytes) ->
             "text": _text(raw)}
 
 
-# every control character but the tab, the newline and the separator: a block holding one takes the careful path
-_CONTROLS = bytes(c for c in range(32) if c not in (9, 10, 31))
-
-
-def _written_records(path_json: bytes, body: bytes, limit: int) -> bytes | None:
-    """The JSON of a file's first `limit` match records, written straight from rg's lines with no record built:
-    for a block of valid UTF-8 match rows holding no control character but tabs (and carriage returns ending
-    lines), whose texts need no cutting, escaping is three byte replacements and the records one formatting;
-    only a line with a non-ASCII character gets its column counted again, in characters. None when the block
-    needs the careful path (_match_records), which gives the same records."""
-    if b"\r" in body:  # CRLF lines: rg leaves the carriage return, the careful path strips it
-        body = body.replace(b"\r\n", b"\n")
-        if body.endswith(b"\r"):
-            body = body[:-1]
-    if len(body.translate(None, _CONTROLS)) != len(body):
-        return None
-    plain = body.isascii()
-    if not plain:
-        try:
-            body.decode("utf-8")
-        except UnicodeDecodeError:
-            return None
-    rows = body.count(b"\n") + 1
-    if body.count(_US) != 2 * rows:
-        return None  # a text holding the separator itself
-    fields = body.replace(b"\\", b"\\\\").replace(b'"', b'\\"').replace(b"\t", b"\\t").replace(b"\n", _US).split(_US)
-    if rows > limit:
-        rows = limit
-        del fields[3 * limit:]
-    if max(map(len, fields[2::3])) > MAX_TEXT_CHARS:
-        return None  # escaped, a text may be longer than the original: either way the careful path cuts it
-    if not plain:  # rg's columns count bytes; ours count characters
-        raw = body.replace(b"\n", _US).split(_US, 3 * rows)
-        for row in range(rows):
-            text = raw[3 * row + 2]
-            if not text.isascii():
-                byte_column = int(raw[3 * row + 1])
-                fields[3 * row + 1] = b"%d" % (len(text[: byte_column - 1].decode("utf-8", errors="replace")) + 1)
-    record = b'{"file":' + path_json.replace(b"%", b"%%") + b',"line":%s,"column":%s,"text":"%s"}'
-    return b",".join([record] * rows) % tuple(fields)
-
-
-def _path_json(path: str) -> bytes | None:
-    """A relative path as a JSON string, or None for a name that is not UTF-8 (its records stay dicts: the
-    answer writes such names in their \\xNN form, tools/core/pathnames.py)."""
-    try:
-        return to_json(path)
-    except PydanticSerializationError:
-        return None
-
-
 def search_lines(
     cwd: Path,
     pattern: str,
@@ -387,37 +309,24 @@ def search_lines(
 ) -> LineSearch:
     """search_text on rg's output: the first `limit` matching lines in (file, line) order, whatever order rg's
     threads finished the files in (so the same call keeps the same lines), and every match counted. Without
-    context lines, only the lines answered are parsed (the others are counted), and the records are written as
-    JSON (a WrittenList) rather than built."""
+    context lines, only the lines answered are parsed (the others are counted)."""
     args = [*_base_args(flags, filters), "--null", "--line-number", "--column", "--heading", "--with-filename",
             "--field-match-separator", _US.decode(), "--color", "never"]
     if context_lines:
         args += ["--context", str(context_lines), "--no-context-separator"]
-    arriving = _FileBlocks(early=None if context_lines else limit)
-    run = _run_rg(cwd, [*args, "-e", pattern, "--", *filters.roots], timeout, take=arriving.take)
-    arriving.finish()  # a line cut short by a timeout is left out
+    run = _run_rg(cwd, [*args, "-e", pattern, "--", *filters.roots], timeout)
+    bodies = _file_bodies(run.stdout)
     if context_lines:
-        return _with_context(arriving.bodies, context_lines, limit, run)
-    total = sum(arriving.rows.values())
+        return _with_context(bodies, context_lines, limit, run)
+    total = sum(body.count(b"\n") + 1 for body in bodies.values())
     _check(run, total)
-    parts: list[bytes | list[TextMatch]] = []
-    escaped: list[bytes | None] = []
-    answered = 0
-    for path, raw_path in sorted((_relative(os.fsdecode(p)), p) for p in arriving.bodies):
-        wanted = limit - answered
+    matches: list[TextMatch] = []
+    for path, raw_path in sorted((_relative(os.fsdecode(p)), p) for p in bodies):
+        wanted = limit - len(matches)
         if wanted <= 0:
             break  # the rest are counted only
-        part, body = arriving.part(path, raw_path, wanted)
-        parts.append(part)
-        escaped.append(body)
-        answered += min(wanted, arriving.rows[raw_path])
-    matches: list[TextMatch] | WrittenList[TextMatch]
-    if all(isinstance(part, bytes) for part in parts):
-        matches = WrittenList(cast(list[bytes], parts), answered, escaped)
-    else:  # a name that is not UTF-8: the answer is written from dicts
-        matches = [record for part in parts
-                   for record in (from_json(b"[" + part + b"]") if isinstance(part, bytes) else part)]
-    return LineSearch(matches, total, len(arriving.bodies), run.timed_out)
+        matches += _match_records(path, bodies[raw_path].split(b"\n", wanted)[:wanted])
+    return LineSearch(matches, total, len(bodies), run.timed_out)
 
 
 def _with_context(bodies: dict[bytes, bytes], context_lines: int, limit: int, run: _RgRun) -> LineSearch:
@@ -446,90 +355,23 @@ def _with_context(bodies: dict[bytes, bytes], context_lines: int, limit: int, ru
     return LineSearch(matches, total, files, run.timed_out)
 
 
-class _FileBlocks:
-    """rg's --heading output taken apart by file as it arrives. While no more than `early` match rows have come,
-    each file's records are written at once, while rg is still searching other files (for an answer of all
-    matches that hides most of the work behind rg's own run); the rest are written at the end, for the files
-    answered. `early` None: context lines were asked for, so the rows are only kept (match and context rows
-    are told apart later). Only whole lines are kept: what comes after the last newline (a line cut short when
-    rg was stopped) is dropped."""
-
-    def __init__(self, early: int | None) -> None:
-        self.bodies: dict[bytes, bytes] = {}  # raw path -> its lines, without the last newline
-        self.rows: dict[bytes, int] = {}  # raw path -> its match rows (counted only without context lines)
-        self.parts: dict[bytes, bytes | list[TextMatch]] = {}  # records written early: all of a file's rows
-        self.escaped: dict[bytes, bytes] = {}  # those records as the inside of a JSON string (the text copy)
-        self.early = early
-        self.seen = 0
-        self.unfinished: list[bytes] = []  # the pieces of a file not yet ended (kept apart: a file can be long)
-
-    def take(self, piece: bytes) -> None:
-        end = piece.rfind(b"\n\n")
-        if end >= 0:
-            done, rest = piece[:end], piece[end + 2:]
-        elif piece[:1] == b"\n" and self.unfinished and self.unfinished[-1][-1:] == b"\n":
-            self.unfinished[-1] = self.unfinished[-1][:-1]  # the empty line between two files spans two pieces
-            done, rest = b"", piece[1:]
-        else:
-            self.unfinished.append(piece)
-            return
-        # an empty line between files that spans two earlier pieces is inside the joined text too
-        text = b"".join([*self.unfinished, done]) if self.unfinished else done
-        self.unfinished = [rest] if rest else []
-        for block in text.split(b"\n\n"):
-            self._file(block)
-
-    def finish(self) -> None:
-        """The last file, once rg has ended: up to its last whole line."""
-        text = b"".join(self.unfinished)
-        self.unfinished = []
-        end = text.rfind(b"\n")
-        if end >= 0:
-            self._file(text[:end])
-
-    def _file(self, block: bytes) -> None:
+def _file_bodies(out: bytes) -> dict[bytes, bytes]:
+    """rg's --heading output by file: raw path -> its lines, without the last newline. Only whole lines are kept:
+    what comes after the last newline (a line cut short when rg was stopped) is dropped."""
+    bodies: dict[bytes, bytes] = {}
+    for block in out[:max(0, out.rfind(b"\n"))].split(b"\n\n"):
         raw_path, nul, body = block.partition(b"\0")
         if not nul or not body:
-            return  # no file: a note on a binary file rg was given by name
+            continue  # no file: a note on a binary file rg was given by name
         if b"\n" in raw_path:  # such a note printed just before the file
             raw_path = raw_path.rpartition(b"\n")[2]
         if b": binary file matches (" in body:
             body = b"\n".join(row for row in body.split(b"\n") if not _BINARY_NOTE.fullmatch(row))
             if not body:
-                return
-        if raw_path in self.bodies:  # the same file twice (rg was given overlapping roots): one file, lines in order
-            body = self.bodies[raw_path] + b"\n" + body
-            self.parts.pop(raw_path, None)
-            self.escaped.pop(raw_path, None)
-            self.seen -= self.rows.pop(raw_path, 0)
-        self.bodies[raw_path] = body
-        if self.early is None:
-            return
-        rows = self.rows[raw_path] = body.count(b"\n") + 1
-        if self.seen + rows <= self.early:
-            part = self.parts[raw_path] = self._write(_relative(os.fsdecode(raw_path)), body, rows)
-            if isinstance(part, bytes):  # escaped now too, while rg still runs, rather than when the answer is sent
-                self.escaped[raw_path] = json_string_body(part)
-        self.seen += rows  # counts files not written too, so after the first one nothing more is written early
-
-    def part(self, path: str, raw_path: bytes, wanted: int) -> tuple[bytes | list[TextMatch], bytes | None]:
-        """The records of a file's first `wanted` match rows: as JSON, or as dicts for a name that is not UTF-8;
-        and those written early as the inside of a JSON string (None for the others)."""
-        rows = self.rows[raw_path]
-        part = self.parts.get(raw_path)
-        if part is None or wanted < rows:
-            return self._write(path, self.bodies[raw_path], wanted), None
-        return part, self.escaped.get(raw_path)
-
-    @staticmethod
-    def _write(path: str, body: bytes, limit: int) -> bytes | list[TextMatch]:
-        path_json = _path_json(path)
-        if path_json is not None:
-            written = _written_records(path_json, body, limit)
-            if written is not None:
-                return written
-        records = _match_records(path, body.split(b"\n", limit)[:limit])
-        return to_json(records)[1:-1] if path_json is not None else records
+                continue
+        # the same file twice (rg was given overlapping roots): one file, lines in order
+        bodies[raw_path] = bodies[raw_path] + b"\n" + body if raw_path in bodies else body
+    return bodies
 
 
 def _text(raw: bytes) -> str:
@@ -586,14 +428,3 @@ def oversized_files(cwd: Path, filters: RgFilters, timeout: float = 10.0) -> lis
 def too_big_reason(size: int, limit: int) -> str:
     return (f"{size:,} bytes, over max_file_bytes ({limit:,}): not searched; raise max_file_bytes in "
             ".code-intel/config.json to include it")
-
-
-def written_files(matches: WrittenList[TextMatch]) -> list[str]:
-    """The files of a written list of match records, read from each part's first record (search_lines writes one
-    part per file, each record starting with its file: _written_records), without decoding the records."""
-    files = []
-    for part in matches.parts:
-        end = part.find(b',"line":')
-        if part.startswith(b'{"file":') and end > 0:
-            files.append(from_json(part[8:end]))
-    return files

@@ -19,40 +19,23 @@ from the client are never answered (JSON-RPC forbids it); a bad one is logged. L
 are handed to the SDK unchanged. File descriptor 0 is moved to /dev/null while serving, as the SDK
 does when it owns stdin, so child processes never read protocol bytes.
 
-The writing side is ours too (`WireWriter`), for one reason: a tool answer carries the same JSON twice, as
-text content and as structured content, and can hold thousands of matches. The server keeps the answer's encoded
-JSON aside (`WireAnswers`) and hands the SDK a result whose text and structured content are small markers naming
-it; when the SDK's line is written, the markers are replaced by the answer, as a JSON string in the text and as
-itself in the structured content. The SDK's line stays a few hundred bytes, so neither the SDK (dump, protocol
-check, JSON) nor this layer walks the answer more than once more: the escaping that makes it a JSON string.
-File descriptor 1 is pointed at stderr while serving, as the SDK does, so a stray print can never corrupt the
-protocol stream.
+File descriptor 1 is the SDK's to claim: it points it at stderr while serving, so a stray print can never
+corrupt the protocol stream.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import logging
 import os
 import re
-import secrets
-import sys
-import threading
-import time
-from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager, suppress
+from collections.abc import Awaitable, Callable
+from contextlib import suppress
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any, Literal
+from typing import IO, Any
 
 import anyio
 import anyio.to_thread
-
-from code_intel.server.written import json_string_body
-
-if TYPE_CHECKING:
-    from mcp_types import CallToolResult
 
 log = logging.getLogger(__name__)
 
@@ -232,37 +215,22 @@ def check_line(raw: bytes) -> Rejection | str | None:
     return text
 
 
-def _std_fd(stream: IO[Any] | None, default: int) -> int:
-    try:
-        return stream.fileno() if stream is not None else default
-    except (AttributeError, OSError, ValueError):  # replaced by an object without a descriptor
-        return default
-
-
-def _claim(stream: IO[Any] | None, default_fd: int, mode: Literal["rb", "wb"]) -> tuple[IO[bytes], Any]:
-    """A private binary reader or writer on a real standard stream. Until released, the descriptor itself
-    points elsewhere: stdin at /dev/null, stdout at stderr (or /dev/null when there is none), so child
-    processes never read protocol bytes and stray output never lands in the protocol stream."""
-    fd = _std_fd(stream, default_fd)
-    private = os.dup(fd)
+def _claim_stdin() -> tuple[IO[bytes], Callable[[], None]]:
+    """A private binary reader on the real stdin; until released, file descriptor 0 reads /dev/null, so child
+    processes never read protocol bytes (the SDK does the same for stdout, pointing it at stderr)."""
+    private = os.dup(0)
     os.set_inheritable(private, False)
-    diverted = False
-    if mode == "wb":
-        with suppress(OSError):
-            os.dup2(2, fd)
-            diverted = True
-    if not diverted:
-        devnull = os.open(os.devnull, os.O_RDONLY if mode == "rb" else os.O_WRONLY)
-        try:
-            os.dup2(devnull, fd)
-        finally:
-            os.close(devnull)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    try:
+        os.dup2(devnull, 0)
+    finally:
+        os.close(devnull)
 
     def release() -> None:
         with suppress(OSError):
-            os.dup2(private, fd)
+            os.dup2(private, 0)
 
-    return os.fdopen(private, mode, closefd=False), release
+    return os.fdopen(private, "rb", closefd=False), release
 
 
 class GuardedLines:
@@ -320,217 +288,15 @@ class GuardedLines:
             log.info("the connection closed before a refused line could be answered")
 
 
-ANSWER_KEY = "code_intel_answer"  # the structured content's marker: {ANSWER_KEY: token}
-MAX_WAITING_ANSWERS = 256  # answers kept aside for a line not written yet (see WireAnswers)
-MAX_WAITING_BYTES = 64 * 1024 * 1024
-# an answer's line is written milliseconds after the answer is kept; one still waiting after this long belongs to
-# a call that was cancelled (the SDK drops its line) and goes when the next answer is kept
-MAX_WAITING_SECONDS = 600.0
-
-
-class WireAnswers:
-    """Tool answers as encoded JSON, kept aside until the SDK's line that carries them is written (WireWriter).
-
-    `result()` keeps an answer under a token and gives the SDK a CallToolResult whose text content is the
-    token and whose structured content is `{ANSWER_KEY: token}`; the text copy is the answer as the inside of
-    a JSON string, escaped when the line is written or given ready (`body`, made while the engine still ran).
-    A token is this process's random tag and a counter: it is never sent to the client (each is replaced as
-    its line is written), so no text from outside can name one. An answer leaves when its line is written. One whose line never is (the call was cancelled,
-    the client went away) would stay, so at most MAX_WAITING_ANSWERS answers and MAX_WAITING_BYTES are kept,
-    none for longer than MAX_WAITING_SECONDS once another answer comes: past any of these, the oldest are
-    dropped, with a warning, and their lines (if they ever come) go out as an internal_error refusal."""
-
-    def __init__(self, max_answers: int = MAX_WAITING_ANSWERS, max_bytes: int = MAX_WAITING_BYTES,
-                 max_seconds: float = MAX_WAITING_SECONDS, clock: Callable[[], float] = time.monotonic,
-                 annotate: Callable[[dict[str, Any]], object] | None = None) -> None:
-        self.tag = f"code-intel-answer-{secrets.token_hex(8)}-"
-        self.tokens = re.compile(re.escape(self.tag) + "[0-9]+")
-        self.max_answers = max_answers
-        self.max_bytes = max_bytes
-        self.max_seconds = max_seconds
-        self.clock = clock
-        self.annotate = annotate  # adds the session's phase fields to the refusal for a lost answer
-        self._counter = itertools.count(1)
-        self._waiting: OrderedDict[str, tuple[bytes, bytes | None]] = OrderedDict()
-        self._kept_at: dict[str, float] = {}
-        self._bytes = 0
-        self._lock = threading.Lock()
-
-    def __len__(self) -> int:
-        return len(self._waiting)
-
-    def result(self, answer: bytes, *, is_error: bool, body: bytes | None = None) -> CallToolResult:
-        """The CallToolResult to hand the SDK for `answer` (compact JSON of an object, UTF-8); `body`, when
-        given, is json_string_body(answer), made ahead."""
-        from mcp_types import CallToolResult, TextContent
-
-        token = self.keep(answer, body)
-        return CallToolResult(content=[TextContent(type="text", text=token)], structured_content={ANSWER_KEY: token},
-                              is_error=is_error)
-
-    def keep(self, answer: bytes, body: bytes | None = None) -> str:
-        size = len(answer) + (len(body) if body is not None else 0)
-        with self._lock:
-            token = f"{self.tag}{next(self._counter)}"
-            now = self.clock()
-            self._waiting[token] = (answer, body)
-            self._kept_at[token] = now
-            self._bytes += size
-            while len(self._waiting) > 1 and (len(self._waiting) > self.max_answers or self._bytes > self.max_bytes
-                                              or now - self._kept_at[next(iter(self._waiting))] > self.max_seconds):
-                oldest, old = self._waiting.popitem(last=False)
-                del self._kept_at[oldest]
-                self._bytes -= _size(old)
-                log.warning("dropped an answer of %d bytes whose line was never written (%d answers waiting); if "
-                            "its line comes it is sent as an internal_error", len(old[0]), len(self._waiting))
-        return token
-
-    def take(self, token: str) -> tuple[bytes, bytes | None] | None:
-        """The answer kept under `token` and its body made ahead (or None), taken out; None if not kept."""
-        with self._lock:
-            kept = self._waiting.pop(token, None)
-            if kept is not None:
-                self._bytes -= _size(kept)
-                del self._kept_at[token]
-            return kept
-
-    def complete(self, line: str) -> tuple[bytes, ...]:
-        """The bytes to write for a line the SDK made, in pieces: with the answer its markers name put in their
-        place. A line naming an answer that is no longer kept (or naming it in an unexpected way) becomes an
-        internal_error refusal for its request, so no marker ever reaches the client."""
-        if self.tag not in line:
-            # the server's answers are UTF-8 safe (tools/core/pathnames.py); "replace" only keeps the stream valid if not
-            return (line.encode("utf-8", errors="replace"),)
-        tokens = set(self.tokens.findall(line))
-        answers = {token: self.take(token) for token in tokens}
-        if len(tokens) == 1:
-            ((token, kept),) = answers.items()
-            if kept is not None:
-                spliced = _splice(line, token, *kept)
-                if spliced is not None:
-                    return spliced
-                log.error("an answer line does not hold its markers as expected (%d characters); sent as an "
-                          "internal_error", len(line))
-            else:
-                log.error("an answer line names an answer that is no longer kept; sent as an internal_error")
-        else:
-            log.error("an answer line names %d answers; sent as an internal_error", len(tokens))
-        return (self.lost_answer_line(line),)
-
-
-
-    def lost_answer_line(self, line: str) -> bytes:
-        """The answer for the request of a line whose tool answer was lost: an internal_error refusal in the
-        usual envelope (both copies, isError), so the client's call ends and the model can call again.
-        `self.annotate` adds the contract's phase fields (current_phase, step, instruction, ...); a fault in it
-        leaves the refusal without them rather than the request without an answer."""
-        try:
-            message = json.loads(line)
-        except ValueError:
-            message = None
-        request_id = _valid_id(message.get("id")) if isinstance(message, dict) else top_level_id(line)
-        if request_id is None:  # no request to answer (our markers are only ever in tool results, which have one)
-            return b""
-        refusal = {
-            "success": False,
-            "error": "internal_error",
-            "message": "the answer to this call was lost before it could be written (the server kept too many "
-                       "unwritten answers, or a fault in its stdio layer)",
-            "hint": "call the tool again; see .code-intel/logs/server.log; the server is still running",
-        }
-        if self.annotate is not None:
-            try:
-                self.annotate(refusal)
-            except Exception:
-                log.exception("adding the phase fields to a lost answer's refusal failed; sent without them")
-        text = json.dumps(refusal, separators=(",", ":"), default=str)  # whatever annotate added, it must not fail here
-        return json.dumps({"jsonrpc": "2.0", "id": request_id,
-                           "result": {"content": [{"type": "text", "text": text}], "structuredContent": refusal,
-                                      "isError": True}}, separators=(",", ":"), default=str).encode("utf-8") + b"\n"
-
-
-def _size(kept: tuple[bytes, bytes | None]) -> int:
-    return len(kept[0]) + (len(kept[1]) if kept[1] is not None else 0)
-
-
-def _splice(line: str, token: str, answer: bytes, body: bytes | None = None) -> tuple[bytes, ...] | None:
-    """`line` with its structured marker replaced by `answer` and its text marker (the token between
-    quotes) by `answer` as the inside of a JSON string (`body` when it was made ahead), in five pieces (joined,
-    they would be one more copy of the answer, in freshly allocated memory: as slow as the escaping); None
-    when the markers are not there once each."""
-    structured = f'{{"{ANSWER_KEY}":"{token}"}}'
-    quoted = f'"{token}"'
-    at_structured = line.find(structured)
-    if at_structured < 0 or line.count(quoted) != 2 or line.count(structured) != 1:
-        return None
-    inside = at_structured + len(structured) - 1 - len(quoted)  # the token's own quotes in the structured marker
-    at_text = line.find(quoted)
-    if at_text == inside:
-        at_text = line.find(quoted, inside + len(quoted))
-    at_text += 1  # the token only: its quotes stay, around the escaped answer
-    text = body if body is not None else json_string_body(answer)
-    if at_text < at_structured:
-        first, first_end, first_bytes = at_text, at_text + len(token), text
-        second, second_end, second_bytes = at_structured, at_structured + len(structured), answer
-    else:
-        first, first_end, first_bytes = at_structured, at_structured + len(structured), answer
-        second, second_end, second_bytes = at_text, at_text + len(token), text
-    return (line[:first].encode("utf-8"), first_bytes, line[first_end:second].encode("utf-8"), second_bytes,
-            line[second_end:].encode("utf-8"))
-
-
-class WireWriter:
-    """The `stdout` the SDK's stdio transport writes its lines to: each line gets the answer its markers name
-    put in place (WireAnswers.complete) and goes to the real stdout, both on a worker thread, so neither a
-    large answer nor a client that reads slowly holds up the event loop. The SDK's writer task sends one line
-    at a time; the lock keeps a line's pieces together even if something else ever wrote here too."""
-
-    def __init__(self, sink: IO[bytes], answers: WireAnswers) -> None:
-        self.sink = sink
-        self.answers = answers
-        self._lock = threading.Lock()
-
-    async def write(self, line: str) -> None:
-        await anyio.to_thread.run_sync(self._send, line)
-
-    def _send(self, line: str) -> None:
-        try:
-            pieces = self.answers.complete(line)
-        except Exception:  # a fault here must not end the SDK's writer task, nor leave the request unanswered
-            log.exception("putting an answer in its line failed; sent as an internal_error")
-            pieces = (self.answers.lost_answer_line(line),)
-        with self._lock:
-            for piece in pieces:
-                if piece:
-                    self.sink.write(piece)
-            self.sink.flush()
-
-    async def flush(self) -> None:
-        return None  # every write is flushed
-
-
-@asynccontextmanager
-async def guarded_stdio(answers: WireAnswers | None = None) -> AsyncIterator[tuple[Any, Any]]:
-    """The SDK's `stdio_server()` with our reader in front of stdin and our writer behind stdout; `answers`
-    holds the tool answers the SDK's lines name (WireAnswers.result)."""
+async def serve_stdio(run: Callable[[Any, Any], Awaitable[None]]) -> None:
+    """`run(read_stream, write_stream)` on the SDK's stdio transport, with our reader in front of stdin."""
     from mcp.server.stdio import stdio_server
 
-    source, release_stdin = _claim(sys.stdin, 0, "rb")
+    source, release = _claim_stdin()
     try:
-        sink, release_stdout = _claim(sys.stdout, 1, "wb")
-        try:
-            lines = GuardedLines(source)
-            writer = WireWriter(sink, answers if answers is not None else WireAnswers())
-            async with stdio_server(stdin=lines, stdout=writer) as (read_stream, write_stream):  # type: ignore[arg-type]
-                lines.attach(write_stream)
-                yield read_stream, write_stream
-        finally:
-            release_stdout()
+        lines = GuardedLines(source)
+        async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+            lines.attach(write_stream)
+            await run(read_stream, write_stream)
     finally:
-        release_stdin()
-
-
-async def serve_stdio(lowlevel_server: Any, answers: WireAnswers) -> None:
-    """Run an SDK low-level server on our stdio layer; its tool results come from `answers.result()`."""
-    async with guarded_stdio(answers) as (read_stream, write_stream):
-        await lowlevel_server.run(read_stream, write_stream, lowlevel_server.create_initialization_options())
+        release()

@@ -1,7 +1,7 @@
 """Whether this checkout gives the same outline answers as another commit, byte for byte.
 
 For every source file of each corpus, get_symbols, analyze_structure and get_function_at_line (at 15 lines spread
-over the file) are called through an Explorer, and each answer is taken as the server writes it (`result_json`),
+over the file) are called through an Explorer, and each answer is taken as the server writes it (`code_intel.server.answers.answered`),
 or the refusal's message. The other commit's code is extracted with `git archive` to a temporary folder; each side
 runs in its own process with its own code first on sys.path. A change meant to make these tools faster, not
 different, must print "identical" for every corpus.
@@ -37,16 +37,16 @@ def dump(code: Path, corpus: Path, out: Path) -> None:
     from code_intel.explore.service import Explorer
     from code_intel.languages.grammar import GRAMMARS
     from code_intel.languages.table import language_for
-    from code_intel_server import result_json
+    from code_intel.server.answers import answered
 
     if not Path(sys.modules["code_intel"].__file__ or "").is_relative_to(code):
-        raise SystemExit(f"tools was not imported from {code}")
+        raise SystemExit(f"code_intel was not imported from {code}")
     explorer = Explorer(ProjectRoot.from_args(corpus), lambda: Config(sync_on_start=False))
     explorer._warm_up_started = True  # no definition index built in the background: nothing is written to the corpus
 
     def answer(call: object, *args: object) -> str:
         try:
-            return (result_json(call(*args)) or b"").decode()  # type: ignore[operator]
+            return answered(call(*args)).content[0].text  # type: ignore[operator,union-attr]
         except CodeIntelError as err:
             return f"refused: {err}"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -128,3 +129,15 @@ def test_impact_summary_caps_the_names_it_followed(tmp_path_factory: pytest.Temp
     summary = shape_impact(analyze_impact(explorer, ["many.py"], None))
     assert summary.left_out and summary.left_out["symbols"] > 0 and _size(summary) <= budget_chars()
     assert [i.file for i in summary.importers] == ["use.py"]
+
+
+def test_an_answer_that_fits_lists_every_role(tmp_path: Path) -> None:
+    """Tests that call a function are what an agent changing it needs: while the whole answer fits the budget,
+    no role is only counted (the demo's EXPLORATION listed the test file find_references had only counted)."""
+    explorer = explorer_over(tmp_path, {
+        "calc/ops.py": "def multiply(a, b):\n    return a * b\n",
+        "calc/cli.py": "from calc.ops import multiply\nprint(multiply(2, 3))\n",
+        "tests/test_ops.py": "from calc.ops import multiply\n\ndef test_multiply():\n    assert multiply(2, 3) == 6\n"})
+    answer = explorer.references_answer("multiply")
+    assert [f.file for f in answer.files or []] == ["calc/ops.py", "calc/cli.py", "tests/test_ops.py"]
+    assert not answer.counted and not answer.truncated

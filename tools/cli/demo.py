@@ -174,6 +174,8 @@ class Quiet(Printer):
 def _summarise(name: str, data: dict[str, Any]) -> str:
     if not data.get("success", False):
         return f"error {data.get('error')}: {data.get('message')}"
+    if name == "find_references" and isinstance(data.get("total"), int):  # hits grouped by file
+        return f"{data['total']} references in {data.get('files_with_matches', 0)} files"
     for key in ("definitions", "references", "matches", "files", "symbols", "results"):
         if isinstance(data.get(key), list):
             return f"{len(data[key])} {key}"

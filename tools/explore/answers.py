@@ -137,54 +137,64 @@ def shape_references(result: ReferenceResult, *, level: Level = "locations", rol
     elif role is not None:
         listed_roles = {role}
     else:
-        using = next((r for r in roles_with_hits
-                      if any(not ref.is_definition for f in order if file_role(f) == r for ref in by_file[f])), None)
-        listed_roles = {r for r in roles_with_hits if r == "implementation" or r == using}
+        listed_roles = set(roles_with_hits)  # every role, in answer order, while the whole answer fits
     if level == "counts":
         listed_roles = set()
-    fit = Fitter(budget_chars(budget_tokens) - RESERVED_CHARS if limit is None else 1 << 40)
-    listed_hits = [ref for f in order if file_role(f) in listed_roles for ref in sorted(by_file[f], key=_hit_key)]
-    shown_refs: list[Reference] = []
-    files: list[FileHits] = []
-    shown = 0
-    if level == "code":
-        for ref in listed_hits[offset:]:
-            if len(shown_refs) == limit or not fit.take(ref.model_dump(exclude_none=True)):
-                break
-            shown_refs.append(ref)
-        shown = len(shown_refs)
-    elif listed_roles:
-        position = 0
+
+    def listing(listed_roles: set[str], offset: int) -> tuple[list[Reference], list[FileHits], list[FileHits], int, int]:
+        fit = Fitter(budget_chars(budget_tokens) - RESERVED_CHARS if limit is None else 1 << 40)
+        listed_hits = [ref for f in order if file_role(f) in listed_roles for ref in sorted(by_file[f], key=_hit_key)]
+        shown_refs: list[Reference] = []
+        files: list[FileHits] = []
+        shown = 0
+        if level == "code":
+            for ref in listed_hits[offset:]:
+                if len(shown_refs) == limit or not fit.take(ref.model_dump(exclude_none=True)):
+                    break
+                shown_refs.append(ref)
+            shown = len(shown_refs)
+        elif listed_roles:
+            position = 0
+            for f in order:
+                if file_role(f) not in listed_roles:
+                    continue
+                hits = sorted(by_file[f], key=_hit_key)
+                take = hits[max(0, offset - position):]
+                position += len(hits)
+                if not take or fit.full:
+                    continue
+                entry = FileHits(file=f, line=take[0].line, role=file_role(f), count=len(hits), lines=[])
+                if not fit.take(entry.model_dump(exclude_none=True)):
+                    break
+                for ref in take:
+                    if shown == limit or not fit.take(ref.line):
+                        fit.full = True
+                        break
+                    assert entry.lines is not None
+                    entry.lines.append(ref.line)
+                    if ref.is_definition:
+                        entry.definitions = [*(entry.definitions or []), ref.line]
+                    shown += 1
+                if entry.lines:
+                    files.append(entry)
+        counted: list[FileHits] = []
         for f in order:
-            if file_role(f) not in listed_roles:
+            if file_role(f) in listed_roles or fit.full:
                 continue
-            hits = sorted(by_file[f], key=_hit_key)
-            take = hits[max(0, offset - position):]
-            position += len(hits)
-            if not take or fit.full:
-                continue
-            entry = FileHits(file=f, line=take[0].line, role=file_role(f), count=len(hits), lines=[])
+            entry = FileHits(file=f, line=by_file[f][0].line, role=file_role(f), count=len(by_file[f]))
             if not fit.take(entry.model_dump(exclude_none=True)):
                 break
-            for ref in take:
-                if shown == limit or not fit.take(ref.line):
-                    fit.full = True
-                    break
-                assert entry.lines is not None
-                entry.lines.append(ref.line)
-                if ref.is_definition:
-                    entry.definitions = [*(entry.definitions or []), ref.line]
-                shown += 1
-            if entry.lines:
-                files.append(entry)
-    counted: list[FileHits] = []
-    for f in order:
-        if file_role(f) in listed_roles or fit.full:
-            continue
-        entry = FileHits(file=f, line=by_file[f][0].line, role=file_role(f), count=len(by_file[f]))
-        if not fit.take(entry.model_dump(exclude_none=True)):
-            break
-        counted.append(entry)
+            counted.append(entry)
+        return shown_refs, files, counted, shown, len(listed_hits)
+
+    if role is None and level != "counts":
+        _, _, _, fitting, listable = listing(listed_roles, 0)  # decided on the first page, so offsets page alike
+        if fitting < listable:
+            # not everything fits: own source (and the first other role that uses the name) listed, the rest counted
+            using = next((r for r in roles_with_hits
+                          if any(not ref.is_definition for f in order if file_role(f) == r for ref in by_file[f])), None)
+            listed_roles = {r for r in roles_with_hits if r == "implementation" or r == using}
+    shown_refs, files, counted, shown, listable = listing(listed_roles, offset)
     per_role = role_counts((f, len(by_file[f])) for f in order)
     listed_per_role: dict[str, int] = defaultdict(int)
     for entry in files:
@@ -196,7 +206,7 @@ def shape_references(result: ReferenceResult, *, level: Level = "locations", rol
     result.counted = counted
     result.by_role = {r: RoleCount(files=c["files"], hits=c["hits"], listed=listed_per_role.get(r, 0))
                       for r, c in per_role.items()}
-    more = offset + shown < len(listed_hits)
+    more = offset + shown < listable
     result.next_offset = offset + shown if more else None
     result.truncated = more or len(counted) < sum(1 for f in order if file_role(f) not in listed_roles)
     result.more = _references_more(result, listed_roles, level, offset + shown, more) or None

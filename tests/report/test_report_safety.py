@@ -219,3 +219,11 @@ def test_a_forced_completion_is_shown_with_its_open_issues(driver, plain):
     assert "a docstring is missing" in issues.text
     counters = {n.attrs["data-counter"]: n.attrs["data-value"] for n in page.by_id("valves").find_all("tr", "counter")}
     assert counters["quality_revert_count"] == "3"
+
+
+def test_each_phase_keeps_the_summary_the_agent_sent(driver, plain):
+    driver.run(driver.start(intent="QUESTION"))
+    page = parse_page(write_report(plain).read_text(encoding="utf-8"))
+    [frame] = page.by_id("timeline").find_all("tr", "visit", phase="QUERY_FRAME")
+    [summary] = frame.find_all("details", "summary")
+    assert "summary of QUERY_FRAME step 4" in summary.text

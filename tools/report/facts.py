@@ -54,6 +54,7 @@ class PhaseVisit:
     next_phase: str | None = None
     refusals: int = 0
     note: str = ""  # e.g. "reverted to planning", "forced on to MERGE"
+    summary: str = ""  # the summary the agent sent with the accepted submit that left the phase
 
     @property
     def seconds(self) -> float | None:
@@ -332,6 +333,7 @@ def _accepted(facts: SessionFacts, visit: PhaseVisit | None, event: dict[str, An
     visit.left, visit.next_phase = ts, event.get("next_phase")
     extras = _mapping(event.get("extras"))
     payload = _mapping(event.get("payload"))
+    visit.summary = str(payload.get("summary") or "")
     if extras.get("reverted"):
         visit.note = "reverted to planning"
     if event.get("phase") == "VERIFY_INTERVENTION":

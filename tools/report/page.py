@@ -15,6 +15,7 @@ from typing import Any
 from code_intel.report.facts import CheckRunFact, Excerpt, SessionFacts, format_seconds, seconds_between
 
 MAX_SENT_CHARS = 6_000  # what the agent sent, as shown for one refusal
+MAX_SUMMARY_CHARS = 800  # a phase summary, as the timeline shows it
 
 _CSS = """
 :root{--fg:#1d232b;--muted:#5d6875;--line:#d8dde3;--bg:#fff;--soft:#f4f6f8;--ok:#1f7a3f;--bad:#b42318;--warn:#a15c00;
@@ -119,7 +120,7 @@ def _timeline(f: SessionFacts) -> str:
                     f'data-refusals="{visit.refusals}"><td>{index}</td><td>{visit.step}</td><td>{_e(visit.phase)}</td>'
                     f'<td class="num" title="{_e(visit.entered)}">{_e(_offset(f, visit.entered))}</td>'
                     f'<td class="num">{_e(duration)}</td><td>{refused}</td>'
-                    f'<td>{_e(visit.next_phase or "")}</td><td>{_e(visit.note)}</td></tr>')
+                    f'<td>{_e(visit.next_phase or "")}</td><td>{_e(visit.note)}{_phase_summary(visit.summary)}</td></tr>')
     skips = "".join(f'<tr class="skip" data-phase="{_e(s.phase)}" data-step="{s.step}"><td>{s.step}</td>'
                     f'<td>{_e(s.phase)}</td><td>{_e(s.reason)}</td></tr>' for s in f.skips)
     skipped = (f'<h3>Steps not run</h3><table><thead><tr><th>step</th><th>phase</th><th>why</th></tr></thead>'
@@ -127,6 +128,14 @@ def _timeline(f: SessionFacts) -> str:
     return (f'<section id="timeline"><h2>Timeline</h2><div class="bar" role="img" aria-label="time per phase">{bar}</div>'
             f'<table><thead><tr><th>#</th><th>step</th><th>phase</th><th>entered at</th><th>time</th><th>refused</th>'
             f'<th>then</th><th>note</th></tr></thead><tbody>{"".join(rows)}</tbody></table>{skipped}</section>')
+
+
+def _phase_summary(text: str) -> str:
+    """The agent's summary of a phase, folded away (the first MAX_SUMMARY_CHARS characters)."""
+    if not text.strip():
+        return ""
+    shown = text if len(text) <= MAX_SUMMARY_CHARS else text[:MAX_SUMMARY_CHARS] + " ..."
+    return f'<details class="summary"><summary>summary</summary><p>{_e(shown)}</p></details>'
 
 
 def _offset(f: SessionFacts, moment: str | None) -> str:

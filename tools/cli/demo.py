@@ -248,7 +248,8 @@ class DemoAgent:
             self.out.note(f"writing before READY is refused too: allowed={probe.get('allowed')}")
         await self.tool("find_definitions", symbol="multiply")
         await self.tool("get_symbols", path="calc/operations.py")
-        await self.tool("find_references", symbol="multiply")
+        await self.tool("find_references", symbol="multiply")  # test files are counted here, not shown (#40)
+        await self.tool("get_symbols", path="tests/test_operations.py")
         return {
             "explored_files": ["calc/operations.py", "tests/test_operations.py", "calc/cli.py"],
             "findings": [

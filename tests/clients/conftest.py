@@ -129,3 +129,9 @@ def client_env(home: Path, **extra: str) -> dict[str, str]:
     env = {"PATH": path, "HOME": str(home), "LANG": "C.UTF-8", "TMPDIR": os.environ.get("TMPDIR", "/tmp")}
     env.update(extra)
     return env
+
+
+def client_key_dir(home: Path) -> str:
+    """Where code-intel's seal key lies for processes the client starts with `home` as HOME (the server, the hooks):
+    a test reading their sealed logs points CODE_INTEL_KEY_DIR there."""
+    return str(home / ".local" / "state" / "code-intel" / "keys")

@@ -26,7 +26,7 @@ import pytest
 
 from code_intel.workflow import write_log
 from tests.clients import whole_session
-from tests.clients.conftest import APP_CODE, EXPLORED, FRAME, client_env
+from tests.clients.conftest import APP_CODE, EXPLORED, FRAME, client_env, client_key_dir
 from tests.clients.provider import MessagesProvider, text, tool
 
 pytestmark = pytest.mark.slow
@@ -66,8 +66,10 @@ def claude(command: list[str], repo: Path, home: Path, provider: MessagesProvide
     return json.loads(result.stdout)
 
 
-def test_claude_code_session_hooks_and_compaction(claude_bin: list[str], sample_repo: Path, tmp_path: Path) -> None:
+def test_claude_code_session_hooks_and_compaction(claude_bin: list[str], sample_repo: Path, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     home = tmp_path / "home"
+    monkeypatch.setenv("CODE_INTEL_KEY_DIR", client_key_dir(home))  # to read the logs the client's processes sealed
     (home / ".claude").mkdir(parents=True)
     # the user approved the project's .mcp.json server and trusts the folder (so its permission rule applies)
     (home / ".claude" / "settings.json").write_text(json.dumps({"enableAllProjectMcpServers": True}), encoding="utf-8")

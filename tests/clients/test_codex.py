@@ -25,7 +25,7 @@ import pytest
 
 from code_intel.workflow import write_log
 from tests.clients import whole_session
-from tests.clients.conftest import APP_CODE, EXPLORED, FRAME, client_env
+from tests.clients.conftest import APP_CODE, EXPLORED, FRAME, client_env, client_key_dir
 from tests.clients.provider import (
     CODEX_COMPACTION,
     ResponsesProvider,
@@ -187,9 +187,10 @@ def tool_output(provider: ResponsesProvider, call_id: str) -> dict[str, Any]:
 
 
 def test_codex_exec_session_hooks_resume_and_compaction(npm_clients: Path, sample_repo: Path, codex_home: Path,
-                                                       tmp_path: Path) -> None:
+                                                       tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     home = tmp_path / "home"
     home.mkdir()
+    monkeypatch.setenv("CODE_INTEL_KEY_DIR", client_key_dir(home))  # to read the logs the client's processes sealed
     env = client_env(home, CODEX_HOME=str(codex_home), CODE_INTEL_TEST_KEY="sk-test-not-a-key")
     codex = npm_clients / "node_modules" / ".bin" / "codex"
     app = sample_repo / "src" / "app.py"

@@ -31,8 +31,9 @@ typecheck:
 # (tracked and new unignored ones: no build/ or egg-info leftovers), then `twine check` on both. A few seconds.
 dist:
 	@test -x .venv/bin/twine || { echo "build and twine are missing from .venv: run ./setup.sh once"; exit 2; }
-	rm -rf dist
-	tree="$$(mktemp -d)" && trap 'rm -rf "$$tree" "$$tree.log"' EXIT && \
+	@echo "make dist: sdist and wheel from a clean copy of the tree, then twine check"
+	@rm -rf dist
+	@tree="$$(mktemp -d)" && trap 'rm -rf "$$tree" "$$tree.log"' EXIT && \
 	git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$$tree" && \
 	{ .venv/bin/python -m build --no-isolation --outdir dist "$$tree" >"$$tree.log" 2>&1 || { cat "$$tree.log"; exit 1; }; } && \
 	.venv/bin/twine check --strict dist/*

@@ -34,7 +34,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.shared.exceptions import MCPError
 from mcp_types import Tool as MCPTool
 from mcp_types import ToolAnnotations
-from pydantic import Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from code_intel.context import skill
 from code_intel.context.rules import ContextUpdate
@@ -52,10 +52,11 @@ from code_intel.explore.models import (
     SymbolsResult,
 )
 from code_intel.explore.query import QueryResult
+from code_intel.explore.unused import UnusedResult
 from code_intel.index.models import ChunkDetail, RelevanceResult, SemanticSearchResult, SyncReport
 from code_intel.learning.outcomes import OutcomeEntry, OutcomeStats
 from code_intel.server import sdk
-from code_intel.server.answers import output_schema, result_models, wire_result
+from code_intel.server.answers import compact_schema, output_schema, result_models, wire_result
 from code_intel.server.app import CodeIntelApp
 from code_intel.server.calls import ToolFacts, answering, record_calls
 from code_intel.server.refusals import argument_error, refusal, unknown_argument_error, unknown_tool_error
@@ -83,11 +84,9 @@ STATEFUL = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_wo
 DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
 
 Ctx = Context[CodeIntelApp, Any]
-KeywordsArg = Annotated[list[str] | None, Field(
-    description="identifiers you expect in the answer (guesses are fine), e.g. ['retry_after', 'Backoff']")]
-OffsetArg = Annotated[int, Field(ge=0, description="the next_offset of the previous answer")]
-CodeHintArg = Annotated[str | None, Field(description="a short sketch of the code you expect, e.g. "
-                                                      "'if resp.status == 429: sleep(retry_after)'")]
+KeywordsArg = Annotated[list[str] | None, Field(description="identifiers you expect (guesses are fine)")]
+OffsetArg = Annotated[int, Field(ge=0, description="next_offset of the last answer")]
+CodeHintArg = Annotated[str | None, Field(description="a sketch of the code you expect")]
 
 TOOLS: dict[str, ToolFacts] = {}
 
@@ -129,11 +128,10 @@ def start_session(
     intent: Literal["IMPLEMENT", "MODIFY", "INVESTIGATE", "QUESTION"],
     query: Annotated[str, Field(description="the user's request, verbatim")],
     flags: Annotated[list[str] | None, Field(description="options exactly as typed, e.g. ['--quick', '-ni']")] = None,
-    repo_path: Annotated[str | None, Field(description="must be the server's project root when given")] = None,
+    repo_path: Annotated[str | None, Field(description="the project root, if given")] = None,
 ) -> PhaseResponse | RecoveryOffer:
-    """Start a guided session for one user request. The server parses the flags, loads the project
-    rules and answers the first phase's instruction, expected_payload and resources to read. Only one
-    session per project runs at a time; an interrupted one is offered for recovery."""
+    """Start a guided session for one request: answers the first phase's instruction, expected_payload and
+    resources. One session per project; an interrupted one is offered for recovery."""
     answer = app_of(ctx).start_session(intent, query, flags or [], repo_path)
     if answer.get("recovery_available"):
         return RecoveryOffer.model_validate(answer)
@@ -148,19 +146,48 @@ def submit_phase(
     data: Annotated[Any, Field(description="the payload named by the last response's expected_payload",
                                json_schema_extra={"type": "object"})],
 ) -> PhaseResponse:
-    """The only way out of a phase. Send the payload the current phase expects (see expected_payload);
-    the server validates it, checks the tools you used, decides the next phase and answers its
-    instruction. A refusal names what was wrong and repeats the current phase's instruction. The
-    server runs the configured verify.commands itself, with progress: at POST_IMPL_VERIFY, and once
-    on the submit that first enters READY (the run before the change)."""
+    """The only way out of a phase: send the payload expected_payload names. The server checks it and the tools
+    you used, then answers the next instruction or a refusal saying what was wrong. It runs verify.commands
+    itself at POST_IMPL_VERIFY and on first entering READY."""
+    ask_user_to_keep_early_changes(ctx, data)
     return PhaseResponse.model_validate(app_of(ctx).workflow.submit_phase(data, progress_reporter(ctx)))
+
+
+class KeepEarlyChanges(BaseModel):
+    """The user's answer to keeping files the agent changed before READY."""
+
+    keep: bool = Field(description="keep these files, as they are now, in the session's commit")
+
+
+def ask_user_to_keep_early_changes(ctx: Ctx, data: Any) -> None:
+    """PRE_COMMIT's reallowed_files keeps files changed before READY only with the user's consent: ask the user
+    through MCP elicitation when the client supports it, and record a yes as their grant (workflow/grants.py).
+    Without elicitation (or on no answer) nothing is granted, and the refusal says to run `code-intel allow`."""
+    files = data.get("reallowed_files") if isinstance(data, dict) else None
+    if not isinstance(files, list) or not files or not all(isinstance(f, str) for f in files):
+        return
+    capabilities = ctx.client_capabilities
+    if capabilities is None or capabilities.elicitation is None:
+        return
+    workflow = app_of(ctx).workflow
+    pending = workflow.early_changes_to_confirm(files)
+    if not pending:
+        return
+    message = ("The agent asks to keep files it changed before the session reached READY, while writing was not "
+               f"allowed: {', '.join(pending)}. Keep them, as they are now, in this session's commit?")
+    try:
+        answer = anyio.from_thread.run(ctx.elicit, message, KeepEarlyChanges)
+    except Exception as err:  # noqa: BLE001 - a client that fails to ask grants nothing; the refusal says what to do
+        logging.getLogger("code_intel.server").warning("elicitation failed: %s", err)
+        return
+    if answer.action == "accept" and answer.data.keep:
+        workflow.grant_early_changes(pending, by="elicitation")
 
 
 @tool(READ_ONLY)
 def get_session_status(ctx: Ctx) -> PhaseResponse:
-    """Where the session stands: phase, step, completed steps, instruction, expected_payload, task
-    progress and compaction_count. Restores an interrupted session from its checkpoint. Call it
-    whenever you are unsure what to do next."""
+    """Where the session stands: phase, step, completed steps, instruction, expected_payload, task progress.
+    Restores an interrupted session. Call it whenever unsure what to do next."""
     return PhaseResponse.model_validate(app_of(ctx).workflow.get_session_status())
 
 
@@ -168,17 +195,16 @@ def get_session_status(ctx: Ctx) -> PhaseResponse:
 @tool(READ_ONLY, shows_code=True)
 def search_text(
     ctx: Ctx,
-    pattern: Annotated[str | list[str], Field(description="a regex, or a list of them searched in parallel")],
-    path: Annotated[str | None, Field(description="file or folder relative to the project root")] = None,
+    pattern: Annotated[str | list[str], Field(description="a regex or a list of them")],
+    path: Annotated[str | None, Field(description="file or folder")] = None,
     glob: Annotated[str | list[str] | None, Field(description="include globs, e.g. '*.py'; prefix ! to exclude")] = None,
     case_sensitive: bool = True,
-    fixed_strings: Annotated[bool, Field(description="treat patterns as literal text")] = False,
+    fixed_strings: Annotated[bool, Field(description="literal patterns")] = False,
     context_lines: Annotated[int, Field(ge=0, le=20)] = 0,
     max_results: Annotated[int, Field(ge=1, le=5000)] = 100,
 ) -> PatternResult | MultiPatternResult:
-    """Search file contents with ripgrep (respects .gitignore and the configured excludes). Each match
-    has file, line, column and text; a list of patterns gives one group per pattern. `truncated` and
-    `total_matches` say when max_results cut the list."""
+    """ripgrep over file contents (.gitignore and excludes respected): file, line, column, text per match; a list
+    of patterns answers one group each. truncated and total_matches say when max_results cut it."""
     return app_of(ctx).explorer.search_text(pattern, path=path, glob=glob, case_sensitive=case_sensitive,
                                             fixed_strings=fixed_strings, context_lines=context_lines,
                                             max_results=max_results)
@@ -187,12 +213,11 @@ def search_text(
 @tool(READ_ONLY)
 def search_files(
     ctx: Ctx,
-    pattern: Annotated[str, Field(description="glob on project-relative paths; ** crosses folders")],
+    pattern: Annotated[str, Field(description="glob; ** crosses folders")],
     path: Annotated[str | None, Field(description="folder to search under")] = None,
     max_results: Annotated[int, Field(ge=1, le=10000)] = 200,
 ) -> FileSearchResult:
-    """Find files by glob (e.g. 'src/**/*.py', '**/test_*.py'), honouring .gitignore and the configured
-    excludes. Returns project-relative paths."""
+    """Files by glob ('src/**/*.py'), .gitignore and excludes respected."""
     return app_of(ctx).explorer.search_files(pattern, path=path, max_results=max_results)
 
 
@@ -200,14 +225,14 @@ def search_files(
 def find_definitions(
     ctx: Ctx,
     symbol: str,
-    path: Annotated[str | None, Field(description="limit to a file or folder")] = None,
+    path: Annotated[str | None, Field(description="a file or folder")] = None,
     language: Annotated[str | None, Field(description="e.g. python, typescript, go")] = None,
     match: Literal["exact", "prefix", "icase"] = "exact",
     offset: OffsetArg = 0,
     max_results: Annotated[int | None, Field(ge=1, le=2000, description="list this many, past the budget")] = None,
 ) -> DefinitionResult:
-    """Where a symbol is defined (Universal Ctags, tree-sitter where ctags misses), own source first: file, line,
-    end_line, kind, scope, signature. Cut to about 1,500 tokens; next_offset pages on."""
+    """Where a symbol is defined (ctags, tree-sitter where ctags misses), own source first, with kind, scope and
+    signature. About 1,500 tokens; next_offset pages on."""
     return app_of(ctx).explorer.definitions_answer(symbol, path=path, language=language, match=match,
                                                    offset=offset, max_results=max_results)
 
@@ -216,48 +241,53 @@ def find_definitions(
 def find_references(
     ctx: Ctx,
     symbol: str,
-    path: Annotated[str | None, Field(description="limit to a file or folder")] = None,
+    path: Annotated[str | None, Field(description="a file or folder")] = None,
     language: str | None = None,
     include_comments: bool = False,
     include_strings: bool = False,
     level: Annotated[Literal["counts", "locations", "code"], Field(
-        description="counts: files with hit counts; locations: hit lines per file; code: each hit's text")] = "locations",
+        description="counts: per file; locations: lines per file; code: each line's text")] = "locations",
     role: Annotated[Literal["implementation", "test", "doc", "generated", "all"] | None, Field(
-        description="list this role's hits line by line (default: own source)")] = None,
+        description="whose hits to list (default: own source)")] = None,
     offset: OffsetArg = 0,
     max_results: Annotated[int | None, Field(ge=1, le=5000, description="list this many, past the budget")] = None,
 ) -> ReferenceResult:
-    """Where a symbol is used: whole-word matches that tree-sitter confirms as code (comments and strings on
-    request; left_out counts them). Own source is listed line by line near the definition first; tests, docs and
-    generated files come as per-file counts (by_role, counted; role= lists them). Cut to about 1,500 tokens:
-    `more` says what was left out, next_offset pages on. For `Type.name`, uses through other types are left out."""
+    """Where a symbol is used in code (comments/strings on request): own source listed first, near the
+    definition; tests, docs, generated files counted per file (role= lists them). About 1,500 tokens; `more`
+    says what was left out. `Type.name` skips uses through other types."""
     return app_of(ctx).explorer.references_answer(symbol, path=path, language=language,
                                                   include_comments=include_comments, include_strings=include_strings,
                                                   level=level, role=role, offset=offset, max_results=max_results)
 
 
 @tool(READ_ONLY, shows_code=True)
-def get_symbols(ctx: Ctx, path: Annotated[str, Field(description="a file, relative to the project root")]) -> SymbolsResult:
-    """The nested outline of one file: classes with their methods, functions and module-level
-    variables, each with line and end_line."""
-    return app_of(ctx).explorer.get_symbols(path)
+def get_symbols(
+    ctx: Ctx, path: Annotated[str, Field(description="a file; with unused, a folder too")],
+    unused: Annotated[bool, Field(description="what nothing else names")] = False,
+    offset: OffsetArg = 0,
+) -> SymbolsResult | UnusedResult:
+    """One file's nested outline: classes, methods, functions (nested too), module variables. unused: dead code
+    with evidence, exports left out."""
+    if unused:
+        return app_of(ctx).explorer.unused_answer(path, offset=offset)
+    return app_of(ctx).explorer.symbols_answer(path, offset=offset)
 
 
 @tool(READ_ONLY, shows_code=True)
 def analyze_structure(
-    ctx: Ctx, path: Annotated[str, Field(description="a file, relative to the project root")],
+    ctx: Ctx, path: Annotated[str, Field(description="a file")],
     parts: Annotated[list[Literal["imports", "classes", "functions"]] | None, Field(
         description="default: all three")] = None,
     offset: OffsetArg = 0,
 ) -> StructureResult:
-    """One file's structure from its syntax tree: imports (with the project files they resolve to), classes,
-    functions and the calls each makes. Classes and functions are cut to about 1,500 tokens; next_offset pages on."""
+    """One file's imports (with the project files they name), classes, functions and their calls, from its
+    syntax tree. About 1,500 tokens; next_offset pages on."""
     return app_of(ctx).explorer.structure_answer(path, parts=list(parts) if parts else None, offset=offset)
 
 
 @tool(READ_ONLY, shows_code=True)
 def get_function_at_line(ctx: Ctx, path: str, line: Annotated[int, Field(ge=1)]) -> EnclosingFunction:
-    """The innermost function or method enclosing a line, with its name, span and code."""
+    """The innermost function or method around a line: name, span, code."""
     return app_of(ctx).explorer.get_function_at_line(path, line)
 
 
@@ -267,15 +297,13 @@ def analyze_impact(
     files: Annotated[list[str], Field(description="files you plan to change")],
     symbols: Annotated[list[str] | None, Field(description="symbols you plan to change; default: all in the files")] = None,
     level: Annotated[Literal["summary", "locations", "code"], Field(
-        description="summary: counts, importers, top files; locations: the items; code: with their lines")] = "summary",
+        description="locations: the items; code: with their lines")] = "summary",
     group: Annotated[Literal["importers", "direct", "dependents", "tests", "configs", "docs", "should_verify"] | None,
                      Field(description="list this group's items")] = None,
     offset: OffsetArg = 0,
 ) -> ImpactReport:
-    """What a change to these files would touch: importers, references to their symbols (for symbols you name,
-    also their other uses in these files), tests, configs and docs that mention them, overrides and overridden
-    methods, type stubs, CSS/markup cross-references. `Type.name` is followed in Type only. By default a summary:
-    counts per group, the importers, each group's top files; group= lists one group (next_offset pages on)."""
+    """What changing these files (or symbols; `Type.name`: in Type only) touches: importers, references, tests,
+    configs, docs, overrides, stubs, CSS links. Default: counts, importers, top files; group= lists one group."""
     return app_of(ctx).analyze_impact(files, symbols, level=level, group=group, offset=offset)
 
 
@@ -286,9 +314,8 @@ def query(
     keywords: KeywordsArg = None,
     code_hint: CodeHintArg = None,
 ) -> QueryResult:
-    """A general entry point: routes a question to symbol, text and (when the index exists) semantic
-    search and merges the results, each with file and line and the file's role (implementation, test,
-    doc, generated). Optional `keywords` and `code_hint` sharpen it like in semantic_search."""
+    """Routes a question to symbol, text and semantic search and merges the hits (file, line, role). keywords and
+    code_hint sharpen it."""
     return app_of(ctx).query(question, keywords=keywords, code_hint=code_hint)
 
 
@@ -298,15 +325,12 @@ def semantic_search(
     ctx: Ctx,
     query: str,
     n_results: Annotated[int, Field(ge=1, le=100)] = 10,
-    collection: Annotated[Literal["forest", "map"] | None, Field(description="default: Map first, then Forest")] = None,
+    collection: Annotated[Literal["forest", "map"] | None, Field(description="default: both")] = None,
     keywords: KeywordsArg = None,
     code_hint: CodeHintArg = None,
 ) -> SemanticSearchResult:
-    """Meaning-based search over the code index (Forest) and past successful agreements (Map). A Map
-    hit scoring 0.7 or more answers alone; the response says which collection answered and how complete
-    the index is (`index`: it answers during a sync, first with a fast model). Each hit carries its file's
-    role. Optional `keywords` (identifiers you expect) and `code_hint` (a sketch of the code you expect)
-    are fused with the question."""
+    """Meaning-based search of the code (Forest) and past agreements (Map; a Map hit of 0.7+ answers alone),
+    saying how complete the index is. Hits carry their file's role; keywords and code_hint sharpen it."""
     return SemanticSearchResult.model_validate(app_of(ctx).semantic_search(
         query, n_results=n_results, collection=collection, keywords=keywords, code_hint=code_hint))
 
@@ -319,7 +343,7 @@ def fetch_chunk_detail(ctx: Ctx, chunk_id: str) -> ChunkDetail:
 
 @tool(READ_ONLY)
 def validate_symbol_relevance(ctx: Ctx, query: str, symbols: list[str]) -> RelevanceResult:
-    """How relevant each symbol is to a request, by embedding similarity, with a verdict per symbol."""
+    """Each symbol's relevance to a request (embedding similarity), with a verdict."""
     return RelevanceResult.model_validate(app_of(ctx).validate_symbol_relevance(query, symbols))
 
 
@@ -327,13 +351,10 @@ def validate_symbol_relevance(ctx: Ctx, query: str, symbols: list[str]) -> Relev
 def sync_index(
     ctx: Ctx,
     force: bool = False,
-    wait: Annotated[bool, Field(description="hold the call until the index is complete; by default it answers "
-                                            "within a second with the index state while the sync goes on in the "
-                                            "background")] = False,
+    wait: Annotated[bool, Field(description="hold the call until the index is complete")] = False,
 ) -> SyncReport:
-    """Bring the semantic index up to date: only changed files are re-chunked and re-embedded; `force`
-    rebuilds everything. Answers within a second, finished or not (`index` says how far it is; searches answer
-    from what is indexed meanwhile), with progress notifications while the call is open; `wait` holds it."""
+    """Update the semantic index: changed files only (force: all). Answers within a second, finished or not
+    (`index` says how far; searches use what is indexed meanwhile); wait holds the call."""
 
     def progress(done: float, total: float | None, message: str) -> None:
         anyio.from_thread.run(lambda: ctx.report_progress(done, total, message))
@@ -343,46 +364,42 @@ def sync_index(
 
 @tool(STATEFUL)
 def update_context(ctx: Ctx) -> ContextUpdate:
-    """Refresh context.yml's project_rules summary from the project rules file (CLAUDE.md by default)."""
+    """Refresh context.yml's summary of the project rules file (CLAUDE.md by default)."""
     return ContextUpdate.model_validate(app_of(ctx).update_context())
 
 
 # ---------------------------------------------------- implementation control
 @tool(READ_ONLY)
 def check_write_target(ctx: Ctx, file_path: str) -> WriteCheck:
-    """May this file be written now? Writes are allowed only in READY, only inside the project, to
-    explored files, new files in explored folders, or pure markup. Answers `allowed` and `reason`."""
+    """May this file be written now? Only in READY, inside the project: explored files, new files in explored
+    folders, pure markup."""
     return WriteCheck.model_validate(app_of(ctx).workflow.check_write_target(file_path))
 
 
 @tool(STATEFUL)
 def add_explored_files(ctx: Ctx, files: list[str]) -> ExploredFiles:
-    """Add files you have read to the session's explored set, so that they may be written in READY."""
+    """Mark files you have read as explored, so READY may write them."""
     return ExploredFiles.model_validate(app_of(ctx).workflow.add_explored_files(files))
 
 
 @tool(READ_ONLY)
 def review_changes(ctx: Ctx) -> SessionReview:
-    """The session's changes against the base: per file status, line counts and a unified diff (capped),
-    files changed outside the write rules, and garbage candidates (debug prints, commented-out
-    blocks, temp files, large binaries)."""
+    """The session's changes against the base: per file status, line counts, a capped diff, files changed outside
+    the write rules, garbage candidates (debug prints, commented-out code, temp files)."""
     return SessionReview.model_validate(app_of(ctx).workflow.review_changes())
 
 
 @tool(STATEFUL)
 def run_checks(ctx: Ctx) -> CheckRun:
-    """Run the project's verify.commands (config.json) now, as POST_IMPL_VERIFY will: the commands relevant
-    to the session's changed files, in the project root, each with its timeout. Answers per command the
-    verdict, duration, failing test names and the output's tail, the skipped commands and the changed
-    files relevance was judged on. Allowed in VERIFICATION and POST_IMPL_VERIFY; long runs send
-    progress notifications."""
+    """Run the verify.commands relevant to the session's changed files now, as POST_IMPL_VERIFY will: per command
+    the verdict, duration, failing tests and the output's tail. Allowed in VERIFICATION and POST_IMPL_VERIFY."""
     return CheckRun.model_validate(app_of(ctx).workflow.run_checks(progress_reporter(ctx)))
 
 
 @tool(DESTRUCTIVE)
 def cleanup_stale_branches(ctx: Ctx) -> CleanupResult:
-    """Return to the base branch, delete every llm_task_* branch, delete checkpoints and reset the
-    session. Reports each deleted branch with its head commit so it can be recovered."""
+    """Back to the base branch; delete every llm_task_* branch (each reported with its head commit) and the
+    checkpoints; reset the session."""
     return CleanupResult.model_validate(app_of(ctx).workflow.cleanup_stale_branches())
 
 
@@ -394,14 +411,14 @@ def record_outcome(
     phase_at_outcome: str | None = None,
     analysis: dict[str, Any] | None = None,
 ) -> OutcomeEntry:
-    """Record how a session ended. phase_at_outcome defaults to the session's phase. A success also stores
-    the request -> symbols/files agreement in the Map so similar requests find it first."""
+    """Record how a session ended; a success stores the request's symbols and files in the Map for similar
+    requests."""
     return OutcomeEntry.model_validate(app_of(ctx).record_outcome(outcome, phase_at_outcome, analysis or {}))
 
 
 @tool(READ_ONLY)
 def get_outcome_stats(ctx: Ctx) -> OutcomeStats:
-    """Counts of recorded outcomes and refusals by phase and reason, from the decision and outcome logs."""
+    """Recorded outcomes and refusals counted by phase and reason."""
     return OutcomeStats.model_validate(app_of(ctx).outcome_stats())
 
 
@@ -434,8 +451,10 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
                                              description=skill.description()))
 
     async def list_tools(self) -> list[MCPTool]:
-        # arguments outside the input schema are refused (call_tool), so the schema says so too
-        return [listed.model_copy(update={"input_schema": {**listed.input_schema, "additionalProperties": False},
+        # arguments outside the input schema are refused (call_tool), so the schema says so too; titles and null
+        # options say nothing a model needs (optional arguments may be left out), and the model reads this listing
+        return [listed.model_copy(update={"input_schema": {**compact_schema(listed.input_schema),
+                                                           "additionalProperties": False},
                                           "output_schema": self.output_schemas[listed.name]})
                 for listed in await super().list_tools()]
 

@@ -11,8 +11,8 @@ the repository:
         | tar -x -C /work/corpora/sympy
 
 The server is driven through the `mcp` package's stdio client. Its first call builds the definition index
-(timed apart, as "index build"); every call is then made twice and the second one timed (the agent's usual case:
-the index and parse caches warm).
+(timed apart, as "index build"); every call is then timed on its first run ("first") and again after WARM_CALLS
+runs (the agent's usual case: the index and the parse and comment caches warm).
 
 Run: .venv/bin/python benchmarks/big_repo.py [--tree /work/corpora/sympy]
 """
@@ -36,6 +36,7 @@ BUDGET_TOKENS = 1500
 SLACK_TOKENS = 200  # the budget bounds the listed part; totals and hints come on top
 IMPACT_LIMIT_BYTES = 6 * 1024
 TIME_LIMIT_S = 2.0
+WARM_CALLS = 2  # calls before the timed one: a big first answer leaves its parse and comment maps to later calls
 
 CALLS: list[tuple[str, dict[str, Any], list[str] | None]] = [
     ("search_text", {"pattern": "def sympify"}, ["-n", "def sympify"]),
@@ -76,7 +77,11 @@ async def run(tree: Path) -> list[dict[str, Any]]:
         await client.call_tool("find_definitions", {"symbol": "Basic"})
         print(f"index build (first find_definitions): {time.perf_counter() - started:.1f} s", flush=True)
         for tool, args, rg_args in CALLS:
+            started = time.perf_counter()
             await client.call_tool(tool, args)
+            first = time.perf_counter() - started
+            for _ in range(WARM_CALLS - 1):
+                await client.call_tool(tool, args)
             started = time.perf_counter()
             result = await client.call_tool(tool, args)
             seconds = time.perf_counter() - started
@@ -86,7 +91,7 @@ async def run(tree: Path) -> list[dict[str, Any]]:
             ok_size = tokens(len(text)) <= BUDGET_TOKENS + SLACK_TOKENS
             if tool == "analyze_impact" and "symbols" not in args:
                 ok_size = size < IMPACT_LIMIT_BYTES
-            rows.append({"tool": tool, "args": args, "s": round(seconds, 2), "bytes": size, "tokens": tokens(len(text)),
+            rows.append({"tool": tool, "args": args, "first_s": round(first, 2), "s": round(seconds, 2), "bytes": size, "tokens": tokens(len(text)),
                          "rg_tokens": tokens(raw) if raw is not None else None,
                          "ok": seconds <= TIME_LIMIT_S and ok_size, "error": bool(result.is_error)})
     return rows
@@ -99,11 +104,12 @@ def main() -> None:
     if not (args.tree / "sympy" / "core" / "basic.py").exists():
         sys.exit(f"no sympy tree at {args.tree}; see this script's docstring for the commands that make it")
     rows = asyncio.run(run(args.tree))
-    print(f"{'call':70} {'s':>6} {'bytes':>7} {'tok':>6} {'rg tok':>7}  ok")
+    print(f"{'call':64} {'first':>6} {'warm':>6} {'bytes':>7} {'tok':>6} {'rg tok':>7}  ok")
     for r in rows:
-        call = f"{r['tool']} {r['args']}"[:70]
+        call = f"{r['tool']} {r['args']}"[:64]
         rg = "" if r["rg_tokens"] is None else str(r["rg_tokens"])
-        print(f"{call:70} {r['s']:>6.2f} {r['bytes']:>7} {r['tokens']:>6} {rg:>7}  {'yes' if r['ok'] else 'NO'}"
+        print(f"{call:64} {r['first_s']:>6.2f} {r['s']:>6.2f} {r['bytes']:>7} {r['tokens']:>6} {rg:>7}  "
+              f"{'yes' if r['ok'] else 'NO'}"
               + ("  (refused)" if r["error"] else ""))
     print(f"targets: <= {TIME_LIMIT_S} s each; <= {BUDGET_TOKENS} tokens (+{SLACK_TOKENS} for totals and hints); "
           f"analyze_impact of sympy/core/basic.py < {IMPACT_LIMIT_BYTES} bytes. Tree: sympy {PINNED[:12]}")

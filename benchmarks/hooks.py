@@ -10,7 +10,13 @@ sys) is printed beside wall time because it moves less with the load. The in-pro
 decision alone and the imports (python -X importtime: no mcp, pydantic, chromadb, torch,
 tree-sitter) are reported too.
 
-    .venv/bin/python benchmarks/hooks.py [--runs 15] [--explored 300]
+The worst case is measured too: pathological calls during a session in READY (`$(...)` nested 1,100
+deep, 300 file patterns in a branch that never runs, a 100,000-character command, interpreter code the
+size of the reader's cap, an 8 MB event, a PostToolUse answer of 4 MB naming 200 files), each of which
+must be answered, with a denial for the PreToolUse ones, under WORST_TARGET_MS (the clients wait 10 s
+and then run the call).
+
+    .venv/bin/python benchmarks/hooks.py [--runs 15] [--explored 300] [--worst-runs 5]
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ from code_intel.workflow.state import SessionState  # noqa: E402
 
 CODE_INTEL = Path(sys.executable).parent / "code-intel"
 TARGET_MS = 100.0
+WORST_TARGET_MS = 2000.0
 HEAVY = ("mcp", "pydantic", "pydantic_core", "chromadb", "torch", "sentence_transformers", "tree_sitter",
          "tree_sitter_language_pack", "yaml", "git")
 
@@ -71,6 +78,31 @@ def event(root: ProjectRoot, tool: str, **tool_input: object) -> str:
     return json.dumps({"session_id": "bench", "transcript_path": "/tmp/t.jsonl", "cwd": str(root.path),
                        "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": tool,
                        "tool_input": tool_input, "tool_use_id": "toolu_bench"})
+
+
+def answered(root: ProjectRoot, tool: str, response: object, **tool_input: object) -> str:
+    """A PostToolUse event: the call and what the tool answered (Claude Code's shapes)."""
+    data = json.loads(event(root, tool, **tool_input))
+    return json.dumps({**data, "hook_event_name": "PostToolUse", "tool_response": response})
+
+
+def worst_cases(root: ProjectRoot, pre: list[str], post: list[str], explored: list[str]) -> list[Case]:
+    """Pathological calls in READY: each must be answered well before the clients' 10 s timeout."""
+    for i in range(40):  # a tree for the patterns to walk
+        (root.path / "deep" / f"a{i}" / f"b{i}").mkdir(parents=True, exist_ok=True)
+    files = " ".join(explored[:200])
+    big_stdout = "\n".join(f"{rel}:1:x = 1" for rel in explored[:50]) + "\n" + "y" * 4_000_000
+    return [
+        Case("$(...) nested 1,100 deep (deny)", pre, event(root, "Bash", command="echo " + "$(" * 1100 + ")" * 1100)),
+        Case("300 patterns in a branch that never runs (deny)", pre,
+             event(root, "Bash", command="false && rm " + " ".join(f"deep/*/*/x{i}" for i in range(300)))),
+        Case("a command over 100,000 characters (deny)", pre, event(root, "Bash", command="echo " + "x " * 50_000)),
+        Case("node -e with 20,000 characters of code", pre,
+             event(root, "Bash", command="node -e '" + "console.log(1);" * 1300 + "'")),
+        Case("an 8 MB event (deny)", pre, event(root, "Bash", command="ls") + " " * 8_000_000),
+        Case("PostToolUse: 4 MB of output naming 200 files", post,
+             answered(root, "Bash", {"stdout": big_stdout, "stderr": ""}, command=f"cat {files}")),
+    ]
 
 
 # children write their .pyc files, as an installed code-intel does (a developer shell may disable it)
@@ -135,12 +167,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--explored", type=int, default=300, help="explored files in the session's checkpoint")
+    parser.add_argument("--worst-runs", type=int, default=5, help="rounds of the pathological cases")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="code-intel-hooks-") as tmp:
         root, explored = make_project(Path(tmp), args.explored)
         target = str(root.path / explored[0])
         pre = [str(CODE_INTEL), "hook", "pre-tool-use", "--project", str(root.path)]  # the command init installs
+        post = [str(CODE_INTEL), "hook", "post-tool-use", "--project", str(root.path)]
         start = [str(CODE_INTEL), "hook", "session-start", "--project", str(root.path)]
         long_bash = " && ".join([f"sed -i 's/x/y/' {explored[0]}", "cat README.md | grep -c x > /dev/null",
                                  "echo done 2>&1 | tee /tmp/code-intel-bench.log"] * 5)
@@ -155,9 +189,12 @@ def main() -> int:
         exploring = [
             Case("Bash `pytest -q`, session in EXPLORATION (no write: allow)", pre, event(root, "Bash", command="pytest -q")),
             Case("Edit, session in EXPLORATION (deny)", pre, edit),
-            Case("Read of a project file, EXPLORATION (allow + read log)", pre, event(root, "Read", file_path=target)),
-            Case("Bash `sed -n 1,80p FILE | grep x`, EXPLORATION (read log)", pre,
-                 event(root, "Bash", command=f"sed -n 1,80p {explored[0]} | grep x")),
+            Case("Read of a project file, EXPLORATION (allow)", pre, event(root, "Read", file_path=target)),
+            Case("PostToolUse Read, EXPLORATION (content shown: read log)", post,
+                 answered(root, "Read", {"type": "text", "file": {"filePath": target, "content": "x = 1\n"}},
+                          file_path=target)),
+            Case("PostToolUse Bash `sed -n 1,80p FILE`, EXPLORATION (read log)", post,
+                 answered(root, "Bash", {"stdout": "x = 1", "stderr": ""}, command=f"sed -n 1,80p {explored[0]}")),
             Case("SessionStart compact, EXPLORATION", start, compact),
         ]
         measure(exploring, Case("", baseline.argv, ""), args.runs)
@@ -172,6 +209,8 @@ def main() -> int:
         ]
         measure(ready, baseline, args.runs)
         ready_ms = in_process_ms(root, edit)
+        worst_list = worst_cases(root, pre, post, explored)
+        measure(worst_list, Case("", baseline.argv, ""), args.worst_runs)
         heavy = heavy_imports(root)
         size = next(iter(CheckpointStore(root).files())).stat().st_size
         cases = no_session + exploring + ready
@@ -189,6 +228,15 @@ def main() -> int:
           f"the hook adds at most {max(med(c.over) for c in cases):.1f} ms to the bare interpreter")
     print(f"decision alone, in process: deny before READY {exploring_ms:.2f} ms, allow + log in READY {ready_ms:.2f} ms")
     print("heavy libraries imported by the hook: " + (", ".join(heavy) if heavy else "none"))
+    print(f"worst case, {args.worst_runs} rounds, ms (target: every run under {WORST_TARGET_MS:.0f} ms):")
+    print(f"  {'case':<62} {'median':>7} {'max':>7} {'cpu med':>8}  answer")
+    for case in worst_list:
+        answer = "deny" if '"deny"' in case.output else "allow"
+        print(f"  {case.label:<62} {med(case.wall):7.1f} {max(case.wall):7.1f} {med(case.cpu):8.1f}  {answer}")
+    slowest = max(max(c.wall) for c in worst_list)
+    denied = all('"deny"' in c.output for c in worst_list if "(deny)" in c.label)
+    print(f"slowest run {slowest:.1f} ms; target < {WORST_TARGET_MS:.0f} ms: "
+          f"{'met' if slowest < WORST_TARGET_MS and denied else 'NOT met'}")
     return 0 if not heavy else 1
 
 

@@ -17,6 +17,7 @@ Targets (issue #39): under 150 ms on a 2,000-file repository, under 2 s on sympy
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -92,6 +93,7 @@ def main() -> None:
     parser.add_argument("folders", nargs="+", type=Path)
     parser.add_argument("--runs", type=int, default=9)
     args = parser.parse_args()
+    print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"{'repository':<28} {'files':>6} {'lines':>9} {'keys':>6} {'first take':>11} {'check':>9} "
           f"{'check, 5 changed':>17} {'git status':>11}")
     for folder in args.folders:

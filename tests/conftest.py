@@ -3,8 +3,9 @@ in the conftest.py of that test folder."""
 
 from __future__ import annotations
 
+import os
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -41,11 +42,22 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.model)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _seal_keys(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The seals' keys live in the test run's temporary folder, never in the user's state folder; set for the whole
+    session, before any module-scoped fixture writes a sealed checkpoint."""
+    previous = os.environ.get("CODE_INTEL_KEY_DIR")
+    os.environ["CODE_INTEL_KEY_DIR"] = str(tmp_path_factory.getbasetemp() / "code-intel-keys")
+    yield
+    if previous is None:
+        os.environ.pop("CODE_INTEL_KEY_DIR", None)
+    else:
+        os.environ["CODE_INTEL_KEY_DIR"] = previous
+
+
 @pytest.fixture(autouse=True)
-def _offline_and_unpinned(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """No test may reach a model hub, no test inherits the caller's project root, and the seals' keys live in the
-    test run's temporary folder, never in the user's state folder."""
-    monkeypatch.setenv("CODE_INTEL_KEY_DIR", str(tmp_path_factory.getbasetemp() / "code-intel-keys"))
+def _offline_and_unpinned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test may reach a model hub, and no test inherits the caller's project root."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     monkeypatch.setenv("ANONYMIZED_TELEMETRY", "False")

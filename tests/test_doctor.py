@@ -159,12 +159,16 @@ def test_client_files_check_reports_missing_current_outdated_and_edited(project_
     from code_intel.context.installer import InstallOptions, install
 
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
-    skill_result, hooks_result = check_client_files(project_dir)
+    skill_result, hooks_result, server_result, templates_result = check_client_files(project_dir)
+    assert not server_result.ok and "missing" in server_result.detail
+    assert not templates_result.ok and ".code-intel/task_planning.md: missing" in templates_result.detail
     assert not skill_result.ok and "missing" in skill_result.detail
     assert not hooks_result.ok and hooks_result.fix == f"code-intel init {project_dir}"
 
     install(project_dir, options=InstallOptions(codex=True))
     assert all(r.ok for r in check_client_files(project_dir)), check_client_files(project_dir)
+    (project_dir / ".code-intel" / "context.yml").write_text("# my rules\n", encoding="utf-8")
+    assert check_client_files(project_dir)[3].ok  # settings edited by the user are theirs, not a fault
     assert ".agents/skills/code/SKILL.md" in check_client_files(project_dir)[0].detail
 
     settings = project_dir / ".claude" / "settings.json"
@@ -178,3 +182,19 @@ def test_client_files_check_reports_missing_current_outdated_and_edited(project_
     install(project_dir, options=InstallOptions(remove_hooks=True))
     hooks_result = check_client_files(project_dir)[1]
     assert not hooks_result.ok and hooks_result.detail.count("missing") == 6  # 3 events x 2 clients
+
+
+def test_sandbox_check_says_when_the_sandbox_cannot_run(project_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from code_intel.cli.doctor import check_sandbox
+    from code_intel.context.installer import InstallOptions, install
+
+    install(project_dir, options=InstallOptions(sandbox=False))
+    off = check_sandbox(project_dir)
+    assert off.ok and "sandbox is off" in off.detail
+    install(project_dir)
+    monkeypatch.setattr(shutil, "which", lambda name: None if name == "bwrap" else f"/usr/bin/{name}")
+    missing = check_sandbox(project_dir, platform="linux")
+    assert not missing.ok and "bwrap cannot be found" in missing.detail and "bubblewrap socat" in (missing.fix or "")
+    assert check_sandbox(project_dir, platform="darwin").ok
+    monkeypatch.setattr(shutil, "which", lambda name: f"/usr/bin/{name}")
+    assert check_sandbox(project_dir, platform="linux").ok

@@ -215,3 +215,69 @@ def test_the_planning_guide_keeps_verification_out_of_the_tasks() -> None:
     text = " ".join((TEMPLATES_DIR / "code-intel" / "task_planning.md").read_text(encoding="utf-8").split())
     assert "Every change target found there belongs to some task" in text
     assert "Do not plan running the tests" in text and "POST_IMPL_VERIFY" in text
+
+
+def test_init_after_an_upgrade_refreshes_what_it_wrote_and_says_what_changed(
+        project_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An older code-intel, started from another path, wrote the project; this one refreshes its entries and
+    templates (the user's own edits stay), names the old and new command, and records its version."""
+    from code_intel import __version__
+    from code_intel.context import installer
+    from code_intel.context.installer import format_report
+
+    old_launcher = ["/opt/old-install/bin/code-intel"]
+    monkeypatch.setattr(installer, "entry_point", lambda: old_launcher)
+    install(project_dir)
+    manifest_file = project_dir / MANIFEST
+    manifest = json.loads(manifest_file.read_text(encoding="utf-8"))
+    assert manifest["code_intel"] == __version__
+    manifest["code_intel"] = "0.0.9"
+    manifest_file.write_text(json.dumps(manifest), encoding="utf-8")
+    planning = project_dir / ".code-intel" / "task_planning.md"
+    old_template = b"the older template\n"
+    planning.write_bytes(old_template)  # as the older release wrote it: the manifest holds its hash
+    manifest["files"][".code-intel/task_planning.md"] = installer._sha(old_template)
+    manifest_file.write_text(json.dumps(manifest), encoding="utf-8")
+
+    monkeypatch.undo()
+    report = install(project_dir)
+    text = format_report(report)
+    assert "upgrade: these files were written by code-intel 0.0.9" in text
+    actions = {a.path: a for a in report.actions}
+    server = actions[".mcp.json (mcpServers.code-intel)"]
+    assert server.status == "updated" and '"/opt/old-install/bin/code-intel" -> ' in server.detail
+    assert actions[".code-intel/task_planning.md"].status == "updated"
+    assert all(actions[label].status == "updated" for label in actions if "hooks.PreToolUse" in label)
+    entry = json.loads((project_dir / ".mcp.json").read_text(encoding="utf-8"))["mcpServers"]["code-intel"]
+    assert entry["command"] == str(REPO / ".venv" / "bin" / "code-intel")
+    assert json.loads(manifest_file.read_text(encoding="utf-8"))["code_intel"] == __version__
+    assert "upgrade:" not in format_report(install(project_dir))  # the next run has nothing to refresh
+
+
+def test_init_names_the_ctags_install_command_when_ctags_is_missing(project_dir: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from code_intel.context.installer import format_report
+    from code_intel.core import binaries
+
+    monkeypatch.setattr(binaries, "find_binary", lambda name: None)
+    text = format_report(install(project_dir))
+    assert "Universal Ctags was not found" in text and "find_definitions" in text
+    assert binaries.install_command("ctags") in text
+
+
+@pytest.mark.parametrize("inside", [True, False])
+def test_init_run_from_uvx_warns_that_uvs_cache_may_be_cleaned(project_dir: Path, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch, inside: bool) -> None:
+    """uvx sets UV and runs code-intel from an environment in uv's cache; `uv tool install` does not."""
+    import sys
+
+    from code_intel.context.installer import format_report
+
+    cache = Path(sys.prefix).parent if inside else tmp_path / "uv-cache"
+    uv = tmp_path / "uv"
+    uv.write_text(f"#!/bin/sh\n[ \"$1 $2\" = 'cache dir' ] && echo '{cache}'\n", encoding="utf-8")
+    uv.chmod(0o755)
+    monkeypatch.setenv("UV", str(uv))
+    text = format_report(install(project_dir))
+    assert ("code-intel runs from uvx here" in text) is inside
+    assert ("uv tool install code-intel" in text) is inside

@@ -156,6 +156,10 @@ def test_wheel_carries_what_init_writes_and_no_top_level_tools(installed: tuple[
     templates = sorted(p.relative_to(REPO / "templates").as_posix() for p in (REPO / "templates").rglob("*") if p.is_file())
     assert templates and all(f"code_intel/templates/{rel}" in names for rel in templates)
     assert "code_intel/skill/code.md" in names
+    # every data file of the code (tree-sitter queries, tuned weights) too, under the installed name
+    data = [p.relative_to(REPO / "tools").as_posix() for p in (REPO / "tools").rglob("*")
+            if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts]
+    assert data and [rel for rel in data if f"code_intel/{rel}" not in names] == []
 
 
 def test_installed_wheel_inits_a_project_and_serves_a_quick_session(installed: tuple[Path, Path], tmp_path: Path) -> None:

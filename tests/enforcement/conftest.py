@@ -3,7 +3,7 @@ written the way the server writes it, so each attempt costs one hook decision an
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,13 +50,16 @@ Ask = Callable[..., HookDecision]
 
 
 @pytest.fixture(scope="module")
-def sessions(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ProjectRoot]:
-    """One project per phase of PHASES, shared by a module's attempts: a denied call changes nothing."""
+def sessions(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, ProjectRoot]]:
+    """One project per phase of PHASES, shared by a module's attempts: a denied call changes nothing. Sealed with
+    the key the tests' own fixture (tests/conftest.py) points every test at, set here before it runs."""
     out = {}
-    for where, phase in PHASES.items():
-        out[where] = make_project(tmp_path_factory.mktemp(where) / "project")
-        start_session(out[where], phase)
-    return out
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CODE_INTEL_KEY_DIR", str(tmp_path_factory.getbasetemp() / "code-intel-keys"))
+        for where, phase in PHASES.items():
+            out[where] = make_project(tmp_path_factory.mktemp(where) / "project")
+            start_session(out[where], phase)
+        yield out
 
 
 @pytest.fixture

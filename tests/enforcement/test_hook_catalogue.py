@@ -199,6 +199,7 @@ EVERYDAY = [
     "git cat-file -p HEAD", "git branch", "git branch -a", "git branch --show-current", "git tag -l", "git stash list",
     "git config --get user.name", "git config user.email", "git remote -v", "git log --graph --all --oneline | head",
     "git -C src status", "git --no-pager log -1", "GIT_PAGER=cat git log -3",
+    "git diff --output-indicator-new=+ HEAD", "git log --stat --format='%h %s' -- src",
     "python -m pytest -q", "pytest -x tests", "python3 -c 'print(1 + 1)'",
     "python3 -c \"import json; print(json.load(open('package.json')))\"",
     "perl -Mstrict -ne 'print if /add/' src/app.py", "tmp=$(mktemp) && git diff > \"$tmp\" && wc -l \"$tmp\"",

@@ -106,3 +106,25 @@ def test_impact_summary_names_importers_first_within_budget(explorer: Explorer) 
     assert _size(summary) <= budget_chars()
     page = shape_impact(report.model_copy(deep=True), level="locations", group="dependents")
     assert page.dependents and all(i.text is None for i in page.dependents)
+
+
+def test_a_long_outline_is_cut_to_the_budget_and_pages_on(tmp_path_factory: pytest.TempPathFactory) -> None:
+    source = "".join(f"class C{i}:\n" + "".join(f"    def m{j}(self):\n        return {j}\n" for j in range(30)) + "\n"
+                     for i in range(40))
+    explorer = explorer_over(tmp_path_factory.mktemp("outline"), {"big.py": source})
+    first = explorer.symbols_answer("big.py")
+    assert _size(first) <= budget_chars() and first.left_out and first.next_offset == len(first.symbols)
+    second = explorer.symbols_answer("big.py", offset=first.next_offset)
+    assert second.symbols[0].name == f"C{first.next_offset}"
+    everything = explorer.get_symbols("big.py")
+    assert len(everything.symbols) == 40 and everything.left_out is None  # the engine keeps the whole outline
+
+
+def test_impact_summary_caps_the_names_it_followed(tmp_path_factory: pytest.TempPathFactory) -> None:
+    from code_intel.explore.impact import shape_impact
+
+    source = "".join(f"def function_number_{i}():\n    return {i}\n\n" for i in range(300))
+    explorer = explorer_over(tmp_path_factory.mktemp("names"), {"many.py": source, "use.py": "import many\n"})
+    summary = shape_impact(analyze_impact(explorer, ["many.py"], None))
+    assert summary.left_out and summary.left_out["symbols"] > 0 and _size(summary) <= budget_chars()
+    assert [i.file for i in summary.importers] == ["use.py"]

@@ -23,7 +23,8 @@ from code_intel.explore.service import Explorer
 FEW_SECONDS = 5.0
 LONG_NAME = "a" * 200 + ".py"
 HOSTILE_GLOBS = ["*a*a*a*a*a*a*a*a*a*a*a*a*b", "**/*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b",
-                 "{a,a}{a,a}{a,a}{a,a}{a,a}{a,a}{a,a}{a,a}*b", "*" * 300 + "b", "**/" * 100 + "*b"]
+                 "{a,a}{a,a}{a,a}{a,a}{a,a}{a,a}{a,a}{a,a}*b", "*" * 300 + "b", "**/" * 100 + "*b",
+                 "**/a/**/a/**/a/**/a/**/a/**/b"]
 HOSTILE_REGEXES = [r"(a+)+$", r"(a|aa)*b", r"(.*){20}x", r"(\w+\s?)*$", r"(a*)*b", r"(?:a?){200}a{200}",
                    r"^(([a-z])+.)+[A-Z]([a-z])+$", r"(x+x+)+y"]
 HOSTILE_SYMBOLS = ["a" * 20_000, "(a+)+$", "a." * 5000 + "b", "::" * 3000, "\u202e" * 100 + "x", "é" * 5000]

@@ -56,6 +56,11 @@ def test_refusals(explorer: Explorer) -> None:
         ("[!a]*.py", "b.py", True),
         ("[!a]*.py", "a.py", False),
         ("*.{js,ts}", "w/a.ts", True),
+        ("src/*", "src/a/b.py", False),  # a folder the star matches does not bring its files
+        ("src/", "src/a/b.py", True),
+        ("a/{b,c}/*.py", "a/c/x.py", True),
+        ("#notes.md", "#notes.md", True),  # not a comment, as in .gitignore
+        ("!x.py", "!x.py", True),  # nor a negation
     ],
 )
 def test_glob_semantics(glob: str, path: str, expected: bool) -> None:

@@ -109,6 +109,7 @@ def _finish(driver: Driver, resp: dict[str, Any]) -> dict[str, Any]:
     resp = driver.run(resp, until="PRE_COMMIT")
     if resp["phase"] != "PRE_COMMIT":
         return resp
+    driver.engine.grant_early_changes(["src/app.py"], by="terminal")  # the user's consent, as `code-intel allow` gives it
     commit = driver.payload(resp) | {"discarded_files": ["src/other.py"], "reallowed_files": ["src/app.py"]}
     commit["reviewed_files"] = ["src/app.py"]
     return driver.run(driver.submit(commit))

@@ -12,7 +12,7 @@ from code_intel.core.errors import CheckpointCorrupt, InvalidArgument
 from code_intel.core.project import ProjectRoot
 from code_intel.hooks.post_tool_use import record_reads
 from code_intel.hooks.pre_tool_use import HookDecision
-from code_intel.workflow import write_log
+from code_intel.workflow import seal, write_log
 from code_intel.workflow.engine import WorkflowEngine
 from tests.workflow.conftest import Driver
 
@@ -171,7 +171,11 @@ def test_broken_checkpoint_refuses_writes_but_not_reads(driver: Driver, hook: Ho
     assert hook("Bash", command="ls -la").allow
     assert hook("Read", file_path=str(app_project.path / "src/app.py")).allow  # reading passes, logged or not
     assert hook("Bash", command="cat src/app.py").allow
-    checkpoint.write_text(json.dumps({"orchestrator_state": {"session_id": resp["session_id"], "phase": 5}}))
+    forged = {"orchestrator_state": {"session_id": resp["session_id"], "phase": 5}}
+    checkpoint.write_text(json.dumps(forged))
+    with pytest.raises(CheckpointCorrupt, match="fails its seal"):
+        hook("Bash", command="rm src/app.py")
+    checkpoint.write_text(json.dumps(seal.seal(forged, app_project.path)))  # sealed, yet not a valid checkpoint
     with pytest.raises(CheckpointCorrupt, match="invalid at 'phase'"):
         hook("Bash", command="rm src/app.py")
 
@@ -181,7 +185,7 @@ def test_older_checkpoint_without_status_still_decides(driver: Driver, hook: Hoo
     checkpoint = app_project.state_dir / "sessions" / f"{resp['session_id']}.json"
     document = json.loads(checkpoint.read_text(encoding="utf-8"))
     document.pop("status")
-    checkpoint.write_text(json.dumps(document), encoding="utf-8")
+    checkpoint.write_text(json.dumps(seal.seal(document, app_project.path)), encoding="utf-8")
     decision = hook("Write", file_path=str(app_project.path / "src/app.py"), content="x")
     assert not decision.allow and f"is in {resp['phase']}: continue" in decision.reason
 
@@ -193,9 +197,12 @@ def test_write_log_entries_are_one_object_per_line(tmp_path: Path) -> None:
     write_log.append(tmp_path, write_log.LogEntry(session_id="s1", phase="READY", tool="Edit", files=("d.py",)))
     with file.open("a", encoding="utf-8") as handle:
         handle.write("not json\n" + json.dumps({"session_id": "s1", "phase": "READY", "tool": "Edit", "files": []}) + "\n")
+        unsealed = {"time": "2026-11-27T00:00:00Z", "session_id": "s1", "phase": "READY", "tool": "Edit",
+                    "files": ["forged.py"]}
+        handle.write(json.dumps(unsealed) + "\n")  # well formed, but written without the key: never permission
     lines = file.read_text(encoding="utf-8").splitlines()
     first = json.loads(lines[0])
-    assert list(first) == ["time", "session_id", "phase", "step", "tool", "files", "command"]
+    assert list(first) == ["time", "session_id", "phase", "step", "tool", "files", "command", "mac"]
     assert len(first["command"]) == write_log.MAX_COMMAND_CHARS and first["time"].endswith("Z")
     assert [e.files for e in write_log.read_entries(file)] == [("a.py", "b/c.py"), ("d.py",)]
     assert write_log.allowed_writes(file) == {"a.py", "b/c.py", "d.py"}

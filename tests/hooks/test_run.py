@@ -90,11 +90,14 @@ def test_unknown_event_is_a_non_blocking_error(app_project: ProjectRoot) -> None
     assert result.returncode == 1 and "unknown hook event" in result.stderr
 
 
-@pytest.mark.parametrize("event", ["pre-tool-use", "session-start"])
+@pytest.mark.parametrize("event", ["pre-tool-use", "post-tool-use", "session-start"])
 def test_no_heavy_library_is_imported(driver: Driver, app_project: ProjectRoot, event: str) -> None:
     resp = driver.run(driver.start(), until="READY")
     driver.submit(driver.payload(resp))
-    stdin = edit_event(app_project) if event == "pre-tool-use" else json.dumps({"source": "compact"})
+    stdin = {"pre-tool-use": edit_event(app_project), "session-start": json.dumps({"source": "compact"}),
+             "post-tool-use": json.dumps({"cwd": str(app_project.path), "tool_name": "Bash",
+                                          "tool_input": {"command": "cat src/app.py"},
+                                          "tool_response": {"stdout": APP_CODE, "stderr": ""}})}[event]
     result = run(event, stdin, "--project", str(app_project.path), python_flags=("-X", "importtime"))
     assert result.returncode == 0
     imported = {line.split("|")[-1].strip().split(".")[0] for line in result.stderr.splitlines() if "import time:" in line}
@@ -151,3 +154,16 @@ def test_post_tool_use_prints_nothing_and_logs_what_was_shown(driver: Driver, ap
     assert reads == {"src/app.py"}
     broken = run("post-tool-use", "{ not json", "--project", str(app_project.path))
     assert broken.returncode == 0 and broken.stdout == "" and "post-tool-use failed" in broken.stderr
+
+
+def test_the_time_budget_interrupts_the_hooks_own_work() -> None:
+    from code_intel.hooks.run import HookTimeout, time_budget
+
+    started = time.process_time()
+    with pytest.raises(HookTimeout, match="of CPU"), time_budget(0.05, 5.0):
+        while True:
+            pass
+    assert time.process_time() - started < 1.0
+    with time_budget(0.05, 5.0):  # work that fits is not interrupted, and the timers are off afterwards
+        sum(range(1000))
+    time.sleep(0.01)

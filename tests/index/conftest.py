@@ -56,8 +56,10 @@ def make_index(embedding_model: Embedder) -> Iterator[Callable[..., SemanticInde
     def build(folder: Path, **config: object) -> SemanticIndex:
         state = folder / ".code-intel"
         state.mkdir(exist_ok=True)
-        config.setdefault("embedding_model", FULL_MODEL)
-        (state / "config.json").write_text(json.dumps(config), encoding="utf-8")
+        file = state / "config.json"
+        if config or not file.exists():  # no arguments: the folder's config as it is (a reopened index)
+            config.setdefault("embedding_model", FULL_MODEL)
+            file.write_text(json.dumps(config), encoding="utf-8")
         root = ProjectRoot.from_args(folder)
         index = SemanticIndex(root, lambda: load_config(root.state_dir))
         made.append(index)

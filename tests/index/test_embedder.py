@@ -15,8 +15,8 @@ from code_intel.index.embedder import CODE_TUNED_WEIGHTS, Embedder, apply_tuned_
 pytestmark = pytest.mark.slow
 
 
-def test_default_model_is_the_code_tuned_one_and_differs_from_the_base(embedding_model: Embedder) -> None:
-    assert Config().embedding_model == "all-MiniLM-L6-v2-code"
+def test_the_code_tuned_model_is_opt_in_and_differs_from_the_base(embedding_model: Embedder) -> None:
+    assert Config().embedding_model == "code-static"  # the default; the transformer models are opt-in
     tuned, base = Embedder("all-MiniLM-L6-v2-code"), Embedder("all-MiniLM-L6-v2")
     assert tuned.identity != base.identity  # an index built with one is rebuilt for the other
     text = ["def read_config(path):\n    return json.loads(Path(path).read_text())"]

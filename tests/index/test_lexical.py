@@ -90,3 +90,14 @@ def test_bm25_matches_inflected_forms_and_boosts_the_symbol_name() -> None:
     scores = index.scores("parsing headers")
     assert set(scores) == {"parser", "mention"} and scores["parser"] > scores["mention"]
     assert index.scores("the which were") == {}
+
+
+def test_bm25_removals_are_compacted_and_a_re_added_chunk_counts_once() -> None:
+    index = LexicalIndex()
+    for n in range(200):
+        index.add(f"c{n}", f"def handler_{n}(request): return parse_body(request, {n}) alpha{n % 7}")
+    index.remove([f"c{n}" for n in range(120)])  # more than a quarter gone: the postings are rebuilt
+    assert len(index) == 80 and all(int(c[1:]) >= 120 for c, _ in index.search("parse body alpha3", 10))
+    index.add("c150", "totally different words zebra")  # replaces c150's old text
+    assert index.search("zebra", 3)[0][0] == "c150" and len(index) == 80
+    assert "c150" not in {c for c, _ in index.search("alpha3 handler", 80)}

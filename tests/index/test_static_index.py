@@ -181,3 +181,48 @@ def test_sync_answers_before_the_files_are_indexed_and_relays_progress(
     done = static_index.sync_answering(progress=lambda *e: events.append(e))
     assert done["complete"] is True and done["files_unchanged"] == 5
     assert static_index.semantic_search("welcome email", 3)["results"][0]["file"] == "src/mailer.py"
+
+
+@pytest.mark.slow
+def test_the_static_model_is_sentence_transformers_static_embedding() -> None:
+    texts = ["send a welcome email to a new user", "def resize_thumbnail(image, width): return scale(image)",
+             "Router dispatches requests"]
+    model = StaticEmbedder()
+    ours = model.embed(texts)
+    theirs = model.sentence_transformer().encode(texts, convert_to_numpy=True)
+    assert ours.shape == theirs.shape
+    for a, b in zip(ours, theirs, strict=True):
+        assert float(a @ b) > 0.9999
+
+
+async def test_sync_index_through_mcp_answers_with_the_state_and_sends_progress(
+        static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcp import Client
+
+    from code_intel.server.app import CodeIntelApp
+    from code_intel_server import build_server
+
+    monkeypatch.setattr(sync_module, "FILES_PER_BATCH", 1)
+    app = CodeIntelApp.for_path(static_index.root.path)
+    notes: list[tuple[float, float | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        notes.append((progress, total))
+
+    try:
+        async with Client(build_server(app)) as client:
+            result = await client.call_tool("sync_index", {"force": True}, progress_callback=on_progress)
+            data = result.structured_content
+            assert data is not None and data["success"] is True
+            assert data["index"]["state"] in ("syncing", "complete") and "searchable" in data["index"]
+            assert notes and notes[0] == (0, 5)  # "5 files scanned, 5 to index", relayed while the call was open
+            assert [p for p, _ in notes] == sorted(p for p, _ in notes)  # progress only grows
+            deadline = time.monotonic() + 120
+            while app.index.index_state()["state"] != "complete":
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            found = (await client.call_tool("semantic_search", {"query": "Router", "n_results": 3})).structured_content
+            assert found is not None and found["results"][0]["file"] == "src/router.go"
+            assert found["index"]["searchable"] is True and found["index_complete"] is True
+    finally:
+        app.close()

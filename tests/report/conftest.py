@@ -128,13 +128,15 @@ def repo(project_dir: Path) -> ProjectRoot:
 
 @pytest.fixture
 def session(repo: ProjectRoot) -> Iterator[Any]:
-    """`session(checks=True)`: a Driver over an engine with real git (and pytest as the check command)."""
+    """`session(checks=True)`: a Driver over an engine built as the server builds it: real git, the outcome checks,
+    the reporter (and pytest as the check command)."""
     engines: list[WorkflowEngine] = []
 
     def build(*, checks: bool = True) -> Driver:
         settings = VerifySettings(commands=[PYTEST] if checks else [])
-        engine = WorkflowEngine(repo, git=GitService(repo), context=lambda: ContextSettings(), config=lambda: Config(),
-                                checks=CheckService(repo, lambda: settings),
+        git = GitService(repo)
+        engine = WorkflowEngine(repo, git=git, context=lambda: ContextSettings(), config=lambda: Config(),
+                                checks=CheckService(repo, lambda: settings), outcome=git.outcome(),
                                 reporter=lambda session_id: report_at_end(repo, session_id))
         engines.append(engine)
         driver = Driver(engine, FakeGit(), repo)  # FakeGit only steers the driver; the engine uses real git

@@ -92,6 +92,21 @@ def test_an_interrupted_session_is_reported_from_its_checkpoint(driver, plain, c
     assert "FRAME" in timeline and "READY/12" in timeline and "READY/13" in timeline
     refused = next(line for line in out.splitlines() if line.startswith("refused"))
     assert "READY" in refused
+    # a new server takes the session over, and the agent lost its context once: both are on the page
+    git = FakeGit(root=plain.path)
+    engine = make_engine(plain, git)
+    try:
+        again = Driver(engine, git, plain)
+        status = again.status()
+        assert status["phase"] == "READY"
+        again.compaction_count = status["compaction_count"] + 1
+        again.submit(again.payload(status))
+    finally:
+        engine.close()
+    page = parse_page(write_report(plain).read_text(encoding="utf-8"))
+    valves = page.by_id("valves")
+    assert len(valves.find_all("li", "resumed")) == 1 and len(valves.find_all("li", "compaction")) == 1
+    assert "0 → 1" in valves.find_all("li", "compaction")[0].text
 
 
 def test_a_session_older_than_the_history_comes_from_the_decision_log(driver, plain):
@@ -125,6 +140,10 @@ def test_the_page_of_a_long_session_stays_small(plain):
     assert size < 1_000_000, size
     page = parse_page(path.read_text(encoding="utf-8"))
     assert len(page.by_id("tasks").find_all("div", "task")) >= 10
+    [intervention] = page.by_id("timeline").find_all("tr", "visit", phase="VERIFY_INTERVENTION")
+    assert "intervention: re-read the failure" in intervention.text
+    skipped = [n.attrs["data-phase"] for n in page.by_id("timeline").find_all("tr", "skip")]
+    assert skipped == []  # every step of the table ran
     history = SessionHistory(plain).file(final["session_id"])
     assert history.stat().st_size < 2_000_000
     assert all(json.loads(line)["kind"] for line in history.read_text(encoding="utf-8").splitlines())
@@ -149,18 +168,19 @@ class TenTasks(Driver):
 
 
 def test_what_an_outcome_check_refused_is_shown_as_caught(plain):
-    """A refusal of the outcome check at a transition (error unexpected_changes, with the changes it found), as the
-    history records any refusal's details."""
+    """A refusal of the outcome check at a transition (with the unexpected_changes it found), as the history records
+    any refusal's details, for a session whose history is all there is."""
     history = SessionHistory(plain)
     sid = "20261127_230000_abcd"
     history.append(sid, "start", intent="IMPLEMENT", query=QUERY, flags=[], phase="DOCUMENT_RESEARCH", step=3)
-    history.append(sid, "submit", phase="QUERY_FRAME", step=4, accepted=False, error="unexpected_changes",
-                   message="files changed outside the session's rules: src/app.py", hint="send restore: [paths]",
-                   payload={"summary": "frame"}, details={"changes": [{"path": "src/app.py", "change": "modified"}],
-                                                          "restorable": ["src/app.py"]})
+    history.append(sid, "submit", phase="QUERY_FRAME", step=4, accepted=False, error="payload_mismatch",
+                   message="the project changed in ways this session did not grant: src/app.py: modified",
+                   hint="send restore: [paths]", payload={"summary": "frame"},
+                   details={"unexpected_changes": [{"path": "src/app.py", "change": "modified"}],
+                            "restorable": ["src/app.py"]})
     page = parse_page(write_report(plain, sid).read_text(encoding="utf-8"))
     [caught] = page.by_id("caught").find_all("tr", "caught")
-    assert "unexpected_changes" in caught.text and "src/app.py: modified" in caught.text
+    assert "QUERY_FRAME" in caught.text and "src/app.py: modified" in caught.text
     [refusal] = page.by_id("refusals").find_all("div", "refusal")
     assert [li.text for li in refusal.find_all("li", "change")] == ["src/app.py: modified"]
     assert [n.text.strip() for n in page.by_id("summary").find_all("dd") if n.attrs.get("data-fact") == "status"] == ["unfinished"]
@@ -181,3 +201,21 @@ def test_the_command_writes_the_latest_session_or_the_one_named(driver, plain, t
     assert main(["report", "20990101_000000_beef", "--project", str(plain.path)]) == 2
     err = capsys.readouterr().err
     assert "no record of session" in err and second["session_id"] in err  # names the sessions it knows
+    assert run_status(argparse.Namespace(project=str(plain.path))) == 1  # no active session: the latest one is named
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("no active session") and out[1].startswith(f"last        {second['session_id']} (complete")
+    assert out[2].startswith("timeline    DOCS") and out[2].endswith("DONE")
+
+
+def test_a_forced_completion_is_shown_with_its_open_issues(driver, plain):
+    """Three quality reverts force the session on to MERGE: the timeline says so and the valves list the issues."""
+    driver.quality_issues = [["names are unclear"], ["still unclear"], ["a docstring is missing"]]
+    final = driver.run(driver.start(), limit=120)
+    assert final["phase"] == "SESSION_COMPLETE" and final.get("forced_completion") is True
+    page = parse_page(write_report(plain).read_text(encoding="utf-8"))
+    forced = [n for n in page.by_id("timeline").find_all("tr", "visit", phase="QUALITY_REVIEW") if "forced" in n.text]
+    assert len(forced) == 1 and forced[0].attrs["data-step"] == "18"
+    [issues] = page.by_id("valves").find_all("p", "forced")
+    assert "a docstring is missing" in issues.text
+    counters = {n.attrs["data-counter"]: n.attrs["data-value"] for n in page.by_id("valves").find_all("tr", "counter")}
+    assert counters["quality_revert_count"] == "3"

@@ -52,13 +52,17 @@ def _verify(passed: bool, details: str) -> dict[str, Any]:
 
 def test_full_session_with_a_verification_failure_and_a_revert(session, repo):
     driver = session()
-    driver.run(driver.start(flags=["--no-quality"]), until="POST_IMPL_VERIFY")
-    _break(repo.path)
+    resp = driver.run(driver.start(flags=["--no-quality"]), until="READY")
+    resp = driver.submit(driver.payload(resp))  # planned
+    resp = driver.submit(driver.payload(resp))  # task_1 implemented
+    assert resp["step"] == 14
+    _break(repo.path)  # still in READY, in a file the write rules allowed: a bug, not a rule broken
+    driver.run(resp, until="POST_IMPL_VERIFY")
     claimed = driver.submit(_verify(True, "all good"))  # the server's run fails: refused
-    assert claimed["error"] == "payload_mismatch"
+    assert claimed["error"] == "payload_mismatch" and "server's own run failed" in claimed["message"]
     reverted = driver.submit(_verify(False, "test_subtract fails"))
     assert reverted["phase"] == "READY" and reverted["reverted"] is True
-    _mend(repo.path)
+    _mend(repo.path)  # back in READY: the fix
     final = driver.run(reverted)
     assert final["phase"] == "SESSION_COMPLETE"
     session_id = final["session_id"]
@@ -152,3 +156,21 @@ def test_quick_session_shows_the_working_tree(session, repo):
     assert figure.attrs["data-source"] == "working tree (not committed)" and "subtract_task_1" in figure.text
     assert not page.by_id("files").find_all("div", "commit")
     assert _fact(page, "flags") == "--quick"
+
+
+def test_a_change_outside_the_rules_is_shown_as_caught(session, repo):
+    """The outcome check refuses the submit after a file changed before READY; the page lists it under caught."""
+    driver = session(checks=False)
+    resp = driver.run(driver.start(), until="Q1")
+    (repo.path / "README.md").write_text("# sample\nchanged behind the server's back\n", encoding="utf-8")
+    refused = driver.submit(driver.payload(resp))
+    assert refused["success"] is False and refused["unexpected_changes"], refused
+    restored = driver.submit(driver.payload(resp) | {"restore": ["README.md"]})
+    assert restored["success"], restored
+    final = driver.run(restored)
+    assert final["phase"] == "SESSION_COMPLETE"
+    page = _page(repo)
+    [caught] = page.by_id("caught").find_all("tr", "caught")
+    assert "README.md" in caught.text and "Q1" in caught.text
+    [refusal] = page.by_id("refusals").find_all("div", "refusal")
+    assert any("README.md" in li.text for li in refusal.find_all("li", "change"))

@@ -582,3 +582,20 @@ def test_c_compile_and_link_errors_are_quoted() -> None:
     assert collector.excerpt == ["a.c:3:13: error: 'x' undeclared (first use in this function)",
                                  "b.c:(.text+0x5): undefined reference to `f'",
                                  "collect2: error: ld returned 1 exit status"]
+
+
+def test_junit_failures_read_pytest_s_xunit1_report(tmp_path: Path) -> None:
+    from code_intel.verify.parsers import junit_failures
+
+    report = tmp_path / "r.xml"
+    report.write_text(
+        '<testsuites><testsuite name="pytest">'
+        '<testcase classname="tests.test_a" name="test_ok" file="tests/test_a.py" line="1"/>'
+        '<testcase classname="tests.test_a.TestX" name="test_m[2-3]" file="tests/test_a.py" line="5">'
+        '<failure message="assert">x</failure></testcase>'
+        '<testcase classname="" name="tests.test_b"><error message="collection failure">y</error></testcase>'
+        '</testsuite></testsuites>', encoding="utf-8")
+    assert junit_failures(report) == ["tests/test_a.py::TestX::test_m[2-3]", "tests.test_b"]
+    assert junit_failures(tmp_path / "missing.xml") == []
+    (tmp_path / "bad.xml").write_text("<testsuites", encoding="utf-8")
+    assert junit_failures(tmp_path / "bad.xml") == []

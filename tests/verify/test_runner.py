@@ -84,3 +84,21 @@ def test_a_run_of_progress_meter_lines_keeps_only_its_last(tmp_path: Path) -> No
     assert out.tail.splitlines() == ["tests/test_b.py ....                                      [ 20%]",
                                      "tests/test_c.py::test_x PASSED                            [ 30%]",
                                      "." * 8 + " " * 65 + "[100%]", "", "=== 1 failed, 62431 passed in 27.92s ==="]
+
+
+def test_pytest_s_junit_report_names_the_failures(tmp_path: Path) -> None:
+    """pytest writes its JUnit XML report (PYTEST_ADDOPTS), and the failing tests are read from it, class included,
+    even with -q -rN, where the output names none of them."""
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_calc.py").write_text(
+        "class TestGroup:\n    def test_member(self):\n        assert 1 == 2\n\n\ndef test_ok():\n    pass\n\n\n"
+        "def test_broken():\n    raise ValueError('x')\n", encoding="utf-8")
+    run = [sys.executable, "-m", "pytest", "-q", "-rN", "-p", "no:cacheprovider", "tests"]
+    out = run_command(VerifyCommand(name="pytest", run=run), tmp_path)
+    assert out.verdict == "failed"
+    assert out.failing_tests == ["tests/test_calc.py::TestGroup::test_member", "tests/test_calc.py::test_broken"]
+
+
+def test_without_a_junit_report_the_output_s_names_stand(tmp_path: Path) -> None:
+    out = run_command(VerifyCommand(name="npm", run="echo 'FAILED tests/t.py::test_x - boom'; exit 1"), tmp_path)
+    assert out.failing_tests == ["tests/t.py::test_x"]

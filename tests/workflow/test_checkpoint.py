@@ -8,6 +8,7 @@ import pytest
 
 from code_intel.core.errors import CheckpointCorrupt
 from code_intel.core.session_types import Phase
+from code_intel.workflow import seal
 from code_intel.workflow.checkpoint import CheckpointStore
 from code_intel.workflow.flags import SessionFlags
 from code_intel.workflow.state import SessionState
@@ -67,7 +68,7 @@ def test_a_checkpoint_with_tasks_on_the_board_still_loads(project):
     state = _state()
     state.board.plan([{"id": "t1", "description": "d", "checklist": [{"item": "i", "status": "pending"}]}])
     old = {"version": 1, "orchestrator_state": state.model_dump(mode="json"), "phase_payloads": {}}
-    store.path_for("s1").write_text(json.dumps(old))
+    store.path_for("s1").write_text(json.dumps(seal.seal(old, project.path)))
     loaded, _ = store.load(store.path_for("s1"))
     assert [t.id for t in loaded.board.tasks] == ["t1"]
 

@@ -58,7 +58,7 @@ def test_project_file_overrides_field_by_field(tmp_path):
     file.write_text("phases:\n  Q1:\n    instruction: Ask yourself whether semantic search helps.\n")
     contracts = load_contract(file)
     assert contracts["Q1"].instruction == "Ask yourself whether semantic search helps."
-    assert "needs_more_information" in contracts["Q1"].expected_payload  # from the built-in entry
+    assert "needs_more_information" in contracts["Q1"].expected_payload  # made from the phase's model
     assert contracts["Q2"] == load_contract(None)["Q2"]
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from code_intel.workflow import ledger as ledger_module
+from code_intel.workflow import seal
 from code_intel.workflow.engine import WorkflowEngine
 from code_intel.workflow.ledger import CALLS_SUFFIX, LedgerJournal, ToolLedger, journal_file
 
@@ -90,7 +91,7 @@ def test_calls_of_an_earlier_window_never_count_again(driver, fake_git, new_engi
     path = sessions(driver.engine) / f"{session_id}.json"
     document = json.loads(path.read_text())
     document["orchestrator_state"]["window"] += 1
-    path.write_text(json.dumps(document))
+    path.write_text(json.dumps(seal.seal(document, driver.engine.root.path)))
     journal_of(driver.engine, session_id).write_bytes(stale)
 
     again = new_driver(new_engine(fake_git), fake_git)

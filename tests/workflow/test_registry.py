@@ -72,33 +72,42 @@ def test_builtin_contract_has_exactly_the_registry_variants():
     assert list(_template()) == list(CONTRACT_IDS)
 
 
+def test_the_builtin_contract_holds_only_instructions():
+    """One source for each phase fact: tools, resources and the payload come from the registry and the models."""
+    assert {key for entry in _template().values() for key in entry} == {"instruction"}
+
+
 @pytest.mark.parametrize("cid", CONTRACT_IDS)
-def test_builtin_contract_agrees_with_the_registry_entry(cid):
-    entry, spec = _template()[cid], BY_ID[cid]
-    defaults = spec.contract_defaults()
-    for key in ("required_tools", "resources", "min_exploration_tools"):
-        if key in entry:
-            assert entry[key] == defaults[key], (cid, key)
+def test_expected_payload_is_made_from_the_phase_model(cid):
+    spec = BY_ID[cid]
+    shown = spec.contract_defaults()["expected_payload"]
     if spec.payload is None:
-        assert entry["expected_payload"] == {}
+        assert shown == {}
         return
-    fields = spec.payload.model_fields
-    listed = set(entry["expected_payload"])
-    assert listed <= set(fields), f"{cid} lists fields its model refuses: {listed - set(fields)}"
-    required = {name for name, info in fields.items() if info.is_required()}
-    assert required <= listed, f"{cid} leaves out required fields: {required - listed}"
-    # an optional field of the phase's own (e.g. PRE_COMMIT's reallowed_files) reaches the agent only
-    # through expected_payload, so the template lists it too
-    own = set(fields) - set(PhasePayload.model_fields)
-    assert own <= listed, f"{cid} leaves out fields its model accepts: {own - listed}"
+    assert list(shown) == [*(n for n in spec.payload.model_fields if n not in PhasePayload.model_fields),
+                           "tools_used", "summary"]
+    for name, info in spec.payload.model_fields.items():
+        assert ("(optional" in shown[name]) is (not info.is_required() and name != "tools_used"), (cid, name)
+    for tool in spec.required_tools:
+        assert f"must include {tool}" in shown["tools_used"]
 
 
-def test_pre_commit_reallowed_files_is_optional_in_the_registry_and_listed_in_the_template():
+def test_expected_payload_shows_types_literals_and_nested_models():
+    shown = BY_ID["BRANCH_INTERVENTION"].contract_defaults()["expected_payload"]
+    assert shown["choice"] == "'delete' | 'merge' | 'continue'"
+    assert shown["summary"] == "str (key points needed to resume)"
+    verification = BY_ID["VERIFICATION"].contract_defaults()["expected_payload"]
+    assert verification["hypotheses_verified"] == "list[{hypothesis: str, result: bool, evidence: str, reason?: str}]"
+    assert "at least 2" in BY_ID["EXPLORATION"].contract_defaults()["expected_payload"]["tools_used"]
+    assert "user_escalation" in BY_ID["VERIFY_INTERVENTION_ESCALATION"].contract_defaults()["expected_payload"]["prompt_used"]
+
+
+def test_pre_commit_reallowed_files_is_optional_in_the_registry_and_shown_to_the_agent():
     spec = BY_ID["PRE_COMMIT"]
     assert spec.payload is PreCommitPayload
     field = PreCommitPayload.model_fields["reallowed_files"]
     assert not field.is_required() and field.default_factory is not None and field.default_factory() == []
-    assert "optional" in _template()["PRE_COMMIT"]["expected_payload"]["reallowed_files"]
+    assert "optional" in spec.contract_defaults()["expected_payload"]["reallowed_files"]
     assert "reallowed_files" in _template()["PRE_COMMIT"]["instruction"]
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from code_intel.cli.status import run_clean, run_status
 from code_intel.server.app import CodeIntelApp
+from code_intel.workflow import seal
 
 
 def _args(project: Path) -> argparse.Namespace:
@@ -48,7 +49,7 @@ def test_status_shows_the_last_check_and_the_tests_switched_off(git_project: Pat
     data = json.loads(checkpoint.read_text(encoding="utf-8"))
     data["orchestrator_state"].update(last_check="pytest passed",
                                       test_edits=["tests/test_a.py test_b: removed (its definition is gone)"])
-    checkpoint.write_text(json.dumps(data), encoding="utf-8")
+    checkpoint.write_text(json.dumps(seal.seal(data, git_project)), encoding="utf-8")
     assert run_status(_args(git_project)) == 0
     out = capsys.readouterr().out
     assert "checks      pytest passed" in out

@@ -249,6 +249,10 @@ def test_a_pre_ready_write_is_flagged_refused_as_evidence_and_must_be_discarded(
     refused = driver.submit(commit)
     assert refused["error"] == "payload_mismatch" and "before the session reached READY" in refused["message"]
     assert "src/app.py" in refused["message"] and "discarded_files" in refused["hint"]
+    unconsented = driver.submit(commit | {"reallowed_files": ["src/app.py"]})  # the payload alone grants nothing
+    assert unconsented["error"] == "payload_mismatch" and "user's own consent" in unconsented["message"]
+    assert "code-intel allow" in unconsented["hint"]
+    assert driver.engine.grant_early_changes(["src/app.py", "README.md"], by="terminal") == ["src/app.py"]
     kept = driver.submit(commit | {"reallowed_files": ["src/app.py"]})
     assert kept["success"] and kept["phase"] == "QUALITY_REVIEW"
 

@@ -49,7 +49,7 @@ def run_allow(args: argparse.Namespace, confirm: Callable[[str], bool] | None = 
     files: list[str] = []
     for name in args.files:
         path = Path(name).expanduser()
-        path = path if path.is_absolute() else Path.cwd() / path
+        path = path if path.is_absolute() else root.path / path  # as the session names them: project-relative
         if not root.contains(path):
             print(f"code-intel allow: {name} is outside the project {root}", file=sys.stderr)
             return 1

@@ -212,6 +212,7 @@ def run_doctor(args: argparse.Namespace) -> int:
         results.append(check_project(Path(args.project)))
         results.append(check_verify_commands(Path(args.project)))
         results.extend(check_client_files(Path(args.project)))
+        results.append(check_sandbox(Path(args.project)))
     print(format_results(results))
     return 0 if all(r.ok or r.optional for r in results) else 1
 
@@ -306,15 +307,17 @@ def check_verify_commands(folder: Path) -> CheckResult:
 
 
 def check_client_files(folder: Path) -> list[CheckResult]:
-    """With --project: the /code skill and the hooks are installed and match what this code-intel writes.
+    """With --project: the /code skill, the hooks and the .mcp.json entry are installed and match what this code-intel
+    writes (after an upgrade, or with the entry pointing at another install, `init` refreshes them).
 
     The installer plans (without writing) what `init` would do now; any file or entry it would create,
     refresh or keep as the user's is reported, with the command that repairs it. Codex files are
     checked when the project has any of them."""
     from code_intel.context import skill
     from code_intel.context.clients import CODEX_HOOKS, hook_entries
-    from code_intel.context.installer import InstallOptions, plan
+    from code_intel.context.installer import SERVER_NAME, InstallOptions, plan
     from code_intel.core.errors import CodeIntelError
+    from code_intel.core.project import STATE_DIR
 
     root = folder.expanduser().resolve()
     codex = (root / skill.CODEX_PATH).exists() or (root / CODEX_HOOKS).exists()
@@ -322,7 +325,7 @@ def check_client_files(folder: Path) -> list[CheckResult]:
         ctx, planned = plan(root, InstallOptions(codex=codex))
     except CodeIntelError as err:
         fix = err.hint or "fix the file named above"
-        return [CheckResult(name=name, ok=False, detail=err.message, fix=fix) for name in ("skill", "hooks")]
+        return [CheckResult(name=name, ok=False, detail=err.message, fix=fix) for name in ("skill", "hooks", "server", "templates")]
     statuses = {item.action.path: item.action.status for item in planned}
     hook_labels = [f"{e.file} ({'.'.join(e.keys)}[{e.item_id}])" for e in hook_entries(ctx)]
     skill_labels = [skill.CLAUDE_PATH] + ([skill.CODEX_PATH] if codex else [])
@@ -330,12 +333,47 @@ def check_client_files(folder: Path) -> list[CheckResult]:
     words = {"created": "missing", "updated": "outdated", "kept": "changed by hand",
              "overwritten": "changed by hand"}
 
-    def verdict(name: str, labels: list[str], what: str) -> CheckResult:
-        problems = [f"{label}: {words[statuses[label]]}" for label in labels if statuses.get(label) in words]
+    def verdict(name: str, labels: list[str], what: str, edits_expected: bool = False) -> CheckResult:
+        # settings and prompts under .code-intel/ are the user's to edit: only missing or outdated ones are reported
+        wrong = {"created", "updated"} if edits_expected else set(words)
+        problems = [f"{label}: {words[statuses[label]]}" for label in labels if statuses.get(label) in wrong]
         if not problems:
-            return CheckResult(name=name, ok=True, detail=f"{what} installed and current ({', '.join(labels)})")
+            shown = ", ".join(labels) if len(labels) <= 3 else f"{len(labels)} files"
+            return CheckResult(name=name, ok=True, detail=f"{what} installed and current ({shown})")
         by_hand = any(statuses.get(label) in ("kept", "overwritten") for label in labels)
         return CheckResult(name=name, ok=False, detail="; ".join(problems),
                            fix=f"{init} --force (replaces your changes)" if by_hand else init)
 
-    return [verdict("skill", skill_labels, "/code skill"), verdict("hooks", hook_labels, "hooks")]
+    server_label = f".mcp.json (mcpServers.{SERVER_NAME})"
+    templates = [item.action.path for item in planned if item.action.path.startswith(f"{STATE_DIR}/")]
+    return [verdict("skill", skill_labels, "/code skill"), verdict("hooks", hook_labels, "hooks"),
+            verdict("server", [server_label], "MCP server entry"),
+            verdict("templates", templates, f"{STATE_DIR}/ templates", edits_expected=True)]
+
+
+def check_sandbox(folder: Path, platform: str = sys.platform) -> CheckResult:
+    """With --project: can the clients' sandbox that init turned on run here? Claude Code sandboxes its Bash tool
+    with bubblewrap and socat on Linux (Seatbelt on macOS) and, without them, runs the agent's shell unsandboxed
+    with a warning. docs/enforcement.md says what each client protects."""
+    import json
+
+    settings = folder.expanduser().resolve() / ".claude" / "settings.json"
+    try:
+        sandbox = json.loads(settings.read_text(encoding="utf-8")).get("sandbox", {})
+    except (OSError, ValueError, AttributeError):
+        sandbox = {}
+    if not isinstance(sandbox, dict) or sandbox.get("enabled") is not True:
+        return CheckResult(name="sandbox", ok=True, detail="Claude Code's sandbox is off for this project: the agent's "
+                           "shell can write .git/ and .code-intel/ (the server still refuses such changes at the next "
+                           "transition); `code-intel init` turns it on")
+    if not platform.startswith("linux"):
+        return CheckResult(name="sandbox", ok=True, detail="Claude Code's sandbox is on (Seatbelt on macOS)")
+    missing = [name for name in ("bwrap", "socat") if shutil.which(name) is None]
+    if missing:
+        return CheckResult(name="sandbox", ok=False,
+                           detail=f"Claude Code's sandbox is on, but {' and '.join(missing)} cannot be found: Claude "
+                                  "Code runs the agent's shell unsandboxed (with a warning), so .git/ and .code-intel/ "
+                                  "are writable to it",
+                           fix="install them (Debian/Ubuntu: apt-get install bubblewrap socat), or turn the sandbox "
+                               'off: "sandbox": {"enabled": false} in .claude/settings.local.json')
+    return CheckResult(name="sandbox", ok=True, detail="Claude Code's sandbox is on and can run (bubblewrap, socat)")

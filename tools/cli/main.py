@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     import argparse  # not at module level: `code-intel hook` must not pay for it
 
     parser = argparse.ArgumentParser(prog="code-intel", description="Guided, server-enforced coding sessions over MCP.")
-    parser.add_argument("--version", action="version", version=version_line())
+    parser.add_argument("--version", action="store_true", help="print the version, Python and install folder")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     serve = sub.add_parser("serve", help="run the MCP server over stdio")
@@ -102,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help="print the report as JSON (the fields run_checks answers)")
 
     allow = sub.add_parser("allow", help="keep files the agent changed before READY (you confirm in this terminal)")
-    allow.add_argument("files", nargs="+", help="the files, as the session's PRE_COMMIT names them")
+    allow.add_argument("files", nargs="+", help="the files as the session names them (relative to the project root)")
     _project_arg(allow)
 
     demo = sub.add_parser("demo", help="drive a whole session on a generated sample repository")
@@ -152,6 +152,9 @@ def _hook_args(argv: list[str]) -> SimpleNamespace | None:
 
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
+    if words[:1] == ["--version"]:  # printed here: argparse would wrap a long install path over two lines
+        print(version_line())
+        return 0
     if words[:1] == ["hook"] and (fast := _hook_args(words[1:])) is not None:
         from code_intel.hooks.run import run_hook
 

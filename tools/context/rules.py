@@ -8,6 +8,7 @@ other keys and comments stay as they were.
 from __future__ import annotations
 
 import hashlib
+import io
 import logging
 import re
 from datetime import UTC, datetime
@@ -143,55 +144,29 @@ def load_project_rules(root: ProjectRoot, context: ContextSettings) -> dict[str,
 # context.yml editing --------------------------------------------------------------------------------
 
 
-def _yaml_scalar(value: str | None, indent: str) -> str:
-    """A YAML value for one key: a literal block for multi-line text, a quoted string otherwise."""
-    if value is None:
-        return " null"
-    lines = value.split("\n")
-    if len(lines) > 1 and all(line == line.rstrip() and "\t" not in line for line in lines) and not lines[0].startswith(" "):
-        return " |-\n" + "\n".join(f"{indent}  {line}" if line else "" for line in lines)
-    return " " + yaml.safe_dump(value, default_style='"', width=10_000, allow_unicode=True).strip().removesuffix("...").strip()
-
-
-def _block_extent(lines: list[str], start: int, indent: int) -> int:
-    """Index past the value of the key on lines[start]: following lines indented deeper (or blank)."""
-    end = start + 1
-    while end < len(lines) and (not lines[end].strip() or len(lines[end]) - len(lines[end].lstrip()) > indent):
-        end += 1
-    while end > start + 1 and not lines[end - 1].strip():
-        end -= 1
-    return end
-
-
-def _set_key(lines: list[str], lo: int, hi: int, indent: str, key: str, value: str | None) -> tuple[list[str], int]:
-    """Replace (or add) `key:` at `indent` within lines[lo:hi]; returns the new lines and the new `hi`."""
-    rendered = (indent + key + ":" + _yaml_scalar(value, indent)).split("\n")
-    pattern = re.compile(rf"^{re.escape(indent)}{re.escape(key)}\s*:")
-    for i in range(lo, hi):
-        if pattern.match(lines[i]):
-            end = _block_extent(lines, i, len(indent))
-            return lines[:i] + rendered + lines[end:], hi - (end - i) + len(rendered)
-    insert_at = hi
-    while insert_at > lo and not lines[insert_at - 1].strip():
-        insert_at -= 1
-    return lines[:insert_at] + rendered + lines[insert_at:], hi + len(rendered)
-
-
 def _edit_text(text: str, summary: str, digest: str, synced: str) -> str:
-    lines = text.split("\n")
-    start = next((i for i, line in enumerate(lines) if re.match(r"^project_rules\s*:\s*(?:#.*)?$", line)), None)
-    if start is None:
-        lines = [*lines[: len(lines) - (1 if lines and lines[-1] == "" else 0)], "project_rules:", ""]
-        start = len(lines) - 2
-    hi = start + 1
-    while hi < len(lines) and (not lines[hi].strip() or lines[hi][0] in " \t#"):
-        hi += 1
-    child = next((line for line in lines[start + 1 : hi] if line.strip() and not line.lstrip().startswith("#")), "  x")
-    indent = child[: len(child) - len(child.lstrip())] or "  "
-    lines, hi = _set_key(lines, start + 1, hi, indent, "summary", summary)
-    lines, hi = _set_key(lines, start + 1, hi, indent, "content_hash", digest)
-    lines, _ = _set_key(lines, 0, len(lines), "", "last_synced", synced)
-    return "\n".join(lines).rstrip("\n") + "\n"
+    """context.yml with project_rules' summary and content_hash and the top-level last_synced set. ruamel.yaml
+    edits it round trip, so comments, key order, quoting and the layout of other keys stay as they were."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.comments import CommentedMap
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString, LiteralScalarString
+
+    editor = YAML()
+    editor.width = 10_000
+    editor.preserve_quotes = True
+    editor.indent(mapping=2, sequence=4, offset=2)
+    data = editor.load(text) or CommentedMap()
+    rules = data.get("project_rules")
+    if not isinstance(rules, dict):
+        rules = data["project_rules"] = CommentedMap()
+    lines = summary.split("\n")
+    block = len(lines) > 1 and all(line == line.rstrip() and "\t" not in line for line in lines) and not lines[0].startswith(" ")
+    rules["summary"] = LiteralScalarString(summary) if block else DoubleQuotedScalarString(summary)
+    rules["content_hash"] = DoubleQuotedScalarString(digest)
+    data["last_synced"] = DoubleQuotedScalarString(synced)
+    out = io.StringIO()
+    editor.dump(data, out)
+    return out.getvalue()
 
 
 class ContextUpdate(BaseModel):
@@ -227,13 +202,15 @@ def refresh_project_rules(root: ProjectRoot) -> dict[str, Any]:
     context_file = root.state_dir / "context.yml"
     original = context_file.read_text(encoding="utf-8") if context_file.exists() else ""
     before = read_yaml(original) or {}
-    edited = _edit_text(original, summary, digest, synced)
+    from ruamel.yaml.error import YAMLError as RoundTripError
+
     comments_kept = True
     expected = {**before, "project_rules": {**(before.get("project_rules") or {}), "summary": summary,
                                              "content_hash": digest}, "last_synced": synced}
     try:
+        edited = _edit_text(original, summary, digest, synced)
         ok = read_yaml(edited) == expected
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RoundTripError):
         ok = False
     if not ok:  # an unusual layout: fall back to a plain YAML dump, which keeps keys but not comments
         log.warning("context.yml could not be edited in place; rewriting it without comments")

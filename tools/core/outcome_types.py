@@ -21,6 +21,7 @@ KEY_REF = "ref "
 KEY_FLAG = "index-flag "
 KEY_HEAD = "HEAD"
 DELETED = "deleted"
+ABSENT = "absent"  # the content id of a path with nothing there
 
 
 @dataclass(frozen=True)
@@ -65,12 +66,15 @@ def _kind(description: str | None) -> str:
     return {"file": "a file", "link": "a symlink " + description[5:], "special": "a special file"}.get(head, head)
 
 
-def content_id(description: str) -> str:
-    """The part of a description that a grant names: a file's sha256, or sha256 of b'link:' + target."""
+def content_id(description: str | None) -> str:
+    """What a grant names (the scheme of code_intel.workflow.grants): a file's sha256, "link:" + sha256 of a
+    symlink's target, ABSENT for nothing there."""
+    if description is None:
+        return ABSENT
     if description.startswith("file "):
         return description.rsplit(" ", 1)[1]
     if description.startswith("link "):
-        return hashlib.sha256(b"link:" + description[5:].encode("utf-8", "surrogateescape")).hexdigest()
+        return "link:" + hashlib.sha256(description[5:].encode("utf-8", "surrogateescape")).hexdigest()
     return description
 
 

@@ -170,6 +170,19 @@ class ProjectRoot:
             )
         return resolved
 
+    def resolve_entry(self, user_path: str | os.PathLike[str], *, kind: str = "path") -> Path:
+        """Like `resolve`, except that a symlink at the end of the path is the entry itself, never its target: for
+        the files a session commits or discards, where a link the agent made must be handled as a link."""
+        text = os.fspath(user_path) if isinstance(user_path, (str, os.PathLike)) else user_path
+        if not isinstance(text, str) or not text.strip() or "\x00" in text:
+            return self.resolve(user_path, kind=kind)  # refused there, with the reason
+        raw = Path(text).expanduser()
+        absolute = raw if raw.is_absolute() else self.path / raw
+        if absolute.name in ("", ".", "..") or not absolute.is_symlink():
+            return self.resolve(user_path, kind=kind)
+        folder = self.resolve(str(absolute.parent), kind=kind)
+        return folder / absolute.name
+
     def _real(self, text: str) -> Path:
         raw = Path(text).expanduser()
         return Path(os.path.realpath(raw if raw.is_absolute() else self.path / raw))

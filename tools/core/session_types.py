@@ -139,8 +139,8 @@ class MergeReport(Report):
 class ReviewedFile(Report):
     file: str
     status: str
-    added: int | None  # None for binary files
-    removed: int | None
+    added: int  # lines; 0 for a binary file (binary is then true)
+    removed: int
     binary: bool = False
     had_user_edits: bool = False  # the user had uncommitted edits in it before the session
     in_branch_commits: bool = False  # part of it is already committed on the task branch

@@ -22,10 +22,12 @@ from code_intel.core.file_roles import Role, file_role
 from code_intel.explore.models import (
     DefinitionResult,
     FileHits,
+    OutlineSymbol,
     Reference,
     ReferenceResult,
     RoleCount,
     StructureResult,
+    SymbolsResult,
 )
 
 ROLE_ORDER: tuple[Role, ...] = ("implementation", "test", "doc", "generated")
@@ -263,3 +265,39 @@ def shape_structure(result: StructureResult, *, parts: Sequence[str] = STRUCTURE
     result.left_out = {part: n for part, n in left.items() if n} or None
     result.next_offset = offset + shown if offset + shown < len(members) else None
     return result
+
+
+# --------------------------------------------------------------------------- get_symbols
+def shape_symbols(result: SymbolsResult, *, offset: int = 0, budget_tokens: int = DEFAULT_BUDGET_TOKENS) -> SymbolsResult:
+    """get_symbols' answer: top-level symbols in file order from `offset`, each with as many of its nested symbols
+    as the budget leaves room for; what does not fit is counted (left_out) and next_offset pages on."""
+    fit = Fitter(budget_chars(budget_tokens) - RESERVED_CHARS)
+    everything = result.symbols
+    kept: list[OutlineSymbol] = []
+    for symbol in everything[offset:]:
+        bare = symbol.model_copy(update={"children": []})
+        if not fit.take(bare.model_dump(exclude_none=True)):
+            break
+        bare.children = _fitted_children(symbol.children, fit)
+        kept.append(bare)
+    shown = sum(_count(s) for s in kept)
+    total = sum(_count(s) for s in everything[offset:])
+    result.symbols = kept
+    result.left_out = total - shown or None
+    result.next_offset = offset + len(kept) if offset + len(kept) < len(everything) else None
+    return result
+
+
+def _fitted_children(children: list[OutlineSymbol], fit: Fitter) -> list[OutlineSymbol]:
+    kept = []
+    for child in children:
+        bare = child.model_copy(update={"children": []})
+        if not fit.take(bare.model_dump(exclude_none=True)):
+            break
+        bare.children = _fitted_children(child.children, fit)
+        kept.append(bare)
+    return kept
+
+
+def _count(symbol: OutlineSymbol) -> int:
+    return 1 + sum(_count(c) for c in symbol.children)

@@ -686,6 +686,7 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
 # --------------------------------------------------------------------------- the answer
 ImpactLevel = Literal["summary", "locations", "code"]
 TOP_FILES = 3
+NOTE_CHARS = 300
 
 
 def shape_impact(report: ImpactReport, *, level: ImpactLevel = "summary", group: str | None = None,
@@ -696,12 +697,34 @@ def shape_impact(report: ImpactReport, *, level: ImpactLevel = "summary", group:
     item's line of code. Items are ranked like every answer (own source, tests, docs, generated; near the
     changed files first); `offset` pages on in `group`."""
     anchors = list(report.files)
-    fit = Fitter(budget_chars(budget_tokens) - RESERVED_CHARS - json_chars(report.summary) - json_chars(report.files))
+    left_out: dict[str, int] = {}
+    # the names followed, as many as a tenth of the budget holds (sympy/core/basic.py has hundreds)
+    names, report.symbols = list(report.symbols), []
+    names_fit = Fitter(budget_chars(budget_tokens) // 10)
+    report.symbols = [name for name in names if names_fit.take(name)] if level == "summary" else names
+    if len(report.symbols) < len(names):
+        left_out["symbols"] = len(names) - len(report.symbols)
+    skipped, report.skipped = list(report.skipped), []
+    skipped_fit = Fitter(budget_chars(budget_tokens) // 10)
+    report.skipped = [s for s in skipped if skipped_fit.take(s.model_dump())] if level == "summary" else skipped
+    if len(report.skipped) < len(skipped):
+        left_out["skipped"] = len(skipped) - len(report.skipped)
+    fit = Fitter(budget_chars(budget_tokens) - RESERVED_CHARS - json_chars(report.summary) - json_chars(report.files)
+                 - json_chars(report.symbols) - json_chars([s.model_dump() for s in report.skipped]))
+    # the notes first (what was skipped and why), each shortened, at most a quarter of the budget
+    notes, report.notes = list(report.notes), []
+    notes_fit = Fitter(fit.left // 4)
+    for note in notes:
+        short = note if len(note) <= NOTE_CHARS else note[: NOTE_CHARS - 3] + "..."
+        if not notes_fit.take(short):
+            report.notes.append(f"{len(notes) - len(report.notes)} more notes")
+            break
+        report.notes.append(short)
+    fit.left -= json_chars(report.notes)
     groups = [group] if group else list(GROUPS)
     all_items = {g: ranked(getattr(report, g), lambda i: i.file, lambda i: i.line, anchors) for g in GROUPS}
     importers = ranked(report.importers, lambda i: i.file, lambda i: i.line, anchors)
     importers = importers[offset:] if group == "importers" else importers
-    left_out: dict[str, int] = {}
     report.importers = []
     for item in importers if group in (None, "importers") else []:
         if level != "code":
@@ -746,13 +769,6 @@ def shape_impact(report: ImpactReport, *, level: ImpactLevel = "summary", group:
                 left_out[g] = len(items) - len(kept)
                 if group:
                     next_offset = offset + len(kept)
-    notes = list(report.notes)
-    report.notes = []
-    for note in notes:
-        if not fit.take(note):
-            report.notes.append(f"{len(notes) - len(report.notes)} more notes (ask for one group to see them)")
-            break
-        report.notes.append(note)
     report.left_out = left_out or None
     report.next_offset = next_offset
     report.more = _impact_more(report, level, group, next_offset) or None

@@ -169,6 +169,8 @@ class SymbolsResult(Partial):
     file: str
     language: str
     symbols: list[OutlineSymbol]
+    left_out: int | None = Field(default=None, description="symbols (nested ones counted) past the budget")
+    next_offset: int | None = Field(default=None, description="send as offset for the next top-level symbols")
 
 
 class ImportInfo(BaseModel):

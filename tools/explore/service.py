@@ -28,6 +28,7 @@ from code_intel.explore.answers import (
     shape_definitions,
     shape_references,
     shape_structure,
+    shape_symbols,
 )
 from code_intel.explore.comments import LexicalIndex
 from code_intel.explore.ctags import BASES_RECORDED, bare_name
@@ -69,6 +70,7 @@ from code_intel.explore.syntax import ParseCache, ParsedFile
 
 if TYPE_CHECKING:
     from code_intel.explore.definitions import DefinitionIndex
+    from code_intel.explore.unused import UnusedResult
 
 log = logging.getLogger(__name__)
 
@@ -393,6 +395,19 @@ class Explorer:
         rel, parsed = self.parse_file(path)
         symbols = [symbol.data(rel) for symbol in outline.outline(parsed)]
         return SymbolsResult.model_validate({"file": rel, "language": parsed.language, "symbols": symbols})
+
+    def symbols_answer(self, path: str, *, offset: int = 0) -> SymbolsResult:
+        """get_symbols as the tool answers it: within the answer's budget (answers.shape_symbols)."""
+        if offset < 0:
+            raise InvalidArgument("offset must be 0 or more", hint="send the next_offset of the previous answer")
+        return shape_symbols(self.get_symbols(path), offset=offset)
+
+    @budgeted
+    def unused_answer(self, path: str, *, offset: int = 0) -> UnusedResult:
+        """The module-level functions and types under `path` that nothing else in the project names (unused.py)."""
+        from code_intel.explore.unused import find_unused
+
+        return find_unused(self, path, offset=offset)
 
     @budgeted
     def analyze_structure(self, path: str) -> StructureResult:

@@ -124,23 +124,42 @@ def commit_session(
             f"HEAD is on {head.branch or 'a detached commit'}, not on the session's task branch {task_branch}",
             hint=f"run `git checkout {task_branch}` and submit PRE_COMMIT again",
         )
-    start_tree = snapshot_tree(git, snapshot)
-    committed_at_start_tree = tree_of(git, snapshot_base(git, snapshot))
-    head_tree = tree_of(git, head.commit)
-    current_tree = working_tree(git, layout)
-
+    trees = _Trees(start=snapshot_tree(git, snapshot), committed_at_start=tree_of(git, snapshot_base(git, snapshot)),
+                   head=tree_of(git, head.commit), current=working_tree(git, layout))
     outcome = CommitOutcome(commit=None)
+    planned = _session_parts(git, layout, trees, reviewed, outcome)
+    new_commit = _commit_tree(git, head.commit, trees.head, planned, message) if planned else None
+    _discard(git, layout, snapshot, trees.start, discarded, outcome)
+    faults.hit("git.commit.after_discard")
+    if new_commit:
+        _move_head(git, head.commit, trees.head, planned, new_commit, message, outcome)
+        outcome.commit = new_commit
+    return outcome
+
+
+@dataclass(frozen=True)
+class _Trees:
+    start: str  # the working tree at session start (the snapshot)
+    committed_at_start: str  # HEAD's tree at session start
+    head: str  # HEAD's tree now
+    current: str  # the working tree now
+
+
+def _session_parts(git: GitRunner, layout: RepoLayout, trees: _Trees, reviewed: list[str],
+                   outcome: CommitOutcome) -> dict[str, TreeEntry | None]:
+    """What each reviewed file is to become in the commit (its session part), by repository path; refuses files
+    whose session part cannot be told from the user's own uncommitted edits."""
     planned: dict[str, TreeEntry | None] = {}
     inseparable: list[str] = []
     for path in reviewed:
         repo_path = layout.to_repo(path)
-        current = entry(git, current_tree, repo_path)
+        current = entry(git, trees.current, repo_path)
         if current is None and (git.toplevel / repo_path).exists() and not (git.toplevel / repo_path).is_dir():
             outcome.warnings.append(f"{path} is ignored by .gitignore and was not committed")
             continue
-        at_start = entry(git, start_tree, repo_path)
-        committed_at_start = entry(git, committed_at_start_tree, repo_path)
-        in_head = entry(git, head_tree, repo_path)
+        at_start = entry(git, trees.start, repo_path)
+        committed_at_start = entry(git, trees.committed_at_start, repo_path)
+        in_head = entry(git, trees.head, repo_path)
         wanted, ok = _session_part(git, current, at_start, committed_at_start, in_head)
         if not ok:
             inseparable.append(path)
@@ -160,17 +179,24 @@ def commit_session(
             "your own edits there yourself, then submit again; nothing was committed",
             files=inseparable,
         )
+    return planned
 
-    new_commit: str | None = None
-    if planned:
-        with git.temporary_index(seed_from_real_index=False) as env:
-            git.run(["read-tree", head_tree], env=env)
-            for repo_path, wanted in planned.items():
-                _set_index(git, repo_path, wanted, env)
-            new_tree = git.text("write-tree", env=env)
-        parents = ["-p", head.commit] if head.commit else []
-        new_commit = git.text("commit-tree", *parents, "-m", message, new_tree)  # no ref moves yet
 
+def _commit_tree(git: GitRunner, head_commit: str | None, head_tree: str, planned: dict[str, TreeEntry | None],
+                 message: str) -> str:
+    """A commit of HEAD's tree with the planned files set, built in a temporary index; no ref moves yet."""
+    with git.temporary_index(seed_from_real_index=False) as env:
+        git.run(["read-tree", head_tree], env=env)
+        for repo_path, wanted in planned.items():
+            _set_index(git, repo_path, wanted, env)
+        new_tree = git.text("write-tree", env=env)
+    parents = ["-p", head_commit] if head_commit else []
+    return git.text("commit-tree", *parents, "-m", message, new_tree)
+
+
+def _discard(git: GitRunner, layout: RepoLayout, snapshot: str, start_tree: str, discarded: list[str],
+             outcome: CommitOutcome) -> None:
+    """Put each discarded file back as it was at session start, in the working tree and the index."""
     start_index_tree = snapshot_index(git, snapshot)
     for path in discarded:
         repo_path = layout.to_repo(path)
@@ -179,21 +205,20 @@ def commit_session(
             _set_index(git, repo_path, entry(git, start_index_tree, repo_path))
         outcome.discarded_files.append(path)
 
-    faults.hit("git.commit.after_discard")
-    if new_commit:
-        # the user's index follows first, then HEAD moves: a retry after a crash between the two finds
-        # the index already right (the three-way merge of equal changes is a no-op) and commits again
-        previous = _follow_in_user_index(git, planned, head_tree, outcome)
-        faults.hit("git.commit.after_index")
-        try:
-            git.run(["update-ref", "-m", f"code-intel: {message.splitlines()[0][:80]}", "HEAD", new_commit, head.commit or ""])
-        except GitError:
-            for repo_path, item in previous.items():
-                _set_index(git, repo_path, item)
-            raise
-        faults.hit("git.commit.after_ref")
-        outcome.commit = new_commit
-    return outcome
+
+def _move_head(git: GitRunner, head_commit: str | None, head_tree: str, planned: dict[str, TreeEntry | None],
+               new_commit: str, message: str, outcome: CommitOutcome) -> None:
+    """The user's index follows first, then HEAD moves: a retry after a crash between the two finds the index
+    already right (the three-way merge of equal changes is a no-op) and commits again."""
+    previous = _follow_in_user_index(git, planned, head_tree, outcome)
+    faults.hit("git.commit.after_index")
+    try:
+        git.run(["update-ref", "-m", f"code-intel: {message.splitlines()[0][:80]}", "HEAD", new_commit, head_commit or ""])
+    except GitError:
+        for repo_path, item in previous.items():
+            _set_index(git, repo_path, item)
+        raise
+    faults.hit("git.commit.after_ref")
 
 
 def _follow_in_user_index(git: GitRunner, planned: dict[str, TreeEntry | None], old_head_tree: str,

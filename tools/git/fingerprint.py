@@ -9,7 +9,7 @@ A fingerprint maps a key to a short description of what is there:
   flag hiding a change (`index-flag <path>` -> `skip-worktree` / `assume-unchanged`).
 
 Left out: the `.git` folder's objects and logs (git writes them on reads too), code-intel's own
-runtime folders (`.code-intel/sessions`, `logs`, `chroma`, `cache`), and the caches a test run leaves,
+runtime folders (`.code-intel/sessions`, `logs`, `chroma`, `cache`, `reports`), and the caches a test run leaves,
 matched by gitignore-style patterns (config.json `outcome_check.ignore`). Everything else under
 `.code-intel/` (settings, contract, verifiers), `.claude/` and `.codex/` is in.
 
@@ -31,7 +31,8 @@ from pathlib import Path
 from code_intel.core.outcome_types import CACHE_PATTERNS, DELETED, KEY_FLAG, KEY_HEAD, KEY_REF
 
 # what code-intel itself writes during a session, never the agent's work to judge
-RUNTIME_DIRS = (".code-intel/sessions", ".code-intel/logs", ".code-intel/chroma", ".code-intel/cache")
+RUNTIME_DIRS = (".code-intel/sessions", ".code-intel/logs", ".code-intel/chroma", ".code-intel/cache",
+                ".code-intel/reports")  # reports: the session pages `code-intel report` writes (tools/report/)
 DEFAULT_CACHE_PATTERNS = CACHE_PATTERNS
 RACY_NS = 2_000_000_000  # a file changed this close to a take is hashed again next time
 GitText = Callable[[Sequence[str]], bytes]  # runs git with these arguments, returns stdout
@@ -111,6 +112,7 @@ class Fingerprinter:
     places: GitPlaces | None = None
     _cache: dict[str, tuple[tuple[int, ...], str | None]] = field(default_factory=dict)
     _index_flags: tuple[tuple[int, ...], dict[str, str]] | None = None
+    _refs_cache: tuple[tuple[tuple[str, tuple[int, ...]], ...], dict[str, str]] | None = None
     hashed: int = 0  # files hashed by the last take (for benchmarks and tests)
 
     def take(self) -> dict[str, str]:
@@ -204,15 +206,50 @@ class Fingerprinter:
                 if description is not None:
                     out[label] = description
 
+    def _ref_stamp(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        """The stat of every file git keeps refs in (packed-refs, loose refs, reftable): unchanged, no ref moved."""
+        assert self.places is not None
+        stamps: list[tuple[str, tuple[int, ...]]] = []
+        roots = {self.places.common_dir, self.places.git_dir}
+        for base in sorted(roots):
+            for name in ("packed-refs",):
+                try:
+                    stamps.append((str(base / name), _stat_key(os.stat(base / name))))
+                except OSError:
+                    pass
+            stack = [base / "refs", base / "reftable"]
+            while stack:
+                folder = stack.pop()
+                try:
+                    entries = list(os.scandir(folder))
+                except OSError:
+                    continue
+                stamps.append((str(folder), _stat_key(os.stat(folder))))
+                for item in entries:
+                    if item.is_dir(follow_symlinks=False):
+                        stack.append(Path(item.path))
+                    else:
+                        try:
+                            stamps.append((item.path, _stat_key(item.stat(follow_symlinks=False))))
+                        except OSError:
+                            continue
+        return tuple(sorted(stamps))
+
     def _refs(self) -> dict[str, str]:
+        """Every ref and its object id; `git for-each-ref` runs only when a file of the ref store changed."""
         assert self.git is not None
+        stamp = self._ref_stamp()
+        racy = any(time.time_ns() - max(key[2], key[3]) < RACY_NS for _, key in stamp if len(key) > 3)
+        if self._refs_cache is not None and self._refs_cache[0] == stamp and not racy:
+            return dict(self._refs_cache[1])
         raw = self.git(["for-each-ref", "--format=%(refname)%00%(objectname)"])
         out: dict[str, str] = {}
         for line in raw.decode("utf-8", "surrogateescape").splitlines():
             name, _, oid = line.partition("\0")
             if name:
                 out[KEY_REF + name] = oid
-        return out
+        self._refs_cache = (stamp, out)
+        return dict(out)
 
     def _flags(self) -> dict[str, str]:
         """Index entries flagged skip-worktree or assume-unchanged; `git ls-files` runs only when the index changed."""

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from code_intel.core.errors import CodeIntelError
-from code_intel.core.outcome_types import KEY_FLAG, KEY_HEAD, KEY_REF, Change
+from code_intel.core.outcome_types import ABSENT, KEY_FLAG, KEY_HEAD, KEY_REF, Change, content_id
 from code_intel.core.project import ProjectRoot
 from code_intel.core.session_types import GitSessionInfo
 from code_intel.git.fingerprint import CacheMatcher, Fingerprinter, GitPlaces
@@ -97,6 +97,32 @@ class OutcomeService:
             return self.git.blob_bytes(found.oid) if found is not None and found.kind == "blob" else None
         except CodeIntelError:
             return None
+
+    # the commit gate ---------------------------------------------------------------
+    def committed_content(self, commit: str, paths: list[str]) -> dict[str, str]:
+        """The content id (code_intel.core.outcome_types.content_id) each path has in `commit`'s tree."""
+        assert self.git is not None
+        tree = self.git.text("rev-parse", f"{commit}^{{tree}}")
+        out: dict[str, str] = {}
+        for path in paths:
+            found = entry(self.git, tree, self.prefix + path)
+            if found is None or found.kind != "blob":
+                out[path] = ABSENT
+                continue
+            data = self.git.blob_bytes(found.oid)
+            if found.mode == "120000":
+                out[path] = content_id("link " + data.decode("utf-8", "surrogateescape"))
+            else:
+                out[path] = hashlib.sha256(data).hexdigest()
+        return out
+
+    def undo_commit(self, commit: str) -> bool:
+        """Move HEAD back to `commit`'s parent when HEAD is still `commit` (the work tree is left as it is)."""
+        assert self.git is not None
+        parent = self.git.rev(f"{commit}^")
+        if parent is None:
+            return False
+        return self.git.ok("update-ref", "-m", "code-intel: commit withdrawn by the outcome check", "HEAD", parent, commit)
 
     # restore ----------------------------------------------------------------------
     def restore(self, info: GitSessionInfo, changes: list[Change], copies: dict[str, str]) -> list[str]:

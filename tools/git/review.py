@@ -78,8 +78,8 @@ def review_session(
         review.files.append(ReviewedFile(
             file=layout.from_repo(repo_path) or repo_path,
             status=_STATUS.get(letter.decode()[:1], letter.decode()),
-            added=added,
-            removed=removed,
+            added=added or 0,  # a binary file has no line counts: 0 and binary true, so the schema's fields stay
+            removed=removed or 0,
             binary=added is None,
             had_user_edits=entry(git, start, repo_path) != entry(git, committed_at_start, repo_path),
             in_branch_commits=entry(git, head, repo_path) != entry(git, committed_at_start, repo_path),

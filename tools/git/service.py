@@ -366,11 +366,11 @@ class GitService:
     def _project_paths(self, paths: list[str], kind: str) -> list[str]:
         out: list[str] = []
         for raw in paths:
-            resolved = self.root.resolve(raw, kind=kind)
+            resolved = self.root.resolve_entry(raw, kind=kind)  # a symlink is committed or discarded as a link
             rel = self.root.relative(resolved)
             if rel == "." or PurePosixPath(rel).parts[:1] == (STATE_DIR,):
                 raise InvalidArgument(f"{kind} {raw!r} is not a project file", hint=f"list files, not folders or {STATE_DIR}/")
-            if resolved.is_dir():
+            if resolved.is_dir() and not resolved.is_symlink():
                 raise InvalidArgument(f"{kind} {raw!r} is a folder", hint="list each file separately")
             if rel not in out:
                 out.append(rel)

@@ -23,8 +23,8 @@ READING = frozenset({
 })
 # subcommands that read in some forms only: judged by their own function below
 PARTLY_READING = frozenset({"branch", "tag", "stash", "remote", "config", "reflog", "worktree", "notes", "submodule"})
-# options that make a reading subcommand write a file or run a program
-WRITING_OPTIONS = ("--output", "--open-files-in-pager", "-O", "--ext-diff", "--textconv")
+# options that make a reading subcommand write a file or run a program (`-O<cmd>` is git grep's pager)
+WRITING_OPTIONS = frozenset({"--output", "--open-files-in-pager", "--ext-diff", "--textconv"})
 # global options that change what git runs or where it writes
 REFUSED_GLOBALS = ("-c", "--config-env", "--exec-path", "--git-dir", "--work-tree", "--namespace",
                    "--super-prefix", "--list-cmds")
@@ -80,7 +80,7 @@ def _writing_option(operands: list[str]) -> str | None:
     for word in operands:
         if word == "--":
             return None
-        if word.startswith(WRITING_OPTIONS) and (word.startswith("--") or word == "-O" or word.startswith("-O")):
+        if word.split("=", 1)[0] in WRITING_OPTIONS or word.startswith("-O"):
             return word
     return None
 

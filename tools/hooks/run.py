@@ -5,8 +5,9 @@ it with stderr as the reason), and both clients run the call anyway when a hook 
 timeout (10 s as init installs it), so this entry point never relies on either:
 - a refusal is `permissionDecision: "deny"` with the reason (the only decision Codex honours);
 - an allowed call gets no output at all, so the client's own permission rules still apply;
-- the hook's work is bounded: at most MAX_EVENT_BYTES of stdin, and BUDGET_SECONDS for the decision
-  (an interval timer interrupts it; the shell reader also bounds its own nesting and globbing);
+- the hook's work is bounded: at most MAX_EVENT_BYTES of stdin, BUDGET_CPU_SECONDS of CPU and
+  BUDGET_WALL_SECONDS in all for the decision (interval timers interrupt it; the shell reader also bounds its
+  own nesting, globbing and time);
 - when the hook fails (malformed event, its own exception, the time budget spent) while a session is
   active, it denies, in every phase (fail closed); with no session it lets the call through with a
   warning on stderr. It never raises.
@@ -33,7 +34,8 @@ if TYPE_CHECKING:
     import argparse
 
 EVENTS = ("pre-tool-use", "post-tool-use", "session-start")
-BUDGET_SECONDS = 1.5  # the whole decision; the clients wait 10 s, and the answer must come well before
+BUDGET_CPU_SECONDS = 1.5  # the hook's own work; bounded inputs keep the worst case far below it
+BUDGET_WALL_SECONDS = 6.0  # and in all, so the answer comes before the clients' 10 s timeout on a loaded machine
 FALLBACK_SECONDS = 0.3  # finding out, after a failure, whether a session is active
 MAX_EVENT_BYTES = 8_000_000
 
@@ -43,23 +45,33 @@ class HookTimeout(Exception):
 
 
 @contextmanager
-def time_budget(seconds: float) -> Iterator[None]:
-    """Raise HookTimeout in the main thread once `seconds` have passed (no-op where timers are unavailable)."""
+def time_budget(cpu_seconds: float, wall_seconds: float | None = None) -> Iterator[None]:
+    """Raise HookTimeout in the main thread once the process has used `cpu_seconds` of CPU (what the hook's own work
+    costs, whatever the machine's load), or once `wall_seconds` have passed (a read that hangs). A no-op where
+    interval timers are unavailable."""
     usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
     if not usable:
         yield
         return
 
     def expired(signum: int, frame: Any) -> None:
-        raise HookTimeout(f"the hook took longer than {seconds:g} s")
+        kind = "of CPU" if signum == signal.SIGPROF else "in all"
+        raise HookTimeout(f"the hook took longer than {cpu_seconds if signum == signal.SIGPROF else wall_seconds:g} s "
+                          f"{kind}")
 
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    timers = [(signal.SIGPROF, signal.ITIMER_PROF, cpu_seconds)]
+    if wall_seconds is not None:
+        timers.append((signal.SIGALRM, signal.ITIMER_REAL, wall_seconds))
+    previous = [(signum, signal.signal(signum, expired)) for signum, _, _ in timers]
+    for _, timer, seconds in timers:
+        signal.setitimer(timer, seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        for _, timer, _ in timers:
+            signal.setitimer(timer, 0)
+        for signum, handler in previous:
+            signal.signal(signum, handler)
 
 
 def _root(explicit: str | None, event: dict[str, Any]) -> ProjectRoot:
@@ -93,7 +105,7 @@ def deny(reason: str) -> None:
 def _phase_if_active(root: ProjectRoot) -> str | None:
     """After a failure: the active session's phase, "unreadable" for a checkpoint that cannot be read, else None."""
     try:
-        with time_budget(FALLBACK_SECONDS):
+        with time_budget(FALLBACK_SECONDS, 2 * FALLBACK_SECONDS):
             from code_intel.hooks.session import find_session
 
             session = find_session(root)
@@ -155,7 +167,7 @@ def run_hook(args: argparse.Namespace) -> int:
     event: dict[str, Any] = {}
     root: ProjectRoot | None = None
     try:
-        with time_budget(BUDGET_SECONDS):
+        with time_budget(BUDGET_CPU_SECONDS, BUDGET_WALL_SECONDS):
             event = _read_event()
             root = _root(getattr(args, "project", None), event)
             HANDLERS[name](event, root)

@@ -230,6 +230,7 @@ class CodeRanking:
     file_name_symbol: float = 0.2  # a bare name question and a file named after it (`Router` -> router.go)
     file_support: float = 0.5  # times the mean of a file's next three candidates (a file that answers often)
     repeat_decay: float = 0.5  # a file's second chunk keeps this share of its score, the third its square...
+    repeat_from: int = 1  # ...counting from the file's chunk after this many (2: the third chunk decays first)
     role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.5, "doc": 0.5, "generated": 1.0})
     module_penalty: float = 0.05
     legacy_penalty: float = 0.1  # a path under deprecated/, legacy/, compat/ or v1/: kept for old callers
@@ -320,7 +321,7 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
         for c in ordered:
             n = seen.get(c.file, 0)
             seen[c.file] = n + 1
-            if n and c.score > 0:
-                c.score *= w.repeat_decay ** n
+            if n >= w.repeat_from and c.score > 0:
+                c.score *= w.repeat_decay ** (n - w.repeat_from + 1)
         ordered.sort(key=lambda c: -c.score)
     return ordered

@@ -25,17 +25,20 @@ from code_intel.index.memory import MemoryIndex
 from code_intel.index.retrieval import (
     CODE_RANKING,
     DENSE_WEIGHT,
+    Candidate,
     CodeRanking,
     ForestQuery,
     Scored,
     check_code_hint,
     check_keywords,
+    fuse,
     rank_code,
+    rerank,
 )
 from code_intel.index.static import STATIC_MODEL_NAME, StaticEmbedder
 from code_intel.index.store import FOREST, MAP, VectorStore, store_description
 from code_intel.index.sync import ForestSync, Progress, Spaces, SyncCounts, SyncState
-from code_intel.index.text import lexical_text, member_names, readable_words
+from code_intel.index.text import lexical_text, lexical_tokens, member_names, readable_words
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +50,7 @@ RELEVANT_SIMILARITY = 0.40
 WEAK_SIMILARITY = 0.25
 SNIPPET_LINES = 8
 LOAD_PAGE = 2000  # chunks read from Chroma at a time when a process loads an existing index into memory
-SYNC_ANSWER_S = 0.8  # sync_index answers within this, done or not (the sync goes on in the background)
+SYNC_ANSWER_S = 0.5  # sync_index waits this long for the sync, then answers, done or not (it goes on behind)
 DEFINITION_CANDIDATES = 20  # chunks defining a name the question writes, added to the candidates
 
 
@@ -305,9 +308,11 @@ class SemanticIndex:
         return True
 
     def is_available(self) -> bool:
-        """An index with data exists (reads the manifest only: no model, no torch)."""
+        """An index with data exists: the manifest lists files, or a first sync has some in memory already
+        (no model, no store query)."""
         try:
-            return bool(self._get_parts().manifest.files)
+            parts = self._get_parts()
+            return bool(parts.manifest.files) or len(parts.memory) > 0
         except Exception:  # a broken config means no semantic search, not a failed query
             log.debug("index unavailable", exc_info=True)
             return False
@@ -396,8 +401,7 @@ class SemanticIndex:
                 results = self._forest_results(parts, None, search, vector, n_results, CODE_RANKING)
             else:
                 vector = search.vector(parts.embedder.embed_queries, full_vector)
-                results = self._forest_results(parts, parts.store, search, vector, n_results,
-                                               CodeRanking(dense_weight=DENSE_WEIGHT))
+                results = self._forest_results(parts, parts.store, search, vector, n_results, None)
         extras = [(a, s) for a, s in map_hits if s >= MAP_EXTRA_SCORE]
         source = FOREST
         if extras:
@@ -409,7 +413,7 @@ class SemanticIndex:
     def _with_state_note(self, response: dict[str, Any], parts: _Parts, complete: bool) -> dict[str, Any]:
         index = response["index"]
         notes = [response["note"]] if response.get("note") else []
-        if not parts.manifest.files:
+        if not parts.manifest.files and not len(parts.memory):
             notes.append("the semantic index is empty" + (" (a sync is running)" if self._syncing else "")
                          + "; run sync_index, or use search_text / find_definitions meanwhile")
         else:
@@ -431,7 +435,7 @@ class SemanticIndex:
         return parts.manifest.partial_reason or "the last sync did not finish"
 
     def _forest_results(self, parts: _Parts, store: VectorStore | None, search: ForestQuery, vector: list[float],
-                        n: int, weights: CodeRanking) -> list[dict[str, Any]]:
+                        n: int, weights: CodeRanking | None) -> list[dict[str, Any]]:
         """Candidates from both sides (and the definitions of names the question writes), ranked by rank_code.
         `store` None: the space held in memory (every indexed chunk, also while a sync runs); else a Chroma
         collection (the full model's, once it holds every chunk)."""
@@ -465,7 +469,14 @@ class SemanticIndex:
             candidates.append(Scored(cid, similarity, lexical_scores.get(cid, 0.0), file, str(meta.get("symbol") or ""),
                                      [x for x in str(meta.get("symbols", "")).split(",") if x],
                                      str(meta.get("kind", "")), file_role(file)))
-        ranked = rank_code(candidates, search.query, search.keywords, weights)[:n]
+        if weights is not None:
+            ranked = rank_code(candidates, search.query, search.keywords, weights)[:n]
+        else:  # the transformer model's space keeps the ranking it was tuned with (#15): fusion, then Signals
+            fused = dict(fuse({c.id: c.dense for c in candidates}, {c.id: c.lexical for c in candidates},
+                              dense_weight=DENSE_WEIGHT))
+            ranked = rerank([Candidate(c.id, fused[c.id], c.file, c.symbol, c.symbols, c.kind, c.role)
+                             for c in candidates], set(lexical_tokens(search.query)), search.words,
+                            search.keywords)[:n]  # type: ignore[assignment]
         results = []
         for c in ranked:
             similarity, document, meta = known[c.id]

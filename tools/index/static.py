@@ -12,6 +12,7 @@ the packaged all-MiniLM-L6-v2, so it loads with no network and no torch.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
 from collections.abc import Sequence
@@ -66,25 +67,34 @@ class StaticEmbedder:
         out = np.zeros((len(texts), table.shape[1]), dtype=np.float32)
         if not texts:
             return out
-        encodings = tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        ids = [e.ids for e in tokenizer.encode_batch(list(texts), add_special_tokens=False)]  # truncated at load
+        lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
         start = 0
-        while start < len(encodings):
-            rows, stop = 0, start
-            while stop < len(encodings) and (stop == start or rows + min(len(encodings[stop].ids), MAX_TOKENS)
-                                             <= GATHER_ROWS):
-                rows += min(len(encodings[stop].ids), MAX_TOKENS)
-                stop += 1
-            ids = [e.ids[:MAX_TOKENS] for e in encodings[start:stop]]
-            lengths = np.fromiter((len(i) for i in ids), dtype=np.int64, count=len(ids))
-            flat = np.fromiter((t for row in ids for t in row), dtype=np.int64, count=int(lengths.sum()))
+        while start < len(ids):
+            # a slice of texts whose tokens fit GATHER_ROWS (at least one text)
+            stop = start + max(1, int(np.searchsorted(np.cumsum(lengths[start:]), GATHER_ROWS, side="right")))
+            sizes = lengths[start:stop]
+            flat = np.fromiter(itertools.chain.from_iterable(ids[start:stop]), dtype=np.int64, count=int(sizes.sum()))
             if flat.size:
-                filled = lengths > 0
-                offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))[filled]
+                filled = sizes > 0
+                offsets = np.concatenate(([0], np.cumsum(sizes)[:-1]))[filled]
                 out[start:stop][filled] = np.add.reduceat(table[flat], offsets, axis=0)
             start = stop
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         np.divide(out, norms, out=out, where=norms > 0)
         return out
+
+    def sentence_transformer(self) -> Any:
+        """The same model as a sentence-transformers model: its StaticEmbedding module (a mean over the same
+        token-vector table, same tokenizer, no special tokens) and a Normalize module. `embed` computes exactly
+        this with numpy alone, so indexing needs no torch (its import takes seconds and hundreds of megabytes);
+        this is for code that wants the model inside sentence-transformers (tests check both agree)."""
+        from sentence_transformers import SentenceTransformer
+        from sentence_transformers.sentence_transformer.modules import Normalize, StaticEmbedding
+
+        tokenizer, table = self._parts()
+        return SentenceTransformer(modules=[StaticEmbedding(tokenizer, embedding_weights=table.copy()), Normalize()],
+                                   device="cpu")
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         return [v.tolist() for v in self.embed(texts)]
@@ -102,7 +112,7 @@ def _load(weights: Path) -> tuple[Any, Any]:
                               hint="reinstall code-intel (./setup.sh), or set index_fast_pass to false")
     base, _packaged = resolve_model_path("all-MiniLM-L6-v2")
     tokenizer = Tokenizer.from_file(str(Path(base) / "tokenizer.json"))
-    tokenizer.no_truncation()
+    tokenizer.enable_truncation(MAX_TOKENS)  # a chunk's first MAX_TOKENS tokens: more only adds cost
     tokenizer.no_padding()
     table = load_file(str(weights))["embeddings"].astype("float32")  # 31 MB; float16 sums are slow on CPU
     if table.ndim != 2 or table.shape[0] != tokenizer.get_vocab_size():

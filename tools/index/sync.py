@@ -407,18 +407,28 @@ class ForestSync:
 
 
 class _Writer:
-    """Writes file batches to Chroma in a thread of its own, in order; the first failure is raised by close()."""
+    """Writes file batches to Chroma in a thread of its own, in order; the first failure is raised by close().
+
+    The thread starts only when PERSIST_QUEUE batches wait, or at close(): a project of fewer files is indexed
+    into memory (searchable) without Chroma's import competing for the interpreter, then stored."""
 
     def __init__(self, run: ForestSync) -> None:
         self.run = run
         self.queue: queue.Queue[_Batch | None] = queue.Queue(maxsize=PERSIST_QUEUE)
         self.error: BaseException | None = None
         self.thread = threading.Thread(target=self._loop, name="code-intel-index-writer", daemon=True)
-        self.thread.start()
+        self.started = False
+
+    def _start(self) -> None:
+        if not self.started:
+            self.started = True
+            self.thread.start()
 
     def put(self, batch: _Batch) -> None:
         if self.error is not None:
             raise self.error
+        if self.queue.qsize() >= PERSIST_QUEUE - 1:
+            self._start()
         self.queue.put(batch)
 
     def _loop(self) -> None:
@@ -439,6 +449,7 @@ class _Writer:
                 self.error = err
 
     def close(self) -> None:
+        self._start()
         self.queue.put(None)
         self.thread.join()
         if self.error is not None:

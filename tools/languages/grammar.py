@@ -24,12 +24,9 @@ class Grammar:
     calls: dict[str, str | None] = field(default_factory=dict)
     # node type -> field with base classes (None: a child list scanned for type names)
     bases: dict[str, str | None] = field(default_factory=dict)
-    # node types whose subtrees never hold a symbol or a variable declaration. When a grammar lists them, an
-    # outline walks the tree and skips these subtrees instead of querying every node of the tree (a query
-    # visits all of them: about 14 ms for a 6,600-line Python file, where the pruned walk, with `keywords`,
-    # does the whole outline in about 3). Only for grammars where definitions are statements; a kind left out
-    # is merely entered, a kind wrongly listed loses symbols (tests/explore/test_outline_pruned.py compares both
-    # ways).
+    # node types whose subtrees never hold a symbol or a variable declaration: an outline walks the tree and
+    # skips them instead of querying every node (docs/benchmarks.md has the times). A kind left out is merely
+    # entered, a kind wrongly listed loses symbols (tests/explore/test_outline_pruned.py compares both ways).
     opaque: frozenset[str] = frozenset()
     # words every symbol node holds as a token of its own (Python's `def` and `class`), for a grammar listing
     # `opaque`. Inside a function only symbols are reported, so there the walk skips a subtree free of parse

@@ -62,12 +62,13 @@ def get_language(name: str) -> Any:
 
 
 _QUERIES = Path(__file__).resolve().parent / "queries"
+_QUERIES_OF = {"tsx": "typescript"}  # TSX's grammar is TypeScript's with JSX: TypeScript's queries hold for it
 
 
 @functools.cache
 def query_source(language: str, name: str) -> str | None:
     """The text of a tree-sitter query kept as data (queries/<language>/<name>), or None when the language has none."""
-    file = _QUERIES / language / name
+    file = _QUERIES / _QUERIES_OF.get(language, language) / name
     return file.read_text(encoding="utf-8") if file.is_file() else None
 
 

@@ -334,6 +334,10 @@ def _accepted(facts: SessionFacts, visit: PhaseVisit | None, event: dict[str, An
     payload = _mapping(event.get("payload"))
     if extras.get("reverted"):
         visit.note = "reverted to planning"
+    if event.get("phase") == "VERIFY_INTERVENTION":
+        counters = _mapping(event.get("counters"))
+        escalated = int(counters.get("intervention_count") or 0) > 2  # the third intervention asks the user
+        visit.note = ("escalated to the user" if escalated else "intervention") + f": {payload.get('action_taken', '')}"
     if event.get("phase") == "QUALITY_REVIEW" and event.get("next_phase") == "MERGE" and payload.get("issues"):
         visit.note = "forced on to MERGE (quality revert limit)"
     if event.get("phase") in _GATE_FIELDS and _GATE_FIELDS[str(event.get("phase"))] in payload:
@@ -556,7 +560,7 @@ def excerpt_for(root: ProjectRoot, ref: str, commit: str | None, status: str) ->
 # refusals that caught work done outside the rules, by their message where no error code of their own says so
 _CAUGHT_WORDS = ("without the write rules", "changed before the session reached ready", "not changed in this session",
                  "stopped tests", "outside the project")
-OUTCOME_ERRORS = frozenset({"unexpected_changes"})  # the outcome check at every transition (#39)
+OUTCOME_ERRORS = frozenset({"unexpected_changes"})  # an error code of its own for the outcome check, should it get one
 
 
 def _caught(facts: SessionFacts) -> None:
@@ -564,8 +568,8 @@ def _caught(facts: SessionFacts) -> None:
     writes the rules did not allow, files changed before READY, tests skipped to pass, evidence in lines the
     session did not change), beside what the end of the session recorded."""
     for refusal in facts.refusals:
-        changes = refusal.details.get("changes")
-        if refusal.error in OUTCOME_ERRORS and isinstance(changes, list) and changes:
+        changes = refusal.details.get("unexpected_changes") or refusal.details.get("changes")
+        if isinstance(changes, list) and changes:  # the outcome check at a transition (workflow/outcome.py)
             listed = "; ".join(f"{c.get('path')}: {c.get('change')}" if isinstance(c, dict) else str(c) for c in changes)
             facts.caught.append({"what": f"refused at {refusal.phase} ({refusal.error})", "detail": listed})
         elif refusal.error in OUTCOME_ERRORS or any(word in refusal.message.lower() for word in _CAUGHT_WORDS):

@@ -154,7 +154,7 @@ def _refusals(f: SessionFacts) -> str:
         else:
             sent = ""
         hint = f'<p><b>what to send instead:</b> {_e(r.hint)}</p>' if r.hint else ""
-        changes = r.details.get("changes")
+        changes = r.details.get("unexpected_changes") or r.details.get("changes")
         if isinstance(changes, list) and changes:
             listed = "".join(f'<li class="change"><code>{_e(c.get("path"))}</code>: {_e(c.get("change"))}</li>'
                              if isinstance(c, dict) else f'<li class="change">{_e(c)}</li>' for c in changes)

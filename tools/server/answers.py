@@ -83,7 +83,7 @@ def output_schema(models: tuple[type[BaseModel], ...]) -> dict[str, Any]:
             schema.pop("additionalProperties", None)
             choices.append({"title": model.__name__, "allOf": [ref, SUCCESS]})
     titles = [choice.pop("title") for choice in choices]
-    compact = _compact({"type": "object", "anyOf": choices, "$defs": definitions})
+    compact = compact_schema({"type": "object", "anyOf": choices, "$defs": definitions})
     # the one null on the wire: a refusal with no session active has no current phase (step is 0)
     compact["$defs"]["Refusal"]["properties"]["current_phase"] = {
         "type": ["string", "null"], "description": "the session's phase; null when no session is active"}
@@ -93,14 +93,14 @@ def output_schema(models: tuple[type[BaseModel], ...]) -> dict[str, Any]:
     return out
 
 
-def _compact(schema: Any) -> Any:
+def compact_schema(schema: Any) -> Any:
     """A pydantic schema without what the wire never needs: titles, and null as an option (results go
     out with null fields left out, so an optional field is absent rather than null)."""
     if isinstance(schema, list):
-        return [_compact(item) for item in schema]
+        return [compact_schema(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    out = {key: _compact(value) for key, value in schema.items()
+    out = {key: compact_schema(value) for key, value in schema.items()
            if key != "title" and not (key == "default" and value is None)}
     options = out.get("anyOf")
     if isinstance(options, list) and {"type": "null"} in options:
@@ -111,7 +111,7 @@ def _compact(schema: Any) -> Any:
         else:
             out["anyOf"] = rest
     if isinstance(out.get("properties"), dict):  # property names are data, not keywords: keep them all
-        out["properties"] = {name: _compact(value) for name, value in schema["properties"].items()}
+        out["properties"] = {name: compact_schema(value) for name, value in schema["properties"].items()}
     return out
 
 

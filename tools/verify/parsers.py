@@ -10,11 +10,12 @@ is kept beyond what they match) and never raise on odd input.
 from __future__ import annotations
 
 import re
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from code_intel.verify.counts import TestCounts
 
 MAX_NAMES = 100
+MAX_REPORT_BYTES = 50_000_000  # a larger JUnit report is not read; the output's names stand
 MAX_EXCERPT = 20
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
@@ -420,6 +421,31 @@ def _cargo_binary(unittests: bool, source: str, binary: str) -> tuple[str, str]:
         if folder in source_folders or folder in folders:  # cargo writes examples to target/debug/examples/
             return name, kind
     return name, ""
+
+
+def junit_failures(report: Path) -> list[str]:
+    """Failing tests from a JUnit XML report (pytest's `--junitxml`, xunit1: each testcase names its file), as
+    pytest node ids (`tests/test_calc.py::TestGroup::test_m`); empty when there is no readable report."""
+    import xml.etree.ElementTree as ElementTree
+
+    try:
+        if report.stat().st_size > MAX_REPORT_BYTES:
+            return []
+        root = ElementTree.parse(report).getroot()
+    except (OSError, ElementTree.ParseError):
+        return []
+    names: list[str] = []
+    for case in root.iter("testcase"):
+        if case.find("failure") is None and case.find("error") is None:
+            continue
+        file, classname, name = case.get("file", ""), case.get("classname", ""), case.get("name", "")
+        if not file:
+            names.append(".".join(part for part in (classname, name) if part))
+            continue
+        module = file.removesuffix(".py").replace("/", ".")
+        inner = classname[len(module) + 1:] if classname.startswith(module + ".") else ""
+        names.append("::".join(part for part in (file, inner.replace(".", "::"), name) if part))
+    return list(dict.fromkeys(names))[:MAX_NAMES]
 
 
 def failing_tests(output: str) -> list[str]:

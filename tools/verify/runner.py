@@ -14,6 +14,7 @@ import os
 import re
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 from collections import deque
@@ -21,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from code_intel.verify.models import CommandOutcome, Verdict
-from code_intel.verify.parsers import FailureCollector, clean
+from code_intel.verify.parsers import FailureCollector, clean, junit_failures
 from code_intel.verify.settings import VerifyCommand
 
 TAIL_LINES = 60
@@ -42,10 +43,12 @@ def _argv(command: VerifyCommand) -> list[str]:
     return list(command.run)
 
 
-def _environment() -> dict[str, str]:
+def _environment(junit_report: Path) -> dict[str, str]:
     env = dict(os.environ)
     env.setdefault("CI", "true")  # test runners that watch by default (jest, vitest) run once
     env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+    # any pytest the command runs also writes its machine-readable report, read before the output's lines
+    env["PYTEST_ADDOPTS"] = f"{env.get('PYTEST_ADDOPTS', '')} --junitxml={junit_report} -o junit_family=xunit1".strip()
     return env
 
 
@@ -127,14 +130,24 @@ def _reap_group(pgid: int) -> None:
 
 
 def run_command(command: VerifyCommand, cwd: Path, progress: Progress | None = None) -> CommandOutcome:
-    """Run `command` in `cwd`; never raises for the command's own failures."""
+    """Run `command` in `cwd`; never raises for the command's own failures. The failing tests are read from
+    pytest's JUnit XML report when it wrote one, else from the output."""
+    with tempfile.TemporaryDirectory(prefix="code-intel-check-") as folder:
+        report = Path(folder) / "pytest-junit.xml"
+        outcome = _run(command, cwd, progress, report)
+        if outcome.verdict == "failed" and (names := junit_failures(report)):
+            outcome.failing_tests = names
+        return outcome
+
+
+def _run(command: VerifyCommand, cwd: Path, progress: Progress | None, junit_report: Path) -> CommandOutcome:
     shown = command.shown()
     collector = FailureCollector()
     started = time.monotonic()
     try:
         proc = subprocess.Popen(  # noqa: S603 - the user's own configured command
             _argv(command), cwd=str(cwd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, start_new_session=True, env=_environment(),
+            stderr=subprocess.STDOUT, start_new_session=True, env=_environment(junit_report),
         )
     except OSError as err:
         return CommandOutcome(name=command.name, command=shown, verdict="error",

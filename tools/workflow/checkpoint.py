@@ -31,7 +31,7 @@ from code_intel.core.errors import CheckpointCorrupt, validation_problems
 from code_intel.core.fsutil import write_atomic
 from code_intel.core.limits import encoded_size, fit_json
 from code_intel.core.project import ProjectRoot
-from code_intel.workflow import write_log
+from code_intel.workflow import grants, seal, write_log
 
 if TYPE_CHECKING:
     import logging
@@ -47,7 +47,8 @@ def _log() -> logging.Logger:
 
 
 CHECKPOINT_VERSION = 1
-OUTCOME_SUFFIX = ".outcome"  # the session's sealed outcome record (code_intel.workflow.outcome), deleted with it
+OUTCOME_SUFFIX = ".outcome"
+SEAL_BYTES = 80  # what the seal adds to a checkpoint: , "mac": "<64 hex digits>"  # the session's sealed outcome record (code_intel.workflow.outcome), deleted with it
 MAX_CHECKPOINT_BYTES = 256 * 1024
 _SHORTEN_TO = (400, 120, 0)  # successive summary lengths tried for old summaries; 0 drops them
 _ROOM_FOR_NOTES = 4096  # bytes kept free for the list of what was cut
@@ -88,6 +89,11 @@ class CheckpointStore:
     def __init__(self, root: ProjectRoot, max_bytes: int = MAX_CHECKPOINT_BYTES) -> None:
         self.root = root
         self.max_bytes = max_bytes
+
+    @property
+    def _limit(self) -> int:
+        """The size the document may take before its seal is added."""
+        return self.max_bytes - SEAL_BYTES
 
     @property
     def folder(self) -> Path:
@@ -132,10 +138,11 @@ class CheckpointStore:
         if status:
             document["status"] = status
         text = json.dumps(document, ensure_ascii=False)
-        if len(text.encode("utf-8", errors="surrogatepass")) > self.max_bytes:
+        if len(text.encode("utf-8", errors="surrogatepass")) > self._limit:
             text = self._compressed(document)
-        if len(text.encode("utf-8", errors="surrogatepass")) > self.max_bytes:
+        if len(text.encode("utf-8", errors="surrogatepass")) > self._limit:
             text = self._cut_to_fit(json.loads(text), state)
+        text = json.dumps(seal.seal(json.loads(text), self.root.path), ensure_ascii=False)
         target = self.path_for(state.session_id)
         try:
             return write_atomic(target, text.encode("utf-8", errors="surrogatepass"), fsync=True)
@@ -154,7 +161,7 @@ class CheckpointStore:
 
         from code_intel.workflow.state import SessionState
 
-        budget = self.max_bytes - _ROOM_FOR_NOTES
+        budget = self._limit - _ROOM_FOR_NOTES
         core = state.model_dump(mode="json", include=_CORE_FIELDS)
         core["query"] = state.query[:2000]
         core.update(state.memo_fields())
@@ -186,7 +193,7 @@ class CheckpointStore:
                 elif len(summary) > limit:
                     payloads[key] = {"summary": summary[: limit - 3] + "..."}
                 text = json.dumps({**document, "phase_payloads": payloads}, ensure_ascii=False)
-                if len(text.encode("utf-8")) <= self.max_bytes:
+                if len(text.encode("utf-8")) <= self._limit:
                     return text
         _log().warning("checkpoint still %d bytes after dropping summaries (limit %d)", len(text), self.max_bytes)
         return text
@@ -202,6 +209,11 @@ class CheckpointStore:
         if not isinstance(document, dict) or not isinstance(document.get("orchestrator_state"), dict):
             raise CheckpointCorrupt(f"checkpoint {self.root.relative(file)} has no orchestrator_state",
                                     hint=_cleanup_hint(self.root.relative(file)))
+        if not seal.verified(document, self.root.path):
+            raise CheckpointCorrupt(
+                f"checkpoint {self.root.relative(file)} fails its seal: it was changed outside the server (or written "
+                "by another machine's code-intel), so it is void and grants nothing",
+                hint=_cleanup_hint(self.root.relative(file)))
         return document
 
     def view(self, file: Path) -> CheckpointView:
@@ -245,13 +257,14 @@ class CheckpointStore:
         return state, payloads
 
     def delete(self, session_id: str) -> None:
-        """The session's checkpoint, and its write and read logs (the commit gate has read them by then) and
-        ledger journal with it. A folder that cannot be written only leaves them behind."""
+        """The session's checkpoint, and its write and read logs (the commit gate has read them by then), the
+        user's grants and the ledger journal with it. A folder that cannot be written only leaves them behind."""
         from code_intel.workflow.ledger import journal_file
 
         try:
             self.path_for(session_id).unlink(missing_ok=True)
             write_log.remove(self.folder, session_id)
+            grants.remove(self.folder, session_id)
             journal_file(self.folder, session_id).unlink(missing_ok=True)
             (self.folder / f"{session_id}{OUTCOME_SUFFIX}").unlink(missing_ok=True)
         except OSError as err:

@@ -52,7 +52,7 @@ from code_intel.core.limits import (
     cut_text,
 )
 from code_intel.core.project import ProjectRoot
-from code_intel.core.session_types import Phase
+from code_intel.core.session_types import CommitReport, Phase
 from code_intel.explore.write_rules import evaluate_write
 from code_intel.learning.decisions import DecisionLog
 from code_intel.learning.history import SessionHistory
@@ -73,9 +73,9 @@ from code_intel.workflow.handlers import (
 from code_intel.workflow.ledger import LedgerJournal, ToolLedger, normalise_tool_name
 from code_intel.workflow.lock import ProjectLock
 from code_intel.workflow.matrix import INTENTS, enabled_phases, is_investigation, next_phase
-from code_intel.workflow.outcome import OutcomeGuard, OutcomePort
-from code_intel.workflow.payloads import ReadyImplementationPayload, validate_payload
-from code_intel.workflow.phases import BY_ID
+from code_intel.workflow.outcome import OutcomeGuard, OutcomePort, UnexpectedChanges
+from code_intel.workflow.payloads import PhasePayload, ReadyImplementationPayload, validate_payload
+from code_intel.workflow.phases import BY_ID, PhaseSpec
 from code_intel.workflow.ports import CheckPort, CheckProgress, GitPort
 from code_intel.workflow.responses import no_session_fields, phase_response, refusal_fields
 from code_intel.workflow.state import SessionState, new_session_id, now
@@ -86,6 +86,9 @@ HISTORY_TEXT_CHARS = 2_000  # a text of a payload, as the session history keeps 
 HISTORY_LIST_ITEMS = 100
 # phases whose handler changes work-tree files itself (branch switches, the run of the checks, discards, the merge)
 TREE_CHANGING_PHASES = frozenset({Phase.BRANCH_INTERVENTION, Phase.POST_IMPL_VERIFY, Phase.PRE_COMMIT, Phase.MERGE})
+# phases whose handler changes the repository (the task branch at READY planning, commits, merges): the outcome
+# check marks the step before it and takes the server's changes in after it; other submits take one fingerprint
+SERVER_STEP_PHASES = TREE_CHANGING_PHASES | {Phase.READY}
 # phases that work on the task branch: a resumed session in one of them needs it checked out
 TASK_BRANCH_PHASES = frozenset({Phase.READY, Phase.POST_IMPL_VERIFY, Phase.VERIFY_INTERVENTION, Phase.PRE_COMMIT,
                                 Phase.QUALITY_REVIEW})
@@ -416,82 +419,84 @@ class WorkflowEngine:
         started = time.monotonic()
         with self._lock:
             live = self._restore()
-            state = live.state
-            phase_summaries: dict[str, str] | None = None
-            problem: str | None = None
-            payload = data
-            cuts: list[str] = []
-            if isinstance(data, dict):
-                payload, cuts = bound_value(data, max_text=MAX_TEXT_CHARS, max_items=MAX_LIST_ITEMS,
-                                            path="data", text_limits={"summary": MAX_SUMMARY_CHARS})
-            restore: list[str] = []
-            if isinstance(data, dict) and "restore" in data:
-                payload = {k: v for k, v in payload.items() if k != "restore"}
-                asked = data["restore"]
-                if isinstance(asked, list) and all(isinstance(p, str) for p in asked):
-                    restore = list(asked)
-                else:
-                    problem = f"restore must be a list of the paths a refusal named, got {asked!r}"
-            if isinstance(data, dict) and "compaction_count" in data:
-                payload = {k: v for k, v in payload.items() if k != "compaction_count"}
-                count = data["compaction_count"]
-                if isinstance(count, int) and not isinstance(count, bool) and count >= 0:
-                    if count != state.compaction_count:
-                        phase_summaries = live.flat_summaries()
-                        adopted = state.model_copy(update={"compaction_count": count})
-                        self._commit(adopted)  # adopted even when the rest of the submit is refused
-                        self.history.append(state.session_id, "compaction", phase=state.phase.value, step=state.step,
-                                            **{"from": state.compaction_count, "to": count})
-                        state = adopted
-                else:
-                    problem = f"compaction_count must be a non-negative integer, got {count!r}"
-            context: PhaseContext | None = None
-            checked = False
+            sent = _Submit.read(data)
+            state, phase_summaries = self._adopt_compaction(live, live.state, sent.compaction_count)
+            attempt = _Attempt()
             try:
-                if problem:
-                    raise PayloadMismatch(problem, hint="echo the compaction_count of the last response"
-                                          if "compaction_count" in problem else "send restore: [paths]")
-                self._check_outcome(state, restore)
-                checked = True
-                spec = BY_ID[self._variant(state, payload)]
-                assert spec.payload is not None and spec.handler is not None  # SESSION_COMPLETE is never current
-                contract = self.contracts.phase(spec.contract_id)
-                model = validate_payload(spec.payload, state.label, payload)
-                if isinstance(model, ReadyImplementationPayload) and model.writes_nothing():
-                    contract = contract.model_copy(update={"required_tools": [
-                        t for t in contract.required_tools if t != "check_write_target"]})
-                called = live.ledger.called(phase=state.contract_id, window=state.window)
-                check_tool_evidence(state.label, contract, model.tools_used, called)
-                draft = state.model_copy(deep=True)
-                context = PhaseContext(draft, model, self.root, self.git, enabled_phases(draft.intent, draft.flags),
-                                       checks=self.checks, progress=progress,
-                                       logged_writes=partial(self._logged_writes, draft),
-                                       files_seen=partial(self._files_seen, draft))
-                transition = self._route(state, draft, spec.handler(context))
-                self._entering_ready(context, transition)
+                if sent.problem:
+                    raise PayloadMismatch(sent.problem, hint="echo the compaction_count of the last response"
+                                          if "compaction_count" in sent.problem else "send restore: [paths]")
+                spec, model, draft, transition = self._apply(live, state, sent, progress, attempt)
             except CodeIntelError as err:
-                if checked:
-                    self._settle(state, transition=None)
-                if context is not None and context.observed:  # refused, but what the submit saw is kept
-                    kept = state.model_copy(deep=True)
-                    for change in context.observed:
-                        change(kept)
-                    self._commit(kept)
-                    state = kept
-                self.decisions.append(session_id=state.session_id, phase=state.phase.value, step=state.step,
-                                      accepted=False, payload=data, error=err.code, message=err.message)
-                self._history_submit(state, data, started, err=err)
+                self._refused(state, attempt, data, err, started)
                 if phase_summaries is not None:
                     err.details["phase_summaries"] = phase_summaries
-                if cuts:
-                    err.details["cut"] = cuts
+                if sent.cuts:
+                    err.details["cut"] = sent.cuts
                 raise
             self._settle(state, transition)
             response = self._accept(state, draft, spec.contract_id, model.summary, transition, data, phase_summaries,
                                     started)
-            if cuts:
-                response["cut"] = [*response.get("cut", []), *cuts]
+            if sent.cuts:
+                response["cut"] = [*response.get("cut", []), *sent.cuts]
             return response
+
+    def _adopt_compaction(self, live: LiveSession, state: SessionState,
+                          count: int | None) -> tuple[SessionState, dict[str, str] | None]:
+        """A compaction_count the agent raised is adopted at once, even when the rest of the submit is refused;
+        the answer then carries the phase summaries the agent lost."""
+        if count is None or count == state.compaction_count:
+            return state, None
+        phase_summaries = live.flat_summaries()
+        adopted = state.model_copy(update={"compaction_count": count})
+        self._commit(adopted)
+        self.history.append(state.session_id, "compaction", phase=state.phase.value, step=state.step,
+                            **{"from": state.compaction_count, "to": count})
+        return adopted, phase_summaries
+
+    def _apply(self, live: LiveSession, state: SessionState, sent: _Submit, progress: CheckProgress | None,
+               attempt: _Attempt) -> tuple[PhaseSpec, PhasePayload, SessionState, Transition]:
+        """Check the submit against the phase (payload model, contract, tool evidence) and run its handler on a
+        draft of the state; `attempt` records how far it got, for a refusal."""
+        self._check_outcome(state, sent.restore)
+        attempt.checked = True
+        self._server_step(state)
+        spec = BY_ID[self._variant(state, sent.payload)]
+        assert spec.payload is not None and spec.handler is not None  # SESSION_COMPLETE is never current
+        contract = self.contracts.phase(spec.contract_id)
+        model = validate_payload(spec.payload, state.label, sent.payload)
+        if isinstance(model, ReadyImplementationPayload) and model.writes_nothing():
+            contract = contract.model_copy(update={"required_tools": [
+                t for t in contract.required_tools if t != "check_write_target"]})
+        called = live.ledger.called(phase=state.contract_id, window=state.window)
+        check_tool_evidence(state.label, contract, model.tools_used, called)
+        draft = state.model_copy(deep=True)
+        attempt.context = PhaseContext(draft, model, self.root, self.git, enabled_phases(draft.intent, draft.flags),
+                                       checks=self.checks, progress=progress,
+                                       logged_writes=partial(self._logged_writes, draft),
+                                       files_seen=partial(self._files_seen, draft),
+                                       ungranted=partial(self.ungranted_early_changes, draft))
+        transition = self._route(state, draft, spec.handler(attempt.context))
+        self._entering_ready(attempt.context, transition)
+        self._check_commit(transition)
+        return spec, model, draft, transition
+
+    def _refused(self, state: SessionState, attempt: _Attempt, data: Any, err: CodeIntelError, started: float) -> None:
+        """Record a refused submit: what its checks observed is kept, the decision and history are logged, and
+        the refusal gets the phase's contract fields."""
+        if attempt.checked:  # a withdrawn commit's files stay unexpected: only git's state is the server's
+            self._settle(state, transition=None, tree=False if isinstance(err, UnexpectedChanges) else None)
+        context = attempt.context
+        if context is not None and context.observed:  # refused, but what the submit saw is kept
+            kept = state.model_copy(deep=True)
+            for change in context.observed:
+                change(kept)
+            self._commit(kept)
+            state = kept
+        self.decisions.append(session_id=state.session_id, phase=state.phase.value, step=state.step,
+                              accepted=False, payload=data, error=err.code, message=err.message)
+        self._history_submit(state, data, started, err=err)
+        err.details.update(self._refusal_details(state))
 
     @staticmethod
     def _route(state: SessionState, draft: SessionState, transition: Transition) -> Transition:
@@ -535,6 +540,33 @@ class WorkflowEngine:
         exploration tools, as project-relative paths."""
         return self._project_paths(write_log.files_read(write_log.reads_file(self._sessions_dir, state.session_id)))
 
+    def ungranted_early_changes(self, state: SessionState, files: list[str]) -> list[str]:
+        """The files among `files` that no grant of the user's covers with their current content."""
+        return grants.ungranted(self.root.path, self._sessions_dir, state.session_id, files)
+
+    def grant_early_changes(self, files: list[str], *, by: str) -> list[str]:
+        """Record the user's consent (answered through the client) to keep `files`, flagged at READY, as they are
+        now; returns the files granted (those the session flagged)."""
+        with self._lock:
+            state = self._restore().state
+            flagged = [f for f in files if f in set(state.pre_ready_changes)]
+            if flagged:
+                grants.record(self.root.path, self._sessions_dir, state.session_id, flagged, by=by)
+            return flagged
+
+    def early_changes_to_confirm(self, files: list[str]) -> list[str]:
+        """Of `files` (a PRE_COMMIT payload's reallowed_files), those flagged at READY that still need the user's
+        consent; [] when no session is at PRE_COMMIT."""
+        with self._lock:
+            try:
+                state = self._restore().state
+            except CodeIntelError:
+                return []
+            if state.phase is not Phase.PRE_COMMIT:
+                return []
+            flagged = [f for f in files if f in set(state.pre_ready_changes)]
+            return self.ungranted_early_changes(state, flagged)
+
     def _logged_writes(self, state: SessionState) -> set[str]:
         """Files the client hooks' write log allowed during READY, as project-relative paths."""
         return self._project_paths(write_log.allowed_writes(write_log.log_file(self._sessions_dir, state.session_id)))
@@ -564,16 +596,31 @@ class WorkflowEngine:
                          relaxed=state.flags.fast or state.flags.quick, restore=restore,
                          user_grants=self._user_grants(state))
 
+    def _server_step(self, state: SessionState) -> None:
+        """Before a handler runs: what it changes is the server's own, even if the process dies before `_settle`."""
+        live = self._live
+        if live is not None and live.guard is not None and state.phase in SERVER_STEP_PHASES:
+            live.guard.server_step(tree=state.phase in TREE_CHANGING_PHASES)
+
     def _settle(self, state: SessionState, transition: Transition | None, *, tree: bool | None = None) -> None:
         """Take what the server itself just changed (its branch, commit, discards, the run of the checks) into
         what the session expects; work-tree files only after the steps that change them."""
         live = self._live
         if live is None or live.guard is None:
             return
+        entering_ready = transition is not None and transition.next_phase is Phase.READY and not state.ready_entered
+        if tree is None and state.phase not in SERVER_STEP_PHASES and not entering_ready:
+            return  # the handler changed nothing in the repository
         if tree is None:
-            entering_ready = transition is not None and transition.next_phase is Phase.READY
-            tree = state.phase in TREE_CHANGING_PHASES or entering_ready
+            tree = state.phase in TREE_CHANGING_PHASES or entering_ready  # entering READY runs the checks once
         live.guard.settle(tree=tree)
+
+    def _check_commit(self, transition: Transition) -> None:
+        """After PRE_COMMIT committed: every committed file holds a content the session granted (else withdrawn)."""
+        live, report = self._live, transition.extras.get("commit")
+        if live is None or live.guard is None or not isinstance(report, CommitReport) or not report.commit:
+            return
+        live.guard.check_commit(report.commit, report.committed_files, set(report.kept_user_edits))
 
     def _user_grants(self, state: SessionState) -> dict[str, set[str]]:
         """What the user allowed in their own terminal (`code-intel allow`): path -> content ids."""
@@ -838,6 +885,8 @@ class WorkflowEngine:
             if self.checks is None or not self.checks.configured():
                 return not_configured_view(SELF_REPORTED)
             self._check_outcome(state, [])  # verify.commands as pinned: a changed config.json is refused first
+            if self._live is not None and self._live.guard is not None:
+                self._live.guard.server_step(tree=True)
             try:
                 report, _concerned = session_checks(self.checks, self.git, state, self.root, progress)
             finally:
@@ -856,6 +905,7 @@ class WorkflowEngine:
             if other is not None:
                 raise SessionActive(f"session {other.get('session_id')} is active in another process (pid {other.get('pid')})",
                                     hint="stop that process first; cleanup would pull its branch from under it")
+            self._mark_cleanup()
             report = self.git.cleanup().model_dump(mode="json", exclude_none=True)
             dropped = [file.stem for file in self.checkpoints.files()]
             report["checkpoints_deleted"] = self.checkpoints.delete_all()
@@ -865,6 +915,14 @@ class WorkflowEngine:
             self.project_lock.release()
             self._reset()
             return report
+
+    def _mark_cleanup(self) -> None:
+        """cleanup moves HEAD and deletes branches: a session resumed after it died half-way takes that in."""
+        if self.outcome is None:
+            return
+        for file in self.checkpoints.files():
+            with contextlib.suppress(CodeIntelError, OSError):
+                self._load_guard(file.stem).server_step(tree=True)  # type: ignore[union-attr]
 
     def _outcome_fields(self, state: SessionState) -> dict[str, Any]:
         return {"session_id": state.session_id, "query": state.query, "intent": state.intent,
@@ -882,3 +940,46 @@ class WorkflowEngine:
             if self._live is not None:
                 self._save()
             self.project_lock.release()
+
+
+@dataclass
+class _Attempt:
+    """How far a submit got before a refusal: past the outcome check, and the handler's context."""
+
+    checked: bool = False
+    context: PhaseContext | None = None
+
+
+@dataclass
+class _Submit:
+    """A submit's `data` taken apart: the phase payload (bounded) and the fields that ride beside it."""
+
+    payload: Any
+    cuts: list[str]
+    restore: list[str]
+    compaction_count: int | None
+    problem: str | None
+
+    @classmethod
+    def read(cls, data: Any) -> _Submit:
+        if not isinstance(data, dict):
+            return cls(data, [], [], None, None)
+        payload, cuts = bound_value(data, max_text=MAX_TEXT_CHARS, max_items=MAX_LIST_ITEMS,
+                                    path="data", text_limits={"summary": MAX_SUMMARY_CHARS})
+        payload = {k: v for k, v in payload.items() if k not in ("restore", "compaction_count")}
+        restore: list[str] = []
+        count: int | None = None
+        problem: str | None = None
+        if "restore" in data:
+            asked = data["restore"]
+            if isinstance(asked, list) and all(isinstance(p, str) for p in asked):
+                restore = list(asked)
+            else:
+                problem = f"restore must be a list of the paths a refusal named, got {asked!r}"
+        if "compaction_count" in data:
+            sent = data["compaction_count"]
+            if isinstance(sent, int) and not isinstance(sent, bool) and sent >= 0:
+                count = sent
+            else:
+                problem = f"compaction_count must be a non-negative integer, got {sent!r}"
+        return cls(payload, cuts, restore, count, problem)

@@ -26,7 +26,7 @@ from code_intel.workflow import seal
 
 GRANTS_SUFFIX = ".grants.jsonl"
 MAX_GRANTS_BYTES = 2_000_000
-ABSENT = "absent"  # the hash of a file that was deleted (keeping a deletion is a grant too)
+ABSENT = "deleted"  # the id of a file that was deleted (keeping a deletion is a grant too)
 
 
 def grants_file(sessions_dir: Path, session_id: str) -> Path:
@@ -34,10 +34,11 @@ def grants_file(sessions_dir: Path, session_id: str) -> Path:
 
 
 def content_hash(path: Path) -> str:
-    """sha256 of the file's bytes; a symlink by its target text; ABSENT for a missing file."""
+    """The id the outcome check gives this content (core/outcome_types.content_id): the sha256 of a file's bytes,
+    sha256 of b"link:" + target for a symlink, ABSENT for a missing file."""
     try:
         if path.is_symlink():
-            return "link:" + hashlib.sha256(os.readlink(path).encode("utf-8", "surrogateescape")).hexdigest()
+            return hashlib.sha256(b"link:" + os.readlink(path).encode("utf-8", "surrogateescape")).hexdigest()
         digest = hashlib.sha256()
         with path.open("rb") as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):

@@ -54,6 +54,8 @@ class PhaseContext:
     progress: CheckProgress | None = None  # MCP progress notifications while checks run
     logged_writes: Callable[[], set[str]] = field(default=lambda: set())  # files the hooks' write log allowed in READY
     files_seen: Callable[[], set[str]] = field(default=lambda: set())  # files the session read or was shown (read log)
+    # the files among those given that no grant of the user's covers as they are now (workflow/grants.py)
+    ungranted: Callable[[list[str]], list[str]] = field(default=lambda files: list(files))
     # what the submit observed, which the session keeps even when the submit is refused (a server run's outcome):
     # each is applied to the draft at once and, on a refusal, to the state as it was (WorkflowEngine.submit_phase)
     observed: list[Callable[[SessionState], None]] = field(default_factory=list)
@@ -74,6 +76,10 @@ class PhaseContext:
 
     def relative(self, path: str, kind: str) -> str:
         return self.root.relative(self.root.resolve(path, kind=kind))
+
+    def entry(self, path: str, kind: str) -> str:
+        """Project-relative, a symlink named by the path kept as itself (committed or discarded as a link)."""
+        return self.root.relative(self.root.resolve_entry(path, kind=kind))
 
 
 def fold(text: str) -> str:
@@ -405,39 +411,12 @@ def post_impl_verify(ctx: PhaseContext) -> Transition:
     s = ctx.state
     run = run_checks(ctx)
     report, concerned = run if run is not None else (None, None)
-    extras: dict[str, Any] = {}
-    if report is None:
-        extras["verification_note"] = SELF_REPORTED
-    else:
-        extras["server_checks"] = report.view()
-        ctx.observe(lambda state: record_run(state, report))  # a refused pass still saw what failed
-        s.excused_failures = [t for c in report.failed if c.failed_before == "same_tests" for t in c.failing_tests]
+    extras = _checks_seen(ctx, report)
     # Tests that were failing before the session changed anything are not the change's failures.
     server_failed = report is not None and bool(report.new_failures)
-    if report is not None and not report.passed and not server_failed:
-        extras["verification_note"] = ("the checks fail only in tests that were failing before the session changed "
-                                       "anything: " + "; ".join(c.headline() for c in report.failed))
     if server_failed and payload.passed:
         assert report is not None
-        failing = [t for c in report.new_failures for t in c.failing_tests]
-        unusable = [c.name for c in report.new_failures if c.failed_before == "same_output"]
-        hint = ("send passed: false with the failure in details (the server's run decides), or fix the code "
-                "in READY first; run_checks shows the same run" + (f". Failing tests: {', '.join(failing[:10])}" if failing else ""))
-        if concerned is not None:
-            hint += _failing_before_too(report, s.checks_before_change, concerned)
-        elif report.relevance == BEFORE_CHANGE_RELEVANCE:
-            hint += (". The session has changed nothing since it started, so nothing excuses these failures: make the "
-                     "change the request asks for in READY; if it needs none, say so in details with passed: false and "
-                     "ask the user how to go on")
-        if unusable:
-            hint = (f"{', '.join(unusable)} failed the same way before this session changed anything, so it cannot "
-                    "judge this change: tell the user, who can fix or narrow the command in .code-intel/config.json "
-                    "(verify.commands) or start the session again with --no-verify; meanwhile send passed: false")
-        raise PayloadMismatch(
-            "passed is true, but the server's own run failed: " + "; ".join(c.headline() for c in report.new_failures),
-            hint=hint,
-            server_checks={key: value for key, value in report.view().items() if value is not None},  # as on a pass
-        )
+        _refuse_claimed_pass(report, concerned, s.checks_before_change)
     edits = note_test_edits(ctx, report)
     if payload.passed and (skipped := _skipped_failures(s, edits)):
         raise PayloadMismatch(
@@ -453,13 +432,57 @@ def post_impl_verify(ctx: PhaseContext) -> Transition:
         return Transition(Phase.SESSION_COMPLETE, None, {**extras, "verification": verification})
     if payload.passed:
         return ctx.advance(**extras)
+    return _verification_failed(ctx, report if server_failed else None, extras)
+
+
+def _checks_seen(ctx: PhaseContext, report: CheckReport | None) -> dict[str, Any]:
+    """The answer's note on the server's own run (or that the result is self-reported); the run is kept in the
+    state even when the submit is refused, with the failures that were there before the change excused."""
+    if report is None:
+        return {"verification_note": SELF_REPORTED}
+    extras: dict[str, Any] = {"server_checks": report.view()}
+    ctx.observe(lambda state: record_run(state, report))  # a refused pass still saw what failed
+    ctx.state.excused_failures = [t for c in report.failed if c.failed_before == "same_tests" for t in c.failing_tests]
+    if not report.passed and not report.new_failures:
+        extras["verification_note"] = ("the checks fail only in tests that were failing before the session changed "
+                                       "anything: " + "; ".join(c.headline() for c in report.failed))
+    return extras
+
+
+def _refuse_claimed_pass(report: CheckReport, concerned: Concern | None, before: list[CommandOutcome]) -> None:
+    """passed: true against a failing server run: refused, with what failed and why it counts against the change."""
+    failing = [t for c in report.new_failures for t in c.failing_tests]
+    unusable = [c.name for c in report.new_failures if c.failed_before == "same_output"]
+    hint = ("send passed: false with the failure in details (the server's run decides), or fix the code "
+            "in READY first; run_checks shows the same run" + (f". Failing tests: {', '.join(failing[:10])}" if failing else ""))
+    if concerned is not None:
+        hint += _failing_before_too(report, before, concerned)
+    elif report.relevance == BEFORE_CHANGE_RELEVANCE:
+        hint += (". The session has changed nothing since it started, so nothing excuses these failures: make the "
+                 "change the request asks for in READY; if it needs none, say so in details with passed: false and "
+                 "ask the user how to go on")
+    if unusable:
+        hint = (f"{', '.join(unusable)} failed the same way before this session changed anything, so it cannot "
+                "judge this change: tell the user, who can fix or narrow the command in .code-intel/config.json "
+                "(verify.commands) or start the session again with --no-verify; meanwhile send passed: false")
+    raise PayloadMismatch(
+        "passed is true, but the server's own run failed: " + "; ".join(c.headline() for c in report.new_failures),
+        hint=hint,
+        server_checks={key: value for key, value in report.view().items() if value is not None},  # as on a pass
+    )
+
+
+def _verification_failed(ctx: PhaseContext, failed_run: CheckReport | None, extras: dict[str, Any]) -> Transition:
+    """A failed verification counts against its tasks; at the limit it goes to VERIFY_INTERVENTION, else back
+    to READY with the reason (the server's failing run first when there is one)."""
+    payload: p.PostImplVerifyPayload = ctx.payload
+    s = ctx.state
     s.counters.verification_failure_count += 1
     reason = payload.details
     touched: set[str] | None = None
-    if server_failed:
-        assert report is not None
-        reason = f"the server's checks failed:\n{report.failure_text()}" + (f"\nagent: {payload.details}" if payload.details.strip() else "")
-        touched = set(report.changed_files or [])
+    if failed_run is not None:
+        reason = f"the server's checks failed:\n{failed_run.failure_text()}" + (f"\nagent: {payload.details}" if payload.details.strip() else "")
+        touched = set(failed_run.changed_files or [])
     counted = s.board.record_failures(payload.failed_tasks or None, reason, touched)
     extras["failure_counts"] = {t.id: t.failure_count for t in counted}
     if s.board.max_failure_count() >= FAILURE_LIMIT and ctx.runs(Phase.VERIFY_INTERVENTION):
@@ -513,8 +536,8 @@ def verify_intervention(ctx: PhaseContext) -> Transition:
 def pre_commit(ctx: PhaseContext) -> Transition:
     payload: p.PreCommitPayload = ctx.payload
     s = ctx.state
-    reviewed = [ctx.relative(f, "reviewed file") for f in payload.reviewed_files]
-    discarded = [ctx.relative(f, "discarded file") for f in payload.discarded_files]
+    reviewed = [ctx.entry(f, "reviewed file") for f in payload.reviewed_files]
+    discarded = [ctx.entry(f, "discarded file") for f in payload.discarded_files]
     reallowed = [ctx.relative(f, "re-allowed file") for f in payload.reallowed_files]
     both = sorted(set(reviewed) & set(discarded))
     if both:
@@ -527,6 +550,15 @@ def pre_commit(ctx: PhaseContext) -> Transition:
         raise PayloadMismatch(
             f"reallowed_files names files that were not flagged as changed before READY: {not_flagged}",
             hint=f"reallowed_files is only for the files flagged at READY ({s.pre_ready_changes or 'none'})",
+        )
+    unconsented = ctx.ungranted(reallowed)
+    if unconsented:
+        raise PayloadMismatch(
+            f"keeping files changed before READY needs the user's own consent, and none covers {unconsented} as "
+            "they are now: reallowed_files alone grants nothing",
+            hint="ask the user, naming the files and why to keep them: they confirm in the prompt their client shows "
+            "on this submit (where the client supports it), or run `code-intel allow FILE...` in their own "
+            "terminal; then submit again. Otherwise put the files in discarded_files",
         )
     early = [f for f in kept if f in set(s.pre_ready_changes) and f not in set(reallowed)]
     if early:

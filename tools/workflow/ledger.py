@@ -22,12 +22,15 @@ Standard library only, imported by the checkpoint store (which the client hooks 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from code_intel.workflow import seal
 
 if TYPE_CHECKING:
     import logging
@@ -80,15 +83,31 @@ class LedgerJournal:
     def __init__(self, sessions_dir: Path, session_id: str) -> None:
         self.session_id = session_id
         self.file = journal_file(sessions_dir, session_id)
+        self._root = sessions_dir.parent.parent  # .code-intel/sessions -> the project, whose key seals each line
         self.size = 0  # bytes written since the file was emptied (or found when it was read back)
         self._torn = False  # the file may end inside a line: the next append starts a new one
         self._warned = False
 
     def line(self, entry: LedgerEntry) -> bytes:
-        """One compact JSON object and a newline."""
+        """One compact JSON object and a newline, sealed: its last member `m` is the HMAC of the line without it
+        (tools/workflow/seal.py)."""
         record = {"s": self.session_id, "n": entry.seq, "w": entry.window, "p": entry.phase, "t": entry.tool,
                   "ok": entry.ok, "d": entry.digest, "at": round(entry.at, 3)}
-        return (json.dumps(record, separators=(",", ":")) + "\n").encode()
+        body = json.dumps(record, separators=(",", ":"))[:-1].encode()  # without its closing brace
+        return body + b',"m":"' + self._mac(body) + b'"}\n'
+
+    def _mac(self, body: bytes) -> bytes:
+        return hmac.new(seal.key(self._root), body, hashlib.sha256).hexdigest().encode()
+
+    def _sealed(self, line: bytes) -> bool:
+        """Whether a line ends in the seal of what comes before it."""
+        body, marker, rest = line.rpartition(b',"m":"')
+        if not marker or not rest.endswith(b'"}'):
+            return False
+        try:
+            return hmac.compare_digest(rest[:-2], self._mac(body))
+        except OSError:
+            return False
 
     def append(self, entry: LedgerEntry) -> None:
         data = self.line(entry)
@@ -160,6 +179,8 @@ class LedgerJournal:
         return [entry for entry in entries if entry is not None]
 
     def _parse(self, line: bytes) -> LedgerEntry | None:
+        if not self._sealed(line.strip()):
+            return None
         try:
             data = json.loads(line)
         except (UnicodeDecodeError, json.JSONDecodeError):

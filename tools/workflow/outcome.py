@@ -60,6 +60,14 @@ class OutcomePort(Protocol):
         """Put each change back to its `before`; returns one line per change that could not be put back."""
         ...
 
+    def committed_content(self, commit: str, paths: list[str]) -> dict[str, str]:
+        """The content id each path has in `commit` (content_id's scheme)."""
+        ...
+
+    def undo_commit(self, commit: str) -> bool:
+        """Move HEAD back to the commit's parent if HEAD is still that commit."""
+        ...
+
 
 class UnexpectedChanges(PayloadMismatch):
     """The project changed in a way the session did not grant (its code stays the contract's payload_mismatch)."""
@@ -82,10 +90,13 @@ class OutcomeRecord:
     expected: dict[str, str]
     grants: dict[str, list[str]] = field(default_factory=dict)  # path -> content ids the session granted
     copies: dict[str, str] = field(default_factory=dict)  # path -> stored copy of its last granted content
+    # a step of the server's own under way ("tree": it may change work-tree files, "git": refs only); a restart that
+    # finds it set takes what that step changed in before judging (the crash came before the step was settled)
+    pending: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"version": 1, "session_id": self.session_id, "ignore": self.ignore, "expected": self.expected,
-                "grants": self.grants, "copies": self.copies}
+                "grants": self.grants, "copies": self.copies, "pending": self.pending}
 
     def granted(self, path: str, description: str | None) -> bool:
         return description is not None and content_id(description) in self.grants.get(path, [])
@@ -115,7 +126,8 @@ def load(sessions_dir: Path, root: Path, session_id: str) -> OutcomeRecord:
                                 "the server, so it is void", hint=hint)
     return OutcomeRecord(session_id=session_id, ignore=[str(p) for p in data.get("ignore", [])],
                          expected=dict(data.get("expected", {})), grants=dict(data.get("grants", {})),
-                         copies=dict(data.get("copies", {})))
+                         copies=dict(data.get("copies", {})),
+                         pending=data.get("pending") if data.get("pending") in ("tree", "git") else None)
 
 
 @dataclass
@@ -130,7 +142,7 @@ def judge(record: OutcomeRecord, changes: Iterable[Change], *, writable: bool, p
     absorbed: list[Change] = []
     refused: list[Change] = []
     for change in changes:
-        after_id = content_id(change.after) if change.after is not None else "deleted"
+        after_id = content_id(change.after)
         if after_id in user_grants.get(change.key, set()):
             absorbed.append(change)
         elif writable and grantable(change.key) and (relaxed or change.key in permitted):
@@ -151,7 +163,7 @@ def absorb(record: OutcomeRecord, changes: list[Change]) -> list[str]:
             record.expected[change.key] = change.after
         if is_tree_key(change.key):
             ids = record.grants.setdefault(change.key, [])
-            cid = content_id(change.after) if change.after is not None else "deleted"
+            cid = content_id(change.after)
             if cid not in ids:
                 ids.append(cid)
             if change.after is not None and change.after.startswith("file "):
@@ -221,6 +233,8 @@ class OutcomeGuard:
         """Refuse (UnexpectedChanges) any change not granted in this phase; take granted ones in. `restore` names
         refused changes to put back first."""
         record = self.record
+        if record.pending is not None:  # a server step was interrupted: what it changed is its own
+            self.settle(tree=record.pending == "tree")
         changes = diff(record.expected, self.port.take(record.ignore))
         if not changes:
             return
@@ -242,18 +256,40 @@ class OutcomeGuard:
                 record.copies.update(self.port.keep(to_keep))
             self.save()
 
+    def server_step(self, *, tree: bool) -> None:
+        """Say (in the saved record) that a step of the server's own begins; `settle` ends it."""
+        self.record.pending = "tree" if tree else "git"
+        self.save()
+
     def settle(self, *, tree: bool) -> None:
         """Take the server's own changes in (git state always; work-tree files when `tree`)."""
         record = self.record
         changes = [c for c in diff(record.expected, self.port.take(record.ignore)) if tree or not is_tree_key(c.key)]
-        if not changes:
+        if not changes and record.pending is None:
             return
+        record.pending = None
         for change in changes:
             if change.after is None:
                 record.expected.pop(change.key, None)
             else:
                 record.expected[change.key] = change.after
         self.save()
+
+    def check_commit(self, commit: str, files: list[str], skip: set[str]) -> None:
+        """The commit gate by content: each committed file must hold a content the session granted. A file written
+        while the server committed (a background process) is not: the commit is withdrawn and refused."""
+        ids = self.port.committed_content(commit, [f for f in files if f not in skip])
+        foreign = sorted(path for path, cid in ids.items() if cid not in self.record.grants.get(path, []))
+        if not foreign:
+            return
+        withdrawn = self.port.undo_commit(commit)
+        raise UnexpectedChanges(
+            f"the commit would hold content of {', '.join(foreign[:10])} that the session never granted (written while "
+            "the server was committing)" + ("; the commit was withdrawn" if withdrawn else
+                                            f"; the task branch still holds commit {commit[:12]}: do not merge it"),
+            hint="send PRE_COMMIT again: the next check names the change, and restore puts the granted content back",
+            unexpected_changes=[{"path": f, "change": "committed content never granted"} for f in foreign[:MAX_LISTED]],
+            restorable=[])
 
     def drop(self) -> None:
         record_file(self.sessions_dir, self.record.session_id).unlink(missing_ok=True)

@@ -59,9 +59,17 @@ class PhaseSpec:
         return f"{self.phase.value} ({self.substep})" if self.substep else self.phase.value
 
     def contract_defaults(self) -> dict[str, Any]:
-        """The contract fields this entry supplies when phase_contract.yml leaves them out."""
+        """The contract fields this entry supplies when phase_contract.yml leaves them out (the built-in copy
+        holds only the instructions): the tools and resources, and the payload made from the phase's model."""
+        if self.required_tools:
+            tools_used = "must include " + ", ".join(self.required_tools)
+        elif self.min_exploration_tools:
+            tools_used = f"at least {self.min_exploration_tools} different code-intel exploration tools"
+        else:
+            tools_used = ""
         return {"required_tools": list(self.required_tools), "resources": list(self.resources),
-                "min_exploration_tools": self.min_exploration_tools}
+                "min_exploration_tools": self.min_exploration_tools,
+                "expected_payload": p.expected_payload(self.payload, tools_used)}
 
 
 _EXPLORING = EXPLORATION_SKIPPERS
@@ -97,7 +105,7 @@ PHASES: tuple[PhaseSpec, ...] = (
     PhaseSpec("VERIFY_INTERVENTION", Phase.VERIFY_INTERVENTION, 16, p.VerifyInterventionPayload,
               h.verify_intervention, investigation=False, conditional=True,
               skipped_by=frozenset({"no_verify", "quick", "ni"}), resources=(".code-intel/interventions/*.md",)),
-    PhaseSpec("VERIFY_INTERVENTION_ESCALATION", Phase.VERIFY_INTERVENTION, 16, p.VerifyInterventionPayload,
+    PhaseSpec("VERIFY_INTERVENTION_ESCALATION", Phase.VERIFY_INTERVENTION, 16, p.EscalationPayload,
               h.verify_intervention, escalation=True, investigation=False, conditional=True,
               skipped_by=frozenset({"no_verify", "quick", "ni"}), resources=(".code-intel/user_escalation.md",)),
     PhaseSpec("PRE_COMMIT", Phase.PRE_COMMIT, 17, p.PreCommitPayload, h.pre_commit, investigation=False,

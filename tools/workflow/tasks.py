@@ -7,9 +7,17 @@ for, and per-task failure counts live here whatever a payload claims.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    TypeAdapter,
+    ValidationError,
+    model_validator,
+)
 
 from code_intel.core.errors import TaskValidationFailed
 from code_intel.core.project import ProjectRoot
@@ -41,35 +49,87 @@ class Task(BaseModel):
     revert_reason: str = ""
 
 
-def _text(value: Any, what: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise TaskValidationFailed(f"{what} must be a non-empty string, got {value!r}", hint=_PLAN_SHAPE)
-    return value.strip()
+_TaskText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 
 
-def _planned_checklist(task_id: str, raw: Any) -> list[ChecklistItem]:
-    """The checklist of a planned task: item texts, all pending (statuses arrive at completion)."""
-    if raw is None:
-        raw = []
-    if not isinstance(raw, list):
-        raise TaskValidationFailed(f"task {task_id!r}: checklist must be a list", hint=_PLAN_SHAPE)
-    if not raw:
+class PlannedItem(BaseModel):
+    """A checklist item as planned: its text (a bare string is taken as the text); statuses come at completion."""
+
+    model_config = ConfigDict(extra="ignore")
+    item: _TaskText
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_text(cls, value: Any) -> Any:
+        return {"item": value} if isinstance(value, str) else value
+
+
+class PlannedTask(BaseModel):
+    """One task of a planning payload; other keys an agent sends along are ignored. A task the board has
+    completed keeps what it recorded, so its description and checklist are read only for a task to do."""
+
+    model_config = ConfigDict(extra="ignore")
+    id: _TaskText
+    status: Literal["pending", "completed"] = "pending"
+    description: Any = None
+    checklist: Any = None
+    revert_reason: str | None = None
+
+
+class _ToDo(BaseModel):
+    """What a task to do must have besides its id."""
+
+    description: _TaskText
+    checklist: list[PlannedItem] = Field(default_factory=list, max_length=_MAX_ITEMS_PER_TASK)
+
+
+_PLAN = TypeAdapter(list[PlannedTask])
+_FIELD_NAMES = {"id": "task id", "description": "description", "status": "status", "checklist": "checklist"}
+
+
+def _refusal(err: ValidationError, task: str, raw: Any, *, inside: int = 0) -> TaskValidationFailed:
+    """The first problem pydantic found in a task (its location past the first `inside` parts), as a refusal."""
+    first = err.errors()[0]
+    where = [str(part) for part in first["loc"][inside:]]
+    if where and where[0] == "checklist" and first["type"] == "too_long":
+        return TaskValidationFailed(f"{task} has {len(raw['checklist'])} checklist items; at most {_MAX_ITEMS_PER_TASK}",
+                                    hint="split the task")
+    field = " ".join([_FIELD_NAMES.get(where[0], where[0]), *where[1:]]) if where else "task"
+    return TaskValidationFailed(f"{task}: {field}: {first['msg']} (got {first.get('input')!r:.80})", hint=_PLAN_SHAPE)
+
+
+def _parsed_plan(tasks: Any) -> list[PlannedTask]:
+    """The planning payload's tasks, or a refusal naming the first problem and the shape to send."""
+    if not isinstance(tasks, list) or not tasks:
+        raise TaskValidationFailed("the task list is empty", hint=_PLAN_SHAPE)
+    if len(tasks) > _MAX_TASKS:
+        raise TaskValidationFailed(f"{len(tasks)} tasks is too many; at most {_MAX_TASKS}", hint="merge small steps into larger tasks")
+    try:
+        return _PLAN.validate_python(tasks)
+    except ValidationError as err:
+        index = int(err.errors()[0]["loc"][0])
+        raw = tasks[index]
+        if not isinstance(raw, dict):
+            raise TaskValidationFailed(f"each task must be an object, got {raw!r}", hint=_PLAN_SHAPE) from None
+        raise _refusal(err, f"task #{index + 1}", raw, inside=1) from None
+
+
+def _planned_checklist(task: PlannedTask) -> list[ChecklistItem]:
+    """The checklist of a task to do: its items, all pending, each text once."""
+    try:
+        todo = _ToDo.model_validate({"description": task.description, "checklist": task.checklist or []})
+    except ValidationError as err:
+        raise _refusal(err, f"task {task.id!r}", task.model_dump()) from None
+    if not todo.checklist:
         raise TaskValidationFailed(
-            f"task {task_id!r} has no checklist",
+            f"task {task.id!r} has no checklist",
             hint="list the concrete changes the task makes, e.g. checklist: [{item: 'Add login() to auth.py', status: 'pending'}]",
         )
-    if len(raw) > _MAX_ITEMS_PER_TASK:
-        raise TaskValidationFailed(f"task {task_id!r} has {len(raw)} checklist items; at most {_MAX_ITEMS_PER_TASK}")
-    items: list[ChecklistItem] = []
-    seen: set[str] = set()
-    for entry in raw:
-        text = entry.get("item") if isinstance(entry, dict) else entry
-        name = _text(text, f"task {task_id!r}: checklist item")
-        if name in seen:
-            raise TaskValidationFailed(f"task {task_id!r}: checklist item {name!r} appears twice", hint="give each item a distinct text")
-        seen.add(name)
-        items.append(ChecklistItem(item=name, status="pending"))
-    return items
+    names = [entry.item for entry in todo.checklist]
+    twice = next((name for i, name in enumerate(names) if name in names[:i]), None)
+    if twice is not None:
+        raise TaskValidationFailed(f"task {task.id!r}: checklist item {twice!r} appears twice", hint="give each item a distinct text")
+    return [ChecklistItem(item=name, status="pending") for name in names]
 
 
 class TaskBoard(BaseModel):
@@ -83,69 +143,60 @@ class TaskBoard(BaseModel):
     # planning ---------------------------------------------------------------
     def plan(self, tasks: list[dict[str, Any]]) -> None:
         """Register the complete task list (step 12). Resending the same list changes nothing."""
-        if not isinstance(tasks, list) or not tasks:
-            raise TaskValidationFailed("the task list is empty", hint=_PLAN_SHAPE)
-        if len(tasks) > _MAX_TASKS:
-            raise TaskValidationFailed(f"{len(tasks)} tasks is too many; at most {_MAX_TASKS}", hint="merge small steps into larger tasks")
-        known = {t.id: t for t in self.tasks}
+        planned = _parsed_plan(tasks)
+        ids = [t.id for t in planned]
+        twice = next((task_id for i, task_id in enumerate(ids) if task_id in ids[:i]), None)
+        if twice is not None:
+            raise TaskValidationFailed(f"task id {twice!r} appears twice", hint="give every task a distinct id")
         new_round = not self.tasks or self.all_complete()
-        inherited_failures = self.max_failure_count()
-        planned: list[Task] = []
-        seen: set[str] = set()
-        reopened: list[str] = []  # completed tasks the list sent as pending: they stay completed
-        for raw in tasks:
-            if not isinstance(raw, dict):
-                raise TaskValidationFailed(f"each task must be an object, got {raw!r}", hint=_PLAN_SHAPE)
-            task_id = _text(raw.get("id"), "task id")
-            if task_id in seen:
-                raise TaskValidationFailed(f"task id {task_id!r} appears twice", hint="give every task a distinct id")
-            seen.add(task_id)
-            status = raw.get("status", "pending")
-            if status not in ("pending", "completed"):
-                raise TaskValidationFailed(f"task {task_id!r}: status {status!r} is not 'pending' or 'completed'", hint=_PLAN_SHAPE)
-            previous = known.get(task_id)
-            if previous is not None and previous.status == "completed":
-                planned.append(previous.model_copy(deep=True))  # completed work stays as the server recorded it
-                if status == "pending":
-                    reopened.append(task_id)
-                continue
-            if status == "completed":
-                raise TaskValidationFailed(
-                    f"task {task_id!r} is marked completed but was never completed through a completion report",
-                    hint=f"send {task_id!r} with status 'pending', then report it done with its checklist evidence",
-                )
-            task = Task(
-                id=task_id,
-                description=_text(raw.get("description"), f"task {task_id!r}: description"),
-                status="pending",
-                checklist=_planned_checklist(task_id, raw.get("checklist")),
+        registered = [self._registered(task) for task in planned]
+        self._refuse_dropped(set(ids))
+        self._refuse_nothing_pending(registered, planned)
+        self.tasks = registered
+        self.round_completed = [] if new_round else [i for i in self.round_completed if i in ids]
+
+    def _registered(self, planned: PlannedTask) -> Task:
+        """A planned task as the board keeps it: completed work as recorded, a known id with the server's failure
+        count, a new one inheriting the failures so far (so that fix loops still reach the limit)."""
+        previous = self._find(planned.id)
+        if previous is not None and previous.status == "completed":
+            return previous.model_copy(deep=True)
+        if planned.status == "completed":
+            raise TaskValidationFailed(
+                f"task {planned.id!r} is marked completed but was never completed through a completion report",
+                hint=f"send {planned.id!r} with status 'pending', then report it done with its checklist evidence",
             )
-            if previous is not None:  # the server's count for a known id, whatever the payload says
-                task.failure_count, task.revert_reason = previous.failure_count, previous.revert_reason
-            else:  # a new fix task inherits the consecutive failures so far, so loops still reach the limit
-                task.failure_count = inherited_failures
-                task.revert_reason = str(raw.get("revert_reason") or "").strip() or self.last_revert_reason
-            planned.append(task)
-        dropped = [t.id for t in self.tasks if t.id not in seen]
+        checklist = _planned_checklist(planned)
+        task = Task(id=planned.id, description=str(planned.description).strip(), status="pending", checklist=checklist)
+        if previous is not None:  # the server's count for a known id, whatever the payload says
+            task.failure_count, task.revert_reason = previous.failure_count, previous.revert_reason
+        else:
+            task.failure_count = self.max_failure_count()
+            task.revert_reason = (planned.revert_reason or "").strip() or self.last_revert_reason
+        return task
+
+    def _refuse_dropped(self, ids: set[str]) -> None:
+        dropped = [t.id for t in self.tasks if t.id not in ids]
         if dropped:
             raise TaskValidationFailed(
                 f"the list leaves out registered tasks {dropped}",
                 hint="resend the complete list: every registered task (completed ones too) plus any new ones; "
                 "to not do a pending task, report it with its checklist items 'skipped' and a reason",
             )
-        if not any(t.status == "pending" for t in planned):
-            why = (f": {reopened} {'was' if len(reopened) == 1 else 'were'} sent as pending but {'is' if len(reopened) == 1 else 'are'} "
-                   "already completed, and completed tasks are not reopened" if reopened else "")
-            raise TaskValidationFailed(
-                f"the list has no pending task{why}",
-                hint="add at least one task with status 'pending' under a new id (after a revert: a fix task for the "
-                "failure, with a checklist of the changes that address it)",
-            )
-        self.tasks = planned
-        if new_round:
-            self.round_completed = []
-        else:
-            self.round_completed = [i for i in self.round_completed if i in seen]
+
+    def _refuse_nothing_pending(self, registered: list[Task], planned: list[PlannedTask]) -> None:
+        if any(t.status == "pending" for t in registered):
+            return
+        # completed tasks the list sent as pending: they stay completed
+        reopened = [p.id for p, t in zip(planned, registered, strict=True) if p.status == "pending" and t.status == "completed"]
+        one = len(reopened) == 1
+        why = (f": {reopened} {'was' if one else 'were'} sent as pending but {'is' if one else 'are'} "
+               "already completed, and completed tasks are not reopened" if reopened else "")
+        raise TaskValidationFailed(
+            f"the list has no pending task{why}",
+            hint="add at least one task with status 'pending' under a new id (after a revert: a fix task for the "
+            "failure, with a checklist of the changes that address it)",
+        )
 
     # completion -------------------------------------------------------------
     def complete(self, task_id: str, checklist: list[dict[str, Any]], root: ProjectRoot, own_change: OwnChange | None = None) -> None:

@@ -24,12 +24,12 @@ changed behind the hook's back (a tool the hook does not see, an editor, a Bash 
 parse). The commit gate and review_changes read the log through `allowed_writes`.
 
 The read log, `.code-intel/sessions/<session_id>.reads.jsonl`, has entries of the same shape in any
-phase: the hook appends the files the agent's own tools read (Claude Code's `Read`, shell commands
-such as `cat`, `sed -n`, `grep FILE`), and the server appends the files its answers showed code of
+phase: the PostToolUse hook appends the files whose content the agent's own tools showed it
+(Claude Code's `Read`, shell output such as `cat`, `sed -n`, `grep FILE`), and the server appends the files its answers showed code of
 (a search hit, a definition, an outline, the rules file start_session hands over). `files_read`
 gives them back: EXPLORATION, add_explored_files and DOCUMENT_RESEARCH accept an existing file as
-explored (or reviewed) only when it is there. Neither log can be written by the agent: the write
-rules keep every tool out of `.code-intel/`.
+explored (or reviewed) only when it is there. Every line carries `mac`, its seal (tools/workflow/seal.py):
+a line the agent's shell appends without the key is skipped by every reader, never read as permission.
 
 The checkpoint store deletes both logs together with the session's checkpoint.
 
@@ -43,6 +43,8 @@ import os
 import time
 from pathlib import Path
 from typing import NamedTuple
+
+from code_intel.workflow import seal
 
 LOG_SUFFIX = ".writes.jsonl"
 READS_SUFFIX = ".reads.jsonl"
@@ -74,7 +76,8 @@ class LogEntry(NamedTuple):
     command: str | None = None
     time: str = ""  # filled in by append when empty
 
-    def to_json(self) -> str:
+    def to_json(self, root: Path | None = None) -> str:
+        """The entry as one JSON object; sealed (tools/workflow/seal.py) with the key of the project at `root`."""
         data: dict[str, object] = {"time": self.time or now(), "session_id": self.session_id, "phase": self.phase}
         if self.step is not None:
             data["step"] = self.step
@@ -82,16 +85,19 @@ class LogEntry(NamedTuple):
         data["files"] = list(self.files)
         if self.command is not None:
             data["command"] = self.command[:MAX_COMMAND_CHARS]
-        return json.dumps(data, ensure_ascii=False)
+        return json.dumps(seal.seal(data, root) if root is not None else data, ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, line: str) -> LogEntry | None:
-        """The entry on one line, or None for a line that is not a well-formed entry."""
+    def from_json(cls, line: str, root: Path | None = None) -> LogEntry | None:
+        """The entry on one line, or None for a line that is not a well-formed entry (or, with `root`, whose seal
+        fails under that project's key)."""
         try:
             data = json.loads(line)
         except json.JSONDecodeError:
             return None
         if not isinstance(data, dict):
+            return None
+        if root is not None and not seal.verified(data, root):
             return None
         files = data.get("files")
         texts = (data.get("session_id"), data.get("phase"), data.get("tool"), data.get("time"))
@@ -114,7 +120,8 @@ def append(sessions_dir: Path, entry: LogEntry, *, reads: bool = False) -> Path:
     if reads:
         entry = entry._replace(files=entry.files[:MAX_READ_FILES])
     target = (reads_file if reads else log_file)(sessions_dir, entry.session_id)
-    data = (entry._replace(time=entry.time or now()).to_json() + "\n").encode("utf-8")
+    root = sessions_dir.parent.parent  # .code-intel/sessions -> the project
+    data = (entry._replace(time=entry.time or now()).to_json(root) + "\n").encode("utf-8")
     fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(fd, data)
@@ -124,14 +131,16 @@ def append(sessions_dir: Path, entry: LogEntry, *, reads: bool = False) -> Path:
 
 
 def read_entries(file: Path) -> list[LogEntry]:
-    """Every well-formed entry of a log; malformed lines are skipped (never read as permission)."""
+    """Every well-formed, sealed entry of a log; malformed lines and lines whose seal fails (written by anything
+    but code-intel) are skipped: never read as permission."""
     try:
         if not file.is_file() or file.stat().st_size > MAX_LOG_BYTES:
             return []
         text = file.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return []
-    entries = (LogEntry.from_json(line) for line in text.splitlines() if line.strip())
+    root = file.parent.parent.parent  # .code-intel/sessions/<log> -> the project
+    entries = (LogEntry.from_json(line, root) for line in text.splitlines() if line.strip())
     return [e for e in entries if e is not None]
 
 

@@ -1,0 +1,134 @@
+"""Definitions that are there and importers to rely on (issue #40): functions nested in JS wrapper functions, ctags'
+misreads of `??`, files ctags gives up on, imports resolved as the language resolves them, importers never taken
+from comments or npm packages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from code_intel.explore import definitions as definitions_module
+from code_intel.explore.ctags import Tag, tag_to_definition
+from code_intel.explore.impact import analyze_impact
+from code_intel.explore.resolve import import_targets
+from tests.explore.conftest import explorer_over
+
+WRAPPED = """;(function() {
+  var VERSION = '1.0';
+  var runInContext = (function runInContext(context) {
+    function map(collection, iteratee) {
+      return collection;
+    }
+    var helper = function(x) { return x; };
+    return map;
+  });
+  var made = (function() {
+    function inner() { return 1; }
+    return inner;
+  }());
+}.call(this));
+"""
+
+
+def test_functions_inside_wrapper_functions_are_in_the_outline(tmp_path: Path) -> None:
+    explorer = explorer_over(tmp_path, {"lib/wrapped.js": WRAPPED})
+    symbols = {s.name: s for s in explorer.get_symbols("lib/wrapped.js").symbols}
+    wrapper = symbols["runInContext"]
+    assert wrapper.kind == "function"
+    assert [(c.name, c.line) for c in wrapper.children] == [("map", 4)]
+    assert [(c.name, c.kind) for c in symbols["made"].children] == [("inner", "function")]  # an IIFE's value
+    assert symbols["made"].kind == "variable"
+
+
+def test_a_nullish_or_optional_use_is_not_a_definition() -> None:
+    def tag(line: str, name: str = "foo") -> dict[str, object]:
+        return {"_type": "tag", "name": name, "path": "a.ts", "line": 3, "kind": "constant",
+                "pattern": f"/^{line}$/", "language": "TypeScript"}
+
+    for line in ("const b = a ?? foo(2);", "const d = a?.foo(4);", "const f = foo?.(5);", "let e = x! + foo;"):
+        assert tag_to_definition(tag(line)) is None, line
+    for line in ("const foo = 1;", "const a = 1, foo = 2;", "const {x = 1, foo} = o;", "export const foo = (x) => x;"):
+        assert tag_to_definition(tag(line)) is not None, line
+
+
+def test_references_mark_no_definition_at_a_nullish_use(tmp_path: Path) -> None:
+    explorer = explorer_over(tmp_path, {"a.ts": "function foo(x: number) { return x; }\nconst a = null;\n"
+                                                "const b = a ?? foo(2);\nconst c = a || foo(3);\n"})
+    found = explorer.find_references("foo", max_results=50)
+    assert {(r.line, r.is_definition) for r in found.references} == {(1, True), (3, False), (4, False)}
+
+
+def test_a_large_file_ctags_gives_up_on_gets_its_definitions_from_the_syntax_tree(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    body = "".join(f"  function fn{i}(x) {{\n    return x + {i};\n  }}\n" for i in range(3000))
+    explorer = explorer_over(tmp_path, {"big.js": ";(function() {\n" + body + "}.call(this));\n"})
+    real = definitions_module.run_ctags
+
+    def stops_early(cwd: Path, files: list[str], timeout: float = 120.0) -> list[Tag]:
+        return [t for t in real(cwd, files, timeout) if t.line < 1000]  # what ctags does with lodash.js
+
+    monkeypatch.setattr(definitions_module, "run_ctags", stops_early)
+    found = explorer.find_definitions("fn2999")
+    assert [(d.file, d.line) for d in found.definitions] == [("big.js", 2 + 3 * 2999)]
+
+
+def test_imports_resolve_to_project_files_as_the_language_does(tmp_path: Path) -> None:
+    files = {
+        "src/pkg/__init__.py": "from . import core\n",
+        "src/pkg/core.py": "from .util import x\nfrom ..other import y\nimport os\nfrom pkg.util import z\n",
+        "src/pkg/util.py": "x = z = 1\n",
+        "web/app.ts": "import ignore from 'ignore';\nimport { a } from './lib/a';\nimport b from '@/b';\n"
+                      "const c = require('./c.js');\nimport * as idx from './lib';\n",
+        "web/lib/a.ts": "export const a = 1;\n",
+        "web/lib/index.ts": "export {};\n",
+        "web/c.js": "module.exports = 1;\n",
+        "src/b.ts": "export default 1;\n",
+        "src/utils/ignore.ts": "export const ignore = 1;\n",
+        "go.mod": "module example.com/proj\n",
+        "internal/db/db.go": "package db\n",
+    }
+    explorer = explorer_over(tmp_path, files)
+    root = explorer.root.path
+    assert import_targets(root, "src/pkg/__init__.py", "python", ".", ["core"]) == ["src/pkg/core.py"]
+    assert import_targets(root, "src/pkg/core.py", "python", ".util", ["x"]) == ["src/pkg/util.py"]
+    assert import_targets(root, "src/pkg/core.py", "python", "pkg.util", ["z"]) == ["src/pkg/util.py"]
+    assert import_targets(root, "src/pkg/core.py", "python", "os", ["os"]) == []
+    assert import_targets(root, "web/app.ts", "typescript", "ignore", []) == []  # an npm package
+    assert import_targets(root, "x.go", "go", "example.com/proj/internal/db", []) == ["internal/db"]
+    structure = explorer.analyze_structure("web/app.ts")
+    assert {i.module: i.targets for i in structure.imports} == {
+        "ignore": None, "./lib/a": ["web/lib/a.ts"], "@/b": ["src/b.ts"], "./c.js": ["web/c.js"],
+        "./lib": ["web/lib/index.ts"]}
+
+
+def test_importers_come_from_code_not_comments_nor_npm_packages(tmp_path: Path) -> None:
+    files = {
+        "src/utils/ignore.ts": "export function ignoreFilter() { return 1; }\n",
+        "src/indexer.ts": "import { ignoreFilter } from './utils/ignore';\nignoreFilter();\n",
+        "src/watcher.ts": "import ignore from 'ignore';\nignore();\n",
+        "lib/express.js": "/**\n * Example:\n *   var app = require('./application')\n */\nmodule.exports = 1;\n",
+        "lib/application.js": "exports.init = function init() {};\n",
+        "lib/router.js": "var app = require('./application');\n",
+        "pkg/core.py": "def alpha():\n    return 1\n",
+        "pkg/doc.py": '"""Usage:\n\nfrom pkg.core import alpha\n"""\n',
+        "pkg/user.py": "from pkg.core import alpha\n",
+    }
+    explorer = explorer_over(tmp_path, files)
+    ts = analyze_impact(explorer, ["src/utils/ignore.ts"], None)
+    assert [i.file for i in ts.importers] == ["src/indexer.ts"]
+    js = analyze_impact(explorer, ["lib/application.js"], None)
+    assert [i.file for i in js.importers] == ["lib/router.js"]
+    py = analyze_impact(explorer, ["pkg/core.py"], None)
+    assert [i.file for i in py.importers] == ["pkg/user.py"]
+
+
+def test_structure_parts_and_budget(tmp_path: Path) -> None:
+    source = "import os\n" + "".join(f"def f{i}(x):\n    return os.path.join(x, 'a')\n\n" for i in range(400))
+    explorer = explorer_over(tmp_path, {"m.py": source})
+    only = explorer.structure_answer("m.py", parts=["imports"])
+    assert [i.module for i in only.imports] == ["os"] and only.functions == [] and only.next_offset is None
+    first = explorer.structure_answer("m.py")
+    assert first.functions and first.next_offset == len(first.functions) and first.left_out
+    rest = explorer.structure_answer("m.py", offset=first.next_offset)
+    assert rest.functions[0].name == f"f{len(first.functions)}"

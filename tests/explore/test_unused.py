@@ -1,0 +1,50 @@
+"""Unused definitions (get_symbols unused=true): what nothing else names, with evidence, exports left out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.explore.conftest import explorer_over
+
+FILES = {
+    "package.json": '{"name": "p", "main": "index.js"}\n',
+    "index.js": "module.exports = require('./lib/api');\n",
+    "lib/api.js": "function publicThing() { return 1; }\nmodule.exports = { publicThing };\n",
+    "lib/tools.js": "function usedHelper() { return 2; }\nfunction neverCalled() { return 3; }\n"
+                    "exports.run = function run() { return usedHelper(); };\n",
+    "src/app/__init__.py": "from .core import exported\n__all__ = ['listed_only']\n",
+    "src/app/core.py": "def exported():\n    return 1\n\n\ndef listed_only():\n    return 2\n\n\n"
+                       "def dead_code():\n    return 3\n\n\nclass Gone:\n    def method(self):\n        return 4\n\n\n"
+                       "def called_in_tests():\n    return 5\n\n\ndef _private_dead():\n    return 6\n",
+    "tests/test_core.py": "from app.core import called_in_tests\n\ndef test_it():\n    assert called_in_tests()\n",
+    "docs/guide.md": "Call `configured_by_docs` from your settings.\n",
+    "src/app/plugins.py": "def configured_by_docs():\n    return 7\n",
+}
+
+
+def test_unused_lists_what_nothing_names_with_evidence(tmp_path: Path) -> None:
+    explorer = explorer_over(tmp_path, FILES)
+    found = explorer.unused_answer(".")
+    names = {item.name: item for item in found.unused}
+    # lib/tools.js is required by nobody: `run` is written twice (exports.run = function run) and counts as used
+    assert set(names) == {"neverCalled", "dead_code", "Gone", "_private_dead"}
+    assert names["dead_code"].file == "src/app/core.py" and names["dead_code"].line == 9
+    assert "written 1 time in the project, defined 1" in names["dead_code"].evidence
+    assert found.exported >= 2  # listed_only (__all__) and publicThing (the package's entry re-exports lib/api.js)
+    assert found.total == 4 and found.next_offset is None
+
+
+def test_unused_in_one_folder_and_on_a_library_with_nothing_dead(tmp_path: Path) -> None:
+    explorer = explorer_over(tmp_path, FILES)
+    assert {i.name for i in explorer.unused_answer("lib").unused} == {"neverCalled"}
+    assert explorer.unused_answer("src/app/plugins.py").unused == []  # named in a doc: reached from outside
+
+
+def test_library_api_callbacks_and_decorated_functions_are_not_dead(tmp_path: Path) -> None:
+    files = {**FILES, "pyproject.toml": "[project]\nname = 'app'\n",
+             "src/app/cli.py": "import click\n\n@click.command()\ndef serve():\n    return 1\n",
+             "lib/server.js": "function start(router) {\n  router.use('/', function mounted(req) { return req; });\n}\n"
+                              "start(null);\n"}
+    names = {item.name for item in explorer_over(tmp_path, files).unused_answer(".").unused}
+    # a distributed package's public names are its API; only the private one is dead
+    assert names == {"neverCalled", "_private_dead"}

@@ -6,9 +6,8 @@ HMAC-SHA256 over its canonical JSON (keys sorted, no spaces) without the mac its
 line whose seal fails is void: never read as permission (the session says so and stops safely).
 
 The key is one per project, 32 random bytes in `<key dir>/<sha256(project path)[:24]>.key` (mode
-0600), made on first use. The key dir is `$CODE_INTEL_KEY_DIR`, else `$XDG_STATE_HOME/code-intel/keys`,
-else `~/.local/state/code-intel/keys`: outside the work tree, so no glob over the project finds it, and
-a place the clients' sandboxes can deny. A seal only holds against an agent whose tools cannot read
+0600), made on first use. The key dir is `$CODE_INTEL_KEY_DIR`, else `~/.local/state/code-intel/keys`:
+outside the work tree, so no glob over the project finds it, and a place the clients' sandboxes can deny. A seal only holds against an agent whose tools cannot read
 that folder; without a sandbox it still defeats a forged line written by a command that does not
 know of the key.
 
@@ -36,8 +35,9 @@ def key_dir() -> Path:
     explicit = os.environ.get(ENV_KEY_DIR)
     if explicit:
         return Path(explicit).expanduser()
-    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(state).expanduser() / "code-intel" / "keys"
+    # HOME only, not XDG_STATE_HOME: Codex starts the MCP server with a reduced environment and its hooks with
+    # the full one, and the two must find the same key
+    return Path.home() / ".local" / "state" / "code-intel" / "keys"
 
 
 def key_file(root: Path) -> Path:

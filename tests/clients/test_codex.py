@@ -105,9 +105,12 @@ def test_codex_app_server_sees_tools_skill_and_hooks(npm_clients: Path, sample_r
         listed = server.call("hooks/list", {"cwds": [str(sample_repo)]})["data"][0]
         assert not listed["errors"], listed["errors"]
         hooks = {h["eventName"]: h for h in listed["hooks"] if Path(h["sourcePath"]) == sample_repo / ".codex" / "hooks.json"}
-        assert set(hooks) == {"preToolUse", "sessionStart"}
+        assert set(hooks) == {"preToolUse", "postToolUse", "sessionStart"}
         assert hooks["preToolUse"]["matcher"] == "Edit|Write|MultiEdit|NotebookEdit|Read|Bash|apply_patch"
         assert hooks["preToolUse"]["command"].endswith(f"hook pre-tool-use --project {sample_repo}")
+        # reads count from what a tool's answer showed (#39): Codex lists the PostToolUse hook too
+        assert hooks["postToolUse"]["matcher"] == "Read|Bash"
+        assert hooks["postToolUse"]["command"].endswith(f"hook post-tool-use --project {sample_repo}")
         assert hooks["sessionStart"]["matcher"] == "compact|resume"
 
         thread = server.call("thread/start", {"cwd": str(sample_repo)})["thread"]["id"]

@@ -187,14 +187,18 @@ def shape_references(result: ReferenceResult, *, level: Level = "locations", rol
             counted.append(entry)
         return shown_refs, files, counted, shown, len(listed_hits)
 
+    first_page = None
     if role is None and level != "counts":
-        _, _, _, fitting, listable = listing(listed_roles, 0)  # decided on the first page, so offsets page alike
-        if fitting < listable:
+        first_page = listing(listed_roles, 0)  # decided on the first page, so offsets page alike
+        if first_page[3] < first_page[4]:
             # not everything fits: own source (and the first other role that uses the name) listed, the rest counted
             using = next((r for r in roles_with_hits
                           if any(not ref.is_definition for f in order if file_role(f) == r for ref in by_file[f])), None)
             listed_roles = {r for r in roles_with_hits if r == "implementation" or r == using}
-    shown_refs, files, counted, shown, listable = listing(listed_roles, offset)
+            first_page = None
+    # the first page that fitted is the answer when no offset was asked for: not listed a second time
+    page = first_page if first_page is not None and offset == 0 else listing(listed_roles, offset)
+    shown_refs, files, counted, shown, listable = page
     per_role = role_counts((f, len(by_file[f])) for f in order)
     listed_per_role: dict[str, int] = defaultdict(int)
     for entry in files:

@@ -302,7 +302,7 @@ def collect_calls(parsed: ParsedFile, node: Node, file: str) -> list[CallInfo]:
 
 def collect_imports(parsed: ParsedFile, file: str) -> list[ImportInfo]:
     return [ImportInfo(module=spec.module, names=list(spec.names), file=file, line=spec.line)
-            for spec in read_imports(parsed)]
+            for spec in read_imports(parsed) if spec.kind != "package"]
 
 
 _ONE_TYPE = frozenset({"type_identifier", "scoped_type_identifier", "generic_type"})

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from code_intel.core.errors import CodeIntelError
+from code_intel.explore import budget
 from code_intel.explore.imports import has_import_query, read_imports
 from code_intel.explore.resolve import import_targets, jvm_class_of, module_parts, rust_module_path
-from code_intel.explore.ripgrep import files_matching
-from code_intel.languages.table import language_for
+from code_intel.explore.ripgrep import run_rg_json
+from code_intel.explore.syntax import ParsedFile
+from code_intel.languages.table import get_parser, language_for
 
 if TYPE_CHECKING:
     from code_intel.explore.service import Explorer
@@ -39,7 +41,18 @@ _IMPORTED_FROM: dict[str, list[str]] = {
 }
 # a file that stands for its folder
 _FOLDER_STEMS = {"python": "__init__", "javascript": "index", "typescript": "index", "tsx": "index", "rust": "mod"}
-MAX_CANDIDATES = 400  # files parsed per changed file
+PREFIX_MARGIN_LINES = 60  # an import list spread over more lines loses its tail
+MAX_CANDIDATES = 150  # files parsed per changed file (a parse is the cost: about 5-10 ms for a large file)
+
+
+def _candidate_lines(words: list[str]) -> str:
+    """Lines an import of one of `words` may hold, whatever the language (the syntax tree decides): a line with an
+    import keyword before the word, a line of a list or a Go import block that starts with it (`    basic,`,
+    `    parse::{Error}`, `"example.com/pkg/util"`). A prefilter only: it keeps files from being parsed."""
+    alternatives = "|".join(re.escape(w) for w in words)
+    return (rf"\b(?:import|from|require\w*|load|include|use|mod|using|extern)\b.*\b(?:{alternatives})\b"
+            rf"|^\s*(?:[\w.]+\s+)?[\"'`<]?(?:[\w./@~-]*(?:\.|::|/))?(?:{alternatives})\b"
+            r"(?:\s+as\s+\w+)?\s*(?:[,)}\"'`>]|::|\.\w+[\"'`>]|$)")
 
 
 def is_import_line(text: str) -> bool:
@@ -101,15 +114,20 @@ def importers_of(explorer: Explorer, file: str, notes: list[str]) -> list[Import
     word = _word(file, family) if family else None
     if family is None or family not in _IMPORTED_FROM or word is None:
         return []
+    words = [word, *([PurePosixPath(file).parent.name] if family in ("java", "kotlin") else [])]  # `import pkg.*`
     root = explorer.root.path
     try:
-        candidates, partial = files_matching(root, rf"\b{re.escape(word)}\b", explorer.filters(),
-                                             flags=[f"--glob={g}" for g in _IMPORTED_FROM[family]],
-                                             timeout=explorer.config.search_timeout_seconds)
+        found_lines = run_rg_json(root, [_candidate_lines(words)], explorer.filters(),
+                                  flags=[f"--glob={g}" for g in _IMPORTED_FROM[family]],
+                                  timeout=explorer.config.search_timeout_seconds)
     except CodeIntelError as err:
         notes.append(f"{file}: importers not searched ({err.message})")
         return []
-    if partial or len(candidates) > MAX_CANDIDATES:
+    last: dict[str, int] = {}  # file -> byte offset of its last candidate line
+    for hit in found_lines.lines:
+        last[hit.file] = max(last.get(hit.file, 0), hit.offset)
+    candidates = sorted(last)
+    if found_lines.timed_out or len(candidates) > MAX_CANDIDATES:
         notes.append(f"{file}: many files mention {word!r}; the first {min(len(candidates), MAX_CANDIDATES)} "
                      "were checked for imports")
     # Go imports a package: its folder; files in the folder itself share the package and import nothing of it
@@ -117,20 +135,42 @@ def importers_of(explorer: Explorer, file: str, notes: list[str]) -> list[Import
     package, name = jvm_class_of(root, file) if family in ("java", "kotlin") else ("", "")
     found: list[Importer] = []
     for importer in candidates[:MAX_CANDIDATES]:
+        if budget.expired():
+            notes.append(f"{file}: the time ran out while its importers were read; the list is incomplete")
+            break
         language = language_for(importer)
         if importer == file or not has_import_query(language) or (family == "go" and
                                                                     str(PurePosixPath(importer).parent) == target):
             continue
-        try:
-            parsed = explorer.parse_cache.get(root / importer)
-        except (OSError, CodeIntelError):
+        parsed = _parsed_prefix(root / importer, language, last[importer])
+        if parsed is None:
             continue
         for spec in read_imports(parsed):
+            if "*" in spec.names and not re.search(rf"\b{re.escape(word)}\b".encode(), parsed.source):
+                continue  # a wildcard import counts where the file names what it imports (Java's `pkg.*`)
             if spec.kind != "package" and target in import_targets(root, importer, language, spec.module,
                                                                    list(spec.names), spec.kind, known=(file,)):
                 found.append(Importer(file=importer, line=spec.line, target=file, text=spec.text,
                                       module=_as_named(file, family, spec.module, spec.names, f"{package}.{name}")))
     return found
+
+
+def _parsed_prefix(path: Path, language: str | None, offset: int) -> ParsedFile | None:
+    """The file parsed up to a few lines past its last candidate line: an import's meaning (in code, in a comment,
+    in a string) depends only on what comes before it, and most of a large file comes after its imports."""
+    try:
+        source = path.read_bytes()
+    except OSError:
+        return None
+    end = offset
+    for _ in range(PREFIX_MARGIN_LINES):
+        end = source.find(b"\n", end) + 1
+        if end <= 0:
+            end = len(source)
+            break
+    if language is None or b"\x00" in source[:8192]:
+        return None
+    return ParsedFile(path, language, source[:end], get_parser(language).parse(source[:end]))
 
 
 def find_importers(explorer: Explorer, changed: list[str], notes: list[str]) -> list[Importer]:

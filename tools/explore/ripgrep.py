@@ -247,17 +247,6 @@ def run_rg_json(
     return RgOutcome(lines, run.timed_out)
 
 
-def files_matching(cwd: Path, pattern: str, filters: RgFilters, *, flags: list[str] | None = None,
-                   timeout: float = 10.0) -> tuple[list[str], bool]:
-    """Project-relative files with a line matching `pattern` (`rg --files-with-matches`), sorted; second item:
-    rg was stopped before it searched every file."""
-    run = _run_rg(cwd, [*_base_args(flags, filters), "--files-with-matches", "-e", pattern, "--", *filters.roots],
-                  timeout)
-    files = sorted(_relative(os.fsdecode(p)) for p in run.stdout.split(b"\n")[: None if not run.timed_out else -1] if p)
-    _check(run, len(files))
-    return files, run.timed_out
-
-
 def _line(data: dict[str, Any]) -> RgLine:
     raw_line = _raw(data.get("lines"))
     text = raw_line.decode("utf-8", errors="replace").rstrip("\r\n")

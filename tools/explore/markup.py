@@ -1,7 +1,8 @@
 """Markup cross-references: CSS classes and ids, where stylesheets define them, where markup uses them
 and where scripts select them.
 
-The extractors are pure functions over file text (regular expressions, no parser): a stylesheet's
+The extractors are pure functions over file text (CSS and SCSS selectors from their syntax trees, the rest by
+regular expressions where no grammar reads them, as each says): a stylesheet's
 selectors, the `class`/`className`/`id` attributes of HTML, JSX, TSX, Vue and Svelte, and the DOM
 calls of JavaScript/TypeScript (getElementById, querySelector, classList, jQuery). `cross_references`
 joins them: change a stylesheet and it lists the markup and scripts that use its names; change
@@ -11,6 +12,7 @@ markup and it lists the stylesheets and scripts that refer to the names it uses.
 from __future__ import annotations
 
 import bisect
+import functools
 import logging
 import re
 from collections.abc import Iterable, Iterator
@@ -19,6 +21,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, Literal
 
 from code_intel.explore.models import as_dict
+from code_intel.languages.table import get_language, get_parser, query_source
 
 if TYPE_CHECKING:
     from code_intel.explore.service import Explorer
@@ -121,14 +124,17 @@ def _selector_names(selector: str, start: int, lines: _Lines) -> Iterator[Markup
 
 
 def stylesheet_names(text: str, *, dialect: str = "css", first_line: int = 1) -> list[MarkupName]:
-    """Classes and ids defined by the selectors of a stylesheet (CSS, SCSS, LESS or indented Sass)."""
+    """Classes and ids defined by the selectors of a stylesheet: CSS and SCSS from their syntax trees
+    (queries/<dialect>/markup.scm), LESS and indented Sass by pattern (the language pack has no grammar for them)."""
+    if dialect in ("css", "scss"):
+        return [MarkupName(kind, re.sub(r"\\(.)", r"\1", name), first_line + row)
+                for kind, name, row in _tree_names(dialect, text)]
     lines = _Lines(text, first_line)
     text = _CSS_COMMENT.sub(_blank, text)
     text = _CSS_URL.sub(_blank, text)
     text = _CSS_STRING.sub(_blank, text)
-    if dialect in ("scss", "less", "sass"):
-        text = _LINE_COMMENT.sub(_blank, text)
-        text = _INTERPOLATION.sub(_blank, text)
+    text = _LINE_COMMENT.sub(_blank, text)
+    text = _INTERPOLATION.sub(_blank, text)
     found: list[MarkupName] = []
     if dialect == "sass":  # indented syntax: each line that is not a property, variable or directive
         offset = 0
@@ -149,6 +155,29 @@ def stylesheet_names(text: str, *, dialect: str = "css", first_line: int = 1) ->
                 found += _selector_names(selector, segment_start, lines)
             segment_start = i + 1
     return found
+
+
+@functools.cache
+def _markup_query(language: str) -> Any:
+    from tree_sitter import Query
+
+    source = query_source(language, "markup.scm")
+    return Query(get_language(language), source) if source else None
+
+
+def _tree_names(language: str, text: str) -> list[tuple[NameKind, str, int]]:
+    """(kind, name, 0-based row) of each @class and @id capture of the language's markup.scm, in text order."""
+    from tree_sitter import QueryCursor
+
+    source = text.encode("utf-8", errors="surrogateescape")
+    tree = get_parser(language).parse(source)
+    found: list[tuple[int, NameKind, str, int]] = []
+    for capture, nodes in QueryCursor(_markup_query(language)).captures(tree.root_node).items():
+        kind: NameKind = "id" if capture == "id" else "class"
+        for node in nodes:
+            name = source[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
+            found.append((node.start_byte, kind, name, node.start_point[0]))
+    return [(kind, name, row) for _, kind, name, row in sorted(found)]
 
 
 # --------------------------------------------------------------------------- markup attributes
@@ -173,11 +202,17 @@ def _quoted_tokens(expression: str) -> Iterator[tuple[str, int]]:
 
 
 def markup_names(text: str, *, tight: bool = False, first_line: int = 1) -> list[MarkupName]:
-    """Classes and ids used by class/className/id attributes (HTML, JSX, TSX, Vue, Svelte, templates).
+    """Classes and ids used by class/className/id attributes: of HTML, Vue and Svelte tags from the HTML syntax tree;
+    with `tight`, in a script's JSX and template strings (`attr="..."` with no spaces around `=`, where `id = "x"`
+    is an assignment rather than an attribute) by pattern."""
+    if tight:
+        return _pattern_markup(text, tight=True, first_line=first_line)
+    return _html_tree(text, first_line).used
 
-    `tight` only accepts `attr="..."` with no spaces around `=`, for script files where
-    `id = "x"` is an assignment rather than an attribute.
-    """
+
+def _pattern_markup(text: str, *, tight: bool, first_line: int) -> list[MarkupName]:
+    """markup_names by pattern: for JSX and HTML in a script's template strings, and for template languages (PHP,
+    ERB, Handlebars, Nunjucks, Twig) whose HTML the language pack has no tree for."""
     lines = _Lines(text, first_line)
     text = _HTML_COMMENT.sub(_blank, text)
     found: list[MarkupName] = []
@@ -211,6 +246,58 @@ def markup_names(text: str, *, tight: bool = False, first_line: int = 1) -> list
     for m in _SVELTE_DIRECTIVE.finditer(text):
         found.append(MarkupName("class", m.group(1), lines.at(m.start())))
     return found
+
+
+def _attribute_names(name: str, value: str, row: int) -> Iterator[MarkupName]:
+    """The names one attribute of a tag uses: `class`/`className`/`id`, a Vue binding (`:class`, `v-bind:id`: the
+    quoted names and object keys of its expression) or a Svelte class directive (`class:shown`)."""
+    if name in ("class", "className", "id"):
+        kind: NameKind = "id" if name == "id" else "class"
+        tokens = list(_tokens(value))
+        for token in tokens if kind == "class" else tokens[:1]:
+            yield MarkupName(kind, token, row)
+    elif name.removeprefix("v-bind").removeprefix(":") in ("class", "id") and name != "class":
+        kind = "id" if name.endswith("id") else "class"
+        for token, at in _quoted_tokens(value):
+            yield MarkupName(kind, token, row + value.count("\n", 0, at))
+        if kind == "class":
+            for key in _OBJECT_KEY.finditer(value):  # :class="{ active: isActive }"
+                yield MarkupName("class", next(g for g in key.groups() if g), row + value.count("\n", 0, key.start()))
+    elif name.startswith("class:") and re.fullmatch(r"[A-Za-z_][\w-]*", name[6:]):
+        yield MarkupName("class", name[6:], row)
+
+
+def _html_tree(text: str, first_line: int = 1) -> FileMarkup:
+    """What an HTML, Vue or Svelte file uses in its tags and defines and selects in its <style> and <script>
+    blocks, from the HTML syntax tree (queries/html/markup.scm)."""
+    from tree_sitter import QueryCursor
+
+    source = text.encode("utf-8", errors="surrogateescape")
+    tree = get_parser("html").parse(source)
+
+    def text_of(node: Any) -> str:
+        return source[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
+
+    result = FileMarkup()
+    for _, captures in QueryCursor(_markup_query("html")).matches(tree.root_node):
+        if "attribute" in captures:
+            node = captures["attribute"][0]
+            value = next((c for c in node.named_children if c.type != "attribute_name"), None)
+            inner = next((c for c in value.named_children if c.type == "attribute_value"), value) if value else None
+            name = text_of(node)[: (value.start_byte - node.start_byte) if value else None].rstrip(" \t\n=")
+            row = first_line + node.start_point[0]
+            result.used += _attribute_names(name, text_of(inner) if inner else "", row)
+        elif "style" in captures:
+            block = captures["style"][0]
+            lang = next((text_of(value).strip("\"'").lower() for attribute in captures["style_tag"][0].named_children
+                         if attribute.type == "attribute" and text_of(attribute).startswith("lang")
+                         for value in attribute.named_children[1:2]), "css")
+            result.defined += stylesheet_names(text_of(block), dialect=lang,
+                                               first_line=first_line + block.start_point[0])
+        elif "script" in captures:
+            block = captures["script"][0]
+            result.selected += script_names(text_of(block), first_line=first_line + block.start_point[0])
+    return result
 
 
 # --------------------------------------------------------------------------- scripts
@@ -278,6 +365,8 @@ def script_names(text: str, *, first_line: int = 1) -> list[MarkupName]:
 
 
 # --------------------------------------------------------------------------- per file
+_HTML_SUFFIXES = frozenset({".html", ".htm", ".vue", ".svelte"})  # read with the HTML grammar
+# the <style> and <script> blocks of a template language's file, by pattern (no grammar reads its HTML)
 _STYLE_BLOCK = re.compile(r"<style\b([^>]*)>(.*?)</style\s*>", re.S | re.I)
 _SCRIPT_BLOCK = re.compile(r"<script\b[^>]*>(.*?)</script\s*>", re.S | re.I)
 _LANG_ATTRIBUTE = re.compile(r"\blang\s*=\s*[\"']?(\w+)")
@@ -298,8 +387,10 @@ def file_markup(path: str | PurePath, text: str) -> FileMarkup:
     if suffix in STYLESHEET_SUFFIXES:
         result.defined = stylesheet_names(text, dialect=suffix[1:])
         return result
+    if suffix in _HTML_SUFFIXES:
+        return _html_tree(text)
     if suffix in MARKUP_SUFFIXES:
-        result.used = markup_names(text, tight=suffix in SCRIPT_SUFFIXES)
+        result.used = _pattern_markup(text, tight=suffix in SCRIPT_SUFFIXES, first_line=1)
     elif suffix in SCRIPT_SUFFIXES:
         result.used = markup_names(text, tight=True)  # HTML built in template strings
     if suffix in SCRIPT_SUFFIXES:

@@ -27,15 +27,17 @@ own run after the change was then skipped or focused away (code_intel.workflow.h
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import PurePosixPath
-from typing import Literal
+from typing import Any, Literal
 
 from code_intel.core.file_roles import is_test_file
+from code_intel.languages.table import get_language, get_parser, language_for, query_source
 from code_intel.verify.concerned import go_test, leaf_name, name_parts, named_paths, names_file
 from code_intel.verify.layout import shape
 
@@ -78,7 +80,6 @@ class _Marker:
 
 @dataclass(frozen=True)
 class _Syntax:
-    tests: tuple[re.Pattern[str], ...]  # each match one test; group "name" (and "suite" for GoogleTest)
     owners: re.Pattern[str]  # what a marker can sit on: tests and the groups holding them; group "name"
     markers: tuple[_Marker, ...]
     # (pattern, replacement) taking a skip or focus marker off a line of a body, so that taking a skip out again
@@ -104,7 +105,6 @@ def _dropped(*patterns: str) -> tuple[tuple[re.Pattern[str], str | None], ...]:
 
 
 _PY = _Syntax(
-    tests=(re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(?P<name>test\w*)[ \t]*\(", _M),),
     owners=re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(?P<name>\w+)", _M),
     markers=(
         _marker(r"@pytest\.mark\.(?:skip|skipif|xfail)\b"),
@@ -124,7 +124,6 @@ _JS_TITLE = r"\s*\(\s*(?P<q>['\"`])(?P<name>(?:\\.|(?!(?P=q)).)*)(?P=q)"
 _JS_MODIFIERS = (r"(?:\.(?:(?:skipIf|runIf)\s*\((?:[^()]|\([^()]*\))*\)|skip|only|todo|concurrent|failing|sequential"
                  r"|each\s*(?:\((?:[^()]|\([^()]*\))*\)|`[^`]*`)))*")
 _JS = _Syntax(
-    tests=(re.compile(rf"(?<![\w.$])(?:[xf]?it|x?test){_JS_MODIFIERS}{_JS_TITLE}"),),
     owners=re.compile(rf"(?<![\w.$])(?:[xf]?it|x?test|[xf]?describe|context|suite){_JS_MODIFIERS}{_JS_TITLE}"),
     markers=(
         _marker(r"(?<![\w.$])(?:it|test|describe|context|suite)\.(?:skip|todo)\b"),
@@ -143,7 +142,6 @@ _JS = _Syntax(
     tables=re.compile(r"^(?:export[ \t]+)?(?:const|let|var)[ \t]+(?P<name>[A-Za-z_$][\w$]*)[ \t]*(?::[^=\n]+)?=(?!=)", _M),
 )
 _GO = _Syntax(
-    tests=(re.compile(r"^func[ \t]+(?P<name>(?:Test|Example|Fuzz)\w*)[ \t]*\(", _M),),
     owners=re.compile(r"^func[ \t]+(?:\([^)]*\)[ \t]*)?(?P<name>\w+)", _M),
     markers=(_marker(r"\b\w+\.Skip(?:f|Now)?\s*\(", attached=False),),
     unmark=_dropped(r"\b\w+\.Skip(?:f|Now)?\s*\("),
@@ -151,8 +149,6 @@ _GO = _Syntax(
     tables=re.compile(r"^var[ \t]+(?P<name>\w+)\b[^=\n]*=(?!=)", _M),
 )
 _RS = _Syntax(
-    tests=(re.compile(r"#\[(?:[\w:]+::)?test\b[^\]]*\]\s*(?:#\[[^\]]*\]\s*)*(?:pub(?:\([^)]*\))?\s+)?"
-                      r"(?:async\s+)?(?:unsafe\s+)?fn\s+(?P<name>\w+)"),),
     owners=re.compile(r"\bfn\s+(?P<name>\w+)|\bmod\s+(?P<mod>\w+)\s*\{"),
     markers=(_marker(r"#\[ignore\b[^\]]*\]"),),
     unmark=_unmark((r"#\[ignore\b[^\]]*\]", "")),
@@ -161,13 +157,6 @@ _RS = _Syntax(
     tables=re.compile(r"^[ \t]*(?:pub(?:\([^)]*\))?[ \t]+)?(?:const|static)[ \t]+(?P<name>\w+)[ \t]*:", _M),
 )
 _JVM = _Syntax(
-    tests=(
-        # annotations (their names whole, a line comment after one) between @Test and the method's name
-        re.compile(r"@(?:Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate)\b(?:\s*\([^)]*\))?(?:\s|//[^\n]*)*"
-                   r"(?:@\w+(?:\.\w+)*\b(?:\s*\([^)]*\))?(?:\s|//[^\n]*)*)*(?:(?:public|protected|private|static|final|"
-                   r"open|override|suspend|internal)\s+)*(?:void\s+|fun\s+)?(?:`(?P<quoted>[^`]+)`|(?P<name>\w+))\s*\("),
-        re.compile(r"\bpublic\s+void\s+(?P<name>test\w*)\s*\(\s*\)"),  # JUnit 3
-    ),
     owners=re.compile(r"(?:\bvoid|\bfun|\bclass)\s+(?:`(?P<quoted>[^`]+)`|(?P<name>\w+))"),
     markers=(_marker(r"@(?:Disabled|Ignore)\b"),),
     unmark=_unmark((r"@(?:Disabled|Ignore)\b(?:\s*\([^)]*\))?", "")),
@@ -178,10 +167,6 @@ _JVM = _Syntax(
                       r"\b(?P<name>\w+)[ \t]*\([ \t]*\)", _M),
 )
 _C = _Syntax(
-    tests=(
-        re.compile(r"\b(?:TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P)\s*\(\s*(?P<suite>\w+)\s*,\s*(?P<name>\w+)\s*\)"),
-        re.compile(r"\bRUN_TEST\s*\(\s*(?P<name>\w+)"),  # Unity
-    ),
     owners=re.compile(r"\b(?:TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P)\s*\(\s*(?P<suite>\w+)\s*,\s*(?P<name>\w+)\s*\)"
                       r"|^\w[\w \t*]*?\b(?P<function>\w+)[ \t]*\([^;{}\n]*\)[ \t]*(?:\{|$)", _M),  # on one line
     markers=(_marker(r"\bGTEST_SKIP\s*\(", attached=False), _marker(r"\bTEST_IGNORE(?:_MESSAGE)?\s*\(", attached=False)),
@@ -198,7 +183,6 @@ _BY_SUFFIX = {
     **dict.fromkeys((".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp"), _C),
 }
 _DISABLED = "DISABLED_"
-_UNITY = _C.tests[1]
 
 
 def may_hold_tests(path: str) -> bool:
@@ -234,20 +218,69 @@ def _name(match: re.Match[str]) -> str:
     return f"{suite}.{name}" if suite else name
 
 
-def _tests(syntax: _Syntax, text: str) -> Counter[str]:
-    """Each test defined in `text`, by name (GoogleTest's `DISABLED_` taken off, so a disabled test is still there)."""
-    found: Counter[str] = Counter()
-    for pattern in syntax.tests:
-        for match in pattern.finditer(text):
-            found[_name(match).replace(_DISABLED, "")] += 1
-    return found
+@dataclass(frozen=True)
+class _Definition:
+    name: str  # a GoogleTest's `Suite.Name`, as written (a DISABLED_ prefix kept)
+    top: int  # 0-based line where the definition starts (its `#[test]`, `@Test`, `it(`)
+    first: int  # 0-based line its name ends on: where its body starts
+    runs: bool = False  # a Unity RUN_TEST line: the test is the function it runs
+    suite: bool = False  # a GoogleTest TEST(Suite, Name)
+
+
+_LANGUAGE_OF = {".h": "cpp"}  # a header may hold C++ tests: read with the C++ grammar
+
+
+def _language(path: str) -> str | None:
+    return _LANGUAGE_OF.get(PurePosixPath(path).suffix.lower()) or language_for(path)
+
+
+@functools.cache
+def _query(language: str) -> Any:
+    from tree_sitter import Query
+
+    source = query_source(language, "tests.scm")
+    return Query(get_language(language), source) if source else None
+
+
+def _definitions(language: str, text: str) -> tuple[_Definition, ...]:
+    """The tests `text` defines, from its syntax tree (queries/<language>/tests.scm: @test where one starts, @name,
+    @suite), in text order. Nothing in a comment or a string is a test."""
+    from tree_sitter import QueryCursor
+
+    query = _query(language)
+    if query is None or not text:
+        return ()
+    source = text.encode("utf-8", errors="surrogateescape")
+    tree = get_parser(language).parse(source)
+
+    def text_of(node: Any) -> str:
+        return source[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
+
+    found = []
+    for _, captures in QueryCursor(query).matches(tree.root_node):
+        start, name = captures["test"][0], captures["name"][0]
+        title = text_of(name)
+        if name.type in ("string", "template_string") or title[:1] == "`":
+            title = title[1:-1]
+        suite = captures.get("suite")
+        found.append((start.start_byte, _Definition(f"{text_of(suite[0])}.{title}" if suite else title,
+                                                    start.start_point[0], name.end_point[0],
+                                                    runs=suite is None and language in ("c", "cpp"),
+                                                    suite=suite is not None)))
+    return tuple(definition for _, definition in sorted(found, key=lambda item: item[0]))
+
+
+def _tests(definitions: tuple[_Definition, ...]) -> Counter[str]:
+    """Each test defined, by name (GoogleTest's `DISABLED_` taken off, so a disabled test is still there)."""
+    return Counter(d.name.replace(_DISABLED, "") for d in definitions)
 
 
 _CLOSING = re.compile(r"^[ \t]*}")  # a body's own closing brace (`}`, JS's `});`)
 _SIGNATURE_END = re.compile(r"^[ \t]*(?:[)\]]|\{[ \t]*$)")  # a signature's end on its own line: `) {`, `):`, a lone `{`
 
 
-def _bodies(syntax: _Syntax, text: str, tables_kept: set[str] | frozenset[str] = frozenset()) -> dict[str, list[list[str]]]:
+def _bodies(syntax: _Syntax, definitions: tuple[_Definition, ...], text: str,
+            tables_kept: set[str] | frozenset[str] = frozenset()) -> dict[str, list[list[str]]]:
     """The lines of each test's body, by name (one list per definition: namesakes in several classes), each without
     its indentation, blank lines and skip or focus markers left out (skips are read apart, _markers; taking one out
     again rewrites nothing). A body is what the definition's match spans (attributes and annotations after
@@ -264,19 +297,19 @@ def _bodies(syntax: _Syntax, text: str, tables_kept: set[str] | frozenset[str] =
     bodies: dict[str, list[list[str]]] = {}
     functions = _functions(syntax, text)
     tables = _tables(syntax, text, where, lines, indents, tables_kept)
-    for pattern in syntax.tests:
-        for match in pattern.finditer(text):
-            spans = functions.get(_name(match), match) if pattern is _UNITY else match  # Unity: the function run
-            top = where.of(spans.start()) - 1
-            first = where.of(spans.end()) - 1  # the line the name (and the body's start) is on
-            body = [*_decorators(syntax, stripped, indents, marked, top), *range(top, min(first + 1, len(lines))),
-                    *_block(lines, indents, first, brace_ends=True)]
-            if tables:
-                named = {found.group(0) for found in tables.pattern.finditer("\n".join(stripped[at] for at in body))}
-                have = set(body)
-                body += [at for name in sorted(named) for at in tables.lines[name] if at not in have]
-            texts = (_unmarked(syntax, stripped[at]) if at in marked else stripped[at] for at in body)
-            bodies.setdefault(_name(match).replace(_DISABLED, ""), []).append([line for line in texts if line])
+    for definition in definitions:
+        # Unity: the test is the function RUN_TEST runs, when this file defines it
+        function = functions.get(definition.name) if definition.runs else None
+        top, first = (where.of(function.start()) - 1, where.of(function.end()) - 1) if function else \
+            (definition.top, definition.first)
+        body = [*_decorators(syntax, stripped, indents, marked, top), *range(top, min(first + 1, len(lines))),
+                *_block(lines, indents, first, brace_ends=True)]
+        if tables:
+            named = {found.group(0) for found in tables.pattern.finditer("\n".join(stripped[at] for at in body))}
+            have = set(body)
+            body += [at for name in sorted(named) for at in tables.lines[name] if at not in have]
+        texts = (_unmarked(syntax, stripped[at]) if at in marked else stripped[at] for at in body)
+        bodies.setdefault(definition.name.replace(_DISABLED, ""), []).append([line for line in texts if line])
     return bodies
 
 
@@ -384,11 +417,9 @@ def _decorators(syntax: _Syntax, stripped: list[str], indents: list[int], marked
     return kept
 
 
-def _disabled(syntax: _Syntax, text: str) -> Counter[str]:
+def _disabled(definitions: tuple[_Definition, ...]) -> Counter[str]:
     """GoogleTest's tests disabled by name: `TEST(Suite, DISABLED_Name)` or a `DISABLED_Suite`."""
-    if syntax is not _C:
-        return Counter()
-    return Counter(_name(m).replace(_DISABLED, "") for m in syntax.tests[0].finditer(text) if _DISABLED in _name(m))
+    return Counter(d.name.replace(_DISABLED, "") for d in definitions if _DISABLED in d.name and d.suite)
 
 
 def _markers(syntax: _Syntax, text: str) -> list[tuple[str, Kind, str, int]]:
@@ -420,14 +451,15 @@ def find_test_edits(files: Iterable[tuple[str, str | None, str | None]]) -> list
     read = []  # each file read for tests: its syntax, its texts and the tests defined in each, counted once
     added: Counter[str] = Counter()  # tests defined anew anywhere in the change: a removal elsewhere is a move
     for path, old_text, new_text in files:
-        if (syntax := _syntax(path)) is None:
+        if (syntax := _syntax(path)) is None or (language := _language(path)) is None:
             continue
         old, new = _read(old_text), _read(new_text)
-        before, after = _tests(syntax, old or ""), _tests(syntax, new or "")
-        read.append((path, syntax, old, new, before, after))
+        defined = _definitions(language, old or ""), _definitions(language, new or "")
+        before, after = _tests(defined[0]), _tests(defined[1])
+        read.append((path, syntax, defined, old, new, before, after))
         added += after - before
     edits: list[TestEdit] = []
-    for path, syntax, old, new, before, after in read:
+    for path, syntax, (defined_then, defined_now), old, new, before, after in read:
         for name, count in (before - after).items():
             moved = min(count, added[name])
             added[name] -= moved
@@ -435,7 +467,7 @@ def find_test_edits(files: Iterable[tuple[str, str | None, str | None]]) -> list
             edits.extend(TestEdit(path, name, "removed", how) for _ in range(count - moved))
         if new is None:
             continue
-        for name in (_disabled(syntax, new) - _disabled(syntax, old or "")).elements():
+        for name in (_disabled(defined_now) - _disabled(defined_then)).elements():
             edits.append(TestEdit(path, name, "skipped", "DISABLED_ prefix"))
         earlier = Counter((owner, kind, how) for owner, kind, how, _line in _markers(syntax, old or ""))
         for owner, kind, how, line in _markers(syntax, new):
@@ -446,7 +478,7 @@ def find_test_edits(files: Iterable[tuple[str, str | None, str | None]]) -> list
         if old is not None:  # a test that was there before and is there now, with another body (a skip aside)
             # a table defined in both (one moved away or turned into a class is no case changed)
             kept = _table_names(syntax, old) & _table_names(syntax, new)
-            then, now = _bodies(syntax, old, kept), _bodies(syntax, new, kept)
+            then, now = _bodies(syntax, defined_then, old, kept), _bodies(syntax, defined_now, new, kept)
             told = {edit.test for edit in edits if edit.file == path}
             # a line of it changed or gone; only lines added (a case added to a table) strengthen it, and a body
             # laid out anew (a formatter's run) is the same test. A name whose definitions were removed is told

@@ -1,0 +1,7 @@
+; Test definitions (code_intel.verify.test_edits): @test the `#[test]` attribute (`#[tokio::test]` too), @name the
+; function it marks, past any other attributes and comments.
+((attribute_item (attribute [(identifier) @_a (scoped_identifier name: (identifier) @_a)]) (#eq? @_a "test")) @test
+ .
+ [(attribute_item) (line_comment) (block_comment)]*
+ .
+ (function_item name: (identifier) @name))

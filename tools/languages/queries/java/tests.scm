@@ -7,3 +7,11 @@
 ((method_declaration (modifiers "public") type: (void_type) name: (identifier) @name
    parameters: (formal_parameters) @_p) @test
  (#match? @name "^test") (#eq? @_p "()"))
+
+; What a skip can sit on (@group): void methods and classes.
+(method_declaration type: (void_type) name: (identifier) @group)
+(class_declaration name: (identifier) @group)
+
+; Skips: @skipped a JUnit `@Disabled` or `@Ignore`, on the test that follows (told without its arguments: @how).
+([(marker_annotation name: (identifier) @how) (annotation name: (identifier) @how)] @skipped
+ (#any-of? @how "Disabled" "Ignore"))

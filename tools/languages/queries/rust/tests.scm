@@ -5,3 +5,10 @@
  [(attribute_item) (line_comment) (block_comment)]*
  .
  (function_item name: (identifier) @name))
+
+; What a skip can sit on (@group): every function and inline module.
+(function_item name: (identifier) @group)
+(mod_item name: (identifier) @group body: (_))
+
+; Skips: @skipped the `#[ignore]` attribute, on the test that follows.
+((attribute_item (attribute (identifier) @_a)) @skipped (#eq? @_a "ignore"))

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import signal
 import subprocess
 import tempfile
 import threading
@@ -21,6 +20,7 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
+from code_intel.core import processes
 from code_intel.verify.models import CommandOutcome, Verdict
 from code_intel.verify.parsers import FailureCollector, clean, junit_failures
 from code_intel.verify.settings import VerifyCommand
@@ -111,24 +111,6 @@ def _amount(reader: _Reader) -> str:
     return f"{reader.bytes} bytes" if reader.bytes < 1024 else f"{reader.bytes / 1024:.1f} KB"
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM to the command's process group, then SIGKILL after a grace period."""
-    for sig, wait in ((signal.SIGTERM, KILL_GRACE_S), (signal.SIGKILL, KILL_GRACE_S)):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, sig)
-        try:
-            proc.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-
-
-def _reap_group(pgid: int) -> None:
-    """Kill whatever the command left behind in its group (background servers, stuck children)."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
-
-
 def run_command(command: VerifyCommand, cwd: Path, progress: Progress | None = None) -> CommandOutcome:
     """Run `command` in `cwd`; never raises for the command's own failures. The failing tests are read from
     pytest's JUnit XML report when it wrote one, else from the output."""
@@ -145,10 +127,7 @@ def _run(command: VerifyCommand, cwd: Path, progress: Progress | None, junit_rep
     collector = FailureCollector()
     started = time.monotonic()
     try:
-        proc = subprocess.Popen(  # noqa: S603 - the user's own configured command
-            _argv(command), cwd=str(cwd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, start_new_session=True, env=_environment(junit_report),
-        )
+        proc = processes.start_streaming(_argv(command), cwd=cwd, env=_environment(junit_report))
     except OSError as err:
         return CommandOutcome(name=command.name, command=shown, verdict="error",
                               note=f"could not start: {err.strerror or err} ({_argv(command)[0]})",
@@ -162,7 +141,7 @@ def _run(command: VerifyCommand, cwd: Path, progress: Progress | None, junit_rep
         remaining = command.timeout_s - elapsed
         if remaining <= 0:
             timed_out = True
-            _kill_group(proc)
+            processes.stop_group(proc, KILL_GRACE_S)
             break
         try:
             proc.wait(timeout=min(remaining, 0.5))
@@ -173,7 +152,7 @@ def _run(command: VerifyCommand, cwd: Path, progress: Progress | None, junit_rep
             next_report += PROGRESS_EVERY_S
             with contextlib.suppress(Exception):  # a lost client must not stop the check
                 progress(elapsed, f"{command.name}: running for {elapsed:.0f}s ({_amount(reader)} of output)")
-    _reap_group(proc.pid)
+    processes.kill_group(proc.pid)  # whatever it left running in its group
     reader.join(timeout=KILL_GRACE_S)
     if proc.stdout is not None:
         with contextlib.suppress(OSError):

@@ -3,9 +3,9 @@
 Each tool is a top-level typed function: its type hints are its input schema, its docstring its description and
 its return type (a pydantic model, or a union of them) its output schema, "one of these, or the refusal". It
 reaches the application object through the server's lifespan context, calls one core function and returns that
-function's answer as its result model. The `@tool` line declares the rest of what the server knows of it: its MCP
-annotations, whether its calls go into the session ledger (the evidence `tools_used` is checked against) and
-whether its answers show code (the files they show count as seen). Around every call, once: refusals
+function's answer as its result model. The rest of what the server knows of a tool (its MCP annotations, whether
+its calls go into the session ledger, whether its answers show code) is its entry in tools/core/tool_facts.py, a
+table the workflow reads too. Around every call, once: refusals
 (tools/server/refusals.py), the answer on the wire (tools/server/answers.py), and the ledger, timing and log line
 (tools/server/calls.py, a middleware of the SDK). The `/code` skill is also served as the MCP prompt `code`.
 
@@ -40,6 +40,7 @@ from code_intel.context import skill
 from code_intel.context.rules import ContextUpdate
 from code_intel.core.errors import CodeIntelError
 from code_intel.core.log_setup import setup_logging
+from code_intel.core.tool_facts import DESTRUCTIVE, READ_ONLY, STATEFUL, TOOL_FACTS, Access
 from code_intel.explore.impact import ImpactReport
 from code_intel.explore.models import (
     DefinitionResult,
@@ -58,7 +59,7 @@ from code_intel.learning.outcomes import OutcomeEntry, OutcomeStats
 from code_intel.server import sdk
 from code_intel.server.answers import compact_schema, output_schema, result_models, wire_result
 from code_intel.server.app import CodeIntelApp
-from code_intel.server.calls import ToolFacts, answering, record_calls
+from code_intel.server.calls import answering, record_calls
 from code_intel.server.refusals import argument_error, refusal, unknown_argument_error, unknown_tool_error
 from code_intel.server.stdio import serve_stdio
 from code_intel.verify.models import CheckRun
@@ -79,28 +80,28 @@ SERVER_INSTRUCTIONS = (
     "send `expected_payload` to submit_phase. After a context loss call get_session_status."
 )
 
-READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
-STATEFUL = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
-DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+# the MCP annotations of each access a tool declares (core/tool_facts.py)
+ANNOTATIONS: dict[Access, ToolAnnotations] = {
+    READ_ONLY: ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False),
+    STATEFUL: ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False),
+    DESTRUCTIVE: ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False),
+}
 
 Ctx = Context[CodeIntelApp, Any]
 KeywordsArg = Annotated[list[str] | None, Field(description="identifiers you expect (guesses are fine)")]
 OffsetArg = Annotated[int, Field(ge=0, description="next_offset of the last answer")]
 CodeHintArg = Annotated[str | None, Field(description="a sketch of the code you expect")]
 
-TOOLS: dict[str, ToolFacts] = {}
+TOOLS: dict[str, Callable[..., Any]] = {}
 
 
-def tool(annotations: ToolAnnotations, *, ledger: bool = True,
-         shows_code: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Make a top-level function a tool of this server, with what the server needs to know of it: `ledger`, its
-    calls are recorded in the session ledger; `shows_code`, the files its answers show code of count as seen."""
-
-    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-        TOOLS[fn.__name__] = ToolFacts(fn, annotations, ledger=ledger, shows_code=shows_code)
-        return fn
-
-    return register
+def tool(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Make a top-level function a tool of this server. What the server knows of it besides its signature (MCP
+    annotations, ledger, shows code) is its entry in core/tool_facts.py, which the workflow reads as well."""
+    if fn.__name__ not in TOOL_FACTS:
+        raise TypeError(f"tool {fn.__name__} has no entry in code_intel/core/tool_facts.py")
+    TOOLS[fn.__name__] = fn
+    return fn
 
 
 def app_of(ctx: Ctx) -> CodeIntelApp:
@@ -120,9 +121,7 @@ def progress_reporter(ctx: Ctx) -> Callable[[float, str], None]:
 
 
 # ------------------------------------------------------------------- session
-# start_session and get_session_status are recorded in the ledger (after the call, so start_session
-# lands in the new session): an agent naming them in tools_used really called them.
-@tool(STATEFUL)
+@tool
 def start_session(
     ctx: Ctx,
     intent: Literal["IMPLEMENT", "MODIFY", "INVESTIGATE", "QUESTION"],
@@ -138,7 +137,7 @@ def start_session(
     return PhaseResponse.model_validate(answer)
 
 
-@tool(STATEFUL, ledger=False)
+@tool
 def submit_phase(
     ctx: Ctx,
     # declared an object (Codex shows an untyped property to the model as `{}`), validated by the phase's
@@ -184,7 +183,7 @@ def ask_user_to_keep_early_changes(ctx: Ctx, data: Any) -> None:
         workflow.grant_early_changes(pending, by="elicitation")
 
 
-@tool(READ_ONLY)
+@tool
 def get_session_status(ctx: Ctx) -> PhaseResponse:
     """Where the session stands: phase, step, completed steps, instruction, expected_payload, task progress.
     Restores an interrupted session. Call it whenever unsure what to do next."""
@@ -192,7 +191,7 @@ def get_session_status(ctx: Ctx) -> PhaseResponse:
 
 
 # --------------------------------------------------------------- exploration
-@tool(READ_ONLY, shows_code=True)
+@tool
 def search_text(
     ctx: Ctx,
     pattern: Annotated[str | list[str], Field(description="a regex or a list of them")],
@@ -210,7 +209,7 @@ def search_text(
                                             max_results=max_results)
 
 
-@tool(READ_ONLY)
+@tool
 def search_files(
     ctx: Ctx,
     pattern: Annotated[str, Field(description="glob; ** crosses folders")],
@@ -221,7 +220,7 @@ def search_files(
     return app_of(ctx).explorer.search_files(pattern, path=path, max_results=max_results)
 
 
-@tool(READ_ONLY, shows_code=True)
+@tool
 def find_definitions(
     ctx: Ctx,
     symbol: str,
@@ -237,7 +236,7 @@ def find_definitions(
                                                    offset=offset, max_results=max_results)
 
 
-@tool(READ_ONLY, shows_code=True)
+@tool
 def find_references(
     ctx: Ctx,
     symbol: str,
@@ -260,7 +259,7 @@ def find_references(
                                                   level=level, role=role, offset=offset, max_results=max_results)
 
 
-@tool(READ_ONLY, shows_code=True)
+@tool
 def get_symbols(
     ctx: Ctx, path: Annotated[str, Field(description="a file; with unused, a folder too")],
     unused: Annotated[bool, Field(description="what nothing else names")] = False,
@@ -273,7 +272,7 @@ def get_symbols(
     return app_of(ctx).explorer.symbols_answer(path, offset=offset)
 
 
-@tool(READ_ONLY, shows_code=True)
+@tool
 def analyze_structure(
     ctx: Ctx, path: Annotated[str, Field(description="a file")],
     parts: Annotated[list[Literal["imports", "classes", "functions"]] | None, Field(
@@ -285,13 +284,13 @@ def analyze_structure(
     return app_of(ctx).explorer.structure_answer(path, parts=list(parts) if parts else None, offset=offset)
 
 
-@tool(READ_ONLY, shows_code=True)
+@tool
 def get_function_at_line(ctx: Ctx, path: str, line: Annotated[int, Field(ge=1)]) -> EnclosingFunction:
     """The innermost function or method around a line: name, span, code."""
     return app_of(ctx).explorer.get_function_at_line(path, line)
 
 
-@tool(READ_ONLY, shows_code=True)
+@tool
 def analyze_impact(
     ctx: Ctx,
     files: Annotated[list[str], Field(description="files you plan to change")],
@@ -307,7 +306,7 @@ def analyze_impact(
     return app_of(ctx).analyze_impact(files, symbols, level=level, group=group, offset=offset)
 
 
-@tool(READ_ONLY, shows_code=True)
+@tool
 def query(
     ctx: Ctx,
     question: Annotated[str, Field(description="a natural-language question about the code")],
@@ -320,7 +319,7 @@ def query(
 
 
 # ------------------------------------------------------------------ semantic
-@tool(READ_ONLY, shows_code=True)
+@tool
 def semantic_search(
     ctx: Ctx,
     query: str,
@@ -335,19 +334,19 @@ def semantic_search(
         query, n_results=n_results, collection=collection, keywords=keywords, code_hint=code_hint))
 
 
-@tool(READ_ONLY, shows_code=True)
+@tool
 def fetch_chunk_detail(ctx: Ctx, chunk_id: str) -> ChunkDetail:
     """The full text and location of one chunk returned by semantic_search."""
     return ChunkDetail.model_validate(app_of(ctx).index.fetch_chunk_detail(chunk_id))
 
 
-@tool(READ_ONLY)
+@tool
 def validate_symbol_relevance(ctx: Ctx, query: str, symbols: list[str]) -> RelevanceResult:
     """Each symbol's relevance to a request (embedding similarity), with a verdict."""
     return RelevanceResult.model_validate(app_of(ctx).validate_symbol_relevance(query, symbols))
 
 
-@tool(STATEFUL)
+@tool
 def sync_index(
     ctx: Ctx,
     force: bool = False,
@@ -362,41 +361,41 @@ def sync_index(
     return SyncReport.model_validate(app_of(ctx).sync_index(force, progress, wait=wait))
 
 
-@tool(STATEFUL)
+@tool
 def update_context(ctx: Ctx) -> ContextUpdate:
     """Refresh context.yml's summary of the project rules file (CLAUDE.md by default)."""
     return ContextUpdate.model_validate(app_of(ctx).update_context())
 
 
 # ---------------------------------------------------- implementation control
-@tool(READ_ONLY)
+@tool
 def check_write_target(ctx: Ctx, file_path: str) -> WriteCheck:
     """May this file be written now? Only in READY, inside the project: explored files, new files in explored
     folders, pure markup."""
     return WriteCheck.model_validate(app_of(ctx).workflow.check_write_target(file_path))
 
 
-@tool(STATEFUL)
+@tool
 def add_explored_files(ctx: Ctx, files: list[str]) -> ExploredFiles:
     """Mark files you have read as explored, so READY may write them."""
     return ExploredFiles.model_validate(app_of(ctx).workflow.add_explored_files(files))
 
 
-@tool(READ_ONLY)
+@tool
 def review_changes(ctx: Ctx) -> SessionReview:
     """The session's changes against the base: per file status, line counts, a capped diff, files changed outside
     the write rules, garbage candidates (debug prints, commented-out code, temp files)."""
     return SessionReview.model_validate(app_of(ctx).workflow.review_changes())
 
 
-@tool(STATEFUL)
+@tool
 def run_checks(ctx: Ctx) -> CheckRun:
     """Run the verify.commands relevant to the session's changed files now, as POST_IMPL_VERIFY will: per command
     the verdict, duration, failing tests and the output's tail. Allowed in VERIFICATION and POST_IMPL_VERIFY."""
     return CheckRun.model_validate(app_of(ctx).workflow.run_checks(progress_reporter(ctx)))
 
 
-@tool(DESTRUCTIVE)
+@tool
 def cleanup_stale_branches(ctx: Ctx) -> CleanupResult:
     """Back to the base branch; delete every llm_task_* branch (each reported with its head commit) and the
     checkpoints; reset the session."""
@@ -404,7 +403,7 @@ def cleanup_stale_branches(ctx: Ctx) -> CleanupResult:
 
 
 # ------------------------------------------------------------------ learning
-@tool(STATEFUL)
+@tool
 def record_outcome(
     ctx: Ctx,
     outcome: Literal["success", "failure"],
@@ -416,7 +415,7 @@ def record_outcome(
     return OutcomeEntry.model_validate(app_of(ctx).record_outcome(outcome, phase_at_outcome, analysis or {}))
 
 
-@tool(READ_ONLY)
+@tool
 def get_outcome_stats(ctx: Ctx) -> OutcomeStats:
     """Recorded outcomes and refusals counted by phase and reason."""
     return OutcomeStats.model_validate(app_of(ctx).outcome_stats())
@@ -439,14 +438,14 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
         async def lifespan(_: MCPServer[CodeIntelApp]) -> AsyncIterator[CodeIntelApp]:
             yield app
 
-        self.registered = {name: Tool.from_function(answering(facts.fn), name=name, annotations=facts.annotations,
-                                                    description=inspect.cleandoc(facts.fn.__doc__ or ""),
-                                                    structured_output=False)
-                           for name, facts in TOOLS.items()}
+        self.registered = {name: Tool.from_function(answering(fn), name=name,
+                                                    annotations=ANNOTATIONS[TOOL_FACTS[name].access],
+                                                    description=inspect.cleandoc(fn.__doc__ or ""), structured_output=False)
+                           for name, fn in TOOLS.items()}
         super().__init__("code-intel", instructions=SERVER_INSTRUCTIONS, lifespan=lifespan,
-                         tools=list(self.registered.values()), middleware=[record_calls(TOOLS)])
+                         tools=list(self.registered.values()), middleware=[record_calls(TOOL_FACTS)])
         self.app = app
-        self.output_schemas = {name: output_schema(result_models(facts.fn)) for name, facts in TOOLS.items()}
+        self.output_schemas = {name: output_schema(result_models(fn)) for name, fn in TOOLS.items()}
         self.add_prompt(Prompt.from_function(code, name="code", title="code-intel session",
                                              description=skill.description()))
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from code_intel.core.tool_facts import SERVER_TOOLS
 from code_intel.server.app import CodeIntelApp
-from code_intel.workflow.phases import SERVER_TOOLS
 from code_intel_server import TOOLS, build_server
 
 # Every tool the in-memory test can run without the embedding model, with arguments that succeed.

@@ -482,8 +482,8 @@ class WorkflowEngine:
         return spec, model, draft, transition
 
     def _refused(self, state: SessionState, attempt: _Attempt, data: Any, err: CodeIntelError, started: float) -> None:
-        """Record a refused submit: what its checks observed is kept, the decision and history are logged, and
-        the refusal gets the phase's contract fields."""
+        """Record a refused submit: what its checks observed is kept, and the decision and history are logged.
+        (The refusal gets the phase's contract fields from `annotate_refusal`, like every other refusal.)"""
         if attempt.checked:  # a withdrawn commit's files stay unexpected: only git's state is the server's
             self._settle(state, transition=None, tree=False if isinstance(err, UnexpectedChanges) else None)
         context = attempt.context
@@ -496,7 +496,6 @@ class WorkflowEngine:
         self.decisions.append(session_id=state.session_id, phase=state.phase.value, step=state.step,
                               accepted=False, payload=data, error=err.code, message=err.message)
         self._history_submit(state, data, started, err=err)
-        err.details.update(self._refusal_details(state))
 
     @staticmethod
     def _route(state: SessionState, draft: SessionState, transition: Transition) -> Transition:
@@ -792,7 +791,8 @@ class WorkflowEngine:
 
     def annotate_refusal(self, data: dict[str, Any]) -> None:
         """Give a refusal the contract's fields it has not got: the current phase's instruction, expected_payload
-        and call; with no session, how to start one (code_intel.server.refusals.refusal calls this for every one)."""
+        and call; with no session, how to start one. The one place they are added: code_intel.server.refusals.refusal
+        calls this for every refusal (a caller of the engine without the MCP layer calls it on `err.to_dict()`)."""
         with self._lock:
             live = self._live
             if live is None:

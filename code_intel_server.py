@@ -63,7 +63,7 @@ from code_intel.server.calls import answering, record_calls
 from code_intel.server.refusals import argument_error, refusal, unknown_argument_error, unknown_tool_error
 from code_intel.server.stdio import serve_stdio
 from code_intel.verify.models import CheckRun
-from code_intel.workflow.responses import (
+from code_intel.workflow.response_models import (
     CleanupResult,
     ExploredFiles,
     PhaseResponse,

@@ -142,7 +142,7 @@ def test_an_answer_is_its_model_as_json_with_success_and_no_nulls() -> None:
     from code_intel.explore.models import Partial, PatternResult
     from code_intel.learning.outcomes import OutcomeEntry
     from code_intel.server.answers import answered
-    from code_intel.workflow.responses import PhaseResponse
+    from code_intel.workflow.response_models import PhaseResponse
 
     results = [
         Partial(),  # every field null: only `success` is left

@@ -123,44 +123,52 @@ def run_command(command: VerifyCommand, cwd: Path, progress: Progress | None = N
 
 
 def _run(command: VerifyCommand, cwd: Path, progress: Progress | None, junit_report: Path) -> CommandOutcome:
-    shown = command.shown()
     collector = FailureCollector()
     started = time.monotonic()
     try:
         proc = processes.start_streaming(_argv(command), cwd=cwd, env=_environment(junit_report))
     except OSError as err:
-        return CommandOutcome(name=command.name, command=shown, verdict="error",
+        return CommandOutcome(name=command.name, command=command.shown(), verdict="error",
                               note=f"could not start: {err.strerror or err} ({_argv(command)[0]})",
                               duration_s=round(time.monotonic() - started, 3))
     reader = _Reader(proc.stdout, collector)
     reader.start()
-    timed_out = False
+    timed_out = not _wait(proc, command, started, reader, progress)
+    processes.kill_group(proc.pid)  # whatever it left running in its group
+    reader.join(timeout=KILL_GRACE_S)
+    if proc.stdout is not None:
+        with contextlib.suppress(OSError):
+            proc.stdout.close()
+    return _outcome(command, None if timed_out else proc.returncode, round(time.monotonic() - started, 3),
+                    collector, reader)
+
+
+def _wait(proc: subprocess.Popen[bytes], command: VerifyCommand, started: float, reader: _Reader,
+          progress: Progress | None) -> bool:
+    """Wait for the command to end, telling `progress` how it goes; False when it was stopped at its timeout."""
     next_report = PROGRESS_EVERY_S
     while True:
         elapsed = time.monotonic() - started
         remaining = command.timeout_s - elapsed
         if remaining <= 0:
-            timed_out = True
             processes.stop_group(proc, KILL_GRACE_S)
-            break
+            return False
         try:
             proc.wait(timeout=min(remaining, 0.5))
-            break
+            return True
         except subprocess.TimeoutExpired:
             pass
         if progress is not None and elapsed >= next_report:
             next_report += PROGRESS_EVERY_S
             with contextlib.suppress(Exception):  # a lost client must not stop the check
                 progress(elapsed, f"{command.name}: running for {elapsed:.0f}s ({_amount(reader)} of output)")
-    processes.kill_group(proc.pid)  # whatever it left running in its group
-    reader.join(timeout=KILL_GRACE_S)
-    if proc.stdout is not None:
-        with contextlib.suppress(OSError):
-            proc.stdout.close()
-    duration = round(time.monotonic() - started, 3)
-    code = None if timed_out else proc.returncode
+
+
+def _outcome(command: VerifyCommand, code: int | None, duration: float, collector: FailureCollector,
+             reader: _Reader) -> CommandOutcome:
+    """The verdict of a command that ran: its exit code decides (None: stopped at its timeout)."""
     verdict: Verdict
-    if timed_out:
+    if code is None:
         verdict = "timed_out"
         note = f"killed after its {command.timeout_s:g}s timeout (timeout_s in config.json verify.commands)"
     else:
@@ -169,7 +177,7 @@ def _run(command: VerifyCommand, cwd: Path, progress: Progress | None, junit_rep
         if code == 127 and isinstance(command.run, str):
             note = "exit 127: the shell could not find the program"
     return CommandOutcome(
-        name=command.name, command=shown, verdict=verdict, exit_code=code, duration_s=duration,
+        name=command.name, command=command.shown(), verdict=verdict, exit_code=code, duration_s=duration,
         failing_tests=collector.names if verdict != "passed" else [], excerpt=collector.excerpt if verdict != "passed" else [],
         tail=reader.tail_text(), note=note, tests_ran=collector.counts.ran, tests_skipped=collector.counts.skipped,
     )

@@ -60,7 +60,7 @@ from code_intel.verify.models import not_configured_view
 from code_intel.workflow import grants, write_log
 from code_intel.workflow.checkpoint import CheckpointStore
 from code_intel.workflow.contract import ContractSource, PhaseContract
-from code_intel.workflow.flags import parse_flags
+from code_intel.workflow.flags import SessionFlags, parse_flags
 from code_intel.workflow.handlers import (
     SELF_REPORTED,
     PhaseContext,
@@ -159,17 +159,7 @@ class WorkflowEngine:
     # ------------------------------------------------------------- session start
     def start_session(self, intent: str, query: str, flags: list[str], repo_path: str | None) -> dict[str, Any]:
         with self._lock:
-            parsed = parse_flags(flags)
-            if intent not in INTENTS:
-                raise InvalidArgument(f"intent {intent!r} is not one of {sorted(INTENTS)}",
-                                      hint="IMPLEMENT or MODIFY to change code, INVESTIGATE or QUESTION to explore only")
-            if is_investigation(intent, parsed) and (parsed.fast or parsed.quick or parsed.only_verify):
-                raise InvalidFlag(f"{intent} sessions explore only; --fast, --quick and --only-verify apply to implementation",
-                                  hint="drop the flag, or start an IMPLEMENT/MODIFY session")
-            if not isinstance(query, str) or not query.strip():
-                raise InvalidArgument("query is empty", hint="send the user's request verbatim")
-            query, query_cut = cut_text(query, MAX_QUERY_CHARS)
-            self._check_repo_path(repo_path)
+            parsed, query, query_cut = self._start_arguments(intent, query, flags, repo_path)
             contracts = self.contracts.get()  # a malformed phase_contract.yml is refused before anything starts
             if self._live is not None:
                 return self._recovery_response(self._live.state)
@@ -203,19 +193,39 @@ class WorkflowEngine:
             self.history.append(session_id, "start", intent=intent, query=query, flags=parsed.typed(),
                                 phase=state.phase.value, step=state.step,
                                 git=info.model_dump(mode="json", exclude_none=True, exclude_defaults=True))
-            response = phase_response(self.root, state, contracts[state.contract_id])
-            rules = self._project_rules()
-            if rules.get("source") and rules.get("content"):  # the answer shows the rules file
-                self._note_shown(state, "start_session", [rules["source"]])
-            response.update(project_rules=rules, flags=parsed.typed(), intent=intent)
-            if info.note:
-                response["git_note"] = info.note
-            if info.stale_branches:
-                response["stale_branches"] = list(info.stale_branches)
-            if query_cut:
-                response["cut"] = [f"query: {query_cut}; the rest is not kept"]
             log.info("session %s started (%s, flags %s) at %s", session_id, intent, parsed.typed(), state.phase)
-            return response
+            return self._start_answer(state, contracts[state.contract_id], query_cut)
+
+    def _start_arguments(self, intent: str, query: str, flags: list[str],
+                         repo_path: str | None) -> tuple[SessionFlags, str, str | None]:
+        """start_session's arguments checked: the parsed flags, the query (cut to MAX_QUERY_CHARS) and what was cut."""
+        parsed = parse_flags(flags)
+        if intent not in INTENTS:
+            raise InvalidArgument(f"intent {intent!r} is not one of {sorted(INTENTS)}",
+                                  hint="IMPLEMENT or MODIFY to change code, INVESTIGATE or QUESTION to explore only")
+        if is_investigation(intent, parsed) and (parsed.fast or parsed.quick or parsed.only_verify):
+            raise InvalidFlag(f"{intent} sessions explore only; --fast, --quick and --only-verify apply to implementation",
+                              hint="drop the flag, or start an IMPLEMENT/MODIFY session")
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidArgument("query is empty", hint="send the user's request verbatim")
+        query, query_cut = cut_text(query, MAX_QUERY_CHARS)
+        self._check_repo_path(repo_path)
+        return parsed, query, query_cut
+
+    def _start_answer(self, state: SessionState, contract: PhaseContract, query_cut: str | None) -> dict[str, Any]:
+        """The first phase's response, with the project rules (the rules file counts as shown) and the git notes."""
+        response = phase_response(self.root, state, contract)
+        rules = self._project_rules()
+        if rules.get("source") and rules.get("content"):  # the answer shows the rules file
+            self._note_shown(state, "start_session", [rules["source"]])
+        response.update(project_rules=rules, flags=state.flags.typed(), intent=state.intent)
+        if state.git.note:
+            response["git_note"] = state.git.note
+        if state.git.stale_branches:
+            response["stale_branches"] = list(state.git.stale_branches)
+        if query_cut:
+            response["cut"] = [f"query: {query_cut}; the rest is not kept"]
+        return response
 
     def _prune_interrupted_starts(self) -> None:
         """Snapshots left by a start that died before its first checkpoint (no checkpoint names them)."""

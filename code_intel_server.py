@@ -505,7 +505,7 @@ def stop_on_signals(app: CodeIntelApp) -> None:
     """SIGINT and SIGTERM stop the server at once: save the session and release the project lock (waiting
     at most STOP_SECONDS for a tool that holds it), flush the log, exit. The index and other caches are not
     closed: their state survives a kill anyway. A normal interpreter exit would wait for the worker thread
-    that blocks reading stdin, which is why SIGINT alone used to leave the server running."""
+    that blocks reading stdin, so SIGINT alone would leave the server running."""
     stopping = threading.Event()
 
     def stop(signum: int, _frame: Any) -> None:

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from default_calls import import_path  # benchmarks/ is on sys.path when this script runs
 
 REPO = Path(__file__).resolve().parent.parent
 SERVER = REPO / "code_intel_server.py"
@@ -35,7 +38,8 @@ def spawn_to_tools_list(project: Path, server: Path = SERVER) -> tuple[float, in
     """Seconds from Popen to the tools/list reply, and how many tools it listed."""
     started = time.perf_counter()
     proc = subprocess.Popen([sys.executable, str(server), "--project", str(project), "--log-level", "WARNING"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            env=own_imports(server))
     assert proc.stdin and proc.stdout
     try:
         proc.stdin.write("".join(json.dumps(m) + "\n" for m in (INITIALIZE, INITIALIZED, LIST_TOOLS)))
@@ -95,7 +99,12 @@ print(time.process_time() - started)
 
 def cpu_after_sdk(runs: int, server: Path = SERVER) -> list[float]:
     return [float(subprocess.run([sys.executable, "-c", CPU_AFTER_SDK], capture_output=True, text=True,
-                                 cwd=server.parent, check=True).stdout) for _ in range(runs)]
+                                 cwd=server.parent, env=own_imports(server), check=True).stdout) for _ in range(runs)]
+
+
+def own_imports(server: Path) -> dict[str, str]:
+    """The environment in which `server` imports `code_intel` from its own checkout, not this one."""
+    return {**os.environ, "PYTHONPATH": str(import_path(server.parent))}
 
 
 def heavy_loaded() -> list[str]:

@@ -189,3 +189,13 @@ def test_an_unknown_argument_gets_the_argument_meant(tool: str, sent: str, sugge
     refusal = unknown_argument_error(tool, {sent: "x"}, known)
     assert refusal is not None and f"did you mean {suggested!r} for {sent!r}?" in refusal.message, refusal
 
+
+
+def test_a_tool_the_table_does_not_name_is_refused_at_registration() -> None:
+    from code_intel_server import tool
+
+    def not_in_the_table() -> None:
+        """A tool without a line in core/tool_facts.py."""
+
+    with pytest.raises(TypeError, match="tool_facts"):
+        tool(not_in_the_table)

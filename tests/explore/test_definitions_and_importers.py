@@ -21,6 +21,7 @@ WRAPPED = """;(function() {
       return collection;
     }
     var helper = function(x) { return x; };
+    var merge = createAssigner(function(object) { var local = 1; return local; });
     return map;
   });
   var made = (function() {
@@ -36,9 +37,25 @@ def test_functions_inside_wrapper_functions_are_in_the_outline(tmp_path: Path) -
     symbols = {s.name: s for s in explorer.get_symbols("lib/wrapped.js").symbols}
     wrapper = symbols["runInContext"]
     assert wrapper.kind == "function"
-    assert [(c.name, c.line) for c in wrapper.children] == [("map", 4)]
+    # a module pattern: its body's functions and variables are the module's definitions, not a function's locals
+    assert [(c.name, c.line) for c in wrapper.children] == [("map", 4), ("helper", 7), ("merge", 8)]
     assert [(c.name, c.kind) for c in symbols["made"].children] == [("inner", "function")]  # an IIFE's value
     assert symbols["made"].kind == "variable"
+
+
+def test_a_variable_bound_to_a_call_inside_a_wrapper_is_a_definition(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """lodash's `var merge = createAssigner(...)` inside runInContext, in a file ctags gives up on."""
+    body = "".join(f"    function fn{i}(x) {{\n      return x + {i};\n    }}\n" for i in range(3000))
+    source = (";(function() {\n  var runInContext = (function runInContext(context) {\n" + body +
+              "    var merge = createAssigner(function(object) { var local = 1; return local; });\n"
+              "    return merge;\n  });\n}.call(this));\n")
+    explorer = explorer_over(tmp_path, {"big.js": source})
+    real = definitions_module.run_ctags
+    monkeypatch.setattr(definitions_module, "run_ctags",
+                        lambda cwd, files, timeout=120.0: [t for t in real(cwd, files, timeout) if t.line < 1000])
+    assert [(d.file, d.line) for d in explorer.find_definitions("merge").definitions] == [("big.js", 3 + 3 * 3000)]
+    assert explorer.find_definitions("local").definitions == []  # a local of a function inside it is not
 
 
 def test_a_nullish_or_optional_use_is_not_a_definition() -> None:

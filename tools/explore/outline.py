@@ -160,10 +160,11 @@ class _Walk:
                         self.symbols(value, symbol.children, _join(scope, symbol.name), inner_kind, var_kind == "function")
                     elif value is not None and (wrapped := _wrapped_function(value)) is not None:
                         # `var runInContext = (function runInContext(context) {...})` (lodash) or an IIFE's value:
-                        # the functions declared inside are the module's real definitions
+                        # a module pattern, so what its body declares, functions and variables alike (lodash's
+                        # `var merge = createAssigner(...)`), are the module's real definitions
                         if _unparenthesized(value) is wrapped:  # the value is the function, not its result
                             symbol.kind = "method" if parent_kind in TYPE_KINDS else "function"
-                        self.symbols(wrapped, symbol.children, _join(scope, symbol.name), "function", True)
+                        self.symbols(wrapped, symbol.children, _join(scope, symbol.name), "function", False)
             elif not in_function or self.may_hold_symbols(child, child.start_byte):
                 self.symbols(child, out, scope, parent_kind, in_function)
 

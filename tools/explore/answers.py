@@ -22,7 +22,9 @@ from code_intel.core.file_roles import Role, file_role
 from code_intel.explore.models import (
     DefinitionResult,
     FileHits,
+    MultiPatternResult,
     OutlineSymbol,
+    PatternResult,
     Reference,
     ReferenceResult,
     RoleCount,
@@ -234,23 +236,69 @@ def _references_more(result: ReferenceResult, listed_roles: set[str], level: Lev
     return "; ".join(notes)
 
 
+# --------------------------------------------------------------------------- lists in rank order
+def fit_page(items: Sequence[T], as_json: Callable[[T], Any], *, offset: int = 0, limit: int | None = None,
+             budget_tokens: int = DEFAULT_BUDGET_TOKENS) -> tuple[list[T], int | None]:
+    """The items from `offset` on that fit the budget, in their order (or the first `limit` of them whatever their
+    size), and the offset of the next page (None when none is left). A page holds at least one item, so paging
+    always moves on."""
+    fit = Fitter(budget_chars(budget_tokens) - RESERVED_CHARS if limit is None else 1 << 40)
+    kept: list[T] = []
+    for item in items[offset:]:
+        if len(kept) == limit or (not fit.take(as_json(item)) and kept):
+            break
+        kept.append(item)
+    end = offset + len(kept)
+    return kept, end if end < len(items) else None
+
+
+def _model_json(item: Any) -> Any:
+    return item.model_dump(exclude_none=True) if hasattr(item, "model_dump") else item
+
+
 # --------------------------------------------------------------------------- find_definitions
 def shape_definitions(result: DefinitionResult, *, offset: int = 0,
                       budget_tokens: int = DEFAULT_BUDGET_TOKENS) -> DefinitionResult:
     """find_definitions' answer within the budget, in the index's order (exact names, own source, types and
     callables first), from `offset` on."""
-    found = result.definitions
-    fit = Fitter(budget_chars(budget_tokens) - RESERVED_CHARS)
-    kept = []
-    for d in found[offset:]:
-        if not fit.take(d.model_dump(exclude_none=True)):
-            break
-        kept.append(d)
-    result.definitions = kept
-    if offset + len(kept) < len(found):
-        result.next_offset = offset + len(kept)
+    result.definitions, result.next_offset = fit_page(result.definitions, _model_json, offset=offset,
+                                                      budget_tokens=budget_tokens)
+    if result.next_offset is not None:
         result.truncated = True
     return result
+
+
+# --------------------------------------------------------------------------- search_text
+TEXT_PAGE = 100  # matches read per page when no max_results is given; the budget usually stops sooner
+
+
+def shape_text(result: PatternResult | MultiPatternResult, *, offset: int = 0, limit: int | None = None,
+               budget_tokens: int = DEFAULT_BUDGET_TOKENS) -> PatternResult | MultiPatternResult:
+    """search_text's answer: each pattern's matches in (file, line) order from `offset` on, within the budget
+    (shared evenly by the patterns), or `limit` matches whatever their size. `left_out` counts the matches past
+    the page, `next_offset` pages on."""
+    patterns = result.results if isinstance(result, MultiPatternResult) else [result]
+    for one in patterns:
+        seen = one.matches  # the search read offset + a page of them; total_matches counts all
+        one.matches, _ = fit_page(seen, _model_json, offset=offset, limit=limit,
+                                  budget_tokens=budget_tokens // len(patterns))
+        end = offset + len(one.matches)
+        one.left_out = max(0, one.total_matches - end) or None
+        one.next_offset = end if one.left_out else None
+        one.truncated = one.left_out is not None
+    if isinstance(result, MultiPatternResult):
+        result.truncated = any(one.truncated for one in patterns)
+    return result
+
+
+# --------------------------------------------------------------------------- query and semantic_search
+def shape_hits(hits: Sequence[T], *, offset: int = 0,
+               budget_tokens: int = DEFAULT_BUDGET_TOKENS) -> tuple[list[T], int | None, int | None]:
+    """query's and semantic_search's hits in rank order from `offset` on, within the budget: the page, the next
+    offset and how many hits were left out past the page (None for none)."""
+    page, next_offset = fit_page(hits, _model_json, offset=offset, budget_tokens=budget_tokens)
+    left_out = len(hits) - offset - len(page)
+    return page, next_offset, left_out if left_out > 0 else None
 
 
 # --------------------------------------------------------------------------- analyze_structure

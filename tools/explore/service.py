@@ -24,11 +24,13 @@ from code_intel.explore import budget, outline
 from code_intel.explore.answers import (
     ROLE_ORDER,
     STRUCTURE_PARTS,
+    TEXT_PAGE,
     Level,
     shape_definitions,
     shape_references,
     shape_structure,
     shape_symbols,
+    shape_text,
 )
 from code_intel.explore.comments import LexicalIndex
 from code_intel.explore.ctags import BASES_RECORDED, bare_name
@@ -220,6 +222,18 @@ class Explorer:
                                         truncated=any(r.truncated for r in results))
         attach_skipped(answer, skipped())
         return answer
+
+    def text_answer(self, pattern: str | list[str], path: str | None = None, glob: str | list[str] | None = None,
+                    case_sensitive: bool = True, fixed_strings: bool = False, context_lines: int = 0, *,
+                    offset: int = 0, max_results: int | None = None) -> PatternResult | MultiPatternResult:
+        """search_text as the tool answers it: each pattern's matches from `offset` on within the answer's budget,
+        or max_results of them when given (answers.shape_text)."""
+        if offset < 0:
+            raise InvalidArgument("offset must be 0 or more", hint="send the next_offset of the previous answer")
+        found = self.search_text(pattern, path=path, glob=glob, case_sensitive=case_sensitive,
+                                 fixed_strings=fixed_strings, context_lines=context_lines,
+                                 max_results=offset + (max_results or TEXT_PAGE))
+        return shape_text(found, offset=offset, limit=max_results)
 
     # ------------------------------------------------------------ search_files
     @budgeted

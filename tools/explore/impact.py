@@ -303,11 +303,16 @@ def _reason_for_reference(name: str, text: str) -> str:
     return f"calls {name}" if called else f"references {name}"
 
 
-def _lookup(explorer: Explorer, name: str, query: str) -> tuple[str, dict[str, Any] | None, str | None]:
+def _lookup(explorer: Explorer, names: list[str],
+            queries: dict[str, str]) -> list[tuple[str, dict[str, Any] | None, str | None]]:
+    """The references of every followed name (its query: `Type.name` keeps to Type), through one search of the
+    tree; (name, None, why) for each when it failed."""
+    wanted = [queries.get(name, name) for name in names]
     try:
-        return name, as_dict(explorer.find_references(query, max_results=MAX_REFERENCES_PER_SYMBOL)), None
-    except CodeIntelError as err:  # e.g. a timeout: keep the other symbols' results
-        return name, None, err.message
+        found = explorer.find_references_many(wanted, max_results=MAX_REFERENCES_PER_SYMBOL)
+    except CodeIntelError as err:  # e.g. a timeout: the other groups still answer
+        return [(name, None, err.message) for name in names]
+    return [(name, as_dict(found[query]), None) for name, query in zip(names, wanted, strict=True)]
 
 
 _STUB_SOURCES = {".pyi": (".py",), ".d.ts": (".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx")}
@@ -629,9 +634,9 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
             documents = _document_settings(explorer, document_search, mention_notes)
             mentions = [(group, start(_mentions, explorer, wanted, globs, plain))
                         for group, wanted, plain, globs in _mention_searches(changed, names, documents, mention_notes)]
-        lookups = [start(_lookup, explorer, name, queries.get(name, name)) for name in names] if references else []
+        lookups = start(_lookup, explorer, names, queries) if references and names else None
 
-        _add_references((lookup.result() for lookup in lookups), set(changed), targets, out, report,
+        _add_references(lookups.result() if lookups is not None else [], set(changed), targets, out, report,
                         same_file_uses=bool(symbols), inheritance=_Inheritance(explorer, targets))
         if importers is not None:
             # With symbols asked for and their uses all found, a file importing the changed file without using

@@ -54,6 +54,7 @@ from code_intel.explore.oversized import OversizedFiles
 from code_intel.explore.references import (
     Qualified,
     find_references,
+    find_references_many,
     normalise_symbol,
     split_symbol,
     takes_self,
@@ -307,6 +308,19 @@ class Explorer:
         attach_skipped(result, skipped())
         result.namesakes = [f"{d.file}:{d.line} {bare_name(d.scope or '')}.{d.name}" for d in namesakes[:20]] or None
         return result
+
+    @budgeted
+    def find_references_many(self, symbols: list[str], max_results: int = 200) -> dict[str, ReferenceResult]:
+        """find_references (code hits) of each of `symbols` through one search of the tree, by symbol."""
+        qualified = {symbol: self._qualified(symbol) for symbol in dict.fromkeys(symbols)}
+        found = find_references_many(
+            self.root.path, self.filters(None), self.lexical, self.definition_index.definition_sites,
+            [(symbol, q) for symbol, (q, _) in qualified.items()], max_results=max_results,
+            timeout=self.config.search_timeout_seconds)
+        for symbol, result in found.items():
+            namesakes = qualified[symbol][1]
+            result.namesakes = [f"{d.file}:{d.line} {bare_name(d.scope or '')}.{d.name}" for d in namesakes[:20]] or None
+        return found
 
     def references_answer(
         self,

@@ -159,7 +159,7 @@ class _Hits:
         for ref in refs:
             by_file[ref.file].append(ref)
         order = file_order(by_file, anchors)
-        roles = [r for r in ROLE_ORDER if any(file_role(f) == r for f in order)]
+        roles: list[str] = [r for r in ROLE_ORDER if any(file_role(f) == r for f in order)]
         return cls(by_file, order, roles)
 
     def of_roles(self, roles: set[str]) -> list[str]:

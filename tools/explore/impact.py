@@ -600,23 +600,33 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
     report = ImpactReport(files=changed, symbols=[])
     out = _Collector()
     queries: dict[str, str] = {}  # a name asked about as `Type.name` -> the search that keeps to Type
-
     if not symbols:  # an empty list means "not chosen", like None
         targets = [t for file in changed for t in _outline_targets(explorer, file, report.notes)]
     else:
         targets = _requested_targets(explorer, symbols, changed, report.notes, queries)
-    selectors = {s.strip() for s in symbols or [] if isinstance(s, str) and s.strip()[:1] in (".", "#")}
-
     for t in targets:
         if t.file is not None and t.line is not None:
             kind = f" ({t.kind})" if t.kind else ""
             out.add("direct", ImpactItem(file=t.file, line=t.line, end_line=t.end_line, symbol=t.name,
                                          reason=f"defined here{kind}"))
-    names = _names_to_follow(targets, bool(symbols), report, queries)
-    report.symbols = names
+    report.symbols = _names_to_follow(targets, bool(symbols), report, queries)
+    _search_uses(explorer, changed, targets, queries, bool(symbols), document_search, report, out)
+    for item in _stubs_of(explorer, changed):
+        if not any(file == item.file for file, _ in out.groups["should_verify"]):  # not already found by a name
+            out.add("should_verify", item)
+    _add_markup_links(explorer, changed, symbols, report, out)
+    out.fill(report)
+    return report
 
-    # Every search below is independent of the others: they run together, PARALLEL_LOOKUPS at a time, sharing the
-    # call's deadline, and their results are taken in this fixed order (the groups are capped, so order matters).
+
+def _search_uses(explorer: Explorer, changed: list[str], targets: list[Target], queries: dict[str, str],
+                 asked: bool, document_search: DocumentSearchSettings | None, report: ImpactReport,
+                 out: _Collector) -> None:
+    """The searches for what uses the changed code: references to the followed names, importers, tests named
+    after the files, mentions in configs and docs. They are independent: they run together, PARALLEL_LOOKUPS at
+    a time, sharing the call's deadline, and their results are taken in this fixed order (the groups are capped,
+    so order matters)."""
+    names = report.symbols
     references, importers_on, named_on, mentions_on = (
         _in_time(stage) for stage in ("references", "importers", "tests named after the files", "configs and docs"))
     with ThreadPoolExecutor(max_workers=PARALLEL_LOOKUPS) as pool:
@@ -637,42 +647,61 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
         lookups = start(_lookup, explorer, names, queries) if references and names else None
 
         _add_references(lookups.result() if lookups is not None else [], set(changed), targets, out, report,
-                        same_file_uses=bool(symbols), inheritance=_Inheritance(explorer, targets))
+                        same_file_uses=asked, inheritance=_Inheritance(explorer, targets))
         if importers is not None:
             # With symbols asked for and their uses all found, a file importing the changed file without using
             # them is not affected: it is counted, not listed (jsoup's Element.java has 41 importers, 7 use hasClass).
-            narrow = bool(symbols) and references and not report.truncated and not report.skipped
-            unused = 0
-            for found in importers.result():
-                if narrow and not out.has_file(found.file):
-                    unused += 1
-                    continue
-                item = ImpactItem(file=found.file, line=found.line, symbol=found.module,
-                                  reason=f"imports {found.target}", text=found.text[:TEXT_CHARS])
-                report.importers.append(item)  # listed apart, uncapped: the groups below are capped
-                out.add("tests" if is_test_file(item.file) else "dependents", item)
+            narrow = asked and references and not report.truncated and not report.skipped
+            _add_importers(importers.result(), narrow, report, out)
             report.notes.extend(importer_notes)
-            if unused:
-                who = "1 file imports" if unused == 1 else f"{unused} files import"
-                report.notes.append(f"{who} the changed files without a use of {', '.join(names)}: not listed "
-                                    "(analyze_impact without symbols lists every importer)")
-        try:
-            for item in named.result() if named is not None else []:
-                out.add("tests", item)
-        except CodeIntelError as err:
-            report.notes.append(f"tests named after the files not searched: {err.message}")
-            report.truncated = True
+        _add_named_tests(named, report, out)
         report.notes.extend(mention_notes)
-        for group, hits in mentions:
-            try:
-                _add_mentions(group, hits.result(), changed, documents, out)
-            except CodeIntelError as err:  # a timeout here must not lose the references already found
-                report.notes.append(f"configs and docs search incomplete: {err.message}")
-                report.truncated = True
-                break
-    for item in _stubs_of(explorer, changed):
-        if not any(file == item.file for file, _ in out.groups["should_verify"]):  # not already found by a name
-            out.add("should_verify", item)
+        _add_mention_results(mentions, changed, documents, report, out)
+
+
+def _add_importers(found: list[Any], narrow: bool, report: ImpactReport, out: _Collector) -> None:
+    """The files importing the changed ones, listed apart and uncapped (the groups are capped); when `narrow`,
+    only those that also use a followed name, the others counted in a note."""
+    unused = 0
+    for importer in found:
+        if narrow and not out.has_file(importer.file):
+            unused += 1
+            continue
+        item = ImpactItem(file=importer.file, line=importer.line, symbol=importer.module,
+                          reason=f"imports {importer.target}", text=importer.text[:TEXT_CHARS])
+        report.importers.append(item)
+        out.add("tests" if is_test_file(item.file) else "dependents", item)
+    if unused:
+        who = "1 file imports" if unused == 1 else f"{unused} files import"
+        report.notes.append(f"{who} the changed files without a use of {', '.join(report.symbols)}: not listed "
+                            "(analyze_impact without symbols lists every importer)")
+
+
+def _add_named_tests(named: Future[list[ImpactItem]] | None, report: ImpactReport, out: _Collector) -> None:
+    try:
+        for item in named.result() if named is not None else []:
+            out.add("tests", item)
+    except CodeIntelError as err:
+        report.notes.append(f"tests named after the files not searched: {err.message}")
+        report.truncated = True
+
+
+def _add_mention_results(mentions: list[tuple[Group, Future[list[tuple[str, int, str, str]]]]], changed: list[str],
+                         documents: DocumentSearchSettings, report: ImpactReport, out: _Collector) -> None:
+    for group, hits in mentions:
+        try:
+            _add_mentions(group, hits.result(), changed, documents, out)
+        except CodeIntelError as err:  # a timeout here must not lose the references already found
+            report.notes.append(f"configs and docs search incomplete: {err.message}")
+            report.truncated = True
+            break
+
+
+def _add_markup_links(explorer: Explorer, changed: list[str], symbols: list[str] | None, report: ImpactReport,
+                      out: _Collector) -> None:
+    """For a changed web file, the markup and style sheets its ids and classes link to (only the selectors asked
+    for, when any `.class` or `#id` was)."""
+    selectors = {s.strip() for s in symbols or [] if isinstance(s, str) and s.strip()[:1] in (".", "#")}
     for file in (f for f in changed if is_web_file(f) and _in_time("markup cross-references")):
         try:
             items, capped = find_cross_references(explorer, file)
@@ -684,8 +713,6 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
         for raw in items:
             if not selectors or raw["symbol"] in selectors:
                 out.add("should_verify", ImpactItem(**raw))
-    out.fill(report)
-    return report
 
 
 # --------------------------------------------------------------------------- the answer

@@ -730,40 +730,18 @@ def shape_impact(report: ImpactReport, *, level: ImpactLevel = "summary", group:
     changed files first); `offset` pages on in `group`."""
     anchors = list(report.files)
     left_out: dict[str, int] = {}
-    # the names followed, as many as a tenth of the budget holds (sympy/core/basic.py has hundreds)
-    names, report.symbols = list(report.symbols), []
-    names_fit = Fitter(budget_chars(budget_tokens) // 10)
-    report.symbols = [name for name in names if names_fit.take(name)] if level == "summary" else names
-    if len(report.symbols) < len(names):
-        left_out["symbols"] = len(names) - len(report.symbols)
-    skipped, report.skipped = list(report.skipped), []
-    skipped_fit = Fitter(budget_chars(budget_tokens) // 10)
-    report.skipped = [s for s in skipped if skipped_fit.take(s.model_dump())] if level == "summary" else skipped
-    if len(report.skipped) < len(skipped):
-        left_out["skipped"] = len(skipped) - len(report.skipped)
+    if level == "summary":  # the names followed and skipped, as many as a tenth of the budget holds each
+        report.symbols = _capped(report.symbols, str, budget_chars(budget_tokens) // 10, "symbols", left_out)
+        report.skipped = _capped(report.skipped, lambda s: s.model_dump(), budget_chars(budget_tokens) // 10,
+                                 "skipped", left_out)
     fit = Fitter(budget_chars(budget_tokens) - RESERVED_CHARS - json_chars(report.summary) - json_chars(report.files)
                  - json_chars(report.symbols) - json_chars([s.model_dump() for s in report.skipped]))
-    # the notes first (what was skipped and why), each shortened, at most a quarter of the budget
-    notes, report.notes = list(report.notes), []
-    notes_fit = Fitter(fit.left // 4)
-    for note in notes:
-        short = note if len(note) <= NOTE_CHARS else note[: NOTE_CHARS - 3] + "..."
-        if not notes_fit.take(short):
-            report.notes.append(f"{len(notes) - len(report.notes)} more notes")
-            break
-        report.notes.append(short)
+    report.notes = _shortened_notes(report.notes, fit.left // 4)  # what was skipped and why comes first
     fit.left -= json_chars(report.notes)
-    groups = [group] if group else list(GROUPS)
     all_items = {g: ranked(getattr(report, g), lambda i: i.file, lambda i: i.line, anchors) for g in GROUPS}
     importers = ranked(report.importers, lambda i: i.file, lambda i: i.line, anchors)
     importers = importers[offset:] if group == "importers" else importers
-    report.importers = []
-    for item in importers if group in (None, "importers") else []:
-        if level != "code":
-            item = item.model_copy(update={"text": None})
-        if not fit.take(item.model_dump(exclude_none=True)):
-            break
-        report.importers.append(item)
+    report.importers = _fitted(importers, fit, level) if group in (None, "importers") else []
     next_offset = None
     if len(report.importers) < len(importers) and group in (None, "importers"):
         left_out["importers"] = len(importers) - len(report.importers)
@@ -772,30 +750,11 @@ def shape_impact(report: ImpactReport, *, level: ImpactLevel = "summary", group:
     for g in GROUPS:
         setattr(report, g, [])
     if level == "summary" and group is None:
-        top: dict[str, list[FileCount]] = {}
-        for g in GROUPS:
-            counts: dict[str, int] = defaultdict(int)
-            firsts: dict[str, int] = {}
-            for item in all_items[g]:
-                counts[item.file] += len(item.lines or [item.line])
-                firsts.setdefault(item.file, item.line)
-            best = [FileCount(file=f, line=firsts[f], count=counts[f]) for f in list(counts)[:TOP_FILES]]
-            if best and fit.take({g: [b.model_dump() for b in best]}):
-                top[g] = best
-        report.top_files = top or None
+        report.top_files = _top_files(all_items, fit) or None
     else:
-        for name in groups:
-            if name == "importers":
-                continue
-            g = next(known for known in GROUPS if known == name)
+        for g in (known for known in GROUPS if group in (None, known)):
             items = all_items[g][offset:] if group else all_items[g]
-            kept = []
-            for item in items:
-                if level != "code":
-                    item = item.model_copy(update={"text": None})
-                if not fit.take(item.model_dump(exclude_none=True)):
-                    break
-                kept.append(item)
+            kept = _fitted(items, fit, level)
             setattr(report, g, kept)
             if len(kept) < len(items):
                 left_out[g] = len(items) - len(kept)
@@ -805,6 +764,55 @@ def shape_impact(report: ImpactReport, *, level: ImpactLevel = "summary", group:
     report.next_offset = next_offset
     report.more = _impact_more(report, level, group, next_offset) or None
     return report
+
+
+def _capped(items: list[T], as_json: Callable[[T], Any], chars: int, part: str, left_out: dict[str, int]) -> list[T]:
+    """The first of `items` that fit `chars`; how many did not goes into left_out[part]."""
+    fit = Fitter(chars)
+    kept = [item for item in items if fit.take(as_json(item))]
+    if len(kept) < len(items):
+        left_out[part] = len(items) - len(kept)
+    return kept
+
+
+def _shortened_notes(notes: list[str], chars: int) -> list[str]:
+    """The notes, each cut to NOTE_CHARS, while they fit `chars`; then how many more there were."""
+    fit = Fitter(chars)
+    kept: list[str] = []
+    for note in notes:
+        short = note if len(note) <= NOTE_CHARS else note[: NOTE_CHARS - 3] + "..."
+        if not fit.take(short):
+            kept.append(f"{len(notes) - len(kept)} more notes")
+            break
+        kept.append(short)
+    return kept
+
+
+def _fitted(items: list[ImpactItem], fit: Fitter, level: ImpactLevel) -> list[ImpactItem]:
+    """The items, in order, while they fit; their line of code only at level "code"."""
+    kept = []
+    for item in items:
+        if level != "code":
+            item = item.model_copy(update={"text": None})
+        if not fit.take(item.model_dump(exclude_none=True)):
+            break
+        kept.append(item)
+    return kept
+
+
+def _top_files(all_items: dict[Group, list[ImpactItem]], fit: Fitter) -> dict[str, list[FileCount]]:
+    """Each group's TOP_FILES first files (in rank order) with their item counts, while they fit."""
+    top: dict[str, list[FileCount]] = {}
+    for g in GROUPS:
+        counts: dict[str, int] = defaultdict(int)
+        firsts: dict[str, int] = {}
+        for item in all_items[g]:
+            counts[item.file] += len(item.lines or [item.line])
+            firsts.setdefault(item.file, item.line)
+        best = [FileCount(file=f, line=firsts[f], count=counts[f]) for f in list(counts)[:TOP_FILES]]
+        if best and fit.take({g: [b.model_dump() for b in best]}):
+            top[g] = best
+    return top
 
 
 def _impact_more(report: ImpactReport, level: ImpactLevel, group: str | None, next_offset: int | None) -> str:

@@ -58,6 +58,37 @@ def test_a_variable_bound_to_a_call_inside_a_wrapper_is_a_definition(
     assert explorer.find_definitions("local").definitions == []  # a local of a function inside it is not
 
 
+COMMONJS = """var etag = require('etag');
+
+exports.etag = createETagGenerator({ weak: false });
+exports.query = require('./middleware/query');
+
+exports.compileETag = function(val) {
+  var fn;
+  if (typeof val === 'function') {
+    return val;
+  }
+  return fn;
+};
+
+app.handle = function handle(req, res) {
+  var router = this._router;
+  return router;
+};
+
+other = function() { var local = 1; return local; };
+"""
+
+
+def test_commonjs_exports_and_functions_set_on_objects_are_in_the_outline(tmp_path: Path) -> None:
+    explorer = explorer_over(tmp_path, {"lib/utils.js": COMMONJS})
+    outline = [(s.name, s.kind, s.line, s.end_line) for s in explorer.get_symbols("lib/utils.js").symbols]
+    # a module's public names and its functions, and never the locals of those functions
+    assert outline == [("etag", "variable", 1, 1), ("etag", "variable", 3, 3), ("query", "variable", 4, 4),
+                       ("compileETag", "function", 6, 12), ("handle", "function", 14, 17),
+                       ("other", "function", 19, 19)]
+
+
 def test_a_nullish_or_optional_use_is_not_a_definition() -> None:
     def tag(line: str, name: str = "foo") -> dict[str, object]:
         return {"_type": "tag", "name": name, "path": "a.ts", "line": 3, "kind": "constant",

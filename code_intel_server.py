@@ -89,7 +89,8 @@ ANNOTATIONS: dict[Access, ToolAnnotations] = {
 
 Ctx = Context[CodeIntelApp, Any]
 KeywordsArg = Annotated[list[str] | None, Field(description="identifiers you expect (guesses are fine)")]
-OffsetArg = Annotated[int, Field(ge=0, description="next_offset of the last answer")]
+OffsetArg = Annotated[int, Field(ge=0, description="a next_offset")]
+MaxArg = Annotated[int | None, Field(ge=1, le=5000, description="this many, past the budget")]
 CodeHintArg = Annotated[str | None, Field(description="a sketch of the code you expect")]
 
 TOOLS: dict[str, Callable[..., Any]] = {}
@@ -146,8 +147,8 @@ def submit_phase(
                                json_schema_extra={"type": "object"})],
 ) -> PhaseResponse:
     """The only way out of a phase: send the payload expected_payload names. The server checks it and the tools
-    you used, then answers the next instruction or a refusal saying what was wrong. It runs verify.commands
-    itself at POST_IMPL_VERIFY and on first entering READY."""
+    you used and answers the next instruction or a refusal saying what was wrong; it runs verify.commands at
+    POST_IMPL_VERIFY and on entering READY."""
     ask_user_to_keep_early_changes(ctx, data)
     return PhaseResponse.model_validate(app_of(ctx).workflow.submit_phase(data, progress_reporter(ctx)))
 
@@ -185,8 +186,8 @@ def ask_user_to_keep_early_changes(ctx: Ctx, data: Any) -> None:
 
 @tool
 def get_session_status(ctx: Ctx) -> PhaseResponse:
-    """Where the session stands: phase, step, completed steps, instruction, expected_payload, task progress.
-    Restores an interrupted session. Call it whenever unsure what to do next."""
+    """Where the session stands: phase, step, completed steps, instruction, expected_payload, task progress;
+    restores an interrupted session. Call it when unsure what to do next."""
     return PhaseResponse.model_validate(app_of(ctx).workflow.get_session_status())
 
 
@@ -200,13 +201,14 @@ def search_text(
     case_sensitive: bool = True,
     fixed_strings: Annotated[bool, Field(description="literal patterns")] = False,
     context_lines: Annotated[int, Field(ge=0, le=20)] = 0,
-    max_results: Annotated[int, Field(ge=1, le=5000)] = 100,
+    offset: OffsetArg = 0,
+    max_results: MaxArg = None,
 ) -> PatternResult | MultiPatternResult:
-    """ripgrep over file contents (.gitignore and excludes respected): file, line, column, text per match; a list
-    of patterns answers one group each. truncated and total_matches say when max_results cut it."""
-    return app_of(ctx).explorer.search_text(pattern, path=path, glob=glob, case_sensitive=case_sensitive,
+    """ripgrep over file contents (.gitignore, excludes respected): file, line, column, text per match; a list of
+    patterns, one group each. About 1,500 tokens; next_offset pages on."""
+    return app_of(ctx).explorer.text_answer(pattern, path=path, glob=glob, case_sensitive=case_sensitive,
                                             fixed_strings=fixed_strings, context_lines=context_lines,
-                                            max_results=max_results)
+                                            offset=offset, max_results=max_results)
 
 
 @tool
@@ -228,9 +230,9 @@ def find_definitions(
     language: Annotated[str | None, Field(description="e.g. python, typescript, go")] = None,
     match: Literal["exact", "prefix", "icase"] = "exact",
     offset: OffsetArg = 0,
-    max_results: Annotated[int | None, Field(ge=1, le=2000, description="list this many, past the budget")] = None,
+    max_results: Annotated[int | None, Field(ge=1, le=2000, description="this many, past the budget")] = None,
 ) -> DefinitionResult:
-    """Where a symbol is defined (ctags, tree-sitter where ctags misses), own source first, with kind, scope and
+    """Where a symbol is defined (ctags, else tree-sitter), own source first, with kind, scope and
     signature. About 1,500 tokens; next_offset pages on."""
     return app_of(ctx).explorer.definitions_answer(symbol, path=path, language=language, match=match,
                                                    offset=offset, max_results=max_results)
@@ -245,15 +247,15 @@ def find_references(
     include_comments: bool = False,
     include_strings: bool = False,
     level: Annotated[Literal["counts", "locations", "code"], Field(
-        description="counts: per file; locations: lines per file; code: each line's text")] = "locations",
+        description="counts: per file; locations: lines; code: with text")] = "locations",
     role: Annotated[Literal["implementation", "test", "doc", "generated", "all"] | None, Field(
-        description="whose hits to list (default: own source)")] = None,
+        description="whose hits to list")] = None,
     offset: OffsetArg = 0,
-    max_results: Annotated[int | None, Field(ge=1, le=5000, description="list this many, past the budget")] = None,
+    max_results: MaxArg = None,
 ) -> ReferenceResult:
-    """Where a symbol is used in code (comments/strings on request): own source listed first, near the
-    definition; tests, docs, generated files counted per file (role= lists them). About 1,500 tokens; `more`
-    says what was left out. `Type.name` skips uses through other types."""
+    """Where a symbol is used in code (comments/strings on request), own source first, near the definition;
+    roles that do not fit are counted per file (role= lists one). About 1,500 tokens; `more` says what was left
+    out. `Type.name`: uses through Type only."""
     return app_of(ctx).explorer.references_answer(symbol, path=path, language=language,
                                                   include_comments=include_comments, include_strings=include_strings,
                                                   level=level, role=role, offset=offset, max_results=max_results)
@@ -302,7 +304,7 @@ def analyze_impact(
     offset: OffsetArg = 0,
 ) -> ImpactReport:
     """What changing these files (or symbols; `Type.name`: in Type only) touches: importers, references, tests,
-    configs, docs, overrides, stubs, CSS links. Default: counts, importers, top files; group= lists one group."""
+    configs, docs, overrides, stubs, CSS links. Default: counts, importers, top files; group= lists one."""
     return app_of(ctx).analyze_impact(files, symbols, level=level, group=group, offset=offset)
 
 
@@ -312,10 +314,11 @@ def query(
     question: Annotated[str, Field(description="a natural-language question about the code")],
     keywords: KeywordsArg = None,
     code_hint: CodeHintArg = None,
+    offset: OffsetArg = 0,
 ) -> QueryResult:
-    """Routes a question to symbol, text and semantic search and merges the hits (file, line, role). keywords and
-    code_hint sharpen it."""
-    return app_of(ctx).query(question, keywords=keywords, code_hint=code_hint)
+    """Routes a question to symbol, text and semantic search and merges the hits. keywords and
+    code_hint sharpen it. About 1,500 tokens."""
+    return app_of(ctx).query(question, keywords=keywords, code_hint=code_hint, offset=offset)
 
 
 # ------------------------------------------------------------------ semantic
@@ -327,11 +330,12 @@ def semantic_search(
     collection: Annotated[Literal["forest", "map"] | None, Field(description="default: both")] = None,
     keywords: KeywordsArg = None,
     code_hint: CodeHintArg = None,
+    offset: OffsetArg = 0,
 ) -> SemanticSearchResult:
     """Meaning-based search of the code (Forest) and past agreements (Map; a Map hit of 0.7+ answers alone),
-    saying how complete the index is. Hits carry their file's role; keywords and code_hint sharpen it."""
+    saying how complete the index is; keywords and code_hint sharpen it. About 1,500 tokens."""
     return SemanticSearchResult.model_validate(app_of(ctx).semantic_search(
-        query, n_results=n_results, collection=collection, keywords=keywords, code_hint=code_hint))
+        query, n_results=n_results, collection=collection, keywords=keywords, code_hint=code_hint, offset=offset))
 
 
 @tool
@@ -352,8 +356,8 @@ def sync_index(
     force: bool = False,
     wait: Annotated[bool, Field(description="hold the call until the index is complete")] = False,
 ) -> SyncReport:
-    """Update the semantic index: changed files only (force: all). Answers within a second, finished or not
-    (`index` says how far; searches use what is indexed meanwhile); wait holds the call."""
+    """Update the semantic index: changed files (force: all). Answers within a second, done or not (`index` says
+    how far; searches use what is indexed); wait holds the call."""
 
     def progress(done: float, total: float | None, message: str) -> None:
         anyio.from_thread.run(lambda: ctx.report_progress(done, total, message))
@@ -384,20 +388,20 @@ def add_explored_files(ctx: Ctx, files: list[str]) -> ExploredFiles:
 @tool
 def review_changes(ctx: Ctx) -> SessionReview:
     """The session's changes against the base: per file status, line counts, a capped diff, files changed outside
-    the write rules, garbage candidates (debug prints, commented-out code, temp files)."""
+    the write rules, leftovers (debug prints, commented-out code, temp files)."""
     return SessionReview.model_validate(app_of(ctx).workflow.review_changes())
 
 
 @tool
 def run_checks(ctx: Ctx) -> CheckRun:
-    """Run the verify.commands relevant to the session's changed files now, as POST_IMPL_VERIFY will: per command
-    the verdict, duration, failing tests and the output's tail. Allowed in VERIFICATION and POST_IMPL_VERIFY."""
+    """Run the verify.commands for the session's changed files now, as POST_IMPL_VERIFY will: per command the
+    verdict, duration, failing tests, the output's tail. In VERIFICATION and POST_IMPL_VERIFY."""
     return CheckRun.model_validate(app_of(ctx).workflow.run_checks(progress_reporter(ctx)))
 
 
 @tool
 def cleanup_stale_branches(ctx: Ctx) -> CleanupResult:
-    """Back to the base branch; delete every llm_task_* branch (each reported with its head commit) and the
+    """Back to the base branch; delete every llm_task_* branch (each reported with its head) and the
     checkpoints; reset the session."""
     return CleanupResult.model_validate(app_of(ctx).workflow.cleanup_stale_branches())
 

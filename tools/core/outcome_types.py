@@ -95,13 +95,13 @@ class CacheMatcher:
 
         self.patterns = tuple(patterns)
         self._spec = pathspec.GitIgnoreSpec.from_lines(self.patterns)
-        self._known: dict[str, bool] = {}
+        self.known: dict[str, bool] = {}  # probe -> matched, filled as paths are asked
 
     def __call__(self, rel: str, is_dir: bool) -> bool:
         probe = rel + "/" if is_dir else rel
-        hit = self._known.get(probe)
+        hit = self.known.get(probe)
         if hit is None:
-            hit = self._known[probe] = self._spec.match_file(probe)
+            hit = self.known[probe] = self._spec.match_file(probe)
         return hit
 
     def covers(self, rel: str) -> bool:

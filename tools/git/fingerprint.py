@@ -151,33 +151,56 @@ class Fingerprinter:
         return description
 
     def _walk_tree(self, out: dict[str, str], seen: dict[str, tuple[tuple[int, ...], str | None]], started: int) -> None:
-        root = str(self.root)
-        stack = [("", root)]
+        """Every file under the root. The loop is the cost of every submit, so it stays flat: a folder is known from
+        its directory entry's type (no stat), a file costs one lstat, and a file whose stat is unchanged and not
+        racy is neither opened nor described again."""
+        stack = [("", str(self.root))]
         skip_dirs = set(RUNTIME_DIRS)
+        cache, caches, known = self._cache, self.caches, self.caches.known
+        racy_before = started - RACY_NS
         while stack:
             rel_dir, folder = stack.pop()
             try:
-                entries = list(os.scandir(folder))
+                scan = os.scandir(folder)
             except OSError:
                 continue
-            for item in entries:
-                rel = f"{rel_dir}{item.name}"
-                if item.name == ".git" and rel_dir == "":
-                    continue  # the repository's own folder (or a worktree's pointer): read below, selectively
-                try:
-                    info = item.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                if stat.S_ISDIR(info.st_mode):
-                    if rel in skip_dirs or self.caches(rel, True):
+            with scan:
+                for item in scan:
+                    rel = rel_dir + item.name
+                    try:
+                        is_dir = item.is_dir(follow_symlinks=False)
+                    except OSError:
                         continue
-                    stack.append((rel + "/", item.path))
-                    continue
-                if self.caches(rel, False):
-                    continue
-                description = self._entry(rel, item.path, info, seen, started)
-                if description is not None:
-                    out[rel] = description
+                    if is_dir:
+                        if rel == ".git" and not rel_dir:
+                            continue  # the repository's own folder: read below, selectively
+                        ignored = known.get(rel + "/")
+                        if ignored is None:
+                            ignored = caches(rel, True)
+                        if not ignored and rel not in skip_dirs:
+                            stack.append((rel + "/", item.path))
+                        continue
+                    ignored = known.get(rel)
+                    if ignored is None:
+                        ignored = caches(rel, False)
+                    if ignored or (rel == ".git" and not rel_dir):
+                        continue  # a cache, or a worktree's pointer to its repository (read below)
+                    try:
+                        info = item.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    key = (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
+                    cached = cache.get(rel)
+                    racy = max(info.st_mtime_ns, info.st_ctime_ns) > racy_before
+                    if cached is not None and cached[0] == key:
+                        description = cached[1]
+                        seen[rel] = ((-1,), description) if racy else cached
+                    else:
+                        description = _describe(item.path, info)
+                        self.hashed += 1
+                        seen[rel] = ((-1,) if racy else key, description)
+                    if description is not None:
+                        out[rel] = description
 
     def _label(self, path: Path) -> str:
         try:

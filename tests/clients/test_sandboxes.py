@@ -4,22 +4,26 @@ shell starts cannot write `.git/` (nor, under Claude Code, `.code-intel/`), and 
 installed; it leaves `.code-intel/` writable, which the server's sealed state covers.
 
 The program is one the PreToolUse hook cannot read (`python3 probe.py`), so only the sandbox stands in its way. On
-Linux Claude Code sandboxes with bubblewrap and socat: the test runs where both are found, on PATH or bubblewrap in
-the folder CODE_INTEL_TEST_BWRAP_DIR names (a private copy: Debian's bubblewrap installed system-wide makes Codex
-0.169 use it, and its own sandbox then fails for a CODEX_HOME under /tmp, which the Codex client tests use).
+Linux Claude Code sandboxes with bubblewrap and socat. bubblewrap is taken from PATH, else from the folder
+CODE_INTEL_TEST_BWRAP_DIR names, else Debian's package is unpacked once into `.cache/clients/bubblewrap/` (beside
+the npm clients) and put on PATH for Claude Code alone: installed system-wide it makes Codex 0.169 use it, and
+Codex's own sandbox then fails for a CODEX_HOME under /tmp, which the Codex client tests use. The test skips,
+saying why, when neither socat nor a way to get bubblewrap is there.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.clients.conftest import client_env
+from tests.clients.conftest import CACHE, client_env
 from tests.clients.provider import MessagesProvider, ResponsesProvider, function_call, message, text, tool
 from tests.clients.test_claude_code import claude
 from tests.clients.test_codex import codex_exec, use_provider
@@ -37,11 +41,34 @@ for target in (".git/sandbox-probe", ".code-intel/sandbox-probe", "src/sandbox-p
 
 
 def _bwrap_dir() -> str | None:
+    """A folder holding a working bwrap, or None."""
     chosen = os.environ.get("CODE_INTEL_TEST_BWRAP_DIR")
     if chosen and os.access(os.path.join(chosen, "bwrap"), os.X_OK):
         return chosen
     found = shutil.which("bwrap")
-    return os.path.dirname(found) if found else None
+    if found:
+        return os.path.dirname(found)
+    return _private_bwrap()
+
+
+def _private_bwrap() -> str | None:
+    """Debian's bubblewrap unpacked into the clients' cache (not installed), when apt-get and dpkg can get it."""
+    folder = CACHE / "bubblewrap"
+    binary = folder / "usr" / "bin" / "bwrap"
+    if shutil.which("apt-get") is None or shutil.which("dpkg-deb") is None:
+        return None
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / ".install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not binary.is_file():
+            fetched = subprocess.run(["apt-get", "download", "bubblewrap"], cwd=folder, capture_output=True, timeout=300)
+            packages = sorted(folder.glob("bubblewrap_*.deb"))
+            if fetched.returncode != 0 or not packages:
+                return None
+            subprocess.run(["dpkg-deb", "-x", str(packages[-1]), str(folder)], check=True, timeout=120)
+    works = subprocess.run([str(binary), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"],
+                           capture_output=True, timeout=60)
+    return str(binary.parent) if works.returncode == 0 else None
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the bubblewrap sandbox is Claude Code's on Linux")
@@ -50,8 +77,8 @@ def test_the_sandbox_init_turns_on_denies_git_and_code_intel_writes(claude_bin: 
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     bwrap = _bwrap_dir()
     if bwrap is None or shutil.which("socat") is None:
-        pytest.skip("bubblewrap or socat is missing: Claude Code would run the shell unsandboxed (apt-get install "
-                    "socat, and bubblewrap on PATH or a private copy in CODE_INTEL_TEST_BWRAP_DIR)")
+        pytest.skip("bubblewrap or socat is missing and bubblewrap could not be unpacked here: Claude Code would run the "
+                    "shell unsandboxed (apt-get install socat; bubblewrap on PATH or in CODE_INTEL_TEST_BWRAP_DIR)")
     monkeypatch.setenv("PATH", f"{bwrap}{os.pathsep}{os.environ.get('PATH', '')}")
     settings = json.loads((sample_repo / ".claude" / "settings.json").read_text(encoding="utf-8"))
     assert settings["sandbox"]["enabled"] is True, settings.get("sandbox")

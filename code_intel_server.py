@@ -197,6 +197,7 @@ def submit_phase(
     record_user_answer(ctx, data, keep)
     return PhaseResponse.model_validate(app_of(ctx).workflow.submit_phase(data, progress_reporter(ctx)))
 
+
 @tool(READ_ONLY)
 def get_session_status(ctx: Ctx) -> PhaseResponse:
     """Where the session stands: phase, step, completed steps, instruction, expected_payload, task progress.

@@ -80,5 +80,6 @@ def test_describe_answers_for_listed_paths_as_a_take_would(project_dir: Path) ->
     service = _service(repo)
     whole = service.take(DEFAULT_CACHE_PATTERNS)
     described = service.describe(DEFAULT_CACHE_PATTERNS, ["src/app.py", "gone.py", "src/__pycache__/app.cpython-311.pyc",
-                                                         ".code-intel/sessions/x.json", ".git/config", "../out"])
+                                                         ".code-intel/sessions/x.json", ".git/config", "../out",
+                                                         "link/app.py"])
     assert described == {"src/app.py": whole["src/app.py"], "gone.py": None}

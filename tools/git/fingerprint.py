@@ -126,8 +126,8 @@ class Fingerprinter:
             if rel.startswith(("/", "../")) or ".." in parts or parts[0] == ".git" or any(
                     rel == d or rel.startswith(d + "/") for d in RUNTIME_DIRS):
                 continue
-            if self.caches.covers(rel):
-                continue
+            if self.caches.covers(rel) or any(os.path.islink(self.root / "/".join(parts[:i])) for i in range(1, len(parts))):
+                continue  # a cache, or a path through a symlinked folder, which a take never walks into
             try:
                 info = os.lstat(self.root / rel)
             except OSError:

@@ -24,10 +24,10 @@ import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import partial
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 import anyio
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import AcceptedElicitation, Context, Elicit, ElicitationResult, MCPServer, Resolve
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.prompts import Prompt
 from mcp.server.mcpserver.tools import Tool
@@ -63,6 +63,7 @@ from code_intel.server.calls import answering, record_calls
 from code_intel.server.refusals import argument_error, refusal, unknown_argument_error, unknown_tool_error
 from code_intel.server.stdio import serve_stdio
 from code_intel.verify.models import CheckRun
+from code_intel.workflow import grants
 from code_intel.workflow.response_models import (
     CleanupResult,
     ExploredFiles,
@@ -138,6 +139,48 @@ def start_session(
     return PhaseResponse.model_validate(answer)
 
 
+class KeepEarlyChanges(BaseModel):
+    """The user's answer to keeping files the agent changed before READY."""
+
+    keep: bool = Field(description="keep these files, as they are now, in the session's commit")
+
+
+def _files_to_confirm(ctx: Ctx, data: Any) -> list[str]:
+    """The files of a PRE_COMMIT payload's reallowed_files that still need the user's consent."""
+    files = data.get("reallowed_files") if isinstance(data, dict) else None
+    if not isinstance(files, list) or not files or not all(isinstance(f, str) for f in files):
+        return []
+    return app_of(ctx).workflow.early_changes_to_confirm(files)
+
+
+def early_changes_question(context: Context, data: Any) -> Elicit[KeepEarlyChanges] | None:
+    """PRE_COMMIT's reallowed_files keeps files changed before READY only with the user's consent: the question
+    for the user, asked through MCP elicitation by the SDK before submit_phase runs (a request mid-call up to
+    protocol 2025-11-25, the call answered with input_requests and retried from 2026-07-28), or None: nothing to
+    ask, or a client that cannot ask (the refusal then says to run `code-intel allow`). The question names each
+    file's content, so an answer given for other content is not taken (the SDK asks again when the text changed)."""
+    ctx = cast(Ctx, context)  # the SDK finds a resolver's context by the bare class
+    capabilities = ctx.client_capabilities
+    if capabilities is None or capabilities.elicitation is None:
+        return None
+    pending = _files_to_confirm(ctx, data)
+    if not pending:
+        return None
+    root = app_of(ctx).root.path
+    named = ", ".join(f"{f} (sha256 {grants.content_hash(root / f)[:12]})" for f in pending)
+    return Elicit("The agent asks to keep files it changed before the session reached READY, while writing was not "
+                  f"allowed: {named}. Keep them, as they are now, in this session's commit?", KeepEarlyChanges)
+
+
+def record_user_answer(ctx: Ctx, data: Any, answer: ElicitationResult[KeepEarlyChanges] | None) -> None:
+    """A yes from the user is recorded as their grant of the files' current content (workflow/grants.py)."""
+    if not isinstance(answer, AcceptedElicitation) or not isinstance(answer.data, KeepEarlyChanges):
+        return  # declined, cancelled, or nothing was asked
+    pending = _files_to_confirm(ctx, data)
+    if answer.data.keep and pending:
+        app_of(ctx).workflow.grant_early_changes(pending, by="elicitation")
+
+
 @tool
 def submit_phase(
     ctx: Ctx,
@@ -145,43 +188,14 @@ def submit_phase(
     # payload model rather than here, so anything else gets payload_mismatch with the phase's instruction
     data: Annotated[Any, Field(description="the payload named by the last response's expected_payload",
                                json_schema_extra={"type": "object"})],
+    # the user's answer, when the payload keeps files changed before READY (not an argument: the SDK asks the client)
+    keep: Annotated[ElicitationResult[KeepEarlyChanges], Resolve(early_changes_question)],
 ) -> PhaseResponse:
     """The only way out of a phase: send the payload expected_payload names. The server checks it and the tools
     you used and answers the next instruction or a refusal saying what was wrong; it runs verify.commands at
     POST_IMPL_VERIFY and on entering READY."""
-    ask_user_to_keep_early_changes(ctx, data)
+    record_user_answer(ctx, data, keep)
     return PhaseResponse.model_validate(app_of(ctx).workflow.submit_phase(data, progress_reporter(ctx)))
-
-
-class KeepEarlyChanges(BaseModel):
-    """The user's answer to keeping files the agent changed before READY."""
-
-    keep: bool = Field(description="keep these files, as they are now, in the session's commit")
-
-
-def ask_user_to_keep_early_changes(ctx: Ctx, data: Any) -> None:
-    """PRE_COMMIT's reallowed_files keeps files changed before READY only with the user's consent: ask the user
-    through MCP elicitation when the client supports it, and record a yes as their grant (workflow/grants.py).
-    Without elicitation (or on no answer) nothing is granted, and the refusal says to run `code-intel allow`."""
-    files = data.get("reallowed_files") if isinstance(data, dict) else None
-    if not isinstance(files, list) or not files or not all(isinstance(f, str) for f in files):
-        return
-    capabilities = ctx.client_capabilities
-    if capabilities is None or capabilities.elicitation is None:
-        return
-    workflow = app_of(ctx).workflow
-    pending = workflow.early_changes_to_confirm(files)
-    if not pending:
-        return
-    message = ("The agent asks to keep files it changed before the session reached READY, while writing was not "
-               f"allowed: {', '.join(pending)}. Keep them, as they are now, in this session's commit?")
-    try:
-        answer = anyio.from_thread.run(ctx.elicit, message, KeepEarlyChanges)
-    except Exception as err:  # noqa: BLE001 - a client that fails to ask grants nothing; the refusal says what to do
-        logging.getLogger("code_intel.server").warning("elicitation failed: %s", err)
-        return
-    if answer.action == "accept" and answer.data.keep:
-        workflow.grant_early_changes(pending, by="elicitation")
 
 
 @tool
@@ -473,7 +487,8 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
             if name == "submit_phase" and isinstance(arguments.get("data"), str):
                 # the SDK would read JSON text as the object it spells; a payload is an object, and the phase
                 # refuses anything else saying what to send
-                return await anyio.to_thread.run_sync(partial(self.registered[name].fn, context, data=arguments["data"]))
+                return await anyio.to_thread.run_sync(partial(self.registered[name].fn, context, data=arguments["data"],
+                                                              keep=None))
             return await super().call_tool(name, arguments, context)
         except MCPError:  # a protocol error, answered as such
             raise

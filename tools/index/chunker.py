@@ -324,8 +324,8 @@ class Chunker:
                     members = [p.symbol for p in pieces if p.symbol.startswith(owner.symbol + ".")]
                     gaps.append(_Piece(start, end, owner.symbol, "class", [owner.symbol, *dict.fromkeys(members)],
                                        gap=True, header=True))
-                else:
-                    gaps.append(_Piece(start, end, owner.symbol, "class", [owner.symbol], gap=True))
+                else:  # later leftovers (a field, a section banner) are parts of the class, not its definition
+                    gaps.append(_Piece(start, end, owner.symbol, "part", [owner.symbol], gap=True))
         out = sorted(pieces + gaps, key=lambda p: (p.start, p.end))
         return [self._trim(p, lines) for p in out if self._tokens(lines, p.start, p.end) >= 4 or p.kind != "module"]
 

@@ -239,3 +239,31 @@ def test_a_ruby_module_that_only_holds_classes_is_a_namespace_without_a_chunk() 
     chunks = Chunker(max_tokens=160).chunk("lib/shop/memory_store.rb", RUBY_NESTED, "ruby")
     assert not [c for c in chunks if c.symbol in ("Shop", "Shop.Storage")], [(c.symbol, c.content) for c in chunks[:3]]
     assert all(c.content.strip() not in ("module Shop", "module Storage") for c in chunks)
+
+
+RUBY_SINGLETON = '''class Builder
+  def self.parse_file(path)
+    new(path).to_app
+  end
+
+  class << self
+    # Builds the app from a block.
+    def app(default_app = nil, &block)
+      new(default_app, &block).to_app
+    end
+
+    def load_file(path)
+      File.read(path)
+    end
+  end
+end
+'''
+
+
+def test_methods_inside_a_ruby_class_self_block_are_the_class_methods_they_define() -> None:
+    whole = Chunker().chunk("lib/builder.rb", RUBY_SINGLETON, "ruby")
+    assert whole[0].symbol == "Builder" and {"Builder.app", "Builder.load_file"} <= set(whole[0].symbols)
+    split = Chunker(max_tokens=40).chunk("lib/builder.rb", RUBY_SINGLETON, "ruby")
+    app = next(c for c in split if c.symbol == "Builder.app")
+    assert app.kind == "function" and "# Builds the app from a block." in app.content
+    assert any(c.symbol == "Builder.load_file" and c.kind == "function" for c in split)

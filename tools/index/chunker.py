@@ -194,6 +194,8 @@ def _classify(node: Any) -> tuple[str, str, Any] | None:
         target = inner
     if target.type in FUNCTION_TYPES:
         return "function", _node_name(target), target
+    if target.type == "singleton_class":  # Ruby's `class << self`: its methods are the enclosing class's own
+        return "scope", "", target
     if target.type == "module" and _namespace_only(target):
         return "scope", _node_name(target), target
     if target.type in CLASS_TYPES:

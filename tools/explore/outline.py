@@ -149,8 +149,13 @@ class _Walk:
                 if not inner or self.may_hold_symbols(child, name_node.end_byte):
                     self.symbols(child, symbol.children, _join(scope, name), kind, inner)
             elif child_type in grammar.variables and not in_function and node.type != "ERROR":
-                for name_node, var_kind, value in variable_names(child, parsed.language):
-                    anchor = name_node.parent if var_kind == "function" else name_node
+                declared = variable_names(child, parsed.language)
+                if not declared and child_type == "assignment_expression":  # `a = b`: what its value holds
+                    self.symbols(child, out, scope, parent_kind, in_function)
+                for name_node, var_kind, value in declared:
+                    # a function's span: its declarator, or the whole `exports.f = function () {...}`
+                    anchor = (child if child_type == "assignment_expression" else name_node.parent) \
+                        if var_kind == "function" else name_node
                     symbol = SymbolNode(parsed.text(name_node), var_kind, anchor if anchor is not None else name_node, scope)
                     if var_kind == "function" and parent_kind in TYPE_KINDS:
                         symbol.kind = "method"
@@ -161,10 +166,11 @@ class _Walk:
                         self.symbols(value, symbol.children, _join(scope, symbol.name), inner_kind, var_kind == "function")
                     elif value is not None and (wrapped := _wrapped_function(value)) is not None:
                         # `var runInContext = (function runInContext(context) {...})` (lodash) or an IIFE's value:
-                        # the functions declared inside are the module's real definitions
+                        # a module pattern, so what its body declares, functions and variables alike (lodash's
+                        # `var merge = createAssigner(...)`), are the module's real definitions
                         if _unparenthesized(value) is wrapped:  # the value is the function, not its result
                             symbol.kind = "method" if parent_kind in TYPE_KINDS else "function"
-                        self.symbols(wrapped, symbol.children, _join(scope, symbol.name), "function", True)
+                        self.symbols(wrapped, symbol.children, _join(scope, symbol.name), "function", False)
             elif not in_function or self.may_hold_symbols(child, child.start_byte):
                 self.symbols(child, out, scope, parent_kind, in_function)
 

@@ -64,7 +64,8 @@ GRAMMARS: dict[str, Grammar] = {
             "class_declaration": "class", "class": "class", "function_declaration": "function",
             "generator_function_declaration": "function", "method_definition": "method",
         },
-        variables=frozenset({"lexical_declaration", "variable_declaration", "field_definition"}),
+        # assignment_expression: CommonJS's `exports.name = value` and `obj.name = function () {...}`
+        variables=frozenset({"lexical_declaration", "variable_declaration", "field_definition", "assignment_expression"}),
         calls={"call_expression": "function", "new_expression": "constructor"},
         bases={"class_declaration": None, "class": None},
     ),

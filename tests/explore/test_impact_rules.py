@@ -261,3 +261,14 @@ def test_typescript_paths_and_base_url_from_tsconfig(tmp_path: Path) -> None:
     assert _imports(tmp_path, "web/main.ts", "import c from '#settings';", "src/settings/index.ts", files)
     assert _imports(tmp_path, "web/main.ts", "import i from 'lib/ignore';", "src/lib/ignore.ts", files)  # baseUrl
     assert not _imports(tmp_path, "web/main.ts", "import i from 'ignore';", "src/lib/ignore.ts", files)
+
+
+@pytest.mark.parametrize(("importer", "line", "hits"), [
+    ("lib/app/cli.rb", "require_relative 'parser'", True),
+    ("lib/app/cli.rb", "require_relative '../app/parser.rb'", True),
+    ("bin/tool.rb", "require 'app/parser'", True),  # from lib/, the load path
+    ("lib/app/cli.rb", "# require_relative 'parser'", False),
+    ("lib/app/cli.rb", "require 'parser'", False),  # a gem of that name, not lib/app/parser.rb
+])
+def test_ruby_require_resolution(tmp_path: Path, importer: str, line: str, hits: bool) -> None:
+    assert _imports(tmp_path, importer, line, "lib/app/parser.rb") is hits

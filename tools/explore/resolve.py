@@ -397,4 +397,4 @@ def _ruby_targets(root: Path, file: str, spec: str, kind: str, known: Collection
     for folder in ("lib/", ""):
         if _exists(root, folder + name):
             return [folder + name]
-    return [k for k in _by_suffix(known, name) if "/lib/" in f"/{k}"]
+    return [k for k in known if f"/{k}".endswith(f"/lib/{name}")]  # a lib/ folder deeper down (a monorepo's gem)

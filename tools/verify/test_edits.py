@@ -200,7 +200,7 @@ class _Read:
 _NO_TESTS = _Read()
 
 
-def _read_tests(language: str, text: str) -> _Read:
+def _read_tests(language: str, text: str, syntax: _Syntax | None = None) -> _Read:
     """The tests `text` defines, what a marker can sit on and the skip and focus markers, from its syntax tree
     (queries/<language>/tests.scm: @test where a test starts and @name (@suite) its name; @group what a marker can
     sit on; @skipped / @focused a marker on what follows it, `.inside` one on the test it is in, told as written up
@@ -208,7 +208,9 @@ def _read_tests(language: str, text: str) -> _Read:
     from tree_sitter import QueryCursor
 
     query = _query(language)
-    if query is None or not text:
+    # a source file of a language whose tests sit beside the code (Rust, C) is parsed only when it may hold one:
+    # every such test is written with `test` in some case (#[test], TEST(...), RUN_TEST)
+    if query is None or not text or (syntax is not None and syntax.everywhere and "test" not in text.lower()):
         return _NO_TESTS
     source = text.encode("utf-8", errors="surrogateescape")
     tree = get_parser(language).parse(source)
@@ -410,7 +412,7 @@ def find_test_edits(files: Iterable[tuple[str, str | None, str | None]]) -> list
         if (syntax := _syntax(path)) is None or (language := _language(path)) is None:
             continue
         old, new = _read(old_text), _read(new_text)
-        defined = _read_tests(language, old or ""), _read_tests(language, new or "")
+        defined = _read_tests(language, old or "", syntax), _read_tests(language, new or "", syntax)
         before, after = _tests(defined[0].definitions), _tests(defined[1].definitions)
         read.append((path, syntax, defined, old, new, before, after))
         added += after - before

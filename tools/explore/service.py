@@ -24,11 +24,13 @@ from code_intel.explore import budget, outline
 from code_intel.explore.answers import (
     ROLE_ORDER,
     STRUCTURE_PARTS,
+    TEXT_PAGE,
     Level,
     shape_definitions,
     shape_references,
     shape_structure,
     shape_symbols,
+    shape_text,
 )
 from code_intel.explore.comments import LexicalIndex
 from code_intel.explore.ctags import BASES_RECORDED, bare_name
@@ -52,6 +54,7 @@ from code_intel.explore.oversized import OversizedFiles
 from code_intel.explore.references import (
     Qualified,
     find_references,
+    find_references_many,
     normalise_symbol,
     split_symbol,
     takes_self,
@@ -230,6 +233,18 @@ class Explorer:
         attach_skipped(answer, skipped())
         return answer
 
+    def text_answer(self, pattern: str | list[str], path: str | None = None, glob: str | list[str] | None = None,
+                    case_sensitive: bool = True, fixed_strings: bool = False, context_lines: int = 0, *,
+                    offset: int = 0, max_results: int | None = None) -> PatternResult | MultiPatternResult:
+        """search_text as the tool answers it: each pattern's matches from `offset` on within the answer's budget,
+        or max_results of them when given (answers.shape_text)."""
+        if offset < 0:
+            raise InvalidArgument("offset must be 0 or more", hint="send the next_offset of the previous answer")
+        found = self.search_text(pattern, path=path, glob=glob, case_sensitive=case_sensitive,
+                                 fixed_strings=fixed_strings, context_lines=context_lines,
+                                 max_results=offset + (max_results or TEXT_PAGE))
+        return shape_text(found, offset=offset, limit=max_results)
+
     # ------------------------------------------------------------ search_files
     @budgeted
     def search_files(self, pattern: str, path: str | None = None, max_results: int = 200) -> FileSearchResult:
@@ -302,6 +317,19 @@ class Explorer:
         attach_skipped(result, skipped())
         result.namesakes = [f"{d.file}:{d.line} {bare_name(d.scope or '')}.{d.name}" for d in namesakes[:20]] or None
         return result
+
+    @budgeted
+    def find_references_many(self, symbols: list[str], max_results: int = 200) -> dict[str, ReferenceResult]:
+        """find_references (code hits) of each of `symbols` through one search of the tree, by symbol."""
+        qualified = {symbol: self._qualified(symbol) for symbol in dict.fromkeys(symbols)}
+        found = find_references_many(
+            self.root.path, self.filters(None), self.lexical, self.definition_index.definition_sites,
+            [(symbol, q) for symbol, (q, _) in qualified.items()], max_results=max_results,
+            timeout=self.config.search_timeout_seconds)
+        for symbol, result in found.items():
+            namesakes = qualified[symbol][1]
+            result.namesakes = [f"{d.file}:{d.line} {bare_name(d.scope or '')}.{d.name}" for d in namesakes[:20]] or None
+        return found
 
     def references_answer(self, symbol: str, *, level: Level = "locations", role: str | None = None, offset: int = 0,
                           max_results: int | None = None, **scope: Unpack[ReferenceScope]) -> ReferenceResult:

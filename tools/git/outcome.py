@@ -54,9 +54,13 @@ class OutcomeService:
         self._fingerprinter = walker
         return walker
 
-    def take(self, ignore: Sequence[str]) -> dict[str, str]:
+    def take(self, ignore: Sequence[str], *, tree: bool = True) -> dict[str, str]:
         with self._lock:
-            return self._walker(ignore).take()
+            return self._walker(ignore).take(tree=tree)
+
+    def describe(self, ignore: Sequence[str], paths: Sequence[str]) -> dict[str, str | None]:
+        with self._lock:
+            return self._walker(ignore).describe(paths)
 
     @property
     def last_hashed(self) -> int:

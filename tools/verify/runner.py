@@ -44,11 +44,18 @@ def _argv(command: VerifyCommand) -> list[str]:
 
 
 def _environment(junit_report: Path) -> dict[str, str]:
+    """The command's environment. Caches in the tree are the agent's to write and the outcome check does not judge
+    them, so the run keeps its own in the run's temporary folder: Python neither reads nor writes `__pycache__` in
+    the tree (a planted .pyc would otherwise stand in for its source), and pytest's cache (`--lf`, `--ff`, `--sw`
+    read it to choose tests) starts empty."""
+    own = junit_report.parent
     env = dict(os.environ)
     env.setdefault("CI", "true")  # test runners that watch by default (jest, vitest) run once
     env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+    env["PYTHONPYCACHEPREFIX"] = str(own / "pycache")
     # any pytest the command runs also writes its machine-readable report, read before the output's lines
-    env["PYTEST_ADDOPTS"] = f"{env.get('PYTEST_ADDOPTS', '')} --junitxml={junit_report} -o junit_family=xunit1".strip()
+    env["PYTEST_ADDOPTS"] = (f"{env.get('PYTEST_ADDOPTS', '')} --junitxml={junit_report} -o junit_family=xunit1 "
+                             f"-o cache_dir={own / 'pytest-cache'}").strip()
     return env
 
 

@@ -51,6 +51,7 @@ from code_intel.core.limits import (
     bound_value,
     cut_text,
 )
+from code_intel.core.outcome_types import Change
 from code_intel.core.project import ProjectRoot
 from code_intel.core.session_types import CommitReport, Phase
 from code_intel.explore.write_rules import evaluate_write
@@ -114,6 +115,14 @@ class LiveSession:
 
     def flat_summaries(self) -> dict[str, str]:
         return {key: value.get("summary", "") for key, value in self.summaries.items()}
+
+
+def _left_out(changes: list[Change]) -> str:
+    """The warning for files that changed while the server ran its step and are not the step's own."""
+    names = ", ".join(c.key for c in changes[:10]) + (f" and {len(changes) - 10} more" if len(changes) > 10 else "")
+    return (f"changed while the server ran its own step, and not that step's: {names}. The next submit refuses them "
+            "(send it with \"restore\": [the paths] to put them back); if the project's checks write such files, the "
+            "user declares them in config.json outcome_check.outputs for later sessions")
 
 
 def _json_ready(extras: dict[str, Any]) -> dict[str, Any]:
@@ -495,7 +504,7 @@ class WorkflowEngine:
         """Record a refused submit: what its checks observed is kept, and the decision and history are logged.
         (The refusal gets the phase's contract fields from `annotate_refusal`, like every other refusal.)"""
         if attempt.checked:  # a withdrawn commit's files stay unexpected: only git's state is the server's
-            self._settle(state, transition=None, tree=False if isinstance(err, UnexpectedChanges) else None)
+            self._settle(state, transition=None, refused=err)
         context = attempt.context
         if context is not None and context.observed:  # refused, but what the submit saw is kept
             kept = state.model_copy(deep=True)
@@ -581,13 +590,12 @@ class WorkflowEngine:
         return self._project_paths(write_log.allowed_writes(write_log.log_file(self._sessions_dir, state.session_id)))
 
     # ---------------------------------------------------------- outcome checks
-    def _ignore_patterns(self) -> list[str]:
-        return list(self._config().outcome_check.ignore)
-
     def _start_guard(self, session_id: str) -> OutcomeGuard | None:
         if self.outcome is None:
             return None
-        return OutcomeGuard.start(self.outcome, self._sessions_dir, self.root.path, session_id, self._ignore_patterns())
+        settings = self._config().outcome_check
+        return OutcomeGuard.start(self.outcome, self._sessions_dir, self.root.path, session_id, list(settings.ignore),
+                                  list(settings.outputs))
 
     def _load_guard(self, session_id: str) -> OutcomeGuard | None:
         if self.outcome is None:
@@ -611,18 +619,29 @@ class WorkflowEngine:
         if live is not None and live.guard is not None and state.phase in SERVER_STEP_PHASES:
             live.guard.server_step(tree=state.phase in TREE_CHANGING_PHASES)
 
-    def _settle(self, state: SessionState, transition: Transition | None, *, tree: bool | None = None) -> None:
-        """Take what the server itself just changed (its branch, commit, discards, the run of the checks) into
-        what the session expects; work-tree files only after the steps that change them."""
+    def _settle(self, state: SessionState, transition: Transition | None, *, refused: CodeIntelError | None = None) -> None:
+        """Take what the server itself just changed into what the session expects, and only that: its branch, commit
+        and refs always; the files PRE_COMMIT discarded; after a run of the checks, the outputs the project declares
+        (outcome_check.outputs). Any other change made during the step stays for the next check to judge."""
         live = self._live
         if live is None or live.guard is None:
             return
         entering_ready = transition is not None and transition.next_phase is Phase.READY and not state.ready_entered
-        if tree is None and state.phase not in SERVER_STEP_PHASES and not entering_ready:
+        if state.phase not in SERVER_STEP_PHASES and not entering_ready:
             return  # the handler changed nothing in the repository
-        if tree is None:
-            tree = state.phase in TREE_CHANGING_PHASES or entering_ready  # entering READY runs the checks once
-        live.guard.settle(tree=tree)
+        if transition is not None and transition.next_phase is Phase.SESSION_COMPLETE:
+            return  # the session ends here: its record goes with it
+        if state.phase is Phase.BRANCH_INTERVENTION and not isinstance(refused, UnexpectedChanges):
+            live.guard.recover()  # moving the work to another branch rewrites the work tree wholesale
+            return
+        if isinstance(refused, UnexpectedChanges):
+            live.guard.settle()
+            return
+        report = transition.extras.get("commit") if transition is not None else None
+        discarded = list(report.discarded_files) if isinstance(report, CommitReport) else []
+        left = live.guard.settle(paths=discarded, run=state.phase is Phase.POST_IMPL_VERIFY or entering_ready)
+        if left and transition is not None:
+            transition.extras["warning"] = "; ".join(filter(None, [transition.extras.get("warning"), _left_out(left)]))
 
     def _check_commit(self, transition: Transition) -> None:
         """After PRE_COMMIT committed: every committed file holds a content the session granted (else withdrawn)."""
@@ -900,7 +919,8 @@ class WorkflowEngine:
             try:
                 report, _concerned = session_checks(self.checks, self.git, state, self.root, progress)
             finally:
-                self._settle(state, transition=None, tree=True)
+                if self._live is not None and self._live.guard is not None:
+                    self._live.guard.settle(run=True)  # what the run wrote beyond the declared outputs stays judged
             draft = state.model_copy(deep=True)
             record_run(draft, report)
             self._commit(draft)

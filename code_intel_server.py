@@ -41,11 +41,11 @@ from code_intel.context.rules import ContextUpdate
 from code_intel.core.errors import CodeIntelError
 from code_intel.core.log_setup import setup_logging
 from code_intel.core.tool_facts import DESTRUCTIVE, READ_ONLY, STATEFUL, TOOL_FACTS, Access
-from code_intel.explore.impact import ImpactReport
 from code_intel.explore.models import (
     DefinitionResult,
     EnclosingFunction,
     FileSearchResult,
+    ImpactReport,
     MultiPatternResult,
     PatternResult,
     ReferenceResult,

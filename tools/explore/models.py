@@ -226,3 +226,48 @@ class EnclosingFunction(Partial):
     end_line: int
     code: str
     scope: str | None = None
+
+
+# analyze_impact's answer (explore/impact.py builds it)
+class ImpactItem(BaseModel):
+    file: str
+    line: int
+    end_line: int | None = None
+    symbol: str | None = None
+    symbols: list[str] | None = Field(default=None, description="every symbol tied to this line, when several are")
+    lines: list[int] | None = Field(default=None, description="tests: every line of the file that uses the symbols")
+    reason: str
+    text: str | None = None
+
+
+class SkippedSymbol(BaseModel):
+    symbol: str
+    reason: str
+
+
+class FileCount(BaseModel):
+    file: str
+    line: int = Field(description="its first item")
+    count: int
+
+
+class ImpactReport(Partial):
+    files: list[str]
+    symbols: list[str]
+    importers: list[ImpactItem] = Field(
+        default_factory=list, description="files importing the changed files, ranked, before every capped group")
+    direct: list[ImpactItem] = Field(default_factory=list)
+    dependents: list[ImpactItem] = Field(default_factory=list)
+    tests: list[ImpactItem] = Field(default_factory=list)
+    configs: list[ImpactItem] = Field(default_factory=list)
+    docs: list[ImpactItem] = Field(default_factory=list)
+    should_verify: list[ImpactItem] = Field(default_factory=list)
+    summary: dict[str, int] = Field(default_factory=dict)
+    skipped: list[SkippedSymbol] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    truncated: bool = False
+    top_files: dict[str, list[FileCount]] | None = Field(
+        default=None, description="level 'summary': each group's first files by rank, with their item counts")
+    left_out: dict[str, int] | None = Field(default=None, description="items per group not in this answer")
+    next_offset: int | None = Field(default=None, description="send as offset (with the same group) to page on")
+    more: str | None = Field(default=None, description="what this answer left out and how to ask for it")

@@ -18,7 +18,8 @@ from code_intel.core.project import ProjectRoot
 from code_intel.explore.answers import shape_hits
 
 if TYPE_CHECKING:
-    from code_intel.explore.impact import ImpactLevel, ImpactReport
+    from code_intel.explore.impact import ImpactLevel
+    from code_intel.explore.models import ImpactReport
     from code_intel.explore.query import QueryResult
     from code_intel.explore.service import Explorer
     from code_intel.git.service import GitService

@@ -48,12 +48,12 @@ from code_intel.explore.models import (
     ImpactReport,
     MultiPatternResult,
     PatternResult,
+    QueryResult,
     ReferenceResult,
     StructureResult,
     SymbolsResult,
+    UnusedResult,
 )
-from code_intel.explore.query import QueryResult
-from code_intel.explore.unused import UnusedResult
 from code_intel.index.models import ChunkDetail, RelevanceResult, SemanticSearchResult, SyncReport
 from code_intel.learning.outcomes import OutcomeEntry, OutcomeStats
 from code_intel.server import sdk

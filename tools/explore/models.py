@@ -271,3 +271,50 @@ class ImpactReport(Partial):
     left_out: dict[str, int] | None = Field(default=None, description="items per group not in this answer")
     next_offset: int | None = Field(default=None, description="send as offset (with the same group) to page on")
     more: str | None = Field(default=None, description="what this answer left out and how to ask for it")
+
+
+# query's answer (explore/query.py builds it)
+HitKind = Literal["definition", "text", "semantic"]
+
+
+class QueryHit(BaseModel):
+    file: str
+    line: int
+    end_line: int | None = None
+    kind: HitKind
+    name: str | None = None
+    snippet: str
+    score: float
+    sources: list[str]
+    lines: list[int] | None = Field(default=None, description="lines of text matches folded into this span")
+    chunk_id: str | None = None
+    role: str = Field(default="implementation", description="implementation, test, doc or generated (from the path)")
+
+
+class QueryResult(Partial):
+    question: str
+    results: list[QueryHit]
+    routes_used: list[str]
+    candidates: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    truncated: bool = False
+    left_out: int | None = Field(default=None, description="hits past this page (the answer's budget)")
+    next_offset: int | None = Field(default=None, description="send as offset for the hits left out")
+
+
+# get_symbols' unused definitions (explore/unused.py)
+class UnusedItem(BaseModel):
+    name: str
+    file: str
+    line: int
+    kind: str
+    evidence: str
+
+
+class UnusedResult(Partial):
+    path: str
+    unused: list[UnusedItem]
+    total: int = Field(description="unused definitions found (this answer lists the first, by rank)")
+    judged: int = Field(description="module-level functions and types of own source looked at")
+    exported: int = Field(description="left out as exported on purpose (__all__, entry files, re-exports)")
+    next_offset: int | None = Field(default=None, description="send as offset for the next ones")

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from code_intel.core.errors import CodeIntelError
 from code_intel.explore import budget
-from code_intel.explore.imports import has_import_query, read_imports
+from code_intel.explore.imports import ImportSpec, has_import_query, read_imports
 from code_intel.explore.resolve import import_targets, jvm_class_of, module_parts, rust_module_path
 from code_intel.explore.ripgrep import run_rg_json
 from code_intel.explore.syntax import ParsedFile
@@ -134,6 +134,7 @@ def importers_of(explorer: Explorer, file: str, notes: list[str]) -> list[Import
     # Go imports a package: its folder; files in the folder itself share the package and import nothing of it
     target = str(PurePosixPath(file).parent) if family == "go" else file
     package, name = jvm_class_of(root, file) if family in ("java", "kotlin") else ("", "")
+    named = re.compile(rf"\b(?:{'|'.join(re.escape(w) for w in words)})\b")
     found: list[Importer] = []
     for importer in candidates[:MAX_CANDIDATES]:
         if budget.expired():
@@ -147,6 +148,8 @@ def importers_of(explorer: Explorer, file: str, notes: list[str]) -> list[Import
         if parsed is None:
             continue
         for spec in read_imports(parsed):
+            if not _may_name(spec, named):
+                continue  # only an import that writes the word (or a bare relative path) can name the file
             if "*" in spec.names and not re.search(rf"\b{re.escape(word)}\b".encode(), parsed.source):
                 continue  # a wildcard import counts where the file names what it imports (Java's `pkg.*`)
             if spec.kind != "package" and target in import_targets(root, importer, language, spec.module,
@@ -154,6 +157,13 @@ def importers_of(explorer: Explorer, file: str, notes: list[str]) -> list[Import
                 found.append(Importer(file=importer, line=spec.line, target=file, text=spec.text,
                                       module=_as_named(file, family, spec.module, spec.names, f"{package}.{name}")))
     return found
+
+
+def _may_name(spec: ImportSpec, named: re.Pattern[str]) -> bool:
+    """Whether an import may name the changed file: it writes the file's word (in its module or one of its names),
+    or its module is only a relative path (`from . import x`, `from '..'`) that may stand for a package."""
+    return (bool(named.search(spec.module)) or any(named.search(name) for name in spec.names)
+            or not spec.module.strip("./"))
 
 
 def _parsed_prefix(path: Path, language: str | None, offset: int) -> ParsedFile | None:

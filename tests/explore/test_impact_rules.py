@@ -296,3 +296,16 @@ def test_only_imports_that_may_name_the_file_are_resolved(tmp_path: Path, monkey
     files = {"pkg/__init__.py": "helper = 1\n", "pkg/mod.py": "import pkg\nfrom . import helper\n"}
     assert [(i.file, i.line) for i in _importers(tmp_path / "rel", files, "pkg/__init__.py")] == [
         ("pkg/mod.py", 1), ("pkg/mod.py", 2)]
+
+
+def test_one_tsconfig_reader_for_resolution_and_build_folders(tmp_path: Path) -> None:
+    """baseUrl and paths (imports) and outDir and rootDir (unused's entry points) come from one reader, past comments
+    and trailing commas; a file that is not there reads as empty."""
+    from code_intel.explore.resolve import TsConfig, read_tsconfig
+
+    (tmp_path / "tsconfig.json").write_text(
+        '{\n  // build\n  "compilerOptions": {\n    "baseUrl": "./src", "outDir": "out", "rootDir": "src",\n'
+        '    "paths": { "@app/*": ["app/*", "vendor/app/*"], },\n  },\n}\n', encoding="utf-8")
+    assert read_tsconfig(tmp_path / "tsconfig.json") == TsConfig(
+        base_url="src", paths=(("@app/*", ("app/*", "vendor/app/*")),), out_dir="out", root_dir="src")
+    assert read_tsconfig(tmp_path / "missing" / "tsconfig.json") == TsConfig()

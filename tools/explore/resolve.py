@@ -26,7 +26,7 @@ import re
 from collections.abc import Collection
 from itertools import takewhile
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, NamedTuple
 
 JS_EXTENSIONS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".vue", ".svelte")
 _PYTHON_ROOTS: tuple[tuple[str, ...], ...] = ((), ("src",), ("lib",))
@@ -124,20 +124,34 @@ def _python_targets(root: Path, file: str, module: str, names: list[str], known:
 
 
 # ------------------------------------------------------------------------------------------ JavaScript, TypeScript
-def _tsconfig(root: Path) -> tuple[str, tuple[tuple[str, tuple[str, ...]], ...]]:
-    """The project's tsconfig.json (or jsconfig.json) module resolution: (baseUrl as a project folder, "" for none;
-    each `paths` alias with its targets, under baseUrl), read from its syntax tree (queries/json/tsconfig.scm)."""
+class TsConfig(NamedTuple):
+    """What a tsconfig.json (or jsconfig.json) says of module resolution and of its build."""
+    base_url: str = ""  # baseUrl as a folder relative to the config's, "" for none
+    paths: tuple[tuple[str, tuple[str, ...]], ...] = ()  # each `paths` alias with its targets, under baseUrl
+    out_dir: str = ""
+    root_dir: str = ""
+
+
+def read_tsconfig(path: Path) -> TsConfig:
+    """A tsconfig's compilerOptions, read from its syntax tree (queries/json/tsconfig.scm; tsconfig files may hold
+    comments and trailing commas, which JSON does not allow); empty when there is no such file."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return TsConfig()
+    return _read_tsconfig(path, stat.st_mtime_ns, stat.st_size)
+
+
+def _tsconfig(root: Path) -> TsConfig:
+    """The project's tsconfig.json, else its jsconfig.json."""
     for name in ("tsconfig.json", "jsconfig.json"):
-        try:
-            stat = (root / name).stat()
-        except OSError:
-            continue
-        return _read_tsconfig(root / name, stat.st_mtime_ns, stat.st_size)
-    return "", ()
+        if (root / name).is_file():
+            return read_tsconfig(root / name)
+    return TsConfig()
 
 
 @functools.lru_cache(maxsize=16)
-def _read_tsconfig(path: Path, _mtime_ns: int, _size: int) -> tuple[str, tuple[tuple[str, tuple[str, ...]], ...]]:
+def _read_tsconfig(path: Path, _mtime_ns: int, _size: int) -> TsConfig:
     from tree_sitter import Query, QueryCursor
 
     from code_intel.languages.table import get_language, get_parser, query_source
@@ -145,24 +159,30 @@ def _read_tsconfig(path: Path, _mtime_ns: int, _size: int) -> tuple[str, tuple[t
     try:
         source = path.read_bytes()
     except OSError:
-        return "", ()
+        return TsConfig()
     query = Query(get_language("json"), query_source("json", "tsconfig.scm") or "")
-    base, paths = "", dict[str, list[str]]()
+    options: dict[str, str] = {}
+    paths: dict[str, list[str]] = {}
+
     def text(node: Any) -> str:
         return source[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
 
     for _, captures in QueryCursor(query).matches(get_parser("json").parse(source).root_node):
-        if "base_url" in captures:
-            base = _normalise(text(captures["base_url"][0])) or ""
-        elif "alias" in captures:
+        if "alias" in captures:
             paths.setdefault(text(captures["alias"][0]), []).append(text(captures["target"][0]))
-    return base, tuple((alias, tuple(targets)) for alias, targets in paths.items())
+        for name in ("base_url", "out_dir", "root_dir"):
+            if name in captures:
+                options[name] = text(captures[name][0])
+    return TsConfig(base_url=_normalise(options.get("base_url", "")) or "",
+                    paths=tuple((alias, tuple(targets)) for alias, targets in paths.items()),
+                    out_dir=options.get("out_dir", ""), root_dir=options.get("root_dir", ""))
 
 
 def _tsconfig_bases(root: Path, spec: str) -> list[str]:
     """Where a specifier may point by tsconfig: each `paths` alias it matches (`@app/*` -> `src/app/*`, the `*` kept),
     then baseUrl's folder (a bare specifier may name a file under it)."""
-    base, paths = _tsconfig(root)
+    config = _tsconfig(root)
+    base, paths = config.base_url, config.paths
     bases = []
     for alias, targets in paths:
         head, star, tail = alias.partition("*")

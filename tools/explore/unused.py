@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING, Any
 
 from code_intel.core import processes
 from code_intel.core.binaries import require_binary
-from code_intel.core.errors import CodeIntelError, InvalidArgument
+from code_intel.core.errors import InvalidArgument
 from code_intel.core.file_roles import file_role
 from code_intel.explore import budget
 from code_intel.explore.answers import DEFAULT_BUDGET_TOKENS, RESERVED_CHARS, Fitter, budget_chars, ranked
 from code_intel.explore.models import Definition, UnusedItem, UnusedResult
-from code_intel.explore.resolve import import_targets
+from code_intel.explore.resolve import import_targets, read_tsconfig
 from code_intel.explore.ripgrep import list_files
 from code_intel.languages.table import language_for
 
@@ -230,8 +230,8 @@ def _compiled_from(explorer: Explorer, folder: PurePosixPath, spec: str) -> str 
     """The source a package's build output is compiled from, by the tsconfig.json beside its package.json:
     `./out/extension.js` under outDir `out` and rootDir `src` is `./src/extension` (a VS Code extension's main,
     whose `activate` and `deactivate` the editor calls). None when nothing maps it."""
-    options = _compiler_options(explorer, str(folder / "tsconfig.json"))
-    out_dir, root_dir = options.get("outDir"), options.get("rootDir")
+    options = read_tsconfig(explorer.root.path / folder / "tsconfig.json")
+    out_dir, root_dir = options.out_dir, options.root_dir
     if not out_dir or not root_dir:
         return None
     built, out = posixpath.normpath(spec), posixpath.normpath(out_dir)
@@ -239,29 +239,6 @@ def _compiled_from(explorer: Explorer, folder: PurePosixPath, spec: str) -> str 
         return None
     source = posixpath.join(posixpath.normpath(root_dir), built[len(out) + 1:])
     return "./" + re.sub(r"\.[cm]?js$", "", source)
-
-
-def _compiler_options(explorer: Explorer, tsconfig: str) -> dict[str, str]:
-    """The string values of a tsconfig.json's compilerOptions, read from its syntax tree (tsconfig files may hold
-    comments, which JSON does not allow)."""
-    try:
-        _, parsed = explorer.parse_file(tsconfig)
-    except (CodeIntelError, OSError):
-        return {}
-
-    def pairs(node: Any) -> dict[str, Any]:
-        found = {}
-        for pair in (c for c in node.named_children if c.type == "pair"):
-            key, value = pair.child_by_field_name("key"), pair.child_by_field_name("value")
-            if key is not None and value is not None:
-                found[parsed.text(key).strip('"')] = value
-        return found
-
-    top = next((c for c in parsed.root.named_children if c.type == "object"), None)
-    options = pairs(top).get("compilerOptions") if top is not None else None
-    if options is None or options.type != "object":
-        return {}
-    return {key: parsed.text(value).strip('"') for key, value in pairs(options).items() if value.type == "string"}
 
 
 def _python_all(source: str) -> set[str]:

@@ -309,3 +309,23 @@ def test_one_tsconfig_reader_for_resolution_and_build_folders(tmp_path: Path) ->
     assert read_tsconfig(tmp_path / "tsconfig.json") == TsConfig(
         base_url="src", paths=(("@app/*", ("app/*", "vendor/app/*")),), out_dir="out", root_dir="src")
     assert read_tsconfig(tmp_path / "missing" / "tsconfig.json") == TsConfig()
+
+
+def test_a_python_package_is_resolved_only_where_an_import_ends_with_it(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`from pkg.core.add import f` names add.py, not core's `__init__.py`: it is not resolved for the package
+    (sympy's core/__init__.py: 2,678 resolutions, most of them such submodule imports)."""
+    from code_intel.explore import importers
+
+    resolved: list[str] = []
+    real = importers.import_targets
+
+    def counting(root: Path, file: str, language: str | None, module: str, *args: object, **kw: object) -> list[str]:
+        resolved.append(module)
+        return real(root, file, language, module, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(importers, "import_targets", counting)
+    files = {"pkg/core/__init__.py": "X = 1\n", "pkg/core/add.py": "def f(): ...\n",
+             "app.py": "from pkg.core.add import f\nimport pkg.core.add\nfrom pkg.core import X\nimport pkg.core as c\n"}
+    assert [i.line for i in _importers(tmp_path, files, "pkg/core/__init__.py")] == [3, 4]
+    assert resolved == ["pkg.core", "pkg.core"]

@@ -148,7 +148,7 @@ def importers_of(explorer: Explorer, file: str, notes: list[str]) -> list[Import
         if parsed is None:
             continue
         for spec in read_imports(parsed):
-            if not _may_name(spec, named):
+            if not _may_name(spec, named, language):
                 continue  # only an import that writes the word (or a bare relative path) can name the file
             if "*" in spec.names and not re.search(rf"\b{re.escape(word)}\b".encode(), parsed.source):
                 continue  # a wildcard import counts where the file names what it imports (Java's `pkg.*`)
@@ -159,11 +159,17 @@ def importers_of(explorer: Explorer, file: str, notes: list[str]) -> list[Import
     return found
 
 
-def _may_name(spec: ImportSpec, named: re.Pattern[str]) -> bool:
-    """Whether an import may name the changed file: it writes the file's word (in its module or one of its names),
-    or its module is only a relative path (`from . import x`, `from '..'`) that may stand for a package."""
-    return (bool(named.search(spec.module)) or any(named.search(name) for name in spec.names)
-            or not spec.module.strip("./"))
+def _may_name(spec: ImportSpec, named: re.Pattern[str], language: str | None) -> bool:
+    """Whether an import may name the changed file: it writes the file's word (in its module or one of its names;
+    in Python as the module's last part or an imported name, since `pkg.core.add` names add.py, not core's
+    `__init__.py`), or its module is only a relative path (`from . import x`, `from '..'`) that may stand for a
+    package."""
+    if not spec.module.strip("./"):
+        return True
+    if language == "python":
+        return any(named.fullmatch(part) for part in [spec.module.rsplit(".", 1)[-1],
+                                                      *(name.split(" as ")[0].strip() for name in spec.names)])
+    return bool(named.search(spec.module)) or any(named.search(name) for name in spec.names)
 
 
 def _parsed_prefix(path: Path, language: str | None, offset: int) -> ParsedFile | None:

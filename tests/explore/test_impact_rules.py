@@ -274,19 +274,25 @@ def test_ruby_require_resolution(tmp_path: Path, importer: str, line: str, hits:
     assert _imports(tmp_path, importer, line, "lib/app/parser.rb") is hits
 
 
-def test_only_imports_that_may_name_the_file_are_resolved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A file that imports the changed module among many others costs one resolution, not one per import (sympy's
-    basic.py: 2,518 resolutions for 141 importers); a bare relative import may still name a package."""
+@pytest.fixture
+def resolved(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The modules importers_of resolves, in order (resolving is its cost: a check of the disk per candidate path)."""
     from code_intel.explore import importers
 
-    resolved: list[str] = []
+    modules: list[str] = []
     real = importers.import_targets
 
     def counting(root: Path, file: str, language: str | None, module: str, *args: object, **kw: object) -> list[str]:
-        resolved.append(module)
+        modules.append(module)
         return real(root, file, language, module, *args, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(importers, "import_targets", counting)
+    return modules
+
+
+def test_only_imports_that_may_name_the_file_are_resolved(tmp_path: Path, resolved: list[str]) -> None:
+    """A file that imports the changed module among many others costs one resolution, not one per import (sympy's
+    basic.py: 2,518 resolutions for 141 importers); a bare relative import may still name a package."""
     others = "".join(f"import pkg.other{i}\nfrom pkg.other{i} import thing\n" for i in range(20))
     files = {"pkg/__init__.py": "from .basic import Basic\n", "pkg/basic.py": "class Basic: ...\n",
              "app.py": others + "from pkg.basic import Basic\n"}
@@ -311,20 +317,9 @@ def test_one_tsconfig_reader_for_resolution_and_build_folders(tmp_path: Path) ->
     assert read_tsconfig(tmp_path / "missing" / "tsconfig.json") == TsConfig()
 
 
-def test_a_python_package_is_resolved_only_where_an_import_ends_with_it(tmp_path: Path,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_python_package_is_resolved_only_where_an_import_ends_with_it(tmp_path: Path, resolved: list[str]) -> None:
     """`from pkg.core.add import f` names add.py, not core's `__init__.py`: it is not resolved for the package
     (sympy's core/__init__.py: 2,678 resolutions, most of them such submodule imports)."""
-    from code_intel.explore import importers
-
-    resolved: list[str] = []
-    real = importers.import_targets
-
-    def counting(root: Path, file: str, language: str | None, module: str, *args: object, **kw: object) -> list[str]:
-        resolved.append(module)
-        return real(root, file, language, module, *args, **kw)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(importers, "import_targets", counting)
     files = {"pkg/core/__init__.py": "X = 1\n", "pkg/core/add.py": "def f(): ...\n",
              "app.py": "from pkg.core.add import f\nimport pkg.core.add\nfrom pkg.core import X\nimport pkg.core as c\n"}
     assert [i.line for i in _importers(tmp_path, files, "pkg/core/__init__.py")] == [3, 4]

@@ -52,6 +52,21 @@ def test_a_split_class_has_no_hollow_chunk_and_its_header_names_the_members(
     assert members[-1] in lexical_text(header.file, header.symbol, header.content, members)
 
 
+def test_the_leftover_lines_of_a_split_class_are_a_part_not_its_definition() -> None:
+    # a section banner between two methods is left between them: it names no definition and must not rank as one
+    banner = "  /*\n  /**********************\n  /* Reading helpers\n  /**********************\n   */\n\n"
+    text = JAVA_ADAPTER.replace("  /** Reads part 3. */", banner + "  /** Reads part 3. */")
+    chunks = Chunker(max_tokens=256).chunk("src/TypeAdapter.java", text, "java")
+    leftover = next(c for c in chunks if "Reading helpers" in c.content)
+    assert leftover.kind == "part" and leftover.symbol == "TypeAdapter"
+    assert [c.kind for c in chunks if c.symbol == "TypeAdapter"].count("class") == 1  # the header alone
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.java", f"helper{n}") for n in range(20)]
+    ranked = rank_code([_scored("banner", 0.8, 4.0, "src/TypeAdapter.java", "TypeAdapter", kind="part"),
+                        _scored("header", 0.6, 3.0, "src/TypeAdapter.java", "TypeAdapter", kind="class",
+                                symbols=["TypeAdapter", "TypeAdapter.read0"]), *fillers], "TypeAdapter")
+    assert [c.id for c in ranked][:2] == ["header", "banner"]
+
+
 def test_hollow_text_is_only_closing_words_and_punctuation() -> None:
     assert hollow("}") and hollow("  end\nend") and hollow("private\n") and hollow("});") and hollow("")
     assert not hollow("end_time = now()") and not hollow("class Builder") and not hollow("} else { retry(); }")
@@ -226,3 +241,45 @@ async def test_sync_index_through_mcp_answers_with_the_state_and_sends_progress(
             assert found["index"]["searchable"] is True and found["index_complete"] is True
     finally:
         app.close()
+
+
+def _watch_writes(index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int, int]]:
+    """Each Chroma write of the sync as (phase, files indexed into memory, files recorded in the manifest)."""
+    from code_intel.index.store import VectorStore
+
+    writes: list[tuple[str, int, int]] = []
+    original = VectorStore.upsert
+
+    def upsert(self: VectorStore, kind: str, ids: list[str], *args: object) -> None:
+        state, manifest = index._state, index._get_parts().manifest
+        writes.append((state.phase, state.files_done, len(manifest.files)))
+        original(self, kind, ids, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(VectorStore, "upsert", upsert)
+    return writes
+
+
+def test_chroma_stores_nothing_before_every_file_is_searchable(
+        static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_files(static_index.root.path, {f"src/shape_{n}.py": f"def area_{n}(w, h):\n    return w * h * {n}\n"
+                                         for n in range(12)})
+    monkeypatch.setattr(sync_module, "FILES_PER_BATCH", 1)
+    writes = _watch_writes(static_index, monkeypatch)
+    report = static_index.sync()
+    assert report["complete"] is True and report["files_added"] == 17
+    assert len(writes) == 17 and {phase for phase, _, _ in writes} == {"persist"}
+    assert static_index._get_parts().store.count(FOREST) == len(static_index._get_parts().memory)
+
+
+def test_the_text_waiting_for_chroma_is_bounded(static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_files(static_index.root.path, {f"src/shape_{n}.py": f"def area_{n}(w, h):\n    return w * h * {n}\n"
+                                         for n in range(12)})
+    monkeypatch.setattr(sync_module, "FILES_PER_BATCH", 1)
+    monkeypatch.setattr(sync_module, "PERSIST_BACKLOG_CHARS", 1)  # any waiting batch starts the writer
+    writes = _watch_writes(static_index, monkeypatch)
+    report = static_index.sync()
+    assert report["complete"] is True and len(writes) == 17
+    # each batch was written while the file pass ran, and the pass waited for it before it indexed the next: no
+    # more than the batch being written was ever waiting
+    assert [(phase, recorded) for phase, _, recorded in writes] == [("files", n) for n in range(17)]
+    assert all(recorded == done - 1 for _, done, recorded in writes)

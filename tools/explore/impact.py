@@ -634,7 +634,7 @@ def _search_uses(explorer: Explorer, changed: list[str], targets: list[Target], 
             return pool.submit(budget.carry(fn), *args, **kwargs)
 
         importer_notes: list[str] = []
-        importers = (start(find_importers, explorer, changed, importer_notes, max_results=MAX_REFERENCES_PER_SYMBOL)
+        importers = (start(find_importers, explorer, changed, importer_notes)
                      if importers_on else None)
         named = start(tests_named_after, explorer, changed) if named_on else None
         mention_notes: list[str] = []

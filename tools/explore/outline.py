@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from code_intel.explore.imports import read_imports
 from code_intel.explore.models import CallInfo, ClassInfo, FunctionInfo, ImportInfo
 from code_intel.explore.syntax import Node, ParsedFile, symbol_name_node, variable_names
 from code_intel.languages.grammar import FUNCTION_KINDS, GRAMMARS, TYPE_KINDS, Grammar
@@ -305,99 +306,9 @@ def collect_calls(parsed: ParsedFile, node: Node, file: str) -> list[CallInfo]:
     return calls
 
 
-def _python_imports(parsed: ParsedFile, node: Node, file: str) -> list[ImportInfo]:
-    line = node.start_point[0] + 1
-    names = [parsed.text(n) for n in node.children_by_field_name("name")]
-    if node.type == "import_statement":
-        # `import os, sys` imports two modules
-        return [ImportInfo(module=name.split(" as ")[0].strip(), names=[name], file=file, line=line) for name in names]
-    module_node = node.child_by_field_name("module_name")
-    module = parsed.text(module_node) if module_node is not None else "__future__"
-    if not names and any(c.type == "wildcard_import" for c in node.named_children):
-        names = ["*"]
-    return [ImportInfo(module=module, names=names, file=file, line=line)]
-
-
-def _import_info(parsed: ParsedFile, node: Node, file: str) -> list[ImportInfo]:
-    if parsed.language == "python":
-        return _python_imports(parsed, node, file)
-    source = node.child_by_field_name("source") or node.child_by_field_name("path")
-    text = parsed.text(source if source is not None else node)
-    module = text.strip().strip("\"'<>`;").removeprefix("import ").removeprefix("use ").removeprefix("using ").strip()
-    clause = next((c for c in node.named_children if c.type == "import_clause"), None)
-    names = [parsed.text(n) for n in _identifiers(clause)] if clause is not None else []
-    return [ImportInfo(module=module.rstrip(";").strip(), names=names, file=file, line=node.start_point[0] + 1)]
-
-
-def _identifiers(node: Node) -> list[Node]:
-    found: list[Node] = []
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type == "identifier":
-            found.append(current)
-        stack.extend(reversed(current.named_children))
-    return found
-
-
 def collect_imports(parsed: ParsedFile, file: str) -> list[ImportInfo]:
-    grammar = parsed.grammar
-    if grammar is None:
-        return []
-    found: list[ImportInfo] = []
-    stack = [parsed.root]
-    while stack:
-        current = stack.pop()
-        if current.type in grammar.imports:
-            if parsed.language == "go":
-                found.extend(info for spec in _go_import_specs(current) for info in _import_info(parsed, spec, file))
-            else:
-                found.extend(_import_info(parsed, current, file))
-            continue
-        if parsed.language in _JS_LIKE and current.type == "call_expression" and (spec := _required(parsed, current)):
-            found.append(ImportInfo(module=spec, names=[], file=file, line=current.start_point[0] + 1))
-            continue
-        if parsed.language == "ruby" and current.type == "call" and _ruby_require(parsed, current):
-            arg = current.child_by_field_name("arguments")
-            found.append(ImportInfo(module=parsed.text(arg).strip("()'\" ") if arg else "", names=[], file=file,
-                                    line=current.start_point[0] + 1))
-            continue
-        stack.extend(reversed(current.named_children))
-    return found
-
-
-def _go_import_specs(node: Node) -> list[Node]:
-    return sorted((n for n in _descendants(node) if n.type == "import_spec"), key=lambda n: n.start_byte)
-
-
-def _descendants(node: Node) -> list[Node]:
-    out: list[Node] = []
-    stack = list(node.named_children)
-    while stack:
-        current = stack.pop()
-        out.append(current)
-        stack.extend(current.named_children)
-    return out
-
-
-_JS_LIKE = frozenset({"javascript", "typescript", "tsx"})
-
-
-def _required(parsed: ParsedFile, call: Node) -> str | None:
-    """The module a CommonJS `require('x')` call loads, or None for any other call."""
-    function = call.child_by_field_name("function")
-    if function is None or function.type != "identifier" or parsed.text(function) != "require":
-        return None
-    arguments = call.child_by_field_name("arguments")
-    first = arguments.named_children[0] if arguments is not None and arguments.named_child_count == 1 else None
-    if first is None or first.type != "string":
-        return None
-    return parsed.text(first).strip("'\"`") or None
-
-
-def _ruby_require(parsed: ParsedFile, call: Node) -> bool:
-    method = call.child_by_field_name("method")
-    return method is not None and parsed.text(method) in ("require", "require_relative", "load")
+    return [ImportInfo(module=spec.module, names=list(spec.names), file=file, line=spec.line)
+            for spec in read_imports(parsed) if spec.kind != "package"]
 
 
 _ONE_TYPE = frozenset({"type_identifier", "scoped_type_identifier", "generic_type"})

@@ -12,7 +12,7 @@ import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack
 
 from pydantic import BaseModel
 
@@ -117,6 +117,15 @@ def _as_list(value: str | list[str] | None) -> list[str]:
     if value is None:
         return []
     return [value] if isinstance(value, str) else list(value)
+
+
+class ReferenceScope(TypedDict, total=False):
+    """Where find_references looks and what it counts (references_answer passes them on)."""
+
+    path: str | None
+    language: str | None
+    include_comments: bool
+    include_strings: bool
 
 
 class Explorer:
@@ -321,27 +330,16 @@ class Explorer:
             result.namesakes = _namesake_sites(qualified[symbol][1])
         return found
 
-    def references_answer(
-        self,
-        symbol: str,
-        path: str | None = None,
-        language: str | None = None,
-        include_comments: bool = False,
-        include_strings: bool = False,
-        *,
-        level: Level = "locations",
-        role: str | None = None,
-        offset: int = 0,
-        max_results: int | None = None,
-    ) -> ReferenceResult:
+    def references_answer(self, symbol: str, *, level: Level = "locations", role: str | None = None, offset: int = 0,
+                          max_results: int | None = None, **scope: Unpack[ReferenceScope]) -> ReferenceResult:
         """find_references as the tool answers it: every hit, ranked and cut to the answer's budget (or to
-        max_results hits when given), see answers.shape_references."""
+        max_results hits when given), see answers.shape_references. `scope` is find_references' own."""
         if role is not None and role != "all" and role not in ROLE_ORDER:
             raise InvalidArgument(f"role {role!r} is not known", hint=f"use one of {', '.join(ROLE_ORDER)} or 'all'")
         if offset < 0:
             raise InvalidArgument("offset must be 0 or more", hint="send the next_offset of the previous answer")
-        found = self.find_references(symbol, path=path, language=language, include_comments=include_comments,
-                                     include_strings=include_strings, max_results=MAX_REFERENCES_SHAPED)
+        found = self.find_references(symbol, max_results=MAX_REFERENCES_SHAPED, **scope)
+        path = scope.get("path")
         anchors = [self.root.relative(self.root.resolve(path))] if path else []
         return shape_references(found, level=level, role=role, offset=offset, limit=max_results, anchors=anchors)
 

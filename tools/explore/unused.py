@@ -20,13 +20,13 @@ import ast
 import json
 import posixpath
 import re
-import subprocess
 from collections import Counter
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from code_intel.core import processes
 from code_intel.core.binaries import require_binary
 from code_intel.core.errors import CodeIntelError, InvalidArgument
 from code_intel.core.file_roles import file_role
@@ -165,10 +165,8 @@ def _named_by_configs(explorer: Explorer, files: list[str]) -> set[str]:
     for name in names:
         args += ["-e", name]
     args += ["--", *filters.roots]
-    try:
-        done = subprocess.run(args, cwd=explorer.root.path, capture_output=True, check=False, stdin=subprocess.DEVNULL,
-                              timeout=budget.remaining(explorer.config.search_timeout_seconds))
-    except subprocess.TimeoutExpired:
+    done = processes.run(args, cwd=explorer.root.path, timeout=budget.remaining(explorer.config.search_timeout_seconds))
+    if done.timed_out:
         return set(files)  # not known: nothing of these files is called dead
     seen = set(done.stdout.decode("utf-8", errors="surrogateescape").split())
     return {f for f in files if PurePosixPath(f).name in seen}
@@ -184,11 +182,8 @@ def _word_counts(explorer: Explorer, names: list[str]) -> Counter[str]:
     for name in names:
         args += ["-e", name]
     args += ["--", *filters.roots]
-    try:
-        done = subprocess.run(args, cwd=explorer.root.path, capture_output=True, check=False,
-                              timeout=budget.remaining(explorer.config.search_timeout_seconds),
-                              stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
+    done = processes.run(args, cwd=explorer.root.path, timeout=budget.remaining(explorer.config.search_timeout_seconds))
+    if done.timed_out:
         budget.note_partial("counting the names' uses ran out of time: nothing is reported unused")
         return Counter({name: 1 << 30 for name in names})
     return Counter(done.stdout.decode("utf-8", errors="surrogateescape").split())

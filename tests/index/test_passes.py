@@ -129,7 +129,7 @@ from code_intel.index import sync
 from code_intel.index.service import SemanticIndex
 from code_intel.core.project import ProjectRoot
 
-sync.FILES_PER_BATCH, sync.FULL_CHUNKS_PER_BATCH, sync.MANIFEST_SAVE_S, sync.PERSIST_QUEUE = 4, 6, 0.0, 1
+sync.FILES_PER_BATCH, sync.FULL_CHUNKS_PER_BATCH, sync.MANIFEST_SAVE_S, sync.PERSIST_BACKLOG_CHARS = 4, 6, 0.0, 0
 root = ProjectRoot.from_args(Path(sys.argv[1]))
 phase, stop_at = sys.argv[2], int(sys.argv[3])
 index = SemanticIndex(root, lambda: load_config(root.state_dir))

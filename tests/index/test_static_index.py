@@ -254,3 +254,45 @@ async def test_sync_index_through_mcp_answers_with_the_state_and_sends_progress(
             assert found["index"]["searchable"] is True and found["index_complete"] is True
     finally:
         app.close()
+
+
+def _watch_writes(index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int, int]]:
+    """Each Chroma write of the sync as (phase, files indexed into memory, files recorded in the manifest)."""
+    from code_intel.index.store import VectorStore
+
+    writes: list[tuple[str, int, int]] = []
+    original = VectorStore.upsert
+
+    def upsert(self: VectorStore, kind: str, ids: list[str], *args: object) -> None:
+        state, manifest = index._state, index._get_parts().manifest
+        writes.append((state.phase, state.files_done, len(manifest.files)))
+        original(self, kind, ids, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(VectorStore, "upsert", upsert)
+    return writes
+
+
+def test_chroma_stores_nothing_before_every_file_is_searchable(
+        static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_files(static_index.root.path, {f"src/shape_{n}.py": f"def area_{n}(w, h):\n    return w * h * {n}\n"
+                                         for n in range(12)})
+    monkeypatch.setattr(sync_module, "FILES_PER_BATCH", 1)
+    writes = _watch_writes(static_index, monkeypatch)
+    report = static_index.sync()
+    assert report["complete"] is True and report["files_added"] == 17
+    assert len(writes) == 17 and {phase for phase, _, _ in writes} == {"persist"}
+    assert static_index._get_parts().store.count(FOREST) == len(static_index._get_parts().memory)
+
+
+def test_the_text_waiting_for_chroma_is_bounded(static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_files(static_index.root.path, {f"src/shape_{n}.py": f"def area_{n}(w, h):\n    return w * h * {n}\n"
+                                         for n in range(12)})
+    monkeypatch.setattr(sync_module, "FILES_PER_BATCH", 1)
+    monkeypatch.setattr(sync_module, "PERSIST_BACKLOG_CHARS", 1)  # any waiting batch starts the writer
+    writes = _watch_writes(static_index, monkeypatch)
+    report = static_index.sync()
+    assert report["complete"] is True and len(writes) == 17
+    # each batch was written while the file pass ran, and the pass waited for it before it indexed the next: no
+    # more than the batch being written was ever waiting
+    assert [(phase, recorded) for phase, _, recorded in writes] == [("files", n) for n in range(17)]
+    assert all(recorded == done - 1 for _, done, recorded in writes)

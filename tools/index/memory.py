@@ -42,7 +42,8 @@ class MemoryIndex:
         return chunk_id in self._entries
 
     def add(self, ids: list[str], vectors: Any, documents: list[str], metadatas: list[dict[str, Any]]) -> None:
-        """Add or replace chunks (vectors: any (n x d) array-like of unit vectors)."""
+        """Add or replace chunks (vectors: any (n x d) array-like of unit vectors). The metadata dicts are kept as
+        given, not copied: the sync writes the same dicts to Chroma."""
         import numpy as np
 
         if not ids:
@@ -58,7 +59,7 @@ class MemoryIndex:
                 self._ids[row] = cid
                 if entry is not None:
                     self._unname(cid, entry.meta)
-                self._entries[cid] = Entry(row, dict(meta), (doc or "")[:SNIPPET_CHARS])
+                self._entries[cid] = Entry(row, meta, (doc or "")[:SNIPPET_CHARS])
                 self._name(cid, meta)
 
     def update_metadata(self, ids: Iterable[str], metadatas: Iterable[dict[str, Any]]) -> None:
@@ -67,7 +68,7 @@ class MemoryIndex:
                 entry = self._entries.get(cid)
                 if entry is not None:
                     self._unname(cid, entry.meta)
-                    entry.meta = dict(meta)
+                    entry.meta = meta
                     self._name(cid, meta)
 
     def remove(self, ids: Iterable[str]) -> None:
@@ -157,6 +158,13 @@ class MemoryIndex:
                 return {}
             scores = self._matrix[rows] @ np.asarray(vector, dtype=np.float32)
             return {i: float(s) for i, s in zip(known, scores, strict=True)}
+
+    def records(self, ids: list[str]) -> tuple[list[str], Any, list[dict[str, Any]]]:
+        """(the ids held, their vectors as one float32 array, their metadata): what the sync writes to Chroma."""
+        with self._lock:
+            held = [i for i in ids if i in self._entries]
+            vectors = self._matrix[[self._entries[i].row for i in held]] if held else []
+            return held, vectors, [self._entries[i].meta for i in held]
 
     def entry(self, chunk_id: str) -> Entry | None:
         return self._entries.get(chunk_id)

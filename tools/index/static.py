@@ -6,7 +6,7 @@ transformer runs, so a chunk costs a tokenizer call and a table look-up (thousan
 one core instead of about 35). It ranks worse than the full model, so the index answers with it only until
 the full model has embedded every chunk, and its vectors live in a space (collection) of their own.
 
-Needs only `tokenizers` and numpy; the table ships in `tools/index/weights/` and the tokenizer comes from
+Needs only `tokenizers`, numpy and scipy; the table ships in `tools/index/weights/` and the tokenizer comes from
 the packaged all-MiniLM-L6-v2, so it loads with no network and no torch.
 """
 
@@ -27,7 +27,6 @@ log = logging.getLogger(__name__)
 STATIC_MODEL_NAME = "code-static"
 STATIC_WEIGHTS = Path(__file__).resolve().parent / "weights" / "code-static.safetensors"
 MAX_TOKENS = 1024  # a chunk is at most chunk_max_tokens (~4 characters each); more only adds cost
-GATHER_ROWS = 16384  # token vectors gathered at once while embedding (16k x 256 floats: 16 MB)
 
 
 class StaticEmbedder:
@@ -58,28 +57,20 @@ class StaticEmbedder:
     def embed(self, texts: Sequence[str]) -> Any:
         """A float32 array (len(texts) x dimension) of unit vectors (zero for a text with no known token).
 
-        Token vectors are summed a slice of texts at a time, so the gathered rows never exceed about
-        GATHER_ROWS x dimension floats whatever the batch size (a whole-batch gather of 1,000 long chunks
-        was half a gigabyte)."""
+        The sums of token vectors are one sparse product, (texts x vocabulary counts) @ table: each distinct
+        token of a text is added once, times its count, and no gathered copy of the token rows is made."""
         import numpy as np
+        from scipy.sparse import csr_matrix
 
         tokenizer, table = self._parts()
-        out = np.zeros((len(texts), table.shape[1]), dtype=np.float32)
         if not texts:
-            return out
+            return np.zeros((0, table.shape[1]), dtype=np.float32)
         ids = [e.ids for e in tokenizer.encode_batch(list(texts), add_special_tokens=False)]  # truncated at load
         lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
-        start = 0
-        while start < len(ids):
-            # a slice of texts whose tokens fit GATHER_ROWS (at least one text)
-            stop = start + max(1, int(np.searchsorted(np.cumsum(lengths[start:]), GATHER_ROWS, side="right")))
-            sizes = lengths[start:stop]
-            flat = np.fromiter(itertools.chain.from_iterable(ids[start:stop]), dtype=np.int64, count=int(sizes.sum()))
-            if flat.size:
-                filled = sizes > 0
-                offsets = np.concatenate(([0], np.cumsum(sizes)[:-1]))[filled]
-                out[start:stop][filled] = np.add.reduceat(table[flat], offsets, axis=0)
-            start = stop
+        flat = np.fromiter(itertools.chain.from_iterable(ids), dtype=np.int32, count=int(lengths.sum()))
+        counts = csr_matrix((np.ones(flat.size, dtype=np.float32), flat, np.concatenate(([0], np.cumsum(lengths)))),
+                            shape=(len(ids), table.shape[0]))
+        out = np.asarray(counts @ table, dtype=np.float32)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         np.divide(out, norms, out=out, where=norms > 0)
         return out
@@ -87,7 +78,7 @@ class StaticEmbedder:
     def sentence_transformer(self) -> Any:
         """The same model as a sentence-transformers model: its StaticEmbedding module (a mean over the same
         token-vector table, same tokenizer, no special tokens) and a Normalize module. `embed` computes exactly
-        this with numpy alone, so indexing needs no torch (its import takes seconds and hundreds of megabytes);
+        this with numpy and scipy, so indexing needs no torch (its import takes seconds and hundreds of megabytes);
         this is for code that wants the model inside sentence-transformers (tests check both agree)."""
         from sentence_transformers import SentenceTransformer
         from sentence_transformers.sentence_transformer.modules import Normalize, StaticEmbedding

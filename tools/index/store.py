@@ -90,7 +90,7 @@ class VectorStore:
         with self._lock:
             return int(self.collection(kind).count())
 
-    def upsert(self, kind: str, ids: list[str], embeddings: list[list[float]], documents: list[str],
+    def upsert(self, kind: str, ids: list[str], embeddings: Any, documents: list[str],
                metadatas: list[dict[str, Any]]) -> None:
         if not ids:
             return

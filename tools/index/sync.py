@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,7 +44,10 @@ log = logging.getLogger(__name__)
 Progress = Callable[[float, float | None, str], None]
 FILES_PER_BATCH = 32  # files chunked and stored together in the file pass, then the manifest is saved
 FULL_CHUNKS_PER_BATCH = 128  # chunks embedded by the full model between two saves (a few seconds on 2 cores)
-PERSIST_QUEUE = 8  # file batches searchable in memory but not yet written to Chroma (bounds the memory they hold)
+# Characters of chunk text searchable in memory but not yet written to Chroma. Below this the writer waits for the
+# end of the file pass (so Chroma takes no CPU before every file is searchable); past it the writer starts and
+# the file pass waits for it (so the text held for Chroma stays bounded on any project).
+PERSIST_BACKLOG_CHARS = 64_000_000
 MANIFEST_SAVE_S = 2.0  # the manifest (one JSON file) is rewritten at most this often during a sync, and at its end
 
 
@@ -119,15 +122,18 @@ class _Prepared:
 
 @dataclass
 class _Batch:
-    """One file batch, searchable in memory, waiting to be written to Chroma and the manifest."""
+    """One file batch, searchable in memory, waiting to be written to Chroma and the manifest. Its new chunks'
+    vectors and metadata are read from the memory index when it is written: that index holds the only copy."""
 
     new_ids: list[str]
-    vectors: Any
     documents: list[str]
-    metadatas: list[dict[str, Any]]
     keep: dict[str, tuple[ChunkEntry, dict[str, Any]]]
     stale: list[str]
     entries: dict[str, FileEntry]
+
+    @property
+    def chars(self) -> int:
+        return sum(map(len, self.documents))
 
 
 @dataclass
@@ -190,9 +196,9 @@ class ForestSync:
         notify(0, total, f"{len(files)} files scanned, {total} to index")
         self.manifest.complete = False
         self.manifest.partial_reason = f"sync in progress: 0 of {total} changed files indexed"
-        # Chroma writes run in a thread of their own: the files are searchable from memory before Chroma (seconds
-        # to import) has stored them; the bounded queue keeps at most PERSIST_QUEUE batches waiting. numpy is
-        # imported here first: two threads importing it at once (Chroma's import, the embedder's) can fail.
+        # Chroma writes run in a thread of their own, after the file pass (see PERSIST_BACKLOG_CHARS): the files are
+        # searchable from memory before Chroma (seconds to import, more to store) has them. numpy is imported here
+        # first: two threads importing it at once (Chroma's import, the embedder's) can fail.
         import numpy  # noqa: F401
 
         writer = _Writer(self)
@@ -208,7 +214,7 @@ class ForestSync:
                 notify(self.state.files_done, total, f"indexed {self.state.files_done}/{total} files")
             self.state.phase = "persist"
         finally:
-            writer.close()
+            writer.close(discard=self.stop.is_set())  # a stopped sync leaves the unwritten files to the next one
         if self.stop.is_set():
             self.manifest.partial_reason = f"sync stopped: {self.state.files_done} of {total} changed files indexed"
             self._save(force=True)
@@ -360,6 +366,7 @@ class ForestSync:
             self.manifest.partial_reason = f"embedding failed: {err}"
             return None
         self.memory.add(new_ids, vectors, new_docs, new_meta)
+        del vectors  # the memory index holds them; Chroma reads them from there
         self.memory.update_metadata(list(keep), [m for _, m in keep.values()])
         stale: list[str] = []
         entries: dict[str, FileEntry] = {}
@@ -388,12 +395,13 @@ class ForestSync:
         self.counts.chunks_removed += len(stale)
         self.counts.chunks_added += len(new_ids)
         self.counts.chunks_kept += len(keep)
-        return _Batch(new_ids, vectors, new_docs, new_meta, keep, stale, entries)
+        return _Batch(new_ids, new_docs, keep, stale, entries)
 
     def persist(self, batch: _Batch) -> None:
         """Write one searchable batch to Chroma, then record its files in the manifest."""
-        vectors = batch.vectors.tolist() if hasattr(batch.vectors, "tolist") else batch.vectors
-        self.spaces.first_store.upsert(FOREST, batch.new_ids, vectors, batch.documents, batch.metadatas)
+        ids, vectors, metadatas = self.memory.records(batch.new_ids)
+        documents = dict(zip(batch.new_ids, batch.documents, strict=True))
+        self.spaces.first_store.upsert(FOREST, ids, vectors, [documents[i] for i in ids], metadatas)
         if self.spaces.fast_store is not None:
             self.spaces.fast_store.update_metadata(FOREST, list(batch.keep), [m for _, m in batch.keep.values()])
         in_full = [cid for cid, (entry, _) in batch.keep.items() if entry.full]
@@ -409,12 +417,15 @@ class ForestSync:
 class _Writer:
     """Writes file batches to Chroma in a thread of its own, in order; the first failure is raised by close().
 
-    The thread starts only when PERSIST_QUEUE batches wait, or at close(): a project of fewer files is indexed
-    into memory (searchable) without Chroma's import competing for the interpreter, then stored."""
+    The thread starts at close(), once every file is searchable, or earlier when the batches waiting hold more than
+    PERSIST_BACKLOG_CHARS of text; then put() waits until the writer has brought them back under it."""
 
     def __init__(self, run: ForestSync) -> None:
         self.run = run
-        self.queue: queue.Queue[_Batch | None] = queue.Queue(maxsize=PERSIST_QUEUE)
+        self.pending: deque[_Batch] = deque()
+        self.pending_chars = 0
+        self.closed = False
+        self.changed = threading.Condition()
         self.error: BaseException | None = None
         self.thread = threading.Thread(target=self._loop, name="code-intel-index-writer", daemon=True)
         self.started = False
@@ -425,11 +436,16 @@ class _Writer:
             self.thread.start()
 
     def put(self, batch: _Batch) -> None:
-        if self.error is not None:
-            raise self.error
-        if self.queue.qsize() >= PERSIST_QUEUE - 1:
-            self._start()
-        self.queue.put(batch)
+        with self.changed:
+            self.pending.append(batch)
+            self.pending_chars += batch.chars
+            self.changed.notify_all()
+            if self.pending_chars > PERSIST_BACKLOG_CHARS:
+                self._start()
+                while self.pending_chars > PERSIST_BACKLOG_CHARS and self.error is None:
+                    self.changed.wait()
+            if self.error is not None:
+                raise self.error
 
     def _loop(self) -> None:
         try:
@@ -438,19 +454,31 @@ class _Writer:
         except BaseException as err:  # re-raised in the sync's own thread
             self.error = err
         while True:
-            batch = self.queue.get()
-            if batch is None:
-                return
-            if self.error is not None:
-                continue  # drain: the sync reports the failure
+            with self.changed:
+                while not self.pending and not self.closed:
+                    self.changed.wait()
+                if not self.pending or self.error is not None:
+                    self.changed.notify_all()
+                    return  # closed and drained, or failed: the sync reports the failure
+                batch = self.pending[0]
             try:
                 self.run.persist(batch)
             except BaseException as err:  # re-raised in the sync's own thread
                 self.error = err
+            with self.changed:
+                self.pending.popleft()
+                self.pending_chars -= batch.chars
+                self.changed.notify_all()
 
-    def close(self) -> None:
-        self._start()
-        self.queue.put(None)
-        self.thread.join()
+    def close(self, discard: bool = False) -> None:
+        with self.changed:
+            if discard:
+                self.pending.clear()
+                self.pending_chars = 0
+            self.closed = True
+            self.changed.notify_all()
+        if self.started or not discard:
+            self._start()
+            self.thread.join()
         if self.error is not None:
             raise self.error

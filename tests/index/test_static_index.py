@@ -15,7 +15,7 @@ from code_intel.core.project import ProjectRoot
 from code_intel.index import sync as sync_module
 from code_intel.index.chunker import Chunker, hollow
 from code_intel.index.retrieval import CodeRanking, Scored, named_identifiers, rank_code
-from code_intel.index.service import SemanticIndex
+from code_intel.index.service import STATIC_THRESHOLDS, TRANSFORMER_THRESHOLDS, SemanticIndex, thresholds_for
 from code_intel.index.static import StaticEmbedder
 from code_intel.index.store import FOREST
 from code_intel.index.text import embedding_text, lexical_text, member_names
@@ -154,6 +154,19 @@ def test_the_default_index_is_the_static_model_alone_and_ranks_code(static_index
     assert static_index.semantic_search("InvoiceCalculator", 3)["results"][0]["symbol"] == "InvoiceCalculator"
     first = static_index.semantic_search("send a welcome email", 3)["results"][0]
     assert first["file"] == "src/mailer.py" and first["role"] == "implementation"
+
+
+def test_validate_symbol_relevance_judges_on_the_static_models_own_scale(static_index: SemanticIndex) -> None:
+    # the static model's similarities run higher than the transformer's: its own thresholds, matched on dev data
+    static_index.sync()
+    answer = static_index.validate_symbol_relevance("send a welcome email to new users",
+                                                    ["send_welcome_email", "InvoiceCalculator"])
+    relevant, weak = STATIC_THRESHOLDS
+    assert answer["thresholds"] == {"relevant": relevant, "weak": weak}
+    assert relevant > TRANSFORMER_THRESHOLDS[0] and weak > TRANSFORMER_THRESHOLDS[1]
+    assert thresholds_for("all-MiniLM-L6-v2-code") == TRANSFORMER_THRESHOLDS
+    verdicts = {r["symbol"]: r["verdict"] for r in answer["results"]}
+    assert verdicts == {"send_welcome_email": "relevant", "InvoiceCalculator": "unrelated"}
 
 
 def test_a_new_process_searches_the_stored_index_without_a_sync(static_index: SemanticIndex) -> None:

@@ -3,9 +3,9 @@
 Each tool is a top-level typed function: its type hints are its input schema, its docstring its description and
 its return type (a pydantic model, or a union of them) its output schema, "one of these, or the refusal". It
 reaches the application object through the server's lifespan context, calls one core function and returns that
-function's answer as its result model. The `@tool` line declares the rest of what the server knows of it: its MCP
-annotations, whether its calls go into the session ledger (the evidence `tools_used` is checked against) and
-whether its answers show code (the files they show count as seen). Around every call, once: refusals
+function's answer as its result model. The rest of what the server knows of a tool (its MCP annotations, whether
+its calls go into the session ledger, whether its answers show code) is its entry in tools/core/tool_facts.py, a
+table the workflow reads too. Around every call, once: refusals
 (tools/server/refusals.py), the answer on the wire (tools/server/answers.py), and the ledger, timing and log line
 (tools/server/calls.py, a middleware of the SDK). The `/code` skill is also served as the MCP prompt `code`.
 
@@ -24,10 +24,10 @@ import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import partial
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 import anyio
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import AcceptedElicitation, Context, Elicit, ElicitationResult, MCPServer, Resolve
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.prompts import Prompt
 from mcp.server.mcpserver.tools import Tool
@@ -40,6 +40,7 @@ from code_intel.context import skill
 from code_intel.context.rules import ContextUpdate
 from code_intel.core.errors import CodeIntelError
 from code_intel.core.log_setup import setup_logging
+from code_intel.core.tool_facts import DESTRUCTIVE, READ_ONLY, STATEFUL, TOOL_FACTS, Access
 from code_intel.explore.impact import ImpactReport
 from code_intel.explore.models import (
     DefinitionResult,
@@ -58,11 +59,12 @@ from code_intel.learning.outcomes import OutcomeEntry, OutcomeStats
 from code_intel.server import sdk
 from code_intel.server.answers import compact_schema, output_schema, result_models, wire_result
 from code_intel.server.app import CodeIntelApp
-from code_intel.server.calls import ToolFacts, answering, record_calls
+from code_intel.server.calls import answering, record_calls
 from code_intel.server.refusals import argument_error, refusal, unknown_argument_error, unknown_tool_error
 from code_intel.server.stdio import serve_stdio
 from code_intel.verify.models import CheckRun
-from code_intel.workflow.responses import (
+from code_intel.workflow import grants
+from code_intel.workflow.response_models import (
     CleanupResult,
     ExploredFiles,
     PhaseResponse,
@@ -79,28 +81,29 @@ SERVER_INSTRUCTIONS = (
     "send `expected_payload` to submit_phase. After a context loss call get_session_status."
 )
 
-READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
-STATEFUL = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
-DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+# the MCP annotations of each access a tool declares (core/tool_facts.py)
+ANNOTATIONS: dict[Access, ToolAnnotations] = {
+    READ_ONLY: ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False),
+    STATEFUL: ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False),
+    DESTRUCTIVE: ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False),
+}
 
 Ctx = Context[CodeIntelApp, Any]
 KeywordsArg = Annotated[list[str] | None, Field(description="identifiers you expect (guesses are fine)")]
-OffsetArg = Annotated[int, Field(ge=0, description="next_offset of the last answer")]
+OffsetArg = Annotated[int, Field(ge=0, description="a next_offset")]
+MaxArg = Annotated[int | None, Field(ge=1, le=5000, description="this many, past the budget")]
 CodeHintArg = Annotated[str | None, Field(description="a sketch of the code you expect")]
 
-TOOLS: dict[str, ToolFacts] = {}
+TOOLS: dict[str, Callable[..., Any]] = {}
 
 
-def tool(annotations: ToolAnnotations, *, ledger: bool = True,
-         shows_code: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Make a top-level function a tool of this server, with what the server needs to know of it: `ledger`, its
-    calls are recorded in the session ledger; `shows_code`, the files its answers show code of count as seen."""
-
-    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-        TOOLS[fn.__name__] = ToolFacts(fn, annotations, ledger=ledger, shows_code=shows_code)
-        return fn
-
-    return register
+def tool(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Make a top-level function a tool of this server. What the server knows of it besides its signature (MCP
+    annotations, ledger, shows code) is its entry in core/tool_facts.py, which the workflow reads as well."""
+    if fn.__name__ not in TOOL_FACTS:
+        raise TypeError(f"tool {fn.__name__} has no entry in code_intel/core/tool_facts.py")
+    TOOLS[fn.__name__] = fn
+    return fn
 
 
 def app_of(ctx: Ctx) -> CodeIntelApp:
@@ -120,9 +123,7 @@ def progress_reporter(ctx: Ctx) -> Callable[[float, str], None]:
 
 
 # ------------------------------------------------------------------- session
-# start_session and get_session_status are recorded in the ledger (after the call, so start_session
-# lands in the new session): an agent naming them in tools_used really called them.
-@tool(STATEFUL)
+@tool
 def start_session(
     ctx: Ctx,
     intent: Literal["IMPLEMENT", "MODIFY", "INVESTIGATE", "QUESTION"],
@@ -138,61 +139,74 @@ def start_session(
     return PhaseResponse.model_validate(answer)
 
 
-@tool(STATEFUL, ledger=False)
-def submit_phase(
-    ctx: Ctx,
-    # declared an object (Codex shows an untyped property to the model as `{}`), validated by the phase's
-    # payload model rather than here, so anything else gets payload_mismatch with the phase's instruction
-    data: Annotated[Any, Field(description="the payload named by the last response's expected_payload",
-                               json_schema_extra={"type": "object"})],
-) -> PhaseResponse:
-    """The only way out of a phase: send the payload expected_payload names. The server checks it and the tools
-    you used, then answers the next instruction or a refusal saying what was wrong. It runs verify.commands
-    itself at POST_IMPL_VERIFY and on first entering READY."""
-    ask_user_to_keep_early_changes(ctx, data)
-    return PhaseResponse.model_validate(app_of(ctx).workflow.submit_phase(data, progress_reporter(ctx)))
-
-
 class KeepEarlyChanges(BaseModel):
     """The user's answer to keeping files the agent changed before READY."""
 
     keep: bool = Field(description="keep these files, as they are now, in the session's commit")
 
 
-def ask_user_to_keep_early_changes(ctx: Ctx, data: Any) -> None:
-    """PRE_COMMIT's reallowed_files keeps files changed before READY only with the user's consent: ask the user
-    through MCP elicitation when the client supports it, and record a yes as their grant (workflow/grants.py).
-    Without elicitation (or on no answer) nothing is granted, and the refusal says to run `code-intel allow`."""
+def _files_to_confirm(ctx: Ctx, data: Any) -> list[str]:
+    """The files of a PRE_COMMIT payload's reallowed_files that still need the user's consent."""
     files = data.get("reallowed_files") if isinstance(data, dict) else None
     if not isinstance(files, list) or not files or not all(isinstance(f, str) for f in files):
-        return
+        return []
+    return app_of(ctx).workflow.early_changes_to_confirm(files)
+
+
+def early_changes_question(context: Context, data: Any) -> Elicit[KeepEarlyChanges] | None:
+    """PRE_COMMIT's reallowed_files keeps files changed before READY only with the user's consent: the question
+    for the user, asked through MCP elicitation by the SDK before submit_phase runs (a request mid-call up to
+    protocol 2025-11-25, the call answered with input_requests and retried from 2026-07-28), or None: nothing to
+    ask, or a client that cannot ask (the refusal then says to run `code-intel allow`). The question names each
+    file's content, so an answer given for other content is not taken (the SDK asks again when the text changed)."""
+    ctx = cast(Ctx, context)  # the SDK finds a resolver's context by the bare class
     capabilities = ctx.client_capabilities
     if capabilities is None or capabilities.elicitation is None:
-        return
-    workflow = app_of(ctx).workflow
-    pending = workflow.early_changes_to_confirm(files)
+        return None
+    pending = _files_to_confirm(ctx, data)
     if not pending:
-        return
-    message = ("The agent asks to keep files it changed before the session reached READY, while writing was not "
-               f"allowed: {', '.join(pending)}. Keep them, as they are now, in this session's commit?")
-    try:
-        answer = anyio.from_thread.run(ctx.elicit, message, KeepEarlyChanges)
-    except Exception as err:  # noqa: BLE001 - a client that fails to ask grants nothing; the refusal says what to do
-        logging.getLogger("code_intel.server").warning("elicitation failed: %s", err)
-        return
-    if answer.action == "accept" and answer.data.keep:
-        workflow.grant_early_changes(pending, by="elicitation")
+        return None
+    root = app_of(ctx).root.path
+    named = ", ".join(f"{f} (sha256 {grants.content_hash(root / f)[:12]})" for f in pending)
+    return Elicit("The agent asks to keep files it changed before the session reached READY, while writing was not "
+                  f"allowed: {named}. Keep them, as they are now, in this session's commit?", KeepEarlyChanges)
 
 
-@tool(READ_ONLY)
+def record_user_answer(ctx: Ctx, data: Any, answer: ElicitationResult[KeepEarlyChanges] | None) -> None:
+    """A yes from the user is recorded as their grant of the files' current content (workflow/grants.py)."""
+    if not isinstance(answer, AcceptedElicitation) or not isinstance(answer.data, KeepEarlyChanges):
+        return  # declined, cancelled, or nothing was asked
+    pending = _files_to_confirm(ctx, data)
+    if answer.data.keep and pending:
+        app_of(ctx).workflow.grant_early_changes(pending, by="elicitation")
+
+
+@tool
+def submit_phase(
+    ctx: Ctx,
+    # declared an object (Codex shows an untyped property to the model as `{}`), validated by the phase's
+    # payload model rather than here, so anything else gets payload_mismatch with the phase's instruction
+    data: Annotated[Any, Field(description="the payload named by the last response's expected_payload",
+                               json_schema_extra={"type": "object"})],
+    # the user's answer, when the payload keeps files changed before READY (not an argument: the SDK asks the client)
+    keep: Annotated[ElicitationResult[KeepEarlyChanges], Resolve(early_changes_question)],
+) -> PhaseResponse:
+    """The only way out of a phase: send the payload expected_payload names. The server checks it and the tools
+    you used and answers the next instruction or a refusal saying what was wrong; it runs verify.commands at
+    POST_IMPL_VERIFY and on entering READY."""
+    record_user_answer(ctx, data, keep)
+    return PhaseResponse.model_validate(app_of(ctx).workflow.submit_phase(data, progress_reporter(ctx)))
+
+
+@tool
 def get_session_status(ctx: Ctx) -> PhaseResponse:
-    """Where the session stands: phase, step, completed steps, instruction, expected_payload, task progress.
-    Restores an interrupted session. Call it whenever unsure what to do next."""
+    """Where the session stands: phase, step, completed steps, instruction, expected_payload, task progress;
+    restores an interrupted session. Call it when unsure what to do next."""
     return PhaseResponse.model_validate(app_of(ctx).workflow.get_session_status())
 
 
 # --------------------------------------------------------------- exploration
-@tool(READ_ONLY, shows_code=True)
+@tool
 def search_text(
     ctx: Ctx,
     pattern: Annotated[str | list[str], Field(description="a regex or a list of them")],
@@ -201,16 +215,17 @@ def search_text(
     case_sensitive: bool = True,
     fixed_strings: Annotated[bool, Field(description="literal patterns")] = False,
     context_lines: Annotated[int, Field(ge=0, le=20)] = 0,
-    max_results: Annotated[int, Field(ge=1, le=5000)] = 100,
+    offset: OffsetArg = 0,
+    max_results: MaxArg = None,
 ) -> PatternResult | MultiPatternResult:
-    """ripgrep over file contents (.gitignore and excludes respected): file, line, column, text per match; a list
-    of patterns answers one group each. truncated and total_matches say when max_results cut it."""
-    return app_of(ctx).explorer.search_text(pattern, path=path, glob=glob, case_sensitive=case_sensitive,
+    """ripgrep over file contents (.gitignore, excludes respected): file, line, column, text per match; a list of
+    patterns, one group each. About 1,500 tokens; next_offset pages on."""
+    return app_of(ctx).explorer.text_answer(pattern, path=path, glob=glob, case_sensitive=case_sensitive,
                                             fixed_strings=fixed_strings, context_lines=context_lines,
-                                            max_results=max_results)
+                                            offset=offset, max_results=max_results)
 
 
-@tool(READ_ONLY)
+@tool
 def search_files(
     ctx: Ctx,
     pattern: Annotated[str, Field(description="glob; ** crosses folders")],
@@ -221,7 +236,7 @@ def search_files(
     return app_of(ctx).explorer.search_files(pattern, path=path, max_results=max_results)
 
 
-@tool(READ_ONLY, shows_code=True)
+@tool
 def find_definitions(
     ctx: Ctx,
     symbol: str,
@@ -229,15 +244,15 @@ def find_definitions(
     language: Annotated[str | None, Field(description="e.g. python, typescript, go")] = None,
     match: Literal["exact", "prefix", "icase"] = "exact",
     offset: OffsetArg = 0,
-    max_results: Annotated[int | None, Field(ge=1, le=2000, description="list this many, past the budget")] = None,
+    max_results: Annotated[int | None, Field(ge=1, le=2000, description="this many, past the budget")] = None,
 ) -> DefinitionResult:
-    """Where a symbol is defined (ctags, tree-sitter where ctags misses), own source first, with kind, scope and
+    """Where a symbol is defined (ctags, else tree-sitter), own source first, with kind, scope and
     signature. About 1,500 tokens; next_offset pages on."""
     return app_of(ctx).explorer.definitions_answer(symbol, path=path, language=language, match=match,
                                                    offset=offset, max_results=max_results)
 
 
-@tool(READ_ONLY, shows_code=True)
+@tool
 def find_references(
     ctx: Ctx,
     symbol: str,
@@ -246,21 +261,21 @@ def find_references(
     include_comments: bool = False,
     include_strings: bool = False,
     level: Annotated[Literal["counts", "locations", "code"], Field(
-        description="counts: per file; locations: lines per file; code: each line's text")] = "locations",
+        description="counts: per file; locations: lines; code: with text")] = "locations",
     role: Annotated[Literal["implementation", "test", "doc", "generated", "all"] | None, Field(
-        description="whose hits to list (default: own source)")] = None,
+        description="whose hits to list")] = None,
     offset: OffsetArg = 0,
-    max_results: Annotated[int | None, Field(ge=1, le=5000, description="list this many, past the budget")] = None,
+    max_results: MaxArg = None,
 ) -> ReferenceResult:
-    """Where a symbol is used in code (comments/strings on request): own source listed first, near the
-    definition; tests, docs, generated files counted per file (role= lists them). About 1,500 tokens; `more`
-    says what was left out. `Type.name` skips uses through other types."""
+    """Where a symbol is used in code (comments/strings on request), own source first, near the definition;
+    roles that do not fit are counted per file (role= lists one). About 1,500 tokens; `more` says what was left
+    out. `Type.name`: uses through Type only."""
     return app_of(ctx).explorer.references_answer(symbol, path=path, language=language,
                                                   include_comments=include_comments, include_strings=include_strings,
                                                   level=level, role=role, offset=offset, max_results=max_results)
 
 
-@tool(READ_ONLY, shows_code=True)
+@tool
 def get_symbols(
     ctx: Ctx, path: Annotated[str, Field(description="a file; with unused, a folder too")],
     unused: Annotated[bool, Field(description="what nothing else names")] = False,
@@ -273,7 +288,7 @@ def get_symbols(
     return app_of(ctx).explorer.symbols_answer(path, offset=offset)
 
 
-@tool(READ_ONLY, shows_code=True)
+@tool
 def analyze_structure(
     ctx: Ctx, path: Annotated[str, Field(description="a file")],
     parts: Annotated[list[Literal["imports", "classes", "functions"]] | None, Field(
@@ -285,13 +300,13 @@ def analyze_structure(
     return app_of(ctx).explorer.structure_answer(path, parts=list(parts) if parts else None, offset=offset)
 
 
-@tool(READ_ONLY, shows_code=True)
+@tool
 def get_function_at_line(ctx: Ctx, path: str, line: Annotated[int, Field(ge=1)]) -> EnclosingFunction:
     """The innermost function or method around a line: name, span, code."""
     return app_of(ctx).explorer.get_function_at_line(path, line)
 
 
-@tool(READ_ONLY, shows_code=True)
+@tool
 def analyze_impact(
     ctx: Ctx,
     files: Annotated[list[str], Field(description="files you plan to change")],
@@ -303,24 +318,25 @@ def analyze_impact(
     offset: OffsetArg = 0,
 ) -> ImpactReport:
     """What changing these files (or symbols; `Type.name`: in Type only) touches: importers, references, tests,
-    configs, docs, overrides, stubs, CSS links. Default: counts, importers, top files; group= lists one group."""
+    configs, docs, overrides, stubs, CSS links. Default: counts, importers, top files; group= lists one."""
     return app_of(ctx).analyze_impact(files, symbols, level=level, group=group, offset=offset)
 
 
-@tool(READ_ONLY, shows_code=True)
+@tool
 def query(
     ctx: Ctx,
     question: Annotated[str, Field(description="a natural-language question about the code")],
     keywords: KeywordsArg = None,
     code_hint: CodeHintArg = None,
+    offset: OffsetArg = 0,
 ) -> QueryResult:
-    """Routes a question to symbol, text and semantic search and merges the hits (file, line, role). keywords and
-    code_hint sharpen it."""
-    return app_of(ctx).query(question, keywords=keywords, code_hint=code_hint)
+    """Routes a question to symbol, text and semantic search and merges the hits. keywords and
+    code_hint sharpen it. About 1,500 tokens."""
+    return app_of(ctx).query(question, keywords=keywords, code_hint=code_hint, offset=offset)
 
 
 # ------------------------------------------------------------------ semantic
-@tool(READ_ONLY, shows_code=True)
+@tool
 def semantic_search(
     ctx: Ctx,
     query: str,
@@ -328,33 +344,34 @@ def semantic_search(
     collection: Annotated[Literal["forest", "map"] | None, Field(description="default: both")] = None,
     keywords: KeywordsArg = None,
     code_hint: CodeHintArg = None,
+    offset: OffsetArg = 0,
 ) -> SemanticSearchResult:
     """Meaning-based search of the code (Forest) and past agreements (Map; a Map hit of 0.7+ answers alone),
-    saying how complete the index is. Hits carry their file's role; keywords and code_hint sharpen it."""
+    saying how complete the index is; keywords and code_hint sharpen it. About 1,500 tokens."""
     return SemanticSearchResult.model_validate(app_of(ctx).semantic_search(
-        query, n_results=n_results, collection=collection, keywords=keywords, code_hint=code_hint))
+        query, n_results=n_results, collection=collection, keywords=keywords, code_hint=code_hint, offset=offset))
 
 
-@tool(READ_ONLY, shows_code=True)
+@tool
 def fetch_chunk_detail(ctx: Ctx, chunk_id: str) -> ChunkDetail:
     """The full text and location of one chunk returned by semantic_search."""
     return ChunkDetail.model_validate(app_of(ctx).index.fetch_chunk_detail(chunk_id))
 
 
-@tool(READ_ONLY)
+@tool
 def validate_symbol_relevance(ctx: Ctx, query: str, symbols: list[str]) -> RelevanceResult:
     """Each symbol's relevance to a request (embedding similarity), with a verdict."""
     return RelevanceResult.model_validate(app_of(ctx).validate_symbol_relevance(query, symbols))
 
 
-@tool(STATEFUL)
+@tool
 def sync_index(
     ctx: Ctx,
     force: bool = False,
     wait: Annotated[bool, Field(description="hold the call until the index is complete")] = False,
 ) -> SyncReport:
-    """Update the semantic index: changed files only (force: all). Answers within a second, finished or not
-    (`index` says how far; searches use what is indexed meanwhile); wait holds the call."""
+    """Update the semantic index: changed files (force: all). Answers within a second, done or not (`index` says
+    how far; searches use what is indexed); wait holds the call."""
 
     def progress(done: float, total: float | None, message: str) -> None:
         anyio.from_thread.run(lambda: ctx.report_progress(done, total, message))
@@ -362,49 +379,49 @@ def sync_index(
     return SyncReport.model_validate(app_of(ctx).sync_index(force, progress, wait=wait))
 
 
-@tool(STATEFUL)
+@tool
 def update_context(ctx: Ctx) -> ContextUpdate:
     """Refresh context.yml's summary of the project rules file (CLAUDE.md by default)."""
     return ContextUpdate.model_validate(app_of(ctx).update_context())
 
 
 # ---------------------------------------------------- implementation control
-@tool(READ_ONLY)
+@tool
 def check_write_target(ctx: Ctx, file_path: str) -> WriteCheck:
     """May this file be written now? Only in READY, inside the project: explored files, new files in explored
     folders, pure markup."""
     return WriteCheck.model_validate(app_of(ctx).workflow.check_write_target(file_path))
 
 
-@tool(STATEFUL)
+@tool
 def add_explored_files(ctx: Ctx, files: list[str]) -> ExploredFiles:
     """Mark files you have read as explored, so READY may write them."""
     return ExploredFiles.model_validate(app_of(ctx).workflow.add_explored_files(files))
 
 
-@tool(READ_ONLY)
+@tool
 def review_changes(ctx: Ctx) -> SessionReview:
     """The session's changes against the base: per file status, line counts, a capped diff, files changed outside
-    the write rules, garbage candidates (debug prints, commented-out code, temp files)."""
+    the write rules, leftovers (debug prints, commented-out code, temp files)."""
     return SessionReview.model_validate(app_of(ctx).workflow.review_changes())
 
 
-@tool(STATEFUL)
+@tool
 def run_checks(ctx: Ctx) -> CheckRun:
-    """Run the verify.commands relevant to the session's changed files now, as POST_IMPL_VERIFY will: per command
-    the verdict, duration, failing tests and the output's tail. Allowed in VERIFICATION and POST_IMPL_VERIFY."""
+    """Run the verify.commands for the session's changed files now, as POST_IMPL_VERIFY will: per command the
+    verdict, duration, failing tests, the output's tail. In VERIFICATION and POST_IMPL_VERIFY."""
     return CheckRun.model_validate(app_of(ctx).workflow.run_checks(progress_reporter(ctx)))
 
 
-@tool(DESTRUCTIVE)
+@tool
 def cleanup_stale_branches(ctx: Ctx) -> CleanupResult:
-    """Back to the base branch; delete every llm_task_* branch (each reported with its head commit) and the
+    """Back to the base branch; delete every llm_task_* branch (each reported with its head) and the
     checkpoints; reset the session."""
     return CleanupResult.model_validate(app_of(ctx).workflow.cleanup_stale_branches())
 
 
 # ------------------------------------------------------------------ learning
-@tool(STATEFUL)
+@tool
 def record_outcome(
     ctx: Ctx,
     outcome: Literal["success", "failure"],
@@ -416,7 +433,7 @@ def record_outcome(
     return OutcomeEntry.model_validate(app_of(ctx).record_outcome(outcome, phase_at_outcome, analysis or {}))
 
 
-@tool(READ_ONLY)
+@tool
 def get_outcome_stats(ctx: Ctx) -> OutcomeStats:
     """Recorded outcomes and refusals counted by phase and reason."""
     return OutcomeStats.model_validate(app_of(ctx).outcome_stats())
@@ -439,14 +456,14 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
         async def lifespan(_: MCPServer[CodeIntelApp]) -> AsyncIterator[CodeIntelApp]:
             yield app
 
-        self.registered = {name: Tool.from_function(answering(facts.fn), name=name, annotations=facts.annotations,
-                                                    description=inspect.cleandoc(facts.fn.__doc__ or ""),
-                                                    structured_output=False)
-                           for name, facts in TOOLS.items()}
+        self.registered = {name: Tool.from_function(answering(fn), name=name,
+                                                    annotations=ANNOTATIONS[TOOL_FACTS[name].access],
+                                                    description=inspect.cleandoc(fn.__doc__ or ""), structured_output=False)
+                           for name, fn in TOOLS.items()}
         super().__init__("code-intel", instructions=SERVER_INSTRUCTIONS, lifespan=lifespan,
-                         tools=list(self.registered.values()), middleware=[record_calls(TOOLS)])
+                         tools=list(self.registered.values()), middleware=[record_calls(TOOL_FACTS)])
         self.app = app
-        self.output_schemas = {name: output_schema(result_models(facts.fn)) for name, facts in TOOLS.items()}
+        self.output_schemas = {name: output_schema(result_models(fn)) for name, fn in TOOLS.items()}
         self.add_prompt(Prompt.from_function(code, name="code", title="code-intel session",
                                              description=skill.description()))
 
@@ -470,7 +487,8 @@ class CodeIntelServer(MCPServer[CodeIntelApp]):
             if name == "submit_phase" and isinstance(arguments.get("data"), str):
                 # the SDK would read JSON text as the object it spells; a payload is an object, and the phase
                 # refuses anything else saying what to send
-                return await anyio.to_thread.run_sync(partial(self.registered[name].fn, context, data=arguments["data"]))
+                return await anyio.to_thread.run_sync(partial(self.registered[name].fn, context, data=arguments["data"],
+                                                              keep=None))
             return await super().call_tool(name, arguments, context)
         except MCPError:  # a protocol error, answered as such
             raise
@@ -506,7 +524,7 @@ def stop_on_signals(app: CodeIntelApp) -> None:
     """SIGINT and SIGTERM stop the server at once: save the session and release the project lock (waiting
     at most STOP_SECONDS for a tool that holds it), flush the log, exit. The index and other caches are not
     closed: their state survives a kill anyway. A normal interpreter exit would wait for the worker thread
-    that blocks reading stdin, which is why SIGINT alone used to leave the server running."""
+    that blocks reading stdin, so SIGINT alone would leave the server running."""
     stopping = threading.Event()
 
     def stop(signum: int, _frame: Any) -> None:

@@ -40,6 +40,7 @@ WARM_CALLS = 2  # calls before the timed one: a big first answer leaves its pars
 
 CALLS: list[tuple[str, dict[str, Any], list[str] | None]] = [
     ("search_text", {"pattern": "def sympify"}, ["-n", "def sympify"]),
+    ("search_text", {"pattern": "self"}, ["-n", "self"]),
     ("search_files", {"pattern": "**/basic.py"}, ["--files", "-g", "**/basic.py"]),
     ("find_definitions", {"symbol": "sympify"}, ["-n", r"^\s*def sympify\b"]),
     ("find_definitions", {"symbol": "Basic"}, ["-n", r"^\s*class Basic\b"]),
@@ -50,6 +51,7 @@ CALLS: list[tuple[str, dict[str, Any], list[str] | None]] = [
     ("get_function_at_line", {"path": "sympy/core/basic.py", "line": 500}, None),
     ("analyze_impact", {"files": ["sympy/core/basic.py"]}, ["-l", "-w", "basic"]),
     ("analyze_impact", {"files": ["sympy/core/basic.py"], "symbols": ["Basic.subs"]}, ["-n", "-w", "subs"]),
+    ("query", {"question": "where does sympify turn a string into an expression?"}, None),
 ]
 
 

@@ -20,6 +20,8 @@ P1 `find_definitions(symbol)`, P2 `find_references(symbol)`, P4 `analyze_structu
 project files each import names) and `analyze_impact(files=[path])`
 (the importers), P5 `get_symbols(".", unused=true)` when that option exists (otherwise no answer, which the
 benchmark scores 1.0 on an empty truth). The same tasks are answered by raw `rg -w` / `ctags` in the same run and scored the same way.
+code-intel is scored twice: on its whole answers (as sverklo's harness scores its own tool) and on the answers read
+within the folders the truth covers (`in_scope`: hits in tests or docs are references, but not ones the truth counts).
 
 Run: .venv/bin/python benchmarks/primitives.py [--corpora /work/corpora] [--only express,lodash] [--json out.json]
 The pinned trees are expected under --corpora as sv-<dataset> (sv-sverklo-p5 for sverklo's P5 tree); the script
@@ -259,6 +261,12 @@ def _js_code_references(task: Task, spec: dict[str, Any]) -> list[dict[str, Any]
 DEAD_BY_HAND = {
     "flask": ["_path_is_ancestor"],  # src/flask/cli.py:680, a private helper nothing calls
     "lodash": ["isHostType"],  # perf/perf.js:167, a function of the perf script nothing calls
+    # sverklo's P5 tree (132e858): `rg -w NAME --glob '!node_modules'` prints the definition only (for
+    # truncateToTokenBudget, also an older copy of the benchmark's own task file naming it as an answer). Left out of
+    # the curated six: importGitLog, defaultEdgeKindFor and detectCycles, exported but called in their own file (an
+    # export nothing imports is not dead code); left out of these: `deactivate`, which VS Code calls on an extension.
+    "sverklo": ["truncateToTokenBudget", "diffCommandWorks", "classifyVerify", "hashFile", "displayPurpose",
+                "installSkills", "FileWithChunks", "crossIndex"],
 }
 
 
@@ -310,6 +318,31 @@ def corrected_truth(tasks: list[Task], corpora: Path) -> dict[str, dict[str, Any
                          and t.query in _py_imported_files(t.root, rel, tree_of(t.root, rel))]
             out[t.id] = {"kind": "deps", "imports": imports, "importers": importers}
     return out
+
+
+def in_scope(task: Task, answer: Answer) -> Answer:
+    """The answer as read within the scope the benchmark's truth covers: its reference hits (P2) and importers (P4)
+    in the folders the generators grep (`gt_paths`; P4 importers of JS: the tree less node_modules, test, dist),
+    the rest dropped. sverklo's harness scores the whole answer; an agent told the question is about the library's
+    own code reads only these (find_references marks each file's role; `path` or `role` asks for them alone)."""
+    spec = json.loads((DATA / "tasks.json").read_text(encoding="utf-8")).get(task.dataset, {})
+    paths = spec.get("gt_paths", [])
+    if spec.get("lang") == "py":
+        paths = paths[:1]
+
+    def inside(file: str) -> bool:
+        return any(file == p or file.startswith(p.rstrip("/") + "/") for p in paths)
+
+    predicted = dict(answer.predicted)
+    if task.category == "P2":
+        predicted["locations"] = [x for x in predicted.get("locations", []) if inside(x["file"])]
+    elif task.category == "P4":
+        if spec.get("lang") == "js":
+            skip = ("node_modules", "test") if task.dataset == "express" else ("node_modules", "test", "dist")
+            predicted["importers"] = [f for f in predicted.get("importers", []) if f.split("/")[0] not in skip]
+        elif spec.get("lang") == "py":
+            predicted["importers"] = [f for f in predicted.get("importers", []) if inside(f)]
+    return dataclasses.replace(answer, predicted=predicted)
 
 
 def load_tasks(corpora: Path, only: set[str] | None) -> list[Task]:
@@ -618,13 +651,13 @@ def print_table(results: dict[str, dict[str, Any]], published: dict[str, Any]) -
     names = list(results)
     datasets = [d for d in ("express", "lodash", "requests", "flask", "fastapi", "sverklo", "all")
                 if d in results[names[0]]["summary"]]
-    print(f"{'dataset':9} {'cat':4} " + " ".join(f"{n + ' F1':>14} {'tok':>6}" for n in names))
+    print(f"{'dataset':9} {'cat':4} " + " ".join(f"{n + ' F1':>22} {'tok':>6}" for n in names))
     for ds in datasets:
         for cat in (*CATEGORIES, "all"):
             cells = []
             for n in names:
                 row = results[n]["summary"].get(ds, {}).get(cat)
-                cells.append(f"{row['F1']:>14.2f} {row['tokens']:>6}" if row else f"{'':>14} {'':>6}")
+                cells.append(f"{row['F1']:>22.2f} {row['tokens']:>6}" if row else f"{'':>22} {'':>6}")
             print(f"{ds:9} {cat:4} " + " ".join(cells))
     pub = published["runs"]["may180"]["baselines"]
     print("\npublished (sverklo v0.20.21, 180 tasks, 2026-05-13): " +
@@ -648,19 +681,23 @@ def main() -> None:
     tasks = load_tasks(args.corpora, only)
     results = {}
     ci = asyncio.run(code_intel_answers(tasks, sys.executable))
+    scoped = {t.id: in_scope(t, ci[t.id]) for t in tasks}
     results["code-intel"] = summarise(tasks, ci)
+    results["code-intel in scope"] = summarise(tasks, scoped)
     raw = raw_answers(tasks)
     results["rg/ctags"] = summarise(tasks, raw)
     published = json.loads((DATA / "published.json").read_text(encoding="utf-8"))
-    print("scored against the benchmark's truth:")
+    print("scored against the benchmark's truth (whole answers; 'in scope': read within the truth's folders):")
     print_table(results, published)
     fixed = corrected_truth(tasks, args.corpora)
     if fixed:
         again = [dataclasses.replace(t, expected=fixed.get(t.id, t.expected)) for t in tasks]
         results["code-intel (corrected truth)"] = summarise(again, ci)
+        results["code-intel in scope (corrected truth)"] = summarise(again, scoped)
         results["rg/ctags (corrected truth)"] = summarise(again, raw)
         print(f"\nscored against the corrected truth ({len(fixed)} tasks re-made, see corrected_truth):")
         print_table({"code-intel": results["code-intel (corrected truth)"],
+                     "code-intel in scope": results["code-intel in scope (corrected truth)"],
                      "rg/ctags": results["rg/ctags (corrected truth)"]}, published)
     slow = sorted(((a.seconds, tid) for tid, a in ci.items()), reverse=True)[:3]
     print("slowest code-intel tasks: " + ", ".join(f"{tid} {s:.2f}s" for s, tid in slow))

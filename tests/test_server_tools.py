@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from code_intel.core.tool_facts import SERVER_TOOLS
 from code_intel.server.app import CodeIntelApp
-from code_intel.workflow.phases import SERVER_TOOLS
 from code_intel_server import TOOLS, build_server
 
 # Every tool the in-memory test can run without the embedding model, with arguments that succeed.
@@ -142,7 +142,7 @@ def test_an_answer_is_its_model_as_json_with_success_and_no_nulls() -> None:
     from code_intel.explore.models import Partial, PatternResult
     from code_intel.learning.outcomes import OutcomeEntry
     from code_intel.server.answers import answered
-    from code_intel.workflow.responses import PhaseResponse
+    from code_intel.workflow.response_models import PhaseResponse
 
     results = [
         Partial(),  # every field null: only `success` is left
@@ -189,3 +189,13 @@ def test_an_unknown_argument_gets_the_argument_meant(tool: str, sent: str, sugge
     refusal = unknown_argument_error(tool, {sent: "x"}, known)
     assert refusal is not None and f"did you mean {suggested!r} for {sent!r}?" in refusal.message, refusal
 
+
+
+def test_a_tool_the_table_does_not_name_is_refused_at_registration() -> None:
+    from code_intel_server import tool
+
+    def not_in_the_table() -> None:
+        """A tool without a line in core/tool_facts.py."""
+
+    with pytest.raises(TypeError, match="tool_facts"):
+        tool(not_in_the_table)

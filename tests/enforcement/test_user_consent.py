@@ -4,6 +4,7 @@ make (workflow/grants.py), given through MCP elicitation or `code-intel allow` i
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -69,10 +70,10 @@ def test_code_intel_allow_refuses_without_a_terminal(project: ProjectRoot, capsy
     assert "your own terminal" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("action", "keep", "granted"), [("accept", True, True), ("accept", False, False),
-                                                           ("decline", None, False)])
-async def test_submit_phase_asks_the_user_through_elicitation(project: ProjectRoot, monkeypatch: pytest.MonkeyPatch,
-                                                              action: str, keep: bool | None, granted: bool) -> None:
+async def _submit_asking(project: ProjectRoot, monkeypatch: pytest.MonkeyPatch, answer: Callable[[int], ElicitResult],
+                         mode: str = "auto") -> tuple[list[str], list[list[str]]]:
+    """submit_phase keeping src/app.py (flagged at READY) through a client whose user answers `answer(n)` to the n-th
+    question; the questions asked, and the grants recorded."""
     app = CodeIntelApp.for_path(project.path)
     asked: list[str] = []
     recorded: list[list[str]] = []
@@ -82,13 +83,24 @@ async def test_submit_phase_asks_the_user_through_elicitation(project: ProjectRo
 
     async def user(context: Any, params: ElicitRequestParams) -> ElicitResult:
         asked.append(params.message)
-        return ElicitResult(action=action, content=None if keep is None else {"keep": keep})  # type: ignore[arg-type]
+        return answer(len(asked))
 
     try:
-        async with Client(build_server(app), elicitation_callback=user, mode="legacy") as client:  # as the clients speak
+        async with Client(build_server(app), elicitation_callback=user, mode=mode) as client:
             await client.call_tool("submit_phase", {"data": {"reallowed_files": ["src/app.py"]}})
     finally:
         app.close()
+    return asked, recorded
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])  # a request mid-call up to 2025-11-25; from 2026-07-28 the call
+@pytest.mark.parametrize(("action", "keep", "granted"), [("accept", True, True), ("accept", False, False),  # asks back
+                                                           ("decline", None, False)])
+async def test_submit_phase_asks_the_user_through_elicitation(project: ProjectRoot, monkeypatch: pytest.MonkeyPatch,
+                                                              action: str, keep: bool | None, granted: bool,
+                                                              mode: str) -> None:
+    reply = ElicitResult(action=action, content=None if keep is None else {"keep": keep})  # type: ignore[arg-type]
+    asked, recorded = await _submit_asking(project, monkeypatch, lambda _: reply, mode)
     assert len(asked) == 1 and "src/app.py" in asked[0] and "before the session reached READY" in asked[0]
     assert recorded == ([["src/app.py", "elicitation"]] if granted else [])
 
@@ -103,3 +115,18 @@ async def test_no_elicitation_no_question_and_no_grant(project: ProjectRoot, mon
     finally:
         app.close()
     assert recorded == []
+
+
+async def test_an_answer_given_for_other_content_is_asked_again(project: ProjectRoot,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """From protocol 2026-07-28 the question goes back to the client and the call comes again: a file changed in
+    between makes it another question (the file's content is named), so the first answer is not taken for it."""
+
+    def answer(n: int) -> ElicitResult:
+        if n == 1:  # the agent rewrites the file while the user reads the question
+            (project.path / "src" / "app.py").write_text("changed while asking\n", encoding="utf-8")
+        return ElicitResult(action="accept", content={"keep": True})
+
+    asked, recorded = await _submit_asking(project, monkeypatch, answer)
+    assert len(asked) == 2 and asked[0] != asked[1], asked
+    assert recorded == [["src/app.py", "elicitation"]]  # granted once, for the content the user saw last

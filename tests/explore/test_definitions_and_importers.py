@@ -21,6 +21,7 @@ WRAPPED = """;(function() {
       return collection;
     }
     var helper = function(x) { return x; };
+    var merge = createAssigner(function(object) { var local = 1; return local; });
     return map;
   });
   var made = (function() {
@@ -36,9 +37,56 @@ def test_functions_inside_wrapper_functions_are_in_the_outline(tmp_path: Path) -
     symbols = {s.name: s for s in explorer.get_symbols("lib/wrapped.js").symbols}
     wrapper = symbols["runInContext"]
     assert wrapper.kind == "function"
-    assert [(c.name, c.line) for c in wrapper.children] == [("map", 4)]
+    # a module pattern: its body's functions and variables are the module's definitions, not a function's locals
+    assert [(c.name, c.line) for c in wrapper.children] == [("map", 4), ("helper", 7), ("merge", 8)]
     assert [(c.name, c.kind) for c in symbols["made"].children] == [("inner", "function")]  # an IIFE's value
     assert symbols["made"].kind == "variable"
+
+
+def test_a_variable_bound_to_a_call_inside_a_wrapper_is_a_definition(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """lodash's `var merge = createAssigner(...)` inside runInContext, in a file ctags gives up on."""
+    body = "".join(f"    function fn{i}(x) {{\n      return x + {i};\n    }}\n" for i in range(3000))
+    source = (";(function() {\n  var runInContext = (function runInContext(context) {\n" + body +
+              "    var merge = createAssigner(function(object) { var local = 1; return local; });\n"
+              "    return merge;\n  });\n}.call(this));\n")
+    explorer = explorer_over(tmp_path, {"big.js": source})
+    real = definitions_module.run_ctags
+    monkeypatch.setattr(definitions_module, "run_ctags",
+                        lambda cwd, files, timeout=120.0: [t for t in real(cwd, files, timeout) if t.line < 1000])
+    assert [(d.file, d.line) for d in explorer.find_definitions("merge").definitions] == [("big.js", 3 + 3 * 3000)]
+    assert explorer.find_definitions("local").definitions == []  # a local of a function inside it is not
+
+
+COMMONJS = """var etag = require('etag');
+
+exports.etag = createETagGenerator({ weak: false });
+exports.query = require('./middleware/query');
+
+exports.compileETag = function(val) {
+  var fn;
+  if (typeof val === 'function') {
+    return val;
+  }
+  return fn;
+};
+
+app.handle = function handle(req, res) {
+  var router = this._router;
+  return router;
+};
+
+other = function() { var local = 1; return local; };
+"""
+
+
+def test_commonjs_exports_and_functions_set_on_objects_are_in_the_outline(tmp_path: Path) -> None:
+    explorer = explorer_over(tmp_path, {"lib/utils.js": COMMONJS})
+    outline = [(s.name, s.kind, s.line, s.end_line) for s in explorer.get_symbols("lib/utils.js").symbols]
+    # a module's public names and its functions, and never the locals of those functions
+    assert outline == [("etag", "variable", 1, 1), ("etag", "variable", 3, 3), ("query", "variable", 4, 4),
+                       ("compileETag", "function", 6, 12), ("handle", "function", 14, 17),
+                       ("other", "function", 19, 19)]
 
 
 def test_a_nullish_or_optional_use_is_not_a_definition() -> None:

@@ -266,21 +266,21 @@ def test_a_bare_name_elsewhere_is_not_a_use_of_a_member(tmp_path: Path) -> None:
 
 def test_the_reference_lookups_share_the_call_s_time_budget(explorer: Explorer,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    """The lookups run on a thread pool; each must count against analyze_impact's own deadline, not open a
+    """The lookup runs on a thread pool; it must count against analyze_impact's own deadline, not open a
     fresh budget of its own (which let the call run for many times its budget and lost their partial notes)."""
     from code_intel.explore import budget
 
     seen: list[Any] = []
-    real = explorer.find_references
+    real = explorer.find_references_many
 
-    def find_references(symbol: str, **kwargs: Any) -> Any:
+    def find_references_many(symbols: list[str], **kwargs: Any) -> Any:
         seen.append(budget.current())
-        return real(symbol, **kwargs)
+        return real(symbols, **kwargs)
 
-    monkeypatch.setattr(explorer, "find_references", find_references)
+    monkeypatch.setattr(explorer, "find_references_many", find_references_many)
     with budget.budget(30) as deadline:
         impact_report(explorer, ["app/config.py"], None, document_search=DOCS)
-    assert len(seen) > 1 and all(d is deadline for d in seen)
+    assert len(seen) == 1 and seen[0] is deadline
 
 
 def test_a_name_asked_about_lists_its_other_uses_in_the_changed_file(explorer: Explorer) -> None:
@@ -441,3 +441,33 @@ def test_a_qualified_symbol_keeps_to_its_type_among_namesakes_in_the_same_file(t
     assert report["should_verify"] == []
     both = analyze_impact(explorer, ["src/parse.rs"], ["Version::from_str", "from_str"])  # the bare name too: all
     assert len(both["direct"]) == 2 and len(both["dependents"]) == 4
+
+
+def test_the_followed_names_are_searched_in_one_pass_with_the_same_answers(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """analyze_impact follows dozens of names: one rg pass over the tree finds them all (on sympy's basic.py 40
+    passes took most of 10 s), and each name's references are what find_references alone answers."""
+    from code_intel.explore import references
+
+    explorer = explorer_over(tmp_path, {
+        "pkg/shapes.py": "class Shape:\n    def area(self):\n        return 0\n\n    def scale(self, k):\n"
+                         "        return k\n\n\ndef make_shape():\n    return Shape()\n",
+        "pkg/use.py": "from pkg.shapes import Shape, make_shape\n\n# make_shape in a comment\n"
+                      "s = make_shape(); a = s.area() + Shape().scale(2)\nprint(s.area(), 'area')\n",
+        "pkg/other.py": "class Circle:\n    def area(self):\n        return 3\n",
+    })
+    names = ["Shape", "make_shape", "Shape.area", "scale"]
+    alone = {name: explorer.find_references(name).model_dump() for name in names}
+    searches: list[list[str]] = []
+    real = references.run_rg_json
+
+    def counted(cwd: Path, patterns: list[str], *args: Any, **kwargs: Any) -> Any:
+        searches.append(patterns)
+        return real(cwd, patterns, *args, **kwargs)
+
+    monkeypatch.setattr(references, "run_rg_json", counted)
+    together = explorer.find_references_many(names)
+    assert {name: found.model_dump() for name, found in together.items()} == alone
+    searches.clear()
+    report = impact_report(explorer, ["pkg/shapes.py"], None)
+    assert len(report.symbols) > 1 and len(searches) == 1

@@ -5,18 +5,19 @@ from pathlib import Path
 import pytest
 
 from code_intel.explore.impact import is_config_file, is_test_file
-from code_intel.explore.importers import (
-    _go_imports_dir,
-    _js_imports_file,
-    _python_import_name,
-    c_includes_file,
-    is_import_line,
-    jvm_class_of,
-    jvm_imports_class,
-    python_module_names,
-    rust_imports_file,
-    rust_module_path,
-)
+from code_intel.explore.importers import Importer, importers_of, is_import_line, python_module_names
+from code_intel.explore.resolve import jvm_class_of, rust_module_path
+from tests.explore.conftest import explorer_over
+
+
+def _importers(tmp_path: Path, files: dict[str, str], target: str) -> list[Importer]:
+    """analyze_impact's importers of `target` in a project of `files` (the target written too when not given)."""
+    files = {target: files.get(target, "\n"), **files}
+    return importers_of(explorer_over(tmp_path, files), target, [])
+
+
+def _imports(tmp_path: Path, importer: str, line: str, target: str, others: dict[str, str] | None = None) -> bool:
+    return [i.file for i in _importers(tmp_path, {importer: line + "\n", **(others or {})}, target)] == [importer]
 
 
 @pytest.mark.parametrize("path", [
@@ -65,9 +66,10 @@ def test_python_module_names() -> None:
     ("src/pkg/sub/z.py", "from .. import mod", "..mod"),
     ("src/pkg/sub/z.py", "from .mod import f", None),
 ])
-def test_python_import_resolution(importer: str, line: str, named: str | None) -> None:
+def test_python_import_resolution(tmp_path: Path, importer: str, line: str, named: str | None) -> None:
     """Whether the line imports src/pkg/mod.py, and the module as the line names it."""
-    assert _python_import_name(importer, line, ["src", "pkg", "mod"]) == named
+    found = _importers(tmp_path, {importer: line + "\n"}, "src/pkg/mod.py")
+    assert [i.module for i in found] == ([named] if named else [])
 
 
 @pytest.mark.parametrize(("importer", "line", "hits"), [
@@ -79,20 +81,23 @@ def test_python_import_resolution(importer: str, line: str, named: str | None) -
     ("src/x.ts", "import { a } from '@/web/util'", True),
     ("web/main.ts", "import { a } from './utility';", False),
 ])
-def test_javascript_import_resolution(importer: str, line: str, hits: bool) -> None:
-    assert _js_imports_file(importer, line, "web/util") is hits
+def test_javascript_import_resolution(tmp_path: Path, importer: str, line: str, hits: bool) -> None:
+    assert _imports(tmp_path, importer, line, "web/util.ts") is hits
 
 
-def test_index_files_are_imported_by_their_folder() -> None:
-    assert _js_imports_file("src/app.ts", "import { B } from './components'", "src/components/index")
+def test_index_files_are_imported_by_their_folder(tmp_path: Path) -> None:
+    assert _imports(tmp_path, "src/app.ts", "import { B } from './components'", "src/components/index.ts")
 
 
-def test_go_package_imports() -> None:
-    folder = ["pkg", "util"]
-    assert _go_imports_dir('\t"github.com/me/proj/pkg/util"', folder)
-    assert _go_imports_dir('import u "github.com/me/proj/pkg/util"', folder)
-    assert not _go_imports_dir('\t"github.com/me/proj/other/util"', folder)
-    assert not _go_imports_dir('fmt.Println("pkg/util")', folder)
+@pytest.mark.parametrize(("source", "hits"), [
+    ('import (\n\t"github.com/me/proj/pkg/util"\n)', True),
+    ('import u "github.com/me/proj/pkg/util"', True),
+    ('import "github.com/me/proj/other/util"', False),
+    ('import "fmt"\n\nfunc f() { fmt.Println("pkg/util") }', False),
+])
+def test_go_package_imports(tmp_path: Path, source: str, hits: bool) -> None:
+    """Without a go.mod, an import path that ends with the package's folder names it."""
+    assert _imports(tmp_path, "cmd/main.go", "package main\n\n" + source, "pkg/util/util.go") is hits
 
 
 @pytest.mark.parametrize(("file", "path"), [
@@ -122,8 +127,8 @@ def test_rust_module_paths(file: str, path: list[str] | None) -> None:
     ("src/x.rs", "use crate::util::X;", "tests/util/mod.rs", False),  # another crate
     ("crates/b/src/lib.rs", "mod parse;", "crates/a/src/parse.rs", False),
 ])
-def test_rust_import_resolution(importer: str, line: str, target: str, hits: bool) -> None:
-    assert rust_imports_file(importer, line, target) is hits
+def test_rust_import_resolution(tmp_path: Path, importer: str, line: str, target: str, hits: bool) -> None:
+    assert _imports(tmp_path, importer, line, target) is hits
 
 
 def test_rust_importers_in_an_impact_report(tmp_path: Path) -> None:
@@ -144,25 +149,33 @@ def test_rust_importers_in_an_impact_report(tmp_path: Path) -> None:
     assert {i.symbol for i in report.dependents if i.reason.startswith("imports")} == {"crate::parse"}
 
 
-@pytest.mark.parametrize(("line", "found"), [
-    ("import org.jsoup.nodes.Element;", "class"),
-    ("import static org.jsoup.nodes.Element.escape;", "class"),
-    ("import org.jsoup.nodes.Element.Inner;", "class"),  # a nested class
-    ("import org.jsoup.nodes.Element", "class"),  # Kotlin
-    ("import org.jsoup.nodes.Element as E", "class"),
-    ("import org.jsoup.nodes.*;", "package"),
-    ("import org.jsoup.nodes.Elements;", None),
-    ("import org.jsoup.select.Element;", None),
+@pytest.mark.parametrize(("importer", "line", "hits"), [
+    ("src/X.java", "import org.jsoup.nodes.Element;", True),
+    ("src/X.java", "import static org.jsoup.nodes.Element.escape;", True),
+    ("src/X.java", "import org.jsoup.nodes.Element.Inner;", True),  # a nested class
+    ("src/X.kt", "import org.jsoup.nodes.Element", True),
+    ("src/X.kt", "import org.jsoup.nodes.Element as E", True),
+    ("src/X.java", "import org.jsoup.nodes.*;\nclass X { Element e; }", True),  # the package, and the class used
+    ("src/X.java", "import org.jsoup.nodes.*;\nclass X { Node n; }", False),
+    ("src/X.java", "import org.jsoup.nodes.Elements;", False),
+    ("src/X.java", "import org.jsoup.select.Element;", False),
+    ("src/X.java", "// import org.jsoup.nodes.Element;", False),
 ])
-def test_jvm_import_resolution(line: str, found: str | None) -> None:
-    assert jvm_imports_class(line, "org.jsoup.nodes", "Element") == found
+def test_jvm_import_resolution(tmp_path: Path, importer: str, line: str, hits: bool) -> None:
+    target = "src/main/java/org/jsoup/nodes/Element.java"
+    element = {target: "package org.jsoup.nodes;\n\npublic class Element {}\n"}
+    assert _imports(tmp_path, importer, line, target, element) is hits
 
 
-def test_jvm_class_of_a_file() -> None:
-    assert jvm_class_of("/* c */\npackage org.jsoup.nodes;\n\npublic class Element {}\n",
-                        "src/main/java/org/jsoup/nodes/Element.java") == ("org.jsoup.nodes", "Element")
-    assert jvm_class_of("package a.b\n\nclass X\n", "X.kt") == ("a.b", "X")
-    assert jvm_class_of("class Plain {}\n", "Plain.java") == ("", "Plain")
+def test_jvm_class_of_a_file(tmp_path: Path) -> None:
+    files = {"src/main/java/org/jsoup/nodes/Element.java": "/* c */\npackage org.jsoup.nodes;\n\npublic class Element {}\n",
+             "X.kt": "package a.b\n\nclass X\n", "Plain.java": "class Plain {}\n"}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert jvm_class_of(tmp_path, "src/main/java/org/jsoup/nodes/Element.java") == ("org.jsoup.nodes", "Element")
+    assert jvm_class_of(tmp_path, "X.kt") == ("a.b", "X")
+    assert jvm_class_of(tmp_path, "Plain.java") == ("", "Plain")
 
 
 @pytest.mark.parametrize(("importer", "line", "target", "hits"), [
@@ -176,9 +189,9 @@ def test_jvm_class_of_a_file() -> None:
     ("src/a.c", '  #  include "util.h" // why', "src/util.h", True),
     ("src/a.c", "#include <stdio.h>", "include/foo/bar.h", False),
 ])
-def test_c_include_resolution(importer: str, line: str, target: str, hits: bool) -> None:
-    existing = {"src/util.h", "lib/util.h", "include/foo/bar.h"}
-    assert c_includes_file(importer, line, target, existing.__contains__) is hits
+def test_c_include_resolution(tmp_path: Path, importer: str, line: str, target: str, hits: bool) -> None:
+    existing = {"src/util.h": "int f(void);\n", "lib/util.h": "int g(void);\n", "include/foo/bar.h": "int h(void);\n"}
+    assert _imports(tmp_path, importer, line, target, existing) is hits
 
 
 def test_java_and_c_importers_in_an_impact_report(tmp_path: Path) -> None:

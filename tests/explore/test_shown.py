@@ -39,7 +39,7 @@ def test_definitions_references_and_outlines(explorer: Explorer) -> None:
 
 def test_file_names_alone_and_skipped_files_are_not_shown(project_dir: Path,
                                                           make_explorer: Callable[..., Explorer]) -> None:
-    from code_intel_server import TOOLS
+    from code_intel.core.tool_facts import TOOL_FACTS as TOOLS
 
     assert not TOOLS["search_files"].shows_code  # a list of names shows no code
     (project_dir / "big.py").write_text("needle_function = 1\n" * 400, encoding="utf-8")

@@ -48,3 +48,18 @@ def test_library_api_callbacks_and_decorated_functions_are_not_dead(tmp_path: Pa
     names = {item.name for item in explorer_over(tmp_path, files).unused_answer(".").unused}
     # a distributed package's public names are its API; only the private one is dead
     assert names == {"neverCalled", "_private_dead"}
+
+
+def test_a_package_main_in_its_build_folder_is_traced_to_its_source(tmp_path: Path) -> None:
+    """A VS Code extension's package.json names the compiled out/extension.js; its tsconfig.json (with comments,
+    as tsconfig files have) maps out/ to src/, so src/extension.ts is the entry whose `deactivate` the editor
+    calls: exported on purpose, not dead."""
+    explorer = explorer_over(tmp_path, {
+        "ext/package.json": '{"name": "ext", "main": "./out/extension.js"}\n',
+        "ext/tsconfig.json": '{\n  // compiled into out/\n  "compilerOptions": {"outDir": "out", "rootDir": "src"}\n}\n',
+        "ext/src/extension.ts": "export function activate(): void {}\n\nexport function deactivate(): void {}\n",
+        "ext/src/helpers.ts": "export function neverCalled(): number {\n  return 1;\n}\n",
+    })
+    found = explorer.unused_answer(".")
+    assert [u.name for u in found.unused] == ["neverCalled"]
+    assert found.exported >= 2

@@ -197,3 +197,73 @@ def test_go_methods_are_qualified_by_their_receiver_type() -> None:
               "func (l *List[T]) Push(v T) {}\nfunc Free() {}\n")
     symbols = [c.symbol for c in Chunker(512).chunk("x.go", source, "go") if c.kind == "function"]
     assert symbols == ["Store.Get", "Store.Put", "List.Push", "Free"]
+
+
+RUBY_NESTED = '''require "monitor"
+
+module Shop
+  module Storage
+    # A store that keeps every entry in memory,
+    # evicting the least recently used ones.
+    class MemoryStore < Store
+      LIMIT = 10
+
+      # Removes the oldest entries until the store fits.
+      def prune(size)
+        @data.shift while @data.size > size
+      end
+
+''' + "".join(f'''      def method_{n}(key)
+        value = @data.fetch(key) {{ compute_{n}(key) }}
+        @data[key] = value
+        log("method_{n}", key, value)
+        value
+      end
+
+''' for n in range(12)) + '''    end
+  end
+end
+'''
+
+
+def test_a_ruby_doc_comment_above_the_first_definition_of_a_module_joins_that_definition() -> None:
+    # tree-sitter puts the comments before a module's first statement outside its body
+    chunks = Chunker(max_tokens=160).chunk("lib/shop/memory_store.rb", RUBY_NESTED, "ruby")
+    header = next(c for c in chunks if c.symbol == "Shop.Storage.MemoryStore" and c.kind == "class")
+    assert "A store that keeps every entry in memory" in header.content and "class MemoryStore" in header.content
+    prune = next(c for c in chunks if c.symbol == "Shop.Storage.MemoryStore.prune")
+    assert prune.content.lstrip().startswith("# Removes the oldest entries")
+
+
+def test_a_ruby_module_that_only_holds_classes_is_a_namespace_without_a_chunk() -> None:
+    chunks = Chunker(max_tokens=160).chunk("lib/shop/memory_store.rb", RUBY_NESTED, "ruby")
+    assert not [c for c in chunks if c.symbol in ("Shop", "Shop.Storage")], [(c.symbol, c.content) for c in chunks[:3]]
+    assert all(c.content.strip() not in ("module Shop", "module Storage") for c in chunks)
+
+
+RUBY_SINGLETON = '''class Builder
+  def self.parse_file(path)
+    new(path).to_app
+  end
+
+  class << self
+    # Builds the app from a block.
+    def app(default_app = nil, &block)
+      new(default_app, &block).to_app
+    end
+
+    def load_file(path)
+      File.read(path)
+    end
+  end
+end
+'''
+
+
+def test_methods_inside_a_ruby_class_self_block_are_the_class_methods_they_define() -> None:
+    whole = Chunker().chunk("lib/builder.rb", RUBY_SINGLETON, "ruby")
+    assert whole[0].symbol == "Builder" and {"Builder.app", "Builder.load_file"} <= set(whole[0].symbols)
+    split = Chunker(max_tokens=40).chunk("lib/builder.rb", RUBY_SINGLETON, "ruby")
+    app = next(c for c in split if c.symbol == "Builder.app")
+    assert app.kind == "function" and "# Builds the app from a block." in app.content
+    assert any(c.symbol == "Builder.load_file" and c.kind == "function" for c in split)

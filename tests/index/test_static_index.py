@@ -52,6 +52,21 @@ def test_a_split_class_has_no_hollow_chunk_and_its_header_names_the_members(
     assert members[-1] in lexical_text(header.file, header.symbol, header.content, members)
 
 
+def test_the_leftover_lines_of_a_split_class_are_a_part_not_its_definition() -> None:
+    # a section banner between two methods is left between them: it names no definition and must not rank as one
+    banner = "  /*\n  /**********************\n  /* Reading helpers\n  /**********************\n   */\n\n"
+    text = JAVA_ADAPTER.replace("  /** Reads part 3. */", banner + "  /** Reads part 3. */")
+    chunks = Chunker(max_tokens=256).chunk("src/TypeAdapter.java", text, "java")
+    leftover = next(c for c in chunks if "Reading helpers" in c.content)
+    assert leftover.kind == "part" and leftover.symbol == "TypeAdapter"
+    assert [c.kind for c in chunks if c.symbol == "TypeAdapter"].count("class") == 1  # the header alone
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.java", f"helper{n}") for n in range(20)]
+    ranked = rank_code([_scored("banner", 0.8, 4.0, "src/TypeAdapter.java", "TypeAdapter", kind="part"),
+                        _scored("header", 0.6, 3.0, "src/TypeAdapter.java", "TypeAdapter", kind="class",
+                                symbols=["TypeAdapter", "TypeAdapter.read0"]), *fillers], "TypeAdapter")
+    assert [c.id for c in ranked][:2] == ["header", "banner"]
+
+
 def test_hollow_text_is_only_closing_words_and_punctuation() -> None:
     assert hollow("}") and hollow("  end\nend") and hollow("private\n") and hollow("});") and hollow("")
     assert not hollow("end_time = now()") and not hollow("class Builder") and not hollow("} else { retry(); }")

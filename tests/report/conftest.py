@@ -20,27 +20,11 @@ from code_intel.report.output import report_at_end
 from code_intel.verify.service import CheckService
 from code_intel.verify.settings import VerifyCommand, VerifySettings
 from code_intel.workflow.engine import WorkflowEngine
-from tests.workflow.conftest import APP_CODE, Driver, FakeGit
+from tests.workflow.conftest import TEST_APP, Driver, FakeGit, app_project  # noqa: F401 - app_project: a fixture
 
 VOID = frozenset({"meta", "br", "img", "input", "link", "hr", "col", "source", "wbr", "area", "base", "embed", "param",
                   "track"})
 
-TEST_APP = '''\
-import importlib.util
-import pathlib
-
-_spec = importlib.util.spec_from_file_location("app", pathlib.Path(__file__).parent / "src" / "app.py")
-app = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(app)
-
-
-def test_add():
-    assert app.add(1, 2) == 3
-
-
-def test_subtract():
-    assert app.subtract_task_1(3, 1) == 2
-'''
 PYTEST = VerifyCommand(name="pytest", run=[sys.executable, "-B", "-m", "pytest", "-q", "-p", "no:cacheprovider",
                                            "test_app.py"], timeout_s=120)
 
@@ -111,19 +95,17 @@ def git(repo: Path, *args: str) -> str:
 
 
 @pytest.fixture
-def repo(project_dir: Path) -> ProjectRoot:
-    """A git repository with src/app.py, a README and test_app.py, committed on main."""
-    (project_dir / "src").mkdir()
-    (project_dir / "src" / "app.py").write_text(APP_CODE, encoding="utf-8")
-    (project_dir / "README.md").write_text("# sample\n", encoding="utf-8")
-    (project_dir / "test_app.py").write_text(TEST_APP, encoding="utf-8")
-    (project_dir / ".gitignore").write_text("__pycache__/\n", encoding="utf-8")
-    git(project_dir, "init", "-q", "-b", "main")
+def repo(app_project: ProjectRoot) -> ProjectRoot:  # noqa: F811 - the fixture imported above
+    """The workflow tests' project (src/app.py, a README) with test_app.py, committed on main in a git repository."""
+    folder = app_project.path
+    (folder / "test_app.py").write_text(TEST_APP, encoding="utf-8")
+    (folder / ".gitignore").write_text("__pycache__/\n", encoding="utf-8")
+    git(folder, "init", "-q", "-b", "main")
     for key, value in (("user.name", "report test"), ("user.email", "report@test.invalid"), ("commit.gpgsign", "false")):
-        git(project_dir, "config", key, value)
-    git(project_dir, "add", "-A")
-    git(project_dir, "commit", "-q", "-m", "start")
-    return ProjectRoot.from_args(project_dir)
+        git(folder, "config", key, value)
+    git(folder, "add", "-A")
+    git(folder, "commit", "-q", "-m", "start")
+    return app_project
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from code_intel.core.project import ProjectRoot
 from code_intel.learning.history import SessionHistory
 from code_intel.report.facts import excerpt_for, gather
 from code_intel.report.output import write_report
-from tests.workflow.conftest import APP_CODE, QUERY, Driver, FakeGit, make_engine
+from tests.workflow.conftest import QUERY, Driver, FakeGit, make_engine
 
 from .conftest import parse_page
 
@@ -23,18 +23,10 @@ HOSTILE = "</pre><script>alert('x')</script><img src=x onerror=alert(1)>"
 
 
 @pytest.fixture
-def plain(project_dir: Path) -> ProjectRoot:
-    (project_dir / "src").mkdir()
-    (project_dir / "src" / "app.py").write_text(APP_CODE, encoding="utf-8")
-    (project_dir / "README.md").write_text("# sample\n", encoding="utf-8")
-    return ProjectRoot.from_args(project_dir)
-
-
-@pytest.fixture
-def driver(plain: ProjectRoot):
-    git = FakeGit(root=plain.path)
-    engine = make_engine(plain, git)
-    yield Driver(engine, git, plain)
+def driver(app_project: ProjectRoot):
+    git = FakeGit(root=app_project.path)
+    engine = make_engine(app_project, git)
+    yield Driver(engine, git, app_project)
     engine.close()
 
 
@@ -45,14 +37,14 @@ def _no_markup_from_the_session(html: str) -> None:
     assert not [n for n in page.walk() if any(k.startswith("on") for k in n.attrs)]
 
 
-def test_everything_the_session_sent_is_escaped(driver, plain):
+def test_everything_the_session_sent_is_escaped(driver, app_project):
     resp = driver.run(driver.start(query=QUERY + " " + HOSTILE), until="READY")
     tasks = [{"id": "t<1>", "description": HOSTILE, "status": "pending",
               "checklist": [{"item": HOSTILE, "status": "pending"}]}]
     refused = driver.submit({"tasks": "<b>not a list</b>", "tools_used": [], "summary": HOSTILE})
     assert refused["success"] is False
     assert driver.submit({"tasks": tasks, "tools_used": [], "summary": "plan"})["success"]
-    html = write_report(plain).read_text(encoding="utf-8")
+    html = write_report(app_project).read_text(encoding="utf-8")
     _no_markup_from_the_session(html)
     page = parse_page(html)
     assert HOSTILE in page.by_id("summary").text  # shown as text, whole
@@ -62,72 +54,72 @@ def test_everything_the_session_sent_is_escaped(driver, plain):
     del resp
 
 
-def test_evidence_outside_the_project_is_never_read(plain, tmp_path: Path):
+def test_evidence_outside_the_project_is_never_read(app_project, tmp_path: Path):
     secret = tmp_path / "secret.txt"
     secret.write_text("the password\n", encoding="utf-8")
-    os.symlink(secret, plain.path / "src" / "link.txt")
+    os.symlink(secret, app_project.path / "src" / "link.txt")
     for ref in ("../secret.txt:1", f"{secret}:1", "src/link.txt:1", "src/../../secret.txt:1"):
-        excerpt = excerpt_for(plain, ref, None, "complete")
+        excerpt = excerpt_for(app_project, ref, None, "complete")
         assert excerpt.lines == [] and "outside the project" in excerpt.problem, ref
-    inside = excerpt_for(plain, "src/app.py:2", None, "running")
+    inside = excerpt_for(app_project, "src/app.py:2", None, "running")
     assert [n for n, _ in inside.lines] == [1, 2, 3] and inside.source == "working tree (now)"
 
 
-def test_an_interrupted_session_is_reported_from_its_checkpoint(driver, plain, capsys):
+def test_an_interrupted_session_is_reported_from_its_checkpoint(driver, app_project, capsys):
     resp = driver.run(driver.start(), until="READY")
     driver.submit({"tasks": [], "tools_used": [], "summary": "no tasks"})  # refused: an empty list
     driver.submit(driver.payload(resp))  # planned
     session_id = resp["session_id"]
     driver.engine.close()  # the server goes away mid-session; the checkpoint stays
-    facts = gather(plain, session_id)
+    facts = gather(app_project, session_id)
     assert facts.status == "interrupted" and facts.phase == "READY" and facts.step == 13
     assert [t["id"] for t in facts.tasks] == ["task_1"] and "checkpoint" in facts.sources
-    page = parse_page(write_report(plain).read_text(encoding="utf-8"))
+    page = parse_page(write_report(app_project).read_text(encoding="utf-8"))
     assert page.by_id("refusals").find_all("div", "refusal", phase="READY")
     assert [n for n in page.by_id("summary").find_all("dd") if n.attrs.get("data-fact") == "status"][0].text == "interrupted"
     # status shows the same session: a compact timeline and the last refusal
-    assert run_status(argparse.Namespace(project=str(plain.path))) == 0
+    assert run_status(argparse.Namespace(project=str(app_project.path))) == 0
     out = capsys.readouterr().out
     timeline = next(line for line in out.splitlines() if line.startswith("timeline"))
     assert "FRAME" in timeline and "READY/12" in timeline and "READY/13" in timeline
     refused = next(line for line in out.splitlines() if line.startswith("refused"))
     assert "READY" in refused
     # a new server takes the session over, and the agent lost its context once: both are on the page
-    git = FakeGit(root=plain.path)
-    engine = make_engine(plain, git)
+    git = FakeGit(root=app_project.path)
+    engine = make_engine(app_project, git)
     try:
-        again = Driver(engine, git, plain)
+        again = Driver(engine, git, app_project)
         status = again.status()
         assert status["phase"] == "READY"
         again.compaction_count = status["compaction_count"] + 1
         again.submit(again.payload(status))
     finally:
         engine.close()
-    page = parse_page(write_report(plain).read_text(encoding="utf-8"))
+    page = parse_page(write_report(app_project).read_text(encoding="utf-8"))
     valves = page.by_id("valves")
     assert len(valves.find_all("li", "resumed")) == 1 and len(valves.find_all("li", "compaction")) == 1
     assert "0 → 1" in valves.find_all("li", "compaction")[0].text
 
 
-def test_a_session_older_than_the_history_comes_from_the_decision_log(driver, plain):
+def test_a_session_older_than_the_history_comes_from_the_decision_log(driver, app_project):
     resp = driver.start()
     driver.submit({"nonsense": True})
     final = driver.run(resp)
     assert final["phase"] == "SESSION_COMPLETE"
-    SessionHistory(plain).file(final["session_id"]).unlink()
-    page = parse_page(write_report(plain).read_text(encoding="utf-8"))
+    SessionHistory(app_project).file(final["session_id"]).unlink()
+    page = parse_page(write_report(app_project).read_text(encoding="utf-8"))
     [refusal] = page.by_id("refusals").find_all("div", "refusal")
     assert refusal.attrs["data-error"] == "payload_mismatch" and "nonsense" in refusal.text  # the field names only
     assert "decision log" in page.by_id("sources").text
     assert [n.attrs["data-phase"] for n in page.by_id("timeline").find_all("tr", "visit")][-1] == "SESSION_COMPLETE"
 
 
-def test_the_page_of_a_long_session_stays_small(plain):
+def test_the_page_of_a_long_session_stays_small(app_project):
     """19 steps (a stale branch, every exploration step, an intervention) and ten tasks: under 1 MB."""
-    git = FakeGit(root=plain.path, stale=["llm_task_old_from_main"])
-    engine = make_engine(plain, git)
+    git = FakeGit(root=app_project.path, stale=["llm_task_old_from_main"])
+    engine = make_engine(app_project, git)
     try:
-        driver = TenTasks(engine, git, plain)
+        driver = TenTasks(engine, git, app_project)
         driver.answers = {"Q1": True, "Q2": True, "Q3": True}
         driver.verify_results = [False, False, False]
         final = driver.run(driver.start(), limit=200)
@@ -135,7 +127,7 @@ def test_the_page_of_a_long_session_stays_small(plain):
         assert set(driver.steps) == set(range(2, 21))
     finally:
         engine.close()
-    path = write_report(plain)
+    path = write_report(app_project)
     size = path.stat().st_size
     assert size < 1_000_000, size
     page = parse_page(path.read_text(encoding="utf-8"))
@@ -144,7 +136,7 @@ def test_the_page_of_a_long_session_stays_small(plain):
     assert "intervention: re-read the failure" in intervention.text
     skipped = [n.attrs["data-phase"] for n in page.by_id("timeline").find_all("tr", "skip")]
     assert skipped == []  # every step of the table ran
-    history = SessionHistory(plain).file(final["session_id"])
+    history = SessionHistory(app_project).file(final["session_id"])
     assert history.stat().st_size < 2_000_000
     assert all(json.loads(line)["kind"] for line in history.read_text(encoding="utf-8").splitlines())
 
@@ -167,10 +159,10 @@ class TenTasks(Driver):
                 for n in range(1, 11)]
 
 
-def test_what_an_outcome_check_refused_is_shown_as_caught(plain):
+def test_what_an_outcome_check_refused_is_shown_as_caught(app_project):
     """A refusal of the outcome check at a transition (with the unexpected_changes it found), as the history records
     any refusal's details, for a session whose history is all there is."""
-    history = SessionHistory(plain)
+    history = SessionHistory(app_project)
     sid = "20261127_230000_abcd"
     history.append(sid, "start", intent="IMPLEMENT", query=QUERY, flags=[], phase="DOCUMENT_RESEARCH", step=3)
     history.append(sid, "submit", phase="QUERY_FRAME", step=4, accepted=False, error="payload_mismatch",
@@ -178,7 +170,7 @@ def test_what_an_outcome_check_refused_is_shown_as_caught(plain):
                    hint="send restore: [paths]", payload={"summary": "frame"},
                    details={"unexpected_changes": [{"path": "src/app.py", "change": "modified"}],
                             "restorable": ["src/app.py"]})
-    page = parse_page(write_report(plain, sid).read_text(encoding="utf-8"))
+    page = parse_page(write_report(app_project, sid).read_text(encoding="utf-8"))
     [caught] = page.by_id("caught").find_all("tr", "caught")
     assert "QUERY_FRAME" in caught.text and "src/app.py: modified" in caught.text
     [refusal] = page.by_id("refusals").find_all("div", "refusal")
@@ -186,33 +178,33 @@ def test_what_an_outcome_check_refused_is_shown_as_caught(plain):
     assert [n.text.strip() for n in page.by_id("summary").find_all("dd") if n.attrs.get("data-fact") == "status"] == ["unfinished"]
 
 
-def test_the_command_writes_the_latest_session_or_the_one_named(driver, plain, tmp_path, capsys):
+def test_the_command_writes_the_latest_session_or_the_one_named(driver, app_project, tmp_path, capsys):
     from code_intel.cli.main import main
 
     first = driver.run(driver.start(intent="QUESTION"))
     second = driver.run(driver.start(intent="QUESTION"))
-    assert main(["report", "--project", str(plain.path)]) == 0
+    assert main(["report", "--project", str(app_project.path)]) == 0
     latest = Path(capsys.readouterr().out.strip())
-    assert latest == plain.state_dir / "reports" / f"{second['session_id']}.html" and latest.is_file()
+    assert latest == app_project.state_dir / "reports" / f"{second['session_id']}.html" and latest.is_file()
     target = tmp_path / "out" / "first.html"
-    assert main(["report", first["session_id"], "--project", str(plain.path), "-o", str(target)]) == 0
+    assert main(["report", first["session_id"], "--project", str(app_project.path), "-o", str(target)]) == 0
     assert Path(capsys.readouterr().out.strip()) == target
     assert first["session_id"] in parse_page(target.read_text(encoding="utf-8")).by_id("summary").text
-    assert main(["report", "20990101_000000_beef", "--project", str(plain.path)]) == 2
+    assert main(["report", "20990101_000000_beef", "--project", str(app_project.path)]) == 2
     err = capsys.readouterr().err
     assert "no record of session" in err and second["session_id"] in err  # names the sessions it knows
-    assert run_status(argparse.Namespace(project=str(plain.path))) == 1  # no active session: the latest one is named
+    assert run_status(argparse.Namespace(project=str(app_project.path))) == 1  # no active session: the latest one is named
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("no active session") and out[1].startswith(f"last        {second['session_id']} (complete")
     assert out[2].startswith("timeline    DOCS") and out[2].endswith("DONE")
 
 
-def test_a_forced_completion_is_shown_with_its_open_issues(driver, plain):
+def test_a_forced_completion_is_shown_with_its_open_issues(driver, app_project):
     """Three quality reverts force the session on to MERGE: the timeline says so and the valves list the issues."""
     driver.quality_issues = [["names are unclear"], ["still unclear"], ["a docstring is missing"]]
     final = driver.run(driver.start(), limit=120)
     assert final["phase"] == "SESSION_COMPLETE" and final.get("forced_completion") is True
-    page = parse_page(write_report(plain).read_text(encoding="utf-8"))
+    page = parse_page(write_report(app_project).read_text(encoding="utf-8"))
     forced = [n for n in page.by_id("timeline").find_all("tr", "visit", phase="QUALITY_REVIEW") if "forced" in n.text]
     assert len(forced) == 1 and forced[0].attrs["data-step"] == "18"
     [issues] = page.by_id("valves").find_all("p", "forced")
@@ -221,9 +213,9 @@ def test_a_forced_completion_is_shown_with_its_open_issues(driver, plain):
     assert counters["quality_revert_count"] == "3"
 
 
-def test_each_phase_keeps_the_summary_the_agent_sent(driver, plain):
+def test_each_phase_keeps_the_summary_the_agent_sent(driver, app_project):
     driver.run(driver.start(intent="QUESTION"))
-    page = parse_page(write_report(plain).read_text(encoding="utf-8"))
+    page = parse_page(write_report(app_project).read_text(encoding="utf-8"))
     [frame] = page.by_id("timeline").find_all("tr", "visit", phase="QUERY_FRAME")
     [summary] = frame.find_all("details", "summary")
     assert "summary of QUERY_FRAME step 4" in summary.text

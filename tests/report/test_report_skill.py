@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from code_intel.context import skill
-from code_intel.workflow.responses import PhaseResponse
+from code_intel.workflow.response_models import PhaseResponse
 
 
 @pytest.mark.parametrize("text", [skill.claude_command().decode(), skill.codex_skill().decode(),

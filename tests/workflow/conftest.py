@@ -30,6 +30,23 @@ from code_intel.workflow.engine import WorkflowEngine
 
 QUERY = "Add a subtract function next to add in src/app.py, with a test"
 APP_CODE = "def add(a, b):\n    total = a + b\n    return total\n"
+# the tests of APP_CODE, for the engines that run pytest as their check command (loads src/app.py by path)
+TEST_APP = '''\
+import importlib.util
+import pathlib
+
+_spec = importlib.util.spec_from_file_location("app", pathlib.Path(__file__).parent / "src" / "app.py")
+app = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(app)
+
+
+def test_add():
+    assert app.add(1, 2) == 3
+
+
+def test_subtract():
+    assert app.subtract_task_1(3, 1) == 2
+'''
 
 
 class FakeGit:

@@ -288,7 +288,7 @@ def test_a_write_through_a_granted_symlink_is_refused(driver: Driver, repo: Test
 
 # ------------------------------------------------------------------ review and binaries
 def test_review_changes_with_a_binary_file_fits_its_schema(driver: Driver, repo: TestRepo) -> None:
-    from code_intel.workflow.responses import SessionReview
+    from code_intel.workflow.response_models import SessionReview
 
     resp = _until(driver, "READY")
     driver.submit(driver.payload(resp))

@@ -23,26 +23,10 @@ from code_intel.workflow.engine import WorkflowEngine
 from code_intel.workflow.flags import SessionFlags
 from code_intel.workflow.state import SessionState
 
-from .conftest import QUERY, Driver, FakeGit
+from .conftest import QUERY, TEST_APP, Driver, FakeGit
 
 pytestmark = pytest.mark.slow  # runs real check commands (pytest) in subprocesses
 
-TEST_APP = '''\
-import importlib.util
-import pathlib
-
-_spec = importlib.util.spec_from_file_location("app", pathlib.Path(__file__).parent / "src" / "app.py")
-app = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(app)
-
-
-def test_add():
-    assert app.add(1, 2) == 3
-
-
-def test_subtract():
-    assert app.subtract_task_1(3, 1) == 2
-'''
 PYTEST = VerifyCommand(name="pytest", run=[sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_app.py"],
                        timeout_s=120)
 

@@ -13,13 +13,14 @@ import contextlib
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import textwrap
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
+
+from code_intel.core import processes
 
 REQUEST = "Add a power(base, exponent) function to calc/operations.py, next to add and multiply, with a unit test."
 
@@ -102,7 +103,10 @@ POWER_TEST = "\n    def test_power(self) -> None:\n        self.assertEqual(powe
 
 
 def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout
+    done = processes.run(["git", *args], cwd=repo, timeout=60)
+    if done.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)} failed: {done.err.strip()}")
+    return done.out
 
 
 def create_sample(repo: Path) -> None:

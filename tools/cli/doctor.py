@@ -13,7 +13,6 @@ import argparse
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -22,6 +21,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from code_intel.core import processes
 from code_intel.core.binaries import ctags_probes, find_binary, install_hint
 from code_intel.core.project import REINSTALL_HINT
 from code_intel.verify.settings import VerifyCommand
@@ -54,14 +54,12 @@ class CheckResult(BaseModel):
     optional: bool = False  # a failure that leaves code-intel working with less: reported, exit code still 0
 
 
-def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
-
-
 def _version(path: str) -> tuple[int, str]:
     """`<binary> --version`: its exit code and first line (stderr when stdout is empty)."""
-    out = _run([path, "--version"])
-    return out.returncode, out.stdout.splitlines()[0] if out.stdout else out.stderr.strip()
+    out = processes.run([path, "--version"], timeout=60)
+    if out.timed_out:
+        return -1, "timed out after 60 s"
+    return out.returncode or 0, out.out.splitlines()[0] if out.stdout else out.err.strip()
 
 
 def check_python() -> CheckResult:
@@ -271,14 +269,15 @@ def _cannot_start(root: Path, command: VerifyCommand) -> str | None:
         return f"{command.name}: node_modules/ is missing (run {argv[0]} install)"
     if len(argv) >= 3 and argv[1] == "-m" and Path(argv[0]).name.startswith("python"):
         try:
-            found = subprocess.run([program, "-c", _FIND_MODULE, argv[2]], cwd=root, capture_output=True, text=True,
-                                   timeout=60, check=False)
-        except (OSError, subprocess.TimeoutExpired) as err:
+            found = processes.run([program, "-c", _FIND_MODULE, argv[2]], cwd=root, timeout=60)
+        except OSError as err:
             return f"{command.name}: {argv[0]} could not be run ({type(err).__name__})"
+        if found.timed_out:
+            return f"{command.name}: {argv[0]} could not be run (TimeoutExpired)"
         if found.returncode == 3:
             return f"{command.name}: {argv[0]} has no module {argv[2]}"
         if found.returncode != 0:
-            last = (found.stderr.strip().splitlines() or ["no output"])[-1]
+            last = (found.err.strip().splitlines() or ["no output"])[-1]
             return f"{command.name}: {argv[0]} could not be run ({last[:200]})"
     return None
 

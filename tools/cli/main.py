@@ -41,7 +41,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="code-intel", description="Guided, server-enforced coding sessions over MCP.")
     parser.add_argument("--version", action="store_true", help="print the version, Python and install folder")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in (_setup_commands, _index_commands, _session_commands, _client_commands):
+        add(sub)
+    return parser
 
+
+def _setup_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """serve, init, doctor."""
     serve = sub.add_parser("serve", help="run the MCP server over stdio")
     _project_arg(serve)
     serve.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
@@ -61,6 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "(with --project: also the project's settings, /code skill and hooks)")
     _project_arg(doctor)
 
+
+def _index_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """index, search."""
     index = sub.add_parser("index", help="build or update the semantic index")
     _project_arg(index)
     index.add_argument("--force", action="store_true", help="rebuild from scratch")
@@ -71,6 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("-n", "--n-results", type=int, default=10)
     search.add_argument("--collection", choices=["forest", "map"], default=None)
 
+
+def _session_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """status, report, clean, check: the session and its checks, seen from the user's terminal."""
     status = sub.add_parser("status", help="show the project's active session")
     _project_arg(status)
 
@@ -101,6 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument("--changed", nargs="+", metavar="FILE", help="judge relevance against these files instead")
     check.add_argument("--json", action="store_true", help="print the report as JSON (the fields run_checks answers)")
 
+
+def _client_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """allow, demo, hook."""
     allow = sub.add_parser("allow", help="keep files the agent changed before READY (you confirm in this terminal)")
     allow.add_argument("files", nargs="+", help="the files as the session names them (relative to the project root)")
     _project_arg(allow)
@@ -113,7 +128,6 @@ def build_parser() -> argparse.ArgumentParser:
     # a free string, checked by run_hook: an argparse error would exit 2, which Claude Code reads as "block"
     hook.add_argument("event", help="pre-tool-use, post-tool-use or session-start")
     _project_arg(hook)
-    return parser
 
 
 def version_line() -> str:

@@ -30,7 +30,6 @@ import importlib.metadata
 import json
 import os
 import stat
-import subprocess
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -40,6 +39,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from code_intel import __version__
+from code_intel.core import processes
 from code_intel.core.errors import ConfigError, InvalidArgument
 from code_intel.core.fsutil import write_atomic
 from code_intel.core.project import REINSTALL_HINT, STATE_DIR, TEMPLATES_DIR
@@ -256,8 +256,8 @@ def uv_cache_note() -> str | None:
     if not uv:
         return None
     try:
-        cache = subprocess.run([uv, "cache", "dir"], capture_output=True, text=True, timeout=10, check=False).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
+        cache = processes.run([uv, "cache", "dir"], timeout=10).out.strip()
+    except OSError:
         return None
     if not cache or not Path(sys.prefix).absolute().is_relative_to(Path(cache).absolute()):
         return None

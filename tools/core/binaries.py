@@ -11,11 +11,11 @@ from __future__ import annotations
 import functools
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import NamedTuple
 
+from code_intel.core import processes
 from code_intel.core.errors import ToolUnavailable
 
 CTAGS_NAMES = ("ctags", "universal-ctags", "ctags-universal", "uctags")
@@ -87,15 +87,15 @@ class CtagsProbe(NamedTuple):
 
 def probe_ctags(path: str) -> CtagsProbe:
     try:
-        version = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30, check=False)
-        first = (version.stdout or version.stderr).strip().splitlines()[:1]
+        version = processes.run([path, "--version"], timeout=30)
+        first = (version.out or version.err).strip().splitlines()[:1]
         line = first[0] if first else ""
         if "Universal Ctags" not in line:
             return CtagsProbe(path, line, "not Universal Ctags (Exuberant and BSD ctags cannot write JSON)")
-        features = subprocess.run([path, "--list-features"], capture_output=True, text=True, timeout=30, check=False)
-    except (OSError, subprocess.SubprocessError) as err:
+        features = processes.run([path, "--list-features"], timeout=30)
+    except (OSError, ValueError) as err:
         return CtagsProbe(path, "", f"cannot be run: {err}")
-    if not any(row.split()[:1] == ["json"] for row in features.stdout.splitlines()):
+    if not any(row.split()[:1] == ["json"] for row in features.out.splitlines()):
         return CtagsProbe(path, line, "built without JSON output (a build with libjansson is needed)")
     return CtagsProbe(path, line, None)
 

@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from code_intel.core.errors import ConfigError, validation_problems
-from code_intel.core.outcome_types import CACHE_PATTERNS
+from code_intel.core.outcome_types import CACHE_PATTERNS, CHECK_OUTPUTS
 from code_intel.verify.settings import VerifySettings
 
 DEFAULT_EMBEDDING_MODEL = "code-static"
@@ -47,6 +47,9 @@ class OutcomeCheckSettings(_Strict):
 
     ignore: list[str] = Field(default_factory=lambda: list(CACHE_PATTERNS), description=(
         "gitignore-style patterns of caches a test or lint run leaves (not judged); read at session start"))
+    outputs: list[str] = Field(default_factory=lambda: list(CHECK_OUTPUTS), description=(
+        "gitignore-style patterns of files the project's checks write: the server's own run may change them (any "
+        "other file it finds changed after the run is judged at the next submit); read at session start"))
 
 
 class Config(_Strict):

@@ -9,6 +9,7 @@ path of the repository's own settings, `ref <name>`, `index-flag <path>` or `HEA
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 # caches a test or lint run leaves behind (gitignore syntax): the default of config.json outcome_check.ignore
@@ -17,6 +18,8 @@ CACHE_PATTERNS = (
     ".coverage", ".coverage.*", "htmlcov/", ".tox/", ".nox/", "node_modules/.cache/", ".eslintcache",
     ".parcel-cache/", ".next/cache/", "target/debug/incremental/", ".gradle/", ".cache/",
 )
+# files a run of the checks writes besides caches (gitignore syntax): the default of outcome_check.outputs
+CHECK_OUTPUTS = ("coverage.xml", "coverage.json", "lcov.info", "junit*.xml", "test-results/", "test-reports/")
 KEY_REF = "ref "
 KEY_FLAG = "index-flag "
 KEY_HEAD = "HEAD"
@@ -82,3 +85,26 @@ def diff(expected: dict[str, str], current: dict[str, str]) -> list[Change]:
     """Every key whose description differs between two fingerprints, sorted by key."""
     keys = sorted(set(expected) | set(current))
     return [Change(k, expected.get(k), current.get(k)) for k in keys if expected.get(k) != current.get(k)]
+
+
+class CacheMatcher:
+    """Gitignore-style patterns for the caches that are not judged (pathspec's gitwildmatch)."""
+
+    def __init__(self, patterns: Iterable[str]) -> None:
+        import pathspec
+
+        self.patterns = tuple(patterns)
+        self._spec = pathspec.GitIgnoreSpec.from_lines(self.patterns)
+        self.known: dict[str, bool] = {}  # probe -> matched, filled as paths are asked
+
+    def __call__(self, rel: str, is_dir: bool) -> bool:
+        probe = rel + "/" if is_dir else rel
+        hit = self.known.get(probe)
+        if hit is None:
+            hit = self.known[probe] = self._spec.match_file(probe)
+        return hit
+
+    def covers(self, rel: str) -> bool:
+        """`rel` (a file's path) or one of its folders matches."""
+        parts = rel.split("/")
+        return self(rel, False) or any(self("/".join(parts[:i]), True) for i in range(1, len(parts)))

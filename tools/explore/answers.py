@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any, Literal, TypeVar
 
@@ -22,7 +23,9 @@ from code_intel.core.file_roles import Role, file_role
 from code_intel.explore.models import (
     DefinitionResult,
     FileHits,
+    MultiPatternResult,
     OutlineSymbol,
+    PatternResult,
     Reference,
     ReferenceResult,
     RoleCount,
@@ -120,101 +123,139 @@ def shape_references(result: ReferenceResult, *, level: Level = "locations", rol
                      anchors: Sequence[str] = ()) -> ReferenceResult:
     """find_references' answer for an agent: hits ranked (own source, tests, docs, generated; near the definition
     first), within the budget. `level` "locations" (the default) groups the listed hits by file, one line number
-    per hit; "code" lists each hit with its line's text; "counts" gives files with hit counts only. One role is
-    listed hit by hit (the first that uses the name, own source whenever it has hits; `role` chooses another, or
-    "all"); the other roles' files come with counts. `offset` skips that many listed hits (paging); `limit`
-    lists up to that many hits whatever their size (the budget then applies to nothing)."""
-    refs = result.references
-    anchors = list(dict.fromkeys([*anchors, *(r.file for r in refs if r.is_definition)]))
-    by_file: dict[str, list[Reference]] = defaultdict(list)
-    for ref in refs:
-        by_file[ref.file].append(ref)
-    order = file_order(by_file, anchors)
-    roles_with_hits = [r for r in ROLE_ORDER if any(file_role(f) == r for f in order)]
-    listed_roles: set[str]
-    if role == "all":
-        listed_roles = set(roles_with_hits)
-    elif role is not None:
-        listed_roles = {role}
-    else:
-        listed_roles = set(roles_with_hits)  # every role, in answer order, while the whole answer fits
-    if level == "counts":
-        listed_roles = set()
-
-    def listing(listed_roles: set[str], offset: int) -> tuple[list[Reference], list[FileHits], list[FileHits], int, int]:
-        fit = Fitter(budget_chars(budget_tokens) - RESERVED_CHARS if limit is None else 1 << 40)
-        listed_hits = [ref for f in order if file_role(f) in listed_roles for ref in sorted(by_file[f], key=_hit_key)]
-        shown_refs: list[Reference] = []
-        files: list[FileHits] = []
-        shown = 0
-        if level == "code":
-            for ref in listed_hits[offset:]:
-                if len(shown_refs) == limit or not fit.take(ref.model_dump(exclude_none=True)):
-                    break
-                shown_refs.append(ref)
-            shown = len(shown_refs)
-        elif listed_roles:
-            position = 0
-            for f in order:
-                if file_role(f) not in listed_roles:
-                    continue
-                hits = sorted(by_file[f], key=_hit_key)
-                take = hits[max(0, offset - position):]
-                position += len(hits)
-                if not take or fit.full:
-                    continue
-                entry = FileHits(file=f, line=take[0].line, role=file_role(f), count=len(hits), lines=[])
-                if not fit.take(entry.model_dump(exclude_none=True)):
-                    break
-                for ref in take:
-                    if shown == limit or not fit.take(ref.line):
-                        fit.full = True
-                        break
-                    assert entry.lines is not None
-                    entry.lines.append(ref.line)
-                    if ref.is_definition:
-                        entry.definitions = [*(entry.definitions or []), ref.line]
-                    shown += 1
-                if entry.lines:
-                    files.append(entry)
-        counted: list[FileHits] = []
-        for f in order:
-            if file_role(f) in listed_roles or fit.full:
-                continue
-            entry = FileHits(file=f, line=by_file[f][0].line, role=file_role(f), count=len(by_file[f]))
-            if not fit.take(entry.model_dump(exclude_none=True)):
-                break
-            counted.append(entry)
-        return shown_refs, files, counted, shown, len(listed_hits)
-
-    first_page = None
+    per hit; "code" lists each hit with its line's text; "counts" gives files with hit counts only. Every role is
+    listed hit by hit while the whole answer fits; when it does not, own source (and the first other role that
+    uses the name) is listed and the other roles' files come with counts. `role` chooses one role, or "all".
+    `offset` skips that many listed hits (paging); `limit` lists up to that many hits whatever their size (the
+    budget then applies to nothing)."""
+    hits = _Hits.of(result.references, anchors)
+    listed_roles = set() if level == "counts" else {role} if role not in (None, "all") else set(hits.roles)
+    chars = budget_chars(budget_tokens) - RESERVED_CHARS if limit is None else 1 << 40
+    page = None
     if role is None and level != "counts":
-        first_page = listing(listed_roles, 0)  # decided on the first page, so offsets page alike
-        if first_page[3] < first_page[4]:
-            # not everything fits: own source (and the first other role that uses the name) listed, the rest counted
-            using = next((r for r in roles_with_hits
-                          if any(not ref.is_definition for f in order if file_role(f) == r for ref in by_file[f])), None)
-            listed_roles = {r for r in roles_with_hits if r == "implementation" or r == using}
-            first_page = None
-    # the first page that fitted is the answer when no offset was asked for: not listed a second time
-    page = first_page if first_page is not None and offset == 0 else listing(listed_roles, offset)
-    shown_refs, files, counted, shown, listable = page
-    per_role = role_counts((f, len(by_file[f])) for f in order)
+        # decided on the first page, so that offsets page alike
+        first = _page(hits, listed_roles, 0, level, Fitter(chars), limit)
+        if first.shown < first.listable:
+            listed_roles = hits.roles_when_cut()
+        elif offset == 0:
+            page = first  # the first page that fitted is the answer: not listed a second time
+    page = page or _page(hits, listed_roles, offset, level, Fitter(chars), limit)
+    _answer_references(result, hits, page, listed_roles, level, offset)
+    return result
+
+
+@dataclass
+class _Hits:
+    """A symbol's hits by file, the files in answer order, and the roles that have hits (in ROLE_ORDER)."""
+
+    by_file: dict[str, list[Reference]]
+    order: list[str]
+    roles: list[str]
+
+    @classmethod
+    def of(cls, refs: list[Reference], anchors: Sequence[str]) -> _Hits:
+        anchors = list(dict.fromkeys([*anchors, *(r.file for r in refs if r.is_definition)]))
+        by_file: dict[str, list[Reference]] = defaultdict(list)
+        for ref in refs:
+            by_file[ref.file].append(ref)
+        order = file_order(by_file, anchors)
+        roles: list[str] = [r for r in ROLE_ORDER if any(file_role(f) == r for f in order)]
+        return cls(by_file, order, roles)
+
+    def of_roles(self, roles: set[str]) -> list[str]:
+        return [f for f in self.order if file_role(f) in roles]
+
+    def sorted_hits(self, file: str) -> list[Reference]:
+        return sorted(self.by_file[file], key=_hit_key)
+
+    def roles_when_cut(self) -> set[str]:
+        """Own source, and the first other role that uses the name (more than defines it)."""
+        using = next((r for r in self.roles if any(not ref.is_definition for f in self.of_roles({r})
+                                                   for ref in self.by_file[f])), None)
+        return {r for r in self.roles if r == "implementation" or r == using}
+
+
+@dataclass
+class _Page:
+    refs: list[Reference]  # level "code": the hits listed with their text
+    files: list[FileHits]  # level "locations": the hits listed by file
+    counted: list[FileHits]  # the files of the roles not listed, with their counts
+    shown: int  # hits listed
+    listable: int  # hits of the listed roles
+
+
+def _page(hits: _Hits, roles: set[str], offset: int, level: Level, fit: Fitter, limit: int | None) -> _Page:
+    listable = [ref for f in hits.of_roles(roles) for ref in hits.sorted_hits(f)]
+    refs: list[Reference] = []
+    files: list[FileHits] = []
+    if level == "code":
+        for ref in listable[offset:]:
+            if len(refs) == limit or not fit.take(ref.model_dump(exclude_none=True)):
+                break
+            refs.append(ref)
+        shown = len(refs)
+    else:
+        files, shown = _by_file_page(hits, roles, offset, fit, limit)
+    return _Page(refs, files, _counted(hits, roles, fit), shown, len(listable))
+
+
+def _by_file_page(hits: _Hits, roles: set[str], offset: int, fit: Fitter,
+                  limit: int | None) -> tuple[list[FileHits], int]:
+    """The listed hits from `offset` on, grouped by file (one line number each), while they fit."""
+    files: list[FileHits] = []
+    shown = position = 0
+    for f in hits.of_roles(roles):
+        in_file = hits.sorted_hits(f)
+        take = in_file[max(0, offset - position):]
+        position += len(in_file)
+        if not take or fit.full:
+            continue
+        entry = FileHits(file=f, line=take[0].line, role=file_role(f), count=len(in_file), lines=[])
+        if not fit.take(entry.model_dump(exclude_none=True)):
+            break
+        for ref in take:
+            if shown == limit or not fit.take(ref.line):
+                fit.full = True
+                break
+            assert entry.lines is not None
+            entry.lines.append(ref.line)
+            if ref.is_definition:
+                entry.definitions = [*(entry.definitions or []), ref.line]
+            shown += 1
+        if entry.lines:
+            files.append(entry)
+    return files, shown
+
+
+def _counted(hits: _Hits, roles: set[str], fit: Fitter) -> list[FileHits]:
+    """The files of the roles not listed, each with its hit count, while the budget lasts."""
+    counted: list[FileHits] = []
+    for f in hits.order:
+        if file_role(f) in roles or fit.full:
+            continue
+        entry = FileHits(file=f, line=hits.by_file[f][0].line, role=file_role(f), count=len(hits.by_file[f]))
+        if not fit.take(entry.model_dump(exclude_none=True)):
+            break
+        counted.append(entry)
+    return counted
+
+
+def _answer_references(result: ReferenceResult, hits: _Hits, page: _Page, listed_roles: set[str], level: Level,
+                       offset: int) -> None:
+    """The page into the answer, with the totals per role and what was left out."""
     listed_per_role: dict[str, int] = defaultdict(int)
-    for entry in files:
+    for entry in page.files:
         listed_per_role[entry.role] += len(entry.lines or [])
-    for ref in shown_refs:
+    for ref in page.refs:
         listed_per_role[file_role(ref.file)] += 1
-    result.references = shown_refs
-    result.files = files
-    result.counted = counted
+    result.references, result.files, result.counted = page.refs, page.files, page.counted
+    per_role = role_counts((f, len(hits.by_file[f])) for f in hits.order)
     result.by_role = {r: RoleCount(files=c["files"], hits=c["hits"], listed=listed_per_role.get(r, 0))
                       for r, c in per_role.items()}
-    more = offset + shown < listable
-    result.next_offset = offset + shown if more else None
-    result.truncated = more or len(counted) < sum(1 for f in order if file_role(f) not in listed_roles)
-    result.more = _references_more(result, listed_roles, level, offset + shown, more) or None
-    return result
+    more = offset + page.shown < page.listable
+    result.next_offset = offset + page.shown if more else None
+    result.truncated = more or len(page.counted) < sum(1 for f in hits.order if file_role(f) not in listed_roles)
+    result.more = _references_more(result, listed_roles, level, offset + page.shown, more) or None
 
 
 def _hit_key(ref: Reference) -> tuple[int, int]:
@@ -234,23 +275,69 @@ def _references_more(result: ReferenceResult, listed_roles: set[str], level: Lev
     return "; ".join(notes)
 
 
+# --------------------------------------------------------------------------- lists in rank order
+def fit_page(items: Sequence[T], as_json: Callable[[T], Any], *, offset: int = 0, limit: int | None = None,
+             budget_tokens: int = DEFAULT_BUDGET_TOKENS) -> tuple[list[T], int | None]:
+    """The items from `offset` on that fit the budget, in their order (or the first `limit` of them whatever their
+    size), and the offset of the next page (None when none is left). A page holds at least one item, so paging
+    always moves on."""
+    fit = Fitter(budget_chars(budget_tokens) - RESERVED_CHARS if limit is None else 1 << 40)
+    kept: list[T] = []
+    for item in items[offset:]:
+        if len(kept) == limit or (not fit.take(as_json(item)) and kept):
+            break
+        kept.append(item)
+    end = offset + len(kept)
+    return kept, end if end < len(items) else None
+
+
+def _model_json(item: Any) -> Any:
+    return item.model_dump(exclude_none=True) if hasattr(item, "model_dump") else item
+
+
 # --------------------------------------------------------------------------- find_definitions
 def shape_definitions(result: DefinitionResult, *, offset: int = 0,
                       budget_tokens: int = DEFAULT_BUDGET_TOKENS) -> DefinitionResult:
     """find_definitions' answer within the budget, in the index's order (exact names, own source, types and
     callables first), from `offset` on."""
-    found = result.definitions
-    fit = Fitter(budget_chars(budget_tokens) - RESERVED_CHARS)
-    kept = []
-    for d in found[offset:]:
-        if not fit.take(d.model_dump(exclude_none=True)):
-            break
-        kept.append(d)
-    result.definitions = kept
-    if offset + len(kept) < len(found):
-        result.next_offset = offset + len(kept)
+    result.definitions, result.next_offset = fit_page(result.definitions, _model_json, offset=offset,
+                                                      budget_tokens=budget_tokens)
+    if result.next_offset is not None:
         result.truncated = True
     return result
+
+
+# --------------------------------------------------------------------------- search_text
+TEXT_PAGE = 100  # matches read per page when no max_results is given; the budget usually stops sooner
+
+
+def shape_text(result: PatternResult | MultiPatternResult, *, offset: int = 0, limit: int | None = None,
+               budget_tokens: int = DEFAULT_BUDGET_TOKENS) -> PatternResult | MultiPatternResult:
+    """search_text's answer: each pattern's matches in (file, line) order from `offset` on, within the budget
+    (shared evenly by the patterns), or `limit` matches whatever their size. `left_out` counts the matches past
+    the page, `next_offset` pages on."""
+    patterns = result.results if isinstance(result, MultiPatternResult) else [result]
+    for one in patterns:
+        seen = one.matches  # the search read offset + a page of them; total_matches counts all
+        one.matches, _ = fit_page(seen, _model_json, offset=offset, limit=limit,
+                                  budget_tokens=budget_tokens // len(patterns))
+        end = offset + len(one.matches)
+        one.left_out = max(0, one.total_matches - end) or None
+        one.next_offset = end if one.left_out else None
+        one.truncated = one.left_out is not None
+    if isinstance(result, MultiPatternResult):
+        result.truncated = any(one.truncated for one in patterns)
+    return result
+
+
+# --------------------------------------------------------------------------- query and semantic_search
+def shape_hits(hits: Sequence[T], *, offset: int = 0,
+               budget_tokens: int = DEFAULT_BUDGET_TOKENS) -> tuple[list[T], int | None, int | None]:
+    """query's and semantic_search's hits in rank order from `offset` on, within the budget: the page, the next
+    offset and how many hits were left out past the page (None for none)."""
+    page, next_offset = fit_page(hits, _model_json, offset=offset, budget_tokens=budget_tokens)
+    left_out = len(hits) - offset - len(page)
+    return page, next_offset, left_out if left_out > 0 else None
 
 
 # --------------------------------------------------------------------------- analyze_structure

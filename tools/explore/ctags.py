@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from code_intel.core import processes
 from code_intel.core.binaries import require_binary
 from code_intel.explore import budget
 from code_intel.explore.models import Definition
@@ -248,11 +249,13 @@ def tag_to_definition(tag: dict[str, object], languages: dict[str, str | None] |
 def _run(cwd: Path, files: list[str], timeout: float) -> list[Tag]:
     args = [require_binary("ctags"), *_OPTIONS, "-L", "-", "-f", "-"]
     # names that are not UTF-8 travel as their own bytes both ways (surrogate escapes in Python)
-    # inside a time budget this raises subprocess.TimeoutExpired when the budget runs out first
-    done = subprocess.run(args, cwd=cwd, input="\n".join(files).encode("utf-8", errors="surrogateescape"),
-                          capture_output=True, timeout=budget.remaining(timeout), check=False)
+    timeout = budget.remaining(timeout)
+    done = processes.run(args, cwd=cwd, input="\n".join(files).encode("utf-8", errors="surrogateescape"),
+                         timeout=timeout)
+    if done.timed_out:  # its callers mark their answer partial (the time budget ran out first)
+        raise subprocess.TimeoutExpired(args, timeout)
     if done.returncode != 0:
-        log.warning("ctags exited %s: %s", done.returncode, done.stderr.decode("utf-8", errors="replace")[:500])
+        log.warning("ctags exited %s: %s", done.returncode, done.err[:500])
     lines = done.stdout.decode("utf-8", errors="surrogateescape").splitlines()
     try:
         tags = json.loads("[" + ",".join(lines) + "]")  # one decoder call instead of one per tag

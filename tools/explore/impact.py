@@ -303,11 +303,16 @@ def _reason_for_reference(name: str, text: str) -> str:
     return f"calls {name}" if called else f"references {name}"
 
 
-def _lookup(explorer: Explorer, name: str, query: str) -> tuple[str, dict[str, Any] | None, str | None]:
+def _lookup(explorer: Explorer, names: list[str],
+            queries: dict[str, str]) -> list[tuple[str, dict[str, Any] | None, str | None]]:
+    """The references of every followed name (its query: `Type.name` keeps to Type), through one search of the
+    tree; (name, None, why) for each when it failed."""
+    wanted = [queries.get(name, name) for name in names]
     try:
-        return name, as_dict(explorer.find_references(query, max_results=MAX_REFERENCES_PER_SYMBOL)), None
-    except CodeIntelError as err:  # e.g. a timeout: keep the other symbols' results
-        return name, None, err.message
+        found = explorer.find_references_many(wanted, max_results=MAX_REFERENCES_PER_SYMBOL)
+    except CodeIntelError as err:  # e.g. a timeout: the other groups still answer
+        return [(name, None, err.message) for name in names]
+    return [(name, as_dict(found[query]), None) for name, query in zip(names, wanted, strict=True)]
 
 
 _STUB_SOURCES = {".pyi": (".py",), ".d.ts": (".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx")}
@@ -595,23 +600,33 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
     report = ImpactReport(files=changed, symbols=[])
     out = _Collector()
     queries: dict[str, str] = {}  # a name asked about as `Type.name` -> the search that keeps to Type
-
     if not symbols:  # an empty list means "not chosen", like None
         targets = [t for file in changed for t in _outline_targets(explorer, file, report.notes)]
     else:
         targets = _requested_targets(explorer, symbols, changed, report.notes, queries)
-    selectors = {s.strip() for s in symbols or [] if isinstance(s, str) and s.strip()[:1] in (".", "#")}
-
     for t in targets:
         if t.file is not None and t.line is not None:
             kind = f" ({t.kind})" if t.kind else ""
             out.add("direct", ImpactItem(file=t.file, line=t.line, end_line=t.end_line, symbol=t.name,
                                          reason=f"defined here{kind}"))
-    names = _names_to_follow(targets, bool(symbols), report, queries)
-    report.symbols = names
+    report.symbols = _names_to_follow(targets, bool(symbols), report, queries)
+    _search_uses(explorer, changed, targets, queries, bool(symbols), document_search, report, out)
+    for item in _stubs_of(explorer, changed):
+        if not any(file == item.file for file, _ in out.groups["should_verify"]):  # not already found by a name
+            out.add("should_verify", item)
+    _add_markup_links(explorer, changed, symbols, report, out)
+    out.fill(report)
+    return report
 
-    # Every search below is independent of the others: they run together, PARALLEL_LOOKUPS at a time, sharing the
-    # call's deadline, and their results are taken in this fixed order (the groups are capped, so order matters).
+
+def _search_uses(explorer: Explorer, changed: list[str], targets: list[Target], queries: dict[str, str],
+                 asked: bool, document_search: DocumentSearchSettings | None, report: ImpactReport,
+                 out: _Collector) -> None:
+    """The searches for what uses the changed code: references to the followed names, importers, tests named
+    after the files, mentions in configs and docs. They are independent: they run together, PARALLEL_LOOKUPS at
+    a time, sharing the call's deadline, and their results are taken in this fixed order (the groups are capped,
+    so order matters)."""
+    names = report.symbols
     references, importers_on, named_on, mentions_on = (
         _in_time(stage) for stage in ("references", "importers", "tests named after the files", "configs and docs"))
     with ThreadPoolExecutor(max_workers=PARALLEL_LOOKUPS) as pool:
@@ -619,7 +634,7 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
             return pool.submit(budget.carry(fn), *args, **kwargs)
 
         importer_notes: list[str] = []
-        importers = (start(find_importers, explorer, changed, importer_notes, max_results=MAX_REFERENCES_PER_SYMBOL)
+        importers = (start(find_importers, explorer, changed, importer_notes)
                      if importers_on else None)
         named = start(tests_named_after, explorer, changed) if named_on else None
         mention_notes: list[str] = []
@@ -629,45 +644,64 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
             documents = _document_settings(explorer, document_search, mention_notes)
             mentions = [(group, start(_mentions, explorer, wanted, globs, plain))
                         for group, wanted, plain, globs in _mention_searches(changed, names, documents, mention_notes)]
-        lookups = [start(_lookup, explorer, name, queries.get(name, name)) for name in names] if references else []
+        lookups = start(_lookup, explorer, names, queries) if references and names else None
 
-        _add_references((lookup.result() for lookup in lookups), set(changed), targets, out, report,
-                        same_file_uses=bool(symbols), inheritance=_Inheritance(explorer, targets))
+        _add_references(lookups.result() if lookups is not None else [], set(changed), targets, out, report,
+                        same_file_uses=asked, inheritance=_Inheritance(explorer, targets))
         if importers is not None:
             # With symbols asked for and their uses all found, a file importing the changed file without using
             # them is not affected: it is counted, not listed (jsoup's Element.java has 41 importers, 7 use hasClass).
-            narrow = bool(symbols) and references and not report.truncated and not report.skipped
-            unused = 0
-            for found in importers.result():
-                if narrow and not out.has_file(found.file):
-                    unused += 1
-                    continue
-                item = ImpactItem(file=found.file, line=found.line, symbol=found.module,
-                                  reason=f"imports {found.target}", text=found.text[:TEXT_CHARS])
-                report.importers.append(item)  # listed apart, uncapped: the groups below are capped
-                out.add("tests" if is_test_file(item.file) else "dependents", item)
+            narrow = asked and references and not report.truncated and not report.skipped
+            _add_importers(importers.result(), narrow, report, out)
             report.notes.extend(importer_notes)
-            if unused:
-                who = "1 file imports" if unused == 1 else f"{unused} files import"
-                report.notes.append(f"{who} the changed files without a use of {', '.join(names)}: not listed "
-                                    "(analyze_impact without symbols lists every importer)")
-        try:
-            for item in named.result() if named is not None else []:
-                out.add("tests", item)
-        except CodeIntelError as err:
-            report.notes.append(f"tests named after the files not searched: {err.message}")
-            report.truncated = True
+        _add_named_tests(named, report, out)
         report.notes.extend(mention_notes)
-        for group, hits in mentions:
-            try:
-                _add_mentions(group, hits.result(), changed, documents, out)
-            except CodeIntelError as err:  # a timeout here must not lose the references already found
-                report.notes.append(f"configs and docs search incomplete: {err.message}")
-                report.truncated = True
-                break
-    for item in _stubs_of(explorer, changed):
-        if not any(file == item.file for file, _ in out.groups["should_verify"]):  # not already found by a name
-            out.add("should_verify", item)
+        _add_mention_results(mentions, changed, documents, report, out)
+
+
+def _add_importers(found: list[Any], narrow: bool, report: ImpactReport, out: _Collector) -> None:
+    """The files importing the changed ones, listed apart and uncapped (the groups are capped); when `narrow`,
+    only those that also use a followed name, the others counted in a note."""
+    unused = 0
+    for importer in found:
+        if narrow and not out.has_file(importer.file):
+            unused += 1
+            continue
+        item = ImpactItem(file=importer.file, line=importer.line, symbol=importer.module,
+                          reason=f"imports {importer.target}", text=importer.text[:TEXT_CHARS])
+        report.importers.append(item)
+        out.add("tests" if is_test_file(item.file) else "dependents", item)
+    if unused:
+        who = "1 file imports" if unused == 1 else f"{unused} files import"
+        report.notes.append(f"{who} the changed files without a use of {', '.join(report.symbols)}: not listed "
+                            "(analyze_impact without symbols lists every importer)")
+
+
+def _add_named_tests(named: Future[list[ImpactItem]] | None, report: ImpactReport, out: _Collector) -> None:
+    try:
+        for item in named.result() if named is not None else []:
+            out.add("tests", item)
+    except CodeIntelError as err:
+        report.notes.append(f"tests named after the files not searched: {err.message}")
+        report.truncated = True
+
+
+def _add_mention_results(mentions: list[tuple[Group, Future[list[tuple[str, int, str, str]]]]], changed: list[str],
+                         documents: DocumentSearchSettings, report: ImpactReport, out: _Collector) -> None:
+    for group, hits in mentions:
+        try:
+            _add_mentions(group, hits.result(), changed, documents, out)
+        except CodeIntelError as err:  # a timeout here must not lose the references already found
+            report.notes.append(f"configs and docs search incomplete: {err.message}")
+            report.truncated = True
+            break
+
+
+def _add_markup_links(explorer: Explorer, changed: list[str], symbols: list[str] | None, report: ImpactReport,
+                      out: _Collector) -> None:
+    """For a changed web file, the markup and style sheets its ids and classes link to (only the selectors asked
+    for, when any `.class` or `#id` was)."""
+    selectors = {s.strip() for s in symbols or [] if isinstance(s, str) and s.strip()[:1] in (".", "#")}
     for file in (f for f in changed if is_web_file(f) and _in_time("markup cross-references")):
         try:
             items, capped = find_cross_references(explorer, file)
@@ -679,8 +713,6 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
         for raw in items:
             if not selectors or raw["symbol"] in selectors:
                 out.add("should_verify", ImpactItem(**raw))
-    out.fill(report)
-    return report
 
 
 # --------------------------------------------------------------------------- the answer
@@ -698,40 +730,18 @@ def shape_impact(report: ImpactReport, *, level: ImpactLevel = "summary", group:
     changed files first); `offset` pages on in `group`."""
     anchors = list(report.files)
     left_out: dict[str, int] = {}
-    # the names followed, as many as a tenth of the budget holds (sympy/core/basic.py has hundreds)
-    names, report.symbols = list(report.symbols), []
-    names_fit = Fitter(budget_chars(budget_tokens) // 10)
-    report.symbols = [name for name in names if names_fit.take(name)] if level == "summary" else names
-    if len(report.symbols) < len(names):
-        left_out["symbols"] = len(names) - len(report.symbols)
-    skipped, report.skipped = list(report.skipped), []
-    skipped_fit = Fitter(budget_chars(budget_tokens) // 10)
-    report.skipped = [s for s in skipped if skipped_fit.take(s.model_dump())] if level == "summary" else skipped
-    if len(report.skipped) < len(skipped):
-        left_out["skipped"] = len(skipped) - len(report.skipped)
+    if level == "summary":  # the names followed and skipped, as many as a tenth of the budget holds each
+        report.symbols = _capped(report.symbols, str, budget_chars(budget_tokens) // 10, "symbols", left_out)
+        report.skipped = _capped(report.skipped, lambda s: s.model_dump(), budget_chars(budget_tokens) // 10,
+                                 "skipped", left_out)
     fit = Fitter(budget_chars(budget_tokens) - RESERVED_CHARS - json_chars(report.summary) - json_chars(report.files)
                  - json_chars(report.symbols) - json_chars([s.model_dump() for s in report.skipped]))
-    # the notes first (what was skipped and why), each shortened, at most a quarter of the budget
-    notes, report.notes = list(report.notes), []
-    notes_fit = Fitter(fit.left // 4)
-    for note in notes:
-        short = note if len(note) <= NOTE_CHARS else note[: NOTE_CHARS - 3] + "..."
-        if not notes_fit.take(short):
-            report.notes.append(f"{len(notes) - len(report.notes)} more notes")
-            break
-        report.notes.append(short)
+    report.notes = _shortened_notes(report.notes, fit.left // 4)  # what was skipped and why comes first
     fit.left -= json_chars(report.notes)
-    groups = [group] if group else list(GROUPS)
     all_items = {g: ranked(getattr(report, g), lambda i: i.file, lambda i: i.line, anchors) for g in GROUPS}
     importers = ranked(report.importers, lambda i: i.file, lambda i: i.line, anchors)
     importers = importers[offset:] if group == "importers" else importers
-    report.importers = []
-    for item in importers if group in (None, "importers") else []:
-        if level != "code":
-            item = item.model_copy(update={"text": None})
-        if not fit.take(item.model_dump(exclude_none=True)):
-            break
-        report.importers.append(item)
+    report.importers = _fitted(importers, fit, level) if group in (None, "importers") else []
     next_offset = None
     if len(report.importers) < len(importers) and group in (None, "importers"):
         left_out["importers"] = len(importers) - len(report.importers)
@@ -740,30 +750,11 @@ def shape_impact(report: ImpactReport, *, level: ImpactLevel = "summary", group:
     for g in GROUPS:
         setattr(report, g, [])
     if level == "summary" and group is None:
-        top: dict[str, list[FileCount]] = {}
-        for g in GROUPS:
-            counts: dict[str, int] = defaultdict(int)
-            firsts: dict[str, int] = {}
-            for item in all_items[g]:
-                counts[item.file] += len(item.lines or [item.line])
-                firsts.setdefault(item.file, item.line)
-            best = [FileCount(file=f, line=firsts[f], count=counts[f]) for f in list(counts)[:TOP_FILES]]
-            if best and fit.take({g: [b.model_dump() for b in best]}):
-                top[g] = best
-        report.top_files = top or None
+        report.top_files = _top_files(all_items, fit) or None
     else:
-        for name in groups:
-            if name == "importers":
-                continue
-            g = next(known for known in GROUPS if known == name)
+        for g in (known for known in GROUPS if group in (None, known)):
             items = all_items[g][offset:] if group else all_items[g]
-            kept = []
-            for item in items:
-                if level != "code":
-                    item = item.model_copy(update={"text": None})
-                if not fit.take(item.model_dump(exclude_none=True)):
-                    break
-                kept.append(item)
+            kept = _fitted(items, fit, level)
             setattr(report, g, kept)
             if len(kept) < len(items):
                 left_out[g] = len(items) - len(kept)
@@ -773,6 +764,55 @@ def shape_impact(report: ImpactReport, *, level: ImpactLevel = "summary", group:
     report.next_offset = next_offset
     report.more = _impact_more(report, level, group, next_offset) or None
     return report
+
+
+def _capped(items: list[T], as_json: Callable[[T], Any], chars: int, part: str, left_out: dict[str, int]) -> list[T]:
+    """The first of `items` that fit `chars`; how many did not goes into left_out[part]."""
+    fit = Fitter(chars)
+    kept = [item for item in items if fit.take(as_json(item))]
+    if len(kept) < len(items):
+        left_out[part] = len(items) - len(kept)
+    return kept
+
+
+def _shortened_notes(notes: list[str], chars: int) -> list[str]:
+    """The notes, each cut to NOTE_CHARS, while they fit `chars`; then how many more there were."""
+    fit = Fitter(chars)
+    kept: list[str] = []
+    for note in notes:
+        short = note if len(note) <= NOTE_CHARS else note[: NOTE_CHARS - 3] + "..."
+        if not fit.take(short):
+            kept.append(f"{len(notes) - len(kept)} more notes")
+            break
+        kept.append(short)
+    return kept
+
+
+def _fitted(items: list[ImpactItem], fit: Fitter, level: ImpactLevel) -> list[ImpactItem]:
+    """The items, in order, while they fit; their line of code only at level "code"."""
+    kept = []
+    for item in items:
+        if level != "code":
+            item = item.model_copy(update={"text": None})
+        if not fit.take(item.model_dump(exclude_none=True)):
+            break
+        kept.append(item)
+    return kept
+
+
+def _top_files(all_items: dict[Group, list[ImpactItem]], fit: Fitter) -> dict[str, list[FileCount]]:
+    """Each group's TOP_FILES first files (in rank order) with their item counts, while they fit."""
+    top: dict[str, list[FileCount]] = {}
+    for g in GROUPS:
+        counts: dict[str, int] = defaultdict(int)
+        firsts: dict[str, int] = {}
+        for item in all_items[g]:
+            counts[item.file] += len(item.lines or [item.line])
+            firsts.setdefault(item.file, item.line)
+        best = [FileCount(file=f, line=firsts[f], count=counts[f]) for f in list(counts)[:TOP_FILES]]
+        if best and fit.take({g: [b.model_dump() for b in best]}):
+            top[g] = best
+    return top
 
 
 def _impact_more(report: ImpactReport, level: ImpactLevel, group: str | None, next_offset: int | None) -> str:

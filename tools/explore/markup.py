@@ -1,7 +1,8 @@
 """Markup cross-references: CSS classes and ids, where stylesheets define them, where markup uses them
 and where scripts select them.
 
-The extractors are pure functions over file text (regular expressions, no parser): a stylesheet's
+The extractors are pure functions over file text (CSS and SCSS selectors from their syntax trees, the rest by
+regular expressions where no grammar reads them, as each says): a stylesheet's
 selectors, the `class`/`className`/`id` attributes of HTML, JSX, TSX, Vue and Svelte, and the DOM
 calls of JavaScript/TypeScript (getElementById, querySelector, classList, jQuery). `cross_references`
 joins them: change a stylesheet and it lists the markup and scripts that use its names; change
@@ -11,14 +12,16 @@ markup and it lists the stylesheets and scripts that refer to the names it uses.
 from __future__ import annotations
 
 import bisect
+import functools
 import logging
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, Literal
 
 from code_intel.explore.models import as_dict
+from code_intel.languages.table import get_language, get_parser, query_source
 
 if TYPE_CHECKING:
     from code_intel.explore.service import Explorer
@@ -121,14 +124,17 @@ def _selector_names(selector: str, start: int, lines: _Lines) -> Iterator[Markup
 
 
 def stylesheet_names(text: str, *, dialect: str = "css", first_line: int = 1) -> list[MarkupName]:
-    """Classes and ids defined by the selectors of a stylesheet (CSS, SCSS, LESS or indented Sass)."""
+    """Classes and ids defined by the selectors of a stylesheet: CSS and SCSS from their syntax trees
+    (queries/<dialect>/markup.scm), LESS and indented Sass by pattern (the language pack has no grammar for them)."""
+    if dialect in ("css", "scss"):
+        return [MarkupName(kind, re.sub(r"\\(.)", r"\1", name), first_line + row)
+                for kind, name, row in _tree_names(dialect, text)]
     lines = _Lines(text, first_line)
     text = _CSS_COMMENT.sub(_blank, text)
     text = _CSS_URL.sub(_blank, text)
     text = _CSS_STRING.sub(_blank, text)
-    if dialect in ("scss", "less", "sass"):
-        text = _LINE_COMMENT.sub(_blank, text)
-        text = _INTERPOLATION.sub(_blank, text)
+    text = _LINE_COMMENT.sub(_blank, text)
+    text = _INTERPOLATION.sub(_blank, text)
     found: list[MarkupName] = []
     if dialect == "sass":  # indented syntax: each line that is not a property, variable or directive
         offset = 0
@@ -151,18 +157,35 @@ def stylesheet_names(text: str, *, dialect: str = "css", first_line: int = 1) ->
     return found
 
 
+@functools.cache
+def _markup_query(language: str) -> Any:
+    from tree_sitter import Query
+
+    source = query_source(language, "markup.scm")
+    return Query(get_language(language), source) if source else None
+
+
+def _tree_names(language: str, text: str) -> list[tuple[NameKind, str, int]]:
+    """(kind, name, 0-based row) of each @class and @id capture of the language's markup.scm, in text order."""
+    from tree_sitter import QueryCursor
+
+    source = text.encode("utf-8", errors="surrogateescape")
+    tree = get_parser(language).parse(source)
+    found: list[tuple[int, NameKind, str, int]] = []
+    for capture, nodes in QueryCursor(_markup_query(language)).captures(tree.root_node).items():
+        kind: NameKind = "id" if capture == "id" else "class"
+        for node in nodes:
+            name = source[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
+            found.append((node.start_byte, kind, name, node.start_point[0]))
+    return [(kind, name, row) for _, kind, name, row in sorted(found)]
+
+
 # --------------------------------------------------------------------------- markup attributes
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
-# In HTML-like files: class="..", id='..' (spaces around = allowed, not data-id or :class).
-_HTML_ATTRIBUTE = re.compile(r"(?<=\s)(class|className|id)\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
-# In JSX/TSX and template strings, `id = "x"` is usually a variable: the attribute form is tight.
-_TIGHT_ATTRIBUTE = re.compile(r"(?<=\s)(class|className|id)=(?:\"([^\"]*)\"|'([^']*)')")
-_JSX_EXPRESSION = re.compile(r"(?<=\s)(className|class|id)=\{((?:[^{}]|\{[^{}]*\})*)\}")
-_VUE_BINDING = re.compile(r"(?<=\s)(?::|v-bind:)(class|id)=\"([^\"]*)\"")
-_SVELTE_DIRECTIVE = re.compile(r"(?<=\s)class:([A-Za-z_][\w-]*)")
+# An attribute of a tag in a template language's HTML: `name="value"` (spaces around = allowed), `class:x` alone
+_TEMPLATE_ATTRIBUTE = re.compile(r"(?<=\s)([\w:.-]+)(?:\s*=\s*(?:\"([^\"]*)\"|'([^']*)'))?")
 _QUOTED = re.compile(r"\"([^\"]*)\"|'([^']*)'|`([^`]*)`")
 _OBJECT_KEY = re.compile(r"(?:^|[{,])\s*(?:([A-Za-z_][\w-]*)|'([^']+)'|\"([^\"]+)\")\s*:")
-_MODULE_CLASS = re.compile(r"\b(?:styles|classes|css)(?:\.([A-Za-z_]\w*)|\[\s*['\"]([\w-]+)['\"]\s*\])")
 
 
 def _quoted_tokens(expression: str) -> Iterator[tuple[str, int]]:
@@ -173,111 +196,151 @@ def _quoted_tokens(expression: str) -> Iterator[tuple[str, int]]:
 
 
 def markup_names(text: str, *, tight: bool = False, first_line: int = 1) -> list[MarkupName]:
-    """Classes and ids used by class/className/id attributes (HTML, JSX, TSX, Vue, Svelte, templates).
+    """Classes and ids used by class/className/id attributes: of HTML, Vue and Svelte tags from the HTML syntax tree;
+    with `tight`, of a script's JSX and of the HTML in its strings, from the script's syntax tree."""
+    if tight:
+        return _script_tree(text, "javascript", first_line).used
+    return _html_tree(text, first_line).used
 
-    `tight` only accepts `attr="..."` with no spaces around `=`, for script files where
-    `id = "x"` is an assignment rather than an attribute.
-    """
+
+def _pattern_markup(text: str, *, first_line: int) -> list[MarkupName]:
+    """markup_names by pattern, for template languages (PHP, ERB, Handlebars, Nunjucks, Twig): the language pack
+    has no grammar for the HTML they write. Each attribute found is judged as the tree's are (_attribute_names)."""
     lines = _Lines(text, first_line)
     text = _HTML_COMMENT.sub(_blank, text)
     found: list[MarkupName] = []
+    for m in _TEMPLATE_ATTRIBUTE.finditer(text):
+        value = next((g for g in m.groups()[1:] if g is not None), "")
+        found += _attribute_names(m.group(1), value, lines.at(m.start()))
+    return found
 
-    def add(attribute: str, value: str, offset: int) -> None:
-        kind: NameKind = "id" if attribute == "id" else "class"
+
+def _attribute_names(name: str, value: str, row: int) -> Iterator[MarkupName]:
+    """The names one attribute of a tag uses: `class`/`className`/`id`, a Vue binding (`:class`, `v-bind:id`: the
+    quoted names and object keys of its expression) or a Svelte class directive (`class:shown`)."""
+    if name in ("class", "className", "id"):
+        kind: NameKind = "id" if name == "id" else "class"
         tokens = list(_tokens(value))
         for token in tokens if kind == "class" else tokens[:1]:
-            found.append(MarkupName(kind, token, lines.at(offset)))
-
-    for m in (_TIGHT_ATTRIBUTE if tight else _HTML_ATTRIBUTE).finditer(text):
-        value = m.group(2) if m.group(2) is not None else m.group(3)
-        add(m.group(1), value, m.start())
-    for m in _JSX_EXPRESSION.finditer(text):
-        kind: NameKind = "id" if m.group(1) == "id" else "class"
-        expression = m.group(2)
-        for token, at in _quoted_tokens(expression):
-            found.append(MarkupName(kind, token, lines.at(m.start(2) + at)))
-        for key in _OBJECT_KEY.finditer(expression):  # clsx({active: on})
-            found.append(MarkupName(kind, next(g for g in key.groups() if g), lines.at(m.start(2) + key.start())))
-        for module in _MODULE_CLASS.finditer(expression):  # CSS modules: styles.button
-            found.append(MarkupName("class", module.group(1) or module.group(2), lines.at(m.start(2) + module.start())))
-    for m in _VUE_BINDING.finditer(text):
-        kind = "id" if m.group(1) == "id" else "class"
-        expression = m.group(2)
-        for token, at in _quoted_tokens(expression):
-            found.append(MarkupName(kind, token, lines.at(m.start(2) + at)))
+            yield MarkupName(kind, token, row)
+    elif name.removeprefix("v-bind").removeprefix(":") in ("class", "id") and name != "class":
+        kind = "id" if name.endswith("id") else "class"
+        for token, at in _quoted_tokens(value):
+            yield MarkupName(kind, token, row + value.count("\n", 0, at))
         if kind == "class":
-            for key in _OBJECT_KEY.finditer(expression):  # :class="{ active: isActive }"
-                found.append(MarkupName("class", next(g for g in key.groups() if g), lines.at(m.start(2) + key.start())))
-    for m in _SVELTE_DIRECTIVE.finditer(text):
-        found.append(MarkupName("class", m.group(1), lines.at(m.start())))
-    return found
+            for key in _OBJECT_KEY.finditer(value):  # :class="{ active: isActive }"
+                yield MarkupName("class", next(g for g in key.groups() if g), row + value.count("\n", 0, key.start()))
+    elif name.startswith("class:") and re.fullmatch(r"[A-Za-z_][\w-]*", name[6:]):
+        yield MarkupName("class", name[6:], row)
+
+
+def _html_tree(text: str, first_line: int = 1) -> FileMarkup:
+    """What an HTML, Vue or Svelte file uses in its tags and defines and selects in its <style> and <script>
+    blocks, from the HTML syntax tree (queries/html/markup.scm)."""
+    from tree_sitter import QueryCursor
+
+    source = text.encode("utf-8", errors="surrogateescape")
+    tree = get_parser("html").parse(source)
+
+    def text_of(node: Any) -> str:
+        return source[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
+
+    result = FileMarkup()
+    for _, captures in QueryCursor(_markup_query("html")).matches(tree.root_node):
+        if "attribute" in captures:
+            node = captures["attribute"][0]
+            value = next((c for c in node.named_children if c.type != "attribute_name"), None)
+            inner = next((c for c in value.named_children if c.type == "attribute_value"), value) if value else None
+            name = text_of(node)[: (value.start_byte - node.start_byte) if value else None].rstrip(" \t\n=")
+            row = first_line + node.start_point[0]
+            result.used += _attribute_names(name, text_of(inner) if inner else "", row)
+        elif "style" in captures:
+            block = captures["style"][0]
+            lang = next((text_of(value).strip("\"'").lower() for attribute in captures["style_tag"][0].named_children
+                         if attribute.type == "attribute" and text_of(attribute).startswith("lang")
+                         for value in attribute.named_children[1:2]), "css")
+            result.defined += stylesheet_names(text_of(block), dialect=lang,
+                                               first_line=first_line + block.start_point[0])
+        elif "script" in captures:
+            block = captures["script"][0]
+            result.selected += script_names(text_of(block), first_line=first_line + block.start_point[0])
+    return result
 
 
 # --------------------------------------------------------------------------- scripts
-_STR = r"(?:\"([^\"\n]*)\"|'([^'\n]*)'|`([^`]*)`)"
-_GET_BY_ID = re.compile(r"\bgetElementById\(\s*" + _STR)
-_GET_BY_CLASS = re.compile(r"\bgetElementsByClassName\(\s*" + _STR)
-# Calls whose first argument is a CSS selector.
-_SELECTOR_CALL = re.compile(r"(?:\bquerySelector(?:All)?|\bclosest|\bmatches|(?<![\w$.])\$|\bjQuery)\(\s*" + _STR)
-# jQuery traversal: the argument counts only when it starts like a class or id selector.
-_TRAVERSAL_CALL = re.compile(r"\.(?:find|children|parents?|siblings|next|prev|filter|not|has|is)\(\s*" + _STR)
-_CLASS_LIST = re.compile(r"\bclassList\.(?:add|remove|toggle|contains|replace)\(([^)]*)\)")
-_JQUERY_CLASS = re.compile(r"\.(?:addClass|removeClass|toggleClass|hasClass)\(\s*" + _STR)
-_CLASS_ASSIGN = re.compile(r"\.className\s*\+?=\s*" + _STR)
-_ID_ASSIGN = re.compile(r"\.id\s*=\s*" + _STR)
-_SET_ATTRIBUTE = re.compile(r"\bsetAttribute\(\s*['\"](class|id)['\"]\s*,\s*" + _STR)
+def script_names(text: str, *, first_line: int = 1, language: str = "javascript") -> list[MarkupName]:
+    """Classes and ids a script selects or changes through the DOM API or jQuery, from its syntax tree."""
+    return _script_tree(text, language, first_line).selected
 
 
-def _first(m: re.Match[str], start_group: int = 1) -> tuple[str, int]:
-    for g in range(start_group, start_group + 3):
-        if m.group(g) is not None:
-            return m.group(g), m.start(g)
-    return "", m.start()
+_MODULE_OBJECTS = frozenset({"styles", "classes", "css"})  # CSS modules: styles.button
 
 
-def script_names(text: str, *, first_line: int = 1) -> list[MarkupName]:
-    """Classes and ids a script selects or changes through the DOM API or jQuery."""
-    lines = _Lines(text, first_line)
-    found: list[MarkupName] = []
+def _string_value(text: str) -> str:
+    return text[1:-1] if len(text) >= 2 and text[0] in "\"'`" else text
 
-    def selector(value: str, offset: int) -> None:
-        for name in _selector_names(_TEMPLATE_EXPR.sub(" ", value), offset, lines):
-            found.append(name)
 
-    def classes(value: str, offset: int) -> None:
-        found.extend(MarkupName("class", token, lines.at(offset)) for token in _tokens(value))
+def _expression_names(kind: NameKind, node: Any, text_of: Callable[[Any], str], first_line: int) -> Iterator[MarkupName]:
+    """The names a JSX attribute's expression gives: its strings' tokens and its objects' keys (`clsx('a', {b: on})`)
+    as `kind`, a CSS module's members (`styles.icon`, `styles['icon']`) as classes."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        row = first_line + current.start_point[0]
+        if current.type in ("string", "template_string"):
+            yield from (MarkupName(kind, token, row) for token in _tokens(_string_value(text_of(current))))
+            continue
+        if current.type == "pair" and (key := current.child_by_field_name("key")) is not None:
+            name = _string_value(text_of(key))
+            if re.fullmatch(r"[A-Za-z_][\w-]*", name):
+                yield MarkupName(kind, name, row)
+        if current.type in ("member_expression", "subscript_expression"):
+            holder = current.child_by_field_name("object")
+            member = current.child_by_field_name("property") or current.child_by_field_name("index")
+            if holder is not None and member is not None and text_of(holder) in _MODULE_OBJECTS:
+                yield MarkupName("class", _string_value(text_of(member)), row)
+                continue
+        stack.extend(reversed(current.named_children))
 
-    for m in _GET_BY_ID.finditer(text):
-        value, at = _first(m)
-        found.extend(MarkupName("id", token, lines.at(at)) for token in list(_tokens(value))[:1])
-    for m in _GET_BY_CLASS.finditer(text):
-        classes(*_first(m))
-    for m in _SELECTOR_CALL.finditer(text):
-        selector(*_first(m))
-    for m in _TRAVERSAL_CALL.finditer(text):
-        value, at = _first(m)
-        if value.lstrip()[:1] in (".", "#"):
-            selector(value, at)
-    for m in _CLASS_LIST.finditer(text):
-        for q in _QUOTED.finditer(m.group(1)):
-            value = next((g for g in q.groups() if g is not None), "")
-            classes(value, m.start(1) + q.start())
-    for pattern in (_JQUERY_CLASS, _CLASS_ASSIGN):
-        for m in pattern.finditer(text):
-            classes(*_first(m))
-    for m in _ID_ASSIGN.finditer(text):
-        value, at = _first(m)
-        found.extend(MarkupName("id", token, lines.at(at)) for token in list(_tokens(value))[:1])
-    for m in _SET_ATTRIBUTE.finditer(text):
-        value, at = _first(m, 2)
-        if m.group(1) == "id":
-            found.extend(MarkupName("id", token, lines.at(at)) for token in list(_tokens(value))[:1])
-        else:
-            classes(value, at)
-    return found
+
+def _script_tree(text: str, language: str, first_line: int = 1) -> FileMarkup:
+    """What a script uses (JSX attributes, tags in its strings) and selects (DOM and jQuery calls), from its syntax
+    tree (queries/javascript/markup.scm)."""
+    from tree_sitter import QueryCursor
+
+    source = text.encode("utf-8", errors="surrogateescape")
+    tree = get_parser(language).parse(source)
+
+    def text_of(node: Any) -> str:
+        return source[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
+
+    result = FileMarkup()
+    for capture, nodes in QueryCursor(_markup_query(language)).captures(tree.root_node).items():
+        for node in nodes:
+            row, value = first_line + node.start_point[0], _string_value(text_of(node))
+            if capture in ("id", "classes"):
+                tokens = list(_tokens(value))
+                kind: NameKind = "id" if capture == "id" else "class"
+                result.selected += [MarkupName(kind, token, row) for token in (tokens[:1] if kind == "id" else tokens)]
+            elif capture == "selector" or (capture == "traversal" and value.lstrip()[:1] in (".", "#")):
+                result.selected += _selector_names(_TEMPLATE_EXPR.sub(" ", value), 0, _Lines(value, row))
+            elif capture.startswith("jsx."):
+                kind = "id" if capture == "jsx.id" else "class"
+                if node.type == "string":
+                    tokens = list(_tokens(value))
+                    result.used += [MarkupName(kind, token, row) for token in (tokens[:1] if kind == "id" else tokens)]
+                else:
+                    result.used += _expression_names(kind, node, text_of, first_line)
+            elif capture == "html":
+                result.used += _html_tree(value, row).used
+    result.used.sort(key=lambda n: n.line)
+    result.selected.sort(key=lambda n: n.line)
+    return result
 
 
 # --------------------------------------------------------------------------- per file
+_HTML_SUFFIXES = frozenset({".html", ".htm", ".vue", ".svelte"})  # read with the HTML grammar
+# the <style> and <script> blocks of a template language's file, by pattern (no grammar reads its HTML)
 _STYLE_BLOCK = re.compile(r"<style\b([^>]*)>(.*?)</style\s*>", re.S | re.I)
 _SCRIPT_BLOCK = re.compile(r"<script\b[^>]*>(.*?)</script\s*>", re.S | re.I)
 _LANG_ATTRIBUTE = re.compile(r"\blang\s*=\s*[\"']?(\w+)")
@@ -298,12 +361,12 @@ def file_markup(path: str | PurePath, text: str) -> FileMarkup:
     if suffix in STYLESHEET_SUFFIXES:
         result.defined = stylesheet_names(text, dialect=suffix[1:])
         return result
+    if suffix in _HTML_SUFFIXES:
+        return _html_tree(text)
+    if suffix in SCRIPT_SUFFIXES:  # TypeScript read with the TSX grammar, whose JSX nodes the query names
+        return _script_tree(text, "tsx" if suffix in (".ts", ".mts", ".cts", ".tsx") else "javascript")
     if suffix in MARKUP_SUFFIXES:
-        result.used = markup_names(text, tight=suffix in SCRIPT_SUFFIXES)
-    elif suffix in SCRIPT_SUFFIXES:
-        result.used = markup_names(text, tight=True)  # HTML built in template strings
-    if suffix in SCRIPT_SUFFIXES:
-        result.selected = script_names(text)
+        result.used = _pattern_markup(text, first_line=1)
     if suffix in EMBEDDING_SUFFIXES:
         lines = _Lines(text)
         for block in _STYLE_BLOCK.finditer(text):

@@ -56,6 +56,8 @@ class PatternResult(Skipping):
     total_matches: int
     truncated: bool
     files_with_matches: int | None = None
+    left_out: int | None = Field(default=None, description="matches past this page (the budget or max_results)")
+    next_offset: int | None = Field(default=None, description="send as offset for the matches left out")
 
 
 class MultiPatternResult(Skipping):

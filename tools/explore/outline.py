@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from code_intel.explore.imports import read_imports
 from code_intel.explore.models import CallInfo, ClassInfo, FunctionInfo, ImportInfo
 from code_intel.explore.syntax import Node, ParsedFile, symbol_name_node, variable_names
 from code_intel.languages.grammar import FUNCTION_KINDS, GRAMMARS, TYPE_KINDS, Grammar
@@ -148,8 +149,13 @@ class _Walk:
                 if not inner or self.may_hold_symbols(child, name_node.end_byte):
                     self.symbols(child, symbol.children, _join(scope, name), kind, inner)
             elif child_type in grammar.variables and not in_function and node.type != "ERROR":
-                for name_node, var_kind, value in variable_names(child, parsed.language):
-                    anchor = name_node.parent if var_kind == "function" else name_node
+                declared = variable_names(child, parsed.language)
+                if not declared and child_type == "assignment_expression":  # `a = b`: what its value holds
+                    self.symbols(child, out, scope, parent_kind, in_function)
+                for name_node, var_kind, value in declared:
+                    # a function's span: its declarator, or the whole `exports.f = function () {...}`
+                    anchor = (child if child_type == "assignment_expression" else name_node.parent) \
+                        if var_kind == "function" else name_node
                     symbol = SymbolNode(parsed.text(name_node), var_kind, anchor if anchor is not None else name_node, scope)
                     if var_kind == "function" and parent_kind in TYPE_KINDS:
                         symbol.kind = "method"
@@ -160,10 +166,11 @@ class _Walk:
                         self.symbols(value, symbol.children, _join(scope, symbol.name), inner_kind, var_kind == "function")
                     elif value is not None and (wrapped := _wrapped_function(value)) is not None:
                         # `var runInContext = (function runInContext(context) {...})` (lodash) or an IIFE's value:
-                        # the functions declared inside are the module's real definitions
+                        # a module pattern, so what its body declares, functions and variables alike (lodash's
+                        # `var merge = createAssigner(...)`), are the module's real definitions
                         if _unparenthesized(value) is wrapped:  # the value is the function, not its result
                             symbol.kind = "method" if parent_kind in TYPE_KINDS else "function"
-                        self.symbols(wrapped, symbol.children, _join(scope, symbol.name), "function", True)
+                        self.symbols(wrapped, symbol.children, _join(scope, symbol.name), "function", False)
             elif not in_function or self.may_hold_symbols(child, child.start_byte):
                 self.symbols(child, out, scope, parent_kind, in_function)
 
@@ -299,99 +306,9 @@ def collect_calls(parsed: ParsedFile, node: Node, file: str) -> list[CallInfo]:
     return calls
 
 
-def _python_imports(parsed: ParsedFile, node: Node, file: str) -> list[ImportInfo]:
-    line = node.start_point[0] + 1
-    names = [parsed.text(n) for n in node.children_by_field_name("name")]
-    if node.type == "import_statement":
-        # `import os, sys` imports two modules
-        return [ImportInfo(module=name.split(" as ")[0].strip(), names=[name], file=file, line=line) for name in names]
-    module_node = node.child_by_field_name("module_name")
-    module = parsed.text(module_node) if module_node is not None else "__future__"
-    if not names and any(c.type == "wildcard_import" for c in node.named_children):
-        names = ["*"]
-    return [ImportInfo(module=module, names=names, file=file, line=line)]
-
-
-def _import_info(parsed: ParsedFile, node: Node, file: str) -> list[ImportInfo]:
-    if parsed.language == "python":
-        return _python_imports(parsed, node, file)
-    source = node.child_by_field_name("source") or node.child_by_field_name("path")
-    text = parsed.text(source if source is not None else node)
-    module = text.strip().strip("\"'<>`;").removeprefix("import ").removeprefix("use ").removeprefix("using ").strip()
-    clause = next((c for c in node.named_children if c.type == "import_clause"), None)
-    names = [parsed.text(n) for n in _identifiers(clause)] if clause is not None else []
-    return [ImportInfo(module=module.rstrip(";").strip(), names=names, file=file, line=node.start_point[0] + 1)]
-
-
-def _identifiers(node: Node) -> list[Node]:
-    found: list[Node] = []
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type == "identifier":
-            found.append(current)
-        stack.extend(reversed(current.named_children))
-    return found
-
-
 def collect_imports(parsed: ParsedFile, file: str) -> list[ImportInfo]:
-    grammar = parsed.grammar
-    if grammar is None:
-        return []
-    found: list[ImportInfo] = []
-    stack = [parsed.root]
-    while stack:
-        current = stack.pop()
-        if current.type in grammar.imports:
-            if parsed.language == "go":
-                found.extend(info for spec in _go_import_specs(current) for info in _import_info(parsed, spec, file))
-            else:
-                found.extend(_import_info(parsed, current, file))
-            continue
-        if parsed.language in _JS_LIKE and current.type == "call_expression" and (spec := _required(parsed, current)):
-            found.append(ImportInfo(module=spec, names=[], file=file, line=current.start_point[0] + 1))
-            continue
-        if parsed.language == "ruby" and current.type == "call" and _ruby_require(parsed, current):
-            arg = current.child_by_field_name("arguments")
-            found.append(ImportInfo(module=parsed.text(arg).strip("()'\" ") if arg else "", names=[], file=file,
-                                    line=current.start_point[0] + 1))
-            continue
-        stack.extend(reversed(current.named_children))
-    return found
-
-
-def _go_import_specs(node: Node) -> list[Node]:
-    return sorted((n for n in _descendants(node) if n.type == "import_spec"), key=lambda n: n.start_byte)
-
-
-def _descendants(node: Node) -> list[Node]:
-    out: list[Node] = []
-    stack = list(node.named_children)
-    while stack:
-        current = stack.pop()
-        out.append(current)
-        stack.extend(current.named_children)
-    return out
-
-
-_JS_LIKE = frozenset({"javascript", "typescript", "tsx"})
-
-
-def _required(parsed: ParsedFile, call: Node) -> str | None:
-    """The module a CommonJS `require('x')` call loads, or None for any other call."""
-    function = call.child_by_field_name("function")
-    if function is None or function.type != "identifier" or parsed.text(function) != "require":
-        return None
-    arguments = call.child_by_field_name("arguments")
-    first = arguments.named_children[0] if arguments is not None and arguments.named_child_count == 1 else None
-    if first is None or first.type != "string":
-        return None
-    return parsed.text(first).strip("'\"`") or None
-
-
-def _ruby_require(parsed: ParsedFile, call: Node) -> bool:
-    method = call.child_by_field_name("method")
-    return method is not None and parsed.text(method) in ("require", "require_relative", "load")
+    return [ImportInfo(module=spec.module, names=list(spec.names), file=file, line=spec.line)
+            for spec in read_imports(parsed) if spec.kind != "package"]
 
 
 _ONE_TYPE = frozenset({"type_identifier", "scoped_type_identifier", "generic_type"})

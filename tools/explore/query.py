@@ -107,6 +107,8 @@ class QueryResult(Partial):
     candidates: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
     truncated: bool = False
+    left_out: int | None = Field(default=None, description="hits past this page (the answer's budget)")
+    next_offset: int | None = Field(default=None, description="send as offset for the hits left out")
 
 
 @dataclass

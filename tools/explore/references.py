@@ -22,6 +22,7 @@ Vec is not in the project; and a function that takes no `self` cannot be called 
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 from collections import defaultdict
@@ -110,12 +111,78 @@ def find_references(
     if max_results < 1:
         raise InvalidArgument("max_results must be at least 1")
     name = normalise_symbol(symbol)
+    lines = _word_hits(root, [name], filters, language_globs, timeout)
+    return judge_hits(lexical, definition_sites, name, lines, include_comments=include_comments,
+                      include_strings=include_strings, max_results=max_results, qualified=qualified)
+
+
+def find_references_many(
+    root: Path,
+    filters: RgFilters,
+    lexical: LexicalIndex,
+    definition_sites: Callable[[str, list[str]], dict[tuple[str, int], str]],
+    symbols: list[tuple[str, Qualified | None]],
+    *,
+    max_results: int = 200,
+    timeout: float = 10.0,
+) -> dict[str, ReferenceResult]:
+    """find_references of several symbols (code hits only) through one search of the tree: analyze_impact
+    follows dozens of names, and one rg pass over a large tree costs about what each of them alone did."""
+    names = {symbol: normalise_symbol(symbol) for symbol, _ in symbols}
+    wanted = sorted(set(names.values()))
+    by_name = _lines_by_name(_word_hits(root, wanted, filters, None, timeout), wanted)
+    return {symbol: judge_hits(lexical, definition_sites, names[symbol], by_name.get(names[symbol], []),
+                               max_results=max_results, qualified=qualified)
+            for symbol, qualified in symbols}
+
+
+def _word_hits(root: Path, names: list[str], filters: RgFilters, language_globs: list[str] | None,
+               timeout: float) -> list[RgLine]:
+    """Every line where one of `names` is written as a whole word (case-sensitive), with each hit's span."""
     flags = ["--fixed-strings", "--word-regexp", "--case-sensitive"]
     for glob in language_globs or []:
         flags += ["--glob", glob]
-    outcome = run_rg_json(root, [name], filters, flags=flags, timeout=timeout)
+    return run_rg_json(root, names, filters, flags=flags, timeout=timeout).lines
+
+
+def _lines_by_name(lines: list[RgLine], names: list[str]) -> dict[str, list[RgLine]]:
+    """The lines of a search for several names, parted by name: a line goes to each name it holds, with only
+    that name's hits (spans and columns)."""
+    known = set(names)
+    out: dict[str, list[RgLine]] = defaultdict(list)
+    for line in lines:
+        raw = line.text.encode("utf-8")
+        hits: dict[str, list[int]] = defaultdict(list)
+        for i, (start, end) in enumerate(line.spans):
+            word = raw[start:end].decode("utf-8", errors="replace")
+            if word in known:
+                hits[word].append(i)
+        if not hits:  # a line the text could not be re-encoded to as read: each name it holds keeps it whole
+            for name in (n for n in names if n in line.text):
+                out[name].append(line)
+            continue
+        for name, picked in hits.items():
+            out[name].append(line if len(picked) == len(line.spans) else dataclasses.replace(
+                line, spans=[line.spans[i] for i in picked],
+                columns=[line.columns[i] for i in picked]))
+    return out
+
+
+def judge_hits(
+    lexical: LexicalIndex,
+    definition_sites: Callable[[str, list[str]], dict[tuple[str, int], str]],
+    name: str,
+    lines: list[RgLine],
+    *,
+    include_comments: bool = False,
+    include_strings: bool = False,
+    max_results: int = 200,
+    qualified: Qualified | None = None,
+) -> ReferenceResult:
+    """The references among a name's whole-word hits: each judged code, comment or string by its file's lexical
+    map, and a definition where the index has the name on that line."""
     by_file: dict[str, list[RgLine]] = defaultdict(list)
-    for line in outcome.lines:
+    for line in lines:
         by_file[line.file].append(line)
 
     code_files = [f for f in by_file if lexical.handles(f)]

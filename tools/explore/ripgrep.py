@@ -13,15 +13,13 @@ import errno
 import logging
 import os
 import re
-import selectors
-import subprocess
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
 from pydantic_core import from_json
 
+from code_intel.core import processes
 from code_intel.core.binaries import require_binary
 from code_intel.core.errors import InvalidArgument
 from code_intel.core.project import RUNTIME_DIRS, STATE_DIR
@@ -148,9 +146,10 @@ def _spawn_refusal(args: list[str], err: Exception) -> InvalidArgument | None:
     return None
 
 
-def _popen(args: list[str], cwd: Path) -> subprocess.Popen[bytes]:
+def _run(args: list[str], cwd: Path, timeout: float) -> processes.Finished:
+    """rg run to its end or to `timeout`; arguments the system cannot hand to rg are refused."""
     try:
-        return subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        return processes.run(args, cwd=cwd, timeout=timeout)
     except (ValueError, OSError) as err:
         refusal = _spawn_refusal(args, err)
         if refusal is None:
@@ -166,50 +165,14 @@ class _RgRun:
     timed_out: bool
 
 
-DRAIN_SECONDS = 2.0  # after rg was stopped, how long what it already wrote may take to read
 def _run_rg(cwd: Path, args: list[str], timeout: float) -> _RgRun:
     """Run rg to the end, or kill it at `timeout` (or when the call's time budget runs out first); what it
-    wrote by then is kept, and the call is marked partial. stdout and stderr are read in one loop
-    that also keeps the deadline, so a chatty rg never blocks on a full pipe and no thread is started."""
+    wrote by then is kept, and the call is marked partial."""
     timeout = budget.remaining(timeout)
-    deadline = time.monotonic() + timeout
-    proc = _popen(args, cwd)
-    assert proc.stdout is not None and proc.stderr is not None
-    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
-    stdout: list[bytes] = []
-    stderr: list[bytes] = []
-    timed_out = False
-    try:
-        with selectors.DefaultSelector() as selector:
-            selector.register(out_fd, selectors.EVENT_READ)
-            selector.register(err_fd, selectors.EVENT_READ)
-            while selector.get_map():
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    if timed_out:
-                        break  # what rg wrote before it was stopped took too long to read
-                    timed_out = True
-                    proc.kill()
-                    deadline = time.monotonic() + DRAIN_SECONDS
-                    continue
-                for key, _ in selector.select(left):
-                    piece = os.read(key.fd, 1 << 16)
-                    if not piece:
-                        selector.unregister(key.fd)
-                    elif key.fd == err_fd:
-                        stderr.append(piece)
-                    else:
-                        stdout.append(piece)
-        proc.wait()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        proc.stdout.close()
-        proc.stderr.close()
-    if timed_out:
+    done = _run(args, cwd, timeout)
+    if done.timed_out:
         budget.note_partial(f"ripgrep stopped after {timeout:.3g} s: files not yet searched are missing")
-    return _RgRun(b"".join(stdout), b"".join(stderr).decode("utf-8", errors="replace"), proc.returncode, timed_out)
+    return _RgRun(done.stdout, done.err, done.returncode, done.timed_out)
 
 
 def _check(run: _RgRun, found: int) -> None:
@@ -385,19 +348,13 @@ def list_files(cwd: Path, filters: RgFilters, timeout: float = 10.0, extra: list
     """
     args = [require_binary("rg"), "--files", "--no-config", *(extra or []), *filters.args(), "--", *filters.roots]
     timeout = budget.remaining(timeout)
-    try:
-        done = subprocess.run(args, cwd=cwd, capture_output=True, timeout=timeout, check=False, stdin=subprocess.DEVNULL)
-    except (ValueError, OSError) as err:
-        refusal = _spawn_refusal(args, err)
-        if refusal is None:
-            raise
-        raise refusal from None
-    except subprocess.TimeoutExpired as err:
+    done = _run(args, cwd, timeout)
+    if done.timed_out:
         budget.note_partial(f"listing files stopped after {timeout:.3g} s: the list is incomplete")
-        partial = (err.stdout or b"").split(b"\n")
+        partial = done.stdout.split(b"\n")
         return [_relative(os.fsdecode(p)) for p in partial[:-1] if p], True
     if done.returncode == 2 and not done.stdout:
-        raise describe_rg_error(done.stderr.decode("utf-8", errors="replace"), pattern_hint=False)
+        raise describe_rg_error(done.err, pattern_hint=False)
     return [_relative(os.fsdecode(p)) for p in done.stdout.split(b"\n") if p], False
 
 

@@ -12,7 +12,7 @@ import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack
 
 from pydantic import BaseModel
 
@@ -24,11 +24,13 @@ from code_intel.explore import budget, outline
 from code_intel.explore.answers import (
     ROLE_ORDER,
     STRUCTURE_PARTS,
+    TEXT_PAGE,
     Level,
     shape_definitions,
     shape_references,
     shape_structure,
     shape_symbols,
+    shape_text,
 )
 from code_intel.explore.comments import LexicalIndex
 from code_intel.explore.ctags import BASES_RECORDED, bare_name
@@ -52,6 +54,7 @@ from code_intel.explore.oversized import OversizedFiles
 from code_intel.explore.references import (
     Qualified,
     find_references,
+    find_references_many,
     normalise_symbol,
     split_symbol,
     takes_self,
@@ -114,6 +117,15 @@ def _as_list(value: str | list[str] | None) -> list[str]:
     if value is None:
         return []
     return [value] if isinstance(value, str) else list(value)
+
+
+class ReferenceScope(TypedDict, total=False):
+    """Where find_references looks and what it counts (references_answer passes them on)."""
+
+    path: str | None
+    language: str | None
+    include_comments: bool
+    include_strings: bool
 
 
 class Explorer:
@@ -221,6 +233,18 @@ class Explorer:
         attach_skipped(answer, skipped())
         return answer
 
+    def text_answer(self, pattern: str | list[str], path: str | None = None, glob: str | list[str] | None = None,
+                    case_sensitive: bool = True, fixed_strings: bool = False, context_lines: int = 0, *,
+                    offset: int = 0, max_results: int | None = None) -> PatternResult | MultiPatternResult:
+        """search_text as the tool answers it: each pattern's matches from `offset` on within the answer's budget,
+        or max_results of them when given (answers.shape_text)."""
+        if offset < 0:
+            raise InvalidArgument("offset must be 0 or more", hint="send the next_offset of the previous answer")
+        found = self.search_text(pattern, path=path, glob=glob, case_sensitive=case_sensitive,
+                                 fixed_strings=fixed_strings, context_lines=context_lines,
+                                 max_results=offset + (max_results or TEXT_PAGE))
+        return shape_text(found, offset=offset, limit=max_results)
+
     # ------------------------------------------------------------ search_files
     @budgeted
     def search_files(self, pattern: str, path: str | None = None, max_results: int = 200) -> FileSearchResult:
@@ -294,27 +318,29 @@ class Explorer:
         result.namesakes = [f"{d.file}:{d.line} {bare_name(d.scope or '')}.{d.name}" for d in namesakes[:20]] or None
         return result
 
-    def references_answer(
-        self,
-        symbol: str,
-        path: str | None = None,
-        language: str | None = None,
-        include_comments: bool = False,
-        include_strings: bool = False,
-        *,
-        level: Level = "locations",
-        role: str | None = None,
-        offset: int = 0,
-        max_results: int | None = None,
-    ) -> ReferenceResult:
+    @budgeted
+    def find_references_many(self, symbols: list[str], max_results: int = 200) -> dict[str, ReferenceResult]:
+        """find_references (code hits) of each of `symbols` through one search of the tree, by symbol."""
+        qualified = {symbol: self._qualified(symbol) for symbol in dict.fromkeys(symbols)}
+        found = find_references_many(
+            self.root.path, self.filters(None), self.lexical, self.definition_index.definition_sites,
+            [(symbol, q) for symbol, (q, _) in qualified.items()], max_results=max_results,
+            timeout=self.config.search_timeout_seconds)
+        for symbol, result in found.items():
+            namesakes = qualified[symbol][1]
+            result.namesakes = [f"{d.file}:{d.line} {bare_name(d.scope or '')}.{d.name}" for d in namesakes[:20]] or None
+        return found
+
+    def references_answer(self, symbol: str, *, level: Level = "locations", role: str | None = None, offset: int = 0,
+                          max_results: int | None = None, **scope: Unpack[ReferenceScope]) -> ReferenceResult:
         """find_references as the tool answers it: every hit, ranked and cut to the answer's budget (or to
-        max_results hits when given), see answers.shape_references."""
+        max_results hits when given), see answers.shape_references. `scope` is find_references' own."""
         if role is not None and role != "all" and role not in ROLE_ORDER:
             raise InvalidArgument(f"role {role!r} is not known", hint=f"use one of {', '.join(ROLE_ORDER)} or 'all'")
         if offset < 0:
             raise InvalidArgument("offset must be 0 or more", hint="send the next_offset of the previous answer")
-        found = self.find_references(symbol, path=path, language=language, include_comments=include_comments,
-                                     include_strings=include_strings, max_results=MAX_REFERENCES_SHAPED)
+        found = self.find_references(symbol, max_results=MAX_REFERENCES_SHAPED, **scope)
+        path = scope.get("path")
         anchors = [self.root.relative(self.root.resolve(path))] if path else []
         return shape_references(found, level=level, role=role, offset=offset, limit=max_results, anchors=anchors)
 

@@ -188,6 +188,8 @@ def variable_names(node: Node, language: str) -> list[tuple[Node, str, Node | No
                 kind = "field" if node.type == "field_declaration" else "variable"
             out.append((name, kind, None))
         return out
+    if node.type == "assignment_expression":
+        return _member_assignment(node)
     if node.type in ("field_definition", "public_field_definition"):
         name = node.child_by_field_name("property") or node.child_by_field_name("name")
         if name is not None:
@@ -207,6 +209,28 @@ def variable_names(node: Node, language: str) -> list[tuple[Node, str, Node | No
             kind = "field"
         out.append((name, kind, value))
     return out
+
+
+_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
+_COMMONJS_EXPORTS = frozenset({b"exports", b"module.exports"})
+
+
+def _member_assignment(node: Node) -> list[tuple[Node, str, Node | None]]:
+    """A JavaScript assignment that defines a name: `obj.name = function () {...}` and `name = function () {...}`
+    (a function set on an object, `exports` or a prototype, or on a name) and `exports.name = value` /
+    `module.exports.name = value` (a CommonJS module's public name, whatever its value). Any other assignment
+    defines nothing."""
+    left, value = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is not None and left.type == "identifier" and value is not None and value.type in _FUNCTION_VALUES:
+        return [(left, "function", value)]
+    if left is None or value is None or left.type != "member_expression":
+        return []
+    name, target = left.child_by_field_name("property"), left.child_by_field_name("object")
+    if name is None or target is None or name.type != "property_identifier":
+        return []
+    if value.type in _FUNCTION_VALUES:
+        return [(name, "function", value)]
+    return [(name, "variable", value)] if target.text in _COMMONJS_EXPORTS else []
 
 
 def _declares_function(declarator: Node) -> bool:

@@ -18,16 +18,17 @@ from __future__ import annotations
 
 import ast
 import json
+import posixpath
 import re
-import subprocess
 from collections import Counter
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from code_intel.core import processes
 from code_intel.core.binaries import require_binary
-from code_intel.core.errors import InvalidArgument
+from code_intel.core.errors import CodeIntelError, InvalidArgument
 from code_intel.core.file_roles import file_role
 from code_intel.explore import budget
 from code_intel.explore.answers import DEFAULT_BUDGET_TOKENS, RESERVED_CHARS, Fitter, budget_chars, ranked
@@ -164,10 +165,8 @@ def _named_by_configs(explorer: Explorer, files: list[str]) -> set[str]:
     for name in names:
         args += ["-e", name]
     args += ["--", *filters.roots]
-    try:
-        done = subprocess.run(args, cwd=explorer.root.path, capture_output=True, check=False, stdin=subprocess.DEVNULL,
-                              timeout=budget.remaining(explorer.config.search_timeout_seconds))
-    except subprocess.TimeoutExpired:
+    done = processes.run(args, cwd=explorer.root.path, timeout=budget.remaining(explorer.config.search_timeout_seconds))
+    if done.timed_out:
         return set(files)  # not known: nothing of these files is called dead
     seen = set(done.stdout.decode("utf-8", errors="surrogateescape").split())
     return {f for f in files if PurePosixPath(f).name in seen}
@@ -183,11 +182,8 @@ def _word_counts(explorer: Explorer, names: list[str]) -> Counter[str]:
     for name in names:
         args += ["-e", name]
     args += ["--", *filters.roots]
-    try:
-        done = subprocess.run(args, cwd=explorer.root.path, capture_output=True, check=False,
-                              timeout=budget.remaining(explorer.config.search_timeout_seconds),
-                              stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
+    done = processes.run(args, cwd=explorer.root.path, timeout=budget.remaining(explorer.config.search_timeout_seconds))
+    if done.timed_out:
         budget.note_partial("counting the names' uses ran out of time: nothing is reported unused")
         return Counter({name: 1 << 30 for name in names})
     return Counter(done.stdout.decode("utf-8", errors="surrogateescape").split())
@@ -231,8 +227,10 @@ def _package_entries(explorer: Explorer, manifest: str) -> set[str]:
 
     def walk(value: Any) -> None:
         if isinstance(value, str):
-            target = import_targets(explorer.root.path, str(folder / "package.json"), "javascript",
-                                    value if value.startswith(".") else "./" + value, [])
+            spec = value if value.startswith(".") else "./" + value
+            target = import_targets(explorer.root.path, str(folder / "package.json"), "javascript", spec, [])
+            if not target and (source := _compiled_from(explorer, folder, spec)) is not None:
+                target = import_targets(explorer.root.path, str(folder / "package.json"), "typescript", source, [])
             found.update(target)
         elif isinstance(value, dict):
             for inner in value.values():
@@ -245,6 +243,44 @@ def _package_entries(explorer: Explorer, manifest: str) -> set[str]:
         for key in ("main", "module", "exports", "bin", "types"):
             walk(data.get(key))
     return found
+
+
+def _compiled_from(explorer: Explorer, folder: PurePosixPath, spec: str) -> str | None:
+    """The source a package's build output is compiled from, by the tsconfig.json beside its package.json:
+    `./out/extension.js` under outDir `out` and rootDir `src` is `./src/extension` (a VS Code extension's main,
+    whose `activate` and `deactivate` the editor calls). None when nothing maps it."""
+    options = _compiler_options(explorer, str(folder / "tsconfig.json"))
+    out_dir, root_dir = options.get("outDir"), options.get("rootDir")
+    if not out_dir or not root_dir:
+        return None
+    built, out = posixpath.normpath(spec), posixpath.normpath(out_dir)
+    if not built.startswith(out + "/"):
+        return None
+    source = posixpath.join(posixpath.normpath(root_dir), built[len(out) + 1:])
+    return "./" + re.sub(r"\.[cm]?js$", "", source)
+
+
+def _compiler_options(explorer: Explorer, tsconfig: str) -> dict[str, str]:
+    """The string values of a tsconfig.json's compilerOptions, read from its syntax tree (tsconfig files may hold
+    comments, which JSON does not allow)."""
+    try:
+        _, parsed = explorer.parse_file(tsconfig)
+    except (CodeIntelError, OSError):
+        return {}
+
+    def pairs(node: Any) -> dict[str, Any]:
+        found = {}
+        for pair in (c for c in node.named_children if c.type == "pair"):
+            key, value = pair.child_by_field_name("key"), pair.child_by_field_name("value")
+            if key is not None and value is not None:
+                found[parsed.text(key).strip('"')] = value
+        return found
+
+    top = next((c for c in parsed.root.named_children if c.type == "object"), None)
+    options = pairs(top).get("compilerOptions") if top is not None else None
+    if options is None or options.type != "object":
+        return {}
+    return {key: parsed.text(value).strip('"') for key, value in pairs(options).items() if value.type == "string"}
 
 
 def _python_all(source: str) -> set[str]:

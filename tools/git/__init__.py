@@ -1,1 +1,1 @@
-"""Git branch isolation on GitPython: task branches, stale-branch handling, review, commit gate, merge."""
+"""Git branch isolation: task branches, stale-branch handling, review, commit gate, merge."""

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from code_intel.core.outcome_types import CACHE_PATTERNS, DELETED, KEY_FLAG, KEY_HEAD, KEY_REF
+from code_intel.core.outcome_types import CACHE_PATTERNS, DELETED, KEY_FLAG, KEY_HEAD, KEY_REF, CacheMatcher
 
 # what code-intel itself writes during a session, never the agent's work to judge
 RUNTIME_DIRS = (".code-intel/sessions", ".code-intel/logs", ".code-intel/chroma", ".code-intel/cache",
@@ -71,24 +71,6 @@ def _stat_key(info: os.stat_result) -> tuple[int, ...]:
     return (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
 
 
-class CacheMatcher:
-    """Gitignore-style patterns for the caches that are not judged (pathspec's gitwildmatch)."""
-
-    def __init__(self, patterns: Iterable[str]) -> None:
-        import pathspec
-
-        self.patterns = tuple(patterns)
-        self._spec = pathspec.GitIgnoreSpec.from_lines(self.patterns)
-        self._known: dict[str, bool] = {}
-
-    def __call__(self, rel: str, is_dir: bool) -> bool:
-        probe = rel + "/" if is_dir else rel
-        hit = self._known.get(probe)
-        if hit is None:
-            hit = self._known[probe] = self._spec.match_file(probe)
-        return hit
-
-
 @dataclass
 class GitPlaces:
     """Where a repository keeps what the fingerprint reads (absolute paths)."""
@@ -115,17 +97,44 @@ class Fingerprinter:
     _refs_cache: tuple[tuple[tuple[str, tuple[int, ...]], ...], dict[str, str]] | None = None
     hashed: int = 0  # files hashed by the last take (for benchmarks and tests)
 
-    def take(self) -> dict[str, str]:
+    def take(self, *, tree: bool = True) -> dict[str, str]:
+        """The fingerprint now; `tree=False`: the repository's part alone (settings, scripts, HEAD, refs, index flags),
+        without walking the work tree."""
         started = time.time_ns()
         self.hashed = 0
         seen: dict[str, tuple[tuple[int, ...], str | None]] = {}
         out: dict[str, str] = {}
-        self._walk_tree(out, seen, started)
+        if tree:
+            self._walk_tree(out, seen, started)
         if self.git is not None and self.places is not None:
             self._walk_meta(out, seen, started)
             out.update(self._refs())
             out.update(self._flags())
-        self._cache = seen
+        if tree:
+            self._cache = seen
+        else:
+            self._cache.update(seen)
+        return out
+
+    def describe(self, paths: Iterable[str]) -> dict[str, str | None]:
+        """The description of each work-tree path now (None: nothing there), for the paths the fingerprint holds;
+        a path in a runtime folder or matched by a cache pattern is left out, as a take leaves it out."""
+        started = time.time_ns()
+        out: dict[str, str | None] = {}
+        for rel in paths:
+            parts = rel.split("/")
+            if rel.startswith(("/", "../")) or ".." in parts or parts[0] == ".git" or any(
+                    rel == d or rel.startswith(d + "/") for d in RUNTIME_DIRS):
+                continue
+            if self.caches.covers(rel) or any(os.path.islink(self.root / "/".join(parts[:i])) for i in range(1, len(parts))):
+                continue  # a cache, or a path through a symlinked folder, which a take never walks into
+            try:
+                info = os.lstat(self.root / rel)
+            except OSError:
+                out[rel] = None
+                continue
+            out[rel] = None if stat.S_ISDIR(info.st_mode) else self._entry(rel, str(self.root / rel), info, self._cache,
+                                                                            started)
         return out
 
     def _entry(self, label: str, path: str, info: os.stat_result, seen: dict[str, tuple[tuple[int, ...], str | None]],
@@ -142,33 +151,56 @@ class Fingerprinter:
         return description
 
     def _walk_tree(self, out: dict[str, str], seen: dict[str, tuple[tuple[int, ...], str | None]], started: int) -> None:
-        root = str(self.root)
-        stack = [("", root)]
+        """Every file under the root. The loop is the cost of every submit, so it stays flat: a folder is known from
+        its directory entry's type (no stat), a file costs one lstat, and a file whose stat is unchanged and not
+        racy is neither opened nor described again."""
+        stack = [("", str(self.root))]
         skip_dirs = set(RUNTIME_DIRS)
+        cache, caches, known = self._cache, self.caches, self.caches.known
+        racy_before = started - RACY_NS
         while stack:
             rel_dir, folder = stack.pop()
             try:
-                entries = list(os.scandir(folder))
+                scan = os.scandir(folder)
             except OSError:
                 continue
-            for item in entries:
-                rel = f"{rel_dir}{item.name}"
-                if item.name == ".git" and rel_dir == "":
-                    continue  # the repository's own folder (or a worktree's pointer): read below, selectively
-                try:
-                    info = item.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                if stat.S_ISDIR(info.st_mode):
-                    if rel in skip_dirs or self.caches(rel, True):
+            with scan:
+                for item in scan:
+                    rel = rel_dir + item.name
+                    try:
+                        is_dir = item.is_dir(follow_symlinks=False)
+                    except OSError:
                         continue
-                    stack.append((rel + "/", item.path))
-                    continue
-                if self.caches(rel, False):
-                    continue
-                description = self._entry(rel, item.path, info, seen, started)
-                if description is not None:
-                    out[rel] = description
+                    if is_dir:
+                        if rel == ".git" and not rel_dir:
+                            continue  # the repository's own folder: read below, selectively
+                        ignored = known.get(rel + "/")
+                        if ignored is None:
+                            ignored = caches(rel, True)
+                        if not ignored and rel not in skip_dirs:
+                            stack.append((rel + "/", item.path))
+                        continue
+                    ignored = known.get(rel)
+                    if ignored is None:
+                        ignored = caches(rel, False)
+                    if ignored or (rel == ".git" and not rel_dir):
+                        continue  # a cache, or a worktree's pointer to its repository (read below)
+                    try:
+                        info = item.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    key = (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
+                    cached = cache.get(rel)
+                    racy = max(info.st_mtime_ns, info.st_ctime_ns) > racy_before
+                    if cached is not None and cached[0] == key:
+                        description = cached[1]
+                        seen[rel] = ((-1,), description) if racy else cached
+                    else:
+                        description = _describe(item.path, info)
+                        self.hashed += 1
+                        seen[rel] = ((-1,) if racy else key, description)
+                    if description is not None:
+                        out[rel] = description
 
     def _label(self, path: Path) -> str:
         try:

@@ -54,9 +54,13 @@ class OutcomeService:
         self._fingerprinter = walker
         return walker
 
-    def take(self, ignore: Sequence[str]) -> dict[str, str]:
+    def take(self, ignore: Sequence[str], *, tree: bool = True) -> dict[str, str]:
         with self._lock:
-            return self._walker(ignore).take()
+            return self._walker(ignore).take(tree=tree)
+
+    def describe(self, ignore: Sequence[str], paths: Sequence[str]) -> dict[str, str | None]:
+        with self._lock:
+            return self._walker(ignore).describe(paths)
 
     @property
     def last_hashed(self) -> int:
@@ -137,24 +141,10 @@ class OutcomeService:
         return problems
 
     def _restore_one(self, info: GitSessionInfo, change: Change, copies: dict[str, str]) -> str | None:
+        """Put one change back; what the server could not put back, said for the agent, or None."""
         key, before = change.key, change.before
-        if key.startswith(KEY_REF):
-            assert self.git is not None
-            ref = key[len(KEY_REF):]
-            if before is None:
-                self.git.run(["update-ref", "-d", ref])
-            else:
-                self.git.run(["update-ref", "-m", "code-intel: restored by the outcome check", ref, before])
-            return None
-        if key.startswith(KEY_FLAG):
-            assert self.git is not None
-            path = key[len(KEY_FLAG):]
-            flags = ["--no-skip-worktree", "--no-assume-unchanged"]
-            if before == "skip-worktree":
-                flags = ["--skip-worktree"]
-            elif before == "assume-unchanged":
-                flags = ["--assume-unchanged"]
-            self.git.run(["update-index", *flags, "--", path])
+        if key.startswith((KEY_REF, KEY_FLAG)):
+            self._restore_git(key, before)
             return None
         if key == KEY_HEAD:
             branch = (before or "").removeprefix("ref: ").removeprefix("refs/heads/")
@@ -172,6 +162,29 @@ class OutcomeService:
             return None
         if not before.startswith("file "):
             return f"{key}: a special file, not put back by the server"
+        return self._restore_file(info, key, before, target, copies)
+
+    def _restore_git(self, key: str, before: str | None) -> None:
+        """A ref, or an index entry's skip-worktree / assume-unchanged flag, as it was."""
+        assert self.git is not None
+        if key.startswith(KEY_REF):
+            ref = key[len(KEY_REF):]
+            if before is None:
+                self.git.run(["update-ref", "-d", ref])
+            else:
+                self.git.run(["update-ref", "-m", "code-intel: restored by the outcome check", ref, before])
+        else:
+            path = key[len(KEY_FLAG):]
+            flags = ["--no-skip-worktree", "--no-assume-unchanged"]
+            if before == "skip-worktree":
+                flags = ["--skip-worktree"]
+            elif before == "assume-unchanged":
+                flags = ["--assume-unchanged"]
+            self.git.run(["update-index", *flags, "--", path])
+
+    def _restore_file(self, info: GitSessionInfo, key: str, before: str, target: Path,
+                      copies: dict[str, str]) -> str | None:
+        """A file's earlier content (`file <mode> <sha256>`), from the copy kept of it or the session's snapshot."""
         _, mode, digest = before.split(" ")
         copy = copies.get(key)
         data = self._copy_bytes(copy) if copy else None

@@ -54,48 +54,18 @@ def review_session(
     max_diff_bytes: int,
     write_allowed: Callable[[str], bool] | None = None,
 ) -> ChangeReview:
+    """The changes since the session's snapshot: each file with its line counts and where its change came from,
+    the diff (cut at `max_diff_bytes`), garbage candidates, and the files outside the write rules."""
     start = snapshot_tree(git, snapshot)
-    committed_at_start = tree_of(git, snapshot_base(git, snapshot))
-    head = tree_of(git, git.rev("HEAD"))
     current = working_tree(git, layout)
     scope = ["--", *layout.scope]
-
-    statuses = git.run(["diff-tree", "-r", "-z", "--no-renames", "--name-status", start, current, *scope])[1].split(b"\0")
-    numstats = git.run(["diff-tree", "-r", "-z", "--no-renames", "--numstat", start, current, *scope])[1].split(b"\0")
+    review, repo_paths = _reviewed_files(git, layout, snapshot, start, current, scope)
     patch = git.run(["diff-tree", "-r", "-p", "--no-renames", "--no-color", "--no-ext-diff", start, current, *scope])[1]
-    counts: dict[str, tuple[int | None, int | None]] = {}
-    for record in numstats:
-        if record.count(b"\t") == 2:
-            plus, minus, counted = record.decode(errors="surrogateescape").split("\t", 2)
-            counts[counted] = (None, None) if plus == "-" else (int(plus), int(minus))
-
-    repo_paths: list[str] = []
-    review = ChangeReview()
-    for letter, name in zip(statuses[0::2], statuses[1::2], strict=False):
-        repo_path = name.decode(errors="surrogateescape")
-        repo_paths.append(repo_path)
-        added, removed = counts.get(repo_path, (None, None))
-        review.files.append(ReviewedFile(
-            file=layout.from_repo(repo_path) or repo_path,
-            status=_STATUS.get(letter.decode()[:1], letter.decode()),
-            added=added or 0,  # a binary file has no line counts: 0 and binary true, so the schema's fields stay
-            removed=removed or 0,
-            binary=added is None,
-            had_user_edits=entry(git, start, repo_path) != entry(git, committed_at_start, repo_path),
-            in_branch_commits=entry(git, head, repo_path) != entry(git, committed_at_start, repo_path),
-        ))
-
-    text = patch.decode(errors="replace")
-    chunks = _split_patch(text)
+    chunks = _split_patch(patch.decode(errors="replace"))
     names = [f.file for f in review.files]
     changes = [
-        ChangedFile(
-            file=f.file,
-            status=f.status,
-            binary=f.binary,
-            size=_size(git, repo_path),
-            patch=chunks[i] if len(chunks) == len(names) else "",
-        )
+        ChangedFile(file=f.file, status=f.status, binary=f.binary, size=_size(git, repo_path),
+                    patch=chunks[i] if len(chunks) == len(names) else "")
         for i, (f, repo_path) in enumerate(zip(review.files, repo_paths, strict=True))
     ]
     review.garbage = find_garbage(changes)
@@ -111,6 +81,36 @@ def review_session(
             item.write_allowed = write_allowed(item.file)
         review.outside_write_rules = [f.file for f in review.files if f.write_allowed is False]
     return review
+
+
+def _reviewed_files(git: GitRunner, layout: RepoLayout, snapshot: str, start: str, current: str,
+                    scope: list[str]) -> tuple[ChangeReview, list[str]]:
+    """A review listing each changed file (status, line counts, user edits, branch commits), and their repo paths."""
+    committed_at_start = tree_of(git, snapshot_base(git, snapshot))
+    head = tree_of(git, git.rev("HEAD"))
+    statuses = git.run(["diff-tree", "-r", "-z", "--no-renames", "--name-status", start, current, *scope])[1].split(b"\0")
+    numstats = git.run(["diff-tree", "-r", "-z", "--no-renames", "--numstat", start, current, *scope])[1].split(b"\0")
+    counts: dict[str, tuple[int | None, int | None]] = {}
+    for record in numstats:
+        if record.count(b"\t") == 2:
+            plus, minus, counted = record.decode(errors="surrogateescape").split("\t", 2)
+            counts[counted] = (None, None) if plus == "-" else (int(plus), int(minus))
+    repo_paths: list[str] = []
+    review = ChangeReview()
+    for letter, name in zip(statuses[0::2], statuses[1::2], strict=False):
+        repo_path = name.decode(errors="surrogateescape")
+        repo_paths.append(repo_path)
+        added, removed = counts.get(repo_path, (None, None))
+        review.files.append(ReviewedFile(
+            file=layout.from_repo(repo_path) or repo_path,
+            status=_STATUS.get(letter.decode()[:1], letter.decode()),
+            added=added or 0,  # a binary file has no line counts: 0 and binary true, so the schema's fields stay
+            removed=removed or 0,
+            binary=added is None,
+            had_user_edits=entry(git, start, repo_path) != entry(git, committed_at_start, repo_path),
+            in_branch_commits=entry(git, head, repo_path) != entry(git, committed_at_start, repo_path),
+        ))
+    return review, repo_paths
 
 
 def _size(git: GitRunner, repo_path: str) -> int | None:

@@ -1,9 +1,8 @@
 """One small door to git: argument lists only, bytes out, failures as GitError.
 
-Commands run through GitPython's `Git.execute` (no shell). GitPython is imported when the first
-runner is built, not when this module is imported, so the MCP server still lists tools quickly.
-
-The server's own git never runs code the repository's settings name, whoever set them: every command
+Commands run through the one subprocess helper (core/processes.py), in English (LC_ALL=C: some of git's
+messages are read) and killed after COMMAND_TIMEOUT_S. This module is the layer over it that makes git safe:
+the server's own git never runs code the repository's settings name, whoever set them: every command
 runs with hooks off (`core.hooksPath=/dev/null`), no fsmonitor and no signing program, and each
 clean/smudge/process filter driver the configuration defines is switched off for it (an empty
 command is no filter), except git-lfs's own commands, so LFS files are still committed as pointers.
@@ -19,6 +18,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from code_intel.core import processes
 from code_intel.core.errors import GitError
 
 log = logging.getLogger(__name__)
@@ -32,6 +32,8 @@ BOOKKEEPING_IDENTITY = {
 }
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 COMMAND_TIMEOUT_S = 120.0
+TIMED_OUT = -9  # the exit status of a command killed at its timeout
+ENGLISH = {"LANGUAGE": "C", "LC_ALL": "C"}
 # settings that would make git run a program the agent could have named
 SAFE_SETTINGS = ("core.hooksPath=/dev/null", "core.fsmonitor=false", "commit.gpgSign=false", "tag.gpgSign=false",
                  "core.sshCommand=false")
@@ -49,18 +51,16 @@ class GitRunner:
     """Runs git in one repository's top-level folder."""
 
     def __init__(self, toplevel: Path) -> None:
-        import git  # GitPython: imported on first use (about 100 ms)
-
         self.toplevel = toplevel
-        self._git = git.Git(str(toplevel))
         self._config_files: list[Path] | None = None
         self._guard: tuple[tuple[tuple[int, int, int], ...], list[str]] | None = None
 
     def _raw(self, command: list[str], env: Mapping[str, str] | None = None) -> tuple[int, bytes, bytes]:
-        status, out, err = self._git.execute(command, with_extended_output=True, with_exceptions=False,
-                                             stdout_as_string=False, strip_newline_in_stdout=False,
-                                             kill_after_timeout=COMMAND_TIMEOUT_S, env=dict(env) if env else None)
-        return status, out if isinstance(out, bytes) else b"", err if isinstance(err, bytes) else b""
+        done = processes.run(command, cwd=self.toplevel, env={**os.environ, **ENGLISH, **(env or {})},
+                             timeout=COMMAND_TIMEOUT_S)
+        if done.returncode is None:
+            return TIMED_OUT, done.stdout, done.stderr + f"\ntimed out after {COMMAND_TIMEOUT_S:g} s".encode()
+        return done.returncode, done.stdout, done.stderr
 
     def _stamp(self) -> tuple[tuple[int, int, int], ...]:
         """The stat of every config file git reads here: a change means the filter list is read again."""
@@ -102,40 +102,18 @@ class GitRunner:
         self._guard = (stamp, args)
         return args
 
-    def run(
-        self,
-        args: Sequence[str],
-        *,
-        env: Mapping[str, str] | None = None,
-        check: bool = True,
-        stdin_file: Path | None = None,
-    ) -> tuple[int, bytes, str]:
+    def run(self, args: Sequence[str], *, env: Mapping[str, str] | None = None,
+            check: bool = True) -> tuple[int, bytes, str]:
         """(exit status, stdout bytes, stderr text); raises GitError on a non-zero status when `check`."""
-        command = ["git", *self.guard_args(), *args]
-        handle = stdin_file.open("rb") if stdin_file else None
-        try:
-            status, out, err = self._git.execute(
-                command,
-                istream=handle,
-                with_extended_output=True,
-                with_exceptions=False,
-                stdout_as_string=False,
-                strip_newline_in_stdout=False,
-                kill_after_timeout=COMMAND_TIMEOUT_S,
-                env=dict(env) if env else None,
-            )
-        finally:
-            if handle:
-                handle.close()
-        stdout = out if isinstance(out, bytes) else str(out or "").encode()
-        stderr = err.decode(errors="replace") if isinstance(err, bytes) else str(err or "")
+        status, out, err = self._raw(["git", *self.guard_args(), *args], env)
+        stderr = err.decode(errors="replace")
         if check and status != 0:
             log.debug("git %s failed (%s): %s", " ".join(args), status, stderr.strip())
             raise GitError(
                 f"git {args[0]} failed: {stderr.strip() or f'exit status {status}'}",
                 hint="the repository was left as it was; fix the cause above and submit again",
             )
-        return status, stdout, stderr
+        return status, out, stderr
 
     def text(self, *args: str, env: Mapping[str, str] | None = None) -> str:
         """Stdout of a successful command, decoded and stripped."""

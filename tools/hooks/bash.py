@@ -226,23 +226,8 @@ def _read_word(text: str, i: int, substitutions: list[str]) -> tuple[Word | None
             out.append(text[i + 1:end])
             i = end + 1
         elif ch == '"':
-            i += 1
-            while i < n and text[i] != '"':
-                if text[i] == "\\" and i + 1 < n and text[i + 1] in '"\\$`':
-                    out.append(text[i + 1])
-                    i += 2
-                    continue
-                if text[i] == "$" or text[i] == "`":
-                    dynamic = True
-                    if text.startswith("$(", i):
-                        end = _substitution_end(text, i + 1)
-                        substitutions.append(text[i + 2:end - 1])
-                        out.append(text[i:end])
-                        i = end
-                        continue
-                out.append(text[i])
-                i += 1
-            i += 1
+            i, quoted_dynamic = _read_double_quoted(text, i + 1, out, substitutions)
+            dynamic = dynamic or quoted_dynamic
         elif ch == "$" and text.startswith("$(", i):
             end = _substitution_end(text, i + 1)
             substitutions.append(text[i + 2:end - 1])
@@ -264,6 +249,29 @@ def _read_word(text: str, i: int, substitutions: list[str]) -> tuple[Word | None
     if i == start:
         return None, i + 1  # an operator character we do not know: skip it
     return Word("".join(out), dynamic), i
+
+
+def _read_double_quoted(text: str, i: int, out: list[str], substitutions: list[str]) -> tuple[int, bool]:
+    """The inside of a double-quoted string from text[i] onto `out`: where it ends (past the closing quote), and
+    whether it holds an expansion."""
+    n = len(text)
+    dynamic = False
+    while i < n and text[i] != '"':
+        if text[i] == "\\" and i + 1 < n and text[i + 1] in '"\\$`':
+            out.append(text[i + 1])
+            i += 2
+            continue
+        if text[i] == "$" or text[i] == "`":
+            dynamic = True
+            if text.startswith("$(", i):
+                end = _substitution_end(text, i + 1)
+                substitutions.append(text[i + 2:end - 1])
+                out.append(text[i:end])
+                i = end
+                continue
+        out.append(text[i])
+        i += 1
+    return i + 1, dynamic
 
 
 # ----------------------------------------------------------------------------- commands
@@ -400,28 +408,7 @@ class _Reader:
         if self.limits.out_of_time():
             self.result.unknown.append("a command too long to read in the hook's time")
             return
-        words: list[Word] = []
-        i = 0
-        while i < len(command):  # redirections first; they apply whatever the command is
-            token = command[i]
-            if isinstance(token, str):
-                follow = command[i + 1] if i + 1 < len(command) else None
-                if token in REDIRECTS_OUT and isinstance(follow, Word):
-                    self.target(follow, token)
-                    i += 2
-                    continue
-                if token == ">&" and isinstance(follow, Word):
-                    if not follow.text.isdigit() and follow.text != "-":
-                        self.target(follow, token)
-                    i += 2
-                    continue
-                if token in ("<<", "<<-") and isinstance(follow, Word):
-                    i += 2
-                    continue
-                i += 2 if isinstance(follow, Word) else 1  # <, <<<, <&: input only
-                continue
-            words.append(token)
-            i += 1
+        words = self._redirections(command)  # first: they apply whatever the command is
         env: dict[str, str] = {}
         while words and _ASSIGNMENT.fullmatch(words[0].text):
             word = words.pop(0)  # FOO=bar cmd
@@ -456,6 +443,32 @@ class _Reader:
             problem = env_problem(key, value)
             if problem and name != "git":
                 self.result.git.append(f"setting {key} for {name}: {problem}")
+
+    def _redirections(self, command: list[Word | str]) -> list[Word]:
+        """Record the targets of the command's output redirections; its words without them."""
+        words: list[Word] = []
+        i = 0
+        while i < len(command):
+            token = command[i]
+            if isinstance(token, str):
+                follow = command[i + 1] if i + 1 < len(command) else None
+                if token in REDIRECTS_OUT and isinstance(follow, Word):
+                    self.target(follow, token)
+                    i += 2
+                    continue
+                if token == ">&" and isinstance(follow, Word):
+                    if not follow.text.isdigit() and follow.text != "-":
+                        self.target(follow, token)
+                    i += 2
+                    continue
+                if token in ("<<", "<<-") and isinstance(follow, Word):
+                    i += 2
+                    continue
+                i += 2 if isinstance(follow, Word) else 1  # <, <<<, <&: input only
+                continue
+            words.append(token)
+            i += 1
+        return words
 
     def _unwrap(self, words: list[Word], env: dict[str, str]) -> list[Word]:
         """The command behind `sudo`, `env -C DIR`, `nice -n 5`, `timeout 5`, ...; `env -C` moves the directory."""

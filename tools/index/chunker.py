@@ -157,6 +157,30 @@ def _body(node: Any) -> Any:
     return node
 
 
+def _comments_before(body: Any, node: Any) -> tuple[int, int] | None:
+    """Rows of the comment run between a definition's header and its body: tree-sitter-ruby keeps the comments
+    above a module's or class's first statement outside its body, and they document that statement. A comment on
+    the header's own line (`module Coder # :nodoc:`) is the header's."""
+    if body is node:
+        return None
+    run = []
+    sibling = body.prev_named_sibling
+    while sibling is not None and sibling.type.endswith("comment"):
+        run.append(sibling)
+        sibling = sibling.prev_named_sibling
+    while run and sibling is not None and run[-1].start_point[0] <= sibling.end_point[0]:
+        run.pop()
+    return (run[-1].start_point[0], run[0].end_point[0]) if run else None
+
+
+def _namespace_only(node: Any) -> bool:
+    """A Ruby module whose body holds only classes and modules: a namespace (it scopes their names, like a C#
+    namespace), not a definition of its own."""
+    body = _body(node)
+    inside = [c for c in body.named_children if not c.type.endswith("comment")] if body is not node else []
+    return bool(inside) and all(c.type in ("class", "module") for c in inside)
+
+
 def _classify(node: Any) -> tuple[str, str, Any] | None:
     """(kind, name, node that defines it) for definitions, unwrapping decorators and exports."""
     target = node
@@ -170,6 +194,10 @@ def _classify(node: Any) -> tuple[str, str, Any] | None:
         target = inner
     if target.type in FUNCTION_TYPES:
         return "function", _node_name(target), target
+    if target.type == "singleton_class":  # Ruby's `class << self`: its methods are the enclosing class's own
+        return "scope", "", target
+    if target.type == "module" and _namespace_only(target):
+        return "scope", _node_name(target), target
     if target.type in CLASS_TYPES:
         return "class", _node_name(target), target
     if target.type in SCOPE_TYPES:
@@ -225,10 +253,13 @@ class Chunker:
         end = min(end, len(lines) - 1)
         return self._sums[end + 1] - self._sums[start] if end >= start else 0
 
-    def _collect(self, container: Any, scope: list[str], lines: list[str], owners: list[_Piece]) -> list[_Piece]:
+    def _collect(self, container: Any, scope: list[str], lines: list[str], owners: list[_Piece],
+                 lead_in: tuple[int, int] | None = None) -> list[_Piece]:
+        """Pieces of the definitions in `container`; `lead_in` is a comment run above its first statement that
+        the grammar left outside it (_comments_before)."""
         pieces: list[_Piece] = []
-        doc_start: int | None = None  # first row of the comment run right above the current child
-        doc_end = previous_end = -1
+        doc_start: int | None = lead_in[0] if lead_in else None  # first row of the comment run above the child
+        doc_end = previous_end = lead_in[1] if lead_in else -1
         for child in container.named_children:
             if child.type.endswith("comment"):
                 # a comment that opens its own line and touches the run above continues it (Go's `//` lines)
@@ -254,14 +285,17 @@ class Chunker:
             if kind == "function":
                 pieces.append(_Piece(start, end, qualified, "function", [qualified]))
             elif kind == "scope":
-                pieces.extend(self._collect(_body(node), [*scope, name] if name else scope, lines, owners))
+                body = _body(node)
+                pieces.extend(self._collect(body, [*scope, name] if name else scope, lines, owners,
+                                            _comments_before(body, node)))
             elif self._tokens(lines, start, end) <= self.max_tokens:
                 # the methods inside stay findable by name through the class chunk
                 inner = self._collect(_body(node), [*scope, name], lines, [])
                 names = [qualified] + [s for p in inner for s in p.symbols if s != qualified]
                 pieces.append(_Piece(start, end, qualified, "class", list(dict.fromkeys(names))))
             else:
-                inner = self._collect(_body(node), [*scope, name], lines, owners)
+                body = _body(node)
+                inner = self._collect(body, [*scope, name], lines, owners, _comments_before(body, node))
                 owners.append(_Piece(start, end, qualified, "class", [qualified]))
                 pieces.extend(inner)
         return pieces
@@ -292,8 +326,8 @@ class Chunker:
                     members = [p.symbol for p in pieces if p.symbol.startswith(owner.symbol + ".")]
                     gaps.append(_Piece(start, end, owner.symbol, "class", [owner.symbol, *dict.fromkeys(members)],
                                        gap=True, header=True))
-                else:
-                    gaps.append(_Piece(start, end, owner.symbol, "class", [owner.symbol], gap=True))
+                else:  # later leftovers (a field, a section banner) are parts of the class, not its definition
+                    gaps.append(_Piece(start, end, owner.symbol, "part", [owner.symbol], gap=True))
         out = sorted(pieces + gaps, key=lambda p: (p.start, p.end))
         return [self._trim(p, lines) for p in out if self._tokens(lines, p.start, p.end) >= 4 or p.kind != "module"]
 

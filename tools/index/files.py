@@ -12,6 +12,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from code_intel.core import processes
 from code_intel.core.binaries import require_binary
 from code_intel.core.config import Config
 from code_intel.core.errors import InvalidArgument
@@ -68,12 +69,14 @@ def list_source_files(root: ProjectRoot, config: Config, timeout_s: float = 120.
             hint="fix source_dirs in .code-intel/config.json (empty means the whole project)",
         )
     args += ["--", *(targets or ["."])]
-    done = subprocess.run(args, cwd=root.path, capture_output=True, text=True, timeout=timeout_s, check=False)
+    done = processes.run(args, cwd=root.path, timeout=timeout_s)
+    if done.timed_out:
+        raise subprocess.TimeoutExpired(args, timeout_s)
     if done.returncode not in (0, 1):  # 1 means no files matched
-        log.warning("rg --files exited %s: %s", done.returncode, done.stderr.strip()[:500])
+        log.warning("rg --files exited %s: %s", done.returncode, done.err.strip()[:500])
     files: list[SourceFile] = []
     too_big = 0
-    for line in sorted(set(done.stdout.splitlines())):
+    for line in sorted(set(done.out.splitlines())):
         rel = PurePosixPath(line.removeprefix("./")).as_posix()
         if not rel or not is_indexable_name(rel):
             continue

@@ -56,6 +56,8 @@ class SemanticSearchResult(_Open):
     source: str = Field(description="forest, map, or map+forest")
     results: list[SemanticHit]
     note: str | None = None
+    left_out: int | None = Field(default=None, description="hits past this page (the answer's budget)")
+    next_offset: int | None = Field(default=None, description="send as offset for the hits left out")
 
 
 class ChunkDetail(_Open):

@@ -294,7 +294,7 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
             score -= w.module_penalty
         if w.legacy_penalty and _LEGACY.search(c.file):
             score -= w.legacy_penalty
-        own = c.symbol.rsplit(".", 1)[-1]
+        own = c.symbol.rsplit(".", 1)[-1] if c.kind in ("class", "function") else ""  # a part defines nothing
         if own and (own in names or own in keywords):
             score += w.definition * (1.0 if c.kind == "class" else w.function_share)
         elif own and own.lower() in lowered:

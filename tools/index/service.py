@@ -42,16 +42,22 @@ from code_intel.index.text import lexical_text, lexical_tokens, member_names, re
 
 log = logging.getLogger(__name__)
 
-CHUNKER_VERSION = "ast-v6"  # bump when chunks, their text or the default sequence length change: forces a rebuild
+CHUNKER_VERSION = "ast-v7"  # bump when chunks, their text or the default sequence length change: forces a rebuild
 CANDIDATES = 50  # per ranking, before fusion
 MAP_EXTRA_SCORE = 0.5  # Map hits below the shortcut but above this are shown after the Forest results
-# validate_symbol_relevance verdicts (cosine similarity, all-MiniLM-L6-v2 scale; see docs/semantic-index.md)
-RELEVANT_SIMILARITY = 0.40
-WEAK_SIMILARITY = 0.25
+# validate_symbol_relevance verdicts (cosine similarity): (relevant at or above, weak at or above) on the transformer
+# models' scale, and on the static model's, matched to it on the question dev set (benchmarks/relevance.py)
+TRANSFORMER_THRESHOLDS = (0.40, 0.25)
+STATIC_THRESHOLDS = (0.40, 0.25)
 SNIPPET_LINES = 8
 LOAD_PAGE = 2000  # chunks read from Chroma at a time when a process loads an existing index into memory
 SYNC_ANSWER_S = 0.5  # sync_index waits this long for the sync, then answers, done or not (it goes on behind)
 DEFINITION_CANDIDATES = 20  # chunks defining a name the question writes, added to the candidates
+
+
+def thresholds_for(model: str) -> tuple[float, float]:
+    """validate_symbol_relevance's (relevant, weak) thresholds on this embedding model's similarity scale."""
+    return STATIC_THRESHOLDS if model.strip().lower() == STATIC_MODEL_NAME else TRANSFORMER_THRESHOLDS
 
 
 def make_embedder(cfg: Config) -> Embedder | StaticEmbedder:
@@ -564,6 +570,7 @@ class SemanticIndex:
         if len(names) > 200:
             raise InvalidArgument(f"{len(names)} symbols sent; at most 200 per call", hint="split the list")
         parts = self._get_parts()
+        relevant, weak = thresholds_for(self._config().embedding_model)
         located = {name: self._symbol_chunks(parts, name)[:3] for name in names}
         vectors = parts.embedder.embed_queries([query] + [readable_words([n]) for n in names])
         query_vec, name_vecs = vectors[0], vectors[1:]
@@ -577,15 +584,14 @@ class SemanticIndex:
             scores = [_dot(query_vec, name_vec)] + [_dot(query_vec, chunk_vecs[c[0]]) for c in located[name]
                                                     if c[0] in chunk_vecs]
             similarity = max(scores)
-            verdict = ("relevant" if similarity >= RELEVANT_SIMILARITY
-                       else "weak" if similarity >= WEAK_SIMILARITY else "unrelated")
+            verdict = "relevant" if similarity >= relevant else "weak" if similarity >= weak else "unrelated"
             item: dict[str, Any] = {"symbol": name, "similarity": round(similarity, 4), "verdict": verdict,
                                     "found_in_index": bool(located[name])}
             if located[name]:
                 item.update(file=located[name][0][1], line=located[name][0][2], end_line=located[name][0][3])
             results.append(item)
         return {"query": query, "results": results,
-                "thresholds": {"relevant": RELEVANT_SIMILARITY, "weak": WEAK_SIMILARITY}}
+                "thresholds": {"relevant": relevant, "weak": weak}}
 
     # ------------------------------------------------------------------- map
     def add_agreement(self, request: str, symbols: list[str], files: list[str], session_id: str | None) -> dict[str, Any]:

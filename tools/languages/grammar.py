@@ -1,4 +1,4 @@
-"""Per-language knowledge of tree-sitter grammars: which nodes are symbols, imports, calls and names.
+"""Per-language knowledge of tree-sitter grammars: which nodes are symbols, calls and names (imports: queries/<language>/imports.scm).
 
 Node type names are those of tree-sitter-language-pack 0.13; every table here is data, read by syntax.py.
 """
@@ -19,7 +19,6 @@ class Grammar:
     symbols: dict[str, str]
     # nodes declaring module- or class-level variables (their names come from variable_names in syntax.py)
     variables: frozenset[str] = frozenset()
-    imports: frozenset[str] = frozenset()
     # call node type -> field that holds the callee (None: the first named child)
     calls: dict[str, str | None] = field(default_factory=dict)
     # node type -> field with base classes (None: a child list scanned for type names)
@@ -42,7 +41,6 @@ GRAMMARS: dict[str, Grammar] = {
     "python": Grammar(
         symbols={"class_definition": "class", "function_definition": "function"},
         variables=frozenset({"expression_statement", "assignment"}),
-        imports=frozenset({"import_statement", "import_from_statement", "future_import_statement"}),
         calls={"call": "function"},
         bases={"class_definition": "superclasses"},
         # expressions, parameters, decorators and the simple statements: a def, a class or an assignment
@@ -66,8 +64,8 @@ GRAMMARS: dict[str, Grammar] = {
             "class_declaration": "class", "class": "class", "function_declaration": "function",
             "generator_function_declaration": "function", "method_definition": "method",
         },
-        variables=frozenset({"lexical_declaration", "variable_declaration", "field_definition"}),
-        imports=frozenset({"import_statement"}),
+        # assignment_expression: CommonJS's `exports.name = value` and `obj.name = function () {...}`
+        variables=frozenset({"lexical_declaration", "variable_declaration", "field_definition", "assignment_expression"}),
         calls={"call_expression": "function", "new_expression": "constructor"},
         bases={"class_declaration": None, "class": None},
     ),
@@ -80,14 +78,12 @@ GRAMMARS: dict[str, Grammar] = {
             "internal_module": "namespace", "module": "module",
         },
         variables=frozenset({"lexical_declaration", "variable_declaration", "public_field_definition"}),
-        imports=frozenset({"import_statement"}),
         calls={"call_expression": "function", "new_expression": "constructor"},
         bases={"class_declaration": None, "abstract_class_declaration": None, "interface_declaration": None},
     ),
     "go": Grammar(
         symbols={"function_declaration": "function", "method_declaration": "method", "type_spec": "type"},
         variables=frozenset({"const_declaration", "var_declaration"}),
-        imports=frozenset({"import_declaration"}),
         calls=_C_FAMILY_CALLS,
     ),
     "rust": Grammar(
@@ -97,7 +93,6 @@ GRAMMARS: dict[str, Grammar] = {
             "mod_item": "module", "type_item": "type", "macro_definition": "macro",
             "const_item": "constant", "static_item": "variable",
         },
-        imports=frozenset({"use_declaration", "extern_crate_declaration"}),
         calls={"call_expression": "function", "macro_invocation": "macro"},
         bases={"impl_item": "trait", "trait_item": "bounds"},  # impl Trait for Type; trait T: Super + Other
     ),
@@ -108,7 +103,6 @@ GRAMMARS: dict[str, Grammar] = {
             "method_declaration": "method", "constructor_declaration": "constructor",
         },
         variables=frozenset({"field_declaration", "constant_declaration"}),
-        imports=frozenset({"import_declaration"}),
         calls={"method_invocation": "name", "object_creation_expression": "type"},
         bases={"class_declaration": None, "interface_declaration": None},
     ),
@@ -118,7 +112,6 @@ GRAMMARS: dict[str, Grammar] = {
             "enum_specifier": "enum", "type_definition": "type",
         },
         variables=frozenset({"declaration"}),
-        imports=frozenset({"preproc_include"}),
         calls=_C_FAMILY_CALLS,
     ),
     "cpp": Grammar(
@@ -128,7 +121,6 @@ GRAMMARS: dict[str, Grammar] = {
             "namespace_definition": "namespace", "alias_declaration": "type",
         },
         variables=frozenset({"declaration", "field_declaration"}),
-        imports=frozenset({"preproc_include", "using_declaration"}),
         calls=_C_FAMILY_CALLS,
         bases={"class_specifier": None, "struct_specifier": None},
     ),
@@ -141,7 +133,6 @@ GRAMMARS: dict[str, Grammar] = {
             "delegate_declaration": "type", "local_function_statement": "function",
         },
         variables=frozenset({"field_declaration"}),
-        imports=frozenset({"using_directive"}),
         calls={"invocation_expression": "function", "object_creation_expression": "type"},
         bases={"class_declaration": None, "interface_declaration": None, "struct_declaration": None},
     ),
@@ -159,8 +150,6 @@ GRAMMARS: dict[str, Grammar] = {
             "namespace_definition": "namespace",
         },
         variables=frozenset({"const_declaration", "property_declaration"}),
-        imports=frozenset({"namespace_use_declaration", "require_expression", "require_once_expression",
-                           "include_expression", "include_once_expression"}),
         calls={"function_call_expression": "function", "member_call_expression": "name",
                "scoped_call_expression": "name", "object_creation_expression": None},
         bases={"class_declaration": None, "interface_declaration": None},
@@ -171,7 +160,6 @@ GRAMMARS: dict[str, Grammar] = {
             "function_declaration": "function", "secondary_constructor": "constructor", "type_alias": "type",
         },
         variables=frozenset({"property_declaration"}),
-        imports=frozenset({"import_header"}),
         calls={"call_expression": None},
         bases={"class_declaration": None, "object_declaration": None},
     ),

@@ -69,7 +69,16 @@ _QUERIES_OF = {"tsx": "typescript"}  # TSX's grammar is TypeScript's with JSX: T
 def query_source(language: str, name: str) -> str | None:
     """The text of a tree-sitter query kept as data (queries/<language>/<name>), or None when the language has none."""
     file = _QUERIES / _QUERIES_OF.get(language, language) / name
-    return file.read_text(encoding="utf-8") if file.is_file() else None
+    if not file.is_file():
+        return None
+    text = file.read_text(encoding="utf-8")
+    # `; inherits: javascript` on the first line: that language's query of the same name comes first (TypeScript's
+    # grammar holds JavaScript's nodes), as tree-sitter's editors spell it
+    first = text.split("\n", 1)[0]
+    if first.startswith("; inherits:"):
+        bases = [query_source(base.strip(), name) or "" for base in first.removeprefix("; inherits:").split(",")]
+        text = "\n".join([*bases, text])
+    return text
 
 
 def get_parser(name: str) -> Any:

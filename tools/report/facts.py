@@ -16,12 +16,12 @@ never read (ProjectRoot.resolve, and no `..` or absolute path is handed to git).
 from __future__ import annotations
 
 import json
-import subprocess
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeGuard
 
+from code_intel.core import processes
 from code_intel.core.errors import CodeIntelError
 from code_intel.core.project import ProjectRoot
 from code_intel.core.session_types import Phase
@@ -469,10 +469,10 @@ def _skips(facts: SessionFacts) -> list[Skip]:
 # ------------------------------------------------------------------ git (read only)
 def _git(root: Path, *args: str) -> tuple[int, bytes]:
     try:
-        done = subprocess.run(["git", *args], cwd=root, capture_output=True, timeout=GIT_TIMEOUT_S, check=False)
-    except (OSError, subprocess.TimeoutExpired):
+        done = processes.run(["git", *args], cwd=root, timeout=GIT_TIMEOUT_S)
+    except OSError:
         return 1, b""
-    return done.returncode, done.stdout
+    return (1, b"") if done.returncode is None else (done.returncode, done.stdout)
 
 
 def _is_sha(text: Any) -> TypeGuard[str]:

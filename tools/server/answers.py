@@ -8,7 +8,6 @@ say so (tools/core/limits.py).
 
 from __future__ import annotations
 
-import copy
 import types
 from collections.abc import Callable
 from functools import cache
@@ -73,7 +72,7 @@ def output_schema(models: tuple[type[BaseModel], ...]) -> dict[str, Any]:
     choices: list[dict[str, Any]] = []
     answers: tuple[type[BaseModel], ...] = (*models, Refusal)
     for model in answers:
-        schema = copy.deepcopy(_model_schema(model))
+        schema = dict(_model_schema(model))  # shallow: compact_schema below copies every level it keeps
         definitions.update(schema.pop("$defs", {}))
         definitions[model.__name__] = schema
         ref = {"$ref": f"#/$defs/{model.__name__}"}

@@ -15,6 +15,7 @@ from code_intel.core.config import Config, ContextSettings, load_config, load_co
 from code_intel.core.errors import InvalidArgument
 from code_intel.core.filecache import WatchedFile
 from code_intel.core.project import ProjectRoot
+from code_intel.explore.answers import shape_hits
 
 if TYPE_CHECKING:
     from code_intel.explore.impact import ImpactLevel, ImpactReport
@@ -120,13 +121,19 @@ class CodeIntelApp:
             self.root.writable_dir("chroma", "sync_index")
         return self.index.sync_answering(force=force, progress=progress, wait=wait)
 
-    def query(self, question: str, keywords: list[str] | None = None, code_hint: str | None = None) -> QueryResult:
-        """query: symbol, text and (when an index exists) semantic routes, merged, within the time budget."""
+    def query(self, question: str, keywords: list[str] | None = None, code_hint: str | None = None, *,
+              offset: int = 0) -> QueryResult:
+        """query: symbol, text and (when an index exists) semantic routes, merged, within the time budget; the
+        merged hits from `offset` on within the answer's budget (answers.shape_hits)."""
         from code_intel.explore.query import run_query
 
-        semantic = self.semantic_search if self.index.is_available() else None  # held to the time budget too
-        return self.explorer.run_budgeted("query", run_query, self.explorer, question, semantic,
-                                          keywords=keywords, code_hint=code_hint)
+        _check_offset(offset)
+        semantic = self._semantic_hits if self.index.is_available() else None  # held to the time budget too
+        result = self.explorer.run_budgeted("query", run_query, self.explorer, question, semantic,
+                                            keywords=keywords, code_hint=code_hint)
+        result.results, result.next_offset, result.left_out = shape_hits(result.results, offset=offset)
+        result.truncated = result.truncated or result.next_offset is not None
+        return result
 
     def analyze_impact(self, files: list[str], symbols: list[str] | None, *, level: ImpactLevel | None = None,
                        group: str | None = None, offset: int = 0) -> ImpactReport:
@@ -134,17 +141,33 @@ class CodeIntelApp:
         time budget; with a level (the tool's answers), ranked and cut to the answer's budget (shape_impact)."""
         from code_intel.explore.impact import analyze_impact, shape_impact
 
-        if offset < 0:
-            raise InvalidArgument("offset must be 0 or more", hint="send the next_offset of the previous answer")
+        _check_offset(offset)
         report = self.explorer.run_budgeted("analyze_impact", analyze_impact, self.explorer, files, symbols,
                                             document_search=self.context.document_search)
         return report if level is None else shape_impact(report, level=level, group=group, offset=offset)
 
     # the embedding calls, held to the exploration time budget -------------------------------------
     def semantic_search(self, query: str, n_results: int = 10, collection: str | None = None,
-                        keywords: list[str] | None = None, code_hint: str | None = None) -> dict[str, Any]:
-        """semantic_search within search_timeout_seconds: the first call loads the embedding model, which
-        cannot be cut short; past the budget the answer is an empty partial result and the search goes on
+                        keywords: list[str] | None = None, code_hint: str | None = None, *,
+                        offset: int = 0) -> dict[str, Any]:
+        """semantic_search as the tool answers it: hits offset to offset + n_results of the ranking, as many as
+        fit the answer's budget (answers.shape_hits); the ranking reaches MAX_SEMANTIC_RANK hits."""
+        _check_offset(offset)
+        if offset >= MAX_SEMANTIC_RANK:
+            raise InvalidArgument(f"offset {offset} is past the {MAX_SEMANTIC_RANK} hits semantic search ranks",
+                                  hint="narrow the query, or use search_text / find_references to list every use")
+        wanted = min(MAX_SEMANTIC_RANK, offset + n_results) if isinstance(n_results, int) else n_results
+        answer = self._semantic_hits(query, n_results=wanted, collection=collection, keywords=keywords,
+                                     code_hint=code_hint)
+        hits = answer.get("results") or []
+        answer["results"], next_offset, left_out = shape_hits(hits, offset=offset)
+        answer.update({k: v for k, v in (("next_offset", next_offset), ("left_out", left_out)) if v is not None})
+        return answer
+
+    def _semantic_hits(self, query: str, n_results: int = 10, collection: str | None = None,
+                       keywords: list[str] | None = None, code_hint: str | None = None) -> dict[str, Any]:
+        """The index's semantic search within search_timeout_seconds: the first call loads the embedding model,
+        which cannot be cut short; past the budget the answer is an empty partial result and the search goes on
         in the background, so the next call finds the model loaded."""
         return self._within_budget(
             lambda: self.index.semantic_search(query, n_results=n_results, collection=collection,
@@ -230,3 +253,11 @@ class CodeIntelApp:
                     except Exception:  # closing must never mask the real outcome
                         log.exception("error while closing %s", type(service).__name__)
             self._services.clear()
+
+
+MAX_SEMANTIC_RANK = 100  # hits semantic search ranks at most (its n_results limit)
+
+
+def _check_offset(offset: int) -> None:
+    if offset < 0:
+        raise InvalidArgument("offset must be 0 or more", hint="send the next_offset of the previous answer")

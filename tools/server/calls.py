@@ -7,27 +7,17 @@ import functools
 import logging
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import anyio
 from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
-from mcp_types import CallToolResult, ToolAnnotations
+from mcp_types import CallToolResult
 
+from code_intel.core.tool_facts import ToolFacts
 from code_intel.explore.shown import shown_files
 from code_intel.server.answers import answered
 
 log = logging.getLogger("code_intel.server")
-
-
-@dataclass(frozen=True)
-class ToolFacts:
-    """A tool function and what the server knows of it (declared on the tool, see code_intel_server.tool)."""
-
-    fn: Callable[..., Any]
-    annotations: ToolAnnotations
-    ledger: bool  # its calls go into the session ledger (the evidence tools_used is checked against)
-    shows_code: bool  # its answers show code: the files they name count as seen by the session
 
 
 def answering(fn: Callable[..., Any]) -> Callable[..., CallToolResult]:

@@ -4,8 +4,8 @@
   put a reader in front of stdin that answers every request line the SDK would drop unanswered
   (tools/server/stdio.py), so the low-level server is run on the transport's streams here, as run_stdio_async
   does it.
-- `skip_logging_setup`: `MCPServer()` calls the SDK's `configure_logging`, which builds a rich handler (about
-  0.1 s of CPU, a tenth of the start-up) only to pass it to `logging.basicConfig`, which does nothing once our
+- `skip_logging_setup`: `MCPServer()` calls the SDK's `configure_logging`, which builds a rich handler (start-up
+  CPU spent for nothing, docs/benchmarks.md) only to pass it to `logging.basicConfig`, which does nothing once our
   own handlers exist (core/log_setup.py).
 """
 

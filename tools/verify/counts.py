@@ -55,6 +55,11 @@ class TestCounts:
     def feed(self, line: str) -> None:
         """One line of output, without ANSI colours."""
         stripped = line.strip()
+        if not self._feed_script_runners(line, stripped):
+            self._feed_compiled_runners(stripped)
+
+    def _feed_script_runners(self, line: str, stripped: str) -> bool:
+        """cargo and the script runners (pytest, unittest, jest, vitest, mocha): True when the line was one of their summaries."""
         if match := _CARGO.match(stripped):  # one per test binary, doc tests included
             self._set(int(match[1]) + int(match[2]), int(match[3]), add=True)
         elif match := _PYTEST.match(stripped):
@@ -87,7 +92,13 @@ class TestCounts:
             else:
                 skipped += count
             self._set(ran, skipped)
-        elif match := _SUREFIRE.match(stripped):  # a module's closing total (a class's line goes on with its time)
+        else:
+            return False
+        return True
+
+    def _feed_compiled_runners(self, stripped: str) -> None:
+        """Maven's surefire, ctest, GoogleTest, TAP."""
+        if match := _SUREFIRE.match(stripped):  # a module's closing total (a class's line goes on with its time)
             skipped = int(match[4])
             self._set(int(match[1]) - skipped, skipped, add=True)
         elif match := _CTEST.match(stripped):

@@ -199,19 +199,9 @@ def _recipe(makefile: str, target: str, most: int = 3) -> str:
     return f" (runs: {'; '.join(commands[:most])}{more})"
 
 
-def detect_commands(root: Path) -> Detection:
-    """Inspect `root` and propose its check commands (nothing is run)."""
-    found: list[tuple[VerifyCommand, str, list[str]]] = []  # command, why, its kind's globs
-    detection = Detection()
-    python_tests = _python_tests(root, detection.notes)
-    if python_tests:
-        found.append(python_tests)
-    npm = _npm_test(root)
-    if npm:
-        manager, script = npm
-        cmd = VerifyCommand(name=f"{manager} test", run=[manager, "test"])
-        found.append((cmd, f"package.json scripts.test ({script[:60]})",
-                      ["**/*.js", "**/*.jsx", "**/*.ts", "**/*.tsx", "**/*.mjs", "**/*.cjs", "**/*.vue", "**/*.svelte", "package.json"]))
+def _build_tool_commands(root: Path) -> list[tuple[VerifyCommand, str, list[str]]]:
+    """The test commands of the build tools whose files `root` holds: go, cargo, maven, gradle, cmake."""
+    found: list[tuple[VerifyCommand, str, list[str]]] = []
     if (root / "go.mod").is_file():
         found.append((VerifyCommand(name="go test", run=["go", "test", "./..."], timeout_s=1200), "go.mod", ["**/*.go", "go.mod", "go.sum"]))
     if (root / "Cargo.toml").is_file():
@@ -230,6 +220,11 @@ def detect_commands(root: Path) -> Detection:
             f"cmake -S . -B {build} && cmake --build {build} --parallel && cd {build} && ctest --output-on-failure"))
         found.append((cmd, cmake, ["**/*.c", "**/*.h", "**/*.cc", "**/*.cpp", "**/*.cxx", "**/*.hpp", "**/*.hh",
                                    "**/CMakeLists.txt", "**/*.cmake"]))
+    return found
+
+
+def _make_targets(root: Path, found: list[tuple[VerifyCommand, str, list[str]]], detection: Detection) -> None:
+    """A Makefile's `test` or `check` target: the command when nothing else was found, else a note."""
     makefile = next((n for n in ("GNUmakefile", "makefile", "Makefile") if (root / n).is_file()), None)
     text = _read(root / makefile) if makefile else ""
     targets = _MAKE_TARGET.findall(text)
@@ -243,6 +238,23 @@ def detect_commands(root: Path) -> Detection:
         else:  # often the linters and type checkers the project's CI runs beside its tests
             detection.notes.append(f"{makefile} has a 'check' target{runs}; not added (add it to verify.commands to have "
                                    "the server run it too)")
+
+
+def detect_commands(root: Path) -> Detection:
+    """Inspect `root` and propose its check commands (nothing is run)."""
+    found: list[tuple[VerifyCommand, str, list[str]]] = []  # command, why, its kind's globs
+    detection = Detection()
+    python_tests = _python_tests(root, detection.notes)
+    if python_tests:
+        found.append(python_tests)
+    npm = _npm_test(root)
+    if npm:
+        manager, script = npm
+        cmd = VerifyCommand(name=f"{manager} test", run=[manager, "test"])
+        found.append((cmd, f"package.json scripts.test ({script[:60]})",
+                      ["**/*.js", "**/*.jsx", "**/*.ts", "**/*.tsx", "**/*.mjs", "**/*.cjs", "**/*.vue", "**/*.svelte", "package.json"]))
+    found += _build_tool_commands(root)
+    _make_targets(root, found, detection)
     several = len(found) > 1
     for cmd, why, globs in found:
         if several:

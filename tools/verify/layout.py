@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-# a string literal (its quotes told apart from code), a run of whitespace, a bracket, a semicolon, or a run of
-# anything else
+# A pattern, not a grammar: a body is lines cut from a test in any of the languages test_edits reads, with no file
+# around them to parse. A string literal (its quotes told apart from code), a run of whitespace, a bracket, a
+# semicolon, or a run of anything else
 _TOKEN = re.compile(r"\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|\s+|[()\[\]{};]|[^\s\"'()\[\]{};]+|[\"']")
 _PAIRS = {")": "(", "]": "[", "}": "{"}
 _WORD = re.compile(r"[\w$]")

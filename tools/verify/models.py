@@ -10,7 +10,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from code_intel.core.models import QuietLists
-from code_intel.verify.parsers import MAX_NAMES
+
+MAX_NAMES = 100  # failing-test names kept per command (the parsers stop there)
+
 
 Verdict = Literal["passed", "failed", "timed_out", "error"]
 # How a failing command compares with its run before the session changed anything (see failed_the_same_way).

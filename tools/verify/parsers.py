@@ -13,8 +13,8 @@ import re
 from pathlib import Path, PurePosixPath
 
 from code_intel.verify.counts import TestCounts
+from code_intel.verify.models import MAX_NAMES
 
-MAX_NAMES = 100
 MAX_REPORT_BYTES = 50_000_000  # a larger JUnit report is not read; the output's names stand
 MAX_EXCERPT = 20
 

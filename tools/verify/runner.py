@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import signal
 import subprocess
 import tempfile
 import threading
@@ -21,6 +20,7 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
+from code_intel.core import processes
 from code_intel.verify.models import CommandOutcome, Verdict
 from code_intel.verify.parsers import FailureCollector, clean, junit_failures
 from code_intel.verify.settings import VerifyCommand
@@ -44,11 +44,18 @@ def _argv(command: VerifyCommand) -> list[str]:
 
 
 def _environment(junit_report: Path) -> dict[str, str]:
+    """The command's environment. Caches in the tree are the agent's to write and the outcome check does not judge
+    them, so the run keeps its own in the run's temporary folder: Python neither reads nor writes `__pycache__` in
+    the tree (a planted .pyc would otherwise stand in for its source), and pytest's cache (`--lf`, `--ff`, `--sw`
+    read it to choose tests) starts empty."""
+    own = junit_report.parent
     env = dict(os.environ)
     env.setdefault("CI", "true")  # test runners that watch by default (jest, vitest) run once
     env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+    env["PYTHONPYCACHEPREFIX"] = str(own / "pycache")
     # any pytest the command runs also writes its machine-readable report, read before the output's lines
-    env["PYTEST_ADDOPTS"] = f"{env.get('PYTEST_ADDOPTS', '')} --junitxml={junit_report} -o junit_family=xunit1".strip()
+    env["PYTEST_ADDOPTS"] = (f"{env.get('PYTEST_ADDOPTS', '')} --junitxml={junit_report} -o junit_family=xunit1 "
+                             f"-o cache_dir={own / 'pytest-cache'}").strip()
     return env
 
 
@@ -111,24 +118,6 @@ def _amount(reader: _Reader) -> str:
     return f"{reader.bytes} bytes" if reader.bytes < 1024 else f"{reader.bytes / 1024:.1f} KB"
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM to the command's process group, then SIGKILL after a grace period."""
-    for sig, wait in ((signal.SIGTERM, KILL_GRACE_S), (signal.SIGKILL, KILL_GRACE_S)):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, sig)
-        try:
-            proc.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-
-
-def _reap_group(pgid: int) -> None:
-    """Kill whatever the command left behind in its group (background servers, stuck children)."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
-
-
 def run_command(command: VerifyCommand, cwd: Path, progress: Progress | None = None) -> CommandOutcome:
     """Run `command` in `cwd`; never raises for the command's own failures. The failing tests are read from
     pytest's JUnit XML report when it wrote one, else from the output."""
@@ -141,47 +130,52 @@ def run_command(command: VerifyCommand, cwd: Path, progress: Progress | None = N
 
 
 def _run(command: VerifyCommand, cwd: Path, progress: Progress | None, junit_report: Path) -> CommandOutcome:
-    shown = command.shown()
     collector = FailureCollector()
     started = time.monotonic()
     try:
-        proc = subprocess.Popen(  # noqa: S603 - the user's own configured command
-            _argv(command), cwd=str(cwd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, start_new_session=True, env=_environment(junit_report),
-        )
+        proc = processes.start_streaming(_argv(command), cwd=cwd, env=_environment(junit_report))
     except OSError as err:
-        return CommandOutcome(name=command.name, command=shown, verdict="error",
+        return CommandOutcome(name=command.name, command=command.shown(), verdict="error",
                               note=f"could not start: {err.strerror or err} ({_argv(command)[0]})",
                               duration_s=round(time.monotonic() - started, 3))
     reader = _Reader(proc.stdout, collector)
     reader.start()
-    timed_out = False
+    timed_out = not _wait(proc, command, started, reader, progress)
+    processes.kill_group(proc.pid)  # whatever it left running in its group
+    reader.join(timeout=KILL_GRACE_S)
+    if proc.stdout is not None:
+        with contextlib.suppress(OSError):
+            proc.stdout.close()
+    return _outcome(command, None if timed_out else proc.returncode, round(time.monotonic() - started, 3),
+                    collector, reader)
+
+
+def _wait(proc: subprocess.Popen[bytes], command: VerifyCommand, started: float, reader: _Reader,
+          progress: Progress | None) -> bool:
+    """Wait for the command to end, telling `progress` how it goes; False when it was stopped at its timeout."""
     next_report = PROGRESS_EVERY_S
     while True:
         elapsed = time.monotonic() - started
         remaining = command.timeout_s - elapsed
         if remaining <= 0:
-            timed_out = True
-            _kill_group(proc)
-            break
+            processes.stop_group(proc, KILL_GRACE_S)
+            return False
         try:
             proc.wait(timeout=min(remaining, 0.5))
-            break
+            return True
         except subprocess.TimeoutExpired:
             pass
         if progress is not None and elapsed >= next_report:
             next_report += PROGRESS_EVERY_S
             with contextlib.suppress(Exception):  # a lost client must not stop the check
                 progress(elapsed, f"{command.name}: running for {elapsed:.0f}s ({_amount(reader)} of output)")
-    _reap_group(proc.pid)
-    reader.join(timeout=KILL_GRACE_S)
-    if proc.stdout is not None:
-        with contextlib.suppress(OSError):
-            proc.stdout.close()
-    duration = round(time.monotonic() - started, 3)
-    code = None if timed_out else proc.returncode
+
+
+def _outcome(command: VerifyCommand, code: int | None, duration: float, collector: FailureCollector,
+             reader: _Reader) -> CommandOutcome:
+    """The verdict of a command that ran: its exit code decides (None: stopped at its timeout)."""
     verdict: Verdict
-    if timed_out:
+    if code is None:
         verdict = "timed_out"
         note = f"killed after its {command.timeout_s:g}s timeout (timeout_s in config.json verify.commands)"
     else:
@@ -190,7 +184,7 @@ def _run(command: VerifyCommand, cwd: Path, progress: Progress | None, junit_rep
         if code == 127 and isinstance(command.run, str):
             note = "exit 127: the shell could not find the program"
     return CommandOutcome(
-        name=command.name, command=shown, verdict=verdict, exit_code=code, duration_s=duration,
+        name=command.name, command=command.shown(), verdict=verdict, exit_code=code, duration_s=duration,
         failing_tests=collector.names if verdict != "passed" else [], excerpt=collector.excerpt if verdict != "passed" else [],
         tail=reader.tail_text(), note=note, tests_ran=collector.counts.ran, tests_skipped=collector.counts.skipped,
     )

@@ -27,15 +27,17 @@ own run after the change was then skipped or focused away (code_intel.workflow.h
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import PurePosixPath
-from typing import Literal
+from typing import Any, Literal
 
 from code_intel.core.file_roles import is_test_file
+from code_intel.languages.table import get_language, get_parser, language_for, query_source
 from code_intel.verify.concerned import go_test, leaf_name, name_parts, named_paths, names_file
 from code_intel.verify.layout import shape
 
@@ -70,17 +72,10 @@ class TestEdit:
 
 
 @dataclass(frozen=True)
-class _Marker:
-    pattern: re.Pattern[str]
-    kind: Kind
-    attached: bool  # marks the definition that follows (a decorator), else the one it is inside (a call)
-
-
-@dataclass(frozen=True)
 class _Syntax:
-    tests: tuple[re.Pattern[str], ...]  # each match one test; group "name" (and "suite" for GoogleTest)
-    owners: re.Pattern[str]  # what a marker can sit on: tests and the groups holding them; group "name"
-    markers: tuple[_Marker, ...]
+    """What a language's tests need beside its syntax tree (queries/<language>/tests.scm finds the tests, what a
+    marker sits on and the markers): rules over the text of a body's lines, which are compared as text."""
+
     # (pattern, replacement) taking a skip or focus marker off a line of a body, so that taking a skip out again
     # does not read as a rewrite; replacement None drops the line, and a line left empty is dropped too
     unmark: tuple[tuple[re.Pattern[str], str | None], ...] = ()
@@ -88,10 +83,6 @@ class _Syntax:
     unmark_words: tuple[str, ...] = ()  # a word each of `unmark`'s patterns needs: only lines holding one are tried
     # a value defined at the top of a file (a table of cases), group "name": part of each test body naming it
     tables: re.Pattern[str] | None = None
-
-
-def _marker(pattern: str, kind: Kind = "skipped", *, attached: bool = True) -> _Marker:
-    return _Marker(re.compile(pattern, _M), kind, attached)
 
 
 def _unmark(*rules: tuple[str, str | None]) -> tuple[tuple[re.Pattern[str], str | None], ...]:
@@ -104,36 +95,13 @@ def _dropped(*patterns: str) -> tuple[tuple[re.Pattern[str], str | None], ...]:
 
 
 _PY = _Syntax(
-    tests=(re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(?P<name>test\w*)[ \t]*\(", _M),),
-    owners=re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(?P<name>\w+)", _M),
-    markers=(
-        _marker(r"@pytest\.mark\.(?:skip|skipif|xfail)\b"),
-        _marker(r"@(?:unittest\.)?(?:skip|skipIf|skipUnless|expectedFailure)\b"),
-        _marker(r"\bpytest\.(?:skip|xfail)\s*\(", attached=False),
-        _marker(r"\bself\.skipTest\s*\(", attached=False),
-        _marker(r"^[ \t]*pytestmark\s*=.*\bpytest\.mark\.(?:skip|skipif|xfail)\b", attached=False),
-        _marker(r"^[ \t]*__test__\s*=\s*False\b", attached=False),
-    ),
     unmark=_dropped(r"^[ \t]*@pytest\.mark\.(?:skip|skipif|xfail)\b",
                     r"^[ \t]*@(?:unittest\.)?(?:skip|skipIf|skipUnless|expectedFailure)\b",
                     r"\bpytest\.(?:skip|xfail)\s*\(", r"\bself\.skipTest\s*\("),
     unmark_words=("skip", "xfail", "expectedFailure"),
     tables=re.compile(r"^(?P<name>[A-Za-z_]\w*)[ \t]*(?::[^=\n]+)?=(?!=)", _M),
 )
-_JS_TITLE = r"\s*\(\s*(?P<q>['\"`])(?P<name>(?:\\.|(?!(?P=q)).)*)(?P=q)"
-_JS_MODIFIERS = (r"(?:\.(?:(?:skipIf|runIf)\s*\((?:[^()]|\([^()]*\))*\)|skip|only|todo|concurrent|failing|sequential"
-                 r"|each\s*(?:\((?:[^()]|\([^()]*\))*\)|`[^`]*`)))*")
 _JS = _Syntax(
-    tests=(re.compile(rf"(?<![\w.$])(?:[xf]?it|x?test){_JS_MODIFIERS}{_JS_TITLE}"),),
-    owners=re.compile(rf"(?<![\w.$])(?:[xf]?it|x?test|[xf]?describe|context|suite){_JS_MODIFIERS}{_JS_TITLE}"),
-    markers=(
-        _marker(r"(?<![\w.$])(?:it|test|describe|context|suite)\.(?:skip|todo)\b"),
-        _marker(r"(?<![\w.$])(?:it|test|describe)\.skipIf\s*\("),
-        _marker(r"(?<![\w.$])x(?:it|test|describe|context)\s*\("),
-        _marker(r"(?<![\w.$])(?:it|test|describe|context|suite)\.only\b", "focused"),
-        _marker(r"(?<![\w.$])f(?:it|describe)\s*\(", "focused"),
-        _marker(r"\b(?:this|ctx|context)\.skip\s*\(\s*\)", attached=False),
-    ),
     unmark=(*_unmark((r"(?<![\w.$])[xf](it|test|describe|context)\b", r"\1"),
                      (r"(?<![\w.$])(it|test|describe)\.skipIf\s*\((?:[^()]|\([^()]*\))*\)", r"\1"),
                      (r"(?<![\w.$])(it|test|describe|context|suite)\.(?:skip|only|todo)\b", r"\1")),
@@ -143,33 +111,17 @@ _JS = _Syntax(
     tables=re.compile(r"^(?:export[ \t]+)?(?:const|let|var)[ \t]+(?P<name>[A-Za-z_$][\w$]*)[ \t]*(?::[^=\n]+)?=(?!=)", _M),
 )
 _GO = _Syntax(
-    tests=(re.compile(r"^func[ \t]+(?P<name>(?:Test|Example|Fuzz)\w*)[ \t]*\(", _M),),
-    owners=re.compile(r"^func[ \t]+(?:\([^)]*\)[ \t]*)?(?P<name>\w+)", _M),
-    markers=(_marker(r"\b\w+\.Skip(?:f|Now)?\s*\(", attached=False),),
     unmark=_dropped(r"\b\w+\.Skip(?:f|Now)?\s*\("),
     unmark_words=(".Skip",),
     tables=re.compile(r"^var[ \t]+(?P<name>\w+)\b[^=\n]*=(?!=)", _M),
 )
 _RS = _Syntax(
-    tests=(re.compile(r"#\[(?:[\w:]+::)?test\b[^\]]*\]\s*(?:#\[[^\]]*\]\s*)*(?:pub(?:\([^)]*\))?\s+)?"
-                      r"(?:async\s+)?(?:unsafe\s+)?fn\s+(?P<name>\w+)"),),
-    owners=re.compile(r"\bfn\s+(?P<name>\w+)|\bmod\s+(?P<mod>\w+)\s*\{"),
-    markers=(_marker(r"#\[ignore\b[^\]]*\]"),),
     unmark=_unmark((r"#\[ignore\b[^\]]*\]", "")),
     unmark_words=("#[ignore",),
     everywhere=True,
     tables=re.compile(r"^[ \t]*(?:pub(?:\([^)]*\))?[ \t]+)?(?:const|static)[ \t]+(?P<name>\w+)[ \t]*:", _M),
 )
 _JVM = _Syntax(
-    tests=(
-        # annotations (their names whole, a line comment after one) between @Test and the method's name
-        re.compile(r"@(?:Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate)\b(?:\s*\([^)]*\))?(?:\s|//[^\n]*)*"
-                   r"(?:@\w+(?:\.\w+)*\b(?:\s*\([^)]*\))?(?:\s|//[^\n]*)*)*(?:(?:public|protected|private|static|final|"
-                   r"open|override|suspend|internal)\s+)*(?:void\s+|fun\s+)?(?:`(?P<quoted>[^`]+)`|(?P<name>\w+))\s*\("),
-        re.compile(r"\bpublic\s+void\s+(?P<name>test\w*)\s*\(\s*\)"),  # JUnit 3
-    ),
-    owners=re.compile(r"(?:\bvoid|\bfun|\bclass)\s+(?:`(?P<quoted>[^`]+)`|(?P<name>\w+))"),
-    markers=(_marker(r"@(?:Disabled|Ignore)\b"),),
     unmark=_unmark((r"@(?:Disabled|Ignore)\b(?:\s*\([^)]*\))?", "")),
     unmark_words=("@Disabled", "@Ignore"),
     # a static method giving the cases of a @MethodSource("name"): Stream<Arguments>, a List, an Object[][]
@@ -178,13 +130,6 @@ _JVM = _Syntax(
                       r"\b(?P<name>\w+)[ \t]*\([ \t]*\)", _M),
 )
 _C = _Syntax(
-    tests=(
-        re.compile(r"\b(?:TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P)\s*\(\s*(?P<suite>\w+)\s*,\s*(?P<name>\w+)\s*\)"),
-        re.compile(r"\bRUN_TEST\s*\(\s*(?P<name>\w+)"),  # Unity
-    ),
-    owners=re.compile(r"\b(?:TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P)\s*\(\s*(?P<suite>\w+)\s*,\s*(?P<name>\w+)\s*\)"
-                      r"|^\w[\w \t*]*?\b(?P<function>\w+)[ \t]*\([^;{}\n]*\)[ \t]*(?:\{|$)", _M),  # on one line
-    markers=(_marker(r"\bGTEST_SKIP\s*\(", attached=False), _marker(r"\bTEST_IGNORE(?:_MESSAGE)?\s*\(", attached=False)),
     unmark=(*_unmark(("DISABLED_", "")), *_dropped(r"\bGTEST_SKIP\s*\(", r"\bTEST_IGNORE(?:_MESSAGE)?\s*\(")),
     unmark_words=("DISABLED_", "GTEST_SKIP", "TEST_IGNORE"),
     everywhere=True,
@@ -198,7 +143,6 @@ _BY_SUFFIX = {
     **dict.fromkeys((".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp"), _C),
 }
 _DISABLED = "DISABLED_"
-_UNITY = _C.tests[1]
 
 
 def may_hold_tests(path: str) -> bool:
@@ -227,27 +171,99 @@ class _Lines:
         return bisect.bisect_left(self.ends, offset) + 1
 
 
-def _name(match: re.Match[str]) -> str:
-    groups = match.groupdict()
-    name = next((groups[g] for g in ("quoted", "name", "mod", "function") if groups.get(g)), "")
-    suite = groups.get("suite")
-    return f"{suite}.{name}" if suite else name
+@dataclass(frozen=True)
+class _Definition:
+    name: str  # a GoogleTest's `Suite.Name`, as written (a DISABLED_ prefix kept)
+    top: int  # 0-based line where the definition starts (its `#[test]`, `@Test`, `it(`)
+    first: int  # 0-based line its name ends on: where its body starts
+    runs: bool = False  # a Unity RUN_TEST line: the test is the function it runs
+    suite: bool = False  # a GoogleTest TEST(Suite, Name)
 
 
-def _tests(syntax: _Syntax, text: str) -> Counter[str]:
-    """Each test defined in `text`, by name (GoogleTest's `DISABLED_` taken off, so a disabled test is still there)."""
-    found: Counter[str] = Counter()
-    for pattern in syntax.tests:
-        for match in pattern.finditer(text):
-            found[_name(match).replace(_DISABLED, "")] += 1
-    return found
+_LANGUAGE_OF = {".h": "cpp"}  # a header may hold C++ tests: read with the C++ grammar
+
+
+def _language(path: str) -> str | None:
+    return _LANGUAGE_OF.get(PurePosixPath(path).suffix.lower()) or language_for(path)
+
+
+@functools.cache
+def _query(language: str) -> Any:
+    from tree_sitter import Query
+
+    source = query_source(language, "tests.scm")
+    return Query(get_language(language), source) if source else None
+
+
+@dataclass(frozen=True)
+class _Read:
+    """What one text of a file holds for tests, from its syntax tree."""
+
+    definitions: tuple[_Definition, ...] = ()  # in text order
+    owners: tuple[tuple[int, str], ...] = ()  # (1-based line, name) of what a marker can sit on, in line order
+    markers: tuple[tuple[Kind, bool, str, int], ...] = ()  # (kind, attached, as written, 1-based line)
+    functions: tuple[tuple[str, int, int], ...] = ()  # (name, top, first) of C functions: a Unity test's body
+
+
+_NO_TESTS = _Read()
+
+
+def _read_tests(language: str, text: str) -> _Read:
+    """The tests `text` defines, what a marker can sit on and the skip and focus markers, from its syntax tree
+    (queries/<language>/tests.scm: @test where a test starts and @name (@suite) its name; @group what a marker can
+    sit on; @skipped / @focused a marker on what follows it, `.inside` one on the test it is in, told as written up
+    to the end of @how when there is one). Nothing in a comment or a string counts."""
+    from tree_sitter import QueryCursor
+
+    query = _query(language)
+    if query is None or not text:
+        return _NO_TESTS
+    source = text.encode("utf-8", errors="surrogateescape")
+    tree = get_parser(language).parse(source)
+
+    def text_of(node: Any, end: Any = None) -> str:
+        return source[node.start_byte:(end or node).end_byte].decode("utf-8", errors="replace")
+
+    def name_of(node: Any, suite: list[Any] | None) -> str:
+        name = text_of(node)
+        if node.type in ("string", "template_string") or name[:1] == "`":
+            name = name[1:-1]
+        return f"{text_of(suite[0])}.{name}" if suite else name
+
+    definitions, owners, markers, functions = [], [], [], []
+    for index, captures in QueryCursor(query).matches(tree.root_node):
+        if "test" in captures:
+            start, name, suite = captures["test"][0], captures["name"][0], captures.get("suite")
+            definitions.append((start.start_byte, _Definition(
+                name_of(name, suite), start.start_point[0], name.end_point[0],
+                runs=suite is None and language in ("c", "cpp"), suite=suite is not None)))
+        elif "group" in captures:
+            name = captures["group"][0]
+            owners.append((name.start_point[0] + 1, name_of(name, captures.get("group_suite"))))
+            if "group_definition" in captures:
+                functions.append((text_of(name), captures["group_definition"][0].start_point[0], name.end_point[0]))
+        else:
+            capture = next(c for c in captures if c.split(".")[0] in ("skipped", "focused"))
+            node, how = captures[capture][0], captures.get("how")
+            written = " ".join(text_of(node, how[0] if how else None).split()).rstrip("( ")
+            kind: Kind = "focused" if capture.startswith("focused") else "skipped"
+            markers.append(((index, node.start_byte), (kind, not capture.endswith(".inside"), written,
+                                                      node.start_point[0] + 1)))
+    return _Read(tuple(d for _, d in sorted(definitions, key=lambda item: item[0])), tuple(sorted(owners)),
+                 tuple(m for _, m in sorted(markers, key=lambda item: item[0])), tuple(functions))
+
+
+def _tests(definitions: tuple[_Definition, ...]) -> Counter[str]:
+    """Each test defined, by name (GoogleTest's `DISABLED_` taken off, so a disabled test is still there)."""
+    return Counter(d.name.replace(_DISABLED, "") for d in definitions)
 
 
 _CLOSING = re.compile(r"^[ \t]*}")  # a body's own closing brace (`}`, JS's `});`)
 _SIGNATURE_END = re.compile(r"^[ \t]*(?:[)\]]|\{[ \t]*$)")  # a signature's end on its own line: `) {`, `):`, a lone `{`
 
 
-def _bodies(syntax: _Syntax, text: str, tables_kept: set[str] | frozenset[str] = frozenset()) -> dict[str, list[list[str]]]:
+def _bodies(syntax: _Syntax, read: _Read, text: str,
+            tables_kept: set[str] | frozenset[str] = frozenset()) -> dict[str, list[list[str]]]:
     """The lines of each test's body, by name (one list per definition: namesakes in several classes), each without
     its indentation, blank lines and skip or focus markers left out (skips are read apart, _markers; taking one out
     again rewrites nothing). A body is what the definition's match spans (attributes and annotations after
@@ -262,21 +278,19 @@ def _bodies(syntax: _Syntax, text: str, tables_kept: set[str] | frozenset[str] =
     where = _Lines(text)
     marked = _lines_holding(text, where, syntax.unmark_words)
     bodies: dict[str, list[list[str]]] = {}
-    functions = _functions(syntax, text)
+    functions = {name: (top, first) for name, top, first in read.functions}
     tables = _tables(syntax, text, where, lines, indents, tables_kept)
-    for pattern in syntax.tests:
-        for match in pattern.finditer(text):
-            spans = functions.get(_name(match), match) if pattern is _UNITY else match  # Unity: the function run
-            top = where.of(spans.start()) - 1
-            first = where.of(spans.end()) - 1  # the line the name (and the body's start) is on
-            body = [*_decorators(syntax, stripped, indents, marked, top), *range(top, min(first + 1, len(lines))),
-                    *_block(lines, indents, first, brace_ends=True)]
-            if tables:
-                named = {found.group(0) for found in tables.pattern.finditer("\n".join(stripped[at] for at in body))}
-                have = set(body)
-                body += [at for name in sorted(named) for at in tables.lines[name] if at not in have]
-            texts = (_unmarked(syntax, stripped[at]) if at in marked else stripped[at] for at in body)
-            bodies.setdefault(_name(match).replace(_DISABLED, ""), []).append([line for line in texts if line])
+    for definition in read.definitions:
+        # Unity: the test is the function RUN_TEST runs, when this file defines it
+        top, first = (functions.get(definition.name) if definition.runs else None) or (definition.top, definition.first)
+        body = [*_decorators(syntax, stripped, indents, marked, top), *range(top, min(first + 1, len(lines))),
+                *_block(lines, indents, first, brace_ends=True)]
+        if tables:
+            named = {found.group(0) for found in tables.pattern.finditer("\n".join(stripped[at] for at in body))}
+            have = set(body)
+            body += [at for name in sorted(named) for at in tables.lines[name] if at not in have]
+        texts = (_unmarked(syntax, stripped[at]) if at in marked else stripped[at] for at in body)
+        bodies.setdefault(definition.name.replace(_DISABLED, ""), []).append([line for line in texts if line])
     return bodies
 
 
@@ -334,13 +348,6 @@ def _tables(syntax: _Syntax, text: str, where: _Lines, lines: list[str], indents
     return _Tables(re.compile(r"(?<![\w$])(?:" + "|".join(map(re.escape, found)) + r")(?![\w$])"), found)
 
 
-def _functions(syntax: _Syntax, text: str) -> dict[str, re.Match[str]]:
-    """C functions defined in `text` (their header on one line), by name: where a Unity test's body is."""
-    if syntax is not _C or "RUN_TEST" not in text:
-        return {}
-    return {match.group("function"): match for match in syntax.owners.finditer(text) if match.group("function")}
-
-
 def _lines_holding(text: str, where: _Lines, words: tuple[str, ...]) -> set[int]:
     """The (0-based) lines of `text` holding one of `words`, found by plain search (a regex over the whole of a large
     test file costs more than the rest of the reading)."""
@@ -384,29 +391,24 @@ def _decorators(syntax: _Syntax, stripped: list[str], indents: list[int], marked
     return kept
 
 
-def _disabled(syntax: _Syntax, text: str) -> Counter[str]:
+def _disabled(definitions: tuple[_Definition, ...]) -> Counter[str]:
     """GoogleTest's tests disabled by name: `TEST(Suite, DISABLED_Name)` or a `DISABLED_Suite`."""
-    if syntax is not _C:
-        return Counter()
-    return Counter(_name(m).replace(_DISABLED, "") for m in syntax.tests[0].finditer(text) if _DISABLED in _name(m))
+    return Counter(d.name.replace(_DISABLED, "") for d in definitions if _DISABLED in d.name and d.suite)
 
 
-def _markers(syntax: _Syntax, text: str) -> list[tuple[str, Kind, str, int]]:
-    """(owner, kind, marker as written, line) for each skip or focus marker in `text`."""
-    lines = _Lines(text)
-    owners = [(lines.of(m.start()), _name(m)) for m in syntax.owners.finditer(text)]  # in line order
-    at_lines = [at for at, _name in owners]
+def _markers(read: _Read) -> list[tuple[str, Kind, str, int]]:
+    """(owner, kind, marker as written, line) for each skip or focus marker: the owner a marker written on a
+    definition sits on is the first within ATTACHED_LINES after it (a decorator), else the one it is in."""
+    at_lines = [at for at, _name in read.owners]
     found: list[tuple[str, Kind, str, int]] = []
-    for marker in syntax.markers:
-        for match in marker.pattern.finditer(text):
-            line = lines.of(match.start())
-            following = bisect.bisect_left(at_lines, line)  # the first owner on this line or after it
-            enclosing = bisect.bisect_right(at_lines, line) - 1  # the last owner on this line or before it
-            if marker.attached and following < len(owners) and owners[following][0] <= line + ATTACHED_LINES:
-                owner = owners[following][1]
-            else:
-                owner = owners[enclosing][1] if enclosing >= 0 else ""
-            found.append((owner, marker.kind, " ".join(match.group(0).split()).rstrip("( "), line))
+    for kind, attached, written, line in read.markers:
+        following = bisect.bisect_left(at_lines, line)  # the first owner on this line or after it
+        enclosing = bisect.bisect_right(at_lines, line) - 1  # the last owner on this line or before it
+        if attached and following < len(read.owners) and read.owners[following][0] <= line + ATTACHED_LINES:
+            owner = read.owners[following][1]
+        else:
+            owner = read.owners[enclosing][1] if enclosing >= 0 else ""
+        found.append((owner, kind, written, line))
     return found
 
 
@@ -420,14 +422,15 @@ def find_test_edits(files: Iterable[tuple[str, str | None, str | None]]) -> list
     read = []  # each file read for tests: its syntax, its texts and the tests defined in each, counted once
     added: Counter[str] = Counter()  # tests defined anew anywhere in the change: a removal elsewhere is a move
     for path, old_text, new_text in files:
-        if (syntax := _syntax(path)) is None:
+        if (syntax := _syntax(path)) is None or (language := _language(path)) is None:
             continue
         old, new = _read(old_text), _read(new_text)
-        before, after = _tests(syntax, old or ""), _tests(syntax, new or "")
-        read.append((path, syntax, old, new, before, after))
+        defined = _read_tests(language, old or ""), _read_tests(language, new or "")
+        before, after = _tests(defined[0].definitions), _tests(defined[1].definitions)
+        read.append((path, syntax, defined, old, new, before, after))
         added += after - before
     edits: list[TestEdit] = []
-    for path, syntax, old, new, before, after in read:
+    for path, syntax, (defined_then, defined_now), old, new, before, after in read:
         for name, count in (before - after).items():
             moved = min(count, added[name])
             added[name] -= moved
@@ -435,10 +438,10 @@ def find_test_edits(files: Iterable[tuple[str, str | None, str | None]]) -> list
             edits.extend(TestEdit(path, name, "removed", how) for _ in range(count - moved))
         if new is None:
             continue
-        for name in (_disabled(syntax, new) - _disabled(syntax, old or "")).elements():
+        for name in (_disabled(defined_now.definitions) - _disabled(defined_then.definitions)).elements():
             edits.append(TestEdit(path, name, "skipped", "DISABLED_ prefix"))
-        earlier = Counter((owner, kind, how) for owner, kind, how, _line in _markers(syntax, old or ""))
-        for owner, kind, how, line in _markers(syntax, new):
+        earlier = Counter((owner, kind, how) for owner, kind, how, _line in _markers(defined_then))
+        for owner, kind, how, line in _markers(defined_now):
             if earlier[(owner, kind, how)] > 0:
                 earlier[(owner, kind, how)] -= 1
             else:
@@ -446,7 +449,7 @@ def find_test_edits(files: Iterable[tuple[str, str | None, str | None]]) -> list
         if old is not None:  # a test that was there before and is there now, with another body (a skip aside)
             # a table defined in both (one moved away or turned into a class is no case changed)
             kept = _table_names(syntax, old) & _table_names(syntax, new)
-            then, now = _bodies(syntax, old, kept), _bodies(syntax, new, kept)
+            then, now = _bodies(syntax, defined_then, old, kept), _bodies(syntax, defined_now, new, kept)
             told = {edit.test for edit in edits if edit.file == path}
             # a line of it changed or gone; only lines added (a case added to a table) strengthen it, and a body
             # laid out anew (a formatter's run) is the same test. A name whose definitions were removed is told

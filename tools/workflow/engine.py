@@ -51,6 +51,7 @@ from code_intel.core.limits import (
     bound_value,
     cut_text,
 )
+from code_intel.core.outcome_types import Change
 from code_intel.core.project import ProjectRoot
 from code_intel.core.session_types import CommitReport, Phase
 from code_intel.explore.write_rules import evaluate_write
@@ -60,7 +61,7 @@ from code_intel.verify.models import not_configured_view
 from code_intel.workflow import grants, write_log
 from code_intel.workflow.checkpoint import CheckpointStore
 from code_intel.workflow.contract import ContractSource, PhaseContract
-from code_intel.workflow.flags import parse_flags
+from code_intel.workflow.flags import SessionFlags, parse_flags
 from code_intel.workflow.handlers import (
     SELF_REPORTED,
     PhaseContext,
@@ -116,6 +117,14 @@ class LiveSession:
         return {key: value.get("summary", "") for key, value in self.summaries.items()}
 
 
+def _left_out(changes: list[Change]) -> str:
+    """The warning for files that changed while the server ran its step and are not the step's own."""
+    names = ", ".join(c.key for c in changes[:10]) + (f" and {len(changes) - 10} more" if len(changes) > 10 else "")
+    return (f"changed while the server ran its own step, and not that step's: {names}. The next submit refuses them "
+            "(send it with \"restore\": [the paths] to put them back); if the project's checks write such files, the "
+            "user declares them in config.json outcome_check.outputs for later sessions")
+
+
 def _json_ready(extras: dict[str, Any]) -> dict[str, Any]:
     """Handler extras as plain JSON values (git reports are models; unset report fields are left out)."""
     return {k: v.model_dump(mode="json", exclude_none=True) if isinstance(v, BaseModel) else v for k, v in extras.items()}
@@ -159,17 +168,7 @@ class WorkflowEngine:
     # ------------------------------------------------------------- session start
     def start_session(self, intent: str, query: str, flags: list[str], repo_path: str | None) -> dict[str, Any]:
         with self._lock:
-            parsed = parse_flags(flags)
-            if intent not in INTENTS:
-                raise InvalidArgument(f"intent {intent!r} is not one of {sorted(INTENTS)}",
-                                      hint="IMPLEMENT or MODIFY to change code, INVESTIGATE or QUESTION to explore only")
-            if is_investigation(intent, parsed) and (parsed.fast or parsed.quick or parsed.only_verify):
-                raise InvalidFlag(f"{intent} sessions explore only; --fast, --quick and --only-verify apply to implementation",
-                                  hint="drop the flag, or start an IMPLEMENT/MODIFY session")
-            if not isinstance(query, str) or not query.strip():
-                raise InvalidArgument("query is empty", hint="send the user's request verbatim")
-            query, query_cut = cut_text(query, MAX_QUERY_CHARS)
-            self._check_repo_path(repo_path)
+            parsed, query, query_cut = self._start_arguments(intent, query, flags, repo_path)
             contracts = self.contracts.get()  # a malformed phase_contract.yml is refused before anything starts
             if self._live is not None:
                 return self._recovery_response(self._live.state)
@@ -203,19 +202,39 @@ class WorkflowEngine:
             self.history.append(session_id, "start", intent=intent, query=query, flags=parsed.typed(),
                                 phase=state.phase.value, step=state.step,
                                 git=info.model_dump(mode="json", exclude_none=True, exclude_defaults=True))
-            response = phase_response(self.root, state, contracts[state.contract_id])
-            rules = self._project_rules()
-            if rules.get("source") and rules.get("content"):  # the answer shows the rules file
-                self._note_shown(state, "start_session", [rules["source"]])
-            response.update(project_rules=rules, flags=parsed.typed(), intent=intent)
-            if info.note:
-                response["git_note"] = info.note
-            if info.stale_branches:
-                response["stale_branches"] = list(info.stale_branches)
-            if query_cut:
-                response["cut"] = [f"query: {query_cut}; the rest is not kept"]
             log.info("session %s started (%s, flags %s) at %s", session_id, intent, parsed.typed(), state.phase)
-            return response
+            return self._start_answer(state, contracts[state.contract_id], query_cut)
+
+    def _start_arguments(self, intent: str, query: str, flags: list[str],
+                         repo_path: str | None) -> tuple[SessionFlags, str, str | None]:
+        """start_session's arguments checked: the parsed flags, the query (cut to MAX_QUERY_CHARS) and what was cut."""
+        parsed = parse_flags(flags)
+        if intent not in INTENTS:
+            raise InvalidArgument(f"intent {intent!r} is not one of {sorted(INTENTS)}",
+                                  hint="IMPLEMENT or MODIFY to change code, INVESTIGATE or QUESTION to explore only")
+        if is_investigation(intent, parsed) and (parsed.fast or parsed.quick or parsed.only_verify):
+            raise InvalidFlag(f"{intent} sessions explore only; --fast, --quick and --only-verify apply to implementation",
+                              hint="drop the flag, or start an IMPLEMENT/MODIFY session")
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidArgument("query is empty", hint="send the user's request verbatim")
+        query, query_cut = cut_text(query, MAX_QUERY_CHARS)
+        self._check_repo_path(repo_path)
+        return parsed, query, query_cut
+
+    def _start_answer(self, state: SessionState, contract: PhaseContract, query_cut: str | None) -> dict[str, Any]:
+        """The first phase's response, with the project rules (the rules file counts as shown) and the git notes."""
+        response = phase_response(self.root, state, contract)
+        rules = self._project_rules()
+        if rules.get("source") and rules.get("content"):  # the answer shows the rules file
+            self._note_shown(state, "start_session", [rules["source"]])
+        response.update(project_rules=rules, flags=state.flags.typed(), intent=state.intent)
+        if state.git.note:
+            response["git_note"] = state.git.note
+        if state.git.stale_branches:
+            response["stale_branches"] = list(state.git.stale_branches)
+        if query_cut:
+            response["cut"] = [f"query: {query_cut}; the rest is not kept"]
+        return response
 
     def _prune_interrupted_starts(self) -> None:
         """Snapshots left by a start that died before its first checkpoint (no checkpoint names them)."""
@@ -482,10 +501,10 @@ class WorkflowEngine:
         return spec, model, draft, transition
 
     def _refused(self, state: SessionState, attempt: _Attempt, data: Any, err: CodeIntelError, started: float) -> None:
-        """Record a refused submit: what its checks observed is kept, the decision and history are logged, and
-        the refusal gets the phase's contract fields."""
+        """Record a refused submit: what its checks observed is kept, and the decision and history are logged.
+        (The refusal gets the phase's contract fields from `annotate_refusal`, like every other refusal.)"""
         if attempt.checked:  # a withdrawn commit's files stay unexpected: only git's state is the server's
-            self._settle(state, transition=None, tree=False if isinstance(err, UnexpectedChanges) else None)
+            self._settle(state, transition=None, refused=err)
         context = attempt.context
         if context is not None and context.observed:  # refused, but what the submit saw is kept
             kept = state.model_copy(deep=True)
@@ -496,7 +515,6 @@ class WorkflowEngine:
         self.decisions.append(session_id=state.session_id, phase=state.phase.value, step=state.step,
                               accepted=False, payload=data, error=err.code, message=err.message)
         self._history_submit(state, data, started, err=err)
-        err.details.update(self._refusal_details(state))
 
     @staticmethod
     def _route(state: SessionState, draft: SessionState, transition: Transition) -> Transition:
@@ -572,13 +590,12 @@ class WorkflowEngine:
         return self._project_paths(write_log.allowed_writes(write_log.log_file(self._sessions_dir, state.session_id)))
 
     # ---------------------------------------------------------- outcome checks
-    def _ignore_patterns(self) -> list[str]:
-        return list(self._config().outcome_check.ignore)
-
     def _start_guard(self, session_id: str) -> OutcomeGuard | None:
         if self.outcome is None:
             return None
-        return OutcomeGuard.start(self.outcome, self._sessions_dir, self.root.path, session_id, self._ignore_patterns())
+        settings = self._config().outcome_check
+        return OutcomeGuard.start(self.outcome, self._sessions_dir, self.root.path, session_id, list(settings.ignore),
+                                  list(settings.outputs))
 
     def _load_guard(self, session_id: str) -> OutcomeGuard | None:
         if self.outcome is None:
@@ -602,18 +619,29 @@ class WorkflowEngine:
         if live is not None and live.guard is not None and state.phase in SERVER_STEP_PHASES:
             live.guard.server_step(tree=state.phase in TREE_CHANGING_PHASES)
 
-    def _settle(self, state: SessionState, transition: Transition | None, *, tree: bool | None = None) -> None:
-        """Take what the server itself just changed (its branch, commit, discards, the run of the checks) into
-        what the session expects; work-tree files only after the steps that change them."""
+    def _settle(self, state: SessionState, transition: Transition | None, *, refused: CodeIntelError | None = None) -> None:
+        """Take what the server itself just changed into what the session expects, and only that: its branch, commit
+        and refs always; the files PRE_COMMIT discarded; after a run of the checks, the outputs the project declares
+        (outcome_check.outputs). Any other change made during the step stays for the next check to judge."""
         live = self._live
         if live is None or live.guard is None:
             return
         entering_ready = transition is not None and transition.next_phase is Phase.READY and not state.ready_entered
-        if tree is None and state.phase not in SERVER_STEP_PHASES and not entering_ready:
+        if state.phase not in SERVER_STEP_PHASES and not entering_ready:
             return  # the handler changed nothing in the repository
-        if tree is None:
-            tree = state.phase in TREE_CHANGING_PHASES or entering_ready  # entering READY runs the checks once
-        live.guard.settle(tree=tree)
+        if transition is not None and transition.next_phase is Phase.SESSION_COMPLETE:
+            return  # the session ends here: its record goes with it
+        if state.phase is Phase.BRANCH_INTERVENTION and not isinstance(refused, UnexpectedChanges):
+            live.guard.recover()  # moving the work to another branch rewrites the work tree wholesale
+            return
+        if isinstance(refused, UnexpectedChanges):
+            live.guard.settle()
+            return
+        report = transition.extras.get("commit") if transition is not None else None
+        discarded = list(report.discarded_files) if isinstance(report, CommitReport) else []
+        left = live.guard.settle(paths=discarded, run=state.phase is Phase.POST_IMPL_VERIFY or entering_ready)
+        if left and transition is not None:
+            transition.extras["warning"] = "; ".join(filter(None, [transition.extras.get("warning"), _left_out(left)]))
 
     def _check_commit(self, transition: Transition) -> None:
         """After PRE_COMMIT committed: every committed file holds a content the session granted (else withdrawn)."""
@@ -792,7 +820,8 @@ class WorkflowEngine:
 
     def annotate_refusal(self, data: dict[str, Any]) -> None:
         """Give a refusal the contract's fields it has not got: the current phase's instruction, expected_payload
-        and call; with no session, how to start one (code_intel.server.refusals.refusal calls this for every one)."""
+        and call; with no session, how to start one. The one place they are added: code_intel.server.refusals.refusal
+        calls this for every refusal (a caller of the engine without the MCP layer calls it on `err.to_dict()`)."""
         with self._lock:
             live = self._live
             if live is None:
@@ -890,7 +919,8 @@ class WorkflowEngine:
             try:
                 report, _concerned = session_checks(self.checks, self.git, state, self.root, progress)
             finally:
-                self._settle(state, transition=None, tree=True)
+                if self._live is not None and self._live.guard is not None:
+                    self._live.guard.settle(run=True)  # what the run wrote beyond the declared outputs stays judged
             draft = state.model_copy(deep=True)
             record_run(draft, report)
             self._commit(draft)

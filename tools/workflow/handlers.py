@@ -545,6 +545,20 @@ def pre_commit(ctx: PhaseContext) -> Transition:
     if not (s.git.is_repo or s.git.snapshot):
         return ctx.advance(commit=CommitReport(committed=False, note=s.git.note or "not a git repository: nothing to commit"))
     kept = [f for f in ctx.git.changed_since_snapshot(s.git) if f not in set(discarded)]
+    _check_commit_lists(ctx, kept, reviewed, reallowed)
+    if not kept and not discarded:
+        return ctx.advance(commit=CommitReport(committed=False, note="no changes since the session started"))
+    info, report = ctx.git.commit(s.git, reviewed, discarded, payload.commit_message)
+    s.git = info
+    if discarded:  # a discarded test file is back as it was
+        note_test_edits(ctx)
+    return ctx.advance(commit=report)
+
+
+def _check_commit_lists(ctx: PhaseContext, kept: list[str], reviewed: list[str], reallowed: list[str]) -> None:
+    """Refuse a commit that would keep a file the session may not keep: changed before READY without the user's
+    consent, changed without the write rules allowing it, or left out of reviewed_files."""
+    s = ctx.state
     not_flagged = sorted(set(reallowed) - set(s.pre_ready_changes))
     if not_flagged:
         raise PayloadMismatch(
@@ -586,13 +600,6 @@ def pre_commit(ctx: PhaseContext) -> Transition:
             f"changed files missing from reviewed_files and discarded_files: {unaccounted}.{earlier}",
             hint="list every changed file (see review_changes) in exactly one of the two lists",
         )
-    if not kept and not discarded:
-        return ctx.advance(commit=CommitReport(committed=False, note="no changes since the session started"))
-    info, report = ctx.git.commit(s.git, reviewed, discarded, payload.commit_message)
-    s.git = info
-    if discarded:  # a discarded test file is back as it was
-        note_test_edits(ctx)
-    return ctx.advance(commit=report)
 
 
 def quality_review(ctx: PhaseContext) -> Transition:

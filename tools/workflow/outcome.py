@@ -34,7 +34,7 @@ from typing import Any, Protocol
 
 from code_intel.core.errors import CheckpointCorrupt, PayloadMismatch
 from code_intel.core.fsutil import write_atomic
-from code_intel.core.outcome_types import KEY_FLAG, KEY_HEAD, KEY_REF, Change, content_id, diff
+from code_intel.core.outcome_types import KEY_FLAG, KEY_HEAD, KEY_REF, CacheMatcher, Change, content_id, diff
 from code_intel.core.project import STATE_DIR
 from code_intel.core.session_types import GitSessionInfo
 from code_intel.workflow import seal
@@ -48,8 +48,12 @@ MAX_LISTED = 40  # changes named in one refusal
 class OutcomePort(Protocol):
     """What the outcome check needs from the repository (tools.git.outcome.OutcomeService)."""
 
-    def take(self, ignore: Sequence[str]) -> dict[str, str]:
-        """The project's fingerprint now (tools.git.fingerprint)."""
+    def take(self, ignore: Sequence[str], *, tree: bool = True) -> dict[str, str]:
+        """The project's fingerprint now (tools.git.fingerprint); `tree=False`: the repository's part alone."""
+        ...
+
+    def describe(self, ignore: Sequence[str], paths: Sequence[str]) -> dict[str, str | None]:
+        """The fingerprint's description of each of these work-tree paths now (None: nothing there)."""
         ...
 
     def keep(self, paths: list[str]) -> dict[str, str]:
@@ -93,9 +97,11 @@ class OutcomeRecord:
     # a step of the server's own under way ("tree": it may change work-tree files, "git": refs only); a restart that
     # finds it set takes what that step changed in before judging (the crash came before the step was settled)
     pending: str | None = None
+    outputs: list[str] = field(default_factory=list)  # what the project's checks may write (outcome_check.outputs)
 
     def to_json(self) -> dict[str, Any]:
-        return {"version": 1, "session_id": self.session_id, "ignore": self.ignore, "expected": self.expected,
+        return {"version": 1, "session_id": self.session_id, "ignore": self.ignore, "outputs": self.outputs,
+                "expected": self.expected,
                 "grants": self.grants, "copies": self.copies, "pending": self.pending}
 
     def granted(self, path: str, description: str | None) -> bool:
@@ -125,6 +131,7 @@ def load(sessions_dir: Path, root: Path, session_id: str) -> OutcomeRecord:
         raise CheckpointCorrupt(f"the outcome record of session {session_id} fails its seal: it was changed outside "
                                 "the server, so it is void", hint=hint)
     return OutcomeRecord(session_id=session_id, ignore=[str(p) for p in data.get("ignore", [])],
+                         outputs=[str(p) for p in data.get("outputs", [])],
                          expected=dict(data.get("expected", {})), grants=dict(data.get("grants", {})),
                          copies=dict(data.get("copies", {})),
                          pending=data.get("pending") if data.get("pending") in ("tree", "git") else None)
@@ -209,11 +216,11 @@ class OutcomeGuard:
 
     @classmethod
     def start(cls, port: OutcomePort, sessions_dir: Path, root: Path, session_id: str,
-              ignore: list[str]) -> OutcomeGuard:
+              ignore: list[str], outputs: Sequence[str] = ()) -> OutcomeGuard:
         """The first fingerprint, taken at start_session; the repository's settings and scripts are copied so a
         change to them can be put back."""
         expected = port.take(ignore)
-        record = OutcomeRecord(session_id=session_id, ignore=list(ignore), expected=expected)
+        record = OutcomeRecord(session_id=session_id, ignore=list(ignore), outputs=list(outputs), expected=expected)
         meta = [k for k in expected if is_tree_key(k) and k.startswith((".git/", "/"))
                 and _size(root, k) <= META_COPY_MAX_BYTES]
         record.copies = port.keep(meta)
@@ -234,7 +241,7 @@ class OutcomeGuard:
         refused changes to put back first."""
         record = self.record
         if record.pending is not None:  # a server step was interrupted: what it changed is its own
-            self.settle(tree=record.pending == "tree")
+            self.recover()
         changes = diff(record.expected, self.port.take(record.ignore))
         if not changes:
             return
@@ -261,18 +268,52 @@ class OutcomeGuard:
         self.record.pending = "tree" if tree else "git"
         self.save()
 
-    def settle(self, *, tree: bool) -> None:
-        """Take the server's own changes in (git state always; work-tree files when `tree`)."""
+    def settle(self, *, paths: Sequence[str] = (), run: bool = False) -> list[Change]:
+        """Take the server's own step in, and nothing else: git's refs, HEAD and index flags always; the work-tree
+        `paths` the step changed (the files PRE_COMMIT discarded); after a run of the checks (`run`), the files
+        `outcome_check.outputs` declares. Returns the work-tree changes left out: the next check judges them as any
+        other change (a write racing the step, or a file the checks write that the project does not declare)."""
         record = self.record
-        changes = [c for c in diff(record.expected, self.port.take(record.ignore)) if tree or not is_tree_key(c.key)]
-        if not changes and record.pending is None:
-            return
-        record.pending = None
+        if run:
+            now = self.port.take(record.ignore)
+        else:  # the repository's part alone: no walk of the work tree
+            now = {k: v for k, v in self.port.take(record.ignore, tree=False).items() if not is_tree_key(k)}
+            now.update((k, v) for k, v in self.port.describe(record.ignore, list(paths)).items() if v is not None)
+            listed = set(paths)
+            now.update((k, v) for k, v in record.expected.items()
+                       if is_tree_key(k) and k not in listed and k not in now)
+        changes = diff(record.expected, now)
+        outputs = CacheMatcher(record.outputs) if run and record.outputs else None
+        taken, left = [], []
         for change in changes:
+            key = change.key
+            if not is_tree_key(key) or key in paths or (outputs is not None and grantable(key) and outputs.covers(key)):
+                taken.append(change)
+            else:
+                left.append(change)
+        if not taken and record.pending is None:
+            return left
+        record.pending = None
+        for change in taken:
             if change.after is None:
                 record.expected.pop(change.key, None)
             else:
                 record.expected[change.key] = change.after
+        self.save()
+        return left
+
+    def recover(self) -> None:
+        """A server step was interrupted (the process died before `settle`): what it changed is taken in, git's state
+        always and work-tree files when the step changes them (what no local tool can tell apart, docs/enforcement.md)."""
+        record = self.record
+        tree = record.pending == "tree"
+        for change in diff(record.expected, self.port.take(record.ignore)):
+            if tree or not is_tree_key(change.key):
+                if change.after is None:
+                    record.expected.pop(change.key, None)
+                else:
+                    record.expected[change.key] = change.after
+        record.pending = None
         self.save()
 
     def check_commit(self, commit: str, files: list[str], skip: set[str]) -> None:
@@ -300,3 +341,4 @@ def _size(root: Path, key: str) -> int:
         return (root / key).stat().st_size
     except OSError:
         return META_COPY_MAX_BYTES + 1
+

@@ -127,22 +127,6 @@ SEQUENCE: tuple[Phase, ...] = tuple(dict.fromkeys(spec.phase for spec in PHASES)
 ROUTING: MappingProxyType[Phase, PhaseSpec] = MappingProxyType(
     {phase: next(s for s in PHASES if s.phase is phase) for phase in SEQUENCE})
 
-# The server's own exploration tools: EXPLORATION needs two distinct ones really called.
-EXPLORATION_TOOLS: frozenset[str] = frozenset({
-    "search_text", "search_files", "find_definitions", "find_references", "get_symbols",
-    "analyze_structure", "get_function_at_line", "query", "semantic_search", "fetch_chunk_detail",
-    "analyze_impact",
-})
-
-# Every tool this server exposes: naming one in tools_used is checked against the ledger.
-# (tests/test_server_tools.py checks this against the tools the MCP layer registers.)
-SERVER_TOOLS: frozenset[str] = EXPLORATION_TOOLS | frozenset({
-    "validate_symbol_relevance", "check_write_target", "add_explored_files", "review_changes",
-    "cleanup_stale_branches", "sync_index", "update_context", "record_outcome", "get_outcome_stats",
-    "start_session", "submit_phase", "get_session_status", "run_checks",
-})
-
-
 def contract_id(phase: Phase, substep: str | None = None, *, escalation: bool = False) -> str:
     """The key of this phase variant in phase_contract.yml and in the registry."""
     if phase is Phase.READY:

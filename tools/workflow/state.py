@@ -22,6 +22,7 @@ from code_intel.core.session_types import GitSessionInfo, Phase, ReadySubstep
 from code_intel.verify.models import CommandOutcome
 from code_intel.workflow.flags import SessionFlags
 from code_intel.workflow.phases import contract_id, step_of
+from code_intel.workflow.response_models import Counters
 from code_intel.workflow.tasks import TaskBoard
 
 
@@ -31,12 +32,6 @@ def new_session_id() -> str:
 
 def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-class Counters(BaseModel):
-    verification_failure_count: int = 0  # failed POST_IMPL_VERIFY submits in total
-    intervention_count: int = 0  # VERIFY_INTERVENTION submits accepted
-    quality_revert_count: int = 0  # QUALITY_REVIEW reverts to READY
 
 
 class SessionState(BaseModel):

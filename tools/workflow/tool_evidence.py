@@ -7,9 +7,9 @@ Tools the server cannot see (the client's Edit, Bash, Read) are taken as listed.
 from __future__ import annotations
 
 from code_intel.core.errors import PayloadMismatch
+from code_intel.core.tool_facts import EXPLORATION_TOOLS, SERVER_TOOLS
 from code_intel.workflow.contract import PhaseContract
 from code_intel.workflow.ledger import normalise_tool_name
-from code_intel.workflow.phases import EXPLORATION_TOOLS, SERVER_TOOLS
 
 # Naming submit_phase itself is harmless: it is how the payload arrives.
 _IMPLICIT = frozenset({"submit_phase"})

@@ -1,0 +1,74 @@
+"""A file's import statements, read from its syntax tree by one generic reader over the query kept as data for
+its language (code_intel/languages/queries/<language>/imports.scm).
+
+A query names, per match: `@import` the statement (its line is the import's), `@module` the module as written
+(`@module.<kind>` for one the language resolves differently: a Rust `mod x;` is `submodule`, a C `<x.h>` is
+`library`, a Ruby `require_relative` is `relative`), `@name` each name it imports and `@wildcard` a `*`. Matches
+of one statement and module are one import. What is in a comment or a string is never a statement, so never an
+import.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+from code_intel.explore.syntax import ParsedFile
+from code_intel.languages.table import get_language, query_source
+
+
+@dataclass(frozen=True)
+class ImportSpec:
+    line: int  # 1-based line of the statement
+    module: str  # as written, quotes and brackets dropped (a Python relative module keeps its dots)
+    names: tuple[str, ...] = ()  # as written (`x as y`); ("*",) for a wildcard
+    kind: str = ""  # "" or the suffix of its @module.<kind> capture
+    text: str = ""  # the source line the statement starts on, stripped
+
+
+@functools.cache
+def _query(language: str) -> Any:
+    from tree_sitter import Query
+
+    source = query_source(language, "imports.scm")
+    return Query(get_language(language), source) if source else None
+
+
+def has_import_query(language: str | None) -> bool:
+    return language is not None and _query(language) is not None
+
+
+def read_imports(parsed: ParsedFile) -> list[ImportSpec]:
+    """The imports of a parsed file in the order they are written (none for a language without imports.scm)."""
+    from tree_sitter import QueryCursor
+
+    query = _query(parsed.language)
+    if query is None:
+        return []
+    found: dict[tuple[int, int], dict[str, Any]] = {}
+    for _, captures in QueryCursor(query).matches(parsed.root):
+        modules = [(capture, nodes[0]) for capture, nodes in captures.items() if capture.split(".")[0] == "module"]
+        if not modules or "import" not in captures:
+            continue
+        (capture, module), statement = modules[0], captures["import"][0]
+        entry = found.setdefault((statement.start_byte, module.start_byte), {
+            "statement": statement, "module": module, "kind": capture.partition(".")[2], "names": {}})
+        for node in captures.get("name", []):
+            entry["names"][node.start_byte] = parsed.text(node)
+        if "wildcard" in captures:
+            entry["names"][captures["wildcard"][0].start_byte] = "*"
+    out = []
+    for _, entry in sorted(found.items()):
+        statement = entry["statement"]
+        begin = parsed.source.rfind(b"\n", 0, statement.start_byte) + 1
+        end = parsed.source.find(b"\n", statement.start_byte)
+        text = parsed.source[begin: end if end >= 0 else len(parsed.source)].decode("utf-8", errors="replace")
+        out.append(ImportSpec(
+            line=statement.start_point[0] + 1,
+            module=parsed.text(entry["module"]).strip().strip("\"'<>`"),
+            names=tuple(name for _, name in sorted(entry["names"].items())),
+            kind=entry["kind"],
+            text=text.strip(),
+        ))
+    return out

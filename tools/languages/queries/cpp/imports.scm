@@ -1,0 +1,5 @@
+; Imports (code_intel.explore.imports): @import the include, @module a quoted path (looked for beside the file
+; first), @module.library an angle-bracket one (include directories only).
+(preproc_include path: (string_literal (string_content) @module)) @import
+(preproc_include path: (system_lib_string) @module.library) @import
+(using_declaration [(qualified_identifier) (identifier)] @module) @import

@@ -434,6 +434,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write every run (per question) to this file")
     parser.add_argument("--index-only", type=Path, nargs="+", metavar="DIR",
                         help="only time the first index of each DIR (e.g. a sympy checkout) and the server's memory")
+    parser.add_argument("--index-times", action="store_true",
+                        help="only time the first index of each repository of the set (its benchmark_root), as "
+                             "--index-only does")
     parser.add_argument("--baseline", metavar="EXE",
                         help="with --index-only: also index each DIR with this `code-intel` (e.g. main's "
                              "/work/main/.venv/bin/code-intel), before this build's run, and print both")
@@ -451,6 +454,9 @@ def main(argv: list[str] | None = None) -> int:
     names = args.repo or available
     repos = load_repos(names, dev)
     corpus = DEV if dev else CORPUS
+    if args.index_times:
+        index_only([checkout(repo, corpus) for repo in repos], args.baseline, args.json)
+        return 0
     runs = []
     print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}", file=sys.stderr)
     for repo in repos:

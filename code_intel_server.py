@@ -41,19 +41,19 @@ from code_intel.context.rules import ContextUpdate
 from code_intel.core.errors import CodeIntelError
 from code_intel.core.log_setup import setup_logging
 from code_intel.core.tool_facts import DESTRUCTIVE, READ_ONLY, STATEFUL, TOOL_FACTS, Access
-from code_intel.explore.impact import ImpactReport
 from code_intel.explore.models import (
     DefinitionResult,
     EnclosingFunction,
     FileSearchResult,
+    ImpactReport,
     MultiPatternResult,
     PatternResult,
+    QueryResult,
     ReferenceResult,
     StructureResult,
     SymbolsResult,
+    UnusedResult,
 )
-from code_intel.explore.query import QueryResult
-from code_intel.explore.unused import UnusedResult
 from code_intel.index.models import ChunkDetail, RelevanceResult, SemanticSearchResult, SyncReport
 from code_intel.learning.outcomes import OutcomeEntry, OutcomeStats
 from code_intel.server import sdk

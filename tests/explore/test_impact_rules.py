@@ -248,3 +248,27 @@ def test_a_c_functions_prototype_is_to_be_kept_in_step(tmp_path: Path) -> None:
     assert [(i.file, i.reason) for i in report.should_verify] == [
         ("calc.h", "declares twice (a prototype): keep it in step with the definition")]
     assert [(i.file, i.reason) for i in report.dependents] == [("main.c", "calls twice")]
+
+
+def test_typescript_paths_and_base_url_from_tsconfig(tmp_path: Path) -> None:
+    """tsconfig.json's `paths` and `baseUrl` (comments and trailing commas in it) resolve specifiers; a bare
+    package name that names no file under baseUrl stays an npm package."""
+    tsconfig = ('{\n  // paths\n  "compilerOptions": {\n    "baseUrl": "src",\n'
+                '    "paths": { "@app/*": ["app/*"], "#settings": ["settings/index.ts"], },\n  },\n}\n')
+    files = {"tsconfig.json": tsconfig, "src/app/util.ts": "export const u = 1;\n",
+             "src/settings/index.ts": "export {};\n", "src/lib/ignore.ts": "export {};\n"}
+    assert _imports(tmp_path, "web/main.ts", "import { u } from '@app/util';", "src/app/util.ts", files)
+    assert _imports(tmp_path, "web/main.ts", "import c from '#settings';", "src/settings/index.ts", files)
+    assert _imports(tmp_path, "web/main.ts", "import i from 'lib/ignore';", "src/lib/ignore.ts", files)  # baseUrl
+    assert not _imports(tmp_path, "web/main.ts", "import i from 'ignore';", "src/lib/ignore.ts", files)
+
+
+@pytest.mark.parametrize(("importer", "line", "hits"), [
+    ("lib/app/cli.rb", "require_relative 'parser'", True),
+    ("lib/app/cli.rb", "require_relative '../app/parser.rb'", True),
+    ("bin/tool.rb", "require 'app/parser'", True),  # from lib/, the load path
+    ("lib/app/cli.rb", "# require_relative 'parser'", False),
+    ("lib/app/cli.rb", "require 'parser'", False),  # a gem of that name, not lib/app/parser.rb
+])
+def test_ruby_require_resolution(tmp_path: Path, importer: str, line: str, hits: bool) -> None:
+    assert _imports(tmp_path, importer, line, "lib/app/parser.rb") is hits

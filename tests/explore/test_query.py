@@ -7,7 +7,8 @@ import pytest
 
 from code_intel.core.errors import InvalidArgument, ToolUnavailable
 from code_intel.explore import query as query_module
-from code_intel.explore.query import QueryHit, extract_candidates, merge_hits, stem
+from code_intel.explore.models import QueryHit
+from code_intel.explore.query import extract_candidates, merge_hits, stem
 from code_intel.explore.query import run_query as query_result
 from code_intel.explore.service import Explorer
 from tests.explore.conftest import explorer_over

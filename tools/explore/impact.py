@@ -22,8 +22,6 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from pydantic import BaseModel, Field
-
 from code_intel.core.config import DocumentSearchSettings, load_context
 from code_intel.core.errors import CodeIntelError, InvalidArgument
 from code_intel.core.file_roles import is_test_file
@@ -40,7 +38,7 @@ from code_intel.explore.ctags import BASES_RECORDED, bare_name
 from code_intel.explore.globbing import glob_matches
 from code_intel.explore.importers import find_importers, is_import_line, python_module_names
 from code_intel.explore.markup import find_cross_references, is_web_file
-from code_intel.explore.models import Partial, as_dict
+from code_intel.explore.models import FileCount, ImpactItem, ImpactReport, SkippedSymbol, as_dict
 from code_intel.explore.references import split_symbol
 from code_intel.languages.grammar import TYPE_KINDS
 from code_intel.languages.table import CODE_LANGUAGES, language_for
@@ -75,50 +73,6 @@ COMMON_NAMES = frozenset({
 CONFIG_SUFFIXES = frozenset({".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".env", ".properties"})
 CONFIG_GLOBS = sorted({f"*{s}" for s in CONFIG_SUFFIXES} | {".env", ".env.*", "*.env.*"})
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][\w$]*$")
-
-
-class ImpactItem(BaseModel):
-    file: str
-    line: int
-    end_line: int | None = None
-    symbol: str | None = None
-    symbols: list[str] | None = Field(default=None, description="every symbol tied to this line, when several are")
-    lines: list[int] | None = Field(default=None, description="tests: every line of the file that uses the symbols")
-    reason: str
-    text: str | None = None
-
-
-class SkippedSymbol(BaseModel):
-    symbol: str
-    reason: str
-
-
-class FileCount(BaseModel):
-    file: str
-    line: int = Field(description="its first item")
-    count: int
-
-
-class ImpactReport(Partial):
-    files: list[str]
-    symbols: list[str]
-    importers: list[ImpactItem] = Field(
-        default_factory=list, description="files importing the changed files, ranked, before every capped group")
-    direct: list[ImpactItem] = Field(default_factory=list)
-    dependents: list[ImpactItem] = Field(default_factory=list)
-    tests: list[ImpactItem] = Field(default_factory=list)
-    configs: list[ImpactItem] = Field(default_factory=list)
-    docs: list[ImpactItem] = Field(default_factory=list)
-    should_verify: list[ImpactItem] = Field(default_factory=list)
-    summary: dict[str, int] = Field(default_factory=dict)
-    skipped: list[SkippedSymbol] = Field(default_factory=list)
-    notes: list[str] = Field(default_factory=list)
-    truncated: bool = False
-    top_files: dict[str, list[FileCount]] | None = Field(
-        default=None, description="level 'summary': each group's first files by rank, with their item counts")
-    left_out: dict[str, int] | None = Field(default=None, description="items per group not in this answer")
-    next_offset: int | None = Field(default=None, description="send as offset (with the same group) to page on")
-    more: str | None = Field(default=None, description="what this answer left out and how to ask for it")
 
 
 @dataclass(frozen=True)

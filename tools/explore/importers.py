@@ -1,11 +1,12 @@
 """Who imports a file: the files whose import statements, read from their syntax trees (explore/imports.py),
 resolve to it as their language resolves them (explore/resolve.py).
 
-Candidates are the files of the languages that can import it which hold the word an import of it must name (its
-name; a package's or a Go package's folder name), found by one ripgrep search per changed file. Each candidate is
-parsed and every import it makes resolved: a line in a comment or a string is never a statement, a bare npm
-specifier never a project file. A Java wildcard import (`import pkg.*;`) counts because the importer, holding the
-class's name, uses it; code in the class's own package needs no import and is found by the symbols' references.
+Candidates are the files of the languages that can import it with a line that may import the word an import of it
+must name (its name; a package's or a Go package's folder name), found by one ripgrep search per changed file
+(_candidate_lines, a prefilter only). Each candidate is parsed up to a margin past its last such line and every
+import it makes resolved: a line in a comment or a string is never a statement, a bare npm specifier never a
+project file. A Java wildcard import (`import pkg.*;`) counts where the importer names the class; code in the
+class's own package needs no import and is found by the symbols' references.
 """
 
 from __future__ import annotations

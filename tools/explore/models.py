@@ -226,3 +226,95 @@ class EnclosingFunction(Partial):
     end_line: int
     code: str
     scope: str | None = None
+
+
+# analyze_impact's answer (explore/impact.py builds it)
+class ImpactItem(BaseModel):
+    file: str
+    line: int
+    end_line: int | None = None
+    symbol: str | None = None
+    symbols: list[str] | None = Field(default=None, description="every symbol tied to this line, when several are")
+    lines: list[int] | None = Field(default=None, description="tests: every line of the file that uses the symbols")
+    reason: str
+    text: str | None = None
+
+
+class SkippedSymbol(BaseModel):
+    symbol: str
+    reason: str
+
+
+class FileCount(BaseModel):
+    file: str
+    line: int = Field(description="its first item")
+    count: int
+
+
+class ImpactReport(Partial):
+    files: list[str]
+    symbols: list[str]
+    importers: list[ImpactItem] = Field(
+        default_factory=list, description="files importing the changed files, ranked, before every capped group")
+    direct: list[ImpactItem] = Field(default_factory=list)
+    dependents: list[ImpactItem] = Field(default_factory=list)
+    tests: list[ImpactItem] = Field(default_factory=list)
+    configs: list[ImpactItem] = Field(default_factory=list)
+    docs: list[ImpactItem] = Field(default_factory=list)
+    should_verify: list[ImpactItem] = Field(default_factory=list)
+    summary: dict[str, int] = Field(default_factory=dict)
+    skipped: list[SkippedSymbol] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    truncated: bool = False
+    top_files: dict[str, list[FileCount]] | None = Field(
+        default=None, description="level 'summary': each group's first files by rank, with their item counts")
+    left_out: dict[str, int] | None = Field(default=None, description="items per group not in this answer")
+    next_offset: int | None = Field(default=None, description="send as offset (with the same group) to page on")
+    more: str | None = Field(default=None, description="what this answer left out and how to ask for it")
+
+
+# query's answer (explore/query.py builds it)
+HitKind = Literal["definition", "text", "semantic"]
+
+
+class QueryHit(BaseModel):
+    file: str
+    line: int
+    end_line: int | None = None
+    kind: HitKind
+    name: str | None = None
+    snippet: str
+    score: float
+    sources: list[str]
+    lines: list[int] | None = Field(default=None, description="lines of text matches folded into this span")
+    chunk_id: str | None = None
+    role: str = Field(default="implementation", description="implementation, test, doc or generated (from the path)")
+
+
+class QueryResult(Partial):
+    question: str
+    results: list[QueryHit]
+    routes_used: list[str]
+    candidates: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    truncated: bool = False
+    left_out: int | None = Field(default=None, description="hits past this page (the answer's budget)")
+    next_offset: int | None = Field(default=None, description="send as offset for the hits left out")
+
+
+# get_symbols' unused definitions (explore/unused.py)
+class UnusedItem(BaseModel):
+    name: str
+    file: str
+    line: int
+    kind: str
+    evidence: str
+
+
+class UnusedResult(Partial):
+    path: str
+    unused: list[UnusedItem]
+    total: int = Field(description="unused definitions found (this answer lists the first, by rank)")
+    judged: int = Field(description="module-level functions and types of own source looked at")
+    exported: int = Field(description="left out as exported on purpose (__all__, entry files, re-exports)")
+    next_offset: int | None = Field(default=None, description="send as offset for the next ones")

@@ -14,13 +14,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from code_intel.core.errors import CodeIntelError, InvalidArgument
 from code_intel.core.file_roles import file_role, is_test_file
-from code_intel.explore.models import MatchMode, Partial, as_dict
+from code_intel.explore.models import MatchMode, QueryHit, QueryResult, as_dict
 from code_intel.index.retrieval import check_code_hint, check_keywords
 from code_intel.languages.table import EXTENSIONS
 
@@ -62,7 +62,6 @@ WEAK_KIND_PENALTY = 0.15
 FILE_SUFFIXES = frozenset(EXTENSIONS) | {".txt", ".ini", ".cfg", ".env", ".lock", ".xml", ".sql", ".proto"}
 _DATA_KINDS = frozenset({"variable", "constant", "field", "member", "property", "parameter", "local"})
 
-HitKind = Literal["definition", "text", "semantic"]
 _KIND_PRIORITY: dict[str, int] = {"definition": 0, "semantic": 1, "text": 2}
 
 STOPWORDS = frozenset("""
@@ -84,31 +83,6 @@ _IDENT_TOKEN = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*(?:
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][\w$]*$")
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)+")
 _CAMEL = re.compile(r"[a-z0-9][A-Z]|^[A-Z]{2,}[a-z]")
-
-
-class QueryHit(BaseModel):
-    file: str
-    line: int
-    end_line: int | None = None
-    kind: HitKind
-    name: str | None = None
-    snippet: str
-    score: float
-    sources: list[str]
-    lines: list[int] | None = Field(default=None, description="lines of text matches folded into this span")
-    chunk_id: str | None = None
-    role: str = Field(default="implementation", description="implementation, test, doc or generated (from the path)")
-
-
-class QueryResult(Partial):
-    question: str
-    results: list[QueryHit]
-    routes_used: list[str]
-    candidates: list[str] = Field(default_factory=list)
-    notes: list[str] = Field(default_factory=list)
-    truncated: bool = False
-    left_out: int | None = Field(default=None, description="hits past this page (the answer's budget)")
-    next_offset: int | None = Field(default=None, description="send as offset for the hits left out")
 
 
 @dataclass

@@ -5,7 +5,8 @@ Python: a relative module (`from . import x`, `from ..pkg import y`) against the
 absolute one against the folders packages are laid out in (the project root, `src/`, `lib/`); `from pkg import mod`
 names the submodule `pkg/mod.py` when there is one, else the package's `__init__.py`. JavaScript and TypeScript: a
 relative specifier against the importing file's folder, tried with each source extension and as a folder's index
-file; the `@/`, `~/` and `#/` aliases against `src/`, a path-like specifier (`components/Button`, a baseUrl import)
+file; tsconfig.json's (or jsconfig.json's) `paths` aliases and `baseUrl` first; then the `@/`, `~/` and `#/`
+aliases against `src/`, a path-like specifier (`components/Button`, a baseUrl import)
 against the root and `src/`; any other bare specifier (`ignore`, `react`, `@scope/pkg`) is an npm package, not a
 project file. Go: an import path under the module path of `go.mod` names that package's folder. Rust: `mod x;` and
 the paths of a `use` tree (`crate::`, `self::`, `super::`, names in scope) against the importer's module in its crate
@@ -25,6 +26,7 @@ import re
 from collections.abc import Collection
 from itertools import takewhile
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 JS_EXTENSIONS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".vue", ".svelte")
 _PYTHON_ROOTS: tuple[tuple[str, ...], ...] = ((), ("src",), ("lib",))
@@ -122,8 +124,62 @@ def _python_targets(root: Path, file: str, module: str, names: list[str], known:
 
 
 # ------------------------------------------------------------------------------------------ JavaScript, TypeScript
+def _tsconfig(root: Path) -> tuple[str, tuple[tuple[str, tuple[str, ...]], ...]]:
+    """The project's tsconfig.json (or jsconfig.json) module resolution: (baseUrl as a project folder, "" for none;
+    each `paths` alias with its targets, under baseUrl), read from its syntax tree (queries/json/tsconfig.scm)."""
+    for name in ("tsconfig.json", "jsconfig.json"):
+        try:
+            stat = (root / name).stat()
+        except OSError:
+            continue
+        return _read_tsconfig(root / name, stat.st_mtime_ns, stat.st_size)
+    return "", ()
+
+
+@functools.lru_cache(maxsize=16)
+def _read_tsconfig(path: Path, _mtime_ns: int, _size: int) -> tuple[str, tuple[tuple[str, tuple[str, ...]], ...]]:
+    from tree_sitter import Query, QueryCursor
+
+    from code_intel.languages.table import get_language, get_parser, query_source
+
+    try:
+        source = path.read_bytes()
+    except OSError:
+        return "", ()
+    query = Query(get_language("json"), query_source("json", "tsconfig.scm") or "")
+    base, paths = "", dict[str, list[str]]()
+    def text(node: Any) -> str:
+        return source[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
+
+    for _, captures in QueryCursor(query).matches(get_parser("json").parse(source).root_node):
+        if "base_url" in captures:
+            base = _normalise(text(captures["base_url"][0])) or ""
+        elif "alias" in captures:
+            paths.setdefault(text(captures["alias"][0]), []).append(text(captures["target"][0]))
+    return base, tuple((alias, tuple(targets)) for alias, targets in paths.items())
+
+
+def _tsconfig_bases(root: Path, spec: str) -> list[str]:
+    """Where a specifier may point by tsconfig: each `paths` alias it matches (`@app/*` -> `src/app/*`, the `*` kept),
+    then baseUrl's folder (a bare specifier may name a file under it)."""
+    base, paths = _tsconfig(root)
+    bases = []
+    for alias, targets in paths:
+        head, star, tail = alias.partition("*")
+        if star and spec.startswith(head) and spec.endswith(tail) and len(spec) >= len(head) + len(tail):
+            middle = spec[len(head): len(spec) - len(tail)]
+            bases += [str(PurePosixPath(base or ".") / target.replace("*", middle, 1)) for target in targets]
+        elif not star and spec == alias:
+            bases += [str(PurePosixPath(base or ".") / target) for target in targets]
+    return bases + ([f"{base}/{spec}"] if base else [])
+
+
 def _js_target(root: Path, file: str, spec: str, known: Collection[str] = ()) -> str | None:
     spec = spec.split("?", 1)[0]
+    if not spec.startswith((".", "/")):  # tsconfig's paths and baseUrl first, then the conventions
+        found = _first_file(root, _tsconfig_bases(root, spec))
+        if found:
+            return found
     for alias, folder in _JS_ALIASES.items():
         if spec.startswith(alias):
             bases = [folder + spec[len(alias):], spec[len(alias):]]
@@ -137,16 +193,21 @@ def _js_target(root: Path, file: str, spec: str, known: Collection[str] = ()) ->
             bases = [folder + spec for folder in _JS_ROOTS]  # a baseUrl import; `lodash/fp` finds no file here
         else:
             return None  # a bare specifier is an npm package (`ignore` is not src/utils/ignore.ts)
+    found = _first_file(root, bases)
+    if found or spec.startswith((".", "/")):
+        return found
+    tail = spec.split("/", 1)[1] if spec[:2] in _JS_ALIASES else spec  # `@/web/util` under another source folder
+    stem = re.sub(r"\.(?:[cm]?[jt]sx?|vue|svelte)$", "", tail)
+    return next((k for k in known if re.sub(r"\.[^./]*$", "", k).removesuffix("/index").endswith("/" + stem)), None)
+
+
+def _first_file(root: Path, bases: list[str]) -> str | None:
     for base in bases:
         normal = _normalise(base)
         found = _js_file(root, normal) if normal else None
         if found:
             return found
-    if spec.startswith((".", "/")):
-        return None
-    tail = spec.split("/", 1)[1] if spec[:2] in _JS_ALIASES else spec  # `@/web/util` under another source folder
-    stem = re.sub(r"\.(?:[cm]?[jt]sx?|vue|svelte)$", "", tail)
-    return next((k for k in known if re.sub(r"\.[^./]*$", "", k).removesuffix("/index").endswith("/" + stem)), None)
+    return None
 
 
 def _js_file(root: Path, base: str) -> str | None:
@@ -336,4 +397,4 @@ def _ruby_targets(root: Path, file: str, spec: str, kind: str, known: Collection
     for folder in ("lib/", ""):
         if _exists(root, folder + name):
             return [folder + name]
-    return [k for k in _by_suffix(known, name) if "/lib/" in f"/{k}"]
+    return [k for k in known if f"/{k}".endswith(f"/lib/{name}")]  # a lib/ folder deeper down (a monorepo's gem)

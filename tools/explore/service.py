@@ -73,7 +73,7 @@ from code_intel.explore.syntax import ParseCache, ParsedFile
 
 if TYPE_CHECKING:
     from code_intel.explore.definitions import DefinitionIndex
-    from code_intel.explore.unused import UnusedResult
+    from code_intel.explore.models import UnusedResult
 
 log = logging.getLogger(__name__)
 

@@ -24,15 +24,13 @@ from collections import Counter
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field
-
 from code_intel.core import processes
 from code_intel.core.binaries import require_binary
 from code_intel.core.errors import CodeIntelError, InvalidArgument
 from code_intel.core.file_roles import file_role
 from code_intel.explore import budget
 from code_intel.explore.answers import DEFAULT_BUDGET_TOKENS, RESERVED_CHARS, Fitter, budget_chars, ranked
-from code_intel.explore.models import Definition, Partial
+from code_intel.explore.models import Definition, UnusedItem, UnusedResult
 from code_intel.explore.resolve import import_targets
 from code_intel.explore.ripgrep import list_files
 from code_intel.languages.table import language_for
@@ -44,23 +42,6 @@ JUDGED_KINDS = frozenset({"function", "class", "interface", "type", "enum", "str
 _ENTRY_STEMS = frozenset({"index", "__init__", "__main__", "main"})
 _NEVER_DEAD = frozenset({"main", "setup", "teardown", "conftest"})
 _USES_TOO = frozenset({"field", "property", "member"})
-
-
-class UnusedItem(BaseModel):
-    name: str
-    file: str
-    line: int
-    kind: str
-    evidence: str
-
-
-class UnusedResult(Partial):
-    path: str
-    unused: list[UnusedItem]
-    total: int = Field(description="unused definitions found (this answer lists the first, by rank)")
-    judged: int = Field(description="module-level functions and types of own source looked at")
-    exported: int = Field(description="left out as exported on purpose (__all__, entry files, re-exports)")
-    next_offset: int | None = Field(default=None, description="send as offset for the next ones")
 
 
 def find_unused(explorer: Explorer, path: str, *, offset: int = 0,

@@ -15,11 +15,10 @@ from code_intel.core.config import Config, ContextSettings, load_config, load_co
 from code_intel.core.errors import InvalidArgument
 from code_intel.core.filecache import WatchedFile
 from code_intel.core.project import ProjectRoot
-from code_intel.explore.answers import shape_hits
 
 if TYPE_CHECKING:
-    from code_intel.explore.impact import ImpactLevel, ImpactReport
-    from code_intel.explore.query import QueryResult
+    from code_intel.explore.impact import ImpactLevel
+    from code_intel.explore.models import ImpactReport, QueryResult
     from code_intel.explore.service import Explorer
     from code_intel.git.service import GitService
     from code_intel.index.service import SemanticIndex
@@ -125,6 +124,7 @@ class CodeIntelApp:
               offset: int = 0) -> QueryResult:
         """query: symbol, text and (when an index exists) semantic routes, merged, within the time budget; the
         merged hits from `offset` on within the answer's budget (answers.shape_hits)."""
+        from code_intel.explore.answers import shape_hits
         from code_intel.explore.query import run_query
 
         _check_offset(offset)
@@ -152,6 +152,8 @@ class CodeIntelApp:
                         offset: int = 0) -> dict[str, Any]:
         """semantic_search as the tool answers it: hits offset to offset + n_results of the ranking, as many as
         fit the answer's budget (answers.shape_hits); the ranking reaches MAX_SEMANTIC_RANK hits."""
+        from code_intel.explore.answers import shape_hits
+
         _check_offset(offset)
         if offset >= MAX_SEMANTIC_RANK:
             raise InvalidArgument(f"offset {offset} is past the {MAX_SEMANTIC_RANK} hits semantic search ranks",

@@ -74,15 +74,14 @@ class TestEdit:
 @dataclass(frozen=True)
 class _Syntax:
     """What a language's tests need beside its syntax tree (queries/<language>/tests.scm finds the tests, what a
-    marker sits on and the markers): rules over the text of a body's lines, which are compared as text."""
+    marker sits on, the markers and the tables of cases): rules over the text of a body's lines, which are compared
+    as text (patterns, not a grammar: a line cut from a body is no file to parse)."""
 
     # (pattern, replacement) taking a skip or focus marker off a line of a body, so that taking a skip out again
     # does not read as a rewrite; replacement None drops the line, and a line left empty is dropped too
     unmark: tuple[tuple[re.Pattern[str], str | None], ...] = ()
     everywhere: bool = False  # its tests are recognisable outside test files too (Rust's #[test], TEST(...))
     unmark_words: tuple[str, ...] = ()  # a word each of `unmark`'s patterns needs: only lines holding one are tried
-    # a value defined at the top of a file (a table of cases), group "name": part of each test body naming it
-    tables: re.Pattern[str] | None = None
 
 
 def _unmark(*rules: tuple[str, str | None]) -> tuple[tuple[re.Pattern[str], str | None], ...]:
@@ -99,7 +98,6 @@ _PY = _Syntax(
                     r"^[ \t]*@(?:unittest\.)?(?:skip|skipIf|skipUnless|expectedFailure)\b",
                     r"\bpytest\.(?:skip|xfail)\s*\(", r"\bself\.skipTest\s*\("),
     unmark_words=("skip", "xfail", "expectedFailure"),
-    tables=re.compile(r"^(?P<name>[A-Za-z_]\w*)[ \t]*(?::[^=\n]+)?=(?!=)", _M),
 )
 _JS = _Syntax(
     unmark=(*_unmark((r"(?<![\w.$])[xf](it|test|describe|context)\b", r"\1"),
@@ -108,26 +106,19 @@ _JS = _Syntax(
             *_dropped(r"\b(?:this|ctx|context)\.skip\s*\(\s*\)")),
     unmark_words=(".skip", ".only", ".todo", "xit", "fit", "xtest", "ftest", "xdescribe", "fdescribe", "xcontext",
                   "fcontext"),
-    tables=re.compile(r"^(?:export[ \t]+)?(?:const|let|var)[ \t]+(?P<name>[A-Za-z_$][\w$]*)[ \t]*(?::[^=\n]+)?=(?!=)", _M),
 )
 _GO = _Syntax(
     unmark=_dropped(r"\b\w+\.Skip(?:f|Now)?\s*\("),
     unmark_words=(".Skip",),
-    tables=re.compile(r"^var[ \t]+(?P<name>\w+)\b[^=\n]*=(?!=)", _M),
 )
 _RS = _Syntax(
     unmark=_unmark((r"#\[ignore\b[^\]]*\]", "")),
     unmark_words=("#[ignore",),
     everywhere=True,
-    tables=re.compile(r"^[ \t]*(?:pub(?:\([^)]*\))?[ \t]+)?(?:const|static)[ \t]+(?P<name>\w+)[ \t]*:", _M),
 )
 _JVM = _Syntax(
     unmark=_unmark((r"@(?:Disabled|Ignore)\b(?:\s*\([^)]*\))?", "")),
     unmark_words=("@Disabled", "@Ignore"),
-    # a static method giving the cases of a @MethodSource("name"): Stream<Arguments>, a List, an Object[][]
-    tables=re.compile(r"^[ \t]*(?:(?:private|public|protected|final)[ \t]+)*static[ \t]+(?:[\w.]+\.)?"
-                      r"(?:(?:Stream|Collection|List|Iterable|Iterator|Set)\b[^=;{(\n]*?|\w+(?:[ \t]*\[\])+[ \t]*)"
-                      r"\b(?P<name>\w+)[ \t]*\([ \t]*\)", _M),
 )
 _C = _Syntax(
     unmark=(*_unmark(("DISABLED_", "")), *_dropped(r"\bGTEST_SKIP\s*\(", r"\bTEST_IGNORE(?:_MESSAGE)?\s*\(")),
@@ -203,12 +194,13 @@ class _Read:
     owners: tuple[tuple[int, str], ...] = ()  # (1-based line, name) of what a marker can sit on, in line order
     markers: tuple[tuple[Kind, bool, str, int], ...] = ()  # (kind, attached, as written, 1-based line)
     functions: tuple[tuple[str, int, int], ...] = ()  # (name, top, first) of C functions: a Unity test's body
+    tables: tuple[tuple[str, int, int], ...] = ()  # (name, first, last 0-based line) of each table of cases
 
 
 _NO_TESTS = _Read()
 
 
-def _read_tests(language: str, text: str) -> _Read:
+def _read_tests(language: str, text: str, syntax: _Syntax | None = None) -> _Read:
     """The tests `text` defines, what a marker can sit on and the skip and focus markers, from its syntax tree
     (queries/<language>/tests.scm: @test where a test starts and @name (@suite) its name; @group what a marker can
     sit on; @skipped / @focused a marker on what follows it, `.inside` one on the test it is in, told as written up
@@ -216,7 +208,9 @@ def _read_tests(language: str, text: str) -> _Read:
     from tree_sitter import QueryCursor
 
     query = _query(language)
-    if query is None or not text:
+    # a source file of a language whose tests sit beside the code (Rust, C) is parsed only when it may hold one:
+    # every such test is written with `test` in some case (#[test], TEST(...), RUN_TEST)
+    if query is None or not text or (syntax is not None and syntax.everywhere and "test" not in text.lower()):
         return _NO_TESTS
     source = text.encode("utf-8", errors="surrogateescape")
     tree = get_parser(language).parse(source)
@@ -230,9 +224,12 @@ def _read_tests(language: str, text: str) -> _Read:
             name = name[1:-1]
         return f"{text_of(suite[0])}.{name}" if suite else name
 
-    definitions, owners, markers, functions = [], [], [], []
+    definitions, owners, markers, functions, tables = [], [], [], [], []
     for index, captures in QueryCursor(query).matches(tree.root_node):
-        if "test" in captures:
+        if "table" in captures:
+            whole = captures["table_definition"][0]
+            tables.append((text_of(captures["table"][0]), whole.start_point[0], whole.end_point[0]))
+        elif "test" in captures:
             start, name, suite = captures["test"][0], captures["name"][0], captures.get("suite")
             definitions.append((start.start_byte, _Definition(
                 name_of(name, suite), start.start_point[0], name.end_point[0],
@@ -250,7 +247,7 @@ def _read_tests(language: str, text: str) -> _Read:
             markers.append(((index, node.start_byte), (kind, not capture.endswith(".inside"), written,
                                                       node.start_point[0] + 1)))
     return _Read(tuple(d for _, d in sorted(definitions, key=lambda item: item[0])), tuple(sorted(owners)),
-                 tuple(m for _, m in sorted(markers, key=lambda item: item[0])), tuple(functions))
+                 tuple(m for _, m in sorted(markers, key=lambda item: item[0])), tuple(functions), tuple(tables))
 
 
 def _tests(definitions: tuple[_Definition, ...]) -> Counter[str]:
@@ -279,7 +276,7 @@ def _bodies(syntax: _Syntax, read: _Read, text: str,
     marked = _lines_holding(text, where, syntax.unmark_words)
     bodies: dict[str, list[list[str]]] = {}
     functions = {name: (top, first) for name, top, first in read.functions}
-    tables = _tables(syntax, text, where, lines, indents, tables_kept)
+    tables = _tables(read, tables_kept)
     for definition in read.definitions:
         # Unity: the test is the function RUN_TEST runs, when this file defines it
         top, first = (functions.get(definition.name) if definition.runs else None) or (definition.top, definition.first)
@@ -325,24 +322,14 @@ class _Tables:
     lines: dict[str, list[int]]  # each one's lines, by name
 
 
-def _table_names(syntax: _Syntax, text: str | None) -> set[str]:
-    return {match.group("name") for match in syntax.tables.finditer(text)} if syntax.tables and text else set()
-
-
-def _tables(syntax: _Syntax, text: str, where: _Lines, lines: list[str], indents: list[int],
-            kept: set[str] | frozenset[str]) -> _Tables | None:
-    """The values named in `kept` defined at the top of `text` (`CASES = [...]`, `const cases = [...]`, Go's `var`,
-    Rust's `const`, a JUnit `@MethodSource`'s static method): each one's lines, its first and those after it
-    indented deeper, a closing bracket at its own depth included. A test naming one reads it, so a case changed in
-    it changes the test."""
-    if syntax.tables is None or not kept:
-        return None
+def _tables(read: _Read, kept: set[str] | frozenset[str]) -> _Tables | None:
+    """The values named in `kept` defined at the top of a file (`CASES = [...]`, `const cases = [...]`, Go's `var`,
+    Rust's `const`, a JUnit `@MethodSource`'s static method), each with the lines of its definition. A test naming
+    one reads it, so a case changed in it changes the test."""
     found: dict[str, list[int]] = {}
-    for match in syntax.tables.finditer(text):
-        if match.group("name") not in kept:
-            continue
-        first = where.of(match.start()) - 1
-        found.setdefault(match.group("name"), []).extend([first, *_block(lines, indents, first, brace_ends=False)])
+    for name, first, last in read.tables:
+        if name in kept:
+            found.setdefault(name, []).extend(range(first, last + 1))
     if not found:
         return None
     return _Tables(re.compile(r"(?<![\w$])(?:" + "|".join(map(re.escape, found)) + r")(?![\w$])"), found)
@@ -425,7 +412,7 @@ def find_test_edits(files: Iterable[tuple[str, str | None, str | None]]) -> list
         if (syntax := _syntax(path)) is None or (language := _language(path)) is None:
             continue
         old, new = _read(old_text), _read(new_text)
-        defined = _read_tests(language, old or ""), _read_tests(language, new or "")
+        defined = _read_tests(language, old or "", syntax), _read_tests(language, new or "", syntax)
         before, after = _tests(defined[0].definitions), _tests(defined[1].definitions)
         read.append((path, syntax, defined, old, new, before, after))
         added += after - before
@@ -448,7 +435,7 @@ def find_test_edits(files: Iterable[tuple[str, str | None, str | None]]) -> list
                 edits.append(TestEdit(path, owner, kind, how, line))
         if old is not None:  # a test that was there before and is there now, with another body (a skip aside)
             # a table defined in both (one moved away or turned into a class is no case changed)
-            kept = _table_names(syntax, old) & _table_names(syntax, new)
+            kept = {name for name, *_ in defined_then.tables} & {name for name, *_ in defined_now.tables}
             then, now = _bodies(syntax, defined_then, old, kept), _bodies(syntax, defined_now, new, kept)
             told = {edit.test for edit in edits if edit.file == path}
             # a line of it changed or gone; only lines added (a case added to a table) strengthen it, and a body

@@ -9,3 +9,6 @@
 ; Skips: @skipped.inside the test it is called in (`t.Skip`, `t.Skipf`, `b.SkipNow`).
 (call_expression function: (selector_expression field: (field_identifier) @_f) @skipped.inside
   (#match? @_f "^Skip(f|Now)?$"))
+
+; Tables of cases (@table, its whole definition @table_definition): a top-level `var x = ...`.
+(source_file (var_declaration (var_spec name: (identifier) @table value: (_))) @table_definition)

@@ -15,3 +15,9 @@
 ; Skips: @skipped a JUnit `@Disabled` or `@Ignore`, on the test that follows (told without its arguments: @how).
 ([(marker_annotation name: (identifier) @how) (annotation name: (identifier) @how)] @skipped
  (#any-of? @how "Disabled" "Ignore"))
+
+; Tables of cases (@table, its whole definition @table_definition): a static method without parameters giving
+; the cases of a @MethodSource("name"): a Stream, a Collection, a List, an array.
+((method_declaration (modifiers "static") type: (_) @_type name: (identifier) @table parameters: (formal_parameters) @_p)
+   @table_definition
+ (#eq? @_p "()") (#match? @_type "^(([a-z]\\w*\\.)*(Stream|Collection|List|Iterable|Iterator|Set)\\b|[\\s\\S]*\\[\\]$)"))

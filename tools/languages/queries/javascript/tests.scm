@@ -25,3 +25,9 @@
    function: (member_expression object: [(this) (identifier)] @_o property: (property_identifier) @_p)
    arguments: (arguments) @_args) @skipped.inside
  (#any-of? @_o "this" "ctx" "context") (#eq? @_p "skip") (#eq? @_args "()"))
+
+; Tables of cases (@table, its whole definition @table_definition): a top-level `const`, `let` or `var`.
+(program (lexical_declaration (variable_declarator name: (identifier) @table value: (_))) @table_definition)
+(program (variable_declaration (variable_declarator name: (identifier) @table value: (_))) @table_definition)
+(program (export_statement declaration: (lexical_declaration (variable_declarator name: (identifier) @table value: (_))))
+  @table_definition)

@@ -14,3 +14,7 @@
 (assignment left: (identifier) @_l (#eq? @_l "pytestmark")
   right: [(attribute) @how (call function: (attribute) @how)] (#match? @how "^pytest\\.mark\\.(skip|skipif|xfail)$")) @skipped.inside
 (assignment left: (identifier) @_l (#eq? @_l "__test__") right: (false)) @skipped.inside
+
+; Tables of cases (@table, its whole definition @table_definition): a module-level assignment; a test naming one
+; reads it, so a case changed in it changes the test.
+(module (assignment left: (identifier) @table) @table_definition)

@@ -12,3 +12,6 @@
 
 ; Skips: @skipped the `#[ignore]` attribute, on the test that follows.
 ((attribute_item (attribute (identifier) @_a)) @skipped (#eq? @_a "ignore"))
+
+; Tables of cases (@table, its whole definition @table_definition): a `const` or `static`.
+([(const_item name: (identifier) @table) (static_item name: (identifier) @table)] @table_definition)

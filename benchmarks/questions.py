@@ -482,9 +482,10 @@ def bm25_outcomes(root: Path, questions: list[Question]) -> tuple[list[Outcome],
 METHODS = ("semantic_search", "query", "semantic_search_untuned", "bm25")
 
 
-def run_set(qset: QuestionSet, root: Path, untuned: bool) -> tuple[dict[str, list[Outcome]], dict[str, Any]]:
+def run_set(qset: QuestionSet, root: Path, untuned: bool,
+            model: str | None = None) -> tuple[dict[str, list[Outcome]], dict[str, Any]]:
     timings: dict[str, Any] = {}
-    write_config(root, None)
+    write_config(root, model)
     outcomes, timings["default"] = asyncio.run(ask(root, qset.questions, ["semantic_search", "query"]))
     outcomes["bm25"], timings["bm25"] = bm25_outcomes(root, qset.questions)
     if untuned:
@@ -493,7 +494,7 @@ def run_set(qset: QuestionSet, root: Path, untuned: bool) -> tuple[dict[str, lis
             extra, timings["untuned"] = asyncio.run(ask(root, qset.questions, ["semantic_search"]))
             outcomes["semantic_search_untuned"] = extra["semantic_search"]
         finally:
-            write_config(root, None)
+            write_config(root, model)
     return outcomes, timings
 
 
@@ -597,6 +598,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="only check out and verify the answer spans")
     parser.add_argument("--guesses", type=Path, help="keywords and code_hint per question (repository name -> "
                         "question id -> {keywords, code_hint}) to pass along with the questions")
+    parser.add_argument("--model", help="embedding_model for the default runs (default: the configured default, "
+                        "code-static; e.g. all-MiniLM-L6-v2-code for the transformer's two passes)")
     parser.add_argument("--weights", type=Path, help="measure these tuned layers (benchmarks/tune_model.py --out) "
                         "as the default model instead of the shipped file; they get indexes of their own")
     args = parser.parse_args(argv)
@@ -653,7 +656,7 @@ def main(argv: list[str] | None = None) -> int:
     for s in sets:
         started = time.perf_counter()
         print(f"{s.label}: indexing and asking {len(s.questions)} questions …", flush=True)
-        outcomes[s.label], timings[s.label] = run_set(s, roots[s.label], not args.no_untuned)
+        outcomes[s.label], timings[s.label] = run_set(s, roots[s.label], not args.no_untuned, args.model)
         timings[s.label]["total_s"] = round(time.perf_counter() - started, 1)
         print(f"{s.label}: {_timing_line(timings[s.label])}", flush=True)
     figures = report(sets, outcomes)

@@ -4,7 +4,7 @@ Corpus: Python standard-library modules copied into a temporary project with eve
 Queries: the first sentence of each removed function docstring; the right answer is the chunk that covers
 that function. Prints figures (and writes JSON with --json); results go to docs/benchmarks.md.
 
-    .venv/bin/python benchmarks/semantic.py [--lines 30000] [--queries 400] [--max-seq-length N]
+    .venv/bin/python benchmarks/semantic.py [--set test|dev] [--lines 30000] [--queries 400] [--max-seq-length N]
 """
 
 from __future__ import annotations

@@ -63,3 +63,17 @@ def test_a_package_main_in_its_build_folder_is_traced_to_its_source(tmp_path: Pa
     found = explorer.unused_answer(".")
     assert [u.name for u in found.unused] == ["neverCalled"]
     assert found.exported >= 2
+
+
+def test_an_entry_file_makes_public_what_it_re_exports_not_what_it_imports(tmp_path: Path) -> None:
+    """`export { Indexer } from` makes Indexer public, not the private functions beside it; `export * from` makes
+    a whole file public; a command line's dynamic import of a module only uses it."""
+    explorer = explorer_over(tmp_path, {
+        "package.json": '{"name": "p", "main": "src/index.ts", "bin": {"p": "bin/cli.ts"}}\n',
+        "src/index.ts": 'export { Indexer } from "./indexer.js";\nexport * from "./all.js";\n',
+        "src/indexer.ts": "export class Indexer {}\n\nfunction hashFile(): string {\n  return '';\n}\n",
+        "src/all.ts": "export function everything(): number {\n  return 1;\n}\n",
+        "bin/cli.ts": 'const helpers = await import("../src/helpers.js");\nconsole.log(helpers);\n',
+        "src/helpers.ts": "export function unusedHelper(): number {\n  return 2;\n}\n",
+    })
+    assert sorted(u.name for u in explorer.unused_answer(".").unused) == ["hashFile", "unusedHelper"]

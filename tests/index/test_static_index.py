@@ -15,7 +15,7 @@ from code_intel.core.project import ProjectRoot
 from code_intel.index import sync as sync_module
 from code_intel.index.chunker import Chunker, hollow
 from code_intel.index.retrieval import CodeRanking, Scored, named_identifiers, rank_code
-from code_intel.index.service import SemanticIndex
+from code_intel.index.service import STATIC_THRESHOLDS, TRANSFORMER_THRESHOLDS, SemanticIndex, thresholds_for
 from code_intel.index.static import StaticEmbedder
 from code_intel.index.store import FOREST
 from code_intel.index.text import embedding_text, lexical_text, member_names
@@ -156,6 +156,19 @@ def test_the_default_index_is_the_static_model_alone_and_ranks_code(static_index
     assert first["file"] == "src/mailer.py" and first["role"] == "implementation"
 
 
+def test_validate_symbol_relevance_judges_on_the_static_models_own_scale(static_index: SemanticIndex) -> None:
+    # the static model's similarities run higher than the transformer's: its own thresholds, matched on dev data
+    static_index.sync()
+    answer = static_index.validate_symbol_relevance("send a welcome email to new users",
+                                                    ["send_welcome_email", "InvoiceCalculator"])
+    relevant, weak = STATIC_THRESHOLDS
+    assert answer["thresholds"] == {"relevant": relevant, "weak": weak}
+    assert relevant > TRANSFORMER_THRESHOLDS[0] and weak > TRANSFORMER_THRESHOLDS[1]
+    assert thresholds_for("all-MiniLM-L6-v2-code") == TRANSFORMER_THRESHOLDS
+    verdicts = {r["symbol"]: r["verdict"] for r in answer["results"]}
+    assert verdicts == {"send_welcome_email": "relevant", "InvoiceCalculator": "unrelated"}
+
+
 def test_a_new_process_searches_the_stored_index_without_a_sync(static_index: SemanticIndex) -> None:
     static_index.sync()
     root = static_index.root
@@ -283,3 +296,26 @@ def test_the_text_waiting_for_chroma_is_bounded(static_index: SemanticIndex, mon
     # more than the batch being written was ever waiting
     assert [(phase, recorded) for phase, _, recorded in writes] == [("files", n) for n in range(17)]
     assert all(recorded == done - 1 for _, done, recorded in writes)
+
+
+def test_a_stopped_sync_leaves_the_files_it_did_not_store_to_the_next_one(
+        static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sync_module, "FILES_PER_BATCH", 1)
+    original = sync_module.ForestSync._index_batch
+    batches: list[int] = []
+
+    def stop_after_two(self: sync_module.ForestSync, batch: list[object]) -> object:
+        batches.append(len(batch))
+        if len(batches) == 2:
+            self.stop.set()  # as a server shutdown does
+        return original(self, batch)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sync_module.ForestSync, "_index_batch", stop_after_two)
+    writes = _watch_writes(static_index, monkeypatch)
+    static_index.sync()
+    assert writes == [] and static_index.status()["files"] == 0  # stopped at once: nothing waited for Chroma
+    static_index._stop.clear()
+    monkeypatch.setattr(sync_module.ForestSync, "_index_batch", original)
+    report = static_index.sync()
+    assert report["complete"] is True and report["files_added"] == 5
+    assert static_index._get_parts().store.count(FOREST) == report["chunks_total"]

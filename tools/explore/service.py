@@ -315,7 +315,7 @@ class Explorer:
             include_strings=include_strings, max_results=max_results, timeout=timeout, qualified=qualified,
         )
         attach_skipped(result, skipped())
-        result.namesakes = [f"{d.file}:{d.line} {bare_name(d.scope or '')}.{d.name}" for d in namesakes[:20]] or None
+        result.namesakes = _namesake_sites(namesakes)
         return result
 
     @budgeted
@@ -327,8 +327,7 @@ class Explorer:
             [(symbol, q) for symbol, (q, _) in qualified.items()], max_results=max_results,
             timeout=self.config.search_timeout_seconds)
         for symbol, result in found.items():
-            namesakes = qualified[symbol][1]
-            result.namesakes = [f"{d.file}:{d.line} {bare_name(d.scope or '')}.{d.name}" for d in namesakes[:20]] or None
+            result.namesakes = _namesake_sites(qualified[symbol][1])
         return found
 
     def references_answer(self, symbol: str, *, level: Level = "locations", role: str | None = None, offset: int = 0,
@@ -482,3 +481,6 @@ class Explorer:
         self.parse_cache.clear()
 
 
+def _namesake_sites(namesakes: list[Definition]) -> list[str] | None:
+    """Where the other types' definitions of a qualified symbol's name are (`file:line Type.name`), the first 20."""
+    return [f"{d.file}:{d.line} {bare_name(d.scope or '')}.{d.name}" for d in namesakes[:20]] or None

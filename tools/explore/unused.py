@@ -184,18 +184,59 @@ def _deliberate_exports(explorer: Explorer, files: list[str]) -> tuple[set[str],
             continue
         if "__all__" in source:
             names |= _python_all(source)
-    # one hop: what an entry file imports or re-exports whole is public too (express's index.js -> lib/express.js)
+    # one hop: what an entry file re-exports is public too (express's index.js -> lib/express.js): a file it
+    # re-exports whole, or the names it re-exports; what it only imports to use (a command line's dynamic
+    # `import("../src/x.js")`) is not
     for entry in sorted(entries):
-        language = language_for(entry)
-        if language not in ("javascript", "typescript", "tsx"):
-            continue
-        try:
-            structure = explorer.analyze_structure(entry)
-        except Exception:  # an entry file that cannot be parsed exports nothing we can see  # noqa: BLE001
-            continue
-        for info in structure.imports:
-            entries |= set(import_targets(root, entry, language, info.module, info.names))
+        if language_for(entry) in ("javascript", "typescript", "tsx"):
+            whole, reexported = _reexports(explorer, entry)
+            entries |= whole
+            names |= reexported
     return names, entries
+
+
+def _reexports(explorer: Explorer, entry: str) -> tuple[set[str], set[str]]:
+    """What a JS/TS file re-exports, from its syntax tree: (the files it re-exports whole: `export * from './x'`,
+    `module.exports = require('./x')`; the names it re-exports from others: `export { a, b as c } from './y'`)."""
+    try:
+        _, parsed = explorer.parse_file(entry)
+    except (CodeIntelError, OSError):  # an entry file that cannot be parsed exports nothing we can see
+        return set(), set()
+    whole: set[str] = set()
+    names: set[str] = set()
+
+    def targets(spec: str) -> set[str]:
+        return set(import_targets(explorer.root.path, entry, parsed.language, spec, []))
+
+    for node in parsed.root.named_children:
+        source = node.child_by_field_name("source") if node.type == "export_statement" else None
+        if source is not None:
+            clause = next((c for c in node.named_children if c.type == "export_clause"), None)
+            if clause is None:  # `export * from` and `export * as ns from`
+                whole |= targets(parsed.text(source).strip("'\"`"))
+            for specifier in (c for c in clause.named_children if c.type == "export_specifier") if clause else ():
+                name = specifier.child_by_field_name("name")
+                if name is not None:
+                    names.add(parsed.text(name))
+        elif node.type == "expression_statement" and (spec := _module_exports_require(parsed, node)) is not None:
+            whole |= targets(spec)
+    return whole, names
+
+
+def _module_exports_require(parsed: Any, statement: Any) -> str | None:
+    """The module of `module.exports = require('./x')` (also `exports = module.exports = require(...)`)."""
+    value = statement.named_children[0] if statement.named_child_count else None
+    assigned = False
+    while value is not None and value.type == "assignment_expression":
+        assigned = assigned or parsed.text(value.child_by_field_name("left")) == "module.exports"
+        value = value.child_by_field_name("right")
+    if not assigned or value is None or value.type != "call_expression":
+        return None
+    function, arguments = value.child_by_field_name("function"), value.child_by_field_name("arguments")
+    if function is None or parsed.text(function) != "require" or arguments is None or arguments.named_child_count != 1:
+        return None
+    argument = arguments.named_children[0]
+    return parsed.text(argument).strip("'\"`") if argument.type == "string" else None
 
 
 def _package_entries(explorer: Explorer, manifest: str) -> set[str]:

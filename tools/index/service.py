@@ -48,7 +48,7 @@ MAP_EXTRA_SCORE = 0.5  # Map hits below the shortcut but above this are shown af
 # validate_symbol_relevance verdicts (cosine similarity): (relevant at or above, weak at or above) on the transformer
 # models' scale, and on the static model's, matched to it on the question dev set (benchmarks/relevance.py)
 TRANSFORMER_THRESHOLDS = (0.40, 0.25)
-STATIC_THRESHOLDS = (0.40, 0.25)
+STATIC_THRESHOLDS = (0.47, 0.28)
 SNIPPET_LINES = 8
 LOAD_PAGE = 2000  # chunks read from Chroma at a time when a process loads an existing index into memory
 SYNC_ANSWER_S = 0.5  # sync_index waits this long for the sync, then answers, done or not (it goes on behind)

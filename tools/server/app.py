@@ -158,7 +158,8 @@ class CodeIntelApp:
         if offset >= MAX_SEMANTIC_RANK:
             raise InvalidArgument(f"offset {offset} is past the {MAX_SEMANTIC_RANK} hits semantic search ranks",
                                   hint="narrow the query, or use search_text / find_references to list every use")
-        wanted = min(MAX_SEMANTIC_RANK, offset + n_results) if isinstance(n_results, int) else n_results
+        valid = isinstance(n_results, int) and 1 <= n_results <= MAX_SEMANTIC_RANK  # else the index refuses it
+        wanted = min(MAX_SEMANTIC_RANK, offset + n_results) if valid else n_results
         answer = self._semantic_hits(query, n_results=wanted, collection=collection, keywords=keywords,
                                      code_hint=code_hint)
         hits = answer.get("results") or []

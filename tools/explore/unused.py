@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from code_intel.core import processes
 from code_intel.core.binaries import require_binary
-from code_intel.core.errors import InvalidArgument
+from code_intel.core.errors import CodeIntelError, InvalidArgument
 from code_intel.core.file_roles import file_role
 from code_intel.explore import budget
 from code_intel.explore.answers import DEFAULT_BUDGET_TOKENS, RESERVED_CHARS, Fitter, budget_chars, ranked

@@ -187,7 +187,7 @@ def _data(result: Any) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-async def run_repo(repo: Repo, project: Path, wait_full: bool = True) -> dict[str, Any]:
+async def run_repo(repo: Repo, project: Path, wait_full: bool = True, exe: str | None = None) -> dict[str, Any]:
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
@@ -196,7 +196,7 @@ async def run_repo(repo: Repo, project: Path, wait_full: bool = True) -> dict[st
         shutil.rmtree(state)
     state.mkdir()
     (state / "config.json").write_text(json.dumps({"sync_on_start": False}) + "\n")
-    exe = os.environ.get("SEMBLE_SERVE") or str(Path(sys.executable).parent / "code-intel")  # SEMBLE_SERVE: another build
+    exe = exe or os.environ.get("SEMBLE_SERVE") or str(Path(sys.executable).parent / "code-intel")  # another build
     params = StdioServerParameters(command="/bin/sh", args=["-c", f"exec {exe} serve --project {project} "
                                                                    f"--log-level WARNING 2>/dev/null"], cwd=str(project))
     out: dict[str, Any] = {"repo": repo.name, "language": repo.language}
@@ -402,22 +402,49 @@ def report(runs: list[dict[str, Any]], repos: list[Repo]) -> dict[str, Any]:
             "by_language": {name: mean(b["ours"]) for name, b in by_language.items()}}
 
 
+INDEX_FIGURES = ("sync_answer_s", "searchable_s", "searchable_cpu_s", "full_s", "full_cpu_s", "rss_index_mb",
+                 "progress_notifications", "chunks")
+
+
+def index_only(folders: list[Path], baseline: str | None, out: Path | None) -> None:
+    """First-index time and memory of each folder through the real server, this build beside `baseline`."""
+    builds = ([("baseline", baseline)] if baseline else []) + [("this build", None)]
+    rows = []
+    for folder in folders:
+        for name, exe in builds:
+            load = os.getloadavg()[0]
+            run = asyncio.run(run_repo(Repo(folder.name, "", "", "", None), folder.resolve(), exe=exe))
+            del run["questions"], run["bm25"]
+            run.update(build=name, load_start=round(load, 1), load_end=round(os.getloadavg()[0], 1))
+            print(json.dumps(run), file=sys.stderr)
+            rows.append(run)
+    print("| folder | build | " + " | ".join(INDEX_FIGURES) + " | load (start, end) |")
+    print("| --- " * (len(INDEX_FIGURES) + 3) + "|")
+    for run in rows:
+        print(f"| {run['repo']} | {run['build']} | " + " | ".join(str(run.get(k)) for k in INDEX_FIGURES)
+              + f" | {run['load_start']}, {run['load_end']} |")
+    if out:
+        out.write_text(json.dumps(rows, indent=1))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", choices=("report", "dev"), default="report")
     parser.add_argument("--repo", action="append", help="only these repositories (repeatable)")
     parser.add_argument("--json", type=Path, help="write every run (per question) to this file")
-    parser.add_argument("--index-only", type=Path, metavar="DIR",
-                        help="only time the first index of DIR (e.g. a sympy checkout) and the server's memory")
+    parser.add_argument("--index-only", type=Path, nargs="+", metavar="DIR",
+                        help="only time the first index of each DIR (e.g. a sympy checkout) and the server's memory")
+    parser.add_argument("--index-times", action="store_true",
+                        help="only time the first index of each repository of the set (its benchmark_root), as "
+                             "--index-only does")
+    parser.add_argument("--baseline", metavar="EXE",
+                        help="with --index-only: also index each DIR with this `code-intel` (e.g. main's "
+                             "/work/main/.venv/bin/code-intel), before this build's run, and print both")
     parser.add_argument("--searchable-only", action="store_true",
                         help="ask the questions as soon as every file is searchable (do not wait for full quality)")
     args = parser.parse_args(argv)
     if args.index_only:
-        print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}", file=sys.stderr)
-        run = asyncio.run(run_repo(Repo(args.index_only.name, "", "", "", None), args.index_only.resolve()))
-        del run["questions"], run["bm25"]
-        print(json.dumps(run, indent=1))
-        print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+        index_only(args.index_only, args.baseline, args.json)
         return 0
     dev = args.set == "dev"
     if dev:
@@ -427,6 +454,9 @@ def main(argv: list[str] | None = None) -> int:
     names = args.repo or available
     repos = load_repos(names, dev)
     corpus = DEV if dev else CORPUS
+    if args.index_times:
+        index_only([checkout(repo, corpus) for repo in repos], args.baseline, args.json)
+        return 0
     runs = []
     print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}", file=sys.stderr)
     for repo in repos:

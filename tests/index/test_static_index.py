@@ -296,3 +296,26 @@ def test_the_text_waiting_for_chroma_is_bounded(static_index: SemanticIndex, mon
     # more than the batch being written was ever waiting
     assert [(phase, recorded) for phase, _, recorded in writes] == [("files", n) for n in range(17)]
     assert all(recorded == done - 1 for _, done, recorded in writes)
+
+
+def test_a_stopped_sync_leaves_the_files_it_did_not_store_to_the_next_one(
+        static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sync_module, "FILES_PER_BATCH", 1)
+    original = sync_module.ForestSync._index_batch
+    batches: list[int] = []
+
+    def stop_after_two(self: sync_module.ForestSync, batch: list[object]) -> object:
+        batches.append(len(batch))
+        if len(batches) == 2:
+            self.stop.set()  # as a server shutdown does
+        return original(self, batch)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sync_module.ForestSync, "_index_batch", stop_after_two)
+    writes = _watch_writes(static_index, monkeypatch)
+    static_index.sync()
+    assert writes == [] and static_index.status()["files"] == 0  # stopped at once: nothing waited for Chroma
+    static_index._stop.clear()
+    monkeypatch.setattr(sync_module.ForestSync, "_index_batch", original)
+    report = static_index.sync()
+    assert report["complete"] is True and report["files_added"] == 5
+    assert static_index._get_parts().store.count(FOREST) == report["chunks_total"]

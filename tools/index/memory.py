@@ -3,9 +3,10 @@ lines of its text, beside the BM25 postings (`lexical.py`).
 
 A sync fills it file batch by file batch, before anything is written to Chroma, so every file is searchable as
 soon as it is chunked and embedded (a few hundred milliseconds for a median repository), while Chroma, whose
-import alone takes seconds, persists the same chunks right after. A process that starts on an existing index
-loads it back from Chroma page by page. Vectors live in one float32 matrix that grows by doubling; a removed
-chunk's row is reused, so memory follows the number of chunks, not the number of edits.
+import alone takes seconds, persists the same chunks once every file is searchable, reading their vectors and
+metadata from here. A process that starts on an existing index loads it back from Chroma page by page. Vectors
+live in one float32 matrix that grows by doubling; a removed chunk's row is reused, so memory follows the number
+of chunks, not the number of edits.
 """
 
 from __future__ import annotations

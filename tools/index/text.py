@@ -33,6 +33,9 @@ ENGLISH_STOP_WORDS = frozenset("""
     was we were what when where which while who whom why will would you your also given whether returns
     returned otherwise may might must shall
 """.split())
+# Distinct words each cache below keeps: code repeats few words often; three full caches of 65,536 words held
+# about 50 MB on sympy, for about 10% less time than these.
+WORD_CACHE = 1 << 14
 # The symbol name counts this many times in a chunk's BM25 text (a cheap BM25F field boost).
 SYMBOL_BOOST = 3
 
@@ -42,7 +45,7 @@ def split_identifier(word: str) -> list[str]:
     return list(_split(word))
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@functools.lru_cache(maxsize=WORD_CACHE)
 def _split(word: str) -> tuple[str, ...]:
     """Cached: code repeats its identifiers, and splitting them was most of the cost of indexing a file."""
     parts: list[str] = []
@@ -51,7 +54,7 @@ def _split(word: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@functools.lru_cache(maxsize=WORD_CACHE)
 def _word_tokens(word: str, stemmed: bool, english: bool) -> tuple[str, ...]:
     """The BM25 tokens of one identifier (see lexical_tokens), cached per word."""
     parts = _split(word)
@@ -63,7 +66,7 @@ def _word_tokens(word: str, stemmed: bool, english: bool) -> tuple[str, ...]:
     return tuple(out)
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@functools.lru_cache(maxsize=WORD_CACHE)
 def _spelled(word: str) -> str:
     return " ".join(_split(word)) or word
 

@@ -376,44 +376,63 @@ def _add_references(results: Iterable[tuple[str, dict[str, Any] | None, str | No
             report.notes.append(f"{name}: references not searched ({problem})")
             report.truncated = True
             continue
-        if found.get("truncated"):
-            report.truncated = True
-            report.notes.append(f"{name}: more than {MAX_REFERENCES_PER_SYMBOL} references, the first ones are listed")
-        if namesake_hits := (found.get("left_out") or {}).get("namesake_hits"):
-            owners = sorted({n.rsplit(" ", 1)[-1].rsplit(".", 1)[0] for n in found.get("namesakes") or []})
-            report.notes.append(f"{name}: {namesake_hits} hits belong to namesakes in {', '.join(owners)} (their "
-                                "definitions, and uses written through their type) and are not listed")
+        _note_search_limits(name, found, report)
         bare = 0
         for ref in found.get("references", []):
-            file, line, text = ref["file"], ref["line"], ref.get("text", "").strip()[:TEXT_CHARS]
-            if (file, line) in direct_sites:
+            if (ref["file"], ref["line"]) in direct_sites:
                 continue
-            if name in members and file not in changed and not ref.get("is_definition"):
-                language = language_for(file)
-                if language in _MEMBER_ACCESS_ONLY and not _written_as_member(name, ref.get("text", ""), language):
-                    bare += 1  # `import platform` is not a use of Tag.platform
-                    continue
-            if file in changed:  # the changed files themselves are the change, not its impact ...
-                if same_file_uses and not ref.get("is_definition") and not _inside(targets, file, line):
-                    reason = _reason_for_reference(name, ref.get("text", "")) + " (in a file being changed)"
-                    out.add(_group_of(file), ImpactItem(file=file, line=line, symbol=name, reason=reason, text=text))
-                continue  # ... but for a name asked about, its other uses there must keep working
-            if not ref.get("is_definition") and is_prototype(name, ref.get("text", ""), file):
-                out.add("should_verify", ImpactItem(file=file, line=line, symbol=name, text=text, reason=(
-                    f"declares {name} (a prototype): keep it in step with the definition")))
+            if name in members and _bare_member_hit(name, ref, changed):
+                bare += 1  # `import platform` is not a use of Tag.platform
                 continue
-            if ref.get("is_definition"):
-                source = stub_source(file, changed)
-                related = inheritance.reason(name, file, line) if inheritance is not None and not source else None
-                reason = (f"type stub of {source}: keep {name}'s declaration in step" if source else related
-                          or f"another definition of {name} (override, shadow or namesake)")
-                out.add("should_verify", ImpactItem(file=file, line=line, symbol=name, text=text, reason=reason))
-                continue
-            reason = _reason_for_reference(name, ref.get("text", ""))
-            out.add(_group_of(file), ImpactItem(file=file, line=line, symbol=name, reason=reason, text=text))
+            _place_reference(name, ref, changed, targets, out, same_file_uses=same_file_uses,
+                             inheritance=inheritance)
         if bare:
             report.notes.append(f"{name}: {bare} hit(s) write the name without an object or type (not `x.{name}`); "
                                 f"{name} is a member here, so they are another thing of that name and are not listed")
+
+
+def _note_search_limits(name: str, found: dict[str, Any], report: ImpactReport) -> None:
+    """Say where a name's reference search was cut or left namesakes out, so the agent knows the list is partial."""
+    if found.get("truncated"):
+        report.truncated = True
+        report.notes.append(f"{name}: more than {MAX_REFERENCES_PER_SYMBOL} references, the first ones are listed")
+    if namesake_hits := (found.get("left_out") or {}).get("namesake_hits"):
+        owners = sorted({n.rsplit(" ", 1)[-1].rsplit(".", 1)[0] for n in found.get("namesakes") or []})
+        report.notes.append(f"{name}: {namesake_hits} hits belong to namesakes in {', '.join(owners)} (their "
+                            "definitions, and uses written through their type) and are not listed")
+
+
+def _bare_member_hit(name: str, ref: dict[str, Any], changed: set[str]) -> bool:
+    """A hit outside the change that writes a member-only name without an object: another thing of that name."""
+    file = ref["file"]
+    if file in changed or ref.get("is_definition"):
+        return False
+    language = language_for(file)
+    return language in _MEMBER_ACCESS_ONLY and not _written_as_member(name, ref.get("text", ""), language)
+
+
+def _place_reference(name: str, ref: dict[str, Any], changed: set[str], targets: list[Target], out: _Collector,
+                     *, same_file_uses: bool, inheritance: _Inheritance | None) -> None:
+    """File one reference under the group it affects, with the reason it must keep working."""
+    file, line, text = ref["file"], ref["line"], ref.get("text", "").strip()[:TEXT_CHARS]
+    if file in changed:  # the changed files themselves are the change, not its impact ...
+        if same_file_uses and not ref.get("is_definition") and not _inside(targets, file, line):
+            reason = _reason_for_reference(name, ref.get("text", "")) + " (in a file being changed)"
+            out.add(_group_of(file), ImpactItem(file=file, line=line, symbol=name, reason=reason, text=text))
+        return  # ... but for a name asked about, its other uses there must keep working
+    if not ref.get("is_definition") and is_prototype(name, ref.get("text", ""), file):
+        out.add("should_verify", ImpactItem(file=file, line=line, symbol=name, text=text, reason=(
+            f"declares {name} (a prototype): keep it in step with the definition")))
+        return
+    if ref.get("is_definition"):
+        source = stub_source(file, changed)
+        related = inheritance.reason(name, file, line) if inheritance is not None and not source else None
+        reason = (f"type stub of {source}: keep {name}'s declaration in step" if source else related
+                  or f"another definition of {name} (override, shadow or namesake)")
+        out.add("should_verify", ImpactItem(file=file, line=line, symbol=name, text=text, reason=reason))
+        return
+    reason = _reason_for_reference(name, ref.get("text", ""))
+    out.add(_group_of(file), ImpactItem(file=file, line=line, symbol=name, reason=reason, text=text))
 
 
 def _group_of(file: str) -> Group:

@@ -348,58 +348,24 @@ def run_query(explorer: Explorer, question: str, semantic: Callable[..., Any] | 
     `keywords` (identifiers the caller expects) are looked up as definitions and searched as text like the
     identifiers the question names; they and `code_hint` are also passed to the semantic route."""
     keywords, code_hint = check_keywords(keywords), check_code_hint(code_hint)
-    if not isinstance(question, str) or not question.strip():
-        raise InvalidArgument("question is empty", hint="ask in words, e.g. 'where is the config file parsed?'")
-    if len(question) > MAX_QUESTION_CHARS:
-        raise InvalidArgument(f"question is {len(question)} characters (at most {MAX_QUESTION_CHARS})",
-                              hint="ask a shorter question; use search_text for long literal text")
-    question = question.strip()
+    question = _checked_question(question)
     found = extract_candidates(question)
     for name in keywords:
         if _IDENTIFIER.match(name) or _DOTTED.fullmatch(name):
             found.add(found.identifiers, name, MAX_IDENTIFIERS + len(keywords))
-    lines = _Lines(explorer)
     result = QueryResult(question=question, results=[], routes_used=[])
-    hits: list[QueryHit] = []
 
-    definition_hits, confirmed, exact = _definition_hits(explorer, found, lines, result.notes)
+    definition_hits, confirmed, exact = _definition_hits(explorer, found, _Lines(explorer), result.notes)
     if found.identifiers or found.words:
         result.routes_used.append("definitions")
-    hits += definition_hits
+    hits = list(definition_hits)
     # a name the question itself writes (Candidates.naming) is an existing definition: keep the name-first
     # scores. The caller's keywords are guesses: they feed every route, but the semantic route still leads (dev
     # set with guessed keywords and hints: query MRR@10 0.674 name-first, 0.831 semantic-led;
     # docs/semantic-index.md)
     named = bool(exact & found.naming)
-
-    patterns = [(n, rf"\b{re.escape(n)}\b") for n in found.identifiers]
-    patterns += [(p, re.escape(p)) for p in found.phrases]
-    patterns += [(w, rf"\b{re.escape(w)}\b") for w in confirmed[:3]]
-    base_score = 0.5
-    if not patterns and not definition_hits:
-        # Nothing named a symbol: fall back on the longest plain words as text.
-        patterns = [(w, rf"(?i)\b{re.escape(w)}") for w in sorted(found.words, key=len, reverse=True)[:3]]
-        base_score = 0.35
-    if patterns:
-        try:
-            hits += _text_hits(explorer, patterns, base_score)
-            result.routes_used.append("text")
-        except CodeIntelError as err:  # e.g. rg missing: the other routes still answer
-            result.notes.append(f"text search failed: {err.message}")
-
-    if semantic is None:
-        result.notes.append("semantic search unavailable (no index yet): run sync_index to add it")
-    else:
-        try:
-            extra: dict[str, Any] = {"keywords": keywords} if keywords else {}
-            if code_hint:
-                extra["code_hint"] = code_hint
-            hits += _semantic_hits(semantic, question, extra, SEMANTIC_TOP if named else SEMANTIC_LEAD)
-            result.routes_used.append("semantic")
-        except Exception as err:  # any index failure degrades to the other routes
-            log.warning("semantic route failed for query %r: %s", question, err)
-            message = err.message if isinstance(err, CodeIntelError) else f"{type(err).__name__}: {err}"
-            result.notes.append(f"semantic search failed, answered without it: {message}")
+    hits += _text_route(explorer, found, confirmed, bool(definition_hits), result)
+    hits += _semantic_route(semantic, question, keywords, code_hint, named, result)
 
     _adjust_scores(hits, found)
     merged = merge_hits(hits, None if named or semantic is None else LEAD_AGREEMENT_BONUS)
@@ -409,3 +375,55 @@ def run_query(explorer: Explorer, question: str, semantic: Callable[..., Any] | 
     if not result.results:
         result.notes.append("nothing found: name a function or class, quote exact text, or use search_text")
     return result
+
+
+def _checked_question(question: str) -> str:
+    """The question stripped, or a refusal that says what to ask instead."""
+    if not isinstance(question, str) or not question.strip():
+        raise InvalidArgument("question is empty", hint="ask in words, e.g. 'where is the config file parsed?'")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise InvalidArgument(f"question is {len(question)} characters (at most {MAX_QUESTION_CHARS})",
+                              hint="ask a shorter question; use search_text for long literal text")
+    return question.strip()
+
+
+def _text_route(explorer: Explorer, found: Candidates, confirmed: list[str], has_definitions: bool,
+                result: QueryResult) -> list[QueryHit]:
+    """Text hits for the names and phrases the question holds; a failed search is noted, the other routes answer."""
+    patterns = [(n, rf"\b{re.escape(n)}\b") for n in found.identifiers]
+    patterns += [(p, re.escape(p)) for p in found.phrases]
+    patterns += [(w, rf"\b{re.escape(w)}\b") for w in confirmed[:3]]
+    base_score = 0.5
+    if not patterns and not has_definitions:
+        # Nothing named a symbol: fall back on the longest plain words as text.
+        patterns = [(w, rf"(?i)\b{re.escape(w)}") for w in sorted(found.words, key=len, reverse=True)[:3]]
+        base_score = 0.35
+    if not patterns:
+        return []
+    try:
+        hits = _text_hits(explorer, patterns, base_score)
+    except CodeIntelError as err:  # e.g. rg missing: the other routes still answer
+        result.notes.append(f"text search failed: {err.message}")
+        return []
+    result.routes_used.append("text")
+    return hits
+
+
+def _semantic_route(semantic: Callable[..., Any] | None, question: str, keywords: list[str], code_hint: str | None,
+                    named: bool, result: QueryResult) -> list[QueryHit]:
+    """Semantic hits when an index exists; any index failure is noted and the other routes answer alone."""
+    if semantic is None:
+        result.notes.append("semantic search unavailable (no index yet): run sync_index to add it")
+        return []
+    try:
+        extra: dict[str, Any] = {"keywords": keywords} if keywords else {}
+        if code_hint:
+            extra["code_hint"] = code_hint
+        hits = _semantic_hits(semantic, question, extra, SEMANTIC_TOP if named else SEMANTIC_LEAD)
+    except Exception as err:  # any index failure degrades to the other routes
+        log.warning("semantic route failed for query %r: %s", question, err)
+        message = err.message if isinstance(err, CodeIntelError) else f"{type(err).__name__}: {err}"
+        result.notes.append(f"semantic search failed, answered without it: {message}")
+        return []
+    result.routes_used.append("semantic")
+    return hits

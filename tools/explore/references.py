@@ -184,18 +184,9 @@ def judge_hits(
     by_file: dict[str, list[RgLine]] = defaultdict(list)
     for line in lines:
         by_file[line.file].append(line)
-
-    code_files = [f for f in by_file if lexical.handles(f)]
-    maps = lexical.maps_for(code_files)
-    unjudged = [f for f in code_files if f not in maps]  # the time budget ran out before their maps were built
-    if unjudged:
-        budget.note_partial(f"{len(unjudged)} files with hits were not checked for code, comments and strings "
-                            "in time and are left out")
-    sites = definition_sites(name, [f for f in code_files if f in maps])
+    maps, unjudged = _lexical_maps(lexical, by_file)
     qualified = qualified or Qualified(member=False)
-    if qualified.member:
-        sites = {site: kind for site, kind in sites.items() if kind not in _NOT_MEMBERS}
-    sites = {site: kind for site, kind in sites.items() if site not in qualified.other_sites}
+    sites = _kept_sites(definition_sites(name, list(maps)), qualified)
     definitions = set(sites)
     methods_only = _methods_only(sites)
     references: list[Reference] = []
@@ -219,6 +210,26 @@ def judge_hits(
         left_out=_left_out(name, left_out["comment"], left_out["string"], left_out["other_name"],
                            left_out["namesake"]),
     )
+
+
+def _lexical_maps(lexical: LexicalIndex, by_file: dict[str, list[RgLine]]) -> tuple[dict[str, LexicalMap | None], set[str]]:
+    """The lexical maps of the code files with hits, and the code files whose map the time budget left unbuilt
+    (their hits cannot be judged, so they are left out and the answer says so)."""
+    code_files = [f for f in by_file if lexical.handles(f)]
+    maps = lexical.maps_for(code_files)
+    unjudged = [f for f in code_files if f not in maps]
+    if unjudged:
+        budget.note_partial(f"{len(unjudged)} files with hits were not checked for code, comments and strings "
+                            "in time and are left out")
+    return {f: maps[f] for f in code_files if f in maps}, set(unjudged)
+
+
+def _kept_sites(sites: dict[tuple[str, int], str], qualified: Qualified) -> dict[tuple[str, int], str]:
+    """The definition sites that belong to the name asked about: members only for `Type.name`, never another
+    type's own definition."""
+    if qualified.member:
+        sites = {site: kind for site, kind in sites.items() if kind not in _NOT_MEMBERS}
+    return {site: kind for site, kind in sites.items() if site not in qualified.other_sites}
 
 
 def _methods_only(sites: dict[tuple[str, int], str]) -> frozenset[str]:

@@ -119,6 +119,42 @@ def _as_list(value: str | list[str] | None) -> list[str]:
     return [value] if isinstance(value, str) else list(value)
 
 
+def _checked_patterns(pattern: str | list[str], context_lines: int, max_results: int) -> list[str]:
+    """search_text's patterns as a list, or a refusal that says what to send instead."""
+    patterns = _as_list(pattern)
+    if not patterns or any(not isinstance(p, str) or p == "" for p in patterns):
+        raise InvalidArgument("pattern is empty", hint="send a regex, or a list of them, e.g. 'def \\w+_config'")
+    if len(patterns) > MAX_PATTERNS:
+        raise InvalidArgument(f"{len(patterns)} patterns sent; at most {MAX_PATTERNS} run at once",
+                              hint="split the search into several calls")
+    if max_results < 1 or not 0 <= context_lines <= 50:
+        raise InvalidArgument("max_results must be >= 1 and context_lines between 0 and 50")
+    return patterns
+
+
+def _rg_flags(case_sensitive: bool, fixed_strings: bool, globs: list[str]) -> list[str]:
+    """rg's flags for a text search; a glob reaching above the project is refused before rg runs."""
+    flags = ["--case-sensitive" if case_sensitive else "--ignore-case"]
+    if fixed_strings:
+        flags.append("--fixed-strings")
+    for g in globs:
+        refuse_parent_parts(g)
+        flags += ["--glob", g]
+    return flags
+
+
+def _text_result(outcomes: list[tuple[str, LineSearch]], *, many: bool) -> PatternResult | MultiPatternResult:
+    """One pattern's result, or the list's results with their totals when a list was sent."""
+    # built, not validated: the match records come from our own parsing of rg's lines, thousands at a time
+    results = [PatternResult.model_construct(pattern=p, matches=o.matches, total_matches=o.total,
+                                             truncated=o.total > len(o.matches), files_with_matches=o.files)
+               for p, o in outcomes]
+    if not many:
+        return results[0]
+    return MultiPatternResult(results=results, total_matches=sum(r.total_matches for r in results),
+                              truncated=any(r.truncated for r in results))
+
+
 class ReferenceScope(TypedDict, total=False):
     """Where find_references looks and what it counts (references_answer passes them on)."""
 
@@ -192,23 +228,9 @@ class Explorer:
         max_results: int = 100,
     ) -> PatternResult | MultiPatternResult:
         self.warm_up()
-        patterns = _as_list(pattern)
-        if not patterns or any(not isinstance(p, str) or p == "" for p in patterns):
-            raise InvalidArgument("pattern is empty", hint="send a regex, or a list of them, e.g. 'def \\w+_config'")
-        if len(patterns) > MAX_PATTERNS:
-            raise InvalidArgument(f"{len(patterns)} patterns sent; at most {MAX_PATTERNS} run at once",
-                                  hint="split the search into several calls")
-        if max_results < 1 or not 0 <= context_lines <= 50:
-            raise InvalidArgument("max_results must be >= 1 and context_lines between 0 and 50")
+        patterns = _checked_patterns(pattern, context_lines, max_results)
         filters = self.filters(path)
-        flags = ["--case-sensitive" if case_sensitive else "--ignore-case"]
-        if fixed_strings:
-            flags.append("--fixed-strings")
-        globs: list[str] = []
-        for g in _as_list(glob):
-            refuse_parent_parts(g)
-            globs += ["--glob", g]
-        flags += globs
+        flags = _rg_flags(case_sensitive, fixed_strings, _as_list(glob))
         timeout = self.config.search_timeout_seconds
         skipped = self._skipped(filters, _as_list(glob), timeout)
 
@@ -221,15 +243,7 @@ class Explorer:
         else:
             with ThreadPoolExecutor(max_workers=min(4, len(patterns))) as pool:
                 outcomes = list(pool.map(budget.carry(one), patterns))
-        # built, not validated: the match records come from our own parsing of rg's lines, thousands at a time
-        results = [PatternResult.model_construct(pattern=p, matches=o.matches, total_matches=o.total,
-                                                 truncated=o.total > len(o.matches), files_with_matches=o.files)
-                   for p, o in outcomes]
-        if isinstance(pattern, str):
-            answer: PatternResult | MultiPatternResult = results[0]
-        else:
-            answer = MultiPatternResult(results=results, total_matches=sum(r.total_matches for r in results),
-                                        truncated=any(r.truncated for r in results))
+        answer = _text_result(outcomes, many=not isinstance(pattern, str))
         attach_skipped(answer, skipped())
         return answer
 

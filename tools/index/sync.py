@@ -329,6 +329,32 @@ class ForestSync:
     def _index_batch(self, batch: list[SourceFile]) -> _Batch | None:
         """Chunk and embed a batch of files into memory (searchable from here on); the returned batch is what
         Chroma and the manifest still have to record (`persist`)."""
+        prepared = self._prepare_all(batch)
+        new_ids, new_texts, new_docs, new_meta, keep = self._split_new(prepared)
+        try:
+            vectors = self._embed_first(new_texts)
+        except ToolUnavailable:
+            raise
+        except Exception as err:  # one bad batch must not lose the rest of the sync
+            log.exception("embedding failed for a batch of %d files", len(prepared))
+            self.counts.files_failed.extend(p.source.path for p in prepared)
+            self.manifest.partial_reason = f"embedding failed: {err}"
+            return None
+        self.memory.add(new_ids, vectors, new_docs, new_meta)
+        del vectors  # the memory index holds them; Chroma reads them from there
+        self.memory.update_metadata(list(keep), [m for _, m in keep.values()])
+        stale: list[str] = []
+        entries: dict[str, FileEntry] = {}
+        for item in prepared:
+            stale.extend(self._drop_gone(item))
+            entries[item.source.path] = self._file_entry(item, keep)
+        self.counts.chunks_removed += len(stale)
+        self.counts.chunks_added += len(new_ids)
+        self.counts.chunks_kept += len(keep)
+        return _Batch(new_ids, new_docs, keep, stale, entries)
+
+    def _prepare_all(self, batch: list[SourceFile]) -> list[_Prepared]:
+        """Chunk each file; one unreadable file is counted as failed and does not stop the batch."""
         prepared: list[_Prepared] = []
         for source in batch:
             try:
@@ -339,7 +365,12 @@ class ForestSync:
                 continue
             if item is not None:
                 prepared.append(item)
-        # embed only chunks whose text is new; unchanged ones keep their stored vectors
+        return prepared
+
+    def _split_new(self, prepared: list[_Prepared]) -> tuple[
+            list[str], list[str], list[str], list[dict[str, Any]], dict[str, tuple[ChunkEntry, dict[str, Any]]]]:
+        """Embed only chunks whose text is new (ids, texts, documents, metadata); unchanged ones keep their
+        stored vectors and only get fresh metadata (`keep`)."""
         new_ids, new_texts, new_docs, new_meta = [], [], [], []
         keep: dict[str, tuple[ChunkEntry, dict[str, Any]]] = {}
         for item in prepared:
@@ -354,48 +385,41 @@ class ForestSync:
                     new_texts.append(text)
                     new_docs.append(chunk.content)
                     new_meta.append(meta)
-        try:
-            embedder = self.spaces.first_embedder
-            vectors = embedder.embed(new_texts) if isinstance(embedder, StaticEmbedder) else (
-                embedder.embed_documents(new_texts) if new_texts else [])
-        except ToolUnavailable:
-            raise
-        except Exception as err:  # one bad batch must not lose the rest of the sync
-            log.exception("embedding failed for a batch of %d files", len(prepared))
-            self.counts.files_failed.extend(p.source.path for p in prepared)
-            self.manifest.partial_reason = f"embedding failed: {err}"
-            return None
-        self.memory.add(new_ids, vectors, new_docs, new_meta)
-        del vectors  # the memory index holds them; Chroma reads them from there
-        self.memory.update_metadata(list(keep), [m for _, m in keep.values()])
-        stale: list[str] = []
-        entries: dict[str, FileEntry] = {}
-        for item in prepared:
-            old = self.manifest.files.get(item.source.path)
-            current_ids = set(item.ids)
-            gone = [c.id for c in old.chunks if c.id not in current_ids] if old else []
-            stale.extend(gone)
-            self.lexical.remove(gone)
-            self.memory.remove(gone)
-            for cid, chunk in zip(item.ids, item.chunks, strict=True):
-                self.lexical.add(cid, lexical_text(chunk.file, chunk.symbol, chunk.content,
-                                                   member_names(chunk.symbol, chunk.symbols)))
-            entries[item.source.path] = FileEntry(
-                sha256=item.sha, size=item.source.size, mtime_ns=trusted_mtime(item.source.mtime_ns),
-                language=item.chunks[0].language if item.chunks else (language_for(item.source.path) or "text"),
-                chunks=[ChunkEntry(id=cid, start_line=c.start_line, end_line=c.end_line, symbol=c.symbol,
-                                   symbols=c.symbols, kind=c.kind,
-                                   full=keep[cid][0].full if cid in keep else self.spaces.fast is None)
-                        for cid, c in zip(item.ids, item.chunks, strict=True)],
-            )
-            if old is None:
-                self.counts.files_added += 1
-            else:
-                self.counts.files_changed += 1
-        self.counts.chunks_removed += len(stale)
-        self.counts.chunks_added += len(new_ids)
-        self.counts.chunks_kept += len(keep)
-        return _Batch(new_ids, new_docs, keep, stale, entries)
+        return new_ids, new_texts, new_docs, new_meta, keep
+
+    def _embed_first(self, texts: list[str]) -> Any:
+        """Vectors of the first pass's model (the static model embeds documents and queries alike)."""
+        embedder = self.spaces.first_embedder
+        return embedder.embed(texts) if isinstance(embedder, StaticEmbedder) else (
+            embedder.embed_documents(texts) if texts else [])
+
+    def _drop_gone(self, item: _Prepared) -> list[str]:
+        """Forget the file's chunks that no longer exist and index its current ones lexically; returns the gone ids."""
+        old = self.manifest.files.get(item.source.path)
+        current_ids = set(item.ids)
+        gone = [c.id for c in old.chunks if c.id not in current_ids] if old else []
+        self.lexical.remove(gone)
+        self.memory.remove(gone)
+        for cid, chunk in zip(item.ids, item.chunks, strict=True):
+            self.lexical.add(cid, lexical_text(chunk.file, chunk.symbol, chunk.content,
+                                               member_names(chunk.symbol, chunk.symbols)))
+        return gone
+
+    def _file_entry(self, item: _Prepared, keep: dict[str, tuple[ChunkEntry, dict[str, Any]]]) -> FileEntry:
+        """The file's manifest entry; a kept chunk keeps its full-model mark, a new one has it only without a
+        fast pass."""
+        if item.source.path in self.manifest.files:
+            self.counts.files_changed += 1
+        else:
+            self.counts.files_added += 1
+        return FileEntry(
+            sha256=item.sha, size=item.source.size, mtime_ns=trusted_mtime(item.source.mtime_ns),
+            language=item.chunks[0].language if item.chunks else (language_for(item.source.path) or "text"),
+            chunks=[ChunkEntry(id=cid, start_line=c.start_line, end_line=c.end_line, symbol=c.symbol,
+                               symbols=c.symbols, kind=c.kind,
+                               full=keep[cid][0].full if cid in keep else self.spaces.fast is None)
+                    for cid, c in zip(item.ids, item.chunks, strict=True)],
+        )
 
     def persist(self, batch: _Batch) -> None:
         """Write one searchable batch to Chroma, then record its files in the manifest."""

@@ -164,28 +164,8 @@ class SemanticIndex:
             stores = parts.spaces.stores()
             self._state = SyncState()
             self._syncing = True
-            # a fresh index never waits for Chroma (seconds to import): the writer thread empties its collections
-            # before it stores the first batch, while the files are already being indexed into memory
-            fresh = False
             try:
-                if force:
-                    parts.lexical.clear()
-                    parts.memory.clear()
-                    parts.manifest.files.clear()
-                    parts.manifest.complete, parts.manifest.last_complete_sync = False, None
-                    fresh = True
-                elif parts.manifest.files and (parts.document_store.count(FOREST) == 0 or (
-                        parts.manifest.full_chunk_count and parts.store.count(FOREST) == 0)):
-                    log.warning("a Forest collection is empty but the manifest lists files; rebuilding")
-                    parts.manifest.files.clear()
-                    parts.lexical.clear()
-                    parts.memory.clear()
-                    fresh = True
-                elif not parts.manifest.files:
-                    # no manifest (first sync, older format or chunking): whatever the collections hold is orphaned
-                    parts.lexical.clear()
-                    parts.memory.clear()
-                    fresh = True
+                fresh = self._clear_for_rebuild(parts, force)
                 self._ensure_lexical(parts)
             except BaseException:
                 self._syncing = False
@@ -195,18 +175,7 @@ class SemanticIndex:
                              reset_stores=[store for store in stores] if fresh else [])
             self._run = run
             try:
-                finished = run.run_files(progress)
-                if finished and wait:
-                    parts.agreements.restore_if_empty()
-                    run.run_full(progress)
-                elif finished and run.manifest.full_chunk_count == run.manifest.chunk_count:
-                    run.run_full(progress)  # nothing for the full model to do: finish here
-            except BaseException:
-                if not parts.manifest.partial_reason:
-                    parts.manifest.partial_reason = "the last sync failed before finishing"
-                parts.manifest.complete = False
-                save_manifest(parts.manifest_file, parts.manifest)
-                raise
+                self._run_passes(parts, run, progress, wait)
             finally:
                 self._syncing = False
                 self._run = None
@@ -218,6 +187,47 @@ class SemanticIndex:
             report["note"] = (f"every file is searchable with the fast static model; the full model embeds the other "
                               f"{pending} chunks in the background (semantic_search says when it is done)")
         return report
+
+    def _clear_for_rebuild(self, parts: _Parts, force: bool) -> bool:
+        """Empty the in-memory indexes when the sync rebuilds everything, and say so (True): the writer thread
+        then empties the collections before its first batch, so a fresh index never waits for Chroma."""
+        if force:
+            parts.lexical.clear()
+            parts.memory.clear()
+            parts.manifest.files.clear()
+            parts.manifest.complete, parts.manifest.last_complete_sync = False, None
+            return True
+        if parts.manifest.files and (parts.document_store.count(FOREST) == 0 or (
+                parts.manifest.full_chunk_count and parts.store.count(FOREST) == 0)):
+            log.warning("a Forest collection is empty but the manifest lists files; rebuilding")
+            parts.manifest.files.clear()
+            parts.lexical.clear()
+            parts.memory.clear()
+            return True
+        if not parts.manifest.files:
+            # no manifest (first sync, older format or chunking): whatever the collections hold is orphaned
+            parts.lexical.clear()
+            parts.memory.clear()
+            return True
+        return False
+
+    @staticmethod
+    def _run_passes(parts: _Parts, run: ForestSync, progress: Progress | None, wait: bool) -> None:
+        """The file pass, then the full model's pass when the caller waits (or it has nothing to do); a failure
+        leaves the manifest marked incomplete."""
+        try:
+            finished = run.run_files(progress)
+            if finished and wait:
+                parts.agreements.restore_if_empty()
+                run.run_full(progress)
+            elif finished and run.manifest.full_chunk_count == run.manifest.chunk_count:
+                run.run_full(progress)  # nothing for the full model to do: finish here
+        except BaseException:
+            if not parts.manifest.partial_reason:
+                parts.manifest.partial_reason = "the last sync failed before finishing"
+            parts.manifest.complete = False
+            save_manifest(parts.manifest_file, parts.manifest)
+            raise
 
     def sync_answering(self, force: bool = False, progress: Progress | None = None, wait: bool = False,
                        answer_within: float = SYNC_ANSWER_S) -> dict[str, Any]:

@@ -240,39 +240,49 @@ class ForestSync:
         self.state.phase, self.state.full_total, self.state.full_done = "full", len(pending), 0
         if pending:
             notify(0, len(pending), f"full model: {len(pending)} chunks to embed")
-        source = self.spaces.first_store
         for start in range(0, len(pending), FULL_CHUNKS_PER_BATCH):
             if self.stop.is_set():
                 self.manifest.partial_reason = (f"sync stopped: {self.state.full_done} of {len(pending)} chunks "
                                                 "embedded by the full model; the fast vectors answer meanwhile")
                 save_manifest(self.manifest_file, self.manifest)
                 return False
-            batch = pending[start : start + FULL_CHUNKS_PER_BATCH]
-            got = source.get(FOREST, ids=[c.id for _, c in batch], include=("documents", "metadatas"))
-            found = {i: (d or "", dict(m or {})) for i, d, m in zip(got["ids"], got["documents"], got["metadatas"],
-                                                                     strict=True)}
-            ids = [c.id for _, c in batch if c.id in found]
-            texts = [embedding_text(stored_chunk(*found[i])) for i in ids]
-            try:
-                vectors = self.spaces.full.embed_documents(texts) if texts else []
-            except ToolUnavailable:
-                raise
-            except Exception as err:  # the fast vectors keep answering; the next sync retries
-                log.exception("full-model embedding failed for %d chunks", len(texts))
-                self.manifest.partial_reason = f"full-model embedding failed: {err}"
-                save_manifest(self.manifest_file, self.manifest)
+            if not self._embed_full(pending[start : start + FULL_CHUNKS_PER_BATCH], len(pending)):
                 return False
-            self.spaces.full_store.upsert(FOREST, ids, vectors, [found[i][0] for i in ids], [found[i][1] for i in ids])
-            for _, entry in batch:
-                entry.full = True
-            if len(ids) < len(batch):  # listed but not stored (a store wiped under us): the next sync rebuilds
-                log.warning("%d chunks listed in the manifest are missing from the store", len(batch) - len(ids))
-            self.counts.chunks_full_embedded += len(ids)
-            self.state.full_done += len(batch)
-            self.manifest.partial_reason = (f"full model: {self.state.full_done} of {len(pending)} chunks embedded; "
-                                            "the fast vectors answer until it is done")
-            self._save()
             notify(self.state.full_done, len(pending), f"full model: {self.state.full_done}/{len(pending)} chunks")
+        self._finish()
+        return True
+
+    def _embed_full(self, batch: list[tuple[str, ChunkEntry]], pending: int) -> bool:
+        """Re-embed one batch of stored chunks with the full model and save the progress; False when the model
+        failed (the fast vectors keep answering; the next sync retries)."""
+        got = self.spaces.first_store.get(FOREST, ids=[c.id for _, c in batch], include=("documents", "metadatas"))
+        found = {i: (d or "", dict(m or {})) for i, d, m in zip(got["ids"], got["documents"], got["metadatas"],
+                                                                 strict=True)}
+        ids = [c.id for _, c in batch if c.id in found]
+        texts = [embedding_text(stored_chunk(*found[i])) for i in ids]
+        try:
+            vectors = self.spaces.full.embed_documents(texts) if texts else []
+        except ToolUnavailable:
+            raise
+        except Exception as err:
+            log.exception("full-model embedding failed for %d chunks", len(texts))
+            self.manifest.partial_reason = f"full-model embedding failed: {err}"
+            save_manifest(self.manifest_file, self.manifest)
+            return False
+        self.spaces.full_store.upsert(FOREST, ids, vectors, [found[i][0] for i in ids], [found[i][1] for i in ids])
+        for _, entry in batch:
+            entry.full = True
+        if len(ids) < len(batch):  # listed but not stored (a store wiped under us): the next sync rebuilds
+            log.warning("%d chunks listed in the manifest are missing from the store", len(batch) - len(ids))
+        self.counts.chunks_full_embedded += len(ids)
+        self.state.full_done += len(batch)
+        self.manifest.partial_reason = (f"full model: {self.state.full_done} of {pending} chunks embedded; "
+                                        "the fast vectors answer until it is done")
+        self._save()
+        return True
+
+    def _finish(self) -> None:
+        """Mark the manifest complete, or say which files could not be indexed."""
         self.state.phase = "done"
         if self.counts.files_failed:
             failed = self.counts.files_failed
@@ -281,7 +291,6 @@ class ForestSync:
             self.manifest.complete, self.manifest.partial_reason = True, None
             self.manifest.last_complete_sync = time.time()
         save_manifest(self.manifest_file, self.manifest)
-        return True
 
     # -------------------------------------------------------------- helpers
     def _remove(self, paths: list[str]) -> None:

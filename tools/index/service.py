@@ -457,53 +457,14 @@ class SemanticIndex:
         collection (the full model's, once it holds every chunk)."""
         limit = max(CANDIDATES, n * 3)
         self._ensure_lexical(parts)
-        memory = parts.memory
         lexical_scores = parts.lexical.scores(search.lexical_text)
         wanted = [i for i, _ in top(lexical_scores, limit)]
         wanted += [i for i in self._definitions(parts, search) if i not in lexical_scores]
-        known: dict[str, tuple[float, str, dict[str, Any]]] = {}
-        if store is None:
-            dense = memory.nearest(vector, limit)
-            missing = [i for i in dict.fromkeys(wanted) if i not in dict(dense)]
-            for cid, similarity in dense + list(memory.similarity(vector, missing).items()):
-                entry = memory.entry(cid)
-                if entry is not None:
-                    known[cid] = (similarity, entry.snippet, entry.meta)
-        else:
-            for i, sim, doc, meta in store.query(FOREST, vector, limit):
-                known[i] = (sim, doc, meta)
-            missing = [i for i in dict.fromkeys(wanted) if i not in known]
-            if missing:
-                got = store.get(FOREST, ids=missing, include=("documents", "metadatas", "embeddings"))
-                for i, doc, meta, emb in zip(got["ids"], got["documents"], got["metadatas"], got["embeddings"],
-                                             strict=True):
-                    known[i] = (float(sum(a * b for a, b in zip(vector, emb, strict=False))), doc or "",
-                                dict(meta or {}))
-        candidates = []
-        for cid, (similarity, _doc, meta) in known.items():
-            file = str(meta.get("file", ""))
-            candidates.append(Scored(cid, similarity, lexical_scores.get(cid, 0.0), file, str(meta.get("symbol") or ""),
-                                     [x for x in str(meta.get("symbols", "")).split(",") if x],
-                                     str(meta.get("kind", "")), file_role(file)))
-        if weights is not None:
-            ranked = rank_code(candidates, search.query, search.keywords, weights)[:n]
-        else:  # the transformer model's space keeps the ranking it was tuned with (#15): fusion, then Signals
-            fused = dict(fuse({c.id: c.dense for c in candidates}, {c.id: c.lexical for c in candidates},
-                              dense_weight=DENSE_WEIGHT))
-            ranked = rerank([Candidate(c.id, fused[c.id], c.file, c.symbol, c.symbols, c.kind, c.role)
-                             for c in candidates], set(lexical_tokens(search.query)), search.words,
-                            search.keywords)[:n]  # type: ignore[assignment]
-        results = []
-        for c in ranked:
-            similarity, document, meta = known[c.id]
-            results.append({
-                "chunk_id": c.id, "file": meta.get("file"), "line": meta.get("start_line"),
-                "end_line": meta.get("end_line"), "symbol": meta.get("symbol") or None,
-                "language": meta.get("language"), "kind": meta.get("kind"), "role": c.role,
-                "score": round(c.score, 4), "similarity": round(similarity, 4), "source": FOREST,
-                "snippet": "\n".join(document.splitlines()[:SNIPPET_LINES])[:600],
-            })
-        return results
+        known = (_known_in_memory(parts.memory, vector, wanted, limit) if store is None
+                 else _known_in_store(store, vector, wanted, limit))
+        candidates = [_scored(cid, similarity, lexical_scores.get(cid, 0.0), meta)
+                      for cid, (similarity, _doc, meta) in known.items()]
+        return [_forest_result(c, *known[c.id]) for c in _ranked(candidates, search, n, weights)]
 
     def _definitions(self, parts: _Parts, search: ForestQuery) -> list[str]:
         """Chunks that define a name the question writes or the caller passed as a keyword (the definitions the
@@ -622,3 +583,61 @@ class SemanticIndex:
 def _dot(a: list[float], b: list[float]) -> float:
     return float(sum(x * y for x, y in zip(a, b, strict=False)))
 
+
+_Known = dict[str, tuple[float, str, dict[str, Any]]]  # chunk id -> (similarity, document, metadata)
+
+
+def _known_in_memory(memory: MemoryIndex, vector: list[float], wanted: list[str], limit: int) -> _Known:
+    """The nearest chunks held in memory, plus the lexical side's and the definitions' with their similarity."""
+    known: _Known = {}
+    dense = memory.nearest(vector, limit)
+    missing = [i for i in dict.fromkeys(wanted) if i not in dict(dense)]
+    for cid, similarity in dense + list(memory.similarity(vector, missing).items()):
+        entry = memory.entry(cid)
+        if entry is not None:
+            known[cid] = (similarity, entry.snippet, entry.meta)
+    return known
+
+
+def _known_in_store(store: VectorStore, vector: list[float], wanted: list[str], limit: int) -> _Known:
+    """The same from a Chroma collection: the chunks it did not return are fetched and scored here."""
+    known: _Known = {}
+    for i, sim, doc, meta in store.query(FOREST, vector, limit):
+        known[i] = (sim, doc, meta)
+    missing = [i for i in dict.fromkeys(wanted) if i not in known]
+    if missing:
+        got = store.get(FOREST, ids=missing, include=("documents", "metadatas", "embeddings"))
+        for i, doc, meta, emb in zip(got["ids"], got["documents"], got["metadatas"], got["embeddings"],
+                                     strict=True):
+            known[i] = (float(sum(a * b for a, b in zip(vector, emb, strict=False))), doc or "",
+                        dict(meta or {}))
+    return known
+
+
+def _scored(cid: str, similarity: float, lexical: float, meta: dict[str, Any]) -> Scored:
+    file = str(meta.get("file", ""))
+    return Scored(cid, similarity, lexical, file, str(meta.get("symbol") or ""),
+                  [x for x in str(meta.get("symbols", "")).split(",") if x],
+                  str(meta.get("kind", "")), file_role(file))
+
+
+def _ranked(candidates: list[Scored], search: ForestQuery, n: int, weights: CodeRanking | None) -> list[Scored]:
+    """rank_code with `weights`; without, the transformer model's space keeps the ranking it was tuned with
+    (#15): fusion, then Signals."""
+    if weights is not None:
+        return rank_code(candidates, search.query, search.keywords, weights)[:n]
+    fused = dict(fuse({c.id: c.dense for c in candidates}, {c.id: c.lexical for c in candidates},
+                      dense_weight=DENSE_WEIGHT))
+    return rerank([Candidate(c.id, fused[c.id], c.file, c.symbol, c.symbols, c.kind, c.role)
+                   for c in candidates], set(lexical_tokens(search.query)), search.words,
+                  search.keywords)[:n]  # type: ignore[return-value]
+
+
+def _forest_result(c: Scored, similarity: float, document: str, meta: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "chunk_id": c.id, "file": meta.get("file"), "line": meta.get("start_line"),
+        "end_line": meta.get("end_line"), "symbol": meta.get("symbol") or None,
+        "language": meta.get("language"), "kind": meta.get("kind"), "role": c.role,
+        "score": round(c.score, 4), "similarity": round(similarity, 4), "source": FOREST,
+        "snippet": "\n".join(document.splitlines()[:SNIPPET_LINES])[:600],
+    }

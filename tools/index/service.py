@@ -379,15 +379,7 @@ class SemanticIndex:
         """`keywords` (identifiers the caller expects) and `code_hint` (a sketch of the code it expects) are
         optional and fused with the question: both join the lexical query, the hint's vector joins the
         question's, and a chunk defining one of the keywords ranks higher."""
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidArgument("query is empty", hint="describe what you are looking for in a few words")
-        keywords = check_keywords(keywords)
-        code_hint = check_code_hint(code_hint)
-        if not isinstance(n_results, int) or not 1 <= n_results <= 100:
-            raise InvalidArgument(f"n_results must be between 1 and 100, got {n_results!r}", hint="send e.g. 10")
-        if collection not in (None, FOREST, MAP):
-            raise InvalidArgument(f"unknown collection {collection!r}",
-                                  hint="send 'forest', 'map', or omit it to search the Map first, then the Forest")
+        keywords, code_hint = _checked_search(query, n_results, collection, keywords, code_hint)
         parts = self._get_parts()
         complete = parts.manifest.complete and not self._syncing
         index = self._index_state(parts)
@@ -409,15 +401,8 @@ class SemanticIndex:
             return self._with_state_note(response, parts, complete)
         results: list[dict[str, Any]] = []
         if parts.manifest.files or len(parts.memory):
-            search = ForestQuery(query, keywords, code_hint)
-            if parts.fast_store is None or (index["quality"] == "fast" and parts.static is not None):
-                # the first pass's space, held in memory: the static model's (the default model, or the fast pass)
-                model = parts.static if parts.static is not None else parts.embedder
-                vector = search.vector(model.embed_queries, full_vector if model is parts.embedder else None)
-                results = self._forest_results(parts, None, search, vector, n_results, CODE_RANKING)
-            else:
-                vector = search.vector(parts.embedder.embed_queries, full_vector)
-                results = self._forest_results(parts, parts.store, search, vector, n_results, None)
+            results = self._search_forest(parts, ForestQuery(query, keywords, code_hint), index["quality"],
+                                          full_vector, n_results)
         extras = [(a, s) for a, s in map_hits if s >= MAP_EXTRA_SCORE]
         source = FOREST
         if extras:
@@ -425,6 +410,17 @@ class SemanticIndex:
             source = "map+forest"
         response.update(source=source, results=results)
         return self._with_state_note(response, parts, complete)
+
+    def _search_forest(self, parts: _Parts, search: ForestQuery, quality: str | None, full_vector: list[float] | None,
+                       n_results: int) -> list[dict[str, Any]]:
+        """Search the space that holds every chunk now: the full model's collection once it is complete, else
+        the first pass's, held in memory (the default static model's, or the fast pass's)."""
+        if parts.fast_store is None or (quality == "fast" and parts.static is not None):
+            model = parts.static if parts.static is not None else parts.embedder
+            vector = search.vector(model.embed_queries, full_vector if model is parts.embedder else None)
+            return self._forest_results(parts, None, search, vector, n_results, CODE_RANKING)
+        vector = search.vector(parts.embedder.embed_queries, full_vector)
+        return self._forest_results(parts, parts.store, search, vector, n_results, None)
 
     def _with_state_note(self, response: dict[str, Any], parts: _Parts, complete: bool) -> dict[str, Any]:
         index = response["index"]
@@ -641,3 +637,18 @@ def _forest_result(c: Scored, similarity: float, document: str, meta: dict[str, 
         "score": round(c.score, 4), "similarity": round(similarity, 4), "source": FOREST,
         "snippet": "\n".join(document.splitlines()[:SNIPPET_LINES])[:600],
     }
+
+
+def _checked_search(query: str, n_results: int, collection: str | None, keywords: list[str] | None,
+                    code_hint: str | None) -> tuple[list[str], str | None]:
+    """semantic_search's arguments checked, with the keywords and hint as the search reads them."""
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidArgument("query is empty", hint="describe what you are looking for in a few words")
+    checked_keywords = check_keywords(keywords)
+    checked_hint = check_code_hint(code_hint)
+    if not isinstance(n_results, int) or not 1 <= n_results <= 100:
+        raise InvalidArgument(f"n_results must be between 1 and 100, got {n_results!r}", hint="send e.g. 10")
+    if collection not in (None, FOREST, MAP):
+        raise InvalidArgument(f"unknown collection {collection!r}",
+                              hint="send 'forest', 'map', or omit it to search the Map first, then the Forest")
+    return checked_keywords, checked_hint

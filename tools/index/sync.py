@@ -185,22 +185,42 @@ class ForestSync:
     def run_files(self, progress: Progress | None = None) -> bool:
         """Bring every file's chunks up to date (static vectors for new chunks); False when stopped."""
         notify = progress or (lambda done, total, message: None)
-        files, too_big = list_source_files(self.root, self.config)
-        self.counts.files_scanned = len(files)
-        self.counts.files_skipped = too_big
-        current = {f.path: f for f in files}
-        self._remove([path for path in self.manifest.files if path not in current])
-        todo = self._changed(files)
+        files, todo = self._scan()
         total = len(todo)
         self.state.phase, self.state.files_total, self.state.files_done = "files", total, 0
         notify(0, total, f"{len(files)} files scanned, {total} to index")
         self.manifest.complete = False
         self.manifest.partial_reason = f"sync in progress: 0 of {total} changed files indexed"
-        # Chroma writes run in a thread of their own, after the file pass (see PERSIST_BACKLOG_CHARS): the files are
-        # searchable from memory before Chroma (seconds to import, more to store) has them. numpy is imported here
-        # first: two threads importing it at once (Chroma's import, the embedder's) can fail.
+        self._index_files(todo, notify)
+        if self.stop.is_set():
+            self.manifest.partial_reason = f"sync stopped: {self.state.files_done} of {total} changed files indexed"
+            self._save(force=True)
+            return False
+        pending_full = self.manifest.chunk_count - self.manifest.full_chunk_count
+        self.manifest.partial_reason = None
+        if pending_full:
+            self.manifest.partial_reason = (f"{pending_full} chunks await the full model; the fast static vectors "
+                                            "answer meanwhile")
+        self._save(force=True)
+        return True
+
+    def _scan(self) -> tuple[list[SourceFile], list[SourceFile]]:
+        """List the project's files, forget the deleted ones; returns every file and the changed ones."""
+        files, too_big = list_source_files(self.root, self.config)
+        self.counts.files_scanned = len(files)
+        self.counts.files_skipped = too_big
+        current = {f.path: f for f in files}
+        self._remove([path for path in self.manifest.files if path not in current])
+        return files, self._changed(files)
+
+    def _index_files(self, todo: list[SourceFile], notify: Progress) -> None:
+        """Index the changed files in batches until done or stopped. Chroma writes run in a thread of their own
+        (see PERSIST_BACKLOG_CHARS): the files are searchable from memory before Chroma (seconds to import, more
+        to store) has them."""
+        # numpy is imported here first: two threads importing it at once (Chroma's import, the embedder's) can fail
         import numpy  # noqa: F401
 
+        total = len(todo)
         writer = _Writer(self)
         try:
             for start in range(0, total, FILES_PER_BATCH):
@@ -215,17 +235,6 @@ class ForestSync:
             self.state.phase = "persist"
         finally:
             writer.close(discard=self.stop.is_set())  # a stopped sync leaves the unwritten files to the next one
-        if self.stop.is_set():
-            self.manifest.partial_reason = f"sync stopped: {self.state.files_done} of {total} changed files indexed"
-            self._save(force=True)
-            return False
-        pending_full = self.manifest.chunk_count - self.manifest.full_chunk_count
-        self.manifest.partial_reason = None
-        if pending_full:
-            self.manifest.partial_reason = (f"{pending_full} chunks await the full model; the fast static vectors "
-                                            "answer meanwhile")
-        self._save(force=True)
-        return True
 
     # ------------------------------------------------------------ full pass
     def run_full(self, progress: Progress | None = None) -> bool:

@@ -254,16 +254,16 @@ class SemanticIndex:
         while True:
             left = None if deadline is None else deadline - time.perf_counter()
             finished = done.wait(0.05 if left is None else max(0.0, min(0.05, left)))
-            while not events.empty():
-                event = events.get()
-                if progress is not None:
-                    progress(*event)
+            _relay(events, progress)
             if finished:
                 if "error" in outcome:
                     raise outcome["error"]
                 return dict(outcome["report"])
             if left is not None and left <= 0:
-                break
+                return self._report_so_far(started)
+
+    def _report_so_far(self, started: float) -> dict[str, Any]:
+        """sync_index's answer while the sync carries on: its counts so far, and how to follow it."""
         parts = self._get_parts()
         run = self._run
         report = self._report(parts, run.counts if run is not None else SyncCounts(), started)
@@ -652,3 +652,11 @@ def _checked_search(query: str, n_results: int, collection: str | None, keywords
         raise InvalidArgument(f"unknown collection {collection!r}",
                               hint="send 'forest', 'map', or omit it to search the Map first, then the Forest")
     return checked_keywords, checked_hint
+
+
+def _relay(events: queue.SimpleQueue[tuple[float, float | None, str]], progress: Progress | None) -> None:
+    """Pass the sync thread's progress on from the calling thread (the MCP request's own)."""
+    while not events.empty():
+        event = events.get()
+        if progress is not None:
+            progress(*event)

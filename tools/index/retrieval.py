@@ -273,55 +273,87 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     """Fuse both sides and adjust by what the chunk is: the definition of a name the question writes (exact,
     then in another case), a file named like the question, its role (tests and docs lower unless asked), loose
     module code; then files that several candidates come from rise, and a file's later chunks decay."""
-    from code_intel.index.text import lexical_tokens
-
     w = weights or CODE_RANKING
     if not candidates:
         return []
+    cues = _Cues.of(query, keywords)
     dense = _min_max([c.dense for c in candidates])
     lexical_raw = [c.lexical for c in candidates]
     lexical = _min_max(lexical_raw) if any(lexical_raw) else [0.0] * len(candidates)
-    names = named_identifiers(query)
-    lowered = {n.lower() for n in names} | {k.lower() for k in keywords}
-    bare = len(query.split()) == 1 and len(names) == 1
-    terms = set(lexical_tokens(query))
-    wanted = asked_roles({x.lower() for x in re.findall(r"[A-Za-z]+", query)})
     for c, d, lx in zip(candidates, dense, lexical, strict=True):
-        score = w.dense_weight * d + (1 - w.dense_weight) * lx
-        if c.role not in wanted:
-            score -= w.role_penalty.get(c.role, 0.0)
-        if c.kind in ("module", "part"):
-            score -= w.module_penalty
-        if w.legacy_penalty and _LEGACY.search(c.file):
-            score -= w.legacy_penalty
-        own = c.symbol.rsplit(".", 1)[-1] if c.kind in ("class", "function") else ""  # a part defines nothing
-        if own and (own in names or own in keywords):
-            score += w.definition * (1.0 if c.kind == "class" else w.function_share)
-        elif own and own.lower() in lowered:
-            score += w.near_definition
-        elif c.kind == "class" and any(s.rsplit(".", 1)[-1] in names for s in c.symbols):
-            score += w.member
-        stem = PurePosixPath(c.file).stem
-        if terms and w.path:
-            score += w.path * len(terms & set(lexical_tokens(stem))) / len(terms)
-        if bare and stem.replace("_", "").replace("-", "").lower() == names[0].lower():
-            score += w.file_name_symbol
-        c.score = score
+        c.score = _adjusted(c, w.dense_weight * d + (1 - w.dense_weight) * lx, cues, w)
     ordered = sorted(candidates, key=lambda c: -c.score)
     if w.file_support:
-        by_file: dict[str, list[float]] = {}
-        for c in ordered:
-            by_file.setdefault(c.file, []).append(c.score)
-        support = {f: sum(max(s, 0.0) for s in v[1:4]) / 3 for f, v in by_file.items()}
-        for c in ordered:
-            c.score += w.file_support * support[c.file]
+        _add_file_support(ordered, w)
         ordered.sort(key=lambda c: -c.score)
     if w.repeat_decay < 1.0:
-        seen: dict[str, int] = {}
-        for c in ordered:
-            n = seen.get(c.file, 0)
-            seen[c.file] = n + 1
-            if n >= w.repeat_from and c.score > 0:
-                c.score *= w.repeat_decay ** (n - w.repeat_from + 1)
+        _decay_repeats(ordered, w)
         ordered.sort(key=lambda c: -c.score)
     return ordered
+
+
+@dataclass(frozen=True)
+class _Cues:
+    """What rank_code reads from the question once, rather than once per candidate."""
+
+    names: list[str]
+    keywords: Sequence[str]
+    lowered: set[str]
+    bare: bool  # the question is one name: a file named like it is probably the answer
+    terms: set[str]
+    wanted: set[str]
+
+    @classmethod
+    def of(cls, query: str, keywords: Sequence[str]) -> _Cues:
+        from code_intel.index.text import lexical_tokens
+
+        names = named_identifiers(query)
+        return cls(names=names, keywords=keywords,
+                   lowered={n.lower() for n in names} | {k.lower() for k in keywords},
+                   bare=len(query.split()) == 1 and len(names) == 1, terms=set(lexical_tokens(query)),
+                   wanted=asked_roles({x.lower() for x in re.findall(r"[A-Za-z]+", query)}))
+
+
+def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
+    """The fused score moved by what the chunk is; the steps keep their order so the sums stay bit-identical."""
+    from code_intel.index.text import lexical_tokens
+
+    if c.role not in cues.wanted:
+        score -= w.role_penalty.get(c.role, 0.0)
+    if c.kind in ("module", "part"):
+        score -= w.module_penalty
+    if w.legacy_penalty and _LEGACY.search(c.file):
+        score -= w.legacy_penalty
+    own = c.symbol.rsplit(".", 1)[-1] if c.kind in ("class", "function") else ""  # a part defines nothing
+    if own and (own in cues.names or own in cues.keywords):
+        score += w.definition * (1.0 if c.kind == "class" else w.function_share)
+    elif own and own.lower() in cues.lowered:
+        score += w.near_definition
+    elif c.kind == "class" and any(s.rsplit(".", 1)[-1] in cues.names for s in c.symbols):
+        score += w.member
+    stem = PurePosixPath(c.file).stem
+    if cues.terms and w.path:
+        score += w.path * len(cues.terms & set(lexical_tokens(stem))) / len(cues.terms)
+    if cues.bare and stem.replace("_", "").replace("-", "").lower() == cues.names[0].lower():
+        score += w.file_name_symbol
+    return score
+
+
+def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:
+    """A file whose second to fourth candidates also score rises: several hits in one file back each other."""
+    by_file: dict[str, list[float]] = {}
+    for c in ordered:
+        by_file.setdefault(c.file, []).append(c.score)
+    support = {f: sum(max(s, 0.0) for s in v[1:4]) / 3 for f, v in by_file.items()}
+    for c in ordered:
+        c.score += w.file_support * support[c.file]
+
+
+def _decay_repeats(ordered: list[Scored], w: CodeRanking) -> None:
+    """A file's later chunks decay so that one file does not fill the answer."""
+    seen: dict[str, int] = {}
+    for c in ordered:
+        n = seen.get(c.file, 0)
+        seen[c.file] = n + 1
+        if n >= w.repeat_from and c.score > 0:
+            c.score *= w.repeat_decay ** (n - w.repeat_from + 1)

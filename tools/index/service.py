@@ -164,28 +164,8 @@ class SemanticIndex:
             stores = parts.spaces.stores()
             self._state = SyncState()
             self._syncing = True
-            # a fresh index never waits for Chroma (seconds to import): the writer thread empties its collections
-            # before it stores the first batch, while the files are already being indexed into memory
-            fresh = False
             try:
-                if force:
-                    parts.lexical.clear()
-                    parts.memory.clear()
-                    parts.manifest.files.clear()
-                    parts.manifest.complete, parts.manifest.last_complete_sync = False, None
-                    fresh = True
-                elif parts.manifest.files and (parts.document_store.count(FOREST) == 0 or (
-                        parts.manifest.full_chunk_count and parts.store.count(FOREST) == 0)):
-                    log.warning("a Forest collection is empty but the manifest lists files; rebuilding")
-                    parts.manifest.files.clear()
-                    parts.lexical.clear()
-                    parts.memory.clear()
-                    fresh = True
-                elif not parts.manifest.files:
-                    # no manifest (first sync, older format or chunking): whatever the collections hold is orphaned
-                    parts.lexical.clear()
-                    parts.memory.clear()
-                    fresh = True
+                fresh = self._clear_for_rebuild(parts, force)
                 self._ensure_lexical(parts)
             except BaseException:
                 self._syncing = False
@@ -195,18 +175,7 @@ class SemanticIndex:
                              reset_stores=[store for store in stores] if fresh else [])
             self._run = run
             try:
-                finished = run.run_files(progress)
-                if finished and wait:
-                    parts.agreements.restore_if_empty()
-                    run.run_full(progress)
-                elif finished and run.manifest.full_chunk_count == run.manifest.chunk_count:
-                    run.run_full(progress)  # nothing for the full model to do: finish here
-            except BaseException:
-                if not parts.manifest.partial_reason:
-                    parts.manifest.partial_reason = "the last sync failed before finishing"
-                parts.manifest.complete = False
-                save_manifest(parts.manifest_file, parts.manifest)
-                raise
+                self._run_passes(parts, run, progress, wait)
             finally:
                 self._syncing = False
                 self._run = None
@@ -218,6 +187,47 @@ class SemanticIndex:
             report["note"] = (f"every file is searchable with the fast static model; the full model embeds the other "
                               f"{pending} chunks in the background (semantic_search says when it is done)")
         return report
+
+    def _clear_for_rebuild(self, parts: _Parts, force: bool) -> bool:
+        """Empty the in-memory indexes when the sync rebuilds everything, and say so (True): the writer thread
+        then empties the collections before its first batch, so a fresh index never waits for Chroma."""
+        if force:
+            parts.lexical.clear()
+            parts.memory.clear()
+            parts.manifest.files.clear()
+            parts.manifest.complete, parts.manifest.last_complete_sync = False, None
+            return True
+        if parts.manifest.files and (parts.document_store.count(FOREST) == 0 or (
+                parts.manifest.full_chunk_count and parts.store.count(FOREST) == 0)):
+            log.warning("a Forest collection is empty but the manifest lists files; rebuilding")
+            parts.manifest.files.clear()
+            parts.lexical.clear()
+            parts.memory.clear()
+            return True
+        if not parts.manifest.files:
+            # no manifest (first sync, older format or chunking): whatever the collections hold is orphaned
+            parts.lexical.clear()
+            parts.memory.clear()
+            return True
+        return False
+
+    @staticmethod
+    def _run_passes(parts: _Parts, run: ForestSync, progress: Progress | None, wait: bool) -> None:
+        """The file pass, then the full model's pass when the caller waits (or it has nothing to do); a failure
+        leaves the manifest marked incomplete."""
+        try:
+            finished = run.run_files(progress)
+            if finished and wait:
+                parts.agreements.restore_if_empty()
+                run.run_full(progress)
+            elif finished and run.manifest.full_chunk_count == run.manifest.chunk_count:
+                run.run_full(progress)  # nothing for the full model to do: finish here
+        except BaseException:
+            if not parts.manifest.partial_reason:
+                parts.manifest.partial_reason = "the last sync failed before finishing"
+            parts.manifest.complete = False
+            save_manifest(parts.manifest_file, parts.manifest)
+            raise
 
     def sync_answering(self, force: bool = False, progress: Progress | None = None, wait: bool = False,
                        answer_within: float = SYNC_ANSWER_S) -> dict[str, Any]:
@@ -244,16 +254,16 @@ class SemanticIndex:
         while True:
             left = None if deadline is None else deadline - time.perf_counter()
             finished = done.wait(0.05 if left is None else max(0.0, min(0.05, left)))
-            while not events.empty():
-                event = events.get()
-                if progress is not None:
-                    progress(*event)
+            _relay(events, progress)
             if finished:
                 if "error" in outcome:
                     raise outcome["error"]
                 return dict(outcome["report"])
             if left is not None and left <= 0:
-                break
+                return self._report_so_far(started)
+
+    def _report_so_far(self, started: float) -> dict[str, Any]:
+        """sync_index's answer while the sync carries on: its counts so far, and how to follow it."""
         parts = self._get_parts()
         run = self._run
         report = self._report(parts, run.counts if run is not None else SyncCounts(), started)
@@ -369,15 +379,7 @@ class SemanticIndex:
         """`keywords` (identifiers the caller expects) and `code_hint` (a sketch of the code it expects) are
         optional and fused with the question: both join the lexical query, the hint's vector joins the
         question's, and a chunk defining one of the keywords ranks higher."""
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidArgument("query is empty", hint="describe what you are looking for in a few words")
-        keywords = check_keywords(keywords)
-        code_hint = check_code_hint(code_hint)
-        if not isinstance(n_results, int) or not 1 <= n_results <= 100:
-            raise InvalidArgument(f"n_results must be between 1 and 100, got {n_results!r}", hint="send e.g. 10")
-        if collection not in (None, FOREST, MAP):
-            raise InvalidArgument(f"unknown collection {collection!r}",
-                                  hint="send 'forest', 'map', or omit it to search the Map first, then the Forest")
+        keywords, code_hint = _checked_search(query, n_results, collection, keywords, code_hint)
         parts = self._get_parts()
         complete = parts.manifest.complete and not self._syncing
         index = self._index_state(parts)
@@ -399,15 +401,8 @@ class SemanticIndex:
             return self._with_state_note(response, parts, complete)
         results: list[dict[str, Any]] = []
         if parts.manifest.files or len(parts.memory):
-            search = ForestQuery(query, keywords, code_hint)
-            if parts.fast_store is None or (index["quality"] == "fast" and parts.static is not None):
-                # the first pass's space, held in memory: the static model's (the default model, or the fast pass)
-                model = parts.static if parts.static is not None else parts.embedder
-                vector = search.vector(model.embed_queries, full_vector if model is parts.embedder else None)
-                results = self._forest_results(parts, None, search, vector, n_results, CODE_RANKING)
-            else:
-                vector = search.vector(parts.embedder.embed_queries, full_vector)
-                results = self._forest_results(parts, parts.store, search, vector, n_results, None)
+            results = self._search_forest(parts, ForestQuery(query, keywords, code_hint), index["quality"],
+                                          full_vector, n_results)
         extras = [(a, s) for a, s in map_hits if s >= MAP_EXTRA_SCORE]
         source = FOREST
         if extras:
@@ -415,6 +410,17 @@ class SemanticIndex:
             source = "map+forest"
         response.update(source=source, results=results)
         return self._with_state_note(response, parts, complete)
+
+    def _search_forest(self, parts: _Parts, search: ForestQuery, quality: str | None, full_vector: list[float] | None,
+                       n_results: int) -> list[dict[str, Any]]:
+        """Search the space that holds every chunk now: the full model's collection once it is complete, else
+        the first pass's, held in memory (the default static model's, or the fast pass's)."""
+        if parts.fast_store is None or (quality == "fast" and parts.static is not None):
+            model = parts.static if parts.static is not None else parts.embedder
+            vector = search.vector(model.embed_queries, full_vector if model is parts.embedder else None)
+            return self._forest_results(parts, None, search, vector, n_results, CODE_RANKING)
+        vector = search.vector(parts.embedder.embed_queries, full_vector)
+        return self._forest_results(parts, parts.store, search, vector, n_results, None)
 
     def _with_state_note(self, response: dict[str, Any], parts: _Parts, complete: bool) -> dict[str, Any]:
         index = response["index"]
@@ -447,53 +453,14 @@ class SemanticIndex:
         collection (the full model's, once it holds every chunk)."""
         limit = max(CANDIDATES, n * 3)
         self._ensure_lexical(parts)
-        memory = parts.memory
         lexical_scores = parts.lexical.scores(search.lexical_text)
         wanted = [i for i, _ in top(lexical_scores, limit)]
         wanted += [i for i in self._definitions(parts, search) if i not in lexical_scores]
-        known: dict[str, tuple[float, str, dict[str, Any]]] = {}
-        if store is None:
-            dense = memory.nearest(vector, limit)
-            missing = [i for i in dict.fromkeys(wanted) if i not in dict(dense)]
-            for cid, similarity in dense + list(memory.similarity(vector, missing).items()):
-                entry = memory.entry(cid)
-                if entry is not None:
-                    known[cid] = (similarity, entry.snippet, entry.meta)
-        else:
-            for i, sim, doc, meta in store.query(FOREST, vector, limit):
-                known[i] = (sim, doc, meta)
-            missing = [i for i in dict.fromkeys(wanted) if i not in known]
-            if missing:
-                got = store.get(FOREST, ids=missing, include=("documents", "metadatas", "embeddings"))
-                for i, doc, meta, emb in zip(got["ids"], got["documents"], got["metadatas"], got["embeddings"],
-                                             strict=True):
-                    known[i] = (float(sum(a * b for a, b in zip(vector, emb, strict=False))), doc or "",
-                                dict(meta or {}))
-        candidates = []
-        for cid, (similarity, _doc, meta) in known.items():
-            file = str(meta.get("file", ""))
-            candidates.append(Scored(cid, similarity, lexical_scores.get(cid, 0.0), file, str(meta.get("symbol") or ""),
-                                     [x for x in str(meta.get("symbols", "")).split(",") if x],
-                                     str(meta.get("kind", "")), file_role(file)))
-        if weights is not None:
-            ranked = rank_code(candidates, search.query, search.keywords, weights)[:n]
-        else:  # the transformer model's space keeps the ranking it was tuned with (#15): fusion, then Signals
-            fused = dict(fuse({c.id: c.dense for c in candidates}, {c.id: c.lexical for c in candidates},
-                              dense_weight=DENSE_WEIGHT))
-            ranked = rerank([Candidate(c.id, fused[c.id], c.file, c.symbol, c.symbols, c.kind, c.role)
-                             for c in candidates], set(lexical_tokens(search.query)), search.words,
-                            search.keywords)[:n]  # type: ignore[assignment]
-        results = []
-        for c in ranked:
-            similarity, document, meta = known[c.id]
-            results.append({
-                "chunk_id": c.id, "file": meta.get("file"), "line": meta.get("start_line"),
-                "end_line": meta.get("end_line"), "symbol": meta.get("symbol") or None,
-                "language": meta.get("language"), "kind": meta.get("kind"), "role": c.role,
-                "score": round(c.score, 4), "similarity": round(similarity, 4), "source": FOREST,
-                "snippet": "\n".join(document.splitlines()[:SNIPPET_LINES])[:600],
-            })
-        return results
+        known = (_known_in_memory(parts.memory, vector, wanted, limit) if store is None
+                 else _known_in_store(store, vector, wanted, limit))
+        candidates = [_scored(cid, similarity, lexical_scores.get(cid, 0.0), meta)
+                      for cid, (similarity, _doc, meta) in known.items()]
+        return [_forest_result(c, *known[c.id]) for c in _ranked(candidates, search, n, weights)]
 
     def _definitions(self, parts: _Parts, search: ForestQuery) -> list[str]:
         """Chunks that define a name the question writes or the caller passed as a keyword (the definitions the
@@ -612,3 +579,84 @@ class SemanticIndex:
 def _dot(a: list[float], b: list[float]) -> float:
     return float(sum(x * y for x, y in zip(a, b, strict=False)))
 
+
+_Known = dict[str, tuple[float, str, dict[str, Any]]]  # chunk id -> (similarity, document, metadata)
+
+
+def _known_in_memory(memory: MemoryIndex, vector: list[float], wanted: list[str], limit: int) -> _Known:
+    """The nearest chunks held in memory, plus the lexical side's and the definitions' with their similarity."""
+    known: _Known = {}
+    dense = memory.nearest(vector, limit)
+    missing = [i for i in dict.fromkeys(wanted) if i not in dict(dense)]
+    for cid, similarity in dense + list(memory.similarity(vector, missing).items()):
+        entry = memory.entry(cid)
+        if entry is not None:
+            known[cid] = (similarity, entry.snippet, entry.meta)
+    return known
+
+
+def _known_in_store(store: VectorStore, vector: list[float], wanted: list[str], limit: int) -> _Known:
+    """The same from a Chroma collection: the chunks it did not return are fetched and scored here."""
+    known: _Known = {}
+    for i, sim, doc, meta in store.query(FOREST, vector, limit):
+        known[i] = (sim, doc, meta)
+    missing = [i for i in dict.fromkeys(wanted) if i not in known]
+    if missing:
+        got = store.get(FOREST, ids=missing, include=("documents", "metadatas", "embeddings"))
+        for i, doc, meta, emb in zip(got["ids"], got["documents"], got["metadatas"], got["embeddings"],
+                                     strict=True):
+            known[i] = (float(sum(a * b for a, b in zip(vector, emb, strict=False))), doc or "",
+                        dict(meta or {}))
+    return known
+
+
+def _scored(cid: str, similarity: float, lexical: float, meta: dict[str, Any]) -> Scored:
+    file = str(meta.get("file", ""))
+    return Scored(cid, similarity, lexical, file, str(meta.get("symbol") or ""),
+                  [x for x in str(meta.get("symbols", "")).split(",") if x],
+                  str(meta.get("kind", "")), file_role(file))
+
+
+def _ranked(candidates: list[Scored], search: ForestQuery, n: int, weights: CodeRanking | None) -> list[Scored]:
+    """rank_code with `weights`; without, the transformer model's space keeps the ranking it was tuned with
+    (#15): fusion, then Signals."""
+    if weights is not None:
+        return rank_code(candidates, search.query, search.keywords, weights)[:n]
+    fused = dict(fuse({c.id: c.dense for c in candidates}, {c.id: c.lexical for c in candidates},
+                      dense_weight=DENSE_WEIGHT))
+    return rerank([Candidate(c.id, fused[c.id], c.file, c.symbol, c.symbols, c.kind, c.role)
+                   for c in candidates], set(lexical_tokens(search.query)), search.words,
+                  search.keywords)[:n]  # type: ignore[return-value]
+
+
+def _forest_result(c: Scored, similarity: float, document: str, meta: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "chunk_id": c.id, "file": meta.get("file"), "line": meta.get("start_line"),
+        "end_line": meta.get("end_line"), "symbol": meta.get("symbol") or None,
+        "language": meta.get("language"), "kind": meta.get("kind"), "role": c.role,
+        "score": round(c.score, 4), "similarity": round(similarity, 4), "source": FOREST,
+        "snippet": "\n".join(document.splitlines()[:SNIPPET_LINES])[:600],
+    }
+
+
+def _checked_search(query: str, n_results: int, collection: str | None, keywords: list[str] | None,
+                    code_hint: str | None) -> tuple[list[str], str | None]:
+    """semantic_search's arguments checked, with the keywords and hint as the search reads them."""
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidArgument("query is empty", hint="describe what you are looking for in a few words")
+    checked_keywords = check_keywords(keywords)
+    checked_hint = check_code_hint(code_hint)
+    if not isinstance(n_results, int) or not 1 <= n_results <= 100:
+        raise InvalidArgument(f"n_results must be between 1 and 100, got {n_results!r}", hint="send e.g. 10")
+    if collection not in (None, FOREST, MAP):
+        raise InvalidArgument(f"unknown collection {collection!r}",
+                              hint="send 'forest', 'map', or omit it to search the Map first, then the Forest")
+    return checked_keywords, checked_hint
+
+
+def _relay(events: queue.SimpleQueue[tuple[float, float | None, str]], progress: Progress | None) -> None:
+    """Pass the sync thread's progress on from the calling thread (the MCP request's own)."""
+    while not events.empty():
+        event = events.get()
+        if progress is not None:
+            progress(*event)

@@ -185,22 +185,42 @@ class ForestSync:
     def run_files(self, progress: Progress | None = None) -> bool:
         """Bring every file's chunks up to date (static vectors for new chunks); False when stopped."""
         notify = progress or (lambda done, total, message: None)
-        files, too_big = list_source_files(self.root, self.config)
-        self.counts.files_scanned = len(files)
-        self.counts.files_skipped = too_big
-        current = {f.path: f for f in files}
-        self._remove([path for path in self.manifest.files if path not in current])
-        todo = self._changed(files)
+        files, todo = self._scan()
         total = len(todo)
         self.state.phase, self.state.files_total, self.state.files_done = "files", total, 0
         notify(0, total, f"{len(files)} files scanned, {total} to index")
         self.manifest.complete = False
         self.manifest.partial_reason = f"sync in progress: 0 of {total} changed files indexed"
-        # Chroma writes run in a thread of their own, after the file pass (see PERSIST_BACKLOG_CHARS): the files are
-        # searchable from memory before Chroma (seconds to import, more to store) has them. numpy is imported here
-        # first: two threads importing it at once (Chroma's import, the embedder's) can fail.
+        self._index_files(todo, notify)
+        if self.stop.is_set():
+            self.manifest.partial_reason = f"sync stopped: {self.state.files_done} of {total} changed files indexed"
+            self._save(force=True)
+            return False
+        pending_full = self.manifest.chunk_count - self.manifest.full_chunk_count
+        self.manifest.partial_reason = None
+        if pending_full:
+            self.manifest.partial_reason = (f"{pending_full} chunks await the full model; the fast static vectors "
+                                            "answer meanwhile")
+        self._save(force=True)
+        return True
+
+    def _scan(self) -> tuple[list[SourceFile], list[SourceFile]]:
+        """List the project's files, forget the deleted ones; returns every file and the changed ones."""
+        files, too_big = list_source_files(self.root, self.config)
+        self.counts.files_scanned = len(files)
+        self.counts.files_skipped = too_big
+        current = {f.path: f for f in files}
+        self._remove([path for path in self.manifest.files if path not in current])
+        return files, self._changed(files)
+
+    def _index_files(self, todo: list[SourceFile], notify: Progress) -> None:
+        """Index the changed files in batches until done or stopped. Chroma writes run in a thread of their own
+        (see PERSIST_BACKLOG_CHARS): the files are searchable from memory before Chroma (seconds to import, more
+        to store) has them."""
+        # numpy is imported here first: two threads importing it at once (Chroma's import, the embedder's) can fail
         import numpy  # noqa: F401
 
+        total = len(todo)
         writer = _Writer(self)
         try:
             for start in range(0, total, FILES_PER_BATCH):
@@ -215,17 +235,6 @@ class ForestSync:
             self.state.phase = "persist"
         finally:
             writer.close(discard=self.stop.is_set())  # a stopped sync leaves the unwritten files to the next one
-        if self.stop.is_set():
-            self.manifest.partial_reason = f"sync stopped: {self.state.files_done} of {total} changed files indexed"
-            self._save(force=True)
-            return False
-        pending_full = self.manifest.chunk_count - self.manifest.full_chunk_count
-        self.manifest.partial_reason = None
-        if pending_full:
-            self.manifest.partial_reason = (f"{pending_full} chunks await the full model; the fast static vectors "
-                                            "answer meanwhile")
-        self._save(force=True)
-        return True
 
     # ------------------------------------------------------------ full pass
     def run_full(self, progress: Progress | None = None) -> bool:
@@ -240,39 +249,49 @@ class ForestSync:
         self.state.phase, self.state.full_total, self.state.full_done = "full", len(pending), 0
         if pending:
             notify(0, len(pending), f"full model: {len(pending)} chunks to embed")
-        source = self.spaces.first_store
         for start in range(0, len(pending), FULL_CHUNKS_PER_BATCH):
             if self.stop.is_set():
                 self.manifest.partial_reason = (f"sync stopped: {self.state.full_done} of {len(pending)} chunks "
                                                 "embedded by the full model; the fast vectors answer meanwhile")
                 save_manifest(self.manifest_file, self.manifest)
                 return False
-            batch = pending[start : start + FULL_CHUNKS_PER_BATCH]
-            got = source.get(FOREST, ids=[c.id for _, c in batch], include=("documents", "metadatas"))
-            found = {i: (d or "", dict(m or {})) for i, d, m in zip(got["ids"], got["documents"], got["metadatas"],
-                                                                     strict=True)}
-            ids = [c.id for _, c in batch if c.id in found]
-            texts = [embedding_text(stored_chunk(*found[i])) for i in ids]
-            try:
-                vectors = self.spaces.full.embed_documents(texts) if texts else []
-            except ToolUnavailable:
-                raise
-            except Exception as err:  # the fast vectors keep answering; the next sync retries
-                log.exception("full-model embedding failed for %d chunks", len(texts))
-                self.manifest.partial_reason = f"full-model embedding failed: {err}"
-                save_manifest(self.manifest_file, self.manifest)
+            if not self._embed_full(pending[start : start + FULL_CHUNKS_PER_BATCH], len(pending)):
                 return False
-            self.spaces.full_store.upsert(FOREST, ids, vectors, [found[i][0] for i in ids], [found[i][1] for i in ids])
-            for _, entry in batch:
-                entry.full = True
-            if len(ids) < len(batch):  # listed but not stored (a store wiped under us): the next sync rebuilds
-                log.warning("%d chunks listed in the manifest are missing from the store", len(batch) - len(ids))
-            self.counts.chunks_full_embedded += len(ids)
-            self.state.full_done += len(batch)
-            self.manifest.partial_reason = (f"full model: {self.state.full_done} of {len(pending)} chunks embedded; "
-                                            "the fast vectors answer until it is done")
-            self._save()
             notify(self.state.full_done, len(pending), f"full model: {self.state.full_done}/{len(pending)} chunks")
+        self._finish()
+        return True
+
+    def _embed_full(self, batch: list[tuple[str, ChunkEntry]], pending: int) -> bool:
+        """Re-embed one batch of stored chunks with the full model and save the progress; False when the model
+        failed (the fast vectors keep answering; the next sync retries)."""
+        got = self.spaces.first_store.get(FOREST, ids=[c.id for _, c in batch], include=("documents", "metadatas"))
+        found = {i: (d or "", dict(m or {})) for i, d, m in zip(got["ids"], got["documents"], got["metadatas"],
+                                                                 strict=True)}
+        ids = [c.id for _, c in batch if c.id in found]
+        texts = [embedding_text(stored_chunk(*found[i])) for i in ids]
+        try:
+            vectors = self.spaces.full.embed_documents(texts) if texts else []
+        except ToolUnavailable:
+            raise
+        except Exception as err:
+            log.exception("full-model embedding failed for %d chunks", len(texts))
+            self.manifest.partial_reason = f"full-model embedding failed: {err}"
+            save_manifest(self.manifest_file, self.manifest)
+            return False
+        self.spaces.full_store.upsert(FOREST, ids, vectors, [found[i][0] for i in ids], [found[i][1] for i in ids])
+        for _, entry in batch:
+            entry.full = True
+        if len(ids) < len(batch):  # listed but not stored (a store wiped under us): the next sync rebuilds
+            log.warning("%d chunks listed in the manifest are missing from the store", len(batch) - len(ids))
+        self.counts.chunks_full_embedded += len(ids)
+        self.state.full_done += len(batch)
+        self.manifest.partial_reason = (f"full model: {self.state.full_done} of {pending} chunks embedded; "
+                                        "the fast vectors answer until it is done")
+        self._save()
+        return True
+
+    def _finish(self) -> None:
+        """Mark the manifest complete, or say which files could not be indexed."""
         self.state.phase = "done"
         if self.counts.files_failed:
             failed = self.counts.files_failed
@@ -281,7 +300,6 @@ class ForestSync:
             self.manifest.complete, self.manifest.partial_reason = True, None
             self.manifest.last_complete_sync = time.time()
         save_manifest(self.manifest_file, self.manifest)
-        return True
 
     # -------------------------------------------------------------- helpers
     def _remove(self, paths: list[str]) -> None:
@@ -329,6 +347,32 @@ class ForestSync:
     def _index_batch(self, batch: list[SourceFile]) -> _Batch | None:
         """Chunk and embed a batch of files into memory (searchable from here on); the returned batch is what
         Chroma and the manifest still have to record (`persist`)."""
+        prepared = self._prepare_all(batch)
+        new_ids, new_texts, new_docs, new_meta, keep = self._split_new(prepared)
+        try:
+            vectors = self._embed_first(new_texts)
+        except ToolUnavailable:
+            raise
+        except Exception as err:  # one bad batch must not lose the rest of the sync
+            log.exception("embedding failed for a batch of %d files", len(prepared))
+            self.counts.files_failed.extend(p.source.path for p in prepared)
+            self.manifest.partial_reason = f"embedding failed: {err}"
+            return None
+        self.memory.add(new_ids, vectors, new_docs, new_meta)
+        del vectors  # the memory index holds them; Chroma reads them from there
+        self.memory.update_metadata(list(keep), [m for _, m in keep.values()])
+        stale: list[str] = []
+        entries: dict[str, FileEntry] = {}
+        for item in prepared:
+            stale.extend(self._drop_gone(item))
+            entries[item.source.path] = self._file_entry(item, keep)
+        self.counts.chunks_removed += len(stale)
+        self.counts.chunks_added += len(new_ids)
+        self.counts.chunks_kept += len(keep)
+        return _Batch(new_ids, new_docs, keep, stale, entries)
+
+    def _prepare_all(self, batch: list[SourceFile]) -> list[_Prepared]:
+        """Chunk each file; one unreadable file is counted as failed and does not stop the batch."""
         prepared: list[_Prepared] = []
         for source in batch:
             try:
@@ -339,7 +383,12 @@ class ForestSync:
                 continue
             if item is not None:
                 prepared.append(item)
-        # embed only chunks whose text is new; unchanged ones keep their stored vectors
+        return prepared
+
+    def _split_new(self, prepared: list[_Prepared]) -> tuple[
+            list[str], list[str], list[str], list[dict[str, Any]], dict[str, tuple[ChunkEntry, dict[str, Any]]]]:
+        """Embed only chunks whose text is new (ids, texts, documents, metadata); unchanged ones keep their
+        stored vectors and only get fresh metadata (`keep`)."""
         new_ids, new_texts, new_docs, new_meta = [], [], [], []
         keep: dict[str, tuple[ChunkEntry, dict[str, Any]]] = {}
         for item in prepared:
@@ -354,48 +403,41 @@ class ForestSync:
                     new_texts.append(text)
                     new_docs.append(chunk.content)
                     new_meta.append(meta)
-        try:
-            embedder = self.spaces.first_embedder
-            vectors = embedder.embed(new_texts) if isinstance(embedder, StaticEmbedder) else (
-                embedder.embed_documents(new_texts) if new_texts else [])
-        except ToolUnavailable:
-            raise
-        except Exception as err:  # one bad batch must not lose the rest of the sync
-            log.exception("embedding failed for a batch of %d files", len(prepared))
-            self.counts.files_failed.extend(p.source.path for p in prepared)
-            self.manifest.partial_reason = f"embedding failed: {err}"
-            return None
-        self.memory.add(new_ids, vectors, new_docs, new_meta)
-        del vectors  # the memory index holds them; Chroma reads them from there
-        self.memory.update_metadata(list(keep), [m for _, m in keep.values()])
-        stale: list[str] = []
-        entries: dict[str, FileEntry] = {}
-        for item in prepared:
-            old = self.manifest.files.get(item.source.path)
-            current_ids = set(item.ids)
-            gone = [c.id for c in old.chunks if c.id not in current_ids] if old else []
-            stale.extend(gone)
-            self.lexical.remove(gone)
-            self.memory.remove(gone)
-            for cid, chunk in zip(item.ids, item.chunks, strict=True):
-                self.lexical.add(cid, lexical_text(chunk.file, chunk.symbol, chunk.content,
-                                                   member_names(chunk.symbol, chunk.symbols)))
-            entries[item.source.path] = FileEntry(
-                sha256=item.sha, size=item.source.size, mtime_ns=trusted_mtime(item.source.mtime_ns),
-                language=item.chunks[0].language if item.chunks else (language_for(item.source.path) or "text"),
-                chunks=[ChunkEntry(id=cid, start_line=c.start_line, end_line=c.end_line, symbol=c.symbol,
-                                   symbols=c.symbols, kind=c.kind,
-                                   full=keep[cid][0].full if cid in keep else self.spaces.fast is None)
-                        for cid, c in zip(item.ids, item.chunks, strict=True)],
-            )
-            if old is None:
-                self.counts.files_added += 1
-            else:
-                self.counts.files_changed += 1
-        self.counts.chunks_removed += len(stale)
-        self.counts.chunks_added += len(new_ids)
-        self.counts.chunks_kept += len(keep)
-        return _Batch(new_ids, new_docs, keep, stale, entries)
+        return new_ids, new_texts, new_docs, new_meta, keep
+
+    def _embed_first(self, texts: list[str]) -> Any:
+        """Vectors of the first pass's model (the static model embeds documents and queries alike)."""
+        embedder = self.spaces.first_embedder
+        return embedder.embed(texts) if isinstance(embedder, StaticEmbedder) else (
+            embedder.embed_documents(texts) if texts else [])
+
+    def _drop_gone(self, item: _Prepared) -> list[str]:
+        """Forget the file's chunks that no longer exist and index its current ones lexically; returns the gone ids."""
+        old = self.manifest.files.get(item.source.path)
+        current_ids = set(item.ids)
+        gone = [c.id for c in old.chunks if c.id not in current_ids] if old else []
+        self.lexical.remove(gone)
+        self.memory.remove(gone)
+        for cid, chunk in zip(item.ids, item.chunks, strict=True):
+            self.lexical.add(cid, lexical_text(chunk.file, chunk.symbol, chunk.content,
+                                               member_names(chunk.symbol, chunk.symbols)))
+        return gone
+
+    def _file_entry(self, item: _Prepared, keep: dict[str, tuple[ChunkEntry, dict[str, Any]]]) -> FileEntry:
+        """The file's manifest entry; a kept chunk keeps its full-model mark, a new one has it only without a
+        fast pass."""
+        if item.source.path in self.manifest.files:
+            self.counts.files_changed += 1
+        else:
+            self.counts.files_added += 1
+        return FileEntry(
+            sha256=item.sha, size=item.source.size, mtime_ns=trusted_mtime(item.source.mtime_ns),
+            language=item.chunks[0].language if item.chunks else (language_for(item.source.path) or "text"),
+            chunks=[ChunkEntry(id=cid, start_line=c.start_line, end_line=c.end_line, symbol=c.symbol,
+                               symbols=c.symbols, kind=c.kind,
+                               full=keep[cid][0].full if cid in keep else self.spaces.fast is None)
+                    for cid, c in zip(item.ids, item.chunks, strict=True)],
+        )
 
     def persist(self, batch: _Batch) -> None:
         """Write one searchable batch to Chroma, then record its files in the manifest."""

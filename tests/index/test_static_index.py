@@ -319,3 +319,24 @@ def test_a_stopped_sync_leaves_the_files_it_did_not_store_to_the_next_one(
     report = static_index.sync()
     assert report["complete"] is True and report["files_added"] == 5
     assert static_index._get_parts().store.count(FOREST) == report["chunks_total"]
+
+
+def test_chroma_is_written_a_bounded_number_of_chunks_at_a_time(
+        static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chromadb.api.models.Collection import Collection
+
+    from code_intel.index import store as store_module
+
+    monkeypatch.setattr(store_module, "UPSERT_CHUNKS", 2)  # the 5 files' chunks are one file batch
+    calls: list[int] = []
+    original = Collection.upsert
+
+    def upsert(self: Collection, ids: list[str], **kwargs: object) -> None:
+        calls.append(len(ids))
+        original(self, ids, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Collection, "upsert", upsert)
+    report = static_index.sync()
+    assert report["complete"] is True and report["chunks_total"] > 2
+    assert len(calls) >= 2 and max(calls) <= 2 and sum(calls) == report["chunks_total"]
+    assert static_index._get_parts().store.count(FOREST) == report["chunks_total"]

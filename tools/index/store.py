@@ -20,6 +20,9 @@ from code_intel.core.project import ProjectRoot
 log = logging.getLogger(__name__)
 
 FOREST, MAP = "forest", "map"
+# Chunks per Chroma upsert call: Chroma's memory while it stores grows with the size of each call (about 40% less
+# on a 44,000-chunk project at 128 than at the ~950 of a file batch), for little more CPU.
+UPSERT_CHUNKS = 128
 
 
 def store_description(root: ProjectRoot, settings: ChromaSettings) -> str:
@@ -92,10 +95,12 @@ class VectorStore:
 
     def upsert(self, kind: str, ids: list[str], embeddings: Any, documents: list[str],
                metadatas: list[dict[str, Any]]) -> None:
-        if not ids:
-            return
+        """Store chunks UPSERT_CHUNKS at a time (see there)."""
         with self._lock:
-            self.collection(kind).upsert(ids=ids, embeddings=embeddings, documents=documents, metadatas=metadatas)
+            for start in range(0, len(ids), UPSERT_CHUNKS):
+                end = start + UPSERT_CHUNKS
+                self.collection(kind).upsert(ids=ids[start:end], embeddings=embeddings[start:end],
+                                             documents=documents[start:end], metadatas=metadatas[start:end])
 
     def update_metadata(self, kind: str, ids: list[str], metadatas: list[dict[str, Any]]) -> None:
         if ids:

@@ -6,6 +6,7 @@ batch, so a sync that stops half way leaves an accurate record of what is indexe
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 from pathlib import Path
@@ -19,12 +20,16 @@ log = logging.getLogger(__name__)
 MANIFEST_VERSION = 3
 
 
-class ChunkEntry(BaseModel):
+@dataclasses.dataclass(slots=True)
+class ChunkEntry:
+    """One chunk's record: a slotted dataclass, not a BaseModel (a sync holds one per chunk; about 0.25 KB each
+    instead of 1.3 KB). Pydantic still validates it, and writes the same JSON, as part of the Manifest."""
+
     id: str
     start_line: int
     end_line: int
     symbol: str = ""
-    symbols: list[str] = Field(default_factory=list)
+    symbols: list[str] = dataclasses.field(default_factory=list)
     kind: str = ""
     full: bool = False  # the full model's vector exists (until then only the static model's does)
 

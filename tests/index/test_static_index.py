@@ -340,3 +340,27 @@ def test_chroma_is_written_a_bounded_number_of_chunks_at_a_time(
     assert report["complete"] is True and report["chunks_total"] > 2
     assert len(calls) >= 2 and max(calls) <= 2 and sum(calls) == report["chunks_total"]
     assert static_index._get_parts().store.count(FOREST) == report["chunks_total"]
+
+
+def test_freed_memory_is_released_once_every_file_is_searchable_before_chroma_stores(
+        static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    events: list[str] = []
+    original = sync_module.release_freed_memory
+
+    def release() -> None:
+        events.append(f"release {static_index._state.phase}")
+        original()
+
+    monkeypatch.setattr(sync_module, "release_freed_memory", release)
+    writes = _watch_writes(static_index, monkeypatch)
+    monkeypatch.setattr(sync_module, "FILES_PER_BATCH", 1)
+    original_persist = sync_module.ForestSync.persist
+
+    def persist(self: sync_module.ForestSync, batch: object) -> None:
+        events.append("write")
+        original_persist(self, batch)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sync_module.ForestSync, "persist", persist)
+    report = static_index.sync()
+    assert report["complete"] is True and len(writes) == 5
+    assert events == ["release persist"] + ["write"] * 5

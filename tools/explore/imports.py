@@ -10,12 +10,11 @@ import.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import Any
 
 from code_intel.explore.syntax import ParsedFile
-from code_intel.languages.table import get_language, query_source
+from code_intel.languages.table import compiled_query
 
 
 @dataclass(frozen=True)
@@ -27,12 +26,8 @@ class ImportSpec:
     text: str = ""  # the source line the statement starts on, stripped
 
 
-@functools.cache
 def _query(language: str) -> Any:
-    from tree_sitter import Query
-
-    source = query_source(language, "imports.scm")
-    return Query(get_language(language), source) if source else None
+    return compiled_query(language, "imports.scm")
 
 
 def has_import_query(language: str | None) -> bool:

@@ -12,7 +12,6 @@ markup and it lists the stylesheets and scripts that refer to the names it uses.
 from __future__ import annotations
 
 import bisect
-import functools
 import logging
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -21,7 +20,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, Literal
 
 from code_intel.explore.models import as_dict
-from code_intel.languages.table import get_language, get_parser, query_source
+from code_intel.languages.table import compiled_query, get_parser
 
 if TYPE_CHECKING:
     from code_intel.explore.service import Explorer
@@ -157,12 +156,8 @@ def stylesheet_names(text: str, *, dialect: str = "css", first_line: int = 1) ->
     return found
 
 
-@functools.cache
 def _markup_query(language: str) -> Any:
-    from tree_sitter import Query
-
-    source = query_source(language, "markup.scm")
-    return Query(get_language(language), source) if source else None
+    return compiled_query(language, "markup.scm")
 
 
 def _tree_names(language: str, text: str) -> list[tuple[NameKind, str, int]]:

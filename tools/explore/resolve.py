@@ -152,15 +152,15 @@ def _tsconfig(root: Path) -> TsConfig:
 
 @functools.lru_cache(maxsize=16)
 def _read_tsconfig(path: Path, _mtime_ns: int, _size: int) -> TsConfig:
-    from tree_sitter import Query, QueryCursor
+    from tree_sitter import QueryCursor
 
-    from code_intel.languages.table import get_language, get_parser, query_source
+    from code_intel.languages.table import compiled_query, get_parser
 
     try:
         source = path.read_bytes()
     except OSError:
         return TsConfig()
-    query = Query(get_language("json"), query_source("json", "tsconfig.scm") or "")
+    query = compiled_query("json", "tsconfig.scm")
     options: dict[str, str] = {}
     paths: dict[str, list[str]] = {}
 

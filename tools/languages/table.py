@@ -81,6 +81,18 @@ def query_source(language: str, name: str) -> str | None:
     return text
 
 
+@functools.cache
+def compiled_query(language: str, name: str) -> Any:
+    """queries/<language>/<name> compiled for the language's grammar, once per process (a Query is only read, so
+    threads share it), or None when the language has no such query."""
+    source = query_source(language, name)
+    if not source:
+        return None
+    from tree_sitter import Query
+
+    return Query(get_language(language), source)
+
+
 def get_parser(name: str) -> Any:
     """A new tree-sitter Parser for the language. Parsers are not thread-safe, so each caller gets its own."""
     from tree_sitter import Parser

@@ -27,7 +27,6 @@ own run after the change was then skipped or focused away (code_intel.workflow.h
 from __future__ import annotations
 
 import bisect
-import functools
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -37,7 +36,7 @@ from pathlib import PurePosixPath
 from typing import Any, Literal
 
 from code_intel.core.file_roles import is_test_file
-from code_intel.languages.table import get_language, get_parser, language_for, query_source
+from code_intel.languages.table import compiled_query, get_parser, language_for
 from code_intel.verify.concerned import go_test, leaf_name, name_parts, named_paths, names_file
 from code_intel.verify.layout import shape
 
@@ -178,12 +177,8 @@ def _language(path: str) -> str | None:
     return _LANGUAGE_OF.get(PurePosixPath(path).suffix.lower()) or language_for(path)
 
 
-@functools.cache
 def _query(language: str) -> Any:
-    from tree_sitter import Query
-
-    source = query_source(language, "tests.scm")
-    return Query(get_language(language), source) if source else None
+    return compiled_query(language, "tests.scm")
 
 
 @dataclass(frozen=True)

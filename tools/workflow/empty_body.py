@@ -10,13 +10,12 @@ declaration, not a stub; so is a Python signature whose `...` body is the point:
 
 from __future__ import annotations
 
-import functools
 import re
 import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
-from code_intel.languages.table import get_language, get_parser, query_source
+from code_intel.languages.table import compiled_query, get_parser
 
 Node = Any  # tree_sitter.Node
 
@@ -82,15 +81,9 @@ _ROLES = ("callable", "type", "body", "block", "decorator", "ignored")
 _QUERY_FILE = "empty_body.scm"
 
 
-@functools.cache
 def _query(language: str) -> Any:
     """The language's empty-body query, or None when it has none (data and markup files)."""
-    source = query_source(language, _QUERY_FILE)
-    if source is None:
-        return None
-    from tree_sitter import Query
-
-    return Query(get_language(language), source)
+    return compiled_query(language, _QUERY_FILE)
 
 
 def judged(language: str | None) -> bool:

@@ -27,6 +27,7 @@ import sysconfig
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -111,16 +112,19 @@ def sif_weights(counts: Counter[int], vocab_size: int, a: float) -> np.ndarray:
     return (a / (a + p)).astype(np.float32)
 
 
-def train_table(table: np.ndarray, tokenizer: Any, epochs: int, lr: float, seed: int) -> dict[str, Any]:
+def train_table(table: np.ndarray, tokenizer: Any, epochs: int, lr: float, seed: int,
+                skip: Collection[str] = ()) -> dict[str, Any]:
     """Contrastive tuning of the table itself on tune_model.py's (docstring sentence, chunk) pairs: the same
-    third-party packages, the same held-out ones, one package per batch. Returns the tuned table and figures."""
+    third-party packages but those in `skip`, the same held-out ones, one package per batch. Returns the tuned
+    table and figures."""
     import torch
 
     torch.manual_seed(seed)
     site = Path(sysconfig.get_paths()["purelib"])
-    with tempfile.TemporaryDirectory() as scratch:  # every benchmark sentence, so none is trained on
-        banned = {t.query.lower() for t in semantic.build_corpus(Path(scratch), 10**9)}
-    data = build_pairs(site, 600, banned, seed)
+    with tempfile.TemporaryDirectory() as scratch:  # every benchmark sentence (both splits), so none is trained on
+        banned = {t.query.lower() for modules, sub in ((semantic.MODULES, "t"), (semantic.DEV_MODULES, "d"))
+                  for t in semantic.build_corpus(Path(scratch) / sub, 10**9, modules)}
+    data = build_pairs(site, 600, banned, seed, skip)
     held = np.isin(np.array(data["packages"]), HELD_OUT)
     train, test = np.where(~held)[0], np.where(held)[0]
 
@@ -155,14 +159,16 @@ def train_table(table: np.ndarray, tokenizer: Any, epochs: int, lr: float, seed:
             "held_out_mrr10_before": round(before, 4), "held_out_mrr10_after": round(held_out(), 4)}
 
 
-def evaluate(table: np.ndarray, tokenizer: Any, lines: int, n_queries: int) -> dict[str, float]:
-    """MRR@10 on the stdlib benchmark: static vectors alone over every chunk, BM25 alone, and the two fused."""
+def evaluate(table: np.ndarray, tokenizer: Any, lines: int, n_queries: int,
+             modules: list[str] = semantic.MODULES) -> dict[str, float]:
+    """MRR@10 on the stdlib benchmark (these modules): static vectors alone over every chunk, BM25 alone, and the
+    two fused."""
     from code_intel.index import retrieval
     from code_intel.index.bm25 import LexicalIndex, top
     from code_intel.index.text import lexical_text
 
     folder = Path(tempfile.mkdtemp(prefix="ci-distill-eval-"))
-    targets = semantic.build_corpus(folder, lines)
+    targets = semantic.build_corpus(folder, lines, modules)
     queries = random.Random(7).sample(targets, min(n_queries, len(targets)))
     chunker = Chunker(512)
     chunks = [c for p in sorted(folder.rglob("*.py"))
@@ -248,7 +254,7 @@ def main() -> int:
         "tuned_layers_sha256_12": metadata["tuned_layers_sha256_12"], "vocabulary": int(keep.sum()),
         "dims": int(table.shape[1]), "pooling": args.pooling, "sif_a": args.sif,
         "frequencies_from": f"{files} files of the third-party packages in the virtualenv (seed {args.seed})",
-        "dtype": "float16", "seconds_on_2_cores": round(seconds),
+        "dtype": "float16", "table_sha256_12": weights_fingerprint(args.out), "seconds_on_2_cores": round(seconds),
     }
     if trained:
         card["tuned_on_pairs"] = {"epochs": args.train_epochs, "lr": args.lr, **trained}

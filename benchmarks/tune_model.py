@@ -41,6 +41,7 @@ import sys
 import sysconfig
 import tempfile
 import time
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +96,8 @@ def file_pairs(path: Path, rel: str, chunker: Chunker) -> tuple[list[tuple[str, 
     return pairs, [embedding_text(c) for c in chunks]
 
 
-def build_pairs(site: Path, per_package: int, banned: set[str], seed: int) -> dict[str, list[Any]]:
+def build_pairs(site: Path, per_package: int, banned: set[str], seed: int,
+                skip: Collection[str] = ()) -> dict[str, list[Any]]:
     rng = random.Random(seed)
     chunker = Chunker(512, merge_tiny=False)
     queries: list[str] = []
@@ -103,6 +105,8 @@ def build_pairs(site: Path, per_package: int, banned: set[str], seed: int) -> di
     packages: list[str] = []
     files_of: list[str] = []
     for package, files in sorted(package_files(site).items()):
+        if package in skip:
+            continue
         files = files[:]
         rng.shuffle(files)
         taken = 0

@@ -1,0 +1,331 @@
+"""Fit the static embedding table to the code-tuned model's embeddings of real code (a "tokenlearn" recipe).
+
+benchmarks/distill_static.py makes each token's vector from the model's output for that token alone; this script
+starts from those vectors and fits the table so that the mean of a text's token vectors points where the
+code-tuned model (all-MiniLM-L6-v2-code) puts the whole text:
+
+1. corpus: chunks of code made exactly as the index makes them (the chunker, then `embedding_text`), from the
+   third-party Python packages in this virtualenv and from a few repositories of other languages (Go, Java,
+   Ruby, Rust, Kotlin, TypeScript/JavaScript) checked out under --sources; plus short English texts, the first
+   sentences of docstrings and doc comments. Nothing any benchmark here uses: `BENCHMARK_PACKAGES` are left out
+   of the Python side, and a source folder named after a benchmark repository is refused.
+2. teacher: every text through the code-tuned model (first --max-tokens tokens), cached under --cache;
+3. targets: the teacher vectors centred and reduced by PCA to the table's 256 dimensions;
+4. start: each vocabulary token's own vector (`[CLS] token [SEP]` through the model, as distill_static.py),
+   projected by the same PCA and scaled by its smooth inverse frequency over the corpus, so tokens the corpus
+   never holds sit in the same space;
+5. fit: Adam on 1 - cosine(sum of the text's token vectors, target), over the same token ids the teacher saw;
+6. then distill_static.py's contrastive tuning on docstring/code pairs (the same filtered packages), and write
+   the float16 table and its JSON card where tools/index/static.py loads them.
+
+    nice -n 10 .venv/bin/python benchmarks/tokenlearn_static.py --sources /work/corpora/static-train/src \\
+        --cache /work/corpora/static-train [--evaluate]
+
+--sources holds one folder per repository, named owner+name, each a checkout of the commit in
+`TRAINING_REPOSITORIES` (git archive of a `fetch` mirror). --evaluate prints the docstring benchmark's
+development split (benchmarks/semantic.py DEV_MODULES) for the shipped table and the new one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import sys
+import sysconfig
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import distill_static  # noqa: E402
+import semantic  # noqa: E402
+import tune_model  # noqa: E402
+
+from code_intel.index.chunker import Chunker
+from code_intel.index.embedder import CODE_TUNED_WEIGHTS, Embedder, weights_fingerprint
+from code_intel.index.static import STATIC_WEIGHTS
+from code_intel.index.text import embedding_text
+from code_intel.languages.table import language_for
+
+# repositories of other languages, at the commits trained on; none is in semble's benchmark (its 62 repositories),
+# the question sets, the sverklo tasks or any other benchmark here
+TRAINING_REPOSITORIES = {
+    "sirupsen+logrus": "87434bb3a736e2a27d34df66924471714f408d3d",
+    "labstack+echo": "05489dc1730161df26b72d1ae2a3ba6fb8178fc7",
+    "uber-go+zap": "5b81b37b81b8e2ed447a6f57991e372ee4fa5c8f",
+    "square+retrofit": "0b118105fe8436791436b8bc9c95b9aa2cfd3bdd",
+    "google+guice": "621416a2408952eec8007e06e81f4dc21baa8ab0",
+    "ruby+rake": "474500ab2eec41ef28068e18e30f84fa412a098f",
+    "jekyll+jekyll": "202df571314ba1d18e9fccd81d12aaad4a703c38",
+    "Shopify+liquid": "7a5e45fc4784e6e2e3092f2eb6f613644f1e2e5a",
+    "hyperium+hyper": "8fcaf1a62787b824fdd7b95a3e7c9ea81acd3449",
+    "BurntSushi+ripgrep": "3fce3b5bb0236da2df6d99672afb8a719642eca7",
+    "square+okhttp": "1682d9bac8c03dffde2969b0b74d47649d0dbb52",
+    "InsertKoinIO+koin": "fff5291f333c04fe5d6d9447f72740647d40d186",
+    "koajs+koa": "e0ba8ef39d27fe5dae5492f9fe753d155124f994",
+    "immerjs+immer": "061c2425e1c9dff89e4e4189d42af1b7839dfe0a",
+    "statelyai+xstate": "b1811bf77bc2d1a74367328cec7907aa185b70df",
+}
+# installed packages that are (or are part of) a benchmark's repositories: semble's 62, the question sets, the
+# sverklo tasks, the sympy index benchmark
+BENCHMARK_PACKAGES = {"aiohttp", "click", "flask", "httpx", "pydantic", "pydantic_core", "pydantic_settings",
+                      "requests", "starlette", "sse_starlette", "sympy", "fastapi", "model2vec", "tornado", "rq",
+                      "gunicorn", "sphinx"}
+CODE_SUFFIXES = {".go", ".java", ".rb", ".rs", ".kt", ".ts", ".tsx", ".js", ".mjs"}
+SKIP_PARTS = {"node_modules", "vendor", "dist", "build", "testdata", "fixtures", "third_party", "generated"}
+COMMENT = re.compile(r"^\s*(?:///?|#|\*|/\*\*?)\s?(.*)$")
+SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+NOT_PROSE = re.compile(r"[{};=]|copyright|licen[sc]e|spdx", re.IGNORECASE)
+
+
+def doc_sentences(content: str) -> list[str]:
+    """First sentences of a chunk's comment blocks (doc comments above definitions, mostly), 4 to 40 words."""
+    out, block = [], []
+    for line in content.splitlines() + [""]:
+        m = COMMENT.match(line)
+        text = m.group(1).strip() if m else ""
+        if m and text and not text.startswith(("@", "-", "=", "{@")):
+            block.append(text)
+            continue
+        if block:
+            sentence = SENTENCE_END.split(" ".join(block), maxsplit=1)[0].strip()
+            if 4 <= len(sentence.split()) <= 40 and sentence[0].isalpha() and not NOT_PROSE.search(sentence):
+                out.append(sentence)
+            block = []
+    return out
+
+
+def source_files(folder: Path) -> list[Path]:
+    return [p for p in sorted(folder.rglob("*")) if p.suffix in CODE_SUFFIXES and p.is_file()
+            and not set(p.relative_to(folder).parts) & SKIP_PARTS and p.stat().st_size < 200_000
+            and not p.name.endswith((".min.js", ".d.ts"))]
+
+
+def chunk_texts(root: Path, files: list[Path], cap: int, seed: int) -> tuple[list[str], list[str]]:
+    """(embedded texts of up to `cap` chunks of these files, doc sentences found in them), files in random order."""
+    files = files[:]
+    random.Random(seed).shuffle(files)
+    chunker = Chunker(512)
+    texts: list[str] = []
+    sentences: list[str] = []
+    for path in files:
+        if len(texts) >= cap:
+            break
+        rel = path.relative_to(root).as_posix()
+        try:
+            chunks = chunker.chunk(rel, path.read_text(encoding="utf-8"), language_for(rel))
+        except (UnicodeDecodeError, OSError, ValueError):
+            continue
+        for c in chunks[: max(cap - len(texts), 0)]:
+            texts.append(embedding_text(c))
+            sentences.extend(doc_sentences(c.content))
+    return texts, sentences
+
+
+def banned_sentences() -> set[str]:
+    """Every docstring benchmark sentence, reported and dev modules alike, so none is trained on."""
+    with tempfile.TemporaryDirectory() as scratch:
+        test = {t.query.lower() for t in semantic.build_corpus(Path(scratch) / "t", 10**9)}
+        dev = {t.query.lower() for t in semantic.build_corpus(Path(scratch) / "d", 10**9, semantic.DEV_MODULES)}
+    return test | dev
+
+
+def python_packages(site: Path) -> dict[str, list[Path]]:
+    return {k: v for k, v in tune_model.package_files(site).items() if k not in BENCHMARK_PACKAGES}
+
+
+def collect(sources: Path, per_repo: int, per_package: int, n_sentences: int, seed: int) -> dict[str, Any]:
+    """The training texts: code chunks and English sentences, with where each group came from."""
+    site = Path(sysconfig.get_paths()["purelib"])
+    code: list[str] = []
+    english: list[str] = []
+    origin: dict[str, int] = {}
+    for name, files in sorted(python_packages(site).items()):
+        texts, _ = chunk_texts(site, files, per_package, seed)
+        code += texts
+        origin[f"py:{name}"] = len(texts)
+    for name in TRAINING_REPOSITORIES:
+        folder = sources / name
+        if not folder.is_dir():
+            raise SystemExit(f"{folder}: missing; check out {name} at {TRAINING_REPOSITORIES[name]} there")
+        texts, sentences = chunk_texts(folder, source_files(folder), per_repo, seed)
+        code += texts
+        english += sentences
+        origin[name] = len(texts)
+    banned = banned_sentences()
+    pairs = tune_model.build_pairs(site, 600, banned, seed, skip=BENCHMARK_PACKAGES)
+    english += pairs["queries"]
+    english = sorted({s for s in english if s.lower() not in banned})
+    random.Random(seed).shuffle(english)
+    english = english[:n_sentences]
+    return {"code": code, "english": english, "origin": origin}
+
+
+def teacher(texts: list[str], max_tokens: int, cache: Path) -> np.ndarray:
+    """The code-tuned model's normalised embeddings of the texts, cached by the texts' hash."""
+    import hashlib
+
+    key = hashlib.sha256("\x00".join(texts).encode() + str(max_tokens).encode()).hexdigest()[:16]
+    path = cache / f"teacher-{key}.npy"
+    if path.is_file():
+        return np.load(path)
+    model = Embedder("all-MiniLM-L6-v2-code", max_tokens).model
+    order = np.argsort([len(t) for t in texts])  # similar lengths batch together: less padding
+    out = np.zeros((len(texts), model.get_sentence_embedding_dimension()), dtype=np.float32)
+    started = time.perf_counter()
+    step = 512
+    for start in range(0, len(texts), step):
+        rows = order[start : start + step]
+        out[rows] = model.encode([texts[i] for i in rows], batch_size=32, normalize_embeddings=True)
+        done = start + len(rows)
+        print(f"  teacher {done}/{len(texts)} ({done / (time.perf_counter() - started):.1f} texts/s)", flush=True)
+    np.save(path, out)
+    return out
+
+
+def fit(table: np.ndarray, ids: list[list[int]], targets: np.ndarray, epochs: int, lr: float, seed: int,
+        held: np.ndarray) -> tuple[np.ndarray, list[float]]:
+    """Adam on 1 - cos(sum of token vectors, target); returns the table and the held-out mean cosine per epoch."""
+    import torch
+
+    torch.manual_seed(seed)
+    bag = torch.nn.EmbeddingBag.from_pretrained(torch.tensor(table), freeze=False, mode="sum")
+    target = torch.nn.functional.normalize(torch.tensor(targets), dim=1)
+
+    def encode(rows: np.ndarray) -> Any:
+        chosen = [ids[i] for i in rows]
+        flat = torch.tensor([t for row in chosen for t in row])
+        offsets = torch.tensor(np.concatenate(([0], np.cumsum([len(r) for r in chosen])[:-1])))
+        return torch.nn.functional.normalize(bag(flat, offsets), dim=1)
+
+    def held_cosine() -> float:
+        with torch.no_grad():
+            return float((encode(held) * target[held]).sum(dim=1).mean())
+
+    train = np.setdiff1d(np.arange(len(ids)), held)
+    optimizer = torch.optim.Adam(bag.parameters(), lr=lr)
+    rng = np.random.default_rng(seed)
+    curve = [held_cosine()]
+    print(f"  held-out cosine before {curve[0]:.4f}", flush=True)
+    for epoch in range(epochs):
+        for batch in np.array_split(rng.permutation(train), max(len(train) // 256, 1)):
+            loss = 1 - (encode(batch) * target[batch]).sum(dim=1).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        curve.append(held_cosine())
+        print(f"  epoch {epoch + 1}: held-out cosine {curve[-1]:.4f}", flush=True)
+    return bag.weight.detach().numpy(), curve
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sources", type=Path, required=True, help="checkouts of TRAINING_REPOSITORIES")
+    parser.add_argument("--cache", type=Path, required=True, help="where teacher vectors are cached (outside the repo)")
+    parser.add_argument("--per-repo", type=int, default=600, help="chunks taken from each other-language repository")
+    parser.add_argument("--per-package", type=int, default=60, help="chunks taken from each Python package")
+    parser.add_argument("--sentences", type=int, default=10000, help="English sentences taken (a random sample)")
+    parser.add_argument("--max-tokens", type=int, default=128, help="tokens of a text the teacher (and fit) sees")
+    parser.add_argument("--dims", type=int, default=256)
+    parser.add_argument("--sif", type=float, default=1e-3)
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--lr", type=float, default=2e-3)
+    parser.add_argument("--train-epochs", type=int, default=3, help="then contrastive tuning on docstring pairs")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--out", type=Path, default=STATIC_WEIGHTS)
+    parser.add_argument("--evaluate", action="store_true", help="docstring dev split: shipped table and this one")
+    args = parser.parse_args()
+
+    from safetensors.numpy import load_file, save_file
+    from tokenizers import Tokenizer
+
+    started = time.perf_counter()
+    args.cache.mkdir(parents=True, exist_ok=True)
+    corpus_file = args.cache / f"corpus-{args.per_repo}-{args.per_package}-{args.sentences}-{args.seed}.json"
+    if corpus_file.is_file():
+        corpus = json.loads(corpus_file.read_text())
+    else:
+        corpus = collect(args.sources, args.per_repo, args.per_package, args.sentences, args.seed)
+        corpus_file.write_text(json.dumps(corpus))
+    texts = corpus["code"] + corpus["english"]
+    print(f"corpus: {len(corpus['code'])} chunks, {len(corpus['english'])} sentences", flush=True)
+
+    model = Embedder("all-MiniLM-L6-v2-code", args.max_tokens).model
+    tokenizer = Tokenizer.from_str(model.tokenizer.backend_tokenizer.to_str())
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    vectors = teacher(texts, args.max_tokens, args.cache)
+    mean = vectors.mean(axis=0)
+    centred = vectors - mean
+    _, _, axes = np.linalg.svd(centred[:: max(len(centred) // 20000, 1)], full_matrices=False)
+    project = axes[: args.dims].T  # 384 x dims
+    targets = (centred @ project).astype(np.float32)
+
+    raw_file = args.cache / "token-vectors.npy"
+    if raw_file.is_file():
+        raw = np.load(raw_file)
+    else:
+        raw = distill_static.token_vectors(model, "mean")
+        np.save(raw_file, raw)
+    keep = np.linalg.norm(raw, axis=1) > 0
+    unit = np.divide(raw, np.linalg.norm(raw, axis=1, keepdims=True), out=np.zeros_like(raw), where=keep[:, None])
+    table = ((unit - mean) @ project).astype(np.float32)
+    ids = [e.ids[: args.max_tokens - 2] or [0] for e in tokenizer.encode_batch(texts, add_special_tokens=False)]
+    counts: Counter[int] = Counter()
+    for row in ids[: len(corpus["code"])]:
+        counts.update(row)
+    table *= distill_static.sif_weights(counts, len(table), args.sif)[:, None]
+    table[~keep] = 0
+    held = np.random.default_rng(args.seed).choice(len(ids), size=min(2000, len(ids) // 10), replace=False)
+    table, curve = fit(table, ids, targets, args.epochs, args.lr, args.seed, held)
+    table[~keep] = 0
+    trained: dict[str, Any] = {}
+    if args.train_epochs:
+        trained = distill_static.train_table(table, tokenizer, args.train_epochs, 1e-3, args.seed,
+                                             skip=BENCHMARK_PACKAGES)
+        table = trained.pop("table")
+        table[~keep] = 0
+    seconds = time.perf_counter() - started
+
+    figures: dict[str, Any] = {}
+    if args.evaluate:
+        shipped = load_file(str(STATIC_WEIGHTS))["embeddings"]
+        figures["shipped"] = distill_static.evaluate(shipped, tokenizer, 30000, 400, semantic.DEV_MODULES)
+        figures["this table"] = distill_static.evaluate(table.astype(np.float16), tokenizer, 30000, 400,
+                                                        semantic.DEV_MODULES)
+        print(json.dumps(figures, indent=2), flush=True)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    metadata = {"base": "all-MiniLM-L6-v2-code", "tuned_layers_sha256_12": weights_fingerprint(CODE_TUNED_WEIGHTS),
+                "dims": str(table.shape[1]), "pooling": "mean", "sif": str(args.sif), "recipe": "tokenlearn"}
+    save_file({"embeddings": table.astype(np.float16)}, str(args.out), metadata=metadata)
+    card: dict[str, Any] = {
+        "model": "code-static", "made_by": "benchmarks/tokenlearn_static.py", "distilled_from": metadata["base"],
+        "tuned_layers_sha256_12": metadata["tuned_layers_sha256_12"], "vocabulary": int(keep.sum()),
+        "dims": int(table.shape[1]), "pooling": "mean", "sif_a": args.sif, "dtype": "float16",
+        "table_sha256_12": weights_fingerprint(args.out),
+        "fitted_on": {"chunks": len(corpus["code"]), "sentences": len(corpus["english"]),
+                      "max_tokens": args.max_tokens, "epochs": args.epochs, "lr": args.lr,
+                      "held_out_cosine": [round(c, 4) for c in curve],
+                      "python_packages": sorted(k[3:] for k in corpus["origin"] if k.startswith("py:")),
+                      "repositories": TRAINING_REPOSITORIES},
+        "seconds_on_2_cores": round(seconds),
+    }
+    if trained:
+        card["tuned_on_pairs"] = {"epochs": args.train_epochs, "lr": 1e-3, **trained}
+    if figures:
+        card["docstring_dev_mrr10"] = figures
+    args.out.with_suffix(".json").write_text(json.dumps(card, indent=2) + "\n")
+    print(json.dumps({k: v for k, v in card.items() if k != "fitted_on"}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,7 +1,8 @@
 """A static (bag-of-token-vectors) embedding model for the first, fast pass of an index build.
 
-One vector per WordPiece token of all-MiniLM-L6-v2's vocabulary, made from the code-tuned model by
-`benchmarks/distill_static.py`. A text's vector is the mean of its tokens' vectors, normalised: no
+One vector per WordPiece token of all-MiniLM-L6-v2's vocabulary, fitted by `benchmarks/tokenlearn_static.py` so
+that the mean of a text's token vectors points where the code-tuned model puts the text (the card beside the table
+says on what). A text's vector is the mean of its tokens' vectors, normalised: no
 transformer runs, so a chunk costs a tokenizer call and a table look-up (thousands of chunks a second on
 one core instead of about 35). It ranks worse than the full model, so the index answers with it only until
 the full model has embedded every chunk, and its vectors live in a space (collection) of their own.

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import re
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,6 +28,9 @@ log = logging.getLogger(__name__)
 STATIC_MODEL_NAME = "code-static"
 STATIC_WEIGHTS = Path(__file__).resolve().parent / "weights" / "code-static.safetensors"
 MAX_TOKENS = 1024  # a chunk is at most chunk_max_tokens (~4 characters each); more only adds cost
+# Python's str.split() splits at these control characters; BERT's normaliser deletes them instead.
+_SPLIT_NOT_SPACE = re.compile("[\x0b\x0c\x1c-\x1f\x85]")
+PIECES_PER_CALL = 1024  # distinct pieces per sequence given to the tokenizer (its threads take a sequence each)
 
 
 class StaticEmbedder:
@@ -65,7 +69,7 @@ class StaticEmbedder:
         tokenizer, table = self._parts()
         if not texts:
             return np.zeros((0, table.shape[1]), dtype=np.float32)
-        ids = [e.ids for e in tokenizer.encode_batch(list(texts), add_special_tokens=False)]  # truncated at load
+        ids = token_ids(tokenizer, texts)
         lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
         flat = np.fromiter(itertools.chain.from_iterable(ids), dtype=np.int32, count=int(lengths.sum()))
         counts = csr_matrix((np.ones(flat.size, dtype=np.float32), flat, np.concatenate(([0], np.cumsum(lengths)))),
@@ -82,9 +86,12 @@ class StaticEmbedder:
         this is for code that wants the model inside sentence-transformers (tests check both agree)."""
         from sentence_transformers import SentenceTransformer
         from sentence_transformers.sentence_transformer.modules import Normalize, StaticEmbedding
+        from tokenizers import Tokenizer
 
         tokenizer, table = self._parts()
-        return SentenceTransformer(modules=[StaticEmbedding(tokenizer, embedding_weights=table.copy()), Normalize()],
+        truncating = Tokenizer.from_str(tokenizer.to_str())
+        truncating.enable_truncation(MAX_TOKENS)  # what `embed` keeps of a text
+        return SentenceTransformer(modules=[StaticEmbedding(truncating, embedding_weights=table.copy()), Normalize()],
                                    device="cpu")
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
@@ -103,7 +110,7 @@ def _load(weights: Path) -> tuple[Any, Any]:
                               hint="reinstall code-intel (./setup.sh), or set index_fast_pass to false")
     base, _packaged = resolve_model_path("all-MiniLM-L6-v2")
     tokenizer = Tokenizer.from_file(str(Path(base) / "tokenizer.json"))
-    tokenizer.enable_truncation(MAX_TOKENS)  # a chunk's first MAX_TOKENS tokens: more only adds cost
+    tokenizer.no_truncation()  # token_ids keeps a text's first MAX_TOKENS tokens
     tokenizer.no_padding()
     table = load_file(str(weights))["embeddings"].astype("float32")  # 31 MB; float16 sums are slow on CPU
     if table.ndim != 2 or table.shape[0] != tokenizer.get_vocab_size():
@@ -111,3 +118,29 @@ def _load(weights: Path) -> tuple[Any, Any]:
                               hint="reinstall code-intel, or set index_fast_pass to false")
     log.info("static embedding table %s loaded (%d x %d)", weights.name, *table.shape)
     return tokenizer, table
+
+
+def token_ids(tokenizer: Any, texts: Sequence[str]) -> list[list[int]]:
+    """Each text's first MAX_TOKENS token ids, equal to what the tokenizer itself gives each text (no special
+    tokens), for a fraction of its cost.
+
+    BERT's normaliser and pre-tokenizer never join characters across whitespace, so a text's tokens are those of
+    its whitespace-separated pieces in order. Code repeats its pieces (gson: 258,000 pieces, 24,000 distinct), so
+    each distinct piece is tokenized once, given as the words of a few long pre-split sequences (one sequence per
+    piece would cost more than its tokens), and each token goes back to its piece by its word index. On gson this
+    takes 0.4 s of CPU where the tokenizer on each text took 0.9 s."""
+    import numpy as np
+
+    splits = [(_SPLIT_NOT_SPACE.sub("", t) if _SPLIT_NOT_SPACE.search(t) else t).split() for t in texts]
+    pieces = list(dict.fromkeys(itertools.chain.from_iterable(splits)))
+    groups = [pieces[i : i + PIECES_PER_CALL] for i in range(0, len(pieces), PIECES_PER_CALL)]
+    of_piece: dict[str, list[int]] = {}
+    for group, encoding in zip(groups, tokenizer.encode_batch(groups, is_pretokenized=True, add_special_tokens=False),
+                               strict=True):
+        group_ids = encoding.ids
+        words = np.fromiter(encoding.word_ids, dtype=np.int64, count=len(group_ids))  # each token's piece
+        bounds = np.searchsorted(words, np.arange(len(group) + 1)).tolist()  # each piece's first token
+        for k, piece in enumerate(group):
+            of_piece[piece] = group_ids[bounds[k] : bounds[k + 1]]
+    return [list(itertools.islice(itertools.chain.from_iterable(map(of_piece.__getitem__, split)), MAX_TOKENS))
+            for split in splits]

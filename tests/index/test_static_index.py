@@ -224,20 +224,25 @@ def test_the_static_model_is_sentence_transformers_static_embedding() -> None:
 
 
 def test_token_ids_are_the_tokenizers_own_for_any_text() -> None:
-    """Pieces are tokenized once each, yet every text gets the tokenizer's ids: accents, CJK, control characters
-    (which BERT deletes and Python's split() splits at), long words, texts past MAX_TOKENS and empty ones."""
+    """Pieces are tokenized once each (printable ASCII ones by WordPieces), yet every text gets the tokenizer's
+    ids: accents, CJK, control characters (which BERT deletes and Python's split() splits at), punctuation runs,
+    words with no vocabulary split or over the length limit, texts past MAX_TOKENS and empty ones."""
     from tokenizers import Tokenizer
 
-    tokenizer, _table = StaticEmbedder()._parts()
+    tokenizer, _table, words = StaticEmbedder()._parts()
+    assert words is not None  # the packaged tokenizer is BERT's: printable ASCII never reaches it
     reference = Tokenizer.from_str(tokenizer.to_str())
     reference.enable_truncation(MAX_TOKENS)
     texts = ["", "  \n ", "def naïve_café(x): return Ünïcode + İstanbul  # ﬁle", "中文字符 mixed中文text",
              "a\x1cb c\x1fd \x0be\x0cf g\x85h i\u2028j k\xa0l m\u200bn \x00o \ufffdp q\u3000r s\u2029t 6\xad7",
-             "x" * 150 + " " + "y_" * 80, "def f(a, b):\n\treturn a+b\r\n", "word(s) " * 900, "🙂 x‘q’ — dash"]
-    texts += texts[2:4]  # repeated pieces across texts
+             "x" * 150 + " " + "y_" * 80 + " " + "z" * 100 + " " + "q" * 101, "def f(a, b):\n\treturn a+b\r\n",
+             "word(s) " * 900, "🙂 x‘q’ — dash", "a\x7fb [UNK] x[cls]y [MASK]s ##ing Zyzzyva xqzkv ->>= {}[]`~^|\\ 'x' \"y\" 3.14e-10",
+             "parseHTTPResponse getURLForID __init__ self.assertEqual(0x1F, np.float32) #include <stdio.h>"]
+    texts += texts[2:4] + texts[-2:]  # repeated pieces across texts
     expected = [e.ids for e in reference.encode_batch(texts, add_special_tokens=False)]
-    assert token_ids(tokenizer, texts) == expected
-    assert len(expected[7]) == MAX_TOKENS
+    assert token_ids(tokenizer, texts, words) == expected
+    assert token_ids(tokenizer, texts) == expected  # every piece through the tokenizer
+    assert len(expected[7]) == MAX_TOKENS and words.unknown in expected[5] and words.unknown in expected[9]
 
 
 async def test_sync_index_through_mcp_answers_with_the_state_and_sends_progress(

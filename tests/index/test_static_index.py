@@ -245,6 +245,19 @@ def test_token_ids_are_the_tokenizers_own_for_any_text() -> None:
     assert len(expected[7]) == MAX_TOKENS and words.unknown in expected[5] and words.unknown in expected[9]
 
 
+def test_token_sums_add_each_texts_rows_across_groups(monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    from code_intel.index import static
+
+    monkeypatch.setattr(static, "SUM_TOKENS", 5)  # groups of a few texts, and texts longer than a group
+    table = np.arange(40, dtype=np.float32).reshape(10, 4) - 7
+    ids = [[], [3, 3, 1], [9], [], [0, 0, 0, 0, 0, 0, 0, 2], [5, 6, 5], []]
+    expected = np.array([table[i].sum(axis=0) if i else np.zeros(4) for i in ids], dtype=np.float32)
+    assert np.array_equal(static.token_sums(ids, table), expected)
+    assert static.token_sums([], table).shape == (0, 4)
+
+
 async def test_sync_index_through_mcp_answers_with_the_state_and_sends_progress(
         static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:
     from mcp import Client

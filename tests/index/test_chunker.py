@@ -337,3 +337,29 @@ def test_a_ruby_class_reopened_only_to_hold_classes_is_a_namespace() -> None:
     assert not [c for c in chunks if c.symbol == "Thor"], [(c.symbol, c.content) for c in chunks[:2]]
     header = next(c for c in chunks if c.symbol == "Thor.Options" and c.kind == "class")
     assert "class Options < Arguments" in header.content
+
+
+RUBY_MODULE_AROUND_A_SPLIT_CLASS = '''module Shop
+  VERSION = "1.0"
+
+  def self.configure
+    yield config
+  end
+
+  class Base
+''' + "".join(f'''    def route_{n}(path)
+      routes[path] ||= compile("{n}", path)
+      routes[path].call(path)
+    end
+
+''' for n in range(12)) + '''  end
+end
+'''
+
+
+def test_a_split_class_header_lists_its_own_members_not_those_of_the_classes_inside_it() -> None:
+    chunks = Chunker(max_tokens=120).chunk("lib/shop.rb", RUBY_MODULE_AROUND_A_SPLIT_CLASS, "ruby")
+    shop = next(c for c in chunks if c.symbol == "Shop" and c.kind == "class")
+    assert shop.symbols == ["Shop", "Shop.configure", "Shop.Base"], shop.symbols
+    base = next(c for c in chunks if c.symbol == "Shop.Base" and c.kind == "class")
+    assert "Shop.Base.route_0" in base.symbols and "Shop.Base.route_11" in base.symbols

@@ -347,8 +347,12 @@ class Chunker:
                 if owner is None:
                     gaps.append(_Piece(start, end, "", "module", [], gap=True))
                 elif not any(g.symbol == owner.symbol for g in gaps):  # the owner's first gap holds its opening lines
-                    # the class's opening lines name it and list its members: the chunk to find the class by
-                    members = [p.symbol for p in pieces if p.symbol.startswith(owner.symbol + ".")]
+                    # the class's opening lines name it and list its members: the chunk to find the class by. Its own
+                    # members only: a module holding a split class (`module Sinatra` around `class Base`) would
+                    # otherwise list every method of the file
+                    inner = sorted(pieces + owners, key=lambda p: p.start)  # a split class inside is a member too
+                    members = [p.symbol for p in inner if p.symbol.startswith(owner.symbol + ".")
+                               and "." not in p.symbol[len(owner.symbol) + 1:]]
                     gaps.append(_Piece(start, end, owner.symbol, "class", [owner.symbol, *dict.fromkeys(members)],
                                        gap=True, header=True, decl=owner.decl))
                 else:  # later leftovers (a field, a section banner) are parts of the class, not its definition

@@ -316,6 +316,9 @@ def test_a_ruby_class_made_by_a_call_with_a_block_is_a_class_named_by_its_consta
     split = Chunker(max_tokens=30).chunk("lib/shop/env.rb", RUBY_CONSTANT_CLASS, "ruby")
     method = next(c for c in split if c.symbol == "Shop.Env.empty_body?")
     assert method.kind == "function" and "# Whether the body is empty." in method.content
+    data = Chunker().chunk("lib/shop/options.rb", "Options = Data.define(:path) do\n  def root?\n    path == '/'\n"
+                                                    "  end\nend\n", "ruby")
+    assert [(c.symbol, c.kind, c.symbols) for c in data] == [("Options", "class", ["Options", "Options.root?"])]
 
 
 RUBY_REOPENED = '''class Thor

@@ -148,14 +148,15 @@ def _arrow_function_name(node: Any) -> str | None:
 
 def _constant_block(node: Any) -> Any:
     """The block of a Ruby class made by a call (`Env = Options.new(:url) do ... end`, `Point = Struct.new(:x) {
-    ... }`): a class in all but syntax, named by the constant; None for any other node."""
+    ... }`, `Options = Data.define(:path) do ... end`): a class in all but syntax, named by the constant, when the
+    block defines methods; None for any other node."""
     if node.type != "assignment":
         return None
     left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
     if left is None or right is None or left.type != "constant" or right.type != "call":
         return None
-    method, block = right.child_by_field_name("method"), right.child_by_field_name("block")
-    if method is None or method.text != b"new" or block is None or block.type not in ("do_block", "block"):
+    block = right.child_by_field_name("block")  # Options.new, Struct.new, Data.define, Class.new(Base) ...
+    if block is None or block.type not in ("do_block", "block"):
         return None
     body = next((c for c in block.named_children if c.type in ("body_statement", "block_body")), None)
     if body is None or not any(c.type in ("method", "singleton_method") for c in body.named_children):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from code_intel.index.chunker import Chunker, estimate_tokens
+from code_intel.index.chunker import Chunker, estimate_tokens, hollow
 
 PYTHON = '''"""Module docs."""
 import os
@@ -366,3 +366,13 @@ def test_a_split_class_header_lists_its_own_members_not_those_of_the_classes_ins
     assert shop.symbols == ["Shop", "Shop.configure", "Shop.Base"], shop.symbols
     base = next(c for c in chunks if c.symbol == "Shop.Base" and c.kind == "class")
     assert "Shop.Base.route_0" in base.symbols and "Shop.Base.route_11" in base.symbols
+
+
+def test_no_window_of_a_long_body_is_only_its_closing_lines() -> None:
+    # whatever the length of a body, splitting it into windows leaves no `}` or `end` chunk behind
+    for n in range(1, 40):
+        java = "class A {\n    void f() {\n" + "        total = total + 1;\n" * n + "    }\n}\n"
+        ruby = "class A\n  def f\n" + "    @total = @total + 1\n" * n + "  end\nend\n"
+        for path, text, language in (("A.java", java, "java"), ("a.rb", ruby, "ruby")):
+            chunks = Chunker(max_tokens=40).chunk(path, text, language)
+            assert not [c for c in chunks if hollow(c.content)], (n, language, [c.content for c in chunks][-2:])

@@ -385,6 +385,8 @@ class Chunker:
             # comment above it (Javadoc) fills windows of its own, which are parts
             anchor = p.decl if p.decl is not None and p.start <= p.decl <= p.end else p.start
             for start, end in self._window_rows(lines, p.start, p.end):
+                if start > anchor and hollow("\n".join(lines[start : end + 1])):
+                    continue  # the closing `}` or `end` left over at the tail of a long body: no chunk of its own
                 kind = p.kind if start <= anchor <= end else ("part" if p.kind != "module" else "module")
                 out.append(_Piece(start, end, p.symbol, kind, list(p.symbols)))
         return out

@@ -376,3 +376,33 @@ def test_no_window_of_a_long_body_is_only_its_closing_lines() -> None:
         for path, text, language in (("A.java", java, "java"), ("a.rb", ruby, "ruby")):
             chunks = Chunker(max_tokens=40).chunk(path, text, language)
             assert not [c for c in chunks if hollow(c.content)], (n, language, [c.content for c in chunks][-2:])
+
+
+JAVA_ENUM = "public enum Feature implements ConfigFeature {\n" + "".join(
+    f"    /**\n     * Feature number {n}: whether values of kind {n} are accepted while reading.\n     */\n"
+    f"    FEATURE_{n}({'true' if n % 2 else 'false'}),\n\n" for n in range(12)) + '''    LAST(false);
+
+    private final boolean _defaultState;
+
+    Feature(boolean defaultState) {
+        _defaultState = defaultState;
+    }
+
+    public boolean enabledByDefault() {
+        return _defaultState;
+    }
+
+    public boolean enabledIn(int flags) {
+        return (flags & getMask()) != 0;
+    }
+}
+'''
+
+
+def test_the_methods_of_a_java_enum_after_its_constants_are_functions() -> None:
+    chunks = Chunker(max_tokens=120).chunk("src/Feature.java", JAVA_ENUM, "java")
+    functions = {c.symbol: c for c in chunks if c.kind == "function"}
+    assert {"Feature.enabledByDefault", "Feature.enabledIn"} <= set(functions), [(c.symbol, c.kind) for c in chunks]
+    assert "return (flags & getMask()) != 0;" in functions["Feature.enabledIn"].content
+    whole = Chunker().chunk("src/Feature.java", JAVA_ENUM, "java")
+    assert "Feature.enabledIn" in next(c for c in whole if c.symbol == "Feature" and c.kind == "class").symbols

@@ -35,7 +35,8 @@ CLASS_TYPES = frozenset({
     "type_declaration", "trait_declaration",
 })
 # Containers that only scope their children (no chunk of their own unless they hold loose code).
-SCOPE_TYPES = frozenset({"namespace_definition", "namespace_declaration", "mod_item", "declaration_list"})
+SCOPE_TYPES = frozenset({"namespace_definition", "namespace_declaration", "mod_item", "declaration_list",
+                         "enum_body_declarations"})  # Java: the fields and methods after an enum's constants
 # Wrappers whose span belongs to the definition inside them (decorators, `export`, templates).
 WRAPPER_TYPES = frozenset({"decorated_definition", "export_statement", "template_declaration"})
 BODY_FIELDS = ("body", "declaration_list", "class_body")

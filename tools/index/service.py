@@ -455,7 +455,7 @@ class SemanticIndex:
         self._ensure_lexical(parts)
         lexical_scores = parts.lexical.scores(search.lexical_text)
         wanted = [i for i, _ in top(lexical_scores, limit)]
-        wanted += [i for i in self._definitions(parts, search) if i not in lexical_scores]
+        wanted += self._definitions(parts, search)  # the lexical top may miss them: BM25 ranks every mention alike
         known = (_known_in_memory(parts.memory, vector, wanted, limit) if store is None
                  else _known_in_store(store, vector, wanted, limit))
         candidates = [_scored(cid, similarity, lexical_scores.get(cid, 0.0), meta)

@@ -1,0 +1,63 @@
+"""Questions that name a symbol: its definition is a candidate and comes first (semble's symbol questions, #41)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from code_intel.core.config import load_config
+from code_intel.core.project import ProjectRoot
+from code_intel.index import service
+from code_intel.index.memory import MemoryIndex
+from code_intel.index.service import SemanticIndex
+from tests.conftest import write_files
+
+
+def _meta(file: str, symbol: str, kind: str, symbols: list[str] | None = None) -> dict[str, object]:
+    return {"file": file, "symbol": symbol, "kind": kind, "symbols": ",".join(symbols or [symbol])}
+
+
+def test_definitions_of_a_name_as_written_come_before_other_spellings_and_parts() -> None:
+    memory = MemoryIndex()
+    metas = {
+        "fn": _meta("flow/Builders.kt", "flow", "function"),
+        "part": _meta("flow/Flow.kt", "Flow", "part"),
+        "iface": _meta("flow/Flow.kt", "Flow", "class", ["Flow", "Flow.collect"]),
+        "lister": _meta("flow/Shared.kt", "SharedFlow", "class", ["SharedFlow", "SharedFlow.Flow"]),
+    }
+    memory.add(list(metas), [[1.0, 0.0]] * len(metas), [""] * len(metas), list(metas.values()))
+    # the name as written: the definition, then the split definition's later part, then a class listing it;
+    # `flow` (another case) is left out because `Flow` itself is defined
+    assert memory.defining(["Flow"], 10) == ["iface", "part", "lister"]
+    assert memory.defining(["Flow"], 1) == ["iface"]
+    # nothing defines `FLOW` as written: every spelling of it, own definitions first
+    assert memory.defining(["FLOW"], 10) == ["fn", "iface", "part", "lister"]
+
+
+@pytest.fixture
+def decoys(project_dir: Path) -> Iterator[SemanticIndex]:
+    # short functions that say `Flow` often, and its definition saying it once among ten lines of documentation:
+    # BM25 ranks every mention above the definition
+    files = {f"flow/use_{n}.go": f"package streams\n\nfunc consume{n}(f Flow) Flow {{\n\treturn Flow(f) // Flow\n}}\n"
+             for n in range(12)}
+    files["flow/flow.go"] = "package streams\n\ntype Flow interface {\n" + "".join(
+        f"\t// Values are emitted lazily, one at a time, to a collector; step {k} may suspend.\n\tStep{k}()\n"
+        for k in range(10)) + "}\n"
+    write_files(project_dir, files)
+    (project_dir / ".code-intel").mkdir()
+    (project_dir / ".code-intel" / "config.json").write_text('{"sync_on_start": false}')
+    root = ProjectRoot.from_args(project_dir)
+    index = SemanticIndex(root, lambda: load_config(root.state_dir))
+    yield index
+    index.close()
+
+
+def test_the_definition_of_a_written_name_is_a_candidate_when_mentions_fill_the_lexical_top(
+        decoys: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    decoys.sync()
+    monkeypatch.setattr(service, "CANDIDATES", 3)
+    monkeypatch.setattr(MemoryIndex, "nearest", lambda self, vector, limit: [])  # the dense side finds nothing here
+    first = decoys.semantic_search("Flow", 1)["results"]  # once a candidate, its file name helps it
+    assert first[0]["file"] == "flow/flow.go" and first[0]["symbol"] == "Flow"

@@ -10,7 +10,9 @@ import pytest
 from code_intel.core.config import load_config
 from code_intel.core.project import ProjectRoot
 from code_intel.index import service
+from code_intel.index.chunker import Chunker
 from code_intel.index.memory import MemoryIndex
+from code_intel.index.retrieval import Scored, rank_code
 from code_intel.index.service import SemanticIndex
 from tests.conftest import write_files
 
@@ -61,3 +63,28 @@ def test_the_definition_of_a_written_name_is_a_candidate_when_mentions_fill_the_
     monkeypatch.setattr(MemoryIndex, "nearest", lambda self, vector, limit: [])  # the dense side finds nothing here
     first = decoys.semantic_search("Flow", 1)["results"]  # once a candidate, its file name helps it
     assert first[0]["file"] == "flow/flow.go" and first[0]["symbol"] == "Flow"
+
+
+def test_a_rust_impl_block_is_named_after_its_type_without_generics_or_path() -> None:
+    text = ("impl<'de, I, E> MapDeserializer<'de, I, E> {\n    pub fn end(self) -> Result<(), E> { Ok(()) }\n}\n\n"
+            "impl<T, E> Deserialize for Result<T, E> {\n    fn deserialize(d: D) -> Self { todo!() }\n}\n\n"
+            "impl<'a> Serializer for &mut fmt::Formatter<'a> {\n    fn serialize_unit(self) -> fmt::Result { Ok(()) }\n}\n")
+    named = {(c.symbol, tuple(c.symbols)) for c in Chunker().chunk("src/de.rs", text, "rust") if c.kind == "class"}
+    # `Result<T, E>` was stored as "Result<T, E>" and split at its comma into two names when read back
+    assert named == {("MapDeserializer", ("MapDeserializer", "MapDeserializer.end")),
+                     ("Result", ("Result", "Result.deserialize")),
+                     ("Formatter", ("Formatter", "Formatter.serialize_unit"))}
+
+
+def _scored(cid: str, dense: float, lexical: float, file: str, symbol: str, kind: str = "function") -> Scored:
+    return Scored(cid, dense, lexical, file, symbol, [symbol], kind, "implementation")
+
+
+def test_another_spelling_of_a_name_gets_nothing_once_a_candidate_defines_it_as_written() -> None:
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.kt", f"helper{n}") for n in range(20)]
+    rank_fn = _scored("fn", 0.80, 1.0, "core/WindowFunctionBuilder.kt", "rank")
+    rank_class = _scored("cls", 0.45, 1.0, "core/WindowFunction.kt", "Rank", kind="class")
+    assert [c.id for c in rank_code([rank_fn, rank_class, *fillers], "Rank")][0] == "cls"
+    # with no `Rank` among the candidates, `rank` is still the nearest thing to the name
+    ranked = rank_code([rank_fn, *fillers], "Rank")
+    assert ranked[0].id == "fn" and ranked[0].score > rank_code([rank_fn, *fillers], "Frank")[0].score

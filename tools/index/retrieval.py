@@ -9,6 +9,7 @@ fusion throws away how far ahead the best candidate of each side is.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -276,7 +277,7 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     w = weights or CODE_RANKING
     if not candidates:
         return []
-    cues = _Cues.of(query, keywords)
+    cues = _Cues.of(query, keywords).spelled_as_defined(candidates)
     dense = _min_max([c.dense for c in candidates])
     lexical_raw = [c.lexical for c in candidates]
     lexical = _min_max(lexical_raw) if any(lexical_raw) else [0.0] * len(candidates)
@@ -312,6 +313,16 @@ class _Cues:
                    lowered={n.lower() for n in names} | {k.lower() for k in keywords},
                    bare=len(query.split()) == 1 and len(names) == 1, terms=set(lexical_tokens(query)),
                    wanted=asked_roles({x.lower() for x in re.findall(r"[A-Za-z]+", query)}))
+
+
+    def spelled_as_defined(self, candidates: Sequence[Scored]) -> _Cues:
+        """The cues without the other spellings of a name some candidate defines as written: `between` and `rank`
+        functions are not near the `Between` and `Rank` classes a question names."""
+        written = {n for c in candidates if c.kind in ("class", "function")
+                   for n in [c.symbol.rsplit(".", 1)[-1]] if n in self.names or n in self.keywords}
+        if not written:
+            return self
+        return dataclasses.replace(self, lowered=self.lowered - {n.lower() for n in written})
 
 
 def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:

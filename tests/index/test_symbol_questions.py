@@ -12,7 +12,7 @@ from code_intel.core.project import ProjectRoot
 from code_intel.index import service
 from code_intel.index.chunker import Chunker
 from code_intel.index.memory import MemoryIndex
-from code_intel.index.retrieval import Scored, rank_code
+from code_intel.index.retrieval import Scored, capitalised_words, rank_code
 from code_intel.index.service import SemanticIndex
 from tests.conftest import write_files
 
@@ -36,6 +36,10 @@ def test_definitions_of_a_name_as_written_come_before_other_spellings_and_parts(
     assert memory.defining(["Flow"], 1) == ["iface"]
     # nothing defines `FLOW` as written: every spelling of it, own definitions first
     assert memory.defining(["FLOW"], 10) == ["fn", "iface", "part", "lister"]
+    # a capitalised word of a sentence ("Flow of values") may be English: only its definitions as written
+    assert memory.defining(["FLOW"], 10, as_written={"FLOW"}) == []
+    assert capitalised_words("Flow of values to a collector") == {"Flow"}
+    assert capitalised_words("Flow") == capitalised_words("how Rack::Builder chains FlowControl") == set()
 
 
 @pytest.fixture
@@ -88,3 +92,34 @@ def test_another_spelling_of_a_name_gets_nothing_once_a_candidate_defines_it_as_
     # with no `Rank` among the candidates, `rank` is still the nearest thing to the name
     ranked = rank_code([rank_fn, *fillers], "Rank")
     assert ranked[0].id == "fn" and ranked[0].score > rank_code([rank_fn, *fillers], "Frank")[0].score
+
+
+def test_a_name_written_with_its_owner_prefers_the_definition_under_that_owner() -> None:
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.go", f"helper{n}") for n in range(20)]
+    impl = _scored("impl", 0.80, 2.0, "mux.go", "Mux.Route")
+    interface = Scored("iface", 0.70, 2.0, "chi.go", "Router", ["Router", "Router.Route", "Router.Use"], "class",
+                       "implementation")
+    assert [c.id for c in rank_code([impl, interface, *fillers], "Router.Route")][0] == "iface"
+    assert [c.id for c in rank_code([impl, interface, *fillers], "Route")][0] == "impl"  # no owner written
+    builders = [_scored("sinatra", 0.80, 2.0, "sinatra/builder.rb", "Sinatra.Builder", kind="class"),
+                _scored("rack", 0.75, 2.0, "rack/builder.rb", "Rack.Builder", kind="class"), *fillers]
+    assert [c.id for c in rank_code(builders, "Rack::Builder")][0] == "rack"
+    # a top-level definition has no owner to contradict the one written: it may be the module's name
+    modules = [_scored("sem", 0.70, 2.0, "sync/semaphore.rs", "Semaphore", kind="class"),
+               _scored("use", 0.80, 2.0, "task/spawn.rs", "spawn_blocking"), *fillers]
+    assert [c.id for c in rank_code(modules, "tokio::sync::Semaphore")][0] == "sem"
+    # in a sentence the owner may be context: an override of InspectLoader.get_code in another class answers it
+    override = [_scored("over", 0.80, 2.0, "bootstrap.py", "SourceLoader.get_code"),
+                _scored("abstract", 0.70, 2.0, "abc.py", "InspectLoader.get_code"), *fillers]
+    assert [c.id for c in rank_code(override, "Concrete implementation of InspectLoader.get_code.")][0] == "over"
+
+
+def test_in_a_sentence_another_spelling_of_a_defined_name_stays_near() -> None:
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.py", f"helper{n}") for n in range(20)]
+    def factory() -> Scored:
+        return _scored("factory", 0.80, 1.0, "asyncio/factories.py", "timeout")
+
+    near = rank_code([factory(), _scored("cls", 0.45, 1.0, "asyncio/tasks.py", "Timeout", kind="class"), *fillers],
+                     "Timeout async context manager.")
+    alone = rank_code([factory(), *fillers], "Frank async context manager.")
+    assert near[0].id == alone[0].id == "factory" and near[0].score > alone[0].score

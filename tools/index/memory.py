@@ -12,7 +12,7 @@ of chunks, not the number of edits.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,11 +113,11 @@ class MemoryIndex:
                 if not ids:
                     del self._names[name]
 
-    def defining(self, names: list[str], limit: int) -> list[str]:
+    def defining(self, names: list[str], limit: int, as_written: Collection[str] = ()) -> list[str]:
         """Ids of chunks that define one of `names` (the last part of a qualified name): the chunks whose own symbol
         it is first (a definition before the later parts of a split one), then chunks that list it (a class and its
-        members). Another case (`router` for `Router`) only when nothing defines the name as written: `deserialize`
-        functions are not the `Deserialize` trait."""
+        members). Another case (`router` for `Router`) only when nothing defines the name as written (`deserialize`
+        functions are not the `Deserialize` trait), and never for the names in `as_written`."""
         with self._lock:
             found: dict[str, tuple[bool, bool, bool, str]] = {}
             for name in names:
@@ -128,7 +128,7 @@ class MemoryIndex:
                     own = str(meta.get("symbol") or "").rsplit(".", 1)[-1]
                     exact = name in self._defined_as_written(meta)
                     keys[cid] = (not exact, own.lower() != low, meta.get("kind") == "part", cid)
-                if any(not key[0] for key in keys.values()):
+                if name in as_written or any(not key[0] for key in keys.values()):
                     keys = {cid: key for cid, key in keys.items() if not key[0]}
                 for cid, key in keys.items():
                     found[cid] = min(found.get(cid, key), key)

@@ -269,6 +269,15 @@ def named_identifiers(query: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def capitalised_words(query: str) -> set[str]:
+    """The names of a sentence that are only capitalised words (`Parse`, `Timeout`, `Database`): an English word
+    as often as a name, so only its definition as written counts, not other spellings (`parse`)."""
+    if len(query.split()) == 1:
+        return set()
+    return {name for name in named_identifiers(query) if name[:1].isupper() and name[1:].islower()
+            and not re.search(r"(\.|::)" + re.escape(name) + r"\b", query)}
+
+
 def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = (),
               weights: CodeRanking | None = None) -> list[Scored]:
     """Fuse both sides and adjust by what the chunk is: the definition of a name the question writes (exact,
@@ -303,26 +312,52 @@ class _Cues:
     bare: bool  # the question is one name: a file named like it is probably the answer
     terms: set[str]
     wanted: set[str]
+    qualified: dict[str, set[str]]  # a name asked with its owner (`Rack::Builder`, `Router.Route`) -> "Rack.Builder"
 
     @classmethod
     def of(cls, query: str, keywords: Sequence[str]) -> _Cues:
         from code_intel.index.text import lexical_tokens
 
         names = named_identifiers(query)
+        qualified: dict[str, set[str]] = {}  # from a question that is only the name, or a keyword: a sentence may
+        # name the owner as context ("the implementation of InspectLoader.get_code" is another class's override)
+        for match in _IDENTIFIER.finditer(" ".join([query if len(query.split()) == 1 else "", *keywords])):
+            parts = re.split(r"\.|::", match.group(0))
+            if len(parts) > 1 and parts[-1] in names + list(keywords):
+                qualified.setdefault(parts[-1], set()).add(".".join(parts))
         return cls(names=names, keywords=keywords,
                    lowered={n.lower() for n in names} | {k.lower() for k in keywords},
                    bare=len(query.split()) == 1 and len(names) == 1, terms=set(lexical_tokens(query)),
-                   wanted=asked_roles({x.lower() for x in re.findall(r"[A-Za-z]+", query)}))
+                   wanted=asked_roles({x.lower() for x in re.findall(r"[A-Za-z]+", query)}), qualified=qualified)
+
+    def owner_differs(self, own: str, symbol: str) -> bool:
+        """The question writes `own` with an owner and the chunk defines it under another (`Sinatra.Builder` for
+        `Rack::Builder`); a top-level definition has no owner to differ (`sync::Semaphore` may name a module)."""
+        forms = self.qualified.get(own, set())
+        return bool(forms) and symbol != own and not any(_ends_with(symbol, form) for form in forms)
+
+    def defines_qualified(self, symbols: Sequence[str]) -> bool:
+        """A chunk lists a name the question writes with its owner (an interface listing `Router.Route`)."""
+        return any(_ends_with(s, form) for forms in self.qualified.values() for form in forms for s in symbols)
 
 
     def spelled_as_defined(self, candidates: Sequence[Scored]) -> _Cues:
-        """The cues without the other spellings of a name some candidate defines as written: `between` and `rank`
-        functions are not near the `Between` and `Rank` classes a question names."""
+        """For a question that is only a name: the cues without the other spellings of a name some candidate
+        defines as written (`between` and `rank` functions are not near the `Between` and `Rank` classes asked
+        for). In a sentence they stay near: "Timeout async context manager" describes the `timeout` factory."""
+        if not self.bare:
+            return self
         written = {n for c in candidates if c.kind in ("class", "function")
                    for n in [c.symbol.rsplit(".", 1)[-1]] if n in self.names or n in self.keywords}
         if not written:
             return self
         return dataclasses.replace(self, lowered=self.lowered - {n.lower() for n in written})
+
+
+def _ends_with(symbol: str, qualified: str) -> bool:
+    """`Rack.Builder` ends with `Builder` and `Rack.Builder`, not with `Sinatra.Builder`; `::` reads as `.`."""
+    symbol = symbol.replace("::", ".")
+    return symbol == qualified or symbol.endswith("." + qualified)
 
 
 def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
@@ -336,9 +371,11 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     if w.legacy_penalty and _LEGACY.search(c.file):
         score -= w.legacy_penalty
     own = c.symbol.rsplit(".", 1)[-1] if c.kind in ("class", "function") else ""  # a part defines nothing
-    if own and (own in cues.names or own in cues.keywords):
+    if own and (own in cues.names or own in cues.keywords) and not cues.owner_differs(own, c.symbol):
         score += w.definition * (1.0 if c.kind == "class" else w.function_share)
-    elif own and own.lower() in cues.lowered:
+    elif c.kind == "class" and cues.qualified and cues.defines_qualified(c.symbols):
+        score += w.definition * w.function_share
+    elif own and (own.lower() in cues.lowered or own in cues.qualified):
         score += w.near_definition
     elif c.kind == "class" and any(s.rsplit(".", 1)[-1] in cues.names for s in c.symbols):
         score += w.member

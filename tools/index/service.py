@@ -465,12 +465,13 @@ class SemanticIndex:
     def _definitions(self, parts: _Parts, search: ForestQuery) -> list[str]:
         """Chunks that define a name the question writes or the caller passed as a keyword (the definitions the
         index holds, by exact name, then in another case), so a name's definition is always a candidate."""
-        from code_intel.index.retrieval import named_identifiers
+        from code_intel.index.retrieval import capitalised_words, named_identifiers
 
         names = named_identifiers(search.query) + list(search.keywords)
         if not names:
             return []
-        return parts.memory.defining([n.rsplit(".", 1)[-1] for n in names], DEFINITION_CANDIDATES)
+        return parts.memory.defining([n.rsplit(".", 1)[-1] for n in names], DEFINITION_CANDIDATES,
+                                     as_written=capitalised_words(search.query))
 
     def _symbol_chunks(self, parts: _Parts, symbol: str) -> list[tuple[str, str, int, int, str]]:
         """(chunk id, file, start, end, qualified symbol) for chunks defining `symbol` (exact name first)."""

@@ -12,7 +12,7 @@ from code_intel.core.project import ProjectRoot
 from code_intel.index import service
 from code_intel.index.chunker import Chunker
 from code_intel.index.memory import MemoryIndex
-from code_intel.index.retrieval import Scored, capitalised_words, rank_code
+from code_intel.index.retrieval import Scored, capitalised_words, older_versions, rank_code
 from code_intel.index.service import SemanticIndex
 from tests.conftest import write_files
 
@@ -123,3 +123,14 @@ def test_in_a_sentence_another_spelling_of_a_defined_name_stays_near() -> None:
                      "Timeout async context manager.")
     alone = rank_code([factory(), *fillers], "Frank async context manager.")
     assert near[0].id == alone[0].id == "factory" and near[0].score > alone[0].score
+
+
+def test_a_copy_under_an_older_version_folder_ranks_below_the_current_one() -> None:
+    def candidates() -> list[Scored]:
+        return [_scored("v3", 0.80, 2.0, "src/v3/types.ts", "ZodObject", kind="class"),
+                _scored("v4", 0.75, 2.0, "src/v4/classic/schemas.ts", "ZodObject", kind="class"),
+                *[_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"src/v4/other_{n}.ts", f"helper{n}") for n in range(20)]]
+
+    assert [c.id for c in rank_code(candidates(), "ZodObject")][0] == "v4"
+    assert [c.id for c in rank_code(candidates(), "the v3 ZodObject")][0] == "v3"  # the old version asked for
+    assert older_versions(["a/v2/x.py", "b/v3/y.py", "lib/v1.py"], "x") == set()  # no sibling, no version folder

@@ -234,11 +234,24 @@ class CodeRanking:
     repeat_from: int = 1  # ...counting from the file's chunk after this many (2: the third chunk decays first)
     role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.5, "doc": 0.5, "generated": 1.0})
     module_penalty: float = 0.05
-    legacy_penalty: float = 0.1  # a path under deprecated/, legacy/, compat/ or v1/: kept for old callers
+    legacy_penalty: float = 0.1  # a path under deprecated/, legacy/, compat/, v1/ or a version folder older than a
+    # sibling one (v3/ beside v4/): kept for old callers
 
 
 CODE_RANKING = CodeRanking()
 _LEGACY = re.compile(r"(^|/)(deprecated|legacy|compat|_compat|v1)(/|$)", re.IGNORECASE)
+_VERSION_FOLDER = re.compile(r"(^|.*/)v(\d+)/")
+
+
+def older_versions(files: Sequence[str], query: str) -> set[str]:
+    """Files under a version folder older than a sibling one among them (zod's v3/ beside v4/): the copy kept for
+    old callers, unless the question names that version."""
+    found = {file: (m.group(1), int(m.group(2))) for file in files if (m := _VERSION_FOLDER.match(file))}
+    newest: dict[str, int] = {}
+    for parent, version in found.values():
+        newest[parent] = max(newest.get(parent, version), version)
+    asked = {int(v) for v in re.findall(r"\bv(\d+)\b", query.lower())}
+    return {file for file, (parent, version) in found.items() if version < newest[parent] and version not in asked}
 
 
 @dataclass
@@ -286,7 +299,8 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     w = weights or CODE_RANKING
     if not candidates:
         return []
-    cues = _Cues.of(query, keywords).spelled_as_defined(candidates)
+    cues = dataclasses.replace(_Cues.of(query, keywords).spelled_as_defined(candidates),
+                               older=older_versions(sorted({c.file for c in candidates}), query))
     dense = _min_max([c.dense for c in candidates])
     lexical_raw = [c.lexical for c in candidates]
     lexical = _min_max(lexical_raw) if any(lexical_raw) else [0.0] * len(candidates)
@@ -313,6 +327,7 @@ class _Cues:
     terms: set[str]
     wanted: set[str]
     qualified: dict[str, set[str]]  # a name asked with its owner (`Rack::Builder`, `Router.Route`) -> "Rack.Builder"
+    older: set[str] = field(default_factory=set)  # candidates' files under an older version folder (older_versions)
 
     @classmethod
     def of(cls, query: str, keywords: Sequence[str]) -> _Cues:
@@ -368,7 +383,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score -= w.role_penalty.get(c.role, 0.0)
     if c.kind in ("module", "part"):
         score -= w.module_penalty
-    if w.legacy_penalty and _LEGACY.search(c.file):
+    if w.legacy_penalty and (_LEGACY.search(c.file) or c.file in cues.older):
         score -= w.legacy_penalty
     own = c.symbol.rsplit(".", 1)[-1] if c.kind in ("class", "function") else ""  # a part defines nothing
     if own and (own in cues.names or own in cues.keywords) and not cues.owner_differs(own, c.symbol):

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
-from code_intel.core.config import load_config
-from code_intel.core.project import ProjectRoot
 from code_intel.index import service
 from code_intel.index.chunker import Chunker
 from code_intel.index.memory import MemoryIndex
 from code_intel.index.retrieval import Scored, capitalised_words, older_versions, rank_code
 from code_intel.index.service import SemanticIndex
 from tests.conftest import write_files
+from tests.index.test_static_index import static_index  # noqa: F401 (the fixture)
 
 
 def _meta(file: str, symbol: str, kind: str, symbols: list[str] | None = None) -> dict[str, object]:
@@ -43,7 +39,7 @@ def test_definitions_of_a_name_as_written_come_before_other_spellings_and_parts(
 
 
 @pytest.fixture
-def decoys(project_dir: Path) -> Iterator[SemanticIndex]:
+def decoys(request: pytest.FixtureRequest) -> SemanticIndex:
     # short functions that say `Flow` often, and its definition saying it once among ten lines of documentation:
     # BM25 ranks every mention above the definition
     files = {f"flow/use_{n}.go": f"package streams\n\nfunc consume{n}(f Flow) Flow {{\n\treturn Flow(f) // Flow\n}}\n"
@@ -51,13 +47,9 @@ def decoys(project_dir: Path) -> Iterator[SemanticIndex]:
     files["flow/flow.go"] = "package streams\n\ntype Flow interface {\n" + "".join(
         f"\t// Values are emitted lazily, one at a time, to a collector; step {k} may suspend.\n\tStep{k}()\n"
         for k in range(10)) + "}\n"
-    write_files(project_dir, files)
-    (project_dir / ".code-intel").mkdir()
-    (project_dir / ".code-intel" / "config.json").write_text('{"sync_on_start": false}')
-    root = ProjectRoot.from_args(project_dir)
-    index = SemanticIndex(root, lambda: load_config(root.state_dir))
-    yield index
-    index.close()
+    index: SemanticIndex = request.getfixturevalue("static_index")  # test_static_index's small project, not synced
+    write_files(index.root.path, files)
+    return index
 
 
 def test_the_definition_of_a_written_name_is_a_candidate_when_mentions_fill_the_lexical_top(

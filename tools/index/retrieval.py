@@ -299,8 +299,9 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     w = weights or CODE_RANKING
     if not candidates:
         return []
-    cues = dataclasses.replace(_Cues.of(query, keywords).spelled_as_defined(candidates),
-                               older=older_versions(sorted({c.file for c in candidates}), query))
+    cues = _Cues.of(query, keywords).spelled_as_defined(candidates)
+    cues = dataclasses.replace(cues, older=_only_older(candidates, cues, older_versions(
+        sorted({c.file for c in candidates}), query)))
     dense = _min_max([c.dense for c in candidates])
     lexical_raw = [c.lexical for c in candidates]
     lexical = _min_max(lexical_raw) if any(lexical_raw) else [0.0] * len(candidates)
@@ -367,6 +368,20 @@ class _Cues:
         if not written:
             return self
         return dataclasses.replace(self, lowered=self.lowered - {n.lower() for n in written})
+
+
+def _only_older(candidates: Sequence[Scored], cues: _Cues, older: set[str]) -> set[str]:
+    """The older copies' files, less those defining a written name that no current file defines (a name only the
+    old version has is still found first)."""
+    if not older:
+        return older
+
+    def defined(c: Scored) -> str:
+        own = c.symbol.rsplit(".", 1)[-1] if c.kind in ("class", "function") else ""
+        return own if own in cues.names or own in cues.keywords else ""
+
+    current = {defined(c) for c in candidates if c.file not in older} - {""}
+    return older - {c.file for c in candidates if c.file in older and defined(c) and defined(c) not in current}
 
 
 def _ends_with(symbol: str, qualified: str) -> bool:

@@ -108,6 +108,10 @@ def _node_name(node: Any) -> str:
         declarator = inner
     if node.type in ("impl_item",):
         target = node.child_by_field_name("type")
+        # the type's own name: `impl<'de, E> MapDeserializer<'de, E>` and `impl Serializer for &mut fmt::Formatter`
+        # define methods of MapDeserializer and Formatter (a name a question writes, and no comma in the name)
+        while target is not None and target.type in ("generic_type", "reference_type", "scoped_type_identifier"):
+            target = target.child_by_field_name("name" if target.type == "scoped_type_identifier" else "type")
         if target is not None:
             return str(target.text.decode("utf-8", "replace"))
     for child in node.named_children:

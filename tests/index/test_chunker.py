@@ -406,3 +406,26 @@ def test_the_methods_of_a_java_enum_after_its_constants_are_functions() -> None:
     assert "return (flags & getMask()) != 0;" in functions["Feature.enabledIn"].content
     whole = Chunker().chunk("src/Feature.java", JAVA_ENUM, "java")
     assert "Feature.enabledIn" in next(c for c in whole if c.symbol == "Feature" and c.kind == "class").symbols
+
+
+JAVA_ANNOTATION = '''package shop.annotation;
+
+import java.lang.annotation.*;
+
+/**
+ * Names the strategy that renames a class's properties when they are written.
+ */
+@Retention(RetentionPolicy.RUNTIME)
+@Target({ElementType.TYPE})
+public @interface Naming {
+    /** The strategy to use. */
+    Class<? extends NamingStrategy> value() default Void.class;
+}
+'''
+
+
+def test_a_java_annotation_type_is_a_class_with_its_elements_as_members() -> None:
+    chunks = Chunker().chunk("src/Naming.java", JAVA_ANNOTATION, "java")
+    naming = next(c for c in chunks if c.symbol == "Naming")
+    assert naming.kind == "class" and naming.symbols == ["Naming", "Naming.value"]
+    assert "Names the strategy" in naming.content and "public @interface Naming" in naming.content

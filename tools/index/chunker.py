@@ -26,13 +26,14 @@ FUNCTION_TYPES = frozenset({
     "method_declaration", "constructor_declaration", "function_item", "method", "singleton_method",
     "function_signature_item", "arrow_function_declaration", "local_function_statement",
     "function_definition_statement", "operator_declaration", "destructor_declaration",
+    "annotation_type_element_declaration",  # Java: `Class<?> value() default Void.class;` in an @interface
 })
 CLASS_TYPES = frozenset({
     "class_definition", "class_declaration", "abstract_class_declaration", "interface_declaration",
     "enum_declaration", "struct_item", "enum_item", "trait_item", "impl_item", "class_specifier",
     "struct_specifier", "class", "module", "struct_declaration", "record_declaration",
     "object_declaration", "object_definition", "trait_definition", "protocol_declaration",
-    "type_declaration", "trait_declaration",
+    "type_declaration", "trait_declaration", "annotation_type_declaration",
 })
 # Containers that only scope their children (no chunk of their own unless they hold loose code).
 SCOPE_TYPES = frozenset({"namespace_definition", "namespace_declaration", "mod_item", "declaration_list",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ class NumpyMiniLM:
 
     def __init__(self, model_dir: Path, tuned: Path | None, max_seq_length: int) -> None:
         import numpy as np
-        from safetensors.numpy import load_file
+        from safetensors import safe_open
         from tokenizers import Tokenizer
 
         config = json.loads((model_dir / "config.json").read_text())
@@ -36,17 +36,24 @@ class NumpyMiniLM:
         self.heads = int(config["num_attention_heads"])
         self.layers = int(config["num_hidden_layers"])
         self.eps = float(config.get("layer_norm_eps", 1e-12))
-        weights = {k: v for k, v in load_file(str(model_dir / "model.safetensors")).items() if not k.startswith("pooler.")}
-        if tuned is not None:
-            weights.update(tuned_layers(tuned, weights))
-        self.dimension = int(weights["embeddings.word_embeddings.weight"].shape[1])
-        self.max_seq_length = min(max_seq_length, int(config["max_position_embeddings"]))
-        # linear layers as (in, out) contiguous arrays: x @ W runs without a transposed copy per call
+        # one tensor at a time, each turned into its final form at once: no second copy of the model in memory
+        base = model_dir / "model.safetensors"
+        with safe_open(str(base), framework="numpy") as f:
+            shapes = {k: tuple(f.get_slice(k).get_shape()) for k in f.keys()}  # noqa: SIM118 (not a mapping)
+        from_tuned = set(tuned_layer_names(tuned, shapes)) if tuned is not None else set()
         self.w: dict[str, Any] = {}
-        for key, value in weights.items():
-            key = key.removeprefix("bert.")
-            value = np.asarray(value, dtype=np.float32)
-            self.w[key] = np.ascontiguousarray(value.T) if key.startswith("encoder.") and value.ndim == 2 else value
+        for path, keys in ((base, [k for k in shapes if k not in from_tuned and not k.startswith("pooler.")]),
+                           (tuned, sorted(from_tuned))):
+            if not keys or path is None:
+                continue
+            with safe_open(str(path), framework="numpy") as f:
+                for key in keys:
+                    value = np.asarray(f.get_tensor(key), dtype=np.float32)
+                    # linear layers as (in, out) contiguous arrays: x @ W runs without a transposed copy per call
+                    self.w[key.removeprefix("bert.")] = (np.ascontiguousarray(value.T)
+                                                         if key.startswith("encoder.") and value.ndim == 2 else value)
+        self.dimension = int(self.w["embeddings.word_embeddings.weight"].shape[1])
+        self.max_seq_length = min(max_seq_length, int(config["max_position_embeddings"]))
         scale = np.float32(1.0 / np.sqrt(self.dimension // self.heads))
         for n in range(self.layers):  # attention scores are (q . k) / sqrt(head size): scale q once, here
             for part in ("weight", "bias"):
@@ -163,9 +170,10 @@ class _Scratch:
         return self.buffers[name][:size].reshape(shape)
 
 
-def tuned_layers(weights: Path, own: dict[str, Any]) -> dict[str, Any]:
-    """The tuned tensors of a safetensors file of `encoder.layer.N.*` tensors, checked against the base model:
-    the file's metadata must name all-MiniLM-L6-v2, and every tensor must exist in `own` with the same shape."""
+def tuned_layer_names(weights: Path, shapes: Mapping[str, tuple[int, ...]]) -> list[str]:
+    """The tensor names of a file of tuned `encoder.layer.N.*` tensors, checked against the base model's `shapes`
+    without reading them: the file's metadata must name all-MiniLM-L6-v2, and every tensor must exist in the
+    base model with the same shape, so a file made for another model is refused before anything is changed."""
     from safetensors import safe_open
 
     if not weights.is_file():
@@ -173,10 +181,10 @@ def tuned_layers(weights: Path, own: dict[str, Any]) -> dict[str, Any]:
                               hint="reinstall code-intel (./setup.sh), or set embedding_model to 'all-MiniLM-L6-v2'")
     with safe_open(str(weights), framework="numpy") as f:
         meta = f.metadata() or {}
-        tensors = {key: f.get_tensor(key) for key in f.keys()}  # noqa: SIM118 (safe_open is not a mapping)
-    wrong = [k for k, t in tensors.items() if k not in own or tuple(own[k].shape) != tuple(t.shape)]
-    if wrong or meta.get("base") != "all-MiniLM-L6-v2" or not tensors:
+        names = list(f.keys())  # noqa: SIM118 (safe_open is not a mapping)
+        wrong = [k for k in names if k not in shapes or tuple(shapes[k]) != tuple(f.get_slice(k).get_shape())]
+    if wrong or meta.get("base") != "all-MiniLM-L6-v2" or not names:
         raise ToolUnavailable(f"{weights.name} does not fit the packaged all-MiniLM-L6-v2 ({len(wrong)} tensors differ)",
                               hint="reinstall code-intel, or set embedding_model to 'all-MiniLM-L6-v2'")
-    log.info("tuned layers %s read (%d tensors)", meta.get("layers", "?"), len(tensors))
-    return tensors
+    log.info("tuned layers %s (%d tensors)", meta.get("layers", "?"), len(names))
+    return names

@@ -201,7 +201,8 @@ def _data(result: Any) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-async def run_repo(repo: Repo, project: Path, wait_full: bool = True, exe: str | None = None) -> dict[str, Any]:
+async def run_repo(repo: Repo, project: Path, wait_full: bool = True, exe: str | None = None,
+                   model: str | None = None) -> dict[str, Any]:
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
@@ -209,7 +210,8 @@ async def run_repo(repo: Repo, project: Path, wait_full: bool = True, exe: str |
     if state.exists():
         shutil.rmtree(state)
     state.mkdir()
-    (state / "config.json").write_text(json.dumps({"sync_on_start": False}) + "\n")
+    config = {"sync_on_start": False, **({"embedding_model": model} if model else {})}
+    (state / "config.json").write_text(json.dumps(config) + "\n")
     exe = exe or os.environ.get("SEMBLE_SERVE") or str(Path(sys.executable).parent / "code-intel")  # another build
     params = StdioServerParameters(command="/bin/sh", args=["-c", f"exec {exe} serve --project {project} "
                                                                    f"--log-level WARNING 2>/dev/null"], cwd=str(project))
@@ -423,14 +425,14 @@ INDEX_FIGURES = ("sync_answer_s", "searchable_s", "searchable_cpu_s", "full_s", 
                  "progress_notifications", "chunks")
 
 
-def index_only(folders: list[Path], baseline: str | None, out: Path | None) -> None:
+def index_only(folders: list[Path], baseline: str | None, out: Path | None, model: str | None = None) -> None:
     """First-index time and memory of each folder through the real server, this build beside `baseline`."""
     builds = ([("baseline", baseline)] if baseline else []) + [("this build", None)]
     rows = []
     for folder in folders:
         for name, exe in builds:
             load = os.getloadavg()[0]
-            run = asyncio.run(run_repo(Repo(folder.name, "", "", "", None), folder.resolve(), exe=exe))
+            run = asyncio.run(run_repo(Repo(folder.name, "", "", "", None), folder.resolve(), exe=exe, model=model))
             del run["questions"], run["bm25"]
             run.update(build=name, load_start=round(load, 1), load_end=round(os.getloadavg()[0], 1))
             print(json.dumps(run), file=sys.stderr)
@@ -459,9 +461,10 @@ def main(argv: list[str] | None = None) -> int:
                              "/work/main/.venv/bin/code-intel), before this build's run, and print both")
     parser.add_argument("--searchable-only", action="store_true",
                         help="ask the questions as soon as every file is searchable (do not wait for full quality)")
+    parser.add_argument("--model", help="embedding_model for the server's config (default: the server's default)")
     args = parser.parse_args(argv)
     if args.index_only:
-        index_only(args.index_only, args.baseline, args.json)
+        index_only(args.index_only, args.baseline, args.json, args.model)
         return 0
     dev = args.set == "dev"
     if dev:
@@ -472,13 +475,13 @@ def main(argv: list[str] | None = None) -> int:
     repos = load_repos(names, dev)
     corpus = DEV if dev else CORPUS
     if args.index_times:
-        index_only([checkout(repo, corpus) for repo in repos], args.baseline, args.json)
+        index_only([checkout(repo, corpus) for repo in repos], args.baseline, args.json, args.model)
         return 0
     runs = []
     print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}", file=sys.stderr)
     for repo in repos:
         project = checkout(repo, corpus)
-        run = asyncio.run(run_repo(repo, project, wait_full=not args.searchable_only))
+        run = asyncio.run(run_repo(repo, project, wait_full=not args.searchable_only, model=args.model))
         print(f"{repo.name}: ndcg10 {mean([q['ndcg10'] for q in run['questions']]):.3f} "
               f"(bm25 {mean(run['bm25']):.3f}) searchable {run['searchable_s']} s, full {run['full_s']} s, "
               f"rss {run['rss_index_mb']} MB", file=sys.stderr)

@@ -26,7 +26,10 @@ language, pooled over questions.
 
 `--set dev` runs the development split: other repositories of semble's benchmark whose annotations were read
 from MinishLab/semble with the search tool and written to $SEMBLE_DEV (default /work/corpora/semble-dev/
-annotations); weights and signals are chosen there, never on the reported set.
+annotations), and the repositories of benchmarks/semble_dev/ (questions of our own in semble's format, on Ruby
+repositories semble does not annotate; its repos.json gives their url, pinned revision, language and subtree, and
+overrides a revision of semble's that the mirror lacks); weights and signals are chosen there, never on the
+reported set. Checkouts go to $SEMBLE_DEV/<name>.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ if not DATA.is_dir():
     DATA = Path("/work/shared/benchmarks/semble")
 CORPUS = Path(os.environ.get("SEMBLE_CORPUS", "/work/corpora/semble"))
 DEV = Path(os.environ.get("SEMBLE_DEV", "/work/corpora/semble-dev"))
+DEV_LOCAL = HERE / "semble_dev"  # dev repositories and questions of our own (committed)
 MIRROR = Path(os.environ.get("CODE_INTEL_MIRROR", "/work/.mirror"))
 REPORTED = ("express", "model2vec", "fastapi", "aiohttp", "trpc", "chi", "gin", "axum", "gson", "rack", "sinatra",
             "ktor")
@@ -113,14 +117,24 @@ class Repo:
         return MIRROR / f"{owner}+{name}" / "repo"
 
 
+def annotation_dirs(dev: bool) -> list[Path]:
+    return [DEV / "annotations", DEV_LOCAL / "annotations"] if dev else [DATA / "annotations"]
+
+
 def load_repos(names: list[str], dev: bool) -> list[Repo]:
     table = {r["name"]: r for r in json.loads((DATA / "repos.json").read_text())}
-    annotations = (DEV / "annotations") if dev else (DATA / "annotations")
+    if dev:  # our own dev repositories, and revisions of semble's that the mirror has
+        table.update({r["name"]: r for r in json.loads((DEV_LOCAL / "repos.json").read_text())})
     out = []
     for name in names:
+        if name not in table:
+            raise SystemExit(f"{name}: not a repository of the {'dev' if dev else 'reported'} set")
         r = table[name]
         repo = Repo(name, r["language"], r["url"], r["revision"], r.get("benchmark_root"))
-        repo.questions = json.loads((annotations / f"{name}.json").read_text())
+        found = [d / f"{name}.json" for d in annotation_dirs(dev) if (d / f"{name}.json").is_file()]
+        if not found:
+            raise SystemExit(f"{name}: no annotations in {', '.join(map(str, annotation_dirs(dev)))}")
+        repo.questions = json.loads(found[0].read_text())
         out.append(repo)
     return out
 
@@ -312,6 +326,9 @@ def published() -> dict[str, dict[str, Any]]:
     cre = json.loads(next(DATA.glob("results/coderankembed-*.json")).read_text())
     for r in cre["repos"]:
         out.setdefault(r["repo"], {})[f"cre_{r['mode']}"] = r
+    # semble's published figures for dev repositories outside the copied subset (semble_dev/published.json)
+    for name, entry in json.loads((DEV_LOCAL / "published.json").read_text())["repos"].items():
+        out.setdefault(name, {}).setdefault("semble", entry)
     speed = json.loads(next(DATA.glob("results/speed-*.json")).read_text())
     for row in _speed_rows(speed):
         out.setdefault(row["repo"], {})["semble_index_ms"] = row["index_ms"]
@@ -448,7 +465,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     dev = args.set == "dev"
     if dev:
-        available = sorted(p.stem for p in (DEV / "annotations").glob("*.json"))
+        available = sorted({p.stem for d in annotation_dirs(dev) for p in d.glob("*.json")})
     else:
         available = list(REPORTED)
     names = args.repo or available

@@ -206,8 +206,9 @@ def test_sync_answers_before_the_files_are_indexed_and_relays_progress(
     while static_index.index_state()["state"] != "complete":
         assert time.monotonic() < deadline
         time.sleep(0.05)
-    done = static_index.sync_answering(progress=lambda *e: events.append(e), answer_within=30.0)  # on a loaded
-    assert done["complete"] is True and done["files_unchanged"] == 5  # machine a no-op sync can pass 0.5 s
+    done = static_index.sync_answering(progress=lambda *e: events.append(e), wait=True)  # no change: a quick sync, but
+    # on a loaded machine it may outlast the answer window
+    assert done["complete"] is True and done["files_unchanged"] == 5
     assert static_index.semantic_search("welcome email", 3)["results"][0]["file"] == "src/mailer.py"
 
 

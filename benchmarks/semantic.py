@@ -226,6 +226,13 @@ def evaluate_search(index: SemanticIndex, queries: list[Target], weights: list[f
     return {name: round(mrr(r), 4) for name, r in ranks.items()}
 
 
+def _max_seq_length(embedder: object) -> int | None:
+    """The model's input limit without loading torch for it (the packaged models run in numpy)."""
+    if getattr(embedder, "packaged", False):
+        return int(embedder.numpy_model.max_seq_length)  # type: ignore[attr-defined]
+    return getattr(getattr(embedder, "model", None), "max_seq_length", None)
+
+
 def retrieval_candidates() -> int:
     from code_intel.index.service import CANDIDATES
 
@@ -280,7 +287,7 @@ def main() -> int:
         throughput = chunks / report["duration_s"]
         figures.update(chunks=chunks, index_seconds=report["duration_s"], index_chunks_per_s=round(throughput, 1),
                        model=config.embedding_model,
-                       max_seq_length=getattr(getattr(parts.embedder, "model", None), "max_seq_length", None))
+                       max_seq_length=_max_seq_length(parts.embedder))
         print(f"index: {chunks} chunks in {report['duration_s']:.1f} s = {throughput:.1f} chunks/s", flush=True)
 
         stored = parts.store.get(FOREST, include=("documents", "metadatas"))

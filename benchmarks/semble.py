@@ -26,7 +26,10 @@ language, pooled over questions.
 
 `--set dev` runs the development split: other repositories of semble's benchmark whose annotations were read
 from MinishLab/semble with the search tool and written to $SEMBLE_DEV (default /work/corpora/semble-dev/
-annotations); weights and signals are chosen there, never on the reported set.
+annotations), and the repositories of benchmarks/semble_dev/ (questions of our own in semble's format, on Ruby
+repositories semble does not annotate; its repos.json gives their url, pinned revision, language and subtree, and
+overrides a revision of semble's that the mirror lacks); weights and signals are chosen there, never on the
+reported set. Checkouts go to $SEMBLE_DEV/<name>.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ if not DATA.is_dir():
     DATA = Path("/work/shared/benchmarks/semble")
 CORPUS = Path(os.environ.get("SEMBLE_CORPUS", "/work/corpora/semble"))
 DEV = Path(os.environ.get("SEMBLE_DEV", "/work/corpora/semble-dev"))
+DEV_LOCAL = HERE / "semble_dev"  # dev repositories and questions of our own (committed)
 MIRROR = Path(os.environ.get("CODE_INTEL_MIRROR", "/work/.mirror"))
 REPORTED = ("express", "model2vec", "fastapi", "aiohttp", "trpc", "chi", "gin", "axum", "gson", "rack", "sinatra",
             "ktor")
@@ -113,14 +117,24 @@ class Repo:
         return MIRROR / f"{owner}+{name}" / "repo"
 
 
+def annotation_dirs(dev: bool) -> list[Path]:
+    return [DEV / "annotations", DEV_LOCAL / "annotations"] if dev else [DATA / "annotations"]
+
+
 def load_repos(names: list[str], dev: bool) -> list[Repo]:
     table = {r["name"]: r for r in json.loads((DATA / "repos.json").read_text())}
-    annotations = (DEV / "annotations") if dev else (DATA / "annotations")
+    if dev:  # our own dev repositories, and revisions of semble's that the mirror has
+        table.update({r["name"]: r for r in json.loads((DEV_LOCAL / "repos.json").read_text())})
     out = []
     for name in names:
+        if name not in table:
+            raise SystemExit(f"{name}: not a repository of the {'dev' if dev else 'reported'} set")
         r = table[name]
         repo = Repo(name, r["language"], r["url"], r["revision"], r.get("benchmark_root"))
-        repo.questions = json.loads((annotations / f"{name}.json").read_text())
+        found = [d / f"{name}.json" for d in annotation_dirs(dev) if (d / f"{name}.json").is_file()]
+        if not found:
+            raise SystemExit(f"{name}: no annotations in {', '.join(map(str, annotation_dirs(dev)))}")
+        repo.questions = json.loads(found[0].read_text())
         out.append(repo)
     return out
 
@@ -187,7 +201,8 @@ def _data(result: Any) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-async def run_repo(repo: Repo, project: Path, wait_full: bool = True, exe: str | None = None) -> dict[str, Any]:
+async def run_repo(repo: Repo, project: Path, wait_full: bool = True, exe: str | None = None,
+                   model: str | None = None) -> dict[str, Any]:
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
@@ -195,7 +210,8 @@ async def run_repo(repo: Repo, project: Path, wait_full: bool = True, exe: str |
     if state.exists():
         shutil.rmtree(state)
     state.mkdir()
-    (state / "config.json").write_text(json.dumps({"sync_on_start": False}) + "\n")
+    config = {"sync_on_start": False, **({"embedding_model": model} if model else {})}
+    (state / "config.json").write_text(json.dumps(config) + "\n")
     exe = exe or os.environ.get("SEMBLE_SERVE") or str(Path(sys.executable).parent / "code-intel")  # another build
     params = StdioServerParameters(command="/bin/sh", args=["-c", f"exec {exe} serve --project {project} "
                                                                    f"--log-level WARNING 2>/dev/null"], cwd=str(project))
@@ -312,6 +328,9 @@ def published() -> dict[str, dict[str, Any]]:
     cre = json.loads(next(DATA.glob("results/coderankembed-*.json")).read_text())
     for r in cre["repos"]:
         out.setdefault(r["repo"], {})[f"cre_{r['mode']}"] = r
+    # semble's published figures for dev repositories outside the copied subset (semble_dev/published.json)
+    for name, entry in json.loads((DEV_LOCAL / "published.json").read_text())["repos"].items():
+        out.setdefault(name, {}).setdefault("semble", entry)
     speed = json.loads(next(DATA.glob("results/speed-*.json")).read_text())
     for row in _speed_rows(speed):
         out.setdefault(row["repo"], {})["semble_index_ms"] = row["index_ms"]
@@ -406,14 +425,14 @@ INDEX_FIGURES = ("sync_answer_s", "searchable_s", "searchable_cpu_s", "full_s", 
                  "progress_notifications", "chunks")
 
 
-def index_only(folders: list[Path], baseline: str | None, out: Path | None) -> None:
+def index_only(folders: list[Path], baseline: str | None, out: Path | None, model: str | None = None) -> None:
     """First-index time and memory of each folder through the real server, this build beside `baseline`."""
     builds = ([("baseline", baseline)] if baseline else []) + [("this build", None)]
     rows = []
     for folder in folders:
         for name, exe in builds:
             load = os.getloadavg()[0]
-            run = asyncio.run(run_repo(Repo(folder.name, "", "", "", None), folder.resolve(), exe=exe))
+            run = asyncio.run(run_repo(Repo(folder.name, "", "", "", None), folder.resolve(), exe=exe, model=model))
             del run["questions"], run["bm25"]
             run.update(build=name, load_start=round(load, 1), load_end=round(os.getloadavg()[0], 1))
             print(json.dumps(run), file=sys.stderr)
@@ -442,26 +461,27 @@ def main(argv: list[str] | None = None) -> int:
                              "/work/main/.venv/bin/code-intel), before this build's run, and print both")
     parser.add_argument("--searchable-only", action="store_true",
                         help="ask the questions as soon as every file is searchable (do not wait for full quality)")
+    parser.add_argument("--model", help="embedding_model for the server's config (default: the server's default)")
     args = parser.parse_args(argv)
     if args.index_only:
-        index_only(args.index_only, args.baseline, args.json)
+        index_only(args.index_only, args.baseline, args.json, args.model)
         return 0
     dev = args.set == "dev"
     if dev:
-        available = sorted(p.stem for p in (DEV / "annotations").glob("*.json"))
+        available = sorted({p.stem for d in annotation_dirs(dev) for p in d.glob("*.json")})
     else:
         available = list(REPORTED)
     names = args.repo or available
     repos = load_repos(names, dev)
     corpus = DEV if dev else CORPUS
     if args.index_times:
-        index_only([checkout(repo, corpus) for repo in repos], args.baseline, args.json)
+        index_only([checkout(repo, corpus) for repo in repos], args.baseline, args.json, args.model)
         return 0
     runs = []
     print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}", file=sys.stderr)
     for repo in repos:
         project = checkout(repo, corpus)
-        run = asyncio.run(run_repo(repo, project, wait_full=not args.searchable_only))
+        run = asyncio.run(run_repo(repo, project, wait_full=not args.searchable_only, model=args.model))
         print(f"{repo.name}: ndcg10 {mean([q['ndcg10'] for q in run['questions']]):.3f} "
               f"(bm25 {mean(run['bm25']):.3f}) searchable {run['searchable_s']} s, full {run['full_s']} s, "
               f"rss {run['rss_index_mb']} MB", file=sys.stderr)

@@ -32,7 +32,7 @@ def embedding_model() -> Embedder:
     this process (SemanticIndex, the query router) reuses it. Tests that request it are marked `model`, which
     `make test-fast` leaves out. The default model is the static one (no torch); this one is opt-in."""
     embedder = Embedder(FULL_MODEL)
-    assert embedder.model is not None and embedder.loaded
+    assert embedder.numpy_model is not None and embedder.loaded  # what the index embeds with (no torch)
     return embedder
 
 

@@ -94,3 +94,23 @@ def test_semantic_search_answers_within_the_budget_and_pages_on(tmp_path: Path) 
                                                                                         len(second["results"])]
     finally:
         app.close()
+
+
+def test_semantic_search_answers_every_hit_asked_for_with_the_lowest_snippets_cut() -> None:
+    """Ten hits asked for are ten hits answered: the lowest-ranked snippets shrink to their first line (the
+    whole chunk is one fetch_chunk_detail away), the top hit keeps its own, the order is the ranking's."""
+    from code_intel.explore.answers import shape_hits, shorten_snippets
+
+    body = "\n".join(f"    step_{n} = compute_{n}(request, '{'z' * 50}')" for n in range(8))
+    hits = [{"file": f"pkg/mod{i}.py", "line": 10 * i + 1, "end_line": 10 * i + 9, "symbol": f"handler_{i}",
+             "score": 1 - i / 20, "source": "forest", "chunk_id": f"c{i}",
+             "snippet": f"def handler_{i}(request):\n{body}"} for i in range(10)]
+    assert len(shape_hits(hits)[0]) < 10  # the budget would drop some whole
+    page, next_offset, left_out = shape_hits(shorten_snippets(hits))
+    assert [h["chunk_id"] for h in page] == [f"c{i}" for i in range(10)]
+    assert next_offset is None and left_out is None
+    assert _size({"results": page}) <= budget_chars()
+    assert page[0]["snippet"] == hits[0]["snippet"]
+    assert page[-1]["snippet"] == "def handler_9(request):"
+    small = hits[:3]
+    assert shorten_snippets(small) == small  # what fits is left whole

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from code_intel.index.chunker import Chunker, estimate_tokens
+from code_intel.index.chunker import Chunker, estimate_tokens, hollow
 
 PYTHON = '''"""Module docs."""
 import os
@@ -267,3 +267,165 @@ def test_methods_inside_a_ruby_class_self_block_are_the_class_methods_they_defin
     app = next(c for c in split if c.symbol == "Builder.app")
     assert app.kind == "function" and "# Builds the app from a block." in app.content
     assert any(c.symbol == "Builder.load_file" and c.kind == "function" for c in split)
+
+
+JAVA_LONG_DOC = "package shop;\n\n/**\n" + "".join(
+    f" * Paragraph {n}: the registry keeps every listing of the catalogue and its prices, in order.\n"
+    for n in range(40)) + ''' */
+public class Registry {
+    private final int size = 0;
+
+''' + "".join(f'''    public int price{n}(int item) {{
+        return item * {n} + size;
+    }}
+
+''' for n in range(30)) + "}\n"
+
+
+def test_the_window_holding_a_long_javadoc_class_declaration_is_the_class_chunk() -> None:
+    # a doc comment too long for one chunk fills windows of its own: they are parts, not the definition
+    chunks = Chunker(max_tokens=400).chunk("src/Registry.java", JAVA_LONG_DOC, "java")
+    declaration = next(c for c in chunks if "public class Registry" in c.content)
+    assert declaration.kind == "class" and declaration.symbol == "Registry"
+    doc_only = [c for c in chunks if c.symbol == "Registry" and "public class Registry" not in c.content
+                and "Paragraph" in c.content]
+    assert doc_only and all(c.kind == "part" for c in doc_only)
+
+
+RUBY_CONSTANT_CLASS = '''module Shop
+  # Options of a request.
+  Env = Options.new(:method, :url, :body) do
+    # Whether the body is empty.
+    def empty_body?
+      body.nil? || body.empty?
+    end
+
+    def inspect
+      "#<Env #{method} #{url}>"
+    end
+  end
+end
+'''
+
+
+def test_a_ruby_class_made_by_a_call_with_a_block_is_a_class_named_by_its_constant() -> None:
+    whole = Chunker().chunk("lib/shop/env.rb", RUBY_CONSTANT_CLASS, "ruby")
+    env = next(c for c in whole if c.symbol == "Shop.Env")
+    assert env.kind == "class" and {"Shop.Env.empty_body?", "Shop.Env.inspect"} <= set(env.symbols)
+    assert not [c for c in whole if c.symbol == "Shop"]  # the module only scopes it
+    split = Chunker(max_tokens=30).chunk("lib/shop/env.rb", RUBY_CONSTANT_CLASS, "ruby")
+    method = next(c for c in split if c.symbol == "Shop.Env.empty_body?")
+    assert method.kind == "function" and "# Whether the body is empty." in method.content
+    data = Chunker().chunk("lib/shop/options.rb", "Options = Data.define(:path) do\n  def root?\n    path == '/'\n"
+                                                    "  end\nend\n", "ruby")
+    assert [(c.symbol, c.kind, c.symbols) for c in data] == [("Options", "class", ["Options", "Options.root?"])]
+
+
+RUBY_REOPENED = '''class Thor
+  class Options < Arguments
+    NUMERIC = /[-+]?(\\d*\\.\\d+|\\d+)/
+
+''' + "".join(f'''    def check_{n}(value)
+      raise Error, "bad {n}" unless value.to_s =~ NUMERIC
+      value
+    end
+
+''' for n in range(10)) + '''  end
+end
+'''
+
+
+def test_a_ruby_class_reopened_only_to_hold_classes_is_a_namespace() -> None:
+    chunks = Chunker(max_tokens=100).chunk("lib/thor/parser/options.rb", RUBY_REOPENED, "ruby")
+    assert not [c for c in chunks if c.symbol == "Thor"], [(c.symbol, c.content) for c in chunks[:2]]
+    header = next(c for c in chunks if c.symbol == "Thor.Options" and c.kind == "class")
+    assert "class Options < Arguments" in header.content
+
+
+RUBY_MODULE_AROUND_A_SPLIT_CLASS = '''module Shop
+  VERSION = "1.0"
+
+  def self.configure
+    yield config
+  end
+
+  class Base
+''' + "".join(f'''    def route_{n}(path)
+      routes[path] ||= compile("{n}", path)
+      routes[path].call(path)
+    end
+
+''' for n in range(12)) + '''  end
+end
+'''
+
+
+def test_a_split_class_header_lists_its_own_members_not_those_of_the_classes_inside_it() -> None:
+    chunks = Chunker(max_tokens=120).chunk("lib/shop.rb", RUBY_MODULE_AROUND_A_SPLIT_CLASS, "ruby")
+    shop = next(c for c in chunks if c.symbol == "Shop" and c.kind == "class")
+    assert shop.symbols == ["Shop", "Shop.configure", "Shop.Base"], shop.symbols
+    base = next(c for c in chunks if c.symbol == "Shop.Base" and c.kind == "class")
+    assert "Shop.Base.route_0" in base.symbols and "Shop.Base.route_11" in base.symbols
+
+
+def test_no_window_of_a_long_body_is_only_its_closing_lines() -> None:
+    # whatever the length of a body, splitting it into windows leaves no `}` or `end` chunk behind
+    for n in range(1, 40):
+        java = "class A {\n    void f() {\n" + "        total = total + 1;\n" * n + "    }\n}\n"
+        ruby = "class A\n  def f\n" + "    @total = @total + 1\n" * n + "  end\nend\n"
+        for path, text, language in (("A.java", java, "java"), ("a.rb", ruby, "ruby")):
+            chunks = Chunker(max_tokens=40).chunk(path, text, language)
+            assert not [c for c in chunks if hollow(c.content)], (n, language, [c.content for c in chunks][-2:])
+
+
+JAVA_ENUM = "public enum Feature implements ConfigFeature {\n" + "".join(
+    f"    /**\n     * Feature number {n}: whether values of kind {n} are accepted while reading.\n     */\n"
+    f"    FEATURE_{n}({'true' if n % 2 else 'false'}),\n\n" for n in range(12)) + '''    LAST(false);
+
+    private final boolean _defaultState;
+
+    Feature(boolean defaultState) {
+        _defaultState = defaultState;
+    }
+
+    public boolean enabledByDefault() {
+        return _defaultState;
+    }
+
+    public boolean enabledIn(int flags) {
+        return (flags & getMask()) != 0;
+    }
+}
+'''
+
+
+def test_the_methods_of_a_java_enum_after_its_constants_are_functions() -> None:
+    chunks = Chunker(max_tokens=120).chunk("src/Feature.java", JAVA_ENUM, "java")
+    functions = {c.symbol: c for c in chunks if c.kind == "function"}
+    assert {"Feature.enabledByDefault", "Feature.enabledIn"} <= set(functions), [(c.symbol, c.kind) for c in chunks]
+    assert "return (flags & getMask()) != 0;" in functions["Feature.enabledIn"].content
+    whole = Chunker().chunk("src/Feature.java", JAVA_ENUM, "java")
+    assert "Feature.enabledIn" in next(c for c in whole if c.symbol == "Feature" and c.kind == "class").symbols
+
+
+JAVA_ANNOTATION = '''package shop.annotation;
+
+import java.lang.annotation.*;
+
+/**
+ * Names the strategy that renames a class's properties when they are written.
+ */
+@Retention(RetentionPolicy.RUNTIME)
+@Target({ElementType.TYPE})
+public @interface Naming {
+    /** The strategy to use. */
+    Class<? extends NamingStrategy> value() default Void.class;
+}
+'''
+
+
+def test_a_java_annotation_type_is_a_class_with_its_elements_as_members() -> None:
+    chunks = Chunker().chunk("src/Naming.java", JAVA_ANNOTATION, "java")
+    naming = next(c for c in chunks if c.symbol == "Naming")
+    assert naming.kind == "class" and naming.symbols == ["Naming", "Naming.value"]
+    assert "Names the strategy" in naming.content and "public @interface Naming" in naming.content

@@ -91,3 +91,32 @@ def test_the_index_identity_follows_the_tuned_weights(tmp_path: Path, monkeypatc
     monkeypatch.setattr(embedder, "CODE_TUNED_WEIGHTS", other)
     assert Embedder("all-MiniLM-L6-v2-code").identity != shipped
     assert Embedder("all-MiniLM-L6-v2").identity == "all-MiniLM-L6-v2|default"  # the base has no weights file
+
+
+@pytest.mark.parametrize("name", ["all-MiniLM-L6-v2-code", "all-MiniLM-L6-v2"])
+def test_the_numpy_forward_gives_the_sentence_transformers_vectors(name: str) -> None:
+    """The index embeds the packaged models in numpy; sentence-transformers (torch) defines them. Texts cover
+    truncation at 128 tokens, surrounding whitespace (stripped by both), accents, one character and a batch that
+    pads its shorter texts."""
+    texts = ["def read_config(path):\n    return json.loads(Path(path).read_text())",
+             "   Read the configuration from a JSON file.\n", "x", "Größe überprüfen " * 80,
+             "src/net.py: function retry_request (retry request)\nfor _ in range(attempts): fetch(url)"]
+    embedder = Embedder(name, batch_size=2)
+    mine = np.array(embedder.embed_documents(texts))
+    reference = embedder.model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
+    assert mine.shape == reference.shape == (len(texts), 384)
+    assert (mine * reference).sum(axis=1).min() > 0.999
+    assert embedder.dimension == 384
+
+
+def test_embedding_with_the_packaged_model_imports_no_torch() -> None:
+    import subprocess
+    import sys
+
+    script = ("import sys\nfrom code_intel.index.embedder import Embedder\n"
+              "v = Embedder('all-MiniLM-L6-v2-code').embed_queries(['where is the retry loop?'])[0]\n"
+              "assert len(v) == 384, len(v)\n"
+              "print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'sentence_transformers')))")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=False)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip() == "[]"

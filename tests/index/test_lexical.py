@@ -4,13 +4,19 @@ from __future__ import annotations
 
 from code_intel.index.bm25 import LexicalIndex
 from code_intel.index.retrieval import DENSE_WEIGHT, fuse, fuse_rrf
-from code_intel.index.text import lexical_text, lexical_tokens, split_identifier, stem
+from code_intel.index.text import lexical_text, lexical_tokens, spelled_out, split_identifier, stem
 
 
 def test_split_identifier_handles_camel_snake_and_acronyms() -> None:
     assert split_identifier("parseHTTPResponse") == ["parse", "http", "response"]
     assert split_identifier("max_file_bytes") == ["max", "file", "bytes"]
     assert split_identifier("UserStore2") == ["user", "store", "2"]
+
+
+def test_spelled_out_spells_every_name_and_keeps_everything_else() -> None:
+    code = "def parseHTTPResponse(max_file_bytes=2):\n    return x2y + _private  # ok\n"
+    assert spelled_out(code) == ("def parse http response(max file bytes=2):\n    return x 2 y + private  # ok\n")
+    assert spelled_out("") == "" and spelled_out("  (){}  ") == "  (){}  " and spelled_out("word") == "word"
 
 
 def test_lexical_tokens_keep_whole_identifiers_and_drop_keywords() -> None:

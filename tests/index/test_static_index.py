@@ -16,7 +16,7 @@ from code_intel.index import sync as sync_module
 from code_intel.index.chunker import Chunker, hollow
 from code_intel.index.retrieval import CodeRanking, Scored, named_identifiers, rank_code
 from code_intel.index.service import STATIC_THRESHOLDS, TRANSFORMER_THRESHOLDS, SemanticIndex, thresholds_for
-from code_intel.index.static import StaticEmbedder
+from code_intel.index.static import MAX_TOKENS, StaticEmbedder, token_ids
 from code_intel.index.store import FOREST
 from code_intel.index.text import embedding_text, lexical_text, member_names
 from tests.conftest import write_files
@@ -206,7 +206,8 @@ def test_sync_answers_before_the_files_are_indexed_and_relays_progress(
     while static_index.index_state()["state"] != "complete":
         assert time.monotonic() < deadline
         time.sleep(0.05)
-    done = static_index.sync_answering(progress=lambda *e: events.append(e))
+    done = static_index.sync_answering(progress=lambda *e: events.append(e), wait=True)  # no change: a quick sync, but
+    # on a loaded machine it may outlast the answer window
     assert done["complete"] is True and done["files_unchanged"] == 5
     assert static_index.semantic_search("welcome email", 3)["results"][0]["file"] == "src/mailer.py"
 
@@ -221,6 +222,41 @@ def test_the_static_model_is_sentence_transformers_static_embedding() -> None:
     assert ours.shape == theirs.shape
     for a, b in zip(ours, theirs, strict=True):
         assert float(a @ b) > 0.9999
+
+
+def test_token_ids_are_the_tokenizers_own_for_any_text() -> None:
+    """Pieces are tokenized once each (printable ASCII ones by WordPieces), yet every text gets the tokenizer's
+    ids: accents, CJK, control characters (which BERT deletes and Python's split() splits at), punctuation runs,
+    words with no vocabulary split or over the length limit, texts past MAX_TOKENS and empty ones."""
+    from tokenizers import Tokenizer
+
+    tokenizer, _table, words = StaticEmbedder()._parts()
+    assert words is not None  # the packaged tokenizer is BERT's: printable ASCII never reaches it
+    reference = Tokenizer.from_str(tokenizer.to_str())
+    reference.enable_truncation(MAX_TOKENS)
+    texts = ["", "  \n ", "def naïve_café(x): return Ünïcode + İstanbul  # ﬁle", "中文字符 mixed中文text",
+             "a\x1cb c\x1fd \x0be\x0cf g\x85h i\u2028j k\xa0l m\u200bn \x00o \ufffdp q\u3000r s\u2029t 6\xad7",
+             "x" * 150 + " " + "y_" * 80 + " " + "z" * 100 + " " + "q" * 101, "def f(a, b):\n\treturn a+b\r\n",
+             "word(s) " * 900, "🙂 x‘q’ — dash", "a\x7fb [UNK] x[cls]y [MASK]s ##ing Zyzzyva xqzkv ->>= {}[]`~^|\\ 'x' \"y\" 3.14e-10",
+             "parseHTTPResponse getURLForID __init__ self.assertEqual(0x1F, np.float32) #include <stdio.h>"]
+    texts += texts[2:4] + texts[-2:]  # repeated pieces across texts
+    expected = [e.ids for e in reference.encode_batch(texts, add_special_tokens=False)]
+    assert token_ids(tokenizer, texts, words) == expected
+    assert token_ids(tokenizer, texts) == expected  # every piece through the tokenizer
+    assert len(expected[7]) == MAX_TOKENS and words.unknown in expected[5] and words.unknown in expected[9]
+
+
+def test_token_sums_add_each_texts_rows_across_groups(monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    from code_intel.index import static
+
+    monkeypatch.setattr(static, "SUM_TOKENS", 5)  # groups of a few texts, and texts longer than a group
+    table = np.arange(40, dtype=np.float32).reshape(10, 4) - 7
+    ids = [[], [3, 3, 1], [9], [], [0, 0, 0, 0, 0, 0, 0, 2], [5, 6, 5], []]
+    expected = np.array([table[i].sum(axis=0) if i else np.zeros(4) for i in ids], dtype=np.float32)
+    assert np.array_equal(static.token_sums(ids, table), expected)
+    assert static.token_sums([], table).shape == (0, 4)
 
 
 async def test_sync_index_through_mcp_answers_with_the_state_and_sends_progress(

@@ -340,6 +340,27 @@ def shape_hits(hits: Sequence[T], *, offset: int = 0,
     return page, next_offset, left_out if left_out > 0 else None
 
 
+def shorten_snippets(hits: list[dict[str, Any]], *, budget_tokens: int = DEFAULT_BUDGET_TOKENS) -> list[dict[str, Any]]:
+    """semantic_search's hits with the snippets of the lowest-ranked cut to their first line, from the bottom up,
+    until every hit the caller asked for fits the budget: ten places asked for are ten places answered (a cut
+    snippet's whole chunk is one fetch_chunk_detail away). The first hit keeps its snippet."""
+    excess = sum(json_chars(h) + 1 for h in hits) - (budget_chars(budget_tokens) - RESERVED_CHARS)
+    out = list(hits)
+    for i in range(len(out) - 1, 0, -1):
+        if excess <= 0:
+            break
+        snippet = out[i].get("snippet")
+        if not isinstance(snippet, str) or "\n" not in snippet.strip():
+            continue
+        short = {**out[i], "snippet": snippet.strip().split("\n", 1)[0][:SNIPPET_LINE_CHARS]}
+        excess -= json_chars(out[i]) - json_chars(short)
+        out[i] = short
+    return out
+
+
+SNIPPET_LINE_CHARS = 160  # a cut snippet's one line: a signature, not a wrapped body
+
+
 # --------------------------------------------------------------------------- analyze_structure
 STRUCTURE_PARTS = ("imports", "classes", "functions")
 

@@ -26,16 +26,18 @@ FUNCTION_TYPES = frozenset({
     "method_declaration", "constructor_declaration", "function_item", "method", "singleton_method",
     "function_signature_item", "arrow_function_declaration", "local_function_statement",
     "function_definition_statement", "operator_declaration", "destructor_declaration",
+    "annotation_type_element_declaration",  # Java: `Class<?> value() default Void.class;` in an @interface
 })
 CLASS_TYPES = frozenset({
     "class_definition", "class_declaration", "abstract_class_declaration", "interface_declaration",
     "enum_declaration", "struct_item", "enum_item", "trait_item", "impl_item", "class_specifier",
     "struct_specifier", "class", "module", "struct_declaration", "record_declaration",
     "object_declaration", "object_definition", "trait_definition", "protocol_declaration",
-    "type_declaration", "trait_declaration",
+    "type_declaration", "trait_declaration", "annotation_type_declaration",
 })
 # Containers that only scope their children (no chunk of their own unless they hold loose code).
-SCOPE_TYPES = frozenset({"namespace_definition", "namespace_declaration", "mod_item", "declaration_list"})
+SCOPE_TYPES = frozenset({"namespace_definition", "namespace_declaration", "mod_item", "declaration_list",
+                         "enum_body_declarations"})  # Java: the fields and methods after an enum's constants
 # Wrappers whose span belongs to the definition inside them (decorators, `export`, templates).
 WRAPPER_TYPES = frozenset({"decorated_definition", "export_statement", "template_declaration"})
 BODY_FIELDS = ("body", "declaration_list", "class_body")
@@ -89,6 +91,7 @@ class _Piece:
     symbols: list[str] = field(default_factory=list)
     gap: bool = False  # loose lines between definitions (imports, comments, class attributes)
     header: bool = False  # the opening lines of a split class: its name, signature and members' names
+    decl: int | None = None  # row of the definition's own first line, below its doc comment (start if None)
 
 
 def _node_name(node: Any) -> str:
@@ -106,6 +109,10 @@ def _node_name(node: Any) -> str:
         declarator = inner
     if node.type in ("impl_item",):
         target = node.child_by_field_name("type")
+        # the type's own name: `impl<'de, E> MapDeserializer<'de, E>` and `impl Serializer for &mut fmt::Formatter`
+        # define methods of MapDeserializer and Formatter (a name a question writes, and no comma in the name)
+        while target is not None and target.type in ("generic_type", "reference_type", "scoped_type_identifier"):
+            target = target.child_by_field_name("name" if target.type == "scoped_type_identifier" else "type")
         if target is not None:
             return str(target.text.decode("utf-8", "replace"))
     for child in node.named_children:
@@ -145,7 +152,28 @@ def _arrow_function_name(node: Any) -> str | None:
     return None
 
 
+def _constant_block(node: Any) -> Any:
+    """The block of a Ruby class made by a call (`Env = Options.new(:url) do ... end`, `Point = Struct.new(:x) {
+    ... }`, `Options = Data.define(:path) do ... end`): a class in all but syntax, named by the constant, when the
+    block defines methods; None for any other node."""
+    if node.type != "assignment":
+        return None
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or right is None or left.type != "constant" or right.type != "call":
+        return None
+    block = right.child_by_field_name("block")  # Options.new, Struct.new, Data.define, Class.new(Base) ...
+    if block is None or block.type not in ("do_block", "block"):
+        return None
+    body = next((c for c in block.named_children if c.type in ("body_statement", "block_body")), None)
+    if body is None or not any(c.type in ("method", "singleton_method") for c in body.named_children):
+        return None
+    return block
+
+
 def _body(node: Any) -> Any:
+    block = _constant_block(node)
+    if block is not None:
+        return next(c for c in block.named_children if c.type in ("body_statement", "block_body"))
     for name in BODY_FIELDS:
         found = node.child_by_field_name(name)
         if found is not None:
@@ -174,11 +202,14 @@ def _comments_before(body: Any, node: Any) -> tuple[int, int] | None:
 
 
 def _namespace_only(node: Any) -> bool:
-    """A Ruby module whose body holds only classes and modules: a namespace (it scopes their names, like a C#
+    """A Ruby module whose body holds only classes and modules (constant blocks included), or a class reopened only to hold them (`class
+    Thor` around `class Options < Arguments`, no superclass): a namespace (it scopes their names, like a C#
     namespace), not a definition of its own."""
+    if node.type == "class" and node.child_by_field_name("superclass") is not None:
+        return False
     body = _body(node)
     inside = [c for c in body.named_children if not c.type.endswith("comment")] if body is not node else []
-    return bool(inside) and all(c.type in ("class", "module") for c in inside)
+    return bool(inside) and all(c.type in ("class", "module") or _constant_block(c) is not None for c in inside)
 
 
 def _classify(node: Any) -> tuple[str, str, Any] | None:
@@ -196,9 +227,9 @@ def _classify(node: Any) -> tuple[str, str, Any] | None:
         return "function", _node_name(target), target
     if target.type == "singleton_class":  # Ruby's `class << self`: its methods are the enclosing class's own
         return "scope", "", target
-    if target.type == "module" and _namespace_only(target):
+    if target.type in ("module", "class") and _namespace_only(target):
         return "scope", _node_name(target), target
-    if target.type in CLASS_TYPES:
+    if target.type in CLASS_TYPES or _constant_block(target) is not None:
         return "class", _node_name(target), target
     if target.type in SCOPE_TYPES:
         return "scope", _node_name(target), target
@@ -282,8 +313,9 @@ class Chunker:
             qualified = ".".join([*scope, receiver, name] if receiver else [*scope, name]) if name else ".".join(scope)
             # a doc comment (Go `//` lines, JSDoc, Rust `///`, Javadoc) belongs to the definition it documents
             start, end = child.start_point[0] if lead is None else lead, child.end_point[0]
+            decl = child.start_point[0]
             if kind == "function":
-                pieces.append(_Piece(start, end, qualified, "function", [qualified]))
+                pieces.append(_Piece(start, end, qualified, "function", [qualified], decl=decl))
             elif kind == "scope":
                 body = _body(node)
                 pieces.extend(self._collect(body, [*scope, name] if name else scope, lines, owners,
@@ -292,11 +324,11 @@ class Chunker:
                 # the methods inside stay findable by name through the class chunk
                 inner = self._collect(_body(node), [*scope, name], lines, [])
                 names = [qualified] + [s for p in inner for s in p.symbols if s != qualified]
-                pieces.append(_Piece(start, end, qualified, "class", list(dict.fromkeys(names))))
+                pieces.append(_Piece(start, end, qualified, "class", list(dict.fromkeys(names)), decl=decl))
             else:
                 body = _body(node)
                 inner = self._collect(body, [*scope, name], lines, owners, _comments_before(body, node))
-                owners.append(_Piece(start, end, qualified, "class", [qualified]))
+                owners.append(_Piece(start, end, qualified, "class", [qualified], decl=decl))
                 pieces.extend(inner)
         return pieces
 
@@ -322,10 +354,14 @@ class Chunker:
                 if owner is None:
                     gaps.append(_Piece(start, end, "", "module", [], gap=True))
                 elif not any(g.symbol == owner.symbol for g in gaps):  # the owner's first gap holds its opening lines
-                    # the class's opening lines name it and list its members: the chunk to find the class by
-                    members = [p.symbol for p in pieces if p.symbol.startswith(owner.symbol + ".")]
+                    # the class's opening lines name it and list its members: the chunk to find the class by. Its own
+                    # members only: a module holding a split class (`module Sinatra` around `class Base`) would
+                    # otherwise list every method of the file
+                    inner = sorted(pieces + owners, key=lambda p: p.start)  # a split class inside is a member too
+                    members = [p.symbol for p in inner if p.symbol.startswith(owner.symbol + ".")
+                               and "." not in p.symbol[len(owner.symbol) + 1:]]
                     gaps.append(_Piece(start, end, owner.symbol, "class", [owner.symbol, *dict.fromkeys(members)],
-                                       gap=True, header=True))
+                                       gap=True, header=True, decl=owner.decl))
                 else:  # later leftovers (a field, a section banner) are parts of the class, not its definition
                     gaps.append(_Piece(start, end, owner.symbol, "part", [owner.symbol], gap=True))
         out = sorted(pieces + gaps, key=lambda p: (p.start, p.end))
@@ -351,8 +387,13 @@ class Chunker:
             if self._tokens(lines, p.start, p.end) <= self.max_tokens and p.end - p.start < MAX_WINDOW_LINES * 2:
                 out.append(p)
                 continue
+            # the window that holds the declaration (`public class X`, `def f`) is the definition; a long doc
+            # comment above it (Javadoc) fills windows of its own, which are parts
+            anchor = p.decl if p.decl is not None and p.start <= p.decl <= p.end else p.start
             for start, end in self._window_rows(lines, p.start, p.end):
-                kind = p.kind if start == p.start else ("part" if p.kind != "module" else "module")
+                if start > anchor and hollow("\n".join(lines[start : end + 1])):
+                    continue  # the closing `}` or `end` left over at the tail of a long body: no chunk of its own
+                kind = p.kind if start <= anchor <= end else ("part" if p.kind != "module" else "module")
                 out.append(_Piece(start, end, p.symbol, kind, list(p.symbols)))
         return out
 
@@ -370,7 +411,7 @@ class Chunker:
                     last.end = p.end
                     if last.gap and not p.gap:
                         last.symbols = list(p.symbols)
-                        last.symbol, last.kind, last.gap = p.symbol, p.kind, False
+                        last.symbol, last.kind, last.gap, last.decl = p.symbol, p.kind, False, p.decl
                     else:
                         last.symbols = last.symbols + [s for s in p.symbols if s not in last.symbols]
                     continue

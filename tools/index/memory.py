@@ -12,7 +12,7 @@ of chunks, not the number of edits.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,9 +92,14 @@ class MemoryIndex:
             self.loaded = False
 
     @staticmethod
-    def _defined(meta: dict[str, Any]) -> set[str]:
+    def _defined_as_written(meta: dict[str, Any]) -> set[str]:
+        """The last part of every name the chunk defines or lists, as written."""
         names = [s for s in str(meta.get("symbols", "")).split(",") if s] + [str(meta.get("symbol") or "")]
-        return {n.rsplit(".", 1)[-1].lower() for n in names if n}
+        return {n.rsplit(".", 1)[-1] for n in names if n}
+
+    @classmethod
+    def _defined(cls, meta: dict[str, Any]) -> set[str]:
+        return {n.lower() for n in cls._defined_as_written(meta)}
 
     def _name(self, cid: str, meta: dict[str, Any]) -> None:
         for name in self._defined(meta):
@@ -108,17 +113,26 @@ class MemoryIndex:
                 if not ids:
                     del self._names[name]
 
-    def defining(self, names: list[str], limit: int) -> list[str]:
-        """Ids of chunks that define one of `names` (the last part of a qualified name, any case): the chunk whose
-        own symbol it is first, then chunks that list it (a class and its members)."""
+    def defining(self, names: list[str], limit: int, as_written: Collection[str] = ()) -> list[str]:
+        """Ids of chunks that define one of `names` (the last part of a qualified name): the chunks whose own symbol
+        it is first (a definition before the later parts of a split one), then chunks that list it (a class and its
+        members). Another case (`router` for `Router`) only when nothing defines the name as written (`deserialize`
+        functions are not the `Deserialize` trait), and never for the names in `as_written`."""
         with self._lock:
-            own: list[str] = []
-            listed: list[str] = []
+            found: dict[str, tuple[bool, bool, bool, str]] = {}
             for name in names:
-                for cid in sorted(self._names.get(name.lower(), ())):
-                    symbol = str(self._entries[cid].meta.get("symbol") or "")
-                    (own if symbol.rsplit(".", 1)[-1].lower() == name.lower() else listed).append(cid)
-            return list(dict.fromkeys(own + listed))[:limit]
+                low = name.lower()
+                keys = {}
+                for cid in self._names.get(low, ()):
+                    meta = self._entries[cid].meta
+                    own = str(meta.get("symbol") or "").rsplit(".", 1)[-1]
+                    exact = name in self._defined_as_written(meta)
+                    keys[cid] = (not exact, own.lower() != low, meta.get("kind") == "part", cid)
+                if name in as_written or any(not key[0] for key in keys.values()):
+                    keys = {cid: key for cid, key in keys.items() if not key[0]}
+                for cid, key in keys.items():
+                    found[cid] = min(found.get(cid, key), key)
+            return sorted(found, key=found.__getitem__)[:limit]
 
     def _take_row(self) -> int:
         import numpy as np

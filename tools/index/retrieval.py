@@ -9,6 +9,7 @@ fusion throws away how far ahead the best candidate of each side is.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -233,11 +234,24 @@ class CodeRanking:
     repeat_from: int = 1  # ...counting from the file's chunk after this many (2: the third chunk decays first)
     role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.5, "doc": 0.5, "generated": 1.0})
     module_penalty: float = 0.05
-    legacy_penalty: float = 0.1  # a path under deprecated/, legacy/, compat/ or v1/: kept for old callers
+    legacy_penalty: float = 0.1  # a path under deprecated/, legacy/, compat/, v1/ or a version folder older than a
+    # sibling one (v3/ beside v4/): kept for old callers
 
 
 CODE_RANKING = CodeRanking()
 _LEGACY = re.compile(r"(^|/)(deprecated|legacy|compat|_compat|v1)(/|$)", re.IGNORECASE)
+_VERSION_FOLDER = re.compile(r"(^|.*/)v(\d+)/")
+
+
+def older_versions(files: Sequence[str], query: str) -> set[str]:
+    """Files under a version folder older than a sibling one among them (zod's v3/ beside v4/): the copy kept for
+    old callers, unless the question names that version."""
+    found = {file: (m.group(1), int(m.group(2))) for file in files if (m := _VERSION_FOLDER.match(file))}
+    newest: dict[str, int] = {}
+    for parent, version in found.values():
+        newest[parent] = max(newest.get(parent, version), version)
+    asked = {int(v) for v in re.findall(r"\bv(\d+)\b", query.lower())}
+    return {file for file, (parent, version) in found.items() if version < newest[parent] and version not in asked}
 
 
 @dataclass
@@ -268,6 +282,15 @@ def named_identifiers(query: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def capitalised_words(query: str) -> set[str]:
+    """The names of a sentence that are only capitalised words (`Parse`, `Timeout`, `Database`): an English word
+    as often as a name, so only its definition as written counts, not other spellings (`parse`)."""
+    if len(query.split()) == 1:
+        return set()
+    return {name for name in named_identifiers(query) if name[:1].isupper() and name[1:].islower()
+            and not re.search(r"(\.|::)" + re.escape(name) + r"\b", query)}
+
+
 def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = (),
               weights: CodeRanking | None = None) -> list[Scored]:
     """Fuse both sides and adjust by what the chunk is: the definition of a name the question writes (exact,
@@ -276,7 +299,9 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     w = weights or CODE_RANKING
     if not candidates:
         return []
-    cues = _Cues.of(query, keywords)
+    cues = _Cues.of(query, keywords).spelled_as_defined(candidates)
+    cues = dataclasses.replace(cues, older=_only_older(candidates, cues, older_versions(
+        sorted({c.file for c in candidates}), query)))
     dense = _min_max([c.dense for c in candidates])
     lexical_raw = [c.lexical for c in candidates]
     lexical = _min_max(lexical_raw) if any(lexical_raw) else [0.0] * len(candidates)
@@ -302,16 +327,67 @@ class _Cues:
     bare: bool  # the question is one name: a file named like it is probably the answer
     terms: set[str]
     wanted: set[str]
+    qualified: dict[str, set[str]]  # a name asked with its owner (`Rack::Builder`, `Router.Route`) -> "Rack.Builder"
+    older: set[str] = field(default_factory=set)  # candidates' files under an older version folder (older_versions)
 
     @classmethod
     def of(cls, query: str, keywords: Sequence[str]) -> _Cues:
         from code_intel.index.text import lexical_tokens
 
         names = named_identifiers(query)
+        qualified: dict[str, set[str]] = {}  # from a question that is only the name, or a keyword: a sentence may
+        # name the owner as context ("the implementation of InspectLoader.get_code" is another class's override)
+        for match in _IDENTIFIER.finditer(" ".join([query if len(query.split()) == 1 else "", *keywords])):
+            parts = re.split(r"\.|::", match.group(0))
+            if len(parts) > 1 and parts[-1] in names + list(keywords):
+                qualified.setdefault(parts[-1], set()).add(".".join(parts))
         return cls(names=names, keywords=keywords,
                    lowered={n.lower() for n in names} | {k.lower() for k in keywords},
                    bare=len(query.split()) == 1 and len(names) == 1, terms=set(lexical_tokens(query)),
-                   wanted=asked_roles({x.lower() for x in re.findall(r"[A-Za-z]+", query)}))
+                   wanted=asked_roles({x.lower() for x in re.findall(r"[A-Za-z]+", query)}), qualified=qualified)
+
+    def owner_differs(self, own: str, symbol: str) -> bool:
+        """The question writes `own` with an owner and the chunk defines it under another (`Sinatra.Builder` for
+        `Rack::Builder`); a top-level definition has no owner to differ (`sync::Semaphore` may name a module)."""
+        forms = self.qualified.get(own, set())
+        return bool(forms) and symbol != own and not any(_ends_with(symbol, form) for form in forms)
+
+    def defines_qualified(self, symbols: Sequence[str]) -> bool:
+        """A chunk lists a name the question writes with its owner (an interface listing `Router.Route`)."""
+        return any(_ends_with(s, form) for forms in self.qualified.values() for form in forms for s in symbols)
+
+
+    def spelled_as_defined(self, candidates: Sequence[Scored]) -> _Cues:
+        """For a question that is only a name: the cues without the other spellings of a name some candidate
+        defines as written (`between` and `rank` functions are not near the `Between` and `Rank` classes asked
+        for). In a sentence they stay near: "Timeout async context manager" describes the `timeout` factory."""
+        if not self.bare:
+            return self
+        written = {n for c in candidates if c.kind in ("class", "function")
+                   for n in [c.symbol.rsplit(".", 1)[-1]] if n in self.names or n in self.keywords}
+        if not written:
+            return self
+        return dataclasses.replace(self, lowered=self.lowered - {n.lower() for n in written})
+
+
+def _only_older(candidates: Sequence[Scored], cues: _Cues, older: set[str]) -> set[str]:
+    """The older copies' files, less those defining a written name that no current file defines (a name only the
+    old version has is still found first)."""
+    if not older:
+        return older
+
+    def defined(c: Scored) -> str:
+        own = c.symbol.rsplit(".", 1)[-1] if c.kind in ("class", "function") else ""
+        return own if own in cues.names or own in cues.keywords else ""
+
+    current = {defined(c) for c in candidates if c.file not in older} - {""}
+    return older - {c.file for c in candidates if c.file in older and defined(c) and defined(c) not in current}
+
+
+def _ends_with(symbol: str, qualified: str) -> bool:
+    """`Rack.Builder` ends with `Builder` and `Rack.Builder`, not with `Sinatra.Builder`; `::` reads as `.`."""
+    symbol = symbol.replace("::", ".")
+    return symbol == qualified or symbol.endswith("." + qualified)
 
 
 def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
@@ -322,12 +398,14 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score -= w.role_penalty.get(c.role, 0.0)
     if c.kind in ("module", "part"):
         score -= w.module_penalty
-    if w.legacy_penalty and _LEGACY.search(c.file):
+    if w.legacy_penalty and (_LEGACY.search(c.file) or c.file in cues.older):
         score -= w.legacy_penalty
     own = c.symbol.rsplit(".", 1)[-1] if c.kind in ("class", "function") else ""  # a part defines nothing
-    if own and (own in cues.names or own in cues.keywords):
+    if own and (own in cues.names or own in cues.keywords) and not cues.owner_differs(own, c.symbol):
         score += w.definition * (1.0 if c.kind == "class" else w.function_share)
-    elif own and own.lower() in cues.lowered:
+    elif c.kind == "class" and cues.qualified and cues.defines_qualified(c.symbols):
+        score += w.definition * w.function_share
+    elif own and (own.lower() in cues.lowered or own in cues.qualified):
         score += w.near_definition
     elif c.kind == "class" and any(s.rsplit(".", 1)[-1] in cues.names for s in c.symbols):
         score += w.member

@@ -42,7 +42,7 @@ from code_intel.index.text import lexical_text, lexical_tokens, member_names, re
 
 log = logging.getLogger(__name__)
 
-CHUNKER_VERSION = "ast-v7"  # bump when chunks, their text or the default sequence length change: forces a rebuild
+CHUNKER_VERSION = "ast-v12"  # bump when chunks, their text or the default sequence length change: forces a rebuild
 CANDIDATES = 50  # per ranking, before fusion
 MAP_EXTRA_SCORE = 0.5  # Map hits below the shortcut but above this are shown after the Forest results
 # validate_symbol_relevance verdicts (cosine similarity): (relevant at or above, weak at or above) on the transformer
@@ -456,7 +456,7 @@ class SemanticIndex:
         self._ensure_lexical(parts)
         lexical_scores = parts.lexical.scores(search.lexical_text)
         wanted = [i for i, _ in top(lexical_scores, limit)]
-        wanted += [i for i in self._definitions(parts, search) if i not in lexical_scores]
+        wanted += self._definitions(parts, search)  # the lexical top may miss them: BM25 ranks every mention alike
         known = (_known_in_memory(parts.memory, vector, wanted, limit) if store is None
                  else _known_in_store(store, vector, wanted, limit))
         candidates = [_scored(cid, similarity, lexical_scores.get(cid, 0.0), meta)
@@ -466,12 +466,13 @@ class SemanticIndex:
     def _definitions(self, parts: _Parts, search: ForestQuery) -> list[str]:
         """Chunks that define a name the question writes or the caller passed as a keyword (the definitions the
         index holds, by exact name, then in another case), so a name's definition is always a candidate."""
-        from code_intel.index.retrieval import named_identifiers
+        from code_intel.index.retrieval import capitalised_words, named_identifiers
 
         names = named_identifiers(search.query) + list(search.keywords)
         if not names:
             return []
-        return parts.memory.defining([n.rsplit(".", 1)[-1] for n in names], DEFINITION_CANDIDATES)
+        return parts.memory.defining([n.rsplit(".", 1)[-1] for n in names], DEFINITION_CANDIDATES,
+                                     as_written=capitalised_words(search.query))
 
     def _symbol_chunks(self, parts: _Parts, symbol: str) -> list[tuple[str, str, int, int, str]]:
         """(chunk id, file, start, end, qualified symbol) for chunks defining `symbol` (exact name first)."""

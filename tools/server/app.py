@@ -151,8 +151,9 @@ class CodeIntelApp:
                         keywords: list[str] | None = None, code_hint: str | None = None, *,
                         offset: int = 0) -> dict[str, Any]:
         """semantic_search as the tool answers it: hits offset to offset + n_results of the ranking, as many as
-        fit the answer's budget (answers.shape_hits); the ranking reaches MAX_SEMANTIC_RANK hits."""
-        from code_intel.explore.answers import shape_hits
+        fit the answer's budget once the lowest-ranked snippets are cut to one line (answers.shorten_snippets,
+        shape_hits); the ranking reaches MAX_SEMANTIC_RANK hits."""
+        from code_intel.explore.answers import shape_hits, shorten_snippets
 
         _check_offset(offset)
         if offset >= MAX_SEMANTIC_RANK:
@@ -163,6 +164,7 @@ class CodeIntelApp:
         answer = self._semantic_hits(query, n_results=wanted, collection=collection, keywords=keywords,
                                      code_hint=code_hint)
         hits = answer.get("results") or []
+        hits = hits[:offset] + shorten_snippets(hits[offset:])
         answer["results"], next_offset, left_out = shape_hits(hits, offset=offset)
         answer.update({k: v for k, v in (("next_offset", next_offset), ("left_out", left_out)) if v is not None})
         return answer

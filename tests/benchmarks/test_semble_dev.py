@@ -1,0 +1,47 @@
+"""benchmarks/semble.py's dev split: our own Ruby questions and revisions beside semble's annotations."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+
+import semble  # noqa: E402
+
+OWN = sorted(p.stem for p in (semble.DEV_LOCAL / "annotations").glob("*.json"))
+
+
+def test_our_dev_questions_follow_semble_format_and_category_mix() -> None:
+    assert OWN == ["faraday", "grape", "thor"]
+    table = {r["name"]: r for r in json.loads((semble.DEV_LOCAL / "repos.json").read_text())}
+    for name in OWN:
+        questions = json.loads((semble.DEV_LOCAL / "annotations" / f"{name}.json").read_text())
+        assert table[name]["language"] == "ruby" and len(table[name]["revision"]) == 40
+        categories = [q["category"] for q in questions]
+        assert 15 <= len(questions) <= 20 and set(categories) == {"semantic", "architecture", "symbol"}
+        assert categories.count("semantic") * 2 >= len(questions)  # about half are topic phrases
+        for q in questions:
+            assert q["relevant"] and all(t.startswith(table[name]["benchmark_root"] + "/")
+                                         for t in q["relevant"] + q["secondary"])
+            if q["category"] == "symbol":
+                assert len(q["query"].split()) == 1 and q["query"][0].isupper()  # a bare class or module name
+
+
+def test_dev_repositories_load_from_both_places_and_the_reported_set_refuses_them(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "annotations").mkdir()
+    semble_copy = [{"query": "ObjectMapper", "relevant": ["src/main/java/x/ObjectMapper.java"], "secondary": [],
+                    "category": "symbol"}]
+    (tmp_path / "annotations" / "jackson-databind.json").write_text(json.dumps(semble_copy))
+    monkeypatch.setattr(semble, "DEV", tmp_path)
+    jackson, grape = semble.load_repos(["jackson-databind", "grape"], dev=True)
+    assert jackson.questions == semble_copy and jackson.revision.startswith("1845f332")  # the mirror's revision
+    assert grape.language == "ruby" and grape.root == "lib" and len(grape.questions) == 20
+    with pytest.raises(SystemExit, match="grape"):
+        semble.load_repos(["grape"], dev=False)
+    assert semble.published()["jackson-databind"]["semble"]["ndcg10"] == pytest.approx(0.7333)

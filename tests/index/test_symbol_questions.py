@@ -1,0 +1,133 @@
+"""Questions that name a symbol: its definition is a candidate and comes first (semble's symbol questions, #41)."""
+
+from __future__ import annotations
+
+import pytest
+
+from code_intel.index import service
+from code_intel.index.chunker import Chunker
+from code_intel.index.memory import MemoryIndex
+from code_intel.index.retrieval import Scored, capitalised_words, older_versions, rank_code
+from code_intel.index.service import SemanticIndex
+from tests.conftest import write_files
+from tests.index.test_static_index import static_index  # noqa: F401 (the fixture)
+
+
+def _meta(file: str, symbol: str, kind: str, symbols: list[str] | None = None) -> dict[str, object]:
+    return {"file": file, "symbol": symbol, "kind": kind, "symbols": ",".join(symbols or [symbol])}
+
+
+def test_definitions_of_a_name_as_written_come_before_other_spellings_and_parts() -> None:
+    memory = MemoryIndex()
+    metas = {
+        "fn": _meta("flow/Builders.kt", "flow", "function"),
+        "part": _meta("flow/Flow.kt", "Flow", "part"),
+        "iface": _meta("flow/Flow.kt", "Flow", "class", ["Flow", "Flow.collect"]),
+        "lister": _meta("flow/Shared.kt", "SharedFlow", "class", ["SharedFlow", "SharedFlow.Flow"]),
+    }
+    memory.add(list(metas), [[1.0, 0.0]] * len(metas), [""] * len(metas), list(metas.values()))
+    # the name as written: the definition, then the split definition's later part, then a class listing it;
+    # `flow` (another case) is left out because `Flow` itself is defined
+    assert memory.defining(["Flow"], 10) == ["iface", "part", "lister"]
+    assert memory.defining(["Flow"], 1) == ["iface"]
+    # nothing defines `FLOW` as written: every spelling of it, own definitions first
+    assert memory.defining(["FLOW"], 10) == ["fn", "iface", "part", "lister"]
+    # a capitalised word of a sentence ("Flow of values") may be English: only its definitions as written
+    assert memory.defining(["FLOW"], 10, as_written={"FLOW"}) == []
+    assert capitalised_words("Flow of values to a collector") == {"Flow"}
+    assert capitalised_words("Flow") == capitalised_words("how Rack::Builder chains FlowControl") == set()
+
+
+@pytest.fixture
+def decoys(request: pytest.FixtureRequest) -> SemanticIndex:
+    # short functions that say `Flow` often, and its definition saying it once among ten lines of documentation:
+    # BM25 ranks every mention above the definition
+    files = {f"flow/use_{n}.go": f"package streams\n\nfunc consume{n}(f Flow) Flow {{\n\treturn Flow(f) // Flow\n}}\n"
+             for n in range(12)}
+    files["flow/flow.go"] = "package streams\n\ntype Flow interface {\n" + "".join(
+        f"\t// Values are emitted lazily, one at a time, to a collector; step {k} may suspend.\n\tStep{k}()\n"
+        for k in range(10)) + "}\n"
+    index: SemanticIndex = request.getfixturevalue("static_index")  # test_static_index's small project, not synced
+    write_files(index.root.path, files)
+    return index
+
+
+def test_the_definition_of_a_written_name_is_a_candidate_when_mentions_fill_the_lexical_top(
+        decoys: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    decoys.sync()
+    monkeypatch.setattr(service, "CANDIDATES", 3)
+    monkeypatch.setattr(MemoryIndex, "nearest", lambda self, vector, limit: [])  # the dense side finds nothing here
+    first = decoys.semantic_search("Flow", 1)["results"]  # once a candidate, its file name helps it
+    assert first[0]["file"] == "flow/flow.go" and first[0]["symbol"] == "Flow"
+
+
+def test_a_rust_impl_block_is_named_after_its_type_without_generics_or_path() -> None:
+    text = ("impl<'de, I, E> MapDeserializer<'de, I, E> {\n    pub fn end(self) -> Result<(), E> { Ok(()) }\n}\n\n"
+            "impl<T, E> Deserialize for Result<T, E> {\n    fn deserialize(d: D) -> Self { todo!() }\n}\n\n"
+            "impl<'a> Serializer for &mut fmt::Formatter<'a> {\n    fn serialize_unit(self) -> fmt::Result { Ok(()) }\n}\n")
+    named = {(c.symbol, tuple(c.symbols)) for c in Chunker().chunk("src/de.rs", text, "rust") if c.kind == "class"}
+    # `Result<T, E>` was stored as "Result<T, E>" and split at its comma into two names when read back
+    assert named == {("MapDeserializer", ("MapDeserializer", "MapDeserializer.end")),
+                     ("Result", ("Result", "Result.deserialize")),
+                     ("Formatter", ("Formatter", "Formatter.serialize_unit"))}
+
+
+def _scored(cid: str, dense: float, lexical: float, file: str, symbol: str, kind: str = "function") -> Scored:
+    return Scored(cid, dense, lexical, file, symbol, [symbol], kind, "implementation")
+
+
+def test_another_spelling_of_a_name_gets_nothing_once_a_candidate_defines_it_as_written() -> None:
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.kt", f"helper{n}") for n in range(20)]
+    rank_fn = _scored("fn", 0.80, 1.0, "core/WindowFunctionBuilder.kt", "rank")
+    rank_class = _scored("cls", 0.45, 1.0, "core/WindowFunction.kt", "Rank", kind="class")
+    assert [c.id for c in rank_code([rank_fn, rank_class, *fillers], "Rank")][0] == "cls"
+    # with no `Rank` among the candidates, `rank` is still the nearest thing to the name
+    ranked = rank_code([rank_fn, *fillers], "Rank")
+    assert ranked[0].id == "fn" and ranked[0].score > rank_code([rank_fn, *fillers], "Frank")[0].score
+
+
+def test_a_name_written_with_its_owner_prefers_the_definition_under_that_owner() -> None:
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.go", f"helper{n}") for n in range(20)]
+    impl = _scored("impl", 0.80, 2.0, "mux.go", "Mux.Route")
+    interface = Scored("iface", 0.70, 2.0, "chi.go", "Router", ["Router", "Router.Route", "Router.Use"], "class",
+                       "implementation")
+    assert [c.id for c in rank_code([impl, interface, *fillers], "Router.Route")][0] == "iface"
+    assert [c.id for c in rank_code([impl, interface, *fillers], "Route")][0] == "impl"  # no owner written
+    builders = [_scored("sinatra", 0.80, 2.0, "sinatra/builder.rb", "Sinatra.Builder", kind="class"),
+                _scored("rack", 0.75, 2.0, "rack/builder.rb", "Rack.Builder", kind="class"), *fillers]
+    assert [c.id for c in rank_code(builders, "Rack::Builder")][0] == "rack"
+    # a top-level definition has no owner to contradict the one written: it may be the module's name
+    modules = [_scored("sem", 0.70, 2.0, "sync/semaphore.rs", "Semaphore", kind="class"),
+               _scored("use", 0.80, 2.0, "task/spawn.rs", "spawn_blocking"), *fillers]
+    assert [c.id for c in rank_code(modules, "tokio::sync::Semaphore")][0] == "sem"
+    # in a sentence the owner may be context: an override of InspectLoader.get_code in another class answers it
+    override = [_scored("over", 0.80, 2.0, "bootstrap.py", "SourceLoader.get_code"),
+                _scored("abstract", 0.70, 2.0, "abc.py", "InspectLoader.get_code"), *fillers]
+    assert [c.id for c in rank_code(override, "Concrete implementation of InspectLoader.get_code.")][0] == "over"
+
+
+def test_in_a_sentence_another_spelling_of_a_defined_name_stays_near() -> None:
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.py", f"helper{n}") for n in range(20)]
+    def factory() -> Scored:
+        return _scored("factory", 0.80, 1.0, "asyncio/factories.py", "timeout")
+
+    near = rank_code([factory(), _scored("cls", 0.45, 1.0, "asyncio/tasks.py", "Timeout", kind="class"), *fillers],
+                     "Timeout async context manager.")
+    alone = rank_code([factory(), *fillers], "Frank async context manager.")
+    assert near[0].id == alone[0].id == "factory" and near[0].score > alone[0].score
+
+
+def test_a_copy_under_an_older_version_folder_ranks_below_the_current_one() -> None:
+    def candidates() -> list[Scored]:
+        return [_scored("v3", 0.80, 2.0, "src/v3/types.ts", "ZodObject", kind="class"),
+                _scored("v4", 0.75, 2.0, "src/v4/classic/schemas.ts", "ZodObject", kind="class"),
+                *[_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"src/v4/other_{n}.ts", f"helper{n}") for n in range(20)]]
+
+    assert [c.id for c in rank_code(candidates(), "ZodObject")][0] == "v4"
+    assert [c.id for c in rank_code(candidates(), "the v3 ZodObject")][0] == "v3"  # the old version asked for
+    assert older_versions(["a/v2/x.py", "b/v3/y.py", "lib/v1.py"], "x") == set()  # no sibling, no version folder
+    only_old = [_scored("old", 0.70, 2.0, "src/v3/types.ts", "ZodUnknownDef", kind="class"),
+                _scored("new", 0.80, 2.0, "src/v4/core/schemas.ts", "$ZodUnknownDef", kind="class"),
+                *[_scored(f"sib{k}", 0.75, 1.5, "src/v4/core/schemas.ts", f"$ZodX{k}", kind="class") for k in range(3)],
+                *[_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"src/v4/other_{n}.ts", f"helper{n}") for n in range(20)]]
+    assert [c.id for c in rank_code(only_old, "ZodUnknownDef")][0] == "old"  # a name only the old version defines

@@ -212,6 +212,34 @@ def test_sync_answers_before_the_files_are_indexed_and_relays_progress(
     assert static_index.semantic_search("welcome email", 3)["results"][0]["file"] == "src/mailer.py"
 
 
+def test_sync_answers_as_soon_as_every_file_is_searchable(static_index: SemanticIndex,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The call does not sit out its answer window once the file pass is done: the agent can search while the
+    index is stored behind it (held here at the first step after the file pass)."""
+    gate = threading.Event()
+    original = sync_module.release_freed_memory
+
+    def held() -> None:
+        assert gate.wait(60)
+        original()
+
+    monkeypatch.setattr(sync_module, "release_freed_memory", held)
+    started = time.perf_counter()
+    early = static_index.sync_answering(answer_within=30.0)
+    try:
+        assert time.perf_counter() - started < 20
+        assert early["complete"] is False and early["index"]["searchable"] is True
+        assert early["index"]["state"] == "syncing" and "every file is searchable" in early["note"]
+        hit = static_index.semantic_search("welcome email", 3)
+        assert hit["results"][0]["file"] == "src/mailer.py" and hit["index_complete"] is False
+    finally:
+        gate.set()
+    deadline = time.monotonic() + 120
+    while static_index.index_state()["state"] != "complete":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
 @pytest.mark.slow
 def test_the_static_model_is_sentence_transformers_static_embedding() -> None:
     texts = ["send a welcome email to a new user", "def resize_thumbnail(image, width): return scale(image)",

@@ -250,17 +250,20 @@ class SemanticIndex:
             finally:
                 done.set()
 
+        before = self._state
         threading.Thread(target=work, name="code-intel-index-sync-call", daemon=True).start()
         deadline = None if wait else started + answer_within
         while True:
             left = None if deadline is None else deadline - time.perf_counter()
-            finished = done.wait(0.05 if left is None else max(0.0, min(0.05, left)))
+            finished = done.wait(0.01 if left is None else max(0.0, min(0.01, left)))
             _relay(events, progress)
             if finished:
                 if "error" in outcome:
                     raise outcome["error"]
                 return dict(outcome["report"])
-            if left is not None and left <= 0:
+            # answer once the time is up, or as soon as this sync has every file searchable (storing goes on)
+            searchable = self._state is not before and self._state.phase not in ("scan", "files")
+            if left is not None and (left <= 0 or searchable):
                 return self._report_so_far(started)
 
     def _report_so_far(self, started: float) -> dict[str, Any]:
@@ -270,9 +273,13 @@ class SemanticIndex:
         report = self._report(parts, run.counts if run is not None else SyncCounts(), started)
         report["complete"] = False
         index = report["index"]
-        report["note"] = (f"indexing in the background ({index.get('files_indexed_this_sync', 0)} of "
-                          f"{index.get('files_to_index', '?')} changed files so far); semantic_search answers from "
-                          "what is indexed and says how complete it is; call sync_index again for the state")
+        if index.get("searchable") and index.get("files_to_index") is None:
+            report["note"] = ("every file is searchable; the index is being stored (and, with a transformer model, "
+                              "embedded at full quality) in the background; call sync_index again for the state")
+        else:
+            report["note"] = (f"indexing in the background ({index.get('files_indexed_this_sync', 0)} of "
+                              f"{index.get('files_to_index', '?')} changed files so far); semantic_search answers "
+                              "from what is indexed and says how complete it is; call sync_index again for the state")
         return report
 
     def _report(self, parts: _Parts, counts: SyncCounts, started: float) -> dict[str, Any]:

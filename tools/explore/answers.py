@@ -340,6 +340,9 @@ def shape_hits(hits: Sequence[T], *, offset: int = 0,
     return page, next_offset, left_out if left_out > 0 else None
 
 
+SNIPPET_LINE_CHARS = 160  # a cut snippet's one line: a signature, not a wrapped body
+
+
 def shorten_snippets(hits: list[dict[str, Any]], *, budget_tokens: int = DEFAULT_BUDGET_TOKENS) -> list[dict[str, Any]]:
     """semantic_search's hits with the snippets of the lowest-ranked cut to their first line, from the bottom up,
     until every hit the caller asked for fits the budget: ten places asked for are ten places answered (a cut
@@ -356,9 +359,6 @@ def shorten_snippets(hits: list[dict[str, Any]], *, budget_tokens: int = DEFAULT
         excess -= json_chars(out[i]) - json_chars(short)
         out[i] = short
     return out
-
-
-SNIPPET_LINE_CHARS = 160  # a cut snippet's one line: a signature, not a wrapped body
 
 
 # --------------------------------------------------------------------------- analyze_structure

@@ -356,6 +356,9 @@ class _Cues:
         """A chunk lists a name the question writes with its owner (an interface listing `Router.Route`)."""
         return any(_ends_with(s, form) for forms in self.qualified.values() for form in forms for s in symbols)
 
+    def writes(self, name: str) -> bool:
+        """The question (or a keyword) writes this name as it is spelled."""
+        return name in self.names or name in self.keywords
 
     def spelled_as_defined(self, candidates: Sequence[Scored]) -> _Cues:
         """For a question that is only a name: the cues without the other spellings of a name some candidate
@@ -363,8 +366,7 @@ class _Cues:
         for). In a sentence they stay near: "Timeout async context manager" describes the `timeout` factory."""
         if not self.bare:
             return self
-        written = {n for c in candidates if c.kind in ("class", "function")
-                   for n in [c.symbol.rsplit(".", 1)[-1]] if n in self.names or n in self.keywords}
+        written = {own for c in candidates if (own := _own_name(c)) and self.writes(own)}
         if not written:
             return self
         return dataclasses.replace(self, lowered=self.lowered - {n.lower() for n in written})
@@ -377,11 +379,17 @@ def _only_older(candidates: Sequence[Scored], cues: _Cues, older: set[str]) -> s
         return older
 
     def defined(c: Scored) -> str:
-        own = c.symbol.rsplit(".", 1)[-1] if c.kind in ("class", "function") else ""
-        return own if own in cues.names or own in cues.keywords else ""
+        own = _own_name(c)
+        return own if cues.writes(own) else ""
 
     current = {defined(c) for c in candidates if c.file not in older} - {""}
     return older - {c.file for c in candidates if c.file in older and defined(c) and defined(c) not in current}
+
+
+def _own_name(c: Scored) -> str:
+    """The name a class or function chunk defines (the last part of its symbol); "" for a part or module code,
+    which define nothing."""
+    return c.symbol.rsplit(".", 1)[-1] if c.kind in ("class", "function") else ""
 
 
 def _ends_with(symbol: str, qualified: str) -> bool:
@@ -400,8 +408,8 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score -= w.module_penalty
     if w.legacy_penalty and (_LEGACY.search(c.file) or c.file in cues.older):
         score -= w.legacy_penalty
-    own = c.symbol.rsplit(".", 1)[-1] if c.kind in ("class", "function") else ""  # a part defines nothing
-    if own and (own in cues.names or own in cues.keywords) and not cues.owner_differs(own, c.symbol):
+    own = _own_name(c)
+    if own and cues.writes(own) and not cues.owner_differs(own, c.symbol):
         score += w.definition * (1.0 if c.kind == "class" else w.function_share)
     elif c.kind == "class" and cues.qualified and cues.defines_qualified(c.symbols):
         score += w.definition * w.function_share

@@ -152,10 +152,10 @@ def _arrow_function_name(node: Any) -> str | None:
     return None
 
 
-def _constant_block(node: Any) -> Any:
-    """The block of a Ruby class made by a call (`Env = Options.new(:url) do ... end`, `Point = Struct.new(:x) {
-    ... }`, `Options = Data.define(:path) do ... end`): a class in all but syntax, named by the constant, when the
-    block defines methods; None for any other node."""
+def _constant_block_body(node: Any) -> Any:
+    """The block's body of a Ruby class made by a call (`Env = Options.new(:url) do ... end`, `Point =
+    Struct.new(:x) { ... }`, `Options = Data.define(:path) do ... end`): a class in all but syntax, named by the
+    constant, when the block defines methods; None for any other node."""
     if node.type != "assignment":
         return None
     left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
@@ -167,13 +167,13 @@ def _constant_block(node: Any) -> Any:
     body = next((c for c in block.named_children if c.type in ("body_statement", "block_body")), None)
     if body is None or not any(c.type in ("method", "singleton_method") for c in body.named_children):
         return None
-    return block
+    return body
 
 
 def _body(node: Any) -> Any:
-    block = _constant_block(node)
-    if block is not None:
-        return next(c for c in block.named_children if c.type in ("body_statement", "block_body"))
+    block_body = _constant_block_body(node)
+    if block_body is not None:
+        return block_body
     for name in BODY_FIELDS:
         found = node.child_by_field_name(name)
         if found is not None:
@@ -202,14 +202,14 @@ def _comments_before(body: Any, node: Any) -> tuple[int, int] | None:
 
 
 def _namespace_only(node: Any) -> bool:
-    """A Ruby module whose body holds only classes and modules (constant blocks included), or a class reopened only to hold them (`class
-    Thor` around `class Options < Arguments`, no superclass): a namespace (it scopes their names, like a C#
-    namespace), not a definition of its own."""
+    """A Ruby module whose body holds only classes and modules (constant blocks included), or a class reopened
+    only to hold them (`class Thor` around `class Options < Arguments`, no superclass): a namespace (it scopes their
+    names, like a C# namespace), not a definition of its own."""
     if node.type == "class" and node.child_by_field_name("superclass") is not None:
         return False
     body = _body(node)
     inside = [c for c in body.named_children if not c.type.endswith("comment")] if body is not node else []
-    return bool(inside) and all(c.type in ("class", "module") or _constant_block(c) is not None for c in inside)
+    return bool(inside) and all(c.type in ("class", "module") or _constant_block_body(c) is not None for c in inside)
 
 
 def _classify(node: Any) -> tuple[str, str, Any] | None:
@@ -229,7 +229,7 @@ def _classify(node: Any) -> tuple[str, str, Any] | None:
         return "scope", "", target
     if target.type in ("module", "class") and _namespace_only(target):
         return "scope", _node_name(target), target
-    if target.type in CLASS_TYPES or _constant_block(target) is not None:
+    if target.type in CLASS_TYPES or _constant_block_body(target) is not None:
         return "class", _node_name(target), target
     if target.type in SCOPE_TYPES:
         return "scope", _node_name(target), target

@@ -131,11 +131,15 @@ class Embedder:
         return self.model_name.strip().lower() in DEFAULT_ALIASES or is_code_tuned(self.model_name)
 
     @property
+    def _numpy_key(self) -> tuple[str, int | None]:
+        return f"numpy:{self.model_name.strip().lower()}", self.max_seq_length
+
+    @property
     def numpy_model(self) -> Any:
         """The packaged model's forward pass in numpy (no torch), loaded once per process."""
         from code_intel.index.minilm import NumpyMiniLM
 
-        key = (f"numpy:{self.model_name.strip().lower()}", self.max_seq_length)
+        key = self._numpy_key
         with _models_lock:
             if key not in _models:
                 target, _ = resolve_model_path(self.model_name)
@@ -153,8 +157,7 @@ class Embedder:
 
     @property
     def loaded(self) -> bool:
-        names = {(self.model_name, self.max_seq_length), (f"numpy:{self.model_name.strip().lower()}", self.max_seq_length)}
-        return any(key in _models for key in names)
+        return (self.model_name, self.max_seq_length) in _models or self._numpy_key in _models
 
     @property
     def dimension(self) -> int:

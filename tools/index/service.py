@@ -273,7 +273,7 @@ class SemanticIndex:
         report = self._report(parts, run.counts if run is not None else SyncCounts(), started)
         report["complete"] = False
         index = report["index"]
-        if index.get("searchable") and index.get("files_to_index") is None:
+        if index.get("searchable"):  # the file pass is over: only storing (or the full model's pass) is left
             report["note"] = ("every file is searchable; the index is being stored (and, with a transformer model, "
                               "embedded at full quality) in the background; call sync_index again for the state")
         else:

@@ -16,10 +16,14 @@ code-tuned model (all-MiniLM-L6-v2-code) puts the whole text:
    never holds sit in the same space;
 5. fit: Adam on 1 - cosine(sum of the text's token vectors, target), over the same token ids the teacher saw;
 6. optionally (--train-epochs) distill_static.py's contrastive tuning on docstring/code pairs (the same filtered
-   packages); then write the float16 table and its JSON card where tools/index/static.py loads them.
+   packages); then write the float16 table and its JSON card where tools/index/static.py loads them;
+7. beside them, the teacher's centring and PCA of step 3 (`code-static-query.safetensors`, float32 `mean` and
+   `projection`): with it a query embedded by the teacher itself lands in the table's space
+   (tools/index/query_model.py). `--projection-only` recomputes it from the cached teacher vectors, for the
+   table already shipped, and checks it against that table.
 
     nice -n 10 .venv/bin/python benchmarks/tokenlearn_static.py --sources /work/corpora/static-train/src \\
-        --cache /work/corpora/static-train [--evaluate]
+        --cache /work/corpora/static-train [--evaluate | --projection-only]
 
 --sources holds one folder per repository, named owner+name, each a checkout of the commit in
 `TRAINING_REPOSITORIES` (git archive of a `fetch` mirror). --evaluate prints the docstring benchmark's
@@ -51,7 +55,8 @@ import tune_model  # noqa: E402
 
 from code_intel.index.chunker import Chunker
 from code_intel.index.embedder import CODE_TUNED_WEIGHTS, Embedder, weights_fingerprint
-from code_intel.index.static import STATIC_WEIGHTS
+from code_intel.index.query_model import QUERY_PROJECTION
+from code_intel.index.static import STATIC_WEIGHTS, StaticEmbedder, token_ids, token_sums
 from code_intel.index.text import embedding_text
 from code_intel.languages.table import language_for
 
@@ -226,6 +231,60 @@ def fit(table: np.ndarray, ids: list[list[int]], targets: np.ndarray, epochs: in
     return bag.weight.detach().numpy(), curve
 
 
+def pca(vectors: np.ndarray, dims: int) -> tuple[np.ndarray, np.ndarray]:
+    """(mean, projection 384 x dims) of the teacher vectors: the centring and PCA that make the fit's targets."""
+    mean = vectors.mean(axis=0)
+    centred = vectors - mean
+    _, _, axes = np.linalg.svd(centred[:: max(len(centred) // 20000, 1)], full_matrices=False)
+    return mean, axes[:dims].T
+
+
+def write_projection(mean: np.ndarray, project: np.ndarray, table: Path, out: Path, check: float) -> dict[str, Any]:
+    """Save the centring and PCA beside the table they were fitted with; returns the card's entry for it."""
+    from safetensors.numpy import save_file
+
+    metadata = {"teacher": "all-MiniLM-L6-v2-code", "tuned_layers_sha256_12": weights_fingerprint(CODE_TUNED_WEIGHTS),
+                "table_sha256_12": weights_fingerprint(table)}
+    save_file({"mean": mean.astype(np.float32), "projection": np.ascontiguousarray(project, dtype=np.float32)},
+              str(out), metadata=metadata)
+    return {"file": out.name, "sha256_12": weights_fingerprint(out), **metadata,
+            "use": "normalise((teacher vector - mean) @ projection): a text's teacher vector in the table's space",
+            "held_out_cosine_with_table": round(check, 4)}
+
+
+def projection_only(args: argparse.Namespace) -> int:
+    """The projection of the shipped table, recomputed from the cached corpus and teacher vectors (no teacher
+    pass): refused unless the shipped table's text vectors agree with the targets it makes as the fit left them."""
+    corpus_file = args.cache / f"corpus-{args.per_repo}-{args.per_package}-{args.sentences}-{args.seed}.json"
+    cached = sorted(args.cache.glob("teacher-*.npy"))
+    if not corpus_file.is_file() or len(cached) != 1:
+        raise SystemExit(f"--projection-only needs {corpus_file.name} and one teacher-*.npy in {args.cache}")
+    corpus = json.loads(corpus_file.read_text())
+    texts = corpus["code"] + corpus["english"]
+    vectors = np.load(cached[0])
+    if len(vectors) != len(texts):
+        raise SystemExit(f"{cached[0].name} holds {len(vectors)} vectors for {len(texts)} texts")
+    mean, project = pca(vectors, args.dims)
+    held = np.random.default_rng(args.seed).choice(len(texts), size=min(2000, len(texts) // 10), replace=False)
+    targets = (vectors[held] - mean) @ project
+    targets /= np.linalg.norm(targets, axis=1, keepdims=True)
+    tokenizer, table, words = StaticEmbedder(args.out)._parts()  # the text's first tokens, as the fit saw them
+    ids = [row[: args.max_tokens - 2] or [0] for row in token_ids(tokenizer, [texts[i] for i in held], words)]
+    sums = token_sums(ids, table)
+    sums /= np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
+    check = float((sums * targets).sum(axis=1).mean())
+    card_file = args.out.with_suffix(".json")
+    card = json.loads(card_file.read_text())
+    fitted = card["fitted_on"]["held_out_cosine"][-1]
+    print(f"held-out cosine of the table with the recomputed targets: {check:.4f} (the fit's own: {fitted})")
+    if check < fitted - 0.02:
+        raise SystemExit("the recomputed targets do not match the table: not written")
+    card["query_projection"] = write_projection(mean, project, args.out, QUERY_PROJECTION, check)
+    card_file.write_text(json.dumps(card, indent=2) + "\n")
+    print(json.dumps(card["query_projection"], indent=2))
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sources", type=Path, required=True, help="checkouts of TRAINING_REPOSITORIES")
@@ -243,7 +302,11 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", type=Path, default=STATIC_WEIGHTS)
     parser.add_argument("--evaluate", action="store_true", help="docstring dev split: shipped table and this one")
+    parser.add_argument("--projection-only", action="store_true",
+                        help="only recompute the shipped table's query projection from the cached teacher vectors")
     args = parser.parse_args()
+    if args.projection_only:
+        return projection_only(args)
 
     from safetensors.numpy import load_file, save_file
     from tokenizers import Tokenizer
@@ -267,11 +330,8 @@ def main() -> int:
     cached = any(args.cache.glob("teacher-*.npy"))
     vectors = teacher(texts, args.max_tokens, args.cache)
     teacher_seconds = 0.0 if cached else time.perf_counter() - teacher_started
-    mean = vectors.mean(axis=0)
-    centred = vectors - mean
-    _, _, axes = np.linalg.svd(centred[:: max(len(centred) // 20000, 1)], full_matrices=False)
-    project = axes[: args.dims].T  # 384 x dims
-    targets = (centred @ project).astype(np.float32)
+    mean, project = pca(vectors, args.dims)  # project: 384 x dims
+    targets = ((vectors - mean) @ project).astype(np.float32)
 
     raw_file = args.cache / "token-vectors.npy"
     if raw_file.is_file():
@@ -327,6 +387,8 @@ def main() -> int:
         card["tuned_on_pairs"] = {"epochs": args.train_epochs, "lr": 1e-3, **trained}
     if figures:
         card["docstring_dev_mrr10"] = figures
+    card["query_projection"] = write_projection(mean, project, args.out, args.out.with_name(QUERY_PROJECTION.name),
+                                                curve[-1])
     args.out.with_suffix(".json").write_text(json.dumps(card, indent=2) + "\n")
     print(json.dumps({k: v for k, v in card.items() if k != "fitted_on"}, indent=2))
     return 0

@@ -265,6 +265,7 @@ async def run_repo(repo: Repo, project: Path, wait_full: bool = True, exe: str |
                        for r in data.get("results", [])]
             per_question.append({"query": q["query"], "category": q["category"],
                                  "quality": (data.get("index") or {}).get("quality"),
+                                 "query_model": data.get("query_model"),
                                  "ndcg10": ndcg10(results, targets_of(q)), "top": results[:CUTOFF]})
         out["rss_peak_mb"] = peak_mb(pid)
         latencies.sort()
@@ -484,7 +485,9 @@ def main(argv: list[str] | None = None) -> int:
         run = asyncio.run(run_repo(repo, project, wait_full=not args.searchable_only, model=args.model))
         print(f"{repo.name}: ndcg10 {mean([q['ndcg10'] for q in run['questions']]):.3f} "
               f"(bm25 {mean(run['bm25']):.3f}) searchable {run['searchable_s']} s, full {run['full_s']} s, "
-              f"rss {run['rss_index_mb']} MB", file=sys.stderr)
+              f"rss {run['rss_index_mb']} MB (peak {run['rss_peak_mb']} MB), search p50 {run['search_p50_ms']} ms, "
+              f"questions embedded by the transformer {sum(q['query_model'] == 'all-MiniLM-L6-v2-code' for q in run['questions'])}"
+              f"/{len(run['questions'])}", file=sys.stderr)
         runs.append(run)
     summary = report(runs, repos)
     if args.json:

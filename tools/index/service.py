@@ -22,6 +22,7 @@ from code_intel.index.bm25 import LexicalIndex, top
 from code_intel.index.embedder import Embedder
 from code_intel.index.manifest import Manifest, load_manifest, manifest_path, save_manifest, sha256_file
 from code_intel.index.memory import MemoryIndex
+from code_intel.index.query_model import QueryModel
 from code_intel.index.retrieval import (
     CODE_RANKING,
     DENSE_WEIGHT,
@@ -409,8 +410,8 @@ class SemanticIndex:
             return self._with_state_note(response, parts, complete)
         results: list[dict[str, Any]] = []
         if parts.manifest.files or len(parts.memory):
-            results = self._search_forest(parts, ForestQuery(query, keywords, code_hint), index["quality"],
-                                          full_vector, n_results)
+            results, response["query_model"] = self._search_forest(
+                parts, ForestQuery(query, keywords, code_hint), index, full_vector, n_results)
         extras = [(a, s) for a, s in map_hits if s >= MAP_EXTRA_SCORE]
         source = FOREST
         if extras:
@@ -419,16 +420,26 @@ class SemanticIndex:
         response.update(source=source, results=results)
         return self._with_state_note(response, parts, complete)
 
-    def _search_forest(self, parts: _Parts, search: ForestQuery, quality: str | None, full_vector: list[float] | None,
-                       n_results: int) -> list[dict[str, Any]]:
+    def _search_forest(self, parts: _Parts, search: ForestQuery, index: dict[str, Any], full_vector: list[float] | None,
+                       n_results: int) -> tuple[list[dict[str, Any]], str]:
         """Search the space that holds every chunk now: the full model's collection once it is complete, else
-        the first pass's, held in memory (the default static model's, or the fast pass's)."""
-        if parts.fast_store is None or (quality == "fast" and parts.static is not None):
+        the first pass's, held in memory (the default static model's, or the fast pass's). Returns the results
+        and the model that embedded the question: in a static space, the transformer once it has loaded
+        (QueryModel; its loading starts with the first search after an index's file pass), the static model
+        until then."""
+        if parts.fast_store is None or (index["quality"] == "fast" and parts.static is not None):
             model = parts.static if parts.static is not None else parts.embedder
-            vector = search.vector(model.embed_queries, full_vector if model is parts.embedder else None)
-            return self._forest_results(parts, None, search, vector, n_results, CODE_RANKING)
+            if not isinstance(model, StaticEmbedder):
+                vector = search.vector(model.embed_queries, full_vector)
+                return self._forest_results(parts, None, search, vector, n_results, CODE_RANKING), model.model_name
+            questions = QueryModel.for_table(model)
+            if index["searchable"]:
+                questions.start()
+            embed, used = questions.current()
+            vector = search.vector(embed, None)
+            return self._forest_results(parts, None, search, vector, n_results, CODE_RANKING), used
         vector = search.vector(parts.embedder.embed_queries, full_vector)
-        return self._forest_results(parts, parts.store, search, vector, n_results, None)
+        return self._forest_results(parts, parts.store, search, vector, n_results, None), parts.embedder.model_name
 
     def _with_state_note(self, response: dict[str, Any], parts: _Parts, complete: bool) -> dict[str, Any]:
         index = response["index"]

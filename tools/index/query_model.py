@@ -6,9 +6,10 @@ MiniLM puts the whole text, once that vector is centred and reduced by PCA to th
 so a search's question, one short text where a bag of tokens loses most (word order, function words, phrasing),
 can be embedded by the transformer and land in the table's space, while every chunk keeps its cheap static vector.
 
-The transformer (numpy, minilm.py; about 90 MB) loads in a background thread when a search first wants it, never
-at server start nor while an index's file pass runs; until it is ready, or if it cannot load, the static vector
-answers, and the search says which one it used.
+The transformer (numpy, minilm.py; about 55 MB resident, its word embeddings read through a memory map) loads in a
+background thread when a search first wants it, never at server start nor while a sync runs (then once the sync is
+over, so that it never adds to an index build's memory peak); until it is ready, or if it cannot load, the static
+vector answers, and the search says which one it used.
 """
 
 from __future__ import annotations
@@ -20,13 +21,21 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from code_intel.index.embedder import NUMPY_BATCH, Embedder, weights_fingerprint
+from code_intel.index.embedder import (
+    CODE_TUNED_WEIGHTS,
+    DEFAULT_MAX_SEQ_LENGTH,
+    NUMPY_BATCH,
+    resolve_model_path,
+    weights_fingerprint,
+)
+from code_intel.index.minilm import NumpyMiniLM
 from code_intel.index.static import STATIC_WEIGHTS, StaticEmbedder
 
 log = logging.getLogger(__name__)
 
 TEACHER = "all-MiniLM-L6-v2-code"  # the model the table was fitted to
 QUERY_PROJECTION = STATIC_WEIGHTS.with_name("code-static-query.safetensors")
+WORD_EMBEDDINGS = frozenset({"embeddings.word_embeddings.weight"})  # as named in the packaged model's file
 # the transformer's share of the question's vector (the rest is the static one); chosen on the dev sets
 # (docs/benchmarks.md, "The question embedded by the transformer")
 TEACHER_SHARE = 1.0
@@ -44,6 +53,7 @@ class QueryModel:
         self.projection = projection
         self.share = share
         self.state = "idle"  # idle -> loading -> ready | failed
+        self.wanted = False  # a search asked for it (while a sync ran: it loads when the sync is over)
         self._lock = threading.Lock()
         self._parts: tuple[Any, Any, Any, Any] | None = None  # model, mean, projection, thread limiter
 
@@ -58,6 +68,17 @@ class QueryModel:
     @property
     def ready(self) -> bool:
         return self._parts is not None
+
+    def want(self, now: bool) -> None:
+        """A search would use the transformer: load it now, or (`now` False: a sync is running, whose memory peak
+        it must not add to) once the sync is over (`start_if_wanted`)."""
+        self.wanted = True
+        if now:
+            self.start()
+
+    def start_if_wanted(self) -> None:
+        if self.wanted:
+            self.start()
 
     def start(self) -> None:
         """Load the transformer in a background thread (once; a failure is logged and the static vector stays)."""
@@ -91,7 +112,9 @@ class QueryModel:
             raise ValueError(f"{self.projection.name} was made for table {meta.get('table_sha256_12')}, not {table}")
         if project.shape != (mean.shape[0], self.static.dimension):
             raise ValueError(f"{self.projection.name}: projection {project.shape} does not fit the table")
-        model = Embedder(TEACHER).numpy_model
+        # its own instance: the word embeddings (44 MB) stay on disk, a question touches a few of their pages
+        target, _ = resolve_model_path(TEACHER)
+        model = NumpyMiniLM(Path(target), CODE_TUNED_WEIGHTS, DEFAULT_MAX_SEQ_LENGTH, mapped=WORD_EMBEDDINGS)
         return model, mean, project, ThreadpoolController()
 
     def current(self) -> tuple[Callable[[Sequence[str]], list[list[float]]], str]:

@@ -181,6 +181,8 @@ class SemanticIndex:
             finally:
                 self._syncing = False
                 self._run = None
+        if isinstance(parts.embedder, StaticEmbedder) and parts.static is None:
+            QueryModel.for_table(parts.embedder).start_if_wanted()  # a search during the sync asked for it
         report = self._report(parts, run.counts, started)
         pending = parts.manifest.chunk_count - parts.manifest.full_chunk_count
         if not wait and pending and not self._stop.is_set():
@@ -425,16 +427,15 @@ class SemanticIndex:
         """Search the space that holds every chunk now: the full model's collection once it is complete, else
         the first pass's, held in memory (the default static model's, or the fast pass's). Returns the results
         and the model that embedded the question: with the default static model, the transformer once it has
-        loaded (QueryModel; its loading starts with the first search after an index's file pass), the static
-        model until then. An opt-in model's fast pass keeps the static vector (its own model takes over soon)."""
+        loaded (QueryModel; it loads from the first search on, or from the end of the sync that search met), the
+        static model until then. An opt-in model's fast pass keeps the static vector (its own model takes over soon)."""
         if parts.fast_store is None or (index["quality"] == "fast" and parts.static is not None):
             model = parts.static if parts.static is not None else parts.embedder
             if model is not parts.embedder or not isinstance(model, StaticEmbedder):
                 vector = search.vector(model.embed_queries, full_vector if model is parts.embedder else None)
                 return self._forest_results(parts, None, search, vector, n_results, CODE_RANKING), model.model_name
             questions = QueryModel.for_table(model)
-            if index["searchable"]:
-                questions.start()
+            questions.want(now=index["state"] != "syncing")
             embed, used = questions.current()
             vector = search.vector(embed, None)
             return self._forest_results(parts, None, search, vector, n_results, CODE_RANKING), used

@@ -11,8 +11,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from code_intel.core.config import load_config
-from code_intel.core.project import ProjectRoot
 from code_intel.index.embedder import CODE_TUNED_WEIGHTS, Embedder, weights_fingerprint
 from code_intel.index.query_model import QUERY_PROJECTION, TEACHER, QueryModel
 from code_intel.index.service import SemanticIndex
@@ -82,19 +80,14 @@ def test_a_projection_made_for_another_table_keeps_the_static_vector(tmp_path: P
 
 
 @pytest.fixture
-def project(project_dir: Path) -> Iterator[SemanticIndex]:
+def project(project_dir: Path, make_index: Callable[..., SemanticIndex]) -> SemanticIndex:
     write_files(project_dir, {
         "src/mailer.py": "import smtplib\n\n\ndef send_welcome_email(address, name):\n"
                          "    message = f'Hello {name}'\n    smtplib.SMTP('localhost').sendmail('x', [address], message)\n",
         "src/invoices.py": "class InvoiceCalculator:\n    def total_with_tax(self, amounts, rate):\n"
                            "        return round(sum(amounts) * (1 + rate), 2)\n",
     })
-    (project_dir / ".code-intel").mkdir()
-    (project_dir / ".code-intel" / "config.json").write_text('{"sync_on_start": false}')
-    root = ProjectRoot.from_args(project_dir)
-    index = SemanticIndex(root, lambda: load_config(root.state_dir))
-    yield index
-    index.close()
+    return make_index(project_dir, embedding_model="code-static", sync_on_start=False)
 
 
 def test_searches_load_the_question_model_lazily_and_say_which_embedded_the_question(

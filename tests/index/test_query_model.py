@@ -46,6 +46,7 @@ def test_the_projection_is_the_one_the_shipped_table_was_fitted_with() -> None:
     assert np.allclose(project.T @ project, np.eye(project.shape[1]), atol=1e-4)
 
 
+@pytest.mark.model  # loads the transformer
 def test_the_transformers_question_lands_where_the_table_puts_the_same_text(fresh_models: None) -> None:
     static = StaticEmbedder()
     model = QueryModel(static)
@@ -90,6 +91,7 @@ def project(project_dir: Path, make_index: Callable[..., SemanticIndex]) -> Sema
     return make_index(project_dir, embedding_model="code-static", sync_on_start=False)
 
 
+@pytest.mark.model  # loads the transformer
 def test_searches_load_the_question_model_lazily_and_say_which_embedded_the_question(
         project: SemanticIndex, fresh_models: None, monkeypatch: pytest.MonkeyPatch) -> None:
     started: list[QueryModel] = []

@@ -106,6 +106,22 @@ def test_a_name_written_with_its_owner_prefers_the_definition_under_that_owner()
     assert [c.id for c in rank_code(override, "Concrete implementation of InspectLoader.get_code.")][0] == "over"
 
 
+def test_a_constructor_named_like_its_class_is_not_the_class_definition() -> None:
+    # jackson's ObjectMapper: five constructors `ObjectMapper.ObjectMapper`, each nearer the bare name than the
+    # class's header chunk (its fields and member list); the header is where the class is defined
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.java", f"helper{n}") for n in range(20)]
+    constructors = [_scored(f"ctor{n}", 0.68 - n * 0.02, 13.9, "databind/ObjectMapper.java", "ObjectMapper.ObjectMapper")
+                    for n in range(3)]
+    header = _scored("header", 0.48, 10.0, "databind/ObjectMapper.java", "ObjectMapper", kind="class")
+    builder = _scored("builder", 0.50, 4.0, "json/JsonMapper.java", "JsonMapper.Builder.Builder")
+    ranked = rank_code([*constructors, header, builder, *fillers], "ObjectMapper")
+    assert ranked[0].id == "header"
+    # a method that merely shares the class's name in another case is still near it
+    near = rank_code([_scored("m", 0.6, 5.0, "Foo.java", "Other.objectMapper"), *fillers], "ObjectMapper")
+    assert near[0].score > rank_code([_scored("m", 0.6, 5.0, "Foo.java", "Other.objectMapper"), *fillers],
+                                     "ObjectFrapper")[0].score
+
+
 def test_in_a_sentence_another_spelling_of_a_defined_name_stays_near() -> None:
     fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.py", f"helper{n}") for n in range(20)]
     def factory() -> Scored:

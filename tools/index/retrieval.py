@@ -388,8 +388,12 @@ def _only_older(candidates: Sequence[Scored], cues: _Cues, older: set[str]) -> s
 
 def _own_name(c: Scored) -> str:
     """The name a class or function chunk defines (the last part of its symbol); "" for a part or module code,
-    which define nothing."""
-    return c.symbol.rsplit(".", 1)[-1] if c.kind in ("class", "function") else ""
+    which define nothing, and for a constructor (`ObjectMapper.ObjectMapper` in Java, C#, C++): it bears the class's
+    name but is not where the class is defined, and a large class has several of them to crowd out its header."""
+    if c.kind not in ("class", "function"):
+        return ""
+    owner, _, own = c.symbol.rpartition(".")
+    return "" if c.kind == "function" and owner.rpartition(".")[2] == own else own
 
 
 def _ends_with(symbol: str, qualified: str) -> bool:

@@ -122,6 +122,20 @@ def test_a_constructor_named_like_its_class_is_not_the_class_definition() -> Non
                                      "ObjectFrapper")[0].score
 
 
+def test_the_header_of_the_class_a_file_is_named_after_stands_for_the_file() -> None:
+    # commons-lang: "null-safe object utility methods" asks for ObjectUtils.java, whose class header scores a little
+    # below a method of MethodUtils; the header of the class the file is named after represents the file
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.java", f"helper{n}") for n in range(20)]
+    method = _scored("method", 0.47, 5.3, "lang3/reflect/MethodUtils.java", "MethodUtils.invokeMethod")
+    header = _scored("header", 0.40, 6.5, "lang3/ObjectUtils.java", "ObjectUtils", kind="class")
+    question = "null-safe object utility methods and identity helpers"
+    assert [c.id for c in rank_code([method, header, *fillers], question)][0] == "header"
+    # a nested class, or a class in a file named otherwise, is not the file's type
+    for symbol, file in (("ObjectUtils.Null", "lang3/ObjectUtils.java"), ("ObjectUtils", "lang3/Helpers.java")):
+        other = _scored("header", 0.40, 6.5, file, symbol, kind="class")
+        assert [c.id for c in rank_code([method, other, *fillers], question)][0] == "method"
+
+
 def test_in_a_sentence_another_spelling_of_a_defined_name_stays_near() -> None:
     fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.py", f"helper{n}") for n in range(20)]
     def factory() -> Scored:

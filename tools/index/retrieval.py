@@ -230,6 +230,8 @@ class CodeRanking:
     path: float = 0.3  # times the share of the question's words in the file's name
     file_name_symbol: float = 0.2  # a bare name question and a file named after it (`Router` -> router.go)
     file_support: float = 0.5  # times the mean of a file's next three candidates (a file that answers often)
+    file_type: float = 0.2  # the header of the type a file is named after (`ObjectUtils` in ObjectUtils.java): in
+    # Java and Kotlin it stands for the whole file, which a question describing the class asks for
     repeat_decay: float = 0.5  # a file's second chunk keeps this share of its score, the third its square...
     repeat_from: int = 1  # ...counting from the file's chunk after this many (2: the third chunk decays first)
     role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.5, "doc": 0.5, "generated": 1.0})
@@ -422,6 +424,8 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     elif c.kind == "class" and any(s.rsplit(".", 1)[-1] in cues.names for s in c.symbols):
         score += w.member
     stem = PurePosixPath(c.file).stem
+    if c.kind == "class" and c.symbol == stem:
+        score += w.file_type
     if cues.terms and w.path:
         score += w.path * len(cues.terms & set(lexical_tokens(stem))) / len(cues.terms)
     if cues.bare and stem.replace("_", "").replace("-", "").lower() == cues.names[0].lower():

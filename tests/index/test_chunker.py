@@ -429,3 +429,53 @@ def test_a_java_annotation_type_is_a_class_with_its_elements_as_members() -> Non
     naming = next(c for c in chunks if c.symbol == "Naming")
     assert naming.kind == "class" and naming.symbols == ["Naming", "Naming.value"]
     assert "Names the strategy" in naming.content and "public @interface Naming" in naming.content
+
+
+JAVA_STATES = "enum TokenState {\n" + "".join(
+    f"    State{n} {{\n        @Override void read(Reader r, Tokens t) {{\n"
+    + "".join(f"            if (r.matches('{c}')) t.emit(\"state {n} saw {c}\");\n" for c in "abcdefgh")
+    + f"            t.transition(State{(n + 1) % 10});\n        }}\n    }},\n" for n in range(10)) + '''    ;
+
+    abstract void read(Reader r, Tokens t);
+}
+'''
+
+JAVA_ADAPTERS = '''public final class Adapters {
+  /** Reads and writes a BitSet as an array of zeros and ones. */
+  public static final TypeAdapter<BitSet> BIT_SET = new TypeAdapter<BitSet>() {
+    @Override public BitSet read(JsonReader in) throws IOException {
+      BitSet bitset = new BitSet();
+      in.beginArray();
+      return bitset;
+    }
+
+    @Override public void write(JsonWriter out, BitSet src) throws IOException {
+      out.beginArray();
+      out.endArray();
+    }
+  }.nullSafe();
+
+  public static final int LIMIT = 3;
+}
+'''
+
+
+def test_java_enum_constants_with_bodies_and_fields_holding_anonymous_classes_are_classes() -> None:
+    # jsoup's TokeniserState: 70 states, each `Data { void read(...) {...} }`; they were line windows of the enum
+    # with no state's name on them, cut in the middle of a method
+    chunks = Chunker(max_tokens=200).chunk("parser/TokenState.java", JAVA_STATES, "java")
+    states = {c.symbol: c for c in chunks if c.kind == "class" and c.symbol.startswith("TokenState.State")}
+    assert set(states) == {f"TokenState.State{n}" for n in range(10)}, [(c.symbol, c.kind) for c in chunks]
+    assert 'state 3 saw h' in states["TokenState.State3"].content and "TokenState.State3.read" in states[
+        "TokenState.State3"].symbols
+    header = next(c for c in chunks if c.symbol == "TokenState" and c.kind == "class")
+    assert "TokenState.State9" in header.symbols
+    assert not [c for c in chunks if c.kind == "part" and "saw" in c.content]
+    # gson's TypeAdapters: a field initialised with an anonymous class is a class named by the field
+    adapters = Chunker(max_tokens=60).chunk("bind/Adapters.java", JAVA_ADAPTERS, "java")
+    kinds = {(c.symbol, c.kind): c for c in adapters}
+    assert ("Adapters.BIT_SET", "class") in kinds, [(c.symbol, c.kind) for c in adapters]
+    assert "Reads and writes a BitSet" in kinds["Adapters.BIT_SET", "class"].content
+    assert ("Adapters.BIT_SET.read", "function") in kinds and ("Adapters.BIT_SET.write", "function") in kinds
+    whole = Chunker().chunk("bind/Adapters.java", JAVA_ADAPTERS, "java")
+    assert "Adapters.BIT_SET" in next(c for c in whole if c.symbol == "Adapters").symbols

@@ -170,10 +170,28 @@ def _constant_block_body(node: Any) -> Any:
     return body
 
 
+def _anonymous_class_body(node: Any) -> Any:
+    """The class body of a Java field initialised with an anonymous class (`static final TypeAdapter<Class> CLASS =
+    new TypeAdapter<Class>() { ... }.nullSafe();`, a comparator, a visitor): a class in all but syntax, named by
+    the field; None for any other node."""
+    if node.type != "field_declaration":
+        return None
+    declarators = [c for c in node.named_children if c.type == "variable_declarator"]
+    value = declarators[0].child_by_field_name("value") if len(declarators) == 1 else None
+    while value is not None and value.type == "method_invocation":  # `new X() {...}.nullSafe()`
+        value = value.child_by_field_name("object")
+    if value is None or value.type != "object_creation_expression":
+        return None
+    return next((c for c in value.named_children if c.type == "class_body"), None)
+
+
 def _body(node: Any) -> Any:
     block_body = _constant_block_body(node)
     if block_body is not None:
         return block_body
+    anonymous = _anonymous_class_body(node)
+    if anonymous is not None:
+        return anonymous
     for name in BODY_FIELDS:
         found = node.child_by_field_name(name)
         if found is not None:
@@ -231,6 +249,12 @@ def _classify(node: Any) -> tuple[str, str, Any] | None:
         return "scope", _node_name(target), target
     if target.type in CLASS_TYPES or _constant_block_body(target) is not None:
         return "class", _node_name(target), target
+    # Java: an enum constant with a body of its own (a state machine's states: `Data { void read(...) {...} }`)
+    if target.type == "enum_constant" and target.child_by_field_name("body") is not None:
+        return "class", _node_name(target), target
+    if _anonymous_class_body(target) is not None:
+        declarator = next(c for c in target.named_children if c.type == "variable_declarator")
+        return "class", _node_name(declarator), target
     if target.type in SCOPE_TYPES:
         return "scope", _node_name(target), target
     arrow_name = _arrow_function_name(target)

@@ -429,3 +429,50 @@ def test_a_java_annotation_type_is_a_class_with_its_elements_as_members() -> Non
     naming = next(c for c in chunks if c.symbol == "Naming")
     assert naming.kind == "class" and naming.symbols == ["Naming", "Naming.value"]
     assert "Names the strategy" in naming.content and "public @interface Naming" in naming.content
+
+
+RUBY_LOOSE_LINES = '''module Plugins
+  module Caching
+    def self.configure(app, opts = {})
+      app.opts[:cache] = opts.fetch(:store) { Hash.new }
+      app.opts[:cache_ttl] = opts.fetch(:ttl, 60)
+    end
+
+    def cached(key)
+      store = opts[:cache]
+      store.fetch(key) { store[key] = yield }
+    end
+    alias_method :cache, :cached
+
+    def expire(key)
+      opts[:cache].delete(key)
+      opts[:cache_expired] = true
+    end
+
+    ## Internal API
+
+    def purge_expired
+      opts[:cache].clear if opts[:cache_expired]
+      opts[:cache_expired] = false
+    end
+  end
+
+  register_plugin(:caching, Caching)
+end
+'''
+
+
+def test_a_lone_line_between_the_methods_of_a_split_ruby_class_joins_a_method_next_to_it() -> None:
+    chunks = Chunker(max_tokens=60).chunk("lib/plugins/caching.rb", RUBY_LOOSE_LINES, "ruby")
+    by_symbol = {c.symbol: c for c in chunks if c.kind == "function"}
+    # an alias, a trailing registration call and a section banner were one-line chunks of their own, each
+    # scoring high on a short text; they belong to the definition beside them
+    assert "alias_method :cache, :cached" in by_symbol["Plugins.Caching.cached"].content
+    assert by_symbol["Plugins.Caching.purge_expired"].content.lstrip().startswith("## Internal API")
+    assert "register_plugin(:caching, Caching)" in by_symbol["Plugins.Caching.purge_expired"].content
+    assert not [c for c in chunks if c.kind == "part" and c.end_line - c.start_line <= 1], \
+        [(c.kind, c.symbol, c.content) for c in chunks]
+    # every line of code is still in a chunk
+    covered = {n for c in chunks for n in range(c.start_line, c.end_line + 1)}
+    assert all(n in covered for n, line in enumerate(RUBY_LOOSE_LINES.splitlines(), 1)
+               if line.strip() and line.strip() != "end")

@@ -61,6 +61,10 @@ def hollow(text: str) -> bool:
     return all(word.lower() in HOLLOW_WORDS for word in _WORDS.findall(text))
 
 
+def _comment_only(lines: list[str], p: _Piece) -> bool:
+    return all(not line.strip() or line.lstrip().startswith("#") for line in lines[p.start : p.end + 1])
+
+
 def estimate_tokens(text: str) -> int:
     """Rough subword count (about four characters a token for code): cheap and good enough for sizing."""
     return (len(text) + 3) // 4
@@ -271,6 +275,8 @@ class Chunker:
         pieces = self._collect(tree.root_node, [], lines, owners)
         pieces = self._fill_gaps(pieces, owners, len(lines), lines)
         pieces = self._split_oversized(pieces, lines)
+        if language == "ruby":
+            pieces = self._attach_loose_lines(pieces, lines)
         return self._merge_tiny(pieces, lines)
 
     def _tokens(self, lines: list[str], start: int, end: int) -> int:
@@ -395,6 +401,28 @@ class Chunker:
                     continue  # the closing `}` or `end` left over at the tail of a long body: no chunk of its own
                 kind = p.kind if start <= anchor <= end else ("part" if p.kind != "module" else "module")
                 out.append(_Piece(start, end, p.symbol, kind, list(p.symbols)))
+        return out
+
+    def _attach_loose_lines(self, pieces: list[_Piece], lines: list[str]) -> list[_Piece]:
+        """A few loose lines between the methods of a split Ruby class (`alias_method :cache, :cached`, a trailing
+        `register_plugin(:x, X)`, a `## Internal API` banner) were chunks of their own, each a short text that
+        outscored whole methods; they join the definition beside them: a banner the one below it, code the one
+        above it, when only blank lines and closing `end`s lie between."""
+        out: list[_Piece] = []
+        for p in pieces:
+            last = out[-1] if out else None
+            if last is not None and last.end < p.start and hollow("\n".join(lines[last.end + 1 : p.start])) \
+                    and self._tokens(lines, last.start, p.end) <= self.max_tokens:
+                if p.gap and p.kind == "part" and not last.gap and self._tokens(lines, p.start, p.end) < self.min_tokens \
+                        and not _comment_only(lines, p):
+                    last.end = p.end
+                    continue
+                if last.gap and last.kind == "part" and not p.gap and p.kind in ("function", "class") \
+                        and self._tokens(lines, last.start, last.end) < self.min_tokens and _comment_only(lines, last):
+                    p.start = last.start
+                    out[-1] = p
+                    continue
+            out.append(p)
         return out
 
     def _merge_tiny(self, pieces: list[_Piece], lines: list[str]) -> list[_Piece]:

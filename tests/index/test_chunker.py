@@ -476,3 +476,13 @@ def test_a_lone_line_between_the_methods_of_a_split_ruby_class_joins_a_method_ne
     covered = {n for c in chunks for n in range(c.start_line, c.end_line + 1)}
     assert all(n in covered for n, line in enumerate(RUBY_LOOSE_LINES.splitlines(), 1)
                if line.strip() and line.strip() != "end")
+
+
+def test_a_ruby_class_named_with_its_scope_is_named_as_if_nested() -> None:
+    text = "class Thor::Runner < Thor\n  def install(name)\n    name\n  end\nend\n"
+    nested = "class Thor\n  class Runner < Thor\n    def install(name)\n      name\n    end\n  end\nend\n"
+    flat = Chunker(max_tokens=8).chunk("lib/thor/runner.rb", text, "ruby")
+    # `Thor::Runner` was the class's own name: a question for `Runner` did not find it as a definition
+    assert {c.symbol for c in flat} >= {"Thor.Runner", "Thor.Runner.install"}, [c.symbol for c in flat]
+    assert {c.symbol for c in flat if c.kind == "function"} == {
+        c.symbol for c in Chunker(max_tokens=8).chunk("lib/thor/runner.rb", nested, "ruby") if c.kind == "function"}

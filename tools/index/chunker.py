@@ -315,6 +315,8 @@ class Chunker:
             if found is None:
                 continue
             kind, name, node = found
+            if node.type in ("class", "module"):  # Ruby's `class Thor::Runner`: Runner under Thor, as when nested
+                name = name.replace("::", ".")
             receiver = _go_receiver(node)
             qualified = ".".join([*scope, receiver, name] if receiver else [*scope, name]) if name else ".".join(scope)
             # a doc comment (Go `//` lines, JSDoc, Rust `///`, Javadoc) belongs to the definition it documents

@@ -486,3 +486,45 @@ def test_a_ruby_class_named_with_its_scope_is_named_as_if_nested() -> None:
     assert {c.symbol for c in flat} >= {"Thor.Runner", "Thor.Runner.install"}, [c.symbol for c in flat]
     assert {c.symbol for c in flat if c.kind == "function"} == {
         c.symbol for c in Chunker(max_tokens=8).chunk("lib/thor/runner.rb", nested, "ruby") if c.kind == "function"}
+
+
+RUBY_CONDITIONAL_METHODS = '''class Renderer
+  def render(template)
+    compile(template).call
+  end
+
+  if RUBY_VERSION >= "2.4"
+    # Compiles the template into a method, cached by name.
+    def compile(template)
+      cache.fetch(template) { build(template) }
+    end
+  else
+    def compile(template)
+      build(template)
+    end
+  end
+
+  unless method_defined?(:cache)
+    def cache
+      @cache ||= {}
+    end
+  end
+
+  class_methods do
+    def engines
+      [:erb, :haml]
+    end
+  end
+end
+'''
+
+
+def test_ruby_methods_defined_under_a_condition_or_in_a_dsl_block_are_the_classes_own() -> None:
+    chunks = Chunker(max_tokens=40).chunk("lib/renderer.rb", RUBY_CONDITIONAL_METHODS, "ruby")
+    functions = [c for c in chunks if c.kind == "function"]
+    # they were loose lines of the class (parts with no name), so no question naming them found a definition
+    assert [c.symbol for c in functions] == ["Renderer.render", "Renderer.compile", "Renderer.compile",
+                                             "Renderer.cache", "Renderer.engines"], [(c.kind, c.symbol) for c in chunks]
+    assert functions[1].content.lstrip().startswith("# Compiles the template")
+    whole = Chunker().chunk("lib/renderer.rb", RUBY_CONDITIONAL_METHODS, "ruby")
+    assert len(whole) == 1 and {"Renderer.compile", "Renderer.cache", "Renderer.engines"} <= set(whole[0].symbols)

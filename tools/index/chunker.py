@@ -216,6 +216,28 @@ def _namespace_only(node: Any) -> bool:
     return bool(inside) and all(c.type in ("class", "module") or _constant_block_body(c) is not None for c in inside)
 
 
+def _ruby_branches(node: Any) -> list[Any]:
+    """The bodies of a Ruby `if` / `unless` / `elsif` / `begin`, or of a call's block (`class_methods do ... end`):
+    where a class defines methods conditionally (`if RUBY_VERSION >= "2.4"; def f ... else def f ... end`) or
+    through a DSL block. Their methods are the enclosing scope's own."""
+    if node.type in ("if", "unless", "elsif"):
+        out: list[Any] = []
+        for child in node.named_children:
+            if child.type in ("then", "else"):
+                out.append(child)
+            elif child.type == "elsif":
+                out.extend(_ruby_branches(child))
+        return out
+    if node.type == "begin":
+        return [node]
+    if node.type == "call":
+        block = node.child_by_field_name("block")
+        if block is not None and block.type in ("do_block", "block"):
+            body = next((c for c in block.named_children if c.type in ("body_statement", "block_body")), None)
+            return [body] if body is not None else []
+    return []
+
+
 def _classify(node: Any) -> tuple[str, str, Any] | None:
     """(kind, name, node that defines it) for definitions, unwrapping decorators and exports."""
     target = node
@@ -253,6 +275,7 @@ class Chunker:
         self.merge_tiny = merge_tiny
         self._sums_of: list[str] | None = None  # the lines _sums was computed for
         self._sums: list[int] = [0]
+        self._ruby = False  # the file being chunked is Ruby (_ruby_branches)
 
     def chunk(self, path: str, text: str, language: str | None) -> list[Chunk]:
         lines = text.splitlines()
@@ -271,6 +294,7 @@ class Chunker:
     # ------------------------------------------------------------------ AST
     def _ast_pieces(self, text: str, language: str, lines: list[str]) -> list[_Piece]:
         tree = get_parser(language).parse(text.encode("utf-8", "surrogatepass"))
+        self._ruby = language == "ruby"
         owners: list[_Piece] = []  # split classes: loose lines inside them belong to the class
         pieces = self._collect(tree.root_node, [], lines, owners)
         pieces = self._fill_gaps(pieces, owners, len(lines), lines)
@@ -311,6 +335,11 @@ class Chunker:
                 continue
             lead = doc_start if doc_start is not None and child.start_point[0] <= doc_end + 1 else None
             doc_start, previous_end = None, child.end_point[0]
+            branches = _ruby_branches(child) if self._ruby else []
+            if any(c.type in ("method", "singleton_method") for branch in branches for c in branch.named_children):
+                for branch in branches:
+                    pieces.extend(self._collect(branch, scope, lines, owners, _comments_before(branch, child)))
+                continue
             found = _classify(child)
             if found is None:
                 continue

@@ -61,7 +61,7 @@ REPORTED = ("express", "model2vec", "fastapi", "aiohttp", "trpc", "chi", "gin", 
             "ktor")
 CATEGORIES = ("semantic", "architecture", "symbol")
 CUTOFF = 10
-POLL_S = 0.1  # polls start this often after the sync_index answer (each poll a search: server CPU, so not finer)
+POLL_S = 0.1  # the pause between two polls (each a search: its CPU slows the server's indexing, so not shorter)
 
 
 # ------------------------------------------------------------------------------------------------ scoring
@@ -238,12 +238,9 @@ async def run_repo(repo: Repo, project: Path, wait_full: bool = True, exe: str |
         if searchable is not None:
             out["searchable_cpu_s"] = round((cpu_s(pid) or 0.0) - cpu_before, 2)
         full = answered if (sync.get("index") or {}).get("state") == "complete" else None
-        poll_at = answered
         while full is None and not (searchable is not None and not wait_full):
-            # every poll is a search: often at first, then once a second so that polling costs a large index little;
-            # on a fixed schedule, so that the time a poll takes does not widen the gap between two polls
-            poll_at += POLL_S if poll_at < 10 else 1.0
-            await asyncio.sleep(max(0.0, poll_at - (time.perf_counter() - began)))
+            # every poll is a search: often at first, then once a second so that polling costs a large index little
+            await asyncio.sleep(POLL_S if time.perf_counter() - began < 10 else 1.0)
             index = _data(await client.call_tool("semantic_search", {"query": "index state", "n_results": 1}))["index"]
             now = time.perf_counter() - began
             if searchable is None and _searchable(index):

@@ -429,3 +429,152 @@ def test_a_java_annotation_type_is_a_class_with_its_elements_as_members() -> Non
     naming = next(c for c in chunks if c.symbol == "Naming")
     assert naming.kind == "class" and naming.symbols == ["Naming", "Naming.value"]
     assert "Names the strategy" in naming.content and "public @interface Naming" in naming.content
+
+
+JAVA_STATES = "enum TokenState {\n" + "".join(
+    f"    State{n} {{\n        @Override void read(Reader r, Tokens t) {{\n"
+    + "".join(f"            if (r.matches('{c}')) t.emit(\"state {n} saw {c}\");\n" for c in "abcdefgh")
+    + f"            t.transition(State{(n + 1) % 10});\n        }}\n    }},\n" for n in range(10)) + '''    ;
+
+    abstract void read(Reader r, Tokens t);
+}
+'''
+
+JAVA_ADAPTERS = '''public final class Adapters {
+  /** Reads and writes a BitSet as an array of zeros and ones. */
+  public static final TypeAdapter<BitSet> BIT_SET = new TypeAdapter<BitSet>() {
+    @Override public BitSet read(JsonReader in) throws IOException {
+      BitSet bitset = new BitSet();
+      in.beginArray();
+      return bitset;
+    }
+
+    @Override public void write(JsonWriter out, BitSet src) throws IOException {
+      out.beginArray();
+      out.endArray();
+    }
+  }.nullSafe();
+
+  public static final int LIMIT = 3;
+}
+'''
+
+
+def test_java_enum_constants_with_bodies_and_fields_holding_anonymous_classes_are_classes() -> None:
+    # jsoup's TokeniserState: 70 states, each `Data { void read(...) {...} }`; they were line windows of the enum
+    # with no state's name on them, cut in the middle of a method
+    chunks = Chunker(max_tokens=200).chunk("parser/TokenState.java", JAVA_STATES, "java")
+    states = {c.symbol: c for c in chunks if c.kind == "class" and c.symbol.startswith("TokenState.State")}
+    assert set(states) == {f"TokenState.State{n}" for n in range(10)}, [(c.symbol, c.kind) for c in chunks]
+    assert 'state 3 saw h' in states["TokenState.State3"].content and "TokenState.State3.read" in states[
+        "TokenState.State3"].symbols
+    header = next(c for c in chunks if c.symbol == "TokenState" and c.kind == "class")
+    assert "TokenState.State9" in header.symbols
+    assert not [c for c in chunks if c.kind == "part" and "saw" in c.content]
+    # gson's TypeAdapters: a field initialised with an anonymous class is a class named by the field
+    adapters = Chunker(max_tokens=60).chunk("bind/Adapters.java", JAVA_ADAPTERS, "java")
+    kinds = {(c.symbol, c.kind): c for c in adapters}
+    assert ("Adapters.BIT_SET", "class") in kinds, [(c.symbol, c.kind) for c in adapters]
+    assert "Reads and writes a BitSet" in kinds["Adapters.BIT_SET", "class"].content
+    assert ("Adapters.BIT_SET.read", "function") in kinds and ("Adapters.BIT_SET.write", "function") in kinds
+    whole = Chunker().chunk("bind/Adapters.java", JAVA_ADAPTERS, "java")
+    assert "Adapters.BIT_SET" in next(c for c in whole if c.symbol == "Adapters").symbols
+
+
+RUBY_LOOSE_LINES = '''module Plugins
+  module Caching
+    def self.configure(app, opts = {})
+      app.opts[:cache] = opts.fetch(:store) { Hash.new }
+      app.opts[:cache_ttl] = opts.fetch(:ttl, 60)
+    end
+
+    def cached(key)
+      store = opts[:cache]
+      store.fetch(key) { store[key] = yield }
+    end
+    alias_method :cache, :cached
+
+    def expire(key)
+      opts[:cache].delete(key)
+      opts[:cache_expired] = true
+    end
+
+    ## Internal API
+
+    def purge_expired
+      opts[:cache].clear if opts[:cache_expired]
+      opts[:cache_expired] = false
+    end
+  end
+
+  register_plugin(:caching, Caching)
+end
+'''
+
+
+def test_a_lone_line_between_the_methods_of_a_split_ruby_class_joins_a_method_next_to_it() -> None:
+    chunks = Chunker(max_tokens=60).chunk("lib/plugins/caching.rb", RUBY_LOOSE_LINES, "ruby")
+    by_symbol = {c.symbol: c for c in chunks if c.kind == "function"}
+    # an alias, a trailing registration call and a section banner were one-line chunks of their own, each
+    # scoring high on a short text; they belong to the definition beside them
+    assert "alias_method :cache, :cached" in by_symbol["Plugins.Caching.cached"].content
+    assert by_symbol["Plugins.Caching.purge_expired"].content.lstrip().startswith("## Internal API")
+    assert "register_plugin(:caching, Caching)" in by_symbol["Plugins.Caching.purge_expired"].content
+    assert not [c for c in chunks if c.kind == "part" and c.end_line - c.start_line <= 1], \
+        [(c.kind, c.symbol, c.content) for c in chunks]
+    # every line of code is still in a chunk
+    covered = {n for c in chunks for n in range(c.start_line, c.end_line + 1)}
+    assert all(n in covered for n, line in enumerate(RUBY_LOOSE_LINES.splitlines(), 1)
+               if line.strip() and line.strip() != "end")
+
+
+def test_a_ruby_class_named_with_its_scope_is_named_as_if_nested() -> None:
+    text = "class Thor::Runner < Thor\n  def install(name)\n    name\n  end\nend\n"
+    nested = "class Thor\n  class Runner < Thor\n    def install(name)\n      name\n    end\n  end\nend\n"
+    flat = Chunker(max_tokens=8).chunk("lib/thor/runner.rb", text, "ruby")
+    # `Thor::Runner` was the class's own name: a question for `Runner` did not find it as a definition
+    assert {c.symbol for c in flat} >= {"Thor.Runner", "Thor.Runner.install"}, [c.symbol for c in flat]
+    assert {c.symbol for c in flat if c.kind == "function"} == {
+        c.symbol for c in Chunker(max_tokens=8).chunk("lib/thor/runner.rb", nested, "ruby") if c.kind == "function"}
+
+
+RUBY_CONDITIONAL_METHODS = '''class Renderer
+  def render(template)
+    compile(template).call
+  end
+
+  if RUBY_VERSION >= "2.4"
+    # Compiles the template into a method, cached by name.
+    def compile(template)
+      cache.fetch(template) { build(template) }
+    end
+  else
+    def compile(template)
+      build(template)
+    end
+  end
+
+  unless method_defined?(:cache)
+    def cache
+      @cache ||= {}
+    end
+  end
+
+  class_methods do
+    def engines
+      [:erb, :haml]
+    end
+  end
+end
+'''
+
+
+def test_ruby_methods_defined_under_a_condition_or_in_a_dsl_block_are_the_classes_own() -> None:
+    chunks = Chunker(max_tokens=40).chunk("lib/renderer.rb", RUBY_CONDITIONAL_METHODS, "ruby")
+    functions = [c for c in chunks if c.kind == "function"]
+    # they were loose lines of the class (parts with no name), so no question naming them found a definition
+    assert [c.symbol for c in functions] == ["Renderer.render", "Renderer.compile", "Renderer.compile",
+                                             "Renderer.cache", "Renderer.engines"], [(c.kind, c.symbol) for c in chunks]
+    assert functions[1].content.lstrip().startswith("# Compiles the template")
+    whole = Chunker().chunk("lib/renderer.rb", RUBY_CONDITIONAL_METHODS, "ruby")
+    assert len(whole) == 1 and {"Renderer.compile", "Renderer.cache", "Renderer.engines"} <= set(whole[0].symbols)

@@ -86,6 +86,21 @@ def test_another_spelling_of_a_name_gets_nothing_once_a_candidate_defines_it_as_
     assert ranked[0].id == "fn" and ranked[0].score > rank_code([rank_fn, *fillers], "Frank")[0].score
 
 
+def test_a_class_listing_a_bare_name_gets_no_member_bonus_once_a_candidate_defines_it() -> None:
+    # sequel's `module Associations` header lists the classes nested in it, and its member names say
+    # "AssociationReflection" many times over (ManyToOneAssociationReflection, ...): both sides score it a little
+    # above the class asked for, whose own chunk is the same file's and would then decay as its second
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.rb", f"helper{n}") for n in range(20)]
+    lister = Scored("lister", 0.82, 2.2, "model/associations.rb", "Sequel.Associations",
+                    ["Sequel.Associations", "Sequel.Associations.AssociationReflection"], "class", "implementation")
+    own = _scored("own", 0.50, 1.0, "model/associations.rb", "Sequel.Associations.AssociationReflection",
+                  kind="class")
+    assert [c.id for c in rank_code([lister, own, *fillers], "AssociationReflection")][0] == "own"
+    # with no definition among the candidates, the class listing the name is still the nearest thing to it
+    alone = rank_code([lister, *fillers], "AssociationReflection")
+    assert alone[0].id == "lister" and alone[0].score > rank_code([lister, *fillers], "Frank")[0].score
+
+
 def test_a_name_written_with_its_owner_prefers_the_definition_under_that_owner() -> None:
     fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.go", f"helper{n}") for n in range(20)]
     impl = _scored("impl", 0.80, 2.0, "mux.go", "Mux.Route")
@@ -104,6 +119,36 @@ def test_a_name_written_with_its_owner_prefers_the_definition_under_that_owner()
     override = [_scored("over", 0.80, 2.0, "bootstrap.py", "SourceLoader.get_code"),
                 _scored("abstract", 0.70, 2.0, "abc.py", "InspectLoader.get_code"), *fillers]
     assert [c.id for c in rank_code(override, "Concrete implementation of InspectLoader.get_code.")][0] == "over"
+
+
+def test_a_constructor_named_like_its_class_is_not_the_class_definition() -> None:
+    # jackson's ObjectMapper: five constructors `ObjectMapper.ObjectMapper`, each nearer the bare name than the
+    # class's header chunk (its fields and member list); the header is where the class is defined
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.java", f"helper{n}") for n in range(20)]
+    constructors = [_scored(f"ctor{n}", 0.68 - n * 0.02, 13.9, "databind/ObjectMapper.java", "ObjectMapper.ObjectMapper")
+                    for n in range(3)]
+    header = _scored("header", 0.48, 10.0, "databind/ObjectMapper.java", "ObjectMapper", kind="class")
+    builder = _scored("builder", 0.50, 4.0, "json/JsonMapper.java", "JsonMapper.Builder.Builder")
+    ranked = rank_code([*constructors, header, builder, *fillers], "ObjectMapper")
+    assert ranked[0].id == "header"
+    # a method that merely shares the class's name in another case is still near it
+    near = rank_code([_scored("m", 0.6, 5.0, "Foo.java", "Other.objectMapper"), *fillers], "ObjectMapper")
+    assert near[0].score > rank_code([_scored("m", 0.6, 5.0, "Foo.java", "Other.objectMapper"), *fillers],
+                                     "ObjectFrapper")[0].score
+
+
+def test_the_header_of_the_class_a_file_is_named_after_stands_for_the_file() -> None:
+    # commons-lang: "null-safe object utility methods" asks for ObjectUtils.java, whose class header scores a little
+    # below a method of MethodUtils; the header of the class the file is named after represents the file
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.java", f"helper{n}") for n in range(20)]
+    method = _scored("method", 0.47, 5.3, "lang3/reflect/MethodUtils.java", "MethodUtils.invokeMethod")
+    header = _scored("header", 0.40, 6.5, "lang3/ObjectUtils.java", "ObjectUtils", kind="class")
+    question = "null-safe object utility methods and identity helpers"
+    assert [c.id for c in rank_code([method, header, *fillers], question)][0] == "header"
+    # a nested class, or a class in a file named otherwise, is not the file's type
+    for symbol, file in (("ObjectUtils.Null", "lang3/ObjectUtils.java"), ("ObjectUtils", "lang3/Helpers.java")):
+        other = _scored("header", 0.40, 6.5, file, symbol, kind="class")
+        assert [c.id for c in rank_code([method, other, *fillers], question)][0] == "method"
 
 
 def test_in_a_sentence_another_spelling_of_a_defined_name_stays_near() -> None:

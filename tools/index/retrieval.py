@@ -230,6 +230,8 @@ class CodeRanking:
     path: float = 0.3  # times the share of the question's words in the file's name
     file_name_symbol: float = 0.2  # a bare name question and a file named after it (`Router` -> router.go)
     file_support: float = 0.5  # times the mean of a file's next three candidates (a file that answers often)
+    file_type: float = 0.2  # the header of the type a file is named after (`ObjectUtils` in ObjectUtils.java): in
+    # Java and Kotlin it stands for the whole file, which a question describing the class asks for
     repeat_decay: float = 0.5  # a file's second chunk keeps this share of its score, the third its square...
     repeat_from: int = 1  # ...counting from the file's chunk after this many (2: the third chunk decays first)
     role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.5, "doc": 0.5, "generated": 1.0})
@@ -329,6 +331,7 @@ class _Cues:
     wanted: set[str]
     qualified: dict[str, set[str]]  # a name asked with its owner (`Rack::Builder`, `Router.Route`) -> "Rack.Builder"
     older: set[str] = field(default_factory=set)  # candidates' files under an older version folder (older_versions)
+    defined: bool = False  # a question that is only a name, which some candidate defines as written
 
     @classmethod
     def of(cls, query: str, keywords: Sequence[str]) -> _Cues:
@@ -363,13 +366,14 @@ class _Cues:
     def spelled_as_defined(self, candidates: Sequence[Scored]) -> _Cues:
         """For a question that is only a name: the cues without the other spellings of a name some candidate
         defines as written (`between` and `rank` functions are not near the `Between` and `Rank` classes asked
-        for). In a sentence they stay near: "Timeout async context manager" describes the `timeout` factory."""
+        for), and without the member bonus of classes that only list it (a Ruby module listing the classes nested
+        in it). In a sentence they stay near: "Timeout async context manager" describes the `timeout` factory."""
         if not self.bare:
             return self
         written = {own for c in candidates if (own := _own_name(c)) and self.writes(own)}
         if not written:
             return self
-        return dataclasses.replace(self, lowered=self.lowered - {n.lower() for n in written})
+        return dataclasses.replace(self, lowered=self.lowered - {n.lower() for n in written}, defined=True)
 
 
 def _only_older(candidates: Sequence[Scored], cues: _Cues, older: set[str]) -> set[str]:
@@ -388,8 +392,12 @@ def _only_older(candidates: Sequence[Scored], cues: _Cues, older: set[str]) -> s
 
 def _own_name(c: Scored) -> str:
     """The name a class or function chunk defines (the last part of its symbol); "" for a part or module code,
-    which define nothing."""
-    return c.symbol.rsplit(".", 1)[-1] if c.kind in ("class", "function") else ""
+    which define nothing, and for a constructor (`ObjectMapper.ObjectMapper` in Java, C#, C++): it bears the class's
+    name but is not where the class is defined, and a large class has several of them to crowd out its header."""
+    if c.kind not in ("class", "function"):
+        return ""
+    owner, _, own = c.symbol.rpartition(".")
+    return "" if c.kind == "function" and owner.rpartition(".")[2] == own else own
 
 
 def _ends_with(symbol: str, qualified: str) -> bool:
@@ -415,9 +423,11 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score += w.definition * w.function_share
     elif own and (own.lower() in cues.lowered or own in cues.qualified):
         score += w.near_definition
-    elif c.kind == "class" and any(s.rsplit(".", 1)[-1] in cues.names for s in c.symbols):
+    elif c.kind == "class" and not cues.defined and any(s.rsplit(".", 1)[-1] in cues.names for s in c.symbols):
         score += w.member
     stem = PurePosixPath(c.file).stem
+    if c.kind == "class" and c.symbol == stem:
+        score += w.file_type
     if cues.terms and w.path:
         score += w.path * len(cues.terms & set(lexical_tokens(stem))) / len(cues.terms)
     if cues.bare and stem.replace("_", "").replace("-", "").lower() == cues.names[0].lower():

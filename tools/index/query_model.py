@@ -36,9 +36,6 @@ log = logging.getLogger(__name__)
 TEACHER = "all-MiniLM-L6-v2-code"  # the model the table was fitted to
 QUERY_PROJECTION = STATIC_WEIGHTS.with_name("code-static-query.safetensors")
 WORD_EMBEDDINGS = frozenset({"embeddings.word_embeddings.weight"})  # as named in the packaged model's file
-# the transformer's share of the question's vector (the rest is the static one); chosen on the dev sets
-# (docs/benchmarks.md, "The question embedded by the transformer")
-TEACHER_SHARE = 1.0
 
 
 class QueryModel:
@@ -48,10 +45,11 @@ class QueryModel:
     _shared: dict[tuple[Path, Path], QueryModel] = {}
     _shared_lock = threading.Lock()
 
-    def __init__(self, static: StaticEmbedder, projection: Path = QUERY_PROJECTION, share: float = TEACHER_SHARE) -> None:
+    def __init__(self, static: StaticEmbedder, projection: Path = QUERY_PROJECTION) -> None:
+        # the transformer's vector alone: mixing in 50-85% of the static one did no better on the dev sets
+        # (docs/benchmarks.md, "The question embedded by the transformer")
         self.static = static
         self.projection = projection
-        self.share = share
         self.state = "idle"  # idle -> loading -> ready | failed
         self.wanted = False  # a search asked for it (while a sync ran: it loads when the sync is over)
         self._lock = threading.Lock()
@@ -140,10 +138,6 @@ class QueryModel:
         with threads.limit(limits=1, user_api="blas"):
             mapped = (model.encode(list(texts), NUMPY_BATCH) - mean) @ project
         mapped /= np.maximum(np.linalg.norm(mapped, axis=1, keepdims=True), 1e-12)
-        if self.share < 1.0:
-            static = self.static.embed(texts)
-            mapped = self.share * mapped + (1 - self.share) * static
-            mapped /= np.maximum(np.linalg.norm(mapped, axis=1, keepdims=True), 1e-12)
         return [v.tolist() for v in mapped.astype(np.float32)]
 
 

@@ -136,6 +136,22 @@ async def test_ledger_records_failed_calls_and_the_session_tools_but_not_submit(
     assert entries == [("start_session", True), ("get_symbols", False), ("get_symbols", True), ("get_session_status", True)]
 
 
+async def test_calls_outside_a_session_leave_the_workflow_unloaded_until_one_starts(project: Path) -> None:
+    app = CodeIntelApp.for_path(project)
+    try:
+        async with Client(build_server(app)) as client:
+            await client.call_tool("get_symbols", {"path": "src/app.py"})
+            # no session in this process and none waiting in a checkpoint: no ledger, so nothing loads the workflow
+            unloaded = "workflow" not in app._services
+            await client.call_tool("start_session", {"intent": "QUESTION", "query": "q?", "flags": ["--no-doc-research"]})
+            await client.call_tool("get_symbols", {"path": "src/app.py"})
+            assert app.workflow.live is not None
+            entries = [e.tool for e in app.workflow.live.ledger.entries]
+    finally:
+        app.close()
+    assert unloaded and entries == ["start_session", "get_symbols"]
+
+
 def test_an_answer_is_its_model_as_json_with_success_and_no_nulls() -> None:
     """The structured content is the model's JSON values with null fields left out and `success: true` (declared,
     an extra field, or added); the text content is the same object as compact JSON."""

@@ -17,7 +17,7 @@ OWN = sorted(p.stem for p in (semble.DEV_LOCAL / "annotations").glob("*.json"))
 
 
 def test_our_dev_questions_follow_semble_format_and_category_mix() -> None:
-    assert OWN == ["faraday", "grape", "javapoet", "jsoup", "thor"]
+    assert OWN == ["faraday", "grape", "javapoet", "jsoup", "roda", "sequel", "thor"]
     table = {r["name"]: r for r in json.loads((semble.DEV_LOCAL / "repos.json").read_text())}
     for name in OWN:
         questions = json.loads((semble.DEV_LOCAL / "annotations" / f"{name}.json").read_text())
@@ -26,8 +26,10 @@ def test_our_dev_questions_follow_semble_format_and_category_mix() -> None:
         assert 15 <= len(questions) <= 25 and set(categories) == {"semantic", "architecture", "symbol"}
         assert categories.count("semantic") * 2 >= len(questions)  # about half are topic phrases
         for q in questions:
-            assert q["relevant"] and all(t.startswith(table[name]["benchmark_root"] + "/")
-                                         for t in q["relevant"] + q["secondary"])
+            targets = [t if isinstance(t, str) else t["path"] for t in q["relevant"] + q["secondary"]]
+            assert q["relevant"] and all(t.startswith(table[name]["benchmark_root"] + "/") for t in targets)
+            for t in q["relevant"] + q["secondary"]:  # a line span is semble's shape: 1-based, start before end
+                assert isinstance(t, str) or 1 <= t["start_line"] <= t["end_line"]
             if q["category"] == "symbol":
                 assert len(q["query"].split()) == 1 and q["query"][0].isupper()  # a bare class or module name
 

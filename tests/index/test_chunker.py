@@ -479,3 +479,102 @@ def test_java_enum_constants_with_bodies_and_fields_holding_anonymous_classes_ar
     assert ("Adapters.BIT_SET.read", "function") in kinds and ("Adapters.BIT_SET.write", "function") in kinds
     whole = Chunker().chunk("bind/Adapters.java", JAVA_ADAPTERS, "java")
     assert "Adapters.BIT_SET" in next(c for c in whole if c.symbol == "Adapters").symbols
+
+
+RUBY_LOOSE_LINES = '''module Plugins
+  module Caching
+    def self.configure(app, opts = {})
+      app.opts[:cache] = opts.fetch(:store) { Hash.new }
+      app.opts[:cache_ttl] = opts.fetch(:ttl, 60)
+    end
+
+    def cached(key)
+      store = opts[:cache]
+      store.fetch(key) { store[key] = yield }
+    end
+    alias_method :cache, :cached
+
+    def expire(key)
+      opts[:cache].delete(key)
+      opts[:cache_expired] = true
+    end
+
+    ## Internal API
+
+    def purge_expired
+      opts[:cache].clear if opts[:cache_expired]
+      opts[:cache_expired] = false
+    end
+  end
+
+  register_plugin(:caching, Caching)
+end
+'''
+
+
+def test_a_lone_line_between_the_methods_of_a_split_ruby_class_joins_a_method_next_to_it() -> None:
+    chunks = Chunker(max_tokens=60).chunk("lib/plugins/caching.rb", RUBY_LOOSE_LINES, "ruby")
+    by_symbol = {c.symbol: c for c in chunks if c.kind == "function"}
+    # an alias, a trailing registration call and a section banner were one-line chunks of their own, each
+    # scoring high on a short text; they belong to the definition beside them
+    assert "alias_method :cache, :cached" in by_symbol["Plugins.Caching.cached"].content
+    assert by_symbol["Plugins.Caching.purge_expired"].content.lstrip().startswith("## Internal API")
+    assert "register_plugin(:caching, Caching)" in by_symbol["Plugins.Caching.purge_expired"].content
+    assert not [c for c in chunks if c.kind == "part" and c.end_line - c.start_line <= 1], \
+        [(c.kind, c.symbol, c.content) for c in chunks]
+    # every line of code is still in a chunk
+    covered = {n for c in chunks for n in range(c.start_line, c.end_line + 1)}
+    assert all(n in covered for n, line in enumerate(RUBY_LOOSE_LINES.splitlines(), 1)
+               if line.strip() and line.strip() != "end")
+
+
+def test_a_ruby_class_named_with_its_scope_is_named_as_if_nested() -> None:
+    text = "class Thor::Runner < Thor\n  def install(name)\n    name\n  end\nend\n"
+    nested = "class Thor\n  class Runner < Thor\n    def install(name)\n      name\n    end\n  end\nend\n"
+    flat = Chunker(max_tokens=8).chunk("lib/thor/runner.rb", text, "ruby")
+    # `Thor::Runner` was the class's own name: a question for `Runner` did not find it as a definition
+    assert {c.symbol for c in flat} >= {"Thor.Runner", "Thor.Runner.install"}, [c.symbol for c in flat]
+    assert {c.symbol for c in flat if c.kind == "function"} == {
+        c.symbol for c in Chunker(max_tokens=8).chunk("lib/thor/runner.rb", nested, "ruby") if c.kind == "function"}
+
+
+RUBY_CONDITIONAL_METHODS = '''class Renderer
+  def render(template)
+    compile(template).call
+  end
+
+  if RUBY_VERSION >= "2.4"
+    # Compiles the template into a method, cached by name.
+    def compile(template)
+      cache.fetch(template) { build(template) }
+    end
+  else
+    def compile(template)
+      build(template)
+    end
+  end
+
+  unless method_defined?(:cache)
+    def cache
+      @cache ||= {}
+    end
+  end
+
+  class_methods do
+    def engines
+      [:erb, :haml]
+    end
+  end
+end
+'''
+
+
+def test_ruby_methods_defined_under_a_condition_or_in_a_dsl_block_are_the_classes_own() -> None:
+    chunks = Chunker(max_tokens=40).chunk("lib/renderer.rb", RUBY_CONDITIONAL_METHODS, "ruby")
+    functions = [c for c in chunks if c.kind == "function"]
+    # they were loose lines of the class (parts with no name), so no question naming them found a definition
+    assert [c.symbol for c in functions] == ["Renderer.render", "Renderer.compile", "Renderer.compile",
+                                             "Renderer.cache", "Renderer.engines"], [(c.kind, c.symbol) for c in chunks]
+    assert functions[1].content.lstrip().startswith("# Compiles the template")
+    whole = Chunker().chunk("lib/renderer.rb", RUBY_CONDITIONAL_METHODS, "ruby")
+    assert len(whole) == 1 and {"Renderer.compile", "Renderer.cache", "Renderer.engines"} <= set(whole[0].symbols)

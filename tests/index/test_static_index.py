@@ -215,15 +215,15 @@ def test_sync_answers_before_the_files_are_indexed_and_relays_progress(
 def test_sync_answers_as_soon_as_every_file_is_searchable(static_index: SemanticIndex,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """The call does not sit out its answer window once the file pass is done: the agent can search while the
-    index is stored behind it (held here at the first step after the file pass)."""
+    index is stored behind it (held here where the writer is handed the end of the file pass)."""
     gate = threading.Event()
-    original = sync_module.release_freed_memory
+    original = sync_module._Writer.close
 
-    def held() -> None:
+    def held(writer: sync_module._Writer, discard: bool = False) -> None:
         assert gate.wait(60)
-        original()
+        original(writer, discard)
 
-    monkeypatch.setattr(sync_module, "release_freed_memory", held)
+    monkeypatch.setattr(sync_module._Writer, "close", held)
     started = time.perf_counter()
     early = static_index.sync_answering(answer_within=30.0)
     try:
@@ -406,8 +406,18 @@ def test_chroma_is_written_a_bounded_number_of_chunks_at_a_time(
     assert static_index._get_parts().store.count(FOREST) == report["chunks_total"]
 
 
+def test_a_small_file_pass_is_searchable_without_a_garbage_collection(
+        static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    released: list[bool] = []
+    monkeypatch.setattr(sync_module, "release_freed_memory", lambda: released.append(True))
+    report = static_index.sync()
+    assert report["complete"] is True and 0 < report["chunks_added"] < sync_module.RELEASE_AFTER_CHUNKS
+    assert released == []
+
+
 def test_freed_memory_is_released_once_every_file_is_searchable_before_chroma_stores(
         static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sync_module, "RELEASE_AFTER_CHUNKS", 1)  # as on a large project
     events: list[str] = []
     original = sync_module.release_freed_memory
 

@@ -61,6 +61,10 @@ def hollow(text: str) -> bool:
     return all(word.lower() in HOLLOW_WORDS for word in _WORDS.findall(text))
 
 
+def _comment_only(lines: list[str], p: _Piece) -> bool:
+    return all(not line.strip() or line.lstrip().startswith("#") for line in lines[p.start : p.end + 1])
+
+
 def estimate_tokens(text: str) -> int:
     """Rough subword count (about four characters a token for code): cheap and good enough for sizing."""
     return (len(text) + 3) // 4
@@ -230,6 +234,28 @@ def _namespace_only(node: Any) -> bool:
     return bool(inside) and all(c.type in ("class", "module") or _constant_block_body(c) is not None for c in inside)
 
 
+def _ruby_branches(node: Any) -> list[Any]:
+    """The bodies of a Ruby `if` / `unless` / `elsif` / `begin`, or of a call's block (`class_methods do ... end`):
+    where a class defines methods conditionally (`if RUBY_VERSION >= "2.4"; def f ... else def f ... end`) or
+    through a DSL block. Their methods are the enclosing scope's own."""
+    if node.type in ("if", "unless", "elsif"):
+        out: list[Any] = []
+        for child in node.named_children:
+            if child.type in ("then", "else"):
+                out.append(child)
+            elif child.type == "elsif":
+                out.extend(_ruby_branches(child))
+        return out
+    if node.type == "begin":
+        return [node]
+    if node.type == "call":
+        block = node.child_by_field_name("block")
+        if block is not None and block.type in ("do_block", "block"):
+            body = next((c for c in block.named_children if c.type in ("body_statement", "block_body")), None)
+            return [body] if body is not None else []
+    return []
+
+
 def _classify(node: Any) -> tuple[str, str, Any] | None:
     """(kind, name, node that defines it) for definitions, unwrapping decorators and exports."""
     target = node
@@ -273,6 +299,7 @@ class Chunker:
         self.merge_tiny = merge_tiny
         self._sums_of: list[str] | None = None  # the lines _sums was computed for
         self._sums: list[int] = [0]
+        self._ruby = False  # the file being chunked is Ruby (_ruby_branches)
 
     def chunk(self, path: str, text: str, language: str | None) -> list[Chunk]:
         lines = text.splitlines()
@@ -291,10 +318,13 @@ class Chunker:
     # ------------------------------------------------------------------ AST
     def _ast_pieces(self, text: str, language: str, lines: list[str]) -> list[_Piece]:
         tree = get_parser(language).parse(text.encode("utf-8", "surrogatepass"))
+        self._ruby = language == "ruby"
         owners: list[_Piece] = []  # split classes: loose lines inside them belong to the class
         pieces = self._collect(tree.root_node, [], lines, owners)
         pieces = self._fill_gaps(pieces, owners, len(lines), lines)
         pieces = self._split_oversized(pieces, lines)
+        if language == "ruby":
+            pieces = self._attach_loose_lines(pieces, lines)
         return self._merge_tiny(pieces, lines)
 
     def _tokens(self, lines: list[str], start: int, end: int) -> int:
@@ -329,10 +359,17 @@ class Chunker:
                 continue
             lead = doc_start if doc_start is not None and child.start_point[0] <= doc_end + 1 else None
             doc_start, previous_end = None, child.end_point[0]
+            branches = _ruby_branches(child) if self._ruby else []
+            if any(c.type in ("method", "singleton_method") for branch in branches for c in branch.named_children):
+                for branch in branches:
+                    pieces.extend(self._collect(branch, scope, lines, owners, _comments_before(branch, child)))
+                continue
             found = _classify(child)
             if found is None:
                 continue
             kind, name, node = found
+            if node.type in ("class", "module"):  # Ruby's `class Thor::Runner`: Runner under Thor, as when nested
+                name = name.replace("::", ".")
             receiver = _go_receiver(node)
             qualified = ".".join([*scope, receiver, name] if receiver else [*scope, name]) if name else ".".join(scope)
             # a doc comment (Go `//` lines, JSDoc, Rust `///`, Javadoc) belongs to the definition it documents
@@ -419,6 +456,28 @@ class Chunker:
                     continue  # the closing `}` or `end` left over at the tail of a long body: no chunk of its own
                 kind = p.kind if start <= anchor <= end else ("part" if p.kind != "module" else "module")
                 out.append(_Piece(start, end, p.symbol, kind, list(p.symbols)))
+        return out
+
+    def _attach_loose_lines(self, pieces: list[_Piece], lines: list[str]) -> list[_Piece]:
+        """A few loose lines between the methods of a split Ruby class (`alias_method :cache, :cached`, a trailing
+        `register_plugin(:x, X)`, a `## Internal API` banner) were chunks of their own, each a short text that
+        outscored whole methods; they join the definition beside them: a banner the one below it, code the one
+        above it, when only blank lines and closing `end`s lie between."""
+        out: list[_Piece] = []
+        for p in pieces:
+            last = out[-1] if out else None
+            if last is not None and last.end < p.start and hollow("\n".join(lines[last.end + 1 : p.start])) \
+                    and self._tokens(lines, last.start, p.end) <= self.max_tokens:
+                if p.gap and p.kind == "part" and not last.gap and self._tokens(lines, p.start, p.end) < self.min_tokens \
+                        and not _comment_only(lines, p):
+                    last.end = p.end
+                    continue
+                if last.gap and last.kind == "part" and not p.gap and p.kind in ("function", "class") \
+                        and self._tokens(lines, last.start, last.end) < self.min_tokens and _comment_only(lines, last):
+                    p.start = last.start
+                    out[-1] = p
+                    continue
+            out.append(p)
         return out
 
     def _merge_tiny(self, pieces: list[_Piece], lines: list[str]) -> list[_Piece]:

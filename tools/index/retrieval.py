@@ -342,6 +342,7 @@ class _Cues:
     wanted: set[str]
     qualified: dict[str, set[str]]  # a name asked with its owner (`Rack::Builder`, `Router.Route`) -> "Rack.Builder"
     older: set[str] = field(default_factory=set)  # candidates' files under an older version folder (older_versions)
+    defined: bool = False  # a question that is only a name, which some candidate defines as written
     spelled: set[str] = field(default_factory=set)  # spelled_names of a sentence
 
     @classmethod
@@ -378,13 +379,14 @@ class _Cues:
     def spelled_as_defined(self, candidates: Sequence[Scored]) -> _Cues:
         """For a question that is only a name: the cues without the other spellings of a name some candidate
         defines as written (`between` and `rank` functions are not near the `Between` and `Rank` classes asked
-        for). In a sentence they stay near: "Timeout async context manager" describes the `timeout` factory."""
+        for), and without the member bonus of classes that only list it (a Ruby module listing the classes nested
+        in it). In a sentence they stay near: "Timeout async context manager" describes the `timeout` factory."""
         if not self.bare:
             return self
         written = {own for c in candidates if (own := _own_name(c)) and self.writes(own)}
         if not written:
             return self
-        return dataclasses.replace(self, lowered=self.lowered - {n.lower() for n in written})
+        return dataclasses.replace(self, lowered=self.lowered - {n.lower() for n in written}, defined=True)
 
 
 def _only_older(candidates: Sequence[Scored], cues: _Cues, older: set[str]) -> set[str]:
@@ -434,7 +436,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score += w.definition * w.function_share
     elif own and (own.lower() in cues.lowered or own in cues.qualified):
         score += w.near_definition
-    elif c.kind == "class" and any(s.rsplit(".", 1)[-1] in cues.names for s in c.symbols):
+    elif c.kind == "class" and not cues.defined and any(s.rsplit(".", 1)[-1] in cues.names for s in c.symbols):
         score += w.member
     elif c.kind == "class" and own.lower() in cues.spelled:
         score += w.spelled

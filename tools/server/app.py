@@ -17,6 +17,8 @@ from code_intel.core.filecache import WatchedFile
 from code_intel.core.project import ProjectRoot
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from code_intel.explore.impact import ImpactLevel
     from code_intel.explore.models import ImpactReport, QueryResult
     from code_intel.explore.service import Explorer
@@ -112,6 +114,17 @@ class CodeIntelApp:
             except Exception:  # a broken index must not stop a session from starting
                 log.exception("background index sync could not start")
         return response
+
+    def record_tool_call(self, name: str, arguments: dict[str, Any], *, ok: bool,
+                         shown: Callable[[], list[str]] | None) -> None:
+        """Put a call in the session ledger (WorkflowEngine.record_tool_call). Until something in this process has
+        loaded the workflow there is no live session, and without a checkpoint no session waits for a restore
+        either: there is then no ledger to write, and the workflow (imports, models) is not loaded only to say so."""
+        from code_intel.workflow.checkpoint import CheckpointStore
+
+        if "workflow" not in self._services and not CheckpointStore(self.root).any_file():
+            return
+        self.workflow.record_tool_call(name, arguments, ok=ok, shown=shown)
 
     def sync_index(self, force: bool, progress: Any = None, wait: bool = True) -> Any:
         """sync_index, refused up front (naming the folder) when the index folder cannot be written."""

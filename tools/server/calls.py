@@ -58,5 +58,5 @@ def _after(app: Any, facts: ToolFacts | None, name: str, arguments: dict[str, An
     if facts is not None and facts.ledger:
         # every successful call notes what it showed (nothing, for a tool that shows no code), as it always has
         shown = (lambda: shown_files(data) if facts.shows_code else []) if ok else None
-        app.workflow.record_tool_call(name, arguments, ok=ok, shown=shown)
+        app.record_tool_call(name, arguments, ok=ok, shown=shown)
     log.info("%s %s in %.0f ms", name, "ok" if ok else data.get("error"), (time.perf_counter() - started) * 1000)

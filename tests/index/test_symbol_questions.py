@@ -7,7 +7,7 @@ import pytest
 from code_intel.index import service
 from code_intel.index.chunker import Chunker
 from code_intel.index.memory import MemoryIndex
-from code_intel.index.retrieval import Scored, capitalised_words, older_versions, rank_code
+from code_intel.index.retrieval import Scored, capitalised_words, older_versions, rank_code, spelled_names
 from code_intel.index.service import SemanticIndex
 from tests.conftest import write_files
 from tests.index.test_static_index import static_index  # noqa: F401 (the fixture)
@@ -59,6 +59,34 @@ def test_the_definition_of_a_written_name_is_a_candidate_when_mentions_fill_the_
     monkeypatch.setattr(MemoryIndex, "nearest", lambda self, vector, limit: [])  # the dense side finds nothing here
     first = decoys.semantic_search("Flow", 1)["results"]  # once a candidate, its file name helps it
     assert first[0]["file"] == "flow/flow.go" and first[0]["symbol"] == "Flow"
+
+
+def test_a_class_the_question_spells_as_words_is_a_definition_candidate(
+        static_index: SemanticIndex) -> None:  # noqa: F811 (the fixture)
+    # "mutable JSON object node" is jackson's ObjectNode spelled as words: the class a sentence spells joins the
+    # candidates like a name written in code, whatever the two sides' top lists hold; a function of that name
+    # (a factory's `objectNode()`) does not
+    assert {"objectnode", "jsonobjectnode", "mutablejson"} <= spelled_names("mutable JSON object node")
+    assert spelled_names("ObjectNode") == set()
+    write_files(static_index.root.path, {
+        "tree/mutable.go": "package tree\n\n// A map from keys to values in insertion order.\ntype ObjectNode struct {\n"
+                           + "".join(f"\tentry{k} Value\n" for k in range(8)) + "}\n",
+        "tree/factory.go": "package tree\n\nfunc objectNode() *ObjectNode {\n\treturn &ObjectNode{}\n}\n"})
+    static_index.sync()
+    parts = static_index._get_parts()
+    found = [parts.memory.entry(cid).meta for cid in static_index._definitions(  # type: ignore[union-attr]
+        parts, service.ForestQuery("mutable object node with named fields"))]
+    assert [(m["file"], m["symbol"]) for m in found] == [("tree/mutable.go", "ObjectNode")]
+
+
+def test_the_class_a_sentence_spells_ranks_above_methods_that_share_its_words() -> None:
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.java", f"helper{n}") for n in range(20)]
+    getter = _scored("get", 0.50, 16.3, "databind/JsonNode.java", "JsonNode.get")
+    factory = _scored("factory", 0.53, 8.4, "node/JsonNodeFactory.java", "JsonNodeFactory.objectNode")
+    header = _scored("header", 0.35, 8.0, "node/ObjectNode.java", "ObjectNode", kind="class")
+    ranked = [c.id for c in rank_code([getter, factory, header, *fillers],
+                                      "mutable JSON object node with named field operations")]
+    assert ranked[0] == "header" and ranked.index("factory") > ranked.index("get")  # a method gets nothing
 
 
 def test_a_rust_impl_block_is_named_after_its_type_without_generics_or_path() -> None:

@@ -228,6 +228,7 @@ class CodeRanking:
     member: float = 0.15  # the chunk is a class chunk that lists the name among its members
     near_definition: float = 0.3  # the same name in another case (`router` for `Router`)
     path: float = 0.3  # times the share of the question's words in the file's name
+    spelled: float = 0.3  # a class whose name the question spells as words ("json object" -> JsonObject)
     file_name_symbol: float = 0.2  # a bare name question and a file named after it (`Router` -> router.go)
     file_support: float = 0.5  # times the mean of a file's next three candidates (a file that answers often)
     file_type: float = 0.2  # the header of the type a file is named after (`ObjectUtils` in ObjectUtils.java): in
@@ -284,6 +285,16 @@ def named_identifiers(query: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def spelled_names(query: str) -> set[str]:
+    """Two or three consecutive words of a sentence joined and lower-cased ("mutable JSON object node" -> jsonobject,
+    objectnode, jsonobjectnode, ...): a type's name that a question spells as words. Only class names are matched
+    against them (a type is named by a noun phrase; `get value` would match every getter)."""
+    words = re.findall(r"[A-Za-z]+", query)
+    if len(words) < 2:
+        return set()
+    return {"".join(words[i : i + n]).lower() for n in (2, 3) for i in range(len(words) - n + 1)}
+
+
 def capitalised_words(query: str) -> set[str]:
     """The names of a sentence that are only capitalised words (`Parse`, `Timeout`, `Database`): an English word
     as often as a name, so only its definition as written counts, not other spellings (`parse`)."""
@@ -332,6 +343,7 @@ class _Cues:
     qualified: dict[str, set[str]]  # a name asked with its owner (`Rack::Builder`, `Router.Route`) -> "Rack.Builder"
     older: set[str] = field(default_factory=set)  # candidates' files under an older version folder (older_versions)
     defined: bool = False  # a question that is only a name, which some candidate defines as written
+    spelled: set[str] = field(default_factory=set)  # spelled_names of a sentence
 
     @classmethod
     def of(cls, query: str, keywords: Sequence[str]) -> _Cues:
@@ -347,7 +359,8 @@ class _Cues:
         return cls(names=names, keywords=keywords,
                    lowered={n.lower() for n in names} | {k.lower() for k in keywords},
                    bare=len(query.split()) == 1 and len(names) == 1, terms=set(lexical_tokens(query)),
-                   wanted=asked_roles({x.lower() for x in re.findall(r"[A-Za-z]+", query)}), qualified=qualified)
+                   wanted=asked_roles({x.lower() for x in re.findall(r"[A-Za-z]+", query)}), qualified=qualified,
+                   spelled=spelled_names(query))
 
     def owner_differs(self, own: str, symbol: str) -> bool:
         """The question writes `own` with an owner and the chunk defines it under another (`Sinatra.Builder` for
@@ -425,6 +438,8 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score += w.near_definition
     elif c.kind == "class" and not cues.defined and any(s.rsplit(".", 1)[-1] in cues.names for s in c.symbols):
         score += w.member
+    elif c.kind == "class" and own.lower() in cues.spelled:
+        score += w.spelled
     stem = PurePosixPath(c.file).stem
     if c.kind == "class" and c.symbol == stem:
         score += w.file_type

@@ -485,13 +485,18 @@ class SemanticIndex:
     def _definitions(self, parts: _Parts, search: ForestQuery) -> list[str]:
         """Chunks that define a name the question writes or the caller passed as a keyword (the definitions the
         index holds, by exact name, then in another case), so a name's definition is always a candidate."""
-        from code_intel.index.retrieval import capitalised_words, named_identifiers
+        from code_intel.index.retrieval import capitalised_words, named_identifiers, spelled_names
 
         names = named_identifiers(search.query) + list(search.keywords)
-        if not names:
-            return []
-        return parts.memory.defining([n.rsplit(".", 1)[-1] for n in names], DEFINITION_CANDIDATES,
-                                     as_written=capitalised_words(search.query))
+        found = parts.memory.defining([n.rsplit(".", 1)[-1] for n in names], DEFINITION_CANDIDATES,
+                                      as_written=capitalised_words(search.query)) if names else []
+        spelled = spelled_names(search.query)  # the classes a sentence spells as words ("json object")
+        for cid in parts.memory.defining(sorted(spelled), DEFINITION_CANDIDATES) if spelled else []:
+            entry = parts.memory.entry(cid)
+            meta = entry.meta if entry is not None else {}
+            if meta.get("kind") == "class" and str(meta.get("symbol", "")).rsplit(".", 1)[-1].lower() in spelled:
+                found.append(cid)
+        return found
 
     def _symbol_chunks(self, parts: _Parts, symbol: str) -> list[tuple[str, str, int, int, str]]:
         """(chunk id, file, start, end, qualified symbol) for chunks defining `symbol` (exact name first)."""

@@ -471,7 +471,7 @@ def test_java_enum_constants_with_bodies_and_fields_holding_anonymous_classes_ar
     header = next(c for c in chunks if c.symbol == "TokenState" and c.kind == "class")
     assert "TokenState.State9" in header.symbols
     assert not [c for c in chunks if c.kind == "part" and "saw" in c.content]
-    # gson's TypeAdapters: a field initialised with an anonymous class is a class named by the field
+    # a field initialised with an anonymous class (an adapter, a comparator) is a class named by the field
     adapters = Chunker(max_tokens=60).chunk("bind/Adapters.java", JAVA_ADAPTERS, "java")
     kinds = {(c.symbol, c.kind): c for c in adapters}
     assert ("Adapters.BIT_SET", "class") in kinds, [(c.symbol, c.kind) for c in adapters]

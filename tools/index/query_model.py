@@ -63,10 +63,6 @@ class QueryModel:
                 cls._shared[key] = cls(static)
             return cls._shared[key]
 
-    @property
-    def ready(self) -> bool:
-        return self._parts is not None
-
     def want(self, now: bool) -> None:
         """A search would use the transformer: load it now, or (`now` False: a sync is running, whose memory peak
         it must not add to) once the sync is over (`start_if_wanted`)."""
@@ -124,9 +120,6 @@ class QueryModel:
             reason = {"loading": " (the question model is loading)", "failed": " (the question model failed to load)"}
             return self.static.embed_queries, self.static.model_name + reason.get(self.state, "")
         return functools.partial(self._mapped, parts), TEACHER
-
-    def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
-        return self.current()[0](texts)
 
     def _mapped(self, parts: tuple[Any, Any, Any, Any], texts: Sequence[str]) -> list[list[float]]:
         import numpy as np

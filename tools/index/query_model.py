@@ -30,6 +30,7 @@ from code_intel.index.embedder import (
 )
 from code_intel.index.minilm import NumpyMiniLM
 from code_intel.index.static import STATIC_WEIGHTS, StaticEmbedder
+from code_intel.index.sync import trim_heap
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +84,9 @@ class QueryModel:
         threading.Thread(target=self.load, name="code-intel-query-model", daemon=True).start()
 
     def load(self) -> None:
-        _trim_heap()
+        # glibc keeps what an index build freed (jackson-databind's 10,720 chunks: 268 -> 229 MB resident, in 9 ms):
+        # handed back first, the model fits under the build's peak
+        trim_heap()
         try:
             parts = self._load()
         except Exception as err:  # the static vector answers instead; the search says so
@@ -133,15 +136,3 @@ class QueryModel:
         mapped /= np.maximum(np.linalg.norm(mapped, axis=1, keepdims=True), 1e-12)
         return [v.tolist() for v in mapped.astype(np.float32)]
 
-
-def _trim_heap() -> None:
-    """Give the C heap's free pages back to the system before the model loads: glibc keeps what an index build freed
-    (jackson-databind's 10,720 chunks: 268 -> 229 MB resident, in 9 ms), so the model fits under the build's peak.
-    Elsewhere (no malloc_trim) nothing happens."""
-    import ctypes
-    import ctypes.util
-
-    try:
-        ctypes.CDLL(ctypes.util.find_library("c")).malloc_trim(0)
-    except (OSError, AttributeError, TypeError):
-        log.debug("no malloc_trim here", exc_info=True)

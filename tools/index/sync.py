@@ -108,12 +108,18 @@ def stored_chunk(document: str, meta: dict[str, Any]) -> Chunk:
 
 
 def release_freed_memory() -> None:
-    """Collect garbage and hand the C heap's free pages back to the system (glibc's malloc_trim; a no-op where it
-    is missing). The file pass frees tens of megabytes that other threads' heaps could not reuse."""
-    import ctypes
+    """Collect garbage and hand the C heap's free pages back to the system (trim_heap). The file pass frees tens
+    of megabytes that other threads' heaps could not reuse."""
     import gc
 
     gc.collect()
+    trim_heap()
+
+
+def trim_heap() -> None:
+    """Hand the C heap's free pages back to the system (glibc's malloc_trim; a no-op where it is missing)."""
+    import ctypes
+
     try:
         trim = getattr(ctypes.CDLL(None), "malloc_trim", None)
     except (OSError, TypeError):  # no C library handle on this platform

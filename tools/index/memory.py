@@ -134,6 +134,18 @@ class MemoryIndex:
                     found[cid] = min(found.get(cid, key), key)
             return sorted(found, key=found.__getitem__)[:limit]
 
+    def declarations(self, windows: Iterable[tuple[str, str]]) -> list[str]:
+        """Ids of the declaration windows (kind `function`) of functions split into windows, given (file, symbol) of
+        their other windows: the chunk that holds the `def` line, which the later windows stand for."""
+        out: list[str] = []
+        with self._lock:
+            for file, symbol in dict.fromkeys(windows):
+                for cid in self._names.get(symbol.rsplit(".", 1)[-1].lower(), ()):
+                    meta = self._entries[cid].meta
+                    if meta.get("kind") == "function" and meta.get("symbol") == symbol and meta.get("file") == file:
+                        out.append(cid)
+        return out
+
     def _take_row(self) -> int:
         import numpy as np
 

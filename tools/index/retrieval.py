@@ -320,7 +320,7 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     lexical = _min_max(lexical_raw) if any(lexical_raw) else [0.0] * len(candidates)
     for c, d, lx in zip(candidates, dense, lexical, strict=True):
         c.score = _adjusted(c, w.dense_weight * d + (1 - w.dense_weight) * lx, cues, w)
-    ordered = sorted(candidates, key=lambda c: -c.score)
+    ordered = sorted(_one_per_definition(candidates), key=lambda c: -c.score)
     if w.file_support:
         _add_file_support(ordered, w)
         ordered.sort(key=lambda c: -c.score)
@@ -448,6 +448,22 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     if cues.bare and stem.replace("_", "").replace("-", "").lower() == cues.names[0].lower():
         score += w.file_name_symbol
     return score
+
+
+def _one_per_definition(candidates: list[Scored]) -> list[Scored]:
+    """A function too long for one chunk is cut into windows: the one holding its declaration (`def eager`, kind
+    `function`) and parts (its long doc comment above, the rest of its body below). The parts stand for the
+    declaration window, which takes the best of their scores: the answer is the definition, not a page of its doc
+    (sequel's `eager`: the first window of its 80-line doc ranked first, the `def` under it nowhere)."""
+    declaration = {(c.file, c.symbol): c for c in candidates if c.kind == "function"}
+    kept = []
+    for c in candidates:
+        owner = declaration.get((c.file, c.symbol)) if c.kind == "part" else None
+        if owner is None:
+            kept.append(c)
+        elif c.score > owner.score:
+            owner.score = c.score
+    return kept
 
 
 def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:

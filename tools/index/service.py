@@ -478,6 +478,14 @@ class SemanticIndex:
         wanted += self._definitions(parts, search)  # the lexical top may miss them: BM25 ranks every mention alike
         known = (_known_in_memory(parts.memory, vector, wanted, limit) if store is None
                  else _known_in_store(store, vector, wanted, limit))
+        if weights is not None:  # rank_code lets a split function's windows stand for its declaration: fetch it
+            windows = [(str(meta.get("file", "")), str(meta.get("symbol") or ""))
+                       for _sim, _doc, meta in known.values() if meta.get("kind") == "part" and meta.get("symbol")]
+            extra = [cid for cid in parts.memory.declarations(windows) if cid not in known]
+            for cid, similarity in parts.memory.similarity(vector, extra).items():
+                entry = parts.memory.entry(cid)
+                if entry is not None:
+                    known[cid] = (similarity, entry.snippet, entry.meta)
         candidates = [_scored(cid, similarity, lexical_scores.get(cid, 0.0), meta)
                       for cid, (similarity, _doc, meta) in known.items()]
         return [_forest_result(c, *known[c.id]) for c in _ranked(candidates, search, n, weights)]

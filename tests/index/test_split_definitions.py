@@ -1,0 +1,48 @@
+"""A function too long for one chunk is cut into windows: its declaration window stands for all of them (#41)."""
+
+from __future__ import annotations
+
+import pytest
+
+from code_intel.index.chunker import Chunker
+from code_intel.index.memory import MemoryIndex
+from code_intel.index.retrieval import Scored, rank_code
+from code_intel.index.service import SemanticIndex
+from tests.conftest import write_files
+from tests.index.test_static_index import static_index  # noqa: F401 (the fixture)
+
+# a method whose doc comment fills several windows, as sequel's `eager` (80 lines of doc over a five-line body)
+DOC = "".join(f"    # Paragraph {k}: the option table for this call, its defaults and what each flag changes.\n"
+              for k in range(120))
+EAGER = ("module Sequel\n  module DatasetMethods\n"
+         "    # The preferred eager loading method: loads all associated records of a set of records at once.\n"
+         + DOC + "    def eager(*associations)\n      clone(:eager => associations)\n    end\n  end\nend\n")
+
+
+def _scored(cid: str, dense: float, lexical: float, file: str, symbol: str, kind: str) -> Scored:
+    return Scored(cid, dense, lexical, file, symbol, [symbol], kind, "implementation")
+
+
+def test_the_windows_of_a_split_function_stand_for_its_declaration_window() -> None:
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.rb", f"helper{n}", "function") for n in range(20)]
+    windows = [_scored("doc1", 0.74, 12.0, "associations.rb", "Sequel.DatasetMethods.eager", "part"),
+               _scored("doc2", 0.70, 4.0, "associations.rb", "Sequel.DatasetMethods.eager", "part"),
+               _scored("def", 0.62, 3.0, "associations.rb", "Sequel.DatasetMethods.eager", "function")]
+    other = _scored("graph", 0.66, 6.0, "associations.rb", "Sequel.DatasetMethods.eager_graph", "function")
+    ranked = [c.id for c in rank_code([*windows, other, *fillers], "eager loading associated records")]
+    assert ranked[0] == "def" and "doc1" not in ranked and "doc2" not in ranked
+    assert ranked.index("graph") < ranked.index("f19")  # another definition keeps its own place
+
+
+def test_a_split_functions_declaration_window_is_a_candidate_when_only_its_doc_matches(
+        static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811 (the fixture)
+    chunks = Chunker().chunk("model/associations.rb", EAGER, "ruby")
+    kinds = [(c.kind, c.symbol) for c in chunks if c.symbol == "Sequel.DatasetMethods.eager"]
+    assert kinds[0] == ("part", "Sequel.DatasetMethods.eager") and ("function", kinds[0][1]) in kinds
+    write_files(static_index.root.path, {"model/associations.rb": EAGER})
+    static_index.sync()
+    monkeypatch.setattr(MemoryIndex, "nearest", lambda self, vector, limit: [])  # the lexical side alone: the doc
+    results = static_index.semantic_search("preferred eager loading of associated records", 3)["results"]
+    eager = [r for r in results if r["symbol"] == "Sequel.DatasetMethods.eager"]
+    assert [r["kind"] for r in eager] == ["function"]  # the doc windows that matched stand for it
+    assert eager[0]["line"] <= EAGER.splitlines().index("    def eager(*associations)") + 1 <= eager[0]["end_line"]

@@ -6,7 +6,7 @@ import pytest
 
 from code_intel.index.chunker import Chunker
 from code_intel.index.memory import MemoryIndex
-from code_intel.index.retrieval import Scored, rank_code
+from code_intel.index.retrieval import CodeRanking, Scored, rank_code
 from code_intel.index.service import SemanticIndex
 from tests.conftest import write_files
 from tests.index.test_static_index import static_index  # noqa: F401 (the fixture)
@@ -46,3 +46,20 @@ def test_a_split_functions_declaration_window_is_a_candidate_when_only_its_doc_m
     eager = [r for r in results if r["symbol"] == "Sequel.DatasetMethods.eager"]
     assert [r["kind"] for r in eager] == ["function"]  # the doc windows that matched stand for it
     assert eager[0]["line"] <= EAGER.splitlines().index("    def eager(*associations)") + 1 <= eager[0]["end_line"]
+
+
+def test_a_file_holding_most_candidates_decays_less_than_a_file_among_many() -> None:
+    # a central file (sequel's base.rb) with most of the candidates, beside a few small files whose best chunks say
+    # less: its second and third chunks stay above them, where the full decay put them below
+    central = [_scored(f"base{n}", 0.80 - n * 0.01, 3.0, "model/base.rb", f"Model.m{n}", "function") for n in range(16)]
+    small = [_scored(f"small{n}", 0.76 - n * 0.01, 3.0, f"model/small_{n}.rb", f"Small{n}.run", "function")
+             for n in range(4)]
+    question = "saving a model in a transaction"
+    full_decay = CodeRanking(repeat_share=0.0)
+    assert [c.id for c in rank_code([*central, *small], question)][:3] == ["base0", "base1", "base2"]
+    assert [c.id for c in rank_code([*central, *small], question, weights=full_decay)][1] == "small0"
+    # spread over many files, the same three chunks decay about as before
+    spread = [*central[:3], *[_scored(f"other{n}", 0.79 - n * 0.001, 2.9, f"lib/other_{n}.rb", f"Other{n}.run",
+                                      "function") for n in range(30)]]
+    assert [c.id for c in rank_code(spread, question)][:6] == [c.id for c in rank_code(spread, question,
+                                                                                       weights=full_decay)][:6]

@@ -235,6 +235,8 @@ class CodeRanking:
     # Java and Kotlin it stands for the whole file, which a question describing the class asks for
     repeat_decay: float = 0.5  # a file's second chunk keeps this share of its score, the third its square...
     repeat_from: int = 1  # ...counting from the file's chunk after this many (2: the third chunk decays first)
+    repeat_share: float = 1.0  # the decay weakens as the file holds more of the candidates: repeat_decay ** (1 -
+    # this * share); a central file that holds most of them (sequel's base.rb) is where the answers are
     role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.5, "doc": 0.5, "generated": 1.0})
     module_penalty: float = 0.05
     legacy_penalty: float = 0.1  # a path under deprecated/, legacy/, compat/, v1/ or a version folder older than a
@@ -477,10 +479,16 @@ def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:
 
 
 def _decay_repeats(ordered: list[Scored], w: CodeRanking) -> None:
-    """A file's later chunks decay so that one file does not fill the answer."""
+    """A file's later chunks decay so that one file does not fill the answer; less so for a file that holds a large
+    share of the candidates (a central file of thousands of lines, beside a few small ones: with the full decay, its
+    third chunk fell below every small file's best, relevant or not)."""
+    held: dict[str, int] = {}
+    for c in ordered:
+        held[c.file] = held.get(c.file, 0) + 1
     seen: dict[str, int] = {}
     for c in ordered:
         n = seen.get(c.file, 0)
         seen[c.file] = n + 1
         if n >= w.repeat_from and c.score > 0:
-            c.score *= w.repeat_decay ** (n - w.repeat_from + 1)
+            decay = w.repeat_decay ** max(1.0 - w.repeat_share * held[c.file] / len(ordered), 0.0)
+            c.score *= decay ** (n - w.repeat_from + 1)

@@ -578,3 +578,35 @@ def test_ruby_methods_defined_under_a_condition_or_in_a_dsl_block_are_the_classe
     assert functions[1].content.lstrip().startswith("# Compiles the template")
     whole = Chunker().chunk("lib/renderer.rb", RUBY_CONDITIONAL_METHODS, "ruby")
     assert len(whole) == 1 and {"Renderer.compile", "Renderer.cache", "Renderer.engines"} <= set(whole[0].symbols)
+
+
+RUBY_WRAPPED_METHODS = """class Base
+  def open(dir)
+    normalize_paths(dir)
+  end
+
+  private
+
+  # Normalize options before they are sent to Base.new
+  private_class_method def self.normalize_paths(options, default_working_directory: nil)
+    options[:working_directory] ||= default_working_directory
+    options
+  end
+
+  private def token
+    @token ||= SecureRandom.hex(16)
+  end
+end
+"""
+
+
+def test_a_ruby_method_wrapped_in_a_modifier_call_is_a_method() -> None:
+    # `private def x` and `private_class_method def self.x(...)`: the call takes the method as its argument, and the
+    # method was a loose line of the class (a part with no name of its own)
+    chunks = Chunker(max_tokens=40).chunk("lib/git/base.rb", RUBY_WRAPPED_METHODS, "ruby")
+    functions = [c for c in chunks if c.kind == "function"]
+    assert [c.symbol for c in functions] == ["Base.open", "Base.normalize_paths", "Base.token"], \
+        [(c.kind, c.symbol) for c in chunks]
+    assert functions[1].content.lstrip().startswith("# Normalize options")  # its doc comment with it
+    whole = Chunker().chunk("lib/git/base.rb", RUBY_WRAPPED_METHODS, "ruby")
+    assert len(whole) == 1 and {"Base.normalize_paths", "Base.token"} <= set(whole[0].symbols)

@@ -256,9 +256,20 @@ def _ruby_branches(node: Any) -> list[Any]:
     return []
 
 
+def _wrapped_method(node: Any) -> Any:
+    """The method a Ruby call takes as its only argument (`private def token`, `private_class_method def
+    self.normalize_paths(...)`, `memoize def rates`): `def` returns the method's name, so a modifier can wrap the
+    definition. None for any other node."""
+    if node.type != "call" or node.child_by_field_name("block") is not None:
+        return None
+    arguments = node.child_by_field_name("arguments")
+    inside = [c for c in arguments.named_children if not c.type.endswith("comment")] if arguments is not None else []
+    return inside[0] if len(inside) == 1 and inside[0].type in ("method", "singleton_method") else None
+
+
 def _classify(node: Any) -> tuple[str, str, Any] | None:
     """(kind, name, node that defines it) for definitions, unwrapping decorators and exports."""
-    target = node
+    target = _wrapped_method(node) or node
     if node.type in WRAPPER_TYPES:
         inner = node.child_by_field_name("definition") or node.child_by_field_name("declaration")
         if inner is None:

@@ -63,3 +63,19 @@ def test_a_file_holding_most_candidates_decays_less_than_a_file_among_many() -> 
                                       "function") for n in range(30)]]
     assert [c.id for c in rank_code(spread, question)][:6] == [c.id for c in rank_code(spread, question,
                                                                                        weights=full_decay)][:6]
+
+
+def test_a_ruby_predicate_or_bang_method_is_the_definition_of_its_bare_name() -> None:
+    # `empty?` and `save!` are the names a question writes as `empty` and `save` (the tokenizer drops the suffix)
+    memory = MemoryIndex()
+    metas = {"pred": {"file": "model/errors.rb", "symbol": "Errors.empty?", "kind": "function", "symbols": "Errors.empty?"},
+             "bang": {"file": "model/base.rb", "symbol": "Model.save!", "kind": "function", "symbols": "Model.save!"},
+             "op": {"file": "model/base.rb", "symbol": "Model.==", "kind": "function", "symbols": "Model.=="}}
+    memory.add(list(metas), [[1.0, 0.0]] * len(metas), [""] * len(metas), list(metas.values()))
+    assert memory.defining(["empty"], 5) == ["pred"] and memory.defining(["save"], 5) == ["bang"]
+    assert memory.defining(["=="], 5) == ["op"]
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.rb", f"helper{n}", "function") for n in range(20)]
+    uses = _scored("uses", 0.8, 6.0, "model/validations.rb", "Validations.valid", "part")
+    ranked = [c.id for c in rank_code([uses, _scored("pred", 0.6, 2.0, "model/errors.rb", "Errors.empty?", "function"),
+                                        *fillers], "empty?")]
+    assert ranked[0] == "pred"

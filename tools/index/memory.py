@@ -16,6 +16,8 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from code_intel.index.text import written_name
+
 SNIPPET_CHARS = 600  # of each chunk's text kept in memory, for the answer's snippet
 
 
@@ -93,9 +95,9 @@ class MemoryIndex:
 
     @staticmethod
     def _defined_as_written(meta: dict[str, Any]) -> set[str]:
-        """The last part of every name the chunk defines or lists, as written."""
+        """The last part of every name the chunk defines or lists, as a question writes it (text.written_name)."""
         names = [s for s in str(meta.get("symbols", "")).split(",") if s] + [str(meta.get("symbol") or "")]
-        return {n.rsplit(".", 1)[-1] for n in names if n}
+        return {written_name(n) for n in names if n}
 
     @classmethod
     def _defined(cls, meta: dict[str, Any]) -> set[str]:
@@ -125,7 +127,7 @@ class MemoryIndex:
                 keys = {}
                 for cid in self._names.get(low, ()):
                     meta = self._entries[cid].meta
-                    own = str(meta.get("symbol") or "").rsplit(".", 1)[-1]
+                    own = written_name(str(meta.get("symbol") or ""))
                     exact = name in self._defined_as_written(meta)
                     keys[cid] = (not exact, own.lower() != low, meta.get("kind") == "part", cid)
                 if name in as_written or any(not key[0] for key in keys.values()):
@@ -140,7 +142,7 @@ class MemoryIndex:
         out: list[str] = []
         with self._lock:
             for file, symbol in dict.fromkeys(windows):
-                for cid in self._names.get(symbol.rsplit(".", 1)[-1].lower(), ()):
+                for cid in self._names.get(written_name(symbol).lower(), ()):
                     meta = self._entries[cid].meta
                     if meta.get("kind") == "function" and meta.get("symbol") == symbol and meta.get("file") == file:
                         out.append(cid)

@@ -409,10 +409,12 @@ def _own_name(c: Scored) -> str:
     """The name a class or function chunk defines (the last part of its symbol); "" for a part or module code,
     which define nothing, and for a constructor (`ObjectMapper.ObjectMapper` in Java, C#, C++): it bears the class's
     name but is not where the class is defined, and a large class has several of them to crowd out its header."""
+    from code_intel.index.text import written_name
+
     if c.kind not in ("class", "function"):
         return ""
     owner, _, own = c.symbol.rpartition(".")
-    return "" if c.kind == "function" and owner.rpartition(".")[2] == own else own
+    return "" if c.kind == "function" and owner.rpartition(".")[2] == own else written_name(own)
 
 
 def _ends_with(symbol: str, qualified: str) -> bool:
@@ -423,7 +425,7 @@ def _ends_with(symbol: str, qualified: str) -> bool:
 
 def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     """The fused score moved by what the chunk is; the steps keep their order so the sums stay bit-identical."""
-    from code_intel.index.text import lexical_tokens
+    from code_intel.index.text import lexical_tokens, written_name
 
     if c.role not in cues.wanted:
         score -= w.role_penalty.get(c.role, 0.0)
@@ -438,7 +440,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score += w.definition * w.function_share
     elif own and (own.lower() in cues.lowered or own in cues.qualified):
         score += w.near_definition
-    elif c.kind == "class" and not cues.defined and any(s.rsplit(".", 1)[-1] in cues.names for s in c.symbols):
+    elif c.kind == "class" and not cues.defined and any(written_name(s) in cues.names for s in c.symbols):
         score += w.member
     elif c.kind == "class" and own.lower() in cues.spelled:
         score += w.spelled

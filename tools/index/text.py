@@ -107,6 +107,13 @@ def readable_words(names: Iterable[str]) -> str:
     return " ".join(words)
 
 
+def written_name(symbol: str) -> str:
+    """The last part of a qualified name as a question writes it, without Ruby's `?`, `!` or `=` suffix
+    (`Errors.empty?` -> `empty`, `Model.save!` -> `save`; an operator such as `==` stays as it is)."""
+    last = symbol.rsplit(".", 1)[-1]
+    return last.rstrip("?!=") or last
+
+
 def member_names(symbol: str, symbols: Sequence[str]) -> list[str]:
     """The last parts of the definitions a class chunk holds besides the class itself (`Cache.get` -> `get`)."""
     return list(dict.fromkeys(s.rsplit(".", 1)[-1] for s in symbols if s != symbol and s.startswith(symbol + ".")))

@@ -458,7 +458,7 @@ def _one_per_definition(candidates: list[Scored]) -> list[Scored]:
     """A function too long for one chunk is cut into windows: the one holding its declaration (`def eager`, kind
     `function`) and parts (its long doc comment above, the rest of its body below). The parts stand for the
     declaration window, which takes the best of their scores: the answer is the definition, not a page of its doc
-    (sequel's `eager`: the first window of its 80-line doc ranked first, the `def` under it nowhere)."""
+    (sequel's `eager`: the first window of its 75-line doc ranked first, the `def` under it nowhere)."""
     declaration = {(c.file, c.symbol): c for c in candidates if c.kind == "function"}
     kept = []
     for c in candidates:

@@ -79,3 +79,14 @@ def test_a_ruby_predicate_or_bang_method_is_the_definition_of_its_bare_name() ->
     ranked = [c.id for c in rank_code([uses, _scored("pred", 0.6, 2.0, "model/errors.rb", "Errors.empty?", "function"),
                                         *fillers], "empty?")]
     assert ranked[0] == "pred"
+
+
+def test_a_question_that_is_only_a_name_keeps_the_full_decay_of_a_central_file() -> None:
+    # `Engine`: the definition first, then the configuration file beside it rather than the central file's other
+    # chunks, however many candidates that file holds
+    central = [_scored("engine", 0.70, 6.0, "rails/engine.rb", "Rails.Engine", "class"),
+               *[_scored(f"m{n}", 0.68 - n * 0.005, 3.0, "rails/engine.rb", f"Rails.Engine.m{n}", "function")
+                 for n in range(14)]]
+    config = _scored("config", 0.69, 5.0, "rails/engine/configuration.rb", "Rails.Engine.Configuration", "class")
+    ranked = [c.id for c in rank_code([*central, config], "Engine")]
+    assert ranked[:2] == ["engine", "config"]

@@ -327,7 +327,7 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
         _add_file_support(ordered, w)
         ordered.sort(key=lambda c: -c.score)
     if w.repeat_decay < 1.0:
-        _decay_repeats(ordered, w)
+        _decay_repeats(ordered, w, share=not cues.bare)
         ordered.sort(key=lambda c: -c.score)
     return ordered
 
@@ -480,10 +480,12 @@ def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:
         c.score += w.file_support * support[c.file]
 
 
-def _decay_repeats(ordered: list[Scored], w: CodeRanking) -> None:
+def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool = True) -> None:
     """A file's later chunks decay so that one file does not fill the answer; less so for a file that holds a large
     share of the candidates (a central file of thousands of lines, beside a few small ones: with the full decay, its
-    third chunk fell below every small file's best, relevant or not)."""
+    third chunk fell below every small file's best, relevant or not). Not for a question that is only a name
+    (`share` False): it asks for the definition, and the rest of its file answers less than other files do (the
+    subclass, the configuration beside `Rails::Engine`)."""
     held: dict[str, int] = {}
     for c in ordered:
         held[c.file] = held.get(c.file, 0) + 1
@@ -492,5 +494,5 @@ def _decay_repeats(ordered: list[Scored], w: CodeRanking) -> None:
         n = seen.get(c.file, 0)
         seen[c.file] = n + 1
         if n >= w.repeat_from and c.score > 0:
-            decay = w.repeat_decay ** max(1.0 - w.repeat_share * held[c.file] / len(ordered), 0.0)
+            decay = w.repeat_decay ** max(1.0 - share * w.repeat_share * held[c.file] / len(ordered), 0.0)
             c.score *= decay ** (n - w.repeat_from + 1)

@@ -96,8 +96,21 @@ def test_a_sync_starts_it_once_its_file_pass_is_over(project: SemanticIndex, fre
     phases: list[str] = []
     monkeypatch.setattr(QueryModel, "start", lambda self: phases.append(project._state.phase))
     project.sync()
-    # every file searchable, the stores not yet written: the searches after the sync find it loaded
-    assert phases == ["persist"]
+    # every file searchable, the stores not yet written: the searches after the sync find it loaded (asked again when
+    # the sync is over, which a load under way ignores)
+    assert phases == ["persist", "done"]
+
+
+def test_for_a_large_index_it_waits_for_the_end_of_the_sync(project: SemanticIndex, fresh_models: None,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from code_intel.index import service
+
+    phases: list[str] = []
+    monkeypatch.setattr(QueryModel, "start", lambda self: phases.append(project._state.phase))
+    monkeypatch.setattr(service, "EARLY_QUESTION_MODEL_CHUNKS", 1)  # the fixture's two files make more chunks
+    project.sync()
+    # not while the index is stored, whose memory peak it would add to, but as soon as the sync is over
+    assert phases == ["done"]
 
 
 def test_a_search_during_a_sync_neither_starts_nor_waits_for_it(project: SemanticIndex, fresh_models: None,

@@ -54,6 +54,8 @@ STATIC_THRESHOLDS = (0.42, 0.24)
 SNIPPET_LINES = 8
 LOAD_PAGE = 2000  # chunks read from Chroma at a time when a process loads an existing index into memory
 SYNC_ANSWER_S = 0.5  # sync_index waits this long for the sync, then answers, done or not (it goes on behind)
+EARLY_QUESTION_MODEL_CHUNKS = 12_000  # up to this many chunks the question model loads while the index is stored
+# (jackson-databind's 10,726: 370-378 MB at the peak with it, under the 400 MB target)
 QUESTION_MODEL_WAIT_S = 2.0  # a search outside a sync waits this long at most for the question model loading
 # (0.6 to 0.9 s of wall time at load 5, started at a sync's end or by the first search of a process)
 DEFINITION_CANDIDATES = 20  # chunks defining a name the question writes, added to the candidates
@@ -177,13 +179,15 @@ class SemanticIndex:
             run = ForestSync(self.root, cfg, parts.spaces, parts.lexical, parts.manifest, parts.manifest_file,
                              self._stop, self._state, parts.memory,
                              reset_stores=[store for store in stores] if fresh else [],
-                             on_searchable=self._question_model_loader(parts))
+                             on_searchable=lambda: self._load_question_model(parts, early=True))
             self._run = run
             try:
                 self._run_passes(parts, run, progress, wait)
             finally:
                 self._syncing = False
                 self._run = None
+        if not self._stop.is_set():
+            self._load_question_model(parts, early=False)
         report = self._report(parts, run.counts, started)
         pending = parts.manifest.chunk_count - parts.manifest.full_chunk_count
         if not wait and pending and not self._stop.is_set():
@@ -194,13 +198,16 @@ class SemanticIndex:
         return report
 
     @staticmethod
-    def _question_model_loader(parts: _Parts) -> Callable[[], None] | None:
-        """With the default static model, the question model starts loading once a sync's file pass is over: every
-        file is searchable by then and the build's memory handed back, and the searches that follow (the storing
-        takes seconds) find it ready instead of falling back to the static vector."""
-        if isinstance(parts.embedder, StaticEmbedder) and parts.static is None:
-            return QueryModel.for_table(parts.embedder).start
-        return None
+    def _load_question_model(parts: _Parts, early: bool) -> None:
+        """With the default static model, the question model starts loading once a sync's file pass is over (`early`:
+        every file is searchable, the build's freed memory handed back; the storing takes seconds, and the searches
+        that follow find it ready), unless the index is large: the storing of a large build holds the most memory,
+        which the model must not add to (sympy, 44,506 chunks: 602 MB against 553 MB), so there it loads when the
+        sync is over."""
+        if not isinstance(parts.embedder, StaticEmbedder) or parts.static is not None:
+            return
+        if not early or len(parts.memory) <= EARLY_QUESTION_MODEL_CHUNKS:
+            QueryModel.for_table(parts.embedder).start()
 
     def _clear_for_rebuild(self, parts: _Parts, force: bool) -> bool:
         """Empty the in-memory indexes when the sync rebuilds everything, and say so (True): the writer thread

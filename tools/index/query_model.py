@@ -9,8 +9,9 @@ can be embedded by the transformer and land in the table's space, while every ch
 The transformer (numpy, minilm.py; about 55 MB resident, its word embeddings read through a memory map) loads in a
 background thread, never at server start: once a sync's file pass is over (every file searchable, the build's freed
 memory handed back; the stores are written meanwhile) or, for a large index, once the sync is over, or at the first
-search of a process whose index was already built. A search outside a sync waits a bounded time for a load under way; until it is ready (a search during a sync
-does not wait), or if it cannot load, the static vector answers, and the search says which one it used.
+search of a process whose index was already built. A search outside a sync waits a bounded time for a load under
+way; until it is ready (a search during a sync does not wait), or if it cannot load, the static vector answers, and
+the search says which one it used.
 """
 
 from __future__ import annotations

@@ -17,8 +17,9 @@ import tokenlearn_static as tl  # noqa: E402
 
 
 def test_the_training_repositories_are_none_of_the_benchmarks() -> None:
-    tl.refuse_benchmark_sources(list(tl.TRAINING_REPOSITORIES))
-    assert len(set(tl.TRAINING_REPOSITORIES.values())) == len(tl.TRAINING_REPOSITORIES)
+    every = {**tl.TRAINING_REPOSITORIES, **tl.MORE_REPOSITORIES}
+    tl.refuse_benchmark_sources(list(every))
+    assert len(set(every.values())) == len(every) == len(tl.TRAINING_REPOSITORIES) + len(tl.MORE_REPOSITORIES)
 
 
 @pytest.mark.parametrize("folder", [

@@ -22,14 +22,16 @@ Printed beside semble's and CodeRankEmbed's published per-repository figures (re
 semble's published index times (results/speed-*.json, their machine): NDCG@10 per repository, category and
 language, pooled over questions.
 
-    .venv/bin/python benchmarks/semble.py [--set report|dev] [--repo NAME ...] [--json FILE]
+    .venv/bin/python benchmarks/semble.py [--set report|dev|symbols] [--repo NAME ...] [--json FILE]
 
 `--set dev` runs the development split: other repositories of semble's benchmark whose annotations were read
 from MinishLab/semble with the search tool and written to $SEMBLE_DEV (default /work/corpora/semble-dev/
 annotations), and the repositories of benchmarks/semble_dev/ (questions of our own in semble's format, on Ruby
 repositories semble does not annotate; its repos.json gives their url, pinned revision, language and subtree, and
 overrides a revision of semble's that the mirror lacks); weights and signals are chosen there, never on the
-reported set. Checkouts go to $SEMBLE_DEV/<name>.
+reported set. Checkouts go to $SEMBLE_DEV/<name>. `--set symbols` runs benchmarks/semble_dev/symbols/: symbol
+questions of our own on the dev repositories (names written bare, qualified, in backticks or spelled as words),
+checked out in the same place.
 """
 
 from __future__ import annotations
@@ -118,11 +120,13 @@ class Repo:
         return MIRROR / f"{owner}+{name}" / "repo"
 
 
-def annotation_dirs(dev: bool) -> list[Path]:
+def annotation_dirs(dev: bool, symbols: bool = False) -> list[Path]:
+    if symbols:
+        return [DEV_LOCAL / "symbols"]
     return [DEV / "annotations", DEV_LOCAL / "annotations"] if dev else [DATA / "annotations"]
 
 
-def load_repos(names: list[str], dev: bool) -> list[Repo]:
+def load_repos(names: list[str], dev: bool, symbols: bool = False) -> list[Repo]:
     table = {r["name"]: r for r in json.loads((DATA / "repos.json").read_text())}
     if dev:  # our own dev repositories, and revisions of semble's that the mirror has
         table.update({r["name"]: r for r in json.loads((DEV_LOCAL / "repos.json").read_text())})
@@ -132,9 +136,9 @@ def load_repos(names: list[str], dev: bool) -> list[Repo]:
             raise SystemExit(f"{name}: not a repository of the {'dev' if dev else 'reported'} set")
         r = table[name]
         repo = Repo(name, r["language"], r["url"], r["revision"], r.get("benchmark_root"))
-        found = [d / f"{name}.json" for d in annotation_dirs(dev) if (d / f"{name}.json").is_file()]
+        found = [d / f"{name}.json" for d in annotation_dirs(dev, symbols) if (d / f"{name}.json").is_file()]
         if not found:
-            raise SystemExit(f"{name}: no annotations in {', '.join(map(str, annotation_dirs(dev)))}")
+            raise SystemExit(f"{name}: no annotations in {', '.join(map(str, annotation_dirs(dev, symbols)))}")
         repo.questions = json.loads(found[0].read_text())
         out.append(repo)
     return out
@@ -462,7 +466,7 @@ def index_only(folders: list[Path], baseline: str | None, out: Path | None, mode
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--set", choices=("report", "dev"), default="report")
+    parser.add_argument("--set", choices=("report", "dev", "symbols"), default="report")
     parser.add_argument("--repo", action="append", help="only these repositories (repeatable)")
     parser.add_argument("--json", type=Path, help="write every run (per question) to this file")
     parser.add_argument("--index-only", type=Path, nargs="+", metavar="DIR",
@@ -480,13 +484,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.index_only:
         index_only(args.index_only, args.baseline, args.json, args.model)
         return 0
-    dev = args.set == "dev"
+    symbols = args.set == "symbols"
+    dev = args.set == "dev" or symbols  # the symbol set asks the dev repositories
     if dev:
-        available = sorted({p.stem for d in annotation_dirs(dev) for p in d.glob("*.json")})
+        available = sorted({p.stem for d in annotation_dirs(dev, symbols) for p in d.glob("*.json")})
     else:
         available = list(REPORTED)
     names = args.repo or available
-    repos = load_repos(names, dev)
+    repos = load_repos(names, dev, symbols)
     corpus = DEV if dev else CORPUS
     if args.index_times:
         index_only([checkout(repo, corpus) for repo in repos], args.baseline, args.json, args.model)

@@ -303,3 +303,24 @@ def test_a_question_that_is_only_a_defined_name_puts_its_definition_above_lookal
     less = _scored("less", 0.33, 0.0, "core/SQLExpressionBuilder.kt", "ISqlExpressionBuilder.less")
     between = _scored("cls", 0.145, 0.0, "core/Op.kt", "Between", kind="class")
     assert [c.id for c in rank_code([less, between, *fillers], "Between")][0] == "cls"
+
+
+def test_a_kotlin_extension_function_is_named_after_its_receiver() -> None:
+    text = ("package x\n\npublic fun <T> CoroutineScope.launch(block: () -> T): Job {\n    return start(block)\n}\n\n"
+            "fun <T> Flow<T>.collect() {\n    emit()\n}\n\nfun String?.orEmptyText(): String = this ?: \"\"\n\n"
+            "fun launch(block: () -> Unit): Job {\n    throw UnsupportedOperationException()\n}\n\n"
+            "class Scope {\n    fun String.shout() = uppercase()\n}\n")
+    named = [c.symbol for c in Chunker().chunk("Builders.kt", text, "kotlin") if c.kind in ("function", "class")]
+    # a member extension inside a class stays the class's member
+    assert named == ["CoroutineScope.launch", "Flow.collect", "String.orEmptyText", "launch", "Scope"]
+
+
+def test_a_top_level_namesake_yields_to_the_definition_under_the_owner_written() -> None:
+    # kotlinx-coroutines: `CoroutineScope.launch` (an extension) and a deprecated top-level `launch` that only says
+    # to call it on a scope; the question names the first
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.kt", f"helper{n}") for n in range(20)]
+    guidance = _scored("guide", 0.70, 5.0, "Guidance.kt", "launch")
+    builder = _scored("builder", 0.55, 4.0, "Builders.common.kt", "CoroutineScope.launch")
+    assert [c.id for c in rank_code([guidance, builder, *fillers], "CoroutineScope.launch")][0] == "builder"
+    # with no candidate under that owner, the top-level one keeps its bonus (`tokio::sync::Semaphore`)
+    assert [c.id for c in rank_code([guidance, *fillers], "CoroutineScope.launch")][0] == "guide"

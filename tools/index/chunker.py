@@ -143,6 +143,22 @@ def _go_receiver(node: Any) -> str:
     return ""
 
 
+def _kotlin_receiver(node: Any) -> str:
+    """`fun <T> CoroutineScope.launch(...)` -> 'CoroutineScope': a Kotlin extension function is called as a member of
+    its receiver type (`scope.launch { }`), and a question names it so (`CoroutineScope.launch`)."""
+    receiver = node.child_by_field_name("receiver") if node.type == "function_declaration" else None
+    if receiver is None or receiver.type != "receiver_type":
+        return ""
+    pending = list(receiver.named_children)
+    while pending:  # the first user type, through `String?` and parentheses; its type arguments left out
+        child = pending.pop(0)
+        if child.type == "user_type":
+            parts = [c.text.decode("utf-8", "replace") for c in child.named_children if c.type == "type_identifier"]
+            return ".".join(parts)
+        pending.extend(child.named_children)
+    return ""
+
+
 def _arrow_function_name(node: Any) -> str | None:
     """`const f = (...) => ...` and `const f = function (...)`: a function in all but syntax."""
     if node.type not in ("lexical_declaration", "variable_declaration"):
@@ -370,7 +386,7 @@ class Chunker:
             kind, name, node = found
             if node.type in ("class", "module"):  # Ruby's `class Thor::Runner`: Runner under Thor, as when nested
                 name = name.replace("::", ".")
-            receiver = _go_receiver(node)
+            receiver = _go_receiver(node) or ("" if scope else _kotlin_receiver(node))  # top-level extensions
             qualified = ".".join([*scope, receiver, name] if receiver else [*scope, name]) if name else ".".join(scope)
             # a doc comment (Go `//` lines, JSDoc, Rust `///`, Javadoc) belongs to the definition it documents
             start, end = child.start_point[0] if lead is None else lead, child.end_point[0]

@@ -357,7 +357,9 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     cues = _Cues.of(query, keywords).owner_if_undefined(candidates).spelled_as_defined(candidates)
     cues = dataclasses.replace(cues, older=_only_older(candidates, cues, older_versions(
         sorted({c.file for c in candidates}), query)))
-    cues = dataclasses.replace(cues, current=_current_definitions(candidates, cues))
+    cues = dataclasses.replace(cues, current=_current_definitions(candidates, cues), matched={
+        own for c in candidates if (own := _own_name(c)) in cues.qualified
+        and any(_ends_with(c.symbol, form) for form in cues.qualified[own])})
     dense = _min_max([c.dense for c in candidates])
     lexical_raw = [c.lexical for c in candidates]
     lexical = _min_max(lexical_raw) if any(lexical_raw) else [0.0] * len(candidates)
@@ -389,6 +391,7 @@ class _Cues:
     spelled: set[str] = field(default_factory=set)  # spelled_names of a sentence
     owners: dict[str, str] = field(default_factory=dict)  # member_owners of the question
     current: set[str] = field(default_factory=set)  # written or spelled names a file outside legacy folders defines
+    matched: set[str] = field(default_factory=set)  # qualified names some candidate defines under the owner written
     used: set[str] = field(default_factory=set)  # used_names: names whose uses are asked for, not where defined
 
     @classmethod
@@ -410,9 +413,12 @@ class _Cues:
 
     def owner_differs(self, own: str, symbol: str) -> bool:
         """The question writes `own` with an owner and the chunk defines it under another (`Sinatra.Builder` for
-        `Rack::Builder`); a top-level definition has no owner to differ (`sync::Semaphore` may name a module)."""
+        `Rack::Builder`); a top-level definition has no owner to differ (`sync::Semaphore` may name a module) unless
+        another candidate is defined under the owner written (Kotlin's `CoroutineScope.launch` beside a top-level
+        `launch`)."""
         forms = self.qualified.get(own, set())
-        return bool(forms) and symbol != own and not any(_ends_with(symbol, form) for form in forms)
+        return (bool(forms) and (symbol != own or own in self.matched)
+                and not any(_ends_with(symbol, form) for form in forms))
 
     def defines_qualified(self, symbols: Sequence[str]) -> bool:
         """A chunk lists a name the question writes with its owner (an interface listing `Router.Route`)."""

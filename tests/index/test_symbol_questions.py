@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from code_intel.index import service
-from code_intel.index.chunker import Chunker
+from code_intel.index.chunker import Chunker, deprecated
 from code_intel.index.memory import MemoryIndex
 from code_intel.index.retrieval import (
     Scored,
@@ -324,3 +324,30 @@ def test_a_top_level_namesake_yields_to_the_definition_under_the_owner_written()
     assert [c.id for c in rank_code([guidance, builder, *fillers], "CoroutineScope.launch")][0] == "builder"
     # with no candidate under that owner, the top-level one keeps its bonus (`tokio::sync::Semaphore`)
     assert [c.id for c in rank_code([guidance, *fillers], "CoroutineScope.launch")][0] == "guide"
+
+
+def test_a_definition_marked_deprecated_is_flagged_from_its_doc_and_annotations_only() -> None:
+    kotlin = ('@Deprecated("Passing NonCancellable breaks structured concurrency")\n'
+              "public fun CoroutineScope.launch(context: NonCancellable): Job = launch(context)\n\n"
+              "public fun CoroutineScope.launch(context: CoroutineContext): Job {\n    return start(context)\n}\n")
+    go = ("package cobra\n\n// ExactValidArgs checks the count.\n//\n// Deprecated: use MatchAll(ExactArgs(n), "
+          "OnlyValidArgs) instead\nfunc ExactValidArgs(n int) PositionalArgs {\n\treturn nil\n}\n\n"
+          "func MatchAll(pargs ...PositionalArgs) PositionalArgs {\n\treturn nil\n}\n")
+    java = ("class Mapper {\n    /** @deprecated since 3.0 */\n    @Deprecated\n    public TypeFactory getTypeFactory() {\n"
+            "        return null;\n    }\n\n    public Mapper copy() {\n        // the @Deprecated getter is not used\n"
+            "        return this;\n    }\n}\n")
+    flagged = {(c.symbol, c.start_line): deprecated(c) for language, file, text, size in (
+        ("kotlin", "Guidance.kt", kotlin, 512), ("go", "args.go", go, 512), ("java", "Mapper.java", java, 40))
+        for c in Chunker(max_tokens=size).chunk(file, text, language) if c.kind in ("function", "class")}
+    assert flagged == {("CoroutineScope.launch", 1): True, ("CoroutineScope.launch", 4): False,
+                       ("ExactValidArgs", 3): True, ("MatchAll", 10): False,
+                       ("Mapper", 1): False, ("Mapper.getTypeFactory", 2): True, ("Mapper.copy", 8): False}
+
+
+def test_a_deprecated_namesake_gets_no_definition_bonus_beside_a_current_one() -> None:
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.kt", f"helper{n}") for n in range(20)]
+    old = _scored("old", 0.70, 6.0, "Guidance.kt", "CoroutineScope.launch")
+    old.deprecated = True
+    current = _scored("new", 0.55, 5.0, "Builders.common.kt", "CoroutineScope.launch")
+    assert [c.id for c in rank_code([old, current, *fillers], "CoroutineScope.launch")][0] == "new"
+    assert [c.id for c in rank_code([old, *fillers], "CoroutineScope.launch")][0] == "old"  # the only one

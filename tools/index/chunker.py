@@ -65,6 +65,25 @@ def _comment_only(lines: list[str], p: _Piece) -> bool:
     return all(not line.strip() or line.lstrip().startswith("#") for line in lines[p.start : p.end + 1])
 
 
+# A definition marked as kept only for old callers: Java/Kotlin `@Deprecated`, Rust `#[deprecated]`, JSDoc/YARD/PHPDoc
+# `@deprecated`, Go's `// Deprecated:` paragraph, C#'s `[Obsolete]`, Python's `@deprecated(...)` decorator
+_DEPRECATED = re.compile(r"@[Dd]eprecated\b|#\[deprecated\b|\bDeprecated:|\[Obsolete\b")
+
+
+def deprecated(chunk: Chunk) -> bool:
+    """The chunk's definition is marked deprecated in the lines above and on its declaration (its doc comment and
+    annotations), not somewhere in its body (a class whose one method is deprecated is not)."""
+    if chunk.kind not in ("class", "function") or not chunk.symbol:
+        return False
+    own = re.compile(r"(?<![A-Za-z0-9_$])" + re.escape(chunk.symbol.rsplit(".", 1)[-1]) + r"(?![A-Za-z0-9_$])")
+    head = []
+    for line in chunk.content.splitlines():
+        head.append(line)
+        if own.search(line) and not line.lstrip().startswith(("*", "/", "#", "@", '"', "'")):
+            break
+    return bool(_DEPRECATED.search("\n".join(head)))
+
+
 def estimate_tokens(text: str) -> int:
     """Rough subword count (about four characters a token for code): cheap and good enough for sizing."""
     return (len(text) + 3) // 4

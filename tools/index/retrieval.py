@@ -243,7 +243,7 @@ class CodeRanking:
     role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.5, "doc": 0.5, "generated": 1.0})
     module_penalty: float = 0.05
     legacy_penalty: float = 0.1  # a path under deprecated/, legacy/, compat/, v1/ or a version folder older than a
-    # sibling one (v3/ beside v4/): kept for old callers
+    # sibling one (v3/ beside v4/), or a definition marked deprecated: kept for old callers
 
 
 CODE_RANKING = CodeRanking()
@@ -275,6 +275,7 @@ class Scored:
     kind: str
     role: str
     score: float = 0.0
+    deprecated: bool = False  # marked as kept for old callers (chunker.deprecated)
 
 
 def named_identifiers(query: str) -> list[str]:
@@ -467,13 +468,14 @@ def _only_older(candidates: Sequence[Scored], cues: _Cues, older: set[str]) -> s
 
 def _current_definitions(candidates: Sequence[Scored], cues: _Cues) -> set[str]:
     """The names (lower-cased) the question writes or spells that a candidate outside legacy and older version
-    folders defines: their copies under pydantic's `v1/` or zod's `v3/` then get no definition bonus, only the
-    near bonus at most (a name only the old copy defines keeps its bonus)."""
+    folders, and not marked deprecated, defines: their copies under pydantic's `v1/` or zod's `v3/`, and deprecated
+    overloads, then get no definition bonus, only the near bonus at most (a name only the old copy defines keeps
+    its bonus)."""
     out: set[str] = set()
     for c in candidates:
         own = _own_name(c)
         if own and (cues.writes(own) or (c.kind == "class" and own.lower() in cues.spelled)) and not (
-                _LEGACY.search(c.file) or c.file in cues.older):
+                c.deprecated or _LEGACY.search(c.file) or c.file in cues.older):
             out.add(own.lower())
     return out
 
@@ -502,7 +504,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score -= w.role_penalty.get(c.role, 0.0)
     if c.kind in ("module", "part"):
         score -= w.module_penalty
-    old = bool(_LEGACY.search(c.file) or c.file in cues.older)
+    old = bool(c.deprecated or _LEGACY.search(c.file) or c.file in cues.older)
     if w.legacy_penalty and old:
         score -= w.legacy_penalty
     own = _own_name(c)

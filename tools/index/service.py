@@ -647,7 +647,7 @@ def _scored(cid: str, similarity: float, lexical: float, meta: dict[str, Any]) -
     file = str(meta.get("file", ""))
     return Scored(cid, similarity, lexical, file, str(meta.get("symbol") or ""),
                   [x for x in str(meta.get("symbols", "")).split(",") if x],
-                  str(meta.get("kind", "")), file_role(file))
+                  str(meta.get("kind", "")), file_role(file), deprecated=bool(meta.get("deprecated")))
 
 
 def _ranked(candidates: list[Scored], search: ForestQuery, n: int, weights: CodeRanking | None) -> list[Scored]:

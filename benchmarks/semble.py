@@ -207,7 +207,7 @@ def _data(result: Any) -> dict[str, Any]:
 
 
 async def run_repo(repo: Repo, project: Path, wait_full: bool = True, exe: str | None = None,
-                   model: str | None = None) -> dict[str, Any]:
+                   model: str | None = None, wait_question_model: bool = False) -> dict[str, Any]:
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
@@ -261,6 +261,12 @@ async def run_repo(repo: Repo, project: Path, wait_full: bool = True, exe: str |
         out["rss_index_mb"] = peak_mb(pid)
         out["chunks"] = index.get("indexed_chunks")
         out["files"] = index.get("indexed_files")
+        waited = time.perf_counter()
+        while wait_question_model and time.perf_counter() - waited < 60:  # every question by the same model
+            probe = _data(await client.call_tool("semantic_search", {"query": "index state", "n_results": 1}))
+            if probe.get("query_model") == "all-MiniLM-L6-v2-code":
+                break
+            await asyncio.sleep(0.2)
         per_question = []
         latencies = []
         for q in repo.questions:
@@ -480,6 +486,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--searchable-only", action="store_true",
                         help="ask the questions as soon as every file is searchable (do not wait for full quality)")
     parser.add_argument("--model", help="embedding_model for the server's config (default: the server's default)")
+    parser.add_argument("--wait-question-model", action="store_true",
+                        help="ask the questions once the question model has loaded (otherwise the first few of each "
+                             "repository are embedded by the static model while it loads, which varies run to run)")
     args = parser.parse_args(argv)
     if args.index_only:
         index_only(args.index_only, args.baseline, args.json, args.model)
@@ -500,7 +509,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}", file=sys.stderr)
     for repo in repos:
         project = checkout(repo, corpus)
-        run = asyncio.run(run_repo(repo, project, wait_full=not args.searchable_only, model=args.model))
+        run = asyncio.run(run_repo(repo, project, wait_full=not args.searchable_only, model=args.model,
+                                   wait_question_model=args.wait_question_model))
         print(f"{repo.name}: ndcg10 {mean([q['ndcg10'] for q in run['questions']]):.3f} "
               f"(bm25 {mean(run['bm25']):.3f}) searchable {run['searchable_s']} s, full {run['full_s']} s, "
               f"rss {run['rss_index_mb']} MB (peak {run['rss_peak_mb']} MB), search p50 {run['search_p50_ms']} ms, "

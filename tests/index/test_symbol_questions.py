@@ -336,12 +336,15 @@ def test_a_definition_marked_deprecated_is_flagged_from_its_doc_and_annotations_
     java = ("class Mapper {\n    /** @deprecated since 3.0 */\n    @Deprecated\n    public TypeFactory getTypeFactory() {\n"
             "        return null;\n    }\n\n    public Mapper copy() {\n        // the @Deprecated getter is not used\n"
             "        return this;\n    }\n}\n")
+    python = 'class Deprecated:\n    """A mapping that warns on access."""\n    warned = True\n'  # its name, not a mark
     flagged = {(c.symbol, c.start_line): deprecated(c) for language, file, text, size in (
-        ("kotlin", "Guidance.kt", kotlin, 512), ("go", "args.go", go, 512), ("java", "Mapper.java", java, 40))
+        ("kotlin", "Guidance.kt", kotlin, 512), ("go", "args.go", go, 512), ("java", "Mapper.java", java, 40),
+        ("python", "compat.py", python, 512))
         for c in Chunker(max_tokens=size).chunk(file, text, language) if c.kind in ("function", "class")}
     assert flagged == {("CoroutineScope.launch", 1): True, ("CoroutineScope.launch", 4): False,
                        ("ExactValidArgs", 3): True, ("MatchAll", 10): False,
-                       ("Mapper", 1): False, ("Mapper.getTypeFactory", 2): True, ("Mapper.copy", 8): False}
+                       ("Mapper", 1): False, ("Mapper.getTypeFactory", 2): True, ("Mapper.copy", 8): False,
+                       ("Deprecated", 1): False}
 
 
 def test_a_deprecated_namesake_gets_no_definition_bonus_beside_a_current_one() -> None:
@@ -351,3 +354,14 @@ def test_a_deprecated_namesake_gets_no_definition_bonus_beside_a_current_one() -
     current = _scored("new", 0.55, 5.0, "Builders.common.kt", "CoroutineScope.launch")
     assert [c.id for c in rank_code([old, current, *fillers], "CoroutineScope.launch")][0] == "new"
     assert [c.id for c in rank_code([old, *fillers], "CoroutineScope.launch")][0] == "old"  # the only one
+    # a question describing a deprecated function still asks for it: no penalty (importlib.resources' `@deprecated`
+    # read_text answers its own docstring)
+    described = "Return the decoded string of the resource."
+
+    def read_text(flag: bool) -> Scored:
+        c = _scored("read", 0.50, 3.0, "resources/_legacy.py", "read_text")
+        c.deprecated = flag
+        return c
+
+    assert rank_code([read_text(True), *fillers], described)[0].score == rank_code(
+        [read_text(False), *fillers], described)[0].score

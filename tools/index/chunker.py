@@ -67,7 +67,7 @@ def _comment_only(lines: list[str], p: _Piece) -> bool:
 
 # A definition marked as kept only for old callers: Java/Kotlin `@Deprecated`, Rust `#[deprecated]`, JSDoc/YARD/PHPDoc
 # `@deprecated`, Go's `// Deprecated:` paragraph, C#'s `[Obsolete]`, Python's `@deprecated(...)` decorator
-_DEPRECATED = re.compile(r"@[Dd]eprecated\b|#\[deprecated\b|\bDeprecated:|\[Obsolete\b")
+_DEPRECATED = re.compile(r"@[Dd]eprecated\b|#\[deprecated\b|(//|#|\*)\s*Deprecated:|\[Obsolete\b")
 
 
 def deprecated(chunk: Chunk) -> bool:

@@ -243,7 +243,7 @@ class CodeRanking:
     role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.5, "doc": 0.5, "generated": 1.0})
     module_penalty: float = 0.05
     legacy_penalty: float = 0.1  # a path under deprecated/, legacy/, compat/, v1/ or a version folder older than a
-    # sibling one (v3/ beside v4/), or a definition marked deprecated: kept for old callers
+    # sibling one (v3/ beside v4/): kept for old callers
 
 
 CODE_RANKING = CodeRanking()
@@ -504,11 +504,13 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score -= w.role_penalty.get(c.role, 0.0)
     if c.kind in ("module", "part"):
         score -= w.module_penalty
-    old = bool(c.deprecated or _LEGACY.search(c.file) or c.file in cues.older)
+    old = bool(_LEGACY.search(c.file) or c.file in cues.older)
     if w.legacy_penalty and old:
         score -= w.legacy_penalty
     own = _own_name(c)
-    shadowed = old and own.lower() in cues.current  # a copy kept for old callers of a name a current file defines
+    # a copy kept for old callers, or a deprecated overload, of a name a current definition defines (a deprecated
+    # definition takes no penalty otherwise: a question describing it is still asking for it)
+    shadowed = (old or c.deprecated) and own.lower() in cues.current
     if own and own in cues.used:
         pass  # the question asks where it is used or implemented: its definition is not the answer
     elif own and not shadowed and cues.writes(own) and not cues.owner_differs(own, c.symbol):

@@ -91,36 +91,83 @@ def project(project_dir: Path, make_index: Callable[..., SemanticIndex]) -> Sema
     return make_index(project_dir, embedding_model="code-static", sync_on_start=False)
 
 
-@pytest.mark.model  # loads the transformer
-def test_searches_load_the_question_model_lazily_and_say_which_embedded_the_question(
-        project: SemanticIndex, fresh_models: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    started: list[QueryModel] = []
-    monkeypatch.setattr(QueryModel, "start", lambda self: started.append(self))  # loaded below, in this thread
+def test_a_sync_starts_it_once_its_file_pass_is_over(project: SemanticIndex, fresh_models: None,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    phases: list[str] = []
+    monkeypatch.setattr(QueryModel, "start", lambda self: phases.append(project._state.phase))
     project.sync()
-    model = QueryModel.for_table(project._get_parts().embedder)  # type: ignore[arg-type]
-    assert model.state == "idle" and not started  # an index build does not load it
-    first = project.semantic_search("send a welcome email", 3)
-    assert started == [model] and first["query_model"] == "code-static"
-    assert first["results"][0]["file"] == "src/mailer.py"
-    model.load()
-    second = project.semantic_search("send a welcome email", 3)
-    assert second["query_model"] == TEACHER and second["results"][0]["file"] == "src/mailer.py"
-    assert project.semantic_search("total of an invoice with tax", 3)["results"][0]["file"] == "src/invoices.py"
+    # every file searchable, the stores not yet written: the searches after the sync find it loaded (asked again when
+    # the sync is over, which a load under way ignores)
+    assert phases == ["persist", "done"]
 
 
-def test_a_search_during_a_sync_loads_it_when_the_sync_is_over(project: SemanticIndex, fresh_models: None,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_for_a_large_index_it_waits_for_the_end_of_the_sync(project: SemanticIndex, fresh_models: None,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from code_intel.index import service
+
+    phases: list[str] = []
+    monkeypatch.setattr(QueryModel, "start", lambda self: phases.append(project._state.phase))
+    monkeypatch.setattr(service, "EARLY_QUESTION_MODEL_CHUNKS", 1)  # the fixture's two files make more chunks
+    project.sync()
+    # not while the index is stored, whose memory peak it would add to, but as soon as the sync is over
+    assert phases == ["done"]
+
+
+def test_a_search_during_a_sync_neither_starts_nor_waits_for_it(project: SemanticIndex, fresh_models: None,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     started: list[QueryModel] = []
     monkeypatch.setattr(QueryModel, "start", lambda self: started.append(self))
     project.sync()
+    started.clear()
+    monkeypatch.setattr(QueryModel, "wait", lambda self, timeout: pytest.fail("a search during a sync waited"))
     # a second sync in its file pass (the first one's chunks answer meanwhile): the sync's memory peak is not added to
     project._syncing, project._state = True, SyncState(phase="files", files_total=2, files_done=1)
     answer = project.semantic_search("send a welcome email", 3)
     assert answer["index"]["state"] == "syncing" and answer["results"]
     assert not started and answer["query_model"] == "code-static"
-    project._syncing = False
-    project.sync()  # over: the search's wish is granted
-    assert started == [QueryModel.for_table(project._get_parts().embedder)]  # type: ignore[arg-type]
+
+
+@pytest.mark.model  # loads the transformer
+def test_the_first_search_of_a_process_waits_for_the_question_model(
+        project: SemanticIndex, fresh_models: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    start = QueryModel.start
+    monkeypatch.setattr(QueryModel, "start", lambda self: None)
+    project.sync()  # built before this process's searches (as by an earlier server): nothing loaded yet
+    monkeypatch.setattr(QueryModel, "start", start)
+    model = QueryModel.for_table(project._get_parts().embedder)  # type: ignore[arg-type]
+    assert model.state == "idle"
+    first = project.semantic_search("send a welcome email", 3)
+    assert model.state == "ready" and first["query_model"] == TEACHER
+    assert first["results"][0]["file"] == "src/mailer.py"
+    assert project.semantic_search("total of an invoice with tax", 3)["results"][0]["file"] == "src/invoices.py"
+
+
+def test_the_wait_is_bounded_and_the_static_vector_answers_meanwhile(
+        project: SemanticIndex, fresh_models: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from code_intel.index import service
+
+    release = threading.Event()
+
+    def slow_load(self: QueryModel) -> None:
+        release.wait(10)
+        self.state = "failed"
+        self._settled.set()
+
+    start = QueryModel.start
+    monkeypatch.setattr(QueryModel, "start", lambda self: None)
+    project.sync()
+    monkeypatch.setattr(QueryModel, "start", start)
+    monkeypatch.setattr(QueryModel, "load", slow_load)
+    monkeypatch.setattr(service, "QUESTION_MODEL_WAIT_S", 0.05)
+    try:
+        answer = project.semantic_search("send a welcome email", 3)
+        model = QueryModel.for_table(project._get_parts().embedder)  # type: ignore[arg-type]
+        assert model.state == "loading" and answer["query_model"] == "code-static (the question model is loading)"
+        assert answer["results"][0]["file"] == "src/mailer.py"
+    finally:
+        release.set()
 
 
 def test_an_opt_in_model_embeds_its_own_questions(project_dir: Path, make_index: Callable[..., SemanticIndex],

@@ -116,6 +116,20 @@ def test_rank_code_lifts_files_named_like_the_question_and_decays_a_files_repeat
                                                                                                    "cmd2"]
 
 
+def test_rank_code_lifts_files_named_with_another_form_of_the_questions_words() -> None:
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.py", f"helper{n}") for n in range(20)]
+    for question, named in [("how to serialize models to JSON", "pydantic/functional_serializers.py"),
+                            ("how select() finds the elements matching a CSS query", "select/Selector.java"),
+                            ("model configuration and settings", "pydantic/config.py")]:
+        pair = [_scored("other", 0.80, 1.0, "pydantic/main.py", "BaseModel.method"),
+                _scored("named", 0.79, 1.0, named, "Thing.method"), *fillers]
+        assert [c.id for c in rank_code(pair, question)][0] == "named", question
+    # a short word matches only as it is: `de` (serde's deserialisation folder) is not the start of `define`
+    short = [_scored("other", 0.80, 1.0, "src/main.rs", "run"), _scored("de", 0.79, 1.0, "src/de.rs", "visit"),
+             *fillers]
+    assert [c.id for c in rank_code(short, "how fields are defined")][0] == "other"
+
+
 def test_rank_code_puts_legacy_copies_below_the_current_code() -> None:
     fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.py", f"helper{n}") for n in range(20)]
     pair = [_scored("old", 0.81, 2.0, "pydantic/deprecated/decorator.py", "validate_arguments"),

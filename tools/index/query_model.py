@@ -7,9 +7,11 @@ so a search's question, one short text where a bag of tokens loses most (word or
 can be embedded by the transformer and land in the table's space, while every chunk keeps its cheap static vector.
 
 The transformer (numpy, minilm.py; about 55 MB resident, its word embeddings read through a memory map) loads in a
-background thread when a search first wants it, never at server start nor while a sync runs (then once the sync is
-over, so that it never adds to an index build's memory peak); until it is ready, or if it cannot load, the static
-vector answers, and the search says which one it used.
+background thread, never at server start: once a sync's file pass is over (every file searchable, the build's freed
+memory handed back; the stores are written meanwhile) or, for a large index, once the sync is over, or at the first
+search of a process whose index was already built. A search outside a sync waits a bounded time for a load under
+way; until it is ready (a search during a sync does not wait), or if it cannot load, the static vector answers, and
+the search says which one it used.
 """
 
 from __future__ import annotations
@@ -52,8 +54,8 @@ class QueryModel:
         self.static = static
         self.projection = projection
         self.state = "idle"  # idle -> loading -> ready | failed
-        self.wanted = False  # a search asked for it (while a sync ran: it loads when the sync is over)
         self._lock = threading.Lock()
+        self._settled = threading.Event()  # set once ready or failed
         self._parts: tuple[Any, Any, Any, Any] | None = None  # model, mean, projection, thread limiter
 
     @classmethod
@@ -64,17 +66,6 @@ class QueryModel:
                 cls._shared[key] = cls(static)
             return cls._shared[key]
 
-    def want(self, now: bool) -> None:
-        """A search would use the transformer: load it now, or (`now` False: a sync is running, whose memory peak
-        it must not add to) once the sync is over (`start_if_wanted`)."""
-        self.wanted = True
-        if now:
-            self.start()
-
-    def start_if_wanted(self) -> None:
-        if self.wanted:
-            self.start()
-
     def start(self) -> None:
         """Load the transformer in a background thread (once; a failure is logged and the static vector stays)."""
         with self._lock:
@@ -83,19 +74,28 @@ class QueryModel:
             self.state = "loading"
         threading.Thread(target=self.load, name="code-intel-query-model", daemon=True).start()
 
+    def wait(self, timeout: float) -> bool:
+        """Wait at most `timeout` seconds for a load under way to settle; True once the transformer is ready."""
+        if self.state == "loading":
+            self._settled.wait(timeout)
+        return self.state == "ready"
+
     def load(self) -> None:
         # glibc keeps what an index build freed (jackson-databind's 10,720 chunks: 268 -> 229 MB resident, in 9 ms):
         # handed back first, the model fits under the build's peak
         trim_heap()
         try:
             parts = self._load()
+            self._mapped(parts, ["warm up"])  # the first question's own costs (scipy's erf, the first forward)
         except Exception as err:  # the static vector answers instead; the search says so
             log.warning("the question model could not load (%s: %s); questions keep the static vector",
                         type(err).__name__, err)
             self.state = "failed"
+            self._settled.set()
             return
         self._parts = parts
         self.state = "ready"
+        self._settled.set()
         log.info("question model %s loaded", TEACHER)
 
     def _load(self) -> tuple[Any, Any, Any, Any]:

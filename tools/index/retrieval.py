@@ -232,7 +232,7 @@ class CodeRanking:
     qualified_share: float = 1.0  # a method's share when the question writes it with its owner (`RequestMethods#on`)
     member: float = 0.15  # the chunk is a class chunk that lists the name among its members
     near_definition: float = 0.3  # the same name in another case (`router` for `Router`)
-    path: float = 0.3  # times the share of the question's words in the file's name
+    path: float = 0.3  # times the share of the question's words in the file's name (or a form of them: path_words)
     spelled: float = 0.3  # a class whose name the question spells as words ("json object" -> JsonObject)
     file_name_symbol: float = 0.2  # a bare name question and a file named after it (`Router` -> router.go)
     file_support: float = 0.5  # times the mean of a file's next three candidates (a file that answers often)
@@ -247,6 +247,7 @@ class CodeRanking:
 
 
 CODE_RANKING = CodeRanking()
+PATH_PREFIX = 4  # the shortest word of a file's name or a question that matches the start of a longer one
 _LEGACY = re.compile(r"(^|/)(deprecated|legacy|compat|_compat|v1)(/|$)", re.IGNORECASE)
 _VERSION_FOLDER = re.compile(r"(^|.*/)v(\d+)/")
 
@@ -528,10 +529,23 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     if c.kind == "class" and c.symbol == stem:
         score += w.file_type
     if cues.terms and w.path:
-        score += w.path * len(cues.terms & set(lexical_tokens(stem))) / len(cues.terms)
+        score += w.path * path_words(cues.terms, lexical_tokens(stem)) / len(cues.terms)
     if cues.bare and stem.replace("_", "").replace("-", "").lower() == cues.names[0].lower():
         score += w.file_name_symbol
     return score
+
+
+def path_words(terms: set[str], words: Sequence[str]) -> int:
+    """How many of the question's words a file's name carries, in the same form or another one: one word the start
+    of the other, at least PATH_PREFIX letters (`select` -> Selector.java, `serialize` -> serializers.py,
+    `configuration` -> config.py), which the light stemmer does not join; shorter ones only as they are (`de`)."""
+    names = set(words)
+    return sum(1 for t in terms if t in names or any(_same_start(t, n) for n in names))
+
+
+def _same_start(a: str, b: str) -> bool:
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    return len(short) >= PATH_PREFIX and long.startswith(short)
 
 
 def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:

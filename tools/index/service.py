@@ -54,6 +54,10 @@ STATIC_THRESHOLDS = (0.42, 0.24)
 SNIPPET_LINES = 8
 LOAD_PAGE = 2000  # chunks read from Chroma at a time when a process loads an existing index into memory
 SYNC_ANSWER_S = 0.5  # sync_index waits this long for the sync, then answers, done or not (it goes on behind)
+EARLY_QUESTION_MODEL_CHUNKS = 12_000  # up to this many chunks the question model loads while the index is stored
+# (jackson-databind's 10,726: 370-378 MB at the peak with it, under the 400 MB target)
+QUESTION_MODEL_WAIT_S = 2.0  # a search outside a sync waits this long at most for the question model loading
+# (0.6 to 0.9 s of wall time at load 5, started at a sync's end or by the first search of a process)
 DEFINITION_CANDIDATES = 20  # chunks defining a name the question writes, added to the candidates
 
 
@@ -174,15 +178,16 @@ class SemanticIndex:
                 raise
             run = ForestSync(self.root, cfg, parts.spaces, parts.lexical, parts.manifest, parts.manifest_file,
                              self._stop, self._state, parts.memory,
-                             reset_stores=[store for store in stores] if fresh else [])
+                             reset_stores=[store for store in stores] if fresh else [],
+                             on_searchable=lambda: self._load_question_model(parts, early=True))
             self._run = run
             try:
                 self._run_passes(parts, run, progress, wait)
             finally:
                 self._syncing = False
                 self._run = None
-        if isinstance(parts.embedder, StaticEmbedder) and parts.static is None:
-            QueryModel.for_table(parts.embedder).start_if_wanted()  # a search during the sync asked for it
+        if not self._stop.is_set():
+            self._load_question_model(parts, early=False)
         report = self._report(parts, run.counts, started)
         pending = parts.manifest.chunk_count - parts.manifest.full_chunk_count
         if not wait and pending and not self._stop.is_set():
@@ -191,6 +196,18 @@ class SemanticIndex:
             report["note"] = (f"every file is searchable with the fast static model; the full model embeds the other "
                               f"{pending} chunks in the background (semantic_search says when it is done)")
         return report
+
+    @staticmethod
+    def _load_question_model(parts: _Parts, early: bool) -> None:
+        """With the default static model, the question model starts loading once a sync's file pass is over (`early`:
+        every file is searchable, the build's freed memory handed back; the storing takes seconds, and the searches
+        that follow find it ready), unless the index is large: the storing of a large build holds the most memory,
+        which the model must not add to (sympy, 44,506 chunks: 602 MB against 553 MB), so there it loads when the
+        sync is over."""
+        if not isinstance(parts.embedder, StaticEmbedder) or parts.static is not None:
+            return
+        if not early or len(parts.memory) <= EARLY_QUESTION_MODEL_CHUNKS:
+            QueryModel.for_table(parts.embedder).start()
 
     def _clear_for_rebuild(self, parts: _Parts, force: bool) -> bool:
         """Empty the in-memory indexes when the sync rebuilds everything, and say so (True): the writer thread
@@ -427,15 +444,18 @@ class SemanticIndex:
         """Search the space that holds every chunk now: the full model's collection once it is complete, else
         the first pass's, held in memory (the default static model's, or the fast pass's). Returns the results
         and the model that embedded the question: with the default static model, the transformer once it has
-        loaded (QueryModel; it loads from the first search on, or from the end of the sync that search met), the
-        static model until then. An opt-in model's fast pass keeps the static vector (its own model takes over soon)."""
+        loaded (QueryModel; it loads from the end of a sync's file pass, or from a process's first search, which
+        waits for it a bounded time outside a sync), the static model until then. An opt-in model's fast pass keeps
+        the static vector (its own model takes over soon)."""
         if parts.fast_store is None or (index["quality"] == "fast" and parts.static is not None):
             model = parts.static if parts.static is not None else parts.embedder
             if model is not parts.embedder or not isinstance(model, StaticEmbedder):
                 vector = search.vector(model.embed_queries, full_vector if model is parts.embedder else None)
                 return self._forest_results(parts, None, search, vector, n_results, CODE_RANKING), model.model_name
             questions = QueryModel.for_table(model)
-            questions.want(now=index["state"] != "syncing")
+            if index["state"] != "syncing":  # during a sync it starts with the file pass's end, and no search waits
+                questions.start()
+                questions.wait(QUESTION_MODEL_WAIT_S)
             embed, used = questions.current()
             vector = search.vector(embed, None)
             return self._forest_results(parts, None, search, vector, n_results, CODE_RANKING), used

@@ -192,8 +192,10 @@ class ForestSync:
 
     def __init__(self, root: ProjectRoot, config: Config, spaces: Spaces, lexical: LexicalIndex, manifest: Manifest,
                  manifest_file: Any, stop: threading.Event, state: SyncState | None = None,
-                 memory: MemoryIndex | None = None, reset_stores: list[VectorStore] | None = None) -> None:
+                 memory: MemoryIndex | None = None, reset_stores: list[VectorStore] | None = None,
+                 on_searchable: Callable[[], None] | None = None) -> None:
         self.root, self.config, self.spaces = root, config, spaces
+        self.on_searchable = on_searchable  # called once the file pass is over, before the stores are written
         self.lexical, self.manifest, self.manifest_file, self.stop = lexical, manifest, manifest_file, stop
         self.memory = memory if memory is not None else MemoryIndex()
         self.reset_stores = list(reset_stores or [])  # emptied by the writer before it stores anything
@@ -263,6 +265,8 @@ class ForestSync:
             self.state.phase = "persist"
             if self.counts.chunks_added >= RELEASE_AFTER_CHUNKS:
                 release_freed_memory()  # before Chroma, whose threads allocate from other heaps, stores anything
+            if self.on_searchable is not None and not self.stop.is_set():
+                self.on_searchable()
         finally:
             writer.close(discard=self.stop.is_set())  # a stopped sync leaves the unwritten files to the next one
 

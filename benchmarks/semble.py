@@ -22,14 +22,16 @@ Printed beside semble's and CodeRankEmbed's published per-repository figures (re
 semble's published index times (results/speed-*.json, their machine): NDCG@10 per repository, category and
 language, pooled over questions.
 
-    .venv/bin/python benchmarks/semble.py [--set report|dev] [--repo NAME ...] [--json FILE]
+    .venv/bin/python benchmarks/semble.py [--set report|dev|symbols] [--repo NAME ...] [--json FILE]
 
 `--set dev` runs the development split: other repositories of semble's benchmark whose annotations were read
 from MinishLab/semble with the search tool and written to $SEMBLE_DEV (default /work/corpora/semble-dev/
 annotations), and the repositories of benchmarks/semble_dev/ (questions of our own in semble's format, on Ruby
 repositories semble does not annotate; its repos.json gives their url, pinned revision, language and subtree, and
 overrides a revision of semble's that the mirror lacks); weights and signals are chosen there, never on the
-reported set. Checkouts go to $SEMBLE_DEV/<name>.
+reported set. Checkouts go to $SEMBLE_DEV/<name>. `--set symbols` runs benchmarks/semble_dev/symbols/: symbol
+questions of our own on the dev repositories (names written bare, qualified, in backticks or spelled as words),
+checked out in the same place.
 """
 
 from __future__ import annotations
@@ -118,11 +120,13 @@ class Repo:
         return MIRROR / f"{owner}+{name}" / "repo"
 
 
-def annotation_dirs(dev: bool) -> list[Path]:
+def annotation_dirs(dev: bool, symbols: bool = False) -> list[Path]:
+    if symbols:
+        return [DEV_LOCAL / "symbols"]
     return [DEV / "annotations", DEV_LOCAL / "annotations"] if dev else [DATA / "annotations"]
 
 
-def load_repos(names: list[str], dev: bool) -> list[Repo]:
+def load_repos(names: list[str], dev: bool, symbols: bool = False) -> list[Repo]:
     table = {r["name"]: r for r in json.loads((DATA / "repos.json").read_text())}
     if dev:  # our own dev repositories, and revisions of semble's that the mirror has
         table.update({r["name"]: r for r in json.loads((DEV_LOCAL / "repos.json").read_text())})
@@ -132,9 +136,9 @@ def load_repos(names: list[str], dev: bool) -> list[Repo]:
             raise SystemExit(f"{name}: not a repository of the {'dev' if dev else 'reported'} set")
         r = table[name]
         repo = Repo(name, r["language"], r["url"], r["revision"], r.get("benchmark_root"))
-        found = [d / f"{name}.json" for d in annotation_dirs(dev) if (d / f"{name}.json").is_file()]
+        found = [d / f"{name}.json" for d in annotation_dirs(dev, symbols) if (d / f"{name}.json").is_file()]
         if not found:
-            raise SystemExit(f"{name}: no annotations in {', '.join(map(str, annotation_dirs(dev)))}")
+            raise SystemExit(f"{name}: no annotations in {', '.join(map(str, annotation_dirs(dev, symbols)))}")
         repo.questions = json.loads(found[0].read_text())
         out.append(repo)
     return out
@@ -203,7 +207,7 @@ def _data(result: Any) -> dict[str, Any]:
 
 
 async def run_repo(repo: Repo, project: Path, wait_full: bool = True, exe: str | None = None,
-                   model: str | None = None) -> dict[str, Any]:
+                   model: str | None = None, wait_question_model: bool = False) -> dict[str, Any]:
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
@@ -257,6 +261,12 @@ async def run_repo(repo: Repo, project: Path, wait_full: bool = True, exe: str |
         out["rss_index_mb"] = peak_mb(pid)
         out["chunks"] = index.get("indexed_chunks")
         out["files"] = index.get("indexed_files")
+        waited = time.perf_counter()
+        while wait_question_model and time.perf_counter() - waited < 60:  # every question by the same model
+            probe = _data(await client.call_tool("semantic_search", {"query": "index state", "n_results": 1}))
+            if probe.get("query_model") == "all-MiniLM-L6-v2-code":
+                break
+            await asyncio.sleep(0.2)
         per_question = []
         latencies = []
         for q in repo.questions:
@@ -462,7 +472,7 @@ def index_only(folders: list[Path], baseline: str | None, out: Path | None, mode
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--set", choices=("report", "dev"), default="report")
+    parser.add_argument("--set", choices=("report", "dev", "symbols"), default="report")
     parser.add_argument("--repo", action="append", help="only these repositories (repeatable)")
     parser.add_argument("--json", type=Path, help="write every run (per question) to this file")
     parser.add_argument("--index-only", type=Path, nargs="+", metavar="DIR",
@@ -476,17 +486,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--searchable-only", action="store_true",
                         help="ask the questions as soon as every file is searchable (do not wait for full quality)")
     parser.add_argument("--model", help="embedding_model for the server's config (default: the server's default)")
+    parser.add_argument("--wait-question-model", action="store_true",
+                        help="ask the questions once the question model has loaded (otherwise the first few of each "
+                             "repository are embedded by the static model while it loads, which varies run to run)")
     args = parser.parse_args(argv)
     if args.index_only:
         index_only(args.index_only, args.baseline, args.json, args.model)
         return 0
-    dev = args.set == "dev"
+    symbols = args.set == "symbols"
+    dev = args.set == "dev" or symbols  # the symbol set asks the dev repositories
     if dev:
-        available = sorted({p.stem for d in annotation_dirs(dev) for p in d.glob("*.json")})
+        available = sorted({p.stem for d in annotation_dirs(dev, symbols) for p in d.glob("*.json")})
     else:
         available = list(REPORTED)
     names = args.repo or available
-    repos = load_repos(names, dev)
+    repos = load_repos(names, dev, symbols)
     corpus = DEV if dev else CORPUS
     if args.index_times:
         index_only([checkout(repo, corpus) for repo in repos], args.baseline, args.json, args.model)
@@ -495,7 +509,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}", file=sys.stderr)
     for repo in repos:
         project = checkout(repo, corpus)
-        run = asyncio.run(run_repo(repo, project, wait_full=not args.searchable_only, model=args.model))
+        run = asyncio.run(run_repo(repo, project, wait_full=not args.searchable_only, model=args.model,
+                                   wait_question_model=args.wait_question_model))
         print(f"{repo.name}: ndcg10 {mean([q['ndcg10'] for q in run['questions']]):.3f} "
               f"(bm25 {mean(run['bm25']):.3f}) searchable {run['searchable_s']} s, full {run['full_s']} s, "
               f"rss {run['rss_index_mb']} MB (peak {run['rss_peak_mb']} MB), search p50 {run['search_p50_ms']} ms, "

@@ -47,3 +47,17 @@ def test_dev_repositories_load_from_both_places_and_the_reported_set_refuses_the
     with pytest.raises(SystemExit, match="grape"):
         semble.load_repos(["grape"], dev=False)
     assert semble.published()["jackson-databind"]["semble"]["ndcg10"] == pytest.approx(0.7333)
+
+
+def test_the_symbol_set_covers_every_language_and_loads_from_its_own_folder() -> None:
+    names = sorted(p.stem for p in (semble.DEV_LOCAL / "symbols").glob("*.json"))
+    repos = semble.load_repos(names, dev=True, symbols=True)
+    assert {r.language for r in repos} == {"go", "java", "javascript", "kotlin", "python", "ruby", "rust", "typescript"}
+    questions = [q for r in repos for q in r.questions]
+    assert 60 <= len(questions) <= 100 and {q["category"] for q in questions} == {"symbol"}
+    assert all(q["relevant"] for q in questions)
+    axios = next(r for r in repos if r.name == "axios")  # ours only: no semble annotations are read for it
+    assert axios.root == "lib" and axios.revision.startswith("23a25af0")
+    assert not set(names) & set(semble.REPORTED)
+    with pytest.raises(SystemExit, match="axios"):
+        semble.load_repos(["axios"], dev=True)  # the dev split has no questions on it

@@ -5,9 +5,18 @@ from __future__ import annotations
 import pytest
 
 from code_intel.index import service
-from code_intel.index.chunker import Chunker
+from code_intel.index.chunker import Chunker, deprecated
 from code_intel.index.memory import MemoryIndex
-from code_intel.index.retrieval import Scored, capitalised_words, older_versions, rank_code, spelled_names
+from code_intel.index.retrieval import (
+    Scored,
+    capitalised_words,
+    member_owners,
+    named_identifiers,
+    older_versions,
+    rank_code,
+    spelled_names,
+    used_names,
+)
 from code_intel.index.service import SemanticIndex
 from tests.conftest import write_files
 from tests.index.test_static_index import static_index  # noqa: F401 (the fixture)
@@ -204,3 +213,155 @@ def test_a_copy_under_an_older_version_folder_ranks_below_the_current_one() -> N
                 *[_scored(f"sib{k}", 0.75, 1.5, "src/v4/core/schemas.ts", f"$ZodX{k}", kind="class") for k in range(3)],
                 *[_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"src/v4/other_{n}.ts", f"helper{n}") for n in range(20)]]
     assert [c.id for c in rank_code(only_old, "ZodUnknownDef")][0] == "old"  # a name only the old version defines
+
+
+def test_owner_hash_member_and_dollar_names_are_read_as_names() -> None:
+    # Ruby's and Javadoc's `Owner#method` qualifies like `.` and `::`, and its member may be two letters (roda's
+    # `RequestMethods#on`); `$` is a letter of JS/TS names (zod's `$constructor`), not punctuation
+    assert named_identifiers("RequestMethods#on") == ["on"]
+    assert named_identifiers("`$constructor`") == ["$constructor"] and named_identifiers("the $ZodType class") == [
+        "$ZodType"]
+    assert named_identifiers("e.g. the Node.js way") == []  # two letters qualify only a question that is one name
+    assert member_owners("SerializationFeature.INDENT_OUTPUT") == {"INDENT_OUTPUT": "SerializationFeature"}
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"plugins/other_{n}.rb", f"helper{n}") for n in range(20)]
+    plugins = [Scored(f"p{n}", 0.80, 3.0, f"plugins/p{n}.rb", f"Roda.RodaPlugins.P{n}.RequestMethods",
+                      [f"Roda.RodaPlugins.P{n}.RequestMethods"], "class", "implementation") for n in range(3)]
+    on = _scored("on", 0.40, 0.0, "roda/request.rb", "Roda.RodaPlugins.Base.RequestMethods.on")
+    other_on = _scored("other", 0.45, 0.0, "roda/plugins/hooks.rb", "Roda.RodaPlugins.Hooks.InstanceMethods.on")
+    assert [c.id for c in rank_code([*plugins, on, other_on, *fillers], "RequestMethods#on")][0] == "on"
+    zod = [_scored("class", 0.60, 0.0, "v4/mini/schemas.ts", "Class", kind="class"),
+           _scored("ctor", 0.50, 0.0, "v4/core/core.ts", "$constructor"), *fillers]
+    assert [c.id for c in rank_code(zod, "`$constructor`")][0] == "ctor"
+
+
+def test_a_member_defined_nowhere_stands_for_its_owner() -> None:
+    # jackson's `SerializationFeature.INDENT_OUTPUT`: an enum constant is no chunk of its own, so the enum is what
+    # the question names; methods that read the flag share more words with it
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.java", f"helper{n}") for n in range(20)]
+    reader = _scored("reader", 0.60, 9.0, "databind/SerializationContext.java", "SerializationContext.hasPrettyPrinter")
+    enum = _scored("enum", 0.45, 7.0, "databind/SerializationFeature.java", "SerializationFeature", kind="class")
+    assert [c.id for c in rank_code([reader, enum, *fillers], "SerializationFeature.INDENT_OUTPUT")][0] == "enum"
+    # a member some candidate defines keeps the question to itself
+    member = _scored("member", 0.40, 5.0, "databind/Other.java", "Other.INDENT_OUTPUT")
+    assert [c.id for c in rank_code([reader, enum, member, *fillers], "SerializationFeature.INDENT_OUTPUT")][0] != "enum"
+
+
+def test_the_owner_of_a_member_defined_nowhere_is_a_definition_candidate(
+        static_index: SemanticIndex) -> None:  # noqa: F811 (the fixture)
+    write_files(static_index.root.path, {
+        "cfg/SerializationFeature.java": "package cfg;\n\npublic enum SerializationFeature {\n    INDENT_OUTPUT(false),\n"
+                                         "    WRAP_ROOT_VALUE(false);\n\n    private final boolean on;\n}\n"})
+    static_index.sync()
+    parts = static_index._get_parts()
+    found = [parts.memory.entry(cid).meta for cid in static_index._definitions(  # type: ignore[union-attr]
+        parts, service.ForestQuery("SerializationFeature.INDENT_OUTPUT"))]
+    assert ("cfg/SerializationFeature.java", "SerializationFeature") in [(m["file"], m["symbol"]) for m in found]
+
+
+def test_a_question_for_the_uses_of_a_name_does_not_favour_its_definition() -> None:
+    assert used_names("implementations of SeqAccess") == used_names("classes implementing SeqAccess") == {"SeqAccess"}
+    assert used_names("where is ValidateFlagGroups called during command execution") == {"ValidateFlagGroups"}
+    assert used_names("where AxiosTransformStream is used") == {"AxiosTransformStream"}
+    assert used_names("how the Cleaner uses a Safelist") == {"Safelist"}  # the Cleaner is where the answer is
+    # asking for a name's own API, or for something done by means of it, is asking for the definition
+    for question in ("how to use TypeAdapter", "validating data without a model using TypeAdapter",
+                     "Implementing a custom TypeAdapter", "SeqAccess"):
+        assert used_names(question) == set(), question
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.ts", f"helper{n}") for n in range(20)]
+
+    def candidates() -> list[Scored]:
+        return [_scored("iface", 0.70, 6.0, "sequencers/types.ts", "TestSequencer", kind="class"),
+                _scored("base", 0.60, 4.0, "sequencers/BaseSequencer.ts", "BaseSequencer", kind="class"),
+                _scored("random", 0.55, 3.0, "sequencers/RandomSequencer.ts", "RandomSequencer", kind="class"),
+                *fillers]
+
+    ranked = [c.id for c in rank_code(candidates(), "classes implementing TestSequencer")]
+    assert ranked[:2] == ["base", "iface"] and ranked.index("random") < 4
+    assert [c.id for c in rank_code(candidates(), "TestSequencer")][0] == "iface"
+
+
+def test_a_legacy_copy_of_a_name_a_current_file_defines_gets_no_definition_bonus() -> None:
+    # pydantic keeps its old API under `v1/`: `Field` and `PostgresDsn` are defined there too, and the old copy can
+    # be nearer the question than the current one; the legacy penalty alone (0.1) is less than the gap
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"pydantic/other_{n}.py", f"helper{n}") for n in range(20)]
+
+    def copies(kind: str, name: str) -> list[Scored]:
+        return [_scored("old", 0.60, 2.0, "pydantic/v1/fields.py", name, kind=kind),
+                _scored("new", 0.35, 1.9, "pydantic/fields.py", name, kind=kind), *fillers]
+
+    assert [c.id for c in rank_code(copies("function", "Field"), "Field")][0] == "new"
+    assert [c.id for c in rank_code(copies("class", "PostgresDsn"), "postgres dsn")][0] == "new"
+    # a name only the old copy defines is still its definition
+    assert [c.id for c in rank_code(copies("function", "Field")[:1] + fillers, "Field")][0] == "old"
+
+
+def test_a_question_that_is_only_a_defined_name_puts_its_definition_above_lookalikes() -> None:
+    # exposed's `Between`: an English function word, so BM25 drops it and the lexical side scores nothing; the
+    # dense side puts functions near the word (`less`, `between`) far above the class, whose bonus must outweigh
+    # any fused score
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.005, 0.0, f"core/other_{n}.kt", f"helper{n}") for n in range(20)]
+    less = _scored("less", 0.33, 0.0, "core/SQLExpressionBuilder.kt", "ISqlExpressionBuilder.less")
+    between = _scored("cls", 0.145, 0.0, "core/Op.kt", "Between", kind="class")
+    assert [c.id for c in rank_code([less, between, *fillers], "Between")][0] == "cls"
+
+
+def test_a_kotlin_extension_function_is_named_after_its_receiver() -> None:
+    text = ("package x\n\npublic fun <T> CoroutineScope.launch(block: () -> T): Job {\n    return start(block)\n}\n\n"
+            "fun <T> Flow<T>.collect() {\n    emit()\n}\n\nfun String?.orEmptyText(): String = this ?: \"\"\n\n"
+            "fun launch(block: () -> Unit): Job {\n    throw UnsupportedOperationException()\n}\n\n"
+            "class Scope {\n    fun String.shout() = uppercase()\n}\n")
+    named = [c.symbol for c in Chunker().chunk("Builders.kt", text, "kotlin") if c.kind in ("function", "class")]
+    # a member extension inside a class stays the class's member
+    assert named == ["CoroutineScope.launch", "Flow.collect", "String.orEmptyText", "launch", "Scope"]
+
+
+def test_a_top_level_namesake_yields_to_the_definition_under_the_owner_written() -> None:
+    # kotlinx-coroutines: `CoroutineScope.launch` (an extension) and a deprecated top-level `launch` that only says
+    # to call it on a scope; the question names the first
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.kt", f"helper{n}") for n in range(20)]
+    guidance = _scored("guide", 0.70, 5.0, "Guidance.kt", "launch")
+    builder = _scored("builder", 0.55, 4.0, "Builders.common.kt", "CoroutineScope.launch")
+    assert [c.id for c in rank_code([guidance, builder, *fillers], "CoroutineScope.launch")][0] == "builder"
+    # with no candidate under that owner, the top-level one keeps its bonus (`tokio::sync::Semaphore`)
+    assert [c.id for c in rank_code([guidance, *fillers], "CoroutineScope.launch")][0] == "guide"
+
+
+def test_a_definition_marked_deprecated_is_flagged_from_its_doc_and_annotations_only() -> None:
+    kotlin = ('@Deprecated("Passing NonCancellable breaks structured concurrency")\n'
+              "public fun CoroutineScope.launch(context: NonCancellable): Job = launch(context)\n\n"
+              "public fun CoroutineScope.launch(context: CoroutineContext): Job {\n    return start(context)\n}\n")
+    go = ("package cobra\n\n// ExactValidArgs checks the count.\n//\n// Deprecated: use MatchAll(ExactArgs(n), "
+          "OnlyValidArgs) instead\nfunc ExactValidArgs(n int) PositionalArgs {\n\treturn nil\n}\n\n"
+          "func MatchAll(pargs ...PositionalArgs) PositionalArgs {\n\treturn nil\n}\n")
+    java = ("class Mapper {\n    /** @deprecated since 3.0 */\n    @Deprecated\n    public TypeFactory getTypeFactory() {\n"
+            "        return null;\n    }\n\n    public Mapper copy() {\n        // the @Deprecated getter is not used\n"
+            "        return this;\n    }\n}\n")
+    python = 'class Deprecated:\n    """A mapping that warns on access."""\n    warned = True\n'  # its name, not a mark
+    flagged = {(c.symbol, c.start_line): deprecated(c) for language, file, text, size in (
+        ("kotlin", "Guidance.kt", kotlin, 512), ("go", "args.go", go, 512), ("java", "Mapper.java", java, 40),
+        ("python", "compat.py", python, 512))
+        for c in Chunker(max_tokens=size).chunk(file, text, language) if c.kind in ("function", "class")}
+    assert flagged == {("CoroutineScope.launch", 1): True, ("CoroutineScope.launch", 4): False,
+                       ("ExactValidArgs", 3): True, ("MatchAll", 10): False,
+                       ("Mapper", 1): False, ("Mapper.getTypeFactory", 2): True, ("Mapper.copy", 8): False,
+                       ("Deprecated", 1): False}
+
+
+def test_a_deprecated_namesake_gets_no_definition_bonus_beside_a_current_one() -> None:
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.kt", f"helper{n}") for n in range(20)]
+    old = _scored("old", 0.70, 6.0, "Guidance.kt", "CoroutineScope.launch")
+    old.deprecated = True
+    current = _scored("new", 0.55, 5.0, "Builders.common.kt", "CoroutineScope.launch")
+    assert [c.id for c in rank_code([old, current, *fillers], "CoroutineScope.launch")][0] == "new"
+    assert [c.id for c in rank_code([old, *fillers], "CoroutineScope.launch")][0] == "old"  # the only one
+    # a question describing a deprecated function still asks for it: no penalty (importlib.resources' `@deprecated`
+    # read_text answers its own docstring)
+    described = "Return the decoded string of the resource."
+
+    def read_text(flag: bool) -> Scored:
+        c = _scored("read", 0.50, 3.0, "resources/_legacy.py", "read_text")
+        c.deprecated = flag
+        return c
+
+    assert rank_code([read_text(True), *fillers], described)[0].score == rank_code(
+        [read_text(False), *fillers], described)[0].score

@@ -65,6 +65,25 @@ def _comment_only(lines: list[str], p: _Piece) -> bool:
     return all(not line.strip() or line.lstrip().startswith("#") for line in lines[p.start : p.end + 1])
 
 
+# A definition marked as kept only for old callers: Java/Kotlin `@Deprecated`, Rust `#[deprecated]`, JSDoc/YARD/PHPDoc
+# `@deprecated`, Go's `// Deprecated:` paragraph, C#'s `[Obsolete]`, Python's `@deprecated(...)` decorator
+_DEPRECATED = re.compile(r"@[Dd]eprecated\b|#\[deprecated\b|(//|#|\*)\s*Deprecated:|\[Obsolete\b")
+
+
+def deprecated(chunk: Chunk) -> bool:
+    """The chunk's definition is marked deprecated in the lines above and on its declaration (its doc comment and
+    annotations), not somewhere in its body (a class whose one method is deprecated is not)."""
+    if chunk.kind not in ("class", "function") or not chunk.symbol:
+        return False
+    own = re.compile(r"(?<![A-Za-z0-9_$])" + re.escape(chunk.symbol.rsplit(".", 1)[-1]) + r"(?![A-Za-z0-9_$])")
+    head = []
+    for line in chunk.content.splitlines():
+        head.append(line)
+        if own.search(line) and not line.lstrip().startswith(("*", "/", "#", "@", '"', "'")):
+            break
+    return bool(_DEPRECATED.search("\n".join(head)))
+
+
 def estimate_tokens(text: str) -> int:
     """Rough subword count (about four characters a token for code): cheap and good enough for sizing."""
     return (len(text) + 3) // 4
@@ -140,6 +159,22 @@ def _go_receiver(node: Any) -> str:
             kind = kind.child_by_field_name("type") or next(iter(kind.named_children), None)
         if kind is not None and kind.type == "type_identifier":
             return str(kind.text.decode("utf-8", "replace"))
+    return ""
+
+
+def _kotlin_receiver(node: Any) -> str:
+    """`fun <T> CoroutineScope.launch(...)` -> 'CoroutineScope': a Kotlin extension function is called as a member of
+    its receiver type (`scope.launch { }`), and a question names it so (`CoroutineScope.launch`)."""
+    receiver = node.child_by_field_name("receiver") if node.type == "function_declaration" else None
+    if receiver is None or receiver.type != "receiver_type":
+        return ""
+    pending = list(receiver.named_children)
+    while pending:  # the first user type, through `String?` and parentheses; its type arguments left out
+        child = pending.pop(0)
+        if child.type == "user_type":
+            parts = [c.text.decode("utf-8", "replace") for c in child.named_children if c.type == "type_identifier"]
+            return ".".join(parts)
+        pending.extend(child.named_children)
     return ""
 
 
@@ -381,7 +416,7 @@ class Chunker:
             kind, name, node = found
             if node.type in ("class", "module"):  # Ruby's `class Thor::Runner`: Runner under Thor, as when nested
                 name = name.replace("::", ".")
-            receiver = _go_receiver(node)
+            receiver = _go_receiver(node) or ("" if scope else _kotlin_receiver(node))  # top-level extensions
             qualified = ".".join([*scope, receiver, name] if receiver else [*scope, name]) if name else ".".join(scope)
             # a doc comment (Go `//` lines, JSDoc, Rust `///`, Javadoc) belongs to the definition it documents
             start, end = child.start_point[0] if lead is None else lead, child.end_point[0]

@@ -214,7 +214,9 @@ def check_code_hint(code_hint: Any) -> str | None:
 
 
 # --------------------------------------------------------------------------- the code-aware ranker
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*")
+# a name, qualified by `.`, `::` or `#` (Ruby's and Javadoc's `Owner#method`); `$` is a letter in JS/TS (`$constructor`)
+_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::|#)[A-Za-z_$][A-Za-z0-9_$]*)*")
+_MEMBER_OF = re.compile(r"\.|::|#")
 
 
 @dataclass
@@ -225,6 +227,9 @@ class CodeRanking:
     dense_weight: float = 0.6  # share of the (min-max scaled) dense side in the fused score
     definition: float = 0.6  # the chunk defines a name the question writes (exact case): type definitions
     function_share: float = 0.7  # ...a function or method gets this share of it
+    bare_definition: float = 1.0  # the same when the question is only that name and a candidate defines it: above any
+    # fused score, so what merely resembles the name (`less` for `Between`, whose word BM25 drops) comes after it
+    qualified_share: float = 1.0  # a method's share when the question writes it with its owner (`RequestMethods#on`)
     member: float = 0.15  # the chunk is a class chunk that lists the name among its members
     near_definition: float = 0.3  # the same name in another case (`router` for `Router`)
     path: float = 0.3  # times the share of the question's words in the file's name (or a form of them: path_words)
@@ -273,6 +278,7 @@ class Scored:
     kind: str
     role: str
     score: float = 0.0
+    deprecated: bool = False  # marked as kept for old callers (chunker.deprecated)
 
 
 def named_identifiers(query: str) -> list[str]:
@@ -280,12 +286,25 @@ def named_identifiers(query: str) -> list[str]:
     words = query.split()
     found = []
     for match in _IDENTIFIER.finditer(query):
-        name = re.split(r"\.|::", match.group(0))[-1]
+        name = _MEMBER_OF.split(match.group(0))[-1]
+        qualified = match.group(0) != name
         codeish = (any(c.isupper() for c in name[1:]) or "_" in name.strip("_") or name[:1].isupper()
-                   or len(words) == 1 or match.group(0) != name)
-        if len(name) >= 3 and codeish:
+                   or name[:1] == "$" or len(words) == 1 or qualified)
+        if (len(name) >= 3 or (qualified and len(name) == 2 and len(words) == 1)) and codeish:  # `Request#on`
             found.append(name)
     return list(dict.fromkeys(found))
+
+
+def member_owners(query: str) -> dict[str, str]:
+    """The owner written before each qualified name's last part (`SerializationFeature.INDENT_OUTPUT` ->
+    {"INDENT_OUTPUT": "SerializationFeature"}): what the question names when nothing defines the member itself (an
+    enum constant, a field), which the index holds no definition of."""
+    owners: dict[str, str] = {}
+    for match in _IDENTIFIER.finditer(query):
+        parts = _MEMBER_OF.split(match.group(0))
+        if len(parts) > 1 and len(parts[-2]) >= 3:
+            owners.setdefault(parts[-1], parts[-2])
+    return owners
 
 
 def spelled_names(query: str) -> set[str]:
@@ -296,6 +315,30 @@ def spelled_names(query: str) -> set[str]:
     if len(words) < 2:
         return set()
     return {"".join(words[i : i + n]).lower() for n in (2, 3) for i in range(len(words) - n + 1)}
+
+
+_USES_OF = re.compile(r"\b(?:implementations?|implementers?|implementors?|subclasses|subtypes|callers|usages?|uses|users"
+                      r"|instances)\s+of\s+(?:the\s+|an?\s+)?`?([A-Za-z_$][\w$.:#]*)", re.IGNORECASE)
+_USING = re.compile(r"\b(?:implements?|implementing|extends?|extending|subclassing|calls|calling|uses|wraps"
+                    r"|instantiates?|instantiating)\s+(?:the\s+|an?\s+)?`?([A-Za-z_$][\w$.:#]*)", re.IGNORECASE)
+_IS_USED = re.compile(r"`?([A-Za-z_$][\w$.:#]*)`?\s+(?:is|are|gets|get|being)\s+(?:used|called|invoked|implemented|extended"
+                      r"|subclassed|instantiated|constructed|created|referenced)\b", re.IGNORECASE)
+_WHERE_IS_USED = re.compile(r"\b(?:is|are)\s+(?:the\s+|an?\s+)?`?([A-Za-z_$][\w$.:#]*)`?\s+(?:used|called|invoked"
+                            r"|implemented|extended|subclassed|instantiated|constructed|created|referenced)\b", re.IGNORECASE)
+
+
+def used_names(query: str) -> set[str]:
+    """The names whose uses a question asks for, not their definition: "implementations of SeqAccess", "classes
+    implementing TestSequencer", "where is ValidateFlagGroups called", "how the Cleaner uses a Safelist" (Safelist;
+    the Cleaner is where the answer is)."""
+    names = set(named_identifiers(query))
+    found: set[str] = set()
+    for pattern in (_USES_OF, _USING, _IS_USED, _WHERE_IS_USED):
+        for match in pattern.finditer(query):
+            name = _MEMBER_OF.split(match.group(1))[-1]
+            if name in names and not (pattern is _USING and not query[: match.start()].strip()):  # "Using X to ..."
+                found.add(name)
+    return found
 
 
 def capitalised_words(query: str) -> set[str]:
@@ -315,9 +358,12 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     w = weights or CODE_RANKING
     if not candidates:
         return []
-    cues = _Cues.of(query, keywords).spelled_as_defined(candidates)
+    cues = _Cues.of(query, keywords).owner_if_undefined(candidates).spelled_as_defined(candidates)
     cues = dataclasses.replace(cues, older=_only_older(candidates, cues, older_versions(
         sorted({c.file for c in candidates}), query)))
+    cues = dataclasses.replace(cues, current=_current_definitions(candidates, cues), matched={
+        own for c in candidates if (own := _own_name(c)) in cues.qualified
+        and any(_ends_with(c.symbol, form) for form in cues.qualified[own])})
     dense = _min_max([c.dense for c in candidates])
     lexical_raw = [c.lexical for c in candidates]
     lexical = _min_max(lexical_raw) if any(lexical_raw) else [0.0] * len(candidates)
@@ -347,6 +393,10 @@ class _Cues:
     older: set[str] = field(default_factory=set)  # candidates' files under an older version folder (older_versions)
     defined: bool = False  # a question that is only a name, which some candidate defines as written
     spelled: set[str] = field(default_factory=set)  # spelled_names of a sentence
+    owners: dict[str, str] = field(default_factory=dict)  # member_owners of the question
+    current: set[str] = field(default_factory=set)  # written or spelled names a file outside legacy folders defines
+    matched: set[str] = field(default_factory=set)  # qualified names some candidate defines under the owner written
+    used: set[str] = field(default_factory=set)  # used_names: names whose uses are asked for, not where defined
 
     @classmethod
     def of(cls, query: str, keywords: Sequence[str]) -> _Cues:
@@ -356,20 +406,23 @@ class _Cues:
         qualified: dict[str, set[str]] = {}  # from a question that is only the name, or a keyword: a sentence may
         # name the owner as context ("the implementation of InspectLoader.get_code" is another class's override)
         for match in _IDENTIFIER.finditer(" ".join([query if len(query.split()) == 1 else "", *keywords])):
-            parts = re.split(r"\.|::", match.group(0))
+            parts = _MEMBER_OF.split(match.group(0))
             if len(parts) > 1 and parts[-1] in names + list(keywords):
                 qualified.setdefault(parts[-1], set()).add(".".join(parts))
         return cls(names=names, keywords=keywords,
                    lowered={n.lower() for n in names} | {k.lower() for k in keywords},
                    bare=len(query.split()) == 1 and len(names) == 1, terms=set(lexical_tokens(query)),
                    wanted=asked_roles({x.lower() for x in re.findall(r"[A-Za-z]+", query)}), qualified=qualified,
-                   spelled=spelled_names(query))
+                   spelled=spelled_names(query), owners=member_owners(query), used=used_names(query))
 
     def owner_differs(self, own: str, symbol: str) -> bool:
         """The question writes `own` with an owner and the chunk defines it under another (`Sinatra.Builder` for
-        `Rack::Builder`); a top-level definition has no owner to differ (`sync::Semaphore` may name a module)."""
+        `Rack::Builder`); a top-level definition has no owner to differ (`sync::Semaphore` may name a module) unless
+        another candidate is defined under the owner written (Kotlin's `CoroutineScope.launch` beside a top-level
+        `launch`)."""
         forms = self.qualified.get(own, set())
-        return bool(forms) and symbol != own and not any(_ends_with(symbol, form) for form in forms)
+        return (bool(forms) and (symbol != own or own in self.matched)
+                and not any(_ends_with(symbol, form) for form in forms))
 
     def defines_qualified(self, symbols: Sequence[str]) -> bool:
         """A chunk lists a name the question writes with its owner (an interface listing `Router.Route`)."""
@@ -378,6 +431,16 @@ class _Cues:
     def writes(self, name: str) -> bool:
         """The question (or a keyword) writes this name as it is spelled."""
         return name in self.names or name in self.keywords
+
+    def owner_if_undefined(self, candidates: Sequence[Scored]) -> _Cues:
+        """A qualified name whose member no candidate defines (`SerializationFeature.INDENT_OUTPUT`: an enum
+        constant is no chunk of its own) names its owner: the owner takes the member's place among the names."""
+        undefined = {m: o for m, o in self.owners.items() if m in self.names}
+        if not undefined or any(_own_name(c) in undefined for c in candidates):
+            return self
+        names = list(dict.fromkeys(undefined.get(n, n) for n in self.names))
+        return dataclasses.replace(self, names=names, lowered=self.lowered | {n.lower() for n in names},
+                                   qualified={k: v for k, v in self.qualified.items() if k not in undefined})
 
     def spelled_as_defined(self, candidates: Sequence[Scored]) -> _Cues:
         """For a question that is only a name: the cues without the other spellings of a name some candidate
@@ -406,6 +469,20 @@ def _only_older(candidates: Sequence[Scored], cues: _Cues, older: set[str]) -> s
     return older - {c.file for c in candidates if c.file in older and defined(c) and defined(c) not in current}
 
 
+def _current_definitions(candidates: Sequence[Scored], cues: _Cues) -> set[str]:
+    """The names (lower-cased) the question writes or spells that a candidate outside legacy and older version
+    folders, and not marked deprecated, defines: their copies under pydantic's `v1/` or zod's `v3/`, and deprecated
+    overloads, then get no definition bonus, only the near bonus at most (a name only the old copy defines keeps
+    its bonus)."""
+    out: set[str] = set()
+    for c in candidates:
+        own = _own_name(c)
+        if own and (cues.writes(own) or (c.kind == "class" and own.lower() in cues.spelled)) and not (
+                c.deprecated or _LEGACY.search(c.file) or c.file in cues.older):
+            out.add(own.lower())
+    return out
+
+
 def _own_name(c: Scored) -> str:
     """The name a class or function chunk defines (the last part of its symbol); "" for a part or module code,
     which define nothing, and for a constructor (`ObjectMapper.ObjectMapper` in Java, C#, C++): it bears the class's
@@ -432,18 +509,25 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score -= w.role_penalty.get(c.role, 0.0)
     if c.kind in ("module", "part"):
         score -= w.module_penalty
-    if w.legacy_penalty and (_LEGACY.search(c.file) or c.file in cues.older):
+    old = bool(_LEGACY.search(c.file) or c.file in cues.older)
+    if w.legacy_penalty and old:
         score -= w.legacy_penalty
     own = _own_name(c)
-    if own and cues.writes(own) and not cues.owner_differs(own, c.symbol):
-        score += w.definition * (1.0 if c.kind == "class" else w.function_share)
+    # a copy kept for old callers, or a deprecated overload, of a name a current definition defines (a deprecated
+    # definition takes no penalty otherwise: a question describing it is still asking for it)
+    shadowed = (old or c.deprecated) and own.lower() in cues.current
+    if own and own in cues.used:
+        pass  # the question asks where it is used or implemented: its definition is not the answer
+    elif own and not shadowed and cues.writes(own) and not cues.owner_differs(own, c.symbol):
+        share = 1.0 if c.kind == "class" else w.qualified_share if own in cues.qualified else w.function_share
+        score += (w.bare_definition if cues.defined else w.definition) * share
     elif c.kind == "class" and cues.qualified and cues.defines_qualified(c.symbols):
         score += w.definition * w.function_share
     elif own and (own.lower() in cues.lowered or own in cues.qualified):
         score += w.near_definition
     elif c.kind == "class" and not cues.defined and any(written_name(s) in cues.names for s in c.symbols):
         score += w.member
-    elif c.kind == "class" and own.lower() in cues.spelled:
+    elif c.kind == "class" and own.lower() in cues.spelled and not shadowed:
         score += w.spelled
     stem = PurePosixPath(c.file).stem
     if c.kind == "class" and c.symbol == stem:

@@ -513,9 +513,16 @@ class SemanticIndex:
     def _definitions(self, parts: _Parts, search: ForestQuery) -> list[str]:
         """Chunks that define a name the question writes or the caller passed as a keyword (the definitions the
         index holds, by exact name, then in another case), so a name's definition is always a candidate."""
-        from code_intel.index.retrieval import capitalised_words, named_identifiers, spelled_names
+        from code_intel.index.retrieval import (
+            capitalised_words,
+            member_owners,
+            named_identifiers,
+            spelled_names,
+        )
 
         names = named_identifiers(search.query) + list(search.keywords)
+        owners = member_owners(search.query)  # a member the index defines nowhere (an enum constant): its owner
+        names = [owners[n] if n in owners and not parts.memory.defining([n], 1) else n for n in names]
         found = parts.memory.defining([n.rsplit(".", 1)[-1] for n in names], DEFINITION_CANDIDATES,
                                       as_written=capitalised_words(search.query)) if names else []
         spelled = spelled_names(search.query)  # the classes a sentence spells as words ("json object")
@@ -668,7 +675,7 @@ def _scored(cid: str, similarity: float, lexical: float, meta: dict[str, Any]) -
     file = str(meta.get("file", ""))
     return Scored(cid, similarity, lexical, file, str(meta.get("symbol") or ""),
                   [x for x in str(meta.get("symbols", "")).split(",") if x],
-                  str(meta.get("kind", "")), file_role(file))
+                  str(meta.get("kind", "")), file_role(file), deprecated=bool(meta.get("deprecated")))
 
 
 def _ranked(candidates: list[Scored], search: ForestQuery, n: int, weights: CodeRanking | None) -> list[Scored]:

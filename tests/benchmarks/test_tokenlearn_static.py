@@ -1,0 +1,55 @@
+"""benchmarks/tokenlearn_static.py: no benchmark's repository is trained on, and the teacher pass reuses the
+vectors an earlier corpus left in the cache (only new texts need the model)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+
+import tokenlearn_static as tl  # noqa: E402
+
+
+def test_the_training_repositories_are_none_of_the_benchmarks() -> None:
+    every = {**tl.TRAINING_REPOSITORIES, **tl.MORE_REPOSITORIES}
+    tl.refuse_benchmark_sources(list(every))
+    assert len(set(every.values())) == len(every) == len(tl.TRAINING_REPOSITORIES) + len(tl.MORE_REPOSITORIES)
+
+
+@pytest.mark.parametrize("folder", [
+    "rack+rack",  # semble's reported set
+    "jhy+jsoup",  # our semble dev additions
+    "sindresorhus+got",  # developer questions, dev
+    "honojs+hono",  # developer questions, reported
+    "lodash+lodash",  # sverklo's tasks
+    "someone+sinatra",  # a fork under another owner: refused by name
+])
+def test_a_benchmark_repository_is_refused(folder: str) -> None:
+    with pytest.raises(SystemExit, match="refusing training source"):
+        tl.refuse_benchmark_sources([*tl.TRAINING_REPOSITORIES, folder])
+
+
+def test_the_teacher_pass_reuses_cached_vectors_and_stops_at_its_budget(tmp_path: Path) -> None:
+    old = {"code": ["def a(): pass", "fn b() {}"], "english": ["Returns the thing."]}
+    (tmp_path / "corpus-old.json").write_text(json.dumps(old))
+    vectors = np.arange(3 * 384, dtype=np.float32).reshape(3, 384)
+    np.save(tmp_path / f"teacher-{tl.corpus_key(old['code'] + old['english'], 128)}.npy", vectors)
+
+    # the same texts in another order, and one the cache has never seen: no time for the model
+    texts = ["Returns the thing.", "a new text", "def a(): pass"]
+    out, reached = tl.teacher(texts, 128, tmp_path, minutes=0)
+    assert reached.tolist() == [True, False, True]
+    assert np.array_equal(out[0], vectors[2]) and np.array_equal(out[2], vectors[0])
+    assert not any(tmp_path.glob(f"teacher-{tl.corpus_key(texts, 128)}.npy"))  # an incomplete pass is not final
+
+    # every text cached: the corpus gets its own complete file, and another max_tokens is another cache
+    out, reached = tl.teacher(old["english"] + old["code"], 128, tmp_path, minutes=0)
+    assert reached.all() and np.array_equal(out[1:], vectors[:2])
+    assert (tmp_path / f"teacher-{tl.corpus_key(old['english'] + old['code'], 128)}.npy").is_file()
+    assert not tl.teacher(old["code"], 64, tmp_path, minutes=0)[1].any()

@@ -9,6 +9,7 @@ from code_intel.index.chunker import Chunker, deprecated
 from code_intel.index.memory import MemoryIndex
 from code_intel.index.retrieval import (
     Scored,
+    acronyms,
     capitalised_words,
     member_owners,
     named_identifiers,
@@ -197,6 +198,22 @@ def test_in_a_sentence_another_spelling_of_a_defined_name_stays_near() -> None:
                      "Timeout async context manager.")
     alone = rank_code([factory(), *fillers], "Frank async context manager.")
     assert near[0].id == alone[0].id == "factory" and near[0].score > alone[0].score
+
+
+def test_a_word_in_capitals_in_a_sentence_lifts_no_method_of_that_name() -> None:
+    # "HTML" in a question about jsoup's printer is the subject, not a name: `Element.html()` and `Attribute.html()`
+    # got the near-definition bonus and took the first places over the printer that answers
+    assert acronyms("how nodes are serialized back to HTML with pretty-print indentation") == {"HTML"}
+    assert acronyms("HTML") == set() and acronyms("the INDENT_OUTPUT feature and UTF8 output") == {"UTF8"}
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.java", f"helper{n}") for n in range(20)]
+
+    def candidates() -> list[Scored]:
+        return [_scored("html", 0.60, 13.0, "nodes/Element.java", "Element.html"),
+                _scored("printer", 0.64, 9.9, "nodes/Printer.java", "Printer.Pretty.addNode"), *fillers]
+
+    question = "how nodes are serialized back to HTML with pretty-print indentation"
+    assert [c.id for c in rank_code(candidates(), question)][0] == "printer"
+    assert [c.id for c in rank_code(candidates(), question.replace("HTML", "Html"))][0] == "html"  # may be a name
 
 
 def test_a_copy_under_an_older_version_folder_ranks_below_the_current_one() -> None:

@@ -99,6 +99,7 @@ class Chunk:
     language: str
     content: str
     symbols: list[str] = field(default_factory=list)  # every definition a merged chunk holds
+    decl_line: int = 0  # a part of a split definition: the line of its declaration (`def`), 0 otherwise
 
     @property
     def content_hash(self) -> str:
@@ -501,7 +502,8 @@ class Chunker:
                 if start > anchor and hollow("\n".join(lines[start : end + 1])):
                     continue  # the closing `}` or `end` left over at the tail of a long body: no chunk of its own
                 kind = p.kind if start <= anchor <= end else ("part" if p.kind != "module" else "module")
-                out.append(_Piece(start, end, p.symbol, kind, list(p.symbols)))
+                # a part names its declaration's line: two overloads of one name in a file are told apart by it
+                out.append(_Piece(start, end, p.symbol, kind, list(p.symbols), decl=anchor if kind == "part" else None))
         return out
 
     def _attach_loose_lines(self, pieces: list[_Piece], lines: list[str]) -> list[_Piece]:
@@ -582,4 +584,5 @@ class Chunker:
     def _to_chunk(path: str, language: str, lines: list[str], p: _Piece) -> Chunk:
         content = "\n".join(lines[p.start : p.end + 1])
         symbols = p.symbols or ([p.symbol] if p.symbol else [])
-        return Chunk(path, p.start + 1, p.end + 1, p.symbol, p.kind, language, content, symbols)
+        decl_line = p.decl + 1 if p.kind == "part" and p.decl is not None else 0
+        return Chunk(path, p.start + 1, p.end + 1, p.symbol, p.kind, language, content, symbols, decl_line)

@@ -136,15 +136,17 @@ class MemoryIndex:
                     found[cid] = min(found.get(cid, key), key)
             return sorted(found, key=found.__getitem__)[:limit]
 
-    def declarations(self, windows: Iterable[tuple[str, str]]) -> list[str]:
-        """Ids of the declaration windows (kind `function`) of functions split into windows, given (file, symbol) of
-        their other windows: the chunk that holds the `def` line, which the later windows stand for."""
+    def declarations(self, windows: Iterable[tuple[str, str, int]]) -> list[str]:
+        """Ids of the declaration windows (kind `function`) of functions split into windows, given (file, symbol,
+        declaration line) of their other windows: the chunk that holds the `def` line, which the later windows stand
+        for. Line 0 (not known): every declaration of that name in the file."""
         out: list[str] = []
         with self._lock:
-            for file, symbol in dict.fromkeys(windows):
+            for file, symbol, line in dict.fromkeys(windows):
                 for cid in self._names.get(written_name(symbol).lower(), ()):
                     meta = self._entries[cid].meta
-                    if meta.get("kind") == "function" and meta.get("symbol") == symbol and meta.get("file") == file:
+                    if meta.get("kind") == "function" and meta.get("symbol") == symbol and meta.get("file") == file \
+                            and (not line or int(meta.get("start_line") or 0) <= line <= int(meta.get("end_line") or 0)):
                         out.append(cid)
         return out
 

@@ -279,6 +279,8 @@ class Scored:
     role: str
     score: float = 0.0
     deprecated: bool = False  # marked as kept for old callers (chunker.deprecated)
+    lines: tuple[int, int] = (0, 0)  # first and last line
+    decl_line: int = 0  # a part of a split function: the line of its declaration (Chunk.decl_line)
 
 
 def named_identifiers(query: str) -> list[str]:
@@ -543,16 +545,26 @@ def _one_per_definition(candidates: list[Scored]) -> list[Scored]:
     """A function too long for one chunk is cut into windows: the one holding its declaration (`def eager`, kind
     `function`) and parts (its long doc comment above, the rest of its body below). The parts stand for the
     declaration window, which takes the best of their scores: the answer is the definition, not a page of its doc
-    (sequel's `eager`: the first window of its 75-line doc ranked first, the `def` under it nowhere)."""
-    declaration = {(c.file, c.symbol): c for c in candidates if c.kind == "function"}
+    (sequel's `eager`: the first window of its 75-line doc ranked first, the `def` under it nowhere). A part goes to
+    the window holding its declaration's line, so two overloads of one name in a file keep their own scores."""
+    declarations: dict[tuple[str, str], list[Scored]] = {}
+    for c in candidates:
+        if c.kind == "function":
+            declarations.setdefault((c.file, c.symbol), []).append(c)
     kept = []
     for c in candidates:
-        owner = declaration.get((c.file, c.symbol)) if c.kind == "part" else None
+        owner = _declaration_of(c, declarations.get((c.file, c.symbol), [])) if c.kind == "part" else None
         if owner is None:
             kept.append(c)
         elif c.score > owner.score:
             owner.score = c.score
     return kept
+
+
+def _declaration_of(part: Scored, declarations: list[Scored]) -> Scored | None:
+    if not part.decl_line:  # no line to match (a candidate built without it): the one declaration of its name
+        return declarations[0] if len(declarations) == 1 else None
+    return next((d for d in declarations if d.lines[0] <= part.decl_line <= d.lines[1]), None)
 
 
 def path_words(terms: set[str], words: Sequence[str]) -> int:

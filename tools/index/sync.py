@@ -99,6 +99,8 @@ def chunk_metadata(chunk: Chunk, file_sha: str) -> dict[str, Any]:
             "language": chunk.language, "content_hash": chunk.content_hash, "file_sha256": file_sha}
     if deprecated(chunk):
         meta["deprecated"] = True  # only where true: most chunks are not
+    if chunk.decl_line:
+        meta["decl_line"] = chunk.decl_line
     return meta
 
 
@@ -107,7 +109,7 @@ def stored_chunk(document: str, meta: dict[str, Any]) -> Chunk:
     symbols = [s for s in str(meta.get("symbols", "")).split(",") if s]
     return Chunk(str(meta.get("file", "")), int(meta.get("start_line") or 1), int(meta.get("end_line") or 1),
                  str(meta.get("symbol", "")), str(meta.get("kind", "")), str(meta.get("language", "")),
-                 document, symbols)
+                 document, symbols, int(meta.get("decl_line") or 0))
 
 
 def release_freed_memory() -> None:

@@ -147,6 +147,15 @@ def _node_name(node: Any) -> str:
     return ""
 
 
+def _impl_trait(node: Any) -> list[str]:
+    """The trait a Rust `impl Trait for Type` block implements (`SeqAccess`, without path or generics), as a name
+    the block lists: "implementations of SeqAccess" finds it, while the block stays named after the type."""
+    trait = node.child_by_field_name("trait") if node.type == "impl_item" else None
+    while trait is not None and trait.type in ("generic_type", "scoped_type_identifier"):
+        trait = trait.child_by_field_name("name" if trait.type == "scoped_type_identifier" else "type")
+    return [str(trait.text.decode("utf-8", "replace"))] if trait is not None and trait.type == "type_identifier" else []
+
+
 def _go_receiver(node: Any) -> str:
     """`func (s *Store) Get()` -> 'Store': Go methods live outside their type, the receiver names it."""
     if node.type != "method_declaration":
@@ -431,12 +440,12 @@ class Chunker:
             elif self._tokens(lines, start, end) <= self.max_tokens:
                 # the methods inside stay findable by name through the class chunk
                 inner = self._collect(_body(node), [*scope, name], lines, [])
-                names = [qualified] + [s for p in inner for s in p.symbols if s != qualified]
+                names = [qualified, *_impl_trait(node)] + [s for p in inner for s in p.symbols if s != qualified]
                 pieces.append(_Piece(start, end, qualified, "class", list(dict.fromkeys(names)), decl=decl))
             else:
                 body = _body(node)
                 inner = self._collect(body, [*scope, name], lines, owners, _comments_before(body, node))
-                owners.append(_Piece(start, end, qualified, "class", [qualified], decl=decl))
+                owners.append(_Piece(start, end, qualified, "class", [qualified, *_impl_trait(node)], decl=decl))
                 pieces.extend(inner)
         return pieces
 
@@ -468,7 +477,7 @@ class Chunker:
                     inner = sorted(pieces + owners, key=lambda p: p.start)  # a split class inside is a member too
                     members = [p.symbol for p in inner if p.symbol.startswith(owner.symbol + ".")
                                and "." not in p.symbol[len(owner.symbol) + 1:]]
-                    gaps.append(_Piece(start, end, owner.symbol, "class", [owner.symbol, *dict.fromkeys(members)],
+                    gaps.append(_Piece(start, end, owner.symbol, "class", [*owner.symbols, *dict.fromkeys(members)],
                                        gap=True, header=True, decl=owner.decl))
                 else:  # later leftovers (a field, a section banner) are parts of the class, not its definition
                     gaps.append(_Piece(start, end, owner.symbol, "part", [owner.symbol], gap=True))

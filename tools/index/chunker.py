@@ -201,6 +201,20 @@ def _arrow_function_name(node: Any) -> str | None:
     return None
 
 
+def _exported_function(value: Any) -> Any:
+    """The named function expression an `export default` value holds, as an operand of a condition or in
+    parentheses (axios: `export default isHttpAdapterSupported && function httpAdapter(config) {...}`); None for
+    any other value, or when it holds more than one."""
+    found, stack = [], [value] if value is not None else []
+    while stack:
+        node = stack.pop()
+        if node.type in ("function_expression", "function") and node.child_by_field_name("name") is not None:
+            found.append(node)
+        elif node.type in ("binary_expression", "ternary_expression", "parenthesized_expression"):
+            stack.extend(node.named_children)
+    return found[0] if len(found) == 1 else None
+
+
 def _constant_block_body(node: Any) -> Any:
     """The block's body of a Ruby class made by a call (`Env = Options.new(:url) do ... end`, `Point =
     Struct.new(:x) { ... }`, `Options = Data.define(:path) do ... end`): a class in all but syntax, named by the
@@ -321,7 +335,10 @@ def _classify(node: Any) -> tuple[str, str, Any] | None:
             inner = next((c for c in node.named_children if c.type in FUNCTION_TYPES | CLASS_TYPES), None)
         if inner is None:
             arrow = next((c for c in node.named_children if _arrow_function_name(c)), None)
-            return ("function", _arrow_function_name(arrow) or "", arrow) if arrow is not None else None
+            if arrow is not None:
+                return "function", _arrow_function_name(arrow) or "", arrow
+            named = _exported_function(node.child_by_field_name("value"))
+            return ("function", _node_name(named), named) if named is not None else None
         target = inner
     if target.type in FUNCTION_TYPES:
         return "function", _node_name(target), target

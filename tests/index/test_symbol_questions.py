@@ -18,6 +18,7 @@ from code_intel.index.retrieval import (
     used_names,
 )
 from code_intel.index.service import SemanticIndex
+from code_intel.index.sync import chunk_metadata, stored_chunk
 from tests.conftest import write_files
 from tests.index.test_static_index import static_index  # noqa: F401 (the fixture)
 
@@ -105,29 +106,35 @@ def test_a_rust_impl_block_is_named_after_its_type_without_generics_or_path() ->
     named = {(c.symbol, tuple(c.symbols)) for c in Chunker().chunk("src/de.rs", text, "rust") if c.kind == "class"}
     # `Result<T, E>` was stored as "Result<T, E>" and split at its comma into two names when read back
     assert named == {("MapDeserializer", ("MapDeserializer", "MapDeserializer.end")),
-                     ("Result", ("Result", "Deserialize", "Result.deserialize")),
-                     ("Formatter", ("Formatter", "Serializer", "Formatter.serialize_unit"))}
+                     ("Result", ("Result", "Result.deserialize")),
+                     ("Formatter", ("Formatter", "Formatter.serialize_unit"))}
 
 
-def test_a_rust_impl_of_a_trait_lists_the_trait_and_is_found_for_its_implementations() -> None:
+def test_a_rust_impl_of_a_trait_names_the_trait_and_is_found_for_its_implementations() -> None:
     text = ("pub trait SeqAccess<'de> {\n    fn next_element_seed(&mut self) -> Option<u8>;\n}\n\n"
             "impl<'de, E> de::SeqAccess<'de> for SeqDeserializer<'de, E> {\n"
             "    fn next_element_seed(&mut self) -> Option<u8> { None }\n}\n")
     chunks = {c.symbol: c for c in Chunker().chunk("src/de/value.rs", text, "rust") if c.kind == "class"}
-    assert chunks["SeqDeserializer"].symbols == ["SeqDeserializer", "SeqAccess", "SeqDeserializer.next_element_seed"]
+    impl = chunks["SeqDeserializer"]  # the trait is not among the names it defines: it implements it
+    assert impl.symbols == ["SeqDeserializer", "SeqDeserializer.next_element_seed"] and impl.implements == ["SeqAccess"]
+    assert chunks["SeqAccess"].implements == []
     memory = MemoryIndex()  # the impl is a candidate for the trait's name, after the trait's own definition
-    metas = [{"file": c.file, "symbol": c.symbol, "symbols": ",".join(c.symbols), "kind": c.kind}
-             for c in chunks.values()]
+    metas = [chunk_metadata(c, "") for c in chunks.values()]
+    assert [stored_chunk("", m).implements for m in metas] == [[], ["SeqAccess"]]  # read back for re-embedding
     memory.add(list(chunks), [[1.0, 0.0]] * len(chunks), [""] * len(chunks), metas)
     assert memory.defining(["SeqAccess"], 5) == ["SeqAccess", "SeqDeserializer"]
     fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.rs", f"helper{n}") for n in range(20)]
 
     def candidates() -> list[Scored]:
-        return [Scored(c.symbol, dense, 3.0, c.file, c.symbol, c.symbols, c.kind, "implementation")
-                for c, dense in ((chunks["SeqAccess"], 0.70), (chunks["SeqDeserializer"], 0.60))] + fillers
+        # the impl block resembles the question less than the trait does (serde: 0.02 against 0.12)
+        return [Scored(c.symbol, dense, 3.0, c.file, c.symbol, c.symbols, c.kind, "implementation",
+                       implements=c.implements)
+                for c, dense in ((chunks["SeqAccess"], 0.70), (chunks["SeqDeserializer"], 0.30))] + fillers
 
-    # listing the trait is not defining it: the trait itself comes first for its name, the impl for its uses
+    # implementing the trait is not defining it: the trait itself comes first for its name (and a sentence about
+    # it), the impl for its implementations
     assert [c.id for c in rank_code(candidates(), "SeqAccess")][0] == "SeqAccess"
+    assert [c.id for c in rank_code(candidates(), "how SeqAccess yields elements")][0] == "SeqAccess"
     assert [c.id for c in rank_code(candidates(), "implementations of SeqAccess")][0] == "SeqDeserializer"
 
 

@@ -100,6 +100,7 @@ class Chunk:
     content: str
     symbols: list[str] = field(default_factory=list)  # every definition a merged chunk holds
     decl_line: int = 0  # a part of a split definition: the line of its declaration (`def`), 0 otherwise
+    implements: list[str] = field(default_factory=list)  # traits a Rust `impl Trait for Type` block implements
 
     @property
     def content_hash(self) -> str:
@@ -116,6 +117,7 @@ class _Piece:
     gap: bool = False  # loose lines between definitions (imports, comments, class attributes)
     header: bool = False  # the opening lines of a split class: its name, signature and members' names
     decl: int | None = None  # row of the definition's own first line, below its doc comment (start if None)
+    implements: list[str] = field(default_factory=list)  # Chunk.implements
 
 
 def _node_name(node: Any) -> str:
@@ -148,8 +150,9 @@ def _node_name(node: Any) -> str:
 
 
 def _impl_trait(node: Any) -> list[str]:
-    """The trait a Rust `impl Trait for Type` block implements (`SeqAccess`, without path or generics), as a name
-    the block lists: "implementations of SeqAccess" finds it, while the block stays named after the type."""
+    """The trait a Rust `impl Trait for Type` block implements (`SeqAccess`, without path or generics): kept apart
+    from the names it defines, so "implementations of SeqAccess" finds the block, which stays named after the type
+    and does not define the trait."""
     trait = node.child_by_field_name("trait") if node.type == "impl_item" else None
     while trait is not None and trait.type in ("generic_type", "scoped_type_identifier"):
         trait = trait.child_by_field_name("name" if trait.type == "scoped_type_identifier" else "type")
@@ -457,12 +460,14 @@ class Chunker:
             elif self._tokens(lines, start, end) <= self.max_tokens:
                 # the methods inside stay findable by name through the class chunk
                 inner = self._collect(_body(node), [*scope, name], lines, [])
-                names = [qualified, *_impl_trait(node)] + [s for p in inner for s in p.symbols if s != qualified]
-                pieces.append(_Piece(start, end, qualified, "class", list(dict.fromkeys(names)), decl=decl))
+                names = [qualified] + [s for p in inner for s in p.symbols if s != qualified]
+                pieces.append(_Piece(start, end, qualified, "class", list(dict.fromkeys(names)), decl=decl,
+                                     implements=_impl_trait(node)))
             else:
                 body = _body(node)
                 inner = self._collect(body, [*scope, name], lines, owners, _comments_before(body, node))
-                owners.append(_Piece(start, end, qualified, "class", [qualified, *_impl_trait(node)], decl=decl))
+                owners.append(_Piece(start, end, qualified, "class", [qualified], decl=decl,
+                                     implements=_impl_trait(node)))
                 pieces.extend(inner)
         return pieces
 
@@ -494,8 +499,8 @@ class Chunker:
                     inner = sorted(pieces + owners, key=lambda p: p.start)  # a split class inside is a member too
                     members = [p.symbol for p in inner if p.symbol.startswith(owner.symbol + ".")
                                and "." not in p.symbol[len(owner.symbol) + 1:]]
-                    gaps.append(_Piece(start, end, owner.symbol, "class", [*owner.symbols, *dict.fromkeys(members)],
-                                       gap=True, header=True, decl=owner.decl))
+                    gaps.append(_Piece(start, end, owner.symbol, "class", [owner.symbol, *dict.fromkeys(members)],
+                                       gap=True, header=True, decl=owner.decl, implements=owner.implements))
                 else:  # later leftovers (a field, a section banner) are parts of the class, not its definition
                     gaps.append(_Piece(start, end, owner.symbol, "part", [owner.symbol], gap=True))
         out = sorted(pieces + gaps, key=lambda p: (p.start, p.end))
@@ -529,7 +534,8 @@ class Chunker:
                     continue  # the closing `}` or `end` left over at the tail of a long body: no chunk of its own
                 kind = p.kind if start <= anchor <= end else ("part" if p.kind != "module" else "module")
                 # a part names its declaration's line: two overloads of one name in a file are told apart by it
-                out.append(_Piece(start, end, p.symbol, kind, list(p.symbols), decl=anchor if kind == "part" else None))
+                out.append(_Piece(start, end, p.symbol, kind, list(p.symbols), decl=anchor if kind == "part" else None,
+                                  implements=list(p.implements) if kind == p.kind else []))
         return out
 
     def _attach_loose_lines(self, pieces: list[_Piece], lines: list[str]) -> list[_Piece]:
@@ -571,6 +577,7 @@ class Chunker:
                         last.symbol, last.kind, last.gap, last.decl = p.symbol, p.kind, False, p.decl
                     else:
                         last.symbols = last.symbols + [s for s in p.symbols if s not in last.symbols]
+                    last.implements = last.implements + [t for t in p.implements if t not in last.implements]
                     continue
             merged.append(p)
         return merged
@@ -611,4 +618,5 @@ class Chunker:
         content = "\n".join(lines[p.start : p.end + 1])
         symbols = p.symbols or ([p.symbol] if p.symbol else [])
         decl_line = p.decl + 1 if p.kind == "part" and p.decl is not None else 0
-        return Chunk(path, p.start + 1, p.end + 1, p.symbol, p.kind, language, content, symbols, decl_line)
+        return Chunk(path, p.start + 1, p.end + 1, p.symbol, p.kind, language, content, symbols, decl_line,
+                     p.implements)

@@ -95,8 +95,10 @@ class MemoryIndex:
 
     @staticmethod
     def _defined_as_written(meta: dict[str, Any]) -> set[str]:
-        """The last part of every name the chunk defines or lists, as a question writes it (text.written_name)."""
+        """The last part of every name the chunk defines or lists, or a trait it implements, as a question writes it
+        (text.written_name)."""
         names = [s for s in str(meta.get("symbols", "")).split(",") if s] + [str(meta.get("symbol") or "")]
+        names += [t for t in str(meta.get("implements", "")).split(",") if t]
         return {written_name(n) for n in names if n}
 
     @classmethod

@@ -231,6 +231,8 @@ class CodeRanking:
     # fused score, so what merely resembles the name (`less` for `Between`, whose word BM25 drops) comes after it
     qualified_share: float = 1.0  # a method's share when the question writes it with its owner (`RequestMethods#on`)
     member: float = 0.15  # the chunk is a class chunk that lists the name among its members
+    implementation: float = 0.6  # the chunk implements a trait whose implementations the question asks for (as
+    # `definition` does for the name's own definition; not tuned)
     near_definition: float = 0.3  # the same name in another case (`router` for `Router`)
     path: float = 0.3  # times the share of the question's words in the file's name (or a form of them: path_words)
     spelled: float = 0.3  # a class whose name the question spells as words ("json object" -> JsonObject)
@@ -281,6 +283,7 @@ class Scored:
     deprecated: bool = False  # marked as kept for old callers (chunker.deprecated)
     lines: tuple[int, int] = (0, 0)  # first and last line
     decl_line: int = 0  # a part of a split function: the line of its declaration (Chunk.decl_line)
+    implements: list[str] = field(default_factory=list)  # traits the chunk's `impl` block implements
 
 
 def named_identifiers(query: str) -> list[str]:
@@ -520,6 +523,8 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     shadowed = (old or c.deprecated) and own.lower() in cues.current
     if own and own in cues.used:
         pass  # the question asks where it is used or implemented: its definition is not the answer
+    elif cues.used.intersection(c.implements):
+        score += w.implementation  # an `impl SeqAccess for X` block, for "implementations of SeqAccess"
     elif own and not shadowed and cues.writes(own) and not cues.owner_differs(own, c.symbol):
         share = 1.0 if c.kind == "class" else w.qualified_share if own in cues.qualified else w.function_share
         score += (w.bare_definition if cues.defined else w.definition) * share

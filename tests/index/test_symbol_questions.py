@@ -118,11 +118,14 @@ def test_a_rust_impl_of_a_trait_names_the_trait_and_is_found_for_its_implementat
     impl = chunks["SeqDeserializer"]  # the trait is not among the names it defines: it implements it
     assert impl.symbols == ["SeqDeserializer", "SeqDeserializer.next_element_seed"] and impl.implements == ["SeqAccess"]
     assert chunks["SeqAccess"].implements == []
-    memory = MemoryIndex()  # the impl is a candidate for the trait's name, after the trait's own definition
+    memory = MemoryIndex()
     metas = [chunk_metadata(c, "") for c in chunks.values()]
     assert [stored_chunk("", m).implements for m in metas] == [[], ["SeqAccess"]]  # read back for re-embedding
     memory.add(list(chunks), [[1.0, 0.0]] * len(chunks), [""] * len(chunks), metas)
-    assert memory.defining(["SeqAccess"], 5) == ["SeqAccess", "SeqDeserializer"]
+    assert memory.defining(["SeqAccess"], 5) == ["SeqAccess"]  # the impl does not define the trait
+    assert memory.implementing({"SeqAccess"}, 5) == ["SeqDeserializer"]  # a candidate when its uses are asked for
+    memory.remove(["SeqDeserializer"])
+    assert memory.implementing({"SeqAccess"}, 5) == []
     fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.rs", f"helper{n}") for n in range(20)]
 
     def candidates() -> list[Scored]:

@@ -28,6 +28,10 @@ class Entry:
     snippet: str
 
 
+def _implemented(meta: dict[str, Any]) -> list[str]:
+    return [t for t in str(meta.get("implements", "")).split(",") if t]
+
+
 class MemoryIndex:
     def __init__(self) -> None:
         self._lock = threading.RLock()
@@ -36,6 +40,7 @@ class MemoryIndex:
         self._matrix: Any = None  # float32 (capacity x dimension), allocated with the first vectors
         self._ids: list[str | None] = []  # row -> chunk id (None: free row)
         self._names: dict[str, set[str]] = {}  # lower-cased last part of a defined name -> ids of its chunks
+        self._traits: dict[str, set[str]] = {}  # a trait as written -> ids of the impl blocks implementing it
         self.loaded = False
 
     def __len__(self) -> int:
@@ -95,10 +100,8 @@ class MemoryIndex:
 
     @staticmethod
     def _defined_as_written(meta: dict[str, Any]) -> set[str]:
-        """The last part of every name the chunk defines or lists, or a trait it implements, as a question writes it
-        (text.written_name)."""
+        """The last part of every name the chunk defines or lists, as a question writes it (text.written_name)."""
         names = [s for s in str(meta.get("symbols", "")).split(",") if s] + [str(meta.get("symbol") or "")]
-        names += [t for t in str(meta.get("implements", "")).split(",") if t]
         return {written_name(n) for n in names if n}
 
     @classmethod
@@ -108,14 +111,22 @@ class MemoryIndex:
     def _name(self, cid: str, meta: dict[str, Any]) -> None:
         for name in self._defined(meta):
             self._names.setdefault(name, set()).add(cid)
+        for trait in _implemented(meta):
+            self._traits.setdefault(trait, set()).add(cid)
 
     def _unname(self, cid: str, meta: dict[str, Any]) -> None:
-        for name in self._defined(meta):
-            ids = self._names.get(name)
-            if ids is not None:
-                ids.discard(cid)
-                if not ids:
-                    del self._names[name]
+        for index, names in ((self._names, self._defined(meta)), (self._traits, _implemented(meta))):
+            for name in names:
+                ids = index.get(name)
+                if ids is not None:
+                    ids.discard(cid)
+                    if not ids:
+                        del index[name]
+
+    def implementing(self, traits: Collection[str], limit: int) -> list[str]:
+        """Ids of the impl blocks implementing one of `traits` (as written): for a question asking for them."""
+        with self._lock:
+            return sorted({cid for t in traits for cid in self._traits.get(t, ())})[:limit]
 
     def defining(self, names: list[str], limit: int, as_written: Collection[str] = ()) -> list[str]:
         """Ids of chunks that define one of `names` (the last part of a qualified name): the chunks whose own symbol

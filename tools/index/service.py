@@ -518,6 +518,7 @@ class SemanticIndex:
             member_owners,
             named_identifiers,
             spelled_names,
+            used_names,
         )
 
         names = named_identifiers(search.query) + list(search.keywords)
@@ -531,6 +532,8 @@ class SemanticIndex:
             meta = entry.meta if entry is not None else {}
             if meta.get("kind") == "class" and str(meta.get("symbol", "")).rsplit(".", 1)[-1].lower() in spelled:
                 found.append(cid)
+        used = used_names(search.query)  # "implementations of SeqAccess": the impl blocks, which define other names
+        found += [cid for cid in parts.memory.implementing(used, DEFINITION_CANDIDATES) if cid not in found] if used else []
         return found
 
     def _symbol_chunks(self, parts: _Parts, symbol: str) -> list[tuple[str, str, int, int, str]]:

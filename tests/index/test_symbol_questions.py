@@ -6,6 +6,7 @@ import pytest
 
 from code_intel.index import service
 from code_intel.index.chunker import Chunker, deprecated
+from code_intel.index.bm25 import LexicalIndex
 from code_intel.index.memory import MemoryIndex
 from code_intel.index.retrieval import (
     Scored,
@@ -397,3 +398,22 @@ def test_a_deprecated_namesake_gets_no_definition_bonus_beside_a_current_one() -
 
     assert rank_code([read_text(True), *fillers], described)[0].score == rank_code(
         [read_text(False), *fillers], described)[0].score
+
+
+def test_the_impl_blocks_of_a_trait_are_candidates_when_its_implementations_are_asked_for(
+        static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811 (the fixture)
+    write_files(static_index.root.path, {
+        "src/de/mod.rs": "pub trait SeqAccess<'de> {\n    fn next_element(&mut self) -> Option<u8>;\n}\n",
+        "src/de/value.rs": "impl<'de> de::SeqAccess<'de> for SeqDeserializer {\n"
+                           "    fn next_element(&mut self) -> Option<u8> { None }\n}\n"})
+    static_index.sync()
+    # neither side finds anything: the candidates are the definitions of the names the question writes
+    monkeypatch.setattr(LexicalIndex, "scores", lambda self, query: {})
+    monkeypatch.setattr(MemoryIndex, "nearest", lambda self, vector, limit: [])
+
+    def files(question: str) -> list[str]:
+        return [r["file"] for r in static_index.semantic_search(question, 3)["results"]]
+
+    # and the impl blocks of a trait whose implementations are asked for
+    assert files("how SeqAccess yields elements") == ["src/de/mod.rs"]  # a question about the trait itself
+    assert sorted(files("implementations of SeqAccess")) == ["src/de/mod.rs", "src/de/value.rs"]

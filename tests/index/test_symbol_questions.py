@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from code_intel.index import service
-from code_intel.index.chunker import Chunker, deprecated
 from code_intel.index.bm25 import LexicalIndex
+from code_intel.index.chunker import Chunker, deprecated
 from code_intel.index.memory import MemoryIndex
 from code_intel.index.retrieval import (
     Scored,

@@ -483,9 +483,14 @@ def _current_definitions(candidates: Sequence[Scored], cues: _Cues) -> set[str]:
     for c in candidates:
         own = _own_name(c)
         if own and (cues.writes(own) or (c.kind == "class" and own.lower() in cues.spelled)) and not (
-                c.deprecated or _LEGACY.search(c.file) or c.file in cues.older):
+                c.deprecated or _in_old_copy(c, cues)):
             out.add(own.lower())
     return out
+
+
+def _in_old_copy(c: Scored, cues: _Cues) -> bool:
+    """The chunk's file is a copy kept for old callers: under a legacy folder, or an older version folder."""
+    return bool(_LEGACY.search(c.file) or c.file in cues.older)
 
 
 def _own_name(c: Scored) -> str:
@@ -514,7 +519,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score -= w.role_penalty.get(c.role, 0.0)
     if c.kind in ("module", "part"):
         score -= w.module_penalty
-    old = bool(_LEGACY.search(c.file) or c.file in cues.older)
+    old = _in_old_copy(c, cues)
     if w.legacy_penalty and old:
         score -= w.legacy_penalty
     own = _own_name(c)

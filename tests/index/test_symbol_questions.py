@@ -10,7 +10,6 @@ from code_intel.index.chunker import Chunker, deprecated
 from code_intel.index.memory import MemoryIndex
 from code_intel.index.retrieval import (
     Scored,
-    acronyms,
     capitalised_words,
     member_owners,
     named_identifiers,
@@ -222,6 +221,23 @@ def test_the_header_of_the_class_a_file_is_named_after_stands_for_the_file() -> 
         assert [c.id for c in rank_code([method, other, *fillers], question)][0] == "method"
 
 
+def test_an_acronym_in_a_sentence_is_a_word_not_another_spelling_of_a_name() -> None:
+    # got's "what does parsing a JSON response give back when the body is empty?": the `json` getter beside the
+    # answer took the near bonus and came first; a CamelCase name keeps it (`router` for `Router`)
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.ts", f"helper{n}") for n in range(20)]
+
+    def getter(name: str) -> Scored:
+        return _scored("getter", 0.60, 1.0, "core/options.ts", f"Options.{name}")
+
+    answer = _scored("answer", 0.65, 1.0, "as-promise/parse-body.ts", "parseBody")
+    question = "what does parsing a JSON response give back when the body is empty?"
+    assert [c.id for c in rank_code([answer, getter("json"), *fillers], question)][0] == "answer"
+    assert [c.id for c in rank_code([answer, getter("json"), *fillers], "JSON")][0] == "getter"
+    named = rank_code([answer, getter("router"), *fillers], "how does the Router match a path?")
+    plain = rank_code([answer, getter("walker"), *fillers], "how does the Router match a path?")
+    assert next(c.score for c in named if c.id == "getter") > next(c.score for c in plain if c.id == "getter")
+
+
 def test_in_a_sentence_another_spelling_of_a_defined_name_stays_near() -> None:
     fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.py", f"helper{n}") for n in range(20)]
     def factory() -> Scored:
@@ -231,22 +247,6 @@ def test_in_a_sentence_another_spelling_of_a_defined_name_stays_near() -> None:
                      "Timeout async context manager.")
     alone = rank_code([factory(), *fillers], "Frank async context manager.")
     assert near[0].id == alone[0].id == "factory" and near[0].score > alone[0].score
-
-
-def test_a_word_in_capitals_in_a_sentence_lifts_no_method_of_that_name() -> None:
-    # "HTML" in a question about jsoup's printer is the subject, not a name: `Element.html()` and `Attribute.html()`
-    # got the near-definition bonus and took the first places over the printer that answers
-    assert acronyms("how nodes are serialized back to HTML with pretty-print indentation") == {"HTML"}
-    assert acronyms("HTML") == set() and acronyms("the INDENT_OUTPUT feature and UTF8 output") == {"UTF8"}
-    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.java", f"helper{n}") for n in range(20)]
-
-    def candidates() -> list[Scored]:
-        return [_scored("html", 0.60, 13.0, "nodes/Element.java", "Element.html"),
-                _scored("printer", 0.64, 9.9, "nodes/Printer.java", "Printer.Pretty.addNode"), *fillers]
-
-    question = "how nodes are serialized back to HTML with pretty-print indentation"
-    assert [c.id for c in rank_code(candidates(), question)][0] == "printer"
-    assert [c.id for c in rank_code(candidates(), question.replace("HTML", "Html"))][0] == "html"  # may be a name
 
 
 def test_a_copy_under_an_older_version_folder_ranks_below_the_current_one() -> None:

@@ -355,15 +355,6 @@ def capitalised_words(query: str) -> set[str]:
             and not re.search(r"(\.|::)" + re.escape(name) + r"\b", query)}
 
 
-def acronyms(query: str) -> set[str]:
-    """The names of a sentence written all in capitals (`HTML`, `JSON`, `URL`, `UTF8`): the thing the sentence talks
-    about, not a name of the code, so only a definition spelled so counts (a class `JSON`), not `html()` or `url()`
-    (jsoup's `Element.html` and `Attribute.html` took the first places of questions about HTML)."""
-    if len(query.split()) == 1:
-        return set()
-    return {name for name in named_identifiers(query) if name.isupper() and "_" not in name}
-
-
 def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = (),
               weights: CodeRanking | None = None) -> list[Scored]:
     """Fuse both sides and adjust by what the chunk is: the definition of a name the question writes (exact,
@@ -399,7 +390,7 @@ class _Cues:
 
     names: list[str]
     keywords: Sequence[str]
-    lowered: set[str]
+    lowered: set[str]  # names whose other spellings are near them (`router` for `Router`)
     bare: bool  # the question is one name: a file named like it is probably the answer
     terms: set[str]
     wanted: set[str]
@@ -423,9 +414,10 @@ class _Cues:
             parts = _MEMBER_OF.split(match.group(0))
             if len(parts) > 1 and parts[-1] in names + list(keywords):
                 qualified.setdefault(parts[-1], set()).add(".".join(parts))
-        capitals = acronyms(query)
+        sentence = len(query.split()) > 1  # where an acronym (JSON, GET, URL) is a word, not another spelling of `json`
         return cls(names=names, keywords=keywords,
-                   lowered={n.lower() for n in names if n not in capitals} | {k.lower() for k in keywords},
+                   lowered={n.lower() for n in names if not (sentence and n.isalpha() and n.isupper())}
+                   | {k.lower() for k in keywords},
                    bare=len(query.split()) == 1 and len(names) == 1, terms=set(lexical_tokens(query)),
                    wanted=asked_roles({x.lower() for x in re.findall(r"[A-Za-z]+", query)}), qualified=qualified,
                    spelled=spelled_names(query), owners=member_owners(query), used=used_names(query))

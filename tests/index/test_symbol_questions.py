@@ -108,8 +108,6 @@ def test_a_class_named_as_a_kind_of_the_spelled_name_gets_the_same_bonus() -> No
     default = _scored("impl", 0.47, 22.1, "util/DefaultPrettyPrinter.java", "DefaultPrettyPrinter", kind="class")
     question = "pretty printer with two-space indentation and linefeeds"
     assert [c.id for c in rank_code([interface, default, *fillers], question)][:2] == ["impl", "iface"]
-    alone = [_scored("other", 0.55, 22.1, "util/Indenter.java", "Indenter", kind="class"), default, *fillers]
-    assert [c.id for c in rank_code(alone, question)][0] == "other"  # no `PrettyPrinter` among them: no bonus
     # a spelled name under eight letters ("json api") ends too many names to lift the longer ones
     exact = _scored("exact", 0.40, 24.2, "api/JsonApi.java", "JsonApi", kind="class")
     longer = _scored("longer", 0.47, 22.1, "api/LegacyJsonApi.java", "LegacyJsonApi", kind="class")

@@ -542,7 +542,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score += w.near_definition
     elif c.kind == "class" and not cues.defined and any(written_name(s) in cues.names for s in c.symbols):
         score += w.member
-    elif c.kind == "class" and not shadowed and _spelled_kind(own.lower(), cues.spelled, cues.current):
+    elif c.kind == "class" and not shadowed and _spelled_kind(own.lower(), cues.spelled):
         score += w.spelled
     stem = PurePosixPath(c.file).stem
     if c.kind == "class" and c.symbol == stem:
@@ -554,14 +554,11 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     return score
 
 
-def _spelled_kind(own: str, spelled: set[str], defined: set[str]) -> bool:
-    """The class is named as the question spells it, or is a kind of a class a candidate defines under that name
-    (`DefaultPrettyPrinter` beside `PrettyPrinter` for "pretty printer", `HtmlTreeBuilder` beside `TreeBuilder`):
-    the interface and its implementation are as likely the answer, which the rest of the score tells apart. Only
-    beside such a class (the docstring benchmark lost 0.007 when any class ending in a spelled pair of words rose),
-    and not for a name shorter than SPELLED_SUFFIX letters, which ends too many others."""
-    return bool(own) and (own in spelled or any(len(p) >= SPELLED_SUFFIX and own.endswith(p)
-                                                for p in spelled & defined))
+def _spelled_kind(own: str, spelled: set[str]) -> bool:
+    """The class is named as the question spells it, or is a kind of that (`DefaultPrettyPrinter` for "pretty
+    printer", `HtmlTreeBuilder` for "tree builder"): the interface and its implementation are as likely the answer,
+    which the rest of the score tells apart. A name shorter than SPELLED_SUFFIX letters ends too many others."""
+    return bool(own) and (own in spelled or any(len(p) >= SPELLED_SUFFIX and own.endswith(p) for p in spelled))
 
 
 def _one_per_definition(candidates: list[Scored]) -> list[Scored]:

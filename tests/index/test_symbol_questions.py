@@ -100,20 +100,6 @@ def test_the_class_a_sentence_spells_ranks_above_methods_that_share_its_words() 
     assert ranked[0] == "header" and ranked.index("factory") > ranked.index("get")  # a method gets nothing
 
 
-def test_a_class_named_as_a_kind_of_the_spelled_name_gets_the_same_bonus() -> None:
-    # "pretty printer" spells jackson-core's interface `PrettyPrinter`; `DefaultPrettyPrinter`, the class with the
-    # two-space indentation, is a kind of it and came second only through the bonus the interface alone took
-    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.java", f"helper{n}") for n in range(20)]
-    interface = _scored("iface", 0.40, 24.2, "core/PrettyPrinter.java", "PrettyPrinter", kind="class")
-    default = _scored("impl", 0.47, 22.1, "util/DefaultPrettyPrinter.java", "DefaultPrettyPrinter", kind="class")
-    question = "pretty printer with two-space indentation and linefeeds"
-    assert [c.id for c in rank_code([interface, default, *fillers], question)][:2] == ["impl", "iface"]
-    # a spelled name under eight letters ("json api") ends too many names to lift the longer ones
-    exact = _scored("exact", 0.40, 24.2, "api/JsonApi.java", "JsonApi", kind="class")
-    longer = _scored("longer", 0.47, 22.1, "api/LegacyJsonApi.java", "LegacyJsonApi", kind="class")
-    assert [c.id for c in rank_code([exact, longer, *fillers], "json api for the client")][0] == "exact"
-
-
 def test_a_rust_impl_block_is_named_after_its_type_without_generics_or_path() -> None:
     text = ("impl<'de, I, E> MapDeserializer<'de, I, E> {\n    pub fn end(self) -> Result<(), E> { Ok(()) }\n}\n\n"
             "impl<T, E> Deserialize for Result<T, E> {\n    fn deserialize(d: D) -> Self { todo!() }\n}\n\n"

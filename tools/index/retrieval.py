@@ -251,7 +251,6 @@ class CodeRanking:
 
 
 CODE_RANKING = CodeRanking()
-SPELLED_SUFFIX = 8  # the shortest spelled name a longer class name may end with (`prettyprinter`, `treebuilder`)
 PATH_PREFIX = 4  # the shortest word of a file's name or a question that matches the start of a longer one
 _LEGACY = re.compile(r"(^|/)(deprecated|legacy|compat|_compat|v1)(/|$)", re.IGNORECASE)
 _VERSION_FOLDER = re.compile(r"(^|.*/)v(\d+)/")
@@ -542,7 +541,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score += w.near_definition
     elif c.kind == "class" and not cues.defined and any(written_name(s) in cues.names for s in c.symbols):
         score += w.member
-    elif c.kind == "class" and not shadowed and _spelled_kind(own.lower(), cues.spelled):
+    elif c.kind == "class" and own.lower() in cues.spelled and not shadowed:
         score += w.spelled
     stem = PurePosixPath(c.file).stem
     if c.kind == "class" and c.symbol == stem:
@@ -552,13 +551,6 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     if cues.bare and stem.replace("_", "").replace("-", "").lower() == cues.names[0].lower():
         score += w.file_name_symbol
     return score
-
-
-def _spelled_kind(own: str, spelled: set[str]) -> bool:
-    """The class is named as the question spells it, or is a kind of that (`DefaultPrettyPrinter` for "pretty
-    printer", `HtmlTreeBuilder` for "tree builder"): the interface and its implementation are as likely the answer,
-    which the rest of the score tells apart. A name shorter than SPELLED_SUFFIX letters ends too many others."""
-    return bool(own) and (own in spelled or any(len(p) >= SPELLED_SUFFIX and own.endswith(p) for p in spelled))
 
 
 def _one_per_definition(candidates: list[Scored]) -> list[Scored]:

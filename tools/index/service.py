@@ -43,7 +43,7 @@ from code_intel.index.text import lexical_text, lexical_tokens, member_names, re
 
 log = logging.getLogger(__name__)
 
-CHUNKER_VERSION = "ast-v15"  # bump when chunks, their text or the default sequence length change: forces a rebuild
+CHUNKER_VERSION = "ast-v16"  # bump when chunks, their text or the default sequence length change: forces a rebuild
 CANDIDATES = 50  # per ranking, before fusion
 MAP_EXTRA_SCORE = 0.5  # Map hits below the shortcut but above this are shown after the Forest results
 # validate_symbol_relevance verdicts (cosine similarity): (relevant at or above, weak at or above) on the transformer
@@ -675,7 +675,8 @@ def _scored(cid: str, similarity: float, lexical: float, meta: dict[str, Any]) -
     file = str(meta.get("file", ""))
     return Scored(cid, similarity, lexical, file, str(meta.get("symbol") or ""),
                   [x for x in str(meta.get("symbols", "")).split(",") if x],
-                  str(meta.get("kind", "")), file_role(file), deprecated=bool(meta.get("deprecated")))
+                  str(meta.get("kind", "")), file_role(file), deprecated=bool(meta.get("deprecated")),
+                  bases=[x for x in str(meta.get("bases", "")).split(",") if x])
 
 
 def _ranked(candidates: list[Scored], search: ForestQuery, n: int, weights: CodeRanking | None) -> list[Scored]:

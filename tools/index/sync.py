@@ -29,7 +29,7 @@ from code_intel.core.errors import ToolUnavailable
 from code_intel.core.fsutil import trusted_mtime
 from code_intel.core.project import ProjectRoot
 from code_intel.index.bm25 import LexicalIndex
-from code_intel.index.chunker import Chunk, Chunker, deprecated, supertypes
+from code_intel.index.chunker import Chunk, Chunker, deprecated
 from code_intel.index.embedder import Embedder
 from code_intel.index.files import SourceFile, list_source_files
 from code_intel.index.manifest import ChunkEntry, FileEntry, Manifest, save_manifest, sha256_file
@@ -99,8 +99,10 @@ def chunk_metadata(chunk: Chunk, file_sha: str) -> dict[str, Any]:
             "language": chunk.language, "content_hash": chunk.content_hash, "file_sha256": file_sha}
     if deprecated(chunk):
         meta["deprecated"] = True  # only where true: most chunks are not
-    if bases := supertypes(chunk):
-        meta["bases"] = ",".join(bases)
+    if chunk.decl_line:
+        meta["decl_line"] = chunk.decl_line
+    if chunk.implements:
+        meta["implements"] = ",".join(chunk.implements)
     return meta
 
 
@@ -109,7 +111,8 @@ def stored_chunk(document: str, meta: dict[str, Any]) -> Chunk:
     symbols = [s for s in str(meta.get("symbols", "")).split(",") if s]
     return Chunk(str(meta.get("file", "")), int(meta.get("start_line") or 1), int(meta.get("end_line") or 1),
                  str(meta.get("symbol", "")), str(meta.get("kind", "")), str(meta.get("language", "")),
-                 document, symbols)
+                 document, symbols, int(meta.get("decl_line") or 0),
+                 [t for t in str(meta.get("implements", "")).split(",") if t])
 
 
 def release_freed_memory() -> None:

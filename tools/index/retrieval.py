@@ -286,7 +286,8 @@ class Scored:
     implements: list[str] = field(default_factory=list)  # what the class extends or implements (Chunk.implements)
 
 
-_KIND_WORDS = {"class", "struct", "interface", "trait", "enum", "type", "module", "protocol", "record", "object"}
+_KIND_WORDS = {"class", "struct", "interface", "trait", "enum", "type", "module", "protocol", "record"}  # not
+# "object": "JSON object" spells JsonObject as often as it names a `JSON` object
 
 
 def kind_named(query: str) -> str:

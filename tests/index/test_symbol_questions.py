@@ -476,6 +476,9 @@ def test_implementations_are_found_by_what_their_declaration_extends() -> None:
         for c in Chunker(max_tokens=40).chunk(file, text, language) if c.kind == "class"}
     assert found["HammingDistance"] == ["EditDistance"] and found["Chain"] == ["Buf"]
     assert found["HTTP.Features.RaiseError"] == ["Feature"] and found["Writer"] == ["Write"]
+    minified = "class Big extends " + ", ".join(f"Base{n}" for n in range(50)) + " { run() {} }\n"
+    big = next(c for c in Chunker().chunk("big.js", minified, "javascript") if c.kind == "class")
+    assert supertypes(big) == [f"Base{n}" for n in range(8)]
     interface = _scored("iface", 0.40, 20.0, "EditDistance.java", "EditDistance", kind="class")
     near = _scored("from", 0.55, 23.0, "EditDistanceFrom.java", "EditDistanceFrom", kind="class")
     impls = [_scored(f"i{n}", 0.30, 11.0, f"{name}.java", name, kind="class")

@@ -70,6 +70,7 @@ def _comment_only(lines: list[str], p: _Piece) -> bool:
 _DEPRECATED = re.compile(r"@[Dd]eprecated\b|#\[deprecated\b|(//|#|\*)\s*Deprecated:|\[Obsolete\b")
 _NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _GENERICS = re.compile(r"<[^<>]*>")
+SUPERTYPES = 8  # at most this many names kept from a declaration (a minified line holds thousands)
 
 
 def _declaration(chunk: Chunk) -> tuple[list[str], int]:
@@ -107,7 +108,7 @@ def supertypes(chunk: Chunk) -> list[str]:
     while (bare := _GENERICS.sub(" ", text)) != text:  # type parameters and their bounds are not supertypes
         text = bare
     own = chunk.symbol.rsplit(".", 1)[-1]
-    return [w for w in dict.fromkeys(_NAME.findall(text)) if w != own and not w.islower()]
+    return [w for w in dict.fromkeys(_NAME.findall(text)) if w != own and not w.islower()][:SUPERTYPES]
 
 
 def estimate_tokens(text: str) -> int:

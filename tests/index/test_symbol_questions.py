@@ -188,15 +188,18 @@ def test_the_header_of_the_class_a_file_is_named_after_stands_for_the_file() -> 
         assert [c.id for c in rank_code([method, other, *fillers], question)][0] == "method"
 
 
-def test_in_a_sentence_another_spelling_of_a_defined_name_stays_near() -> None:
-    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.py", f"helper{n}") for n in range(20)]
-    def factory() -> Scored:
-        return _scored("factory", 0.80, 1.0, "asyncio/factories.py", "timeout")
+def test_in_a_sentence_another_spelling_of_a_written_name_gets_nothing() -> None:
+    # jsoup: "HTML sanitizer that removes tags ..." lifted every `html()` method (Element.html, Attribute.html) above
+    # the Cleaner and the Safelist; an all-caps or capitalised word of a sentence is as often English as a name
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.java", f"helper{n}") for n in range(20)]
+    def html() -> Scored:
+        return _scored("html", 0.60, 3.0, "nodes/Element.java", "Element.html")
 
-    near = rank_code([factory(), _scored("cls", 0.45, 1.0, "asyncio/tasks.py", "Timeout", kind="class"), *fillers],
-                     "Timeout async context manager.")
-    alone = rank_code([factory(), *fillers], "Frank async context manager.")
-    assert near[0].id == alone[0].id == "factory" and near[0].score > alone[0].score
+    sentence = rank_code([html(), *fillers], "HTML sanitizer that removes tags and attributes")[0]
+    assert sentence.id == "html" and sentence.score == rank_code([html(), *fillers], "Frank sanitizer that removes "
+                                                                 "tags and attributes")[0].score
+    # the question that is only the name still lifts another spelling of it (`router` for `Router`)
+    assert rank_code([html(), *fillers], "HTML")[0].score > rank_code([html(), *fillers], "Frank")[0].score
 
 
 def test_a_copy_under_an_older_version_folder_ranks_below_the_current_one() -> None:

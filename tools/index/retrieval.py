@@ -231,7 +231,8 @@ class CodeRanking:
     # fused score, so what merely resembles the name (`less` for `Between`, whose word BM25 drops) comes after it
     qualified_share: float = 1.0  # a method's share when the question writes it with its owner (`RequestMethods#on`)
     member: float = 0.15  # the chunk is a class chunk that lists the name among its members
-    near_definition: float = 0.3  # the same name in another case (`router` for `Router`)
+    near_definition: float = 0.3  # the same name in another case (`router` for `Router`), for a question that is
+    # only the name: in a sentence the word is as often English (`HTML` lifted every `html()` method)
     path: float = 0.3  # times the share of the question's words in the file's name (or a form of them: path_words)
     spelled: float = 0.3  # a class whose name the question spells as words ("json object" -> JsonObject)
     file_name_symbol: float = 0.2  # a bare name question and a file named after it (`Router` -> router.go)
@@ -446,7 +447,7 @@ class _Cues:
         """For a question that is only a name: the cues without the other spellings of a name some candidate
         defines as written (`between` and `rank` functions are not near the `Between` and `Rank` classes asked
         for), and without the member bonus of classes that only list it (a Ruby module listing the classes nested
-        in it). In a sentence they stay near: "Timeout async context manager" describes the `timeout` factory."""
+        in it). A sentence gives other spellings nothing anyway (CodeRanking.near_definition)."""
         if not self.bare:
             return self
         written = {own for c in candidates if (own := _own_name(c)) and self.writes(own)}
@@ -528,7 +529,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score += (w.bare_definition if cues.defined else w.definition) * share
     elif c.kind == "class" and cues.qualified and cues.defines_qualified(c.symbols):
         score += w.definition * w.function_share
-    elif own and (own.lower() in cues.lowered or own in cues.qualified):
+    elif own and cues.bare and (own.lower() in cues.lowered or own in cues.qualified):
         score += w.near_definition
     elif c.kind == "class" and not cues.defined and any(written_name(s) in cues.names for s in c.symbols):
         score += w.member

@@ -391,7 +391,7 @@ class _Cues:
 
     names: list[str]
     keywords: Sequence[str]
-    lowered: set[str]
+    lowered: set[str]  # names whose other spellings are near them (`router` for `Router`), when the question is one
     bare: bool  # the question is one name: a file named like it is probably the answer
     terms: set[str]
     wanted: set[str]

@@ -365,3 +365,16 @@ def test_a_deprecated_namesake_gets_no_definition_bonus_beside_a_current_one() -
 
     assert rank_code([read_text(True), *fillers], described)[0].score == rank_code(
         [read_text(False), *fillers], described)[0].score
+
+
+def test_a_word_in_capitals_in_a_sentence_does_not_favour_a_lower_case_namesake() -> None:
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.rb", f"helper{n}") for n in range(20)]
+    url = _scored("url", 0.70, 0.9, "lib/controller.rb", "Controller.url")
+    compile_ = _scored("compile", 0.75, 1.0, "lib/controller.rb", "Controller.compile")
+    question = "turning a URL pattern with named captures into a regular expression"
+    assert [c.id for c in rank_code([url, compile_, *fillers], question)][0] == "compile"
+    # the word as the question writes it still names a definition, and a bare name is a name in any case
+    url_class = _scored("URL", 0.30, 0.2, "lib/url.rb", "URL", kind="class")
+    ranked = [c.id for c in rank_code([url, compile_, url_class, *fillers], question)]
+    assert ranked.index("URL") < ranked.index("url")
+    assert rank_code([url, compile_, *fillers], "URL")[0].id == "url"

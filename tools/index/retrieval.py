@@ -409,8 +409,9 @@ class _Cues:
             parts = _MEMBER_OF.split(match.group(0))
             if len(parts) > 1 and parts[-1] in names + list(keywords):
                 qualified.setdefault(parts[-1], set()).add(".".join(parts))
+        sentence = len(query.split()) > 1
         return cls(names=names, keywords=keywords,
-                   lowered={n.lower() for n in names} | {k.lower() for k in keywords},
+                   lowered={n.lower() for n in names if not (sentence and _acronym(n))} | {k.lower() for k in keywords},
                    bare=len(query.split()) == 1 and len(names) == 1, terms=set(lexical_tokens(query)),
                    wanted=asked_roles({x.lower() for x in re.findall(r"[A-Za-z]+", query)}), qualified=qualified,
                    spelled=spelled_names(query), owners=member_owners(query), used=used_names(query))
@@ -453,6 +454,12 @@ class _Cues:
         if not written:
             return self
         return dataclasses.replace(self, lowered=self.lowered - {n.lower() for n in written}, defined=True)
+
+
+def _acronym(name: str) -> bool:
+    """A word in capitals (`URL`, `HTML`, `JSON`): in a sentence it is the thing's usual spelling, not a code name, so
+    it does not make a definition spelled in another case (`url`, `html()`) near; as written it still names one."""
+    return name.isalpha() and name.isupper()
 
 
 def _only_older(candidates: Sequence[Scored], cues: _Cues, older: set[str]) -> set[str]:

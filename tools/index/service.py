@@ -508,6 +508,9 @@ class SemanticIndex:
                     known[cid] = (similarity, entry.snippet, entry.meta)
         candidates = [_scored(cid, similarity, lexical_scores.get(cid, 0.0), meta)
                       for cid, (similarity, _doc, meta) in known.items()]
+        for c in candidates:  # a file that is one chunk (rank_code's whole_file)
+            indexed = parts.manifest.files.get(c.file)
+            c.whole = indexed is not None and len(indexed.chunks) == 1
         return [_forest_result(c, *known[c.id]) for c in _ranked(candidates, search, n, weights)]
 
     def _definitions(self, parts: _Parts, search: ForestQuery) -> list[str]:

@@ -393,7 +393,7 @@ class _Cues:
 
     names: list[str]
     keywords: Sequence[str]
-    lowered: set[str]
+    lowered: set[str]  # names whose other spellings are near them (`router` for `Router`)
     bare: bool  # the question is one name: a file named like it is probably the answer
     terms: set[str]
     wanted: set[str]
@@ -417,9 +417,10 @@ class _Cues:
             parts = _MEMBER_OF.split(match.group(0))
             if len(parts) > 1 and parts[-1] in names + list(keywords):
                 qualified.setdefault(parts[-1], set()).add(".".join(parts))
-        sentence = len(query.split()) > 1
+        sentence = len(query.split()) > 1  # where an acronym (JSON, GET, URL) is a word, not another spelling of `json`
         return cls(names=names, keywords=keywords,
-                   lowered={n.lower() for n in names if not (sentence and _acronym(n))} | {k.lower() for k in keywords},
+                   lowered={n.lower() for n in names if not (sentence and n.isalpha() and n.isupper())}
+                   | {k.lower() for k in keywords},
                    bare=len(query.split()) == 1 and len(names) == 1, terms=set(lexical_tokens(query)),
                    wanted=asked_roles({x.lower() for x in re.findall(r"[A-Za-z]+", query)}), qualified=qualified,
                    spelled=spelled_names(query), owners=member_owners(query), used=used_names(query))
@@ -462,12 +463,6 @@ class _Cues:
         if not written:
             return self
         return dataclasses.replace(self, lowered=self.lowered - {n.lower() for n in written}, defined=True)
-
-
-def _acronym(name: str) -> bool:
-    """A word in capitals (`URL`, `HTML`, `JSON`): in a sentence it is the thing's usual spelling, not a code name, so
-    it does not make a definition spelled in another case (`url`, `html()`) near; as written it still names one."""
-    return name.isalpha() and name.isupper()
 
 
 def _only_older(candidates: Sequence[Scored], cues: _Cues, older: set[str]) -> set[str]:

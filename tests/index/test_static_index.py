@@ -13,12 +13,12 @@ import pytest
 from code_intel.core.config import load_config
 from code_intel.core.project import ProjectRoot
 from code_intel.index import sync as sync_module
-from code_intel.index.chunker import Chunk, Chunker, hollow
+from code_intel.index.chunker import Chunker, hollow
 from code_intel.index.retrieval import CodeRanking, Scored, named_identifiers, rank_code
 from code_intel.index.service import STATIC_THRESHOLDS, TRANSFORMER_THRESHOLDS, SemanticIndex, thresholds_for
 from code_intel.index.static import MAX_TOKENS, StaticEmbedder, token_ids
 from code_intel.index.store import FOREST
-from code_intel.index.text import chunk_header, embedding_text, lexical_text, member_names, readable_words
+from code_intel.index.text import embedding_text, lexical_text, member_names
 from tests.conftest import write_files
 
 RUBY_BUILDER = "module Rack\n  class Builder\n    attr_reader :options\n\n" + "".join(
@@ -48,16 +48,8 @@ def test_a_split_class_has_no_hollow_chunk_and_its_header_names_the_members(
                                                              if cls.rsplit(".", 1)[-1] in line)) + 1
     members = member_names(header.symbol, header.symbols)
     assert {"step_0", "step_5"} <= set(members) or {"read0", "read5"} <= set(members)
-    first_line = embedding_text(header).splitlines()[0]
-    assert "members:" in first_line and readable_words(members[:1]) in first_line
+    assert "members:" in embedding_text(header) and members[0] in embedding_text(header)
     assert members[-1] in lexical_text(header.file, header.symbol, header.content, members)
-
-
-def test_a_class_header_lists_its_members_as_words() -> None:
-    # the rest of the embedded text is spelled out (text.spelled_out); the member list was left as written
-    chunk = Chunk("json/JsonReadContext.java", 6, 56, "JsonReadContext", "class", "java", "public class JsonReadContext {",
-                  ["JsonReadContext", "JsonReadContext.createChildArrayContext", "JsonReadContext.getParent"])
-    assert chunk_header(chunk).endswith("members: create child array context get parent")
 
 
 def test_the_leftover_lines_of_a_split_class_are_a_part_not_its_definition() -> None:

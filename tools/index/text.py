@@ -121,13 +121,12 @@ def member_names(symbol: str, symbols: Sequence[str]) -> list[str]:
 
 def chunk_header(chunk: Chunk) -> str:
     """The line put in front of a chunk: path, kind and qualified name, the name also as plain words; a class
-    also lists its members' names, as words like the rest of the text (a split class's header chunk holds none of
-    their code; `createChildArrayContext` is `create child array context` to the model)."""
+    also lists its members' names (a split class's header chunk holds none of their code)."""
     name = chunk.symbol or ""
     if not name:
         return f"{chunk.file}: {chunk.kind}"
     members = member_names(name, chunk.symbols) if chunk.kind == "class" else []
-    listed = f" members: {readable_words(members)}" if members else ""
+    listed = f" members: {' '.join(members)}" if members else ""
     return f"{chunk.file}: {chunk.kind} {name} ({readable_words([name])}){listed}"
 
 

@@ -188,6 +188,23 @@ def test_the_header_of_the_class_a_file_is_named_after_stands_for_the_file() -> 
         assert [c.id for c in rank_code([method, other, *fillers], question)][0] == "method"
 
 
+def test_an_acronym_in_a_sentence_is_a_word_not_another_spelling_of_a_name() -> None:
+    # got's "what does parsing a JSON response give back when the body is empty?": the `json` getter beside the
+    # answer took the near bonus and came first; a CamelCase name keeps it (`router` for `Router`)
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.ts", f"helper{n}") for n in range(20)]
+
+    def getter(name: str) -> Scored:
+        return _scored("getter", 0.60, 1.0, "core/options.ts", f"Options.{name}")
+
+    answer = _scored("answer", 0.65, 1.0, "as-promise/parse-body.ts", "parseBody")
+    question = "what does parsing a JSON response give back when the body is empty?"
+    assert [c.id for c in rank_code([answer, getter("json"), *fillers], question)][0] == "answer"
+    assert [c.id for c in rank_code([answer, getter("json"), *fillers], "JSON")][0] == "getter"
+    named = rank_code([answer, getter("router"), *fillers], "how does the Router match a path?")
+    plain = rank_code([answer, getter("walker"), *fillers], "how does the Router match a path?")
+    assert next(c.score for c in named if c.id == "getter") > next(c.score for c in plain if c.id == "getter")
+
+
 def test_in_a_sentence_another_spelling_of_a_defined_name_stays_near() -> None:
     fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.py", f"helper{n}") for n in range(20)]
     def factory() -> Scored:

@@ -385,7 +385,7 @@ class _Cues:
 
     names: list[str]
     keywords: Sequence[str]
-    lowered: set[str]
+    lowered: set[str]  # names whose other spellings are near them (`router` for `Router`)
     bare: bool  # the question is one name: a file named like it is probably the answer
     terms: set[str]
     wanted: set[str]
@@ -409,8 +409,10 @@ class _Cues:
             parts = _MEMBER_OF.split(match.group(0))
             if len(parts) > 1 and parts[-1] in names + list(keywords):
                 qualified.setdefault(parts[-1], set()).add(".".join(parts))
+        sentence = len(query.split()) > 1  # where an acronym (JSON, GET, URL) is a word, not another spelling of `json`
         return cls(names=names, keywords=keywords,
-                   lowered={n.lower() for n in names} | {k.lower() for k in keywords},
+                   lowered={n.lower() for n in names if not (sentence and n.isalpha() and n.isupper())}
+                   | {k.lower() for k in keywords},
                    bare=len(query.split()) == 1 and len(names) == 1, terms=set(lexical_tokens(query)),
                    wanted=asked_roles({x.lower() for x in re.findall(r"[A-Za-z]+", query)}), qualified=qualified,
                    spelled=spelled_names(query), owners=member_owners(query), used=used_names(query))

@@ -610,3 +610,16 @@ def test_a_ruby_method_wrapped_in_a_modifier_call_is_a_method() -> None:
     assert functions[1].content.lstrip().startswith("# Normalize options")  # its doc comment with it
     whole = Chunker().chunk("lib/git/base.rb", RUBY_WRAPPED_METHODS, "ruby")
     assert len(whole) == 1 and {"Base.normalize_paths", "Base.token"} <= set(whole[0].symbols)
+
+
+def test_a_named_function_expression_exported_behind_a_condition_is_a_function() -> None:
+    # axios lib/adapters/http.js: the adapter is exported only where the platform has `process`
+    body = "".join(f"  const part{k} = config.part{k};\n" for k in range(4))
+    source = ("const isHttpAdapterSupported = typeof process !== 'undefined';\n\n"
+              "export default isHttpAdapterSupported && function httpAdapter(config) {\n" + body + "  return config;\n};\n"
+              "\nexport default (ready ? function first() {} : function second() {});\n")
+    for language in ("javascript", "typescript"):
+        chunks = Chunker().chunk("lib/adapters/http.js", source, language)
+        adapter = [c for c in chunks if c.symbol == "httpAdapter"]
+        assert [(c.kind, c.start_line, c.end_line) for c in adapter] == [("function", 3, 9)], language
+        assert not any(c.symbol in ("first", "second") for c in chunks)  # two candidates: no one name for it

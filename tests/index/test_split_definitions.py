@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from code_intel.index.chunker import Chunker
+from code_intel.index.chunker import Chunk, Chunker
 from code_intel.index.memory import MemoryIndex
 from code_intel.index.retrieval import CodeRanking, Scored, rank_code
 from code_intel.index.service import SemanticIndex
@@ -90,3 +90,43 @@ def test_a_question_that_is_only_a_name_keeps_the_full_decay_of_a_central_file()
     config = _scored("config", 0.69, 5.0, "rails/engine/configuration.rb", "Rails.Engine.Configuration", "class")
     ranked = [c.id for c in rank_code([*central, config], "Engine")]
     assert ranked[:2] == ["engine", "config"]
+
+
+def _overload(name: str, doc_lines: int) -> str:
+    doc = "".join(f"     * Paragraph {k} about {name}: what each flag of this overload changes and why.\n"
+                  for k in range(doc_lines))
+    return f"    /**\n{doc}     */\n    public Object {name}(String input) {{\n        return input;\n    }}\n\n"
+
+
+def test_each_overloads_windows_stand_for_its_own_declaration() -> None:
+    # two overloads of `read` in one file, both split: the doc window of the second must not lift the first
+    source = "class Reader {\n" + _overload("read", 90) + _overload("read", 90) + "}\n"
+    chunks = Chunker().chunk("Reader.java", source, "java")
+    declarations = [c for c in chunks if c.kind == "function" and c.symbol == "Reader.read"]
+    parts = [c for c in chunks if c.kind == "part" and c.symbol == "Reader.read"]
+    assert len(declarations) == 2 and parts
+    for part in parts:  # each part names the line of its own overload's declaration, inside that window
+        owner = [d for d in declarations if d.start_line <= part.decl_line <= d.end_line]
+        assert len(owner) == 1 and (owner[0].start_line > part.end_line) == (part.start_line < owner[0].start_line)
+
+    def scored(cid: str, dense: float, chunk: Chunk) -> Scored:
+        return Scored(cid, dense, 2.0, chunk.file, chunk.symbol, [chunk.symbol], chunk.kind, "implementation",
+                      lines=(chunk.start_line, chunk.end_line), decl_line=chunk.decl_line)
+
+    second_doc = next(p for p in parts if p.decl_line > declarations[0].end_line)
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"Other{n}.java", f"Other{n}.run", "function") for n in range(20)]
+    ranked = rank_code([scored("first", 0.40, declarations[0]), scored("second", 0.50, declarations[1]),
+                        scored("doc", 0.90, second_doc), *fillers], "read the input")
+    ids = [c.id for c in ranked]
+    assert ids[0] == "second" and "doc" not in ids and ids.index("first") > ids.index("second")
+    first, second = (next(c for c in ranked if c.id == x) for x in ("first", "second"))
+    assert second.score > first.score + 0.1  # the doc's score went to the second overload, not the first
+
+
+def test_the_declaration_of_a_part_is_fetched_by_its_line() -> None:
+    memory = MemoryIndex()
+    metas = {"a": {"file": "R.java", "symbol": "R.read", "kind": "function", "start_line": 10, "end_line": 40},
+             "b": {"file": "R.java", "symbol": "R.read", "kind": "function", "start_line": 90, "end_line": 120}}
+    memory.add(list(metas), [[1.0, 0.0]] * 2, ["", ""], list(metas.values()))
+    assert memory.declarations([("R.java", "R.read", 95)]) == ["b"]
+    assert sorted(memory.declarations([("R.java", "R.read", 0)])) == ["a", "b"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from code_intel.index import service
+from code_intel.index.bm25 import LexicalIndex
 from code_intel.index.chunker import Chunker, deprecated
 from code_intel.index.memory import MemoryIndex
 from code_intel.index.retrieval import (
@@ -18,6 +19,7 @@ from code_intel.index.retrieval import (
     used_names,
 )
 from code_intel.index.service import SemanticIndex
+from code_intel.index.sync import chunk_metadata, stored_chunk
 from tests.conftest import write_files
 from tests.index.test_static_index import static_index  # noqa: F401 (the fixture)
 
@@ -107,6 +109,37 @@ def test_a_rust_impl_block_is_named_after_its_type_without_generics_or_path() ->
     assert named == {("MapDeserializer", ("MapDeserializer", "MapDeserializer.end")),
                      ("Result", ("Result", "Result.deserialize")),
                      ("Formatter", ("Formatter", "Formatter.serialize_unit"))}
+
+
+def test_a_rust_impl_of_a_trait_names_the_trait_and_is_found_for_its_implementations() -> None:
+    text = ("pub trait SeqAccess<'de> {\n    fn next_element_seed(&mut self) -> Option<u8>;\n}\n\n"
+            "impl<'de, E> de::SeqAccess<'de> for SeqDeserializer<'de, E> {\n"
+            "    fn next_element_seed(&mut self) -> Option<u8> { None }\n}\n")
+    chunks = {c.symbol: c for c in Chunker().chunk("src/de/value.rs", text, "rust") if c.kind == "class"}
+    impl = chunks["SeqDeserializer"]  # the trait is not among the names it defines: it implements it
+    assert impl.symbols == ["SeqDeserializer", "SeqDeserializer.next_element_seed"] and impl.implements == ["SeqAccess"]
+    assert chunks["SeqAccess"].implements == []
+    memory = MemoryIndex()
+    metas = [chunk_metadata(c, "") for c in chunks.values()]
+    assert [stored_chunk("", m).implements for m in metas] == [[], ["SeqAccess"]]  # read back for re-embedding
+    memory.add(list(chunks), [[1.0, 0.0]] * len(chunks), [""] * len(chunks), metas)
+    assert memory.defining(["SeqAccess"], 5) == ["SeqAccess"]  # the impl does not define the trait
+    assert memory.implementing({"SeqAccess"}, 5) == ["SeqDeserializer"]  # a candidate when its uses are asked for
+    memory.remove(["SeqDeserializer"])
+    assert memory.implementing({"SeqAccess"}, 5) == []
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.rs", f"helper{n}") for n in range(20)]
+
+    def candidates() -> list[Scored]:
+        # the impl block resembles the question less than the trait does (serde: 0.02 against 0.12)
+        return [Scored(c.symbol, dense, 3.0, c.file, c.symbol, c.symbols, c.kind, "implementation",
+                       implements=c.implements)
+                for c, dense in ((chunks["SeqAccess"], 0.70), (chunks["SeqDeserializer"], 0.30))] + fillers
+
+    # implementing the trait is not defining it: the trait itself comes first for its name (and a sentence about
+    # it), the impl for its implementations
+    assert [c.id for c in rank_code(candidates(), "SeqAccess")][0] == "SeqAccess"
+    assert [c.id for c in rank_code(candidates(), "how SeqAccess yields elements")][0] == "SeqAccess"
+    assert [c.id for c in rank_code(candidates(), "implementations of SeqAccess")][0] == "SeqDeserializer"
 
 
 def _scored(cid: str, dense: float, lexical: float, file: str, symbol: str, kind: str = "function") -> Scored:
@@ -382,3 +415,22 @@ def test_a_deprecated_namesake_gets_no_definition_bonus_beside_a_current_one() -
 
     assert rank_code([read_text(True), *fillers], described)[0].score == rank_code(
         [read_text(False), *fillers], described)[0].score
+
+
+def test_the_impl_blocks_of_a_trait_are_candidates_when_its_implementations_are_asked_for(
+        static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811 (the fixture)
+    write_files(static_index.root.path, {
+        "src/de/mod.rs": "pub trait SeqAccess<'de> {\n    fn next_element(&mut self) -> Option<u8>;\n}\n",
+        "src/de/value.rs": "impl<'de> de::SeqAccess<'de> for SeqDeserializer {\n"
+                           "    fn next_element(&mut self) -> Option<u8> { None }\n}\n"})
+    static_index.sync()
+    # neither side finds anything: the candidates are the definitions of the names the question writes
+    monkeypatch.setattr(LexicalIndex, "scores", lambda self, query: {})
+    monkeypatch.setattr(MemoryIndex, "nearest", lambda self, vector, limit: [])
+
+    def files(question: str) -> list[str]:
+        return [r["file"] for r in static_index.semantic_search(question, 3)["results"]]
+
+    # and the impl blocks of a trait whose implementations are asked for
+    assert files("how SeqAccess yields elements") == ["src/de/mod.rs"]  # a question about the trait itself
+    assert sorted(files("implementations of SeqAccess")) == ["src/de/mod.rs", "src/de/value.rs"]

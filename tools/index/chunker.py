@@ -99,6 +99,8 @@ class Chunk:
     language: str
     content: str
     symbols: list[str] = field(default_factory=list)  # every definition a merged chunk holds
+    decl_line: int = 0  # a part of a split definition: the line of its declaration (`def`), 0 otherwise
+    implements: list[str] = field(default_factory=list)  # traits a Rust `impl Trait for Type` block implements
 
     @property
     def content_hash(self) -> str:
@@ -115,6 +117,7 @@ class _Piece:
     gap: bool = False  # loose lines between definitions (imports, comments, class attributes)
     header: bool = False  # the opening lines of a split class: its name, signature and members' names
     decl: int | None = None  # row of the definition's own first line, below its doc comment (start if None)
+    implements: list[str] = field(default_factory=list)  # Chunk.implements
 
 
 def _node_name(node: Any) -> str:
@@ -144,6 +147,16 @@ def _node_name(node: Any) -> str:
         if child.type == "type_spec":  # Go: type X struct {...}
             return _node_name(child)
     return ""
+
+
+def _impl_trait(node: Any) -> list[str]:
+    """The trait a Rust `impl Trait for Type` block implements (`SeqAccess`, without path or generics): kept apart
+    from the names it defines, so "implementations of SeqAccess" finds the block, which stays named after the type
+    and does not define the trait."""
+    trait = node.child_by_field_name("trait") if node.type == "impl_item" else None
+    while trait is not None and trait.type in ("generic_type", "scoped_type_identifier"):
+        trait = trait.child_by_field_name("name" if trait.type == "scoped_type_identifier" else "type")
+    return [str(trait.text.decode("utf-8", "replace"))] if trait is not None and trait.type == "type_identifier" else []
 
 
 def _go_receiver(node: Any) -> str:
@@ -189,6 +202,20 @@ def _arrow_function_name(node: Any) -> str | None:
     if value is not None and value.type in ("arrow_function", "function_expression", "function"):
         return _node_name(declarators[0])
     return None
+
+
+def _exported_function(value: Any) -> Any:
+    """The named function expression an `export default` value holds, as an operand of a condition or in
+    parentheses (axios: `export default isHttpAdapterSupported && function httpAdapter(config) {...}`); None for
+    any other value, or when it holds more than one."""
+    found, stack = [], [value] if value is not None else []
+    while stack:
+        node = stack.pop()
+        if node.type in ("function_expression", "function") and node.child_by_field_name("name") is not None:
+            found.append(node)
+        elif node.type in ("binary_expression", "ternary_expression", "parenthesized_expression"):
+            stack.extend(node.named_children)
+    return found[0] if len(found) == 1 else None
 
 
 def _constant_block_body(node: Any) -> Any:
@@ -311,7 +338,10 @@ def _classify(node: Any) -> tuple[str, str, Any] | None:
             inner = next((c for c in node.named_children if c.type in FUNCTION_TYPES | CLASS_TYPES), None)
         if inner is None:
             arrow = next((c for c in node.named_children if _arrow_function_name(c)), None)
-            return ("function", _arrow_function_name(arrow) or "", arrow) if arrow is not None else None
+            if arrow is not None:
+                return "function", _arrow_function_name(arrow) or "", arrow
+            named = _exported_function(node.child_by_field_name("value"))
+            return ("function", _node_name(named), named) if named is not None else None
         target = inner
     if target.type in FUNCTION_TYPES:
         return "function", _node_name(target), target
@@ -431,11 +461,13 @@ class Chunker:
                 # the methods inside stay findable by name through the class chunk
                 inner = self._collect(_body(node), [*scope, name], lines, [])
                 names = [qualified] + [s for p in inner for s in p.symbols if s != qualified]
-                pieces.append(_Piece(start, end, qualified, "class", list(dict.fromkeys(names)), decl=decl))
+                pieces.append(_Piece(start, end, qualified, "class", list(dict.fromkeys(names)), decl=decl,
+                                     implements=_impl_trait(node)))
             else:
                 body = _body(node)
                 inner = self._collect(body, [*scope, name], lines, owners, _comments_before(body, node))
-                owners.append(_Piece(start, end, qualified, "class", [qualified], decl=decl))
+                owners.append(_Piece(start, end, qualified, "class", [qualified], decl=decl,
+                                     implements=_impl_trait(node)))
                 pieces.extend(inner)
         return pieces
 
@@ -468,7 +500,7 @@ class Chunker:
                     members = [p.symbol for p in inner if p.symbol.startswith(owner.symbol + ".")
                                and "." not in p.symbol[len(owner.symbol) + 1:]]
                     gaps.append(_Piece(start, end, owner.symbol, "class", [owner.symbol, *dict.fromkeys(members)],
-                                       gap=True, header=True, decl=owner.decl))
+                                       gap=True, header=True, decl=owner.decl, implements=owner.implements))
                 else:  # later leftovers (a field, a section banner) are parts of the class, not its definition
                     gaps.append(_Piece(start, end, owner.symbol, "part", [owner.symbol], gap=True))
         out = sorted(pieces + gaps, key=lambda p: (p.start, p.end))
@@ -501,7 +533,9 @@ class Chunker:
                 if start > anchor and hollow("\n".join(lines[start : end + 1])):
                     continue  # the closing `}` or `end` left over at the tail of a long body: no chunk of its own
                 kind = p.kind if start <= anchor <= end else ("part" if p.kind != "module" else "module")
-                out.append(_Piece(start, end, p.symbol, kind, list(p.symbols)))
+                # a part names its declaration's line: two overloads of one name in a file are told apart by it
+                out.append(_Piece(start, end, p.symbol, kind, list(p.symbols), decl=anchor if kind == "part" else None,
+                                  implements=list(p.implements) if kind == p.kind else []))
         return out
 
     def _attach_loose_lines(self, pieces: list[_Piece], lines: list[str]) -> list[_Piece]:
@@ -543,6 +577,7 @@ class Chunker:
                         last.symbol, last.kind, last.gap, last.decl = p.symbol, p.kind, False, p.decl
                     else:
                         last.symbols = last.symbols + [s for s in p.symbols if s not in last.symbols]
+                    last.implements = last.implements + [t for t in p.implements if t not in last.implements]
                     continue
             merged.append(p)
         return merged
@@ -582,4 +617,6 @@ class Chunker:
     def _to_chunk(path: str, language: str, lines: list[str], p: _Piece) -> Chunk:
         content = "\n".join(lines[p.start : p.end + 1])
         symbols = p.symbols or ([p.symbol] if p.symbol else [])
-        return Chunk(path, p.start + 1, p.end + 1, p.symbol, p.kind, language, content, symbols)
+        decl_line = p.decl + 1 if p.kind == "part" and p.decl is not None else 0
+        return Chunk(path, p.start + 1, p.end + 1, p.symbol, p.kind, language, content, symbols, decl_line,
+                     p.implements)

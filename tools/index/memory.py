@@ -28,6 +28,10 @@ class Entry:
     snippet: str
 
 
+def _implemented(meta: dict[str, Any]) -> list[str]:
+    return [t for t in str(meta.get("implements", "")).split(",") if t]
+
+
 class MemoryIndex:
     def __init__(self) -> None:
         self._lock = threading.RLock()
@@ -36,6 +40,7 @@ class MemoryIndex:
         self._matrix: Any = None  # float32 (capacity x dimension), allocated with the first vectors
         self._ids: list[str | None] = []  # row -> chunk id (None: free row)
         self._names: dict[str, set[str]] = {}  # lower-cased last part of a defined name -> ids of its chunks
+        self._traits: dict[str, set[str]] = {}  # a trait as written -> ids of the impl blocks implementing it
         self.loaded = False
 
     def __len__(self) -> int:
@@ -106,14 +111,22 @@ class MemoryIndex:
     def _name(self, cid: str, meta: dict[str, Any]) -> None:
         for name in self._defined(meta):
             self._names.setdefault(name, set()).add(cid)
+        for trait in _implemented(meta):
+            self._traits.setdefault(trait, set()).add(cid)
 
     def _unname(self, cid: str, meta: dict[str, Any]) -> None:
-        for name in self._defined(meta):
-            ids = self._names.get(name)
-            if ids is not None:
-                ids.discard(cid)
-                if not ids:
-                    del self._names[name]
+        for index, names in ((self._names, self._defined(meta)), (self._traits, _implemented(meta))):
+            for name in names:
+                ids = index.get(name)
+                if ids is not None:
+                    ids.discard(cid)
+                    if not ids:
+                        del index[name]
+
+    def implementing(self, traits: Collection[str], limit: int) -> list[str]:
+        """Ids of the impl blocks implementing one of `traits` (as written): for a question asking for them."""
+        with self._lock:
+            return sorted({cid for t in traits for cid in self._traits.get(t, ())})[:limit]
 
     def defining(self, names: list[str], limit: int, as_written: Collection[str] = ()) -> list[str]:
         """Ids of chunks that define one of `names` (the last part of a qualified name): the chunks whose own symbol
@@ -136,15 +149,17 @@ class MemoryIndex:
                     found[cid] = min(found.get(cid, key), key)
             return sorted(found, key=found.__getitem__)[:limit]
 
-    def declarations(self, windows: Iterable[tuple[str, str]]) -> list[str]:
-        """Ids of the declaration windows (kind `function`) of functions split into windows, given (file, symbol) of
-        their other windows: the chunk that holds the `def` line, which the later windows stand for."""
+    def declarations(self, windows: Iterable[tuple[str, str, int]]) -> list[str]:
+        """Ids of the declaration windows (kind `function`) of functions split into windows, given (file, symbol,
+        declaration line) of their other windows: the chunk that holds the `def` line, which the later windows stand
+        for. Line 0 (not known): every declaration of that name in the file."""
         out: list[str] = []
         with self._lock:
-            for file, symbol in dict.fromkeys(windows):
+            for file, symbol, line in dict.fromkeys(windows):
                 for cid in self._names.get(written_name(symbol).lower(), ()):
                     meta = self._entries[cid].meta
-                    if meta.get("kind") == "function" and meta.get("symbol") == symbol and meta.get("file") == file:
+                    if meta.get("kind") == "function" and meta.get("symbol") == symbol and meta.get("file") == file \
+                            and (not line or int(meta.get("start_line") or 0) <= line <= int(meta.get("end_line") or 0)):
                         out.append(cid)
         return out
 

@@ -231,6 +231,8 @@ class CodeRanking:
     # fused score, so what merely resembles the name (`less` for `Between`, whose word BM25 drops) comes after it
     qualified_share: float = 1.0  # a method's share when the question writes it with its owner (`RequestMethods#on`)
     member: float = 0.15  # the chunk is a class chunk that lists the name among its members
+    implementation: float = 0.6  # the chunk implements a trait whose implementations the question asks for (as
+    # `definition` does for the name's own definition; not tuned)
     near_definition: float = 0.3  # the same name in another case (`router` for `Router`)
     path: float = 0.3  # times the share of the question's words in the file's name (or a form of them: path_words)
     spelled: float = 0.3  # a class whose name the question spells as words ("json object" -> JsonObject)
@@ -279,6 +281,9 @@ class Scored:
     role: str
     score: float = 0.0
     deprecated: bool = False  # marked as kept for old callers (chunker.deprecated)
+    lines: tuple[int, int] = (0, 0)  # first and last line
+    decl_line: int = 0  # a part of a split function: the line of its declaration (Chunk.decl_line)
+    implements: list[str] = field(default_factory=list)  # traits the chunk's `impl` block implements
 
 
 def named_identifiers(query: str) -> list[str]:
@@ -525,6 +530,8 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     shadowed = (old or c.deprecated) and own.lower() in cues.current
     if own and own in cues.used:
         pass  # the question asks where it is used or implemented: its definition is not the answer
+    elif cues.used.intersection(c.implements):
+        score += w.implementation  # an `impl SeqAccess for X` block, for "implementations of SeqAccess"
     elif own and not shadowed and cues.writes(own) and not cues.owner_differs(own, c.symbol):
         share = 1.0 if c.kind == "class" else w.qualified_share if own in cues.qualified else w.function_share
         score += (w.bare_definition if cues.defined else w.definition) * share
@@ -550,16 +557,26 @@ def _one_per_definition(candidates: list[Scored]) -> list[Scored]:
     """A function too long for one chunk is cut into windows: the one holding its declaration (`def eager`, kind
     `function`) and parts (its long doc comment above, the rest of its body below). The parts stand for the
     declaration window, which takes the best of their scores: the answer is the definition, not a page of its doc
-    (sequel's `eager`: the first window of its 75-line doc ranked first, the `def` under it nowhere)."""
-    declaration = {(c.file, c.symbol): c for c in candidates if c.kind == "function"}
+    (sequel's `eager`: the first window of its 75-line doc ranked first, the `def` under it nowhere). A part goes to
+    the window holding its declaration's line, so two overloads of one name in a file keep their own scores."""
+    declarations: dict[tuple[str, str], list[Scored]] = {}
+    for c in candidates:
+        if c.kind == "function":
+            declarations.setdefault((c.file, c.symbol), []).append(c)
     kept = []
     for c in candidates:
-        owner = declaration.get((c.file, c.symbol)) if c.kind == "part" else None
+        owner = _declaration_of(c, declarations.get((c.file, c.symbol), [])) if c.kind == "part" else None
         if owner is None:
             kept.append(c)
         elif c.score > owner.score:
             owner.score = c.score
     return kept
+
+
+def _declaration_of(part: Scored, declarations: list[Scored]) -> Scored | None:
+    if not part.decl_line:  # no line to match (a candidate built without it): the one declaration of its name
+        return declarations[0] if len(declarations) == 1 else None
+    return next((d for d in declarations if d.lines[0] <= part.decl_line <= d.lines[1]), None)
 
 
 def path_words(terms: set[str], words: Sequence[str]) -> int:

@@ -43,7 +43,7 @@ from code_intel.index.text import lexical_text, lexical_tokens, member_names, re
 
 log = logging.getLogger(__name__)
 
-CHUNKER_VERSION = "ast-v15"  # bump when chunks, their text or the default sequence length change: forces a rebuild
+CHUNKER_VERSION = "ast-v17"  # bump when chunks, their text or the default sequence length change: forces a rebuild
 CANDIDATES = 40  # per side (dense, lexical) before rank_code; 50 gave function-level questions more near misses
 # to outrank the answer (docs/benchmarks.md, branch funclevel)
 FULL_MODEL_CANDIDATES = 50  # the same for an opt-in model's own space, ranked as #15 chose
@@ -501,7 +501,7 @@ class SemanticIndex:
         known = (_known_in_memory(parts.memory, vector, wanted, limit) if store is None
                  else _known_in_store(store, vector, wanted, limit))
         if weights is not None:  # rank_code lets a split function's windows stand for its declaration: fetch it
-            windows = [(str(meta.get("file", "")), str(meta.get("symbol") or ""))
+            windows = [(str(meta.get("file", "")), str(meta.get("symbol") or ""), int(meta.get("decl_line") or 0))
                        for _sim, _doc, meta in known.values() if meta.get("kind") == "part" and meta.get("symbol")]
             extra = [cid for cid in parts.memory.declarations(windows) if cid not in known]
             for cid, similarity in parts.memory.similarity(vector, extra).items():
@@ -520,6 +520,7 @@ class SemanticIndex:
             member_owners,
             named_identifiers,
             spelled_names,
+            used_names,
         )
 
         names = named_identifiers(search.query) + list(search.keywords)
@@ -533,6 +534,8 @@ class SemanticIndex:
             meta = entry.meta if entry is not None else {}
             if meta.get("kind") == "class" and str(meta.get("symbol", "")).rsplit(".", 1)[-1].lower() in spelled:
                 found.append(cid)
+        used = used_names(search.query)  # "implementations of SeqAccess": the impl blocks, which define other names
+        found += [cid for cid in parts.memory.implementing(used, DEFINITION_CANDIDATES) if cid not in found] if used else []
         return found
 
     def _symbol_chunks(self, parts: _Parts, symbol: str) -> list[tuple[str, str, int, int, str]]:
@@ -677,7 +680,10 @@ def _scored(cid: str, similarity: float, lexical: float, meta: dict[str, Any]) -
     file = str(meta.get("file", ""))
     return Scored(cid, similarity, lexical, file, str(meta.get("symbol") or ""),
                   [x for x in str(meta.get("symbols", "")).split(",") if x],
-                  str(meta.get("kind", "")), file_role(file), deprecated=bool(meta.get("deprecated")))
+                  str(meta.get("kind", "")), file_role(file), deprecated=bool(meta.get("deprecated")),
+                  lines=(int(meta.get("start_line") or 0), int(meta.get("end_line") or 0)),
+                  decl_line=int(meta.get("decl_line") or 0),
+                  implements=[t for t in str(meta.get("implements", "")).split(",") if t])
 
 
 def _ranked(candidates: list[Scored], search: ForestQuery, n: int, weights: CodeRanking | None) -> list[Scored]:

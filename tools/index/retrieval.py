@@ -233,7 +233,8 @@ class CodeRanking:
     member: float = 0.15  # the chunk is a class chunk that lists the name among its members
     implementation: float = 0.6  # the chunk implements a trait whose implementations the question asks for (as
     # `definition` does for the name's own definition; not tuned)
-    near_definition: float = 0.3  # the same name in another case (`router` for `Router`)
+    near_definition: float = 0.3  # the same name in another case (`router` for `Router`), for a question that is
+    # only the name: in a sentence the word is as often English (`HTML` lifted every `html()` method)
     path: float = 0.3  # times the share of the question's words in the file's name (or a form of them: path_words)
     spelled: float = 0.3  # a class whose name the question spells as words ("json object" -> JsonObject)
     file_name_symbol: float = 0.2  # a bare name question and a file named after it (`Router` -> router.go)
@@ -390,7 +391,7 @@ class _Cues:
 
     names: list[str]
     keywords: Sequence[str]
-    lowered: set[str]  # names whose other spellings are near them (`router` for `Router`)
+    lowered: set[str]  # names whose other spellings are near them (`router` for `Router`), when the question is one
     bare: bool  # the question is one name: a file named like it is probably the answer
     terms: set[str]
     wanted: set[str]
@@ -414,10 +415,8 @@ class _Cues:
             parts = _MEMBER_OF.split(match.group(0))
             if len(parts) > 1 and parts[-1] in names + list(keywords):
                 qualified.setdefault(parts[-1], set()).add(".".join(parts))
-        sentence = len(query.split()) > 1  # where an acronym (JSON, GET, URL) is a word, not another spelling of `json`
         return cls(names=names, keywords=keywords,
-                   lowered={n.lower() for n in names if not (sentence and n.isalpha() and n.isupper())}
-                   | {k.lower() for k in keywords},
+                   lowered={n.lower() for n in names} | {k.lower() for k in keywords},
                    bare=len(query.split()) == 1 and len(names) == 1, terms=set(lexical_tokens(query)),
                    wanted=asked_roles({x.lower() for x in re.findall(r"[A-Za-z]+", query)}), qualified=qualified,
                    spelled=spelled_names(query), owners=member_owners(query), used=used_names(query))
@@ -453,7 +452,7 @@ class _Cues:
         """For a question that is only a name: the cues without the other spellings of a name some candidate
         defines as written (`between` and `rank` functions are not near the `Between` and `Rank` classes asked
         for), and without the member bonus of classes that only list it (a Ruby module listing the classes nested
-        in it). In a sentence they stay near: "Timeout async context manager" describes the `timeout` factory."""
+        in it). A sentence gives other spellings nothing anyway (CodeRanking.near_definition)."""
         if not self.bare:
             return self
         written = {own for c in candidates if (own := _own_name(c)) and self.writes(own)}
@@ -537,7 +536,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score += (w.bare_definition if cues.defined else w.definition) * share
     elif c.kind == "class" and cues.qualified and cues.defines_qualified(c.symbols):
         score += w.definition * w.function_share
-    elif own and (own.lower() in cues.lowered or own in cues.qualified):
+    elif own and cues.bare and (own.lower() in cues.lowered or own in cues.qualified):
         score += w.near_definition
     elif c.kind == "class" and not cues.defined and any(written_name(s) in cues.names for s in c.symbols):
         score += w.member

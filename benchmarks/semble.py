@@ -22,7 +22,7 @@ Printed beside semble's and CodeRankEmbed's published per-repository figures (re
 semble's published index times (results/speed-*.json, their machine): NDCG@10 per repository, category and
 language, pooled over questions.
 
-    .venv/bin/python benchmarks/semble.py [--set report|dev|symbols] [--repo NAME ...] [--json FILE]
+    .venv/bin/python benchmarks/semble.py [--set report|dev|symbols|symbols2] [--repo NAME ...] [--json FILE]
 
 `--set dev` runs the development split: other repositories of semble's benchmark whose annotations were read
 from MinishLab/semble with the search tool and written to $SEMBLE_DEV (default /work/corpora/semble-dev/
@@ -31,7 +31,8 @@ repositories semble does not annotate; its repos.json gives their url, pinned re
 overrides a revision of semble's that the mirror lacks); weights and signals are chosen there, never on the
 reported set. Checkouts go to $SEMBLE_DEV/<name>. `--set symbols` runs benchmarks/semble_dev/symbols/: symbol
 questions of our own on the dev repositories (names written bare, qualified, in backticks or spelled as words),
-checked out in the same place.
+checked out in the same place; `--set symbols2` runs benchmarks/semble_dev/symbols2/, a second such set on
+repositories no other benchmark here reads.
 """
 
 from __future__ import annotations
@@ -120,13 +121,14 @@ class Repo:
         return MIRROR / f"{owner}+{name}" / "repo"
 
 
-def annotation_dirs(dev: bool, symbols: bool = False) -> list[Path]:
+def annotation_dirs(dev: bool, symbols: str = "") -> list[Path]:
+    """symbols: the folder of benchmarks/semble_dev/ holding a symbol set ("symbols", "symbols2"), or ""."""
     if symbols:
-        return [DEV_LOCAL / "symbols"]
+        return [DEV_LOCAL / symbols]
     return [DEV / "annotations", DEV_LOCAL / "annotations"] if dev else [DATA / "annotations"]
 
 
-def load_repos(names: list[str], dev: bool, symbols: bool = False) -> list[Repo]:
+def load_repos(names: list[str], dev: bool, symbols: str = "") -> list[Repo]:
     table = {r["name"]: r for r in json.loads((DATA / "repos.json").read_text())}
     if dev:  # our own dev repositories, and revisions of semble's that the mirror has
         table.update({r["name"]: r for r in json.loads((DEV_LOCAL / "repos.json").read_text())})
@@ -472,7 +474,7 @@ def index_only(folders: list[Path], baseline: str | None, out: Path | None, mode
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--set", choices=("report", "dev", "symbols"), default="report")
+    parser.add_argument("--set", choices=("report", "dev", "symbols", "symbols2"), default="report")
     parser.add_argument("--repo", action="append", help="only these repositories (repeatable)")
     parser.add_argument("--json", type=Path, help="write every run (per question) to this file")
     parser.add_argument("--index-only", type=Path, nargs="+", metavar="DIR",
@@ -493,8 +495,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.index_only:
         index_only(args.index_only, args.baseline, args.json, args.model)
         return 0
-    symbols = args.set == "symbols"
-    dev = args.set == "dev" or symbols  # the symbol set asks the dev repositories
+    symbols = args.set if args.set.startswith("symbols") else ""
+    dev = args.set == "dev" or bool(symbols)  # the symbol sets ask dev repositories
     if dev:
         available = sorted({p.stem for d in annotation_dirs(dev, symbols) for p in d.glob("*.json")})
     else:

@@ -51,7 +51,7 @@ def test_dev_repositories_load_from_both_places_and_the_reported_set_refuses_the
 
 def test_the_symbol_set_covers_every_language_and_loads_from_its_own_folder() -> None:
     names = sorted(p.stem for p in (semble.DEV_LOCAL / "symbols").glob("*.json"))
-    repos = semble.load_repos(names, dev=True, symbols=True)
+    repos = semble.load_repos(names, dev=True, symbols="symbols")
     assert {r.language for r in repos} == {"go", "java", "javascript", "kotlin", "python", "ruby", "rust", "typescript"}
     questions = [q for r in repos for q in r.questions]
     assert 60 <= len(questions) <= 100 and {q["category"] for q in questions} == {"symbol"}
@@ -61,3 +61,16 @@ def test_the_symbol_set_covers_every_language_and_loads_from_its_own_folder() ->
     assert not set(names) & set(semble.REPORTED)
     with pytest.raises(SystemExit, match="axios"):
         semble.load_repos(["axios"], dev=True)  # the dev split has no questions on it
+
+
+def test_the_second_symbol_set_asks_repositories_no_other_set_reads() -> None:
+    names = sorted(p.stem for p in (semble.DEV_LOCAL / "symbols2").glob("*.json"))
+    repos = semble.load_repos(names, dev=True, symbols="symbols2")
+    assert {r.language for r in repos} == {"go", "java", "ruby", "rust"}
+    questions = [q for r in repos for q in r.questions]
+    assert len(questions) >= 100 and {q["category"] for q in questions} == {"symbol"}
+    assert all(q["relevant"] for q in questions)
+    elsewhere = {p.stem for folder in ("symbols", "annotations") for p in (semble.DEV_LOCAL / folder).glob("*.json")}
+    urls = {r["url"] for r in json.loads((semble.DATA / "repos.json").read_text())}
+    assert not set(names) & (elsewhere | set(semble.REPORTED))
+    assert not {r.url for r in repos} & urls  # none of semble's 62 either

@@ -6,11 +6,12 @@ import pytest
 
 from code_intel.index import service
 from code_intel.index.bm25 import LexicalIndex
-from code_intel.index.chunker import Chunker, deprecated
+from code_intel.index.chunker import Chunker, deprecated, supertypes
 from code_intel.index.memory import MemoryIndex
 from code_intel.index.retrieval import (
     Scored,
     capitalised_words,
+    kind_named,
     member_owners,
     named_identifiers,
     older_versions,
@@ -409,6 +410,81 @@ def test_a_deprecated_namesake_gets_no_definition_bonus_beside_a_current_one() -
 
     assert rank_code([read_text(True), *fillers], described)[0].score == rank_code(
         [read_text(False), *fillers], described)[0].score
+
+
+def _fillers() -> list[Scored]:
+    return [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.go", f"helper{n}") for n in range(20)]
+
+
+def test_a_name_and_its_kind_ask_for_the_definition_as_the_name_alone_does() -> None:
+    # go-playground/validator: the unexported `validate` struct beside the method `Validate.Struct`, which the
+    # dense side puts first for "validate struct"
+    assert kind_named("validate struct") == "validate" and kind_named("trait Resolve") == "Resolve"
+    assert kind_named("struct class") == kind_named("validate the struct") == kind_named("Route") == ""
+    assert named_identifiers("validate struct") == ["validate"] and named_identifiers("validate input") == []
+    method = _scored("method", 0.83, 3.2, "validator_instance.go", "Validate.Struct")
+    struct = _scored("struct", 0.68, 3.1, "validator.go", "validate", kind="class")
+    assert [c.id for c in rank_code([method, struct, *_fillers()], "validate struct")][0] == "struct"
+
+
+def test_a_free_function_asked_bare_comes_before_methods_of_the_same_name() -> None:
+    # reqwest: `basic_auth` in util.rs beside `RequestBuilder.basic_auth` in three request files
+    methods = [_scored(f"m{n}", 0.60, 19.9, f"{d}/request.rs", "RequestBuilder.basic_auth")
+               for n, d in enumerate(("async_impl", "blocking", "wasm"))]
+    free = _scored("free", 0.33, 17.2, "util.rs", "basic_auth")
+    assert [c.id for c in rank_code([*methods, free, *_fillers()], "basic_auth")][0] == "free"
+    # with no free function, the methods keep their bonus; written with the owner, the method is asked for
+    assert rank_code([*methods, *_fillers()], "basic_auth")[0].id.startswith("m")
+    assert rank_code([*methods, free, *_fillers()], "RequestBuilder.basic_auth")[0].id.startswith("m")
+
+
+def test_a_deprecated_type_keeps_its_bonus_beside_nested_namesakes() -> None:
+    # commons-text: the deprecated interface `Builder` (Builder.java) and current nested `X.Builder` classes are
+    # other definitions, not a newer copy of it
+    nested = [_scored(f"n{n}", 0.38, 2.2, f"{o}.java", f"{o}.Builder", kind="class")
+              for n, o in enumerate(("StringEscapeUtils", "RandomStringGenerator", "DoubleFormat"))]
+    top = _scored("top", 0.53, 2.2, "Builder.java", "Builder", kind="class")
+    top.deprecated = True
+    assert [c.id for c in rank_code([*nested, top, *_fillers()], "Builder")][0] == "top"
+
+
+def test_a_member_a_class_chunk_holds_is_defined_there() -> None:
+    # http-rb: `class JSON < Adapter` is small enough to stay in its module's chunk, named `HTTP.MimeType`; the
+    # question is not read as `MimeType` (mime_type.rb's module)
+    module = Scored("module", 0.40, 16.6, "http/mime_type.rb", "HTTP.MimeType", ["HTTP.MimeType"], "class",
+                    "implementation")
+    nested = Scored("json", 0.57, 21.8, "http/mime_type/json.rb", "HTTP.MimeType",
+                    ["HTTP.MimeType", "HTTP.MimeType.JSON"], "class", "implementation")
+    assert [c.id for c in rank_code([module, nested, *_fillers()], "MimeType::JSON")][0] == "json"
+
+
+def test_implementations_are_found_by_what_their_declaration_extends() -> None:
+    java = ("/** Hamming. */\npublic class HammingDistance\n        implements EditDistance<Integer> {\n"
+            "    public Integer apply(CharSequence l, CharSequence r) {\n        return 0;\n    }\n}\n")
+    ruby = "module HTTP\n  module Features\n    class RaiseError < Feature\n      def wrap_response(r)\n        r\n"\
+           "      end\n    end\n  end\nend\n"
+    rust = ("impl<T, U> Buf for Chain<T, U>\nwhere\n    T: Buf,\n{\n    fn remaining(&self) -> usize {\n        0\n    }\n}\n\n"
+            "impl<B: BufMut + Sized> io::Write for Writer<B> {\n    fn flush(&mut self) {}\n}\n")
+    found = {c.symbol: supertypes(c) for language, file, text in (
+        ("java", "HammingDistance.java", java), ("ruby", "raise_error.rb", ruby), ("rust", "chain.rs", rust))
+        for c in Chunker(max_tokens=40).chunk(file, text, language) if c.kind == "class"}
+    assert found["HammingDistance"] == ["EditDistance"] and found["Chain"] == ["Buf"]
+    assert found["HTTP.Features.RaiseError"] == ["Feature"] and found["Writer"] == ["Write"]
+    minified = "class Big extends " + ", ".join(f"Base{n}" for n in range(50)) + " { run() {} }\n"
+    big = next(c for c in Chunker().chunk("big.js", minified, "javascript") if c.kind == "class")
+    assert supertypes(big) == [f"Base{n}" for n in range(8)]
+    interface = _scored("iface", 0.40, 20.0, "EditDistance.java", "EditDistance", kind="class")
+    near = _scored("from", 0.55, 23.0, "EditDistanceFrom.java", "EditDistanceFrom", kind="class")
+    impls = [_scored(f"i{n}", 0.30, 11.0, f"{name}.java", name, kind="class")
+             for n, name in enumerate(("JaccardDistance", "CosineDistance"))]
+    for c in impls:
+        c.implements = ["EditDistance", "Double"]
+    ranked = [c.id for c in rank_code([interface, near, *impls, *_fillers()], "implementations of EditDistance")]
+    assert ranked.index("i1") < ranked.index("iface")  # the interface's own definition is not the answer
+    for c in impls:
+        c.implements = []
+    ranked = [c.id for c in rank_code([interface, near, *impls, *_fillers()], "implementations of EditDistance")]
+    assert ranked.index("i1") > ranked.index("iface")
 
 
 def test_the_impl_blocks_of_a_trait_are_candidates_when_its_implementations_are_asked_for(

@@ -68,6 +68,20 @@ def _comment_only(lines: list[str], p: _Piece) -> bool:
 # A definition marked as kept only for old callers: Java/Kotlin `@Deprecated`, Rust `#[deprecated]`, JSDoc/YARD/PHPDoc
 # `@deprecated`, Go's `// Deprecated:` paragraph, C#'s `[Obsolete]`, Python's `@deprecated(...)` decorator
 _DEPRECATED = re.compile(r"@[Dd]eprecated\b|#\[deprecated\b|(//|#|\*)\s*Deprecated:|\[Obsolete\b")
+_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+_GENERICS = re.compile(r"<[^<>]*>")
+SUPERTYPES = 8  # at most this many names kept from a declaration (a minified line holds thousands)
+
+
+def _declaration(chunk: Chunk) -> tuple[list[str], int]:
+    """The chunk's lines and the index of its declaration line: the first that writes its own name outside a
+    comment or an annotation (len(lines) when none does)."""
+    lines = chunk.content.splitlines()
+    own = re.compile(r"(?<![A-Za-z0-9_$])" + re.escape(chunk.symbol.rsplit(".", 1)[-1]) + r"(?![A-Za-z0-9_$])")
+    for i, line in enumerate(lines):
+        if own.search(line) and not line.lstrip().startswith(("*", "/", "#", "@", '"', "'")):
+            return lines, i
+    return lines, len(lines)
 
 
 def deprecated(chunk: Chunk) -> bool:
@@ -75,13 +89,26 @@ def deprecated(chunk: Chunk) -> bool:
     annotations), not somewhere in its body (a class whose one method is deprecated is not)."""
     if chunk.kind not in ("class", "function") or not chunk.symbol:
         return False
-    own = re.compile(r"(?<![A-Za-z0-9_$])" + re.escape(chunk.symbol.rsplit(".", 1)[-1]) + r"(?![A-Za-z0-9_$])")
-    head = []
-    for line in chunk.content.splitlines():
-        head.append(line)
-        if own.search(line) and not line.lstrip().startswith(("*", "/", "#", "@", '"', "'")):
-            break
-    return bool(_DEPRECATED.search("\n".join(head)))
+    lines, at = _declaration(chunk)
+    return bool(_DEPRECATED.search("\n".join(lines[: at + 1])))
+
+
+def supertypes(chunk: Chunk) -> list[str]:
+    """The type names a class chunk's declaration writes besides its own: what it extends or implements (`class
+    AutoDeflate < Feature`, `class HammingDistance implements EditDistance<Integer> {`, `impl Buf for Chain<T, U>`),
+    read up to the opening brace or a `where` clause, over at most three lines, without type parameters (`impl<B:
+    BufMut> Write for Writer<B>` implements `Write`); a question asking for the implementations of a name finds
+    them by it."""
+    if chunk.kind != "class" or not chunk.symbol:
+        return []
+    lines, at = _declaration(chunk)
+    tail = lines[at : at + 3]
+    end = next((i for i, line in enumerate(tail) if "{" in line), 0)
+    text = re.split(r"\{|\bwhere\b", " ".join(tail[: end + 1]), maxsplit=1)[0]
+    while (bare := _GENERICS.sub(" ", text)) != text:  # type parameters and their bounds are not supertypes
+        text = bare
+    own = chunk.symbol.rsplit(".", 1)[-1]
+    return [w for w in dict.fromkeys(_NAME.findall(text)) if w != own and not w.islower()][:SUPERTYPES]
 
 
 def estimate_tokens(text: str) -> int:
@@ -100,7 +127,8 @@ class Chunk:
     content: str
     symbols: list[str] = field(default_factory=list)  # every definition a merged chunk holds
     decl_line: int = 0  # a part of a split definition: the line of its declaration (`def`), 0 otherwise
-    implements: list[str] = field(default_factory=list)  # traits a Rust `impl Trait for Type` block implements
+    implements: list[str] = field(default_factory=list)  # what a class extends or implements (supertypes), and the
+    # trait a Rust `impl Trait for Type` block implements
 
     @property
     def content_hash(self) -> str:
@@ -618,5 +646,8 @@ class Chunker:
         content = "\n".join(lines[p.start : p.end + 1])
         symbols = p.symbols or ([p.symbol] if p.symbol else [])
         decl_line = p.decl + 1 if p.kind == "part" and p.decl is not None else 0
-        return Chunk(path, p.start + 1, p.end + 1, p.symbol, p.kind, language, content, symbols, decl_line,
-                     p.implements)
+        chunk = Chunk(path, p.start + 1, p.end + 1, p.symbol, p.kind, language, content, symbols, decl_line,
+                      p.implements)
+        if not chunk.implements:  # a Rust impl block's trait comes from the tree; other classes' from their declaration
+            chunk.implements = supertypes(chunk)
+        return chunk

@@ -40,7 +40,7 @@ class MemoryIndex:
         self._matrix: Any = None  # float32 (capacity x dimension), allocated with the first vectors
         self._ids: list[str | None] = []  # row -> chunk id (None: free row)
         self._names: dict[str, set[str]] = {}  # lower-cased last part of a defined name -> ids of its chunks
-        self._traits: dict[str, set[str]] = {}  # a trait as written -> ids of the impl blocks implementing it
+        self._traits: dict[str, set[str]] = {}  # a type as written -> ids of the chunks extending or implementing it
         self.loaded = False
 
     def __len__(self) -> int:
@@ -124,7 +124,8 @@ class MemoryIndex:
                         del index[name]
 
     def implementing(self, traits: Collection[str], limit: int) -> list[str]:
-        """Ids of the impl blocks implementing one of `traits` (as written): for a question asking for them."""
+        """Ids of the chunks implementing or extending one of `traits` (as written: Chunk.implements): for a question
+        asking for them."""
         with self._lock:
             return sorted({cid for t in traits for cid in self._traits.get(t, ())})[:limit]
 

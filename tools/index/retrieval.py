@@ -284,18 +284,33 @@ class Scored:
     deprecated: bool = False  # marked as kept for old callers (chunker.deprecated)
     lines: tuple[int, int] = (0, 0)  # first and last line
     decl_line: int = 0  # a part of a split function: the line of its declaration (Chunk.decl_line)
-    implements: list[str] = field(default_factory=list)  # traits the chunk's `impl` block implements
+    implements: list[str] = field(default_factory=list)  # what the class extends or implements (Chunk.implements)
+
+
+_KIND_WORDS = {"class", "struct", "interface", "trait", "enum", "type", "module", "protocol", "record"}  # not
+# "object": "JSON object" spells JsonObject as often as it names a `JSON` object
+
+
+def kind_named(query: str) -> str:
+    """The name of a question that is a name and the kind of its definition ("validate struct", "Resolve trait",
+    "module Helpers"), which asks for that definition as a question of the name alone does; "" otherwise."""
+    words = query.strip("?. ").split()
+    if len(words) != 2 or (words[0].lower() in _KIND_WORDS) == (words[1].lower() in _KIND_WORDS):
+        return ""
+    return (words[1] if words[0].lower() in _KIND_WORDS else words[0]).strip("`")
 
 
 def named_identifiers(query: str) -> list[str]:
-    """Names a question writes: CamelCase, snake_case, dotted or `::` names, and a question that is one word."""
+    """Names a question writes: CamelCase, snake_case, dotted or `::` names, and a question that is one word (or one
+    word and its kind: kind_named)."""
     words = query.split()
+    alone = kind_named(query)
     found = []
     for match in _IDENTIFIER.finditer(query):
         name = _MEMBER_OF.split(match.group(0))[-1]
         qualified = match.group(0) != name
         codeish = (any(c.isupper() for c in name[1:]) or "_" in name.strip("_") or name[:1].isupper()
-                   or name[:1] == "$" or len(words) == 1 or qualified)
+                   or name[:1] == "$" or len(words) == 1 or qualified or match.group(0) == alone)
         if (len(name) >= 3 or (qualified and len(name) == 2 and len(words) == 1)) and codeish:  # `Request#on`
             found.append(name)
     return list(dict.fromkeys(found))
@@ -403,6 +418,7 @@ class _Cues:
     current: set[str] = field(default_factory=set)  # written or spelled names a file outside legacy folders defines
     matched: set[str] = field(default_factory=set)  # qualified names some candidate defines under the owner written
     used: set[str] = field(default_factory=set)  # used_names: names whose uses are asked for, not where defined
+    free: set[str] = field(default_factory=set)  # bare names a candidate defines at the top level, not as a member
 
     @classmethod
     def of(cls, query: str, keywords: Sequence[str]) -> _Cues:
@@ -417,7 +433,8 @@ class _Cues:
                 qualified.setdefault(parts[-1], set()).add(".".join(parts))
         return cls(names=names, keywords=keywords,
                    lowered={n.lower() for n in names} | {k.lower() for k in keywords},
-                   bare=len(query.split()) == 1 and len(names) == 1, terms=set(lexical_tokens(query)),
+                   bare=len(names) == 1 and (len(query.split()) == 1 or kind_named(query) == names[0]),
+                   terms=set(lexical_tokens(query)),
                    wanted=asked_roles({x.lower() for x in re.findall(r"[A-Za-z]+", query)}), qualified=qualified,
                    spelled=spelled_names(query), owners=member_owners(query), used=used_names(query))
 
@@ -442,7 +459,8 @@ class _Cues:
         """A qualified name whose member no candidate defines (`SerializationFeature.INDENT_OUTPUT`: an enum
         constant is no chunk of its own) names its owner: the owner takes the member's place among the names."""
         undefined = {m: o for m, o in self.owners.items() if m in self.names}
-        if not undefined or any(_own_name(c) in undefined for c in candidates):
+        if not undefined or any(_own_name(c) in undefined or (c.kind == "class" and self.defines_qualified(c.symbols))
+                                for c in candidates):  # a class chunk holding `MimeType.JSON` (a small nested class)
             return self
         names = list(dict.fromkeys(undefined.get(n, n) for n in self.names))
         return dataclasses.replace(self, names=names, lowered=self.lowered | {n.lower() for n in names},
@@ -458,7 +476,9 @@ class _Cues:
         written = {own for c in candidates if (own := _own_name(c)) and self.writes(own)}
         if not written:
             return self
-        return dataclasses.replace(self, lowered=self.lowered - {n.lower() for n in written}, defined=True)
+        free = {own for c in candidates if (own := _own_name(c)) in written and c.symbol == own
+                and own not in self.qualified}
+        return dataclasses.replace(self, lowered=self.lowered - {n.lower() for n in written}, defined=True, free=free)
 
 
 def _only_older(candidates: Sequence[Scored], cues: _Cues, older: set[str]) -> set[str]:
@@ -476,17 +496,23 @@ def _only_older(candidates: Sequence[Scored], cues: _Cues, older: set[str]) -> s
 
 
 def _current_definitions(candidates: Sequence[Scored], cues: _Cues) -> set[str]:
-    """The names (lower-cased) the question writes or spells that a candidate outside legacy and older version
-    folders, and not marked deprecated, defines: their copies under pydantic's `v1/` or zod's `v3/`, and deprecated
-    overloads, then get no definition bonus, only the near bonus at most (a name only the old copy defines keeps
-    its bonus)."""
+    """The definitions (_definition_key) of names the question writes or spells that a candidate outside legacy and
+    older version folders, and not marked deprecated, holds: their copies under pydantic's `v1/` or zod's `v3/`, and
+    deprecated overloads, then get no definition bonus, only the near bonus at most (a name only the old copy
+    defines keeps its bonus, and so does a deprecated `Builder` beside the current `Option.Builder`: another
+    definition, not a newer copy of it)."""
     out: set[str] = set()
     for c in candidates:
         own = _own_name(c)
         if own and (cues.writes(own) or (c.kind == "class" and own.lower() in cues.spelled)) and not (
                 c.deprecated or _in_old_copy(c, cues)):
-            out.add(own.lower())
+            out.add(_definition_key(c))
     return out
+
+
+def _definition_key(c: Scored) -> str:
+    """A definition's qualified name as its copies share it (`Field`, `CoroutineScope.launch`), lower-cased."""
+    return c.symbol.replace("::", ".").lower()
 
 
 def _in_old_copy(c: Scored, cues: _Cues) -> bool:
@@ -526,13 +552,15 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     own = _own_name(c)
     # a copy kept for old callers, or a deprecated overload, of a name a current definition defines (a deprecated
     # definition takes no penalty otherwise: a question describing it is still asking for it)
-    shadowed = (old or c.deprecated) and own.lower() in cues.current
+    shadowed = (old or c.deprecated) and _definition_key(c) in cues.current
     if own and own in cues.used:
         pass  # the question asks where it is used or implemented: its definition is not the answer
     elif cues.used.intersection(c.implements):
-        score += w.implementation  # an `impl SeqAccess for X` block, for "implementations of SeqAccess"
-    elif own and not shadowed and cues.writes(own) and not cues.owner_differs(own, c.symbol):
-        share = 1.0 if c.kind == "class" else w.qualified_share if own in cues.qualified else w.function_share
+        score += w.implementation  # `impl SeqAccess for X`, `class Hamming implements EditDistance`, for their uses
+    elif own and not shadowed and cues.writes(own) and not cues.owner_differs(own, c.symbol) and not (
+            own in cues.free and c.symbol != own):  # `basic_auth` asked bare: the free function, not the methods
+        share = (1.0 if c.kind == "class" or own in cues.free
+                 else w.qualified_share if own in cues.qualified else w.function_share)
         score += (w.bare_definition if cues.defined else w.definition) * share
     elif c.kind == "class" and cues.qualified and cues.defines_qualified(c.symbols):
         score += w.definition * w.function_share

@@ -623,3 +623,19 @@ def test_a_named_function_expression_exported_behind_a_condition_is_a_function()
         adapter = [c for c in chunks if c.symbol == "httpAdapter"]
         assert [(c.kind, c.start_line, c.end_line) for c in adapter] == [("function", 3, 9)], language
         assert not any(c.symbol in ("first", "second") for c in chunks)  # two candidates: no one name for it
+
+
+def test_a_ruby_methods_comment_one_blank_line_above_its_def_is_its_doc() -> None:
+    # RDoc style of net-http-persistent: `##`, the comment, a blank line, the method
+    filler = "".join(f"    @option_{k} = nil # the default of option {k}, set by its writer below\n" for k in range(30))
+    text = ("# frozen_string_literal: true\n\nclass Client\n  def initialize\n" + filler + "  end\n\n"
+            "  ##\n  # Discard all existing connections. Subsequent checkouts will create\n  # new connections as needed.\n"
+            "  #\n  # If any thread is still using a connection it may cause an error!  Call\n"
+            "  # #reload when you are completely done making requests!\n\n"
+            "  def reload\n    @pool.reload { |http| http.finish }\n  end\nend\n")
+    chunks = Chunker(max_tokens=200).chunk("lib/client.rb", text, "ruby")
+    reload = next(c for c in chunks if c.symbol == "Client.reload")
+    assert reload.content.lstrip().startswith("##") and "Discard all existing connections" in reload.content
+    assert not any("Discard" in c.content for c in chunks if c.kind == "part")
+    client = next(c for c in chunks if c.symbol == "Client" and c.kind == "class")  # a magic comment is no doc
+    assert not client.content.startswith("# frozen_string_literal")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from code_intel.index import service
 from code_intel.index.chunker import Chunk, Chunker
 from code_intel.index.memory import MemoryIndex
 from code_intel.index.retrieval import CodeRanking, Scored, rank_code
@@ -90,6 +91,38 @@ def test_a_question_that_is_only_a_name_keeps_the_full_decay_of_a_central_file()
     config = _scored("config", 0.69, 5.0, "rails/engine/configuration.rb", "Rails.Engine.Configuration", "class")
     ranked = [c.id for c in rank_code([*central, config], "Engine")]
     assert ranked[:2] == ["engine", "config"]
+
+
+def test_a_small_file_that_is_one_chunk_backs_itself_beside_a_central_files_chunks() -> None:
+    # scorched's static.rb (one chunk) against the central controller.rb, whose class header mentions static files
+    # and whose many other candidates back it: the file that answers comes first once its chunk backs itself
+    central = [_scored("header", 0.60, 9.0, "lib/controller.rb", "Controller", "class"),
+               *[_scored(f"c{n}", 0.55 - n * 0.01, 3.0, "lib/controller.rb", f"Controller.m{n}", "function")
+                 for n in range(12)]]
+    static = _scored("static", 0.80, 5.0, "lib/static.rb", "Static", "class")
+    question = "serving files from the public directory"
+    assert rank_code([*central, static], question)[0].id == "header"
+    static.whole = True
+    assert rank_code([*central, static], question)[0].id == "static"
+    assert rank_code([*central, static], question, weights=CodeRanking(whole_file=0.0))[0].id == "header"
+
+
+def test_a_search_knows_which_candidates_are_their_files_only_chunk(
+        static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811 (the fixture)
+    write_files(static_index.root.path, {"model/associations.rb": EAGER,
+                                         "lib/static.rb": "class Static\n  def call(env)\n    serve(env)\n  end\nend\n"})
+    static_index.sync()
+    seen: list[Scored] = []
+    ranked = service._ranked
+
+    def spy(candidates: list[Scored], *args: object) -> list[Scored]:
+        seen.extend(candidates)
+        return ranked(candidates, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(service, "_ranked", spy)
+    static_index.semantic_search("serving static files and eager loading", 10)
+    whole = {c.file: c.whole for c in seen if c.file in ("lib/static.rb", "model/associations.rb")}
+    assert whole == {"lib/static.rb": True, "model/associations.rb": False}
 
 
 def _overload(name: str, doc_lines: int) -> str:

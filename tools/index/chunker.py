@@ -461,7 +461,8 @@ class Chunker:
                     doc_start = None
                 previous_end = child.end_point[0]
                 continue
-            lead = doc_start if doc_start is not None and child.start_point[0] <= doc_end + 1 else None
+            lead = doc_start if doc_start is not None and child.start_point[0] <= doc_end + 1 + self._doc_gap(
+                lines, doc_end, child) else None
             doc_start, previous_end = None, child.end_point[0]
             branches = _ruby_branches(child) if self._ruby else []
             if any(c.type in ("method", "singleton_method") for branch in branches for c in branch.named_children):
@@ -498,6 +499,15 @@ class Chunker:
                                      implements=_impl_trait(node)))
                 pieces.extend(inner)
         return pieces
+
+    def _doc_gap(self, lines: list[str], doc_end: int, child: Any) -> int:
+        """Ruby's RDoc style often leaves one blank line between a method's comment and its `def` (net-http-persistent:
+        `##`, the comment, a blank line, `def reload`): the comment is still the method's doc, not a loose part of the
+        class that outranks the method and misses its span. 1 then, else 0. Methods only: above a class or module the
+        comment is as often the file's magic comment (`# frozen_string_literal: true`)."""
+        start = child.start_point[0]
+        return int(self._ruby and child.type in ("method", "singleton_method") and start == doc_end + 2
+                   and not lines[doc_end + 1].strip())
 
     def _fill_gaps(self, pieces: list[_Piece], owners: list[_Piece], n_lines: int, lines: list[str]) -> list[_Piece]:
         """Lines no definition covers become module chunks (or class chunks inside a split class)."""

@@ -239,6 +239,8 @@ class CodeRanking:
     spelled: float = 0.3  # a class whose name the question spells as words ("json object" -> JsonObject)
     file_name_symbol: float = 0.2  # a bare name question and a file named after it (`Router` -> router.go)
     file_support: float = 0.5  # times the mean of a file's next three candidates (a file that answers often)
+    whole_file: float = 0.3  # a file indexed as one chunk has no next candidates: its chunk, all of the file, stands
+    # in for them at this share of its score (static.rb beside a central controller.rb whose many chunks back it)
     file_type: float = 0.2  # the header of the type a file is named after (`ObjectUtils` in ObjectUtils.java): in
     # Java and Kotlin it stands for the whole file, which a question describing the class asks for
     repeat_decay: float = 0.5  # a file's second chunk keeps this share of its score, the third its square...
@@ -282,6 +284,7 @@ class Scored:
     role: str
     score: float = 0.0
     deprecated: bool = False  # marked as kept for old callers (chunker.deprecated)
+    whole: bool = False  # the chunk is its file's only one
     lines: tuple[int, int] = (0, 0)  # first and last line
     decl_line: int = 0  # a part of a split function: the line of its declaration (Chunk.decl_line)
     implements: list[str] = field(default_factory=list)  # what the class extends or implements (Chunk.implements)
@@ -620,13 +623,16 @@ def _same_start(a: str, b: str) -> bool:
 
 
 def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:
-    """A file whose second to fourth candidates also score rises: several hits in one file back each other."""
+    """A file whose second to fourth candidates also score rises: several hits in one file back each other. A file
+    that is one chunk has no others to back it, so its chunk does, in part (`whole_file`): otherwise a small file
+    that answers the question falls below a large file's chunk that only shares its words, because the large file
+    always has next candidates (a central file of a small repository holds most of them)."""
     by_file: dict[str, list[float]] = {}
     for c in ordered:
         by_file.setdefault(c.file, []).append(c.score)
     support = {f: sum(max(s, 0.0) for s in v[1:4]) / 3 for f, v in by_file.items()}
     for c in ordered:
-        c.score += w.file_support * support[c.file]
+        c.score += w.file_support * (w.whole_file * max(c.score, 0.0) if c.whole else support[c.file])
 
 
 def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool = True) -> None:

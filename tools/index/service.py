@@ -43,7 +43,7 @@ from code_intel.index.text import lexical_text, lexical_tokens, member_names, re
 
 log = logging.getLogger(__name__)
 
-CHUNKER_VERSION = "ast-v18"  # bump when chunks, their text or the default sequence length change: forces a rebuild
+CHUNKER_VERSION = "ast-v19"  # bump when chunks, their text or the default sequence length change: forces a rebuild
 CANDIDATES = 40  # per side (dense, lexical) before rank_code; 50 gave function-level questions more near misses
 # to outrank the answer (docs/benchmarks.md, branch funclevel)
 FULL_MODEL_CANDIDATES = 50  # the same for an opt-in model's own space, ranked as #15 chose
@@ -510,6 +510,9 @@ class SemanticIndex:
                     known[cid] = (similarity, entry.snippet, entry.meta)
         candidates = [_scored(cid, similarity, lexical_scores.get(cid, 0.0), meta)
                       for cid, (similarity, _doc, meta) in known.items()]
+        for c in candidates:  # a file that is one chunk (rank_code's whole_file)
+            indexed = parts.manifest.files.get(c.file)
+            c.whole = indexed is not None and len(indexed.chunks) == 1
         return [_forest_result(c, *known[c.id]) for c in _ranked(candidates, search, n, weights)]
 
     def _definitions(self, parts: _Parts, search: ForestQuery) -> list[str]:

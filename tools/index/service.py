@@ -44,7 +44,9 @@ from code_intel.index.text import lexical_text, lexical_tokens, member_names, re
 log = logging.getLogger(__name__)
 
 CHUNKER_VERSION = "ast-v19"  # bump when chunks, their text or the default sequence length change: forces a rebuild
-CANDIDATES = 50  # per ranking, before fusion
+CANDIDATES = 40  # per side (dense, lexical) before rank_code; 50 gave function-level questions more near misses
+# to outrank the answer (docs/benchmarks.md, branch funclevel)
+FULL_MODEL_CANDIDATES = 50  # the same for an opt-in model's own space, ranked as #15 chose
 MAP_EXTRA_SCORE = 0.5  # Map hits below the shortcut but above this are shown after the Forest results
 # validate_symbol_relevance verdicts (cosine similarity): (relevant at or above, weak at or above) on the transformer
 # models' scale, and on the static table's own scale, set on the question dev set (benchmarks/relevance.py) so that
@@ -491,7 +493,7 @@ class SemanticIndex:
         """Candidates from both sides (and the definitions of names the question writes), ranked by rank_code.
         `store` None: the space held in memory (every indexed chunk, also while a sync runs); else a Chroma
         collection (the full model's, once it holds every chunk)."""
-        limit = max(CANDIDATES, n * 3)
+        limit = max(CANDIDATES if weights is not None else FULL_MODEL_CANDIDATES, n * 3)
         self._ensure_lexical(parts)
         lexical_scores = parts.lexical.scores(search.lexical_text)
         wanted = [i for i, _ in top(lexical_scores, limit)]

@@ -51,5 +51,6 @@ def test_a_clean_filter_set_during_the_session_is_switched_off_and_lfs_is_kept(t
     assert runner.text("ls-files", "-s", "a.txt").split()[1] == blob
     guard = " ".join(runner.guard_args())
     assert "filter.evil.clean=" in guard and "filter.lfs" not in guard
+    repo.write("a.txt", "hello again\n")  # changed content: git's own add cannot take the index entry as clean
     repo.git("add", "a.txt")  # git itself runs it: the setup works
     assert marker.exists()

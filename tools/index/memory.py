@@ -28,8 +28,9 @@ class Entry:
     snippet: str
 
 
-def _implemented(meta: dict[str, Any]) -> list[str]:
-    return [t for t in str(meta.get("implements", "")).split(",") if t]
+def listed(meta: dict[str, Any], key: str) -> list[str]:
+    """A list chunk_metadata stores comma-joined (`symbols`, `implements`), read back; [] when absent."""
+    return [x for x in str(meta.get(key, "")).split(",") if x]
 
 
 class MemoryIndex:
@@ -101,7 +102,7 @@ class MemoryIndex:
     @staticmethod
     def _defined_as_written(meta: dict[str, Any]) -> set[str]:
         """The last part of every name the chunk defines or lists, as a question writes it (text.written_name)."""
-        names = [s for s in str(meta.get("symbols", "")).split(",") if s] + [str(meta.get("symbol") or "")]
+        names = listed(meta, "symbols") + [str(meta.get("symbol") or "")]
         return {written_name(n) for n in names if n}
 
     @classmethod
@@ -111,11 +112,11 @@ class MemoryIndex:
     def _name(self, cid: str, meta: dict[str, Any]) -> None:
         for name in self._defined(meta):
             self._names.setdefault(name, set()).add(cid)
-        for trait in _implemented(meta):
+        for trait in listed(meta, "implements"):
             self._traits.setdefault(trait, set()).add(cid)
 
     def _unname(self, cid: str, meta: dict[str, Any]) -> None:
-        for index, names in ((self._names, self._defined(meta)), (self._traits, _implemented(meta))):
+        for index, names in ((self._names, self._defined(meta)), (self._traits, listed(meta, "implements"))):
             for name in names:
                 ids = index.get(name)
                 if ids is not None:

@@ -21,7 +21,7 @@ from code_intel.index.agreements import MAP_SHORTCUT_SCORE, AgreementMap
 from code_intel.index.bm25 import LexicalIndex, top
 from code_intel.index.embedder import Embedder
 from code_intel.index.manifest import Manifest, load_manifest, manifest_path, save_manifest, sha256_file
-from code_intel.index.memory import MemoryIndex
+from code_intel.index.memory import MemoryIndex, listed
 from code_intel.index.query_model import QueryModel
 from code_intel.index.retrieval import (
     CODE_RANKING,
@@ -154,7 +154,7 @@ class SemanticIndex:
                     docs = [d or "" for d in page["documents"]]
                     for cid, doc, meta in zip(page["ids"], docs, metas, strict=True):
                         symbol = str(meta.get("symbol", ""))
-                        members = member_names(symbol, str(meta.get("symbols", "")).split(","))
+                        members = member_names(symbol, listed(meta, "symbols"))
                         parts.lexical.add(cid, lexical_text(str(meta.get("file", "")), symbol, doc, members))
                     parts.memory.add(list(page["ids"]), page["embeddings"], docs, metas)
                     offset += len(page["ids"])
@@ -592,7 +592,7 @@ class SemanticIndex:
         except Exception:  # a vanished or unreadable file is stale, not an error
             stale = True
         return {"chunk_id": chunk_id, "file": file, "line": meta.get("start_line"), "end_line": meta.get("end_line"),
-                "symbol": meta.get("symbol") or None, "symbols": [s for s in str(meta.get("symbols", "")).split(",") if s],
+                "symbol": meta.get("symbol") or None, "symbols": listed(meta, "symbols"),
                 "kind": meta.get("kind"), "language": meta.get("language"), "content": content,
                 "content_hash": meta.get("content_hash"), "stale": stale}
 
@@ -682,11 +682,11 @@ def _known_in_store(store: VectorStore, vector: list[float], wanted: list[str], 
 def _scored(cid: str, similarity: float, lexical: float, meta: dict[str, Any]) -> Scored:
     file = str(meta.get("file", ""))
     return Scored(cid, similarity, lexical, file, str(meta.get("symbol") or ""),
-                  [x for x in str(meta.get("symbols", "")).split(",") if x],
+                  listed(meta, "symbols"),
                   str(meta.get("kind", "")), file_role(file), deprecated=bool(meta.get("deprecated")),
                   lines=(int(meta.get("start_line") or 0), int(meta.get("end_line") or 0)),
                   decl_line=int(meta.get("decl_line") or 0),
-                  implements=[t for t in str(meta.get("implements", "")).split(",") if t])
+                  implements=listed(meta, "implements"))
 
 
 def _ranked(candidates: list[Scored], search: ForestQuery, n: int, weights: CodeRanking | None) -> list[Scored]:

@@ -33,7 +33,7 @@ from code_intel.index.chunker import Chunk, Chunker, deprecated
 from code_intel.index.embedder import Embedder
 from code_intel.index.files import SourceFile, list_source_files
 from code_intel.index.manifest import ChunkEntry, FileEntry, Manifest, save_manifest, sha256_file
-from code_intel.index.memory import MemoryIndex
+from code_intel.index.memory import MemoryIndex, listed
 from code_intel.index.static import StaticEmbedder
 from code_intel.index.store import FOREST, VectorStore
 from code_intel.index.text import embedding_text, lexical_text, member_names
@@ -108,11 +108,9 @@ def chunk_metadata(chunk: Chunk, file_sha: str) -> dict[str, Any]:
 
 def stored_chunk(document: str, meta: dict[str, Any]) -> Chunk:
     """The Chunk a stored document and its metadata came from (for re-embedding without re-reading files)."""
-    symbols = [s for s in str(meta.get("symbols", "")).split(",") if s]
     return Chunk(str(meta.get("file", "")), int(meta.get("start_line") or 1), int(meta.get("end_line") or 1),
                  str(meta.get("symbol", "")), str(meta.get("kind", "")), str(meta.get("language", "")),
-                 document, symbols, int(meta.get("decl_line") or 0),
-                 [t for t in str(meta.get("implements", "")).split(",") if t])
+                 document, listed(meta, "symbols"), int(meta.get("decl_line") or 0), listed(meta, "implements"))
 
 
 def release_freed_memory() -> None:

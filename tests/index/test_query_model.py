@@ -183,3 +183,52 @@ def test_an_opt_in_model_embeds_its_own_questions(project_dir: Path, make_index:
     fast = index.semantic_search("send a welcome email", 3)
     assert fast["index"]["quality"] == "fast" and fast["query_model"] == "code-static" and fast["results"]
     assert not started
+
+
+@pytest.mark.model  # loads the transformer
+def test_it_rescores_chunk_texts_in_its_own_space_and_keeps_their_vectors(
+        fresh_models: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    from code_intel.index import query_model
+
+    model = QueryModel(StaticEmbedder())
+    texts = {"mail": TEXTS[0], "invoice": TEXTS[2]}
+    assert model.similarities(TEXTS[1], texts) == {}  # not loaded: nothing to re-score with
+    model.load()
+    model.current()[0]([TEXTS[1]])  # the search embeds its question first
+    got = model.similarities(TEXTS[1], texts)
+    transformer = model._parts[0]  # type: ignore[index]
+    own = transformer.encode([TEXTS[1], TEXTS[0], TEXTS[2]])
+    assert got == pytest.approx({"mail": float(own[0] @ own[1]), "invoice": float(own[0] @ own[2])}, abs=1e-5)
+    assert got["mail"] > got["invoice"]
+    # the second search embeds only the chunks (and questions) it has not met; the kept vectors are bounded
+    encoded: list[list[str]] = []
+    encode = transformer.encode
+    monkeypatch.setattr(transformer, "encode", lambda batch, size=8: encoded.append(list(batch)) or encode(batch, size))
+    monkeypatch.setattr(query_model, "KEPT_CHUNK_VECTORS", 2)
+    again = model.similarities(TEXTS[1], {**texts, "new": TEXTS[3]})
+    assert encoded == [[TEXTS[3]]] and again["mail"] == pytest.approx(got["mail"])
+    assert list(model._chunks) == ["invoice", "new"]
+
+
+@pytest.mark.model  # loads the transformer
+def test_a_search_rescores_rank_codes_first_candidates_only_with_the_question_model(
+        project: SemanticIndex, fresh_models: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    from code_intel.index import service
+
+    asked: list[tuple[str, dict[str, str]]] = []
+    similarities = QueryModel.similarities
+    monkeypatch.setattr(QueryModel, "similarities",
+                        lambda self, q, texts: asked.append((q, texts)) or similarities(self, q, texts))
+    monkeypatch.setattr(service, "RESCORE_TOP", 2)
+    start = QueryModel.start
+    monkeypatch.setattr(QueryModel, "start", lambda self: None)
+    project.sync()
+    static = project.semantic_search("send a welcome email", 3)
+    assert static["query_model"].startswith("code-static") and asked == []  # the static vector: no re-score
+    monkeypatch.setattr(QueryModel, "start", start)
+    answer = project.semantic_search("send a welcome email", 3, keywords=["sendmail"])
+    assert answer["query_model"] == TEACHER and answer["results"][0]["file"] == "src/mailer.py"
+    [(question, texts)] = asked
+    # the text its vector was embedded from, and the chunks' texts as the index embedded them (header, then code)
+    assert question == "send a welcome email sendmail" and len(texts) == 2
+    assert any(t.startswith("src/mailer.py: function send_welcome_email") for t in texts.values())

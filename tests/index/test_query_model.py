@@ -200,6 +200,8 @@ def test_it_rescores_chunk_texts_in_its_own_space_and_keeps_their_vectors(
     own = transformer.encode([TEXTS[1], TEXTS[0], TEXTS[2]])
     assert got == pytest.approx({"mail": float(own[0] @ own[1]), "invoice": float(own[0] @ own[2])}, abs=1e-5)
     assert got["mail"] > got["invoice"]
+    # the word embeddings' pages it read were handed back; reading them again gives the same vectors
+    assert np.allclose(transformer.encode([TEXTS[1]])[0], own[0], atol=1e-6)
     # the second search embeds only the chunks (and questions) it has not met; the kept vectors are bounded
     encoded: list[list[str]] = []
     encode = transformer.encode

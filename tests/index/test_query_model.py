@@ -234,3 +234,7 @@ def test_a_search_rescores_rank_codes_first_candidates_only_with_the_question_mo
     # the text its vector was embedded from, and the chunks' texts as the index embedded them (header, then code)
     assert question == "send a welcome email sendmail" and len(texts) == 2
     assert any(t.startswith("src/mailer.py: function send_welcome_email") for t in texts.values())
+    # during a sync the question model embeds the question, but the chunks are not re-scored (the build's peak)
+    project._syncing, project._state = True, SyncState(phase="stores", files_total=2, files_done=2)
+    during = project.semantic_search("send a welcome email", 3)
+    assert during["query_model"] == TEACHER and during["results"] and len(asked) == 1

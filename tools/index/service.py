@@ -466,7 +466,8 @@ class SemanticIndex:
                 questions.wait(QUESTION_MODEL_WAIT_S)
             embed, used = questions.current()
             vector = search.vector(embed, None)
-            rescore = questions.similarities if used == TEACHER else None
+            # not during a sync: its forward passes would add to the build's peak memory
+            rescore = questions.similarities if used == TEACHER and index["state"] != "syncing" else None
             return self._forest_results(parts, None, search, vector, n_results, CODE_RANKING, rescore), used
         vector = search.vector(parts.embedder.embed_queries, full_vector)
         return self._forest_results(parts, parts.store, search, vector, n_results, None), parts.embedder.model_name

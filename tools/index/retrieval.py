@@ -230,7 +230,6 @@ class CodeRanking:
     bare_definition: float = 1.0  # the same when the question is only that name and a candidate defines it: above any
     # fused score, so what merely resembles the name (`less` for `Between`, whose word BM25 drops) comes after it
     qualified_share: float = 1.0  # a method's share when the question writes it with its owner (`RequestMethods#on`)
-    member: float = 0.15  # the chunk is a class chunk that lists the name among its members
     implementation: float = 0.6  # the chunk implements a trait whose implementations the question asks for (as
     # `definition` does for the name's own definition; not tuned)
     near_definition: float = 0.3  # the same name in another case (`router` for `Router`), for a question that is
@@ -472,8 +471,8 @@ class _Cues:
     def spelled_as_defined(self, candidates: Sequence[Scored]) -> _Cues:
         """For a question that is only a name: the cues without the other spellings of a name some candidate
         defines as written (`between` and `rank` functions are not near the `Between` and `Rank` classes asked
-        for), and without the member bonus of classes that only list it (a Ruby module listing the classes nested
-        in it). A sentence gives other spellings nothing anyway (CodeRanking.near_definition)."""
+        for), and with the definition's bonus raised to bare_definition. A sentence gives other spellings nothing
+        anyway (CodeRanking.near_definition)."""
         if not self.bare:
             return self
         written = {own for c in candidates if (own := _own_name(c)) and self.writes(own)}
@@ -543,7 +542,7 @@ def _ends_with(symbol: str, qualified: str) -> bool:
 
 def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     """The fused score moved by what the chunk is; the steps keep their order so the sums stay bit-identical."""
-    from code_intel.index.text import lexical_tokens, written_name
+    from code_intel.index.text import lexical_tokens
 
     if c.role not in cues.wanted:
         score -= w.role_penalty.get(c.role, 0.0)
@@ -569,8 +568,6 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score += w.definition * w.function_share
     elif own and cues.bare and (own.lower() in cues.lowered or own in cues.qualified):
         score += w.near_definition
-    elif c.kind == "class" and not cues.defined and any(written_name(s) in cues.names for s in c.symbols):
-        score += w.member
     elif c.kind == "class" and own.lower() in cues.spelled and not shadowed:
         score += w.spelled
     stem = PurePosixPath(c.file).stem

@@ -236,7 +236,6 @@ class CodeRanking:
     # only the name: in a sentence the word is as often English (`HTML` lifted every `html()` method)
     path: float = 0.3  # times the share of the question's words in the file's name (or a form of them: path_words)
     spelled: float = 0.3  # a class whose name the question spells as words ("json object" -> JsonObject)
-    file_name_symbol: float = 0.2  # a bare name question and a file named after it (`Router` -> router.go)
     file_support: float = 0.5  # times the mean of a file's next three candidates (a file that answers often)
     whole_file: float = 0.3  # a file indexed as one chunk has no next candidates: its chunk, all of the file, stands
     # in for them at this share of its score (static.rb beside a central controller.rb whose many chunks back it)
@@ -575,8 +574,6 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score += w.file_type
     if cues.terms and w.path:
         score += w.path * path_words(cues.terms, lexical_tokens(stem)) / len(cues.terms)
-    if cues.bare and stem.replace("_", "").replace("-", "").lower() == cues.names[0].lower():
-        score += w.file_name_symbol
     return score
 
 

@@ -381,8 +381,7 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     if not candidates:
         return []
     cues = _Cues.of(query, keywords).owner_if_undefined(candidates).spelled_as_defined(candidates)
-    cues = dataclasses.replace(cues, older=_only_older(candidates, cues, older_versions(
-        sorted({c.file for c in candidates}), query)))
+    cues = dataclasses.replace(cues, older=older_versions(sorted({c.file for c in candidates}), query))
     cues = dataclasses.replace(cues, current=_current_definitions(candidates, cues), matched={
         own for c in candidates if (own := _own_name(c)) in cues.qualified
         and any(_ends_with(c.symbol, form) for form in cues.qualified[own])})
@@ -480,20 +479,6 @@ class _Cues:
         free = {own for c in candidates if (own := _own_name(c)) in written and c.symbol == own
                 and own not in self.qualified}
         return dataclasses.replace(self, lowered=self.lowered - {n.lower() for n in written}, defined=True, free=free)
-
-
-def _only_older(candidates: Sequence[Scored], cues: _Cues, older: set[str]) -> set[str]:
-    """The older copies' files, less those defining a written name that no current file defines (a name only the
-    old version has is still found first)."""
-    if not older:
-        return older
-
-    def defined(c: Scored) -> str:
-        own = _own_name(c)
-        return own if cues.writes(own) else ""
-
-    current = {defined(c) for c in candidates if c.file not in older} - {""}
-    return older - {c.file for c in candidates if c.file in older and defined(c) and defined(c) not in current}
 
 
 def _current_definitions(candidates: Sequence[Scored], cues: _Cues) -> set[str]:

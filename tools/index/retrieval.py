@@ -225,11 +225,9 @@ class CodeRanking:
     --set dev: repositories the reported set does not hold); docs/benchmarks.md has the sweep."""
 
     dense_weight: float = 0.6  # share of the (min-max scaled) dense side in the fused score
-    definition: float = 0.6  # the chunk defines a name the question writes (exact case): type definitions
-    function_share: float = 0.7  # ...a function or method gets this share of it
+    definition: float = 0.6  # the chunk defines a name the question writes (exact case): a type, function or method
     bare_definition: float = 1.0  # the same when the question is only that name and a candidate defines it: above any
     # fused score, so what merely resembles the name (`less` for `Between`, whose word BM25 drops) comes after it
-    qualified_share: float = 1.0  # a method's share when the question writes it with its owner (`RequestMethods#on`)
     implementation: float = 0.6  # the chunk implements a trait whose implementations the question asks for (as
     # `definition` does for the name's own definition; not tuned)
     near_definition: float = 0.3  # the same name in another case (`router` for `Router`), for a question that is
@@ -545,11 +543,9 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score += w.implementation  # `impl SeqAccess for X`, `class Hamming implements EditDistance`, for their uses
     elif own and not shadowed and cues.writes(own) and not cues.owner_differs(own, c.symbol) and not (
             own in cues.free and c.symbol != own):  # `basic_auth` asked bare: the free function, not the methods
-        share = (1.0 if c.kind == "class" or own in cues.free
-                 else w.qualified_share if own in cues.qualified else w.function_share)
-        score += (w.bare_definition if cues.defined else w.definition) * share
+        score += w.bare_definition if cues.defined else w.definition
     elif c.kind == "class" and cues.qualified and cues.defines_qualified(c.symbols):
-        score += w.definition * w.function_share
+        score += w.definition
     elif own and cues.bare and (own.lower() in cues.lowered or own in cues.qualified):
         score += w.near_definition
     elif c.kind == "class" and own.lower() in cues.spelled and not shadowed:

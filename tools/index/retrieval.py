@@ -221,31 +221,32 @@ _MEMBER_OF = re.compile(r"\.|::|#")
 
 @dataclass
 class CodeRanking:
-    """Weights of `rank_code`, chosen on the development split of semble's benchmark (benchmarks/semble.py
-    --set dev: repositories the reported set does not hold); docs/benchmarks.md has the sweep."""
+    """Weights of `rank_code`, chosen by a coordinate search on half of semble's development split (benchmarks/semble.py
+    --set dev: repositories the reported set does not hold) with the docstring and question dev sets, and confirmed on
+    the other half and the blind symbol sets; docs/benchmarks.md has the search."""
 
     dense_weight: float = 0.6  # share of the (min-max scaled) dense side in the fused score
-    definition: float = 0.6  # the chunk defines a name the question writes (exact case): a type, function or method
+    definition: float = 0.3  # the chunk defines a name the question writes (exact case): a type, function or method
     bare_definition: float = 1.0  # the same when the question is only that name and a candidate defines it: above any
     # fused score, so what merely resembles the name (`less` for `Between`, whose word BM25 drops) comes after it
     implementation: float = 0.6  # the chunk implements a trait whose implementations the question asks for (as
     # `definition` does for the name's own definition; not tuned)
     near_definition: float = 0.3  # the same name in another case (`router` for `Router`), for a question that is
     # only the name: in a sentence the word is as often English (`HTML` lifted every `html()` method)
-    path: float = 0.3  # times the share of the question's words in the file's name (or a form of them: path_words)
+    path: float = 0.3375  # times the share of the question's words in the file's name (or a form of them: path_words)
     spelled: float = 0.3  # a class whose name the question spells as words ("json object" -> JsonObject)
     file_support: float = 0.5  # times the mean of a file's next three candidates (a file that answers often)
-    whole_file: float = 0.3  # a file indexed as one chunk has no next candidates: its chunk, all of the file, stands
+    whole_file: float = 0.1125  # a file indexed as one chunk has no next candidates: its chunk, all of the file, stands
     # in for them at this share of its score (static.rb beside a central controller.rb whose many chunks back it)
     file_type: float = 0.2  # the header of the type a file is named after (`ObjectUtils` in ObjectUtils.java): in
     # Java and Kotlin it stands for the whole file, which a question describing the class asks for
-    repeat_decay: float = 0.5  # a file's second chunk keeps this share of its score, the third its square...
+    repeat_decay: float = 0.7  # a file's second chunk keeps this share of its score, the third its square...
     repeat_from: int = 1  # ...counting from the file's chunk after this many (2: the third chunk decays first)
     repeat_share: float = 1.0  # the decay weakens as the file holds more of the candidates: repeat_decay ** (1 -
     # this * share); a central file that holds most of them (sequel's base.rb) is where the answers are
-    role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.5, "doc": 0.5, "generated": 1.0})
-    module_penalty: float = 0.05
-    legacy_penalty: float = 0.1  # a path under deprecated/, legacy/, compat/, v1/ or a version folder older than a
+    role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.625, "doc": 0.625, "generated": 1.0})
+    module_penalty: float = 0.0375
+    legacy_penalty: float = 0.2  # a path under deprecated/, legacy/, compat/, v1/ or a version folder older than a
     # sibling one (v3/ beside v4/): kept for old callers
 
 
@@ -545,7 +546,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
             own in cues.free and c.symbol != own):  # `basic_auth` asked bare: the free function, not the methods
         score += w.bare_definition if cues.defined else w.definition
     elif c.kind == "class" and cues.qualified and cues.defines_qualified(c.symbols):
-        score += w.definition
+        score += w.bare_definition if cues.defined else w.definition
     elif own and cues.bare and (own.lower() in cues.lowered or own in cues.qualified):
         score += w.near_definition
     elif c.kind == "class" and own.lower() in cues.spelled and not shadowed:

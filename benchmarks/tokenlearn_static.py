@@ -30,7 +30,9 @@ code-tuned model (all-MiniLM-L6-v2-code) puts the whole text:
         --cache /work/corpora/static-train [--evaluate | --projection-only]
 
 The shipped table is the command above; `--more --sentences 20000` (sources and cache /work/corpora/static-more)
-fits the one tried with MORE_REPOSITORIES as well, not shipped.
+fits the one tried with MORE_REPOSITORIES as well, not shipped. Also tried and not shipped (docs/benchmarks.md,
+"The static table's form"): `--language-weight java=2 ruby=2 kotlin=1.5 rust=1.5`, `--dims 384`, and `--words N`
+(rows for frequent words WordPiece splits, standing for their pieces or, with `--words-beside`, added to them).
 
 --sources holds one folder per repository, named owner+name, each a checkout of the commit in
 `TRAINING_REPOSITORIES` (and `MORE_REPOSITORIES` with --more; git archive of a `fetch` mirror). --evaluate prints the docstring benchmark's
@@ -494,7 +496,8 @@ def main() -> int:
     parser.add_argument("--language-weight", nargs="*", default=[], metavar="LANGUAGE=W",
                         help="weight of a language's texts in the loss (e.g. java=2 ruby=2); 1 for the rest")
     parser.add_argument("--words", type=int, default=0,
-                        help="rows for up to this many frequent words WordPiece splits (0: the vocabulary alone)")
+                        help="rows for up to this many frequent words WordPiece splits (0: the vocabulary alone); "
+                        "tried and not shipped, the index refuses such a table (docs/benchmarks.md, `table2`)")
     parser.add_argument("--words-min-texts", type=int, default=10)
     parser.add_argument("--words-min-sources", type=int, default=3)
     parser.add_argument("--words-beside", action="store_true",

@@ -82,3 +82,20 @@ def test_a_loss_weight_of_zero_leaves_a_text_out_of_the_fit() -> None:
                        weights=np.array([1.0, 0.0, 1.0], dtype=np.float32))
     assert np.array_equal(fitted[1], table[1]) and np.array_equal(fitted[2], table[2])  # weight 0, held out
     assert fitted[0][0] > fitted[0][1]  # turned toward its target
+
+
+def test_an_added_word_is_one_token_after_the_vocabulary() -> None:
+    from tokenizers import Tokenizer
+
+    from code_intel.index.embedder import resolve_model_path
+
+    base, _ = resolve_model_path("all-MiniLM-L6-v2")
+    tokenizer = Tokenizer.from_file(str(Path(base) / "tokenizer.json"))
+    tokenizer.no_padding()  # as the script uses it
+    size = tokenizer.get_vocab_size()
+    assert len(tokenizer.encode("kwargs", add_special_tokens=False).ids) > 1
+    extended = tl.with_words(tokenizer, ["kwargs", "nil"])
+    assert extended.encode("Kwargs nil", add_special_tokens=False).ids == [size, size + 1]
+    assert extended.encode("kwargsx", add_special_tokens=False).ids[0] == size  # the longest match, then pieces
+    assert extended.encode("the return", add_special_tokens=False).ids == tokenizer.encode(
+        "the return", add_special_tokens=False).ids

@@ -32,7 +32,8 @@ code-tuned model (all-MiniLM-L6-v2-code) puts the whole text:
 The shipped table is the command above; `--more --sentences 20000` (sources and cache /work/corpora/static-more)
 fits the one tried with MORE_REPOSITORIES as well, not shipped. Also tried and not shipped (docs/benchmarks.md,
 "The static table's form"): `--language-weight java=2 ruby=2 kotlin=1.5 rust=1.5`, `--dims 384`, and `--words N`
-(rows for frequent words WordPiece splits, standing for their pieces or, with `--words-beside`, added to them).
+(rows for frequent words WordPiece splits, standing for their pieces or, with `--words-beside`, added to them),
+`--contrast 0.05` (an in-batch contrastive term in the loss).
 
 --sources holds one folder per repository, named owner+name, each a checkout of the commit in
 `TRAINING_REPOSITORIES` (and `MORE_REPOSITORIES` with --more; git archive of a `fetch` mirror). --evaluate prints the docstring benchmark's
@@ -375,9 +376,11 @@ def held_by_language(table: np.ndarray, ids: list[list[int]], targets: np.ndarra
 
 
 def fit(table: np.ndarray, ids: list[list[int]], targets: np.ndarray, epochs: int, lr: float, seed: int,
-        held: np.ndarray, weights: np.ndarray | None = None) -> tuple[np.ndarray, list[float]]:
+        held: np.ndarray, weights: np.ndarray | None = None, contrast: float = 0.0) -> tuple[np.ndarray, list[float]]:
     """Adam on 1 - cos(sum of token vectors, target), each text's term times its weight (`weights`, default 1);
-    returns the table and the held-out mean cosine (unweighted) per epoch."""
+    with `contrast` (a temperature), plus an in-batch contrastive term: each text's vector should be nearer its own
+    target than the batch's other texts' targets. Returns the table and the held-out mean cosine (unweighted) per
+    epoch."""
     import torch
 
     torch.manual_seed(seed)
@@ -403,7 +406,11 @@ def fit(table: np.ndarray, ids: list[list[int]], targets: np.ndarray, epochs: in
     for epoch in range(epochs):
         for batch in np.array_split(rng.permutation(train), max(len(train) // 256, 1)):
             w = weight[batch]
-            loss = 1 - ((encode(batch) * target[batch]).sum(dim=1) * w).sum() / w.sum()
+            vectors = encode(batch)
+            loss = 1 - ((vectors * target[batch]).sum(dim=1) * w).sum() / w.sum()
+            if contrast:
+                loss = loss + torch.nn.functional.cross_entropy(vectors @ target[batch].T / contrast,
+                                                                torch.arange(len(batch)))
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -500,6 +507,8 @@ def main() -> int:
                         "tried and not shipped, the index refuses such a table (docs/benchmarks.md, `table2`)")
     parser.add_argument("--words-min-texts", type=int, default=10)
     parser.add_argument("--words-min-sources", type=int, default=3)
+    parser.add_argument("--contrast", type=float, default=0.0,
+                        help="temperature of an in-batch contrastive term added to the loss (0: none)")
     parser.add_argument("--words-beside", action="store_true",
                         help="a word's row is added beside its pieces instead of standing for them (fit only)")
     parser.add_argument("--teacher-minutes", type=float, default=60.0,
@@ -595,7 +604,7 @@ def main() -> int:
     chosen = dict(item.split("=") for item in args.language_weight)
     weights = np.array([float(chosen.get(lang, 1.0)) for lang in languages], dtype=np.float32)
     held = np.random.default_rng(args.seed).choice(len(ids), size=min(2000, len(ids) // 10), replace=False)
-    table, curve = fit(table, ids, targets, args.epochs, args.lr, args.seed, held, weights)
+    table, curve = fit(table, ids, targets, args.epochs, args.lr, args.seed, held, weights, args.contrast)
     table[~keep] = 0
     by_language = held_by_language(table, ids, targets, held, languages)
     print("  held-out cosine by language: " + ", ".join(f"{k} {v:.4f}" for k, v in by_language.items()), flush=True)
@@ -630,6 +639,7 @@ def main() -> int:
                       "held_out_cosine": [round(c, 4) for c in curve],
                       "held_out_cosine_by_language": {k: round(v, 4) for k, v in by_language.items()},
                       "language_weights": {k: float(v) for k, v in chosen.items()}, "word_rows": len(words),
+                      "contrast": args.contrast,
                       "left_out_by_teacher_budget": corpus.get("left_out_by_teacher_budget", 0),
                       "python_packages": sorted(k[3:] for k in corpus["origin"] if k.startswith("py:")),
                       "repositories": repositories(args)},

@@ -99,3 +99,20 @@ def test_an_added_word_is_one_token_after_the_vocabulary() -> None:
     assert extended.encode("kwargsx", add_special_tokens=False).ids[0] == size  # the longest match, then pieces
     assert extended.encode("the return", add_special_tokens=False).ids == tokenizer.encode(
         "the return", add_special_tokens=False).ids
+
+
+def test_the_contrastive_term_pushes_a_text_away_from_the_others_targets() -> None:
+    pytest.importorskip("torch")
+    targets = np.array([[1.0, 0.0], [0.9, 0.1]], dtype=np.float32)  # two close targets
+    ids = [[0], [1], [2]]
+    table = np.array([[1.0, 0.05], [1.0, 0.05], [1.0, 0.0]], dtype=np.float32)
+    held = np.array([2])
+    plain, _ = tl.fit(table.copy(), ids, np.vstack([targets, [[1.0, 0.0]]]).astype(np.float32), epochs=20, lr=0.01, seed=0, held=held)
+    apart, _ = tl.fit(table.copy(), ids, np.vstack([targets, [[1.0, 0.0]]]).astype(np.float32), epochs=20, lr=0.01, seed=0, held=held,
+                      contrast=0.05)
+
+    def cosine(a: np.ndarray, b: np.ndarray) -> float:
+        return float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
+
+    # with the term, the two texts' vectors end further apart than the cosine alone leaves them
+    assert cosine(apart[0], apart[1]) < cosine(plain[0], plain[1])

@@ -538,14 +538,14 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     # a copy kept for old callers, or a deprecated overload, of a name a current definition defines (a deprecated
     # definition takes no penalty otherwise: a question describing it is still asking for it)
     shadowed = (old or c.deprecated) and _definition_key(c) in cues.current
+    defines = own and not shadowed and cues.writes(own) and not cues.owner_differs(own, c.symbol) and not (
+        own in cues.free and c.symbol != own)  # `basic_auth` asked bare: the free function, not the methods
+    lists = c.kind == "class" and cues.qualified and cues.defines_qualified(c.symbols)  # `Router` lists `Router.Route`
     if own and own in cues.used:
         pass  # the question asks where it is used or implemented: its definition is not the answer
     elif cues.used.intersection(c.implements):
         score += w.implementation  # `impl SeqAccess for X`, `class Hamming implements EditDistance`, for their uses
-    elif own and not shadowed and cues.writes(own) and not cues.owner_differs(own, c.symbol) and not (
-            own in cues.free and c.symbol != own):  # `basic_auth` asked bare: the free function, not the methods
-        score += w.bare_definition if cues.defined else w.definition
-    elif c.kind == "class" and cues.qualified and cues.defines_qualified(c.symbols):
+    elif defines or lists:
         score += w.bare_definition if cues.defined else w.definition
     elif own and cues.bare and (own.lower() in cues.lowered or own in cues.qualified):
         score += w.near_definition

@@ -30,7 +30,10 @@ code-tuned model (all-MiniLM-L6-v2-code) puts the whole text:
         --cache /work/corpora/static-train [--evaluate | --projection-only]
 
 The shipped table is the command above; `--more --sentences 20000` (sources and cache /work/corpora/static-more)
-fits the one tried with MORE_REPOSITORIES as well, not shipped.
+fits the one tried with MORE_REPOSITORIES as well, not shipped. Also tried and not shipped (docs/benchmarks.md,
+"The static table's form"): `--language-weight java=2 ruby=2 kotlin=1.5 rust=1.5`, `--dims 384`, and `--words N`
+(rows for frequent words WordPiece splits, standing for their pieces or, with `--words-beside`, added to them),
+`--contrast 0.05` (an in-batch contrastive term in the loss).
 
 --sources holds one folder per repository, named owner+name, each a checkout of the commit in
 `TRAINING_REPOSITORIES` (and `MORE_REPOSITORIES` with --more; git archive of a `fetch` mirror). --evaluate prints the docstring benchmark's
@@ -130,6 +133,9 @@ SKIP_PARTS = {"node_modules", "vendor", "dist", "build", "testdata", "fixtures",
 COMMENT = re.compile(r"^\s*(?:///?|#|\*|/\*\*?)\s?(.*)$")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 NOT_PROSE = re.compile(r"[{};=]|copyright|licen[sc]e|spdx", re.IGNORECASE)
+LANGUAGE_OF_SUFFIX = {"py": "python", "go": "go", "java": "java", "rb": "ruby", "rs": "rust", "kt": "kotlin",
+                      "ts": "typescript", "tsx": "typescript", "js": "javascript", "mjs": "javascript"}
+_WORDS = re.compile(r"[a-z0-9]+")  # BERT's words of lower-cased ASCII text (it cuts at every other character)
 
 
 # sverklo's six task trees (../shared/benchmarks/sverklo/README.md); the other benchmarks' repositories are read
@@ -317,9 +323,64 @@ def teacher(texts: list[str], max_tokens: int, cache: Path, minutes: float) -> t
     return out, done
 
 
+def text_languages(corpus: dict[str, Any]) -> list[str]:
+    """Each training text's language by its chunk header's file suffix ("en" for a sentence)."""
+    out = []
+    for text in corpus["code"]:
+        m = re.match(r"(\S+?):\s", text)
+        suffix = Path(m.group(1)).suffix.lstrip(".") if m else ""
+        out.append(LANGUAGE_OF_SUFFIX.get(suffix, suffix or "?"))
+    return out + ["en"] * len(corpus["english"])
+
+
+def frequent_words(texts: list[str], sources: list[str], vocab: dict[str, int], min_texts: int, min_sources: int,
+                   limit: int) -> list[str]:
+    """The words (as BERT's pre-tokenizer cuts them, lower case) that the vocabulary lacks, so that WordPiece splits
+    them, found in at least `min_texts` texts from at least `min_sources` sources (packages or repositories, so
+    that one project's own names are left out); the `limit` most frequent."""
+    in_texts: Counter[str] = Counter()
+    where: dict[str, set[str]] = {}
+    for text, source in zip(texts, sources, strict=True):
+        for word in set(_WORDS.findall(text.lower())):
+            if word not in vocab and len(word) > 1:
+                in_texts[word] += 1
+                where.setdefault(word, set()).add(source)
+    chosen = [w for w, n in in_texts.most_common() if n >= min_texts and len(where[w]) >= min_sources]
+    return chosen[:limit]
+
+
+def with_words(tokenizer: Any, words: list[str]) -> Any:
+    """The tokenizer with `words` added to its WordPiece vocabulary (ids after the last), so that each is one token."""
+    from tokenizers import Tokenizer, models
+
+    out = Tokenizer.from_str(tokenizer.to_str())
+    model = tokenizer.model
+    vocab = tokenizer.get_vocab()
+    vocab.update({w: len(vocab) + i for i, w in enumerate(words)})
+    out.model = models.WordPiece(vocab, unk_token=model.unk_token, continuing_subword_prefix=model.continuing_subword_prefix,
+                                 max_input_chars_per_word=model.max_input_chars_per_word)
+    return out
+
+
+def held_by_language(table: np.ndarray, ids: list[list[int]], targets: np.ndarray, held: np.ndarray,
+                     languages: list[str]) -> dict[str, float]:
+    """The held-out texts' mean cosine with their targets, per language."""
+    sums = token_sums([ids[i] for i in held], table)
+    sums /= np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
+    aim = targets[held] / np.linalg.norm(targets[held], axis=1, keepdims=True)
+    cosine = (sums * aim).sum(axis=1)
+    out: dict[str, list[float]] = {}
+    for k, i in enumerate(held):
+        out.setdefault(languages[i], []).append(float(cosine[k]))
+    return {k: float(np.mean(v)) for k, v in sorted(out.items())}
+
+
 def fit(table: np.ndarray, ids: list[list[int]], targets: np.ndarray, epochs: int, lr: float, seed: int,
-        held: np.ndarray) -> tuple[np.ndarray, list[float]]:
-    """Adam on 1 - cos(sum of token vectors, target); returns the table and the held-out mean cosine per epoch."""
+        held: np.ndarray, weights: np.ndarray | None = None, contrast: float = 0.0) -> tuple[np.ndarray, list[float]]:
+    """Adam on 1 - cos(sum of token vectors, target), each text's term times its weight (`weights`, default 1);
+    with `contrast` (a temperature), plus an in-batch contrastive term: each text's vector should be nearer its own
+    target than the batch's other texts' targets. Returns the table and the held-out mean cosine (unweighted) per
+    epoch."""
     import torch
 
     torch.manual_seed(seed)
@@ -341,9 +402,15 @@ def fit(table: np.ndarray, ids: list[list[int]], targets: np.ndarray, epochs: in
     rng = np.random.default_rng(seed)
     curve = [held_cosine()]
     print(f"  held-out cosine before {curve[0]:.4f}", flush=True)
+    weight = torch.tensor(np.ones(len(ids)) if weights is None else weights, dtype=torch.float32)
     for epoch in range(epochs):
         for batch in np.array_split(rng.permutation(train), max(len(train) // 256, 1)):
-            loss = 1 - (encode(batch) * target[batch]).sum(dim=1).mean()
+            w = weight[batch]
+            vectors = encode(batch)
+            loss = 1 - ((vectors * target[batch]).sum(dim=1) * w).sum() / w.sum()
+            if contrast:
+                loss = loss + torch.nn.functional.cross_entropy(vectors @ target[batch].T / contrast,
+                                                                torch.arange(len(batch)))
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -433,6 +500,17 @@ def main() -> int:
     parser.add_argument("--train-epochs", type=int, default=0, help="then contrastive tuning on docstring pairs "
                         "(3 epochs: held-out pair MRR@10 0.535 -> 0.553, docstring dev split level; not shipped)")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--language-weight", nargs="*", default=[], metavar="LANGUAGE=W",
+                        help="weight of a language's texts in the loss (e.g. java=2 ruby=2); 1 for the rest")
+    parser.add_argument("--words", type=int, default=0,
+                        help="rows for up to this many frequent words WordPiece splits (0: the vocabulary alone); "
+                        "tried and not shipped, the index refuses such a table (docs/benchmarks.md, `table2`)")
+    parser.add_argument("--words-min-texts", type=int, default=10)
+    parser.add_argument("--words-min-sources", type=int, default=3)
+    parser.add_argument("--contrast", type=float, default=0.0,
+                        help="temperature of an in-batch contrastive term added to the loss (0: none)")
+    parser.add_argument("--words-beside", action="store_true",
+                        help="a word's row is added beside its pieces instead of standing for them (fit only)")
     parser.add_argument("--teacher-minutes", type=float, default=60.0,
                         help="stop the teacher pass after this long and fit on the texts it reached")
     parser.add_argument("--more", action="store_true", help="also MORE_REPOSITORIES (not in the shipped table)")
@@ -491,15 +569,45 @@ def main() -> int:
     keep = np.linalg.norm(raw, axis=1) > 0
     unit = np.divide(raw, np.linalg.norm(raw, axis=1, keepdims=True), out=np.zeros_like(raw), where=keep[:, None])
     table = ((unit - mean) @ project).astype(np.float32)
-    ids = [e.ids[: args.max_tokens - 2] or [0] for e in tokenizer.encode_batch(texts, add_special_tokens=False)]
+    encodings = tokenizer.encode_batch(texts, add_special_tokens=False)
+    ids = [e.ids[: args.max_tokens - 2] or [0] for e in encodings]
     counts: Counter[int] = Counter()
     for row in ids[: len(corpus["code"])]:
         counts.update(row)
     table *= distill_static.sif_weights(counts, len(table), args.sif)[:, None]
     table[~keep] = 0
+    words: list[str] = []
+    if args.words:
+        sources = [name for name, n in corpus["origin"].items() for _ in range(n)] + ["english"] * len(corpus["english"])
+        if len(sources) != len(texts):
+            raise SystemExit("--words needs the whole corpus (the teacher pass left texts out)")
+        words = frequent_words(texts, sources, tokenizer.get_vocab(), args.words_min_texts, args.words_min_sources,
+                               args.words)
+        # the same stretch of each text the teacher saw (its first max_tokens - 2 tokens), in the new tokens
+        cut = [e.offsets[args.max_tokens - 3][1] if len(e.ids) > args.max_tokens - 2 else len(t)
+               for e, t in zip(encodings, texts, strict=True)]
+        if args.words_beside:  # a word's row is added to its pieces' rows, starting at zero
+            row_of = {w: len(table) + i for i, w in enumerate(words)}
+            ids = [r + [row_of[w] for w in _WORDS.findall(t[:c].lower()) if w in row_of]
+                   for r, t, c in zip(ids, texts, cut, strict=True)]
+            table = np.concatenate([table, np.zeros((len(words), table.shape[1]), dtype=np.float32)])
+        else:  # each word's row stands for its pieces and starts as the sum of their rows (texts unchanged)
+            pieces = tokenizer.encode_batch([[w] for w in words], is_pretokenized=True, add_special_tokens=False)
+            table = np.concatenate([table, np.stack([table[p.ids].sum(axis=0) for p in pieces])]).astype(np.float32)
+            tokenizer = with_words(tokenizer, words)
+            ids = [e.ids or [0] for e in tokenizer.encode_batch([t[:c] for t, c in zip(texts, cut, strict=True)],
+                                                                add_special_tokens=False)]
+        keep = np.concatenate([keep, np.ones(len(words), dtype=bool)])
+        print(f"  {len(words)} word rows; tokens per text {np.mean([len(e.ids[: args.max_tokens - 2]) for e in encodings]):.1f}"
+              f" -> {np.mean([len(r) for r in ids]):.1f}; first words {words[:30]}", flush=True)
+    languages = text_languages(corpus)
+    chosen = dict(item.split("=") for item in args.language_weight)
+    weights = np.array([float(chosen.get(lang, 1.0)) for lang in languages], dtype=np.float32)
     held = np.random.default_rng(args.seed).choice(len(ids), size=min(2000, len(ids) // 10), replace=False)
-    table, curve = fit(table, ids, targets, args.epochs, args.lr, args.seed, held)
+    table, curve = fit(table, ids, targets, args.epochs, args.lr, args.seed, held, weights, args.contrast)
     table[~keep] = 0
+    by_language = held_by_language(table, ids, targets, held, languages)
+    print("  held-out cosine by language: " + ", ".join(f"{k} {v:.4f}" for k, v in by_language.items()), flush=True)
     trained: dict[str, Any] = {}
     if args.train_epochs:
         trained = distill_static.train_table(table, tokenizer, args.train_epochs, 1e-3, args.seed,
@@ -518,6 +626,8 @@ def main() -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     metadata = {"base": "all-MiniLM-L6-v2-code", "tuned_layers_sha256_12": weights_fingerprint(CODE_TUNED_WEIGHTS),
                 "dims": str(table.shape[1]), "pooling": "mean", "sif": str(args.sif), "recipe": "tokenlearn"}
+    if words:
+        metadata["words"] = "\n".join(words)  # the rows after the tokenizer's vocabulary, in order
     save_file({"embeddings": table.astype(np.float16)}, str(args.out), metadata=metadata)
     card: dict[str, Any] = {
         "model": "code-static", "made_by": "benchmarks/tokenlearn_static.py", "distilled_from": metadata["base"],
@@ -527,6 +637,9 @@ def main() -> int:
         "fitted_on": {"chunks": len(corpus["code"]), "sentences": len(corpus["english"]),
                       "max_tokens": args.max_tokens, "epochs": args.epochs, "lr": args.lr,
                       "held_out_cosine": [round(c, 4) for c in curve],
+                      "held_out_cosine_by_language": {k: round(v, 4) for k, v in by_language.items()},
+                      "language_weights": {k: float(v) for k, v in chosen.items()}, "word_rows": len(words),
+                      "contrast": args.contrast,
                       "left_out_by_teacher_budget": corpus.get("left_out_by_teacher_budget", 0),
                       "python_packages": sorted(k[3:] for k in corpus["origin"] if k.startswith("py:")),
                       "repositories": repositories(args)},

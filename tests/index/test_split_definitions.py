@@ -56,14 +56,14 @@ def test_a_file_holding_most_candidates_decays_less_than_a_file_among_many() -> 
     small = [_scored(f"small{n}", 0.76 - n * 0.01, 3.0, f"model/small_{n}.rb", f"Small{n}.run", "function")
              for n in range(4)]
     question = "saving a model in a transaction"
-    full_decay = CodeRanking(repeat_share=0.0)
-    assert [c.id for c in rank_code([*central, *small], question)][:3] == ["base0", "base1", "base2"]
+    shared, full_decay = CodeRanking(repeat_decay=0.5), CodeRanking(repeat_decay=0.5, repeat_share=0.0)
+    assert [c.id for c in rank_code([*central, *small], question, weights=shared)][:3] == ["base0", "base1", "base2"]
     assert [c.id for c in rank_code([*central, *small], question, weights=full_decay)][1] == "small0"
     # spread over many files, the same three chunks decay about as before
     spread = [*central[:3], *[_scored(f"other{n}", 0.79 - n * 0.001, 2.9, f"lib/other_{n}.rb", f"Other{n}.run",
                                       "function") for n in range(30)]]
-    assert [c.id for c in rank_code(spread, question)][:6] == [c.id for c in rank_code(spread, question,
-                                                                                       weights=full_decay)][:6]
+    assert [c.id for c in rank_code(spread, question, weights=shared)][:6] == [
+        c.id for c in rank_code(spread, question, weights=full_decay)][:6]
 
 
 def test_a_ruby_predicate_or_bang_method_is_the_definition_of_its_bare_name() -> None:
@@ -89,8 +89,10 @@ def test_a_question_that_is_only_a_name_keeps_the_full_decay_of_a_central_file()
                *[_scored(f"m{n}", 0.68 - n * 0.005, 3.0, "rails/engine.rb", f"Rails.Engine.m{n}", "function")
                  for n in range(14)]]
     config = _scored("config", 0.69, 5.0, "rails/engine/configuration.rb", "Rails.Engine.Configuration", "class")
-    ranked = [c.id for c in rank_code([*central, config], "Engine")]
+    strong = CodeRanking(repeat_decay=0.5)  # a decay strong enough for the second file to pass the central one
+    ranked = [c.id for c in rank_code([*central, config], "Engine", weights=strong)]
     assert ranked[:2] == ["engine", "config"]
+    assert ranked != [c.id for c in rank_code([*central, config], "Engine Engine", weights=strong)]  # a sentence: weaker decay
 
 
 def test_a_small_file_that_is_one_chunk_backs_itself_beside_a_central_files_chunks() -> None:

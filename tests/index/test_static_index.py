@@ -108,7 +108,7 @@ def test_rank_code_lifts_files_named_like_the_question_and_decays_a_files_repeat
     assert [c.id for c in rank_code(named, "bash completion generation")][0] == "bash"
     assert [c.id for c in rank_code(named, "bash completion generation", weights=CodeRanking(path=0.0))][0] == "cmd"
     repeats = [_scored(f"cmd{n}", 0.80 - n * 0.01, 1.0, "command.go", f"Command.m{n}") for n in range(3)]
-    repeats.append(_scored("help", 0.76, 1.0, "help.go", "usage"))
+    repeats.append(_scored("help", 0.775, 1.0, "help.go", "usage"))
     ranked = [c.id for c in rank_code([*repeats, *fillers], "usage template")]
     assert ranked.index("help") < ranked.index("cmd1")  # a file's second chunk decays below another file's first
     flat = CodeRanking(path=0.0, file_support=0.0, repeat_decay=1.0)

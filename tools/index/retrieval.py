@@ -228,35 +228,32 @@ _MEMBER_OF = re.compile(r"\.|::|#")
 
 @dataclass
 class CodeRanking:
-    """Weights of `rank_code`, chosen on the development split of semble's benchmark (benchmarks/semble.py
-    --set dev: repositories the reported set does not hold); docs/benchmarks.md has the sweep."""
+    """Weights of `rank_code`, chosen by a coordinate search on half of semble's development split (benchmarks/semble.py
+    --set dev: repositories the reported set does not hold) with the docstring and question dev sets, and confirmed on
+    the other half and the blind symbol sets; docs/benchmarks.md has the search."""
 
     dense_weight: float = 0.6  # share of the (min-max scaled) dense side in the fused score
-    definition: float = 0.6  # the chunk defines a name the question writes (exact case): type definitions
-    function_share: float = 0.7  # ...a function or method gets this share of it
+    definition: float = 0.3  # the chunk defines a name the question writes (exact case): a type, function or method
     bare_definition: float = 1.0  # the same when the question is only that name and a candidate defines it: above any
     # fused score, so what merely resembles the name (`less` for `Between`, whose word BM25 drops) comes after it
-    qualified_share: float = 1.0  # a method's share when the question writes it with its owner (`RequestMethods#on`)
-    member: float = 0.15  # the chunk is a class chunk that lists the name among its members
     implementation: float = 0.6  # the chunk implements a trait whose implementations the question asks for (as
     # `definition` does for the name's own definition; not tuned)
     near_definition: float = 0.3  # the same name in another case (`router` for `Router`), for a question that is
     # only the name: in a sentence the word is as often English (`HTML` lifted every `html()` method)
-    path: float = 0.3  # times the share of the question's words in the file's name (or a form of them: path_words)
+    path: float = 0.3375  # times the share of the question's words in the file's name (or a form of them: path_words)
     spelled: float = 0.3  # a class whose name the question spells as words ("json object" -> JsonObject)
-    file_name_symbol: float = 0.2  # a bare name question and a file named after it (`Router` -> router.go)
     file_support: float = 0.5  # times the mean of a file's next three candidates (a file that answers often)
-    whole_file: float = 0.3  # a file indexed as one chunk has no next candidates: its chunk, all of the file, stands
+    whole_file: float = 0.1125  # a file indexed as one chunk has no next candidates: its chunk, all of the file, stands
     # in for them at this share of its score (static.rb beside a central controller.rb whose many chunks back it)
     file_type: float = 0.2  # the header of the type a file is named after (`ObjectUtils` in ObjectUtils.java): in
     # Java and Kotlin it stands for the whole file, which a question describing the class asks for
-    repeat_decay: float = 0.5  # a file's second chunk keeps this share of its score, the third its square...
+    repeat_decay: float = 0.7  # a file's second chunk keeps this share of its score, the third its square...
     repeat_from: int = 1  # ...counting from the file's chunk after this many (2: the third chunk decays first)
     repeat_share: float = 1.0  # the decay weakens as the file holds more of the candidates: repeat_decay ** (1 -
     # this * share); a central file that holds most of them (sequel's base.rb) is where the answers are
-    role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.5, "doc": 0.5, "generated": 1.0})
-    module_penalty: float = 0.05
-    legacy_penalty: float = 0.1  # a path under deprecated/, legacy/, compat/, v1/ or a version folder older than a
+    role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.625, "doc": 0.625, "generated": 1.0})
+    module_penalty: float = 0.0375
+    legacy_penalty: float = 0.2  # a path under deprecated/, legacy/, compat/, v1/ or a version folder older than a
     # sibling one (v3/ beside v4/): kept for old callers
 
 
@@ -390,8 +387,7 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     if not candidates:
         return []
     cues = _Cues.of(query, keywords).owner_if_undefined(candidates).spelled_as_defined(candidates)
-    cues = dataclasses.replace(cues, older=_only_older(candidates, cues, older_versions(
-        sorted({c.file for c in candidates}), query)))
+    cues = dataclasses.replace(cues, older=older_versions(sorted({c.file for c in candidates}), query))
     cues = dataclasses.replace(cues, current=_current_definitions(candidates, cues), matched={
         own for c in candidates if (own := _own_name(c)) in cues.qualified
         and any(_ends_with(c.symbol, form) for form in cues.qualified[own])})
@@ -491,8 +487,8 @@ class _Cues:
     def spelled_as_defined(self, candidates: Sequence[Scored]) -> _Cues:
         """For a question that is only a name: the cues without the other spellings of a name some candidate
         defines as written (`between` and `rank` functions are not near the `Between` and `Rank` classes asked
-        for), and without the member bonus of classes that only list it (a Ruby module listing the classes nested
-        in it). A sentence gives other spellings nothing anyway (CodeRanking.near_definition)."""
+        for), and with the definition's bonus raised to bare_definition. A sentence gives other spellings nothing
+        anyway (CodeRanking.near_definition)."""
         if not self.bare:
             return self
         written = {own for c in candidates if (own := _own_name(c)) and self.writes(own)}
@@ -501,20 +497,6 @@ class _Cues:
         free = {own for c in candidates if (own := _own_name(c)) in written and c.symbol == own
                 and own not in self.qualified}
         return dataclasses.replace(self, lowered=self.lowered - {n.lower() for n in written}, defined=True, free=free)
-
-
-def _only_older(candidates: Sequence[Scored], cues: _Cues, older: set[str]) -> set[str]:
-    """The older copies' files, less those defining a written name that no current file defines (a name only the
-    old version has is still found first)."""
-    if not older:
-        return older
-
-    def defined(c: Scored) -> str:
-        own = _own_name(c)
-        return own if cues.writes(own) else ""
-
-    current = {defined(c) for c in candidates if c.file not in older} - {""}
-    return older - {c.file for c in candidates if c.file in older and defined(c) and defined(c) not in current}
 
 
 def _current_definitions(candidates: Sequence[Scored], cues: _Cues) -> set[str]:
@@ -562,7 +544,7 @@ def _ends_with(symbol: str, qualified: str) -> bool:
 
 def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     """The fused score moved by what the chunk is; the steps keep their order so the sums stay bit-identical."""
-    from code_intel.index.text import lexical_tokens, written_name
+    from code_intel.index.text import lexical_tokens
 
     if c.role not in cues.wanted:
         score -= w.role_penalty.get(c.role, 0.0)
@@ -575,21 +557,17 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     # a copy kept for old callers, or a deprecated overload, of a name a current definition defines (a deprecated
     # definition takes no penalty otherwise: a question describing it is still asking for it)
     shadowed = (old or c.deprecated) and _definition_key(c) in cues.current
+    defines = own and not shadowed and cues.writes(own) and not cues.owner_differs(own, c.symbol) and not (
+        own in cues.free and c.symbol != own)  # `basic_auth` asked bare: the free function, not the methods
+    lists = c.kind == "class" and cues.qualified and cues.defines_qualified(c.symbols)  # `Router` lists `Router.Route`
     if own and own in cues.used:
         pass  # the question asks where it is used or implemented: its definition is not the answer
     elif cues.used.intersection(c.implements):
         score += w.implementation  # `impl SeqAccess for X`, `class Hamming implements EditDistance`, for their uses
-    elif own and not shadowed and cues.writes(own) and not cues.owner_differs(own, c.symbol) and not (
-            own in cues.free and c.symbol != own):  # `basic_auth` asked bare: the free function, not the methods
-        share = (1.0 if c.kind == "class" or own in cues.free
-                 else w.qualified_share if own in cues.qualified else w.function_share)
-        score += (w.bare_definition if cues.defined else w.definition) * share
-    elif c.kind == "class" and cues.qualified and cues.defines_qualified(c.symbols):
-        score += w.definition * w.function_share
+    elif defines or lists:
+        score += w.bare_definition if cues.defined else w.definition
     elif own and cues.bare and (own.lower() in cues.lowered or own in cues.qualified):
         score += w.near_definition
-    elif c.kind == "class" and not cues.defined and any(written_name(s) in cues.names for s in c.symbols):
-        score += w.member
     elif c.kind == "class" and own.lower() in cues.spelled and not shadowed:
         score += w.spelled
     stem = PurePosixPath(c.file).stem
@@ -597,8 +575,6 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score += w.file_type
     if cues.terms and w.path:
         score += w.path * path_words(cues.terms, lexical_tokens(stem)) / len(cues.terms)
-    if cues.bare and stem.replace("_", "").replace("-", "").lower() == cues.names[0].lower():
-        score += w.file_name_symbol
     return score
 
 

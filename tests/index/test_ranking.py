@@ -10,7 +10,7 @@ import pytest
 
 from code_intel.core.errors import InvalidArgument
 from code_intel.core.file_roles import file_role
-from code_intel.index.retrieval import Candidate, ForestQuery, Scored, Signals, rerank, shift_dense
+from code_intel.index.retrieval import Candidate, ForestQuery, Signals, rerank
 from code_intel.index.service import SemanticIndex
 from tests.index.conftest import write_files
 
@@ -55,15 +55,6 @@ def test_name_module_keyword_and_file_signals() -> None:
     files = rerank([_candidate("a1", 0.8, "a.py", "f"), _candidate("a2", 0.6, "a.py", "g"),
                     _candidate("b1", 0.9, "b.py", "h")], set(), set(), signals=grouped)
     assert files[0].id == "a1"  # 0.8 + 0.5 * 0.6 beats a lone 0.9
-
-
-def test_the_question_models_cosine_reorders_the_candidates_it_scores_around_their_mean() -> None:
-    candidates = [Scored(cid, dense, 0.0, f"{cid}.py", "", [], "function", "implementation")
-                  for cid, dense in (("a", 0.80), ("b", 0.78), ("c", 0.50))]
-    shift_dense(candidates, {"a": 0.30, "b": 0.50}, 0.2)  # c was not re-scored
-    assert [round(c.dense, 4) for c in candidates] == [0.78, 0.80, 0.50]
-    shift_dense(candidates, {}, 0.2)
-    assert [round(c.dense, 4) for c in candidates] == [0.78, 0.80, 0.50]
 
 
 def test_a_code_hint_moves_the_query_vector_toward_it() -> None:

@@ -45,7 +45,6 @@ class NumpyMiniLM:
             shapes = {k: tuple(f.get_slice(k).get_shape()) for k in f.keys()}  # noqa: SIM118 (not a mapping)
         from_tuned = set(tuned_layer_names(tuned, shapes)) if tuned is not None else set()
         self.w: dict[str, Any] = {}
-        self.mapped = [key.removeprefix("bert.") for key in mapped]
         for key in mapped:
             self.w[key.removeprefix("bert.")] = _memory_map(base, key)
         for path, keys in ((base, [k for k in shapes if k not in from_tuned | mapped and not k.startswith("pooler.")]),
@@ -89,14 +88,6 @@ class NumpyMiniLM:
             mask = np.array([e.attention_mask for e in encodings], dtype=np.float32)
             out[idx] = self._forward(ids, mask, scratch)
         return out
-
-    def release_mapped(self) -> None:
-        """Drop the pages of the memory-mapped tensors this process has read (they stay in the page cache): many
-        texts touch most of the word embeddings' 44 MB, which would stay resident."""
-        import mmap
-
-        for key in self.mapped:
-            self.w[key]._mmap.madvise(mmap.MADV_DONTNEED)  # np.memmap keeps its mmap object here
 
     def _forward(self, ids: Any, mask: Any, scratch: _Scratch) -> Any:
         """The encoder on one padded batch. Every large intermediate lives in `scratch`, reused batch after batch:

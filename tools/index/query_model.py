@@ -19,8 +19,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,10 +39,6 @@ log = logging.getLogger(__name__)
 TEACHER = "all-MiniLM-L6-v2-code"  # the model the table was fitted to
 QUERY_PROJECTION = STATIC_WEIGHTS.with_name("code-static-query.safetensors")
 WORD_EMBEDDINGS = frozenset({"embeddings.word_embeddings.weight"})  # as named in the packaged model's file
-KEPT_CHUNK_VECTORS = 4096  # the transformer's vectors of re-scored chunks kept between searches (1.5 KB each)
-KEPT_QUESTIONS = 16  # the transformer's own vectors of the last questions embedded, for re-scoring
-RESCORE_CHARS = 2000  # a chunk's text is cut here before tokenising: more than the model's 128 tokens
-RESCORE_BATCH = 4  # chunk texts per forward pass: 8 held 20 MB more at the peak of a search, at the same CPU
 
 
 class QueryModel:
@@ -62,11 +57,6 @@ class QueryModel:
         self._lock = threading.Lock()
         self._settled = threading.Event()  # set once ready or failed
         self._parts: tuple[Any, Any, Any, Any] | None = None  # model, mean, projection, thread limiter
-        # the transformer's own vectors (384 dimensions, not mapped): of questions, and of chunks by id (an id
-        # hashes the chunk's text, so it names its content), least recently used first out
-        self._questions: OrderedDict[str, Any] = OrderedDict()
-        self._chunks: OrderedDict[str, Any] = OrderedDict()
-        self._kept = threading.Lock()
 
     @classmethod
     def for_table(cls, static: StaticEmbedder) -> QueryModel:
@@ -142,41 +132,7 @@ class QueryModel:
             return []
         # one short text: BLAS threads only spin (on 2 busy cores, 20-30 ms on one thread against 300-400 ms)
         with threads.limit(limits=1, user_api="blas"):
-            own = model.encode(list(texts), NUMPY_BATCH)
-        self._keep(self._questions, dict(zip(texts, own, strict=True)), KEPT_QUESTIONS)
-        mapped = (own - mean) @ project
+            mapped = (model.encode(list(texts), NUMPY_BATCH) - mean) @ project
         mapped /= np.maximum(np.linalg.norm(mapped, axis=1, keepdims=True), 1e-12)
         return [v.tolist() for v in mapped.astype(np.float32)]
-
-    def similarities(self, question: str, texts: Mapping[str, str]) -> dict[str, float]:
-        """The transformer's own cosine (its 384 dimensions) between `question` and each chunk's text, keyed like
-        `texts` by chunk id; {} until the model is ready. A chunk's vector is kept between searches (up to
-        KEPT_CHUNK_VECTORS), so a search re-scoring chunks an earlier one did embeds only the new ones."""
-        parts = self._parts
-        if parts is None or not texts:
-            return {}
-        model, _mean, _project, threads = parts
-        with self._kept:
-            known = {k: self._chunks[k] for k in texts if k in self._chunks}
-            asked = self._questions.get(question)
-        missing = [k for k in texts if k not in known]
-        with threads.limit(limits=1, user_api="blas"):
-            if missing:
-                known.update(zip(missing, model.encode([texts[k][:RESCORE_CHARS] for k in missing], RESCORE_BATCH),
-                                 strict=True))
-            if asked is None:
-                asked = model.encode([question], NUMPY_BATCH)[0]
-        if missing:  # jackson-databind, 20 searches: 73 MB more resident without, the peak of a search 25 MB more
-            model.release_mapped()
-            trim_heap()
-        self._keep(self._chunks, known, KEPT_CHUNK_VECTORS)
-        return {k: float(known[k] @ asked) for k in texts}
-
-    def _keep(self, kept: OrderedDict[str, Any], vectors: Mapping[str, Any], limit: int) -> None:
-        with self._kept:
-            for key, vector in vectors.items():
-                kept[key] = vector
-                kept.move_to_end(key)
-            while len(kept) > limit:
-                kept.popitem(last=False)
 

@@ -116,20 +116,13 @@ class ForestQuery:
         """BM25 query: the question, the keywords and the hint's identifiers, each counted."""
         return " ".join([self.query, *self.keywords, self.code_hint or ""])
 
-    @property
-    def question(self) -> str:
-        """The text the question's vector is embedded from: the question, the keywords appended as words."""
-        from code_intel.index.text import readable_words
-
-        return self.query + (" " + readable_words(self.keywords) if self.keywords else "")
-
     def vector(self, embed: Callable[[list[str]], list[list[float]]], question_vector: list[float] | None) -> list[float]:
         """The question's vector (keywords appended as words), plus the code hint's vector, renormalised."""
-        from code_intel.index.text import spelled_out
+        from code_intel.index.text import readable_words, spelled_out
 
         texts = []
         if question_vector is None or self.keywords:
-            texts.append(self.question)
+            texts.append(self.query + (" " + readable_words(self.keywords) if self.keywords else ""))
         if self.code_hint:
             texts.append(spelled_out(self.code_hint))
         vectors = embed(texts) if texts else []
@@ -404,18 +397,6 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
         _decay_repeats(ordered, w, share=not cues.bare)
         ordered.sort(key=lambda c: -c.score)
     return ordered
-
-
-def shift_dense(candidates: Sequence[Scored], similarity: Mapping[str, float], share: float) -> None:
-    """Move the dense score of the candidates `similarity` scores (the question model's own cosine of a few top
-    candidates) by `share` times that cosine's distance from its mean over them: their order among themselves
-    follows the transformer more, their level against the other candidates stays."""
-    if not similarity:
-        return
-    mean = sum(similarity.values()) / len(similarity)
-    for c in candidates:
-        if c.id in similarity:
-            c.dense += share * (similarity[c.id] - mean)
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from code_intel.index.bm25 import LexicalIndex, top
 from code_intel.index.embedder import Embedder
 from code_intel.index.manifest import Manifest, load_manifest, manifest_path, save_manifest, sha256_file
 from code_intel.index.memory import MemoryIndex, listed
-from code_intel.index.query_model import TEACHER, QueryModel
+from code_intel.index.query_model import QueryModel
 from code_intel.index.retrieval import (
     CODE_RANKING,
     DENSE_WEIGHT,
@@ -35,12 +35,11 @@ from code_intel.index.retrieval import (
     fuse,
     rank_code,
     rerank,
-    shift_dense,
 )
 from code_intel.index.static import STATIC_MODEL_NAME, StaticEmbedder
 from code_intel.index.store import FOREST, MAP, VectorStore, store_description
-from code_intel.index.sync import ForestSync, Progress, Spaces, SyncCounts, SyncState, stored_chunk
-from code_intel.index.text import embedding_text, lexical_text, lexical_tokens, member_names, readable_words
+from code_intel.index.sync import ForestSync, Progress, Spaces, SyncCounts, SyncState
+from code_intel.index.text import lexical_text, lexical_tokens, member_names, readable_words
 
 log = logging.getLogger(__name__)
 
@@ -59,11 +58,6 @@ LOAD_PAGE = 2000  # chunks read from Chroma at a time when a process loads an ex
 SYNC_ANSWER_S = 0.5  # sync_index waits this long for the sync, then answers, done or not (it goes on behind)
 EARLY_QUESTION_MODEL_CHUNKS = 12_000  # up to this many chunks the question model loads while the index is stored
 # (jackson-databind's 10,726: 370-378 MB at the peak with it, under the 400 MB target)
-# the question model's own cosine of rank_code's first 20 candidates' texts moves their dense score by 0.2 times its
-# distance from their mean, and rank_code orders them again: docstrings dev 0.364 -> 0.385, the other dev sets level
-# (docs/benchmarks.md, "rescore"); each search embeds the chunks it has not met (about 50 ms each on one thread)
-RESCORE_TOP = 20
-RESCORE_SHARE = 0.2
 QUESTION_MODEL_WAIT_S = 2.0  # a search outside a sync waits this long at most for the question model loading
 # (0.6 to 0.9 s of wall time at load 5, started at a sync's end or by the first search of a process)
 DEFINITION_CANDIDATES = 20  # chunks defining a name the question writes, added to the candidates
@@ -466,9 +460,7 @@ class SemanticIndex:
                 questions.wait(QUESTION_MODEL_WAIT_S)
             embed, used = questions.current()
             vector = search.vector(embed, None)
-            # not during a sync: its forward passes would add to the build's peak memory
-            rescore = questions.similarities if used == TEACHER and index["state"] != "syncing" else None
-            return self._forest_results(parts, None, search, vector, n_results, CODE_RANKING, rescore), used
+            return self._forest_results(parts, None, search, vector, n_results, CODE_RANKING), used
         vector = search.vector(parts.embedder.embed_queries, full_vector)
         return self._forest_results(parts, parts.store, search, vector, n_results, None), parts.embedder.model_name
 
@@ -497,11 +489,10 @@ class SemanticIndex:
         return parts.manifest.partial_reason or "the last sync did not finish"
 
     def _forest_results(self, parts: _Parts, store: VectorStore | None, search: ForestQuery, vector: list[float],
-                        n: int, weights: CodeRanking | None, rescore: Rescore | None = None) -> list[dict[str, Any]]:
+                        n: int, weights: CodeRanking | None) -> list[dict[str, Any]]:
         """Candidates from both sides (and the definitions of names the question writes), ranked by rank_code.
         `store` None: the space held in memory (every indexed chunk, also while a sync runs); else a Chroma
-        collection (the full model's, once it holds every chunk). `rescore` (the question model's own cosine of
-        chunk texts): rank_code's first RESCORE_TOP move by it (shift_dense), and rank_code orders them again."""
+        collection (the full model's, once it holds every chunk)."""
         limit = max(CANDIDATES if weights is not None else FULL_MODEL_CANDIDATES, n * 3)
         self._ensure_lexical(parts)
         lexical_scores = parts.lexical.scores(search.lexical_text)
@@ -522,10 +513,6 @@ class SemanticIndex:
         for c in candidates:  # a file that is one chunk (rank_code's whole_file)
             indexed = parts.manifest.files.get(c.file)
             c.whole = indexed is not None and len(indexed.chunks) == 1
-        if rescore is not None and weights is not None:
-            first = rank_code(candidates, search.query, search.keywords, weights)[:RESCORE_TOP]
-            shift_dense(candidates, rescore(search.question, {
-                c.id: embedding_text(stored_chunk(known[c.id][1], known[c.id][2])) for c in first}), RESCORE_SHARE)
         return [_forest_result(c, *known[c.id]) for c in _ranked(candidates, search, n, weights)]
 
     def _definitions(self, parts: _Parts, search: ForestQuery) -> list[str]:
@@ -663,7 +650,6 @@ def _dot(a: list[float], b: list[float]) -> float:
 
 
 _Known = dict[str, tuple[float, str, dict[str, Any]]]  # chunk id -> (similarity, document, metadata)
-Rescore = Callable[[str, dict[str, str]], dict[str, float]]  # (question, chunk id -> text) -> chunk id -> cosine
 
 
 def _known_in_memory(memory: MemoryIndex, vector: list[float], wanted: list[str], limit: int) -> _Known:

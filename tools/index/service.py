@@ -508,11 +508,8 @@ class SemanticIndex:
                 entry = parts.memory.entry(cid)
                 if entry is not None:
                     known[cid] = (similarity, entry.snippet, entry.meta)
-        candidates = [_scored(cid, similarity, lexical_scores.get(cid, 0.0), meta)
+        candidates = [_scored(cid, similarity, lexical_scores.get(cid, 0.0), meta, parts.manifest)
                       for cid, (similarity, _doc, meta) in known.items()]
-        for c in candidates:  # a file that is one chunk (rank_code's whole_file)
-            indexed = parts.manifest.files.get(c.file)
-            c.whole = indexed is not None and len(indexed.chunks) == 1
         return [_forest_result(c, *known[c.id]) for c in _ranked(candidates, search, n, weights)]
 
     def _definitions(self, parts: _Parts, search: ForestQuery) -> list[str]:
@@ -679,14 +676,16 @@ def _known_in_store(store: VectorStore, vector: list[float], wanted: list[str], 
     return known
 
 
-def _scored(cid: str, similarity: float, lexical: float, meta: dict[str, Any]) -> Scored:
+def _scored(cid: str, similarity: float, lexical: float, meta: dict[str, Any], manifest: Manifest) -> Scored:
     file = str(meta.get("file", ""))
+    indexed = manifest.files.get(file)
     return Scored(cid, similarity, lexical, file, str(meta.get("symbol") or ""),
                   listed(meta, "symbols"),
                   str(meta.get("kind", "")), file_role(file), deprecated=bool(meta.get("deprecated")),
                   lines=(int(meta.get("start_line") or 0), int(meta.get("end_line") or 0)),
                   decl_line=int(meta.get("decl_line") or 0),
-                  implements=listed(meta, "implements"))
+                  implements=listed(meta, "implements"),
+                  whole=indexed is not None and len(indexed.chunks) == 1)  # rank_code's whole_file
 
 
 def _ranked(candidates: list[Scored], search: ForestQuery, n: int, weights: CodeRanking | None) -> list[Scored]:

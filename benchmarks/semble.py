@@ -114,6 +114,8 @@ class Repo:
     revision: str
     root: str | None
     questions: list[dict[str, Any]] = field(default_factory=list)
+    copy_symlinks: bool = False  # the subtree's files are symlinks (RxSwift's Sources/RxSwift): semble's walk reads
+    # them as files, rg lists none, so the checkout holds copies of their targets
 
     @property
     def mirror(self) -> Path:
@@ -137,7 +139,8 @@ def load_repos(names: list[str], dev: bool, symbols: str = "") -> list[Repo]:
         if name not in table:
             raise SystemExit(f"{name}: not a repository of the {'dev' if dev else 'reported'} set")
         r = table[name]
-        repo = Repo(name, r["language"], r["url"], r["revision"], r.get("benchmark_root"))
+        repo = Repo(name, r["language"], r["url"], r["revision"], r.get("benchmark_root"),
+                    copy_symlinks=r.get("copy_symlinks", False))
         found = [d / f"{name}.json" for d in annotation_dirs(dev, symbols) if (d / f"{name}.json").is_file()]
         if not found:
             raise SystemExit(f"{name}: no annotations in {', '.join(map(str, annotation_dirs(dev, symbols)))}")
@@ -157,6 +160,11 @@ def checkout(repo: Repo, corpus: Path) -> Path:
         archive = subprocess.run(["git", f"--git-dir={repo.mirror}", "archive", repo.revision],
                                  capture_output=True, check=False)
         subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
+        if repo.copy_symlinks:
+            for link in sorted(p for p in (dest / (repo.root or "")).rglob("*") if p.is_symlink() and p.is_file()):
+                target = link.resolve()
+                link.unlink()
+                shutil.copyfile(target, link)
     project = dest / repo.root if repo.root else dest
     if not project.is_dir():
         raise SystemExit(f"{repo.name}: {project} is missing from the checkout")
@@ -380,9 +388,11 @@ def report(runs: list[dict[str, Any]], repos: list[Repo]) -> dict[str, Any]:
     lines = ["| repo | language | questions | code-intel | BM25 (same run) | semble | CRE hybrid | CRE |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     pooled: dict[str, list[float]] = {"ours": [], "bm25": [], "semble": [], "cre_hybrid": [], "cre": []}
-    by_category: dict[str, dict[str, list[float]]] = {c: {"ours": [], "bm25": []} for c in CATEGORIES}
     by_language: dict[str, dict[str, list[float]]] = {}
-    pub_category: dict[str, dict[str, list[float]]] = {c: {"semble": [], "cre_hybrid": []} for c in CATEGORIES}
+    # older annotation files of semble's also use `api`, `keyword`...: those get rows of their own after the three
+    categories = [*CATEGORIES, *sorted({q["category"] for run in runs for q in run["questions"]} - set(CATEGORIES))]
+    by_category: dict[str, dict[str, list[float]]] = {c: {"ours": [], "bm25": []} for c in categories}
+    pub_category: dict[str, dict[str, list[float]]] = {c: {"semble": [], "cre_hybrid": []} for c in categories}
     for run in runs:
         scores = [q["ndcg10"] for q in run["questions"]]
         n = len(scores)
@@ -403,7 +413,7 @@ def report(runs: list[dict[str, Any]], repos: list[Repo]) -> dict[str, Any]:
                 pooled[key] += [value] * n
         if semble is not None:
             lang["semble"] += [semble] * n
-        for c in CATEGORIES:
+        for c in categories:
             qs = [q for q in run["questions"] if q["category"] == c]
             by_category[c]["ours"] += [q["ndcg10"] for q in qs]
             by_category[c]["bm25"] += [b for q, b in zip(run["questions"], run["bm25"], strict=True)
@@ -417,7 +427,7 @@ def report(runs: list[dict[str, Any]], repos: list[Repo]) -> dict[str, Any]:
                  f"{fmt(mean(pooled['cre']))} |")
     print("\n".join(lines))
     print("\n| category | questions | code-intel | BM25 | semble | CRE hybrid |\n| --- | --- | --- | --- | --- | --- |")
-    for c in CATEGORIES:
+    for c in categories:
         b = by_category[c]
         print(f"| {c} | {len(b['ours'])} | {fmt(mean(b['ours']))} | {fmt(mean(b['bm25']))} | "
               f"{fmt(mean(pub_category[c]['semble']))} | {fmt(mean(pub_category[c]['cre_hybrid']))} |")
@@ -443,7 +453,7 @@ def report(runs: list[dict[str, Any]], repos: list[Repo]) -> dict[str, Any]:
               f"slowest {searchable[-1]:.3f} s; server peak RSS while indexing: max "
               f"{max(r['rss_index_mb'] or 0 for r in runs)} MB; load average {os.getloadavg()[0]:.1f}")
     return {"pooled": mean(pooled["ours"]), "bm25": mean(pooled["bm25"]),
-            "by_category": {c: mean(by_category[c]["ours"]) for c in CATEGORIES},
+            "by_category": {c: mean(by_category[c]["ours"]) for c in categories},
             "by_language": {name: mean(b["ours"]) for name, b in by_language.items()}}
 
 

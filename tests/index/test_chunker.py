@@ -639,3 +639,50 @@ def test_a_ruby_methods_comment_one_blank_line_above_its_def_is_its_doc() -> Non
     assert not any("Discard" in c.content for c in chunks if c.kind == "part")
     client = next(c for c in chunks if c.symbol == "Client" and c.kind == "class")  # a magic comment is no doc
     assert not client.content.startswith("# frozen_string_literal")
+
+
+def test_lua_module_table_functions_are_named_however_they_are_written() -> None:
+    # nvim-lspconfig, lazy.nvim: `function M.f()`, `M.f = function()`, `local function f()`, `local f = function()`
+    source = ("local M = {}\n\n--- Escapes wildcards.\n-- @param path string\nlocal function escape(path)\n"
+              "  return path:gsub('*', '%*')\nend\n\n-- Finds the root by its markers.\nfunction M.root_pattern(...)\n"
+              "  return escape(...)\nend\n\nfunction M:attach(bufnr)\n  return bufnr\nend\n\n"
+              "--- Strips an archive's subpath.\nM.strip_archive_subpath = function(path)\n  return path\nend\n\n"
+              "local helper = function(x)\n  return x * 2\nend\n\nM.count, M.total = 1, 2\n\nreturn M\n")
+    chunks = Chunker().chunk("lua/lspconfig/util.lua", source, "lua")
+    by_name = {c.symbol: c for c in chunks if c.kind == "function"}
+    assert set(by_name) == {"escape", "M.root_pattern", "M:attach", "M.strip_archive_subpath", "helper"}
+    assert by_name["escape"].content.startswith("--- Escapes wildcards.")  # the `---` doc comment joins it
+    assert by_name["M.strip_archive_subpath"].content.startswith("--- Strips")
+    assert by_name["M.strip_archive_subpath"].start_line == 18 and by_name["helper"].end_line == 25
+    assert any("M.count, M.total" in c.content and c.kind == "module" for c in chunks)  # two names: no function
+
+
+def test_swift_types_extensions_and_protocols_are_named_with_their_doc_comments() -> None:
+    body = "".join(f"        let part{k} = request.part{k}\n" for k in range(30))
+    source = ("import Foundation\n\n/// Sends requests.\n///\n/// Owns its URLSession.\nopen class Session {\n"
+              "    /// Sends one request.\n    public func send(_ request: Request) -> Int {\n" + body + "        return 1\n"
+              "    }\n\n    struct Pending {\n        func go() {}\n    }\n}\n\n"
+              "/// Headers as a collection.\nextension HTTPHeaders: Collection {\n    public var startIndex: Int { 0 }\n}\n\n"
+              "/// Evaluates server trust.\npublic protocol ServerTrustEvaluating: Sendable {\n"
+              "    func evaluate(_ trust: SecTrust, forHost host: String) throws\n}\n")
+    chunks = Chunker(max_tokens=200).chunk("Source/Core/Session.swift", source, "swift")
+    send = next(c for c in chunks if c.symbol == "Session.send")
+    assert send.kind == "function" and send.content.lstrip().startswith("/// Sends one request.")
+    session = next(c for c in chunks if c.symbol == "Session" and c.kind == "class")  # the split class's header
+    assert session.content.startswith("/// Sends requests.") and "Session.Pending" in session.symbols
+    extension = next(c for c in chunks if c.symbol == "HTTPHeaders")  # named after the type it extends
+    assert extension.kind == "class" and extension.implements == ["Collection"]
+    assert extension.content.startswith("/// Headers as a collection.")
+    protocol = next(c for c in chunks if c.symbol == "ServerTrustEvaluating")
+    assert protocol.kind == "class" and protocol.implements == ["Sendable"]
+
+
+def test_bash_functions_in_both_syntaxes_keep_their_comment_headers() -> None:
+    source = ("#!/usr/bin/env bash\n# shellcheck shell=bash\n\n# Enables a plugin by name.\n# Usage: _enable-plugin NAME\n"
+              "function _enable-plugin() {\n\t_enable-thing \"plugins\" \"plugin\" \"$1\"\n}\n\n"
+              "# Disables it.\n_disable_plugin() {\n\techo \"$1\"\n}\n\nalias ll='ls -la'\n")
+    chunks = Chunker().chunk("bin/bash-it", source, "bash")
+    functions = {c.symbol: c for c in chunks if c.kind == "function"}
+    assert set(functions) == {"_enable-plugin", "_disable_plugin"}
+    assert functions["_enable-plugin"].content.startswith("# Enables a plugin by name.")
+    assert functions["_disable_plugin"].start_line == 10

@@ -19,7 +19,7 @@ _TEST_DATA_FOLDERS = frozenset({"testdata", "fixtures", "__fixtures__", "__mocks
                                 "benchmark", "bench"})
 _TEST_NAME = re.compile(
     r"^(?:test_.+\.py|.+_test\.py|conftest\.py|.+_test\.go|.+\.(?:test|spec|bench)\.[cm]?[jt]sx?|"
-    r".+Tests?\.(?:java|kt|cs)|.+_spec\.rb|.+_test\.rb|.+Test\.php|test_.+\.rb)$"
+    r".+Tests?\.(?:java|kt|cs|swift)|.+_spec\.rb|.+_test\.rb|.+Test\.php|test_.+\.rb|.+_(?:spec|test)\.lua|.+\.bats)$"
 )
 _DOC_FOLDERS = frozenset({"docs", "doc", "documentation", "examples", "example", "_examples", "demo", "demos",
                           "website", "site", "samples", "sample"})
@@ -35,7 +35,8 @@ _GENERATED_FOLDERS = frozenset({"vendor", "dist", "build", "node_modules", "thir
 
 def is_test_file(path: str) -> bool:
     parts = PurePosixPath(path).parts
-    return bool(_TEST_NAME.match(parts[-1])) or any(p in TEST_FOLDERS for p in parts[:-1])
+    # folders compared in lower case: Swift packages and .NET solutions keep their tests in `Tests/`
+    return bool(_TEST_NAME.match(parts[-1])) or any(p.lower() in TEST_FOLDERS for p in parts[:-1])
 
 
 def file_role(path: str) -> Role:

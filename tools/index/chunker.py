@@ -24,8 +24,7 @@ log = logging.getLogger(__name__)
 FUNCTION_TYPES = frozenset({
     "function_definition", "function_declaration", "generator_function_declaration", "method_definition",
     "method_declaration", "constructor_declaration", "function_item", "method", "singleton_method",
-    "function_signature_item", "arrow_function_declaration", "local_function_statement",
-    "function_definition_statement", "operator_declaration", "destructor_declaration",
+    "function_signature_item", "local_function_statement", "operator_declaration", "destructor_declaration",
     "annotation_type_element_declaration",  # Java: `Class<?> value() default Void.class;` in an @interface
 })
 CLASS_TYPES = frozenset({
@@ -220,7 +219,18 @@ def _kotlin_receiver(node: Any) -> str:
 
 
 def _arrow_function_name(node: Any) -> str | None:
-    """`const f = (...) => ...` and `const f = function (...)`: a function in all but syntax."""
+    """`const f = (...) => ...` and `const f = function (...)`: a function in all but syntax; Lua's `M.setup =
+    function(opts)` and `local f = function()` too (a module table's functions are written either way)."""
+    if node.type == "variable_declaration" and [c.type for c in node.named_children] == ["assignment_statement"]:
+        node = node.named_children[0]  # Lua: `local f = function() ... end`
+    if node.type == "assignment_statement":  # Lua: one name, one function value
+        names, values = (next((c for c in node.named_children if c.type == kind), None)
+                         for kind in ("variable_list", "expression_list"))
+        if names is None or values is None or names.named_child_count != 1 or values.named_child_count != 1:
+            return None
+        if values.named_children[0].type != "function_definition":
+            return None
+        return str(names.named_children[0].text.decode("utf-8", "replace"))
     if node.type not in ("lexical_declaration", "variable_declaration"):
         return None
     declarators = [c for c in node.named_children if c.type == "variable_declarator"]

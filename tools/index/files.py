@@ -17,7 +17,7 @@ from code_intel.core.binaries import require_binary
 from code_intel.core.config import Config
 from code_intel.core.errors import InvalidArgument
 from code_intel.core.project import ProjectRoot
-from code_intel.languages.table import EXTENSIONS
+from code_intel.languages.table import EXTENSIONS, script_language
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +50,16 @@ def is_indexable_name(rel_path: str) -> bool:
     return suffix in EXTENSIONS or suffix in PLAIN_TEXT_SUFFIXES or name.endswith(".blade.php")
 
 
+def _is_script(absolute: Path, rel: str) -> bool:
+    """A file without a suffix whose `#!` line names an interpreter we parse (`bin/setup`, a git hook)."""
+    try:
+        with absolute.open("rb") as handle:
+            head = handle.read(128)
+    except OSError:
+        return False
+    return script_language(rel, head.decode("utf-8", "replace")) is not None
+
+
 def list_source_files(root: ProjectRoot, config: Config, timeout_s: float = 120.0) -> tuple[list[SourceFile], int]:
     """The files to index and how many candidates were skipped for size; sorted by path."""
     rg = require_binary("rg")
@@ -78,9 +88,11 @@ def list_source_files(root: ProjectRoot, config: Config, timeout_s: float = 120.
     too_big = 0
     for line in sorted(set(done.out.splitlines())):
         rel = PurePosixPath(line.removeprefix("./")).as_posix()
-        if not rel or not is_indexable_name(rel):
+        if not rel:
             continue
         absolute = root.path / rel
+        if not is_indexable_name(rel) and not (not PurePosixPath(rel).suffix and _is_script(absolute, rel)):
+            continue
         try:
             st = os.stat(absolute)
         except OSError:

@@ -686,3 +686,39 @@ def test_bash_functions_in_both_syntaxes_keep_their_comment_headers() -> None:
     assert set(functions) == {"_enable-plugin", "_disable_plugin"}
     assert functions["_enable-plugin"].content.startswith("# Enables a plugin by name.")
     assert functions["_disable_plugin"].start_line == 10
+
+
+def test_zig_functions_struct_constants_and_tests_are_definitions() -> None:
+    body = "".join(f"        self.count += {k};\n" for k in range(30))
+    source = ("const std = @import(\"std\");\n\n/// Adds two numbers.\npub fn add(a: u32, b: u32) u32 {\n"
+              "    return a + b;\n}\n\n/// Parses arguments.\npub const Parser = struct {\n    count: u32,\n\n"
+              "    /// Reads one flag.\n    pub fn next(self: *Parser) !void {\n" + body + "    }\n\n"
+              "    pub fn reset(self: *Parser) void {\n" + body + "    }\n};\n\n"
+              "test \"add adds\" {\n    try std.testing.expect(add(1, 2) == 3);\n}\n")
+    chunks = Chunker(max_tokens=200).chunk("src/args.zig", source, "zig")
+    kinds = {(c.symbol, c.kind) for c in chunks if c.symbol}
+    assert {("add", "function"), ("Parser.next", "function"), ("Parser.reset", "function"), ("add adds", "function"),
+            ("Parser", "class")} <= kinds
+    add = next(c for c in chunks if c.symbol == "add")
+    assert add.content.startswith("/// Adds two numbers.") and add.end_line == 6
+    assert next(c for c in chunks if c.symbol == "Parser.next").content.lstrip().startswith("/// Reads one flag.")
+
+
+def test_dart_functions_span_their_signature_and_body_and_mixins_and_extensions_are_classes() -> None:
+    source = ("import 'dart:io';\n\n/// Adds.\nint add(int a, int b) {\n  return a + b;\n}\n\n"
+              "/// Sends requests.\nclass Client extends Base with Retry implements Closeable {\n  final String url;\n"
+              "  Client(this.url);\n\n  /// Fetches a path.\n  Future<String> fetch(String path) async {\n"
+              + "".join(f"    final part{k} = await read(path, {k});\n" for k in range(30)) + "    return path;\n  }\n\n"
+              "  String get name => url;\n\n  void close();\n}\n\nmixin Logger on Base {\n  void log(String m) {}\n}\n\n"
+              "extension Blank on String {\n  bool get isBlank => trim().isEmpty;\n}\n")
+    chunks = Chunker(max_tokens=200).chunk("lib/src/client.dart", source, "dart")
+    add = next(c for c in chunks if c.symbol == "add")
+    assert (add.kind, add.start_line, add.end_line) == ("function", 3, 6)  # doc, signature and body
+    fetch = next(c for c in chunks if c.symbol == "Client.fetch")
+    assert fetch.kind == "function" and fetch.content.lstrip().startswith("/// Fetches a path.")
+    # the body, not only the signature line: its windows run to the method's closing brace (line 46)
+    assert max(c.end_line for c in chunks if c.symbol == "Client.fetch") == 46
+    assert any(c.symbol == "Client.name" and c.kind == "function" for c in chunks)
+    header = next(c for c in chunks if c.symbol == "Client" and c.kind == "class")
+    assert header.implements == ["Base", "Retry", "Closeable"]
+    assert {c.symbol: c.kind for c in chunks if c.symbol in ("Logger", "Blank")} == {"Logger": "class", "Blank": "class"}

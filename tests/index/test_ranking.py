@@ -26,6 +26,7 @@ from tests.index.conftest import write_files
     ("RxSwift/Observables/Map.swift", "implementation"), ("lua/lspconfig/util_spec.lua", "test"),
     ("spec/lspconfig/util.lua", "test"), ("lua/lspconfig/util.lua", "implementation"),
     ("test/plugins/jump.plugin.bats", "test"), ("lib/helpers.bash", "implementation"),
+    ("test/dio_test.dart", "test"), ("lib/src/client_test.dart", "test"), ("lib/src/client.dart", "implementation"),
 ])
 def test_file_roles_come_from_the_path(path: str, role: str) -> None:
     assert file_role(path) == role

@@ -33,7 +33,11 @@ CLASS_TYPES = frozenset({
     "struct_specifier", "class", "module", "struct_declaration", "record_declaration",
     "object_declaration", "object_definition", "trait_definition", "protocol_declaration",
     "type_declaration", "trait_declaration", "annotation_type_declaration",
+    "mixin_declaration", "extension_declaration",  # Dart
 })
+# Dart writes a function as two siblings, its signature and then its body: the definition spans both
+SIGNATURE_TYPES = frozenset({"function_signature", "method_signature"})
+SIGNATURE_BODY = "function_body"
 # Containers that only scope their children (no chunk of their own unless they hold loose code).
 SCOPE_TYPES = frozenset({"namespace_definition", "namespace_declaration", "mod_item", "declaration_list",
                          "enum_body_declarations"})  # Java: the fields and methods after an enum's constants
@@ -42,7 +46,7 @@ WRAPPER_TYPES = frozenset({"decorated_definition", "export_statement", "template
 BODY_FIELDS = ("body", "declaration_list", "class_body")
 IDENTIFIER_TYPES = frozenset({
     "identifier", "type_identifier", "property_identifier", "field_identifier", "constant",
-    "namespace_identifier", "simple_identifier", "name",
+    "namespace_identifier", "simple_identifier", "name", "IDENTIFIER",  # Zig's grammar spells its nodes so
 })
 
 MAX_WINDOW_LINES = 80
@@ -171,7 +175,9 @@ def _node_name(node: Any) -> str:
     for child in node.named_children:
         if child.type in IDENTIFIER_TYPES:
             return str(child.text.decode("utf-8", "replace"))
-        if child.type == "type_spec":  # Go: type X struct {...}
+        # Go: type X struct {...}; Dart: a method's signature holds the function's, getter's, constructor's...;
+        # Zig: `pub fn parse(...)` and `const Parser = struct {...}` name their prototype or constant
+        if child.type in ("type_spec", "FnProto", "VarDecl") or node.type == "method_signature":
             return _node_name(child)
     return ""
 
@@ -289,7 +295,30 @@ def _anonymous_class_body(node: Any) -> Any:
     return next((c for c in value.named_children if c.type == "class_body"), None)
 
 
+def _zig_container(node: Any) -> Any:
+    """The body of Zig's `const Parser = struct { ... }` (or enum, union, opaque): a type in all but syntax, named by
+    the constant; None for any other node."""
+    if node.type != "Decl":
+        return None
+    var = next((c for c in node.named_children if c.type == "VarDecl"), None)
+    value = next((c for c in var.named_children if c.type == "ErrorUnionExpr"), None) if var is not None else None
+    suffix = value.named_children[0] if value is not None and value.named_child_count else None
+    container = suffix.named_children[0] if suffix is not None and suffix.named_child_count else None
+    return container if container is not None and container.type == "ContainerDecl" else None
+
+
+def _zig_definition(node: Any) -> str | None:
+    """'function' for Zig's `fn` declarations and `test "name" {...}` blocks, 'class' for a constant holding a
+    struct (_zig_container), else None."""
+    if node.type == "TestDecl" or (node.type == "Decl" and any(c.type == "FnProto" for c in node.named_children)):
+        return "function"
+    return "class" if _zig_container(node) is not None else None
+
+
 def _body(node: Any) -> Any:
+    zig = _zig_container(node)
+    if zig is not None:
+        return zig
     block_body = _constant_block_body(node)
     if block_body is not None:
         return block_body
@@ -302,7 +331,7 @@ def _body(node: Any) -> Any:
             return found
     for child in node.named_children:
         if child.type in ("class_body", "declaration_list", "body_statement", "field_declaration_list",
-                          "enum_body", "interface_body", "block"):
+                          "enum_body", "interface_body", "block", "extension_body"):
             return child
     return node
 
@@ -367,6 +396,13 @@ def _wrapped_method(node: Any) -> Any:
     return inside[0] if len(inside) == 1 and inside[0].type in ("method", "singleton_method") else None
 
 
+def _signature_body(node: Any) -> Any:
+    """The body that follows a Dart function's or method's signature as its next sibling, or None (an abstract
+    method, a signature ending in `;`)."""
+    body = node.next_named_sibling
+    return body if body is not None and body.type == SIGNATURE_BODY else None
+
+
 def _classify(node: Any) -> tuple[str, str, Any] | None:
     """(kind, name, node that defines it) for definitions, unwrapping decorators and exports."""
     target = _wrapped_method(node) or node
@@ -381,8 +417,14 @@ def _classify(node: Any) -> tuple[str, str, Any] | None:
             named = _exported_function(node.child_by_field_name("value"))
             return ("function", _node_name(named), named) if named is not None else None
         target = inner
-    if target.type in FUNCTION_TYPES:
+    if target.type in FUNCTION_TYPES or (target.type in SIGNATURE_TYPES and _signature_body(target) is not None):
         return "function", _node_name(target), target
+    zig = _zig_definition(target)
+    if zig == "function" and target.type == "TestDecl":  # `test "parses a flag" {...}`: named by its string
+        label = next((c for c in target.named_children if c.type != "Block"), None)
+        return "function", label.text.decode("utf-8", "replace").strip('"') if label is not None else "test", target
+    if zig is not None:
+        return zig, _node_name(target), target
     if target.type == "singleton_class":  # Ruby's `class << self`: its methods are the enclosing class's own
         return "scope", "", target
     if target.type in ("module", "class") and _namespace_only(target):
@@ -489,6 +531,8 @@ class Chunker:
             qualified = ".".join([*scope, receiver, name] if receiver else [*scope, name]) if name else ".".join(scope)
             # a doc comment (Go `//` lines, JSDoc, Rust `///`, Javadoc) belongs to the definition it documents
             start, end = child.start_point[0] if lead is None else lead, child.end_point[0]
+            if child.type in SIGNATURE_TYPES:  # Dart: the body after the signature is the function's
+                end = _signature_body(child).end_point[0]
             decl = child.start_point[0]
             if kind == "function":
                 pieces.append(_Piece(start, end, qualified, "function", [qualified], decl=decl))

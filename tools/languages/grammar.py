@@ -180,9 +180,10 @@ def node_category(node_type: str) -> str | None:
     """'comment', 'string' or 'interpolation' for nodes that change what a word inside them means."""
     if node_type in INTERPOLATION_TYPES:
         return "interpolation"
-    if "comment" in node_type:
+    lower = node_type.lower()  # Zig's grammar writes STRINGLITERALSINGLE
+    if "comment" in lower:
         return "comment"
-    if "string" in node_type or node_type in EXTRA_STRING_TYPES:
+    if "string" in lower or node_type in EXTRA_STRING_TYPES:
         return "string"
     return None
 

@@ -707,7 +707,7 @@ def test_zig_functions_struct_constants_and_tests_are_definitions() -> None:
 def test_dart_functions_span_their_signature_and_body_and_mixins_and_extensions_are_classes() -> None:
     source = ("import 'dart:io';\n\n/// Adds.\nint add(int a, int b) {\n  return a + b;\n}\n\n"
               "/// Sends requests.\nclass Client extends Base with Retry implements Closeable {\n  final String url;\n"
-              "  Client(this.url);\n\n  /// Fetches a path.\n  Future<String> fetch(String path) async {\n"
+              "  Client(this.url);\n\n  /// Fetches a path.\n  @override\n  Future<String> fetch(String path) async {\n"
               + "".join(f"    final part{k} = await read(path, {k});\n" for k in range(30)) + "    return path;\n  }\n\n"
               "  String get name => url;\n\n  void close();\n}\n\nmixin Logger on Base {\n  void log(String m) {}\n}\n\n"
               "extension Blank on String {\n  bool get isBlank => trim().isEmpty;\n}\n")
@@ -715,9 +715,10 @@ def test_dart_functions_span_their_signature_and_body_and_mixins_and_extensions_
     add = next(c for c in chunks if c.symbol == "add")
     assert (add.kind, add.start_line, add.end_line) == ("function", 3, 6)  # doc, signature and body
     fetch = next(c for c in chunks if c.symbol == "Client.fetch")
-    assert fetch.kind == "function" and fetch.content.lstrip().startswith("/// Fetches a path.")
-    # the body, not only the signature line: its windows run to the method's closing brace (line 46)
-    assert max(c.end_line for c in chunks if c.symbol == "Client.fetch") == 46
+    # its doc comment and its `@override` (a sibling before the signature in Dart's grammar) are the method's
+    assert fetch.kind == "function" and fetch.content.lstrip().startswith("/// Fetches a path.\n  @override")
+    # the body, not only the signature line: its windows run to the method's closing brace (line 47)
+    assert max(c.end_line for c in chunks if c.symbol == "Client.fetch") == 47
     assert any(c.symbol == "Client.name" and c.kind == "function" for c in chunks)
     header = next(c for c in chunks if c.symbol == "Client" and c.kind == "class")
     assert header.implements == ["Base", "Retry", "Closeable"]

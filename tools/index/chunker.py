@@ -38,6 +38,8 @@ CLASS_TYPES = frozenset({
 # Dart writes a function as two siblings, its signature and then its body: the definition spans both
 SIGNATURE_TYPES = frozenset({"function_signature", "method_signature"})
 SIGNATURE_BODY = "function_body"
+# Nodes that stand before a definition as its siblings and belong to it, as a doc comment does: Dart's `@override`
+LEAD_TYPES = frozenset({"annotation"})
 # Containers that only scope their children (no chunk of their own unless they hold loose code).
 SCOPE_TYPES = frozenset({"namespace_definition", "namespace_declaration", "mod_item", "declaration_list",
                          "enum_body_declarations"})  # Java: the fields and methods after an enum's constants
@@ -502,7 +504,7 @@ class Chunker:
         doc_start: int | None = lead_in[0] if lead_in else None  # first row of the comment run above the child
         doc_end = previous_end = lead_in[1] if lead_in else -1
         for child in container.named_children:
-            if child.type.endswith("comment"):
+            if child.type.endswith("comment") or child.type in LEAD_TYPES:
                 # a comment that opens its own line and touches the run above continues it (Go's `//` lines)
                 own_line = child.start_point[0] > previous_end
                 if own_line and doc_start is not None and child.start_point[0] <= doc_end + 1:

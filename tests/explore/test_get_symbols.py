@@ -206,3 +206,28 @@ def test_rust_structure_gives_impl_traits_and_supertraits_as_bases(tmp_path: Pat
     assert [(c.name, c.bases) for c in classes] == [
         ("Shape", ["Clone", "fmt::Debug"]), ("Wrapper", ["std::fmt::Display"]), ("Wrapper", ["From<u8>"]),
         ("Wrapper", [])]
+
+
+def test_swift_and_dart_files_have_outlines_and_definitions_though_ctags_reads_neither(tmp_path: Path) -> None:
+    from tests.explore.conftest import explorer_over
+
+    explorer = explorer_over(tmp_path, {
+        "Source/Core/Session.swift": (
+            "import Foundation\n\n/// Sends requests.\nopen class Session {\n    public init() {}\n\n"
+            "    public func request(_ url: String) -> Int {\n        return 1\n    }\n}\n\n"
+            "extension Session: CustomStringConvertible {\n    public var description: String { \"s\" }\n}\n\n"
+            "public protocol RequestInterceptor {\n    func adapt(_ url: String) -> String\n}\n\n"
+            "public typealias Parameters = [String: Any]\n"),
+        "lib/src/dio.dart": (
+            "import 'dart:io';\n\n/// Makes a client.\nDio createDio() => Dio();\n\nclass Dio {\n  Dio();\n\n"
+            "  Future<String> get(String path) async {\n    return path;\n  }\n}\n\nmixin Retry on Dio {}\n"),
+    })
+    assert _flat(explorer.get_symbols("Source/Core/Session.swift").symbols) == [
+        ("class", "Session"), ("constructor", "init"), ("method", "request"), ("class", "Session"),
+        ("protocol", "RequestInterceptor"), ("method", "adapt"), ("type", "Parameters")]
+    assert _flat(explorer.get_symbols("lib/src/dio.dart").symbols) == [
+        ("function", "createDio"), ("class", "Dio"), ("constructor", "Dio"), ("method", "get"), ("class", "Retry")]
+    found = explorer.find_definitions("RequestInterceptor", max_results=10).definitions
+    assert [(d.file, d.line) for d in found] == [("Source/Core/Session.swift", 16)]
+    assert [(d.file, d.line) for d in explorer.find_definitions("createDio", max_results=10).definitions] == [
+        ("lib/src/dio.dart", 4)]

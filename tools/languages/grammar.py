@@ -163,6 +163,23 @@ GRAMMARS: dict[str, Grammar] = {
         calls={"call_expression": None},
         bases={"class_declaration": None, "object_declaration": None},
     ),
+    # ctags has no Swift or Dart parser: without these, their files had no definitions at all
+    "swift": Grammar(
+        # class_declaration is also a struct, an enum, an actor and an extension (named after the type it extends)
+        symbols={
+            "class_declaration": "class", "protocol_declaration": "protocol", "function_declaration": "function",
+            "protocol_function_declaration": "function", "init_declaration": "constructor",
+            "typealias_declaration": "type",
+        },
+        calls={"call_expression": None},
+    ),
+    "dart": Grammar(
+        symbols={
+            "class_definition": "class", "mixin_declaration": "class", "extension_declaration": "class",
+            "enum_declaration": "enum", "function_signature": "function", "getter_signature": "function",
+            "setter_signature": "function", "constructor_signature": "constructor",
+        },
+    ),
 }
 GRAMMARS["tsx"] = GRAMMARS["typescript"]
 

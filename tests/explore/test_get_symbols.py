@@ -227,6 +227,9 @@ def test_swift_and_dart_files_have_outlines_and_definitions_though_ctags_reads_n
         ("protocol", "RequestInterceptor"), ("method", "adapt"), ("type", "Parameters")]
     assert _flat(explorer.get_symbols("lib/src/dio.dart").symbols) == [
         ("function", "createDio"), ("class", "Dio"), ("constructor", "Dio"), ("method", "get"), ("class", "Retry")]
+    dio = next(s for s in explorer.get_symbols("lib/src/dio.dart").symbols if s.name == "Dio")
+    get = next(c for c in dio.children if c.name == "get")
+    assert (get.line, get.end_line) == (9, 11)  # to the end of the body, the signature's next sibling in Dart
     found = explorer.find_definitions("RequestInterceptor", max_results=10).definitions
     assert [(d.file, d.line) for d in found] == [("Source/Core/Session.swift", 16)]
     assert [(d.file, d.line) for d in explorer.find_definitions("createDio", max_results=10).definitions] == [

@@ -30,7 +30,7 @@ class SymbolNode:
 
     @property
     def end_line(self) -> int:
-        return int(self.node.end_point[0]) + 1
+        return int(_end_point(self.node)[0]) + 1
 
     @property
     def full_node(self) -> Node:
@@ -42,12 +42,20 @@ class SymbolNode:
         """The symbol and its children as an OutlineSymbol's fields (`file`: the file's path as answers give it):
         validating a whole outline of these at once makes the models in pydantic's core, about twice as fast as
         one model at a time."""
-        start, end = self.node.start_point, self.node.end_point
+        start, end = self.node.start_point, _end_point(self.node)
         data = {"name": self.name, "kind": self.kind, "file": file, "line": start[0] + 1, "end_line": end[0] + 1,
                 "children": [child.data(file) for child in self.children]}
         if self.node.type == "impl_item" and (trait := self.node.child_by_field_name("trait")) is not None:
             data["implements"] = (trait.text or b"").decode("utf-8", "replace")  # `impl fmt::Display for Version`
         return data
+
+
+def _end_point(node: Node) -> Any:
+    """Where a symbol ends: its node's end, or for Dart, whose grammar writes a function as its signature and then
+    the body as the next sibling (of the signature, or of the `method_signature` around it), the body's end."""
+    anchor = node.parent if node.parent is not None and node.parent.type == "method_signature" else node
+    body = anchor.next_named_sibling if node.type.endswith("_signature") else None
+    return body.end_point if body is not None and body.type == "function_body" else node.end_point
 
 
 # C-family type specifiers are definitions only when they carry a body.

@@ -208,7 +208,7 @@ def test_rust_structure_gives_impl_traits_and_supertraits_as_bases(tmp_path: Pat
         ("Wrapper", [])]
 
 
-def test_swift_and_dart_files_have_outlines_and_definitions_though_ctags_reads_neither(tmp_path: Path) -> None:
+def test_swift_dart_and_zig_files_have_outlines_and_definitions_though_ctags_reads_none(tmp_path: Path) -> None:
     from tests.explore.conftest import explorer_over
 
     explorer = explorer_over(tmp_path, {
@@ -221,6 +221,11 @@ def test_swift_and_dart_files_have_outlines_and_definitions_though_ctags_reads_n
         "lib/src/dio.dart": (
             "import 'dart:io';\n\n/// Makes a client.\nDio createDio() => Dio();\n\nclass Dio {\n  Dio();\n\n"
             "  Future<String> get(String path) async {\n    return path;\n  }\n}\n\nmixin Retry on Dio {}\n"),
+        "src/args.zig": (
+            "const std = @import(\"std\");\n\n/// Parses arguments.\npub const Parser = struct {\n    count: u32,\n\n"
+            "    pub fn next(self: *Parser) !void {\n        self.count += 1;\n    }\n};\n\n"
+            "pub fn parse(args: []const u8) Parser {\n    _ = args;\n    return .{ .count = 0 };\n}\n\n"
+            "test \"parse starts at zero\" {\n    try std.testing.expect(parse(\"\").count == 0);\n}\n"),
     })
     assert _flat(explorer.get_symbols("Source/Core/Session.swift").symbols) == [
         ("class", "Session"), ("constructor", "init"), ("method", "request"), ("class", "Session"),
@@ -230,6 +235,9 @@ def test_swift_and_dart_files_have_outlines_and_definitions_though_ctags_reads_n
     dio = next(s for s in explorer.get_symbols("lib/src/dio.dart").symbols if s.name == "Dio")
     get = next(c for c in dio.children if c.name == "get")
     assert (get.line, get.end_line) == (9, 11)  # to the end of the body, the signature's next sibling in Dart
+    zig = explorer.get_symbols("src/args.zig").symbols  # a plain constant and a test block are no definitions
+    assert [(s.kind, s.name, s.line, s.end_line) for s in zig] == [("struct", "Parser", 4, 10), ("function", "parse", 12, 15)]
+    assert [(c.kind, c.name) for c in zig[0].children] == [("method", "next")]
     found = explorer.find_definitions("RequestInterceptor", max_results=10).definitions
     assert [(d.file, d.line) for d in found] == [("Source/Core/Session.swift", 16)]
     assert [(d.file, d.line) for d in explorer.find_definitions("createDio", max_results=10).definitions] == [

@@ -12,7 +12,7 @@ from typing import Any
 from code_intel.explore.imports import read_imports
 from code_intel.explore.models import CallInfo, ClassInfo, FunctionInfo, ImportInfo
 from code_intel.explore.syntax import Node, ParsedFile, symbol_name_node, variable_names
-from code_intel.languages.grammar import FUNCTION_KINDS, GRAMMARS, TYPE_KINDS, Grammar
+from code_intel.languages.grammar import FUNCTION_KINDS, GRAMMARS, TYPE_KINDS, Grammar, zig_decl_kind
 from code_intel.languages.table import get_language
 
 
@@ -138,7 +138,7 @@ class _Walk:
         parsed, grammar = self.parsed, self.grammar
         for child in self.children(node):
             child_type = child.type
-            kind = grammar.symbols.get(child_type)
+            kind = grammar.symbols.get(child_type) if child_type != "Decl" else zig_decl_kind(child)
             if kind is not None and child_type in _BODY_REQUIRED and child.child_by_field_name("body") is None:
                 kind = None  # `struct s;` or `struct s *p`: a mention of the type, not its definition
             if kind is not None:

@@ -144,6 +144,9 @@ def symbol_name_node(node: Node, language: str) -> Node | None:
     named = node.child_by_field_name("name")
     if named is not None:
         return named
+    if node.type == "Decl":  # Zig: `pub fn parse(...)`, `const Parser = struct {...}` name their prototype or constant
+        inner = next((c for c in node.named_children if c.type in ("FnProto", "VarDecl")), None)
+        return next((c for c in inner.named_children if c.type == "IDENTIFIER"), None) if inner is not None else None
     if node.type == "companion_object":
         return None
     for child in node.named_children:

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from code_intel.languages.grammar import zig_container, zig_decl_kind
 from code_intel.languages.table import CODE_LANGUAGES, get_parser
 
 log = logging.getLogger(__name__)
@@ -297,28 +298,17 @@ def _anonymous_class_body(node: Any) -> Any:
     return next((c for c in value.named_children if c.type == "class_body"), None)
 
 
-def _zig_container(node: Any) -> Any:
-    """The body of Zig's `const Parser = struct { ... }` (or enum, union, opaque): a type in all but syntax, named by
-    the constant; None for any other node."""
-    if node.type != "Decl":
-        return None
-    var = next((c for c in node.named_children if c.type == "VarDecl"), None)
-    value = next((c for c in var.named_children if c.type == "ErrorUnionExpr"), None) if var is not None else None
-    suffix = value.named_children[0] if value is not None and value.named_child_count else None
-    container = suffix.named_children[0] if suffix is not None and suffix.named_child_count else None
-    return container if container is not None and container.type == "ContainerDecl" else None
-
-
 def _zig_definition(node: Any) -> str | None:
     """'function' for Zig's `fn` declarations and `test "name" {...}` blocks, 'class' for a constant holding a
-    struct (_zig_container), else None."""
-    if node.type == "TestDecl" or (node.type == "Decl" and any(c.type == "FnProto" for c in node.named_children)):
+    struct (zig_container), else None."""
+    if node.type == "TestDecl":
         return "function"
-    return "class" if _zig_container(node) is not None else None
+    kind = zig_decl_kind(node)
+    return "class" if kind == "struct" else kind
 
 
 def _body(node: Any) -> Any:
-    zig = _zig_container(node)
+    zig = zig_container(node)
     if zig is not None:
         return zig
     block_body = _constant_block_body(node)

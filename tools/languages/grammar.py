@@ -6,6 +6,7 @@ Node type names are those of tree-sitter-language-pack 0.13; every table here is
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 # Kinds that hold methods: a function directly inside one of these is reported as a method.
 TYPE_KINDS = frozenset({
@@ -173,6 +174,9 @@ GRAMMARS: dict[str, Grammar] = {
         },
         calls={"call_expression": None},
     ),
+    # Zig: a `Decl` is a function, a type or a constant (outline.py asks zig_decl_kind); `test "..."` blocks are
+    # not definitions
+    "zig": Grammar(symbols={"Decl": "function"}),
     "dart": Grammar(
         symbols={
             "class_definition": "class", "mixin_declaration": "class", "extension_declaration": "class",
@@ -192,6 +196,28 @@ EXTRA_STRING_TYPES = frozenset({
     "char_literal", "character_literal", "rune_literal", "heredoc_body", "heredoc", "nowdoc", "encapsed_string",
     "system_lib_string", "regex", "regex_pattern", "escape_sequence",
 })
+
+def zig_container(node: Any) -> Any:
+    """The body (ContainerDecl) of Zig's `const Parser = struct { ... }` (or enum, union, opaque): a type in all but
+    syntax, named by the constant; None for any other node."""
+    if node.type != "Decl":
+        return None
+    var = next((c for c in node.named_children if c.type == "VarDecl"), None)
+    value = next((c for c in var.named_children if c.type == "ErrorUnionExpr"), None) if var is not None else None
+    suffix = value.named_children[0] if value is not None and value.named_child_count else None
+    container = suffix.named_children[0] if suffix is not None and suffix.named_child_count else None
+    return container if container is not None and container.type == "ContainerDecl" else None
+
+
+def zig_decl_kind(node: Any) -> str | None:
+    """'function' for Zig's `fn` declarations, 'struct' for a constant holding a type (zig_container), else None
+    (a plain constant or variable): the grammar names all three `Decl`."""
+    if node.type != "Decl":
+        return None
+    if any(c.type == "FnProto" for c in node.named_children):
+        return "function"
+    return "struct" if zig_container(node) is not None else None
+
 
 def node_category(node_type: str) -> str | None:
     """'comment', 'string' or 'interpolation' for nodes that change what a word inside them means."""

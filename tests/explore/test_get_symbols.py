@@ -217,7 +217,8 @@ def test_swift_dart_and_zig_files_have_outlines_and_definitions_though_ctags_rea
             "    public func request(_ url: String) -> Int {\n        return 1\n    }\n}\n\n"
             "extension Session: CustomStringConvertible {\n    public var description: String { \"s\" }\n}\n\n"
             "public protocol RequestInterceptor {\n    func adapt(_ url: String) -> String\n}\n\n"
-            "public typealias Parameters = [String: Any]\n"),
+            "public typealias Parameters = [String: Any]\n\nstruct Pending {\n    func go() {}\n}\n\n"
+            "enum State {\n    case idle\n}\n\nactor Queue {}\n"),
         "lib/src/dio.dart": (
             "import 'dart:io';\n\n/// Makes a client.\nDio createDio() => Dio();\n\nclass Dio {\n  Dio();\n\n"
             "  Future<String> get(String path) async {\n    return path;\n  }\n}\n\nmixin Retry on Dio {}\n"),
@@ -228,8 +229,9 @@ def test_swift_dart_and_zig_files_have_outlines_and_definitions_though_ctags_rea
             "test \"parse starts at zero\" {\n    try std.testing.expect(parse(\"\").count == 0);\n}\n"),
     })
     assert _flat(explorer.get_symbols("Source/Core/Session.swift").symbols) == [
-        ("class", "Session"), ("constructor", "init"), ("method", "request"), ("class", "Session"),
-        ("protocol", "RequestInterceptor"), ("method", "adapt"), ("type", "Parameters")]
+        ("class", "Session"), ("constructor", "init"), ("method", "request"), ("extension", "Session"),
+        ("protocol", "RequestInterceptor"), ("method", "adapt"), ("type", "Parameters"), ("struct", "Pending"),
+        ("method", "go"), ("enum", "State"), ("actor", "Queue")]
     assert _flat(explorer.get_symbols("lib/src/dio.dart").symbols) == [
         ("function", "createDio"), ("class", "Dio"), ("constructor", "Dio"), ("method", "get"), ("class", "Retry")]
     dio = next(s for s in explorer.get_symbols("lib/src/dio.dart").symbols if s.name == "Dio")

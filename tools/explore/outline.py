@@ -150,6 +150,8 @@ class _Walk:
                     kind = "method"
                 if kind == "type" and child_type == "type_spec":
                     kind = _go_type_kind(child)
+                if child_type == "class_declaration" and parsed.language == "swift":  # also struct, enum, actor...
+                    kind = _swift_type_kind(child)
                 name = parsed.text(name_node)
                 symbol = SymbolNode(name, kind, child, scope)
                 out.append(symbol)
@@ -225,6 +227,14 @@ def _keyword_pattern(word: str) -> re.Pattern[bytes]:
     name_byte = rb"[0-9A-Za-z_]"
     literal = re.escape(word.encode())
     return re.compile(literal + rb"(?<!" + name_byte + literal + rb")(?!" + name_byte + rb")")
+
+
+def _swift_type_kind(node: Node) -> str:
+    """Swift writes a class, a struct, an enum, an actor and an extension as one `class_declaration`, told apart by
+    its keyword (the `declaration_kind` field): 'struct' for `struct Session`, 'extension' for `extension Session`."""
+    keyword = node.child_by_field_name("declaration_kind")
+    text = (keyword.text or b"").decode("utf-8", "replace") if keyword is not None else ""
+    return text if text in TYPE_KINDS else "class"
 
 
 def _go_type_kind(spec: Node) -> str:

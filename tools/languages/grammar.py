@@ -11,6 +11,7 @@ from typing import Any
 # Kinds that hold methods: a function directly inside one of these is reported as a method.
 TYPE_KINDS = frozenset({
     "class", "interface", "struct", "enum", "trait", "impl", "object", "record", "module", "union", "protocol",
+    "extension", "actor",  # Swift
 })
 FUNCTION_KINDS = frozenset({"function", "method", "constructor"})
 

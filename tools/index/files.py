@@ -52,6 +52,8 @@ def is_indexable_name(rel_path: str) -> bool:
 
 def _is_script(absolute: Path, rel: str) -> bool:
     """A file without a suffix whose `#!` line names an interpreter we parse (`bin/setup`, a git hook)."""
+    if PurePosixPath(rel).suffix:
+        return False
     try:
         with absolute.open("rb") as handle:
             head = handle.read(128)
@@ -91,7 +93,7 @@ def list_source_files(root: ProjectRoot, config: Config, timeout_s: float = 120.
         if not rel:
             continue
         absolute = root.path / rel
-        if not is_indexable_name(rel) and not (not PurePosixPath(rel).suffix and _is_script(absolute, rel)):
+        if not is_indexable_name(rel) and not _is_script(absolute, rel):
             continue
         try:
             st = os.stat(absolute)

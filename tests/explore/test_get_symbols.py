@@ -244,3 +244,13 @@ def test_swift_dart_and_zig_files_have_outlines_and_definitions_though_ctags_rea
     assert [(d.file, d.line) for d in found] == [("Source/Core/Session.swift", 16)]
     assert [(d.file, d.line) for d in explorer.find_definitions("createDio", max_results=10).definitions] == [
         ("lib/src/dio.dart", 4)]
+
+
+def test_the_shell_functions_of_a_bats_file_are_definitions(tmp_path: Path) -> None:
+    from tests.explore.conftest import explorer_over
+
+    explorer = explorer_over(tmp_path, {"test/plugins.bats": (
+        "#!/usr/bin/env bats\n\nload test_helper\n\nsetup() {\n  export HOME=\"$BATS_TMPDIR\"\n}\n\n"
+        "assert_enabled() {\n  [ -e \"$1\" ]\n}\n\n@test \"enable a plugin\" {\n  assert_enabled jump\n}\n")})
+    found = explorer.find_definitions("assert_enabled", max_results=10).definitions
+    assert [(d.file, d.line, d.language) for d in found] == [("test/plugins.bats", 9, "bash")]

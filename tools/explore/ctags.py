@@ -34,6 +34,7 @@ CTAGS_LANGUAGES: dict[str, str] = {
 CTAGS_SUFFIXES = frozenset({
     ".py", ".pyi", ".pyw", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".go", ".rs", ".java",
     ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".cs", ".rb", ".php", ".kt", ".kts", ".sh", ".bash", ".lua",
+    ".bats",
 })
 
 _OPTIONS = [
@@ -41,6 +42,7 @@ _OPTIONS = [
     # import aliases (`from x import y as z`) are references to other modules, not definitions here
     "--kinds-Python=-xI",
     "--langmap=Python:+.pyi.pyw", "--langmap=JavaScript:+.cjs", "--langmap=TypeScript:+.mts.cts",
+    "--langmap=Sh:+.bats",  # bats test files: their helpers and setup() are shell functions
 ]
 # ctags' kind names differ per parser; "member" is a method in Python but a struct field in C/C++/Go
 _KIND_NAMES = {"func": "function", "var": "variable", "const": "constant"}

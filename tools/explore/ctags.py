@@ -243,6 +243,10 @@ def tag_to_definition(tag: dict[str, object], languages: dict[str, str | None] |
         return None
     if language == "rust" and kind in RUST_BASE_KINDS and isinstance(pattern, str) and pattern.startswith("/^"):
         inherits = rust_bases(kind, _pattern_line(pattern))
+    if language == "lua" and not scope and (cut := max(name.rfind("."), name.rfind(":"))) > 0:
+        # ctags names a module table's function `M.root_pattern` (`function M.f()`, `M.f = function`, `M:f()`):
+        # the function is `root_pattern` of scope `M`, as a question and find_definitions write it
+        scope, name = name[:cut], name[cut + 1:]
     return Tag(file, name, line, end if isinstance(end, int) and end >= line else line, kind,
                scope if isinstance(scope, str) else None, language, _signature(tag),
                inherits if isinstance(inherits, str) and inherits else None)

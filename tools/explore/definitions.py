@@ -41,9 +41,9 @@ log = logging.getLogger(__name__)
 # Kinds of the tags that are types (and so may record bases): the outline's, and ctags' Rust impl blocks and traits.
 _TYPE_TAG_KINDS = TYPE_KINDS | RUST_BASE_KINDS
 CACHE_FILE = "definitions.json"
-CACHE_VERSION = 5  # 2: a type's bases (inherits); 3: Rust impl traits and supertraits as bases; 4: JS trees;
-# 5: variables of JS module-pattern wrappers
-OUTLINES_ONLY = "5-outlines"  # the cache's version when no Universal Ctags was found: rebuilt once ctags is there
+CACHE_VERSION = 6  # 2: a type's bases (inherits); 3: Rust impl traits and supertraits as bases; 4: JS trees;
+# 5: variables of JS module-pattern wrappers; 6: Swift, Dart and Zig outlines, bats files, Lua's `M.f` as f in M
+OUTLINES_ONLY = "6-outlines"  # the cache's version when no Universal Ctags was found: rebuilt once ctags is there
 # A file listing is reused at most this long, and only while no known folder changed.
 LISTING_TTL_SECONDS = 30.0
 # How long find_references waits for an index that a background build holds before going around it.

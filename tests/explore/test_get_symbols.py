@@ -271,3 +271,17 @@ def test_a_lua_module_tables_functions_are_found_by_their_own_name_in_the_tables
     assert found("strip_archive_subpath") == [("strip_archive_subpath", 7, "M")]
     assert found("is_dir") == [("is_dir", 11, "M.path")]
     assert found("escape") == [("escape", 15, None)]
+
+
+def test_the_definitions_of_a_script_without_a_suffix_come_from_its_interpreter_line(tmp_path: Path) -> None:
+    from tests.explore.conftest import explorer_over
+
+    explorer = explorer_over(tmp_path, {
+        "bin/setup": "#!/usr/bin/env bash\nset -e\n\ninstall_deps() {\n  npm ci\n}\n\ninstall_deps\n",
+        "bin/release": "#!/usr/bin/env python3\n\n\ndef publish(version):\n    return version\n",
+        "LICENSE": "install_deps() is not code here\n",
+    })
+    found = explorer.find_definitions("install_deps", max_results=10).definitions
+    assert [(d.file, d.line, d.language) for d in found] == [("bin/setup", 4, "bash")]
+    found = explorer.find_definitions("publish", max_results=10).definitions
+    assert [(d.file, d.line, d.language) for d in found] == [("bin/release", 4, "python")]

@@ -43,6 +43,7 @@ _OPTIONS = [
     "--kinds-Python=-xI",
     "--langmap=Python:+.pyi.pyw", "--langmap=JavaScript:+.cjs", "--langmap=TypeScript:+.mts.cts",
     "--langmap=Sh:+.bats",  # bats test files: their helpers and setup() are shell functions
+    "--guess-language-eagerly",  # a script without a suffix: by its `#!` line (only files no name maps)
 ]
 # ctags' kind names differ per parser; "member" is a method in Python but a struct field in C/C++/Go
 _KIND_NAMES = {"func": "function", "var": "variable", "const": "constant"}

@@ -34,7 +34,7 @@ from code_intel.explore.ripgrep import RgFilters, SkippedFile, list_files, too_b
 from code_intel.explore.scope import accepted_languages, project_filters
 from code_intel.explore.syntax import ParseCache
 from code_intel.languages.grammar import GRAMMARS, TYPE_KINDS
-from code_intel.languages.table import language_for
+from code_intel.languages.table import language_for, script_file_language
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +59,13 @@ _SINGLE_LINE_KINDS = frozenset({"variable", "constant", "field", "property", "ma
 def ctags_suffixes() -> frozenset[str]:
     """The suffixes ctags indexes; none when Universal Ctags is not installed (tree-sitter outlines stand in)."""
     return CTAGS_SUFFIXES if find_binary("ctags") else frozenset()
+
+
+def _read_by_ctags(rel: str) -> bool:
+    """ctags reads the file: by its suffix, or, for a file without one that the listing kept (a `#!` script), by
+    the interpreter its first line names (ctags guesses it)."""
+    suffix = PurePosixPath(rel).suffix.lower()
+    return suffix in ctags_suffixes() if suffix else bool(ctags_suffixes())
 
 
 # Files whose ctags tags are checked against their length, and filled from the syntax tree when the tags stop
@@ -130,6 +137,12 @@ class DefinitionIndex:
     def _filters(self) -> RgFilters:
         return project_filters(self.root, self._config())
 
+    def _holds_definitions(self, rel: str) -> bool:
+        """A file the index reads: a grammar's or ctags' suffix, or a `#!` script without a suffix."""
+        if language_for(rel) in GRAMMARS or PurePosixPath(rel).suffix.lower() in CTAGS_SUFFIXES:
+            return True
+        return not PurePosixPath(rel).suffix and script_file_language(self.root.path / rel) is not None
+
     def _listing(self) -> set[str]:
         """The indexable files. Listing costs a subprocess, so a listing is reused while every folder
         holding (or above) a known file keeps its mtime: adding or deleting a file changes its folder's."""
@@ -142,7 +155,7 @@ class DefinitionIndex:
         listed, _ = list_files(self.root.path, dataclasses.replace(filters, max_file_bytes=None),
                                timeout=self._config().search_timeout_seconds * 6)
         self._listed_filters = filters
-        indexable = [f for f in listed if language_for(f) in GRAMMARS or PurePosixPath(f).suffix.lower() in CTAGS_SUFFIXES]
+        indexable = [f for f in listed if self._holds_definitions(f)]
         wanted, oversized = self._split_by_size(indexable, filters.max_file_bytes)
         self.oversized = oversized
         folders = {str(PurePosixPath(f).parent) for f in wanted}
@@ -278,7 +291,7 @@ class DefinitionIndex:
         """(file, line) -> kind of every definition of `name` in these files, refreshing just those files.
         While a background build holds the index, ctags is asked about these files directly instead
         of waiting for the whole project."""
-        indexable = [f for f in files if language_for(f) in GRAMMARS or PurePosixPath(f).suffix.lower() in CTAGS_SUFFIXES]
+        indexable = [f for f in files if self._holds_definitions(f)]
         if self._refresh_lock.acquire(timeout=BUSY_WAIT_SECONDS):
             try:
                 self._ensure_loaded()
@@ -290,7 +303,7 @@ class DefinitionIndex:
                     return {(rel, d.line): d.kind for rel in indexable for d in self._tags.get(rel, []) if d.name == name}
             finally:
                 self._refresh_lock.release()
-        ctags_files = [f for f in indexable if PurePosixPath(f).suffix.lower() in ctags_suffixes()]
+        ctags_files = [f for f in indexable if _read_by_ctags(f)]
         try:
             tags = list(run_ctags(self.root.path, ctags_files))
         except subprocess.TimeoutExpired:
@@ -308,7 +321,7 @@ class DefinitionIndex:
                 self._loaded = True
 
     def _collect_tags(self, files: list[str]) -> dict[str, list[Tag]]:
-        ctags_files = [f for f in files if PurePosixPath(f).suffix.lower() in ctags_suffixes()]
+        ctags_files = [f for f in files if _read_by_ctags(f)]
         chosen = set(ctags_files)
         tags: dict[str, list[Tag]] = {rel: [] for rel in files}
         for definition in run_ctags(self.root.path, ctags_files):

@@ -17,7 +17,7 @@ from code_intel.core.binaries import require_binary
 from code_intel.core.config import Config
 from code_intel.core.errors import InvalidArgument
 from code_intel.core.project import ProjectRoot
-from code_intel.languages.table import EXTENSIONS, script_language
+from code_intel.languages.table import EXTENSIONS, script_file_language
 
 log = logging.getLogger(__name__)
 
@@ -48,18 +48,6 @@ def is_indexable_name(rel_path: str) -> bool:
         return True
     suffix = PurePosixPath(name).suffix
     return suffix in EXTENSIONS or suffix in PLAIN_TEXT_SUFFIXES or name.endswith(".blade.php")
-
-
-def _is_script(absolute: Path, rel: str) -> bool:
-    """A file without a suffix whose `#!` line names an interpreter we parse (`bin/setup`, a git hook)."""
-    if PurePosixPath(rel).suffix:
-        return False
-    try:
-        with absolute.open("rb") as handle:
-            head = handle.read(128)
-    except OSError:
-        return False
-    return script_language(rel, head.decode("utf-8", "replace")) is not None
 
 
 def list_source_files(root: ProjectRoot, config: Config, timeout_s: float = 120.0) -> tuple[list[SourceFile], int]:
@@ -93,7 +81,7 @@ def list_source_files(root: ProjectRoot, config: Config, timeout_s: float = 120.
         if not rel:
             continue
         absolute = root.path / rel
-        if not is_indexable_name(rel) and not _is_script(absolute, rel):
+        if not is_indexable_name(rel) and script_file_language(absolute) is None:  # a `#!` script without a suffix
             continue
         try:
             st = os.stat(absolute)

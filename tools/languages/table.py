@@ -63,6 +63,18 @@ def script_language(path: str | PurePath, text: str) -> str | None:
     return INTERPRETERS.get(program or "")
 
 
+def script_file_language(absolute: Path) -> str | None:
+    """script_language of a file on disk, from its first bytes; None without reading for a file with a suffix."""
+    if absolute.suffix:
+        return None
+    try:
+        with absolute.open("rb") as handle:
+            head = handle.read(128)
+    except OSError:
+        return None
+    return script_language(absolute.name, head.decode("utf-8", "replace"))
+
+
 def is_markup(path: str | PurePath) -> bool:
     name = PurePath(path).name.lower()
     return not name.endswith(".blade.php") and PurePath(name).suffix in MARKUP_SUFFIXES

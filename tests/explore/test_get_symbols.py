@@ -285,3 +285,21 @@ def test_the_definitions_of_a_script_without_a_suffix_come_from_its_interpreter_
     assert [(d.file, d.line, d.language) for d in found] == [("bin/setup", 4, "bash")]
     found = explorer.find_definitions("publish", max_results=10).definitions
     assert [(d.file, d.line, d.language) for d in found] == [("bin/release", 4, "python")]
+
+
+def test_lua_and_bash_files_have_outlines(tmp_path: Path) -> None:
+    from tests.explore.conftest import explorer_over
+
+    explorer = explorer_over(tmp_path, {
+        "lua/lspconfig/util.lua": (
+            "local M = {}\n\nlocal function escape(p)\n  return p\nend\n\nfunction M.root_pattern(...)\n  return ...\n"
+            "end\n\nM.strip_archive_subpath = function(p)\n  return p\nend\n\nreturn M\n"),
+        "lib/helpers.bash": "# Enables a plugin.\nfunction _enable-plugin() {\n  echo \"$1\"\n}\n\nreload() {\n  exec bash\n}\n",
+    })
+    lua = explorer.get_symbols("lua/lspconfig/util.lua").symbols
+    assert [(s.kind, s.name, s.line, s.end_line) for s in lua] == [
+        ("variable", "M", 1, 1), ("function", "escape", 3, 5), ("function", "M.root_pattern", 7, 9),
+        ("function", "M.strip_archive_subpath", 11, 13)]
+    bash = explorer.get_symbols("lib/helpers.bash").symbols
+    assert [(s.kind, s.name, s.line, s.end_line) for s in bash] == [
+        ("function", "_enable-plugin", 2, 4), ("function", "reload", 6, 8)]

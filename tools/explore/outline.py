@@ -164,8 +164,9 @@ class _Walk:
                     self.symbols(child, out, scope, parent_kind, in_function)
                 for name_node, var_kind, value in declared:
                     # a function's span: its declarator, or the whole `exports.f = function () {...}`
-                    anchor = (child if child_type == "assignment_expression" else name_node.parent) \
-                        if var_kind == "function" else name_node
+                    # (Lua's `M.f = function ... end` and `local f = function ... end`: the whole statement)
+                    whole = child_type == "assignment_expression" or parsed.language == "lua"
+                    anchor = (child if whole else name_node.parent) if var_kind == "function" else name_node
                     symbol = SymbolNode(parsed.text(name_node), var_kind, anchor if anchor is not None else name_node, scope)
                     if var_kind == "function" and parent_kind in TYPE_KINDS:
                         symbol.kind = "method"

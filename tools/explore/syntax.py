@@ -175,6 +175,19 @@ def variable_names(node: Node, language: str) -> list[tuple[Node, str, Node | No
                     out.append((name, "variable", current.child_by_field_name("right")))
                 current = current.child_by_field_name("right")
         return out
+    if language == "lua":  # `local M = {}`, `M.setup = function(opts) ... end`, `local a, b = 1, 2`
+        if node.type == "variable_declaration" and node.named_child_count == 1:
+            node = node.named_children[0]
+        names = next((c for c in node.named_children if c.type == "variable_list"), None)
+        values = next((c for c in node.named_children if c.type == "expression_list"), None)
+        if node.type != "assignment_statement" or names is None:
+            return out
+        given = values.named_children if values is not None else []
+        for i, name in enumerate(names.named_children):
+            value = given[i] if i < len(given) else None
+            out.append((name, "function" if value is not None and value.type == "function_definition" else "variable",
+                        value))
+        return out
     if language == "ruby":
         left = node.child_by_field_name("left")
         if left is not None and left.type == "constant":

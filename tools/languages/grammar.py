@@ -175,6 +175,10 @@ GRAMMARS: dict[str, Grammar] = {
         },
         calls={"call_expression": None},
     ),
+    # Lua's `function M.f()` is named `M.f` (its name field holds the whole dotted name); Bash's `f() {...}`
+    "lua": Grammar(symbols={"function_declaration": "function"},
+                   variables=frozenset({"assignment_statement", "variable_declaration"})),
+    "bash": Grammar(symbols={"function_definition": "function"}),
     # Zig: a `Decl` is a function, a type or a constant (outline.py asks zig_decl_kind); `test "..."` blocks are
     # not definitions
     "zig": Grammar(symbols={"Decl": "function"}),

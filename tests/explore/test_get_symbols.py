@@ -285,6 +285,8 @@ def test_the_definitions_of_a_script_without_a_suffix_come_from_its_interpreter_
     assert [(d.file, d.line, d.language) for d in found] == [("bin/setup", 4, "bash")]
     found = explorer.find_definitions("publish", max_results=10).definitions
     assert [(d.file, d.line, d.language) for d in found] == [("bin/release", 4, "python")]
+    outline = explorer.get_symbols("bin/setup")  # its outline, by the same line
+    assert outline.language == "bash" and [(s.kind, s.name) for s in outline.symbols] == [("function", "install_deps")]
 
 
 def test_lua_and_bash_files_have_outlines(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 from code_intel.core.errors import InvalidArgument
 from code_intel.core.fsutil import is_racy
 from code_intel.languages.grammar import GRAMMARS, Grammar, is_identifier_type
-from code_intel.languages.table import get_parser, language_for
+from code_intel.languages.table import get_parser, language_for, script_file_language
 
 Node = Any  # tree_sitter.Node: typed loosely because the binding ships no stubs for every attribute
 
@@ -61,7 +61,7 @@ class ParseCache:
     def get(self, path: Path, language: str | None = None, *, store: bool = True) -> ParsedFile:
         """Parse (or reuse) a file; refuses binary files and languages without a grammar.
         `store=False` parses without keeping the tree (bulk work that would flush the cache)."""
-        lang = language or language_for(path)
+        lang = language or language_for(path) or script_file_language(path)  # a `#!` script without a suffix
         if lang is None:
             raise InvalidArgument(
                 f"{path.name}: no parser for this file type",

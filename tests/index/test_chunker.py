@@ -639,3 +639,118 @@ def test_a_ruby_methods_comment_one_blank_line_above_its_def_is_its_doc() -> Non
     assert not any("Discard" in c.content for c in chunks if c.kind == "part")
     client = next(c for c in chunks if c.symbol == "Client" and c.kind == "class")  # a magic comment is no doc
     assert not client.content.startswith("# frozen_string_literal")
+
+
+CPP_HEADER = '''// A header in C++ with C's suffix, as fmt and abseil name theirs.
+#ifndef SHAPES_H_
+#define SHAPES_H_
+
+#include <vector>
+
+SHAPES_BEGIN_NAMESPACE
+
+/// How a shape is drawn.
+enum class style : unsigned char { solid, dashed };
+
+template <typename T> struct area_of;
+
+/// Areas of circles.
+template <> struct area_of<circle> {
+  double operator()(const circle& c) const { return 3.14 * c.r * c.r; }
+};
+
+class canvas {
+ public:
+  void draw(const circle& c);
+  canvas& operator<<(const circle& c) { draw(c); return *this; }
+  ~canvas() { flush(); }
+
+ private:
+  void flush();
+  std::vector<circle> shapes_;
+};
+
+void canvas::draw(const circle& c) {
+  shapes_.push_back(c);
+}
+
+SHAPES_END_NAMESPACE
+
+#endif  // SHAPES_H_
+'''
+
+
+def test_a_cpp_header_with_a_c_suffix_is_chunked_as_cpp_through_its_include_guard_and_macros() -> None:
+    chunks = Chunker(max_tokens=512).chunk("include/shapes.h", CPP_HEADER, "c")
+    named = {(c.symbol, c.kind) for c in chunks}
+    # a template specialisation is named without its arguments, an enum is a class, the guard and the macro that
+    # opens a namespace add no name of theirs, and a method defined outside its class is qualified by it
+    assert {("style", "class"), ("area_of", "class"), ("canvas", "class"), ("canvas.draw", "function")} <= named
+    canvas = next(c for c in chunks if c.symbol == "canvas")
+    assert {"canvas.operator<<", "canvas.~canvas"} <= set(canvas.symbols)
+    doc = next(c for c in chunks if c.symbol == "style")
+    assert doc.content.startswith("/// How a shape is drawn.")
+    assert all(c.language == "c" for c in chunks)  # the file's language stays its suffix's
+
+
+C_HEADER = '''#ifndef QUEUE_H_
+#define QUEUE_H_
+
+struct queue {
+  struct queue* next;
+  struct queue* prev;
+};
+
+static inline void queue_init(struct queue* q) {
+  q->next = q;
+  q->prev = q;
+}
+
+static inline int queue_empty(const struct queue* q) {
+  return q == q->next;
+}
+
+#endif
+'''
+
+
+def test_a_c_header_keeps_its_definitions_inside_its_include_guard() -> None:
+    chunks = Chunker(max_tokens=512).chunk("src/queue.h", C_HEADER, "c")
+    assert [(c.symbol, c.kind) for c in chunks if c.kind != "module"] == [
+        ("queue", "class"), ("queue_init", "function"), ("queue_empty", "function")]
+
+
+CSHARP_CONDITIONAL_MODIFIER = '''namespace Packing
+{
+    /// <summary>Reads values.</summary>
+#if INTERNAL
+    internal
+#else
+    public
+#endif
+    ref partial struct Reader
+    {
+        private Buffer<byte> buffer;
+
+        /// <summary>Reads a number.</summary>
+        public int ReadInt32()
+        {
+            return this.Next();
+        }
+
+        public bool TryReadNil()
+        {
+            return this.Peek() == 0xc0;
+        }
+    }
+}
+'''
+
+
+def test_csharp_methods_after_a_conditional_modifier_the_grammar_cannot_read_keep_their_chunks() -> None:
+    # the grammar reads the type's opening up to its first member as one broken declaration; the methods after it
+    # are read inside an ERROR node, where they are still definitions
+    chunks = Chunker(max_tokens=512).chunk("Reader.cs", CSHARP_CONDITIONAL_MODIFIER, "csharp")
+    functions = [c for c in chunks if c.kind == "function"]
+    assert [c.symbol.rsplit(".", 1)[-1] for c in functions] == ["ReadInt32", "TryReadNil"]
+    assert functions[0].content.lstrip().startswith("/// <summary>Reads a number.")

@@ -19,8 +19,11 @@ _TEST_DATA_FOLDERS = frozenset({"testdata", "fixtures", "__fixtures__", "__mocks
                                 "benchmark", "bench"})
 _TEST_NAME = re.compile(
     r"^(?:test_.+\.py|.+_test\.py|conftest\.py|.+_test\.go|.+\.(?:test|spec|bench)\.[cm]?[jt]sx?|"
-    r".+Tests?\.(?:java|kt|cs)|.+_spec\.rb|.+_test\.rb|.+Test\.php|test_.+\.rb)$"
+    r".+Tests?\.(?:java|kt|cs)|.+_spec\.rb|.+_test\.rb|.+Test\.php|test_.+\.rb|"
+    r".+_(?:unit)?test\.(?:c|cc|cpp|cxx)|test_.+\.(?:c|cc|cpp|cxx))$"  # C/C++: GoogleTest's str_cat_test.cc beside the code
 )
+# C#'s test projects sit beside the library's own: src/MessagePack.Tests/, Foo.UnitTests/, and a `Tests/` folder
+_TEST_PROJECT = re.compile(r"(?:^|\.)(?:unit|integration)?tests?$", re.I)
 _DOC_FOLDERS = frozenset({"docs", "doc", "documentation", "examples", "example", "_examples", "demo", "demos",
                           "website", "site", "samples", "sample"})
 # tutorial and example trees named after those folders: fastapi's docs_src/, docs-src/, examples_app/
@@ -35,7 +38,7 @@ _GENERATED_FOLDERS = frozenset({"vendor", "dist", "build", "node_modules", "thir
 
 def is_test_file(path: str) -> bool:
     parts = PurePosixPath(path).parts
-    return bool(_TEST_NAME.match(parts[-1])) or any(p in TEST_FOLDERS for p in parts[:-1])
+    return bool(_TEST_NAME.match(parts[-1])) or any(p in TEST_FOLDERS or _TEST_PROJECT.search(p) for p in parts[:-1])
 
 
 def file_role(path: str) -> Role:

@@ -34,10 +34,21 @@ CLASS_TYPES = frozenset({
     "struct_specifier", "class", "module", "struct_declaration", "record_declaration",
     "object_declaration", "object_definition", "trait_definition", "protocol_declaration",
     "type_declaration", "trait_declaration", "annotation_type_declaration",
+    "enum_specifier", "union_specifier",  # C/C++: `enum class value_t : std::uint8_t {...}`, `union json_value`
 })
 # Containers that only scope their children (no chunk of their own unless they hold loose code).
 SCOPE_TYPES = frozenset({"namespace_definition", "namespace_declaration", "mod_item", "declaration_list",
                          "enum_body_declarations"})  # Java: the fields and methods after an enum's constants
+# C/C++ conditional compilation (an include guard `#ifndef X_H` wraps a whole header): the definitions inside are
+# the file's own, under no name of the condition's.
+PREPROC_TYPES = frozenset({"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"})
+# Grammars where a definition the parser could not read (a macro it cannot expand: `FMT_BEGIN_NAMESPACE`,
+# `NLOHMANN_JSON_NAMESPACE_BEGIN`, a C# `#if` between a type's modifiers) leaves an ERROR node around the definitions after it, which are still read inside.
+ERROR_SCOPES = frozenset({"c", "cpp", "csharp"})
+# A C/C++ line holding only a macro's name (`FMT_BEGIN_NAMESPACE`, `NLOHMANN_JSON_NAMESPACE_BEGIN`, `G_BEGIN_DECLS`)
+# opens or closes a scope the grammar cannot see, and it reads the definition after it as a declaration of that
+# name: such lines are parsed as blank (the chunks keep the file's own text)
+_MACRO_LINE = re.compile(r"^[ \t]*[A-Z_][A-Z0-9_]*[ \t]*$", re.M)
 # Wrappers whose span belongs to the definition inside them (decorators, `export`, templates).
 WRAPPER_TYPES = frozenset({"decorated_definition", "export_statement", "template_declaration"})
 BODY_FIELDS = ("body", "declaration_list", "class_body")
@@ -148,18 +159,33 @@ class _Piece:
     implements: list[str] = field(default_factory=list)  # Chunk.implements
 
 
+def _scoped_name(node: Any) -> str:
+    """A C++ name without template arguments, its scopes joined by dots: `formatter<T, Char>` is 'formatter',
+    `basic_json<...>::parse` (a method defined outside its class) is 'basic_json.parse'."""
+    if node.type == "qualified_identifier":
+        parts = (node.child_by_field_name("scope"), node.child_by_field_name("name"))
+        return ".".join(_scoped_name(part) for part in parts if part is not None and _scoped_name(part))
+    if node.type in ("template_type", "template_function", "template_method"):
+        inner = node.child_by_field_name("name")
+        return _scoped_name(inner) if inner is not None else ""
+    return str(node.text.decode("utf-8", "replace"))
+
+
 def _node_name(node: Any) -> str:
     named = node.child_by_field_name("name")
     if named is not None:
-        return str(named.text.decode("utf-8", "replace"))
+        return _scoped_name(named)
     declarator = node.child_by_field_name("declarator")
     while declarator is not None:  # C/C++: int *f(int x) -> function_declarator -> identifier
-        if declarator.type in IDENTIFIER_TYPES or declarator.type.endswith("identifier"):
-            return str(declarator.text.decode("utf-8", "replace"))
+        if declarator.type in IDENTIFIER_TYPES or declarator.type.endswith(("identifier", "operator_name")) \
+                or declarator.type == "destructor_name":
+            return _scoped_name(declarator)
         inner = declarator.child_by_field_name("declarator")
+        if inner is None:  # C++'s `T& operator[](...)`: a reference declarator holds the function's without a field
+            inner = next((c for c in declarator.named_children if c.type.endswith("declarator")), None)
         if inner is None:
             found = next((c for c in declarator.named_children if c.type.endswith("identifier")), None)
-            return str(found.text.decode("utf-8", "replace")) if found is not None else ""
+            return _scoped_name(found) if found is not None else ""
         declarator = inner
     if node.type in ("impl_item",):
         target = node.child_by_field_name("type")
@@ -357,6 +383,19 @@ def _wrapped_method(node: Any) -> Any:
     return inside[0] if len(inside) == 1 and inside[0].type in ("method", "singleton_method") else None
 
 
+def _misread_class(node: Any) -> Any:
+    """The C++ class a function definition was read around: a macro the grammar cannot expand inside a class body
+    (`FMT_NO_UNIQUE_ADDRESS Allocator alloc_;`) can end the class early, and the parser then reads the class as the
+    return type of the member defined after it; the class is the definition. None for any other node."""
+    if node.type != "function_definition":
+        return None
+    kind = node.child_by_field_name("type")
+    if kind is not None and kind.type in ("class_specifier", "struct_specifier", "union_specifier") \
+            and kind.child_by_field_name("body") is not None:
+        return kind
+    return None
+
+
 def _classify(node: Any) -> tuple[str, str, Any] | None:
     """(kind, name, node that defines it) for definitions, unwrapping decorators and exports."""
     target = _wrapped_method(node) or node
@@ -371,8 +410,13 @@ def _classify(node: Any) -> tuple[str, str, Any] | None:
             named = _exported_function(node.child_by_field_name("value"))
             return ("function", _node_name(named), named) if named is not None else None
         target = inner
+    misread = _misread_class(target)
+    if misread is not None:
+        return "class", _node_name(misread), misread
     if target.type in FUNCTION_TYPES:
         return "function", _node_name(target), target
+    if target.type in PREPROC_TYPES:
+        return "scope", "", target
     if target.type == "singleton_class":  # Ruby's `class << self`: its methods are the enclosing class's own
         return "scope", "", target
     if target.type in ("module", "class") and _namespace_only(target):
@@ -393,6 +437,17 @@ def _classify(node: Any) -> tuple[str, str, Any] | None:
     return None
 
 
+def _errors(root: Any) -> int:
+    """How many ERROR or missing nodes a tree holds (only subtrees with an error are walked)."""
+    count, stack = 0, [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            count += 1
+        stack.extend(c for c in node.children if c.has_error or c.is_missing)
+    return count
+
+
 class Chunker:
     """Chunks one file's text; `max_tokens` bounds every chunk (config chunk_max_tokens)."""
 
@@ -404,6 +459,7 @@ class Chunker:
         self._sums_of: list[str] | None = None  # the lines _sums was computed for
         self._sums: list[int] = [0]
         self._ruby = False  # the file being chunked is Ruby (_ruby_branches)
+        self._error_scope = False  # the file's grammar is one of ERROR_SCOPES
 
     def chunk(self, path: str, text: str, language: str | None) -> list[Chunk]:
         lines = text.splitlines()
@@ -421,8 +477,17 @@ class Chunker:
 
     # ------------------------------------------------------------------ AST
     def _ast_pieces(self, text: str, language: str, lines: list[str]) -> list[_Piece]:
-        tree = get_parser(language).parse(text.encode("utf-8", "surrogatepass"))
+        if language in ("c", "cpp"):
+            text = _MACRO_LINE.sub(lambda m: " " * len(m.group()), text)
+        source = text.encode("utf-8", "surrogatepass")
+        tree = get_parser(language).parse(source)
+        if language == "c" and tree.root_node.has_error:
+            # `.h` is C's suffix and C++'s: a header C's grammar cannot read is read as C++ when C++'s reads more
+            other = get_parser("cpp").parse(source)
+            if _errors(other.root_node) < _errors(tree.root_node):
+                tree = other
         self._ruby = language == "ruby"
+        self._error_scope = language in ERROR_SCOPES
         owners: list[_Piece] = []  # split classes: loose lines inside them belong to the class
         pieces = self._collect(tree.root_node, [], lines, owners)
         pieces = self._fill_gaps(pieces, owners, len(lines), lines)
@@ -469,7 +534,7 @@ class Chunker:
                 for branch in branches:
                     pieces.extend(self._collect(branch, scope, lines, owners, _comments_before(branch, child)))
                 continue
-            found = _classify(child)
+            found = ("scope", "", child) if child.type == "ERROR" and self._error_scope else _classify(child)
             if found is None:
                 continue
             kind, name, node = found

@@ -691,6 +691,9 @@ def test_a_cpp_header_with_a_c_suffix_is_chunked_as_cpp_through_its_include_guar
     doc = next(c for c in chunks if c.symbol == "style")
     assert doc.content.startswith("/// How a shape is drawn.")
     assert all(c.language == "c" for c in chunks)  # the file's language stays its suffix's
+    # a declaration without a body is no definition, and the guard's closing line is no chunk of its own
+    assert [c.start_line for c in chunks if c.symbol == "area_of"] == [14]
+    assert not any(c.content.startswith("#endif") for c in chunks)
 
 
 C_HEADER = '''#ifndef QUEUE_H_

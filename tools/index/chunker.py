@@ -42,6 +42,7 @@ SCOPE_TYPES = frozenset({"namespace_definition", "namespace_declaration", "mod_i
 # C/C++ conditional compilation (an include guard `#ifndef X_H` wraps a whole header): the definitions inside are
 # the file's own, under no name of the condition's.
 PREPROC_TYPES = frozenset({"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"})
+_C_TYPES = frozenset({"class_specifier", "struct_specifier", "union_specifier", "enum_specifier"})
 # Grammars where a definition the parser could not read (a macro it cannot expand: `FMT_BEGIN_NAMESPACE`,
 # `NLOHMANN_JSON_NAMESPACE_BEGIN`, a C# `#if` between a type's modifiers) leaves an ERROR node around the definitions after it, which are still read inside.
 ERROR_SCOPES = frozenset({"c", "cpp", "csharp"})
@@ -65,11 +66,14 @@ HOLLOW_WORDS = frozenset({
     "module_function", "nocov", "begin", "rescue", "ensure", "fi", "done", "esac", "endif", "pass", "break",
 })
 _WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_CLOSING_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(?:endif|else)[ \t]*(?:(?://|/\*).*)?$", re.M)
 
 
 def hollow(text: str) -> bool:
-    """True for text with no word but closing keywords and modifiers (`}`, `end`, `private`, `});`)."""
-    return all(word.lower() in HOLLOW_WORDS for word in _WORDS.findall(text))
+    """True for text with no word but closing keywords and modifiers (`}`, `end`, `private`, `});`), or the end of
+    a C/C++ conditional block (`#endif  // JSON_DISABLE_ENUM_SERIALIZATION`, `#else`)."""
+    words = _WORDS.findall(_CLOSING_DIRECTIVE.sub("", text))
+    return all(word.lower() in HOLLOW_WORDS for word in words)
 
 
 def _comment_only(lines: list[str], p: _Piece) -> bool:
@@ -415,6 +419,8 @@ def _classify(node: Any) -> tuple[str, str, Any] | None:
         return "class", _node_name(misread), misread
     if target.type in FUNCTION_TYPES:
         return "function", _node_name(target), target
+    if target.type in _C_TYPES and target.child_by_field_name("body") is None:
+        return None  # a declaration (`template <typename Context> class basic_format_args;`), defined elsewhere
     if target.type in PREPROC_TYPES:
         return "scope", "", target
     if target.type == "singleton_class":  # Ruby's `class << self`: its methods are the enclosing class's own

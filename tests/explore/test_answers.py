@@ -49,6 +49,7 @@ def test_c_family_and_csharp_test_conventions_are_tests() -> None:
     for path in ("absl/strings/str_cat_test.cc", "src/net/socket_unittest.cpp", "tests/test_tcp.c",
                  "src/MessagePack.Tests/ResolverTest.cs", "src/MessagePack.UnitTests/Helpers.cs", "Tests/Unit/A.cs"):
         assert file_role(path) == "test", path
+    assert file_role("absl/strings/str_split_benchmark.cc") == "test"  # test-like code, though not a test
     for path in ("absl/strings/str_cat.cc", "src/latest/state.c", "src/contest/rules.cs", "src/MessagePack/Reader.cs"):
         assert file_role(path) == "implementation", path
 

@@ -757,3 +757,24 @@ def test_csharp_methods_after_a_conditional_modifier_the_grammar_cannot_read_kee
     functions = [c for c in chunks if c.kind == "function"]
     assert [c.symbol.rsplit(".", 1)[-1] for c in functions] == ["ReadInt32", "TryReadNil"]
     assert functions[0].content.lstrip().startswith("/// <summary>Reads a number.")
+
+
+def test_a_csharp_file_scoped_namespace_qualifies_the_types_after_it_as_a_block_namespace_does() -> None:
+    text = """namespace Packing.Core;
+
+/// <summary>Options.</summary>
+public sealed class Options
+{
+    public int Level { get; init; }
+
+    public Options WithLevel(int level) => new() { Level = level };
+}
+"""
+    block = "namespace Packing.Core\n{\n" + text.split("\n", 2)[2] + "}\n"
+    for source in (text, block):
+        chunks = Chunker(max_tokens=512).chunk("Options.cs", source, "csharp")
+        options = next(c for c in chunks if c.kind == "class")
+        assert options.symbol == "Packing.Core.Options"
+        assert "Packing.Core.Options.WithLevel" in options.symbols
+        assert "/// <summary>Options.</summary>\npublic sealed class Options" in options.content
+

@@ -24,6 +24,8 @@ _TEST_NAME = re.compile(
 )
 # C#'s test projects sit beside the library's own: src/MessagePack.Tests/, Foo.UnitTests/, and a `Tests/` folder
 _TEST_PROJECT = re.compile(r"(?:^|\.)(?:unit|integration)?tests?$", re.I)
+# a benchmark beside the code it measures (abseil's str_split_benchmark.cc): test-like code, as in a bench/ folder
+_BENCHMARK_NAME = re.compile(r"^.+_bench(?:mark)?\.(?:c|cc|cpp|cxx)$")
 _DOC_FOLDERS = frozenset({"docs", "doc", "documentation", "examples", "example", "_examples", "demo", "demos",
                           "website", "site", "samples", "sample"})
 # tutorial and example trees named after those folders: fastapi's docs_src/, docs-src/, examples_app/
@@ -48,7 +50,7 @@ def file_role(path: str) -> Role:
     name, folders = parts[-1], {p.lower() for p in parts[:-1]}
     if _GENERATED_NAME.search(name) or folders & _GENERATED_FOLDERS:
         return "generated"
-    if is_test_file(path) or folders & _TEST_DATA_FOLDERS:
+    if is_test_file(path) or folders & _TEST_DATA_FOLDERS or _BENCHMARK_NAME.match(name):
         return "test"
     if (PurePosixPath(name).suffix.lower() in _DOC_SUFFIXES or _DOC_NAMES.match(name) or folders & _DOC_FOLDERS
             or any(_DOC_FOLDER_PREFIX.match(folder) for folder in folders)):

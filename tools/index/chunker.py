@@ -540,6 +540,9 @@ class Chunker:
                 for branch in branches:
                     pieces.extend(self._collect(branch, scope, lines, owners, _comments_before(branch, child)))
                 continue
+            if child.type == "file_scoped_namespace_declaration":  # C#'s `namespace X.Y;` scopes what follows it
+                scope = [*scope, _node_name(child)]
+                continue
             found = ("scope", "", child) if child.type == "ERROR" and self._error_scope else _classify(child)
             if found is None:
                 continue

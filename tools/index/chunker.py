@@ -44,7 +44,8 @@ SCOPE_TYPES = frozenset({"namespace_definition", "namespace_declaration", "mod_i
 PREPROC_TYPES = frozenset({"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"})
 _C_TYPES = frozenset({"class_specifier", "struct_specifier", "union_specifier", "enum_specifier"})
 # Grammars where a definition the parser could not read (a macro it cannot expand: `FMT_BEGIN_NAMESPACE`,
-# `NLOHMANN_JSON_NAMESPACE_BEGIN`, a C# `#if` between a type's modifiers) leaves an ERROR node around the definitions after it, which are still read inside.
+# `NLOHMANN_JSON_NAMESPACE_BEGIN`, a C# `#if` between a type's modifiers) leaves an ERROR node around the
+# definitions after it, which are still read inside.
 ERROR_SCOPES = frozenset({"c", "cpp", "csharp"})
 # A C/C++ line holding only a macro's name (`FMT_BEGIN_NAMESPACE`, `NLOHMANN_JSON_NAMESPACE_BEGIN`, `G_BEGIN_DECLS`)
 # opens or closes a scope the grammar cannot see, and it reads the definition after it as a declaration of that

@@ -778,3 +778,38 @@ public sealed class Options
         assert "Packing.Core.Options.WithLevel" in options.symbols
         assert "/// <summary>Options.</summary>\npublic sealed class Options" in options.content
 
+
+
+def test_c_typedefs_of_structs_are_classes_named_by_their_alias_and_cpp_nested_namespaces_qualify() -> None:
+    c_source = """/* A work item of the thread pool. */
+typedef struct uv__work_s {
+  void (*work)(struct uv__work_s *w);
+  struct uv_loop_s* loop;
+} uv__work_t;
+
+typedef enum {
+  UV_RUN_DEFAULT = 0,
+  UV_RUN_ONCE
+} uv_run_mode;
+
+typedef int uv_file;
+"""
+    chunks = Chunker(max_tokens=512).chunk("uv-common.h", c_source, "c")
+    assert [(c.symbol, c.kind, c.start_line) for c in chunks if c.kind == "class"] == [
+        ("uv__work_t", "class", 1), ("uv_run_mode", "class", 7)]
+    cpp_source = """namespace absl::strings_internal {
+
+// Splits text.
+class Splitter {
+ public:
+  int Next();
+};
+
+int Splitter::Next() { return 0; }
+
+}  // namespace absl::strings_internal
+"""
+    chunks = Chunker(max_tokens=512).chunk("str_split.cc", cpp_source, "cpp")
+    assert [c.symbol for c in chunks if c.kind != "module"] == [
+        "absl.strings_internal.Splitter", "absl.strings_internal.Splitter.Next"]
+    assert not any("// namespace" in c.content for c in chunks)

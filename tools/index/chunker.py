@@ -67,12 +67,13 @@ HOLLOW_WORDS = frozenset({
     "module_function", "nocov", "begin", "rescue", "ensure", "fi", "done", "esac", "endif", "pass", "break",
 })
 _WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_CLOSING_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(?:endif|else)[ \t]*(?:(?://|/\*).*)?$", re.M)
+_CLOSING_DIRECTIVE = re.compile(
+    r"^[ \t]*(?:#[ \t]*(?:endif|else)[ \t]*(?:(?://|/\*).*)?|\}[ \t]*//[ \t]*namespace\b.*)$", re.M)
 
 
 def hollow(text: str) -> bool:
     """True for text with no word but closing keywords and modifiers (`}`, `end`, `private`, `});`), or the end of
-    a C/C++ conditional block (`#endif  // JSON_DISABLE_ENUM_SERIALIZATION`, `#else`)."""
+    a C/C++ conditional block or namespace (`#endif  // JSON_DISABLE_ENUM_SERIALIZATION`, `}  // namespace absl`)."""
     words = _WORDS.findall(_CLOSING_DIRECTIVE.sub("", text))
     return all(word.lower() in HOLLOW_WORDS for word in words)
 
@@ -173,6 +174,8 @@ def _scoped_name(node: Any) -> str:
     if node.type in ("template_type", "template_function", "template_method"):
         inner = node.child_by_field_name("name")
         return _scoped_name(inner) if inner is not None else ""
+    if node.type == "nested_namespace_specifier":  # `namespace absl::strings_internal {`
+        return ".".join(_scoped_name(part) for part in node.named_children)
     return str(node.text.decode("utf-8", "replace"))
 
 
@@ -401,6 +404,16 @@ def _misread_class(node: Any) -> Any:
     return None
 
 
+def _typedef_body(node: Any) -> Any:
+    """The struct, union or enum a C `typedef struct uv_loop_s {...} uv_loop_t;` defines with its body (the type
+    is named by its alias, the name its callers write); None for any other node."""
+    if node.type != "type_definition":
+        return None
+    kind = node.child_by_field_name("type")
+    return kind if kind is not None and kind.type in _C_TYPES and kind.child_by_field_name("body") is not None \
+        else None
+
+
 def _classify(node: Any) -> tuple[str, str, Any] | None:
     """(kind, name, node that defines it) for definitions, unwrapping decorators and exports."""
     target = _wrapped_method(node) or node
@@ -418,6 +431,11 @@ def _classify(node: Any) -> tuple[str, str, Any] | None:
     misread = _misread_class(target)
     if misread is not None:
         return "class", _node_name(misread), misread
+    defined = _typedef_body(target)
+    if defined is not None:
+        alias = target.child_by_field_name("declarator")
+        named = alias is not None and alias.type == "type_identifier"
+        return "class", _scoped_name(alias) if named else _node_name(defined), defined
     if target.type in FUNCTION_TYPES:
         return "function", _node_name(target), target
     if target.type in _C_TYPES and target.child_by_field_name("body") is None:

@@ -492,7 +492,7 @@ class Chunker:
             return []
         if self.strategy == "ast" and language in CODE_LANGUAGES:
             try:
-                pieces = self._ast_pieces(text, language, lines)
+                pieces = self._ast_pieces(text, language, lines, path.lower().endswith(".h"))
             except Exception:  # a grammar failure must not lose the file: fall back to windows
                 log.warning("tree-sitter could not chunk %s; using line windows", path, exc_info=True)
                 pieces = None
@@ -501,16 +501,18 @@ class Chunker:
         return self._windows(path, language or "text", lines)
 
     # ------------------------------------------------------------------ AST
-    def _ast_pieces(self, text: str, language: str, lines: list[str]) -> list[_Piece]:
+    def _ast_pieces(self, text: str, language: str, lines: list[str], header: bool = False) -> list[_Piece]:
         if language in ("c", "cpp"):
             text = _MACRO_LINE.sub(lambda m: " " * len(m.group()), text)
         source = text.encode("utf-8", "surrogatepass")
-        tree = get_parser(language).parse(source)
+        # `.h` is C's suffix and C++'s: a header is read as C++ (whose grammar reads nearly all C), a `.c` file as C,
+        # and when the first grammar meets errors the other is tried and the one that reads more is kept
+        first, other = ("cpp", "c") if language == "c" and header else (language, "cpp")
+        tree = get_parser(first).parse(source)
         if language == "c" and tree.root_node.has_error:
-            # `.h` is C's suffix and C++'s: a header C's grammar cannot read is read as C++ when C++'s reads more
-            other = get_parser("cpp").parse(source)
-            if _errors(other.root_node) < _errors(tree.root_node):
-                tree = other
+            second = get_parser(other).parse(source)
+            if _errors(second.root_node) < _errors(tree.root_node):
+                tree = second
         self._ruby = language == "ruby"
         self._error_scope = language in ERROR_SCOPES
         owners: list[_Piece] = []  # split classes: loose lines inside them belong to the class

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from code_intel.languages.table import CODE_LANGUAGES, get_parser
+from code_intel.languages.table import CODE_LANGUAGES, read_tree
 
 log = logging.getLogger(__name__)
 
@@ -462,17 +462,6 @@ def _classify(node: Any) -> tuple[str, str, Any] | None:
     return None
 
 
-def _errors(root: Any) -> int:
-    """How many ERROR or missing nodes a tree holds (only subtrees with an error are walked)."""
-    count, stack = 0, [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "ERROR" or node.is_missing:
-            count += 1
-        stack.extend(c for c in node.children if c.has_error or c.is_missing)
-    return count
-
-
 class Chunker:
     """Chunks one file's text; `max_tokens` bounds every chunk (config chunk_max_tokens)."""
 
@@ -504,15 +493,7 @@ class Chunker:
     def _ast_pieces(self, text: str, language: str, lines: list[str], header: bool = False) -> list[_Piece]:
         if language in ("c", "cpp"):
             text = _MACRO_LINE.sub(lambda m: " " * len(m.group()), text)
-        source = text.encode("utf-8", "surrogatepass")
-        # `.h` is C's suffix and C++'s: a header is read as C++ (whose grammar reads nearly all C), a `.c` file as C,
-        # and when the first grammar meets errors the other is tried and the one that reads more is kept
-        first, other = ("cpp", "c") if language == "c" and header else (language, "cpp")
-        tree = get_parser(first).parse(source)
-        if language == "c" and tree.root_node.has_error:
-            second = get_parser(other).parse(source)
-            if _errors(second.root_node) < _errors(tree.root_node):
-                tree = second
+        _, tree = read_tree(language, text.encode("utf-8", "surrogatepass"), header)
         self._ruby = language == "ruby"
         self._error_scope = language in ERROR_SCOPES
         owners: list[_Piece] = []  # split classes: loose lines inside them belong to the class

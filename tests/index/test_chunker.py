@@ -659,7 +659,7 @@ template <> struct area_of<circle> {
   double operator()(const circle& c) const { return 3.14 * c.r * c.r; }
 };
 
-class canvas {
+class SHAPES_API SHAPES_LOCKABLE canvas {
  public:
   void draw(const circle& c);
   canvas& operator<<(const circle& c) { draw(c); return *this; }
@@ -683,8 +683,9 @@ SHAPES_END_NAMESPACE
 def test_a_cpp_header_with_a_c_suffix_is_chunked_as_cpp_through_its_include_guard_and_macros() -> None:
     chunks = Chunker(max_tokens=512).chunk("include/shapes.h", CPP_HEADER, "c")
     named = {(c.symbol, c.kind) for c in chunks}
-    # a template specialisation is named without its arguments, an enum is a class, the guard and the macro that
-    # opens a namespace add no name of theirs, and a method defined outside its class is qualified by it
+    # a template specialisation is named without its arguments, an enum is a class, the guard, the macro that opens
+    # a namespace and the export macros in a class head add no name of theirs, and a method defined outside its
+    # class is qualified by it
     assert {("style", "class"), ("area_of", "class"), ("canvas", "class"), ("canvas.draw", "function")} <= named
     canvas = next(c for c in chunks if c.symbol == "canvas")
     assert {"canvas.operator<<", "canvas.~canvas"} <= set(canvas.symbols)

@@ -51,6 +51,10 @@ ERROR_SCOPES = frozenset({"c", "cpp", "csharp"})
 # opens or closes a scope the grammar cannot see, and it reads the definition after it as a declaration of that
 # name: such lines are parsed as blank (the chunks keep the file's own text)
 _MACRO_LINE = re.compile(r"^[ \t]*[A-Z_][A-Z0-9_]*[ \t]*$", re.M)
+# So are the attribute and export macros between `class`/`struct` and the type's name (`class ABSL_LOCKABLE
+# ABSL_ATTRIBUTE_WARN_UNUSED Mutex {`, `class FMT_API format_error`), which the grammar reads as the name
+_CLASS_HEAD_MACROS = re.compile(
+    r"\b(?:class|struct|union)((?:\s+[A-Z][A-Z0-9_]*[A-Z0-9](?:\([^()\n]*\))?)+)(?=\s+[A-Za-z_]\w*\s*(?:final\b|[:{<]))")
 # Wrappers whose span belongs to the definition inside them (decorators, `export`, templates).
 WRAPPER_TYPES = frozenset({"decorated_definition", "export_statement", "template_declaration"})
 BODY_FIELDS = ("body", "declaration_list", "class_body")
@@ -462,6 +466,13 @@ def _classify(node: Any) -> tuple[str, str, Any] | None:
     return None
 
 
+def _blank(match: re.Match[str]) -> str:
+    """The matched text (its last group when it has one) as spaces, newlines kept: parsed as nothing, every position
+    unchanged."""
+    at = match.start(match.lastindex or 0) - match.start()
+    return match.group()[:at] + re.sub(r"[^\n]", " ", match.group()[at:])
+
+
 class Chunker:
     """Chunks one file's text; `max_tokens` bounds every chunk (config chunk_max_tokens)."""
 
@@ -492,7 +503,7 @@ class Chunker:
     # ------------------------------------------------------------------ AST
     def _ast_pieces(self, text: str, language: str, lines: list[str], header: bool = False) -> list[_Piece]:
         if language in ("c", "cpp"):
-            text = _MACRO_LINE.sub(lambda m: " " * len(m.group()), text)
+            text = _CLASS_HEAD_MACROS.sub(_blank, _MACRO_LINE.sub(_blank, text))
         _, tree = read_tree(language, text.encode("utf-8", "surrogatepass"), header)
         self._ruby = language == "ruby"
         self._error_scope = language in ERROR_SCOPES

@@ -814,3 +814,25 @@ int Splitter::Next() { return 0; }
     assert [c.symbol for c in chunks if c.kind != "module"] == [
         "absl.strings_internal.Splitter", "absl.strings_internal.Splitter.Next"]
     assert not any("// namespace" in c.content for c in chunks)
+
+
+def test_annotation_macros_around_a_cpp_method_leave_it_its_own_name() -> None:
+    text = """class Mutex {
+ public:
+  // Acquires the mutex.
+  void lock() EXCLUSIVE_LOCK_FUNCTION();
+
+  DEPRECATE_AND_INLINE()
+  inline void Lock() EXCLUSIVE_LOCK_FUNCTION() { lock(); }
+
+  bool held() const SHARED_LOCKS_REQUIRED(this) {
+    return owner_ != 0;
+  }
+
+ private:
+  int owner_ = 0;
+};
+"""
+    chunks = Chunker(max_tokens=512).chunk("mutex.h", text, "cpp")
+    [mutex] = chunks
+    assert mutex.symbols == ["Mutex", "Mutex.Lock", "Mutex.held"]

@@ -47,10 +47,15 @@ _C_TYPES = frozenset({"class_specifier", "struct_specifier", "union_specifier", 
 # `NLOHMANN_JSON_NAMESPACE_BEGIN`, a C# `#if` between a type's modifiers) leaves an ERROR node around the
 # definitions after it, which are still read inside.
 ERROR_SCOPES = frozenset({"c", "cpp", "csharp"})
-# A C/C++ line holding only a macro's name (`FMT_BEGIN_NAMESPACE`, `NLOHMANN_JSON_NAMESPACE_BEGIN`, `G_BEGIN_DECLS`)
-# opens or closes a scope the grammar cannot see, and it reads the definition after it as a declaration of that
-# name: such lines are parsed as blank (the chunks keep the file's own text)
-_MACRO_LINE = re.compile(r"^[ \t]*[A-Z_][A-Z0-9_]*[ \t]*$", re.M)
+# A C/C++ line holding only a macro (`FMT_BEGIN_NAMESPACE`, `NLOHMANN_JSON_NAMESPACE_BEGIN`, `G_BEGIN_DECLS`,
+# `ABSL_DEPRECATE_AND_INLINE()`) opens or closes a scope the grammar cannot see or annotates the next definition, and
+# the grammar reads that definition as a declaration of the macro: such lines are parsed as blank (the chunks keep the
+# file's own text)
+_MACRO_LINE = re.compile(r"^[ \t]*[A-Z_][A-Z0-9_]*(?:\([^()\n]*\))?[ \t]*$", re.M)
+# So are annotation macros after a function's parameters (`void lock() ABSL_EXCLUSIVE_LOCK_FUNCTION();`), which the
+# grammar reads as the function's name
+_TRAILING_MACROS = re.compile(
+    r"\)(?:[ \t]+const\b)?((?:[ \t]+[A-Z][A-Z0-9_]*[A-Z0-9](?:\([^()\n]*\))?)+)(?=[ \t]*(?:[;{=]|override\b|final\b|->))")
 # So are the attribute and export macros between `class`/`struct` and the type's name (`class ABSL_LOCKABLE
 # ABSL_ATTRIBUTE_WARN_UNUSED Mutex {`, `class FMT_API format_error`), which the grammar reads as the name
 _CLASS_HEAD_MACROS = re.compile(
@@ -503,7 +508,8 @@ class Chunker:
     # ------------------------------------------------------------------ AST
     def _ast_pieces(self, text: str, language: str, lines: list[str], header: bool = False) -> list[_Piece]:
         if language in ("c", "cpp"):
-            text = _CLASS_HEAD_MACROS.sub(_blank, _MACRO_LINE.sub(_blank, text))
+            for macros in (_MACRO_LINE, _CLASS_HEAD_MACROS, _TRAILING_MACROS):
+                text = macros.sub(_blank, text)
         _, tree = read_tree(language, text.encode("utf-8", "surrogatepass"), header)
         self._ruby = language == "ruby"
         self._error_scope = language in ERROR_SCOPES

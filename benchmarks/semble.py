@@ -114,8 +114,6 @@ class Repo:
     revision: str
     root: str | None
     questions: list[dict[str, Any]] = field(default_factory=list)
-    copy_symlinks: bool = False  # the subtree's files are symlinks (RxSwift's Sources/RxSwift): semble's walk reads
-    # them as files, rg lists none, so the checkout holds copies of their targets
 
     @property
     def mirror(self) -> Path:
@@ -139,8 +137,7 @@ def load_repos(names: list[str], dev: bool, symbols: str = "") -> list[Repo]:
         if name not in table:
             raise SystemExit(f"{name}: not a repository of the {'dev' if dev else 'reported'} set")
         r = table[name]
-        repo = Repo(name, r["language"], r["url"], r["revision"], r.get("benchmark_root"),
-                    copy_symlinks=r.get("copy_symlinks", False))
+        repo = Repo(name, r["language"], r["url"], r["revision"], r.get("benchmark_root"))
         found = [d / f"{name}.json" for d in annotation_dirs(dev, symbols) if (d / f"{name}.json").is_file()]
         if not found:
             raise SystemExit(f"{name}: no annotations in {', '.join(map(str, annotation_dirs(dev, symbols)))}")
@@ -160,11 +157,6 @@ def checkout(repo: Repo, corpus: Path) -> Path:
         archive = subprocess.run(["git", f"--git-dir={repo.mirror}", "archive", repo.revision],
                                  capture_output=True, check=False)
         subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
-        if repo.copy_symlinks:
-            for link in sorted(p for p in (dest / (repo.root or "")).rglob("*") if p.is_symlink() and p.is_file()):
-                target = link.resolve()
-                link.unlink()
-                shutil.copyfile(target, link)
     project = dest / repo.root if repo.root else dest
     if not project.is_dir():
         raise SystemExit(f"{repo.name}: {project} is missing from the checkout")
@@ -388,10 +380,10 @@ def report(runs: list[dict[str, Any]], repos: list[Repo]) -> dict[str, Any]:
     lines = ["| repo | language | questions | code-intel | BM25 (same run) | semble | CRE hybrid | CRE |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     pooled: dict[str, list[float]] = {"ours": [], "bm25": [], "semble": [], "cre_hybrid": [], "cre": []}
-    by_language: dict[str, dict[str, list[float]]] = {}
-    # older annotation files of semble's also use `api`, `keyword`...: those get rows of their own after the three
+    # older annotation files have other categories (`api`, `keyword`): pooled always, and listed after the three
     categories = [*CATEGORIES, *sorted({q["category"] for run in runs for q in run["questions"]} - set(CATEGORIES))]
     by_category: dict[str, dict[str, list[float]]] = {c: {"ours": [], "bm25": []} for c in categories}
+    by_language: dict[str, dict[str, list[float]]] = {}
     pub_category: dict[str, dict[str, list[float]]] = {c: {"semble": [], "cre_hybrid": []} for c in categories}
     for run in runs:
         scores = [q["ndcg10"] for q in run["questions"]]

@@ -34,10 +34,28 @@ CLASS_TYPES = frozenset({
     "struct_specifier", "class", "module", "struct_declaration", "record_declaration",
     "object_declaration", "object_definition", "trait_definition", "protocol_declaration",
     "type_declaration", "trait_declaration", "annotation_type_declaration",
+    "package_object",  # Scala's `package object cats { ... }`: the package's own definitions
 })
 # Containers that only scope their children (no chunk of their own unless they hold loose code).
 SCOPE_TYPES = frozenset({"namespace_definition", "namespace_declaration", "mod_item", "declaration_list",
                          "enum_body_declarations"})  # Java: the fields and methods after an enum's constants
+# Elixir defines with macros: a `call` whose target is one of these words (`defmodule Plug.Conn do`, `def f(x)`,
+# `defimpl Phoenix.Param, for: Integer`) is a definition, named by its first argument.
+DEFINING_CALLS = {
+    "defmodule": "class", "defprotocol": "class", "defimpl": "class", "def": "function", "defp": "function",
+    "defmacro": "function", "defmacrop": "function", "defguard": "function", "defguardp": "function",
+    "defdelegate": "function",
+}
+# Elixir module attributes that document or annotate the definition below them as a doc comment does (`@doc`,
+# `@spec`, `@impl true`); `@moduledoc` documents the module it opens and stays in its header.
+LEAD_ATTRIBUTES = frozenset({"doc", "spec", "impl", "deprecated"})
+# Languages that define a function by clauses, one definition each (`def f(0)`, `def f(n)`): a run of them is one
+# function's chunk, as long as it fits.
+CLAUSE_LANGUAGES = frozenset({"elixir", "haskell"})
+# Languages whose declaration line names no supertype (`defmodule Phoenix.Router do`: Phoenix is its namespace).
+NO_DECLARED_SUPERTYPES = frozenset({"elixir"})
+# Type parameters as each language brackets them (Scala's `trait Functor[F[_]] extends Invariant[F]`), else <...>.
+TYPE_PARAMETERS = {"scala": re.compile(r"\[[^\[\]]*\]")}
 # Wrappers whose span belongs to the definition inside them (decorators, `export`, templates).
 WRAPPER_TYPES = frozenset({"decorated_definition", "export_statement", "template_declaration"})
 BODY_FIELDS = ("body", "declaration_list", "class_body")
@@ -99,13 +117,14 @@ def supertypes(chunk: Chunk) -> list[str]:
     read up to the opening brace or a `where` clause, over at most three lines, without type parameters (`impl<B:
     BufMut> Write for Writer<B>` implements `Write`); a question asking for the implementations of a name finds
     them by it."""
-    if chunk.kind != "class" or not chunk.symbol:
+    if chunk.kind != "class" or not chunk.symbol or chunk.language in NO_DECLARED_SUPERTYPES:
         return []
     lines, at = _declaration(chunk)
     tail = lines[at : at + 3]
     end = next((i for i, line in enumerate(tail) if "{" in line), 0)
     text = re.split(r"\{|\bwhere\b", " ".join(tail[: end + 1]), maxsplit=1)[0]
-    while (bare := _GENERICS.sub(" ", text)) != text:  # type parameters and their bounds are not supertypes
+    generics = TYPE_PARAMETERS.get(chunk.language, _GENERICS)
+    while (bare := generics.sub(" ", text)) != text:  # type parameters and their bounds are not supertypes
         text = bare
     own = chunk.symbol.rsplit(".", 1)[-1]
     return [w for w in dict.fromkeys(_NAME.findall(text)) if w != own and not w.islower()][:SUPERTYPES]
@@ -180,7 +199,9 @@ def _node_name(node: Any) -> str:
 def _impl_trait(node: Any) -> list[str]:
     """The trait a Rust `impl Trait for Type` block implements (`SeqAccess`, without path or generics): kept apart
     from the names it defines, so "implementations of SeqAccess" finds the block, which stays named after the type
-    and does not define the trait."""
+    and does not define the trait. Elixir's `defimpl` the same: the protocol it implements."""
+    if node.type == "call":
+        return _protocol(node)
     trait = node.child_by_field_name("trait") if node.type == "impl_item" else None
     while trait is not None and trait.type in ("generic_type", "scoped_type_identifier"):
         trait = trait.child_by_field_name("name" if trait.type == "scoped_type_identifier" else "type")
@@ -246,6 +267,61 @@ def _exported_function(value: Any) -> Any:
     return found[0] if len(found) == 1 else None
 
 
+def _call_word(node: Any) -> str:
+    """The word an Elixir call is made with (`def` in `def f(x)`, `doc` in `@doc "..."`), "" for other nodes."""
+    target = node.child_by_field_name("target") if node.type == "call" else None
+    return str(target.text.decode("utf-8", "replace")) if target is not None and target.type == "identifier" else ""
+
+
+def _defining_call(node: Any) -> tuple[str, str] | None:
+    """(kind, name) of an Elixir definition (a call to one of DEFINING_CALLS): `def run(x) when is_atom(x)` -> run,
+    `def inner, do: :ok` -> inner, `defmodule Phoenix.Router` -> Phoenix.Router, `defimpl Phoenix.Param, for:
+    Integer` -> Phoenix.Param.Integer (the module Elixir names the implementation). None for any other node."""
+    kind = DEFINING_CALLS.get(_call_word(node))
+    arguments = next((c for c in node.named_children if c.type == "arguments"), None) if kind else None
+    if kind is None or arguments is None or not arguments.named_children:
+        return None
+    first = arguments.named_children[0]
+    operator = first.child_by_field_name("operator") if first.type == "binary_operator" else None
+    if operator is not None and operator.text == b"when":  # a guarded clause: the head is on the left
+        first = first.child_by_field_name("left")
+    if first.type == "call":
+        first = first.child_by_field_name("target")
+    if first is None or first.type not in ("identifier", "alias"):
+        return None
+    name = str(first.text.decode("utf-8", "replace"))
+    if _call_word(node) == "defimpl":
+        pairs = [p for c in arguments.named_children if c.type == "keywords" for p in c.named_children]
+        implemented = [p.child_by_field_name("value") for p in pairs
+                       if p.child_by_field_name("key") is not None and p.child_by_field_name("key").text.strip() == b"for:"]
+        if implemented and implemented[0] is not None and implemented[0].type == "alias":
+            name += "." + implemented[0].text.decode("utf-8", "replace")
+    return kind, name
+
+
+def _protocol(node: Any) -> list[str]:
+    """The protocol an Elixir `defimpl Phoenix.Param, for: Integer` implements (`Param`), as Rust's impl trait."""
+    if _call_word(node) != "defimpl":
+        return []
+    arguments = next((c for c in node.named_children if c.type == "arguments"), None)
+    first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+    return [first.text.decode("utf-8", "replace").rsplit(".", 1)[-1]] if first is not None and first.type == "alias" else []
+
+
+def _lead_attribute(node: Any) -> bool:
+    """An Elixir `@doc`, `@spec` or `@impl` line: it belongs to the definition below it, as a doc comment does."""
+    operand = node.child_by_field_name("operand") if node.type == "unary_operator" else None
+    return operand is not None and _call_word(operand) in LEAD_ATTRIBUTES
+
+
+def _blank_run(lines: list[str], row: int) -> int:
+    """How many blank lines start at row."""
+    count = 0
+    while row + count < len(lines) and not lines[row + count].strip():
+        count += 1
+    return count
+
+
 def _constant_block_body(node: Any) -> Any:
     """The block's body of a Ruby class made by a call (`Env = Options.new(:url) do ... end`, `Point =
     Struct.new(:x) { ... }`, `Options = Data.define(:path) do ... end`): a class in all but syntax, named by the
@@ -267,7 +343,13 @@ def _constant_block_body(node: Any) -> Any:
 def _anonymous_class_body(node: Any) -> Any:
     """The class body of a Java field initialised with an anonymous class (`static final TypeAdapter<Class> CLASS =
     new TypeAdapter<Class>() { ... }.nullSafe();`, a comparator, a visitor): a class in all but syntax, named by
-    the field; None for any other node."""
+    the field; None for any other node. Scala's the same: `implicit val catsAlignForId: Align[Id] = new Align[Id] {
+    ... }`, a type class instance named by the val."""
+    if node.type == "val_definition":
+        value = node.child_by_field_name("value")
+        if value is None or value.type != "instance_expression":
+            return None
+        return next((c for c in value.named_children if c.type == "template_body"), None)
     if node.type != "field_declaration":
         return None
     declarators = [c for c in node.named_children if c.type == "variable_declarator"]
@@ -292,7 +374,7 @@ def _body(node: Any) -> Any:
             return found
     for child in node.named_children:
         if child.type in ("class_body", "declaration_list", "body_statement", "field_declaration_list",
-                          "enum_body", "interface_body", "block"):
+                          "enum_body", "interface_body", "block", "do_block"):
             return child
     return node
 
@@ -360,6 +442,9 @@ def _wrapped_method(node: Any) -> Any:
 def _classify(node: Any) -> tuple[str, str, Any] | None:
     """(kind, name, node that defines it) for definitions, unwrapping decorators and exports."""
     target = _wrapped_method(node) or node
+    defined = _defining_call(node)
+    if defined is not None:
+        return defined[0], defined[1], node
     if node.type in WRAPPER_TYPES:
         inner = node.child_by_field_name("definition") or node.child_by_field_name("declaration")
         if inner is None:
@@ -383,6 +468,9 @@ def _classify(node: Any) -> tuple[str, str, Any] | None:
     if target.type == "enum_constant" and target.child_by_field_name("body") is not None:
         return "class", _node_name(target), target
     if _anonymous_class_body(target) is not None:
+        declarator = target.child_by_field_name("pattern") if target.type == "val_definition" else None
+        if declarator is not None:
+            return "class", str(declarator.text.decode("utf-8", "replace")), target
         declarator = next(c for c in target.named_children if c.type == "variable_declarator")
         return "class", _node_name(declarator), target
     if target.type in SCOPE_TYPES:
@@ -404,6 +492,7 @@ class Chunker:
         self._sums_of: list[str] | None = None  # the lines _sums was computed for
         self._sums: list[int] = [0]
         self._ruby = False  # the file being chunked is Ruby (_ruby_branches)
+        self._clauses = False  # the file's language defines a function by clauses (CLAUSE_LANGUAGES)
 
     def chunk(self, path: str, text: str, language: str | None) -> list[Chunk]:
         lines = text.splitlines()
@@ -423,6 +512,7 @@ class Chunker:
     def _ast_pieces(self, text: str, language: str, lines: list[str]) -> list[_Piece]:
         tree = get_parser(language).parse(text.encode("utf-8", "surrogatepass"))
         self._ruby = language == "ruby"
+        self._clauses = language in CLAUSE_LANGUAGES
         owners: list[_Piece] = []  # split classes: loose lines inside them belong to the class
         pieces = self._collect(tree.root_node, [], lines, owners)
         pieces = self._fill_gaps(pieces, owners, len(lines), lines)
@@ -449,19 +539,24 @@ class Chunker:
         pieces: list[_Piece] = []
         doc_start: int | None = lead_in[0] if lead_in else None  # first row of the comment run above the child
         doc_end = previous_end = lead_in[1] if lead_in else -1
+        attribute_end = -2  # last row of an Elixir `@doc` or `@spec` ending the run: blank lines after it keep the run
         for child in container.named_children:
-            if child.type.endswith("comment"):
+            # the last row the run reaches: the line below it, or below the blank lines after an attribute
+            reach = doc_end + 1 + (_blank_run(lines, doc_end + 1) if doc_end == attribute_end else 0)
+            attribute = _lead_attribute(child)
+            if child.type.endswith("comment") or attribute:
                 # a comment that opens its own line and touches the run above continues it (Go's `//` lines)
                 own_line = child.start_point[0] > previous_end
-                if own_line and doc_start is not None and child.start_point[0] <= doc_end + 1:
+                if own_line and doc_start is not None and child.start_point[0] <= reach:
                     doc_end = child.end_point[0]
                 elif own_line:
                     doc_start, doc_end = child.start_point[0], child.end_point[0]
                 else:
                     doc_start = None
+                attribute_end = child.end_point[0] if attribute else -2
                 previous_end = child.end_point[0]
                 continue
-            lead = doc_start if doc_start is not None and child.start_point[0] <= doc_end + 1 + self._doc_gap(
+            lead = doc_start if doc_start is not None and child.start_point[0] <= reach + self._doc_gap(
                 lines, doc_end, child) else None
             doc_start, previous_end = None, child.end_point[0]
             branches = _ruby_branches(child) if self._ruby else []
@@ -480,7 +575,12 @@ class Chunker:
             # a doc comment (Go `//` lines, JSDoc, Rust `///`, Javadoc) belongs to the definition it documents
             start, end = child.start_point[0] if lead is None else lead, child.end_point[0]
             decl = child.start_point[0]
-            if kind == "function":
+            last = pieces[-1] if pieces else None
+            if kind == "function" and self._clauses and last is not None and last.kind == "function" \
+                    and last.symbol == qualified and hollow("\n".join(lines[last.end + 1 : start])) \
+                    and self._tokens(lines, last.start, end) <= self.max_tokens:
+                last.end = end  # the next clause of the function above (`def f(0)`, `def f(n)`): one function
+            elif kind == "function":
                 pieces.append(_Piece(start, end, qualified, "function", [qualified], decl=decl))
             elif kind == "scope":
                 body = _body(node)

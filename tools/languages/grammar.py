@@ -163,6 +163,16 @@ GRAMMARS: dict[str, Grammar] = {
         calls={"call_expression": None},
         bases={"class_declaration": None, "object_declaration": None},
     ),
+    "scala": Grammar(
+        symbols={
+            "class_definition": "class", "object_definition": "object", "trait_definition": "trait",
+            "package_object": "object", "enum_definition": "enum", "function_definition": "function",
+            "function_declaration": "function", "type_definition": "type",
+        },
+        variables=frozenset({"val_definition", "var_definition"}),
+        calls={"call_expression": "function"},
+        bases={"class_definition": "extend", "object_definition": "extend", "trait_definition": "extend"},
+    ),
 }
 GRAMMARS["tsx"] = GRAMMARS["typescript"]
 

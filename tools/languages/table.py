@@ -18,7 +18,7 @@ EXTENSIONS: dict[str, str] = {
     ".go": "go", ".rs": "rust", ".java": "java", ".kt": "kotlin", ".kts": "kotlin",
     ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp",
     ".cs": "csharp", ".rb": "ruby", ".php": "php", ".swift": "swift", ".scala": "scala", ".lua": "lua",
-    ".sh": "bash", ".bash": "bash",
+    ".sh": "bash", ".bash": "bash", ".ex": "elixir", ".exs": "elixir", ".hs": "haskell",
     ".html": "html", ".htm": "html", ".vue": "vue", ".css": "css", ".scss": "scss",
     ".json": "json", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".md": "markdown",
 }
@@ -26,7 +26,7 @@ EXTENSIONS: dict[str, str] = {
 # Languages whose files hold code (functions, classes) rather than data or markup.
 CODE_LANGUAGES = frozenset({
     "python", "javascript", "typescript", "tsx", "go", "rust", "java", "kotlin", "c", "cpp",
-    "csharp", "ruby", "php", "swift", "scala", "lua", "bash",
+    "csharp", "ruby", "php", "swift", "scala", "lua", "bash", "elixir", "haskell",
 })
 
 # Pure markup: the write rules relax exploration for these (.blade.php, .vue, .jsx, .tsx hold logic).

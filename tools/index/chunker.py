@@ -49,11 +49,20 @@ DEFINING_CALLS = {
 # Elixir module attributes that document or annotate the definition below them as a doc comment does (`@doc`,
 # `@spec`, `@impl true`); `@moduledoc` documents the module it opens and stays in its header.
 LEAD_ATTRIBUTES = frozenset({"doc", "spec", "impl", "deprecated"})
+# Definitions in grammars whose node type names mean something else in other grammars: language -> node type -> kind
+# (Haskell's top-level `declarations` only scope them; a `function` there is one clause of a function).
+LANGUAGE_DEFINITIONS = {
+    "haskell": {"function": "function", "bind": "function", "data_type": "class", "newtype": "class",
+                "class": "class", "instance": "class", "declarations": "scope"},
+}
+# Nodes that belong to the definition below them as a doc comment does: Haskell's `-- |` and its type signature.
+LEAD_TYPES = {"haskell": frozenset({"haddock", "signature"})}
 # Languages that define a function by clauses, one definition each (`def f(0)`, `def f(n)`): a run of them is one
 # function's chunk, as long as it fits.
 CLAUSE_LANGUAGES = frozenset({"elixir", "haskell"})
-# Languages whose declaration line names no supertype (`defmodule Phoenix.Router do`: Phoenix is its namespace).
-NO_DECLARED_SUPERTYPES = frozenset({"elixir"})
+# Languages whose declaration line names no supertype (`defmodule Phoenix.Router do`: Phoenix is its namespace;
+# `data Shape = Circle Double`: constructors).
+NO_DECLARED_SUPERTYPES = frozenset({"elixir", "haskell"})
 # Type parameters as each language brackets them (Scala's `trait Functor[F[_]] extends Invariant[F]`), else <...>.
 TYPE_PARAMETERS = {"scala": re.compile(r"\[[^\[\]]*\]")}
 # Wrappers whose span belongs to the definition inside them (decorators, `export`, templates).
@@ -374,7 +383,8 @@ def _body(node: Any) -> Any:
             return found
     for child in node.named_children:
         if child.type in ("class_body", "declaration_list", "body_statement", "field_declaration_list",
-                          "enum_body", "interface_body", "block", "do_block"):
+                          "enum_body", "interface_body", "block", "do_block", "class_declarations",
+                          "instance_declarations"):
             return child
     return node
 
@@ -439,8 +449,11 @@ def _wrapped_method(node: Any) -> Any:
     return inside[0] if len(inside) == 1 and inside[0].type in ("method", "singleton_method") else None
 
 
-def _classify(node: Any) -> tuple[str, str, Any] | None:
-    """(kind, name, node that defines it) for definitions, unwrapping decorators and exports."""
+def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
+    """(kind, name, node that defines it) for definitions, unwrapping decorators and exports; `own` is the
+    language's LANGUAGE_DEFINITIONS."""
+    if node.type in own:
+        return own[node.type], _node_name(node) if own[node.type] != "scope" else "", node
     target = _wrapped_method(node) or node
     defined = _defining_call(node)
     if defined is not None:
@@ -493,6 +506,8 @@ class Chunker:
         self._sums: list[int] = [0]
         self._ruby = False  # the file being chunked is Ruby (_ruby_branches)
         self._clauses = False  # the file's language defines a function by clauses (CLAUSE_LANGUAGES)
+        self._definitions: dict[str, str] = {}  # the file's language's LANGUAGE_DEFINITIONS
+        self._lead_types: frozenset[str] = frozenset()  # and its LEAD_TYPES
 
     def chunk(self, path: str, text: str, language: str | None) -> list[Chunk]:
         lines = text.splitlines()
@@ -513,6 +528,8 @@ class Chunker:
         tree = get_parser(language).parse(text.encode("utf-8", "surrogatepass"))
         self._ruby = language == "ruby"
         self._clauses = language in CLAUSE_LANGUAGES
+        self._definitions = LANGUAGE_DEFINITIONS.get(language, {})
+        self._lead_types = LEAD_TYPES.get(language, frozenset())
         owners: list[_Piece] = []  # split classes: loose lines inside them belong to the class
         pieces = self._collect(tree.root_node, [], lines, owners)
         pieces = self._fill_gaps(pieces, owners, len(lines), lines)
@@ -543,7 +560,7 @@ class Chunker:
         for child in container.named_children:
             # the last row the run reaches: the line below it, or below the blank lines after an attribute
             reach = doc_end + 1 + (_blank_run(lines, doc_end + 1) if doc_end == attribute_end else 0)
-            attribute = _lead_attribute(child)
+            attribute = _lead_attribute(child) or child.type in self._lead_types
             if child.type.endswith("comment") or attribute:
                 # a comment that opens its own line and touches the run above continues it (Go's `//` lines)
                 own_line = child.start_point[0] > previous_end
@@ -564,7 +581,7 @@ class Chunker:
                 for branch in branches:
                     pieces.extend(self._collect(branch, scope, lines, owners, _comments_before(branch, child)))
                 continue
-            found = _classify(child)
+            found = _classify(child, self._definitions)
             if found is None:
                 continue
             kind, name, node = found

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from code_intel.languages.grammar import DEFINING_CALLS, FUNCTION_KINDS, call_word, defined_name
 from code_intel.languages.table import CODE_LANGUAGES, get_parser
 
 log = logging.getLogger(__name__)
@@ -39,13 +40,6 @@ CLASS_TYPES = frozenset({
 # Containers that only scope their children (no chunk of their own unless they hold loose code).
 SCOPE_TYPES = frozenset({"namespace_definition", "namespace_declaration", "mod_item", "declaration_list",
                          "enum_body_declarations"})  # Java: the fields and methods after an enum's constants
-# Elixir defines with macros: a `call` whose target is one of these words (`defmodule Plug.Conn do`, `def f(x)`,
-# `defimpl Phoenix.Param, for: Integer`) is a definition, named by its first argument.
-DEFINING_CALLS = {
-    "defmodule": "class", "defprotocol": "class", "defimpl": "class", "def": "function", "defp": "function",
-    "defmacro": "function", "defmacrop": "function", "defguard": "function", "defguardp": "function",
-    "defdelegate": "function",
-}
 # Elixir module attributes that document or annotate the definition below them as a doc comment does (`@doc`,
 # `@spec`, `@impl true`); `@moduledoc` documents the module it opens and stays in its header.
 LEAD_ATTRIBUTES = frozenset({"doc", "spec", "impl", "deprecated"})
@@ -276,30 +270,17 @@ def _exported_function(value: Any) -> Any:
     return found[0] if len(found) == 1 else None
 
 
-def _call_word(node: Any) -> str:
-    """The word an Elixir call is made with (`def` in `def f(x)`, `doc` in `@doc "..."`), "" for other nodes."""
-    target = node.child_by_field_name("target") if node.type == "call" else None
-    return str(target.text.decode("utf-8", "replace")) if target is not None and target.type == "identifier" else ""
-
-
 def _defining_call(node: Any) -> tuple[str, str] | None:
-    """(kind, name) of an Elixir definition (a call to one of DEFINING_CALLS): `def run(x) when is_atom(x)` -> run,
-    `def inner, do: :ok` -> inner, `defmodule Phoenix.Router` -> Phoenix.Router, `defimpl Phoenix.Param, for:
-    Integer` -> Phoenix.Param.Integer (the module Elixir names the implementation). None for any other node."""
-    kind = DEFINING_CALLS.get(_call_word(node))
-    arguments = next((c for c in node.named_children if c.type == "arguments"), None) if kind else None
-    if kind is None or arguments is None or not arguments.named_children:
+    """(kind, name) of an Elixir definition (grammar.DEFINING_CALLS), named as grammar.defined_name says, but a
+    `defimpl Phoenix.Param, for: Integer` is Phoenix.Param.Integer (the module Elixir names the implementation).
+    None for any other node."""
+    found = defined_name(node)
+    if found is None:
         return None
-    first = arguments.named_children[0]
-    operator = first.child_by_field_name("operator") if first.type == "binary_operator" else None
-    if operator is not None and operator.text == b"when":  # a guarded clause: the head is on the left
-        first = first.child_by_field_name("left")
-    if first.type == "call":
-        first = first.child_by_field_name("target")
-    if first is None or first.type not in ("identifier", "alias"):
-        return None
-    name = str(first.text.decode("utf-8", "replace"))
-    if _call_word(node) == "defimpl":
+    kind = "function" if DEFINING_CALLS[call_word(node)] in FUNCTION_KINDS else "class"
+    name = str(found.text.decode("utf-8", "replace"))
+    arguments = next(c for c in node.named_children if c.type == "arguments")
+    if call_word(node) == "defimpl":
         pairs = [p for c in arguments.named_children if c.type == "keywords" for p in c.named_children]
         implemented = [p.child_by_field_name("value") for p in pairs
                        if p.child_by_field_name("key") is not None and p.child_by_field_name("key").text.strip() == b"for:"]
@@ -310,7 +291,7 @@ def _defining_call(node: Any) -> tuple[str, str] | None:
 
 def _protocol(node: Any) -> list[str]:
     """The protocol an Elixir `defimpl Phoenix.Param, for: Integer` implements (`Param`), as Rust's impl trait."""
-    if _call_word(node) != "defimpl":
+    if call_word(node) != "defimpl":
         return []
     arguments = next((c for c in node.named_children if c.type == "arguments"), None)
     first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
@@ -320,7 +301,7 @@ def _protocol(node: Any) -> list[str]:
 def _lead_attribute(node: Any) -> bool:
     """An Elixir `@doc`, `@spec` or `@impl` line: it belongs to the definition below it, as a doc comment does."""
     operand = node.child_by_field_name("operand") if node.type == "unary_operator" else None
-    return operand is not None and _call_word(operand) in LEAD_ATTRIBUTES
+    return operand is not None and call_word(operand) in LEAD_ATTRIBUTES
 
 
 def _blank_run(lines: list[str], row: int) -> int:

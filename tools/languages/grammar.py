@@ -6,6 +6,7 @@ Node type names are those of tree-sitter-language-pack 0.13; every table here is
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 # Kinds that hold methods: a function directly inside one of these is reported as a method.
 TYPE_KINDS = frozenset({
@@ -33,6 +34,39 @@ class Grammar:
     # bodies, which were three quarters of the nodes the walk entered). A word found in a string or a comment
     # only costs the walk of that subtree.
     keywords: tuple[str, ...] = ()
+    # for a grammar that defines with calls (Elixir's `def f(x)`): the word a call of a `symbols` type is made with
+    # -> its kind; a call made with any other word is not a symbol (defined_name finds the name)
+    defining_calls: dict[str, str] = field(default_factory=dict)
+
+
+# Elixir defines with macros: a `call` made with one of these words (`defmodule Plug.Conn do`, `def f(x)`,
+# `defimpl Phoenix.Param, for: Integer`) is a definition; read by the outline and the chunker.
+DEFINING_CALLS = {
+    "defmodule": "module", "defprotocol": "protocol", "defimpl": "impl", "def": "function", "defp": "function",
+    "defmacro": "function", "defmacrop": "function", "defguard": "function", "defguardp": "function",
+    "defdelegate": "function",
+}
+
+
+def call_word(node: Any) -> str:
+    """The word an Elixir call is made with (`def` in `def f(x)`, `doc` in `@doc "..."`), "" for other nodes."""
+    target = node.child_by_field_name("target") if node.type == "call" else None
+    return (target.text or b"").decode("utf-8", "replace") if target is not None and target.type == "identifier" else ""
+
+
+def defined_name(node: Any) -> Any:
+    """The node naming what an Elixir definition call defines: `run` in `def run(x) when is_atom(x)`, `inner` in
+    `def inner, do: :ok`, `Phoenix.Router` in `defmodule Phoenix.Router do`; None for any other node."""
+    if call_word(node) not in DEFINING_CALLS:
+        return None
+    arguments = next((c for c in node.named_children if c.type == "arguments"), None)
+    first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+    operator = first.child_by_field_name("operator") if first is not None and first.type == "binary_operator" else None
+    if first is not None and operator is not None and operator.text == b"when":  # a guarded clause: the head is left
+        first = first.child_by_field_name("left")
+    if first is not None and first.type == "call":
+        first = first.child_by_field_name("target")
+    return first if first is not None and first.type in ("identifier", "alias") else None
 
 
 _C_FAMILY_CALLS: dict[str, str | None] = {"call_expression": "function"}
@@ -173,6 +207,11 @@ GRAMMARS: dict[str, Grammar] = {
         calls={"call_expression": "function"},
         bases={"class_definition": "extend", "object_definition": "extend", "trait_definition": "extend"},
     ),
+    "elixir": Grammar(symbols={"call": "function"}, defining_calls=DEFINING_CALLS),
+    "haskell": Grammar(symbols={
+        "function": "function", "bind": "function", "data_type": "type", "newtype": "type", "class": "class",
+        "instance": "impl",
+    }),
 }
 GRAMMARS["tsx"] = GRAMMARS["typescript"]
 

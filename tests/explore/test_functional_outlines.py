@@ -1,0 +1,118 @@
+"""get_symbols, structure and definitions for Elixir, Scala and Haskell files (real files, real ctags when present)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from code_intel.core.config import Config
+from code_intel.core.project import ProjectRoot
+from code_intel.explore.models import OutlineSymbol
+from code_intel.explore.service import Explorer
+from tests.conftest import write_files
+
+SOURCES = {
+    "lib/shop/cart.ex": '''defmodule Shop.Cart do
+  @moduledoc "A cart."
+
+  @doc "Adds."
+  def add(cart, item) when is_map(item) do
+    Enum.concat(cart, [item])
+  end
+
+  def total(%{items: []}), do: 0
+  def total(%{items: items}), do: Enum.sum(items)
+
+  defp round_price(value), do: Float.round(value, 2)
+
+  defmodule Line do
+    def new(item), do: %{item: item}
+  end
+end
+
+defimpl String.Chars, for: Shop.Cart do
+  def to_string(_cart), do: "cart"
+end
+''',
+    "src/main/scala/shop/Cart.scala": '''package shop
+
+trait Priced[A] extends Serializable {
+  def price(a: A): BigDecimal
+}
+
+object Cart {
+  def empty: Cart = Cart(Nil)
+  implicit val pricedCart: Priced[Cart] = new Priced[Cart] {
+    def price(a: Cart): BigDecimal = a.items.map(_.price).sum
+  }
+}
+
+case class Cart(items: List[Item]) {
+  def add(item: Item): Cart = copy(items = item :: items)
+}
+''',
+    "src/Shapes.hs": '''module Shapes where
+
+data Shape = Circle Double | Square Double
+
+class HasArea a where
+  area :: a -> Double
+
+instance HasArea Shape where
+  area (Circle r) = pi * r * r
+  area (Square s) = s * s
+
+fact :: Int -> Int
+fact 0 = 1
+fact n = n * fact (n - 1)
+''',
+}
+
+
+def _tree(symbols: list[OutlineSymbol]) -> list[tuple[str, str, int, list[object]]]:
+    return [(s.kind, s.name, s.line, _tree(s.children)) for s in symbols]
+
+
+@pytest.fixture
+def explorer(tmp_path: Path) -> Explorer:
+    write_files(tmp_path, SOURCES)
+    return Explorer(ProjectRoot(tmp_path.resolve()), Config)
+
+
+def test_elixir_outline_lists_modules_and_their_functions(explorer: Explorer) -> None:
+    result = explorer.get_symbols("lib/shop/cart.ex")
+    assert result.language == "elixir"
+    assert _tree(result.symbols) == [
+        ("module", "Shop.Cart", 1, [
+            ("method", "add", 5, []), ("method", "total", 9, []), ("method", "total", 10, []),
+            ("method", "round_price", 12, []), ("module", "Line", 14, [("method", "new", 15, [])]),
+        ]),
+        ("impl", "String.Chars", 19, [("method", "to_string", 20, [])]),
+    ]
+    assert explorer.get_function_at_line("lib/shop/cart.ex", 6).name == "add"
+
+
+def test_scala_outline_lists_traits_objects_classes_and_defs(explorer: Explorer) -> None:
+    result = explorer.get_symbols("src/main/scala/shop/Cart.scala")
+    kinds = {(s.kind, s.name): [(c.kind, c.name) for c in s.children] for s in result.symbols}
+    assert kinds[("trait", "Priced")] == [("method", "price")]
+    assert ("method", "empty") in kinds[("object", "Cart")] and ("variable", "pricedCart") in kinds[("object", "Cart")]
+    assert kinds[("class", "Cart")] == [("method", "add")]
+    assert {d.file for d in explorer.find_definitions("Priced").definitions} == {"src/main/scala/shop/Cart.scala"}
+
+
+def test_haskell_outline_lists_declarations_and_no_type_as_a_function(explorer: Explorer) -> None:
+    result = explorer.get_symbols("src/Shapes.hs")
+    assert _tree(result.symbols) == [
+        ("type", "Shape", 3, []),
+        ("class", "HasArea", 5, []),
+        ("impl", "HasArea", 8, [("method", "area", 9, []), ("method", "area", 10, [])]),
+        ("function", "fact", 13, []),
+        ("function", "fact", 14, []),
+    ]
+
+
+@pytest.mark.parametrize(("name", "file"), [("round_price", "lib/shop/cart.ex"), ("fact", "src/Shapes.hs")])
+def test_elixir_and_haskell_definitions_are_found(explorer: Explorer, name: str, file: str) -> None:
+    assert file in {d.file for d in explorer.find_definitions(name).definitions}

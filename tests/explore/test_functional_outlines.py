@@ -15,6 +15,7 @@ from tests.conftest import write_files
 SOURCES = {
     "lib/shop/cart.ex": '''defmodule Shop.Cart do
   @moduledoc "A cart."
+  alias Shop.{Item, Price}
 
   @doc "Adds."
   def add(cart, item) when is_map(item) do
@@ -53,7 +54,7 @@ case class Cart(items: List[Item]) {
 }
 ''',
     "src/Shapes.hs": '''module Shapes where
-
+import Data.List (sort, nub)
 data Shape = Circle Double | Square Double
 
 class HasArea a where
@@ -85,12 +86,12 @@ def test_elixir_outline_lists_modules_and_their_functions(explorer: Explorer) ->
     assert result.language == "elixir"
     assert _tree(result.symbols) == [
         ("module", "Shop.Cart", 1, [
-            ("method", "add", 5, []), ("method", "total", 9, []), ("method", "total", 10, []),
-            ("method", "round_price", 12, []), ("module", "Line", 14, [("method", "new", 15, [])]),
+            ("method", "add", 6, []), ("method", "total", 10, []), ("method", "total", 11, []),
+            ("method", "round_price", 13, []), ("module", "Line", 15, [("method", "new", 16, [])]),
         ]),
-        ("impl", "String.Chars", 19, [("method", "to_string", 20, [])]),
+        ("impl", "String.Chars", 20, [("method", "to_string", 21, [])]),
     ]
-    assert explorer.get_function_at_line("lib/shop/cart.ex", 6).name == "add"
+    assert explorer.get_function_at_line("lib/shop/cart.ex", 7).name == "add"
 
 
 def test_scala_outline_lists_traits_objects_classes_and_defs(explorer: Explorer) -> None:
@@ -116,3 +117,10 @@ def test_haskell_outline_lists_declarations_and_no_type_as_a_function(explorer: 
 @pytest.mark.parametrize(("name", "file"), [("round_price", "lib/shop/cart.ex"), ("fact", "src/Shapes.hs")])
 def test_elixir_and_haskell_definitions_are_found(explorer: Explorer, name: str, file: str) -> None:
     assert file in {d.file for d in explorer.find_definitions(name).definitions}
+
+
+def test_elixir_and_haskell_imports_are_read(explorer: Explorer) -> None:
+    elixir = explorer.analyze_structure("lib/shop/cart.ex").imports
+    assert [(i.module, i.names, i.line) for i in elixir] == [("Shop", ["Item", "Price"], 3)]
+    haskell = explorer.analyze_structure("src/Shapes.hs").imports
+    assert [(i.module, i.names, i.line) for i in haskell] == [("Data.List", ["sort", "nub"], 2)]

@@ -1,4 +1,4 @@
-"""Empty implementations in Elixir and Haskell, judged on their tree-sitter parse (queries/<language>/empty_body.scm)."""
+"""Empty implementations in Elixir and Haskell (and Ruby's `raise "not implemented"`), judged on their tree-sitter parse (queries/<language>/empty_body.scm)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,10 @@ EMPTY = [
     ("elixir", "defmodule Cart do\n  @doc \"Totals.\"\n  def total(cart) do\n    # FIXME\n    0\n  end\nend"),
     ("elixir", "@doc \"Adds.\"\n@spec add(integer, integer) :: integer\ndef add(a, b) do\n  # TODO\n  0\nend"),
     ("haskell", "-- TODO\nf :: Int -> Int\nf x = undefined"),
+    ("elixir", "def f(x) do\n  raise \"not implemented\"\nend"),
+    ("elixir", "def f(x) do\n  raise RuntimeError, \"not implemented yet\"\nend"),
+    ("ruby", "def f(x)\n  raise \"not implemented\"\nend"),
+    ("haskell", "f :: Int -> Int\nf x = error \"not implemented\""),
 ]
 NOT_EMPTY = [
     ("elixir", "def f(x) do\n  x + 1\nend"),
@@ -20,6 +24,8 @@ NOT_EMPTY = [
     ("haskell", "fact :: Int -> Int\nfact 0 = 1\nfact n = n * fact (n - 1)"),
     ("haskell", "data Shape = Circle Double"),
     ("haskell", "instance Show Shape where\n  show _ = \"shape\""),
+    ("elixir", "def f(x) do\n  raise ArgumentError, \"bad #{x}\"\nend"),
+    ("haskell", "f x = error (\"bad \" ++ show x)"),
 ]
 
 

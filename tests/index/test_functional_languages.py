@@ -156,3 +156,36 @@ def test_test_files_of_elixir_scala_and_haskell_conventions() -> None:
     assert file_role("lib/shop/cart.ex") == "implementation"
     assert file_role("core/src/main/scala/cats/Functor.scala") == "implementation"
     assert file_role("src/Shapes.hs") == "implementation"
+
+
+ROUTER = '''defmodule Web.Router do
+  defmodule NoRouteError do
+    defexception plug_status: 404, message: "no route found"
+  end
+
+  @moduledoc """
+  Defines the routes of the application: each route matches a verb and a path and sends the request to a
+  controller action through the pipelines of its scope.
+  """
+
+  @doc "Defines a GET route."
+  defmacro get(path, plug, action) do
+    quote do: add_route(:get, unquote(path), unquote(plug), unquote(action))
+  end
+
+  @doc "Defines a POST route."
+  defmacro post(path, plug, action) do
+    quote do: add_route(:post, unquote(path), unquote(plug), unquote(action))
+  end
+end
+'''
+
+
+def test_a_split_elixir_modules_header_is_its_moduledoc_when_nested_modules_come_first() -> None:
+    chunks = Chunker(60).chunk("lib/web/router.ex", ROUTER, "elixir")
+    header = [c for c in chunks if c.symbol == "Web.Router" and c.kind == "class"]
+    assert len(header) == 1 and header[0].content.lstrip().startswith('@moduledoc """')
+    assert {"Web.Router.get", "Web.Router.post"} <= set(header[0].symbols)
+    # the `defmodule` line above the nested module opens the module: no definition below takes it
+    error = next(c for c in chunks if c.symbol == "Web.Router.NoRouteError")
+    assert error.start_line == 2

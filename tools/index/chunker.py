@@ -168,6 +168,7 @@ class _Piece:
     header: bool = False  # the opening lines of a split class: its name, signature and members' names
     decl: int | None = None  # row of the definition's own first line, below its doc comment (start if None)
     implements: list[str] = field(default_factory=list)  # Chunk.implements
+    opening: int | None = None  # a split class: the row of its own doc (Elixir's `@moduledoc`), which its header holds
 
 
 def _node_name(node: Any) -> str:
@@ -296,6 +297,15 @@ def _protocol(node: Any) -> list[str]:
     arguments = next((c for c in node.named_children if c.type == "arguments"), None)
     first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
     return [first.text.decode("utf-8", "replace").rsplit(".", 1)[-1]] if first is not None and first.type == "alias" else []
+
+
+def _module_doc_row(body: Any) -> int | None:
+    """The row of an Elixir module's `@moduledoc` among the statements of its body, None when it has none."""
+    for child in body.named_children:
+        operand = child.child_by_field_name("operand") if child.type == "unary_operator" else None
+        if operand is not None and call_word(operand) == "moduledoc":
+            return int(child.start_point[0])
+    return None
 
 
 def _lead_attribute(node: Any) -> bool:
@@ -594,7 +604,7 @@ class Chunker:
                 body = _body(node)
                 inner = self._collect(body, [*scope, name], lines, owners, _comments_before(body, node))
                 owners.append(_Piece(start, end, qualified, "class", [qualified], decl=decl,
-                                     implements=_impl_trait(node)))
+                                     implements=_impl_trait(node), opening=_module_doc_row(body)))
                 pieces.extend(inner)
         return pieces
 
@@ -614,6 +624,11 @@ class Chunker:
             for row in range(p.start, min(p.end, n_lines - 1) + 1):
                 covered[row] = True
         gaps: list[_Piece] = []
+
+        def opening(owner: _Piece) -> int:
+            """The row of the owner's own doc when a gap holds it, else -1."""
+            return owner.opening if owner.opening is not None and not covered[owner.opening] else -1
+
         row = 0
         while row < n_lines:
             if covered[row]:
@@ -628,7 +643,10 @@ class Chunker:
             if text.strip() and not hollow(text):
                 if owner is None:
                     gaps.append(_Piece(start, end, "", "module", [], gap=True))
-                elif not any(g.symbol == owner.symbol for g in gaps):  # the owner's first gap holds its opening lines
+                elif start <= opening(owner) <= end if opening(owner) >= 0 else not any(g.symbol == owner.symbol
+                                                                                           for g in gaps):
+                    # the owner's first gap holds its opening lines, or the one holding its doc when it has one (an
+                    # Elixir module's nested modules may come before its @moduledoc)
                     # the class's opening lines name it and list its members: the chunk to find the class by. Its own
                     # members only: a module holding a split class (`module Sinatra` around `class Base`) would
                     # otherwise list every method of the file
@@ -637,8 +655,10 @@ class Chunker:
                                and "." not in p.symbol[len(owner.symbol) + 1:]]
                     gaps.append(_Piece(start, end, owner.symbol, "class", [owner.symbol, *dict.fromkeys(members)],
                                        gap=True, header=True, decl=owner.decl, implements=owner.implements))
-                else:  # later leftovers (a field, a section banner) are parts of the class, not its definition
-                    gaps.append(_Piece(start, end, owner.symbol, "part", [owner.symbol], gap=True))
+                else:  # later leftovers (a field, a section banner) are parts of the class, not its definition;
+                    # lines above its doc (`defmodule Phoenix.Router do`) open it and join no definition below them
+                    gaps.append(_Piece(start, end, owner.symbol, "part", [owner.symbol], gap=True,
+                                       header=start < opening(owner)))
         out = sorted(pieces + gaps, key=lambda p: (p.start, p.end))
         return [self._trim(p, lines) for p in out if self._tokens(lines, p.start, p.end) >= 4 or p.kind != "module"]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 from pathlib import Path
 
@@ -189,3 +190,36 @@ def test_a_split_elixir_modules_header_is_its_moduledoc_when_nested_modules_come
     # the `defmodule` line above the nested module opens the module: no definition below takes it
     error = next(c for c in chunks if c.symbol == "Web.Router.NoRouteError")
     assert error.start_line == 2
+
+
+SCALA_INDENTED = '''trait FunctionK[F[_], G[_]] { self =>
+
+  /**
+   * Applies this transformation.
+   */
+  def apply[A](fa: F[A]): G[A]
+
+  /**
+   * Composes two instances of FunctionK.
+   */
+  def compose[E[_]](f: FunctionK[E, F]): FunctionK[E, G] =
+    new FunctionK[E, G] { def apply[A](fa: E[A]): G[A] = self(f(fa)) }
+
+  /**
+   * Composes the other way round.
+   */
+  def andThen[H[_]](f: FunctionK[G, H]): FunctionK[F, H] =
+    f.compose(self)
+}
+'''
+
+
+def test_a_scala_body_that_runs_on_over_the_next_doc_gives_it_back() -> None:
+    """tree-sitter-scala's indented body (`def f = <newline> expr`) holds the comment after it and ends in the next
+    line's indentation: each def keeps its own doc, and no two chunks share a line."""
+    chunks = Chunker(100).chunk("FunctionK.scala", SCALA_INDENTED, "scala")
+    by_symbol = {c.symbol: c for c in chunks if c.kind == "function"}
+    compose, and_then = by_symbol["FunctionK.compose"], by_symbol["FunctionK.andThen"]
+    assert (compose.start_line, compose.end_line) == (8, 12) and "Composes two instances" in compose.content
+    assert (and_then.start_line, and_then.end_line) == (14, 18) and and_then.content.lstrip().startswith("/**")
+    assert all(b.start_line > a.end_line for a, b in itertools.pairwise(chunks))

@@ -51,6 +51,9 @@ LANGUAGE_DEFINITIONS = {
 }
 # Nodes that belong to the definition below them as a doc comment does: Haskell's `-- |` and its type signature.
 LEAD_TYPES = {"haskell": frozenset({"haddock", "signature"})}
+# Languages whose indented bodies run on over the comments and blank lines after them (Scala: `def f =` and its
+# body hold the next definition's doc comment, and end in the indentation of that definition's line).
+SWALLOWING_LANGUAGES = frozenset({"scala"})
 # Languages that define a function by clauses, one definition each (`def f(0)`, `def f(n)`): a run of them is one
 # function's chunk, as long as it fits.
 CLAUSE_LANGUAGES = frozenset({"elixir", "haskell"})
@@ -299,6 +302,34 @@ def _protocol(node: Any) -> list[str]:
     return [first.text.decode("utf-8", "replace").rsplit(".", 1)[-1]] if first is not None and first.type == "alias" else []
 
 
+def _own_rows(node: Any, lines: list[str]) -> tuple[int, tuple[int, int] | None]:
+    """For a grammar of SWALLOWING_LANGUAGES: the last row of the definition's own code, and the rows of the comment
+    run at its tail that documents what follows (None when there is none). The tail is followed down the last child
+    while it ends where its parent ends."""
+    current = node
+    while current.named_children:
+        named = current.named_children
+        if named[-1].type.endswith("comment"):
+            at = len(named)
+            while at and named[at - 1].type.endswith("comment"):
+                at -= 1
+            if at:
+                return _last_row(named[at - 1], lines), (named[at].start_point[0], named[-1].end_point[0])
+            break
+        if named[-1].end_byte != current.end_byte:
+            break
+        current = named[-1]
+    return _last_row(node, lines), None
+
+
+def _last_row(node: Any, lines: list[str]) -> int:
+    """The node's last row, not counting a row it only reaches into the indentation of."""
+    row, column = node.end_point
+    if row > node.start_point[0] and (row >= len(lines) or not lines[row][:column].strip()):
+        return int(row) - 1
+    return int(row)
+
+
 def _module_doc_row(body: Any) -> int | None:
     """The row of an Elixir module's `@moduledoc` among the statements of its body, None when it has none."""
     for child in body.named_children:
@@ -497,6 +528,7 @@ class Chunker:
         self._sums: list[int] = [0]
         self._ruby = False  # the file being chunked is Ruby (_ruby_branches)
         self._clauses = False  # the file's language defines a function by clauses (CLAUSE_LANGUAGES)
+        self._swallowing = False  # its bodies run on over the comments after them (SWALLOWING_LANGUAGES)
         self._definitions: dict[str, str] = {}  # the file's language's LANGUAGE_DEFINITIONS
         self._lead_types: frozenset[str] = frozenset()  # and its LEAD_TYPES
 
@@ -519,6 +551,7 @@ class Chunker:
         tree = get_parser(language).parse(text.encode("utf-8", "surrogatepass"))
         self._ruby = language == "ruby"
         self._clauses = language in CLAUSE_LANGUAGES
+        self._swallowing = language in SWALLOWING_LANGUAGES
         self._definitions = LANGUAGE_DEFINITIONS.get(language, {})
         self._lead_types = LEAD_TYPES.get(language, frozenset())
         owners: list[_Piece] = []  # split classes: loose lines inside them belong to the class
@@ -567,6 +600,9 @@ class Chunker:
             lead = doc_start if doc_start is not None and child.start_point[0] <= reach + self._doc_gap(
                 lines, doc_end, child) else None
             doc_start, previous_end = None, child.end_point[0]
+            own_end, tail = _own_rows(child, lines) if self._swallowing else (child.end_point[0], None)
+            if tail is not None:  # the comment run it swallowed documents the next definition
+                doc_start, doc_end = tail
             branches = _ruby_branches(child) if self._ruby else []
             if any(c.type in ("method", "singleton_method") for branch in branches for c in branch.named_children):
                 for branch in branches:
@@ -581,7 +617,7 @@ class Chunker:
             receiver = _go_receiver(node) or ("" if scope else _kotlin_receiver(node))  # top-level extensions
             qualified = ".".join([*scope, receiver, name] if receiver else [*scope, name]) if name else ".".join(scope)
             # a doc comment (Go `//` lines, JSDoc, Rust `///`, Javadoc) belongs to the definition it documents
-            start, end = child.start_point[0] if lead is None else lead, child.end_point[0]
+            start, end = child.start_point[0] if lead is None else lead, own_end
             decl = child.start_point[0]
             last = pieces[-1] if pieces else None
             if kind == "function" and self._clauses and last is not None and last.kind == "function" \

@@ -223,3 +223,10 @@ def test_a_scala_body_that_runs_on_over_the_next_doc_gives_it_back() -> None:
     assert (compose.start_line, compose.end_line) == (8, 12) and "Composes two instances" in compose.content
     assert (and_then.start_line, and_then.end_line) == (14, 18) and and_then.content.lstrip().startswith("/**")
     assert all(b.start_line > a.end_line for a, b in itertools.pairwise(chunks))
+
+
+def test_scala_supertypes_leave_out_type_and_constructor_parameters() -> None:
+    source = ("abstract class HCursor(lastCursor: HCursor, lastOp: CursorOp) extends ACursor(lastCursor, lastOp) {\n"
+              "  def value: Json\n}\n")
+    (cursor,) = Chunker(512).chunk("HCursor.scala", source, "scala")
+    assert cursor.implements == ["ACursor"]

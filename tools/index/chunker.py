@@ -60,8 +60,10 @@ CLAUSE_LANGUAGES = frozenset({"elixir", "haskell"})
 # Languages whose declaration line names no supertype (`defmodule Phoenix.Router do`: Phoenix is its namespace;
 # `data Shape = Circle Double`: constructors).
 NO_DECLARED_SUPERTYPES = frozenset({"elixir", "haskell"})
-# Type parameters as each language brackets them (Scala's `trait Functor[F[_]] extends Invariant[F]`), else <...>.
-TYPE_PARAMETERS = {"scala": re.compile(r"\[[^\[\]]*\]")}
+# What a declaration writes besides its supertypes, per language, else type parameters in <...>: Scala's type
+# parameters in [...] and constructor parameters and arguments in (...) (`abstract class HCursor(lastCursor:
+# HCursor) extends ACursor(lastCursor)` extends ACursor).
+TYPE_PARAMETERS = {"scala": re.compile(r"\[[^\[\]]*\]|\([^()]*\)")}
 # Wrappers whose span belongs to the definition inside them (decorators, `export`, templates).
 WRAPPER_TYPES = frozenset({"decorated_definition", "export_statement", "template_declaration"})
 BODY_FIELDS = ("body", "declaration_list", "class_body")

@@ -108,7 +108,7 @@ def test_haskell_outline_lists_declarations_and_no_type_as_a_function(explorer: 
     assert _tree(result.symbols) == [
         ("type", "Shape", 3, []),
         ("class", "HasArea", 5, []),
-        ("impl", "HasArea", 8, [("method", "area", 9, []), ("method", "area", 10, [])]),
+        ("impl", "Shape", 8, [("method", "area", 9, []), ("method", "area", 10, [])]),  # named by its type
         ("function", "fact", 13, []),
         ("function", "fact", 14, []),
     ]

@@ -122,9 +122,13 @@ fact n = n * fact (n - 1)
 
 def test_haskell_declarations_are_chunks_with_their_haddock_and_signature() -> None:
     chunks = Chunker(512).chunk("src/Shapes.hs", HASKELL, "haskell")
-    by_symbol = {c.symbol: c for c in chunks}
+    by_symbol = {c.symbol: c for c in chunks if not c.implements}
     assert all(c.kind != "lines" for c in chunks)
-    assert by_symbol["Shape"].kind == "class" and by_symbol["Shape"].implements == []
+    assert by_symbol["Shape"].kind == "class"
+    # an instance is named by its type and implements its class, as a Rust `impl Trait for Type`
+    (instance,) = [c for c in chunks if c.implements]
+    assert (instance.symbol, instance.implements, instance.start_line) == ("Shape", ["HasArea"], 11)
+    assert "Shape.area" in instance.symbols
     # the haddock above the first declaration (the grammar keeps it inside the imports) and the short module header
     # read with it
     assert by_symbol["Shape"].content.endswith("-- | A plane figure.\ndata Shape = Circle Double | Square Double")

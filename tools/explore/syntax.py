@@ -14,7 +14,7 @@ from typing import Any
 
 from code_intel.core.errors import InvalidArgument
 from code_intel.core.fsutil import is_racy
-from code_intel.languages.grammar import GRAMMARS, Grammar, defined_name, is_identifier_type
+from code_intel.languages.grammar import GRAMMARS, Grammar, defined_name, instance_type, is_identifier_type
 from code_intel.languages.table import get_parser, language_for
 
 Node = Any  # tree_sitter.Node: typed loosely because the binding ships no stubs for every attribute
@@ -143,6 +143,8 @@ def symbol_name_node(node: Node, language: str) -> Node | None:
         return found
     if language == "elixir":
         return defined_name(node)
+    if node.type == "instance":  # Haskell: named by its type, as a Rust impl
+        return instance_type(node) or node.child_by_field_name("name")
     named = node.child_by_field_name("name")
     if named is not None or language == "haskell":  # Haskell: a `function` without a name is a type (`Int -> Int`)
         return named

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from code_intel.languages.grammar import DEFINING_CALLS, FUNCTION_KINDS, call_word, defined_name
+from code_intel.languages.grammar import DEFINING_CALLS, FUNCTION_KINDS, call_word, defined_name, instance_type
 from code_intel.languages.table import CODE_LANGUAGES, get_parser
 
 log = logging.getLogger(__name__)
@@ -211,6 +211,9 @@ def _impl_trait(node: Any) -> list[str]:
     and does not define the trait. Elixir's `defimpl` the same: the protocol it implements."""
     if node.type == "call":
         return _protocol(node)
+    if node.type == "instance":  # Haskell: the class a `instance Foldable Stack` implements
+        named = node.child_by_field_name("name")
+        return [named.text.decode("utf-8", "replace")] if named is not None else []
     trait = node.child_by_field_name("trait") if node.type == "impl_item" else None
     while trait is not None and trait.type in ("generic_type", "scoped_type_identifier"):
         trait = trait.child_by_field_name("name" if trait.type == "scoped_type_identifier" else "type")
@@ -477,7 +480,9 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
     """(kind, name, node that defines it) for definitions, unwrapping decorators and exports; `own` is the
     language's LANGUAGE_DEFINITIONS."""
     if node.type in own:
-        return own[node.type], _node_name(node) if own[node.type] != "scope" else "", node
+        named = instance_type(node)  # a Haskell instance is named by its type (`instance Foldable Stack`: Stack)
+        name = named.text.decode("utf-8", "replace") if named is not None else _node_name(node)
+        return own[node.type], name if own[node.type] != "scope" else "", node
     target = _wrapped_method(node) or node
     defined = _defining_call(node)
     if defined is not None:

@@ -69,6 +69,19 @@ def defined_name(node: Any) -> Any:
     return first if first is not None and first.type in ("identifier", "alias") else None
 
 
+def instance_type(node: Any) -> Any:
+    """The type a Haskell `instance Foldable Stack` (or `instance (Eq a) => Eq (Maybe a)`) is for: `Stack`, `Maybe`;
+    it names the instance as a Rust `impl Trait for Type` is named by its type. None for any other node."""
+    patterns = node.child_by_field_name("patterns") if node.type == "instance" else None
+    pending = [patterns] if patterns is not None else []
+    while pending:
+        current = pending.pop(0)
+        if current.type == "name":
+            return current
+        pending[:0] = current.named_children
+    return None
+
+
 _C_FAMILY_CALLS: dict[str, str | None] = {"call_expression": "function"}
 
 GRAMMARS: dict[str, Grammar] = {

@@ -17,7 +17,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from code_intel.languages.grammar import DEFINING_CALLS, FUNCTION_KINDS, call_word, defined_name, instance_type
+from code_intel.languages.grammar import (
+    DEFINING_CALLS,
+    FUNCTION_KINDS,
+    call_word,
+    defined_name,
+    instance_type,
+)
 from code_intel.languages.table import CODE_LANGUAGES, get_parser
 
 log = logging.getLogger(__name__)

@@ -11,6 +11,7 @@ from code_intel.core.project import ProjectRoot
 from code_intel.explore.models import OutlineSymbol
 from code_intel.explore.service import Explorer
 from tests.conftest import write_files
+from tests.index.test_functional_languages import HASKELL
 
 SOURCES = {
     "lib/shop/cart.ex": '''defmodule Shop.Cart do
@@ -53,21 +54,7 @@ case class Cart(items: List[Item]) {
   def add(item: Item): Cart = copy(items = item :: items)
 }
 ''',
-    "src/Shapes.hs": '''module Shapes where
-import Data.List (sort, nub)
-data Shape = Circle Double | Square Double
-
-class HasArea a where
-  area :: a -> Double
-
-instance HasArea Shape where
-  area (Circle r) = pi * r * r
-  area (Square s) = s * s
-
-fact :: Int -> Int
-fact 0 = 1
-fact n = n * fact (n - 1)
-''',
+    "src/Shapes.hs": HASKELL,
 }
 
 
@@ -106,11 +93,11 @@ def test_scala_outline_lists_traits_objects_classes_and_defs(explorer: Explorer)
 def test_haskell_outline_lists_declarations_and_no_type_as_a_function(explorer: Explorer) -> None:
     result = explorer.get_symbols("src/Shapes.hs")
     assert _tree(result.symbols) == [
-        ("type", "Shape", 3, []),
-        ("class", "HasArea", 5, []),
-        ("impl", "Shape", 8, [("method", "area", 9, []), ("method", "area", 10, [])]),  # named by its type
-        ("function", "fact", 13, []),
-        ("function", "fact", 14, []),
+        ("type", "Shape", 6, []),
+        ("class", "HasArea", 8, []),
+        ("impl", "Shape", 11, [("method", "area", 12, []), ("method", "area", 13, [])]),  # named by its type
+        ("function", "fact", 17, []),
+        ("function", "fact", 18, []),
     ]
 
 
@@ -123,4 +110,4 @@ def test_elixir_and_haskell_imports_are_read(explorer: Explorer) -> None:
     elixir = explorer.analyze_structure("lib/shop/cart.ex").imports
     assert [(i.module, i.names, i.line) for i in elixir] == [("Shop", ["Item", "Price"], 3)]
     haskell = explorer.analyze_structure("src/Shapes.hs").imports
-    assert [(i.module, i.names, i.line) for i in haskell] == [("Data.List", ["sort", "nub"], 2)]
+    assert [(i.module, i.names, i.line) for i in haskell] == [("Data.List", ["sort"], 3)]

@@ -111,3 +111,12 @@ def test_elixir_and_haskell_imports_are_read(explorer: Explorer) -> None:
     assert [(i.module, i.names, i.line) for i in elixir] == [("Shop", ["Item", "Price"], 3)]
     haskell = explorer.analyze_structure("src/Shapes.hs").imports
     assert [(i.module, i.names, i.line) for i in haskell] == [("Data.List", ["sort"], 3)]
+
+
+def test_an_elixir_behaviours_callbacks_are_in_its_outline(tmp_path: Path) -> None:
+    from tests.index.test_functional_languages import BEHAVIOUR
+
+    write_files(tmp_path, {"lib/store/repo.ex": BEHAVIOUR})
+    result = Explorer(ProjectRoot(tmp_path.resolve()), Config).get_symbols("lib/store/repo.ex")
+    assert _tree(result.symbols) == [("module", "Store.Repo", 1, [
+        ("method", "insert", 8, []), ("method", "purge", 11, []), ("method", "ready?", 13, [])])]

@@ -234,3 +234,26 @@ def test_scala_supertypes_leave_out_type_and_constructor_parameters() -> None:
               "  def value: Json\n}\n")
     (cursor,) = Chunker(512).chunk("HCursor.scala", source, "scala")
     assert cursor.implements == ["ACursor"]
+
+
+BEHAVIOUR = '''defmodule Store.Repo do
+  @moduledoc "The behaviour of a store."
+
+  @doc """
+  Inserts a struct, or returns the changeset's errors.
+  """
+  @doc group: "Schema API"
+  @callback insert(struct :: term, opts :: Keyword.t()) :: {:ok, term} | {:error, term}
+
+  @doc "Deletes everything."
+  @macrocallback purge() :: Macro.t()
+
+  @callback ready? :: boolean
+end
+'''
+
+
+def test_an_elixir_behaviours_callbacks_are_functions_with_their_docs() -> None:
+    chunks = Chunker(80).chunk("lib/store/repo.ex", BEHAVIOUR, "elixir")
+    functions = {c.symbol: (c.start_line, c.end_line) for c in chunks if c.kind == "function"}
+    assert functions == {"Store.Repo.insert": (4, 8), "Store.Repo.purge": (10, 11), "Store.Repo.ready?": (13, 13)}

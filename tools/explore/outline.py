@@ -12,7 +12,7 @@ from typing import Any
 from code_intel.explore.imports import read_imports
 from code_intel.explore.models import CallInfo, ClassInfo, FunctionInfo, ImportInfo
 from code_intel.explore.syntax import Node, ParsedFile, symbol_name_node, variable_names
-from code_intel.languages.grammar import FUNCTION_KINDS, GRAMMARS, TYPE_KINDS, Grammar, call_word
+from code_intel.languages.grammar import FUNCTION_KINDS, GRAMMARS, TYPE_KINDS, Grammar, definition_word
 from code_intel.languages.table import get_language
 
 
@@ -56,10 +56,10 @@ _BODY_REQUIRED = frozenset({"struct_specifier", "union_specifier", "enum_specifi
 
 def symbol_kind(grammar: Grammar, node: Node) -> str | None:
     """The kind of symbol a node defines, or None: its type's, or for a grammar that defines with calls, the
-    kind its call word names (`def` in Elixir; a call made with another word defines nothing)."""
+    kind its word names (`def`, `@callback` in Elixir; a call made with another word defines nothing)."""
     kind = grammar.symbols.get(node.type)
     if kind is not None and grammar.defining_calls:
-        return grammar.defining_calls.get(call_word(node))
+        return grammar.defining_calls.get(definition_word(node))
     return kind
 
 

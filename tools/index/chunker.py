@@ -18,10 +18,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from code_intel.languages.grammar import (
+    DEFINING_ATTRIBUTES,
     DEFINING_CALLS,
     FUNCTION_KINDS,
     call_word,
     defined_name,
+    definition_word,
     instance_type,
 )
 from code_intel.languages.table import CODE_LANGUAGES, get_parser
@@ -285,6 +287,9 @@ def _exported_function(value: Any) -> Any:
     return found[0] if len(found) == 1 else None
 
 
+DEFINITION_KINDS = {**DEFINING_CALLS, **DEFINING_ATTRIBUTES}
+
+
 def _defining_call(node: Any) -> tuple[str, str] | None:
     """(kind, name) of an Elixir definition (grammar.DEFINING_CALLS), named as grammar.defined_name says, but a
     `defimpl Phoenix.Param, for: Integer` is Phoenix.Param.Integer (the module Elixir names the implementation).
@@ -292,10 +297,10 @@ def _defining_call(node: Any) -> tuple[str, str] | None:
     found = defined_name(node)
     if found is None:
         return None
-    kind = "function" if DEFINING_CALLS[call_word(node)] in FUNCTION_KINDS else "class"
+    kind = "function" if DEFINITION_KINDS[definition_word(node)] in FUNCTION_KINDS else "class"
     name = str(found.text.decode("utf-8", "replace"))
-    arguments = next(c for c in node.named_children if c.type == "arguments")
     if call_word(node) == "defimpl":
+        arguments = next(c for c in node.named_children if c.type == "arguments")
         pairs = [p for c in arguments.named_children if c.type == "keywords" for p in c.named_children]
         implemented = [p.child_by_field_name("value") for p in pairs
                        if p.child_by_field_name("key") is not None and p.child_by_field_name("key").text.strip() == b"for:"]

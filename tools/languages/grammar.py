@@ -34,8 +34,9 @@ class Grammar:
     # bodies, which were three quarters of the nodes the walk entered). A word found in a string or a comment
     # only costs the walk of that subtree.
     keywords: tuple[str, ...] = ()
-    # for a grammar that defines with calls (Elixir's `def f(x)`): the word a call of a `symbols` type is made with
-    # -> its kind; a call made with any other word is not a symbol (defined_name finds the name)
+    # for a grammar that defines with calls (Elixir's `def f(x)`, `@callback f(x) :: t`): the word a node of a
+    # `symbols` type is made with (definition_word) -> its kind; a node made with any other word is not a symbol
+    # (defined_name finds the name)
     defining_calls: dict[str, str] = field(default_factory=dict)
 
 
@@ -54,15 +55,34 @@ def call_word(node: Any) -> str:
     return (target.text or b"").decode("utf-8", "replace") if target is not None and target.type == "identifier" else ""
 
 
+# Elixir module attributes that declare a function: a behaviour's `@callback insert(struct, opts) :: result`.
+DEFINING_ATTRIBUTES = {"callback": "function", "macrocallback": "function"}
+
+
+def definition_word(node: Any) -> str:
+    """The word that makes an Elixir node a definition: `def` of `def f(x)`, `callback` of `@callback f(x) :: t`;
+    "" for any other node."""
+    if node.type == "unary_operator":
+        operand = node.child_by_field_name("operand")
+        word = call_word(operand) if operand is not None else ""
+        return word if word in DEFINING_ATTRIBUTES else ""
+    word = call_word(node)
+    return word if word in DEFINING_CALLS else ""
+
+
 def defined_name(node: Any) -> Any:
-    """The node naming what an Elixir definition call defines: `run` in `def run(x) when is_atom(x)`, `inner` in
-    `def inner, do: :ok`, `Phoenix.Router` in `defmodule Phoenix.Router do`; None for any other node."""
-    if call_word(node) not in DEFINING_CALLS:
+    """The node naming what an Elixir definition defines: `run` in `def run(x) when is_atom(x)`, `inner` in `def
+    inner, do: :ok`, `Phoenix.Router` in `defmodule Phoenix.Router do`, `insert` in `@callback insert(s) :: t`; None
+    for any other node."""
+    if not definition_word(node):
         return None
-    arguments = next((c for c in node.named_children if c.type == "arguments"), None)
+    call = node.child_by_field_name("operand") if node.type == "unary_operator" else node
+    arguments = next((c for c in call.named_children if c.type == "arguments"), None)
     first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
-    operator = first.child_by_field_name("operator") if first is not None and first.type == "binary_operator" else None
-    if first is not None and operator is not None and operator.text == b"when":  # a guarded clause: the head is left
+    while first is not None and first.type == "binary_operator":  # `f(x) when guard`, `f(x) :: type`: the head
+        operator = first.child_by_field_name("operator")
+        if operator is None or operator.text not in (b"when", b"::"):
+            break
         first = first.child_by_field_name("left")
     if first is not None and first.type == "call":
         first = first.child_by_field_name("target")
@@ -220,7 +240,8 @@ GRAMMARS: dict[str, Grammar] = {
         calls={"call_expression": "function"},
         bases={"class_definition": "extend", "object_definition": "extend", "trait_definition": "extend"},
     ),
-    "elixir": Grammar(symbols={"call": "function"}, defining_calls=DEFINING_CALLS),
+    "elixir": Grammar(symbols={"call": "function", "unary_operator": "function"},
+                      defining_calls={**DEFINING_CALLS, **DEFINING_ATTRIBUTES}),
     "haskell": Grammar(symbols={
         "function": "function", "bind": "function", "data_type": "type", "newtype": "type", "class": "class",
         "instance": "impl",

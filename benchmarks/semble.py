@@ -380,9 +380,11 @@ def report(runs: list[dict[str, Any]], repos: list[Repo]) -> dict[str, Any]:
     lines = ["| repo | language | questions | code-intel | BM25 (same run) | semble | CRE hybrid | CRE |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     pooled: dict[str, list[float]] = {"ours": [], "bm25": [], "semble": [], "cre_hybrid": [], "cre": []}
-    by_category: dict[str, dict[str, list[float]]] = {c: {"ours": [], "bm25": []} for c in CATEGORIES}
+    # older annotation files have other categories (`api`, `keyword`): pooled always, and listed after the three
+    categories = [*CATEGORIES, *sorted({q["category"] for run in runs for q in run["questions"]} - set(CATEGORIES))]
+    by_category: dict[str, dict[str, list[float]]] = {c: {"ours": [], "bm25": []} for c in categories}
     by_language: dict[str, dict[str, list[float]]] = {}
-    pub_category: dict[str, dict[str, list[float]]] = {c: {"semble": [], "cre_hybrid": []} for c in CATEGORIES}
+    pub_category: dict[str, dict[str, list[float]]] = {c: {"semble": [], "cre_hybrid": []} for c in categories}
     for run in runs:
         scores = [q["ndcg10"] for q in run["questions"]]
         n = len(scores)
@@ -403,7 +405,7 @@ def report(runs: list[dict[str, Any]], repos: list[Repo]) -> dict[str, Any]:
                 pooled[key] += [value] * n
         if semble is not None:
             lang["semble"] += [semble] * n
-        for c in CATEGORIES:
+        for c in categories:
             qs = [q for q in run["questions"] if q["category"] == c]
             by_category[c]["ours"] += [q["ndcg10"] for q in qs]
             by_category[c]["bm25"] += [b for q, b in zip(run["questions"], run["bm25"], strict=True)
@@ -417,7 +419,7 @@ def report(runs: list[dict[str, Any]], repos: list[Repo]) -> dict[str, Any]:
                  f"{fmt(mean(pooled['cre']))} |")
     print("\n".join(lines))
     print("\n| category | questions | code-intel | BM25 | semble | CRE hybrid |\n| --- | --- | --- | --- | --- | --- |")
-    for c in CATEGORIES:
+    for c in categories:
         b = by_category[c]
         print(f"| {c} | {len(b['ours'])} | {fmt(mean(b['ours']))} | {fmt(mean(b['bm25']))} | "
               f"{fmt(mean(pub_category[c]['semble']))} | {fmt(mean(pub_category[c]['cre_hybrid']))} |")
@@ -443,7 +445,7 @@ def report(runs: list[dict[str, Any]], repos: list[Repo]) -> dict[str, Any]:
               f"slowest {searchable[-1]:.3f} s; server peak RSS while indexing: max "
               f"{max(r['rss_index_mb'] or 0 for r in runs)} MB; load average {os.getloadavg()[0]:.1f}")
     return {"pooled": mean(pooled["ours"]), "bm25": mean(pooled["bm25"]),
-            "by_category": {c: mean(by_category[c]["ours"]) for c in CATEGORIES},
+            "by_category": {c: mean(by_category[c]["ours"]) for c in categories},
             "by_language": {name: mean(b["ours"]) for name, b in by_language.items()}}
 
 

@@ -44,6 +44,16 @@ def test_tutorial_folders_are_docs_not_source() -> None:
     assert file_role("pkg/docstring.py") == "implementation"
 
 
+def test_c_family_and_csharp_test_conventions_are_tests() -> None:
+    # GoogleTest files beside the code (abseil), C# test projects beside the library and a capitalised Tests/ folder
+    for path in ("absl/strings/str_cat_test.cc", "src/net/socket_unittest.cpp", "tests/test_tcp.c",
+                 "src/MessagePack.Tests/ResolverTest.cs", "src/MessagePack.UnitTests/Helpers.cs", "Tests/Unit/A.cs"):
+        assert file_role(path) == "test", path
+    assert file_role("absl/strings/str_split_benchmark.cc") == "test"  # test-like code, though not a test
+    for path in ("absl/strings/str_cat.cc", "src/latest/state.c", "src/contest/rules.cs", "src/MessagePack/Reader.cs"):
+        assert file_role(path) == "implementation", path
+
+
 def test_order_is_role_then_closeness_then_path() -> None:
     files = ["docs_src/a.py", "tests/t.py", "pkg/zeta.py", "lib/x.py", "pkg/sub/y.py"]
     assert file_order(files, ["pkg/app.py"]) == ["pkg/zeta.py", "pkg/sub/y.py", "lib/x.py", "tests/t.py",

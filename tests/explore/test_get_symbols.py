@@ -185,6 +185,23 @@ def test_c_header_lists_prototypes_but_not_type_mentions(project_dir: Path, make
     ]
 
 
+def test_a_cpp_header_with_c_suffix_is_outlined_by_cpp_grammar(project_dir: Path,
+                                                                make_explorer: Callable[..., Explorer]) -> None:
+    # fmt and abseil name their C++ headers `.h`: read with C's grammar, the class below was a function and a variable
+    (project_dir / "shapes.h").write_text(
+        "#ifndef SHAPES_H_\n#define SHAPES_H_\nnamespace shapes {\n"
+        "class canvas {\n public:\n  void draw(int x);\n};\n"
+        "void canvas::draw(int x) { (void)x; }\n}  // namespace shapes\n#endif\n",
+        encoding="utf-8",
+    )
+    result = make_explorer(project_dir).get_symbols("shapes.h")
+    assert result.language == "cpp"
+    [namespace] = result.symbols
+    assert (namespace.kind, namespace.name) == ("namespace", "shapes")
+    assert [(s.kind, s.name) for s in namespace.children if s.kind in ("class", "function")] == [
+        ("class", "canvas"), ("function", "canvas::draw")]
+
+
 def test_a_rust_trait_impl_names_its_trait(tmp_path: Path) -> None:
     """Five `impl ... for Version` blocks look alike by name; `implements` says which trait each one is."""
     from tests.explore.conftest import explorer_over

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from code_intel.explore import outline as outline_module
-from code_intel.explore import syntax
 from code_intel.explore.outline import SymbolNode, outline
 from code_intel.explore.syntax import ParsedFile
 from code_intel.languages.grammar import GRAMMARS
+from code_intel.languages.table import get_parser
 
 TRICKY = '''
 import os
@@ -107,7 +107,7 @@ def _shape(symbols: list[SymbolNode]) -> list[Any]:
 
 
 def _both(path: Path, source: bytes) -> tuple[list[Any], list[Any]]:
-    parsed = ParsedFile(path, "python", source, syntax.get_parser("python").parse(source))
+    parsed = ParsedFile(path, "python", source, get_parser("python").parse(source))
     return _shape(outline(parsed)), _shape(outline(parsed, query=True))
 
 
@@ -163,7 +163,7 @@ def broken():
         return listed
 
     monkeypatch.setattr(outline_module, "_children_to_visit", spy)
-    parsed = ParsedFile(Path("walk.py"), "python", source, syntax.get_parser("python").parse(source))
+    parsed = ParsedFile(Path("walk.py"), "python", source, get_parser("python").parse(source))
     symbols = outline(parsed)
     assert [(s.name, [c.name for c in s.children]) for s in symbols] == [
         ("plain", []), ("nested", ["inner"]), ("mentions", []), ("broken", [])]

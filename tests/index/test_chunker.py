@@ -639,3 +639,200 @@ def test_a_ruby_methods_comment_one_blank_line_above_its_def_is_its_doc() -> Non
     assert not any("Discard" in c.content for c in chunks if c.kind == "part")
     client = next(c for c in chunks if c.symbol == "Client" and c.kind == "class")  # a magic comment is no doc
     assert not client.content.startswith("# frozen_string_literal")
+
+
+CPP_HEADER = '''// A header in C++ with C's suffix, as fmt and abseil name theirs.
+#ifndef SHAPES_H_
+#define SHAPES_H_
+
+#include <vector>
+
+SHAPES_BEGIN_NAMESPACE
+
+/// How a shape is drawn.
+enum class style : unsigned char { solid, dashed };
+
+template <typename T> struct area_of;
+
+/// Areas of circles.
+template <> struct area_of<circle> {
+  double operator()(const circle& c) const { return 3.14 * c.r * c.r; }
+};
+
+class SHAPES_API SHAPES_LOCKABLE canvas {
+ public:
+  void draw(const circle& c);
+  canvas& operator<<(const circle& c) { draw(c); return *this; }
+  ~canvas() { flush(); }
+
+ private:
+  void flush();
+  std::vector<circle> shapes_;
+};
+
+void canvas::draw(const circle& c) {
+  shapes_.push_back(c);
+}
+
+SHAPES_END_NAMESPACE
+
+#endif  // SHAPES_H_
+'''
+
+
+def test_a_cpp_header_with_a_c_suffix_is_chunked_as_cpp_through_its_include_guard_and_macros() -> None:
+    chunks = Chunker(max_tokens=512).chunk("include/shapes.h", CPP_HEADER, "c")
+    named = {(c.symbol, c.kind) for c in chunks}
+    # a template specialisation is named without its arguments, an enum is a class, the guard, the macro that opens
+    # a namespace and the export macros in a class head add no name of theirs, and a method defined outside its
+    # class is qualified by it
+    assert {("style", "class"), ("area_of", "class"), ("canvas", "class"), ("canvas.draw", "function")} <= named
+    canvas = next(c for c in chunks if c.symbol == "canvas")
+    assert {"canvas.operator<<", "canvas.~canvas"} <= set(canvas.symbols)
+    doc = next(c for c in chunks if c.symbol == "style")
+    assert doc.content.startswith("/// How a shape is drawn.")
+    assert all(c.language == "c" for c in chunks)  # the file's language stays its suffix's
+    # a declaration without a body is no definition, and the guard's closing line is no chunk of its own
+    assert [c.start_line for c in chunks if c.symbol == "area_of"] == [14]
+    assert not any(c.content.startswith("#endif") for c in chunks)
+
+
+C_HEADER = '''#ifndef QUEUE_H_
+#define QUEUE_H_
+
+struct queue {
+  struct queue* next;
+  struct queue* prev;
+};
+
+static inline void queue_init(struct queue* q) {
+  q->next = q;
+  q->prev = q;
+}
+
+static inline int queue_empty(const struct queue* q) {
+  return q == q->next;
+}
+
+#endif
+'''
+
+
+def test_a_c_header_keeps_its_definitions_inside_its_include_guard() -> None:
+    chunks = Chunker(max_tokens=512).chunk("src/queue.h", C_HEADER, "c")
+    assert [(c.symbol, c.kind) for c in chunks if c.kind != "module"] == [
+        ("queue", "class"), ("queue_init", "function"), ("queue_empty", "function")]
+
+
+CSHARP_CONDITIONAL_MODIFIER = '''namespace Packing
+{
+    /// <summary>Reads values.</summary>
+#if INTERNAL
+    internal
+#else
+    public
+#endif
+    ref partial struct Reader
+    {
+        private Buffer<byte> buffer;
+
+        /// <summary>Reads a number.</summary>
+        public int ReadInt32()
+        {
+            return this.Next();
+        }
+
+        public bool TryReadNil()
+        {
+            return this.Peek() == 0xc0;
+        }
+    }
+}
+'''
+
+
+def test_csharp_methods_after_a_conditional_modifier_the_grammar_cannot_read_keep_their_chunks() -> None:
+    # the grammar reads the type's opening up to its first member as one broken declaration; the methods after it
+    # are read inside an ERROR node, where they are still definitions
+    chunks = Chunker(max_tokens=512).chunk("Reader.cs", CSHARP_CONDITIONAL_MODIFIER, "csharp")
+    functions = [c for c in chunks if c.kind == "function"]
+    assert [c.symbol.rsplit(".", 1)[-1] for c in functions] == ["ReadInt32", "TryReadNil"]
+    assert functions[0].content.lstrip().startswith("/// <summary>Reads a number.")
+
+
+def test_a_csharp_file_scoped_namespace_qualifies_the_types_after_it_as_a_block_namespace_does() -> None:
+    text = """namespace Packing.Core;
+
+/// <summary>Options.</summary>
+public sealed class Options
+{
+    public int Level { get; init; }
+
+    public Options WithLevel(int level) => new() { Level = level };
+}
+"""
+    block = "namespace Packing.Core\n{\n" + text.split("\n", 2)[2] + "}\n"
+    for source in (text, block):
+        chunks = Chunker(max_tokens=512).chunk("Options.cs", source, "csharp")
+        options = next(c for c in chunks if c.kind == "class")
+        assert options.symbol == "Packing.Core.Options"
+        assert "Packing.Core.Options.WithLevel" in options.symbols
+        assert "/// <summary>Options.</summary>\npublic sealed class Options" in options.content
+
+
+
+def test_c_typedefs_of_structs_are_classes_named_by_their_alias_and_cpp_nested_namespaces_qualify() -> None:
+    c_source = """/* A work item of the thread pool. */
+typedef struct uv__work_s {
+  void (*work)(struct uv__work_s *w);
+  struct uv_loop_s* loop;
+} uv__work_t;
+
+typedef enum {
+  UV_RUN_DEFAULT = 0,
+  UV_RUN_ONCE
+} uv_run_mode;
+
+typedef int uv_file;
+"""
+    chunks = Chunker(max_tokens=512).chunk("uv-common.h", c_source, "c")
+    assert [(c.symbol, c.kind, c.start_line) for c in chunks if c.kind == "class"] == [
+        ("uv__work_t", "class", 1), ("uv_run_mode", "class", 7)]
+    cpp_source = """namespace absl::strings_internal {
+
+// Splits text.
+class Splitter {
+ public:
+  int Next();
+};
+
+int Splitter::Next() { return 0; }
+
+}  // namespace absl::strings_internal
+"""
+    chunks = Chunker(max_tokens=512).chunk("str_split.cc", cpp_source, "cpp")
+    assert [c.symbol for c in chunks if c.kind != "module"] == [
+        "absl.strings_internal.Splitter", "absl.strings_internal.Splitter.Next"]
+    assert not any("// namespace" in c.content for c in chunks)
+
+
+def test_annotation_macros_around_a_cpp_method_leave_it_its_own_name() -> None:
+    text = """class Mutex {
+ public:
+  // Acquires the mutex.
+  void lock() EXCLUSIVE_LOCK_FUNCTION();
+
+  DEPRECATE_AND_INLINE()
+  inline void Lock() EXCLUSIVE_LOCK_FUNCTION() { lock(); }
+
+  bool held() const SHARED_LOCKS_REQUIRED(this) {
+    return owner_ != 0;
+  }
+
+ private:
+  int owner_ = 0;
+};
+"""
+    chunks = Chunker(max_tokens=512).chunk("mutex.h", text, "cpp")
+    [mutex] = chunks
+    assert mutex.symbols == ["Mutex", "Mutex.Lock", "Mutex.held"]

@@ -20,8 +20,13 @@ _TEST_DATA_FOLDERS = frozenset({"testdata", "fixtures", "__fixtures__", "__mocks
 _TEST_NAME = re.compile(
     r"^(?:test_.+\.py|.+_test\.py|conftest\.py|.+_test\.go|.+\.(?:test|spec|bench)\.[cm]?[jt]sx?|"
     r".+Tests?\.(?:java|kt|cs)|.+_spec\.rb|.+_test\.rb|.+Test\.php|test_.+\.rb|.+_test\.exs|"
-    r".+(?:Suite|Spec|Tests?)\.scala|.+Spec\.hs)$"
+    r".+(?:Suite|Spec|Tests?)\.scala|.+Spec\.hs|"
+    r".+_(?:unit)?test\.(?:c|cc|cpp|cxx)|test_.+\.(?:c|cc|cpp|cxx))$"  # C/C++: GoogleTest's str_cat_test.cc beside the code
 )
+# C#'s test projects sit beside the library's own: src/MessagePack.Tests/, Foo.UnitTests/, and a `Tests/` folder
+_TEST_PROJECT = re.compile(r"(?:^|\.)(?:unit|integration)?tests?$", re.I)
+# a benchmark beside the code it measures (abseil's str_split_benchmark.cc): test-like code, as in a bench/ folder
+_BENCHMARK_NAME = re.compile(r"^.+_bench(?:mark)?\.(?:c|cc|cpp|cxx)$")
 _DOC_FOLDERS = frozenset({"docs", "doc", "documentation", "examples", "example", "_examples", "demo", "demos",
                           "website", "site", "samples", "sample"})
 # tutorial and example trees named after those folders: fastapi's docs_src/, docs-src/, examples_app/
@@ -36,7 +41,7 @@ _GENERATED_FOLDERS = frozenset({"vendor", "dist", "build", "node_modules", "thir
 
 def is_test_file(path: str) -> bool:
     parts = PurePosixPath(path).parts
-    return bool(_TEST_NAME.match(parts[-1])) or any(p in TEST_FOLDERS for p in parts[:-1])
+    return bool(_TEST_NAME.match(parts[-1])) or any(p in TEST_FOLDERS or _TEST_PROJECT.search(p) for p in parts[:-1])
 
 
 def file_role(path: str) -> Role:
@@ -46,7 +51,7 @@ def file_role(path: str) -> Role:
     name, folders = parts[-1], {p.lower() for p in parts[:-1]}
     if _GENERATED_NAME.search(name) or folders & _GENERATED_FOLDERS:
         return "generated"
-    if is_test_file(path) or folders & _TEST_DATA_FOLDERS:
+    if is_test_file(path) or folders & _TEST_DATA_FOLDERS or _BENCHMARK_NAME.match(name):
         return "test"
     if (PurePosixPath(name).suffix.lower() in _DOC_SUFFIXES or _DOC_NAMES.match(name) or folders & _DOC_FOLDERS
             or any(_DOC_FOLDER_PREFIX.match(folder) for folder in folders)):

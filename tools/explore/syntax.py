@@ -15,7 +15,7 @@ from typing import Any
 from code_intel.core.errors import InvalidArgument
 from code_intel.core.fsutil import is_racy
 from code_intel.languages.grammar import GRAMMARS, Grammar, defined_name, instance_type, is_identifier_type
-from code_intel.languages.table import get_parser, language_for
+from code_intel.languages.table import language_for, read_tree
 
 Node = Any  # tree_sitter.Node: typed loosely because the binding ships no stubs for every attribute
 
@@ -71,7 +71,8 @@ class ParseCache:
         stamp = (stat.st_mtime_ns, stat.st_size)
         with self._lock:
             hit = self._items.get(path)
-            if hit is not None and (hit[0] != stamp or hit[1].language != lang):
+            # a header asked for as C may have been read as C++ (read_tree)
+            if hit is not None and (hit[0] != stamp or hit[1].language not in (lang, "cpp" if lang == "c" else lang)):
                 hit = None
             elif hit is not None and not hit[2]:
                 self._items.move_to_end(path)
@@ -86,10 +87,10 @@ class ParseCache:
         if is_binary(source):
             raise InvalidArgument(f"{path.name} is a binary file", hint="send a text source file")
         try:
-            parser = get_parser(lang)
+            read_as, tree = read_tree(lang, source, header=path.suffix.lower() == ".h")
         except LookupError:
             raise InvalidArgument(f"{path.name}: no tree-sitter grammar for {lang}") from None
-        parsed = ParsedFile(path, lang, source, parser.parse(source))
+        parsed = ParsedFile(path, read_as, source, tree)
         if not store:
             return parsed
         with self._lock:

@@ -26,7 +26,7 @@ from code_intel.languages.grammar import (
     definition_word,
     instance_type,
 )
-from code_intel.languages.table import CODE_LANGUAGES, get_parser
+from code_intel.languages.table import CODE_LANGUAGES, read_tree
 
 log = logging.getLogger(__name__)
 
@@ -43,11 +43,33 @@ CLASS_TYPES = frozenset({
     "struct_specifier", "class", "module", "struct_declaration", "record_declaration",
     "object_declaration", "object_definition", "trait_definition", "protocol_declaration",
     "type_declaration", "trait_declaration", "annotation_type_declaration",
+    "enum_specifier", "union_specifier",  # C/C++: `enum class value_t : std::uint8_t {...}`, `union json_value`
     "package_object",  # Scala's `package object cats { ... }`: the package's own definitions
 })
 # Containers that only scope their children (no chunk of their own unless they hold loose code).
 SCOPE_TYPES = frozenset({"namespace_definition", "namespace_declaration", "mod_item", "declaration_list",
                          "enum_body_declarations"})  # Java: the fields and methods after an enum's constants
+# C/C++ conditional compilation (an include guard `#ifndef X_H` wraps a whole header): the definitions inside are
+# the file's own, under no name of the condition's.
+PREPROC_TYPES = frozenset({"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"})
+_C_TYPES = frozenset({"class_specifier", "struct_specifier", "union_specifier", "enum_specifier"})
+# Grammars where a definition the parser could not read (a macro it cannot expand: `FMT_BEGIN_NAMESPACE`,
+# `NLOHMANN_JSON_NAMESPACE_BEGIN`, a C# `#if` between a type's modifiers) leaves an ERROR node around the
+# definitions after it, which are still read inside.
+ERROR_SCOPES = frozenset({"c", "cpp", "csharp"})
+# A C/C++ line holding only a macro (`FMT_BEGIN_NAMESPACE`, `NLOHMANN_JSON_NAMESPACE_BEGIN`, `G_BEGIN_DECLS`,
+# `ABSL_DEPRECATE_AND_INLINE()`) opens or closes a scope the grammar cannot see or annotates the next definition, and
+# the grammar reads that definition as a declaration of the macro: such lines are parsed as blank (the chunks keep the
+# file's own text)
+_MACRO_LINE = re.compile(r"^[ \t]*[A-Z_][A-Z0-9_]*(?:\([^()\n]*\))?[ \t]*$", re.M)
+# So are annotation macros after a function's parameters (`void lock() ABSL_EXCLUSIVE_LOCK_FUNCTION();`), which the
+# grammar reads as the function's name
+_TRAILING_MACROS = re.compile(
+    r"\)(?:[ \t]+const\b)?((?:[ \t]+[A-Z][A-Z0-9_]*[A-Z0-9](?:\([^()\n]*\))?)+)(?=[ \t]*(?:[;{=]|override\b|final\b|->))")
+# So are the attribute and export macros between `class`/`struct` and the type's name (`class ABSL_LOCKABLE
+# ABSL_ATTRIBUTE_WARN_UNUSED Mutex {`, `class FMT_API format_error`), which the grammar reads as the name
+_CLASS_HEAD_MACROS = re.compile(
+    r"\b(?:class|struct|union)((?:\s+[A-Z][A-Z0-9_]*[A-Z0-9](?:\([^()\n]*\))?)+)(?=\s+[A-Za-z_]\w*\s*(?:final\b|[:{<]))")
 # Elixir module attributes that document or annotate the definition below them as a doc comment does (`@doc`,
 # `@spec`, `@impl true`); `@moduledoc` documents the module it opens and stays in its header.
 LEAD_ATTRIBUTES = frozenset({"doc", "spec", "impl", "deprecated"})
@@ -88,11 +110,15 @@ HOLLOW_WORDS = frozenset({
     "module_function", "nocov", "begin", "rescue", "ensure", "fi", "done", "esac", "endif", "pass", "break",
 })
 _WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_CLOSING_DIRECTIVE = re.compile(
+    r"^[ \t]*(?:#[ \t]*(?:endif|else)[ \t]*(?:(?://|/\*).*)?|\}[ \t]*//[ \t]*namespace\b.*)$", re.M)
 
 
 def hollow(text: str) -> bool:
-    """True for text with no word but closing keywords and modifiers (`}`, `end`, `private`, `});`)."""
-    return all(word.lower() in HOLLOW_WORDS for word in _WORDS.findall(text))
+    """True for text with no word but closing keywords and modifiers (`}`, `end`, `private`, `});`), or the end of
+    a C/C++ conditional block or namespace (`#endif  // JSON_DISABLE_ENUM_SERIALIZATION`, `}  // namespace absl`)."""
+    words = _WORDS.findall(_CLOSING_DIRECTIVE.sub("", text))
+    return all(word.lower() in HOLLOW_WORDS for word in words)
 
 
 def _comment_only(lines: list[str], p: _Piece) -> bool:
@@ -184,18 +210,35 @@ class _Piece:
     opening: int | None = None  # a split class: the row of its own doc (Elixir's `@moduledoc`), which its header holds
 
 
+def _scoped_name(node: Any) -> str:
+    """A C++ name without template arguments, its scopes joined by dots: `formatter<T, Char>` is 'formatter',
+    `basic_json<...>::parse` (a method defined outside its class) is 'basic_json.parse'."""
+    if node.type == "qualified_identifier":
+        parts = (node.child_by_field_name("scope"), node.child_by_field_name("name"))
+        return ".".join(_scoped_name(part) for part in parts if part is not None and _scoped_name(part))
+    if node.type in ("template_type", "template_function", "template_method"):
+        inner = node.child_by_field_name("name")
+        return _scoped_name(inner) if inner is not None else ""
+    if node.type == "nested_namespace_specifier":  # `namespace absl::strings_internal {`
+        return ".".join(_scoped_name(part) for part in node.named_children)
+    return str(node.text.decode("utf-8", "replace"))
+
+
 def _node_name(node: Any) -> str:
     named = node.child_by_field_name("name")
     if named is not None:
-        return str(named.text.decode("utf-8", "replace"))
+        return _scoped_name(named)
     declarator = node.child_by_field_name("declarator")
     while declarator is not None:  # C/C++: int *f(int x) -> function_declarator -> identifier
-        if declarator.type in IDENTIFIER_TYPES or declarator.type.endswith("identifier"):
-            return str(declarator.text.decode("utf-8", "replace"))
+        if declarator.type in IDENTIFIER_TYPES or declarator.type.endswith(("identifier", "operator_name")) \
+                or declarator.type == "destructor_name":
+            return _scoped_name(declarator)
         inner = declarator.child_by_field_name("declarator")
+        if inner is None:  # C++'s `T& operator[](...)`: a reference declarator holds the function's without a field
+            inner = next((c for c in declarator.named_children if c.type.endswith("declarator")), None)
         if inner is None:
             found = next((c for c in declarator.named_children if c.type.endswith("identifier")), None)
-            return str(found.text.decode("utf-8", "replace")) if found is not None else ""
+            return _scoped_name(found) if found is not None else ""
         declarator = inner
     if node.type in ("impl_item",):
         target = node.child_by_field_name("type")
@@ -487,6 +530,29 @@ def _wrapped_method(node: Any) -> Any:
     return inside[0] if len(inside) == 1 and inside[0].type in ("method", "singleton_method") else None
 
 
+def _misread_class(node: Any) -> Any:
+    """The C++ class a function definition was read around: a macro the grammar cannot expand inside a class body
+    (`FMT_NO_UNIQUE_ADDRESS Allocator alloc_;`) can end the class early, and the parser then reads the class as the
+    return type of the member defined after it; the class is the definition. None for any other node."""
+    if node.type != "function_definition":
+        return None
+    kind = node.child_by_field_name("type")
+    if kind is not None and kind.type in ("class_specifier", "struct_specifier", "union_specifier") \
+            and kind.child_by_field_name("body") is not None:
+        return kind
+    return None
+
+
+def _typedef_body(node: Any) -> Any:
+    """The struct, union or enum a C `typedef struct uv_loop_s {...} uv_loop_t;` defines with its body (the type
+    is named by its alias, the name its callers write); None for any other node."""
+    if node.type != "type_definition":
+        return None
+    kind = node.child_by_field_name("type")
+    return kind if kind is not None and kind.type in _C_TYPES and kind.child_by_field_name("body") is not None \
+        else None
+
+
 def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
     """(kind, name, node that defines it) for definitions, unwrapping decorators and exports; `own` is the
     language's LANGUAGE_DEFINITIONS."""
@@ -495,9 +561,9 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
         name = named.text.decode("utf-8", "replace") if named is not None else _node_name(node)
         return own[node.type], name if own[node.type] != "scope" else "", node
     target = _wrapped_method(node) or node
-    defined = _defining_call(node)
-    if defined is not None:
-        return defined[0], defined[1], node
+    elixir = _defining_call(node)
+    if elixir is not None:
+        return elixir[0], elixir[1], node
     if node.type in WRAPPER_TYPES:
         inner = node.child_by_field_name("definition") or node.child_by_field_name("declaration")
         if inner is None:
@@ -509,8 +575,20 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
             named = _exported_function(node.child_by_field_name("value"))
             return ("function", _node_name(named), named) if named is not None else None
         target = inner
+    misread = _misread_class(target)
+    if misread is not None:
+        return "class", _node_name(misread), misread
+    defined = _typedef_body(target)
+    if defined is not None:
+        alias = target.child_by_field_name("declarator")
+        named = alias is not None and alias.type == "type_identifier"
+        return "class", _scoped_name(alias) if named else _node_name(defined), defined
     if target.type in FUNCTION_TYPES:
         return "function", _node_name(target), target
+    if target.type in _C_TYPES and target.child_by_field_name("body") is None:
+        return None  # a declaration (`template <typename Context> class basic_format_args;`), defined elsewhere
+    if target.type in PREPROC_TYPES:
+        return "scope", "", target
     if target.type == "singleton_class":  # Ruby's `class << self`: its methods are the enclosing class's own
         return "scope", "", target
     if target.type in ("module", "class") and _namespace_only(target):
@@ -534,6 +612,13 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
     return None
 
 
+def _blank(match: re.Match[str]) -> str:
+    """The matched text (its last group when it has one) as spaces, newlines kept: parsed as nothing, every position
+    unchanged."""
+    at = match.start(match.lastindex or 0) - match.start()
+    return match.group()[:at] + re.sub(r"[^\n]", " ", match.group()[at:])
+
+
 class Chunker:
     """Chunks one file's text; `max_tokens` bounds every chunk (config chunk_max_tokens)."""
 
@@ -545,6 +630,7 @@ class Chunker:
         self._sums_of: list[str] | None = None  # the lines _sums was computed for
         self._sums: list[int] = [0]
         self._ruby = False  # the file being chunked is Ruby (_ruby_branches)
+        self._error_scope = False  # the file's grammar is one of ERROR_SCOPES
         self._clauses = False  # the file's language defines a function by clauses (CLAUSE_LANGUAGES)
         self._swallowing = False  # its bodies run on over the comments after them (SWALLOWING_LANGUAGES)
         self._definitions: dict[str, str] = {}  # the file's language's LANGUAGE_DEFINITIONS
@@ -556,7 +642,7 @@ class Chunker:
             return []
         if self.strategy == "ast" and language in CODE_LANGUAGES:
             try:
-                pieces = self._ast_pieces(text, language, lines)
+                pieces = self._ast_pieces(text, language, lines, path.lower().endswith(".h"))
             except Exception:  # a grammar failure must not lose the file: fall back to windows
                 log.warning("tree-sitter could not chunk %s; using line windows", path, exc_info=True)
                 pieces = None
@@ -565,9 +651,13 @@ class Chunker:
         return self._windows(path, language or "text", lines)
 
     # ------------------------------------------------------------------ AST
-    def _ast_pieces(self, text: str, language: str, lines: list[str]) -> list[_Piece]:
-        tree = get_parser(language).parse(text.encode("utf-8", "surrogatepass"))
+    def _ast_pieces(self, text: str, language: str, lines: list[str], header: bool = False) -> list[_Piece]:
+        if language in ("c", "cpp"):
+            for macros in (_MACRO_LINE, _CLASS_HEAD_MACROS, _TRAILING_MACROS):
+                text = macros.sub(_blank, text)
+        _, tree = read_tree(language, text.encode("utf-8", "surrogatepass"), header)
         self._ruby = language == "ruby"
+        self._error_scope = language in ERROR_SCOPES
         self._clauses = language in CLAUSE_LANGUAGES
         self._swallowing = language in SWALLOWING_LANGUAGES
         self._definitions = LANGUAGE_DEFINITIONS.get(language, {})
@@ -626,7 +716,11 @@ class Chunker:
                 for branch in branches:
                     pieces.extend(self._collect(branch, scope, lines, owners, _comments_before(branch, child)))
                 continue
-            found = _classify(child, self._definitions)
+            if child.type == "file_scoped_namespace_declaration":  # C#'s `namespace X.Y;` scopes what follows it
+                scope = [*scope, _node_name(child)]
+                continue
+            found = ("scope", "", child) if child.type == "ERROR" and self._error_scope \
+                else _classify(child, self._definitions)
             if found is None:
                 continue
             kind, name, node = found

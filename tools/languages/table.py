@@ -98,3 +98,27 @@ def get_parser(name: str) -> Any:
     from tree_sitter import Parser
 
     return Parser(get_language(name))
+
+
+def error_count(root: Any) -> int:
+    """How many ERROR or missing nodes a tree holds (only subtrees with an error are walked)."""
+    count, stack = 0, [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            count += 1
+        stack.extend(c for c in node.children if c.has_error or c.is_missing)
+    return count
+
+
+def read_tree(language: str, source: bytes, header: bool = False) -> tuple[str, Any]:
+    """(the grammar that read the source, its tree). `.h` is C's suffix and C++'s: a header (`header`) is read as
+    C++, whose grammar reads nearly all C, a `.c` file as C; when the first grammar meets errors the other is tried
+    and the one that reads more is kept (fmt's and abseil's headers are C++, libuv's test-list.h reads only as C)."""
+    first, other = ("cpp", "c") if language == "c" and header else (language, "cpp")
+    tree = get_parser(first).parse(source)
+    if language == "c" and tree.root_node.has_error:
+        second = get_parser(other).parse(source)
+        if error_count(second.root_node) < error_count(tree.root_node):
+            return other, second
+    return first, tree

@@ -120,3 +120,9 @@ def test_an_elixir_behaviours_callbacks_are_in_its_outline(tmp_path: Path) -> No
     result = Explorer(ProjectRoot(tmp_path.resolve()), Config).get_symbols("lib/store/repo.ex")
     assert _tree(result.symbols) == [("module", "Store.Repo", 1, [
         ("method", "insert", 8, []), ("method", "purge", 11, []), ("method", "ready?", 13, [])])]
+
+
+def test_haskell_definitions_come_from_the_tree(explorer: Explorer) -> None:
+    found = {(d.name, d.kind, d.line) for d in explorer.find_definitions("HasArea").definitions}
+    assert found == {("HasArea", "class", 8)}
+    assert explorer.find_definitions("class").definitions == []  # ctags' Haskell parser named the class line so

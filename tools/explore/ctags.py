@@ -34,7 +34,7 @@ CTAGS_LANGUAGES: dict[str, str] = {
 CTAGS_SUFFIXES = frozenset({
     ".py", ".pyi", ".pyw", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".go", ".rs", ".java",
     ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".cs", ".rb", ".php", ".kt", ".kts", ".sh", ".bash", ".lua",
-    ".ex", ".exs", ".hs",
+    ".ex", ".exs",  # not .hs: ctags' Haskell parser misses classes and instances (the outline reads them)
 })
 
 _OPTIONS = [

@@ -334,7 +334,7 @@ DEFINITION_KINDS = {**DEFINING_CALLS, **DEFINING_ATTRIBUTES}
 
 
 def _defining_call(node: Any) -> tuple[str, str] | None:
-    """(kind, name) of an Elixir definition (grammar.DEFINING_CALLS), named as grammar.defined_name says, but a
+    """(kind, name) of an Elixir definition (grammar.definition_word), named as grammar.defined_name says, but a
     `defimpl Phoenix.Param, for: Integer` is Phoenix.Param.Integer (the module Elixir names the implementation).
     None for any other node."""
     found = defined_name(node)

@@ -126,3 +126,23 @@ def test_haskell_definitions_come_from_the_tree(explorer: Explorer) -> None:
     found = {(d.name, d.kind, d.line) for d in explorer.find_definitions("HasArea").definitions}
     assert found == {("HasArea", "class", 8)}
     assert explorer.find_definitions("class").definitions == []  # ctags' Haskell parser named the class line so
+
+
+def test_elixir_modules_are_found_by_their_last_name_and_whole_and_no_doc_example_is_a_definition(
+        tmp_path: Path) -> None:
+    write_files(tmp_path, {"lib/web/router.ex": '''defmodule Web.Router do
+  @moduledoc """
+  Use it in your application:
+
+      defmodule MyApp.Router do
+        use Web.Router
+      end
+  """
+
+  def scope(path), do: path
+end
+'''})
+    explorer = Explorer(ProjectRoot(tmp_path.resolve()), Config)
+    for name in ("Router", "Web.Router"):
+        assert [(d.name, d.line, d.scope) for d in explorer.find_definitions(name).definitions] == [("Router", 1, "Web")]
+    assert [(d.name, d.scope) for d in explorer.find_definitions("Web.Router.scope").definitions] == [("scope", "Web.Router")]

@@ -34,8 +34,9 @@ CTAGS_LANGUAGES: dict[str, str] = {
 CTAGS_SUFFIXES = frozenset({
     ".py", ".pyi", ".pyw", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".go", ".rs", ".java",
     ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".cs", ".rb", ".php", ".kt", ".kts", ".sh", ".bash", ".lua",
-    ".ex", ".exs",  # not .hs: ctags' Haskell parser misses classes and instances (the outline reads them)
 })
+# Not .ex, .exs or .hs: ctags' Elixir parser reads the `defmodule` examples of a @moduledoc as definitions and names a
+# module by its last part only; its Haskell parser misses classes and instances. Their outlines give the definitions.
 
 _OPTIONS = [
     "--output-format=json", "--sort=no", "--fields=+neSlZi", "--extras=-p-{anonymous}",

@@ -19,7 +19,8 @@ _TEST_DATA_FOLDERS = frozenset({"testdata", "fixtures", "__fixtures__", "__mocks
                                 "benchmark", "bench"})
 _TEST_NAME = re.compile(
     r"^(?:test_.+\.py|.+_test\.py|conftest\.py|.+_test\.go|.+\.(?:test|spec|bench)\.[cm]?[jt]sx?|"
-    r".+Tests?\.(?:java|kt|cs|swift)|.+_spec\.rb|.+_test\.rb|.+Test\.php|test_.+\.rb|"
+    r".+Tests?\.(?:java|kt|cs|swift)|.+_spec\.rb|.+_test\.rb|.+Test\.php|test_.+\.rb|.+_test\.exs|"
+    r".+(?:Suite|Spec|Tests?)\.scala|.+Spec\.hs|"
     r".+_(?:unit)?test\.(?:c|cc|cpp|cxx)|test_.+\.(?:c|cc|cpp|cxx)|"  # C/C++: GoogleTest's str_cat_test.cc beside the code
     r".+_(?:spec|test)\.lua|.+\.bats|.+_test\.dart)$"  # busted specs, bats tests, Dart's package:test files
 )

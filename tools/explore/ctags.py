@@ -36,6 +36,8 @@ CTAGS_SUFFIXES = frozenset({
     ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".cs", ".rb", ".php", ".kt", ".kts", ".sh", ".bash", ".lua",
     ".bats",
 })
+# Not .ex, .exs or .hs: ctags' Elixir parser reads the `defmodule` examples of a @moduledoc as definitions and names a
+# module by its last part only; its Haskell parser misses classes and instances. Their outlines give the definitions.
 
 _OPTIONS = [
     "--output-format=json", "--sort=no", "--fields=+neSlZi", "--extras=-p-{anonymous}",

@@ -71,6 +71,9 @@ def _read_by_ctags(rel: str) -> bool:
 # Files whose ctags tags are checked against their length, and filled from the syntax tree when the tags stop
 # before this share of the file (ctags' JavaScript parser can lose its way partway through a large file).
 _TREE_CHECKED = frozenset({"javascript", "typescript", "tsx"})
+# Languages that name a definition with dots (Elixir's `defmodule Phoenix.Router`): its index entry is its last part,
+# the rest its scope, so `Router` and `Phoenix.Router` both find it
+_DOTTED_NAMES = frozenset({"elixir"})
 _TREE_CHECK_BYTES = 32 * 1024
 _TAGS_COVER = 0.6
 
@@ -372,7 +375,11 @@ class DefinitionIndex:
         out = []
         for symbol in flatten(outline(parsed)):
             first = lines[symbol.line - 1].decode("utf-8", errors="replace").strip()[:200] if symbol.line <= len(lines) else None
-            out.append(Tag(rel, symbol.name, symbol.line, symbol.end_line, symbol.kind, symbol.scope, parsed.language, first))
+            name, scope = symbol.name, symbol.scope
+            if parsed.language in _DOTTED_NAMES and "." in name:
+                prefix, name = name.rsplit(".", 1)
+                scope = f"{scope}.{prefix}" if scope else prefix
+            out.append(Tag(rel, name, symbol.line, symbol.end_line, symbol.kind, scope, parsed.language, first))
         return out
 
     def _fresh_lookup(self) -> None:

@@ -12,7 +12,14 @@ from typing import Any
 from code_intel.explore.imports import read_imports
 from code_intel.explore.models import CallInfo, ClassInfo, FunctionInfo, ImportInfo
 from code_intel.explore.syntax import Node, ParsedFile, symbol_name_node, variable_names
-from code_intel.languages.grammar import FUNCTION_KINDS, GRAMMARS, TYPE_KINDS, Grammar, zig_decl_kind
+from code_intel.languages.grammar import (
+    FUNCTION_KINDS,
+    GRAMMARS,
+    TYPE_KINDS,
+    Grammar,
+    definition_word,
+    zig_decl_kind,
+)
 from code_intel.languages.table import get_language
 
 
@@ -60,6 +67,17 @@ def _end_point(node: Node) -> Any:
 
 # C-family type specifiers are definitions only when they carry a body.
 _BODY_REQUIRED = frozenset({"struct_specifier", "union_specifier", "enum_specifier", "class_specifier"})
+
+
+def symbol_kind(grammar: Grammar, node: Node) -> str | None:
+    """The kind of symbol a node defines, or None: its type's, or for a grammar that defines with calls, the
+    kind its word names (`def`, `@callback` in Elixir; a call made with another word defines nothing)."""
+    if node.type == "Decl":  # Zig names a function, a type and a constant alike (zig_decl_kind)
+        return zig_decl_kind(node)
+    kind = grammar.symbols.get(node.type)
+    if kind is not None and grammar.defining_calls:
+        return grammar.defining_calls.get(definition_word(node))
+    return kind
 
 
 def _join(scope: str | None, name: str) -> str:
@@ -138,7 +156,7 @@ class _Walk:
         parsed, grammar = self.parsed, self.grammar
         for child in self.children(node):
             child_type = child.type
-            kind = grammar.symbols.get(child_type) if child_type != "Decl" else zig_decl_kind(child)
+            kind = symbol_kind(grammar, child)
             if kind is not None and child_type in _BODY_REQUIRED and child.child_by_field_name("body") is None:
                 kind = None  # `struct s;` or `struct s *p`: a mention of the type, not its definition
             if kind is not None:
@@ -314,7 +332,7 @@ def collect_calls(parsed: ParsedFile, node: Node, file: str) -> list[CallInfo]:
     stack = list(reversed(node.named_children))
     while stack:
         current = stack.pop()
-        kind = grammar.symbols.get(current.type)
+        kind = symbol_kind(grammar, current)
         if kind is not None and current is not node:
             continue
         if current.type in grammar.calls:

@@ -14,7 +14,7 @@ from typing import Any
 
 from code_intel.core.errors import InvalidArgument
 from code_intel.core.fsutil import is_racy
-from code_intel.languages.grammar import GRAMMARS, Grammar, is_identifier_type
+from code_intel.languages.grammar import GRAMMARS, Grammar, defined_name, instance_type, is_identifier_type
 from code_intel.languages.table import language_for, read_tree, script_file_language
 
 Node = Any  # tree_sitter.Node: typed loosely because the binding ships no stubs for every attribute
@@ -142,8 +142,12 @@ def symbol_name_node(node: Node, language: str) -> Node | None:
             names = node.children_by_field_name("declarator")
             found = declarator_name(names[-1]) if names else None
         return found
+    if language == "elixir":
+        return defined_name(node)
+    if node.type == "instance":  # Haskell: named by its type, as a Rust impl
+        return instance_type(node) or node.child_by_field_name("name")
     named = node.child_by_field_name("name")
-    if named is not None:
+    if named is not None or language == "haskell":  # Haskell: a `function` without a name is a type (`Int -> Int`)
         return named
     if node.type == "Decl":  # Zig: `pub fn parse(...)`, `const Parser = struct {...}` name their prototype or constant
         inner = next((c for c in node.named_children if c.type in ("FnProto", "VarDecl")), None)
@@ -204,6 +208,11 @@ def variable_names(node: Node, language: str) -> list[tuple[Node, str, Node | No
             else:
                 kind = "field" if node.type == "field_declaration" else "variable"
             out.append((name, kind, None))
+        return out
+    if language == "scala":  # `val x: Int = 1`, `implicit val instance: Monad[Id] = ...`; a tuple pattern defines no name
+        pattern = node.child_by_field_name("pattern")
+        if pattern is not None and pattern.type == "identifier":
+            out.append((pattern, "variable", node.child_by_field_name("value")))
         return out
     if node.type == "assignment_expression":
         return _member_assignment(node)

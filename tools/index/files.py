@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 # Text files without a tree-sitter grammar that still carry meaning worth searching (line-window chunks).
 PLAIN_TEXT_SUFFIXES = frozenset({
     ".txt", ".rst", ".cfg", ".ini", ".conf", ".sql", ".xml", ".proto", ".graphql", ".gradle",
-    ".properties", ".env.example", ".tf", ".r", ".pl", ".ex", ".exs", ".erl", ".hs", ".ml",
+    ".properties", ".env.example", ".tf", ".r", ".pl", ".erl", ".ml",
     ".clj", ".nim", ".vim", ".el", ".ps1", ".bat", ".cmake", ".mk", ".j2", ".jinja", ".twig",
 })
 PLAIN_TEXT_NAMES = frozenset({"makefile", "dockerfile", "gemfile", "rakefile", "procfile", "cmakelists.txt"})

@@ -20,6 +20,7 @@ EXTENSIONS: dict[str, str] = {
     ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp",
     ".cs": "csharp", ".rb": "ruby", ".php": "php", ".swift": "swift", ".scala": "scala", ".lua": "lua",
     ".sh": "bash", ".bash": "bash", ".bats": "bash", ".zig": "zig", ".dart": "dart",
+    ".ex": "elixir", ".exs": "elixir", ".hs": "haskell",
     ".html": "html", ".htm": "html", ".vue": "vue", ".css": "css", ".scss": "scss",
     ".json": "json", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".md": "markdown",
 }
@@ -35,7 +36,7 @@ _SHEBANG = re.compile(r"#!\s*\S*?([A-Za-z]+)[0-9.]*(?:\s|$)(?:\s*(?:-\S+\s+)*([A
 # Languages whose files hold code (functions, classes) rather than data or markup.
 CODE_LANGUAGES = frozenset({
     "python", "javascript", "typescript", "tsx", "go", "rust", "java", "kotlin", "c", "cpp",
-    "csharp", "ruby", "php", "swift", "scala", "lua", "bash", "zig", "dart",
+    "csharp", "ruby", "php", "swift", "scala", "lua", "bash", "zig", "dart", "elixir", "haskell",
 })
 
 # Pure markup: the write rules relax exploration for these (.blade.php, .vue, .jsx, .tsx hold logic).

@@ -44,6 +44,8 @@ _PLACEHOLDERS = [re.compile(p, re.IGNORECASE | re.DOTALL) for p in (
     r"\?\?\?",  # Scala
     r"raise\s+NotImplemented(?:Error)?(?:\s*\(.*\))?",
     r"raise\s+[\w.]+\s*\(\s*[rbuf]*[\"'].*" + _NOT_IMPLEMENTED_TEXT + r".*\)",
+    r"raise\s+(?:[\w.:]+\s*,\s*)?[\"'].*" + _NOT_IMPLEMENTED_TEXT + r".*[\"']",  # Ruby, Elixir: raise "not implemented"
+    r"error\s+\".*" + _NOT_IMPLEMENTED_TEXT + r".*\"",  # Haskell: error "not implemented"
     r"throw\s+new\s+NotImplemented\w*\s*\(.*\)",
     r"throw\s+(?:new\s+)?[\w.:]+\s*\(\s*[\"'`@]*.*" + _NOT_IMPLEMENTED_TEXT + r".*\)",
     r"throw\s+[\"'`][^\"'`]*" + _NOT_IMPLEMENTED_TEXT + r".*",  # JS: throw "not implemented"

@@ -271,6 +271,9 @@ def test_the_shell_functions_of_a_bats_file_are_definitions(tmp_path: Path) -> N
         "assert_enabled() {\n  [ -e \"$1\" ]\n}\n\n@test \"enable a plugin\" {\n  assert_enabled jump\n}\n")})
     found = explorer.find_definitions("assert_enabled", max_results=10).definitions
     assert [(d.file, d.line, d.language) for d in found] == [("test/plugins.bats", 9, "bash")]
+    outline = explorer.get_symbols("test/plugins.bats").symbols  # its tests too, each named by its title
+    assert [(s.kind, s.name, s.line, s.end_line) for s in outline] == [
+        ("function", "setup", 5, 7), ("function", "assert_enabled", 9, 11), ("function", "enable a plugin", 13, 15)]
 
 
 def test_a_lua_module_tables_functions_are_found_by_their_own_name_in_the_tables_scope(tmp_path: Path) -> None:

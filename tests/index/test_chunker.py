@@ -885,6 +885,17 @@ def test_bash_functions_in_both_syntaxes_keep_their_comment_headers() -> None:
     assert functions["_disable_plugin"].start_line == 10
 
 
+def test_bats_tests_are_functions_named_by_their_titles() -> None:
+    # bash reads `@test "title" {` as a command and the body as the statements after it, up to a `}` command
+    source = ("#!/usr/bin/env bats\n\nsetup() {\n  load test_helper\n}\n\n# Enabling twice is harmless.\n"
+              "@test \"enable a plugin twice\" {\n  run enable jump\n  if true; then\n    { echo ok; }\n  fi\n"
+              "  [ \"$status\" -eq 0 ]\n}\n\n@test 'disable' { run disable jump; }\n")
+    chunks = Chunker().chunk("test/plugins.bats", source, "bash")
+    spans = [(c.kind, c.symbol, c.start_line, c.end_line) for c in chunks]
+    assert spans == [("module", "", 1, 1), ("function", "setup", 3, 5), ("function", "enable a plugin twice", 7, 14),
+                     ("function", "disable", 16, 16)]
+
+
 def test_zig_functions_struct_constants_and_tests_are_definitions() -> None:
     body = "".join(f"        self.count += {k};\n" for k in range(30))
     source = ("const std = @import(\"std\");\n\n/// Adds two numbers.\npub fn add(a: u32, b: u32) u32 {\n"

@@ -17,6 +17,7 @@ from code_intel.languages.grammar import (
     GRAMMARS,
     TYPE_KINDS,
     Grammar,
+    bats_test,
     definition_word,
     zig_decl_kind,
 )
@@ -60,6 +61,9 @@ class SymbolNode:
 def _end_point(node: Node) -> Any:
     """Where a symbol ends: its node's end, or for Dart, whose grammar writes a function as its signature and then
     the body as the next sibling (of the signature, or of the `method_signature` around it), the body's end."""
+    test = bats_test(node)
+    if test is not None:  # a bats test's body runs to the `}` command after it
+        return test[1].end_point
     anchor = node.parent if node.parent is not None and node.parent.type == "method_signature" else node
     body = anchor.next_named_sibling if node.type.endswith("_signature") else None
     return body.end_point if body is not None and body.type == "function_body" else node.end_point
@@ -75,6 +79,8 @@ def symbol_kind(grammar: Grammar, node: Node) -> str | None:
     if node.type == "Decl":  # Zig names a function, a type and a constant alike (zig_decl_kind)
         return zig_decl_kind(node)
     kind = grammar.symbols.get(node.type)
+    if kind is not None and node.type == "command":  # bash: only a bats test's `@test "title" {` line
+        return kind if bats_test(node) is not None else None
     if kind is not None and grammar.defining_calls:
         return grammar.defining_calls.get(definition_word(node))
     return kind
@@ -171,6 +177,8 @@ class _Walk:
                 if child_type == "class_declaration" and parsed.language == "swift":  # also struct, enum, actor...
                     kind = _swift_type_kind(child)
                 name = parsed.text(name_node)
+                if child_type == "command":  # a bats test's title, without its quotes
+                    name = name[1:-1]
                 symbol = SymbolNode(name, kind, child, scope)
                 out.append(symbol)
                 inner = in_function or kind in FUNCTION_KINDS

@@ -144,6 +144,8 @@ def symbol_name_node(node: Node, language: str) -> Node | None:
         return found
     if language == "elixir":
         return defined_name(node)
+    if node.type == "command":  # bash: a bats `@test "title" {`, named by its title (outline.symbol_kind)
+        return node.named_children[1] if node.named_child_count > 1 else None
     if node.type == "instance":  # Haskell: named by its type, as a Rust impl
         return instance_type(node) or node.child_by_field_name("name")
     named = node.child_by_field_name("name")

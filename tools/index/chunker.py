@@ -21,6 +21,7 @@ from code_intel.languages.grammar import (
     DEFINING_ATTRIBUTES,
     DEFINING_CALLS,
     FUNCTION_KINDS,
+    bats_test,
     call_word,
     defined_name,
     definition_word,
@@ -674,6 +675,7 @@ class Chunker:
         self._sums_of: list[str] | None = None  # the lines _sums was computed for
         self._sums: list[int] = [0]
         self._ruby = False  # the file being chunked is Ruby (_ruby_branches)
+        self._bash = False  # or bash, whose bats tests are commands (bats_test)
         self._error_scope = False  # the file's grammar is one of ERROR_SCOPES
         self._clauses = False  # the file's language defines a function by clauses (CLAUSE_LANGUAGES)
         self._swallowing = False  # its bodies run on over the comments after them (SWALLOWING_LANGUAGES)
@@ -701,6 +703,7 @@ class Chunker:
                 text = macros.sub(_blank, text)
         _, tree = read_tree(language, text.encode("utf-8", "surrogatepass"), header)
         self._ruby = language == "ruby"
+        self._bash = language == "bash"
         self._error_scope = language in ERROR_SCOPES
         self._clauses = language in CLAUSE_LANGUAGES
         self._swallowing = language in SWALLOWING_LANGUAGES
@@ -733,7 +736,10 @@ class Chunker:
         doc_start: int | None = lead_in[0] if lead_in else None  # first row of the comment run above the child
         doc_end = previous_end = lead_in[1] if lead_in else -1
         attribute_end = -2  # last row of an Elixir `@doc` or `@spec` ending the run: blank lines after it keep the run
+        inside_test = -1  # the end byte of a bats test's body: the statements before it are the test's
         for child in container.named_children:
+            if child.start_byte < inside_test:
+                continue
             # the last row the run reaches: the line below it, or below the blank lines after an attribute
             reach = doc_end + 1 + (_blank_run(lines, doc_end + 1) if doc_end == attribute_end else 0)
             attribute = _lead_attribute(child) or child.type in self._lead_types
@@ -763,8 +769,11 @@ class Chunker:
             if child.type == "file_scoped_namespace_declaration":  # C#'s `namespace X.Y;` scopes what follows it
                 scope = [*scope, _node_name(child)]
                 continue
+            bats = bats_test(child) if self._bash else None
+            if bats is not None:  # `@test "title" {`: a function named by its title, to the `}` that closes it
+                own_end, inside_test = bats[1].end_point[0], bats[1].end_byte
             found = ("scope", "", child) if child.type == "ERROR" and self._error_scope \
-                else _classify(child, self._definitions)
+                else ("function", bats[0], child) if bats is not None else _classify(child, self._definitions)
             if found is None:
                 continue
             kind, name, node = found

@@ -103,6 +103,23 @@ def instance_type(node: Any) -> Any:
     return None
 
 
+def bats_test(node: Any) -> tuple[str, Any] | None:
+    """A bats `@test "title" {` line (bash reads it as a command, and the test's body as the statements after it):
+    its title and the `}` command that closes the body; None for any other node, or a test never closed."""
+    name = node.child_by_field_name("name") if node.type == "command" else None
+    arguments = node.named_children[1:]
+    if name is None or name.text != b"@test" or len(arguments) < 2 or arguments[1].text != b"{" \
+            or arguments[0].type not in ("string", "raw_string"):
+        return None
+    closing = node.next_named_sibling
+    while closing is not None:
+        word = closing.child_by_field_name("name") if closing.type == "command" else None
+        if word is not None and word.text == b"}":
+            return (arguments[0].text or b"").decode("utf-8", "replace")[1:-1], closing
+        closing = closing.next_named_sibling
+    return None
+
+
 _C_FAMILY_CALLS: dict[str, str | None] = {"call_expression": "function"}
 
 GRAMMARS: dict[str, Grammar] = {
@@ -244,7 +261,7 @@ GRAMMARS: dict[str, Grammar] = {
     # Lua's `function M.f()` is named `M.f` (its name field holds the whole dotted name); Bash's `f() {...}`
     "lua": Grammar(symbols={"function_declaration": "function"},
                    variables=frozenset({"assignment_statement", "variable_declaration"})),
-    "bash": Grammar(symbols={"function_definition": "function"}),
+    "bash": Grammar(symbols={"function_definition": "function", "command": "function"}),  # command: a bats test
     # Zig: a `Decl` is a function, a type or a constant (outline.py asks zig_decl_kind); `test "..."` blocks are
     # not definitions
     "zig": Grammar(symbols={"Decl": "function"}),

@@ -67,3 +67,21 @@ def test_the_outline_index_is_rebuilt_when_ctags_appears(polyglot: Path, no_ctag
     again.close()
     cache = json.loads((polyglot / ".code-intel" / "cache" / "definitions.json").read_text(encoding="utf-8"))
     assert cache["version"] == CACHE_VERSION
+
+
+def test_a_lua_module_tables_functions_are_named_as_ctags_names_them(tmp_path: Path, no_ctags: None) -> None:
+    from tests.explore.conftest import explorer_over
+
+    explorer = explorer_over(tmp_path, {"lua/lspconfig/util.lua": (
+        "local M = {}\n\nfunction M.root_pattern(...)\n  return ...\nend\n\nM.strip_archive_subpath = function(p)\n"
+        "  return p\nend\n\nfunction M.path.is_dir(p)\n  return p\nend\n\nfunction M:attach(b)\n  return b\nend\n\n"
+        "local function escape(p)\n  return p\nend\n\nreturn M\n")})
+
+    def found(name: str) -> list[tuple[str, int, str | None]]:
+        return [(d.name, d.line, d.scope) for d in explorer.find_definitions(name, max_results=10).definitions]
+
+    assert found("root_pattern") == [("root_pattern", 3, "M")] == found("M.root_pattern")
+    assert found("strip_archive_subpath") == [("strip_archive_subpath", 7, "M")]
+    assert found("is_dir") == [("is_dir", 11, "M.path")]
+    assert found("attach") == [("attach", 15, "M")]
+    assert found("escape") == [("escape", 19, None)]

@@ -11,6 +11,7 @@ import dataclasses
 import hashlib
 import logging
 import os
+import re
 import subprocess
 import threading
 import time
@@ -43,7 +44,7 @@ _TYPE_TAG_KINDS = TYPE_KINDS | RUST_BASE_KINDS
 CACHE_FILE = "definitions.json"
 CACHE_VERSION = 6  # 2: a type's bases (inherits); 3: Rust impl traits and supertraits as bases; 4: JS trees;
 # 5: variables of JS module-pattern wrappers; 6: Swift, Dart and Zig outlines, bats files, Lua's `M.f` as f in M
-OUTLINES_ONLY = "6-outlines"  # the cache's version when no Universal Ctags was found: rebuilt once ctags is there
+OUTLINES_ONLY = "7-outlines"  # 7: Lua's `M.f` as f in M, bats tests; the cache's version when no Universal Ctags was found: rebuilt once ctags is there
 # A file listing is reused at most this long, and only while no known folder changed.
 LISTING_TTL_SECONDS = 30.0
 # How long find_references waits for an index that a background build holds before going around it.
@@ -71,9 +72,10 @@ def _read_by_ctags(rel: str) -> bool:
 # Files whose ctags tags are checked against their length, and filled from the syntax tree when the tags stop
 # before this share of the file (ctags' JavaScript parser can lose its way partway through a large file).
 _TREE_CHECKED = frozenset({"javascript", "typescript", "tsx"})
-# Languages that name a definition with dots (Elixir's `defmodule Phoenix.Router`): its index entry is its last part,
-# the rest its scope, so `Router` and `Phoenix.Router` both find it
-_DOTTED_NAMES = frozenset({"elixir"})
+# Languages that name a definition with dots (Elixir's `defmodule Phoenix.Router`, Lua's `function M.f()` and
+# `M:f()`): its index entry is its last part, the rest its scope, so `Router` and `Phoenix.Router` both find it (as
+# ctags.py reads ctags' Lua tags)
+_DOTTED_NAMES = {"elixir": re.compile(r"\."), "lua": re.compile(r"[.:]")}
 _TREE_CHECK_BYTES = 32 * 1024
 _TAGS_COVER = 0.6
 
@@ -376,8 +378,9 @@ class DefinitionIndex:
         for symbol in flatten(outline(parsed)):
             first = lines[symbol.line - 1].decode("utf-8", errors="replace").strip()[:200] if symbol.line <= len(lines) else None
             name, scope = symbol.name, symbol.scope
-            if parsed.language in _DOTTED_NAMES and "." in name:
-                prefix, name = name.rsplit(".", 1)
+            dots = _DOTTED_NAMES.get(parsed.language)
+            if dots is not None and (cut := [m.start() for m in dots.finditer(name)]) and cut[-1] > 0:
+                prefix, name = name[: cut[-1]], name[cut[-1] + 1:]
                 scope = f"{scope}.{prefix}" if scope else prefix
             out.append(Tag(rel, name, symbol.line, symbol.end_line, symbol.kind, scope, parsed.language, first))
         return out

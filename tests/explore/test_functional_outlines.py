@@ -113,6 +113,18 @@ def test_elixir_and_haskell_imports_are_read(explorer: Explorer) -> None:
     assert [(i.module, i.names, i.line) for i in haskell] == [("Data.List", ["sort"], 3)]
 
 
+def test_scala_imports_are_read_as_dotted_modules(tmp_path: Path) -> None:
+    # the grammar writes `cats.syntax.all` as three identifiers: one module, not three (nor none)
+    write_files(tmp_path, {"core/src/main/scala/cats/data/Chain.scala": (
+        "package cats.data\n\nimport cats.syntax.all._\nimport cats.kernel.{Eq, Order => Ord}\n"
+        "import scala.collection.mutable\nimport cats.*\nimport cats.instances.{given, *}\n\nobject Chain\n")})
+    explorer = Explorer(ProjectRoot(tmp_path.resolve()), Config)
+    imports = explorer.analyze_structure("core/src/main/scala/cats/data/Chain.scala").imports
+    assert [(i.module, i.names, i.line) for i in imports] == [
+        ("cats.syntax.all", ["*"], 3), ("cats.kernel", ["Eq", "Order => Ord"], 4), ("scala.collection.mutable", [], 5),
+        ("cats", ["*"], 6), ("cats.instances", ["given", "*"], 7)]
+
+
 def test_an_elixir_behaviours_callbacks_are_in_its_outline(tmp_path: Path) -> None:
     from tests.index.test_functional_languages import BEHAVIOUR
 

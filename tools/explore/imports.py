@@ -2,7 +2,8 @@
 its language (code_intel/languages/queries/<language>/imports.scm).
 
 A query names, per match: `@import` the statement (its line is the import's), `@module` the module as written
-(`@module.<kind>` for one the language resolves differently: a Rust `mod x;` is `submodule`, a C `<x.h>` is
+(the text from the first node to the last when the grammar writes it as several, Scala's `a.b.c`; `@module.<kind>`
+for one the language resolves differently: a Rust `mod x;` is `submodule`, a C `<x.h>` is
 `library`, a Ruby `require_relative` is `relative`), `@name` each name it imports and `@wildcard` a `*`. Matches
 of one statement and module are one import. What is in a comment or a string is never a statement, so never an
 import.
@@ -43,11 +44,11 @@ def read_imports(parsed: ParsedFile) -> list[ImportSpec]:
         return []
     found: dict[tuple[int, int], dict[str, Any]] = {}
     for _, captures in QueryCursor(query).matches(parsed.root):
-        modules = [(capture, nodes[0]) for capture, nodes in captures.items() if capture.split(".")[0] == "module"]
+        modules = [(capture, nodes) for capture, nodes in captures.items() if capture.split(".")[0] == "module"]
         if not modules or "import" not in captures:
             continue
         (capture, module), statement = modules[0], captures["import"][0]
-        entry = found.setdefault((statement.start_byte, module.start_byte), {
+        entry = found.setdefault((statement.start_byte, module[0].start_byte), {
             "statement": statement, "module": module, "kind": capture.partition(".")[2], "names": {}})
         for node in captures.get("name", []):
             entry["names"][node.start_byte] = parsed.text(node)
@@ -61,7 +62,8 @@ def read_imports(parsed: ParsedFile) -> list[ImportSpec]:
         text = parsed.source[begin: end if end >= 0 else len(parsed.source)].decode("utf-8", errors="replace")
         out.append(ImportSpec(
             line=statement.start_point[0] + 1,
-            module=parsed.text(entry["module"]).strip().strip("\"'<>`"),
+            module=parsed.source[entry["module"][0].start_byte : entry["module"][-1].end_byte].decode(
+                "utf-8", errors="replace").strip().strip("\"'<>`"),
             names=tuple(name for _, name in sorted(entry["names"].items())),
             kind=entry["kind"],
             text=text.strip(),

@@ -257,3 +257,19 @@ def test_an_elixir_behaviours_callbacks_are_functions_with_their_docs() -> None:
     chunks = Chunker(80).chunk("lib/store/repo.ex", BEHAVIOUR, "elixir")
     functions = {c.symbol: (c.start_line, c.end_line) for c in chunks if c.kind == "function"}
     assert functions == {"Store.Repo.insert": (4, 8), "Store.Repo.purge": (10, 11), "Store.Repo.ready?": (13, 13)}
+
+
+def test_exunit_tests_and_describe_blocks_are_chunks_named_by_their_titles() -> None:
+    body = "".join(f"      assert conn.status == {k}\n" for k in range(6))
+    source = ('defmodule Phoenix.RouterTest do\n  use ExUnit.Case, async: true\n\n  describe "scope" do\n'
+              '    @tag :slow\n    test "nests routes", %{conn: conn} do\n' + body + '    end\n\n'
+              '    test "one liner", do: assert(true)\n  end\n\n  # the plain case\n  test "top level" do\n'
+              + body + '  end\nend\n')
+    chunks = Chunker(max_tokens=80).chunk("test/phoenix/router_test.exs", source, "elixir")
+    spans = {c.symbol: (c.kind, c.start_line, c.end_line) for c in chunks if c.kind in ("class", "function")}
+    assert spans["Phoenix.RouterTest.scope"][0] == "class"
+    assert spans["Phoenix.RouterTest.scope.nests routes"] == ("function", 5, 13)  # with its @tag
+    assert spans["Phoenix.RouterTest.scope.one liner"] == ("function", 15, 15)
+    assert spans["Phoenix.RouterTest.top level"] == ("function", 18, 26)  # with its comment
+    # outside an ExUnit test file a `test` call is no definition
+    assert {c.symbol for c in Chunker(max_tokens=80).chunk("lib/router.ex", source, "elixir")} == {"Phoenix.RouterTest"}

@@ -25,6 +25,7 @@ from code_intel.languages.grammar import (
     call_word,
     defined_name,
     definition_word,
+    exunit_block,
     instance_type,
     zig_container,
     zig_decl_kind,
@@ -77,8 +78,9 @@ _TRAILING_MACROS = re.compile(
 _CLASS_HEAD_MACROS = re.compile(
     r"\b(?:class|struct|union)((?:\s+[A-Z][A-Z0-9_]*[A-Z0-9](?:\([^()\n]*\))?)+)(?=\s+[A-Za-z_]\w*\s*(?:final\b|[:{<]))")
 # Elixir module attributes that document or annotate the definition below them as a doc comment does (`@doc`,
-# `@spec`, `@impl true`); `@moduledoc` documents the module it opens and stays in its header.
-LEAD_ATTRIBUTES = frozenset({"doc", "spec", "impl", "deprecated"})
+# `@spec`, `@impl true`, ExUnit's `@tag :slow` on a test); `@moduledoc` documents the module it opens and stays in its
+# header.
+LEAD_ATTRIBUTES = frozenset({"doc", "spec", "impl", "deprecated", "tag"})
 # Definitions in grammars whose node type names mean something else in other grammars: language -> node type -> kind
 # (Haskell's top-level `declarations` only scope them; a `function` there is one clause of a function).
 LANGUAGE_DEFINITIONS = {
@@ -676,6 +678,7 @@ class Chunker:
         self._sums: list[int] = [0]
         self._ruby = False  # the file being chunked is Ruby (_ruby_branches)
         self._bash = False  # or bash, whose bats tests are commands (bats_test)
+        self._exunit = False  # an ExUnit test file (`_test.exs`), whose tests and describe blocks are definitions
         self._error_scope = False  # the file's grammar is one of ERROR_SCOPES
         self._clauses = False  # the file's language defines a function by clauses (CLAUSE_LANGUAGES)
         self._swallowing = False  # its bodies run on over the comments after them (SWALLOWING_LANGUAGES)
@@ -687,6 +690,7 @@ class Chunker:
         if not lines:
             return []
         if self.strategy == "ast" and language in CODE_LANGUAGES:
+            self._exunit = language == "elixir" and path.endswith("_test.exs")
             try:
                 pieces = self._ast_pieces(text, language, lines, path.lower().endswith(".h"))
             except Exception:  # a grammar failure must not lose the file: fall back to windows
@@ -772,8 +776,10 @@ class Chunker:
             bats = bats_test(child) if self._bash else None
             if bats is not None:  # `@test "title" {`: a function named by its title, to the `}` that closes it
                 own_end, inside_test = bats[1].end_point[0], bats[1].end_byte
+            exunit = exunit_block(child) if self._exunit else None
             found = ("scope", "", child) if child.type == "ERROR" and self._error_scope \
-                else ("function", bats[0], child) if bats is not None else _classify(child, self._definitions)
+                else ("function", bats[0], child) if bats is not None \
+                else (*exunit, child) if exunit is not None else _classify(child, self._definitions)
             if found is None:
                 continue
             kind, name, node = found

@@ -56,6 +56,23 @@ def call_word(node: Any) -> str:
     return (target.text or b"").decode("utf-8", "replace") if target is not None and target.type == "identifier" else ""
 
 
+# ExUnit's blocks in a test file (`test "title" do`, `describe "title" do`): a test is a function and a describe
+# block a class holding its tests, each named by its title (the chunker reads them in `_test.exs` files)
+EXUNIT_BLOCKS = {"test": "function", "describe": "class"}
+
+
+def exunit_block(node: Any) -> tuple[str, str] | None:
+    """(kind, title) of an ExUnit `test "title"` or `describe "title"` call; None for any other node."""
+    word = call_word(node)
+    if word not in EXUNIT_BLOCKS:
+        return None
+    arguments = next((c for c in node.named_children if c.type == "arguments"), None)
+    first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+    if first is None or first.type != "string":
+        return None
+    return EXUNIT_BLOCKS[word], (first.text or b"").decode("utf-8", "replace")[1:-1]
+
+
 # Elixir module attributes that declare a function: a behaviour's `@callback insert(struct, opts) :: result`.
 DEFINING_ATTRIBUTES = {"callback": "function", "macrocallback": "function"}
 

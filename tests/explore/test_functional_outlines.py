@@ -117,12 +117,14 @@ def test_scala_imports_are_read_as_dotted_modules(tmp_path: Path) -> None:
     # the grammar writes `cats.syntax.all` as three identifiers: one module, not three (nor none)
     write_files(tmp_path, {"core/src/main/scala/cats/data/Chain.scala": (
         "package cats.data\n\nimport cats.syntax.all._\nimport cats.kernel.{Eq, Order => Ord}\n"
-        "import scala.collection.mutable\nimport cats.*\nimport cats.instances.{given, *}\n\nobject Chain\n")})
+        "import scala.collection.mutable\nimport cats.*\nimport cats.instances.{given, *}\n"
+        "import shapeless.Witness, shapeless.labelled.{FieldType, field}\n\nobject Chain\n")})
     explorer = Explorer(ProjectRoot(tmp_path.resolve()), Config)
     imports = explorer.analyze_structure("core/src/main/scala/cats/data/Chain.scala").imports
     assert [(i.module, i.names, i.line) for i in imports] == [
         ("cats.syntax.all", ["*"], 3), ("cats.kernel", ["Eq", "Order => Ord"], 4), ("scala.collection.mutable", [], 5),
-        ("cats", ["*"], 6), ("cats.instances", ["given", "*"], 7)]
+        ("cats", ["*"], 6), ("cats.instances", ["given", "*"], 7), ("shapeless.Witness", [], 8),
+        ("shapeless.labelled", ["FieldType", "field"], 8)]
 
 
 def test_an_elixir_behaviours_callbacks_are_in_its_outline(tmp_path: Path) -> None:

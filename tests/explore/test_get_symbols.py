@@ -276,23 +276,6 @@ def test_the_shell_functions_of_a_bats_file_are_definitions(tmp_path: Path) -> N
         ("function", "setup", 5, 7), ("function", "assert_enabled", 9, 11), ("function", "enable a plugin", 13, 15)]
 
 
-def test_a_lua_module_tables_functions_are_found_by_their_own_name_in_the_tables_scope(tmp_path: Path) -> None:
-    from tests.explore.conftest import explorer_over
-
-    explorer = explorer_over(tmp_path, {"lua/lspconfig/util.lua": (
-        "local M = {}\n\nfunction M.root_pattern(...)\n  return ...\nend\n\nM.strip_archive_subpath = function(p)\n"
-        "  return p\nend\n\nfunction M.path.is_dir(p)\n  return p\nend\n\nlocal function escape(p)\n  return p\nend\n\n"
-        "return M\n")})
-
-    def found(name: str) -> list[tuple[str, int, str | None]]:
-        return [(d.name, d.line, d.scope) for d in explorer.find_definitions(name, max_results=10).definitions]
-
-    assert found("root_pattern") == [("root_pattern", 3, "M")] == found("M.root_pattern")
-    assert found("strip_archive_subpath") == [("strip_archive_subpath", 7, "M")]
-    assert found("is_dir") == [("is_dir", 11, "M.path")]
-    assert found("escape") == [("escape", 15, None)]
-
-
 def test_the_definitions_of_a_script_without_a_suffix_come_from_its_interpreter_line(tmp_path: Path) -> None:
     from tests.explore.conftest import explorer_over
 

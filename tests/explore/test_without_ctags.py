@@ -69,8 +69,16 @@ def test_the_outline_index_is_rebuilt_when_ctags_appears(polyglot: Path, no_ctag
     assert cache["version"] == CACHE_VERSION
 
 
-def test_a_lua_module_tables_functions_are_named_as_ctags_names_them(tmp_path: Path, no_ctags: None) -> None:
+@pytest.mark.parametrize("ctags", [True, False])
+def test_a_lua_module_tables_functions_are_found_by_their_own_name_in_the_tables_scope(
+        tmp_path: Path, ctags: bool, request: pytest.FixtureRequest) -> None:
+    # ctags names them `M.root_pattern`, the outline too: both index `root_pattern` in scope `M`
     from tests.explore.conftest import explorer_over
+
+    if not ctags:
+        request.getfixturevalue("no_ctags")
+    elif binaries.find_binary("ctags") is None:
+        pytest.skip("no Universal Ctags on this machine")
 
     explorer = explorer_over(tmp_path, {"lua/lspconfig/util.lua": (
         "local M = {}\n\nfunction M.root_pattern(...)\n  return ...\nend\n\nM.strip_archive_subpath = function(p)\n"

@@ -124,9 +124,10 @@ def bats_test(node: Any) -> tuple[str, Any] | None:
     """A bats `@test "title" {` line (bash reads it as a command, and the test's body as the statements after it):
     its title and the `}` command that closes the body; None for any other node, or a test never closed."""
     name = node.child_by_field_name("name") if node.type == "command" else None
+    if name is None or name.text != b"@test":
+        return None
     arguments = node.named_children[1:]
-    if name is None or name.text != b"@test" or len(arguments) < 2 or arguments[1].text != b"{" \
-            or arguments[0].type not in ("string", "raw_string"):
+    if len(arguments) < 2 or arguments[1].text != b"{" or arguments[0].type not in ("string", "raw_string"):
         return None
     closing = node.next_named_sibling
     while closing is not None:

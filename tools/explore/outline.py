@@ -106,7 +106,8 @@ def _reportable_query(language: str) -> Any:
     lang = get_language(language)
     named = {lang.node_kind_for_id(i) for i in range(lang.node_kind_count) if lang.node_kind_is_named(i)}
     kinds = sorted((set(grammar.symbols) | grammar.variables) & named)
-    return Query(lang, "[" + " ".join(f"({k})" for k in kinds) + "] @node") if kinds else None
+    patterns = " ".join(grammar.patterns.get(k, f"({k})") for k in kinds)
+    return Query(lang, "[" + patterns + "] @node") if kinds else None
 
 
 def _paths_to_reportable(parsed: ParsedFile) -> dict[int, list[Node]]:

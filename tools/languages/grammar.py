@@ -39,6 +39,9 @@ class Grammar:
     # `symbols` type is made with (definition_word) -> its kind; a node made with any other word is not a symbol
     # (defined_name finds the name)
     defining_calls: dict[str, str] = field(default_factory=dict)
+    # node type -> the query pattern the outline's walk finds its candidates with, where only some nodes of that
+    # type can be symbols (bash's commands: only a bats `@test` line), else `(type)`
+    patterns: dict[str, str] = field(default_factory=dict)
 
 
 # Elixir defines with macros: a `call` made with one of these words (`defmodule Plug.Conn do`, `def f(x)`,
@@ -279,7 +282,8 @@ GRAMMARS: dict[str, Grammar] = {
     # Lua's `function M.f()` is named `M.f` (its name field holds the whole dotted name); Bash's `f() {...}`
     "lua": Grammar(symbols={"function_declaration": "function"},
                    variables=frozenset({"assignment_statement", "variable_declaration"})),
-    "bash": Grammar(symbols={"function_definition": "function", "command": "function"}),  # command: a bats test
+    "bash": Grammar(symbols={"function_definition": "function", "command": "function"},  # command: a bats test
+                    patterns={"command": '(command name: (command_name) @_name (#eq? @_name "@test"))'}),
     # Zig: a `Decl` is a function, a type or a constant (outline.py asks zig_decl_kind); `test "..."` blocks are
     # not definitions
     "zig": Grammar(symbols={"Decl": "function"}),

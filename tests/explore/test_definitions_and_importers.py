@@ -180,3 +180,58 @@ def test_structure_parts_and_budget(tmp_path: Path) -> None:
     assert first.functions and first.next_offset == len(first.functions) and first.left_out
     rest = explorer.structure_answer("m.py", offset=first.next_offset)
     assert rest.functions[0].name == f"f{len(first.functions)}"
+
+
+PHP_LEVEL = """<?php declare(strict_types=1);
+
+namespace Monolog;
+
+use Psr\\Log\\LogLevel;
+
+/**
+ * The logging levels.
+ */
+enum Level: int
+{
+    case Debug = 100;
+
+    public static function fromName(string $name): self
+    {
+        return self::Debug;
+    }
+
+    public const VALUES = [100];
+}
+"""
+
+PHP_LOGGER = """<?php
+
+namespace Monolog;
+
+use Monolog\\Level;
+
+#[\\Attribute]
+class Logger implements LoggerInterface
+{
+    public function log(Level $level): void
+    {
+    }
+}
+"""
+
+
+def test_php_enums_are_definitions_and_imports_are_not(tmp_path: Path) -> None:
+    """monolog: ctags 5.9 knows no PHP enum, so `enum Level` was no definition and `Level.fromName` found nothing,
+    while each `use Monolog\\Level;` line of 60 files was a definition named Level."""
+    explorer = explorer_over(tmp_path, {"src/Level.php": PHP_LEVEL, "src/Logger.php": PHP_LOGGER})
+    found = explorer.find_definitions("Level").definitions
+    assert [(d.file, d.line, d.kind) for d in found] == [("src/Level.php", 10, "enum")]
+    assert [(d.file, d.line) for d in explorer.find_definitions("Level.fromName").definitions] == [
+        ("src/Level.php", 14)]
+    assert [d.line for d in explorer.find_definitions("VALUES").definitions] == [19]  # a constant ctags alone gives
+    assert explorer.find_definitions("LogLevel").definitions == []
+    # a file whose types ctags reads keeps ctags' tags, with the bases ctags records
+    assert [(d.file, d.line, d.kind) for d in explorer.find_definitions("Logger").definitions] == [
+        ("src/Logger.php", 8, "class")]
+    assert [d.line for d in explorer.find_definitions("Logger.log").definitions] == [10]
+    assert explorer.definition_index.ancestors("Logger") == {"LoggerInterface"}

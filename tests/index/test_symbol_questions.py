@@ -482,10 +482,16 @@ def test_implementations_are_found_by_what_their_declaration_extends() -> None:
            "      end\n    end\n  end\nend\n"
     rust = ("impl<T, U> Buf for Chain<T, U>\nwhere\n    T: Buf,\n{\n    fn remaining(&self) -> usize {\n        0\n    }\n}\n\n"
             "impl<B: BufMut + Sized> io::Write for Writer<B> {\n    fn flush(&mut self) {}\n}\n")
+    # guzzle's Client: a PHP name's namespace path is not a supertype (it gave `Psr` and `Http`)
+    php = ("<?php\n\nnamespace GuzzleHttp;\n\nclass Client extends \\Base implements ClientInterface,\n"
+           "    \\Psr\\Http\\Client\\ClientInterface, Promise\\PromisorInterface\n{\n"
+           "    public function send(): void\n    {\n    }\n}\n")
     found = {c.symbol: supertypes(c) for language, file, text in (
-        ("java", "HammingDistance.java", java), ("ruby", "raise_error.rb", ruby), ("rust", "chain.rs", rust))
+        ("java", "HammingDistance.java", java), ("ruby", "raise_error.rb", ruby), ("rust", "chain.rs", rust),
+        ("php", "src/Client.php", php))
         for c in Chunker(max_tokens=40).chunk(file, text, language) if c.kind == "class"}
     assert found["HammingDistance"] == ["EditDistance"] and found["Chain"] == ["Buf"]
+    assert found["Client"] == ["Base", "ClientInterface", "PromisorInterface"]
     assert found["HTTP.Features.RaiseError"] == ["Feature"] and found["Writer"] == ["Write"]
     minified = "class Big extends " + ", ".join(f"Base{n}" for n in range(50)) + " { run() {} }\n"
     big = next(c for c in Chunker().chunk("big.js", minified, "javascript") if c.kind == "class")

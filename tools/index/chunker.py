@@ -96,6 +96,7 @@ def _comment_only(lines: list[str], p: _Piece) -> bool:
 _DEPRECATED = re.compile(r"@[Dd]eprecated\b|#\[deprecated\b|(//|#|\*)\s*Deprecated:|\[Obsolete\b")
 _NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _GENERICS = re.compile(r"<[^<>]*>")
+_PHP_NAMESPACE = re.compile(r"\\?(?:\w+\\)+(?=\w)")  # `\Psr\Http\Client\` before ClientInterface: not supertypes
 SUPERTYPES = 8  # at most this many names kept from a declaration (a minified line holds thousands)
 
 
@@ -133,6 +134,7 @@ def supertypes(chunk: Chunk) -> list[str]:
     text = re.split(r"\{|\bwhere\b", " ".join(tail[: end + 1]), maxsplit=1)[0]
     while (bare := _GENERICS.sub(" ", text)) != text:  # type parameters and their bounds are not supertypes
         text = bare
+    text = _PHP_NAMESPACE.sub("", text)
     own = chunk.symbol.rsplit(".", 1)[-1]
     return [w for w in dict.fromkeys(_NAME.findall(text)) if w != own and not w.islower()][:SUPERTYPES]
 

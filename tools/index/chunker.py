@@ -47,6 +47,9 @@ _C_TYPES = frozenset({"class_specifier", "struct_specifier", "union_specifier", 
 # `NLOHMANN_JSON_NAMESPACE_BEGIN`, a C# `#if` between a type's modifiers) leaves an ERROR node around the
 # definitions after it, which are still read inside.
 ERROR_SCOPES = frozenset({"c", "cpp", "csharp"})
+# Grammars whose `if` statements between definitions guard definitions (Laravel's helpers.php: `if (!
+# function_exists('blank')) { function blank($value) {...} }`): the functions inside are the file's own.
+GUARD_SCOPES = frozenset({"php"})
 # A C/C++ line holding only a macro (`FMT_BEGIN_NAMESPACE`, `NLOHMANN_JSON_NAMESPACE_BEGIN`, `G_BEGIN_DECLS`,
 # `ABSL_DEPRECATE_AND_INLINE()`) opens or closes a scope the grammar cannot see or annotates the next definition, and
 # the grammar reads that definition as a declaration of the macro: such lines are parsed as blank (the chunks keep the
@@ -492,6 +495,7 @@ class Chunker:
         self._sums: list[int] = [0]
         self._ruby = False  # the file being chunked is Ruby (_ruby_branches)
         self._error_scope = False  # the file's grammar is one of ERROR_SCOPES
+        self._guard_scope = False  # ... one of GUARD_SCOPES
 
     def chunk(self, path: str, text: str, language: str | None) -> list[Chunk]:
         lines = text.splitlines()
@@ -515,6 +519,7 @@ class Chunker:
         _, tree = read_tree(language, text.encode("utf-8", "surrogatepass"), header)
         self._ruby = language == "ruby"
         self._error_scope = language in ERROR_SCOPES
+        self._guard_scope = language in GUARD_SCOPES
         owners: list[_Piece] = []  # split classes: loose lines inside them belong to the class
         pieces = self._collect(tree.root_node, [], lines, owners)
         pieces = self._fill_gaps(pieces, owners, len(lines), lines)
@@ -564,7 +569,9 @@ class Chunker:
             if child.type == "file_scoped_namespace_declaration":  # C#'s `namespace X.Y;` scopes what follows it
                 scope = [*scope, _node_name(child)]
                 continue
-            found = ("scope", "", child) if child.type == "ERROR" and self._error_scope else _classify(child)
+            unnamed = (child.type == "ERROR" and self._error_scope) or (
+                child.type == "if_statement" and self._guard_scope)
+            found = ("scope", "", child) if unnamed else _classify(child)
             if found is None:
                 continue
             kind, name, node = found

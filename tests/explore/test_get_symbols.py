@@ -223,3 +223,102 @@ def test_rust_structure_gives_impl_traits_and_supertraits_as_bases(tmp_path: Pat
     assert [(c.name, c.bases) for c in classes] == [
         ("Shape", ["Clone", "fmt::Debug"]), ("Wrapper", ["std::fmt::Display"]), ("Wrapper", ["From<u8>"]),
         ("Wrapper", [])]
+
+
+def test_swift_dart_and_zig_files_have_outlines_and_definitions_though_ctags_reads_none(tmp_path: Path) -> None:
+    from tests.explore.conftest import explorer_over
+
+    explorer = explorer_over(tmp_path, {
+        "Source/Core/Session.swift": (
+            "import Foundation\n\n/// Sends requests.\nopen class Session {\n    public init() {}\n\n"
+            "    public func request(_ url: String) -> Int {\n        return 1\n    }\n}\n\n"
+            "extension Session: CustomStringConvertible {\n    public var description: String { \"s\" }\n}\n\n"
+            "public protocol RequestInterceptor {\n    func adapt(_ url: String) -> String\n}\n\n"
+            "public typealias Parameters = [String: Any]\n\nstruct Pending {\n    func go() {}\n}\n\n"
+            "enum State {\n    case idle\n}\n\nactor Queue {}\n"),
+        "lib/src/dio.dart": (
+            "import 'dart:io';\n\n/// Makes a client.\nDio createDio() => Dio();\n\nclass Dio {\n  Dio();\n\n"
+            "  Future<String> get(String path) async {\n    return path;\n  }\n}\n\nmixin Retry on Dio {}\n"),
+        "src/args.zig": (
+            "const std = @import(\"std\");\n\n/// Parses arguments.\npub const Parser = struct {\n    count: u32,\n\n"
+            "    pub fn next(self: *Parser) !void {\n        self.count += 1;\n    }\n};\n\n"
+            "pub fn parse(args: []const u8) Parser {\n    _ = args;\n    return .{ .count = 0 };\n}\n\n"
+            "test \"parse starts at zero\" {\n    try std.testing.expect(parse(\"\").count == 0);\n}\n"),
+    })
+    assert _flat(explorer.get_symbols("Source/Core/Session.swift").symbols) == [
+        ("class", "Session"), ("constructor", "init"), ("method", "request"), ("extension", "Session"),
+        ("protocol", "RequestInterceptor"), ("method", "adapt"), ("type", "Parameters"), ("struct", "Pending"),
+        ("method", "go"), ("enum", "State"), ("actor", "Queue")]
+    assert _flat(explorer.get_symbols("lib/src/dio.dart").symbols) == [
+        ("function", "createDio"), ("class", "Dio"), ("constructor", "Dio"), ("method", "get"), ("class", "Retry")]
+    dio = next(s for s in explorer.get_symbols("lib/src/dio.dart").symbols if s.name == "Dio")
+    get = next(c for c in dio.children if c.name == "get")
+    assert (get.line, get.end_line) == (9, 11)  # to the end of the body, the signature's next sibling in Dart
+    zig = explorer.get_symbols("src/args.zig").symbols  # a plain constant and a test block are no definitions
+    assert [(s.kind, s.name, s.line, s.end_line) for s in zig] == [("struct", "Parser", 4, 10), ("function", "parse", 12, 15)]
+    assert [(c.kind, c.name) for c in zig[0].children] == [("method", "next")]
+    found = explorer.find_definitions("RequestInterceptor", max_results=10).definitions
+    assert [(d.file, d.line) for d in found] == [("Source/Core/Session.swift", 16)]
+    assert [(d.file, d.line) for d in explorer.find_definitions("createDio", max_results=10).definitions] == [
+        ("lib/src/dio.dart", 4)]
+
+
+def test_the_shell_functions_of_a_bats_file_are_definitions(tmp_path: Path) -> None:
+    from tests.explore.conftest import explorer_over
+
+    explorer = explorer_over(tmp_path, {"test/plugins.bats": (
+        "#!/usr/bin/env bats\n\nload test_helper\n\nsetup() {\n  export HOME=\"$BATS_TMPDIR\"\n}\n\n"
+        "assert_enabled() {\n  [ -e \"$1\" ]\n}\n\n@test \"enable a plugin\" {\n  assert_enabled jump\n}\n")})
+    found = explorer.find_definitions("assert_enabled", max_results=10).definitions
+    assert [(d.file, d.line, d.language) for d in found] == [("test/plugins.bats", 9, "bash")]
+
+
+def test_a_lua_module_tables_functions_are_found_by_their_own_name_in_the_tables_scope(tmp_path: Path) -> None:
+    from tests.explore.conftest import explorer_over
+
+    explorer = explorer_over(tmp_path, {"lua/lspconfig/util.lua": (
+        "local M = {}\n\nfunction M.root_pattern(...)\n  return ...\nend\n\nM.strip_archive_subpath = function(p)\n"
+        "  return p\nend\n\nfunction M.path.is_dir(p)\n  return p\nend\n\nlocal function escape(p)\n  return p\nend\n\n"
+        "return M\n")})
+
+    def found(name: str) -> list[tuple[str, int, str | None]]:
+        return [(d.name, d.line, d.scope) for d in explorer.find_definitions(name, max_results=10).definitions]
+
+    assert found("root_pattern") == [("root_pattern", 3, "M")] == found("M.root_pattern")
+    assert found("strip_archive_subpath") == [("strip_archive_subpath", 7, "M")]
+    assert found("is_dir") == [("is_dir", 11, "M.path")]
+    assert found("escape") == [("escape", 15, None)]
+
+
+def test_the_definitions_of_a_script_without_a_suffix_come_from_its_interpreter_line(tmp_path: Path) -> None:
+    from tests.explore.conftest import explorer_over
+
+    explorer = explorer_over(tmp_path, {
+        "bin/setup": "#!/usr/bin/env bash\nset -e\n\ninstall_deps() {\n  npm ci\n}\n\ninstall_deps\n",
+        "bin/release": "#!/usr/bin/env python3\n\n\ndef publish(version):\n    return version\n",
+        "LICENSE": "install_deps() is not code here\n",
+    })
+    found = explorer.find_definitions("install_deps", max_results=10).definitions
+    assert [(d.file, d.line, d.language) for d in found] == [("bin/setup", 4, "bash")]
+    found = explorer.find_definitions("publish", max_results=10).definitions
+    assert [(d.file, d.line, d.language) for d in found] == [("bin/release", 4, "python")]
+    outline = explorer.get_symbols("bin/setup")  # its outline, by the same line
+    assert outline.language == "bash" and [(s.kind, s.name) for s in outline.symbols] == [("function", "install_deps")]
+
+
+def test_lua_and_bash_files_have_outlines(tmp_path: Path) -> None:
+    from tests.explore.conftest import explorer_over
+
+    explorer = explorer_over(tmp_path, {
+        "lua/lspconfig/util.lua": (
+            "local M = {}\n\nlocal function escape(p)\n  return p\nend\n\nfunction M.root_pattern(...)\n  return ...\n"
+            "end\n\nM.strip_archive_subpath = function(p)\n  return p\nend\n\nreturn M\n"),
+        "lib/helpers.bash": "# Enables a plugin.\nfunction _enable-plugin() {\n  echo \"$1\"\n}\n\nreload() {\n  exec bash\n}\n",
+    })
+    lua = explorer.get_symbols("lua/lspconfig/util.lua").symbols
+    assert [(s.kind, s.name, s.line, s.end_line) for s in lua] == [
+        ("variable", "M", 1, 1), ("function", "escape", 3, 5), ("function", "M.root_pattern", 7, 9),
+        ("function", "M.strip_archive_subpath", 11, 13)]
+    bash = explorer.get_symbols("lib/helpers.bash").symbols
+    assert [(s.kind, s.name, s.line, s.end_line) for s in bash] == [
+        ("function", "_enable-plugin", 2, 4), ("function", "reload", 6, 8)]

@@ -838,6 +838,90 @@ def test_annotation_macros_around_a_cpp_method_leave_it_its_own_name() -> None:
     assert mutex.symbols == ["Mutex", "Mutex.Lock", "Mutex.held"]
 
 
+def test_lua_module_table_functions_are_named_however_they_are_written() -> None:
+    # nvim-lspconfig, lazy.nvim: `function M.f()`, `M.f = function()`, `local function f()`, `local f = function()`
+    source = ("local M = {}\n\n--- Escapes wildcards.\n-- @param path string\nlocal function escape(path)\n"
+              "  return path:gsub('*', '%*')\nend\n\n-- Finds the root by its markers.\nfunction M.root_pattern(...)\n"
+              "  return escape(...)\nend\n\nfunction M:attach(bufnr)\n  return bufnr\nend\n\n"
+              "--- Strips an archive's subpath.\nM.strip_archive_subpath = function(path)\n  return path\nend\n\n"
+              "local helper = function(x)\n  return x * 2\nend\n\nM.count, M.total = 1, 2\n\nreturn M\n")
+    chunks = Chunker().chunk("lua/lspconfig/util.lua", source, "lua")
+    by_name = {c.symbol: c for c in chunks if c.kind == "function"}
+    assert set(by_name) == {"escape", "M.root_pattern", "M:attach", "M.strip_archive_subpath", "helper"}
+    assert by_name["escape"].content.startswith("--- Escapes wildcards.")  # the `---` doc comment joins it
+    assert by_name["M.strip_archive_subpath"].content.startswith("--- Strips")
+    assert by_name["M.strip_archive_subpath"].start_line == 18 and by_name["helper"].end_line == 25
+    assert any("M.count, M.total" in c.content and c.kind == "module" for c in chunks)  # two names: no function
+
+
+def test_swift_types_extensions_and_protocols_are_named_with_their_doc_comments() -> None:
+    body = "".join(f"        let part{k} = request.part{k}\n" for k in range(30))
+    source = ("import Foundation\n\n/// Sends requests.\n///\n/// Owns its URLSession.\nopen class Session {\n"
+              "    /// Sends one request.\n    public func send(_ request: Request) -> Int {\n" + body + "        return 1\n"
+              "    }\n\n    struct Pending {\n        func go() {}\n    }\n}\n\n"
+              "/// Headers as a collection.\nextension HTTPHeaders: Collection {\n    public var startIndex: Int { 0 }\n}\n\n"
+              "/// Evaluates server trust.\npublic protocol ServerTrustEvaluating: Sendable {\n"
+              "    func evaluate(_ trust: SecTrust, forHost host: String) throws\n}\n")
+    chunks = Chunker(max_tokens=200).chunk("Source/Core/Session.swift", source, "swift")
+    send = next(c for c in chunks if c.symbol == "Session.send")
+    assert send.kind == "function" and send.content.lstrip().startswith("/// Sends one request.")
+    session = next(c for c in chunks if c.symbol == "Session" and c.kind == "class")  # the split class's header
+    assert session.content.startswith("/// Sends requests.") and "Session.Pending" in session.symbols
+    extension = next(c for c in chunks if c.symbol == "HTTPHeaders")  # named after the type it extends
+    assert extension.kind == "class" and extension.implements == ["Collection"]
+    assert extension.content.startswith("/// Headers as a collection.")
+    protocol = next(c for c in chunks if c.symbol == "ServerTrustEvaluating")
+    assert protocol.kind == "class" and protocol.implements == ["Sendable"]
+
+
+def test_bash_functions_in_both_syntaxes_keep_their_comment_headers() -> None:
+    source = ("#!/usr/bin/env bash\n# shellcheck shell=bash\n\n# Enables a plugin by name.\n# Usage: _enable-plugin NAME\n"
+              "function _enable-plugin() {\n\t_enable-thing \"plugins\" \"plugin\" \"$1\"\n}\n\n"
+              "# Disables it.\n_disable_plugin() {\n\techo \"$1\"\n}\n\nalias ll='ls -la'\n")
+    chunks = Chunker().chunk("bin/bash-it", source, "bash")
+    functions = {c.symbol: c for c in chunks if c.kind == "function"}
+    assert set(functions) == {"_enable-plugin", "_disable_plugin"}
+    assert functions["_enable-plugin"].content.startswith("# Enables a plugin by name.")
+    assert functions["_disable_plugin"].start_line == 10
+
+
+def test_zig_functions_struct_constants_and_tests_are_definitions() -> None:
+    body = "".join(f"        self.count += {k};\n" for k in range(30))
+    source = ("const std = @import(\"std\");\n\n/// Adds two numbers.\npub fn add(a: u32, b: u32) u32 {\n"
+              "    return a + b;\n}\n\n/// Parses arguments.\npub const Parser = struct {\n    count: u32,\n\n"
+              "    /// Reads one flag.\n    pub fn next(self: *Parser) !void {\n" + body + "    }\n\n"
+              "    pub fn reset(self: *Parser) void {\n" + body + "    }\n};\n\n"
+              "test \"add adds\" {\n    try std.testing.expect(add(1, 2) == 3);\n}\n")
+    chunks = Chunker(max_tokens=200).chunk("src/args.zig", source, "zig")
+    kinds = {(c.symbol, c.kind) for c in chunks if c.symbol}
+    assert {("add", "function"), ("Parser.next", "function"), ("Parser.reset", "function"), ("add adds", "function"),
+            ("Parser", "class")} <= kinds
+    add = next(c for c in chunks if c.symbol == "add")
+    assert add.content.startswith("/// Adds two numbers.") and add.end_line == 6
+    assert next(c for c in chunks if c.symbol == "Parser.next").content.lstrip().startswith("/// Reads one flag.")
+
+
+def test_dart_functions_span_their_signature_and_body_and_mixins_and_extensions_are_classes() -> None:
+    source = ("import 'dart:io';\n\n/// Adds.\nint add(int a, int b) {\n  return a + b;\n}\n\n"
+              "/// Sends requests.\nclass Client extends Base with Retry implements Closeable {\n  final String url;\n"
+              "  Client(this.url);\n\n  /// Fetches a path.\n  @override\n  Future<String> fetch(String path) async {\n"
+              + "".join(f"    final part{k} = await read(path, {k});\n" for k in range(30)) + "    return path;\n  }\n\n"
+              "  String get name => url;\n\n  void close();\n}\n\nmixin Logger on Base {\n  void log(String m) {}\n}\n\n"
+              "extension Blank on String {\n  bool get isBlank => trim().isEmpty;\n}\n")
+    chunks = Chunker(max_tokens=200).chunk("lib/src/client.dart", source, "dart")
+    add = next(c for c in chunks if c.symbol == "add")
+    assert (add.kind, add.start_line, add.end_line) == ("function", 3, 6)  # doc, signature and body
+    fetch = next(c for c in chunks if c.symbol == "Client.fetch")
+    # its doc comment and its `@override` (a sibling before the signature in Dart's grammar) are the method's
+    assert fetch.kind == "function" and fetch.content.lstrip().startswith("/// Fetches a path.\n  @override")
+    # the body, not only the signature line: its windows run to the method's closing brace (line 47)
+    assert max(c.end_line for c in chunks if c.symbol == "Client.fetch") == 47
+    assert any(c.symbol == "Client.name" and c.kind == "function" for c in chunks)
+    header = next(c for c in chunks if c.symbol == "Client" and c.kind == "class")
+    assert header.implements == ["Base", "Retry", "Closeable"]
+    assert {c.symbol: c.kind for c in chunks if c.symbol in ("Logger", "Blank")} == {"Logger": "class", "Blank": "class"}
+
+
 PHP_HELPERS = """<?php
 
 use Illuminate\\Support\\Arr;

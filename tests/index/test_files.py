@@ -10,6 +10,7 @@ from code_intel.core.config import Config
 from code_intel.core.errors import InvalidArgument, PathOutsideProject
 from code_intel.core.project import ProjectRoot
 from code_intel.index.files import list_source_files
+from code_intel.languages.table import script_language
 from tests.conftest import write_files
 
 
@@ -43,3 +44,19 @@ def test_source_dirs_limit_the_scan_and_are_confined(project: ProjectRoot) -> No
         list_source_files(project, Config(source_dirs=["../elsewhere"]))
     with pytest.raises(InvalidArgument):
         list_source_files(project, Config(source_dirs=["missing"]))
+
+
+def test_scripts_without_a_suffix_are_indexed_when_their_first_line_names_an_interpreter(project: ProjectRoot) -> None:
+    _write(project.path, "bin/setup", "#!/usr/bin/env bash\nset -e\n")
+    _write(project.path, "hooks/pre-commit", "#!/bin/sh\nexit 0\n")
+    _write(project.path, "tools/release", "#!/usr/bin/env -S python3 -u\nprint(1)\n")
+    _write(project.path, "LICENSE", "MIT License\n")
+    _write(project.path, "bin/legacy", "#!/usr/bin/perl\nprint 1;\n")  # no grammar for it
+    _write(project.path, "test/helpers.bats", "setup() {\n  true\n}\n")
+    paths = [f.path for f in list_source_files(project, Config())[0]]
+    assert {"bin/setup", "hooks/pre-commit", "tools/release", "test/helpers.bats"} <= set(paths)
+    assert "LICENSE" not in paths and "bin/legacy" not in paths
+    assert script_language("bin/setup", "#!/usr/bin/env bash\n") == "bash"
+    assert script_language("tools/release", "#!/usr/bin/python3.11\n") == "python"
+    assert script_language("notes.txt", "#!/bin/bash\n") is None  # a suffix decides, never the first line
+    assert script_language("README", "# Title\n") is None

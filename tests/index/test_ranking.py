@@ -21,6 +21,12 @@ from tests.index.conftest import write_files
     ("internal/testdata/a.go", "test"), ("docs/guide.md", "doc"), ("README.md", "doc"),
     ("examples/basic/main.go", "doc"), ("api.pb.go", "generated"), ("vendor/x/y.go", "generated"),
     ("types/index.d.ts", "generated"),
+    # Swift packages keep tests in `Tests/` (capitalised) and name them `...Tests.swift`; Lua's busted specs; bats
+    ("Tests/AlamofireTests/SessionTests.swift", "test"), ("Source/Core/Session.swift", "implementation"),
+    ("RxSwift/Observables/Map.swift", "implementation"), ("lua/lspconfig/util_spec.lua", "test"),
+    ("spec/lspconfig/util.lua", "test"), ("lua/lspconfig/util.lua", "implementation"),
+    ("test/plugins/jump.plugin.bats", "test"), ("lib/helpers.bash", "implementation"),
+    ("test/dio_test.dart", "test"), ("lib/src/client_test.dart", "test"), ("lib/src/client.dart", "implementation"),
 ])
 def test_file_roles_come_from_the_path(path: str, role: str) -> None:
     assert file_role(path) == role

@@ -122,6 +122,11 @@ EMPTY_MORE = [
     ("php", "public function load(): ?User\n{\n    // TODO\n    return null;\n}"),
     ("swift", "func load() -> Int {\n  fatalError(\"not implemented\")\n}"),
     ("bash", "deploy() {\n  # TODO\n}"),
+    ("zig", "pub fn f() void {}"),
+    ("zig", "pub fn f() !void {\n    @panic(\"not implemented\");\n}"),
+    ("dart", "void f() {}"),
+    ("dart", "int f(int a) {\n  throw UnimplementedError(\"not implemented\");\n}"),
+    ("dart", "class A {\n  void f() {\n    // TODO\n  }\n}"),
 ]
 
 NOT_EMPTY_MORE = [
@@ -162,6 +167,12 @@ NOT_EMPTY_MORE = [
     ("swift", "func area() -> Double {\n  return width * height\n}"),
     ("bash", "deploy() {\n  rsync -a build/ host:/srv\n}"),
     ("lua", "function f() end"),  # no query for Lua: any content counts
+    # Zig and Dart (Dart's body is the signature's next sibling in its grammar)
+    ("zig", "pub fn f(a: u32) u32 {\n    return a + 1;\n}"),
+    ("zig", "test \"f adds one\" {\n    try std.testing.expect(f(1) == 2);\n}"),
+    ("dart", "int f(int a) {\n  return a + 1;\n}"),
+    ("dart", "class A {\n  int f(int a) => a + 1;\n}"),
+    ("dart", "abstract class A {\n  void f();\n}"),
 ]
 
 

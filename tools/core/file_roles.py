@@ -19,8 +19,10 @@ _TEST_DATA_FOLDERS = frozenset({"testdata", "fixtures", "__fixtures__", "__mocks
                                 "benchmark", "bench"})
 _TEST_NAME = re.compile(
     r"^(?:test_.+\.py|.+_test\.py|conftest\.py|.+_test\.go|.+\.(?:test|spec|bench)\.[cm]?[jt]sx?|"
-    r".+Tests?\.(?:java|kt|cs)|.+_spec\.rb|.+_test\.rb|.+Test\.php|test_.+\.rb|"
-    r".+_(?:unit)?test\.(?:c|cc|cpp|cxx)|test_.+\.(?:c|cc|cpp|cxx))$"  # C/C++: GoogleTest's str_cat_test.cc beside the code
+    r".+Tests?\.(?:java|kt|cs|swift)|.+_spec\.rb|.+_test\.rb|.+Test\.php|test_.+\.rb|.+_test\.exs|"
+    r".+(?:Suite|Spec|Tests?)\.scala|.+Spec\.hs|"
+    r".+_(?:unit)?test\.(?:c|cc|cpp|cxx)|test_.+\.(?:c|cc|cpp|cxx)|"  # C/C++: GoogleTest's str_cat_test.cc beside the code
+    r".+_(?:spec|test)\.lua|.+\.bats|.+_test\.dart)$"  # busted specs, bats tests, Dart's package:test files
 )
 # C#'s test projects sit beside the library's own: src/MessagePack.Tests/, Foo.UnitTests/, and a `Tests/` folder
 _TEST_PROJECT = re.compile(r"(?:^|\.)(?:unit|integration)?tests?$", re.I)
@@ -40,7 +42,9 @@ _GENERATED_FOLDERS = frozenset({"vendor", "dist", "build", "node_modules", "thir
 
 def is_test_file(path: str) -> bool:
     parts = PurePosixPath(path).parts
-    return bool(_TEST_NAME.match(parts[-1])) or any(p in TEST_FOLDERS or _TEST_PROJECT.search(p) for p in parts[:-1])
+    # folders compared in lower case too: Swift packages keep their tests in `Tests/`, C# in `Foo.Tests/`
+    return bool(_TEST_NAME.match(parts[-1])) or any(p.lower() in TEST_FOLDERS or _TEST_PROJECT.search(p)
+                                                    for p in parts[:-1])
 
 
 def file_role(path: str) -> Role:

@@ -34,7 +34,10 @@ CTAGS_LANGUAGES: dict[str, str] = {
 CTAGS_SUFFIXES = frozenset({
     ".py", ".pyi", ".pyw", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".go", ".rs", ".java",
     ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".cs", ".rb", ".php", ".kt", ".kts", ".sh", ".bash", ".lua",
+    ".bats",
 })
+# Not .ex, .exs or .hs: ctags' Elixir parser reads the `defmodule` examples of a @moduledoc as definitions and names a
+# module by its last part only; its Haskell parser misses classes and instances. Their outlines give the definitions.
 
 _OPTIONS = [
     "--output-format=json", "--sort=no", "--fields=+neSlZi", "--extras=-p-{anonymous}",
@@ -43,6 +46,8 @@ _OPTIONS = [
     # PHP's `use Monolog\Logger;` lines are import aliases too (a quarter of monolog's tags named each class again)
     "--kinds-PHP=-a",
     "--langmap=Python:+.pyi.pyw", "--langmap=JavaScript:+.cjs", "--langmap=TypeScript:+.mts.cts",
+    "--langmap=Sh:+.bats",  # bats test files: their helpers and setup() are shell functions
+    "--guess-language-eagerly",  # a script without a suffix: by its `#!` line (only files no name maps)
 ]
 # ctags' kind names differ per parser; "member" is a method in Python but a struct field in C/C++/Go
 _KIND_NAMES = {"func": "function", "var": "variable", "const": "constant"}
@@ -243,6 +248,10 @@ def tag_to_definition(tag: dict[str, object], languages: dict[str, str | None] |
         return None
     if language == "rust" and kind in RUST_BASE_KINDS and isinstance(pattern, str) and pattern.startswith("/^"):
         inherits = rust_bases(kind, _pattern_line(pattern))
+    if language == "lua" and not scope and (cut := max(name.rfind("."), name.rfind(":"))) > 0:
+        # ctags names a module table's function `M.root_pattern` (`function M.f()`, `M.f = function`, `M:f()`):
+        # the function is `root_pattern` of scope `M`, as a question and find_definitions write it
+        scope, name = name[:cut], name[cut + 1:]
     return Tag(file, name, line, end if isinstance(end, int) and end >= line else line, kind,
                scope if isinstance(scope, str) else None, language, _signature(tag),
                inherits if isinstance(inherits, str) and inherits else None)

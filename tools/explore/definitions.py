@@ -34,16 +34,17 @@ from code_intel.explore.ripgrep import RgFilters, SkippedFile, list_files, too_b
 from code_intel.explore.scope import accepted_languages, project_filters
 from code_intel.explore.syntax import ParseCache
 from code_intel.languages.grammar import GRAMMARS, TYPE_KINDS
-from code_intel.languages.table import language_for
+from code_intel.languages.table import language_for, script_file_language
 
 log = logging.getLogger(__name__)
 
 # Kinds of the tags that are types (and so may record bases): the outline's, and ctags' Rust impl blocks and traits.
 _TYPE_TAG_KINDS = TYPE_KINDS | RUST_BASE_KINDS
 CACHE_FILE = "definitions.json"
-CACHE_VERSION = 6  # 2: a type's bases (inherits); 3: Rust impl traits and supertraits as bases; 4: JS trees;
-# 5: variables of JS module-pattern wrappers; 6: no PHP import aliases, PHP enums from the tree
-OUTLINES_ONLY = "5-outlines"  # the cache's version when no Universal Ctags was found: rebuilt once ctags is there
+CACHE_VERSION = 7  # 2: a type's bases (inherits); 3: Rust impl traits and supertraits as bases; 4: JS trees;
+# 5: variables of JS module-pattern wrappers; 6: Swift, Dart and Zig outlines, bats files, Lua's `M.f` as f in M;
+# 7: no PHP import aliases, PHP enums from the tree
+OUTLINES_ONLY = "6-outlines"  # the cache's version when no Universal Ctags was found: rebuilt once ctags is there
 # A file listing is reused at most this long, and only while no known folder changed.
 LISTING_TTL_SECONDS = 30.0
 # How long find_references waits for an index that a background build holds before going around it.
@@ -61,9 +62,19 @@ def ctags_suffixes() -> frozenset[str]:
     return CTAGS_SUFFIXES if find_binary("ctags") else frozenset()
 
 
+def _read_by_ctags(rel: str) -> bool:
+    """ctags reads the file: by its suffix, or, for a file without one that the listing kept (a `#!` script), by
+    the interpreter its first line names (ctags guesses it)."""
+    suffix = PurePosixPath(rel).suffix.lower()
+    return suffix in ctags_suffixes() if suffix else bool(ctags_suffixes())
+
+
 # Files whose ctags tags are checked against their length, and filled from the syntax tree when the tags stop
 # before this share of the file (ctags' JavaScript parser can lose its way partway through a large file).
 _TREE_CHECKED = frozenset({"javascript", "typescript", "tsx"})
+# Languages that name a definition with dots (Elixir's `defmodule Phoenix.Router`): its index entry is its last part,
+# the rest its scope, so `Router` and `Phoenix.Router` both find it
+_DOTTED_NAMES = frozenset({"elixir"})
 # Files whose types are checked against the syntax tree's: Universal Ctags 5.9 knows no PHP enum (PHP 8.1), so
 # monolog's `enum Level` was no definition and its methods were scoped to the namespace, not to `Level`.
 _TYPES_CHECKED = frozenset({"php"})
@@ -133,6 +144,12 @@ class DefinitionIndex:
     def _filters(self) -> RgFilters:
         return project_filters(self.root, self._config())
 
+    def _holds_definitions(self, rel: str) -> bool:
+        """A file the index reads: a grammar's or ctags' suffix, or a `#!` script without a suffix."""
+        if language_for(rel) in GRAMMARS or PurePosixPath(rel).suffix.lower() in CTAGS_SUFFIXES:
+            return True
+        return not PurePosixPath(rel).suffix and script_file_language(self.root.path / rel) is not None
+
     def _listing(self) -> set[str]:
         """The indexable files. Listing costs a subprocess, so a listing is reused while every folder
         holding (or above) a known file keeps its mtime: adding or deleting a file changes its folder's."""
@@ -145,7 +162,7 @@ class DefinitionIndex:
         listed, _ = list_files(self.root.path, dataclasses.replace(filters, max_file_bytes=None),
                                timeout=self._config().search_timeout_seconds * 6)
         self._listed_filters = filters
-        indexable = [f for f in listed if language_for(f) in GRAMMARS or PurePosixPath(f).suffix.lower() in CTAGS_SUFFIXES]
+        indexable = [f for f in listed if self._holds_definitions(f)]
         wanted, oversized = self._split_by_size(indexable, filters.max_file_bytes)
         self.oversized = oversized
         folders = {str(PurePosixPath(f).parent) for f in wanted}
@@ -281,7 +298,7 @@ class DefinitionIndex:
         """(file, line) -> kind of every definition of `name` in these files, refreshing just those files.
         While a background build holds the index, ctags is asked about these files directly instead
         of waiting for the whole project."""
-        indexable = [f for f in files if language_for(f) in GRAMMARS or PurePosixPath(f).suffix.lower() in CTAGS_SUFFIXES]
+        indexable = [f for f in files if self._holds_definitions(f)]
         if self._refresh_lock.acquire(timeout=BUSY_WAIT_SECONDS):
             try:
                 self._ensure_loaded()
@@ -293,7 +310,7 @@ class DefinitionIndex:
                     return {(rel, d.line): d.kind for rel in indexable for d in self._tags.get(rel, []) if d.name == name}
             finally:
                 self._refresh_lock.release()
-        ctags_files = [f for f in indexable if PurePosixPath(f).suffix.lower() in ctags_suffixes()]
+        ctags_files = [f for f in indexable if _read_by_ctags(f)]
         try:
             tags = list(run_ctags(self.root.path, ctags_files))
         except subprocess.TimeoutExpired:
@@ -311,7 +328,7 @@ class DefinitionIndex:
                 self._loaded = True
 
     def _collect_tags(self, files: list[str]) -> dict[str, list[Tag]]:
-        ctags_files = [f for f in files if PurePosixPath(f).suffix.lower() in ctags_suffixes()]
+        ctags_files = [f for f in files if _read_by_ctags(f)]
         chosen = set(ctags_files)
         tags: dict[str, list[Tag]] = {rel: [] for rel in files}
         for definition in run_ctags(self.root.path, ctags_files):
@@ -374,7 +391,11 @@ class DefinitionIndex:
         out = []
         for symbol in flatten(outline(parsed)):
             first = lines[symbol.line - 1].decode("utf-8", errors="replace").strip()[:200] if symbol.line <= len(lines) else None
-            out.append(Tag(rel, symbol.name, symbol.line, symbol.end_line, symbol.kind, symbol.scope, parsed.language, first))
+            name, scope = symbol.name, symbol.scope
+            if parsed.language in _DOTTED_NAMES and "." in name:
+                prefix, name = name.rsplit(".", 1)
+                scope = f"{scope}.{prefix}" if scope else prefix
+            out.append(Tag(rel, name, symbol.line, symbol.end_line, symbol.kind, scope, parsed.language, first))
         return out
 
     def _fresh_lookup(self) -> None:

@@ -441,7 +441,8 @@ def _group_of(file: str) -> Group:
 
 
 _TEST_NAME_TEMPLATES = ("test_{s}.py", "{s}_test.py", "{s}_test.go", "{s}.test.*", "{s}.spec.*",
-                        "{s}Test.*", "{s}Tests.*", "{s}_spec.rb")
+                        "{s}Test.*", "{s}Tests.*", "{s}_spec.rb", "{s}_test.exs", "{s}Suite.scala", "{s}Spec.scala",
+                        "{s}Spec.hs")
 
 
 def tests_named_after(explorer: Explorer, changed: list[str]) -> list[ImpactItem]:

@@ -12,7 +12,14 @@ from typing import Any
 from code_intel.explore.imports import read_imports
 from code_intel.explore.models import CallInfo, ClassInfo, FunctionInfo, ImportInfo
 from code_intel.explore.syntax import Node, ParsedFile, symbol_name_node, variable_names
-from code_intel.languages.grammar import FUNCTION_KINDS, GRAMMARS, TYPE_KINDS, Grammar
+from code_intel.languages.grammar import (
+    FUNCTION_KINDS,
+    GRAMMARS,
+    TYPE_KINDS,
+    Grammar,
+    definition_word,
+    zig_decl_kind,
+)
 from code_intel.languages.table import get_language
 
 
@@ -30,7 +37,7 @@ class SymbolNode:
 
     @property
     def end_line(self) -> int:
-        return int(self.node.end_point[0]) + 1
+        return int(_end_point(self.node)[0]) + 1
 
     @property
     def full_node(self) -> Node:
@@ -42,7 +49,7 @@ class SymbolNode:
         """The symbol and its children as an OutlineSymbol's fields (`file`: the file's path as answers give it):
         validating a whole outline of these at once makes the models in pydantic's core, about twice as fast as
         one model at a time."""
-        start, end = self.node.start_point, self.node.end_point
+        start, end = self.node.start_point, _end_point(self.node)
         data = {"name": self.name, "kind": self.kind, "file": file, "line": start[0] + 1, "end_line": end[0] + 1,
                 "children": [child.data(file) for child in self.children]}
         if self.node.type == "impl_item" and (trait := self.node.child_by_field_name("trait")) is not None:
@@ -50,8 +57,27 @@ class SymbolNode:
         return data
 
 
+def _end_point(node: Node) -> Any:
+    """Where a symbol ends: its node's end, or for Dart, whose grammar writes a function as its signature and then
+    the body as the next sibling (of the signature, or of the `method_signature` around it), the body's end."""
+    anchor = node.parent if node.parent is not None and node.parent.type == "method_signature" else node
+    body = anchor.next_named_sibling if node.type.endswith("_signature") else None
+    return body.end_point if body is not None and body.type == "function_body" else node.end_point
+
+
 # C-family type specifiers are definitions only when they carry a body.
 _BODY_REQUIRED = frozenset({"struct_specifier", "union_specifier", "enum_specifier", "class_specifier"})
+
+
+def symbol_kind(grammar: Grammar, node: Node) -> str | None:
+    """The kind of symbol a node defines, or None: its type's, or for a grammar that defines with calls, the
+    kind its word names (`def`, `@callback` in Elixir; a call made with another word defines nothing)."""
+    if node.type == "Decl":  # Zig names a function, a type and a constant alike (zig_decl_kind)
+        return zig_decl_kind(node)
+    kind = grammar.symbols.get(node.type)
+    if kind is not None and grammar.defining_calls:
+        return grammar.defining_calls.get(definition_word(node))
+    return kind
 
 
 def _join(scope: str | None, name: str) -> str:
@@ -130,7 +156,7 @@ class _Walk:
         parsed, grammar = self.parsed, self.grammar
         for child in self.children(node):
             child_type = child.type
-            kind = grammar.symbols.get(child_type)
+            kind = symbol_kind(grammar, child)
             if kind is not None and child_type in _BODY_REQUIRED and child.child_by_field_name("body") is None:
                 kind = None  # `struct s;` or `struct s *p`: a mention of the type, not its definition
             if kind is not None:
@@ -142,6 +168,8 @@ class _Walk:
                     kind = "method"
                 if kind == "type" and child_type == "type_spec":
                     kind = _go_type_kind(child)
+                if child_type == "class_declaration" and parsed.language == "swift":  # also struct, enum, actor...
+                    kind = _swift_type_kind(child)
                 name = parsed.text(name_node)
                 symbol = SymbolNode(name, kind, child, scope)
                 out.append(symbol)
@@ -154,8 +182,9 @@ class _Walk:
                     self.symbols(child, out, scope, parent_kind, in_function)
                 for name_node, var_kind, value in declared:
                     # a function's span: its declarator, or the whole `exports.f = function () {...}`
-                    anchor = (child if child_type == "assignment_expression" else name_node.parent) \
-                        if var_kind == "function" else name_node
+                    # (Lua's `M.f = function ... end` and `local f = function ... end`: the whole statement)
+                    whole = child_type == "assignment_expression" or parsed.language == "lua"
+                    anchor = (child if whole else name_node.parent) if var_kind == "function" else name_node
                     symbol = SymbolNode(parsed.text(name_node), var_kind, anchor if anchor is not None else name_node, scope)
                     if var_kind == "function" and parent_kind in TYPE_KINDS:
                         symbol.kind = "method"
@@ -217,6 +246,14 @@ def _keyword_pattern(word: str) -> re.Pattern[bytes]:
     name_byte = rb"[0-9A-Za-z_]"
     literal = re.escape(word.encode())
     return re.compile(literal + rb"(?<!" + name_byte + literal + rb")(?!" + name_byte + rb")")
+
+
+def _swift_type_kind(node: Node) -> str:
+    """Swift writes a class, a struct, an enum, an actor and an extension as one `class_declaration`, told apart by
+    its keyword (the `declaration_kind` field): 'struct' for `struct Session`, 'extension' for `extension Session`."""
+    keyword = node.child_by_field_name("declaration_kind")
+    text = (keyword.text or b"").decode("utf-8", "replace") if keyword is not None else ""
+    return text if text in TYPE_KINDS else "class"
 
 
 def _go_type_kind(spec: Node) -> str:
@@ -295,7 +332,7 @@ def collect_calls(parsed: ParsedFile, node: Node, file: str) -> list[CallInfo]:
     stack = list(reversed(node.named_children))
     while stack:
         current = stack.pop()
-        kind = grammar.symbols.get(current.type)
+        kind = symbol_kind(grammar, current)
         if kind is not None and current is not node:
             continue
         if current.type in grammar.calls:

@@ -14,8 +14,8 @@ from typing import Any
 
 from code_intel.core.errors import InvalidArgument
 from code_intel.core.fsutil import is_racy
-from code_intel.languages.grammar import GRAMMARS, Grammar, is_identifier_type
-from code_intel.languages.table import language_for, read_tree
+from code_intel.languages.grammar import GRAMMARS, Grammar, defined_name, instance_type, is_identifier_type
+from code_intel.languages.table import language_for, read_tree, script_file_language
 
 Node = Any  # tree_sitter.Node: typed loosely because the binding ships no stubs for every attribute
 
@@ -61,7 +61,7 @@ class ParseCache:
     def get(self, path: Path, language: str | None = None, *, store: bool = True) -> ParsedFile:
         """Parse (or reuse) a file; refuses binary files and languages without a grammar.
         `store=False` parses without keeping the tree (bulk work that would flush the cache)."""
-        lang = language or language_for(path)
+        lang = language or language_for(path) or script_file_language(path)  # a `#!` script without a suffix
         if lang is None:
             raise InvalidArgument(
                 f"{path.name}: no parser for this file type",
@@ -142,9 +142,16 @@ def symbol_name_node(node: Node, language: str) -> Node | None:
             names = node.children_by_field_name("declarator")
             found = declarator_name(names[-1]) if names else None
         return found
+    if language == "elixir":
+        return defined_name(node)
+    if node.type == "instance":  # Haskell: named by its type, as a Rust impl
+        return instance_type(node) or node.child_by_field_name("name")
     named = node.child_by_field_name("name")
-    if named is not None:
+    if named is not None or language == "haskell":  # Haskell: a `function` without a name is a type (`Int -> Int`)
         return named
+    if node.type == "Decl":  # Zig: `pub fn parse(...)`, `const Parser = struct {...}` name their prototype or constant
+        inner = next((c for c in node.named_children if c.type in ("FnProto", "VarDecl")), None)
+        return next((c for c in inner.named_children if c.type == "IDENTIFIER"), None) if inner is not None else None
     if node.type == "companion_object":
         return None
     for child in node.named_children:
@@ -173,6 +180,19 @@ def variable_names(node: Node, language: str) -> list[tuple[Node, str, Node | No
                     out.append((name, "variable", current.child_by_field_name("right")))
                 current = current.child_by_field_name("right")
         return out
+    if language == "lua":  # `local M = {}`, `M.setup = function(opts) ... end`, `local a, b = 1, 2`
+        if node.type == "variable_declaration" and node.named_child_count == 1:
+            node = node.named_children[0]
+        names = next((c for c in node.named_children if c.type == "variable_list"), None)
+        values = next((c for c in node.named_children if c.type == "expression_list"), None)
+        if node.type != "assignment_statement" or names is None:
+            return out
+        given = values.named_children if values is not None else []
+        for i, name in enumerate(names.named_children):
+            value = given[i] if i < len(given) else None
+            out.append((name, "function" if value is not None and value.type == "function_definition" else "variable",
+                        value))
+        return out
     if language == "ruby":
         left = node.child_by_field_name("left")
         if left is not None and left.type == "constant":
@@ -188,6 +208,11 @@ def variable_names(node: Node, language: str) -> list[tuple[Node, str, Node | No
             else:
                 kind = "field" if node.type == "field_declaration" else "variable"
             out.append((name, kind, None))
+        return out
+    if language == "scala":  # `val x: Int = 1`, `implicit val instance: Monad[Id] = ...`; a tuple pattern defines no name
+        pattern = node.child_by_field_name("pattern")
+        if pattern is not None and pattern.type == "identifier":
+            out.append((pattern, "variable", node.child_by_field_name("value")))
         return out
     if node.type == "assignment_expression":
         return _member_assignment(node)

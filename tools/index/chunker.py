@@ -17,6 +17,17 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from code_intel.languages.grammar import (
+    DEFINING_ATTRIBUTES,
+    DEFINING_CALLS,
+    FUNCTION_KINDS,
+    call_word,
+    defined_name,
+    definition_word,
+    instance_type,
+    zig_container,
+    zig_decl_kind,
+)
 from code_intel.languages.table import CODE_LANGUAGES, read_tree
 
 log = logging.getLogger(__name__)
@@ -24,8 +35,7 @@ log = logging.getLogger(__name__)
 FUNCTION_TYPES = frozenset({
     "function_definition", "function_declaration", "generator_function_declaration", "method_definition",
     "method_declaration", "constructor_declaration", "function_item", "method", "singleton_method",
-    "function_signature_item", "arrow_function_declaration", "local_function_statement",
-    "function_definition_statement", "operator_declaration", "destructor_declaration",
+    "function_signature_item", "local_function_statement", "operator_declaration", "destructor_declaration",
     "annotation_type_element_declaration",  # Java: `Class<?> value() default Void.class;` in an @interface
 })
 CLASS_TYPES = frozenset({
@@ -35,7 +45,12 @@ CLASS_TYPES = frozenset({
     "object_declaration", "object_definition", "trait_definition", "protocol_declaration",
     "type_declaration", "trait_declaration", "annotation_type_declaration",
     "enum_specifier", "union_specifier",  # C/C++: `enum class value_t : std::uint8_t {...}`, `union json_value`
+    "mixin_declaration", "extension_declaration",  # Dart
+    "package_object",  # Scala's `package object cats { ... }`: the package's own definitions
 })
+# Dart writes a function as two siblings, its signature and then its body: the definition spans both
+SIGNATURE_TYPES = frozenset({"function_signature", "method_signature"})
+SIGNATURE_BODY = "function_body"
 # Containers that only scope their children (no chunk of their own unless they hold loose code).
 SCOPE_TYPES = frozenset({"namespace_definition", "namespace_declaration", "mod_item", "declaration_list",
                          "enum_body_declarations"})  # Java: the fields and methods after an enum's constants
@@ -63,12 +78,37 @@ _TRAILING_MACROS = re.compile(
 # ABSL_ATTRIBUTE_WARN_UNUSED Mutex {`, `class FMT_API format_error`), which the grammar reads as the name
 _CLASS_HEAD_MACROS = re.compile(
     r"\b(?:class|struct|union)((?:\s+[A-Z][A-Z0-9_]*[A-Z0-9](?:\([^()\n]*\))?)+)(?=\s+[A-Za-z_]\w*\s*(?:final\b|[:{<]))")
+# Elixir module attributes that document or annotate the definition below them as a doc comment does (`@doc`,
+# `@spec`, `@impl true`); `@moduledoc` documents the module it opens and stays in its header.
+LEAD_ATTRIBUTES = frozenset({"doc", "spec", "impl", "deprecated"})
+# Definitions in grammars whose node type names mean something else in other grammars: language -> node type -> kind
+# (Haskell's top-level `declarations` only scope them; a `function` there is one clause of a function).
+LANGUAGE_DEFINITIONS = {
+    "haskell": {"function": "function", "bind": "function", "data_type": "class", "newtype": "class",
+                "class": "class", "instance": "class", "declarations": "scope"},
+}
+# Nodes that stand before a definition as its siblings and belong to it, as a doc comment does: Haskell's `-- |`
+# and its type signature, Dart's `@override`.
+LEAD_TYPES = {"haskell": frozenset({"haddock", "signature"}), "dart": frozenset({"annotation"})}
+# Languages whose indented bodies run on over the comments and blank lines after them (Scala: `def f =` and its
+# body hold the next definition's doc comment, and end in the indentation of that definition's line).
+SWALLOWING_LANGUAGES = frozenset({"scala"})
+# Languages that define a function by clauses, one definition each (`def f(0)`, `def f(n)`): a run of them is one
+# function's chunk, as long as it fits.
+CLAUSE_LANGUAGES = frozenset({"elixir", "haskell"})
+# Languages whose declaration line names no supertype (`defmodule Phoenix.Router do`: Phoenix is its namespace;
+# `data Shape = Circle Double`: constructors).
+NO_DECLARED_SUPERTYPES = frozenset({"elixir", "haskell"})
+# What a declaration writes besides its supertypes, per language, else type parameters in <...>: Scala's type
+# parameters in [...] and constructor parameters and arguments in (...) (`abstract class HCursor(lastCursor:
+# HCursor) extends ACursor(lastCursor)` extends ACursor).
+TYPE_PARAMETERS = {"scala": re.compile(r"\[[^\[\]]*\]|\([^()]*\)")}
 # Wrappers whose span belongs to the definition inside them (decorators, `export`, templates).
 WRAPPER_TYPES = frozenset({"decorated_definition", "export_statement", "template_declaration"})
 BODY_FIELDS = ("body", "declaration_list", "class_body")
 IDENTIFIER_TYPES = frozenset({
     "identifier", "type_identifier", "property_identifier", "field_identifier", "constant",
-    "namespace_identifier", "simple_identifier", "name",
+    "namespace_identifier", "simple_identifier", "name", "IDENTIFIER",  # Zig's grammar spells its nodes so
 })
 
 MAX_WINDOW_LINES = 80
@@ -129,13 +169,14 @@ def supertypes(chunk: Chunk) -> list[str]:
     read up to the opening brace or a `where` clause, over at most three lines, without type parameters (`impl<B:
     BufMut> Write for Writer<B>` implements `Write`); a question asking for the implementations of a name finds
     them by it."""
-    if chunk.kind != "class" or not chunk.symbol:
+    if chunk.kind != "class" or not chunk.symbol or chunk.language in NO_DECLARED_SUPERTYPES:
         return []
     lines, at = _declaration(chunk)
     tail = lines[at : at + 3]
     end = next((i for i, line in enumerate(tail) if "{" in line), 0)
     text = re.split(r"\{|\bwhere\b", " ".join(tail[: end + 1]), maxsplit=1)[0]
-    while (bare := _GENERICS.sub(" ", text)) != text:  # type parameters and their bounds are not supertypes
+    generics = TYPE_PARAMETERS.get(chunk.language, _GENERICS)
+    while (bare := generics.sub(" ", text)) != text:  # type parameters and their bounds are not supertypes
         text = bare
     text = _PHP_NAMESPACE.sub("", text)
     own = chunk.symbol.rsplit(".", 1)[-1]
@@ -177,6 +218,7 @@ class _Piece:
     header: bool = False  # the opening lines of a split class: its name, signature and members' names
     decl: int | None = None  # row of the definition's own first line, below its doc comment (start if None)
     implements: list[str] = field(default_factory=list)  # Chunk.implements
+    opening: int | None = None  # a split class: the row of its own doc (Elixir's `@moduledoc`), which its header holds
 
 
 def _scoped_name(node: Any) -> str:
@@ -220,7 +262,9 @@ def _node_name(node: Any) -> str:
     for child in node.named_children:
         if child.type in IDENTIFIER_TYPES:
             return str(child.text.decode("utf-8", "replace"))
-        if child.type == "type_spec":  # Go: type X struct {...}
+        # Go: type X struct {...}; Dart: a method's signature holds the function's, getter's, constructor's...;
+        # Zig: `pub fn parse(...)` and `const Parser = struct {...}` name their prototype or constant
+        if child.type in ("type_spec", "FnProto", "VarDecl") or node.type == "method_signature":
             return _node_name(child)
     return ""
 
@@ -228,7 +272,12 @@ def _node_name(node: Any) -> str:
 def _impl_trait(node: Any) -> list[str]:
     """The trait a Rust `impl Trait for Type` block implements (`SeqAccess`, without path or generics): kept apart
     from the names it defines, so "implementations of SeqAccess" finds the block, which stays named after the type
-    and does not define the trait."""
+    and does not define the trait. Elixir's `defimpl` the same: the protocol it implements."""
+    if node.type == "call":
+        return _protocol(node)
+    if node.type == "instance":  # Haskell: the class a `instance Foldable Stack` implements
+        named = node.child_by_field_name("name")
+        return [named.text.decode("utf-8", "replace")] if named is not None else []
     trait = node.child_by_field_name("trait") if node.type == "impl_item" else None
     while trait is not None and trait.type in ("generic_type", "scoped_type_identifier"):
         trait = trait.child_by_field_name("name" if trait.type == "scoped_type_identifier" else "type")
@@ -268,7 +317,18 @@ def _kotlin_receiver(node: Any) -> str:
 
 
 def _arrow_function_name(node: Any) -> str | None:
-    """`const f = (...) => ...` and `const f = function (...)`: a function in all but syntax."""
+    """`const f = (...) => ...` and `const f = function (...)`: a function in all but syntax; Lua's `M.setup =
+    function(opts)` and `local f = function()` too (a module table's functions are written either way)."""
+    if node.type == "variable_declaration" and [c.type for c in node.named_children] == ["assignment_statement"]:
+        node = node.named_children[0]  # Lua: `local f = function() ... end`
+    if node.type == "assignment_statement":  # Lua: one name, one function value
+        names, values = (next((c for c in node.named_children if c.type == kind), None)
+                         for kind in ("variable_list", "expression_list"))
+        if names is None or values is None or names.named_child_count != 1 or values.named_child_count != 1:
+            return None
+        if values.named_children[0].type != "function_definition":
+            return None
+        return str(names.named_children[0].text.decode("utf-8", "replace"))
     if node.type not in ("lexical_declaration", "variable_declaration"):
         return None
     declarators = [c for c in node.named_children if c.type == "variable_declarator"]
@@ -294,6 +354,88 @@ def _exported_function(value: Any) -> Any:
     return found[0] if len(found) == 1 else None
 
 
+DEFINITION_KINDS = {**DEFINING_CALLS, **DEFINING_ATTRIBUTES}
+
+
+def _defining_call(node: Any) -> tuple[str, str] | None:
+    """(kind, name) of an Elixir definition (grammar.definition_word), named as grammar.defined_name says, but a
+    `defimpl Phoenix.Param, for: Integer` is Phoenix.Param.Integer (the module Elixir names the implementation).
+    None for any other node."""
+    found = defined_name(node)
+    if found is None:
+        return None
+    kind = "function" if DEFINITION_KINDS[definition_word(node)] in FUNCTION_KINDS else "class"
+    name = str(found.text.decode("utf-8", "replace"))
+    if call_word(node) == "defimpl":
+        arguments = next(c for c in node.named_children if c.type == "arguments")
+        pairs = [p for c in arguments.named_children if c.type == "keywords" for p in c.named_children]
+        implemented = [p.child_by_field_name("value") for p in pairs
+                       if p.child_by_field_name("key") is not None and p.child_by_field_name("key").text.strip() == b"for:"]
+        if implemented and implemented[0] is not None and implemented[0].type == "alias":
+            name += "." + implemented[0].text.decode("utf-8", "replace")
+    return kind, name
+
+
+def _protocol(node: Any) -> list[str]:
+    """The protocol an Elixir `defimpl Phoenix.Param, for: Integer` implements (`Param`), as Rust's impl trait."""
+    if call_word(node) != "defimpl":
+        return []
+    arguments = next((c for c in node.named_children if c.type == "arguments"), None)
+    first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+    return [first.text.decode("utf-8", "replace").rsplit(".", 1)[-1]] if first is not None and first.type == "alias" else []
+
+
+def _own_rows(node: Any, lines: list[str]) -> tuple[int, tuple[int, int] | None]:
+    """For a grammar of SWALLOWING_LANGUAGES: the last row of the definition's own code, and the rows of the comment
+    run at its tail that documents what follows (None when there is none). The tail is followed down the last child
+    while it ends where its parent ends."""
+    current = node
+    while current.named_children:
+        named = current.named_children
+        if named[-1].type.endswith("comment"):
+            at = len(named)
+            while at and named[at - 1].type.endswith("comment"):
+                at -= 1
+            if at:
+                return _last_row(named[at - 1], lines), (named[at].start_point[0], named[-1].end_point[0])
+            break
+        if named[-1].end_byte != current.end_byte:
+            break
+        current = named[-1]
+    return _last_row(node, lines), None
+
+
+def _last_row(node: Any, lines: list[str]) -> int:
+    """The node's last row, not counting a row it only reaches into the indentation of."""
+    row, column = node.end_point
+    if row > node.start_point[0] and (row >= len(lines) or not lines[row][:column].strip()):
+        return int(row) - 1
+    return int(row)
+
+
+def _module_doc_row(body: Any) -> int | None:
+    """The row of an Elixir module's `@moduledoc` among the statements of its body, None when it has none."""
+    for child in body.named_children:
+        operand = child.child_by_field_name("operand") if child.type == "unary_operator" else None
+        if operand is not None and call_word(operand) == "moduledoc":
+            return int(child.start_point[0])
+    return None
+
+
+def _lead_attribute(node: Any) -> bool:
+    """An Elixir `@doc`, `@spec` or `@impl` line: it belongs to the definition below it, as a doc comment does."""
+    operand = node.child_by_field_name("operand") if node.type == "unary_operator" else None
+    return operand is not None and call_word(operand) in LEAD_ATTRIBUTES
+
+
+def _blank_run(lines: list[str], row: int) -> int:
+    """How many blank lines start at row."""
+    count = 0
+    while row + count < len(lines) and not lines[row + count].strip():
+        count += 1
+    return count
+
+
 def _constant_block_body(node: Any) -> Any:
     """The block's body of a Ruby class made by a call (`Env = Options.new(:url) do ... end`, `Point =
     Struct.new(:x) { ... }`, `Options = Data.define(:path) do ... end`): a class in all but syntax, named by the
@@ -315,7 +457,13 @@ def _constant_block_body(node: Any) -> Any:
 def _anonymous_class_body(node: Any) -> Any:
     """The class body of a Java field initialised with an anonymous class (`static final TypeAdapter<Class> CLASS =
     new TypeAdapter<Class>() { ... }.nullSafe();`, a comparator, a visitor): a class in all but syntax, named by
-    the field; None for any other node."""
+    the field; None for any other node. Scala's the same: `implicit val catsAlignForId: Align[Id] = new Align[Id] {
+    ... }`, a type class instance named by the val."""
+    if node.type == "val_definition":
+        value = node.child_by_field_name("value")
+        if value is None or value.type != "instance_expression":
+            return None
+        return next((c for c in value.named_children if c.type == "template_body"), None)
     if node.type != "field_declaration":
         return None
     declarators = [c for c in node.named_children if c.type == "variable_declarator"]
@@ -327,7 +475,19 @@ def _anonymous_class_body(node: Any) -> Any:
     return next((c for c in value.named_children if c.type == "class_body"), None)
 
 
+def _zig_definition(node: Any) -> str | None:
+    """'function' for Zig's `fn` declarations and `test "name" {...}` blocks, 'class' for a constant holding a
+    struct (zig_container), else None."""
+    if node.type == "TestDecl":
+        return "function"
+    kind = zig_decl_kind(node)
+    return "class" if kind == "struct" else kind
+
+
 def _body(node: Any) -> Any:
+    zig = zig_container(node)
+    if zig is not None:
+        return zig
     block_body = _constant_block_body(node)
     if block_body is not None:
         return block_body
@@ -340,7 +500,8 @@ def _body(node: Any) -> Any:
             return found
     for child in node.named_children:
         if child.type in ("class_body", "declaration_list", "body_statement", "field_declaration_list",
-                          "enum_body", "interface_body", "block"):
+                          "enum_body", "interface_body", "block", "extension_body", "do_block",
+                          "class_declarations", "instance_declarations"):
             return child
     return node
 
@@ -428,9 +589,24 @@ def _typedef_body(node: Any) -> Any:
         else None
 
 
-def _classify(node: Any) -> tuple[str, str, Any] | None:
-    """(kind, name, node that defines it) for definitions, unwrapping decorators and exports."""
+def _signature_body(node: Any) -> Any:
+    """The body that follows a Dart function's or method's signature as its next sibling, or None (an abstract
+    method, a signature ending in `;`)."""
+    body = node.next_named_sibling
+    return body if body is not None and body.type == SIGNATURE_BODY else None
+
+
+def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
+    """(kind, name, node that defines it) for definitions, unwrapping decorators and exports; `own` is the
+    language's LANGUAGE_DEFINITIONS."""
+    if node.type in own:
+        named = instance_type(node)  # a Haskell instance is named by its type (`instance Foldable Stack`: Stack)
+        name = named.text.decode("utf-8", "replace") if named is not None else _node_name(node)
+        return own[node.type], name if own[node.type] != "scope" else "", node
     target = _wrapped_method(node) or node
+    elixir = _defining_call(node)
+    if elixir is not None:
+        return elixir[0], elixir[1], node
     if node.type in WRAPPER_TYPES:
         inner = node.child_by_field_name("definition") or node.child_by_field_name("declaration")
         if inner is None:
@@ -450,8 +626,14 @@ def _classify(node: Any) -> tuple[str, str, Any] | None:
         alias = target.child_by_field_name("declarator")
         named = alias is not None and alias.type == "type_identifier"
         return "class", _scoped_name(alias) if named else _node_name(defined), defined
-    if target.type in FUNCTION_TYPES:
+    if target.type in FUNCTION_TYPES or (target.type in SIGNATURE_TYPES and _signature_body(target) is not None):
         return "function", _node_name(target), target
+    zig = _zig_definition(target)
+    if zig == "function" and target.type == "TestDecl":  # `test "parses a flag" {...}`: named by its string
+        label = next((c for c in target.named_children if c.type != "Block"), None)
+        return "function", label.text.decode("utf-8", "replace").strip('"') if label is not None else "test", target
+    if zig is not None:
+        return zig, _node_name(target), target
     if target.type in _C_TYPES and target.child_by_field_name("body") is None:
         return None  # a declaration (`template <typename Context> class basic_format_args;`), defined elsewhere
     if target.type in PREPROC_TYPES:
@@ -466,6 +648,9 @@ def _classify(node: Any) -> tuple[str, str, Any] | None:
     if target.type == "enum_constant" and target.child_by_field_name("body") is not None:
         return "class", _node_name(target), target
     if _anonymous_class_body(target) is not None:
+        declarator = target.child_by_field_name("pattern") if target.type == "val_definition" else None
+        if declarator is not None:
+            return "class", str(declarator.text.decode("utf-8", "replace")), target
         declarator = next(c for c in target.named_children if c.type == "variable_declarator")
         return "class", _node_name(declarator), target
     if target.type in SCOPE_TYPES:
@@ -496,6 +681,10 @@ class Chunker:
         self._ruby = False  # the file being chunked is Ruby (_ruby_branches)
         self._error_scope = False  # the file's grammar is one of ERROR_SCOPES
         self._guard_scope = False  # ... one of GUARD_SCOPES
+        self._clauses = False  # the file's language defines a function by clauses (CLAUSE_LANGUAGES)
+        self._swallowing = False  # its bodies run on over the comments after them (SWALLOWING_LANGUAGES)
+        self._definitions: dict[str, str] = {}  # the file's language's LANGUAGE_DEFINITIONS
+        self._lead_types: frozenset[str] = frozenset()  # and its LEAD_TYPES
 
     def chunk(self, path: str, text: str, language: str | None) -> list[Chunk]:
         lines = text.splitlines()
@@ -520,6 +709,10 @@ class Chunker:
         self._ruby = language == "ruby"
         self._error_scope = language in ERROR_SCOPES
         self._guard_scope = language in GUARD_SCOPES
+        self._clauses = language in CLAUSE_LANGUAGES
+        self._swallowing = language in SWALLOWING_LANGUAGES
+        self._definitions = LANGUAGE_DEFINITIONS.get(language, {})
+        self._lead_types = LEAD_TYPES.get(language, frozenset())
         owners: list[_Piece] = []  # split classes: loose lines inside them belong to the class
         pieces = self._collect(tree.root_node, [], lines, owners)
         pieces = self._fill_gaps(pieces, owners, len(lines), lines)
@@ -546,21 +739,29 @@ class Chunker:
         pieces: list[_Piece] = []
         doc_start: int | None = lead_in[0] if lead_in else None  # first row of the comment run above the child
         doc_end = previous_end = lead_in[1] if lead_in else -1
+        attribute_end = -2  # last row of an Elixir `@doc` or `@spec` ending the run: blank lines after it keep the run
         for child in container.named_children:
-            if child.type.endswith("comment"):
+            # the last row the run reaches: the line below it, or below the blank lines after an attribute
+            reach = doc_end + 1 + (_blank_run(lines, doc_end + 1) if doc_end == attribute_end else 0)
+            attribute = _lead_attribute(child) or child.type in self._lead_types
+            if child.type.endswith("comment") or attribute:
                 # a comment that opens its own line and touches the run above continues it (Go's `//` lines)
                 own_line = child.start_point[0] > previous_end
-                if own_line and doc_start is not None and child.start_point[0] <= doc_end + 1:
+                if own_line and doc_start is not None and child.start_point[0] <= reach:
                     doc_end = child.end_point[0]
                 elif own_line:
                     doc_start, doc_end = child.start_point[0], child.end_point[0]
                 else:
                     doc_start = None
+                attribute_end = child.end_point[0] if attribute else -2
                 previous_end = child.end_point[0]
                 continue
-            lead = doc_start if doc_start is not None and child.start_point[0] <= doc_end + 1 + self._doc_gap(
+            lead = doc_start if doc_start is not None and child.start_point[0] <= reach + self._doc_gap(
                 lines, doc_end, child) else None
             doc_start, previous_end = None, child.end_point[0]
+            own_end, tail = _own_rows(child, lines) if self._swallowing else (child.end_point[0], None)
+            if tail is not None:  # the comment run it swallowed documents the next definition
+                doc_start, doc_end = tail
             branches = _ruby_branches(child) if self._ruby else []
             if any(c.type in ("method", "singleton_method") for branch in branches for c in branch.named_children):
                 for branch in branches:
@@ -571,7 +772,7 @@ class Chunker:
                 continue
             unnamed = (child.type == "ERROR" and self._error_scope) or (
                 child.type == "if_statement" and self._guard_scope)
-            found = ("scope", "", child) if unnamed else _classify(child)
+            found = ("scope", "", child) if unnamed else _classify(child, self._definitions)
             if found is None:
                 continue
             kind, name, node = found
@@ -580,9 +781,16 @@ class Chunker:
             receiver = _go_receiver(node) or ("" if scope else _kotlin_receiver(node))  # top-level extensions
             qualified = ".".join([*scope, receiver, name] if receiver else [*scope, name]) if name else ".".join(scope)
             # a doc comment (Go `//` lines, JSDoc, Rust `///`, Javadoc) belongs to the definition it documents
-            start, end = child.start_point[0] if lead is None else lead, child.end_point[0]
+            start, end = child.start_point[0] if lead is None else lead, own_end
+            if child.type in SIGNATURE_TYPES:  # Dart: the body after the signature is the function's
+                end = _signature_body(child).end_point[0]
             decl = child.start_point[0]
-            if kind == "function":
+            last = pieces[-1] if pieces else None
+            if kind == "function" and self._clauses and last is not None and last.kind == "function" \
+                    and last.symbol == qualified and hollow("\n".join(lines[last.end + 1 : start])) \
+                    and self._tokens(lines, last.start, end) <= self.max_tokens:
+                last.end = end  # the next clause of the function above (`def f(0)`, `def f(n)`): one function
+            elif kind == "function":
                 pieces.append(_Piece(start, end, qualified, "function", [qualified], decl=decl))
             elif kind == "scope":
                 body = _body(node)
@@ -598,7 +806,7 @@ class Chunker:
                 body = _body(node)
                 inner = self._collect(body, [*scope, name], lines, owners, _comments_before(body, node))
                 owners.append(_Piece(start, end, qualified, "class", [qualified], decl=decl,
-                                     implements=_impl_trait(node)))
+                                     implements=_impl_trait(node), opening=_module_doc_row(body)))
                 pieces.extend(inner)
         return pieces
 
@@ -618,6 +826,11 @@ class Chunker:
             for row in range(p.start, min(p.end, n_lines - 1) + 1):
                 covered[row] = True
         gaps: list[_Piece] = []
+
+        def opening(owner: _Piece) -> int:
+            """The row of the owner's own doc when a gap holds it, else -1."""
+            return owner.opening if owner.opening is not None and not covered[owner.opening] else -1
+
         row = 0
         while row < n_lines:
             if covered[row]:
@@ -632,7 +845,10 @@ class Chunker:
             if text.strip() and not hollow(text):
                 if owner is None:
                     gaps.append(_Piece(start, end, "", "module", [], gap=True))
-                elif not any(g.symbol == owner.symbol for g in gaps):  # the owner's first gap holds its opening lines
+                elif start <= opening(owner) <= end if opening(owner) >= 0 else not any(g.symbol == owner.symbol
+                                                                                           for g in gaps):
+                    # the owner's first gap holds its opening lines, or the one holding its doc when it has one (an
+                    # Elixir module's nested modules may come before its @moduledoc)
                     # the class's opening lines name it and list its members: the chunk to find the class by. Its own
                     # members only: a module holding a split class (`module Sinatra` around `class Base`) would
                     # otherwise list every method of the file
@@ -641,8 +857,10 @@ class Chunker:
                                and "." not in p.symbol[len(owner.symbol) + 1:]]
                     gaps.append(_Piece(start, end, owner.symbol, "class", [owner.symbol, *dict.fromkeys(members)],
                                        gap=True, header=True, decl=owner.decl, implements=owner.implements))
-                else:  # later leftovers (a field, a section banner) are parts of the class, not its definition
-                    gaps.append(_Piece(start, end, owner.symbol, "part", [owner.symbol], gap=True))
+                else:  # later leftovers (a field, a section banner) are parts of the class, not its definition;
+                    # lines above its doc (`defmodule Phoenix.Router do`) open it and join no definition below them
+                    gaps.append(_Piece(start, end, owner.symbol, "part", [owner.symbol], gap=True,
+                                       header=start < opening(owner)))
         out = sorted(pieces + gaps, key=lambda p: (p.start, p.end))
         return [self._trim(p, lines) for p in out if self._tokens(lines, p.start, p.end) >= 4 or p.kind != "module"]
 

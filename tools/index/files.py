@@ -17,15 +17,15 @@ from code_intel.core.binaries import require_binary
 from code_intel.core.config import Config
 from code_intel.core.errors import InvalidArgument
 from code_intel.core.project import ProjectRoot
-from code_intel.languages.table import EXTENSIONS
+from code_intel.languages.table import EXTENSIONS, script_file_language
 
 log = logging.getLogger(__name__)
 
 # Text files without a tree-sitter grammar that still carry meaning worth searching (line-window chunks).
 PLAIN_TEXT_SUFFIXES = frozenset({
     ".txt", ".rst", ".cfg", ".ini", ".conf", ".sql", ".xml", ".proto", ".graphql", ".gradle",
-    ".properties", ".env.example", ".tf", ".dart", ".r", ".pl", ".ex", ".exs", ".erl", ".hs", ".ml",
-    ".clj", ".zig", ".nim", ".vim", ".el", ".ps1", ".bat", ".cmake", ".mk", ".j2", ".jinja", ".twig",
+    ".properties", ".env.example", ".tf", ".r", ".pl", ".erl", ".ml",
+    ".clj", ".nim", ".vim", ".el", ".ps1", ".bat", ".cmake", ".mk", ".j2", ".jinja", ".twig",
 })
 PLAIN_TEXT_NAMES = frozenset({"makefile", "dockerfile", "gemfile", "rakefile", "procfile", "cmakelists.txt"})
 # Generated files whose content drowns real code in search results.
@@ -78,9 +78,11 @@ def list_source_files(root: ProjectRoot, config: Config, timeout_s: float = 120.
     too_big = 0
     for line in sorted(set(done.out.splitlines())):
         rel = PurePosixPath(line.removeprefix("./")).as_posix()
-        if not rel or not is_indexable_name(rel):
+        if not rel:
             continue
         absolute = root.path / rel
+        if not is_indexable_name(rel) and script_file_language(absolute) is None:  # a `#!` script without a suffix
+            continue
         try:
             st = os.stat(absolute)
         except OSError:

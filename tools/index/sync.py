@@ -37,7 +37,7 @@ from code_intel.index.memory import MemoryIndex, listed
 from code_intel.index.static import StaticEmbedder
 from code_intel.index.store import FOREST, VectorStore
 from code_intel.index.text import embedding_text, lexical_text, member_names
-from code_intel.languages.table import language_for
+from code_intel.languages.table import language_for, script_language
 
 log = logging.getLogger(__name__)
 
@@ -375,7 +375,7 @@ class ForestSync:
             self.counts.files_skipped += 1
             return None
         text, sha = read
-        chunks = self.chunker.chunk(source.path, text, language_for(source.path))
+        chunks = self.chunker.chunk(source.path, text, language_for(source.path) or script_language(source.path, text))
         seen: set[str] = set()
         texts = [embedding_text(c) for c in chunks]
         ids = [chunk_id(c, t, seen) for c, t in zip(chunks, texts, strict=True)]

@@ -6,10 +6,12 @@ Node type names are those of tree-sitter-language-pack 0.13; every table here is
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 # Kinds that hold methods: a function directly inside one of these is reported as a method.
 TYPE_KINDS = frozenset({
     "class", "interface", "struct", "enum", "trait", "impl", "object", "record", "module", "union", "protocol",
+    "extension", "actor",  # Swift
 })
 FUNCTION_KINDS = frozenset({"function", "method", "constructor"})
 
@@ -33,6 +35,72 @@ class Grammar:
     # bodies, which were three quarters of the nodes the walk entered). A word found in a string or a comment
     # only costs the walk of that subtree.
     keywords: tuple[str, ...] = ()
+    # for a grammar that defines with calls (Elixir's `def f(x)`, `@callback f(x) :: t`): the word a node of a
+    # `symbols` type is made with (definition_word) -> its kind; a node made with any other word is not a symbol
+    # (defined_name finds the name)
+    defining_calls: dict[str, str] = field(default_factory=dict)
+
+
+# Elixir defines with macros: a `call` made with one of these words (`defmodule Plug.Conn do`, `def f(x)`,
+# `defimpl Phoenix.Param, for: Integer`) is a definition; read by the outline and the chunker.
+DEFINING_CALLS = {
+    "defmodule": "module", "defprotocol": "protocol", "defimpl": "impl", "def": "function", "defp": "function",
+    "defmacro": "function", "defmacrop": "function", "defguard": "function", "defguardp": "function",
+    "defdelegate": "function",
+}
+
+
+def call_word(node: Any) -> str:
+    """The word an Elixir call is made with (`def` in `def f(x)`, `doc` in `@doc "..."`), "" for other nodes."""
+    target = node.child_by_field_name("target") if node.type == "call" else None
+    return (target.text or b"").decode("utf-8", "replace") if target is not None and target.type == "identifier" else ""
+
+
+# Elixir module attributes that declare a function: a behaviour's `@callback insert(struct, opts) :: result`.
+DEFINING_ATTRIBUTES = {"callback": "function", "macrocallback": "function"}
+
+
+def definition_word(node: Any) -> str:
+    """The word that makes an Elixir node a definition: `def` of `def f(x)`, `callback` of `@callback f(x) :: t`;
+    "" for any other node."""
+    if node.type == "unary_operator":
+        operand = node.child_by_field_name("operand")
+        word = call_word(operand) if operand is not None else ""
+        return word if word in DEFINING_ATTRIBUTES else ""
+    word = call_word(node)
+    return word if word in DEFINING_CALLS else ""
+
+
+def defined_name(node: Any) -> Any:
+    """The node naming what an Elixir definition defines: `run` in `def run(x) when is_atom(x)`, `inner` in `def
+    inner, do: :ok`, `Phoenix.Router` in `defmodule Phoenix.Router do`, `insert` in `@callback insert(s) :: t`; None
+    for any other node."""
+    if not definition_word(node):
+        return None
+    call = node.child_by_field_name("operand") if node.type == "unary_operator" else node
+    arguments = next((c for c in call.named_children if c.type == "arguments"), None)
+    first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+    while first is not None and first.type == "binary_operator":  # `f(x) when guard`, `f(x) :: type`: the head
+        operator = first.child_by_field_name("operator")
+        if operator is None or operator.text not in (b"when", b"::"):
+            break
+        first = first.child_by_field_name("left")
+    if first is not None and first.type == "call":
+        first = first.child_by_field_name("target")
+    return first if first is not None and first.type in ("identifier", "alias") else None
+
+
+def instance_type(node: Any) -> Any:
+    """The type a Haskell `instance Foldable Stack` (or `instance (Eq a) => Eq (Maybe a)`) is for: `Stack`, `Maybe`;
+    it names the instance as a Rust `impl Trait for Type` is named by its type. None for any other node."""
+    patterns = node.child_by_field_name("patterns") if node.type == "instance" else None
+    pending = [patterns] if patterns is not None else []
+    while pending:
+        current = pending.pop(0)
+        if current.type == "name":
+            return current
+        pending[:0] = current.named_children
+    return None
 
 
 _C_FAMILY_CALLS: dict[str, str | None] = {"call_expression": "function"}
@@ -163,6 +231,46 @@ GRAMMARS: dict[str, Grammar] = {
         calls={"call_expression": None},
         bases={"class_declaration": None, "object_declaration": None},
     ),
+    # ctags has no Swift or Dart parser: without these, their files had no definitions at all
+    "swift": Grammar(
+        # class_declaration is also a struct, an enum, an actor and an extension (named after the type it extends)
+        symbols={
+            "class_declaration": "class", "protocol_declaration": "protocol", "function_declaration": "function",
+            "protocol_function_declaration": "function", "init_declaration": "constructor",
+            "typealias_declaration": "type",
+        },
+        calls={"call_expression": None},
+    ),
+    # Lua's `function M.f()` is named `M.f` (its name field holds the whole dotted name); Bash's `f() {...}`
+    "lua": Grammar(symbols={"function_declaration": "function"},
+                   variables=frozenset({"assignment_statement", "variable_declaration"})),
+    "bash": Grammar(symbols={"function_definition": "function"}),
+    # Zig: a `Decl` is a function, a type or a constant (outline.py asks zig_decl_kind); `test "..."` blocks are
+    # not definitions
+    "zig": Grammar(symbols={"Decl": "function"}),
+    "dart": Grammar(
+        symbols={
+            "class_definition": "class", "mixin_declaration": "class", "extension_declaration": "class",
+            "enum_declaration": "enum", "function_signature": "function", "getter_signature": "function",
+            "setter_signature": "function", "constructor_signature": "constructor",
+        },
+    ),
+    "scala": Grammar(
+        symbols={
+            "class_definition": "class", "object_definition": "object", "trait_definition": "trait",
+            "package_object": "object", "enum_definition": "enum", "function_definition": "function",
+            "function_declaration": "function", "type_definition": "type",
+        },
+        variables=frozenset({"val_definition", "var_definition"}),
+        calls={"call_expression": "function"},
+        bases={"class_definition": "extend", "object_definition": "extend", "trait_definition": "extend"},
+    ),
+    "elixir": Grammar(symbols={"call": "function", "unary_operator": "function"},
+                      defining_calls={**DEFINING_CALLS, **DEFINING_ATTRIBUTES}),
+    "haskell": Grammar(symbols={
+        "function": "function", "bind": "function", "data_type": "type", "newtype": "type", "class": "class",
+        "instance": "impl",
+    }),
 }
 GRAMMARS["tsx"] = GRAMMARS["typescript"]
 
@@ -176,13 +284,36 @@ EXTRA_STRING_TYPES = frozenset({
     "system_lib_string", "regex", "regex_pattern", "escape_sequence",
 })
 
+def zig_container(node: Any) -> Any:
+    """The body (ContainerDecl) of Zig's `const Parser = struct { ... }` (or enum, union, opaque): a type in all but
+    syntax, named by the constant; None for any other node."""
+    if node.type != "Decl":
+        return None
+    var = next((c for c in node.named_children if c.type == "VarDecl"), None)
+    value = next((c for c in var.named_children if c.type == "ErrorUnionExpr"), None) if var is not None else None
+    suffix = value.named_children[0] if value is not None and value.named_child_count else None
+    container = suffix.named_children[0] if suffix is not None and suffix.named_child_count else None
+    return container if container is not None and container.type == "ContainerDecl" else None
+
+
+def zig_decl_kind(node: Any) -> str | None:
+    """'function' for Zig's `fn` declarations, 'struct' for a constant holding a type (zig_container), else None
+    (a plain constant or variable): the grammar names all three `Decl`."""
+    if node.type != "Decl":
+        return None
+    if any(c.type == "FnProto" for c in node.named_children):
+        return "function"
+    return "struct" if zig_container(node) is not None else None
+
+
 def node_category(node_type: str) -> str | None:
     """'comment', 'string' or 'interpolation' for nodes that change what a word inside them means."""
     if node_type in INTERPOLATION_TYPES:
         return "interpolation"
-    if "comment" in node_type:
+    lower = node_type.lower()  # Zig's grammar writes STRINGLITERALSINGLE
+    if "comment" in lower:
         return "comment"
-    if "string" in node_type or node_type in EXTRA_STRING_TYPES:
+    if "string" in lower or node_type in EXTRA_STRING_TYPES:
         return "string"
     return None
 

@@ -6,6 +6,7 @@ Shared by the exploration tools and the semantic chunker so both agree on what a
 from __future__ import annotations
 
 import functools
+import re
 import threading
 from pathlib import Path, PurePath
 from typing import Any
@@ -18,15 +19,24 @@ EXTENSIONS: dict[str, str] = {
     ".go": "go", ".rs": "rust", ".java": "java", ".kt": "kotlin", ".kts": "kotlin",
     ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp",
     ".cs": "csharp", ".rb": "ruby", ".php": "php", ".swift": "swift", ".scala": "scala", ".lua": "lua",
-    ".sh": "bash", ".bash": "bash",
+    ".sh": "bash", ".bash": "bash", ".bats": "bash", ".zig": "zig", ".dart": "dart",
+    ".ex": "elixir", ".exs": "elixir", ".hs": "haskell",
     ".html": "html", ".htm": "html", ".vue": "vue", ".css": "css", ".scss": "scss",
     ".json": "json", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".md": "markdown",
 }
 
+# A script without a suffix (bin/ tools, git hooks, bash-it's vendored completions) names its interpreter on its
+# first line, `#!/bin/bash` or `#!/usr/bin/env python3`: the interpreter's name without its version -> language
+INTERPRETERS: dict[str, str] = {
+    "sh": "bash", "bash": "bash", "dash": "bash", "ksh": "bash", "zsh": "bash", "bats": "bash",
+    "python": "python", "node": "javascript", "ruby": "ruby", "lua": "lua", "luajit": "lua", "php": "php",
+}
+_SHEBANG = re.compile(r"#!\s*\S*?([A-Za-z]+)[0-9.]*(?:\s|$)(?:\s*(?:-\S+\s+)*([A-Za-z]+)[0-9.]*)?")
+
 # Languages whose files hold code (functions, classes) rather than data or markup.
 CODE_LANGUAGES = frozenset({
     "python", "javascript", "typescript", "tsx", "go", "rust", "java", "kotlin", "c", "cpp",
-    "csharp", "ruby", "php", "swift", "scala", "lua", "bash",
+    "csharp", "ruby", "php", "swift", "scala", "lua", "bash", "zig", "dart", "elixir", "haskell",
 })
 
 # Pure markup: the write rules relax exploration for these (.blade.php, .vue, .jsx, .tsx hold logic).
@@ -41,6 +51,29 @@ def language_for(path: str | PurePath) -> str | None:
     if name.endswith(".blade.php"):
         return "php"
     return EXTENSIONS.get(PurePath(name).suffix)
+
+
+def script_language(path: str | PurePath, text: str) -> str | None:
+    """The language of a file without a suffix from its `#!` line (`#!/usr/bin/env bash` -> bash), else None."""
+    if PurePath(path).suffix or not text.startswith("#!"):
+        return None
+    match = _SHEBANG.match(text.split("\n", 1)[0])
+    if match is None:
+        return None
+    program = match.group(2) if match.group(1) == "env" else match.group(1)
+    return INTERPRETERS.get(program or "")
+
+
+def script_file_language(absolute: Path) -> str | None:
+    """script_language of a file on disk, from its first bytes; None without reading for a file with a suffix."""
+    if absolute.suffix:
+        return None
+    try:
+        with absolute.open("rb") as handle:
+            head = handle.read(128)
+    except OSError:
+        return None
+    return script_language(absolute.name, head.decode("utf-8", "replace"))
 
 
 def is_markup(path: str | PurePath) -> bool:

@@ -3,12 +3,12 @@ passing it.
 
 A run that passes says nothing about a test that no longer runs. An agent sent back from POST_IMPL_VERIFY can
 "fix" a failing test by deleting it, by marking it skipped (`@pytest.mark.skip`, `it.skip`, `t.Skip()`,
-`#[ignore]`, `@Disabled`, GoogleTest's `DISABLED_`), by focusing another one (`it.only`, which stops the rest of
+`#[ignore]`, `@Disabled`, GoogleTest's `DISABLED_`, ExUnit's `@tag :skip`), by focusing another one (`it.only`, which stops the rest of
 the file running) or by making it expect what the code now does. This module compares each changed file as the
 session found it with what it is now, by what is written in it:
 
 - a test definition (a `test_*` function, a Go `TestX`, a `#[test] fn`, a JUnit `@Test` method, a jest or mocha
-  `it('title')`, a GoogleTest `TEST(Suite, Name)`, a Unity `RUN_TEST(name)`) that was there and is not any
+  `it('title')`, a GoogleTest `TEST(Suite, Name)`, a Unity `RUN_TEST(name)`, an ExUnit `test "title"`) that was there and is not any
   more, in this file or in any other changed file (a test moved to another file is not removed); a deleted
   file's tests are all removed;
 - a skip or focus marker written more times than before, with the test (or group) it sits on: the definition
@@ -124,6 +124,10 @@ _C = _Syntax(
     unmark_words=("DISABLED_", "GTEST_SKIP", "TEST_IGNORE"),
     everywhere=True,
 )
+_EX = _Syntax(
+    unmark=_dropped(r"^[ \t]*@(?:tag|describetag|moduletag)\s+:skip\b"),
+    unmark_words=(":skip",),
+)
 _BY_SUFFIX = {
     ".py": _PY,
     **dict.fromkeys((".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"), _JS),
@@ -131,6 +135,7 @@ _BY_SUFFIX = {
     ".rs": _RS,
     **dict.fromkeys((".java", ".kt", ".kts"), _JVM),
     **dict.fromkeys((".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp"), _C),
+    ".exs": _EX,
 }
 _DISABLED = "DISABLED_"
 

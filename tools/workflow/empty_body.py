@@ -44,11 +44,13 @@ _PLACEHOLDERS = [re.compile(p, re.IGNORECASE | re.DOTALL) for p in (
     r"\?\?\?",  # Scala
     r"raise\s+NotImplemented(?:Error)?(?:\s*\(.*\))?",
     r"raise\s+[\w.]+\s*\(\s*[rbuf]*[\"'].*" + _NOT_IMPLEMENTED_TEXT + r".*\)",
+    r"raise\s+(?:[\w.:]+\s*,\s*)?[\"'].*" + _NOT_IMPLEMENTED_TEXT + r".*[\"']",  # Ruby, Elixir: raise "not implemented"
+    r"error\s+\".*" + _NOT_IMPLEMENTED_TEXT + r".*\"",  # Haskell: error "not implemented"
     r"throw\s+new\s+NotImplemented\w*\s*\(.*\)",
     r"throw\s+(?:new\s+)?[\w.:]+\s*\(\s*[\"'`@]*.*" + _NOT_IMPLEMENTED_TEXT + r".*\)",
     r"throw\s+[\"'`][^\"'`]*" + _NOT_IMPLEMENTED_TEXT + r".*",  # JS: throw "not implemented"
     r"(?:todo|unimplemented)!\s*[\(\[{].*[\)\]}]",
-    r"panic!?\s*\(\s*(?:[\w.:]+\s*\(\s*)?[\"'`].*" + _NOT_IMPLEMENTED_TEXT + r".*\)",  # also panic(errors.New("..."))
+    r"@?panic!?\s*\(\s*(?:[\w.:]+\s*\(\s*)?[\"'`].*" + _NOT_IMPLEMENTED_TEXT + r".*\)",  # also panic(errors.New("...")), Zig's @panic
     r"throw\s+(?:new\s+)?(?:java\.lang\.|kotlin\.)?UnsupportedOperationException\s*\(.*\)",
     r"(?:kotlin\.)?TODO\s*\(.*\)",  # Kotlin's TODO("reason")
     r"return\s+NotImplemented",
@@ -216,7 +218,11 @@ class _Judge:
             self.verdict.statement(tree.text(node))
 
     def bodies(self, node: Node) -> list[Node]:
-        return [child for child in node.named_children if self.tree.has("body", child)]
+        found = [child for child in node.named_children if self.tree.has("body", child)]
+        following = node.next_named_sibling  # Dart: a function's body follows its signature as a sibling
+        if not found and following is not None and self.tree.has("callable", node) and self.tree.has("body", following):
+            found.append(following)
+        return found
 
     def callable(self, node: Node) -> None:
         bodies = self.bodies(node)

@@ -1,0 +1,148 @@
+"""get_symbols, structure and definitions for Elixir, Scala and Haskell files (real files, real ctags when present)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from code_intel.core.config import Config
+from code_intel.core.project import ProjectRoot
+from code_intel.explore.models import OutlineSymbol
+from code_intel.explore.service import Explorer
+from tests.conftest import write_files
+from tests.index.test_functional_languages import HASKELL
+
+SOURCES = {
+    "lib/shop/cart.ex": '''defmodule Shop.Cart do
+  @moduledoc "A cart."
+  alias Shop.{Item, Price}
+
+  @doc "Adds."
+  def add(cart, item) when is_map(item) do
+    Enum.concat(cart, [item])
+  end
+
+  def total(%{items: []}), do: 0
+  def total(%{items: items}), do: Enum.sum(items)
+
+  defp round_price(value), do: Float.round(value, 2)
+
+  defmodule Line do
+    def new(item), do: %{item: item}
+  end
+end
+
+defimpl String.Chars, for: Shop.Cart do
+  def to_string(_cart), do: "cart"
+end
+''',
+    "src/main/scala/shop/Cart.scala": '''package shop
+
+trait Priced[A] extends Serializable {
+  def price(a: A): BigDecimal
+}
+
+object Cart {
+  def empty: Cart = Cart(Nil)
+  implicit val pricedCart: Priced[Cart] = new Priced[Cart] {
+    def price(a: Cart): BigDecimal = a.items.map(_.price).sum
+  }
+}
+
+case class Cart(items: List[Item]) {
+  def add(item: Item): Cart = copy(items = item :: items)
+}
+''',
+    "src/Shapes.hs": HASKELL,
+}
+
+
+def _tree(symbols: list[OutlineSymbol]) -> list[tuple[str, str, int, list[object]]]:
+    return [(s.kind, s.name, s.line, _tree(s.children)) for s in symbols]
+
+
+@pytest.fixture
+def explorer(tmp_path: Path) -> Explorer:
+    write_files(tmp_path, SOURCES)
+    return Explorer(ProjectRoot(tmp_path.resolve()), Config)
+
+
+def test_elixir_outline_lists_modules_and_their_functions(explorer: Explorer) -> None:
+    result = explorer.get_symbols("lib/shop/cart.ex")
+    assert result.language == "elixir"
+    assert _tree(result.symbols) == [
+        ("module", "Shop.Cart", 1, [
+            ("method", "add", 6, []), ("method", "total", 10, []), ("method", "total", 11, []),
+            ("method", "round_price", 13, []), ("module", "Line", 15, [("method", "new", 16, [])]),
+        ]),
+        ("impl", "String.Chars", 20, [("method", "to_string", 21, [])]),
+    ]
+    assert explorer.get_function_at_line("lib/shop/cart.ex", 7).name == "add"
+
+
+def test_scala_outline_lists_traits_objects_classes_and_defs(explorer: Explorer) -> None:
+    result = explorer.get_symbols("src/main/scala/shop/Cart.scala")
+    kinds = {(s.kind, s.name): [(c.kind, c.name) for c in s.children] for s in result.symbols}
+    assert kinds[("trait", "Priced")] == [("method", "price")]
+    assert ("method", "empty") in kinds[("object", "Cart")] and ("variable", "pricedCart") in kinds[("object", "Cart")]
+    assert kinds[("class", "Cart")] == [("method", "add")]
+    assert {d.file for d in explorer.find_definitions("Priced").definitions} == {"src/main/scala/shop/Cart.scala"}
+
+
+def test_haskell_outline_lists_declarations_and_no_type_as_a_function(explorer: Explorer) -> None:
+    result = explorer.get_symbols("src/Shapes.hs")
+    assert _tree(result.symbols) == [
+        ("type", "Shape", 6, []),
+        ("class", "HasArea", 8, []),
+        ("impl", "Shape", 11, [("method", "area", 12, []), ("method", "area", 13, [])]),  # named by its type
+        ("function", "fact", 17, []),
+        ("function", "fact", 18, []),
+    ]
+
+
+@pytest.mark.parametrize(("name", "file"), [("round_price", "lib/shop/cart.ex"), ("fact", "src/Shapes.hs")])
+def test_elixir_and_haskell_definitions_are_found(explorer: Explorer, name: str, file: str) -> None:
+    assert file in {d.file for d in explorer.find_definitions(name).definitions}
+
+
+def test_elixir_and_haskell_imports_are_read(explorer: Explorer) -> None:
+    elixir = explorer.analyze_structure("lib/shop/cart.ex").imports
+    assert [(i.module, i.names, i.line) for i in elixir] == [("Shop", ["Item", "Price"], 3)]
+    haskell = explorer.analyze_structure("src/Shapes.hs").imports
+    assert [(i.module, i.names, i.line) for i in haskell] == [("Data.List", ["sort"], 3)]
+
+
+def test_an_elixir_behaviours_callbacks_are_in_its_outline(tmp_path: Path) -> None:
+    from tests.index.test_functional_languages import BEHAVIOUR
+
+    write_files(tmp_path, {"lib/store/repo.ex": BEHAVIOUR})
+    result = Explorer(ProjectRoot(tmp_path.resolve()), Config).get_symbols("lib/store/repo.ex")
+    assert _tree(result.symbols) == [("module", "Store.Repo", 1, [
+        ("method", "insert", 8, []), ("method", "purge", 11, []), ("method", "ready?", 13, [])])]
+
+
+def test_haskell_definitions_come_from_the_tree(explorer: Explorer) -> None:
+    found = {(d.name, d.kind, d.line) for d in explorer.find_definitions("HasArea").definitions}
+    assert found == {("HasArea", "class", 8)}
+    assert explorer.find_definitions("class").definitions == []  # ctags' Haskell parser named the class line so
+
+
+def test_elixir_modules_are_found_by_their_last_name_and_whole_and_no_doc_example_is_a_definition(
+        tmp_path: Path) -> None:
+    write_files(tmp_path, {"lib/web/router.ex": '''defmodule Web.Router do
+  @moduledoc """
+  Use it in your application:
+
+      defmodule MyApp.Router do
+        use Web.Router
+      end
+  """
+
+  def scope(path), do: path
+end
+'''})
+    explorer = Explorer(ProjectRoot(tmp_path.resolve()), Config)
+    for name in ("Router", "Web.Router"):
+        assert [(d.name, d.line, d.scope) for d in explorer.find_definitions(name).definitions] == [("Router", 1, "Web")]
+    assert [(d.name, d.scope) for d in explorer.find_definitions("Web.Router.scope").definitions] == [("scope", "Web.Router")]

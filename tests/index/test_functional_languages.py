@@ -1,0 +1,259 @@
+"""Elixir, Scala and Haskell: parsed and chunked by definition, not cut into line windows (no model needed)."""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+from pathlib import Path
+
+from code_intel.core.config import Config
+from code_intel.core.file_roles import file_role
+from code_intel.core.project import ProjectRoot
+from code_intel.index.chunker import Chunker
+from code_intel.index.files import list_source_files
+from code_intel.languages.table import language_for
+
+ELIXIR = '''defmodule Shop.Cart do
+  @moduledoc """
+  A shopping cart kept in a process.
+  """
+  alias Shop.Item
+
+  @doc """
+  Adds an item to the cart.
+  """
+  @spec add(t, Item.t) :: t
+
+  def add(cart, item) when is_map(item) do
+    %{cart | items: [item | cart.items]}
+  end
+
+  def total(%{items: []}), do: 0
+  def total(%{items: items}), do: Enum.sum(Enum.map(items, & &1.price))
+
+  defp round_price(value), do: Float.round(value, 2)
+
+  defmodule Line do
+    defstruct [:item, :count]
+    def new(item), do: %__MODULE__{item: item, count: 1}
+  end
+end
+
+defimpl String.Chars, for: Shop.Cart do
+  def to_string(cart), do: "cart of #{length(cart.items)}"
+end
+'''
+
+
+def test_elixir_modules_and_functions_are_chunks_named_by_their_module() -> None:
+    chunks = Chunker(60).chunk("lib/shop/cart.ex", ELIXIR, "elixir")
+    by_symbol = {c.symbol: c for c in chunks}
+    assert {"Shop.Cart", "Shop.Cart.add", "Shop.Cart.total", "Shop.Cart.round_price", "Shop.Cart.Line",
+            "String.Chars.Shop.Cart"} <= set(by_symbol)
+    assert all(c.kind != "lines" for c in chunks)
+    # the module's header holds its @moduledoc
+    assert by_symbol["Shop.Cart"].kind == "class" and "A shopping cart" in by_symbol["Shop.Cart"].content
+    # @doc and @spec belong to the def below them, across the blank line after the @spec
+    add = by_symbol["Shop.Cart.add"]
+    assert add.kind == "function" and add.content.lstrip().startswith('@doc """') and (add.start_line, add.end_line) == (7, 14)
+    # the clauses of one function are one chunk
+    total = [c for c in chunks if c.symbol == "Shop.Cart.total"]
+    assert len(total) == 1 and (total[0].start_line, total[0].end_line) == (16, 17)
+    # a defimpl is named as Elixir names its module and implements the protocol; a defmodule names no supertype
+    assert by_symbol["String.Chars.Shop.Cart"].implements == ["Chars"]
+    assert by_symbol["Shop.Cart"].implements == [] and by_symbol["Shop.Cart.Line"].implements == []
+
+
+def test_a_small_elixir_module_is_one_chunk_listing_its_functions() -> None:
+    chunks = Chunker(512).chunk("lib/shop/cart.ex", ELIXIR, "elixir")
+    cart = next(c for c in chunks if c.symbol == "Shop.Cart")
+    assert (cart.start_line, cart.end_line) == (1, 25)
+    assert {"Shop.Cart.add", "Shop.Cart.total", "Shop.Cart.Line", "Shop.Cart.Line.new"} <= set(cart.symbols)
+
+
+SCALA = '''package cats
+
+/** The package's own aliases and instances. */
+package object data {
+  type Id[A] = A
+
+  implicit val idFunctor: Functor[Id] = new Functor[Id] {
+    def map[A, B](fa: Id[A])(f: A => B): Id[B] = f(fa)
+  }
+}
+
+trait Functor[F[_]] extends Invariant[F] with Serializable { self =>
+  def map[A, B](fa: F[A])(f: A => B): F[B]
+}
+'''
+
+
+def test_scala_package_objects_and_implicit_instances_are_chunks() -> None:
+    chunks = Chunker(512).chunk("core/src/main/scala/cats/data/package.scala", SCALA, "scala")
+    by_symbol = {c.symbol: c for c in chunks}
+    assert by_symbol["data"].kind == "class" and "data.idFunctor" in by_symbol["data"].symbols
+    small = Chunker(30).chunk("core/src/main/scala/cats/data/package.scala", SCALA, "scala")
+    instance = next(c for c in small if c.symbol == "data.idFunctor")
+    assert instance.kind == "class" and instance.implements == ["Functor"]
+    # type parameters in square brackets are not supertypes
+    assert by_symbol["Functor"].implements == ["Invariant", "Serializable"]
+
+
+HASKELL = '''module Shapes (Shape (..), area, fact) where
+
+import Data.List (sort)
+
+-- | A plane figure.
+data Shape = Circle Double | Square Double
+
+class HasArea a where
+  area :: a -> Double
+
+instance HasArea Shape where
+  area (Circle r) = pi * r * r
+  area (Square s) = s * s
+
+-- | The factorial.
+fact :: Int -> Int
+fact 0 = 1
+fact n = n * fact (n - 1)
+'''
+
+
+def test_haskell_declarations_are_chunks_with_their_haddock_and_signature() -> None:
+    chunks = Chunker(512).chunk("src/Shapes.hs", HASKELL, "haskell")
+    by_symbol = {c.symbol: c for c in chunks if not c.implements}
+    assert all(c.kind != "lines" for c in chunks)
+    assert by_symbol["Shape"].kind == "class"
+    # an instance is named by its type and implements its class, as a Rust `impl Trait for Type`
+    (instance,) = [c for c in chunks if c.implements]
+    assert (instance.symbol, instance.implements, instance.start_line) == ("Shape", ["HasArea"], 11)
+    assert "Shape.area" in instance.symbols
+    # the haddock above the first declaration (the grammar keeps it inside the imports) and the short module header
+    # read with it
+    assert by_symbol["Shape"].content.endswith("-- | A plane figure.\ndata Shape = Circle Double | Square Double")
+    assert by_symbol["HasArea"].kind == "class"
+    fact = [c for c in chunks if c.symbol == "fact"]
+    assert len(fact) == 1 and fact[0].kind == "function"
+    assert fact[0].content.startswith("-- | The factorial.") and fact[0].content.endswith("fact (n - 1)")
+
+
+def test_elixir_scala_and_haskell_files_are_indexed_with_their_grammar(tmp_path: Path) -> None:
+    for rel, text in {"lib/shop/cart.ex": ELIXIR, "test/shop/cart_test.exs": "defmodule CartTest do\nend\n",
+                      "src/Shapes.hs": HASKELL, "src/main/scala/cats/package.scala": SCALA}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    files, _ = list_source_files(ProjectRoot(tmp_path), Config())
+    assert {f.path for f in files} == {"lib/shop/cart.ex", "test/shop/cart_test.exs", "src/Shapes.hs",
+                                       "src/main/scala/cats/package.scala"}
+    assert [language_for(f.path) for f in files] == ["elixir", "haskell", "scala", "elixir"]
+    chunks = Chunker(512).chunk("src/Shapes.hs", (tmp_path / "src/Shapes.hs").read_text(), language_for("x.hs"))
+    assert any(c.symbol == "fact" for c in chunks)
+
+
+def test_test_files_of_elixir_scala_and_haskell_conventions() -> None:
+    assert file_role("test/shop/cart_test.exs") == "test"
+    assert file_role("lib/shop/cart_test.exs") == "test"  # ExUnit's file name, wherever it lives
+    assert file_role("core/src/test/scala/cats/FunctorSuite.scala") == "test"
+    assert file_role("modules/core/src/main/scala/io/circe/CodecSpec.scala") == "test"
+    assert file_role("src/ShapesSpec.hs") == "test"
+    assert file_role("lib/shop/cart.ex") == "implementation"
+    assert file_role("core/src/main/scala/cats/Functor.scala") == "implementation"
+    assert file_role("src/Shapes.hs") == "implementation"
+
+
+ROUTER = '''defmodule Web.Router do
+  defmodule NoRouteError do
+    defexception plug_status: 404, message: "no route found"
+  end
+
+  @moduledoc """
+  Defines the routes of the application: each route matches a verb and a path and sends the request to a
+  controller action through the pipelines of its scope.
+  """
+
+  @doc "Defines a GET route."
+  defmacro get(path, plug, action) do
+    quote do: add_route(:get, unquote(path), unquote(plug), unquote(action))
+  end
+
+  @doc "Defines a POST route."
+  defmacro post(path, plug, action) do
+    quote do: add_route(:post, unquote(path), unquote(plug), unquote(action))
+  end
+end
+'''
+
+
+def test_a_split_elixir_modules_header_is_its_moduledoc_when_nested_modules_come_first() -> None:
+    chunks = Chunker(60).chunk("lib/web/router.ex", ROUTER, "elixir")
+    header = [c for c in chunks if c.symbol == "Web.Router" and c.kind == "class"]
+    assert len(header) == 1 and header[0].content.lstrip().startswith('@moduledoc """')
+    assert {"Web.Router.get", "Web.Router.post"} <= set(header[0].symbols)
+    # the `defmodule` line above the nested module opens the module: no definition below takes it
+    error = next(c for c in chunks if c.symbol == "Web.Router.NoRouteError")
+    assert error.start_line == 2
+
+
+SCALA_INDENTED = '''trait FunctionK[F[_], G[_]] { self =>
+
+  /**
+   * Applies this transformation.
+   */
+  def apply[A](fa: F[A]): G[A]
+
+  /**
+   * Composes two instances of FunctionK.
+   */
+  def compose[E[_]](f: FunctionK[E, F]): FunctionK[E, G] =
+    new FunctionK[E, G] { def apply[A](fa: E[A]): G[A] = self(f(fa)) }
+
+  /**
+   * Composes the other way round.
+   */
+  def andThen[H[_]](f: FunctionK[G, H]): FunctionK[F, H] =
+    f.compose(self)
+}
+'''
+
+
+def test_a_scala_body_that_runs_on_over_the_next_doc_gives_it_back() -> None:
+    """tree-sitter-scala's indented body (`def f = <newline> expr`) holds the comment after it and ends in the next
+    line's indentation: each def keeps its own doc, and no two chunks share a line."""
+    chunks = Chunker(100).chunk("FunctionK.scala", SCALA_INDENTED, "scala")
+    by_symbol = {c.symbol: c for c in chunks if c.kind == "function"}
+    compose, and_then = by_symbol["FunctionK.compose"], by_symbol["FunctionK.andThen"]
+    assert (compose.start_line, compose.end_line) == (8, 12) and "Composes two instances" in compose.content
+    assert (and_then.start_line, and_then.end_line) == (14, 18) and and_then.content.lstrip().startswith("/**")
+    assert all(b.start_line > a.end_line for a, b in itertools.pairwise(chunks))
+
+
+def test_scala_supertypes_leave_out_type_and_constructor_parameters() -> None:
+    source = ("abstract class HCursor(lastCursor: HCursor, lastOp: CursorOp) extends ACursor(lastCursor, lastOp) {\n"
+              "  def value: Json\n}\n")
+    (cursor,) = Chunker(512).chunk("HCursor.scala", source, "scala")
+    assert cursor.implements == ["ACursor"]
+
+
+BEHAVIOUR = '''defmodule Store.Repo do
+  @moduledoc "The behaviour of a store."
+
+  @doc """
+  Inserts a struct, or returns the changeset's errors.
+  """
+  @doc group: "Schema API"
+  @callback insert(struct :: term, opts :: Keyword.t()) :: {:ok, term} | {:error, term}
+
+  @doc "Deletes everything."
+  @macrocallback purge() :: Macro.t()
+
+  @callback ready? :: boolean
+end
+'''
+
+
+def test_an_elixir_behaviours_callbacks_are_functions_with_their_docs() -> None:
+    chunks = Chunker(80).chunk("lib/store/repo.ex", BEHAVIOUR, "elixir")
+    functions = {c.symbol: (c.start_line, c.end_line) for c in chunks if c.kind == "function"}
+    assert functions == {"Store.Repo.insert": (4, 8), "Store.Repo.purge": (10, 11), "Store.Repo.ready?": (13, 13)}

@@ -13,6 +13,7 @@ from code_intel.explore.ctags import Tag, tag_to_definition
 from code_intel.explore.impact import analyze_impact
 from code_intel.explore.resolve import import_targets
 from tests.explore.conftest import explorer_over
+from tests.index.test_chunker import PHP_LEVEL
 
 WRAPPED = """;(function() {
   var VERSION = '1.0';
@@ -182,28 +183,6 @@ def test_structure_parts_and_budget(tmp_path: Path) -> None:
     assert rest.functions[0].name == f"f{len(first.functions)}"
 
 
-PHP_LEVEL = """<?php declare(strict_types=1);
-
-namespace Monolog;
-
-use Psr\\Log\\LogLevel;
-
-/**
- * The logging levels.
- */
-enum Level: int
-{
-    case Debug = 100;
-
-    public static function fromName(string $name): self
-    {
-        return self::Debug;
-    }
-
-    public const VALUES = [100];
-}
-"""
-
 PHP_LOGGER = """<?php
 
 namespace Monolog;
@@ -227,8 +206,8 @@ def test_php_enums_are_definitions_and_imports_are_not(tmp_path: Path) -> None:
     found = explorer.find_definitions("Level").definitions
     assert [(d.file, d.line, d.kind) for d in found] == [("src/Level.php", 10, "enum")]
     assert [(d.file, d.line) for d in explorer.find_definitions("Level.fromName").definitions] == [
-        ("src/Level.php", 14)]
-    assert [d.line for d in explorer.find_definitions("VALUES").definitions] == [19]  # a constant ctags alone gives
+        ("src/Level.php", 17)]  # the tree's method starts at its attribute
+    assert [d.line for d in explorer.find_definitions("VALUES").definitions] == [23]  # a constant ctags alone gives
     assert explorer.find_definitions("LogLevel").definitions == []
     # a file whose types ctags reads keeps ctags' tags, with the bases ctags records
     assert [(d.file, d.line, d.kind) for d in explorer.find_definitions("Logger").definitions] == [

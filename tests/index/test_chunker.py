@@ -958,6 +958,8 @@ PHP_LEVEL = """<?php declare(strict_types=1);
 
 namespace Monolog;
 
+use Psr\\Log\\LogLevel;
+
 /**
  * The logging levels.
  */
@@ -973,6 +975,8 @@ enum Level: int
     {
         return self::Debug;
     }
+
+    public const VALUES = [100];
 }
 
 trait ProcessableHandlerTrait

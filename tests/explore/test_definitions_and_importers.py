@@ -13,6 +13,7 @@ from code_intel.explore.ctags import Tag, tag_to_definition
 from code_intel.explore.impact import analyze_impact
 from code_intel.explore.resolve import import_targets
 from tests.explore.conftest import explorer_over
+from tests.index.test_chunker import PHP_LEVEL
 
 WRAPPED = """;(function() {
   var VERSION = '1.0';
@@ -180,3 +181,36 @@ def test_structure_parts_and_budget(tmp_path: Path) -> None:
     assert first.functions and first.next_offset == len(first.functions) and first.left_out
     rest = explorer.structure_answer("m.py", offset=first.next_offset)
     assert rest.functions[0].name == f"f{len(first.functions)}"
+
+
+PHP_LOGGER = """<?php
+
+namespace Monolog;
+
+use Monolog\\Level;
+
+#[\\Attribute]
+class Logger implements LoggerInterface
+{
+    public function log(Level $level): void
+    {
+    }
+}
+"""
+
+
+def test_php_enums_are_definitions_and_imports_are_not(tmp_path: Path) -> None:
+    """monolog: ctags 5.9 knows no PHP enum, so `enum Level` was no definition and `Level.fromName` found nothing,
+    while each `use Monolog\\Level;` line of 60 files was a definition named Level."""
+    explorer = explorer_over(tmp_path, {"src/Level.php": PHP_LEVEL, "src/Logger.php": PHP_LOGGER})
+    found = explorer.find_definitions("Level").definitions
+    assert [(d.file, d.line, d.kind) for d in found] == [("src/Level.php", 10, "enum")]
+    assert [(d.file, d.line) for d in explorer.find_definitions("Level.fromName").definitions] == [
+        ("src/Level.php", 17)]  # the tree's method starts at its attribute
+    assert [d.line for d in explorer.find_definitions("VALUES").definitions] == [23]  # a constant ctags alone gives
+    assert explorer.find_definitions("LogLevel").definitions == []
+    # a file whose types ctags reads keeps ctags' tags, with the bases ctags records
+    assert [(d.file, d.line, d.kind) for d in explorer.find_definitions("Logger").definitions] == [
+        ("src/Logger.php", 8, "class")]
+    assert [d.line for d in explorer.find_definitions("Logger.log").definitions] == [10]
+    assert explorer.definition_index.ancestors("Logger") == {"LoggerInterface"}

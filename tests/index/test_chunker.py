@@ -931,3 +931,91 @@ def test_dart_functions_span_their_signature_and_body_and_mixins_and_extensions_
     header = next(c for c in chunks if c.symbol == "Client" and c.kind == "class")
     assert header.implements == ["Base", "Retry", "Closeable"]
     assert {c.symbol: c.kind for c in chunks if c.symbol in ("Logger", "Blank")} == {"Logger": "class", "Blank": "class"}
+
+
+PHP_HELPERS = """<?php
+
+use Illuminate\\Support\\Arr;
+
+if (! function_exists('append_config')) {
+    /**
+     * Assign high numeric IDs to a config item to force appending.
+     */
+    function append_config(array $array)
+    {
+        $start = 9999;
+        foreach ($array as $key => $value) {
+            if (is_numeric($key)) {
+                $array[++$start] = Arr::pull($array, $key);
+            }
+        }
+
+        return $array;
+    }
+}
+
+if (! function_exists('blank')) {
+    /**
+     * Determine if the given value is "blank".
+     */
+    function blank($value)
+    {
+        return is_null($value) || $value === '';
+    }
+}
+"""
+
+PHP_LEVEL = """<?php declare(strict_types=1);
+
+namespace Monolog;
+
+use Psr\\Log\\LogLevel;
+
+/**
+ * The logging levels.
+ */
+enum Level: int
+{
+    case Debug = 100;
+
+    /**
+     * @param value-of<self::NAMES> $name
+     */
+    #[\\ReturnTypeWillChange]
+    public static function fromName(string $name): self
+    {
+        return self::Debug;
+    }
+
+    public const VALUES = [100];
+}
+
+trait ProcessableHandlerTrait
+{
+    public function pushProcessor(callable $callback): void
+    {
+    }
+}
+"""
+
+
+def test_php_functions_guarded_by_function_exists_are_chunks_of_their_own() -> None:
+    # Laravel's helpers.php: every helper sits in `if (! function_exists(...)) {...}`; they were unnamed windows
+    chunks = Chunker(max_tokens=60).chunk("src/helpers.php", PHP_HELPERS, "php")
+    functions = {c.symbol: c for c in chunks if c.kind == "function"}
+    assert list(functions) == ["append_config", "blank"]
+    assert "/**\n     * Determine if the given value is \"blank\".\n     */\n    function blank($value)" in functions[
+        "blank"].content
+    # an `if` of another language's file stays a statement: Python's guarded definitions are module code as before
+    python = "import sys\n\nif sys.platform == 'win32':\n    def fix(path):\n        return path.replace('/', '\\\\')\n"
+    assert [c.kind for c in Chunker(max_tokens=60).chunk("compat.py", python, "python")] == ["module"]
+
+
+def test_php_enums_and_traits_are_classes_with_their_docblocks_and_attributes() -> None:
+    chunks = Chunker(max_tokens=60).chunk("src/Level.php", PHP_LEVEL, "php")
+    named = {(c.symbol, c.kind): c for c in chunks if c.symbol}
+    assert ("Level", "class") in named and ("ProcessableHandlerTrait", "class") in named
+    method = named[("Level.fromName", "function")]
+    assert method.content.lstrip().startswith("/**\n     * @param value-of<self::NAMES> $name")
+    assert "#[\\ReturnTypeWillChange]\n    public static function fromName" in method.content
+    assert named[("Level", "class")].content.startswith("/**\n * The logging levels.\n */\nenum Level: int")

@@ -219,6 +219,26 @@ def test_the_header_of_the_class_a_file_is_named_after_stands_for_the_file() -> 
         assert [c.id for c in rank_code([method, other, *fillers], question)][0] == "method"
 
 
+def test_a_type_qualified_by_its_namespace_is_the_type_its_file_is_named_after() -> None:
+    # messagepack-csharp: `MessagePackSerializer` is a partial class over MessagePackSerializer.cs,
+    # MessagePackSerializer.NonGeneric.cs and .Json.cs; its symbol is qualified by the namespace, and the part in
+    # NonGeneric.cs ranked above the main file's header
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.cs", f"helper{n}") for n in range(20)]
+
+    def header(id_: str, file: str, symbol: str = "MessagePack.MessagePackSerializer") -> Scored:
+        return _scored(id_, 0.40, 6.5, file, symbol, kind="class")
+
+    main = header("main", "MessagePack/MessagePackSerializer.cs")
+    part = _scored("part", 0.45, 6.5, "MessagePack/MessagePackSerializer.NonGeneric.cs",
+                   "MessagePack.MessagePackSerializer", kind="class")
+    assert [c.id for c in rank_code([part, main, *fillers], "MessagePackSerializer")][0] == "main"
+    # C++'s `::` reads as `.`; a type of another name in the file is not its type
+    assert [c.id for c in rank_code([part, header("main", "fmt/Serializer.h", "fmt::Serializer"), *fillers],
+                                    "serializer")][0] == "main"
+    assert [c.id for c in rank_code([part, header("main", "MessagePack/Other.cs"), *fillers],
+                                    "MessagePackSerializer")][0] == "part"
+
+
 def test_in_a_sentence_another_spelling_of_a_written_name_gets_nothing() -> None:
     # got's "what does parsing a JSON response give back when the body is empty?": the `json` getter beside the
     # answer took the near bonus and came first; jsoup's "HTML sanitizer that removes tags ..." lifted every `html()`
@@ -462,10 +482,16 @@ def test_implementations_are_found_by_what_their_declaration_extends() -> None:
            "      end\n    end\n  end\nend\n"
     rust = ("impl<T, U> Buf for Chain<T, U>\nwhere\n    T: Buf,\n{\n    fn remaining(&self) -> usize {\n        0\n    }\n}\n\n"
             "impl<B: BufMut + Sized> io::Write for Writer<B> {\n    fn flush(&mut self) {}\n}\n")
+    # guzzle's Client: a PHP name's namespace path is not a supertype (it gave `Psr` and `Http`)
+    php = ("<?php\n\nnamespace GuzzleHttp;\n\nclass Client extends \\Base implements ClientInterface,\n"
+           "    \\Psr\\Http\\Client\\ClientInterface, Promise\\PromisorInterface\n{\n"
+           "    public function send(): void\n    {\n    }\n}\n")
     found = {c.symbol: supertypes(c) for language, file, text in (
-        ("java", "HammingDistance.java", java), ("ruby", "raise_error.rb", ruby), ("rust", "chain.rs", rust))
+        ("java", "HammingDistance.java", java), ("ruby", "raise_error.rb", ruby), ("rust", "chain.rs", rust),
+        ("php", "src/Client.php", php))
         for c in Chunker(max_tokens=40).chunk(file, text, language) if c.kind == "class"}
     assert found["HammingDistance"] == ["EditDistance"] and found["Chain"] == ["Buf"]
+    assert found["Client"] == ["Base", "ClientInterface", "PromisorInterface"]
     assert found["HTTP.Features.RaiseError"] == ["Feature"] and found["Writer"] == ["Write"]
     minified = "class Big extends " + ", ".join(f"Base{n}" for n in range(50)) + " { run() {} }\n"
     big = next(c for c in Chunker().chunk("big.js", minified, "javascript") if c.kind == "class")

@@ -43,6 +43,8 @@ _OPTIONS = [
     "--output-format=json", "--sort=no", "--fields=+neSlZi", "--extras=-p-{anonymous}",
     # import aliases (`from x import y as z`) are references to other modules, not definitions here
     "--kinds-Python=-xI",
+    # PHP's `use Monolog\Logger;` lines are import aliases too (a quarter of monolog's tags named each class again)
+    "--kinds-PHP=-a",
     "--langmap=Python:+.pyi.pyw", "--langmap=JavaScript:+.cjs", "--langmap=TypeScript:+.mts.cts",
     "--langmap=Sh:+.bats",  # bats test files: their helpers and setup() are shell functions
     "--guess-language-eagerly",  # a script without a suffix: by its `#!` line (only files no name maps)

@@ -42,8 +42,9 @@ log = logging.getLogger(__name__)
 # Kinds of the tags that are types (and so may record bases): the outline's, and ctags' Rust impl blocks and traits.
 _TYPE_TAG_KINDS = TYPE_KINDS | RUST_BASE_KINDS
 CACHE_FILE = "definitions.json"
-CACHE_VERSION = 6  # 2: a type's bases (inherits); 3: Rust impl traits and supertraits as bases; 4: JS trees;
-# 5: variables of JS module-pattern wrappers; 6: Swift, Dart and Zig outlines, bats files, Lua's `M.f` as f in M
+CACHE_VERSION = 7  # 2: a type's bases (inherits); 3: Rust impl traits and supertraits as bases; 4: JS trees;
+# 5: variables of JS module-pattern wrappers; 6: Swift, Dart and Zig outlines, bats files, Lua's `M.f` as f in M;
+# 7: no PHP import aliases, PHP enums from the tree
 OUTLINES_ONLY = "7-outlines"  # 7: Lua's `M.f` as f in M, bats tests; the cache's version when no Universal Ctags was found: rebuilt once ctags is there
 # A file listing is reused at most this long, and only while no known folder changed.
 LISTING_TTL_SECONDS = 30.0
@@ -76,6 +77,9 @@ _TREE_CHECKED = frozenset({"javascript", "typescript", "tsx"})
 # `M:f()`): its index entry is its last part, the rest its scope, so `Router` and `Phoenix.Router` both find it (as
 # ctags.py reads ctags' Lua tags)
 _DOTTED_NAMES = {"elixir": re.compile(r"\."), "lua": re.compile(r"[.:]")}
+# Files whose types are checked against the syntax tree's: Universal Ctags 5.9 knows no PHP enum (PHP 8.1), so
+# monolog's `enum Level` was no definition and its methods were scoped to the namespace, not to `Level`.
+_TYPES_CHECKED = frozenset({"php"})
 _TREE_CHECK_BYTES = 32 * 1024
 _TAGS_COVER = 0.6
 
@@ -337,7 +341,19 @@ class DefinitionIndex:
             elif language_for(rel) in _TREE_CHECKED and self._ctags_gave_up(rel, tags[rel]):
                 known = {(t.name, t.line) for t in tags[rel]}
                 tags[rel] += [t for t in self._outline_definitions(rel) if (t.name, t.line) not in known]
+            elif language_for(rel) in _TYPES_CHECKED:
+                tags[rel] = self._with_outline_types(rel, tags[rel])
         return tags
+
+    def _with_outline_types(self, rel: str, found: list[Tag]) -> list[Tag]:
+        """ctags' tags of a file, or, when the syntax tree has a type ctags did not tag, the tree's definitions with
+        ctags' tags of the names the tree does not give (class constants), so the type's methods are scoped to it."""
+        outlined = self._outline_definitions(rel)
+        tagged = {t.name for t in found if t.kind in TYPE_KINDS}
+        if all(t.name in tagged for t in outlined if t.kind in TYPE_KINDS):
+            return found
+        names = {t.name for t in outlined}
+        return outlined + [t for t in found if t.name not in names]
 
     def _ctags_gave_up(self, rel: str, found: list[Tag]) -> bool:
         """Whether ctags' tags of a large file stop well before its end (its JavaScript parser loses its way in

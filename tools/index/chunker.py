@@ -64,6 +64,9 @@ _C_TYPES = frozenset({"class_specifier", "struct_specifier", "union_specifier", 
 # `NLOHMANN_JSON_NAMESPACE_BEGIN`, a C# `#if` between a type's modifiers) leaves an ERROR node around the
 # definitions after it, which are still read inside.
 ERROR_SCOPES = frozenset({"c", "cpp", "csharp"})
+# Grammars whose `if` statements between definitions guard definitions (Laravel's helpers.php: `if (!
+# function_exists('blank')) { function blank($value) {...} }`): the functions inside are the file's own.
+GUARD_SCOPES = frozenset({"php"})
 # A C/C++ line holding only a macro (`FMT_BEGIN_NAMESPACE`, `NLOHMANN_JSON_NAMESPACE_BEGIN`, `G_BEGIN_DECLS`,
 # `ABSL_DEPRECATE_AND_INLINE()`) opens or closes a scope the grammar cannot see or annotates the next definition, and
 # the grammar reads that definition as a declaration of the macro: such lines are parsed as blank (the chunks keep the
@@ -139,6 +142,7 @@ def _comment_only(lines: list[str], p: _Piece) -> bool:
 _DEPRECATED = re.compile(r"@[Dd]eprecated\b|#\[deprecated\b|(//|#|\*)\s*Deprecated:|\[Obsolete\b")
 _NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _GENERICS = re.compile(r"<[^<>]*>")
+_PHP_NAMESPACE = re.compile(r"\\?(?:\w+\\)+(?=\w)")  # `\Psr\Http\Client\` before ClientInterface: not supertypes
 SUPERTYPES = 8  # at most this many names kept from a declaration (a minified line holds thousands)
 
 
@@ -177,6 +181,7 @@ def supertypes(chunk: Chunk) -> list[str]:
     generics = TYPE_PARAMETERS.get(chunk.language, _GENERICS)
     while (bare := generics.sub(" ", text)) != text:  # type parameters and their bounds are not supertypes
         text = bare
+    text = _PHP_NAMESPACE.sub("", text)
     own = chunk.symbol.rsplit(".", 1)[-1]
     return [w for w in dict.fromkeys(_NAME.findall(text)) if w != own and not w.islower()][:SUPERTYPES]
 
@@ -680,6 +685,7 @@ class Chunker:
         self._bash = False  # or bash, whose bats tests are commands (bats_test)
         self._exunit = False  # an ExUnit test file (`_test.exs`), whose tests and describe blocks are definitions
         self._error_scope = False  # the file's grammar is one of ERROR_SCOPES
+        self._guard_scope = False  # ... one of GUARD_SCOPES
         self._clauses = False  # the file's language defines a function by clauses (CLAUSE_LANGUAGES)
         self._swallowing = False  # its bodies run on over the comments after them (SWALLOWING_LANGUAGES)
         self._definitions: dict[str, str] = {}  # the file's language's LANGUAGE_DEFINITIONS
@@ -709,6 +715,7 @@ class Chunker:
         self._ruby = language == "ruby"
         self._bash = language == "bash"
         self._error_scope = language in ERROR_SCOPES
+        self._guard_scope = language in GUARD_SCOPES
         self._clauses = language in CLAUSE_LANGUAGES
         self._swallowing = language in SWALLOWING_LANGUAGES
         self._definitions = LANGUAGE_DEFINITIONS.get(language, {})
@@ -777,7 +784,9 @@ class Chunker:
             if bats is not None:  # `@test "title" {`: a function named by its title, to the `}` that closes it
                 own_end, inside_test = bats[1].end_point[0], bats[1].end_byte
             exunit = exunit_block(child) if self._exunit else None
-            found = ("scope", "", child) if child.type == "ERROR" and self._error_scope \
+            unnamed = (child.type == "ERROR" and self._error_scope) or (
+                child.type == "if_statement" and self._guard_scope)
+            found = ("scope", "", child) if unnamed \
                 else ("function", bats[0], child) if bats is not None \
                 else (*exunit, child) if exunit is not None else _classify(child, self._definitions)
             if found is None:

@@ -239,7 +239,8 @@ class CodeRanking:
     whole_file: float = 0.1125  # a file indexed as one chunk has no next candidates: its chunk, all of the file, stands
     # in for them at this share of its score (static.rb beside a central controller.rb whose many chunks back it)
     file_type: float = 0.2  # the header of the type a file is named after (`ObjectUtils` in ObjectUtils.java): in
-    # Java and Kotlin it stands for the whole file, which a question describing the class asks for
+    # Java and Kotlin it stands for the whole file, which a question describing the class asks for; the last part of a
+    # qualified name counts (C#'s `MessagePack.MessagePackSerializer`, not its partial `MessagePackSerializer.Json.cs`)
     repeat_decay: float = 0.7  # a file's second chunk keeps this share of its score, the third its square...
     repeat_from: int = 1  # ...counting from the file's chunk after this many (2: the third chunk decays first)
     repeat_share: float = 1.0  # the decay weakens as the file holds more of the candidates: repeat_decay ** (1 -
@@ -552,8 +553,8 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     elif c.kind == "class" and own.lower() in cues.spelled and not shadowed:
         score += w.spelled
     stem = PurePosixPath(c.file).stem
-    if c.kind == "class" and c.symbol == stem:
-        score += w.file_type
+    if c.kind == "class" and c.symbol.replace("::", ".").rpartition(".")[2] == stem:
+        score += w.file_type  # C#'s and C++'s types are qualified by their namespace (`MessagePack.Serializer`)
     if cues.terms and w.path:
         score += w.path * path_words(cues.terms, lexical_tokens(stem)) / len(cues.terms)
     return score

@@ -17,18 +17,19 @@ OWN = sorted(p.stem for p in (semble.DEV_LOCAL / "annotations").glob("*.json"))
 
 
 def test_our_dev_questions_follow_semble_format_and_category_mix() -> None:
-    assert OWN == ["faraday", "grape", "guzzle", "jackson-core", "javapoet", "jsoup", "monolog", "net-http-persistent",
-                   "roda", "ruby-git", "scorched", "sequel", "thor"]
+    assert OWN == ["aeson", "faraday", "grape", "guzzle", "jackson-core", "javapoet", "jsoup", "monolog",
+                   "net-http-persistent", "roda", "ruby-git", "scorched", "sequel", "thor", "xmonad", "zig-clap"]
     table = {r["name"]: r for r in json.loads((semble.DEV_LOCAL / "repos.json").read_text())}
     for name in OWN:
         questions = json.loads((semble.DEV_LOCAL / "annotations" / f"{name}.json").read_text())
-        assert table[name]["language"] in ("ruby", "java", "php") and len(table[name]["revision"]) == 40
+        assert table[name]["language"] in ("ruby", "java", "php", "haskell", "zig") and len(table[name]["revision"]) == 40
         categories = [q["category"] for q in questions]
         assert 15 <= len(questions) <= 25 and set(categories) == {"semantic", "architecture", "symbol"}
         assert categories.count("semantic") * 2 >= len(questions)  # about half are topic phrases
         for q in questions:
             targets = [t if isinstance(t, str) else t["path"] for t in q["relevant"] + q["secondary"]]
-            assert q["relevant"] and all(t.startswith(table[name]["benchmark_root"] + "/") for t in targets)
+            root = table[name]["benchmark_root"]  # None: the whole repository is indexed
+            assert q["relevant"] and all(root is None or t.startswith(root + "/") for t in targets)
             for t in q["relevant"] + q["secondary"]:  # a line span is semble's shape: 1-based, start before end
                 assert isinstance(t, str) or 1 <= t["start_line"] <= t["end_line"]
             if q["category"] == "symbol":

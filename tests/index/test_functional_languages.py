@@ -122,20 +122,42 @@ fact n = n * fact (n - 1)
 
 def test_haskell_declarations_are_chunks_with_their_haddock_and_signature() -> None:
     chunks = Chunker(512).chunk("src/Shapes.hs", HASKELL, "haskell")
-    by_symbol = {c.symbol: c for c in chunks if not c.implements}
     assert all(c.kind != "lines" for c in chunks)
-    assert by_symbol["Shape"].kind == "class"
-    # an instance is named by its type and implements its class, as a Rust `impl Trait for Type`
-    (instance,) = [c for c in chunks if c.implements]
-    assert (instance.symbol, instance.implements, instance.start_line) == ("Shape", ["HasArea"], 11)
-    assert "Shape.area" in instance.symbols
-    # the haddock above the first declaration (the grammar keeps it inside the imports) and the short module header
-    # read with it
-    assert by_symbol["Shape"].content.endswith("-- | A plane figure.\ndata Shape = Circle Double | Square Double")
-    assert by_symbol["HasArea"].kind == "class"
-    fact = [c for c in chunks if c.symbol == "fact"]
-    assert len(fact) == 1 and fact[0].kind == "function"
-    assert fact[0].content.startswith("-- | The factorial.") and fact[0].content.endswith("fact (n - 1)")
+    # the short data, class and instance declarations are tiny siblings: one chunk names them all, and the
+    # instance, named by its type, implements its class as a Rust `impl Trait for Type`
+    (types, fact) = chunks
+    assert (types.symbol, types.kind, types.start_line, types.end_line) == ("Shape", "class", 1, 13)
+    assert types.symbols == ["Shape", "HasArea", "Shape.area"] and types.implements == ["HasArea"]
+    # the haddock above the first declaration (the grammar keeps it inside the imports) reads with it
+    assert "-- | A plane figure.\ndata Shape = Circle Double | Square Double" in types.content
+    assert (fact.symbol, fact.kind) == ("fact", "function")
+    assert fact.content.startswith("-- | The factorial.") and fact.content.endswith("fact (n - 1)")
+
+
+HASKELL_INSTANCES = '''module Instances where
+
+-- | Encoding of the Prelude's numbers.
+instance ToJSON Int where toJSON = Number . fromIntegral
+instance ToJSON Integer where toJSON = Number . fromInteger
+instance ToJSON Double where toJSON = realFloatToJSON
+
+-- | Encode a value with the options given, keeping the field names of its record as they are written.
+genericToJSONWithOptions :: (Generic a, GToJSON (Rep a)) => Options -> a -> Value
+genericToJSONWithOptions opts value =
+  case gToJSON opts (from value) of
+    Object o -> Object (KM.filter (not . isNull) o)
+    other -> other
+'''
+
+
+def test_haskell_runs_of_one_line_instances_are_one_chunk_naming_each() -> None:
+    chunks = Chunker(512).chunk("src/Instances.hs", HASKELL_INSTANCES, "haskell")
+    run = [c for c in chunks if "Int" in c.symbols]
+    assert len(run) == 1 and {"Integer", "Double"} <= set(run[0].symbols)
+    assert run[0].content.count("instance ToJSON") == 3
+    # a definition of its own size keeps its own chunk
+    (generic,) = [c for c in chunks if c.symbol == "genericToJSONWithOptions"]
+    assert generic.symbols == ["genericToJSONWithOptions"] and generic.content.startswith("-- | Encode")
 
 
 def test_elixir_scala_and_haskell_files_are_indexed_with_their_grammar(tmp_path: Path) -> None:

@@ -99,6 +99,9 @@ SWALLOWING_LANGUAGES = frozenset({"scala"})
 # Languages that define a function by clauses, one definition each (`def f(0)`, `def f(n)`): a run of them is one
 # function's chunk, as long as it fits.
 CLAUSE_LANGUAGES = frozenset({"elixir", "haskell"})
+# Languages whose tiny sibling definitions merge into one chunk naming them all, as `merge_tiny=True` does everywhere
+# (Haskell's one-line `instance ToJSON Int where` declarations would otherwise fill the top ten by the hundred).
+MERGE_TINY_LANGUAGES = frozenset({"haskell"})
 # Languages whose declaration line names no supertype (`defmodule Phoenix.Router do`: Phoenix is its namespace;
 # `data Shape = Circle Double`: constructors).
 NO_DECLARED_SUPERTYPES = frozenset({"elixir", "haskell"})
@@ -679,6 +682,7 @@ class Chunker:
         self.min_tokens = max(24, max_tokens // 8)  # below this, a lead-in (or with merge_tiny a neighbour) merges
         self.strategy = strategy
         self.merge_tiny = merge_tiny
+        self._merge_siblings = merge_tiny  # merge_tiny, or the file's language is one of MERGE_TINY_LANGUAGES
         self._sums_of: list[str] | None = None  # the lines _sums was computed for
         self._sums: list[int] = [0]
         self._ruby = False  # the file being chunked is Ruby (_ruby_branches)
@@ -720,6 +724,7 @@ class Chunker:
         self._swallowing = language in SWALLOWING_LANGUAGES
         self._definitions = LANGUAGE_DEFINITIONS.get(language, {})
         self._lead_types = LEAD_TYPES.get(language, frozenset())
+        self._merge_siblings = self.merge_tiny or language in MERGE_TINY_LANGUAGES
         owners: list[_Piece] = []  # split classes: loose lines inside them belong to the class
         pieces = self._collect(tree.root_node, [], lines, owners)
         pieces = self._fill_gaps(pieces, owners, len(lines), lines)
@@ -940,7 +945,7 @@ class Chunker:
             if merged:
                 last = merged[-1]
                 last_small = self._tokens(lines, last.start, last.end) < self.min_tokens
-                both_small = self.merge_tiny and last_small and self._tokens(lines, p.start, p.end) < self.min_tokens
+                both_small = self._merge_siblings and last_small and self._tokens(lines, p.start, p.end) < self.min_tokens
                 # a short comment or class header reads best with the definition that follows it
                 lead_in = last_small and last.gap and not last.header and not p.gap and last.end + 1 == p.start
                 fits = self._tokens(lines, last.start, p.end) <= self.max_tokens

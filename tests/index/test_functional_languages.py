@@ -295,3 +295,34 @@ def test_exunit_tests_and_describe_blocks_are_chunks_named_by_their_titles() -> 
     assert spans["Phoenix.RouterTest.top level"] == ("function", 18, 26)  # with its comment
     # outside an ExUnit test file a `test` call is no definition
     assert {c.symbol for c in Chunker(max_tokens=80).chunk("lib/router.ex", source, "elixir")} == {"Phoenix.RouterTest"}
+
+
+HASKELL_HADDOCKS = '''module Conversion (toEitherValue) where
+
+import Data.List (sort)
+import qualified Data.Map as M
+
+-- | Generates both instances for the given type, as calling each generator in turn would, so that a user
+-- who wants both writes one splice.
+deriveBoth :: Options
+           -- ^ Encoding options.
+           -> Name
+           -> Q [Dec]
+deriveBoth = deriveWith deriveTo deriveFrom
+
+-- | Convert 'Tokens' to a value, in normal form if forced: there should be no thunks inside it.
+toEitherValue
+    :: Tokens k e             -- ^ tokens
+    -> Either e (Value, k)    -- ^ either the token error or the value and the leftover.
+toEitherValue t = unResult (toResultValue t) Left $ \\v k -> Right (v, k)
+'''
+
+
+def test_haskell_haddocks_stay_with_their_definition() -> None:
+    chunks = Chunker(512).chunk("src/Conversion.hs", HASKELL_HADDOCKS, "haskell")
+    by_symbol = {c.symbol: c for c in chunks}
+    # the first definition's haddock, which the grammar keeps inside the imports
+    assert by_symbol["deriveBoth"].content.startswith("-- | Generates both instances")
+    # a `-- ^` at the end of a signature's last line does not split the signature from its function
+    convert = by_symbol["toEitherValue"]
+    assert convert.content.startswith("-- | Convert 'Tokens'") and convert.content.endswith("Right (v, k)")

@@ -93,6 +93,8 @@ LANGUAGE_DEFINITIONS = {
 # Nodes that stand before a definition as its siblings and belong to it, as a doc comment does: Haskell's `-- |`
 # and its type signature, Dart's `@override`.
 LEAD_TYPES = {"haskell": frozenset({"haddock", "signature"}), "dart": frozenset({"annotation"})}
+# Doc comments that may end the last line of such a run and keep it (Haskell's `-- ^` after a signature's result).
+TRAILING_DOCS = frozenset({"haddock"})
 # Languages whose indented bodies run on over the comments and blank lines after them (Scala: `def f =` and its
 # body hold the next definition's doc comment, and end in the indentation of that definition's line).
 SWALLOWING_LANGUAGES = frozenset({"scala"})
@@ -528,6 +530,24 @@ def _comments_before(body: Any, node: Any) -> tuple[int, int] | None:
     return (run[-1].start_point[0], run[0].end_point[0]) if run else None
 
 
+def _trailing_leads(node: Any, lead_types: frozenset[str]) -> tuple[int, int] | None:
+    """Rows of the comment run that ends `node` touching the line below it: Haskell's grammar keeps the haddock of
+    the first declaration inside the `imports` before it."""
+    if node is None:
+        return None
+    start = end = None
+    for child in reversed(node.named_children):
+        lead = child.type.endswith("comment") or child.type in lead_types
+        if not lead or child.end_point[0] + 1 < (start if start is not None else node.end_point[0]):
+            break
+        if end is None:
+            end = child.end_point[0]
+        start = child.start_point[0]
+    previous = node.named_children[0] if start is not None else None
+    return (start, end) if start is not None and end is not None and previous is not None \
+        and previous.start_point[0] < start else None
+
+
 def _namespace_only(node: Any) -> bool:
     """A Ruby module whose body holds only classes and modules (constant blocks included), or a class reopened
     only to hold them (`class Thor` around `class Options < Arguments`, no superclass): a namespace (it scopes their
@@ -766,8 +786,9 @@ class Chunker:
                     doc_end = child.end_point[0]
                 elif own_line:
                     doc_start, doc_end = child.start_point[0], child.end_point[0]
-                else:
+                elif doc_start is None or child.type not in TRAILING_DOCS or child.start_point[0] != doc_end:
                     doc_start = None
+                doc_end = max(doc_end, child.end_point[0]) if doc_start is not None else doc_end  # a kept `-- ^`
                 attribute_end = child.end_point[0] if attribute else -2
                 previous_end = child.end_point[0]
                 continue
@@ -815,8 +836,9 @@ class Chunker:
                 pieces.append(_Piece(start, end, qualified, "function", [qualified], decl=decl))
             elif kind == "scope":
                 body = _body(node)
-                pieces.extend(self._collect(body, [*scope, name] if name else scope, lines, owners,
-                                            _comments_before(body, node)))
+                lead_in = _comments_before(body, node) if body is not node or not self._lead_types \
+                    else _trailing_leads(node.prev_named_sibling, self._lead_types)
+                pieces.extend(self._collect(body, [*scope, name] if name else scope, lines, owners, lead_in))
             elif self._tokens(lines, start, end) <= self.max_tokens:
                 # the methods inside stay findable by name through the class chunk
                 inner = self._collect(_body(node), [*scope, name], lines, [])

@@ -3,7 +3,7 @@
 A class that fits in `max_tokens` is one chunk; a larger one becomes a header chunk plus one chunk per
 method. Oversized functions are split into line windows; every function keeps its own chunk however
 small (one vector per function ranked best; `merge_tiny=True` restores merging runs of tiny
-definitions), while a short run of loose code right above a definition joins it. A comment block that
+definitions, which MERGE_TINY_LANGUAGES always do), while a short run of loose code right above a definition joins it. A comment block that
 touches a definition (a Go `//` doc, JSDoc, Rust `///`, Javadoc), however long, is part of that
 definition's chunk. Code between definitions (imports, constants) becomes module chunks. Files without a
 grammar get line windows.

@@ -702,18 +702,10 @@ class Chunker:
         self.min_tokens = max(24, max_tokens // 8)  # below this, a lead-in (or with merge_tiny a neighbour) merges
         self.strategy = strategy
         self.merge_tiny = merge_tiny
-        self._merge_siblings = merge_tiny  # merge_tiny, or the file's language is one of MERGE_TINY_LANGUAGES
         self._sums_of: list[str] | None = None  # the lines _sums was computed for
         self._sums: list[int] = [0]
-        self._ruby = False  # the file being chunked is Ruby (_ruby_branches)
-        self._bash = False  # or bash, whose bats tests are commands (bats_test)
+        self._language = ""  # the language of the file being chunked: the tables above say what it changes
         self._exunit = False  # an ExUnit test file (`_test.exs`), whose tests and describe blocks are definitions
-        self._error_scope = False  # the file's grammar is one of ERROR_SCOPES
-        self._guard_scope = False  # ... one of GUARD_SCOPES
-        self._clauses = False  # the file's language defines a function by clauses (CLAUSE_LANGUAGES)
-        self._swallowing = False  # its bodies run on over the comments after them (SWALLOWING_LANGUAGES)
-        self._definitions: dict[str, str] = {}  # the file's language's LANGUAGE_DEFINITIONS
-        self._lead_types: frozenset[str] = frozenset()  # and its LEAD_TYPES
 
     def chunk(self, path: str, text: str, language: str | None) -> list[Chunk]:
         lines = text.splitlines()
@@ -736,15 +728,7 @@ class Chunker:
             for macros in (_MACRO_LINE, _CLASS_HEAD_MACROS, _TRAILING_MACROS):
                 text = macros.sub(_blank, text)
         _, tree = read_tree(language, text.encode("utf-8", "surrogatepass"), header)
-        self._ruby = language == "ruby"
-        self._bash = language == "bash"
-        self._error_scope = language in ERROR_SCOPES
-        self._guard_scope = language in GUARD_SCOPES
-        self._clauses = language in CLAUSE_LANGUAGES
-        self._swallowing = language in SWALLOWING_LANGUAGES
-        self._definitions = LANGUAGE_DEFINITIONS.get(language, {})
-        self._lead_types = LEAD_TYPES.get(language, frozenset())
-        self._merge_siblings = self.merge_tiny or language in MERGE_TINY_LANGUAGES
+        self._language = language
         owners: list[_Piece] = []  # split classes: loose lines inside them belong to the class
         pieces = self._collect(tree.root_node, [], lines, owners)
         pieces = self._fill_gaps(pieces, owners, len(lines), lines)
@@ -769,6 +753,8 @@ class Chunker:
         """Pieces of the definitions in `container`; `lead_in` is a comment run above its first statement that
         the grammar left outside it (_comments_before)."""
         pieces: list[_Piece] = []
+        language = self._language
+        lead_types = LEAD_TYPES.get(language, frozenset())
         doc_start: int | None = lead_in[0] if lead_in else None  # first row of the comment run above the child
         doc_end = previous_end = lead_in[1] if lead_in else -1
         attribute_end = -2  # last row of an Elixir `@doc` or `@spec` ending the run: blank lines after it keep the run
@@ -778,7 +764,7 @@ class Chunker:
                 continue
             # the last row the run reaches: the line below it, or below the blank lines after an attribute
             reach = doc_end + 1 + (_blank_run(lines, doc_end + 1) if doc_end == attribute_end else 0)
-            attribute = _lead_attribute(child) or child.type in self._lead_types
+            attribute = _lead_attribute(child) or child.type in lead_types
             if child.type.endswith("comment") or attribute:
                 # a comment that opens its own line and touches the run above continues it (Go's `//` lines)
                 own_line = child.start_point[0] > previous_end
@@ -795,10 +781,10 @@ class Chunker:
             lead = doc_start if doc_start is not None and child.start_point[0] <= reach + self._doc_gap(
                 lines, doc_end, child) else None
             doc_start, previous_end = None, child.end_point[0]
-            own_end, tail = _own_rows(child, lines) if self._swallowing else (child.end_point[0], None)
+            own_end, tail = _own_rows(child, lines) if language in SWALLOWING_LANGUAGES else (child.end_point[0], None)
             if tail is not None:  # the comment run it swallowed documents the next definition
                 doc_start, doc_end = tail
-            branches = _ruby_branches(child) if self._ruby else []
+            branches = _ruby_branches(child) if language == "ruby" else []
             if any(c.type in ("method", "singleton_method") for branch in branches for c in branch.named_children):
                 for branch in branches:
                     pieces.extend(self._collect(branch, scope, lines, owners, _comments_before(branch, child)))
@@ -806,15 +792,15 @@ class Chunker:
             if child.type == "file_scoped_namespace_declaration":  # C#'s `namespace X.Y;` scopes what follows it
                 scope = [*scope, _node_name(child)]
                 continue
-            bats = bats_test(child) if self._bash else None
+            bats = bats_test(child) if language == "bash" else None
             if bats is not None:  # `@test "title" {`: a function named by its title, to the `}` that closes it
                 own_end, inside_test = bats[1].end_point[0], bats[1].end_byte
             exunit = exunit_block(child) if self._exunit else None
-            unnamed = (child.type == "ERROR" and self._error_scope) or (
-                child.type == "if_statement" and self._guard_scope)
+            unnamed = (child.type == "ERROR" and language in ERROR_SCOPES) or (
+                child.type == "if_statement" and language in GUARD_SCOPES)
             found = ("scope", "", child) if unnamed \
                 else ("function", bats[0], child) if bats is not None \
-                else (*exunit, child) if exunit is not None else _classify(child, self._definitions)
+                else (*exunit, child) if exunit is not None else _classify(child, LANGUAGE_DEFINITIONS.get(language, {}))
             if found is None:
                 continue
             kind, name, node = found
@@ -828,7 +814,7 @@ class Chunker:
                 end = _signature_body(child).end_point[0]
             decl = child.start_point[0]
             last = pieces[-1] if pieces else None
-            if kind == "function" and self._clauses and last is not None and last.kind == "function" \
+            if kind == "function" and language in CLAUSE_LANGUAGES and last is not None and last.kind == "function" \
                     and last.symbol == qualified and hollow("\n".join(lines[last.end + 1 : start])) \
                     and self._tokens(lines, last.start, end) <= self.max_tokens:
                 last.end = end  # the next clause of the function above (`def f(0)`, `def f(n)`): one function
@@ -836,8 +822,8 @@ class Chunker:
                 pieces.append(_Piece(start, end, qualified, "function", [qualified], decl=decl))
             elif kind == "scope":
                 body = _body(node)
-                lead_in = _comments_before(body, node) if body is not node or not self._lead_types \
-                    else _trailing_leads(node.prev_named_sibling, self._lead_types)
+                lead_in = _comments_before(body, node) if body is not node or not lead_types \
+                    else _trailing_leads(node.prev_named_sibling, lead_types)
                 pieces.extend(self._collect(body, [*scope, name] if name else scope, lines, owners, lead_in))
             elif self._tokens(lines, start, end) <= self.max_tokens:
                 # the methods inside stay findable by name through the class chunk
@@ -859,7 +845,7 @@ class Chunker:
         class that outranks the method and misses its span. 1 then, else 0. Methods only: above a class or module the
         comment is as often the file's magic comment (`# frozen_string_literal: true`)."""
         start = child.start_point[0]
-        return int(self._ruby and child.type in ("method", "singleton_method") and start == doc_end + 2
+        return int(self._language == "ruby" and child.type in ("method", "singleton_method") and start == doc_end + 2
                    and not lines[doc_end + 1].strip())
 
     def _fill_gaps(self, pieces: list[_Piece], owners: list[_Piece], n_lines: int, lines: list[str]) -> list[_Piece]:
@@ -967,7 +953,7 @@ class Chunker:
             if merged:
                 last = merged[-1]
                 last_small = self._tokens(lines, last.start, last.end) < self.min_tokens
-                both_small = self._merge_siblings and last_small and self._tokens(lines, p.start, p.end) < self.min_tokens
+                both_small = (self.merge_tiny or self._language in MERGE_TINY_LANGUAGES) and last_small and self._tokens(lines, p.start, p.end) < self.min_tokens
                 # a short comment or class header reads best with the definition that follows it
                 lead_in = last_small and last.gap and not last.header and not p.gap and last.end + 1 == p.start
                 fits = self._tokens(lines, last.start, p.end) <= self.max_tokens

@@ -222,6 +222,18 @@ def _js_not_declared(name: str, line: str) -> bool:
     return assigned
 
 
+# Languages that write a definition's owner into its name (Elixir's `defmodule Phoenix.Router`, Lua's `function
+# M.f()` and `M:f()`) -> the characters that separate them
+DOTTED_NAMES = {"elixir": ".", "lua": ".:"}
+
+
+def split_dotted(name: str, language: str | None) -> tuple[str, str]:
+    """(owner, name) of a definition named with its owner, cut at the last separator DOTTED_NAMES gives its language
+    (`M.root_pattern` -> `M`, `root_pattern`); ("", name) when it has none."""
+    cut = max((name.rfind(c) for c in DOTTED_NAMES.get(language or "", "")), default=-1)
+    return (name[:cut], name[cut + 1:]) if cut > 0 else ("", name)
+
+
 def tag_to_definition(tag: dict[str, object], languages: dict[str, str | None] | None = None) -> Tag | None:
     if tag.get("_type") != "tag":
         return None  # pseudo-tags (!_TAG_...) and anything else ctags emits about itself
@@ -248,10 +260,11 @@ def tag_to_definition(tag: dict[str, object], languages: dict[str, str | None] |
         return None
     if language == "rust" and kind in RUST_BASE_KINDS and isinstance(pattern, str) and pattern.startswith("/^"):
         inherits = rust_bases(kind, _pattern_line(pattern))
-    if language == "lua" and not scope and (cut := max(name.rfind("."), name.rfind(":"))) > 0:
+    if language == "lua" and not scope:
         # ctags names a module table's function `M.root_pattern` (`function M.f()`, `M.f = function`, `M:f()`):
         # the function is `root_pattern` of scope `M`, as a question and find_definitions write it
-        scope, name = name[:cut], name[cut + 1:]
+        owner, short = split_dotted(name, language)
+        scope, name = (owner, short) if owner else (scope, name)
     return Tag(file, name, line, end if isinstance(end, int) and end >= line else line, kind,
                scope if isinstance(scope, str) else None, language, _signature(tag),
                inherits if isinstance(inherits, str) and inherits else None)

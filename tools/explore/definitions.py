@@ -11,7 +11,6 @@ import dataclasses
 import hashlib
 import logging
 import os
-import re
 import subprocess
 import threading
 import time
@@ -28,7 +27,7 @@ from code_intel.core.fsutil import UNTRUSTED_MTIME, is_racy, trusted_mtime
 from code_intel.core.project import ProjectRoot
 from code_intel.explore import budget
 from code_intel.explore.answers import role_rank
-from code_intel.explore.ctags import CTAGS_SUFFIXES, RUST_BASE_KINDS, Tag, base_names, run_ctags
+from code_intel.explore.ctags import CTAGS_SUFFIXES, RUST_BASE_KINDS, Tag, base_names, run_ctags, split_dotted
 from code_intel.explore.models import Definition, DefinitionResult, MatchMode
 from code_intel.explore.outline import flatten, outline
 from code_intel.explore.ripgrep import RgFilters, SkippedFile, list_files, too_big_reason
@@ -73,10 +72,6 @@ def _read_by_ctags(rel: str) -> bool:
 # Files whose ctags tags are checked against their length, and filled from the syntax tree when the tags stop
 # before this share of the file (ctags' JavaScript parser can lose its way partway through a large file).
 _TREE_CHECKED = frozenset({"javascript", "typescript", "tsx"})
-# Languages that name a definition with dots (Elixir's `defmodule Phoenix.Router`, Lua's `function M.f()` and
-# `M:f()`): its index entry is its last part, the rest its scope, so `Router` and `Phoenix.Router` both find it (as
-# ctags.py reads ctags' Lua tags)
-_DOTTED_NAMES = {"elixir": re.compile(r"\."), "lua": re.compile(r"[.:]")}
 # Files whose types are checked against the syntax tree's: Universal Ctags 5.9 knows no PHP enum (PHP 8.1), so
 # monolog's `enum Level` was no definition and its methods were scoped to the namespace, not to `Level`.
 _TYPES_CHECKED = frozenset({"php"})
@@ -394,10 +389,11 @@ class DefinitionIndex:
         for symbol in flatten(outline(parsed)):
             first = lines[symbol.line - 1].decode("utf-8", errors="replace").strip()[:200] if symbol.line <= len(lines) else None
             name, scope = symbol.name, symbol.scope
-            dots = _DOTTED_NAMES.get(parsed.language)
-            if dots is not None and (cut := [m.start() for m in dots.finditer(name)]) and cut[-1] > 0:
-                prefix, name = name[: cut[-1]], name[cut[-1] + 1:]
-                scope = f"{scope}.{prefix}" if scope else prefix
+            # a name written with its owner (ctags.DOTTED_NAMES) is indexed by its last part, the rest its scope, so
+            # `Router` and `Phoenix.Router` both find it (as ctags' Lua tags are read)
+            prefix, short = split_dotted(name, parsed.language)
+            if prefix:
+                name, scope = short, f"{scope}.{prefix}" if scope else prefix
             out.append(Tag(rel, name, symbol.line, symbol.end_line, symbol.kind, scope, parsed.language, first))
         return out
 

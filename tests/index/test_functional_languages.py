@@ -160,6 +160,31 @@ def test_haskell_runs_of_one_line_instances_are_one_chunk_naming_each() -> None:
     assert generic.symbols == ["genericToJSONWithOptions"] and generic.content.startswith("-- | Encode")
 
 
+HASKELL_TYPE_INSTANCES = '''module Tuples where
+
+instance (FromJSON a, FromJSON b, FromJSON c, FromJSON d, FromJSON e, FromJSON f) => FromJSON (a, b, c, d, e, f) where
+    parseJSON = withArray "(a, b, c, d, e, f)" $ \\t -> parseSixTuple parseJSON parseJSON parseJSON parseJSON t
+
+instance (FromJSON a, FromJSON b, FromJSON c, FromJSON d, FromJSON e) => FromJSON1 ((,,,,,) a b c d e) where
+    liftParseJSON = liftParseJSON2 omittedField parseJSON parseJSONList parseJSON parseJSONList parseJSON
+
+instance (ToJSON a, ToJSON b, ToJSON c, ToJSON d, ToJSON e, ToJSON f, ToJSON g) => ToJSON [Maybe (a, b, c, d, e, f, g)] where
+    toJSON = listValue (maybe Null (\\(a, b, c, d, e, f, g) -> toJSON [a, b, c, d, e, f, g])) . filterTheOnesThatMatter
+
+instance UpdateSourcePos BS.ByteString Char where
+    updateSourcePos pos c _ = updatePosChar pos c
+'''
+
+
+def test_haskell_instances_for_tuples_and_lists_are_named_by_the_type_not_the_class() -> None:
+    # a tuple, list or unit type has no constructor name: the class's own name (`FromJSON`) made every such
+    # instance a chunk "defining" the class, each one a name match for any question naming it
+    chunks = Chunker(512).chunk("src/Tuples.hs", HASKELL_TYPE_INSTANCES, "haskell")
+    named = [(c.symbol, c.implements) for c in chunks if c.kind == "class"]
+    assert named == [("(a, b, c, d, e, f)", ["FromJSON"]), ("(,,,,,)", ["FromJSON1"]),
+                     ("[Maybe (a, b, c, d, e, f, g)]", ["ToJSON"]), ("ByteString", ["UpdateSourcePos"])]
+
+
 def test_elixir_scala_and_haskell_files_are_indexed_with_their_grammar(tmp_path: Path) -> None:
     for rel, text in {"lib/shop/cart.ex": ELIXIR, "test/shop/cart_test.exs": "defmodule CartTest do\nend\n",
                       "src/Shapes.hs": HASKELL, "src/main/scala/cats/package.scala": SCALA}.items():

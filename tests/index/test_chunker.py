@@ -1011,6 +1011,16 @@ def test_php_functions_guarded_by_function_exists_are_chunks_of_their_own() -> N
     assert [c.kind for c in Chunker(max_tokens=60).chunk("compat.py", python, "python")] == ["module"]
 
 
+def test_php_types_of_a_braced_namespace_are_named_as_under_a_namespace_statement() -> None:
+    # `namespace App\Models { ... }` named its types `App\Models.HasName`; `namespace App\Models;` names them `HasName`
+    body = "interface HasName\n{\n    public function name(): string;\n}\n\nfunction helper(): int\n{\n    return 1;\n}\n"
+    braced = "<?php\n\nnamespace App\\Models {\n" + body + "}\n"
+    plain = "<?php\n\nnamespace App\\Models;\n\n" + body
+    for text in (braced, plain):
+        chunks = Chunker(max_tokens=60).chunk("src/Models.php", text, "php")
+        assert [c.symbol for c in chunks if c.symbol] == ["HasName", "helper"]
+
+
 def test_php_enums_and_traits_are_classes_with_their_docblocks_and_attributes() -> None:
     chunks = Chunker(max_tokens=60).chunk("src/Level.php", PHP_LEVEL, "php")
     named = {(c.symbol, c.kind): c for c in chunks if c.symbol}

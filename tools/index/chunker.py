@@ -65,7 +65,8 @@ _C_TYPES = frozenset({"class_specifier", "struct_specifier", "union_specifier", 
 # definitions after it, which are still read inside.
 ERROR_SCOPES = frozenset({"c", "cpp", "csharp"})
 # Grammars whose `if` statements between definitions guard definitions (Laravel's helpers.php: `if (!
-# function_exists('blank')) { function blank($value) {...} }`): the functions inside are the file's own.
+# function_exists('blank')) { function blank($value) {...} }`): the functions inside are the file's own. So are the
+# types of a braced `namespace App\Models { ... }`, named as under the usual `namespace App\Models;` (no namespace).
 GUARD_SCOPES = frozenset({"php"})
 # A C/C++ line holding only a macro (`FMT_BEGIN_NAMESPACE`, `NLOHMANN_JSON_NAMESPACE_BEGIN`, `G_BEGIN_DECLS`,
 # `ABSL_DEPRECATE_AND_INLINE()`) opens or closes a scope the grammar cannot see or annotates the next definition, and
@@ -797,7 +798,7 @@ class Chunker:
                 own_end, inside_test = bats[1].end_point[0], bats[1].end_byte
             exunit = exunit_block(child) if self._exunit else None
             unnamed = (child.type == "ERROR" and language in ERROR_SCOPES) or (
-                child.type == "if_statement" and language in GUARD_SCOPES)
+                child.type in ("if_statement", "namespace_definition") and language in GUARD_SCOPES)
             found = ("scope", "", child) if unnamed \
                 else ("function", bats[0], child) if bats is not None \
                 else (*exunit, child) if exunit is not None else _classify(child, LANGUAGE_DEFINITIONS.get(language, {}))

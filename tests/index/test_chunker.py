@@ -1029,3 +1029,18 @@ def test_php_enums_and_traits_are_classes_with_their_docblocks_and_attributes() 
     assert method.content.lstrip().startswith("/**\n     * @param value-of<self::NAMES> $name")
     assert "#[\\ReturnTypeWillChange]\n    public static function fromName" in method.content
     assert named[("Level", "class")].content.startswith("/**\n * The logging levels.\n */\nenum Level: int")
+
+
+def test_definitions_sharing_a_minified_line_are_one_chunk_not_one_copy_of_the_line_each() -> None:
+    # a bundle's line holds hundreds of functions; chunks are whole lines, so each held the whole line again
+    # (Laravel's dist/scripts.js: 649 chunks, 36.9 MB of text for a 717 KB file)
+    body = "".join(f"function f{i}(a){{return a+{i}}}" for i in range(60)) + "var pad=" + "1+" * 400 + "1;"
+    minified = "/*! bundle */\n" + body + "\nfunction tail(x) {\n  return x;\n}\n"
+    chunks = Chunker().chunk("dist/app.js", minified, "javascript")
+    holding = [c for c in chunks if "function f0(" in c.content]
+    assert len(holding) == 1 and holding[0].symbols[:3] == ["f0", "f1", "f2"] and "f59" in holding[0].symbols
+    assert sum(len(c.content) for c in chunks) < 2 * len(minified)
+    assert any(c.symbol == "tail" for c in chunks)
+    # two short definitions on one line keep a chunk each, as before
+    short = "function a(x) { return x; } function b(y) { return y; }\n"
+    assert [c.symbol for c in Chunker().chunk("src/ab.js", short, "javascript")] == ["a", "b"]

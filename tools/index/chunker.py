@@ -121,6 +121,10 @@ IDENTIFIER_TYPES = frozenset({
 })
 
 MAX_WINDOW_LINES = 80
+# A line longer than this is no line a person wrote (a minified bundle: Laravel's 717 KB `dist/scripts.js` puts 638
+# functions on lines of up to 490,000 characters); definitions sharing such a line are one chunk, or each of them would
+# carry the whole line (36.9 MB of chunk text for that one file, 84% of `src/Illuminate`'s).
+LONG_LINE_CHARS = 1_000
 # Words that carry no meaning on their own: a piece made only of these (and punctuation) is a closing line or a
 # modifier left over between the methods of a split class (`}`, `end`, `private`), never a chunk of its own.
 HOLLOW_WORDS = frozenset({
@@ -731,7 +735,7 @@ class Chunker:
         _, tree = read_tree(language, text.encode("utf-8", "surrogatepass"), header)
         self._language = language
         owners: list[_Piece] = []  # split classes: loose lines inside them belong to the class
-        pieces = self._collect(tree.root_node, [], lines, owners)
+        pieces = self._join_on_long_lines(self._collect(tree.root_node, [], lines, owners), lines)
         pieces = self._fill_gaps(pieces, owners, len(lines), lines)
         pieces = self._split_oversized(pieces, lines)
         if language == "ruby":
@@ -839,6 +843,21 @@ class Chunker:
                                      implements=_impl_trait(node), opening=_module_doc_row(body)))
                 pieces.extend(inner)
         return pieces
+
+    @staticmethod
+    def _join_on_long_lines(pieces: list[_Piece], lines: list[str]) -> list[_Piece]:
+        """Definitions that share a line longer than LONG_LINE_CHARS become one piece naming them all (chunks are
+        whole lines, so each would hold that line again). Definitions sharing a short line keep their own chunks."""
+        out: list[_Piece] = []
+        for p in sorted(pieces, key=lambda p: (p.start, p.end)):
+            last = out[-1] if out else None
+            if last is not None and p.start <= last.end and any(
+                    len(lines[row]) > LONG_LINE_CHARS for row in range(p.start, min(last.end, p.end) + 1)):
+                last.end = max(last.end, p.end)
+                last.symbols = list(dict.fromkeys(last.symbols + p.symbols))
+                continue
+            out.append(p)
+        return out
 
     def _doc_gap(self, lines: list[str], doc_end: int, child: Any) -> int:
         """Ruby's RDoc style often leaves one blank line between a method's comment and its `def` (net-http-persistent:

@@ -96,6 +96,9 @@ LANGUAGE_DEFINITIONS = {
 LEAD_TYPES = {"haskell": frozenset({"haddock", "signature"}), "dart": frozenset({"annotation"})}
 # Doc comments that may end the last line of such a run and keep it (Haskell's `-- ^` after a signature's result).
 TRAILING_DOCS = frozenset({"haddock"})
+# Lead nodes that declare one definition: a second in the run means the first had none of its own (a type class's
+# method signatures), so the run restarts at the second's own comments and the first stays with its class.
+DECLARING_LEADS = frozenset({"signature"})
 # Languages whose indented bodies run on over the comments and blank lines after them (Scala: `def f =` and its
 # body hold the next definition's doc comment, and end in the indentation of that definition's line).
 SWALLOWING_LANGUAGES = frozenset({"scala"})
@@ -763,6 +766,7 @@ class Chunker:
         doc_start: int | None = lead_in[0] if lead_in else None  # first row of the comment run above the child
         doc_end = previous_end = lead_in[1] if lead_in else -1
         attribute_end = -2  # last row of an Elixir `@doc` or `@spec` ending the run: blank lines after it keep the run
+        declared, restart = False, None  # the run holds a DECLARING_LEADS node; the first row of the comments after it
         inside_test = -1  # the end byte of a bats test's body: the statements before it are the test's
         for child in container.named_children:
             if child.start_byte < inside_test:
@@ -775,10 +779,16 @@ class Chunker:
                 own_line = child.start_point[0] > previous_end
                 if own_line and doc_start is not None and child.start_point[0] <= reach:
                     doc_end = child.end_point[0]
+                    if child.type in DECLARING_LEADS and declared and child.type in lead_types:
+                        doc_start = child.start_point[0] if restart is None else restart
+                    elif declared and restart is None:
+                        restart = child.start_point[0]
                 elif own_line:
-                    doc_start, doc_end = child.start_point[0], child.end_point[0]
+                    doc_start, doc_end, declared = child.start_point[0], child.end_point[0], False
                 elif doc_start is None or child.type not in TRAILING_DOCS or child.start_point[0] != doc_end:
                     doc_start = None
+                if child.type in DECLARING_LEADS and child.type in lead_types:
+                    declared, restart = True, None
                 doc_end = max(doc_end, child.end_point[0]) if doc_start is not None else doc_end  # a kept `-- ^`
                 attribute_end = child.end_point[0] if attribute else -2
                 previous_end = child.end_point[0]
@@ -977,7 +987,9 @@ class Chunker:
                 # a short comment or class header reads best with the definition that follows it
                 lead_in = last_small and last.gap and not last.header and not p.gap and last.end + 1 == p.start
                 fits = self._tokens(lines, last.start, p.end) <= self.max_tokens
-                if (both_small or lead_in) and fits and p.kind != "part" and last.end < p.start:
+                # the tail window of a split definition takes no definition in: it would lose its name
+                tail = last.kind == "part" and not last.gap
+                if (both_small or lead_in) and fits and p.kind != "part" and not tail and last.end < p.start:
                     last.end = p.end
                     if last.gap and not p.gap:
                         last.symbols = list(p.symbols)

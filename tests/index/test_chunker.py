@@ -1006,6 +1006,9 @@ def test_php_functions_guarded_by_function_exists_are_chunks_of_their_own() -> N
     assert list(functions) == ["append_config", "blank"]
     assert "/**\n     * Determine if the given value is \"blank\".\n     */\n    function blank($value)" in functions[
         "blank"].content
+    # each guard's closing `}` ends the function it guards (it opened the next helper's chunk)
+    assert functions["blank"].content.startswith("if (! function_exists('blank')) {")
+    assert not any(c.content.startswith("}") for c in chunks)
     # an `if` of another language's file stays a statement: Python's guarded definitions are module code as before
     python = "import sys\n\nif sys.platform == 'win32':\n    def fix(path):\n        return path.replace('/', '\\\\')\n"
     assert [c.kind for c in Chunker(max_tokens=60).chunk("compat.py", python, "python")] == ["module"]

@@ -839,7 +839,11 @@ class Chunker:
                 body = _body(node)
                 lead_in = _comments_before(body, node) if body is not node or not lead_types \
                     else _trailing_leads(node.prev_named_sibling, lead_types)
-                pieces.extend(self._collect(body, [*scope, name] if name else scope, lines, owners, lead_in))
+                inner = self._collect(body, [*scope, name] if name else scope, lines, owners, lead_in)
+                if inner and unnamed and language in GUARD_SCOPES and hollow(
+                        "\n".join(lines[inner[-1].end + 1 : node.end_point[0] + 1])):
+                    inner[-1].end = node.end_point[0]  # a guard's closing `}` ends its function, not opens the next
+                pieces.extend(inner)
             elif self._tokens(lines, start, end) <= self.max_tokens:
                 # the methods inside stay findable by name through the class chunk
                 inner = self._collect(_body(node), [*scope, name], lines, [])

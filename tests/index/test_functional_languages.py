@@ -225,44 +225,6 @@ def test_haskell_class_method_signatures_stay_with_the_class_and_a_small_functio
     assert binary.kind == "function" and binary.content.startswith("isBinary ::")
 
 
-HASKELL_CPP = '''{-# LANGUAGE CPP #-}
-module KeyMap where
-
-#ifdef USE_ORDEREDMAP
-
--- | A map from JSON keys to values, on an ordered Map.
-newtype KeyMap v = KeyMap { unKeyMap :: Map Key v }
-
--- | The number of entries.
-size :: KeyMap v -> Int
-size = M.size . unKeyMap
-
-#else
-
--- | A map from JSON keys to values, on a HashMap.
-newtype KeyMap v = KeyMap { unKeyMap :: HashMap Key v }
-
--- | The number of entries.
-size :: KeyMap v -> Int
-size = H.size . unKeyMap
-
-#endif
-
--- | Whether the key is in the map.
-member :: Key -> KeyMap a -> Bool
-member k = isJust . lookup k
-'''
-
-
-def test_haskell_definitions_in_a_cpp_else_branch_are_chunks_at_their_own_lines() -> None:
-    # the grammar leaves an `#else` branch unparsed: its definitions were loose module lines
-    chunks = Chunker(512).chunk("src/KeyMap.hs", HASKELL_CPP, "haskell")
-    (hashed,) = [c for c in chunks if "H.size" in c.content]  # the HashMap branch, named, at the file's own lines
-    assert hashed.kind == "class" and hashed.symbols[:2] == ["KeyMap", "size"] and hashed.start_line <= 15
-    assert "-- | A map from JSON keys to values, on a HashMap." in hashed.content
-    assert any("member" in c.symbols for c in chunks)
-
-
 def test_elixir_scala_and_haskell_files_are_indexed_with_their_grammar(tmp_path: Path) -> None:
     for rel, text in {"lib/shop/cart.ex": ELIXIR, "test/shop/cart_test.exs": "defmodule CartTest do\nend\n",
                       "src/Shapes.hs": HASKELL, "src/main/scala/cats/package.scala": SCALA}.items():

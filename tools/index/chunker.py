@@ -96,9 +96,6 @@ LANGUAGE_DEFINITIONS = {
 LEAD_TYPES = {"haskell": frozenset({"haddock", "signature"}), "dart": frozenset({"annotation"})}
 # Doc comments that may end the last line of such a run and keep it (Haskell's `-- ^` after a signature's result).
 TRAILING_DOCS = frozenset({"haddock"})
-# Preprocessor nodes whose text the grammar leaves unparsed (Haskell's CPP: an `#else` branch and all it holds, aeson's
-# 200-300-line second implementations of KeyMap and Unescape): their lines are parsed again on their own.
-OPAQUE_BRANCHES = {"haskell": "cpp"}
 # Lead nodes that declare one definition: a second in the run means the first had none of its own (a type class's
 # method signatures), so the run restarts at the second's own comments and the first stays with its class.
 DECLARING_LEADS = frozenset({"signature"})
@@ -811,9 +808,6 @@ class Chunker:
             if child.type == "file_scoped_namespace_declaration":  # C#'s `namespace X.Y;` scopes what follows it
                 scope = [*scope, _node_name(child)]
                 continue
-            if child.type == OPAQUE_BRANCHES.get(language) and child.end_point[0] > child.start_point[0]:
-                pieces.extend(self._collect(self._branch_tree(child, lines), scope, lines, owners))
-                continue
             bats = bats_test(child) if language == "bash" else None
             if bats is not None:  # `@test "title" {`: a function named by its title, to the `}` that closes it
                 own_end, inside_test = bats[1].end_point[0], bats[1].end_byte
@@ -864,14 +858,6 @@ class Chunker:
                                      implements=_impl_trait(node), opening=_module_doc_row(body)))
                 pieces.extend(inner)
         return pieces
-
-    def _branch_tree(self, node: Any, lines: list[str]) -> Any:
-        """The syntax tree of an unparsed preprocessor branch's own lines, every other line (and its directives)
-        blank, so its rows are the file's."""
-        first, last = node.start_point[0], node.end_point[0]
-        kept = ["" if not first <= row <= last or line.lstrip().startswith("#") else line
-                for row, line in enumerate(lines)]
-        return read_tree(self._language, "\n".join(kept).encode("utf-8", "surrogatepass"))[1].root_node
 
     @staticmethod
     def _join_on_long_lines(pieces: list[_Piece], lines: list[str]) -> list[_Piece]:

@@ -885,6 +885,21 @@ def test_bash_functions_in_both_syntaxes_keep_their_comment_headers() -> None:
     assert functions["_disable_plugin"].start_line == 10
 
 
+def test_shell_functions_inside_a_group_or_an_if_are_the_files_own() -> None:
+    # nvm.sh wraps its 4,800 lines in `{ ... }` so that a half-downloaded copy never runs; scripts define a function
+    # per platform under `if`/`else`: both were line windows, not functions
+    body = "".join(f"  echo step{k}\n" for k in range(6))
+    source = ("# Node Version Manager\n{ # the whole script is downloaded\n\nNVM_DIR=~/.nvm\n\n# Prints its arguments.\n"
+              f"nvm_echo() {{\n{body}}}\n\nif command -v flock >/dev/null; then\n  run_locked() {{\n    flock \"$@\"\n  }}\n"
+              "elif command -v shlock >/dev/null; then\n  run_locked() {\n    shlock \"$@\"\n  }\nelse\n"
+              "  run_locked() {\n    \"$@\"\n  }\nfi\n\nif [ -n \"$DEBUG\" ]; then\n  set -x\nfi\n\n} # end\n")
+    chunks = Chunker().chunk("nvm.sh", source, "bash")
+    functions = [(c.symbol, c.start_line, c.end_line) for c in chunks if c.kind == "function"]
+    assert functions == [("nvm_echo", 6, 14), ("run_locked", 16, 19), ("run_locked", 20, 23), ("run_locked", 25, 27)]
+    assert chunks[0].kind == "module" and "NVM_DIR=~/.nvm" in chunks[0].content
+    assert any(c.kind == "module" and "set -x" in c.content for c in chunks)  # an `if` without functions stays code
+
+
 def test_bats_tests_are_functions_named_by_their_titles() -> None:
     # bash reads `@test "title" {` as a command and the body as the statements after it, up to a `}` command
     source = ("#!/usr/bin/env bats\n\nsetup() {\n  load test_helper\n}\n\n# Enabling twice is harmless.\n"

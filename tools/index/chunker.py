@@ -64,9 +64,12 @@ _C_TYPES = frozenset({"class_specifier", "struct_specifier", "union_specifier", 
 # `NLOHMANN_JSON_NAMESPACE_BEGIN`, a C# `#if` between a type's modifiers) leaves an ERROR node around the
 # definitions after it, which are still read inside.
 ERROR_SCOPES = frozenset({"c", "cpp", "csharp"})
-# Grammars whose `if` statements between definitions guard definitions (Laravel's helpers.php: `if (!
-# function_exists('blank')) { function blank($value) {...} }`): the functions inside are the file's own.
-GUARD_SCOPES = frozenset({"php"})
+# Statements between definitions that hold definitions, per language: the definitions inside are the file's own,
+# under no name. PHP's guards (Laravel's helpers.php: `if (! function_exists('blank')) { function blank($value) {...}
+# }`); a shell script wrapped in one `{ ... }` group so that a half-downloaded copy never runs (nvm.sh: 4,800 lines,
+# every function inside it) or defining its functions under an `if` (a different `flock` wrapper per platform).
+GUARD_SCOPES = {"php": frozenset({"if_statement"}),
+                "bash": frozenset({"compound_statement", "if_statement", "elif_clause", "else_clause"})}
 # A C/C++ line holding only a macro (`FMT_BEGIN_NAMESPACE`, `NLOHMANN_JSON_NAMESPACE_BEGIN`, `G_BEGIN_DECLS`,
 # `ABSL_DEPRECATE_AND_INLINE()`) opens or closes a scope the grammar cannot see or annotates the next definition, and
 # the grammar reads that definition as a declaration of the macro: such lines are parsed as blank (the chunks keep the
@@ -797,7 +800,7 @@ class Chunker:
                 own_end, inside_test = bats[1].end_point[0], bats[1].end_byte
             exunit = exunit_block(child) if self._exunit else None
             unnamed = (child.type == "ERROR" and language in ERROR_SCOPES) or (
-                child.type == "if_statement" and language in GUARD_SCOPES)
+                child.type in GUARD_SCOPES.get(language, ()))
             found = ("scope", "", child) if unnamed \
                 else ("function", bats[0], child) if bats is not None \
                 else (*exunit, child) if exunit is not None else _classify(child, LANGUAGE_DEFINITIONS.get(language, {}))

@@ -1019,3 +1019,65 @@ def test_php_enums_and_traits_are_classes_with_their_docblocks_and_attributes() 
     assert method.content.lstrip().startswith("/**\n     * @param value-of<self::NAMES> $name")
     assert "#[\\ReturnTypeWillChange]\n    public static function fromName" in method.content
     assert named[("Level", "class")].content.startswith("/**\n * The logging levels.\n */\nenum Level: int")
+
+
+CSHARP_DIRECTIVES = """namespace Packing
+{
+    public class Codec
+    {
+        #region Reading
+
+        /// <summary>Reads one frame from the stream and checks its length.</summary>
+        public int ReadFrame(byte[] buffer)
+        {
+            int length = buffer[0];
+            if (length > buffer.Length) throw new System.IO.InvalidDataException("frame longer than its buffer");
+            return length;
+        }
+
+        #endregion
+
+#if HAVE_BINARY_SERIALIZATION
+        /// <summary>Restores a codec from serialized state.</summary>
+#pragma warning disable SYSLIB0051
+        public Codec(System.Runtime.Serialization.SerializationInfo info, int version)
+        {
+            Version = version + info.MemberCount;
+        }
+#pragma warning restore SYSLIB0051
+#endif
+
+        /// <summary>Writes one frame, its length first, then its bytes.</summary>
+
+        public void WriteFrame(System.IO.Stream stream, byte[] frame)
+        {
+            stream.WriteByte((byte)frame.Length);
+            stream.Write(frame, 0, frame.Length);
+        }
+
+        public int Version { get; }
+    }
+}
+"""
+
+
+def test_csharp_directives_belong_to_the_member_below_them_and_make_no_chunk_of_their_own() -> None:
+    # `#region`, `#pragma`, `#if X` lines were chunks of their own (or cut a doc comment from its member); a doc
+    # comment above a blank line is still its member's (C#'s compiler reads it so)
+    chunks = Chunker(max_tokens=64).chunk("Codec.cs", CSHARP_DIRECTIVES, "csharp")
+    by_name = {c.symbol.rsplit(".", 1)[-1]: c for c in chunks if c.kind == "function"}
+    assert set(by_name) == {"ReadFrame", "Codec", "WriteFrame"}
+    assert by_name["ReadFrame"].content.lstrip().startswith("#region Reading\n\n        /// <summary>Reads one frame")
+    assert by_name["Codec"].content.startswith("#if HAVE_BINARY_SERIALIZATION\n        /// <summary>Restores a codec")
+    assert "public Codec(" in by_name["Codec"].content
+    assert by_name["WriteFrame"].content.lstrip().startswith("/// <summary>Writes one frame")
+    for chunk in chunks:
+        rest = [line for line in chunk.content.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+        assert rest and not hollow("\n".join(rest)), chunk.content
+
+
+def test_hash_lines_of_other_languages_stay_as_they_were() -> None:
+    # the same lines are comments in Python: a file of them keeps its chunk
+    text = "import os\n\n# region helpers\n# if the cache is cold, warm it\n#endregion\n\n\ndef warm():\n    return os.sep\n"
+    chunks = Chunker(max_tokens=512).chunk("warm.py", text, "python")
+    assert any("# if the cache is cold" in c.content for c in chunks)

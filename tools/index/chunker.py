@@ -93,6 +93,13 @@ LANGUAGE_DEFINITIONS = {
 # Nodes that stand before a definition as its siblings and belong to it, as a doc comment does: Haskell's `-- |`
 # and its type signature, Dart's `@override`.
 LEAD_TYPES = {"haskell": frozenset({"haddock", "signature"}), "dart": frozenset({"annotation"})}
+# C# directives that stand between a doc comment and the member it documents, or open a section above it
+# (`#pragma warning disable`, `#region Reading`, `#nullable enable`): they belong to the run of comments above a
+# definition as its lines do. tree-sitter ends each at column 0 of the next row; the run reads its own last row.
+DIRECTIVE_LEADS = {"csharp": frozenset({
+    "preproc_pragma", "preproc_nullable", "preproc_region", "preproc_endregion", "preproc_define", "preproc_undef",
+    "preproc_warning", "preproc_error", "preproc_line",
+})}
 # Doc comments that may end the last line of such a run and keep it (Haskell's `-- ^` after a signature's result).
 TRAILING_DOCS = frozenset({"haddock"})
 # Languages whose indented bodies run on over the comments and blank lines after them (Scala: `def f =` and its
@@ -755,6 +762,10 @@ class Chunker:
         pieces: list[_Piece] = []
         language = self._language
         lead_types = LEAD_TYPES.get(language, frozenset())
+        directives = DIRECTIVE_LEADS.get(language, frozenset())
+        # the condition of a C# `#if X` around definitions: its line opens the run of the definition below it
+        condition = container.child_by_field_name("condition") if directives and container.type in PREPROC_TYPES \
+            else None
         doc_start: int | None = lead_in[0] if lead_in else None  # first row of the comment run above the child
         doc_end = previous_end = lead_in[1] if lead_in else -1
         attribute_end = -2  # last row of an Elixir `@doc` or `@spec` ending the run: blank lines after it keep the run
@@ -765,18 +776,20 @@ class Chunker:
             # the last row the run reaches: the line below it, or below the blank lines after an attribute
             reach = doc_end + 1 + (_blank_run(lines, doc_end + 1) if doc_end == attribute_end else 0)
             attribute = _lead_attribute(child) or child.type in lead_types
-            if child.type.endswith("comment") or attribute:
+            directive = child.type in directives or (condition is not None and child.start_byte == condition.start_byte)
+            if child.type.endswith("comment") or attribute or directive:
                 # a comment that opens its own line and touches the run above continues it (Go's `//` lines)
                 own_line = child.start_point[0] > previous_end
+                child_end = _last_row(child, lines) if directive else child.end_point[0]
                 if own_line and doc_start is not None and child.start_point[0] <= reach:
-                    doc_end = child.end_point[0]
+                    doc_end = child_end
                 elif own_line:
-                    doc_start, doc_end = child.start_point[0], child.end_point[0]
+                    doc_start, doc_end = child.start_point[0], child_end
                 elif doc_start is None or child.type not in TRAILING_DOCS or child.start_point[0] != doc_end:
                     doc_start = None
-                doc_end = max(doc_end, child.end_point[0]) if doc_start is not None else doc_end  # a kept `-- ^`
-                attribute_end = child.end_point[0] if attribute else -2
-                previous_end = child.end_point[0]
+                doc_end = max(doc_end, child_end) if doc_start is not None else doc_end  # a kept `-- ^`
+                attribute_end = child_end if attribute else -2
+                previous_end = child_end
                 continue
             lead = doc_start if doc_start is not None and child.start_point[0] <= reach + self._doc_gap(
                 lines, doc_end, child) else None
@@ -843,8 +856,11 @@ class Chunker:
         """Ruby's RDoc style often leaves one blank line between a method's comment and its `def` (net-http-persistent:
         `##`, the comment, a blank line, `def reload`): the comment is still the method's doc, not a loose part of the
         class that outranks the method and misses its span. 1 then, else 0. Methods only: above a class or module the
-        comment is as often the file's magic comment (`# frozen_string_literal: true`)."""
+        comment is as often the file's magic comment (`# frozen_string_literal: true`). C#'s `///` doc comment keeps
+        its member across any blank lines, as C#'s compiler reads it."""
         start = child.start_point[0]
+        if self._language in DIRECTIVE_LEADS and 0 <= doc_end < len(lines) and lines[doc_end].lstrip().startswith("///"):
+            return _blank_run(lines, doc_end + 1)
         return int(self._language == "ruby" and child.type in ("method", "singleton_method") and start == doc_end + 2
                    and not lines[doc_end + 1].strip())
 
@@ -871,7 +887,7 @@ class Chunker:
                 row += 1
             end = row - 1
             text = "\n".join(lines[start : end + 1])
-            if text.strip() and not hollow(text):
+            if text.strip() and not hollow(text) and not self._directives_only(lines[start : end + 1]):
                 if owner is None:
                     gaps.append(_Piece(start, end, "", "module", [], gap=True))
                 elif start <= opening(owner) <= end if opening(owner) >= 0 else not any(g.symbol == owner.symbol
@@ -892,6 +908,11 @@ class Chunker:
                                        header=start < opening(owner)))
         out = sorted(pieces + gaps, key=lambda p: (p.start, p.end))
         return [self._trim(p, lines) for p in out if self._tokens(lines, p.start, p.end) >= 4 or p.kind != "module"]
+
+    def _directives_only(self, rows: list[str]) -> bool:
+        """C# lines left between definitions that are only directives and closing braces (`#endregion`, `#if
+        HAVE_ASYNC`, `#pragma warning restore 618`, `#endif` then `}`): no chunk of their own."""
+        return self._language in DIRECTIVE_LEADS and hollow("\n".join(r for r in rows if not r.lstrip().startswith("#")))
 
     @staticmethod
     def _owner(owners: list[_Piece], row: int) -> _Piece | None:

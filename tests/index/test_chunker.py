@@ -1081,3 +1081,21 @@ def test_hash_lines_of_other_languages_stay_as_they_were() -> None:
     text = "import os\n\n# region helpers\n# if the cache is cold, warm it\n#endregion\n\n\ndef warm():\n    return os.sep\n"
     chunks = Chunker(max_tokens=512).chunk("warm.py", text, "python")
     assert any("# if the cache is cold" in c.content for c in chunks)
+
+
+def test_a_csharp_partial_type_opened_only_to_hold_a_nested_one_makes_no_chunk_named_after_it() -> None:
+    # Dapper's SqlMapper.GridReader.cs: the `partial class SqlMapper {` lines define nothing; as a class chunk they
+    # answered `SqlMapper` before SqlMapper.cs, which defines it (as did 29 other files of the same shape)
+    members = "".join(
+        f"            /// <summary>Reads result set {i} as a list of rows.</summary>\n"
+        f"            public int Read{i}() {{ return reader.GetInt32({i}) + reader.FieldCount * {i}; }}\n\n"
+        for i in range(6))
+    text = ("namespace Dapper\n{\n    public static partial class SqlMapper\n    {\n"
+            "        public partial class GridReader\n        {\n            private int reader;\n\n"
+            f"{members}        }}\n    }}\n}}\n")
+    chunks = Chunker(max_tokens=64).chunk("SqlMapper.GridReader.cs", text, "csharp")
+    assert "Dapper.SqlMapper" not in {c.symbol for c in chunks}
+    header = next(c for c in chunks if c.symbol == "Dapper.SqlMapper.GridReader" and c.kind == "class")
+    assert header.content.lstrip().startswith("public partial class GridReader")
+    whole = Chunker(max_tokens=64).chunk("SqlMapper.cs", text.replace(" partial", ""), "csharp")
+    assert any(c.symbol == "Dapper.SqlMapper" and c.kind == "class" for c in whole)  # not partial: as it was

@@ -100,6 +100,11 @@ DIRECTIVE_LEADS = {"csharp": frozenset({
     "preproc_pragma", "preproc_nullable", "preproc_region", "preproc_endregion", "preproc_define", "preproc_undef",
     "preproc_warning", "preproc_error", "preproc_line",
 })}
+# The words a C# partial type's opening may hold besides its name (`public static partial class SqlMapper {`)
+PARTIAL_SHELL_WORDS = frozenset({
+    "public", "private", "protected", "internal", "static", "abstract", "sealed", "unsafe", "readonly", "ref", "new",
+    "file", "partial", "class", "struct", "interface", "record",
+})
 # Doc comments that may end the last line of such a run and keep it (Haskell's `-- ^` after a signature's result).
 TRAILING_DOCS = frozenset({"haddock"})
 # Languages whose indented bodies run on over the comments and blank lines after them (Scala: `def f =` and its
@@ -566,6 +571,17 @@ def _namespace_only(node: Any) -> bool:
     return bool(inside) and all(c.type in ("class", "module") or _constant_block_body(c) is not None for c in inside)
 
 
+def _partial_holder(node: Any) -> bool:
+    """A C# partial type whose part in this file holds only nested types (Dapper's SqlMapper.ITypeHandler.cs): it
+    scopes their names, as a namespace does; the type is defined where its members are."""
+    if not any(c.type == "modifier" and c.text == b"partial" for c in node.children):
+        return False
+    body = _body(node)
+    inside = [c for c in body.named_children if not c.type.endswith("comment")] if body is not node else []
+    return bool(inside) and all(c.type in CLASS_TYPES or c.type in ("enum_declaration", "delegate_declaration")
+                                for c in inside)
+
+
 def _ruby_branches(node: Any) -> list[Any]:
     """The bodies of a Ruby `if` / `unless` / `elsif` / `begin`, or of a call's block (`class_methods do ... end`):
     where a class defines methods conditionally (`if RUBY_VERSION >= "2.4"; def f ... else def f ... end`) or
@@ -817,6 +833,8 @@ class Chunker:
             if found is None:
                 continue
             kind, name, node = found
+            if kind == "class" and directives and _partial_holder(node):
+                kind = "scope"  # `partial class SqlMapper { interface ITypeHandler {...} }`: the nested type's chunk
             if node.type in ("class", "module"):  # Ruby's `class Thor::Runner`: Runner under Thor, as when nested
                 name = name.replace("::", ".")
             receiver = _go_receiver(node) or ("" if scope else _kotlin_receiver(node))  # top-level extensions
@@ -890,6 +908,8 @@ class Chunker:
             if text.strip() and not hollow(text) and not self._directives_only(lines[start : end + 1]):
                 if owner is None:
                     gaps.append(_Piece(start, end, "", "module", [], gap=True))
+                elif self._partial_shell(text, owner.symbol):
+                    pass  # `partial class SqlMapper {` around a nested type in SqlMapper.GridReader.cs defines nothing
                 elif start <= opening(owner) <= end if opening(owner) >= 0 else not any(g.symbol == owner.symbol
                                                                                            for g in gaps):
                     # the owner's first gap holds its opening lines, or the one holding its doc when it has one (an
@@ -908,6 +928,15 @@ class Chunker:
                                        header=start < opening(owner)))
         out = sorted(pieces + gaps, key=lambda p: (p.start, p.end))
         return [self._trim(p, lines) for p in out if self._tokens(lines, p.start, p.end) >= 4 or p.kind != "module"]
+
+    def _partial_shell(self, text: str, symbol: str) -> bool:
+        """The opening of a C# partial type and nothing else (`public static partial class SqlMapper` and its `{`):
+        one file of a type split over several, holding other definitions. As a class chunk it took the type's name
+        from the file that defines it (Dapper's 30 `SqlMapper.*.cs` files each opened `SqlMapper` again)."""
+        if self._language not in DIRECTIVE_LEADS:
+            return False
+        words = set(_WORDS.findall(text))
+        return "partial" in words and words <= PARTIAL_SHELL_WORDS | {symbol.rpartition(".")[2]}
 
     def _directives_only(self, rows: list[str]) -> bool:
         """C# lines left between definitions that are only directives and closing braces (`#endregion`, `#if

@@ -3,16 +3,8 @@
 from __future__ import annotations
 
 from code_intel.index.bm25 import LexicalIndex
-from code_intel.index.chunker import Chunk
 from code_intel.index.retrieval import DENSE_WEIGHT, fuse, fuse_rrf
-from code_intel.index.text import (
-    embedding_text,
-    lexical_text,
-    lexical_tokens,
-    spelled_out,
-    split_identifier,
-    stem,
-)
+from code_intel.index.text import lexical_text, lexical_tokens, spelled_out, split_identifier, stem
 
 
 def test_split_identifier_handles_camel_snake_and_acronyms() -> None:
@@ -115,24 +107,3 @@ def test_bm25_removals_are_compacted_and_a_re_added_chunk_counts_once() -> None:
     index.add("c150", "totally different words zebra")  # replaces c150's old text
     assert index.search("zebra", 3)[0][0] == "c150" and len(index) == 80
     assert "c150" not in {c for c, _ in index.search("alpha3 handler", 80)}
-
-
-CSHARP_DOC = """    /// <summary>
-    /// Reads the next frame from the <see cref="Stream"/>.
-    /// </summary>
-    /// <param name="buffer">Where the frame goes.</param>
-    /// <returns>The frame's length.</returns>
-    public int ReadFrame(byte[] buffer) => buffer[0]; // <b>not</b> doc
-"""
-
-
-def test_a_csharp_doc_comment_reaches_the_model_as_its_text_and_the_code_as_it_is() -> None:
-    # the model reads 128 word pieces of a chunk: the `///` and the tags of an XML doc comment took a third of them
-    chunk = Chunk("Codec.cs", 1, 6, "Codec.ReadFrame", "function", "csharp", CSHARP_DOC)
-    text = embedding_text(chunk).split("\n", 1)[1]
-    assert "///" not in text and "summary" not in text and "param" not in text
-    assert "reads the next frame from the  stream ." in text
-    assert "buffer where the frame goes." in text
-    assert "public int read frame(byte[] buffer) => buffer[0]; // <b>not</b> doc" in text
-    java = Chunk("Codec.java", 1, 6, "Codec.readFrame", "function", "java", CSHARP_DOC)
-    assert embedding_text(java).split("\n", 1)[1] == spelled_out(CSHARP_DOC)  # other languages as they were

@@ -137,33 +137,9 @@ def spelled_out(code: str) -> str:
     return "".join(parts)
 
 
-# C#'s XML doc comments: `/// <summary>`, `/// <param name="value">The value.</param>`, `<see cref="JToken"/>`
-_XML_DOC_LINE = re.compile(r"^[ \t]*///[ \t]?", re.M)
-_XML_DOC_NAMED = re.compile(r'<(?:see|seealso|paramref|typeparamref|param|typeparam|exception)\s+'
-                            r'(?:cref|name|langword|href)="([^"]*)"\s*/?>')
-_XML_DOC_TAG = re.compile(r"</?[A-Za-z]+[^<>\n]*>")
-
-
-def plain_doc(code: str) -> str:
-    """C# code with its XML doc comments as their text: the `///` and the tags cost the model a third of the words
-    it reads of a documented member (128 word pieces), and say nothing; a tag naming something keeps the name."""
-    if "///" not in code:
-        return code
-    lines = []
-    for line in code.split("\n"):
-        if _XML_DOC_LINE.match(line):
-            line = _XML_DOC_TAG.sub(" ", _XML_DOC_NAMED.sub(r" \1 ", _XML_DOC_LINE.sub("", line))).strip()
-            if not line:
-                continue
-        lines.append(line)
-    return "\n".join(lines)
-
-
 def embedding_text(chunk: Chunk) -> str:
-    """What the model sees: the header, then the code with compound names spelled as words (a C# doc comment as
-    its text)."""
-    code = plain_doc(chunk.content) if chunk.language == "csharp" else chunk.content
-    return f"{chunk_header(chunk)}\n{spelled_out(code)}"
+    """What the model sees: the header, then the code with compound names spelled as words."""
+    return f"{chunk_header(chunk)}\n{spelled_out(chunk.content)}"
 
 
 def lexical_text(file: str, symbol: str, content: str, members: Sequence[str] = ()) -> str:

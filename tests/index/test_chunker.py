@@ -1054,3 +1054,83 @@ def test_php_enums_and_traits_are_classes_with_their_docblocks_and_attributes() 
     assert method.content.lstrip().startswith("/**\n     * @param value-of<self::NAMES> $name")
     assert "#[\\ReturnTypeWillChange]\n    public static function fromName" in method.content
     assert named[("Level", "class")].content.startswith("/**\n * The logging levels.\n */\nenum Level: int")
+
+
+CSHARP_DIRECTIVES = """namespace Packing
+{
+    public class Codec
+    {
+        #region Reading
+
+        /// <summary>Reads one frame from the stream and checks its length.</summary>
+        public int ReadFrame(byte[] buffer)
+        {
+            int length = buffer[0];
+            if (length > buffer.Length) throw new System.IO.InvalidDataException("frame longer than its buffer");
+            return length;
+        }
+
+        #endregion
+
+#if HAVE_BINARY_SERIALIZATION
+        /// <summary>Restores a codec from serialized state.</summary>
+#pragma warning disable SYSLIB0051
+        public Codec(System.Runtime.Serialization.SerializationInfo info, int version)
+        {
+            Version = version + info.MemberCount;
+        }
+#pragma warning restore SYSLIB0051
+#endif
+
+        /// <summary>Writes one frame, its length first, then its bytes.</summary>
+
+        public void WriteFrame(System.IO.Stream stream, byte[] frame)
+        {
+            stream.WriteByte((byte)frame.Length);
+            stream.Write(frame, 0, frame.Length);
+        }
+
+        public int Version { get; }
+    }
+}
+"""
+
+
+def test_csharp_directives_belong_to_the_member_below_them_and_make_no_chunk_of_their_own() -> None:
+    # `#region`, `#pragma`, `#if X` lines were chunks of their own (or cut a doc comment from its member); a doc
+    # comment above a blank line is still its member's (C#'s compiler reads it so)
+    chunks = Chunker(max_tokens=64).chunk("Codec.cs", CSHARP_DIRECTIVES, "csharp")
+    by_name = {c.symbol.rsplit(".", 1)[-1]: c for c in chunks if c.kind == "function"}
+    assert set(by_name) == {"ReadFrame", "Codec", "WriteFrame"}
+    assert by_name["ReadFrame"].content.lstrip().startswith("#region Reading\n\n        /// <summary>Reads one frame")
+    assert by_name["Codec"].content.startswith("#if HAVE_BINARY_SERIALIZATION\n        /// <summary>Restores a codec")
+    assert "public Codec(" in by_name["Codec"].content
+    assert by_name["WriteFrame"].content.lstrip().startswith("/// <summary>Writes one frame")
+    for chunk in chunks:
+        rest = [line for line in chunk.content.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+        assert rest and not hollow("\n".join(rest)), chunk.content
+
+
+def test_hash_lines_of_other_languages_stay_as_they_were() -> None:
+    # the same lines are comments in Python: a file of them keeps its chunk
+    text = "import os\n\n# region helpers\n# if the cache is cold, warm it\n#endregion\n\n\ndef warm():\n    return os.sep\n"
+    chunks = Chunker(max_tokens=512).chunk("warm.py", text, "python")
+    assert any("# if the cache is cold" in c.content for c in chunks)
+
+
+def test_a_csharp_partial_type_opened_only_to_hold_a_nested_one_makes_no_chunk_named_after_it() -> None:
+    # Dapper's SqlMapper.GridReader.cs: the `partial class SqlMapper {` lines define nothing; as a class chunk they
+    # answered `SqlMapper` before SqlMapper.cs, which defines it (as did 29 other files of the same shape)
+    members = "".join(
+        f"            /// <summary>Reads result set {i} as a list of rows.</summary>\n"
+        f"            public int Read{i}() {{ return reader.GetInt32({i}) + reader.FieldCount * {i}; }}\n\n"
+        for i in range(6))
+    text = ("namespace Dapper\n{\n    public static partial class SqlMapper\n    {\n"
+            "        public partial class GridReader\n        {\n            private int reader;\n\n"
+            f"{members}        }}\n    }}\n}}\n")
+    chunks = Chunker(max_tokens=64).chunk("SqlMapper.GridReader.cs", text, "csharp")
+    assert "Dapper.SqlMapper" not in {c.symbol for c in chunks}
+    header = next(c for c in chunks if c.symbol == "Dapper.SqlMapper.GridReader" and c.kind == "class")
+    assert header.content.lstrip().startswith("public partial class GridReader")
+    whole = Chunker(max_tokens=64).chunk("SqlMapper.cs", text.replace(" partial", ""), "csharp")
+    assert any(c.symbol == "Dapper.SqlMapper" and c.kind == "class" for c in whole)  # not partial: as it was

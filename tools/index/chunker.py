@@ -97,6 +97,18 @@ LANGUAGE_DEFINITIONS = {
 # Nodes that stand before a definition as its siblings and belong to it, as a doc comment does: Haskell's `-- |`
 # and its type signature, Dart's `@override`.
 LEAD_TYPES = {"haskell": frozenset({"haddock", "signature"}), "dart": frozenset({"annotation"})}
+# C# directives that stand between a doc comment and the member it documents, or open a section above it
+# (`#pragma warning disable`, `#region Reading`, `#nullable enable`): they belong to the run of comments above a
+# definition as its lines do. tree-sitter ends each at column 0 of the next row; the run reads its own last row.
+DIRECTIVE_LEADS = {"csharp": frozenset({
+    "preproc_pragma", "preproc_nullable", "preproc_region", "preproc_endregion", "preproc_define", "preproc_undef",
+    "preproc_warning", "preproc_error", "preproc_line",
+})}
+# The words a C# partial type's opening may hold besides its name (`public static partial class SqlMapper {`)
+PARTIAL_SHELL_WORDS = frozenset({
+    "public", "private", "protected", "internal", "static", "abstract", "sealed", "unsafe", "readonly", "ref", "new",
+    "file", "partial", "class", "struct", "interface", "record",
+})
 # Doc comments that may end the last line of such a run and keep it (Haskell's `-- ^` after a signature's result).
 TRAILING_DOCS = frozenset({"haddock"})
 # Languages whose indented bodies run on over the comments and blank lines after them (Scala: `def f =` and its
@@ -563,6 +575,17 @@ def _namespace_only(node: Any) -> bool:
     return bool(inside) and all(c.type in ("class", "module") or _constant_block_body(c) is not None for c in inside)
 
 
+def _partial_holder(node: Any) -> bool:
+    """A C# partial type whose part in this file holds only nested types (Dapper's SqlMapper.ITypeHandler.cs): it
+    scopes their names, as a namespace does; the type is defined where its members are."""
+    if not any(c.type == "modifier" and c.text == b"partial" for c in node.children):
+        return False
+    body = _body(node)
+    inside = [c for c in body.named_children if not c.type.endswith("comment")] if body is not node else []
+    return bool(inside) and all(c.type in CLASS_TYPES or c.type in ("enum_declaration", "delegate_declaration")
+                                for c in inside)
+
+
 def _ruby_branches(node: Any) -> list[Any]:
     """The bodies of a Ruby `if` / `unless` / `elsif` / `begin`, or of a call's block (`class_methods do ... end`):
     where a class defines methods conditionally (`if RUBY_VERSION >= "2.4"; def f ... else def f ... end`) or
@@ -759,6 +782,10 @@ class Chunker:
         pieces: list[_Piece] = []
         language = self._language
         lead_types = LEAD_TYPES.get(language, frozenset())
+        directives = DIRECTIVE_LEADS.get(language, frozenset())
+        # the condition of a C# `#if X` around definitions: its line opens the run of the definition below it
+        condition = container.child_by_field_name("condition") if directives and container.type in PREPROC_TYPES \
+            else None
         doc_start: int | None = lead_in[0] if lead_in else None  # first row of the comment run above the child
         doc_end = previous_end = lead_in[1] if lead_in else -1
         attribute_end = -2  # last row of an Elixir `@doc` or `@spec` ending the run: blank lines after it keep the run
@@ -769,18 +796,20 @@ class Chunker:
             # the last row the run reaches: the line below it, or below the blank lines after an attribute
             reach = doc_end + 1 + (_blank_run(lines, doc_end + 1) if doc_end == attribute_end else 0)
             attribute = _lead_attribute(child) or child.type in lead_types
-            if child.type.endswith("comment") or attribute:
+            directive = child.type in directives or (condition is not None and child.start_byte == condition.start_byte)
+            if child.type.endswith("comment") or attribute or directive:
                 # a comment that opens its own line and touches the run above continues it (Go's `//` lines)
                 own_line = child.start_point[0] > previous_end
+                child_end = _last_row(child, lines) if directive else child.end_point[0]
                 if own_line and doc_start is not None and child.start_point[0] <= reach:
-                    doc_end = child.end_point[0]
+                    doc_end = child_end
                 elif own_line:
-                    doc_start, doc_end = child.start_point[0], child.end_point[0]
+                    doc_start, doc_end = child.start_point[0], child_end
                 elif doc_start is None or child.type not in TRAILING_DOCS or child.start_point[0] != doc_end:
                     doc_start = None
-                doc_end = max(doc_end, child.end_point[0]) if doc_start is not None else doc_end  # a kept `-- ^`
-                attribute_end = child.end_point[0] if attribute else -2
-                previous_end = child.end_point[0]
+                doc_end = max(doc_end, child_end) if doc_start is not None else doc_end  # a kept `-- ^`
+                attribute_end = child_end if attribute else -2
+                previous_end = child_end
                 continue
             lead = doc_start if doc_start is not None and child.start_point[0] <= reach + self._doc_gap(
                 lines, doc_end, child) else None
@@ -808,6 +837,8 @@ class Chunker:
             if found is None:
                 continue
             kind, name, node = found
+            if kind == "class" and directives and _partial_holder(node):
+                kind = "scope"  # `partial class SqlMapper { interface ITypeHandler {...} }`: the nested type's chunk
             if node.type in ("class", "module"):  # Ruby's `class Thor::Runner`: Runner under Thor, as when nested
                 name = name.replace("::", ".")
             receiver = _go_receiver(node) or ("" if scope else _kotlin_receiver(node))  # top-level extensions
@@ -872,8 +903,11 @@ class Chunker:
         """Ruby's RDoc style often leaves one blank line between a method's comment and its `def` (net-http-persistent:
         `##`, the comment, a blank line, `def reload`): the comment is still the method's doc, not a loose part of the
         class that outranks the method and misses its span. 1 then, else 0. Methods only: above a class or module the
-        comment is as often the file's magic comment (`# frozen_string_literal: true`)."""
+        comment is as often the file's magic comment (`# frozen_string_literal: true`). C#'s `///` doc comment keeps
+        its member across any blank lines, as C#'s compiler reads it."""
         start = child.start_point[0]
+        if self._language in DIRECTIVE_LEADS and 0 <= doc_end < len(lines) and lines[doc_end].lstrip().startswith("///"):
+            return _blank_run(lines, doc_end + 1)
         return int(self._language == "ruby" and child.type in ("method", "singleton_method") and start == doc_end + 2
                    and not lines[doc_end + 1].strip())
 
@@ -900,9 +934,11 @@ class Chunker:
                 row += 1
             end = row - 1
             text = "\n".join(lines[start : end + 1])
-            if text.strip() and not hollow(text):
+            if text.strip() and not hollow(text) and not self._directives_only(lines[start : end + 1]):
                 if owner is None:
                     gaps.append(_Piece(start, end, "", "module", [], gap=True))
+                elif self._partial_shell(text, owner.symbol):
+                    pass  # `partial class SqlMapper {` around a nested type in SqlMapper.GridReader.cs defines nothing
                 elif start <= opening(owner) <= end if opening(owner) >= 0 else not any(g.symbol == owner.symbol
                                                                                            for g in gaps):
                     # the owner's first gap holds its opening lines, or the one holding its doc when it has one (an
@@ -921,6 +957,20 @@ class Chunker:
                                        header=start < opening(owner)))
         out = sorted(pieces + gaps, key=lambda p: (p.start, p.end))
         return [self._trim(p, lines) for p in out if self._tokens(lines, p.start, p.end) >= 4 or p.kind != "module"]
+
+    def _partial_shell(self, text: str, symbol: str) -> bool:
+        """The opening of a C# partial type and nothing else (`public static partial class SqlMapper` and its `{`):
+        one file of a type split over several, holding other definitions. As a class chunk it took the type's name
+        from the file that defines it (Dapper's 30 `SqlMapper.*.cs` files each opened `SqlMapper` again)."""
+        if self._language not in DIRECTIVE_LEADS:
+            return False
+        words = set(_WORDS.findall(text))
+        return "partial" in words and words <= PARTIAL_SHELL_WORDS | {symbol.rpartition(".")[2]}
+
+    def _directives_only(self, rows: list[str]) -> bool:
+        """C# lines left between definitions that are only directives and closing braces (`#endregion`, `#if
+        HAVE_ASYNC`, `#pragma warning restore 618`, `#endif` then `}`): no chunk of their own."""
+        return self._language in DIRECTIVE_LEADS and hollow("\n".join(r for r in rows if not r.lstrip().startswith("#")))
 
     @staticmethod
     def _owner(owners: list[_Piece], row: int) -> _Piece | None:

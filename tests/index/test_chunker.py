@@ -874,6 +874,19 @@ def test_swift_types_extensions_and_protocols_are_named_with_their_doc_comments(
     assert protocol.kind == "class" and protocol.implements == ["Sendable"]
 
 
+def test_swift_file_level_computed_properties_are_functions_and_stored_ones_stay_loose() -> None:
+    source = ("import Foundation\n\n/// Creates and verifies hashes.\npublic var Bcrypt: BCryptDigest {\n"
+              "    return .init()\n}\n\npublic let defaultCost = 12\n\nextension Request {\n"
+              "    /// The session of this request.\n    public var session: Session {\n        self.cache.session\n"
+              "    }\n\n    var flag: Bool = false\n}\n")
+    chunks = Chunker().chunk("Sources/Vapor/Request+Session.swift", source, "swift")
+    spans = [(c.kind, c.symbol, c.start_line, c.end_line) for c in chunks]
+    assert spans == [("module", "", 1, 1), ("function", "Bcrypt", 3, 6), ("module", "", 8, 8),
+                     ("class", "Request", 10, 17)]
+    assert chunks[1].content.startswith("/// Creates and verifies hashes.")
+    assert chunks[3].symbols == ["Request"]  # a type's properties stay part of it (get_symbols lists them)
+
+
 def test_bash_functions_in_both_syntaxes_keep_their_comment_headers() -> None:
     source = ("#!/usr/bin/env bash\n# shellcheck shell=bash\n\n# Enables a plugin by name.\n# Usage: _enable-plugin NAME\n"
               "function _enable-plugin() {\n\t_enable-thing \"plugins\" \"plugin\" \"$1\"\n}\n\n"

@@ -258,6 +258,39 @@ def test_scala_supertypes_leave_out_type_and_constructor_parameters() -> None:
     assert cursor.implements == ["ACursor"]
 
 
+SCALA3 = """package demo
+
+/** Orders users by name. */
+given userOrdering: Ordering[User] with
+  def compare(a: User, b: User): Int = a.name.compare(b.name)
+
+/** Louder strings. */
+extension [A](xs: List[A])
+  def second: A = xs(1)
+  def third: A = xs(2)
+
+given Conversion[Int, Long] = _.toLong
+
+object Codecs:
+  given intCodec: Codec[Int] = new Codec[Int] {
+    def encode(i: Int): String = i.toString
+  }
+"""
+
+
+def test_scala_3_givens_and_extensions_are_named_chunks() -> None:
+    chunks = Chunker(512).chunk("core/src/main/scala-3/demo/Givens.scala", SCALA3, "scala")
+    by_symbol = {c.symbol: c for c in chunks}
+    ordering = by_symbol["userOrdering"]  # a given with a body is an instance of the type it gives
+    assert ordering.kind == "class" and ordering.implements == ["Ordering"]
+    assert ordering.content.startswith("/** Orders users by name. */") and "userOrdering.compare" in ordering.symbols
+    extension = by_symbol["List"]  # named after the type it adds methods to, as Swift's extensions are
+    assert extension.content.startswith("/** Louder strings. */") and extension.symbols == ["List", "List.second", "List.third"]
+    assert by_symbol["given_Conversion_Int_Long"].kind == "function"  # the compiler's name for an anonymous given
+    # a braceless object's declaration ends at its colon: the given below it names no supertype of Codecs
+    assert by_symbol["Codecs"].implements == [] and "Codecs.intCodec" in by_symbol["Codecs"].symbols
+
+
 BEHAVIOUR = '''defmodule Store.Repo do
   @moduledoc "The behaviour of a store."
 

@@ -23,10 +23,13 @@ from code_intel.languages.grammar import (
     FUNCTION_KINDS,
     bats_test,
     call_word,
+    computed_property,
     defined_name,
     definition_word,
     exunit_block,
     instance_type,
+    scala_extended_type,
+    scala_given_name,
     zig_container,
     zig_decl_kind,
 )
@@ -181,7 +184,9 @@ def supertypes(chunk: Chunk) -> list[str]:
         return []
     lines, at = _declaration(chunk)
     tail = lines[at : at + 3]
-    end = next((i for i, line in enumerate(tail) if "{" in line), 0)
+    # the body opens at a brace, or in Scala 3 at a line ending in a colon (`object Codecs:`)
+    end = next((i for i, line in enumerate(tail)
+                if "{" in line or (chunk.language == "scala" and line.rstrip().endswith(":"))), 0)
     text = re.split(r"\{|\bwhere\b", " ".join(tail[: end + 1]), maxsplit=1)[0]
     generics = TYPE_PARAMETERS.get(chunk.language, _GENERICS)
     while (bare := generics.sub(" ", text)) != text:  # type parameters and their bounds are not supertypes
@@ -496,6 +501,8 @@ def _body(node: Any) -> Any:
     zig = zig_container(node)
     if zig is not None:
         return zig
+    if node.type == "extension_definition":  # Scala 3: its methods are its own children (the `body` field is one)
+        return node
     block_body = _constant_block_body(node)
     if block_body is not None:
         return block_body
@@ -660,6 +667,18 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
         return "function", label.text.decode("utf-8", "replace").strip('"') if label is not None else "test", target
     if zig is not None:
         return zig, _node_name(target), target
+    # Swift's file-level `public var Bcrypt: BCryptDigest { .init() }`, a global function in all but syntax; inside
+    # a type a computed property stays part of it (as functions of their own, one-line `var x: T { ... }` members
+    # split alamofire's and vapor's classes into tiny chunks that crowded their top tens)
+    if computed_property(target) and target.parent is not None and target.parent.type == "source_file":
+        return "function", _node_name(target), target
+    if target.type == "given_definition":  # Scala 3: `given Ordering[User] with ...` is an instance of its own
+        body = target.child_by_field_name("body")
+        return "class" if body is not None and body.type == "with_template_body" else "function", \
+            scala_given_name(target), target
+    extended = scala_extended_type(target)  # Scala 3's `extension (s: String)`: methods added to String
+    if extended is not None:
+        return "class", _node_name(extended) or extended.text.decode("utf-8", "replace"), target
     if target.type in _C_TYPES and target.child_by_field_name("body") is None:
         return None  # a declaration (`template <typename Context> class basic_format_args;`), defined elsewhere
     if target.type in PREPROC_TYPES:

@@ -5,6 +5,7 @@ Node type names are those of tree-sitter-language-pack 0.13; every table here is
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -277,6 +278,7 @@ GRAMMARS: dict[str, Grammar] = {
             "protocol_function_declaration": "function", "init_declaration": "constructor",
             "typealias_declaration": "type",
         },
+        variables=frozenset({"property_declaration"}),  # `let`/`var`, stored or computed (syntax.variable_names)
         calls={"call_expression": None},
     ),
     # Lua's `function M.f()` is named `M.f` (its name field holds the whole dotted name); Bash's `f() {...}`
@@ -299,6 +301,7 @@ GRAMMARS: dict[str, Grammar] = {
             "class_definition": "class", "object_definition": "object", "trait_definition": "trait",
             "package_object": "object", "enum_definition": "enum", "function_definition": "function",
             "function_declaration": "function", "type_definition": "type",
+            "given_definition": "object", "extension_definition": "extension",  # Scala 3
         },
         variables=frozenset({"val_definition", "var_definition"}),
         calls={"call_expression": "function"},
@@ -343,6 +346,36 @@ def zig_decl_kind(node: Any) -> str | None:
     if any(c.type == "FnProto" for c in node.named_children):
         return "function"
     return "struct" if zig_container(node) is not None else None
+
+
+def computed_property(node: Any) -> bool:
+    """Swift's `var session: Session { ... }`: a property whose value a body computes, a function in all but syntax
+    (vapor's `Request+Session.swift` adds `req.session` so); a stored `let x = 1` is not one."""
+    return node.type == "property_declaration" and node.child_by_field_name("computed_value") is not None
+
+
+def scala_given_name(node: Any) -> str:
+    """A Scala 3 `given`'s name: its own (`given intCodec: Codec[Int] = ...`), else the one the compiler makes from
+    its type (`given Ordering[User] with ...` is `given_Ordering_User`)."""
+    named = node.child_by_field_name("name")
+    if named is not None:
+        return (named.text or b"").decode("utf-8", "replace")
+    given_type = node.child_by_field_name("return_type")
+    words = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", (given_type.text or b"").decode("utf-8", "replace")) if given_type else []
+    return "_".join(["given", *words])
+
+
+def scala_extended_type(node: Any) -> Any:
+    """The type a Scala 3 `extension (s: String)` adds its methods to (its first parameter's type, without type
+    arguments: `extension [A](xs: List[A])` extends List), or None."""
+    if node.type != "extension_definition":
+        return None
+    parameters = node.child_by_field_name("parameters")
+    first = parameters.named_children[0] if parameters is not None and parameters.named_child_count else None
+    extended = first.child_by_field_name("type") if first is not None else None
+    while extended is not None and extended.type == "generic_type":
+        extended = extended.child_by_field_name("type") or extended.named_children[0]
+    return extended
 
 
 def node_category(node_type: str) -> str | None:

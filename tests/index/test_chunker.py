@@ -887,6 +887,20 @@ def test_swift_file_level_computed_properties_are_functions_and_stored_ones_stay
     assert chunks[3].symbols == ["Request"]  # a type's properties stay part of it (get_symbols lists them)
 
 
+def test_swift_section_marks_are_no_chunks_of_their_own() -> None:
+    body = "".join(f"        let part{k} = request.part{k}\n" for k in range(12))
+    source = ("import NIOCore\n\nfunc helper() {}\n\n// MARK: Basic\n\n/// Basic authentication.\n"
+              "public protocol BasicAuthenticator {\n    func authenticate(basic: String)\n}\n\nfinal class Session {\n"
+              "    func send() {\n" + body + "    }\n\n    // MARK: - Private\n\n    func reset() {\n" + body + "    }\n}\n")
+    chunks = Chunker(max_tokens=200).chunk("Sources/Vapor/Authenticator.swift", source, "swift")
+    assert not any("MARK:" in c.content for c in chunks)  # neither between definitions nor inside a split type
+    assert [c.symbol for c in chunks] == ["", "helper", "BasicAuthenticator", "Session", "Session.send", "Session.reset"]
+    assert chunks[2].content.startswith("/// Basic authentication.")
+    # in another language the same line is an ordinary comment, kept
+    kotlin = Chunker().chunk("a.kt", "// MARK: Basic\n\nfun f() = 1\n", "kotlin")
+    assert "MARK:" in kotlin[0].content
+
+
 def test_bash_functions_in_both_syntaxes_keep_their_comment_headers() -> None:
     source = ("#!/usr/bin/env bash\n# shellcheck shell=bash\n\n# Enables a plugin by name.\n# Usage: _enable-plugin NAME\n"
               "function _enable-plugin() {\n\t_enable-thing \"plugins\" \"plugin\" \"$1\"\n}\n\n"

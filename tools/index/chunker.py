@@ -134,6 +134,15 @@ _CLOSING_DIRECTIVE = re.compile(
     r"^[ \t]*(?:#[ \t]*(?:endif|else)[ \t]*(?:(?://|/\*).*)?|\}[ \t]*//[ \t]*namespace\b.*)$", re.M)
 
 
+# Swift's section banners between definitions (`// MARK: - Private`, Xcode's jump-bar entries): alone they were a
+# chunk each, a line of no content (76 of vapor's and alamofire's 2,708 chunks, and 39 more inside split types)
+_SECTION_MARK = re.compile(r"[ \t]*//[ \t]*MARK:")
+
+
+def _section_marks(text: str) -> bool:
+    return all(_SECTION_MARK.match(line) for line in text.splitlines() if line.strip())
+
+
 def hollow(text: str) -> bool:
     """True for text with no word but closing keywords and modifiers (`}`, `end`, `private`, `});`), or the end of
     a C/C++ conditional block or namespace (`#endif  // JSON_DISABLE_ENUM_SERIALIZATION`, `}  // namespace absl`)."""
@@ -890,7 +899,7 @@ class Chunker:
                 row += 1
             end = row - 1
             text = "\n".join(lines[start : end + 1])
-            if text.strip() and not hollow(text):
+            if text.strip() and not hollow(text) and not (self._language == "swift" and _section_marks(text)):
                 if owner is None:
                     gaps.append(_Piece(start, end, "", "module", [], gap=True))
                 elif start <= opening(owner) <= end if opening(owner) >= 0 else not any(g.symbol == owner.symbol

@@ -272,6 +272,9 @@ def test_swift_properties_and_scala_3_givens_and_extensions_are_in_outlines_and_
             "public let defaultCost = 12\n\nextension Request {\n    public var session: Session {\n"
             "        self.cache.session\n    }\n\n    var flag: Bool = false\n\n    func reset() {\n"
             "        let local = 1\n    }\n}\n"),
+        "Sources/Vapor/Routing/RoutesBuilder.swift": "public protocol RoutesBuilder {\n    func add(_ route: Route)\n}\n",
+        "Sources/Vapor/Concurrency/RoutesBuilder+Concurrency.swift": (
+            "extension RoutesBuilder {\n    func get() {}\n}\n"),
         "core/src/main/scala-3/demo/Givens.scala": (
             "package demo\n\ngiven userOrdering: Ordering[User] with\n  def compare(a: User, b: User): Int = 0\n\n"
             "extension [A](xs: List[A])\n  def second: A = xs(1)\n"),
@@ -281,6 +284,9 @@ def test_swift_properties_and_scala_3_givens_and_extensions_are_in_outlines_and_
                             ("property", "session"), ("variable", "flag"), ("method", "reset")]  # no local
     found = explorer.find_definitions("session", max_results=10).definitions
     assert [(d.file, d.line) for d in found] == [("Sources/Vapor/Sessions/Request+Session.swift", 9)]
+    found = explorer.find_definitions("RoutesBuilder", max_results=10).definitions  # the protocol before extensions
+    assert [(d.file, d.kind) for d in found] == [("Sources/Vapor/Routing/RoutesBuilder.swift", "protocol"),
+                                                 ("Sources/Vapor/Concurrency/RoutesBuilder+Concurrency.swift", "extension")]
     scala = explorer.get_symbols("core/src/main/scala-3/demo/Givens.scala").symbols
     assert _flat(scala) == [("object", "userOrdering"), ("method", "compare"), ("extension", "List"),
                             ("method", "second")]

@@ -52,7 +52,8 @@ BUSY_WAIT_SECONDS = 0.05
 # Files parsed per step of a build; each step's definitions are visible to lookups as soon as it ends.
 BUILD_BATCH_FILES = 1000
 # Types and callables first: they are what an agent looking for a definition usually means.
-_KIND_RANK = {"class": 0, "interface": 0, "struct": 0, "trait": 0, "enum": 0, "type": 1, "function": 1, "method": 1,
+_KIND_RANK = {"class": 0, "interface": 0, "struct": 0, "trait": 0, "enum": 0, "protocol": 0, "actor": 0,  # Swift's too
+              "type": 1, "function": 1, "method": 1,
               "constructor": 1, "module": 2, "namespace": 2}
 _SINGLE_LINE_KINDS = frozenset({"variable", "constant", "field", "property", "macro", "enumerator", "member",
                                 "label", "parameter", "local", "alias", "typedef", "externvar", "prototype"})

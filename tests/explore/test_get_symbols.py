@@ -278,6 +278,7 @@ def test_swift_properties_and_scala_3_givens_and_extensions_are_in_outlines_and_
         "core/src/main/scala-3/demo/Givens.scala": (
             "package demo\n\ngiven userOrdering: Ordering[User] with\n  def compare(a: User, b: User): Int = 0\n\n"
             "extension [A](xs: List[A])\n  def second: A = xs(1)\n"),
+        "core/src/main/scala/headers/Content-Type.scala": "object `Content-Type` {\n  val name = 1\n}\n",
     })
     swift = explorer.get_symbols("Sources/Vapor/Sessions/Request+Session.swift").symbols
     assert _flat(swift) == [("property", "Bcrypt"), ("variable", "defaultCost"), ("extension", "Request"),
@@ -290,6 +291,8 @@ def test_swift_properties_and_scala_3_givens_and_extensions_are_in_outlines_and_
     scala = explorer.get_symbols("core/src/main/scala-3/demo/Givens.scala").symbols
     assert _flat(scala) == [("object", "userOrdering"), ("method", "compare"), ("extension", "List"),
                             ("method", "second")]
+    found = explorer.find_definitions("Content-Type", max_results=10).definitions  # a backquoted name, unquoted
+    assert [(d.file, d.line, d.kind) for d in found] == [("core/src/main/scala/headers/Content-Type.scala", 1, "object")]
     found = explorer.find_definitions("second", max_results=10).definitions
     assert [(d.file, d.line) for d in found] == [("core/src/main/scala-3/demo/Givens.scala", 7)]
 

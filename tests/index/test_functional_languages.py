@@ -291,6 +291,16 @@ def test_scala_3_givens_and_extensions_are_named_chunks() -> None:
     assert by_symbol["Codecs"].implements == [] and "Codecs.intCodec" in by_symbol["Codecs"].symbols
 
 
+def test_a_backquoted_scala_name_is_the_name_inside() -> None:
+    source = ("object `Content-Type` {\n  def parse(s: String): `Content-Type` = ???\n}\n\n"
+              "final case class `Content-Type` private (mediaType: MediaType) extends Header.Single {\n"
+              "  def `with-charset`(c: Charset): `Content-Type` = this\n}\n")
+    chunks = Chunker(512).chunk("core/shared/src/main/scala/org/http4s/headers/Content-Type.scala", source, "scala")
+    assert [(c.symbol, c.symbols, c.implements) for c in chunks] == [
+        ("Content-Type", ["Content-Type", "Content-Type.parse"], []),  # not `Content` and `Type`
+        ("Content-Type", ["Content-Type", "Content-Type.with-charset"], ["Header", "Single"])]
+
+
 BEHAVIOUR = '''defmodule Store.Repo do
   @moduledoc "The behaviour of a store."
 

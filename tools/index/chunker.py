@@ -30,6 +30,7 @@ from code_intel.languages.grammar import (
     instance_type,
     scala_extended_type,
     scala_given_name,
+    scala_unquoted,
     zig_container,
     zig_decl_kind,
 )
@@ -201,6 +202,8 @@ def supertypes(chunk: Chunk) -> list[str]:
     while (bare := generics.sub(" ", text)) != text:  # type parameters and their bounds are not supertypes
         text = bare
     text = _PHP_NAMESPACE.sub("", text)
+    if chunk.language == "scala":  # its own backquoted name (``class `Content-Type` ``) is not two supertypes
+        text = text.replace(f"`{chunk.symbol.rsplit('.', 1)[-1]}`", " ")
     own = chunk.symbol.rsplit(".", 1)[-1]
     return [w for w in dict.fromkeys(_NAME.findall(text)) if w != own and not w.islower()][:SUPERTYPES]
 
@@ -834,6 +837,8 @@ class Chunker:
             kind, name, node = found
             if node.type in ("class", "module"):  # Ruby's `class Thor::Runner`: Runner under Thor, as when nested
                 name = name.replace("::", ".")
+            if language == "scala":  # a backquoted name is the name inside (http4s' ``object `Content-Type` ``)
+                name = scala_unquoted(name)
             receiver = _go_receiver(node) or ("" if scope else _kotlin_receiver(node))  # top-level extensions
             qualified = ".".join([*scope, receiver, name] if receiver else [*scope, name]) if name else ".".join(scope)
             # a doc comment (Go `//` lines, JSDoc, Rust `///`, Javadoc) belongs to the definition it documents

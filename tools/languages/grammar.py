@@ -354,6 +354,12 @@ def computed_property(node: Any) -> bool:
     return node.type == "property_declaration" and node.child_by_field_name("computed_value") is not None
 
 
+def scala_unquoted(name: str) -> str:
+    """A Scala name without the backquotes that let it hold any character (``object `Content-Type` `` is
+    Content-Type, the name an agent asks for)."""
+    return name[1:-1] if len(name) > 2 and name[0] == name[-1] == "`" else name
+
+
 def scala_given_name(node: Any) -> str:
     """A Scala 3 `given`'s name: its own (`given intCodec: Codec[Int] = ...`), else the one the compiler makes from
     its type (`given Ordering[User] with ...` is `given_Ordering_User`)."""

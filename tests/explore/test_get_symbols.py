@@ -272,7 +272,9 @@ def test_swift_properties_and_scala_3_givens_and_extensions_are_in_outlines_and_
             "public let defaultCost = 12\n\nextension Request {\n    public var session: Session {\n"
             "        self.cache.session\n    }\n\n    var flag: Bool = false\n\n    func reset() {\n"
             "        let local = 1\n    }\n}\n"),
-        "Sources/Vapor/Routing/RoutesBuilder.swift": "public protocol RoutesBuilder {\n    func add(_ route: Route)\n}\n",
+        "Sources/Vapor/Routing/RoutesBuilder.swift": (
+            "public protocol RoutesBuilder {\n    func add(_ route: Route)\n}\n\nfinal class Storage {\n"
+            "    subscript(key: String) -> Int? {\n        nil\n    }\n\n    deinit {\n    }\n}\n"),
         "Sources/Vapor/Concurrency/RoutesBuilder+Concurrency.swift": (
             "extension RoutesBuilder {\n    func get() {}\n}\n"),
         "core/src/main/scala-3/demo/Givens.scala": (
@@ -285,6 +287,9 @@ def test_swift_properties_and_scala_3_givens_and_extensions_are_in_outlines_and_
                             ("property", "session"), ("variable", "flag"), ("method", "reset")]  # no local
     found = explorer.find_definitions("session", max_results=10).definitions
     assert [(d.file, d.line) for d in found] == [("Sources/Vapor/Sessions/Request+Session.swift", 9)]
+    storage = explorer.get_symbols("Sources/Vapor/Routing/RoutesBuilder.swift").symbols
+    assert _flat(storage) == [("protocol", "RoutesBuilder"), ("method", "add"), ("class", "Storage"),
+                              ("method", "subscript"), ("method", "deinit")]
     found = explorer.find_definitions("RoutesBuilder", max_results=10).definitions  # the protocol before extensions
     assert [(d.file, d.kind) for d in found] == [("Sources/Vapor/Routing/RoutesBuilder.swift", "protocol"),
                                                  ("Sources/Vapor/Concurrency/RoutesBuilder+Concurrency.swift", "extension")]

@@ -901,6 +901,19 @@ def test_swift_section_marks_are_no_chunks_of_their_own() -> None:
     assert "MARK:" in kotlin[0].content
 
 
+def test_swift_subscripts_and_deinit_are_functions_named_by_their_keyword() -> None:
+    body = "".join(f"        let part{k} = request.part{k}\n" for k in range(12))
+    source = ("final class Storage {\n    var values: [String: Any] = [:]\n\n    /// Reads a value by its key type.\n"
+              "    public subscript<Key>(_ key: Key.Type) -> Key.Value? {\n        get {\n" + body + "        }\n"
+              "    }\n\n    deinit {\n" + body + "    }\n}\n")
+    whole = Chunker().chunk("Sources/Vapor/Utilities/Storage.swift", source, "swift")
+    assert [(c.symbol, c.symbols) for c in whole] == [("Storage", ["Storage", "Storage.subscript", "Storage.deinit"])]
+    split = Chunker(max_tokens=200).chunk("Sources/Vapor/Utilities/Storage.swift", source, "swift")
+    subscript = next(c for c in split if c.symbol == "Storage.subscript")  # not `Storage.Key` (its result type)
+    assert subscript.kind == "function" and subscript.content.lstrip().startswith("/// Reads a value")
+    assert any(c.symbol == "Storage.deinit" and c.kind == "function" for c in split)
+
+
 def test_bash_functions_in_both_syntaxes_keep_their_comment_headers() -> None:
     source = ("#!/usr/bin/env bash\n# shellcheck shell=bash\n\n# Enables a plugin by name.\n# Usage: _enable-plugin NAME\n"
               "function _enable-plugin() {\n\t_enable-thing \"plugins\" \"plugin\" \"$1\"\n}\n\n"

@@ -16,11 +16,13 @@ from code_intel.core.errors import InvalidArgument
 from code_intel.core.fsutil import is_racy
 from code_intel.languages.grammar import (
     GRAMMARS,
+    KEYWORD_NAMED,
     Grammar,
     computed_property,
     defined_name,
     instance_type,
     is_identifier_type,
+    keyword_name,
     scala_extended_type,
 )
 from code_intel.languages.table import language_for, read_tree, script_file_language
@@ -154,6 +156,8 @@ def symbol_name_node(node: Node, language: str) -> Node | None:
         return defined_name(node)
     if node.type == "command":  # bash: a bats `@test "title" {`, named by its title (outline.symbol_kind)
         return node.named_children[1] if node.named_child_count > 1 else None
+    if node.type in KEYWORD_NAMED:  # Swift's `subscript(...)` and `deinit`
+        return keyword_name(node)
     if node.type == "extension_definition":  # Scala 3: `extension (s: String)` is named by the type it extends
         return scala_extended_type(node)
     if node.type == "instance":  # Haskell: named by its type, as a Rust impl

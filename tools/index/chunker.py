@@ -28,6 +28,7 @@ from code_intel.languages.grammar import (
     definition_word,
     exunit_block,
     instance_type,
+    keyword_name,
     scala_extended_type,
     scala_given_name,
     scala_unquoted,
@@ -682,6 +683,9 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
     # Swift's file-level `public var Bcrypt: BCryptDigest { .init() }`, a global function in all but syntax; inside
     # a type a computed property stays part of it (as functions of their own, one-line `var x: T { ... }` members
     # split alamofire's and vapor's classes into tiny chunks that crowded their top tens)
+    keyword = keyword_name(target)  # Swift's `subscript(...)`, `deinit`
+    if keyword is not None:
+        return "function", keyword.type, target
     if computed_property(target) and target.parent is not None and target.parent.type == "source_file":
         return "function", _node_name(target), target
     if target.type == "given_definition":  # Scala 3: `given Ordering[User] with ...` is an instance of its own

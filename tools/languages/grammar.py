@@ -276,7 +276,7 @@ GRAMMARS: dict[str, Grammar] = {
         symbols={
             "class_declaration": "class", "protocol_declaration": "protocol", "function_declaration": "function",
             "protocol_function_declaration": "function", "init_declaration": "constructor",
-            "typealias_declaration": "type",
+            "typealias_declaration": "type", "subscript_declaration": "function", "deinit_declaration": "function",
         },
         variables=frozenset({"property_declaration"}),  # `let`/`var`, stored or computed (syntax.variable_names)
         calls={"call_expression": None},
@@ -346,6 +346,18 @@ def zig_decl_kind(node: Any) -> str | None:
     if any(c.type == "FnProto" for c in node.named_children):
         return "function"
     return "struct" if zig_container(node) is not None else None
+
+
+# Swift members named by their keyword alone (`subscript(key: String) -> Value?`, `deinit { }`): the grammar's
+# `name` field of a subscript holds its result type
+KEYWORD_NAMED = frozenset({"subscript_declaration", "deinit_declaration"})
+
+
+def keyword_name(node: Any) -> Any:
+    """The keyword token that names a KEYWORD_NAMED definition (`subscript`, `deinit`), else None."""
+    if node.type not in KEYWORD_NAMED:
+        return None
+    return next((c for c in node.children if not c.is_named and c.type in ("subscript", "deinit")), None)
 
 
 def computed_property(node: Any) -> bool:

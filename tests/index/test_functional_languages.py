@@ -291,6 +291,16 @@ def test_scala_3_givens_and_extensions_are_named_chunks() -> None:
     assert by_symbol["Codecs"].implements == [] and "Codecs.intCodec" in by_symbol["Codecs"].symbols
 
 
+def test_scala_3_enums_are_chunks_and_end_markers_no_chunks_of_their_own() -> None:
+    source = ("package demo\n\n/** Colours of a card. */\nenum Color(val rgb: Int):\n  case Red extends Color(0xFF0000)\n\n"
+              "  def hex: String = rgb.toHexString\nend Color\n\n/** A deck. */\ntrait Deck:\n  def draw(): Card\n"
+              "end Deck\n\nobject Logarithm:\n  def apply(d: Double): Double = math.log(d)\nend Logarithm\n")
+    chunks = Chunker(512).chunk("core/src/main/scala-3/demo/Color.scala", source, "scala")
+    assert [(c.kind, c.symbol) for c in chunks] == [
+        ("module", ""), ("class", "Color"), ("class", "Deck"), ("class", "Logarithm")]
+    assert chunks[1].content.startswith("/** Colours of a card. */") and chunks[1].symbols == ["Color", "Color.hex"]
+
+
 def test_a_backquoted_scala_name_is_the_name_inside() -> None:
     source = ("object `Content-Type` {\n  def parse(s: String): `Content-Type` = ???\n}\n\n"
               "final case class `Content-Type` private (mediaType: MediaType) extends Header.Single {\n"

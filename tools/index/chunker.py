@@ -54,6 +54,7 @@ CLASS_TYPES = frozenset({
     "enum_specifier", "union_specifier",  # C/C++: `enum class value_t : std::uint8_t {...}`, `union json_value`
     "mixin_declaration", "extension_declaration",  # Dart
     "package_object",  # Scala's `package object cats { ... }`: the package's own definitions
+    "enum_definition",  # Scala 3's `enum Color:`
 })
 # Dart writes a function as two siblings, its signature and then its body: the definition spans both
 SIGNATURE_TYPES = frozenset({"function_signature", "method_signature"})
@@ -136,13 +137,16 @@ _CLOSING_DIRECTIVE = re.compile(
     r"^[ \t]*(?:#[ \t]*(?:endif|else)[ \t]*(?:(?://|/\*).*)?|\}[ \t]*//[ \t]*namespace\b.*)$", re.M)
 
 
-# Swift's section banners between definitions (`// MARK: - Private`, Xcode's jump-bar entries): alone they were a
-# chunk each, a line of no content (76 of vapor's and alamofire's 2,708 chunks, and 39 more inside split types)
-_SECTION_MARK = re.compile(r"[ \t]*//[ \t]*MARK:")
+# Lines that are no chunk of their own when nothing else lies between two definitions: Swift's section banners
+# (`// MARK: - Private`, Xcode's jump-bar entries; alone they were a chunk each, 76 of vapor's and alamofire's 2,708
+# chunks and 39 more inside split types) and Scala 3's end markers (`end Deck`), which the grammar leaves outside
+# the definition they close
+MARKER_LINES = {"swift": re.compile(r"[ \t]*//[ \t]*MARK:"), "scala": re.compile(r"[ \t]*end(?:[ \t]+\S+)?[ \t]*$")}
 
 
-def _section_marks(text: str) -> bool:
-    return all(_SECTION_MARK.match(line) for line in text.splitlines() if line.strip())
+def _markers_only(text: str, language: str) -> bool:
+    marker = MARKER_LINES.get(language)
+    return marker is not None and all(marker.match(line) for line in text.splitlines() if line.strip())
 
 
 def hollow(text: str) -> bool:
@@ -908,7 +912,7 @@ class Chunker:
                 row += 1
             end = row - 1
             text = "\n".join(lines[start : end + 1])
-            if text.strip() and not hollow(text) and not (self._language == "swift" and _section_marks(text)):
+            if text.strip() and not hollow(text) and not _markers_only(text, self._language):
                 if owner is None:
                     gaps.append(_Piece(start, end, "", "module", [], gap=True))
                 elif start <= opening(owner) <= end if opening(owner) >= 0 else not any(g.symbol == owner.symbol

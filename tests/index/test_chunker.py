@@ -1042,8 +1042,13 @@ def test_typescript_type_aliases_are_named_definitions() -> None:
     chunks = Chunker(512).chunk("src/types/reducers.ts", TS_TYPE_ALIASES, "typescript")
     spans = {c.symbol: (c.kind, c.start_line, c.end_line) for c in chunks if c.symbol}
     assert spans["Reducer"] == ("class", 3, 7)  # with its JSDoc
-    assert spans["Listener"] == ("class", 9, 9)
+    assert spans["Listener"] == ("class", 9, 9)  # a run of one alias: nothing to merge with
     assert spans["Unsubscribe"] == ("class", 11, 13)
+    # zod's util.ts: a run of one-line aliases is one chunk naming each, not one chunk per line
+    run = "".join(f"export type Alias{k} = {{ field{k}: number }};\n" for k in range(4))
+    merged = Chunker(512).chunk("src/util.ts", run + "\nexport interface Shape {\n  size: number\n}\n", "typescript")
+    assert [(c.symbol, c.start_line, c.end_line) for c in merged] == [("Alias0", 1, 4), ("Shape", 6, 8)]
+    assert merged[0].symbols == [f"Alias{k}" for k in range(4)] and merged[0].kind == "class"
     fields = "".join(f"  field{k}: string // what field {k} holds, long enough to fill the chunk\n" for k in range(12))
     long = Chunker(max_tokens=64).chunk("options.ts", f"export type Options = {{\n{fields}}}\n", "typescript")
     assert long[0].symbol == "Options" and long[0].kind == "class" and long[0].start_line == 1

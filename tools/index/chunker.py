@@ -105,6 +105,9 @@ CLAUSE_LANGUAGES = frozenset({"elixir", "haskell"})
 # Languages whose tiny sibling definitions merge into one chunk naming them all, as `merge_tiny=True` does everywhere
 # (Haskell's one-line `instance ToJSON Int where` declarations would otherwise fill the top ten by the hundred).
 MERGE_TINY_LANGUAGES = frozenset({"haskell"})
+# Definitions that merge so in any language: a run of TypeScript's one-line `type X = A | B` aliases (zod's util.ts
+# holds dozens) stays one chunk naming each, as the loose lines it was before aliases were named.
+TINY_SIBLING_TYPES = frozenset({"type_alias_declaration"})
 # Languages whose declaration line names no supertype (`defmodule Phoenix.Router do`: Phoenix is its namespace;
 # `data Shape = Circle Double`: constructors).
 NO_DECLARED_SUPERTYPES = frozenset({"elixir", "haskell"})
@@ -228,6 +231,7 @@ class _Piece:
     decl: int | None = None  # row of the definition's own first line, below its doc comment (start if None)
     implements: list[str] = field(default_factory=list)  # Chunk.implements
     opening: int | None = None  # a split class: the row of its own doc (Elixir's `@moduledoc`), which its header holds
+    sibling: bool = False  # a tiny definition that merges with tiny neighbours of its kind (TINY_SIBLING_TYPES)
 
 
 def _scoped_name(node: Any) -> str:
@@ -831,7 +835,7 @@ class Chunker:
                 inner = self._collect(_body(node), [*scope, name], lines, [])
                 names = [qualified] + [s for p in inner for s in p.symbols if s != qualified]
                 pieces.append(_Piece(start, end, qualified, "class", list(dict.fromkeys(names)), decl=decl,
-                                     implements=_impl_trait(node)))
+                                     implements=_impl_trait(node), sibling=node.type in TINY_SIBLING_TYPES))
             else:
                 body = _body(node)
                 inner = self._collect(body, [*scope, name], lines, owners, _comments_before(body, node))
@@ -954,7 +958,8 @@ class Chunker:
             if merged:
                 last = merged[-1]
                 last_small = self._tokens(lines, last.start, last.end) < self.min_tokens
-                both_small = (self.merge_tiny or self._language in MERGE_TINY_LANGUAGES) and last_small and self._tokens(lines, p.start, p.end) < self.min_tokens
+                siblings = self.merge_tiny or self._language in MERGE_TINY_LANGUAGES or (last.sibling and p.sibling)
+                both_small = siblings and last_small and self._tokens(lines, p.start, p.end) < self.min_tokens
                 # a short comment or class header reads best with the definition that follows it
                 lead_in = last_small and last.gap and not last.header and not p.gap and last.end + 1 == p.start
                 fits = self._tokens(lines, last.start, p.end) <= self.max_tokens

@@ -1053,3 +1053,19 @@ def test_typescript_type_aliases_are_named_definitions() -> None:
     long = Chunker(max_tokens=64).chunk("options.ts", f"export type Options = {{\n{fields}}}\n", "typescript")
     assert long[0].symbol == "Options" and long[0].kind == "class" and long[0].start_line == 1
     assert len(long) > 1 and all(c.symbol == "Options" and c.kind == "part" for c in long[1:])
+
+
+def test_a_javascript_line_exporting_the_definition_above_joins_it() -> None:
+    # axios: `export default throttle;` after the function was a one-line chunk of its own (11 of 258 chunks)
+    source = ("import utils from './utils.js';\n\nfunction throttle(fn, freq) {\n  return fn;\n}\n\n"
+              "export default throttle;\n")
+    for language in ("javascript", "typescript"):
+        chunks = Chunker().chunk("lib/helpers/throttle.js", source, language)
+        assert [(c.symbol, c.start_line, c.end_line) for c in chunks] == [("", 1, 1), ("throttle", 3, 7)], language
+    methods = "".join(f"  method{k}(a, b) {{\n    return this.combine(a, b, {k}, 'method {k}');\n  }}\n" for k in range(3))
+    klass = f"class CancelToken {{\n{methods}}}\n\nexport default CancelToken;\n"
+    chunks = Chunker(max_tokens=48).chunk("lib/cancel/CancelToken.js", klass, "javascript")  # split into methods
+    assert [(c.symbol, c.end_line) for c in chunks][-1] == ("CancelToken.method2", 13)  # past the class's `}`
+    other = source.replace("export default throttle;", "export default debounce;")  # not the definition above
+    assert [c.end_line for c in Chunker().chunk("x.js", other, "javascript")][-1] == 7
+    assert [c.symbol for c in Chunker().chunk("x.js", other, "javascript")][-1] == ""

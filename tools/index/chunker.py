@@ -105,6 +105,10 @@ CLAUSE_LANGUAGES = frozenset({"elixir", "haskell"})
 # Languages whose tiny sibling definitions merge into one chunk naming them all, as `merge_tiny=True` does everywhere
 # (Haskell's one-line `instance ToJSON Int where` declarations would otherwise fill the top ten by the hundred).
 MERGE_TINY_LANGUAGES = frozenset({"haskell"})
+# JavaScript's line exporting the definition right above it (`export default throttle;`, `module.exports = Foo;`), a
+# chunk of its own before: it joins that definition (or the last method of that class).
+EXPORT_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
+_EXPORT_OF = re.compile(r"(?:export\s+default|module\.exports\s*=)\s+([A-Za-z_$][\w$]*)\s*;?")
 # Definitions that merge so in any language: a run of TypeScript's one-line `type X = A | B` aliases (zod's util.ts
 # holds dozens) stays one chunk naming each, as the loose lines it was before aliases were named.
 TINY_SIBLING_TYPES = frozenset({"type_alias_declaration"})
@@ -971,6 +975,13 @@ class Chunker:
                     else:
                         last.symbols = last.symbols + [s for s in p.symbols if s not in last.symbols]
                     last.implements = last.implements + [t for t in p.implements if t not in last.implements]
+                    continue
+                exported = _EXPORT_OF.fullmatch(" ".join(lines[p.start : p.end + 1]).strip()) \
+                    if p.gap and p.kind == "module" and self._language in EXPORT_LANGUAGES else None
+                if exported and any(s == exported.group(1) or s.startswith(exported.group(1) + ".") for s in last.symbols) \
+                        and fits \
+                        and hollow("\n".join(lines[last.end + 1 : p.start])):  # blank lines, a class's `}`
+                    last.end = p.end
                     continue
             merged.append(p)
         return merged

@@ -1069,3 +1069,13 @@ def test_a_javascript_line_exporting_the_definition_above_joins_it() -> None:
     other = source.replace("export default throttle;", "export default debounce;")  # not the definition above
     assert [c.end_line for c in Chunker().chunk("x.js", other, "javascript")][-1] == 7
     assert [c.symbol for c in Chunker().chunk("x.js", other, "javascript")][-1] == ""
+
+
+def test_a_javascript_directive_alone_joins_the_definition_below_it() -> None:
+    # axios lib/helpers/bind.js: `'use strict';`, a blank line, the function: the directive was a chunk of its own
+    source = "'use strict';\n\nexport default function bind(fn, thisArg) {\n  return fn.bind(thisArg);\n}\n"
+    for language in ("javascript", "typescript"):
+        chunks = Chunker().chunk("lib/helpers/bind.js", source, language)
+        assert [(c.symbol, c.kind, c.start_line, c.end_line) for c in chunks] == [("bind", "function", 1, 5)]
+    with_imports = "'use strict';\n\nimport utils from './utils.js';\n\nfunction bind() {}\n"
+    assert Chunker().chunk("a.js", with_imports, "javascript")[0].kind == "module"  # the file's opening lines

@@ -109,6 +109,8 @@ MERGE_TINY_LANGUAGES = frozenset({"haskell"})
 # chunk of its own before: it joins that definition (or the last method of that class).
 EXPORT_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
 _EXPORT_OF = re.compile(r"(?:export\s+default|module\.exports\s*=)\s+([A-Za-z_$][\w$]*)\s*;?")
+# ... and a file's directive alone above its first definition (`'use strict';`, `"use client";`) joins that definition
+_DIRECTIVE = re.compile(r"""(['"])use [a-z ]+\1;?""")
 # Definitions that merge so in any language: a run of TypeScript's one-line `type X = A | B` aliases (zod's util.ts
 # holds dozens) stays one chunk naming each, as the loose lines it was before aliases were named.
 TINY_SIBLING_TYPES = frozenset({"type_alias_declaration"})
@@ -966,6 +968,9 @@ class Chunker:
                 both_small = siblings and last_small and self._tokens(lines, p.start, p.end) < self.min_tokens
                 # a short comment or class header reads best with the definition that follows it
                 lead_in = last_small and last.gap and not last.header and not p.gap and last.end + 1 == p.start
+                lead_in = lead_in or (last.gap and not p.gap and self._language in EXPORT_LANGUAGES
+                                      and _DIRECTIVE.fullmatch(" ".join(lines[last.start : last.end + 1]).strip())
+                                      is not None and not "".join(lines[last.end + 1 : p.start]).strip())
                 fits = self._tokens(lines, last.start, p.end) <= self.max_tokens
                 if (both_small or lead_in) and fits and p.kind != "part" and last.end < p.start:
                     last.end = p.end

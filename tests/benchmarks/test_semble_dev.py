@@ -17,13 +17,14 @@ OWN = sorted(p.stem for p in (semble.DEV_LOCAL / "annotations").glob("*.json"))
 
 
 def test_our_dev_questions_follow_semble_format_and_category_mix() -> None:
-    assert OWN == ["aeson", "axios", "click", "faraday", "flask", "grape", "guzzle", "jackson-core", "javapoet", "jsoup",
-                   "monolog", "net-http-persistent", "redux", "requests", "roda", "ruby-git", "scorched", "sequel", "thor",
-                   "xmonad", "zig-clap", "zls"]
+    assert OWN == ["aeson", "axios", "bats-core", "click", "faraday", "flask", "grape", "guzzle", "jackson-core",
+                   "javapoet", "jsoup", "monolog", "net-http-persistent", "nvm", "plug", "redux", "requests", "roda",
+                   "ruby-git", "scorched", "sequel", "thor", "xmonad", "zig-clap", "zls"]
     table = {r["name"]: r for r in json.loads((semble.DEV_LOCAL / "repos.json").read_text())}
     for name in OWN:
         questions = json.loads((semble.DEV_LOCAL / "annotations" / f"{name}.json").read_text())
-        assert table[name]["language"] in ("ruby", "java", "php", "haskell", "zig", "python", "javascript")
+        language = table[name]["language"]
+        assert language in ("ruby", "java", "php", "haskell", "zig", "bash", "elixir", "python", "javascript")
         assert len(table[name]["revision"]) == 40
         categories = [q["category"] for q in questions]
         assert 15 <= len(questions) <= 25 and set(categories) == {"semantic", "architecture", "symbol"}
@@ -35,8 +36,9 @@ def test_our_dev_questions_follow_semble_format_and_category_mix() -> None:
             for t in q["relevant"] + q["secondary"]:  # a line span is semble's shape: 1-based, start before end
                 assert isinstance(t, str) or 1 <= t["start_line"] <= t["end_line"]
             if q["category"] == "symbol":
-                # a bare name: a class or module (`Net::HTTP::Persistent::Pool`), a JavaScript function
-                assert all(part.isidentifier() for part in q["query"].split("::"))
+                # a bare name: a class or module (`Net::HTTP::Persistent::Pool`, `Plug.Upload`), a JavaScript or shell
+                # function
+                assert all(part.isidentifier() for part in q["query"].replace("::", ".").split("."))
 
 
 def test_dev_repositories_load_from_both_places_and_the_reported_set_refuses_them(tmp_path: Path,

@@ -1182,3 +1182,62 @@ def test_a_csharp_partial_type_opened_only_to_hold_a_nested_one_makes_no_chunk_n
     assert header.content.lstrip().startswith("public partial class GridReader")
     whole = Chunker(max_tokens=64).chunk("SqlMapper.cs", text.replace(" partial", ""), "csharp")
     assert any(c.symbol == "Dapper.SqlMapper" and c.kind == "class" for c in whole)  # not partial: as it was
+
+TS_TYPE_ALIASES = '''import type { Action } from './actions'
+
+/**
+ * A reducer takes the state so far and an action, and returns the next state.
+ * It must be pure: no side effects, the same answer for the same arguments.
+ */
+export type Reducer<S = any, A extends Action = Action> = (state: S | undefined, action: A) => S
+
+type Listener = () => void
+
+export interface Unsubscribe {
+  (): void
+}
+'''
+
+
+def test_typescript_type_aliases_are_named_definitions() -> None:
+    # redux's src/types/reducers.ts: `export type Reducer<...> = ...` was a module chunk, named nothing
+    chunks = Chunker(512).chunk("src/types/reducers.ts", TS_TYPE_ALIASES, "typescript")
+    spans = {c.symbol: (c.kind, c.start_line, c.end_line) for c in chunks if c.symbol}
+    assert spans["Reducer"] == ("class", 3, 7)  # with its JSDoc
+    assert spans["Listener"] == ("class", 9, 9)  # a run of one alias: nothing to merge with
+    assert spans["Unsubscribe"] == ("class", 11, 13)
+    # zod's util.ts: a run of one-line aliases is one chunk naming each, not one chunk per line
+    run = "".join(f"export type Alias{k} = {{ field{k}: number }};\n" for k in range(4))
+    merged = Chunker(512).chunk("src/util.ts", run + "\nexport interface Shape {\n  size: number\n}\n", "typescript")
+    assert [(c.symbol, c.start_line, c.end_line) for c in merged] == [("Alias0", 1, 4), ("Shape", 6, 8)]
+    assert merged[0].symbols == [f"Alias{k}" for k in range(4)] and merged[0].kind == "class"
+    fields = "".join(f"  field{k}: string // what field {k} holds, long enough to fill the chunk\n" for k in range(12))
+    long = Chunker(max_tokens=64).chunk("options.ts", f"export type Options = {{\n{fields}}}\n", "typescript")
+    assert long[0].symbol == "Options" and long[0].kind == "class" and long[0].start_line == 1
+    assert len(long) > 1 and all(c.symbol == "Options" and c.kind == "part" for c in long[1:])
+
+
+def test_a_javascript_line_exporting_the_definition_above_joins_it() -> None:
+    # axios: `export default throttle;` after the function was a one-line chunk of its own (11 of 258 chunks)
+    source = ("import utils from './utils.js';\n\nfunction throttle(fn, freq) {\n  return fn;\n}\n\n"
+              "export default throttle;\n")
+    for language in ("javascript", "typescript"):
+        chunks = Chunker().chunk("lib/helpers/throttle.js", source, language)
+        assert [(c.symbol, c.start_line, c.end_line) for c in chunks] == [("", 1, 1), ("throttle", 3, 7)], language
+    methods = "".join(f"  method{k}(a, b) {{\n    return this.combine(a, b, {k}, 'method {k}');\n  }}\n" for k in range(3))
+    klass = f"class CancelToken {{\n{methods}}}\n\nexport default CancelToken;\n"
+    chunks = Chunker(max_tokens=48).chunk("lib/cancel/CancelToken.js", klass, "javascript")  # split into methods
+    assert [(c.symbol, c.end_line) for c in chunks][-1] == ("CancelToken.method2", 13)  # past the class's `}`
+    other = source.replace("export default throttle;", "export default debounce;")  # not the definition above
+    assert [c.end_line for c in Chunker().chunk("x.js", other, "javascript")][-1] == 7
+    assert [c.symbol for c in Chunker().chunk("x.js", other, "javascript")][-1] == ""
+
+
+def test_a_javascript_directive_alone_joins_the_definition_below_it() -> None:
+    # axios lib/helpers/bind.js: `'use strict';`, a blank line, the function: the directive was a chunk of its own
+    source = "'use strict';\n\nexport default function bind(fn, thisArg) {\n  return fn.bind(thisArg);\n}\n"
+    for language in ("javascript", "typescript"):
+        chunks = Chunker().chunk("lib/helpers/bind.js", source, language)
+        assert [(c.symbol, c.kind, c.start_line, c.end_line) for c in chunks] == [("bind", "function", 1, 5)]
+    with_imports = "'use strict';\n\nimport utils from './utils.js';\n\nfunction bind() {}\n"
+    assert Chunker().chunk("a.js", with_imports, "javascript")[0].kind == "module"  # the file's opening lines

@@ -56,6 +56,7 @@ CLASS_TYPES = frozenset({
     "mixin_declaration", "extension_declaration",  # Dart
     "package_object",  # Scala's `package object cats { ... }`: the package's own definitions
     "enum_definition",  # Scala 3's `enum Color:`
+    "type_alias_declaration",  # TypeScript's `type Reducer<S> = (state: S, action: A) => S`, named as an interface is
 })
 # Dart writes a function as two siblings, its signature and then its body: the definition spans both
 SIGNATURE_TYPES = frozenset({"function_signature", "method_signature"})
@@ -126,6 +127,15 @@ CLAUSE_LANGUAGES = frozenset({"elixir", "haskell"})
 # Languages whose tiny sibling definitions merge into one chunk naming them all, as `merge_tiny=True` does everywhere
 # (Haskell's one-line `instance ToJSON Int where` declarations would otherwise fill the top ten by the hundred).
 MERGE_TINY_LANGUAGES = frozenset({"haskell"})
+# JavaScript's line exporting the definition right above it (`export default throttle;`, `module.exports = Foo;`), a
+# chunk of its own before: it joins that definition (or the last method of that class).
+EXPORT_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
+_EXPORT_OF = re.compile(r"(?:export\s+default|module\.exports\s*=)\s+([A-Za-z_$][\w$]*)\s*;?")
+# ... and a file's directive alone above its first definition (`'use strict';`, `"use client";`) joins that definition
+_DIRECTIVE = re.compile(r"""(['"])use [a-z ]+\1;?""")
+# Definitions that merge so in any language: a run of TypeScript's one-line `type X = A | B` aliases (zod's util.ts
+# holds dozens) stays one chunk naming each, as the loose lines it was before aliases were named.
+TINY_SIBLING_TYPES = frozenset({"type_alias_declaration"})
 # Languages whose declaration line names no supertype (`defmodule Phoenix.Router do`: Phoenix is its namespace;
 # `data Shape = Circle Double`: constructors).
 NO_DECLARED_SUPERTYPES = frozenset({"elixir", "haskell"})
@@ -267,6 +277,7 @@ class _Piece:
     decl: int | None = None  # row of the definition's own first line, below its doc comment (start if None)
     implements: list[str] = field(default_factory=list)  # Chunk.implements
     opening: int | None = None  # a split class: the row of its own doc (Elixir's `@moduledoc`), which its header holds
+    sibling: bool = False  # a tiny definition that merges with tiny neighbours of its kind (TINY_SIBLING_TYPES)
 
 
 def _scoped_name(node: Any) -> str:
@@ -921,7 +932,7 @@ class Chunker:
                 names = [qualified] + [s for p in inner for s in p.symbols if s != qualified]
                 names += _property_members(qualified, _body(node))
                 pieces.append(_Piece(start, end, qualified, "class", list(dict.fromkeys(names)), decl=decl,
-                                     implements=_impl_trait(node)))
+                                     implements=_impl_trait(node), sibling=node.type in TINY_SIBLING_TYPES))
             else:
                 body = _body(node)
                 inner = self._collect(body, [*scope, name], lines, owners, _comments_before(body, node))
@@ -1079,9 +1090,13 @@ class Chunker:
             if merged:
                 last = merged[-1]
                 last_small = self._tokens(lines, last.start, last.end) < self.min_tokens
-                both_small = (self.merge_tiny or self._language in MERGE_TINY_LANGUAGES) and last_small and self._tokens(lines, p.start, p.end) < self.min_tokens
+                siblings = self.merge_tiny or self._language in MERGE_TINY_LANGUAGES or (last.sibling and p.sibling)
+                both_small = siblings and last_small and self._tokens(lines, p.start, p.end) < self.min_tokens
                 # a short comment or class header reads best with the definition that follows it
                 lead_in = last_small and last.gap and not last.header and not p.gap and last.end + 1 == p.start
+                lead_in = lead_in or (last.gap and not p.gap and self._language in EXPORT_LANGUAGES
+                                      and _DIRECTIVE.fullmatch(" ".join(lines[last.start : last.end + 1]).strip())
+                                      is not None and not "".join(lines[last.end + 1 : p.start]).strip())
                 fits = self._tokens(lines, last.start, p.end) <= self.max_tokens
                 if (both_small or lead_in) and fits and p.kind != "part" and last.end < p.start:
                     last.end = p.end
@@ -1091,6 +1106,13 @@ class Chunker:
                     else:
                         last.symbols = last.symbols + [s for s in p.symbols if s not in last.symbols]
                     last.implements = last.implements + [t for t in p.implements if t not in last.implements]
+                    continue
+                exported = _EXPORT_OF.fullmatch(" ".join(lines[p.start : p.end + 1]).strip()) \
+                    if p.gap and p.kind == "module" and self._language in EXPORT_LANGUAGES else None
+                if exported and any(s == exported.group(1) or s.startswith(exported.group(1) + ".") for s in last.symbols) \
+                        and fits \
+                        and hollow("\n".join(lines[last.end + 1 : p.start])):  # blank lines, a class's `}`
+                    last.end = p.end
                     continue
             merged.append(p)
         return merged

@@ -854,6 +854,23 @@ def test_lua_module_table_functions_are_named_however_they_are_written() -> None
     assert any("M.count, M.total" in c.content and c.kind == "module" for c in chunks)  # two names: no function
 
 
+def test_lua_types_declared_by_luals_annotations_are_classes() -> None:
+    # telescope.nvim, lazy.nvim: `---@class X` over the table that is X, or a type declared by comment lines alone
+    source = ("local Object = require('plenary.class')\n\n---@class uv_pipe_t\n---@field close function\n\n"
+              "---@class Hooks\n---@field init fun()\n---@enum Kind\n---@field a integer\n\n"
+              "--- Reads a pipe's output\n---@class (exact) LinesPipe : BasePipe, table<string, any>\n"
+              "---@field buffer string[]\nlocal LinesPipe = Object:extend()\n\n"
+              "function LinesPipe:read()\n  return self.buffer\nend\n\nreturn LinesPipe\n")
+    chunks = Chunker().chunk("lua/telescope/async_job.lua", source, "lua")
+    classes = [(c.symbol, c.start_line, c.end_line, c.implements) for c in chunks if c.kind == "class"]
+    assert classes == [("uv_pipe_t", 3, 4, []), ("Hooks", 6, 7, []), ("Kind", 8, 9, []),
+                       ("LinesPipe", 11, 14, ["BasePipe"])]  # with its description; `table` is no supertype
+    assert [c.symbol for c in chunks if c.kind == "function"] == ["LinesPipe:read"]
+    # a `---@meta` file declares the types of code that lives elsewhere (nvim-lspconfig's server settings): as before
+    meta = Chunker().chunk("lua/types/pyright.lua", "---@meta\n\n" + source, "lua")
+    assert not [c for c in meta if c.kind == "class"]
+
+
 def test_swift_types_extensions_and_protocols_are_named_with_their_doc_comments() -> None:
     body = "".join(f"        let part{k} = request.part{k}\n" for k in range(30))
     source = ("import Foundation\n\n/// Sends requests.\n///\n/// Owns its URLSession.\nopen class Session {\n"

@@ -41,10 +41,10 @@ log = logging.getLogger(__name__)
 # Kinds of the tags that are types (and so may record bases): the outline's, and ctags' Rust impl blocks and traits.
 _TYPE_TAG_KINDS = TYPE_KINDS | RUST_BASE_KINDS
 CACHE_FILE = "definitions.json"
-CACHE_VERSION = 7  # 2: a type's bases (inherits); 3: Rust impl traits and supertraits as bases; 4: JS trees;
+CACHE_VERSION = 8  # 2: a type's bases (inherits); 3: Rust impl traits and supertraits as bases; 4: JS trees;
 # 5: variables of JS module-pattern wrappers; 6: Swift, Dart and Zig outlines, bats files, Lua's `M.f` as f in M;
-# 7: no PHP import aliases, PHP enums from the tree
-OUTLINES_ONLY = "7-outlines"  # 7: Lua's `M.f` as f in M, bats tests; the cache's version when no Universal Ctags was found: rebuilt once ctags is there
+# 7: no PHP import aliases, PHP enums from the tree; 8: Lua's `---@class` types
+OUTLINES_ONLY = "8-outlines"  # 7: Lua's `M.f` as f in M, bats tests; 8: Lua's `---@class` types; the cache's version when no Universal Ctags was found: rebuilt once ctags is there
 # A file listing is reused at most this long, and only while no known folder changed.
 LISTING_TTL_SECONDS = 30.0
 # How long find_references waits for an index that a background build holds before going around it.
@@ -338,7 +338,20 @@ class DefinitionIndex:
                 tags[rel] += [t for t in self._outline_definitions(rel) if (t.name, t.line) not in known]
             elif language_for(rel) in _TYPES_CHECKED:
                 tags[rel] = self._with_outline_types(rel, tags[rel])
+            elif language_for(rel) == "lua":
+                tags[rel] = tags[rel] + self._declared_types(rel)
         return tags
+
+    def _declared_types(self, rel: str) -> list[Tag]:
+        """The types a Lua file's LuaLS `---@class` and `---@enum` lines declare (outline._lua_owned): ctags reads
+        no comments, so without these `LazyPlugin` or `LinesPipe` had no definition."""
+        try:
+            data = (self.root.path / rel).read_bytes()
+        except OSError:
+            return []
+        if b"@class" not in data and b"@enum" not in data:
+            return []
+        return [t for t in self._outline_definitions(rel) if t.kind in TYPE_KINDS]
 
     def _with_outline_types(self, rel: str, found: list[Tag]) -> list[Tag]:
         """ctags' tags of a file, or, when the syntax tree has a type ctags did not tag, the tree's definitions with

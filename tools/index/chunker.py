@@ -27,6 +27,7 @@ from code_intel.languages.grammar import (
     definition_word,
     exunit_block,
     instance_type,
+    lua_type,
     zig_container,
     zig_decl_kind,
 )
@@ -105,8 +106,8 @@ CLAUSE_LANGUAGES = frozenset({"elixir", "haskell"})
 # (Haskell's one-line `instance ToJSON Int where` declarations would otherwise fill the top ten by the hundred).
 MERGE_TINY_LANGUAGES = frozenset({"haskell"})
 # Languages whose declaration line names no supertype (`defmodule Phoenix.Router do`: Phoenix is its namespace;
-# `data Shape = Circle Double`: constructors).
-NO_DECLARED_SUPERTYPES = frozenset({"elixir", "haskell"})
+# `data Shape = Circle Double`: constructors; Lua's `local X = setmetatable({}, Base)`: a call).
+NO_DECLARED_SUPERTYPES = frozenset({"elixir", "haskell", "lua"})  # Lua's come from its `---@class` line
 # What a declaration writes besides its supertypes, per language, else type parameters in <...>: Scala's type
 # parameters in [...] and constructor parameters and arguments in (...) (`abstract class HCursor(lastCursor:
 # HCursor) extends ACursor(lastCursor)` extends ACursor).
@@ -759,6 +760,9 @@ class Chunker:
         doc_end = previous_end = lead_in[1] if lead_in else -1
         attribute_end = -2  # last row of an Elixir `@doc` or `@spec` ending the run: blank lines after it keep the run
         inside_test = -1  # the end byte of a bats test's body: the statements before it are the test's
+        # a Lua comment run may declare types (`---@class X`) with or without a table below; not in a `---@meta` file,
+        # which declares the types of code found elsewhere (a library's API, a server's settings), as a `.d.ts` does
+        annotated = language == "lua" and not (lines and lines[0].startswith("---@meta"))
         for child in container.named_children:
             if child.start_byte < inside_test:
                 continue
@@ -771,6 +775,8 @@ class Chunker:
                 if own_line and doc_start is not None and child.start_point[0] <= reach:
                     doc_end = child.end_point[0]
                 elif own_line:
+                    if annotated and doc_start is not None:  # the run above ends here: the types it declares alone
+                        pieces.extend(self._declared_types(lines, scope, doc_start, doc_end))
                     doc_start, doc_end = child.start_point[0], child.end_point[0]
                 elif doc_start is None or child.type not in TRAILING_DOCS or child.start_point[0] != doc_end:
                     doc_start = None
@@ -780,6 +786,7 @@ class Chunker:
                 continue
             lead = doc_start if doc_start is not None and child.start_point[0] <= reach + self._doc_gap(
                 lines, doc_end, child) else None
+            run = (doc_start, doc_end) if annotated and doc_start is not None else None
             doc_start, previous_end = None, child.end_point[0]
             own_end, tail = _own_rows(child, lines) if language in SWALLOWING_LANGUAGES else (child.end_point[0], None)
             if tail is not None:  # the comment run it swallowed documents the next definition
@@ -801,6 +808,14 @@ class Chunker:
             found = ("scope", "", child) if unnamed \
                 else ("function", bats[0], child) if bats is not None \
                 else (*exunit, child) if exunit is not None else _classify(child, LANGUAGE_DEFINITIONS.get(language, {}))
+            implements: list[str] = []  # what a Lua class extends, from its `---@class X: Base` line
+            if run is not None and (lead is None or found is None):
+                declared = self._declared_types(lines, scope, *run)
+                if lead is not None and declared:  # `---@class X` over `local X = {}`: the table is the type
+                    typed = declared.pop()
+                    lead, found = typed.start, ("class", typed.symbol.rpartition(".")[2], child)
+                    implements = typed.implements
+                pieces.extend(declared)
             if found is None:
                 continue
             kind, name, node = found
@@ -830,13 +845,29 @@ class Chunker:
                 inner = self._collect(_body(node), [*scope, name], lines, [])
                 names = [qualified] + [s for p in inner for s in p.symbols if s != qualified]
                 pieces.append(_Piece(start, end, qualified, "class", list(dict.fromkeys(names)), decl=decl,
-                                     implements=_impl_trait(node)))
+                                     implements=implements or _impl_trait(node)))
             else:
                 body = _body(node)
                 inner = self._collect(body, [*scope, name], lines, owners, _comments_before(body, node))
                 owners.append(_Piece(start, end, qualified, "class", [qualified], decl=decl,
-                                     implements=_impl_trait(node), opening=_module_doc_row(body)))
+                                     implements=implements or _impl_trait(node),
+                                     opening=_module_doc_row(body)))
                 pieces.extend(inner)
+        if annotated and doc_start is not None:
+            pieces.extend(self._declared_types(lines, scope, doc_start, doc_end))
+        return pieces
+
+    @staticmethod
+    def _declared_types(lines: list[str], scope: list[str], start: int, end: int) -> list[_Piece]:
+        """The types a Lua comment run (rows start..end) declares with `---@class` or `---@enum` lines: one class
+        piece each, from its line (the first from the run's start, with the description above it) to the next."""
+        found = [(row, typed) for row in range(start, end + 1) if (typed := lua_type(lines[row])) is not None]
+        pieces = []
+        for i, (row, (name, bases)) in enumerate(found):
+            first = start if i == 0 else row
+            last = found[i + 1][0] - 1 if i + 1 < len(found) else end
+            qualified = ".".join([*scope, name])
+            pieces.append(_Piece(first, last, qualified, "class", [qualified], decl=row, implements=bases))
         return pieces
 
     def _doc_gap(self, lines: list[str], doc_end: int, child: Any) -> int:

@@ -5,6 +5,7 @@ Node type names are those of tree-sitter-language-pack 0.13; every table here is
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -139,6 +140,24 @@ def bats_test(node: Any) -> tuple[str, Any] | None:
             return (arguments[0].text or b"").decode("utf-8", "replace")[1:-1], closing
         closing = closing.next_named_sibling
     return None
+
+
+# LuaLS (EmmyLua) annotations name a type in a `---` comment line: `---@class Name`, `---@class (exact) Name: Base, Other`,
+# `---@enum Name`. The table assigned right below is that type, or nothing is (a type declared for annotations only).
+_LUA_TYPE = re.compile(r"---[ \t]*@(?:class|enum)[ \t]+(?:\([^)]*\)[ \t]*)?([A-Za-z_][\w.-]*)[ \t]*(?::([^@#]*))?")
+_LUA_BUILTIN_TYPES = frozenset({"table", "string", "number", "integer", "boolean", "any", "nil", "function", "fun",
+                                "userdata", "thread"})
+
+
+def lua_type(line: str) -> tuple[str, list[str]] | None:
+    """The type a LuaLS `---@class` or `---@enum` line declares and the types it extends; None for any other line."""
+    found = _LUA_TYPE.match(line.strip())
+    if found is None:
+        return None
+    bases = found.group(2) or ""
+    while (bare := re.sub(r"<[^<>]*>|\([^()]*\)", " ", bases)) != bases:  # `table<string, fun(string):string>`
+        bases = bare
+    return found.group(1), [b for b in re.findall(r"[A-Za-z_][\w.]*", bases) if b not in _LUA_BUILTIN_TYPES]
 
 
 _C_FAMILY_CALLS: dict[str, str | None] = {"call_expression": "function"}

@@ -298,7 +298,8 @@ def _lua_owned(parsed: ParsedFile, symbols: list[SymbolNode]) -> list[SymbolNode
     owners: dict[str, SymbolNode] = {s.name: s for s in symbols if s.kind == "variable"}
     declared: list[SymbolNode] = []
     run: list[Node] = []
-    for child in [*parsed.root.named_children, None]:
+    declares = b"@class" in parsed.source or b"@enum" in parsed.source  # else no comment run to read
+    for child in [*parsed.root.named_children, None] if declares else []:
         if child is not None and child.type == "comment" and (not run or child.start_point[0] == run[-1].end_point[0] + 1):
             run.append(child)
             continue

@@ -871,6 +871,23 @@ def test_lua_types_declared_by_luals_annotations_are_classes() -> None:
     assert not [c for c in meta if c.kind == "class"]
 
 
+def test_lua_tables_of_functions_are_classes_with_their_functions_as_members() -> None:
+    # mini.nvim's `H.filtersort = { prefix = function ... end, ... }`, lazy.nvim's task tables `M.build = { run = ... }`
+    body = "".join(f"    local step{k} = self:step({k})\n" for k in range(60))
+    source = ("local M = {}\n\n--- Sorts by prefix or not at all.\nH.filtersort = {\n"
+              "  prefix = function(items, base) return items end,\n  none = function(items) return items end,\n"
+              "  limit = 10,\n}\n\nM.build = {\n  skip = function(plugin) return false end,\n"
+              "  run = function(self)\n" + body + "  end,\n}\n\nM.names = { 'a', 'b' }\n\nreturn M\n")
+    chunks = Chunker(max_tokens=256).chunk("lua/lazy/manage/task/plugin.lua", source, "lua")
+    sort = next(c for c in chunks if c.symbol == "H.filtersort")
+    assert sort.kind == "class" and sort.start_line == 3 and sort.symbols == [
+        "H.filtersort", "H.filtersort.prefix", "H.filtersort.none"]
+    # a table too large for one chunk: a header and one chunk per function, as a large class
+    assert [(c.kind, c.symbol) for c in chunks if c.symbol.startswith("M.build") and c.kind != "part"] == [
+        ("class", "M.build"), ("function", "M.build.skip"), ("function", "M.build.run")]
+    assert not any(c.symbol == "M.names" for c in chunks)  # no function in it: module code
+
+
 def test_swift_types_extensions_and_protocols_are_named_with_their_doc_comments() -> None:
     body = "".join(f"        let part{k} = request.part{k}\n" for k in range(30))
     source = ("import Foundation\n\n/// Sends requests.\n///\n/// Owns its URLSession.\nopen class Session {\n"

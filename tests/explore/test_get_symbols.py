@@ -333,6 +333,13 @@ end
 function vim.pipe_helper()
 end
 
+---@class pipes.reader.opts
+---@field limit integer
+
+LinesPipe.filters = {
+  prefix = function(items) return items end,
+}
+
 return LinesPipe
 """
 
@@ -346,9 +353,14 @@ def test_lua_types_declared_by_luals_annotations(tmp_path: Path) -> None:
     symbols = explorer.get_symbols("lua/pipes.lua").symbols
     assert [(s.kind, s.name, s.line, s.end_line) for s in symbols] == [
         ("variable", "Object", 1, 1), ("class", "uv_pipe_t", 3, 4), ("class", "LinesPipe", 9, 9),
-        ("function", "vim.pipe_helper", 20, 21)]
-    assert [(s.kind, s.name, s.line) for s in symbols[2].children] == [
-        ("variable", "__index", 10), ("method", "read", 12), ("function", "new", 16)]
-    for name, line in (("LinesPipe", 9), ("uv_pipe_t", 3)):
+        ("function", "vim.pipe_helper", 20, 21), ("class", "pipes.reader.opts", 23, 24)]
+    pipe = symbols[2]
+    assert [(s.kind, s.name, s.line) for s in pipe.children] == [
+        ("variable", "__index", 10), ("method", "read", 12), ("function", "new", 16), ("class", "filters", 26)]
+    # a table of functions is a class with its functions as members, as the chunker reads it
+    assert [(s.kind, s.name, s.line, s.end_line) for s in pipe.children[-1].children] == [("function", "prefix", 27, 27)]
+    assert pipe.children[-1].end_line == 28
+    for name, line in (("LinesPipe", 9), ("uv_pipe_t", 3), ("opts", 23)):
         found = explorer.find_definitions(name).definitions
         assert [(d.file, d.line, d.kind) for d in found] == [("lua/pipes.lua", line, "class")], name
+    assert not explorer.find_definitions("filters").definitions  # ctags' tags, and only the types LuaLS lines declare

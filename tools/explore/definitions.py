@@ -33,7 +33,7 @@ from code_intel.explore.outline import flatten, outline
 from code_intel.explore.ripgrep import RgFilters, SkippedFile, list_files, too_big_reason
 from code_intel.explore.scope import accepted_languages, project_filters
 from code_intel.explore.syntax import ParseCache
-from code_intel.languages.grammar import GRAMMARS, TYPE_KINDS
+from code_intel.languages.grammar import GRAMMARS, TYPE_KINDS, lua_type
 from code_intel.languages.table import language_for, script_file_language
 
 log = logging.getLogger(__name__)
@@ -351,7 +351,10 @@ class DefinitionIndex:
             return []
         if b"@class" not in data and b"@enum" not in data:
             return []
-        return [t for t in self._outline_definitions(rel) if t.kind in TYPE_KINDS]
+        text = data.decode("utf-8", "replace").splitlines()
+        names = {typed[0] for line in text if "@" in line and (typed := lua_type(line)) is not None}
+        return [t for t in self._outline_definitions(rel)  # not a table of functions, which the outline makes a class
+                if t.kind in TYPE_KINDS and (t.name in names or f"{t.scope}.{t.name}" in names)]
 
     def _with_outline_types(self, rel: str, found: list[Tag]) -> list[Tag]:
         """ctags' tags of a file, or, when the syntax tree has a type ctags did not tag, the tree's definitions with

@@ -20,6 +20,8 @@ from code_intel.languages.grammar import (
     Grammar,
     bats_test,
     definition_word,
+    lua_field_function,
+    lua_function_table,
     lua_type,
     zig_decl_kind,
 )
@@ -291,11 +293,19 @@ def _lua_owned(parsed: ParsedFile, symbols: list[SymbolNode]) -> list[SymbolNode
     the table assigned right below the comment (`---@class LazySpecLoader` over `local Spec = {}`), or the comment
     lines alone. A function written with its owner (`function M.f()`, `M.f = function`, `function M:f()`) is the
     owner's member, named `f`, when the file defines that owner (`local M = {}`), and so is a value set on it
-    (`M.timeout = 10`); else it keeps its whole name."""
+    (`M.timeout = 10`); else it keeps its whole name. A table holding functions (`H.filters = { prefix = function
+    ... end }`) is a class with those functions as members, as the chunker reads it."""
     lines = parsed.source.split(b"\n")
     written = [s.name for s in symbols]
     by_row = {s.line - 1: s for s in symbols if s.kind == "variable"}
     owners: dict[str, SymbolNode] = {s.name: s for s in symbols if s.kind == "variable"}
+    for symbol in owners.values():
+        names = symbol.node.parent  # variable_list, under the assignment_statement
+        table = lua_function_table(names.parent) if names is not None and names.parent is not None else None
+        if table is not None and names is not None and names.parent is not None:
+            symbol.kind, symbol.last_row = "class", int(names.parent.end_point[0])
+            symbol.children.extend(SymbolNode(name, "function", field, symbol.name) for field in table[1].named_children
+                                   if (name := lua_field_function(field)) is not None)
     declared: list[SymbolNode] = []
     run: list[Node] = []
     declares = b"@class" in parsed.source or b"@enum" in parsed.source  # else no comment run to read

@@ -27,6 +27,8 @@ from code_intel.languages.grammar import (
     definition_word,
     exunit_block,
     instance_type,
+    lua_field_function,
+    lua_function_table,
     lua_type,
     zig_container,
     zig_decl_kind,
@@ -349,33 +351,6 @@ def _arrow_function_name(node: Any) -> str | None:
     return None
 
 
-def _lua_function_table(node: Any) -> tuple[str, Any] | None:
-    """Lua's `H.filters = { prefix = function(...) ... end, ... }` or `local M = {...}` holding functions: a type with
-    those members, as LuaLS reads it. (the name it is assigned to, the table_constructor), or None."""
-    if node.type == "variable_declaration" and [c.type for c in node.named_children] == ["assignment_statement"]:
-        node = node.named_children[0]
-    if node.type != "assignment_statement":
-        return None
-    names, values = (next((c for c in node.named_children if c.type == kind), None)
-                     for kind in ("variable_list", "expression_list"))
-    if names is None or values is None or names.named_child_count != 1 or values.named_child_count != 1:
-        return None
-    table = values.named_children[0]
-    if table.type != "table_constructor" or not any(_lua_field_function(f) for f in table.named_children):
-        return None
-    return str(names.named_children[0].text.decode("utf-8", "replace")), table
-
-
-def _lua_field_function(node: Any) -> str | None:
-    """The name of a Lua table field whose value is a function (`prefix = function(items) ... end`), else None."""
-    if node.type != "field":
-        return None
-    name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
-    if name is None or value is None or value.type != "function_definition" or name.type != "identifier":
-        return None
-    return str(name.text.decode("utf-8", "replace"))
-
-
 def _exported_function(value: Any) -> Any:
     """The named function expression an `export default` value holds, as an operand of a condition or in
     parentheses (axios: `export default isHttpAdapterSupported && function httpAdapter(config) {...}`); None for
@@ -530,7 +505,7 @@ def _body(node: Any) -> Any:
     anonymous = _anonymous_class_body(node)
     if anonymous is not None:
         return anonymous
-    lua_table = _lua_function_table(node)
+    lua_table = lua_function_table(node)
     if lua_table is not None:
         return lua_table[1]
     for name in BODY_FIELDS:
@@ -712,10 +687,10 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
         return "class", _node_name(declarator), target
     if target.type in SCOPE_TYPES:
         return "scope", _node_name(target), target
-    lua_table = _lua_function_table(target)
+    lua_table = lua_function_table(target)
     if lua_table is not None:
         return "class", lua_table[0], target
-    field_function = _lua_field_function(target)  # a function of such a table
+    field_function = lua_field_function(target)  # a function of such a table
     if field_function is not None:
         return "function", field_function, target
     arrow_name = _arrow_function_name(target)

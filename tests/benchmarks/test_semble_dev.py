@@ -17,14 +17,15 @@ OWN = sorted(p.stem for p in (semble.DEV_LOCAL / "annotations").glob("*.json"))
 
 
 def test_our_dev_questions_follow_semble_format_and_category_mix() -> None:
-    assert OWN == ["aeson", "faraday", "grape", "guzzle", "jackson-core", "javapoet", "jsoup", "lazy.nvim",
-                   "mini.nvim", "monolog", "net-http-persistent", "roda", "ruby-git", "scorched", "sequel",
-                   "telescope.nvim", "thor", "xmonad", "zig-clap", "zls"]
+    assert OWN == ["aeson", "bats-core", "faraday", "grape", "guzzle", "jackson-core", "javapoet", "jsoup", "lazy.nvim",
+                   "mini.nvim", "monolog", "net-http-persistent", "nvm", "plug", "roda", "ruby-git", "scorched",
+                   "sequel", "telescope.nvim", "thor", "xmonad", "zig-clap", "zls"]
     table = {r["name"]: r for r in json.loads((semble.DEV_LOCAL / "repos.json").read_text())}
     for name in OWN:
         questions = json.loads((semble.DEV_LOCAL / "annotations" / f"{name}.json").read_text())
         language = table[name]["language"]
-        assert language in ("ruby", "java", "php", "haskell", "zig", "lua") and len(table[name]["revision"]) == 40
+        assert language in ("ruby", "java", "php", "haskell", "zig", "bash", "elixir", "lua") \
+            and len(table[name]["revision"]) == 40
         categories = [q["category"] for q in questions]
         assert 15 <= len(questions) <= 25 and set(categories) == {"semantic", "architecture", "symbol"}
         assert categories.count("semantic") * 2 >= len(questions)  # about half are topic phrases
@@ -34,8 +35,9 @@ def test_our_dev_questions_follow_semble_format_and_category_mix() -> None:
             assert q["relevant"] and all(root is None or t.startswith(root + "/") for t in targets)
             for t in q["relevant"] + q["secondary"]:  # a line span is semble's shape: 1-based, start before end
                 assert isinstance(t, str) or 1 <= t["start_line"] <= t["end_line"]
-            if q["category"] == "symbol":  # a bare class or module name (Lua: or a module's function, `get_target`)
-                assert len(q["query"].split()) == 1 and (q["query"][0].isupper() or language == "lua")
+            if q["category"] == "symbol":  # a bare class or module name, or a shell function's (`nvm_print_versions`)
+                # or a Lua module's function (`get_target`)
+                assert len(q["query"].split()) == 1 and (q["query"][0].isupper() or language in ("bash", "lua"))
 
 
 def test_dev_repositories_load_from_both_places_and_the_reported_set_refuses_them(tmp_path: Path,

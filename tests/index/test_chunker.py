@@ -919,6 +919,41 @@ def test_bash_functions_in_both_syntaxes_keep_their_comment_headers() -> None:
     assert functions["_disable_plugin"].start_line == 10
 
 
+def test_shell_functions_inside_a_group_or_an_if_are_the_files_own() -> None:
+    # nvm.sh wraps its 4,800 lines in `{ ... }` so that a half-downloaded copy never runs; scripts define a function
+    # per platform under `if`/`else`: both were line windows, not functions
+    body = "".join(f"  echo step{k}\n" for k in range(6))
+    source = ("# Node Version Manager\n{ # the whole script is downloaded\n\nNVM_DIR=~/.nvm\n\n# Prints its arguments.\n"
+              f"nvm_echo() {{\n{body}}}\n\nif command -v flock >/dev/null; then\n  run_locked() {{\n    flock \"$@\"\n  }}\n"
+              "elif command -v shlock >/dev/null; then\n  run_locked() {\n    shlock \"$@\"\n  }\nelse\n"
+              "  run_locked() {\n    \"$@\"\n  }\nfi\n\nif [ -n \"$DEBUG\" ]; then\n  set -x\nfi\n\n} # end\n")
+    chunks = Chunker().chunk("nvm.sh", source, "bash")
+    functions = [(c.symbol, c.start_line, c.end_line) for c in chunks if c.kind == "function"]
+    assert functions == [("nvm_echo", 6, 14), ("run_locked", 16, 19), ("run_locked", 20, 23), ("run_locked", 25, 27)]
+    assert chunks[0].kind == "module" and "NVM_DIR=~/.nvm" in chunks[0].content
+    assert any(c.kind == "module" and "set -x" in c.content for c in chunks)  # an `if` without functions stays code
+
+
+def test_a_long_shell_dispatcher_is_cut_at_its_subcommands() -> None:
+    # nvm's `nvm()` is a `case` over 1,500 lines, one branch per subcommand: each branch is a function named after its
+    # subcommand, the opening lines are the function, the default branch a part of it
+    def branch(word: str) -> str:
+        return f"    \"{word}\")\n" + "".join(f"      nvm_echo \"{word} step {k} of the work\"\n" for k in range(12)) + "    ;;\n"
+    source = ("nvm() {\n  local COMMAND\n  COMMAND=\"${1-}\"\n  shift\n  case $COMMAND in\n"
+              + branch("install") + "    \"use\" | \"u\")\n      nvm_change_path \"$PATH\"\n    ;;\n"
+              + branch("uninstall") + branch("ls") + branch("--version")
+              + "    *)\n      >&2 nvm --help\n      return 127\n    ;;\n  esac\n}\n")
+    chunker = Chunker(max_tokens=256)
+    spans = [(c.kind, c.symbol, c.start_line, c.end_line) for c in chunker.chunk("nvm.sh", source, "bash")]
+    assert spans == [("function", "nvm", 1, 5), ("function", "nvm.install", 6, 19), ("function", "nvm.use", 20, 22),
+                     ("function", "nvm.uninstall", 23, 36), ("function", "nvm.ls", 37, 50),
+                     ("function", "nvm.--version", 51, 64), ("part", "nvm", 65, 70)]
+    # a `case` on options, or one that fits a chunk, is the function's own logic
+    options = source.replace('"install")', "-i)").replace('"uninstall")', "-x)").replace('"ls")', "-l)")
+    assert [c.symbol for c in chunker.chunk("nvm.sh", options, "bash")] == ["nvm"] * 3
+    assert [c.symbol for c in Chunker(max_tokens=2048).chunk("nvm.sh", source, "bash")] == ["nvm"]
+
+
 def test_bats_tests_are_functions_named_by_their_titles() -> None:
     # bash reads `@test "title" {` as a command and the body as the statements after it, up to a `}` command
     source = ("#!/usr/bin/env bats\n\nsetup() {\n  load test_helper\n}\n\n# Enabling twice is harmless.\n"

@@ -20,6 +20,7 @@ from code_intel.languages.grammar import (
     Grammar,
     bats_test,
     definition_word,
+    exunit_block,
     lua_field_function,
     lua_function_table,
     lua_type,
@@ -153,6 +154,8 @@ class _Walk:
         self.children = _children_to_visit(parsed, grammar, query=query)
         use_keywords = grammar.keywords and grammar.opaque and not query
         self.keyword_starts = _keyword_starts(parsed.source, grammar.keywords) if use_keywords else None
+        # an ExUnit test file, whose `describe "..."` blocks and `test "..."` calls are its definitions (as its chunks)
+        self.exunit = parsed.language == "elixir" and parsed.path.name.endswith("_test.exs")
 
     def may_hold_symbols(self, node: Node, start: int) -> bool:
         """False when nothing from `start` to the end of `node` can be a symbol: the node has no parse error and
@@ -169,6 +172,13 @@ class _Walk:
         for child in self.children(node):
             child_type = child.type
             kind = symbol_kind(grammar, child)
+            test = exunit_block(child) if self.exunit and kind is None and child_type == "call" else None
+            if test is not None:  # named by its title, which holds no definition's name node
+                kind = test[0]
+                symbol = SymbolNode(test[1], kind, child, scope)
+                out.append(symbol)
+                self.symbols(child, symbol.children, _join(scope, test[1]), kind, in_function or kind in FUNCTION_KINDS)
+                continue
             if kind is not None and child_type in _BODY_REQUIRED and child.child_by_field_name("body") is None:
                 kind = None  # `struct s;` or `struct s *p`: a mention of the type, not its definition
             if kind is not None:

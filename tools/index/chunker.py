@@ -30,6 +30,7 @@ from code_intel.languages.grammar import (
     lua_field_function,
     lua_function_table,
     lua_type,
+    subcommands,
     zig_container,
     zig_decl_kind,
 )
@@ -67,9 +68,12 @@ _C_TYPES = frozenset({"class_specifier", "struct_specifier", "union_specifier", 
 # `NLOHMANN_JSON_NAMESPACE_BEGIN`, a C# `#if` between a type's modifiers) leaves an ERROR node around the
 # definitions after it, which are still read inside.
 ERROR_SCOPES = frozenset({"c", "cpp", "csharp"})
-# Grammars whose `if` statements between definitions guard definitions (Laravel's helpers.php: `if (!
-# function_exists('blank')) { function blank($value) {...} }`): the functions inside are the file's own.
-GUARD_SCOPES = frozenset({"php"})
+# Statements between definitions that hold definitions, per language: the definitions inside are the file's own,
+# under no name. PHP's guards (Laravel's helpers.php: `if (! function_exists('blank')) { function blank($value) {...}
+# }`); a shell script wrapped in one `{ ... }` group so that a half-downloaded copy never runs (nvm.sh: 4,800 lines,
+# every function inside it) or defining its functions under an `if` (a different `flock` wrapper per platform).
+GUARD_SCOPES = {"php": frozenset({"if_statement"}),
+                "bash": frozenset({"compound_statement", "if_statement", "elif_clause", "else_clause"})}
 # A C/C++ line holding only a macro (`FMT_BEGIN_NAMESPACE`, `NLOHMANN_JSON_NAMESPACE_BEGIN`, `G_BEGIN_DECLS`,
 # `ABSL_DEPRECATE_AND_INLINE()`) opens or closes a scope the grammar cannot see or annotates the next definition, and
 # the grammar reads that definition as a declaration of the macro: such lines are parsed as blank (the chunks keep the
@@ -815,7 +819,7 @@ class Chunker:
                 own_end, inside_test = bats[1].end_point[0], bats[1].end_byte
             exunit = exunit_block(child) if self._exunit else None
             unnamed = (child.type == "ERROR" and language in ERROR_SCOPES) or (
-                child.type == "if_statement" and language in GUARD_SCOPES)
+                child.type in GUARD_SCOPES.get(language, ()))
             found = ("scope", "", child) if unnamed \
                 else ("function", bats[0], child) if bats is not None \
                 else (*exunit, child) if exunit is not None else _classify(child, LANGUAGE_DEFINITIONS.get(language, {}))
@@ -845,7 +849,13 @@ class Chunker:
                     and self._tokens(lines, last.start, end) <= self.max_tokens:
                 last.end = end  # the next clause of the function above (`def f(0)`, `def f(n)`): one function
             elif kind == "function":
-                pieces.append(_Piece(start, end, qualified, "function", [qualified], decl=decl))
+                branches = subcommands(node) if language == "bash" and self._tokens(
+                    lines, start, end) > self.max_tokens else []
+                if branches:
+                    pieces.extend(self._dispatcher(_Piece(start, end, qualified, "function", [qualified], decl=decl),
+                                                   branches, lines))
+                else:
+                    pieces.append(_Piece(start, end, qualified, "function", [qualified], decl=decl))
             elif kind == "scope":
                 body = _body(node)
                 lead_in = _comments_before(body, node) if body is not node or not lead_types \
@@ -879,6 +889,25 @@ class Chunker:
             last = found[i + 1][0] - 1 if i + 1 < len(found) else end
             qualified = ".".join([*scope, name])
             pieces.append(_Piece(first, last, qualified, "class", [qualified], decl=row, implements=bases))
+        return pieces
+
+    @staticmethod
+    def _dispatcher(function: _Piece, branches: list[tuple[str, Any]], lines: list[str]) -> list[_Piece]:
+        """A shell dispatcher too long for one chunk: its opening lines (to the first branch) are the function, each
+        subcommand's branch a function of its own named after it (`nvm.use`: what `nvm use` runs), and what lies
+        between or after them (a default `*)` branch) parts of the function."""
+        name, decl = function.symbol, function.decl
+        first = branches[0][1].start_point[0]
+        pieces = [_Piece(function.start, first - 1, name, "function", [name], decl=decl)]
+        row = first
+        for label, item in branches:
+            if item.start_point[0] > row and not hollow("\n".join(lines[row : item.start_point[0]])):
+                pieces.append(_Piece(row, item.start_point[0] - 1, name, "part", [name], decl=decl))
+            pieces.append(_Piece(item.start_point[0], item.end_point[0], f"{name}.{label}", "function",
+                                 [f"{name}.{label}"]))
+            row = item.end_point[0] + 1
+        if row <= function.end and not hollow("\n".join(lines[row : function.end + 1])):
+            pieces.append(_Piece(row, function.end, name, "part", [name], decl=decl))
         return pieces
 
     def _doc_gap(self, lines: list[str], doc_end: int, child: Any) -> int:

@@ -187,6 +187,37 @@ def lua_field_function(node: Any) -> str | None:
     return str(name.text.decode("utf-8", "replace"))
 
 
+_SUBCOMMAND = re.compile(r"""["']?-{0,2}[A-Za-z][\w-]*["']?""")
+
+
+def subcommands(function: Any) -> list[tuple[str, Any]]:
+    """The branches of a shell command's dispatcher, each with the subcommand it handles: a `case` on a word that
+    fills at least half of the function's body, whose branches are labelled by words, four or more of them not
+    options (nvm's `nvm()`: `"install" | "i")`, `"use")`, `"--version" | "-v")`, ... over 1,500 lines), a default
+    `*)` aside. Empty for any other function: a `case` on options (`-c)`), on platforms or on a few values is part of
+    the function's own logic."""
+    body = function.child_by_field_name("body")
+    if function.type != "function_definition" or body is None:
+        return []
+    rows = function.end_point[0] - function.start_point[0] + 1
+    for statement in body.named_children:
+        if statement.type != "case_statement" or 2 * (statement.end_point[0] - statement.start_point[0] + 1) < rows:
+            continue
+        branches = []
+        for item in statement.named_children:
+            if item.type != "case_item":
+                continue
+            label = item.child_by_field_name("value")
+            text = (label.text or b"").decode("utf-8", "replace") if label is not None else ""
+            if text == "*":
+                continue
+            if not _SUBCOMMAND.fullmatch(text):
+                return []
+            branches.append((text.strip("\"'"), item))
+        return branches if sum(not label.startswith("-") for label, _ in branches) >= 4 else []
+    return []
+
+
 _C_FAMILY_CALLS: dict[str, str | None] = {"call_expression": "function"}
 
 GRAMMARS: dict[str, Grammar] = {

@@ -24,6 +24,7 @@ from code_intel.languages.grammar import (
     lua_field_function,
     lua_function_table,
     lua_type,
+    scala_unquoted,
     zig_decl_kind,
 )
 from code_intel.languages.table import get_language
@@ -193,6 +194,8 @@ class _Walk:
                 if child_type == "class_declaration" and parsed.language == "swift":  # also struct, enum, actor...
                     kind = _swift_type_kind(child)
                 name = parsed.text(name_node)
+                if parsed.language == "scala":  # ``object `Content-Type` `` is Content-Type
+                    name = scala_unquoted(name)
                 if child_type == "command":  # a bats test's title, without its quotes
                     name = name[1:-1]
                 symbol = SymbolNode(name, kind, child, scope)
@@ -209,7 +212,9 @@ class _Walk:
                     # (Lua's `M.f = function ... end` and `local f = function ... end`: the whole statement)
                     whole = child_type == "assignment_expression" or parsed.language == "lua"
                     anchor = (child if whole else name_node.parent) if var_kind == "function" else name_node
-                    symbol = SymbolNode(parsed.text(name_node), var_kind, anchor if anchor is not None else name_node, scope)
+                    text = parsed.text(name_node)
+                    text = scala_unquoted(text) if parsed.language == "scala" else text
+                    symbol = SymbolNode(text, var_kind, anchor if anchor is not None else name_node, scope)
                     if var_kind == "function" and parent_kind in TYPE_KINDS:
                         symbol.kind = "method"
                     out.append(symbol)

@@ -14,7 +14,14 @@ from typing import Any
 
 from code_intel.core.errors import InvalidArgument
 from code_intel.core.fsutil import is_racy
-from code_intel.languages.grammar import GRAMMARS, Grammar, defined_name, instance_type, is_identifier_type
+from code_intel.languages.grammar import (
+    GRAMMARS,
+    Grammar,
+    defined_name,
+    instance_type,
+    is_identifier_type,
+    macro_wrapped,
+)
 from code_intel.languages.table import language_for, read_tree, script_file_language
 
 Node = Any  # tree_sitter.Node: typed loosely because the binding ships no stubs for every attribute
@@ -136,6 +143,7 @@ def symbol_name_node(node: Node, language: str) -> Node | None:
         return implemented
     if language in ("c", "cpp") and node.type in ("function_definition", "type_definition"):
         declarator = node.child_by_field_name("declarator")
+        declarator = macro_wrapped(declarator) or declarator  # `UV_UNUSED(static void f(int x)) {`: f
         found = declarator_name(declarator) if declarator is not None else None
         if found is None and node.type == "type_definition":
             # `typedef struct {...} name;` may list several declarators; the last is the alias

@@ -27,6 +27,7 @@ from code_intel.languages.grammar import (
     definition_word,
     exunit_block,
     instance_type,
+    macro_wrapped,
     zig_container,
     zig_decl_kind,
 )
@@ -80,6 +81,13 @@ _TRAILING_MACROS = re.compile(
 # ABSL_ATTRIBUTE_WARN_UNUSED Mutex {`, `class FMT_API format_error`), which the grammar reads as the name
 _CLASS_HEAD_MACROS = re.compile(
     r"\b(?:class|struct|union)((?:\s+[A-Z][A-Z0-9_]*[A-Z0-9](?:\([^()\n]*\))?)+)(?=\s+[A-Za-z_]\w*\s*(?:final\b|[:{<]))")
+# Languages whose files open with a licence notice repeated in every file (curl's 23-line banner, libuv's MIT text):
+# that comment belongs to no chunk, where it would be most of the file's first chunk and make every file's first chunk
+# alike. A notice is a first comment holding a copyright or licence line with no prose before it (redis's `/* Hash
+# Tables Implementation. ... Copyright (c) ...` describes its file first, and stays).
+LICENCE_LANGUAGES = frozenset({"c", "cpp"})
+_LICENCE = re.compile(r"copyright|spdx-license-identifier|licen[cs]ed under|permission is hereby granted", re.I)
+_PROSE = re.compile(r"[A-Za-z]{3,}")
 # Elixir module attributes that document or annotate the definition below them as a doc comment does (`@doc`,
 # `@spec`, `@impl true`, ExUnit's `@tag :slow` on a test); `@moduledoc` documents the module it opens and stays in its
 # header.
@@ -248,6 +256,7 @@ def _node_name(node: Any) -> str:
     if named is not None:
         return _scoped_name(named)
     declarator = node.child_by_field_name("declarator")
+    declarator = macro_wrapped(declarator) or declarator  # `UV_UNUSED(static void f(int x)) {`: f
     while declarator is not None:  # C/C++: int *f(int x) -> function_declarator -> identifier
         if declarator.type in IDENTIFIER_TYPES or declarator.type.endswith(("identifier", "operator_name")) \
                 or declarator.type == "destructor_name":
@@ -687,6 +696,28 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
     return None
 
 
+def licence_rows(lines: list[str]) -> tuple[int, int] | None:
+    """The rows of a licence notice that opens the file (LICENCE_LANGUAGES: its first comment, after blank lines and
+    an include guard or other directives at most, which go with it), or None when there is none."""
+    start = next((i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")), len(lines))
+    if start == len(lines):
+        return None
+    head = lines[start].lstrip()
+    end = start
+    if head.startswith("/*"):
+        while end < len(lines) and "*/" not in (head[2:] if end == start else lines[end]):
+            end += 1
+    elif head.startswith("//"):
+        while end + 1 < len(lines) and lines[end + 1].lstrip().startswith("//"):
+            end += 1
+    else:
+        return None
+    notice = next((i for i in range(start, min(end, len(lines) - 1) + 1) if _LICENCE.search(lines[i])), None)
+    if end == len(lines) or notice is None or len(_PROSE.findall(" ".join(lines[start:notice]))) > 2:
+        return None
+    return 0, end
+
+
 def _blank(match: re.Match[str]) -> str:
     """The matched text (its last group when it has one) as spaces, newlines kept: parsed as nothing, every position
     unchanged."""
@@ -731,7 +762,13 @@ class Chunker:
         self._language = language
         owners: list[_Piece] = []  # split classes: loose lines inside them belong to the class
         pieces = self._collect(tree.root_node, [], lines, owners)
-        pieces = self._fill_gaps(pieces, owners, len(lines), lines)
+        notice = licence_rows(lines) if language in LICENCE_LANGUAGES else None
+        if notice is not None:  # no chunk holds the notice: a definition's lead-in starts below it
+            first, last = notice
+            pieces = [p for p in pieces if not first <= p.start <= p.end <= last]
+            for p in pieces + owners:
+                p.start = last + 1 if first <= p.start <= last else p.start
+        pieces = self._fill_gaps(pieces, owners, len(lines), lines, notice)
         pieces = self._split_oversized(pieces, lines)
         if language == "ruby":
             pieces = self._attach_loose_lines(pieces, lines)
@@ -848,9 +885,11 @@ class Chunker:
         return int(self._language == "ruby" and child.type in ("method", "singleton_method") and start == doc_end + 2
                    and not lines[doc_end + 1].strip())
 
-    def _fill_gaps(self, pieces: list[_Piece], owners: list[_Piece], n_lines: int, lines: list[str]) -> list[_Piece]:
-        """Lines no definition covers become module chunks (or class chunks inside a split class)."""
-        covered = [False] * n_lines
+    def _fill_gaps(self, pieces: list[_Piece], owners: list[_Piece], n_lines: int, lines: list[str],
+                   notice: tuple[int, int] | None = None) -> list[_Piece]:
+        """Lines no definition covers become module chunks (or class chunks inside a split class), but for the rows
+        of a licence notice (`notice`: its first and last rows)."""
+        covered = [notice is not None and notice[0] <= row <= notice[1] for row in range(n_lines)]
         for p in pieces:
             for row in range(p.start, min(p.end, n_lines - 1) + 1):
                 covered[row] = True

@@ -1077,3 +1077,20 @@ UV_UNUSED(static const char* uv__basename_r(const char* path)) {
     chunks = Chunker(max_tokens=512).chunk("internal.h", text, "c")
     assert [(c.symbol, c.kind, c.start_line) for c in chunks] == [
         ("uv__update_time", "function", 1), ("uv__basename_r", "function", 6)]
+
+
+def test_a_c_macro_of_three_lines_or_more_is_a_function_chunk_and_a_one_line_macro_stays_module_code() -> None:
+    text = """#include <stddef.h>
+#define listFirst(l) ((l)->head)
+
+/* Runs `body` for each entry of the table. */
+#define dictForEach(d, e, body) \\
+    do { \\
+        for (e = (d)->first; e != NULL; e = e->next) body; \\
+    } while (0)
+
+int dict_size(const dict *d) { return d->size; }
+"""
+    chunks = Chunker(max_tokens=512).chunk("dict.h", text, "c")
+    assert [(c.symbol, c.kind, c.start_line, c.end_line) for c in chunks] == [
+        ("", "module", 1, 2), ("dictForEach", "function", 4, 8), ("dict_size", "function", 10, 10)]

@@ -88,6 +88,10 @@ _CLASS_HEAD_MACROS = re.compile(
 LICENCE_LANGUAGES = frozenset({"c", "cpp"})
 _LICENCE = re.compile(r"copyright|spdx-license-identifier|licen[cs]ed under|permission is hereby granted", re.I)
 _PROSE = re.compile(r"[A-Za-z]{3,}")
+# A C/C++ function-like macro of this many lines or more is a function's chunk (`#define dictForEach(d, e, body) \\`,
+# libuv's `UV_LOOP_WATCHER_DEFINE`, which defines functions); shorter ones (`#define listFirst(l) ((l)->head)`) stay in
+# the module code around them.
+MACRO_FUNCTION_ROWS = 3
 # Elixir module attributes that document or annotate the definition below them as a doc comment does (`@doc`,
 # `@spec`, `@impl true`, ExUnit's `@tag :slow` on a test); `@moduledoc` documents the module it opens and stays in its
 # header.
@@ -669,6 +673,8 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
         return "function", label.text.decode("utf-8", "replace").strip('"') if label is not None else "test", target
     if zig is not None:
         return zig, _node_name(target), target
+    if target.type == "preproc_function_def" and target.end_point[0] - target.start_point[0] >= MACRO_FUNCTION_ROWS:
+        return "function", _node_name(target), target
     if target.type in _C_TYPES and target.child_by_field_name("body") is None:
         return None  # a declaration (`template <typename Context> class basic_format_args;`), defined elsewhere
     if target.type in PREPROC_TYPES:
@@ -819,6 +825,8 @@ class Chunker:
                 lines, doc_end, child) else None
             doc_start, previous_end = None, child.end_point[0]
             own_end, tail = _own_rows(child, lines) if language in SWALLOWING_LANGUAGES else (child.end_point[0], None)
+            if child.type == "preproc_function_def":  # a directive ends with its newline, in the row below it
+                own_end = _last_row(child, lines)
             if tail is not None:  # the comment run it swallowed documents the next definition
                 doc_start, doc_end = tail
             branches = _ruby_branches(child) if language == "ruby" else []

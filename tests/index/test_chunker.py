@@ -1059,6 +1059,26 @@ int dict_size(void) { return 0; }
 """
     chunks = Chunker(max_tokens=512).chunk("dict.c", described, "c")
     assert chunks[0].start_line == 1 and "Copyright" in chunks[0].content
+    # `//` lines: the notice ends where the file's own doc begins (abseil: licence, a rule, `// File: hash.h`)
+    slashes = """// Copyright 2018 The Authors.
+//
+// Licensed under the Apache License, Version 2.0.
+//
+// You may obtain a copy of it at the address below.
+//
+// Unless required by applicable law, software is provided without warranties.
+//
+// -----------------------------------------------------------------------------
+// File: hash.h
+// -----------------------------------------------------------------------------
+//
+// This header defines the hashing framework.
+
+int hash_of(int x) { return x * 31; }
+"""
+    chunks = Chunker(max_tokens=512).chunk("hash.h", slashes, "cpp")
+    assert chunks[0].start_line == 10 and "This header defines the hashing framework." in chunks[0].content
+    assert not any("Apache" in c.content or "You may obtain" in c.content for c in chunks)
     python = "# Copyright (c) The Authors.\n# Licensed under the MIT licence.\n\ndef size():\n    return 0\n"
     assert Chunker(max_tokens=512).chunk("size.py", python, "python")[0].start_line == 1
 

@@ -82,11 +82,11 @@ _TRAILING_MACROS = re.compile(
 _CLASS_HEAD_MACROS = re.compile(
     r"\b(?:class|struct|union)((?:\s+[A-Z][A-Z0-9_]*[A-Z0-9](?:\([^()\n]*\))?)+)(?=\s+[A-Za-z_]\w*\s*(?:final\b|[:{<]))")
 # Languages whose files open with a licence notice repeated in every file (curl's 23-line banner, libuv's MIT text):
-# that comment belongs to no chunk, where it would be most of the file's first chunk and make every file's first chunk
-# alike. A notice is a first comment holding a copyright or licence line with no prose before it (redis's `/* Hash
-# Tables Implementation. ... Copyright (c) ...` describes its file first, and stays).
+# that notice belongs to no chunk, where it would be most of the file's first chunk and make every file's first chunk
+# alike (licence_rows says which rows it holds).
 LICENCE_LANGUAGES = frozenset({"c", "cpp"})
-_LICENCE = re.compile(r"copyright|spdx-license-identifier|licen[cs]ed under|permission is hereby granted", re.I)
+_LICENCE = re.compile(
+    r"copyright|licen[cs]|spdx|warrant|redistribut|permission|liabilit|rights reserved|endorse|contributors", re.I)
 _PROSE = re.compile(r"[A-Za-z]{3,}")
 # A C/C++ function-like macro of this many lines or more is a function's chunk (`#define dictForEach(d, e, body) \\`,
 # libuv's `UV_LOOP_WATCHER_DEFINE`, which defines functions); shorter ones (`#define listFirst(l) ((l)->head)`) stay in
@@ -703,25 +703,42 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
 
 
 def licence_rows(lines: list[str]) -> tuple[int, int] | None:
-    """The rows of a licence notice that opens the file (LICENCE_LANGUAGES: its first comment, after blank lines and
-    an include guard or other directives at most, which go with it), or None when there is none."""
+    """The rows of a licence notice that opens the file (LICENCE_LANGUAGES), or None when there is none: the
+    paragraphs of its first comment, after blank lines and an include guard or other directives at most (which go
+    with it), from the first that holds a licence line through the last of those that follow it, and the lines
+    without words after them. A paragraph of prose before the notice (redis's `/* Hash Tables Implementation.`)
+    keeps the whole comment; the paragraphs after it are the file's own doc (abseil's `// File: hash.h`)."""
     start = next((i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")), len(lines))
-    if start == len(lines):
+    if start == len(lines) or not lines[start].lstrip().startswith(("/*", "//")):
         return None
-    head = lines[start].lstrip()
+    block = lines[start].lstrip().startswith("/*")
     end = start
-    if head.startswith("/*"):
-        while end < len(lines) and "*/" not in (head[2:] if end == start else lines[end]):
+    if block:
+        while end < len(lines) and "*/" not in (lines[start].lstrip()[2:] if end == start else lines[end]):
             end += 1
-    elif head.startswith("//"):
+        if end == len(lines):
+            return None
+    else:
         while end + 1 < len(lines) and lines[end + 1].lstrip().startswith("//"):
             end += 1
-    else:
-        return None
-    notice = next((i for i in range(start, min(end, len(lines) - 1) + 1) if _LICENCE.search(lines[i])), None)
-    if end == len(lines) or notice is None or len(_PROSE.findall(" ".join(lines[start:notice]))) > 2:
-        return None
-    return 0, end
+    paragraphs: list[tuple[int, int, str]] = []  # runs of lines with words, and the lines without any between them
+    row = start
+    while row <= end:
+        last = row
+        while _PROSE.search(lines[row]) and last + 1 <= end and _PROSE.search(lines[last + 1]):
+            last += 1
+        paragraphs.append((row, last, " ".join(lines[row : last + 1])))
+        row = last + 1
+    prose = [(first, last, text) for first, last, text in paragraphs if _PROSE.search(text)]
+    notice = -1
+    for at, (first, last, text) in enumerate(prose):
+        if _LICENCE.search(text) or (notice >= 0 and at + 1 < len(prose) and _LICENCE.search(prose[at + 1][2])):
+            notice = last  # a licence paragraph, or one between two of them (curl's `You may opt to use, copy...`)
+        elif notice >= 0:
+            return 0, first - 1  # the file's own doc after the notice, and the lines without words before it
+        elif len(_PROSE.findall(text)) > 2:
+            return None  # prose before any licence line: the comment describes the file
+    return (0, end) if notice >= 0 else None
 
 
 def _blank(match: re.Match[str]) -> str:

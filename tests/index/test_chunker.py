@@ -1021,68 +1021,6 @@ def test_php_enums_and_traits_are_classes_with_their_docblocks_and_attributes() 
     assert named[("Level", "class")].content.startswith("/**\n * The logging levels.\n */\nenum Level: int")
 
 
-def test_a_c_licence_notice_opening_the_file_is_in_no_chunk_but_a_description_before_it_is_kept() -> None:
-    notice = """#ifndef HEADER_HSTS_H
-#define HEADER_HSTS_H
-/***************************************************************************
- *  Project    ___| | |
- *
- * Copyright (C) The Authors, et al.
- *
- * Permission is hereby granted, free of charge, to any person obtaining a copy
- * of this software, to deal in the Software without restriction.
- ***************************************************************************/
-/*
- * Remembers which hosts asked to be reached over HTTPS only.
- */
-#include "setup.h"
-
-/* Reads the hosts' expiry times from a file. */
-int hsts_load(const char *file)
-{
-  return file != 0;
-}
-#endif
-"""
-    chunks = Chunker(max_tokens=512).chunk("hsts.h", notice, "c")
-    assert not any("Permission" in c.content or "HEADER_HSTS_H" in c.content.split("\n")[0] for c in chunks)
-    assert chunks[0].start_line == 11 and "Remembers which hosts" in chunks[0].content
-    assert [(c.symbol, c.start_line) for c in chunks if c.kind == "function"] == [("hsts_load", 16)]
-    described = """/* Hash tables with incremental rehashing.
- *
- * Copyright (c) The Authors.
- * Licensed under the BSD licence.
- */
-#include "dict.h"
-
-int dict_size(void) { return 0; }
-"""
-    chunks = Chunker(max_tokens=512).chunk("dict.c", described, "c")
-    assert chunks[0].start_line == 1 and "Copyright" in chunks[0].content
-    # `//` lines: the notice ends where the file's own doc begins (abseil: licence, a rule, `// File: hash.h`)
-    slashes = """// Copyright 2018 The Authors.
-//
-// Licensed under the Apache License, Version 2.0.
-//
-// You may obtain a copy of it at the address below.
-//
-// Unless required by applicable law, software is provided without warranties.
-//
-// -----------------------------------------------------------------------------
-// File: hash.h
-// -----------------------------------------------------------------------------
-//
-// This header defines the hashing framework.
-
-int hash_of(int x) { return x * 31; }
-"""
-    chunks = Chunker(max_tokens=512).chunk("hash.h", slashes, "cpp")
-    assert chunks[0].start_line == 10 and "This header defines the hashing framework." in chunks[0].content
-    assert not any("Apache" in c.content or "You may obtain" in c.content for c in chunks)
-    python = "# Copyright (c) The Authors.\n# Licensed under the MIT licence.\n\ndef size():\n    return 0\n"
-    assert Chunker(max_tokens=512).chunk("size.py", python, "python")[0].start_line == 1
-
-
 def test_a_c_function_defined_inside_a_macro_call_is_named_by_itself_not_the_macro() -> None:
     text = """/* Updates the loop's cached time. */
 UV_UNUSED(static void uv__update_time(uv_loop_t* loop)) {

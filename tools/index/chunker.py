@@ -81,13 +81,6 @@ _TRAILING_MACROS = re.compile(
 # ABSL_ATTRIBUTE_WARN_UNUSED Mutex {`, `class FMT_API format_error`), which the grammar reads as the name
 _CLASS_HEAD_MACROS = re.compile(
     r"\b(?:class|struct|union)((?:\s+[A-Z][A-Z0-9_]*[A-Z0-9](?:\([^()\n]*\))?)+)(?=\s+[A-Za-z_]\w*\s*(?:final\b|[:{<]))")
-# Languages whose files open with a licence notice repeated in every file (curl's 23-line banner, libuv's MIT text):
-# that notice belongs to no chunk, where it would be most of the file's first chunk and make every file's first chunk
-# alike (licence_rows says which rows it holds).
-LICENCE_LANGUAGES = frozenset({"c", "cpp"})
-_LICENCE = re.compile(
-    r"copyright|licen[cs]|spdx|warrant|redistribut|permission|liabilit|rights reserved|endorse|contributors", re.I)
-_PROSE = re.compile(r"[A-Za-z]{3,}")
 # A C/C++ function-like macro of this many lines or more is a function's chunk (`#define dictForEach(d, e, body) \\`,
 # libuv's `UV_LOOP_WATCHER_DEFINE`, which defines functions); shorter ones (`#define listFirst(l) ((l)->head)`) stay in
 # the module code around them.
@@ -702,45 +695,6 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
     return None
 
 
-def licence_rows(lines: list[str]) -> tuple[int, int] | None:
-    """The rows of a licence notice that opens the file (LICENCE_LANGUAGES), or None when there is none: the
-    paragraphs of its first comment, after blank lines and an include guard or other directives at most (which go
-    with it), from the first that holds a licence line through the last of those that follow it, and the lines
-    without words after them. A paragraph of prose before the notice (redis's `/* Hash Tables Implementation.`)
-    keeps the whole comment; the paragraphs after it are the file's own doc (abseil's `// File: hash.h`)."""
-    start = next((i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")), len(lines))
-    if start == len(lines) or not lines[start].lstrip().startswith(("/*", "//")):
-        return None
-    block = lines[start].lstrip().startswith("/*")
-    end = start
-    if block:
-        while end < len(lines) and "*/" not in (lines[start].lstrip()[2:] if end == start else lines[end]):
-            end += 1
-        if end == len(lines):
-            return None
-    else:
-        while end + 1 < len(lines) and lines[end + 1].lstrip().startswith("//"):
-            end += 1
-    paragraphs: list[tuple[int, int, str]] = []  # runs of lines with words, and the lines without any between them
-    row = start
-    while row <= end:
-        last = row
-        while _PROSE.search(lines[row]) and last + 1 <= end and _PROSE.search(lines[last + 1]):
-            last += 1
-        paragraphs.append((row, last, " ".join(lines[row : last + 1])))
-        row = last + 1
-    prose = [(first, last, text) for first, last, text in paragraphs if _PROSE.search(text)]
-    notice = -1
-    for at, (first, last, text) in enumerate(prose):
-        if _LICENCE.search(text) or (notice >= 0 and at + 1 < len(prose) and _LICENCE.search(prose[at + 1][2])):
-            notice = last  # a licence paragraph, or one between two of them (curl's `You may opt to use, copy...`)
-        elif notice >= 0:
-            return 0, first - 1  # the file's own doc after the notice, and the lines without words before it
-        elif len(_PROSE.findall(text)) > 2:
-            return None  # prose before any licence line: the comment describes the file
-    return (0, end) if notice >= 0 else None
-
-
 def _blank(match: re.Match[str]) -> str:
     """The matched text (its last group when it has one) as spaces, newlines kept: parsed as nothing, every position
     unchanged."""
@@ -785,13 +739,7 @@ class Chunker:
         self._language = language
         owners: list[_Piece] = []  # split classes: loose lines inside them belong to the class
         pieces = self._collect(tree.root_node, [], lines, owners)
-        notice = licence_rows(lines) if language in LICENCE_LANGUAGES else None
-        if notice is not None:  # no chunk holds the notice: a definition's lead-in starts below it
-            first, last = notice
-            pieces = [p for p in pieces if not first <= p.start <= p.end <= last]
-            for p in pieces + owners:
-                p.start = last + 1 if first <= p.start <= last else p.start
-        pieces = self._fill_gaps(pieces, owners, len(lines), lines, notice)
+        pieces = self._fill_gaps(pieces, owners, len(lines), lines)
         pieces = self._split_oversized(pieces, lines)
         if language == "ruby":
             pieces = self._attach_loose_lines(pieces, lines)
@@ -910,11 +858,9 @@ class Chunker:
         return int(self._language == "ruby" and child.type in ("method", "singleton_method") and start == doc_end + 2
                    and not lines[doc_end + 1].strip())
 
-    def _fill_gaps(self, pieces: list[_Piece], owners: list[_Piece], n_lines: int, lines: list[str],
-                   notice: tuple[int, int] | None = None) -> list[_Piece]:
-        """Lines no definition covers become module chunks (or class chunks inside a split class), but for the rows
-        of a licence notice (`notice`: its first and last rows)."""
-        covered = [notice is not None and notice[0] <= row <= notice[1] for row in range(n_lines)]
+    def _fill_gaps(self, pieces: list[_Piece], owners: list[_Piece], n_lines: int, lines: list[str]) -> list[_Piece]:
+        """Lines no definition covers become module chunks (or class chunks inside a split class)."""
+        covered = [False] * n_lines
         for p in pieces:
             for row in range(p.start, min(p.end, n_lines - 1) + 1):
                 covered[row] = True

@@ -156,6 +156,9 @@ def checkout(repo: Repo, corpus: Path) -> Path:
         dest.mkdir(parents=True)
         archive = subprocess.run(["git", f"--git-dir={repo.mirror}", "archive", repo.revision],
                                  capture_output=True, check=False)
+        if archive.returncode != 0 and repo.root:  # a blob the mirror lacks outside the root (redux's website/ images)
+            archive = subprocess.run(["git", f"--git-dir={repo.mirror}", "archive", repo.revision, repo.root],
+                                     capture_output=True, check=True)
         subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
     project = dest / repo.root if repo.root else dest
     if not project.is_dir():

@@ -136,6 +136,27 @@ def test_an_elixir_behaviours_callbacks_are_in_its_outline(tmp_path: Path) -> No
         ("method", "insert", 8, []), ("method", "purge", 11, []), ("method", "ready?", 13, [])])]
 
 
+def test_an_exunit_files_describe_blocks_and_tests_are_in_its_outline(tmp_path: Path) -> None:
+    # as they are its chunks: the tests of a `_test.exs` file, named by their titles, inside their describe blocks
+    write_files(tmp_path, {
+        "test/phoenix/router_test.exs": (
+            'defmodule Phoenix.RouterTest do\n  use ExUnit.Case, async: true\n\n  defp build(path), do: path\n\n'
+            '  describe "scope" do\n    @tag :slow\n    test "nests routes" do\n      assert build("/a") == "/a"\n'
+            '    end\n\n    test "keeps a prefix", do: assert(true)\n  end\n\n  test "matches the root" do\n'
+            '    assert true\n  end\nend\n'),
+        "lib/phoenix/runner.ex": 'defmodule Phoenix.Runner do\n  def run do\n    test "not a test here"\n  end\nend\n',
+    })
+    explorer = Explorer(ProjectRoot(tmp_path.resolve()), Config)
+    result = explorer.get_symbols("test/phoenix/router_test.exs")
+    assert _tree(result.symbols) == [("module", "Phoenix.RouterTest", 1, [
+        ("method", "build", 4, []),
+        ("class", "scope", 6, [("function", "nests routes", 8, []), ("function", "keeps a prefix", 12, [])]),
+        ("function", "matches the root", 15, [])])]
+    assert explorer.get_function_at_line("test/phoenix/router_test.exs", 9).name == "nests routes"
+    runner = explorer.get_symbols("lib/phoenix/runner.ex")  # elsewhere a `test` call defines nothing
+    assert _tree(runner.symbols) == [("module", "Phoenix.Runner", 1, [("method", "run", 2, [])])]
+
+
 def test_haskell_definitions_come_from_the_tree(explorer: Explorer) -> None:
     found = {(d.name, d.kind, d.line) for d in explorer.find_definitions("HasArea").definitions}
     assert found == {("HasArea", "class", 8)}

@@ -261,7 +261,7 @@ def test_swift_dart_and_zig_files_have_outlines_and_definitions_though_ctags_rea
     })
     assert _flat(explorer.get_symbols("Source/Core/Session.swift").symbols) == [
         ("class", "Session"), ("constructor", "init"), ("method", "request"), ("extension", "Session"),
-        ("protocol", "RequestInterceptor"), ("method", "adapt"), ("type", "Parameters"), ("struct", "Pending"),
+        ("property", "description"), ("protocol", "RequestInterceptor"), ("method", "adapt"), ("type", "Parameters"), ("struct", "Pending"),
         ("method", "go"), ("enum", "State"), ("actor", "Queue")]
     assert _flat(explorer.get_symbols("lib/src/dio.dart").symbols) == [
         ("function", "createDio"), ("class", "Dio"), ("constructor", "Dio"), ("method", "get"), ("class", "Retry")]
@@ -275,6 +275,45 @@ def test_swift_dart_and_zig_files_have_outlines_and_definitions_though_ctags_rea
     assert [(d.file, d.line) for d in found] == [("Source/Core/Session.swift", 16)]
     assert [(d.file, d.line) for d in explorer.find_definitions("createDio", max_results=10).definitions] == [
         ("lib/src/dio.dart", 4)]
+
+
+def test_swift_properties_and_scala_3_givens_and_extensions_are_in_outlines_and_definitions(tmp_path: Path) -> None:
+    from tests.explore.conftest import explorer_over
+
+    explorer = explorer_over(tmp_path, {
+        "Sources/Vapor/Sessions/Request+Session.swift": (
+            "/// The shared hasher.\npublic var Bcrypt: BCryptDigest {\n    return .init()\n}\n\n"
+            "public let defaultCost = 12\n\nextension Request {\n    public var session: Session {\n"
+            "        self.cache.session\n    }\n\n    var flag: Bool = false\n\n    func reset() {\n"
+            "        let local = 1\n    }\n}\n"),
+        "Sources/Vapor/Routing/RoutesBuilder.swift": (
+            "public protocol RoutesBuilder {\n    func add(_ route: Route)\n}\n\nfinal class Storage {\n"
+            "    subscript(key: String) -> Int? {\n        nil\n    }\n\n    deinit {\n    }\n}\n"),
+        "Sources/Vapor/Concurrency/RoutesBuilder+Concurrency.swift": (
+            "extension RoutesBuilder {\n    func get() {}\n}\n"),
+        "core/src/main/scala-3/demo/Givens.scala": (
+            "package demo\n\ngiven userOrdering: Ordering[User] with\n  def compare(a: User, b: User): Int = 0\n\n"
+            "extension [A](xs: List[A])\n  def second: A = xs(1)\n"),
+        "core/src/main/scala/headers/Content-Type.scala": "object `Content-Type` {\n  val name = 1\n}\n",
+    })
+    swift = explorer.get_symbols("Sources/Vapor/Sessions/Request+Session.swift").symbols
+    assert _flat(swift) == [("property", "Bcrypt"), ("variable", "defaultCost"), ("extension", "Request"),
+                            ("property", "session"), ("variable", "flag"), ("method", "reset")]  # no local
+    found = explorer.find_definitions("session", max_results=10).definitions
+    assert [(d.file, d.line) for d in found] == [("Sources/Vapor/Sessions/Request+Session.swift", 9)]
+    storage = explorer.get_symbols("Sources/Vapor/Routing/RoutesBuilder.swift").symbols
+    assert _flat(storage) == [("protocol", "RoutesBuilder"), ("method", "add"), ("class", "Storage"),
+                              ("method", "subscript"), ("method", "deinit")]
+    found = explorer.find_definitions("RoutesBuilder", max_results=10).definitions  # the protocol before extensions
+    assert [(d.file, d.kind) for d in found] == [("Sources/Vapor/Routing/RoutesBuilder.swift", "protocol"),
+                                                 ("Sources/Vapor/Concurrency/RoutesBuilder+Concurrency.swift", "extension")]
+    scala = explorer.get_symbols("core/src/main/scala-3/demo/Givens.scala").symbols
+    assert _flat(scala) == [("object", "userOrdering"), ("method", "compare"), ("extension", "List"),
+                            ("method", "second")]
+    found = explorer.find_definitions("Content-Type", max_results=10).definitions  # a backquoted name, unquoted
+    assert [(d.file, d.line, d.kind) for d in found] == [("core/src/main/scala/headers/Content-Type.scala", 1, "object")]
+    found = explorer.find_definitions("second", max_results=10).definitions
+    assert [(d.file, d.line) for d in found] == [("core/src/main/scala-3/demo/Givens.scala", 7)]
 
 
 def test_the_shell_functions_of_a_bats_file_are_definitions(tmp_path: Path) -> None:

@@ -874,6 +874,54 @@ def test_swift_types_extensions_and_protocols_are_named_with_their_doc_comments(
     assert protocol.kind == "class" and protocol.implements == ["Sendable"]
 
 
+def test_swift_file_level_computed_properties_are_functions_and_stored_ones_stay_loose() -> None:
+    source = ("import Foundation\n\n/// Creates and verifies hashes.\npublic var Bcrypt: BCryptDigest {\n"
+              "    return .init()\n}\n\npublic let defaultCost = 12\n\nextension Request {\n"
+              "    /// The session of this request.\n    public var session: Session {\n        self.cache.session\n"
+              "    }\n\n    var flag: Bool = false\n}\n")
+    chunks = Chunker().chunk("Sources/Vapor/Request+Session.swift", source, "swift")
+    spans = [(c.kind, c.symbol, c.start_line, c.end_line) for c in chunks]
+    assert spans == [("module", "", 1, 1), ("function", "Bcrypt", 3, 6), ("module", "", 8, 8),
+                     ("class", "Request", 10, 17)]
+    assert chunks[1].content.startswith("/// Creates and verifies hashes.")
+    assert chunks[3].symbols == ["Request", "Request.session"]  # a type's computed properties stay in its chunk,
+    # named among its members; the stored `flag` is no definition
+    body = "".join(f"        let part{k} = request.part{k}\n" for k in range(12))
+    split = ("extension Request {\n    public var session: Session {\n        self.cache.session\n    }\n\n"
+             "    func send() {\n" + body + "    }\n\n    func reset() {\n" + body + "    }\n}\n")
+    header, *methods = Chunker(max_tokens=200).chunk("Sources/Vapor/Request+Session.swift", split, "swift")
+    assert (header.kind, header.start_line, header.end_line) == ("class", 1, 4)  # a split type's header lists it
+    assert header.symbols == ["Request", "Request.send", "Request.reset", "Request.session"]
+    assert [m.symbol for m in methods] == ["Request.send", "Request.reset"]
+
+
+def test_swift_section_marks_are_no_chunks_of_their_own() -> None:
+    body = "".join(f"        let part{k} = request.part{k}\n" for k in range(12))
+    source = ("import NIOCore\n\nfunc helper() {}\n\n// MARK: Basic\n\n/// Basic authentication.\n"
+              "public protocol BasicAuthenticator {\n    func authenticate(basic: String)\n}\n\nfinal class Session {\n"
+              "    func send() {\n" + body + "    }\n\n    // MARK: - Private\n\n    func reset() {\n" + body + "    }\n}\n")
+    chunks = Chunker(max_tokens=200).chunk("Sources/Vapor/Authenticator.swift", source, "swift")
+    assert not any("MARK:" in c.content for c in chunks)  # neither between definitions nor inside a split type
+    assert [c.symbol for c in chunks] == ["", "helper", "BasicAuthenticator", "Session", "Session.send", "Session.reset"]
+    assert chunks[2].content.startswith("/// Basic authentication.")
+    # in another language the same line is an ordinary comment, kept
+    kotlin = Chunker().chunk("a.kt", "// MARK: Basic\n\nfun f() = 1\n", "kotlin")
+    assert "MARK:" in kotlin[0].content
+
+
+def test_swift_subscripts_and_deinit_are_functions_named_by_their_keyword() -> None:
+    body = "".join(f"        let part{k} = request.part{k}\n" for k in range(12))
+    source = ("final class Storage {\n    var values: [String: Any] = [:]\n\n    /// Reads a value by its key type.\n"
+              "    public subscript<Key>(_ key: Key.Type) -> Key.Value? {\n        get {\n" + body + "        }\n"
+              "    }\n\n    deinit {\n" + body + "    }\n}\n")
+    whole = Chunker().chunk("Sources/Vapor/Utilities/Storage.swift", source, "swift")
+    assert [(c.symbol, c.symbols) for c in whole] == [("Storage", ["Storage", "Storage.subscript", "Storage.deinit"])]
+    split = Chunker(max_tokens=200).chunk("Sources/Vapor/Utilities/Storage.swift", source, "swift")
+    subscript = next(c for c in split if c.symbol == "Storage.subscript")  # not `Storage.Key` (its result type)
+    assert subscript.kind == "function" and subscript.content.lstrip().startswith("/// Reads a value")
+    assert any(c.symbol == "Storage.deinit" and c.kind == "function" for c in split)
+
+
 def test_bash_functions_in_both_syntaxes_keep_their_comment_headers() -> None:
     source = ("#!/usr/bin/env bash\n# shellcheck shell=bash\n\n# Enables a plugin by name.\n# Usage: _enable-plugin NAME\n"
               "function _enable-plugin() {\n\t_enable-thing \"plugins\" \"plugin\" \"$1\"\n}\n\n"
@@ -883,6 +931,41 @@ def test_bash_functions_in_both_syntaxes_keep_their_comment_headers() -> None:
     assert set(functions) == {"_enable-plugin", "_disable_plugin"}
     assert functions["_enable-plugin"].content.startswith("# Enables a plugin by name.")
     assert functions["_disable_plugin"].start_line == 10
+
+
+def test_shell_functions_inside_a_group_or_an_if_are_the_files_own() -> None:
+    # nvm.sh wraps its 4,800 lines in `{ ... }` so that a half-downloaded copy never runs; scripts define a function
+    # per platform under `if`/`else`: both were line windows, not functions
+    body = "".join(f"  echo step{k}\n" for k in range(6))
+    source = ("# Node Version Manager\n{ # the whole script is downloaded\n\nNVM_DIR=~/.nvm\n\n# Prints its arguments.\n"
+              f"nvm_echo() {{\n{body}}}\n\nif command -v flock >/dev/null; then\n  run_locked() {{\n    flock \"$@\"\n  }}\n"
+              "elif command -v shlock >/dev/null; then\n  run_locked() {\n    shlock \"$@\"\n  }\nelse\n"
+              "  run_locked() {\n    \"$@\"\n  }\nfi\n\nif [ -n \"$DEBUG\" ]; then\n  set -x\nfi\n\n} # end\n")
+    chunks = Chunker().chunk("nvm.sh", source, "bash")
+    functions = [(c.symbol, c.start_line, c.end_line) for c in chunks if c.kind == "function"]
+    assert functions == [("nvm_echo", 6, 14), ("run_locked", 16, 19), ("run_locked", 20, 23), ("run_locked", 25, 27)]
+    assert chunks[0].kind == "module" and "NVM_DIR=~/.nvm" in chunks[0].content
+    assert any(c.kind == "module" and "set -x" in c.content for c in chunks)  # an `if` without functions stays code
+
+
+def test_a_long_shell_dispatcher_is_cut_at_its_subcommands() -> None:
+    # nvm's `nvm()` is a `case` over 1,500 lines, one branch per subcommand: each branch is a function named after its
+    # subcommand, the opening lines are the function, the default branch a part of it
+    def branch(word: str) -> str:
+        return f"    \"{word}\")\n" + "".join(f"      nvm_echo \"{word} step {k} of the work\"\n" for k in range(12)) + "    ;;\n"
+    source = ("nvm() {\n  local COMMAND\n  COMMAND=\"${1-}\"\n  shift\n  case $COMMAND in\n"
+              + branch("install") + "    \"use\" | \"u\")\n      nvm_change_path \"$PATH\"\n    ;;\n"
+              + branch("uninstall") + branch("ls") + branch("--version")
+              + "    *)\n      >&2 nvm --help\n      return 127\n    ;;\n  esac\n}\n")
+    chunker = Chunker(max_tokens=256)
+    spans = [(c.kind, c.symbol, c.start_line, c.end_line) for c in chunker.chunk("nvm.sh", source, "bash")]
+    assert spans == [("function", "nvm", 1, 5), ("function", "nvm.install", 6, 19), ("function", "nvm.use", 20, 22),
+                     ("function", "nvm.uninstall", 23, 36), ("function", "nvm.ls", 37, 50),
+                     ("function", "nvm.--version", 51, 64), ("part", "nvm", 65, 70)]
+    # a `case` on options, or one that fits a chunk, is the function's own logic
+    options = source.replace('"install")', "-i)").replace('"uninstall")', "-x)").replace('"ls")', "-l)")
+    assert [c.symbol for c in chunker.chunk("nvm.sh", options, "bash")] == ["nvm"] * 3
+    assert [c.symbol for c in Chunker(max_tokens=2048).chunk("nvm.sh", source, "bash")] == ["nvm"]
 
 
 def test_bats_tests_are_functions_named_by_their_titles() -> None:
@@ -1052,3 +1135,142 @@ int dict_size(const dict *d) { return d->size; }
     chunks = Chunker(max_tokens=512).chunk("dict.h", text, "c")
     assert [(c.symbol, c.kind, c.start_line, c.end_line) for c in chunks] == [
         ("", "module", 1, 2), ("dictForEach", "function", 4, 8), ("dict_size", "function", 10, 10)]
+
+
+CSHARP_DIRECTIVES = """namespace Packing
+{
+    public class Codec
+    {
+        #region Reading
+
+        /// <summary>Reads one frame from the stream and checks its length.</summary>
+        public int ReadFrame(byte[] buffer)
+        {
+            int length = buffer[0];
+            if (length > buffer.Length) throw new System.IO.InvalidDataException("frame longer than its buffer");
+            return length;
+        }
+
+        #endregion
+
+#if HAVE_BINARY_SERIALIZATION
+        /// <summary>Restores a codec from serialized state.</summary>
+#pragma warning disable SYSLIB0051
+        public Codec(System.Runtime.Serialization.SerializationInfo info, int version)
+        {
+            Version = version + info.MemberCount;
+        }
+#pragma warning restore SYSLIB0051
+#endif
+
+        /// <summary>Writes one frame, its length first, then its bytes.</summary>
+
+        public void WriteFrame(System.IO.Stream stream, byte[] frame)
+        {
+            stream.WriteByte((byte)frame.Length);
+            stream.Write(frame, 0, frame.Length);
+        }
+
+        public int Version { get; }
+    }
+}
+"""
+
+
+def test_csharp_directives_belong_to_the_member_below_them_and_make_no_chunk_of_their_own() -> None:
+    # `#region`, `#pragma`, `#if X` lines were chunks of their own (or cut a doc comment from its member); a doc
+    # comment above a blank line is still its member's (C#'s compiler reads it so)
+    chunks = Chunker(max_tokens=64).chunk("Codec.cs", CSHARP_DIRECTIVES, "csharp")
+    by_name = {c.symbol.rsplit(".", 1)[-1]: c for c in chunks if c.kind == "function"}
+    assert set(by_name) == {"ReadFrame", "Codec", "WriteFrame"}
+    assert by_name["ReadFrame"].content.lstrip().startswith("#region Reading\n\n        /// <summary>Reads one frame")
+    assert by_name["Codec"].content.startswith("#if HAVE_BINARY_SERIALIZATION\n        /// <summary>Restores a codec")
+    assert "public Codec(" in by_name["Codec"].content
+    assert by_name["WriteFrame"].content.lstrip().startswith("/// <summary>Writes one frame")
+    for chunk in chunks:
+        rest = [line for line in chunk.content.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+        assert rest and not hollow("\n".join(rest)), chunk.content
+
+
+def test_hash_lines_of_other_languages_stay_as_they_were() -> None:
+    # the same lines are comments in Python: a file of them keeps its chunk
+    text = "import os\n\n# region helpers\n# if the cache is cold, warm it\n#endregion\n\n\ndef warm():\n    return os.sep\n"
+    chunks = Chunker(max_tokens=512).chunk("warm.py", text, "python")
+    assert any("# if the cache is cold" in c.content for c in chunks)
+
+
+def test_a_csharp_partial_type_opened_only_to_hold_a_nested_one_makes_no_chunk_named_after_it() -> None:
+    # Dapper's SqlMapper.GridReader.cs: the `partial class SqlMapper {` lines define nothing; as a class chunk they
+    # answered `SqlMapper` before SqlMapper.cs, which defines it (as did 29 other files of the same shape)
+    members = "".join(
+        f"            /// <summary>Reads result set {i} as a list of rows.</summary>\n"
+        f"            public int Read{i}() {{ return reader.GetInt32({i}) + reader.FieldCount * {i}; }}\n\n"
+        for i in range(6))
+    text = ("namespace Dapper\n{\n    public static partial class SqlMapper\n    {\n"
+            "        public partial class GridReader\n        {\n            private int reader;\n\n"
+            f"{members}        }}\n    }}\n}}\n")
+    chunks = Chunker(max_tokens=64).chunk("SqlMapper.GridReader.cs", text, "csharp")
+    assert "Dapper.SqlMapper" not in {c.symbol for c in chunks}
+    header = next(c for c in chunks if c.symbol == "Dapper.SqlMapper.GridReader" and c.kind == "class")
+    assert header.content.lstrip().startswith("public partial class GridReader")
+    whole = Chunker(max_tokens=64).chunk("SqlMapper.cs", text.replace(" partial", ""), "csharp")
+    assert any(c.symbol == "Dapper.SqlMapper" and c.kind == "class" for c in whole)  # not partial: as it was
+
+TS_TYPE_ALIASES = '''import type { Action } from './actions'
+
+/**
+ * A reducer takes the state so far and an action, and returns the next state.
+ * It must be pure: no side effects, the same answer for the same arguments.
+ */
+export type Reducer<S = any, A extends Action = Action> = (state: S | undefined, action: A) => S
+
+type Listener = () => void
+
+export interface Unsubscribe {
+  (): void
+}
+'''
+
+
+def test_typescript_type_aliases_are_named_definitions() -> None:
+    # redux's src/types/reducers.ts: `export type Reducer<...> = ...` was a module chunk, named nothing
+    chunks = Chunker(512).chunk("src/types/reducers.ts", TS_TYPE_ALIASES, "typescript")
+    spans = {c.symbol: (c.kind, c.start_line, c.end_line) for c in chunks if c.symbol}
+    assert spans["Reducer"] == ("class", 3, 7)  # with its JSDoc
+    assert spans["Listener"] == ("class", 9, 9)  # a run of one alias: nothing to merge with
+    assert spans["Unsubscribe"] == ("class", 11, 13)
+    # zod's util.ts: a run of one-line aliases is one chunk naming each, not one chunk per line
+    run = "".join(f"export type Alias{k} = {{ field{k}: number }};\n" for k in range(4))
+    merged = Chunker(512).chunk("src/util.ts", run + "\nexport interface Shape {\n  size: number\n}\n", "typescript")
+    assert [(c.symbol, c.start_line, c.end_line) for c in merged] == [("Alias0", 1, 4), ("Shape", 6, 8)]
+    assert merged[0].symbols == [f"Alias{k}" for k in range(4)] and merged[0].kind == "class"
+    fields = "".join(f"  field{k}: string // what field {k} holds, long enough to fill the chunk\n" for k in range(12))
+    long = Chunker(max_tokens=64).chunk("options.ts", f"export type Options = {{\n{fields}}}\n", "typescript")
+    assert long[0].symbol == "Options" and long[0].kind == "class" and long[0].start_line == 1
+    assert len(long) > 1 and all(c.symbol == "Options" and c.kind == "part" for c in long[1:])
+
+
+def test_a_javascript_line_exporting_the_definition_above_joins_it() -> None:
+    # axios: `export default throttle;` after the function was a one-line chunk of its own (11 of 258 chunks)
+    source = ("import utils from './utils.js';\n\nfunction throttle(fn, freq) {\n  return fn;\n}\n\n"
+              "export default throttle;\n")
+    for language in ("javascript", "typescript"):
+        chunks = Chunker().chunk("lib/helpers/throttle.js", source, language)
+        assert [(c.symbol, c.start_line, c.end_line) for c in chunks] == [("", 1, 1), ("throttle", 3, 7)], language
+    methods = "".join(f"  method{k}(a, b) {{\n    return this.combine(a, b, {k}, 'method {k}');\n  }}\n" for k in range(3))
+    klass = f"class CancelToken {{\n{methods}}}\n\nexport default CancelToken;\n"
+    chunks = Chunker(max_tokens=48).chunk("lib/cancel/CancelToken.js", klass, "javascript")  # split into methods
+    assert [(c.symbol, c.end_line) for c in chunks][-1] == ("CancelToken.method2", 13)  # past the class's `}`
+    other = source.replace("export default throttle;", "export default debounce;")  # not the definition above
+    assert [c.end_line for c in Chunker().chunk("x.js", other, "javascript")][-1] == 7
+    assert [c.symbol for c in Chunker().chunk("x.js", other, "javascript")][-1] == ""
+
+
+def test_a_javascript_directive_alone_joins_the_definition_below_it() -> None:
+    # axios lib/helpers/bind.js: `'use strict';`, a blank line, the function: the directive was a chunk of its own
+    source = "'use strict';\n\nexport default function bind(fn, thisArg) {\n  return fn.bind(thisArg);\n}\n"
+    for language in ("javascript", "typescript"):
+        chunks = Chunker().chunk("lib/helpers/bind.js", source, language)
+        assert [(c.symbol, c.kind, c.start_line, c.end_line) for c in chunks] == [("bind", "function", 1, 5)]
+    with_imports = "'use strict';\n\nimport utils from './utils.js';\n\nfunction bind() {}\n"
+    assert Chunker().chunk("a.js", with_imports, "javascript")[0].kind == "module"  # the file's opening lines

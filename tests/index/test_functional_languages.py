@@ -258,6 +258,59 @@ def test_scala_supertypes_leave_out_type_and_constructor_parameters() -> None:
     assert cursor.implements == ["ACursor"]
 
 
+SCALA3 = """package demo
+
+/** Orders users by name. */
+given userOrdering: Ordering[User] with
+  def compare(a: User, b: User): Int = a.name.compare(b.name)
+
+/** Louder strings. */
+extension [A](xs: List[A])
+  def second: A = xs(1)
+  def third: A = xs(2)
+
+given Conversion[Int, Long] = _.toLong
+
+object Codecs:
+  given intCodec: Codec[Int] = new Codec[Int] {
+    def encode(i: Int): String = i.toString
+  }
+"""
+
+
+def test_scala_3_givens_and_extensions_are_named_chunks() -> None:
+    chunks = Chunker(512).chunk("core/src/main/scala-3/demo/Givens.scala", SCALA3, "scala")
+    by_symbol = {c.symbol: c for c in chunks}
+    ordering = by_symbol["userOrdering"]  # a given with a body is an instance of the type it gives
+    assert ordering.kind == "class" and ordering.implements == ["Ordering"]
+    assert ordering.content.startswith("/** Orders users by name. */") and "userOrdering.compare" in ordering.symbols
+    extension = by_symbol["List"]  # named after the type it adds methods to, as Swift's extensions are
+    assert extension.content.startswith("/** Louder strings. */") and extension.symbols == ["List", "List.second", "List.third"]
+    assert by_symbol["given_Conversion_Int_Long"].kind == "function"  # the compiler's name for an anonymous given
+    # a braceless object's declaration ends at its colon: the given below it names no supertype of Codecs
+    assert by_symbol["Codecs"].implements == [] and "Codecs.intCodec" in by_symbol["Codecs"].symbols
+
+
+def test_scala_3_enums_are_chunks_and_end_markers_no_chunks_of_their_own() -> None:
+    source = ("package demo\n\n/** Colours of a card. */\nenum Color(val rgb: Int):\n  case Red extends Color(0xFF0000)\n\n"
+              "  def hex: String = rgb.toHexString\nend Color\n\n/** A deck. */\ntrait Deck:\n  def draw(): Card\n"
+              "end Deck\n\nobject Logarithm:\n  def apply(d: Double): Double = math.log(d)\nend Logarithm\n")
+    chunks = Chunker(512).chunk("core/src/main/scala-3/demo/Color.scala", source, "scala")
+    assert [(c.kind, c.symbol) for c in chunks] == [
+        ("module", ""), ("class", "Color"), ("class", "Deck"), ("class", "Logarithm")]
+    assert chunks[1].content.startswith("/** Colours of a card. */") and chunks[1].symbols == ["Color", "Color.hex"]
+
+
+def test_a_backquoted_scala_name_is_the_name_inside() -> None:
+    source = ("object `Content-Type` {\n  def parse(s: String): `Content-Type` = ???\n}\n\n"
+              "final case class `Content-Type` private (mediaType: MediaType) extends Header.Single {\n"
+              "  def `with-charset`(c: Charset): `Content-Type` = this\n}\n")
+    chunks = Chunker(512).chunk("core/shared/src/main/scala/org/http4s/headers/Content-Type.scala", source, "scala")
+    assert [(c.symbol, c.symbols, c.implements) for c in chunks] == [
+        ("Content-Type", ["Content-Type", "Content-Type.parse"], []),  # not `Content` and `Type`
+        ("Content-Type", ["Content-Type", "Content-Type.with-charset"], ["Header", "Single"])]
+
+
 BEHAVIOUR = '''defmodule Store.Repo do
   @moduledoc "The behaviour of a store."
 

@@ -41,10 +41,11 @@ log = logging.getLogger(__name__)
 # Kinds of the tags that are types (and so may record bases): the outline's, and ctags' Rust impl blocks and traits.
 _TYPE_TAG_KINDS = TYPE_KINDS | RUST_BASE_KINDS
 CACHE_FILE = "definitions.json"
-CACHE_VERSION = 7  # 2: a type's bases (inherits); 3: Rust impl traits and supertraits as bases; 4: JS trees;
+CACHE_VERSION = 9  # 2: a type's bases (inherits); 3: Rust impl traits and supertraits as bases; 4: JS trees;
 # 5: variables of JS module-pattern wrappers; 6: Swift, Dart and Zig outlines, bats files, Lua's `M.f` as f in M;
-# 7: no PHP import aliases, PHP enums from the tree
-OUTLINES_ONLY = "7-outlines"  # 7: Lua's `M.f` as f in M, bats tests; the cache's version when no Universal Ctags was found: rebuilt once ctags is there
+# 7: no PHP import aliases, PHP enums from the tree; 8: ExUnit tests and describe blocks from the tree;
+# 9: Swift properties, subscripts and deinit, Scala 3 givens and extensions, Scala names without backquotes
+OUTLINES_ONLY = "9-outlines"  # 7: Lua's `M.f` as f in M, bats tests; 8: ExUnit tests; 9: Swift properties, Scala 3 givens; the cache's version when no Universal Ctags was found: rebuilt once ctags is there
 # A file listing is reused at most this long, and only while no known folder changed.
 LISTING_TTL_SECONDS = 30.0
 # How long find_references waits for an index that a background build holds before going around it.
@@ -52,7 +53,8 @@ BUSY_WAIT_SECONDS = 0.05
 # Files parsed per step of a build; each step's definitions are visible to lookups as soon as it ends.
 BUILD_BATCH_FILES = 1000
 # Types and callables first: they are what an agent looking for a definition usually means.
-_KIND_RANK = {"class": 0, "interface": 0, "struct": 0, "trait": 0, "enum": 0, "type": 1, "function": 1, "method": 1,
+_KIND_RANK = {"class": 0, "interface": 0, "struct": 0, "trait": 0, "enum": 0, "protocol": 0, "actor": 0,  # Swift's too
+              "type": 1, "function": 1, "method": 1,
               "constructor": 1, "module": 2, "namespace": 2}
 _SINGLE_LINE_KINDS = frozenset({"variable", "constant", "field", "property", "macro", "enumerator", "member",
                                 "label", "parameter", "local", "alias", "typedef", "externvar", "prototype"})

@@ -19,6 +19,8 @@ from code_intel.languages.grammar import (
     Grammar,
     bats_test,
     definition_word,
+    exunit_block,
+    scala_unquoted,
     zig_decl_kind,
 )
 from code_intel.languages.table import get_language
@@ -148,6 +150,8 @@ class _Walk:
         self.children = _children_to_visit(parsed, grammar, query=query)
         use_keywords = grammar.keywords and grammar.opaque and not query
         self.keyword_starts = _keyword_starts(parsed.source, grammar.keywords) if use_keywords else None
+        # an ExUnit test file, whose `describe "..."` blocks and `test "..."` calls are its definitions (as its chunks)
+        self.exunit = parsed.language == "elixir" and parsed.path.name.endswith("_test.exs")
 
     def may_hold_symbols(self, node: Node, start: int) -> bool:
         """False when nothing from `start` to the end of `node` can be a symbol: the node has no parse error and
@@ -164,6 +168,13 @@ class _Walk:
         for child in self.children(node):
             child_type = child.type
             kind = symbol_kind(grammar, child)
+            test = exunit_block(child) if self.exunit and kind is None and child_type == "call" else None
+            if test is not None:  # named by its title, which holds no definition's name node
+                kind = test[0]
+                symbol = SymbolNode(test[1], kind, child, scope)
+                out.append(symbol)
+                self.symbols(child, symbol.children, _join(scope, test[1]), kind, in_function or kind in FUNCTION_KINDS)
+                continue
             if kind is not None and child_type in _BODY_REQUIRED and child.child_by_field_name("body") is None:
                 kind = None  # `struct s;` or `struct s *p`: a mention of the type, not its definition
             if kind is not None:
@@ -178,6 +189,8 @@ class _Walk:
                 if child_type == "class_declaration" and parsed.language == "swift":  # also struct, enum, actor...
                     kind = _swift_type_kind(child)
                 name = parsed.text(name_node)
+                if parsed.language == "scala":  # ``object `Content-Type` `` is Content-Type
+                    name = scala_unquoted(name)
                 if child_type == "command":  # a bats test's title, without its quotes
                     name = name[1:-1]
                 symbol = SymbolNode(name, kind, child, scope)
@@ -194,7 +207,9 @@ class _Walk:
                     # (Lua's `M.f = function ... end` and `local f = function ... end`: the whole statement)
                     whole = child_type == "assignment_expression" or parsed.language == "lua"
                     anchor = (child if whole else name_node.parent) if var_kind == "function" else name_node
-                    symbol = SymbolNode(parsed.text(name_node), var_kind, anchor if anchor is not None else name_node, scope)
+                    text = parsed.text(name_node)
+                    text = scala_unquoted(text) if parsed.language == "scala" else text
+                    symbol = SymbolNode(text, var_kind, anchor if anchor is not None else name_node, scope)
                     if var_kind == "function" and parent_kind in TYPE_KINDS:
                         symbol.kind = "method"
                     out.append(symbol)

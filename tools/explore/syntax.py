@@ -16,11 +16,15 @@ from code_intel.core.errors import InvalidArgument
 from code_intel.core.fsutil import is_racy
 from code_intel.languages.grammar import (
     GRAMMARS,
+    KEYWORD_NAMED,
     Grammar,
+    computed_property,
     defined_name,
     instance_type,
     is_identifier_type,
+    keyword_name,
     macro_wrapped,
+    scala_extended_type,
 )
 from code_intel.languages.table import language_for, read_tree, script_file_language
 
@@ -154,6 +158,10 @@ def symbol_name_node(node: Node, language: str) -> Node | None:
         return defined_name(node)
     if node.type == "command":  # bash: a bats `@test "title" {`, named by its title (outline.symbol_kind)
         return node.named_children[1] if node.named_child_count > 1 else None
+    if node.type in KEYWORD_NAMED:  # Swift's `subscript(...)` and `deinit`
+        return keyword_name(node)
+    if node.type == "extension_definition":  # Scala 3: `extension (s: String)` is named by the type it extends
+        return scala_extended_type(node)
     if node.type == "instance":  # Haskell: named by its type, as a Rust impl
         return instance_type(node) or node.child_by_field_name("name")
     named = node.child_by_field_name("name")
@@ -218,6 +226,12 @@ def variable_names(node: Node, language: str) -> list[tuple[Node, str, Node | No
             else:
                 kind = "field" if node.type == "field_declaration" else "variable"
             out.append((name, kind, None))
+        return out
+    if language == "swift":  # `let x = 1` (a variable), `var session: Session { ... }` (a property, computed)
+        pattern = node.child_by_field_name("name")
+        name = next((c for c in pattern.named_children if c.type == "simple_identifier"), None) if pattern else None
+        if name is not None:
+            out.append((name, "property" if computed_property(node) else "variable", node.child_by_field_name("value")))
         return out
     if language == "scala":  # `val x: Int = 1`, `implicit val instance: Monad[Id] = ...`; a tuple pattern defines no name
         pattern = node.child_by_field_name("pattern")

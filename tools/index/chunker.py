@@ -23,11 +23,17 @@ from code_intel.languages.grammar import (
     FUNCTION_KINDS,
     bats_test,
     call_word,
+    computed_property,
     defined_name,
     definition_word,
     exunit_block,
     instance_type,
+    keyword_name,
     macro_wrapped,
+    scala_extended_type,
+    scala_given_name,
+    scala_unquoted,
+    subcommands,
     zig_container,
     zig_decl_kind,
 )
@@ -50,6 +56,8 @@ CLASS_TYPES = frozenset({
     "enum_specifier", "union_specifier",  # C/C++: `enum class value_t : std::uint8_t {...}`, `union json_value`
     "mixin_declaration", "extension_declaration",  # Dart
     "package_object",  # Scala's `package object cats { ... }`: the package's own definitions
+    "enum_definition",  # Scala 3's `enum Color:`
+    "type_alias_declaration",  # TypeScript's `type Reducer<S> = (state: S, action: A) => S`, named as an interface is
 })
 # Dart writes a function as two siblings, its signature and then its body: the definition spans both
 SIGNATURE_TYPES = frozenset({"function_signature", "method_signature"})
@@ -65,9 +73,12 @@ _C_TYPES = frozenset({"class_specifier", "struct_specifier", "union_specifier", 
 # `NLOHMANN_JSON_NAMESPACE_BEGIN`, a C# `#if` between a type's modifiers) leaves an ERROR node around the
 # definitions after it, which are still read inside.
 ERROR_SCOPES = frozenset({"c", "cpp", "csharp"})
-# Grammars whose `if` statements between definitions guard definitions (Laravel's helpers.php: `if (!
-# function_exists('blank')) { function blank($value) {...} }`): the functions inside are the file's own.
-GUARD_SCOPES = frozenset({"php"})
+# Statements between definitions that hold definitions, per language: the definitions inside are the file's own,
+# under no name. PHP's guards (Laravel's helpers.php: `if (! function_exists('blank')) { function blank($value) {...}
+# }`); a shell script wrapped in one `{ ... }` group so that a half-downloaded copy never runs (nvm.sh: 4,800 lines,
+# every function inside it) or defining its functions under an `if` (a different `flock` wrapper per platform).
+GUARD_SCOPES = {"php": frozenset({"if_statement"}),
+                "bash": frozenset({"compound_statement", "if_statement", "elif_clause", "else_clause"})}
 # A C/C++ line holding only a macro (`FMT_BEGIN_NAMESPACE`, `NLOHMANN_JSON_NAMESPACE_BEGIN`, `G_BEGIN_DECLS`,
 # `ABSL_DEPRECATE_AND_INLINE()`) opens or closes a scope the grammar cannot see or annotates the next definition, and
 # the grammar reads that definition as a declaration of the macro: such lines are parsed as blank (the chunks keep the
@@ -98,6 +109,18 @@ LANGUAGE_DEFINITIONS = {
 # Nodes that stand before a definition as its siblings and belong to it, as a doc comment does: Haskell's `-- |`
 # and its type signature, Dart's `@override`.
 LEAD_TYPES = {"haskell": frozenset({"haddock", "signature"}), "dart": frozenset({"annotation"})}
+# C# directives that stand between a doc comment and the member it documents, or open a section above it
+# (`#pragma warning disable`, `#region Reading`, `#nullable enable`): they belong to the run of comments above a
+# definition as its lines do. tree-sitter ends each at column 0 of the next row; the run reads its own last row.
+DIRECTIVE_LEADS = {"csharp": frozenset({
+    "preproc_pragma", "preproc_nullable", "preproc_region", "preproc_endregion", "preproc_define", "preproc_undef",
+    "preproc_warning", "preproc_error", "preproc_line",
+})}
+# The words a C# partial type's opening may hold besides its name (`public static partial class SqlMapper {`)
+PARTIAL_SHELL_WORDS = frozenset({
+    "public", "private", "protected", "internal", "static", "abstract", "sealed", "unsafe", "readonly", "ref", "new",
+    "file", "partial", "class", "struct", "interface", "record",
+})
 # Doc comments that may end the last line of such a run and keep it (Haskell's `-- ^` after a signature's result).
 TRAILING_DOCS = frozenset({"haddock"})
 # Languages whose indented bodies run on over the comments and blank lines after them (Scala: `def f =` and its
@@ -109,6 +132,15 @@ CLAUSE_LANGUAGES = frozenset({"elixir", "haskell"})
 # Languages whose tiny sibling definitions merge into one chunk naming them all, as `merge_tiny=True` does everywhere
 # (Haskell's one-line `instance ToJSON Int where` declarations would otherwise fill the top ten by the hundred).
 MERGE_TINY_LANGUAGES = frozenset({"haskell"})
+# JavaScript's line exporting the definition right above it (`export default throttle;`, `module.exports = Foo;`), a
+# chunk of its own before: it joins that definition (or the last method of that class).
+EXPORT_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
+_EXPORT_OF = re.compile(r"(?:export\s+default|module\.exports\s*=)\s+([A-Za-z_$][\w$]*)\s*;?")
+# ... and a file's directive alone above its first definition (`'use strict';`, `"use client";`) joins that definition
+_DIRECTIVE = re.compile(r"""(['"])use [a-z ]+\1;?""")
+# Definitions that merge so in any language: a run of TypeScript's one-line `type X = A | B` aliases (zod's util.ts
+# holds dozens) stays one chunk naming each, as the loose lines it was before aliases were named.
+TINY_SIBLING_TYPES = frozenset({"type_alias_declaration"})
 # Languages whose declaration line names no supertype (`defmodule Phoenix.Router do`: Phoenix is its namespace;
 # `data Shape = Circle Double`: constructors).
 NO_DECLARED_SUPERTYPES = frozenset({"elixir", "haskell"})
@@ -134,6 +166,20 @@ HOLLOW_WORDS = frozenset({
 _WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CLOSING_DIRECTIVE = re.compile(
     r"^[ \t]*(?:#[ \t]*(?:endif|else)[ \t]*(?:(?://|/\*).*)?|\}[ \t]*//[ \t]*namespace\b.*)$", re.M)
+
+
+# Lines that are no chunk of their own when nothing but them and closing braces lies between two definitions:
+# Swift's section banners (`// MARK: - Private`, Xcode's jump-bar entries; alone they were a chunk each, 76 of
+# vapor's and alamofire's 2,708 chunks and 39 more inside split types), Scala 3's end markers (`end Deck`), which the
+# grammar leaves outside the definition they close, and C#'s directives (`#endregion`, `#if HAVE_ASYNC`, `#pragma
+# warning restore 618`, `#endif` then `}`)
+MARKER_LINES = {"swift": re.compile(r"[ \t]*//[ \t]*MARK:"), "scala": re.compile(r"[ \t]*end(?:[ \t]+\S+)?[ \t]*$"),
+                "csharp": re.compile(r"[ \t]*#")}
+
+
+def _markers_only(text: str, language: str) -> bool:
+    marker = MARKER_LINES.get(language)
+    return marker is not None and hollow("\n".join(line for line in text.splitlines() if not marker.match(line)))
 
 
 def hollow(text: str) -> bool:
@@ -186,12 +232,16 @@ def supertypes(chunk: Chunk) -> list[str]:
         return []
     lines, at = _declaration(chunk)
     tail = lines[at : at + 3]
-    end = next((i for i, line in enumerate(tail) if "{" in line), 0)
+    # the body opens at a brace, or in Scala 3 at a line ending in a colon (`object Codecs:`)
+    end = next((i for i, line in enumerate(tail)
+                if "{" in line or (chunk.language == "scala" and line.rstrip().endswith(":"))), 0)
     text = re.split(r"\{|\bwhere\b", " ".join(tail[: end + 1]), maxsplit=1)[0]
     generics = TYPE_PARAMETERS.get(chunk.language, _GENERICS)
     while (bare := generics.sub(" ", text)) != text:  # type parameters and their bounds are not supertypes
         text = bare
     text = _PHP_NAMESPACE.sub("", text)
+    if chunk.language == "scala":  # its own backquoted name (``class `Content-Type` ``) is not two supertypes
+        text = text.replace(f"`{chunk.symbol.rsplit('.', 1)[-1]}`", " ")
     own = chunk.symbol.rsplit(".", 1)[-1]
     return [w for w in dict.fromkeys(_NAME.findall(text)) if w != own and not w.islower()][:SUPERTYPES]
 
@@ -232,6 +282,7 @@ class _Piece:
     decl: int | None = None  # row of the definition's own first line, below its doc comment (start if None)
     implements: list[str] = field(default_factory=list)  # Chunk.implements
     opening: int | None = None  # a split class: the row of its own doc (Elixir's `@moduledoc`), which its header holds
+    sibling: bool = False  # a tiny definition that merges with tiny neighbours of its kind (TINY_SIBLING_TYPES)
 
 
 def _scoped_name(node: Any) -> str:
@@ -502,6 +553,8 @@ def _body(node: Any) -> Any:
     zig = zig_container(node)
     if zig is not None:
         return zig
+    if node.type == "extension_definition":  # Scala 3: its methods are its own children (the `body` field is one)
+        return node
     block_body = _constant_block_body(node)
     if block_body is not None:
         return block_body
@@ -563,6 +616,17 @@ def _namespace_only(node: Any) -> bool:
     body = _body(node)
     inside = [c for c in body.named_children if not c.type.endswith("comment")] if body is not node else []
     return bool(inside) and all(c.type in ("class", "module") or _constant_block_body(c) is not None for c in inside)
+
+
+def _partial_holder(node: Any) -> bool:
+    """A C# partial type whose part in this file holds only nested types (Dapper's SqlMapper.ITypeHandler.cs): it
+    scopes their names, as a namespace does; the type is defined where its members are."""
+    if not any(c.type == "modifier" and c.text == b"partial" for c in node.children):
+        return False
+    body = _body(node)
+    inside = [c for c in body.named_children if not c.type.endswith("comment")] if body is not node else []
+    return bool(inside) and all(c.type in CLASS_TYPES or c.type in ("enum_declaration", "delegate_declaration")
+                                for c in inside)
 
 
 def _ruby_branches(node: Any) -> list[Any]:
@@ -668,6 +732,21 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
         return zig, _node_name(target), target
     if target.type == "preproc_function_def" and target.end_point[0] - target.start_point[0] >= MACRO_FUNCTION_ROWS:
         return "function", _node_name(target), target
+    keyword = keyword_name(target)  # Swift's `subscript(...)`, `deinit`
+    if keyword is not None:
+        return "function", keyword.type, target
+    # Swift's file-level `public var Bcrypt: BCryptDigest { .init() }`, a global function in all but syntax; inside
+    # a type a computed property stays part of it (as functions of their own, one-line `var x: T { ... }` members
+    # split alamofire's and vapor's classes into tiny chunks that crowded their top tens)
+    if computed_property(target) and target.parent is not None and target.parent.type == "source_file":
+        return "function", _node_name(target), target
+    if target.type == "given_definition":  # Scala 3: `given Ordering[User] with ...` is an instance of its own
+        body = target.child_by_field_name("body")
+        return "class" if body is not None and body.type == "with_template_body" else "function", \
+            scala_given_name(target), target
+    extended = scala_extended_type(target)  # Scala 3's `extension (s: String)`: methods added to String
+    if extended is not None:
+        return "class", _node_name(extended) or extended.text.decode("utf-8", "replace"), target
     if target.type in _C_TYPES and target.child_by_field_name("body") is None:
         return None  # a declaration (`template <typename Context> class basic_format_args;`), defined elsewhere
     if target.type in PREPROC_TYPES:
@@ -693,6 +772,12 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
     if arrow_name:
         return "function", arrow_name, target
     return None
+
+
+def _property_members(qualified: str, body: Any) -> list[str]:
+    """Swift's computed properties in a type's body (`Request.session`): they stay in the type's chunk (whole, or its
+    header when split) and are named among its members there."""
+    return [f"{qualified}.{_node_name(c)}" for c in body.named_children if computed_property(c)]
 
 
 def _blank(match: re.Match[str]) -> str:
@@ -763,6 +848,10 @@ class Chunker:
         pieces: list[_Piece] = []
         language = self._language
         lead_types = LEAD_TYPES.get(language, frozenset())
+        directives = DIRECTIVE_LEADS.get(language, frozenset())
+        # the condition of a C# `#if X` around definitions: its line opens the run of the definition below it
+        condition = container.child_by_field_name("condition") if directives and container.type in PREPROC_TYPES \
+            else None
         doc_start: int | None = lead_in[0] if lead_in else None  # first row of the comment run above the child
         doc_end = previous_end = lead_in[1] if lead_in else -1
         attribute_end = -2  # last row of an Elixir `@doc` or `@spec` ending the run: blank lines after it keep the run
@@ -773,18 +862,20 @@ class Chunker:
             # the last row the run reaches: the line below it, or below the blank lines after an attribute
             reach = doc_end + 1 + (_blank_run(lines, doc_end + 1) if doc_end == attribute_end else 0)
             attribute = _lead_attribute(child) or child.type in lead_types
-            if child.type.endswith("comment") or attribute:
+            directive = child.type in directives or (condition is not None and child.start_byte == condition.start_byte)
+            if child.type.endswith("comment") or attribute or directive:
                 # a comment that opens its own line and touches the run above continues it (Go's `//` lines)
                 own_line = child.start_point[0] > previous_end
+                child_end = _last_row(child, lines) if directive else child.end_point[0]
                 if own_line and doc_start is not None and child.start_point[0] <= reach:
-                    doc_end = child.end_point[0]
+                    doc_end = child_end
                 elif own_line:
-                    doc_start, doc_end = child.start_point[0], child.end_point[0]
+                    doc_start, doc_end = child.start_point[0], child_end
                 elif doc_start is None or child.type not in TRAILING_DOCS or child.start_point[0] != doc_end:
                     doc_start = None
-                doc_end = max(doc_end, child.end_point[0]) if doc_start is not None else doc_end  # a kept `-- ^`
-                attribute_end = child.end_point[0] if attribute else -2
-                previous_end = child.end_point[0]
+                doc_end = max(doc_end, child_end) if doc_start is not None else doc_end  # a kept `-- ^`
+                attribute_end = child_end if attribute else -2
+                previous_end = child_end
                 continue
             lead = doc_start if doc_start is not None and child.start_point[0] <= reach + self._doc_gap(
                 lines, doc_end, child) else None
@@ -807,15 +898,19 @@ class Chunker:
                 own_end, inside_test = bats[1].end_point[0], bats[1].end_byte
             exunit = exunit_block(child) if self._exunit else None
             unnamed = (child.type == "ERROR" and language in ERROR_SCOPES) or (
-                child.type == "if_statement" and language in GUARD_SCOPES)
+                child.type in GUARD_SCOPES.get(language, ()))
             found = ("scope", "", child) if unnamed \
                 else ("function", bats[0], child) if bats is not None \
                 else (*exunit, child) if exunit is not None else _classify(child, LANGUAGE_DEFINITIONS.get(language, {}))
             if found is None:
                 continue
             kind, name, node = found
+            if kind == "class" and directives and _partial_holder(node):
+                kind = "scope"  # `partial class SqlMapper { interface ITypeHandler {...} }`: the nested type's chunk
             if node.type in ("class", "module"):  # Ruby's `class Thor::Runner`: Runner under Thor, as when nested
                 name = name.replace("::", ".")
+            if language == "scala":  # a backquoted name is the name inside (http4s' ``object `Content-Type` ``)
+                name = scala_unquoted(name)
             receiver = _go_receiver(node) or ("" if scope else _kotlin_receiver(node))  # top-level extensions
             qualified = ".".join([*scope, receiver, name] if receiver else [*scope, name]) if name else ".".join(scope)
             # a doc comment (Go `//` lines, JSDoc, Rust `///`, Javadoc) belongs to the definition it documents
@@ -829,7 +924,13 @@ class Chunker:
                     and self._tokens(lines, last.start, end) <= self.max_tokens:
                 last.end = end  # the next clause of the function above (`def f(0)`, `def f(n)`): one function
             elif kind == "function":
-                pieces.append(_Piece(start, end, qualified, "function", [qualified], decl=decl))
+                branches = subcommands(node) if language == "bash" and self._tokens(
+                    lines, start, end) > self.max_tokens else []
+                if branches:
+                    pieces.extend(self._dispatcher(_Piece(start, end, qualified, "function", [qualified], decl=decl),
+                                                   branches, lines))
+                else:
+                    pieces.append(_Piece(start, end, qualified, "function", [qualified], decl=decl))
             elif kind == "scope":
                 body = _body(node)
                 lead_in = _comments_before(body, node) if body is not node or not lead_types \
@@ -839,22 +940,46 @@ class Chunker:
                 # the methods inside stay findable by name through the class chunk
                 inner = self._collect(_body(node), [*scope, name], lines, [])
                 names = [qualified] + [s for p in inner for s in p.symbols if s != qualified]
+                names += _property_members(qualified, _body(node))
                 pieces.append(_Piece(start, end, qualified, "class", list(dict.fromkeys(names)), decl=decl,
-                                     implements=_impl_trait(node)))
+                                     implements=_impl_trait(node), sibling=node.type in TINY_SIBLING_TYPES))
             else:
                 body = _body(node)
                 inner = self._collect(body, [*scope, name], lines, owners, _comments_before(body, node))
-                owners.append(_Piece(start, end, qualified, "class", [qualified], decl=decl,
+                named = [qualified, *_property_members(qualified, body)]  # the header chunk lists them
+                owners.append(_Piece(start, end, qualified, "class", named, decl=decl,
                                      implements=_impl_trait(node), opening=_module_doc_row(body)))
                 pieces.extend(inner)
+        return pieces
+
+    @staticmethod
+    def _dispatcher(function: _Piece, branches: list[tuple[str, Any]], lines: list[str]) -> list[_Piece]:
+        """A shell dispatcher too long for one chunk: its opening lines (to the first branch) are the function, each
+        subcommand's branch a function of its own named after it (`nvm.use`: what `nvm use` runs), and what lies
+        between or after them (a default `*)` branch) parts of the function."""
+        name, decl = function.symbol, function.decl
+        first = branches[0][1].start_point[0]
+        pieces = [_Piece(function.start, first - 1, name, "function", [name], decl=decl)]
+        row = first
+        for label, item in branches:
+            if item.start_point[0] > row and not hollow("\n".join(lines[row : item.start_point[0]])):
+                pieces.append(_Piece(row, item.start_point[0] - 1, name, "part", [name], decl=decl))
+            pieces.append(_Piece(item.start_point[0], item.end_point[0], f"{name}.{label}", "function",
+                                 [f"{name}.{label}"]))
+            row = item.end_point[0] + 1
+        if row <= function.end and not hollow("\n".join(lines[row : function.end + 1])):
+            pieces.append(_Piece(row, function.end, name, "part", [name], decl=decl))
         return pieces
 
     def _doc_gap(self, lines: list[str], doc_end: int, child: Any) -> int:
         """Ruby's RDoc style often leaves one blank line between a method's comment and its `def` (net-http-persistent:
         `##`, the comment, a blank line, `def reload`): the comment is still the method's doc, not a loose part of the
         class that outranks the method and misses its span. 1 then, else 0. Methods only: above a class or module the
-        comment is as often the file's magic comment (`# frozen_string_literal: true`)."""
+        comment is as often the file's magic comment (`# frozen_string_literal: true`). C#'s `///` doc comment keeps
+        its member across any blank lines, as C#'s compiler reads it."""
         start = child.start_point[0]
+        if self._language in DIRECTIVE_LEADS and 0 <= doc_end < len(lines) and lines[doc_end].lstrip().startswith("///"):
+            return _blank_run(lines, doc_end + 1)
         return int(self._language == "ruby" and child.type in ("method", "singleton_method") and start == doc_end + 2
                    and not lines[doc_end + 1].strip())
 
@@ -881,9 +1006,11 @@ class Chunker:
                 row += 1
             end = row - 1
             text = "\n".join(lines[start : end + 1])
-            if text.strip() and not hollow(text):
+            if text.strip() and not hollow(text) and not _markers_only(text, self._language):
                 if owner is None:
                     gaps.append(_Piece(start, end, "", "module", [], gap=True))
+                elif self._partial_shell(text, owner.symbol):
+                    pass  # `partial class SqlMapper {` around a nested type in SqlMapper.GridReader.cs defines nothing
                 elif start <= opening(owner) <= end if opening(owner) >= 0 else not any(g.symbol == owner.symbol
                                                                                            for g in gaps):
                     # the owner's first gap holds its opening lines, or the one holding its doc when it has one (an
@@ -894,6 +1021,7 @@ class Chunker:
                     inner = sorted(pieces + owners, key=lambda p: p.start)  # a split class inside is a member too
                     members = [p.symbol for p in inner if p.symbol.startswith(owner.symbol + ".")
                                and "." not in p.symbol[len(owner.symbol) + 1:]]
+                    members += owner.symbols[1:]  # names that are no piece of their own (_property_members)
                     gaps.append(_Piece(start, end, owner.symbol, "class", [owner.symbol, *dict.fromkeys(members)],
                                        gap=True, header=True, decl=owner.decl, implements=owner.implements))
                 else:  # later leftovers (a field, a section banner) are parts of the class, not its definition;
@@ -902,6 +1030,15 @@ class Chunker:
                                        header=start < opening(owner)))
         out = sorted(pieces + gaps, key=lambda p: (p.start, p.end))
         return [self._trim(p, lines) for p in out if self._tokens(lines, p.start, p.end) >= 4 or p.kind != "module"]
+
+    def _partial_shell(self, text: str, symbol: str) -> bool:
+        """The opening of a C# partial type and nothing else (`public static partial class SqlMapper` and its `{`):
+        one file of a type split over several, holding other definitions. As a class chunk it took the type's name
+        from the file that defines it (Dapper's 30 `SqlMapper.*.cs` files each opened `SqlMapper` again)."""
+        if self._language not in DIRECTIVE_LEADS:
+            return False
+        words = set(_WORDS.findall(text))
+        return "partial" in words and words <= PARTIAL_SHELL_WORDS | {symbol.rpartition(".")[2]}
 
     @staticmethod
     def _owner(owners: list[_Piece], row: int) -> _Piece | None:
@@ -963,9 +1100,13 @@ class Chunker:
             if merged:
                 last = merged[-1]
                 last_small = self._tokens(lines, last.start, last.end) < self.min_tokens
-                both_small = (self.merge_tiny or self._language in MERGE_TINY_LANGUAGES) and last_small and self._tokens(lines, p.start, p.end) < self.min_tokens
+                siblings = self.merge_tiny or self._language in MERGE_TINY_LANGUAGES or (last.sibling and p.sibling)
+                both_small = siblings and last_small and self._tokens(lines, p.start, p.end) < self.min_tokens
                 # a short comment or class header reads best with the definition that follows it
                 lead_in = last_small and last.gap and not last.header and not p.gap and last.end + 1 == p.start
+                lead_in = lead_in or (last.gap and not p.gap and self._language in EXPORT_LANGUAGES
+                                      and _DIRECTIVE.fullmatch(" ".join(lines[last.start : last.end + 1]).strip())
+                                      is not None and not "".join(lines[last.end + 1 : p.start]).strip())
                 fits = self._tokens(lines, last.start, p.end) <= self.max_tokens
                 if (both_small or lead_in) and fits and p.kind != "part" and last.end < p.start:
                     last.end = p.end
@@ -975,6 +1116,13 @@ class Chunker:
                     else:
                         last.symbols = last.symbols + [s for s in p.symbols if s not in last.symbols]
                     last.implements = last.implements + [t for t in p.implements if t not in last.implements]
+                    continue
+                exported = _EXPORT_OF.fullmatch(" ".join(lines[p.start : p.end + 1]).strip()) \
+                    if p.gap and p.kind == "module" and self._language in EXPORT_LANGUAGES else None
+                if exported and any(s == exported.group(1) or s.startswith(exported.group(1) + ".") for s in last.symbols) \
+                        and fits \
+                        and hollow("\n".join(lines[last.end + 1 : p.start])):  # blank lines, a class's `}`
+                    last.end = p.end
                     continue
             merged.append(p)
         return merged

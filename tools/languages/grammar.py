@@ -5,6 +5,7 @@ Node type names are those of tree-sitter-language-pack 0.13; every table here is
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -159,6 +160,37 @@ def bats_test(node: Any) -> tuple[str, Any] | None:
     return None
 
 
+_SUBCOMMAND = re.compile(r"""["']?-{0,2}[A-Za-z][\w-]*["']?""")
+
+
+def subcommands(function: Any) -> list[tuple[str, Any]]:
+    """The branches of a shell command's dispatcher, each with the subcommand it handles: a `case` on a word that
+    fills at least half of the function's body, whose branches are labelled by words, four or more of them not
+    options (nvm's `nvm()`: `"install" | "i")`, `"use")`, `"--version" | "-v")`, ... over 1,500 lines), a default
+    `*)` aside. Empty for any other function: a `case` on options (`-c)`), on platforms or on a few values is part of
+    the function's own logic."""
+    body = function.child_by_field_name("body")
+    if function.type != "function_definition" or body is None:
+        return []
+    rows = function.end_point[0] - function.start_point[0] + 1
+    for statement in body.named_children:
+        if statement.type != "case_statement" or 2 * (statement.end_point[0] - statement.start_point[0] + 1) < rows:
+            continue
+        branches = []
+        for item in statement.named_children:
+            if item.type != "case_item":
+                continue
+            label = item.child_by_field_name("value")
+            text = (label.text or b"").decode("utf-8", "replace") if label is not None else ""
+            if text == "*":
+                continue
+            if not _SUBCOMMAND.fullmatch(text):
+                return []
+            branches.append((text.strip("\"'"), item))
+        return branches if sum(not label.startswith("-") for label, _ in branches) >= 4 else []
+    return []
+
+
 _C_FAMILY_CALLS: dict[str, str | None] = {"call_expression": "function"}
 
 GRAMMARS: dict[str, Grammar] = {
@@ -293,8 +325,9 @@ GRAMMARS: dict[str, Grammar] = {
         symbols={
             "class_declaration": "class", "protocol_declaration": "protocol", "function_declaration": "function",
             "protocol_function_declaration": "function", "init_declaration": "constructor",
-            "typealias_declaration": "type",
+            "typealias_declaration": "type", "subscript_declaration": "function", "deinit_declaration": "function",
         },
+        variables=frozenset({"property_declaration"}),  # `let`/`var`, stored or computed (syntax.variable_names)
         calls={"call_expression": None},
     ),
     # Lua's `function M.f()` is named `M.f` (its name field holds the whole dotted name); Bash's `f() {...}`
@@ -317,6 +350,7 @@ GRAMMARS: dict[str, Grammar] = {
             "class_definition": "class", "object_definition": "object", "trait_definition": "trait",
             "package_object": "object", "enum_definition": "enum", "function_definition": "function",
             "function_declaration": "function", "type_definition": "type",
+            "given_definition": "object", "extension_definition": "extension",  # Scala 3
         },
         variables=frozenset({"val_definition", "var_definition"}),
         calls={"call_expression": "function"},
@@ -361,6 +395,54 @@ def zig_decl_kind(node: Any) -> str | None:
     if any(c.type == "FnProto" for c in node.named_children):
         return "function"
     return "struct" if zig_container(node) is not None else None
+
+
+# Swift members named by their keyword alone (`subscript(key: String) -> Value?`, `deinit { }`): the grammar's
+# `name` field of a subscript holds its result type
+KEYWORD_NAMED = frozenset({"subscript_declaration", "deinit_declaration"})
+
+
+def keyword_name(node: Any) -> Any:
+    """The keyword token that names a KEYWORD_NAMED definition (`subscript`, `deinit`), else None."""
+    if node.type not in KEYWORD_NAMED:
+        return None
+    return next((c for c in node.children if not c.is_named and c.type in ("subscript", "deinit")), None)
+
+
+def computed_property(node: Any) -> bool:
+    """Swift's `var session: Session { ... }`: a property whose value a body computes, a function in all but syntax
+    (vapor's `Request+Session.swift` adds `req.session` so); a stored `let x = 1` is not one."""
+    return node.type == "property_declaration" and node.child_by_field_name("computed_value") is not None
+
+
+def scala_unquoted(name: str) -> str:
+    """A Scala name without the backquotes that let it hold any character (``object `Content-Type` `` is
+    Content-Type, the name an agent asks for)."""
+    return name[1:-1] if len(name) > 2 and name[0] == name[-1] == "`" else name
+
+
+def scala_given_name(node: Any) -> str:
+    """A Scala 3 `given`'s name: its own (`given intCodec: Codec[Int] = ...`), else the one the compiler makes from
+    its type (`given Ordering[User] with ...` is `given_Ordering_User`)."""
+    named = node.child_by_field_name("name")
+    if named is not None:
+        return (named.text or b"").decode("utf-8", "replace")
+    given_type = node.child_by_field_name("return_type")
+    words = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", (given_type.text or b"").decode("utf-8", "replace")) if given_type else []
+    return "_".join(["given", *words])
+
+
+def scala_extended_type(node: Any) -> Any:
+    """The type a Scala 3 `extension (s: String)` adds its methods to (its first parameter's type, without type
+    arguments: `extension [A](xs: List[A])` extends List), or None."""
+    if node.type != "extension_definition":
+        return None
+    parameters = node.child_by_field_name("parameters")
+    first = parameters.named_children[0] if parameters is not None and parameters.named_child_count else None
+    extended = first.child_by_field_name("type") if first is not None else None
+    while extended is not None and extended.type == "generic_type":
+        extended = extended.child_by_field_name("type") or extended.named_children[0]
+    return extended
 
 
 def node_category(node_type: str) -> str | None:

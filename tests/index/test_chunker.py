@@ -1274,3 +1274,48 @@ def test_a_javascript_directive_alone_joins_the_definition_below_it() -> None:
         assert [(c.symbol, c.kind, c.start_line, c.end_line) for c in chunks] == [("bind", "function", 1, 5)]
     with_imports = "'use strict';\n\nimport utils from './utils.js';\n\nfunction bind() {}\n"
     assert Chunker().chunk("a.js", with_imports, "javascript")[0].kind == "module"  # the file's opening lines
+
+
+def test_an_unnamed_javascript_default_export_is_named_after_its_file() -> None:
+    # axios lib/helpers/resolveConfig.js: `export default (config) => {...}` was a module chunk nobody could name
+    imports = "import utils from '../utils.js';\n\n"
+    body = "{\n  const merged = utils.merge({}, config);\n  return merged;\n}"
+    for export in (f"export default (config) => {body};", f"export default async (config) => {body};",
+                   f"export default function (config) {body}", f"module.exports = function (config) {body};"):
+        for language in ("javascript", "typescript"):
+            chunks = Chunker().chunk("lib/helpers/resolveConfig.js", imports + export + "\n", language)
+            assert [(c.symbol, c.kind, c.start_line, c.end_line) for c in chunks] == [
+                ("", "module", 1, 1), ("resolveConfig", "function", 3, 6)], (export, language)
+    arrow = imports + f"export default (config) => {body};\n"
+    assert Chunker().chunk("lib/platform/index.js", arrow, "javascript")[-1].symbol == "platform"  # the folder's
+    assert Chunker().chunk("lib/platform/index.d.ts", arrow, "typescript")[-1].symbol == "platform"
+    assert Chunker().chunk("lib/helpers/resolve-config.js", arrow, "javascript")[-1].symbol == ""  # no identifier
+    named = imports + f"module.exports = function resolve(config) {body};\n"
+    assert Chunker().chunk("lib/helpers/resolveConfig.js", named, "javascript")[-1].symbol == "resolve"
+    for value in ("export default 42;", "module.exports = require('./lib/axios');", "exports.run = (x) => x;"):
+        chunks = Chunker().chunk("lib/helpers/resolveConfig.js", imports + value + "\n", "javascript")
+        assert [c.symbol for c in chunks] == [""], value  # not a function: the file's lines, as before
+
+
+def test_functions_of_an_exported_javascript_object_are_its_members() -> None:
+    # axios lib/adapters/adapters.js: `export default { getAdapter: (adapters) => {...}, adapters: knownAdapters }`
+    members = ("  getAdapter: (adapters) => {\n    return adapters.map((name) => knownAdapters[name]);\n  },\n"
+               "  resolve(name) {\n    return knownAdapters[name] || null;\n  },\n"
+               "  names: function () {\n    return Object.keys(knownAdapters);\n  },\n"
+               "  adapters: knownAdapters\n")
+    head = "import xhr from './xhr.js';\n\nconst knownAdapters = {xhr};\n\n"
+    for opening, closing in (("export default {\n", "};\n"), ("module.exports = {\n", "};\n")):
+        for language in ("javascript", "typescript"):
+            chunks = Chunker().chunk("lib/adapters/adapters.js", head + opening + members + closing, language)
+            whole = chunks[-1]
+            assert (whole.symbol, whole.kind, whole.start_line, whole.end_line) == ("adapters", "class", 5, 16)
+            assert whole.symbols == ["adapters", "adapters.getAdapter", "adapters.resolve", "adapters.names"]
+    split = Chunker(max_tokens=40).chunk("lib/adapters/adapters.js", head + "export default {\n" + members + "};\n",
+                                         "javascript")
+    assert [c.symbol for c in split if c.kind == "function"] == [
+        "adapters.getAdapter", "adapters.resolve", "adapters.names"]
+    data = "export default {\n  silentJSONParsing: true,\n  forcedJSONParsing: true\n};\n"  # no function in it
+    assert [(c.symbol, c.kind) for c in Chunker().chunk("lib/defaults/transitional.js", data, "javascript")] == [
+        ("", "module")]
+    local = head.replace("{xhr}", "{\n  xhr: () => xhr(),\n  fetch: () => fetch()\n}")  # not exported: as before
+    assert [c.symbol for c in Chunker().chunk("lib/adapters/adapters.js", local, "javascript")] == [""]

@@ -15,6 +15,7 @@ import hashlib
 import logging
 import re
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import Any
 
 from code_intel.languages.grammar import (
@@ -419,6 +420,55 @@ def _exported_function(value: Any) -> Any:
     return found[0] if len(found) == 1 else None
 
 
+_FUNCTION_VALUES = ("arrow_function", "function_expression", "function", "generator_function")
+
+
+def _module_export(node: Any, stem: str) -> tuple[str, str, Any] | None:
+    """(kind, name, node that defines it) for what a JavaScript file exports without naming it: `export default
+    (config) => {...}`, `export default function (...) {...}` or `module.exports = function (...) {...}` is a function
+    named after the file (`resolveConfig.js`: resolveConfig), as its importers name it, and `export default {
+    getAdapter: (adapters) => {...} }` an object holding functions, a class of that name whose members they are. A
+    `module.exports` function with a name of its own keeps it. None for anything else (a bare value, an object with no
+    function in it)."""
+    value = None
+    if node.type == "export_statement" and any(c.type == "default" for c in node.children):
+        value = node.child_by_field_name("value")
+    elif node.type == "expression_statement" and node.named_child_count == 1 \
+            and node.named_children[0].type == "assignment_expression":
+        assignment = node.named_children[0]
+        left = assignment.child_by_field_name("left")
+        if left is not None and left.text == b"module.exports":
+            value = assignment.child_by_field_name("right")
+    if value is None:
+        return None
+    if value.type in _FUNCTION_VALUES:
+        named = value.child_by_field_name("name")
+        return "function", _scoped_name(named) if named is not None else stem, value
+    if value.type == "object" and any(c.type == "method_definition" or _object_function(c) for c in value.named_children):
+        return "class", stem, value
+    return None
+
+
+def _importer_name(path: str) -> str:
+    """The name importers give a file's unnamed export: its stem (`lib/helpers/resolveConfig.js`: resolveConfig), or
+    its folder's for an `index.js` (imported as the folder); "" when that is no identifier."""
+    file = PurePosixPath(path.replace("\\", "/"))
+    stem = file.stem.split(".")[0]  # `index.d.ts`, `config.test.js`
+    name = file.parent.name if stem == "index" else stem
+    return name if _NAME.fullmatch(name) else ""
+
+
+def _object_function(node: Any) -> tuple[str, str, Any] | None:
+    """A function held by a property of an object literal (`getAdapter: (adapters) => {...}`), named by its key."""
+    if node.type != "pair":
+        return None
+    key, value = node.child_by_field_name("key"), node.child_by_field_name("value")
+    if key is None or value is None or value.type not in _FUNCTION_VALUES \
+            or key.type not in ("property_identifier", "string"):
+        return None
+    return "function", key.text.decode("utf-8", "replace").strip("'\""), node
+
+
 DEFINITION_KINDS = {**DEFINING_CALLS, **DEFINING_ATTRIBUTES}
 
 
@@ -799,6 +849,7 @@ class Chunker:
         self._sums: list[int] = [0]
         self._language = ""  # the language of the file being chunked: the tables above say what it changes
         self._exunit = False  # an ExUnit test file (`_test.exs`), whose tests and describe blocks are definitions
+        self._stem = ""  # the name a JavaScript file's importers give what it exports unnamed (_module_export)
 
     def chunk(self, path: str, text: str, language: str | None) -> list[Chunk]:
         lines = text.splitlines()
@@ -806,6 +857,7 @@ class Chunker:
             return []
         if self.strategy == "ast" and language in CODE_LANGUAGES:
             self._exunit = language == "elixir" and path.endswith("_test.exs")
+            self._stem = _importer_name(path)
             try:
                 pieces = self._ast_pieces(text, language, lines, path.lower().endswith(".h"))
             except Exception:  # a grammar failure must not lose the file: fall back to windows
@@ -902,6 +954,9 @@ class Chunker:
             found = ("scope", "", child) if unnamed \
                 else ("function", bats[0], child) if bats is not None \
                 else (*exunit, child) if exunit is not None else _classify(child, LANGUAGE_DEFINITIONS.get(language, {}))
+            if found is None and language in EXPORT_LANGUAGES:
+                found = _object_function(child) if container.type == "object" \
+                    else _module_export(child, self._stem) if not scope and self._stem else None
             if found is None:
                 continue
             kind, name, node = found

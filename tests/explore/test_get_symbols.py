@@ -185,6 +185,20 @@ def test_c_header_lists_prototypes_but_not_type_mentions(project_dir: Path, make
     ]
 
 
+def test_c_function_like_macros_are_listed_and_a_function_wrapped_in_a_macro_keeps_its_name(
+        project_dir: Path, make_explorer: Callable[..., Explorer]) -> None:
+    # redis's adlist.h is mostly macros its callers use as functions; libuv defines helpers inside `UV_UNUSED(...)`,
+    # which the grammar reads as a function named UV_UNUSED
+    (project_dir / "list.h").write_text(
+        "#ifndef LIST_H\n#define LIST_H\n#define LIST_MAX 64\n"
+        "#define listLength(l) ((l)->len)\n"
+        "UV_UNUSED(static int list_empty(const struct list* l)) {\n  return l->len == 0;\n}\n#endif\n",
+        encoding="utf-8",
+    )
+    symbols = make_explorer(project_dir).get_symbols("list.h").symbols
+    assert [(s.kind, s.name, s.line) for s in symbols] == [("macro", "listLength", 4), ("function", "list_empty", 5)]
+
+
 def test_a_cpp_header_with_c_suffix_is_outlined_by_cpp_grammar(project_dir: Path,
                                                                 make_explorer: Callable[..., Explorer]) -> None:
     # fmt and abseil name their C++ headers `.h`: read with C's grammar, the class below was a function and a variable

@@ -1138,6 +1138,39 @@ def test_php_enums_and_traits_are_classes_with_their_docblocks_and_attributes() 
     assert named[("Level", "class")].content.startswith("/**\n * The logging levels.\n */\nenum Level: int")
 
 
+def test_a_c_function_defined_inside_a_macro_call_is_named_by_itself_not_the_macro() -> None:
+    text = """/* Updates the loop's cached time. */
+UV_UNUSED(static void uv__update_time(uv_loop_t* loop)) {
+  loop->time = uv__hrtime() / 1000000;
+}
+
+UV_UNUSED(static const char* uv__basename_r(const char* path)) {
+  const char* s = strrchr(path, '/');
+  return s == NULL ? path : s + 1;
+}
+"""
+    chunks = Chunker(max_tokens=512).chunk("internal.h", text, "c")
+    assert [(c.symbol, c.kind, c.start_line) for c in chunks] == [
+        ("uv__update_time", "function", 1), ("uv__basename_r", "function", 6)]
+
+
+def test_a_c_macro_of_three_lines_or_more_is_a_function_chunk_and_a_one_line_macro_stays_module_code() -> None:
+    text = """#include <stddef.h>
+#define listFirst(l) ((l)->head)
+
+/* Runs `body` for each entry of the table. */
+#define dictForEach(d, e, body) \\
+    do { \\
+        for (e = (d)->first; e != NULL; e = e->next) body; \\
+    } while (0)
+
+int dict_size(const dict *d) { return d->size; }
+"""
+    chunks = Chunker(max_tokens=512).chunk("dict.h", text, "c")
+    assert [(c.symbol, c.kind, c.start_line, c.end_line) for c in chunks] == [
+        ("", "module", 1, 2), ("dictForEach", "function", 4, 8), ("dict_size", "function", 10, 10)]
+
+
 CSHARP_DIRECTIVES = """namespace Packing
 {
     public class Codec

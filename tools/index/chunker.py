@@ -33,6 +33,7 @@ from code_intel.languages.grammar import (
     lua_field_function,
     lua_function_table,
     lua_type,
+    macro_wrapped,
     scala_extended_type,
     scala_given_name,
     scala_unquoted,
@@ -95,6 +96,10 @@ _TRAILING_MACROS = re.compile(
 # ABSL_ATTRIBUTE_WARN_UNUSED Mutex {`, `class FMT_API format_error`), which the grammar reads as the name
 _CLASS_HEAD_MACROS = re.compile(
     r"\b(?:class|struct|union)((?:\s+[A-Z][A-Z0-9_]*[A-Z0-9](?:\([^()\n]*\))?)+)(?=\s+[A-Za-z_]\w*\s*(?:final\b|[:{<]))")
+# A C/C++ function-like macro of this many lines or more is a function's chunk (`#define dictForEach(d, e, body) \\`,
+# libuv's `UV_LOOP_WATCHER_DEFINE`, which defines functions); shorter ones (`#define listFirst(l) ((l)->head)`) stay in
+# the module code around them.
+MACRO_FUNCTION_ROWS = 3
 # Elixir module attributes that document or annotate the definition below them as a doc comment does (`@doc`,
 # `@spec`, `@impl true`, ExUnit's `@tag :slow` on a test); `@moduledoc` documents the module it opens and stays in its
 # header.
@@ -303,6 +308,7 @@ def _node_name(node: Any) -> str:
     if named is not None:
         return _scoped_name(named)
     declarator = node.child_by_field_name("declarator")
+    declarator = macro_wrapped(declarator) or declarator  # `UV_UNUSED(static void f(int x)) {`: f
     while declarator is not None:  # C/C++: int *f(int x) -> function_declarator -> identifier
         if declarator.type in IDENTIFIER_TYPES or declarator.type.endswith(("identifier", "operator_name")) \
                 or declarator.type == "destructor_name":
@@ -780,6 +786,8 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
         return "function", label.text.decode("utf-8", "replace").strip('"') if label is not None else "test", target
     if zig is not None:
         return zig, _node_name(target), target
+    if target.type == "preproc_function_def" and target.end_point[0] - target.start_point[0] >= MACRO_FUNCTION_ROWS:
+        return "function", _node_name(target), target
     keyword = keyword_name(target)  # Swift's `subscript(...)`, `deinit`
     if keyword is not None:
         return "function", keyword.type, target
@@ -943,6 +951,8 @@ class Chunker:
             run = (doc_start, doc_end) if annotated and doc_start is not None else None
             doc_start, previous_end = None, child.end_point[0]
             own_end, tail = _own_rows(child, lines) if language in SWALLOWING_LANGUAGES else (child.end_point[0], None)
+            if child.type == "preproc_function_def":  # a directive ends with its newline, in the row below it
+                own_end = _last_row(child, lines)
             if tail is not None:  # the comment run it swallowed documents the next definition
                 doc_start, doc_end = tail
             branches = _ruby_branches(child) if language == "ruby" else []

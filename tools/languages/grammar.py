@@ -111,6 +111,24 @@ def defined_name(node: Any) -> Any:
     return first if first is not None and first.type in ("identifier", "alias") else None
 
 
+def macro_wrapped(declarator: Any) -> Any:
+    """C/C++: the declarator of a function defined inside a macro call, `UV_UNUSED(static void uv__update_time(uv_loop_t*
+    loop)) {...}`, which the grammar reads as a function named after the macro taking one parameter that is itself a
+    function: that parameter's function declarator (uv__update_time's). None for any other declarator."""
+    if declarator is None or declarator.type != "function_declarator":
+        return None
+    macro = declarator.child_by_field_name("declarator")
+    parameters = declarator.child_by_field_name("parameters")
+    if macro is None or macro.type != "identifier" or not (macro.text or b"").isupper() or parameters is None \
+            or parameters.named_child_count != 1 or parameters.named_children[0].type != "parameter_declaration":
+        return None
+    inner = parameters.named_children[0].child_by_field_name("declarator")
+    while inner is not None and inner.type in ("pointer_declarator", "reference_declarator"):
+        inner = inner.child_by_field_name("declarator") or next(
+            (c for c in inner.named_children if c.type.endswith("declarator")), None)
+    return inner if inner is not None and inner.type == "function_declarator" else None
+
+
 def instance_type(node: Any) -> Any:
     """The type a Haskell `instance Foldable Stack` (or `instance (Eq a) => Eq (Maybe a)`) is for: `Stack`, `Maybe`;
     it names the instance as a Rust `impl Trait for Type` is named by its type. None for any other node."""
@@ -292,7 +310,7 @@ GRAMMARS: dict[str, Grammar] = {
     "c": Grammar(
         symbols={
             "function_definition": "function", "struct_specifier": "struct", "union_specifier": "union",
-            "enum_specifier": "enum", "type_definition": "type",
+            "enum_specifier": "enum", "type_definition": "type", "preproc_function_def": "macro",
         },
         variables=frozenset({"declaration"}),
         calls=_C_FAMILY_CALLS,
@@ -301,7 +319,7 @@ GRAMMARS: dict[str, Grammar] = {
         symbols={
             "function_definition": "function", "struct_specifier": "struct", "union_specifier": "union",
             "enum_specifier": "enum", "type_definition": "type", "class_specifier": "class",
-            "namespace_definition": "namespace", "alias_declaration": "type",
+            "namespace_definition": "namespace", "alias_declaration": "type", "preproc_function_def": "macro",
         },
         variables=frozenset({"declaration", "field_declaration"}),
         calls=_C_FAMILY_CALLS,

@@ -160,6 +160,51 @@ def bats_test(node: Any) -> tuple[str, Any] | None:
     return None
 
 
+# LuaLS (EmmyLua) annotations name a type in a `---` comment line: `---@class Name`, `---@class (exact) Name: Base, Other`,
+# `---@enum Name`. The table assigned right below is that type, or nothing is (a type declared for annotations only).
+_LUA_TYPE = re.compile(r"---[ \t]*@(?:class|enum)[ \t]+(?:\([^)]*\)[ \t]*)?([A-Za-z_][\w.-]*)[ \t]*(?::([^@#]*))?")
+_LUA_BUILTIN_TYPES = frozenset({"table", "string", "number", "integer", "boolean", "any", "nil", "function", "fun",
+                                "userdata", "thread"})
+
+
+def lua_type(line: str) -> tuple[str, list[str]] | None:
+    """The type a LuaLS `---@class` or `---@enum` line declares and the types it extends; None for any other line."""
+    found = _LUA_TYPE.match(line.strip())
+    if found is None:
+        return None
+    bases = found.group(2) or ""
+    while (bare := re.sub(r"<[^<>]*>|\([^()]*\)", " ", bases)) != bases:  # `table<string, fun(string):string>`
+        bases = bare
+    return found.group(1), [b for b in re.findall(r"[A-Za-z_][\w.]*", bases) if b not in _LUA_BUILTIN_TYPES]
+
+
+def lua_function_table(node: Any) -> tuple[str, Any] | None:
+    """Lua's `H.filters = { prefix = function(...) ... end, ... }` or `local M = {...}` holding functions: a type with
+    those members, as LuaLS reads it. (the name it is assigned to, the table_constructor), or None."""
+    if node.type == "variable_declaration" and [c.type for c in node.named_children] == ["assignment_statement"]:
+        node = node.named_children[0]
+    if node.type != "assignment_statement":
+        return None
+    names, values = (next((c for c in node.named_children if c.type == kind), None)
+                     for kind in ("variable_list", "expression_list"))
+    if names is None or values is None or names.named_child_count != 1 or values.named_child_count != 1:
+        return None
+    table = values.named_children[0]
+    if table.type != "table_constructor" or not any(lua_field_function(f) for f in table.named_children):
+        return None
+    return str(names.named_children[0].text.decode("utf-8", "replace")), table
+
+
+def lua_field_function(node: Any) -> str | None:
+    """The name of a Lua table field whose value is a function (`prefix = function(items) ... end`), else None."""
+    if node.type != "field":
+        return None
+    name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+    if name is None or value is None or value.type != "function_definition" or name.type != "identifier":
+        return None
+    return str(name.text.decode("utf-8", "replace"))
+
+
 _SUBCOMMAND = re.compile(r"""["']?-{0,2}[A-Za-z][\w-]*["']?""")
 
 

@@ -185,6 +185,20 @@ def test_c_header_lists_prototypes_but_not_type_mentions(project_dir: Path, make
     ]
 
 
+def test_c_function_like_macros_are_listed_and_a_function_wrapped_in_a_macro_keeps_its_name(
+        project_dir: Path, make_explorer: Callable[..., Explorer]) -> None:
+    # redis's adlist.h is mostly macros its callers use as functions; libuv defines helpers inside `UV_UNUSED(...)`,
+    # which the grammar reads as a function named UV_UNUSED
+    (project_dir / "list.h").write_text(
+        "#ifndef LIST_H\n#define LIST_H\n#define LIST_MAX 64\n"
+        "#define listLength(l) ((l)->len)\n"
+        "UV_UNUSED(static int list_empty(const struct list* l)) {\n  return l->len == 0;\n}\n#endif\n",
+        encoding="utf-8",
+    )
+    symbols = make_explorer(project_dir).get_symbols("list.h").symbols
+    assert [(s.kind, s.name, s.line) for s in symbols] == [("macro", "listLength", 4), ("function", "list_empty", 5)]
+
+
 def test_a_cpp_header_with_c_suffix_is_outlined_by_cpp_grammar(project_dir: Path,
                                                                 make_explorer: Callable[..., Explorer]) -> None:
     # fmt and abseil name their C++ headers `.h`: read with C's grammar, the class below was a function and a variable
@@ -341,9 +355,65 @@ def test_lua_and_bash_files_have_outlines(tmp_path: Path) -> None:
         "lib/helpers.bash": "# Enables a plugin.\nfunction _enable-plugin() {\n  echo \"$1\"\n}\n\nreload() {\n  exec bash\n}\n",
     })
     lua = explorer.get_symbols("lua/lspconfig/util.lua").symbols
-    assert [(s.kind, s.name, s.line, s.end_line) for s in lua] == [
-        ("variable", "M", 1, 1), ("function", "escape", 3, 5), ("function", "M.root_pattern", 7, 9),
-        ("function", "M.strip_archive_subpath", 11, 13)]
+    # the module table's functions are its members, named without it (`function M.root_pattern` is root_pattern in M)
+    assert [(s.kind, s.name, s.line, s.end_line) for s in lua] == [("variable", "M", 1, 1), ("function", "escape", 3, 5)]
+    assert [(s.kind, s.name, s.line, s.end_line) for s in lua[0].children] == [
+        ("function", "root_pattern", 7, 9), ("function", "strip_archive_subpath", 11, 13)]
     bash = explorer.get_symbols("lib/helpers.bash").symbols
     assert [(s.kind, s.name, s.line, s.end_line) for s in bash] == [
         ("function", "_enable-plugin", 2, 4), ("function", "reload", 6, 8)]
+
+
+LUA_TYPES = """local Object = require("plenary.class")
+
+---@class uv_pipe_t
+---@field close function: Close the handle
+
+--- Reads a pipe's output
+---@class LinesPipe : BasePipe
+---@field buffer string[]
+local LinesPipe = Object:extend()
+LinesPipe.__index = LinesPipe
+
+function LinesPipe:read()
+  return self.buffer
+end
+
+function LinesPipe.new()
+  return setmetatable({}, LinesPipe)
+end
+
+function vim.pipe_helper()
+end
+
+---@class pipes.reader.opts
+---@field limit integer
+
+LinesPipe.filters = {
+  prefix = function(items) return items end,
+}
+
+return LinesPipe
+"""
+
+
+def test_lua_types_declared_by_luals_annotations(tmp_path: Path) -> None:
+    """A LuaLS `---@class` line declares a type: the table assigned below it (whose functions are its members), or
+    the comment lines alone; find_definitions finds both by name, as ctags (which reads no comments) could not."""
+    from tests.explore.conftest import explorer_over
+
+    explorer = explorer_over(tmp_path, {"lua/pipes.lua": LUA_TYPES})
+    symbols = explorer.get_symbols("lua/pipes.lua").symbols
+    assert [(s.kind, s.name, s.line, s.end_line) for s in symbols] == [
+        ("variable", "Object", 1, 1), ("class", "uv_pipe_t", 3, 4), ("class", "LinesPipe", 9, 9),
+        ("function", "vim.pipe_helper", 20, 21), ("class", "pipes.reader.opts", 23, 24)]
+    pipe = symbols[2]
+    assert [(s.kind, s.name, s.line) for s in pipe.children] == [
+        ("variable", "__index", 10), ("method", "read", 12), ("function", "new", 16), ("class", "filters", 26)]
+    # a table of functions is a class with its functions as members, as the chunker reads it
+    assert [(s.kind, s.name, s.line, s.end_line) for s in pipe.children[-1].children] == [("function", "prefix", 27, 27)]
+    assert pipe.children[-1].end_line == 28
+    for name, line in (("LinesPipe", 9), ("uv_pipe_t", 3), ("opts", 23)):
+        found = explorer.find_definitions(name).definitions
+        assert [(d.file, d.line, d.kind) for d in found] == [("lua/pipes.lua", line, "class")], name
+    assert not explorer.find_definitions("filters").definitions  # ctags' tags, and only the types LuaLS lines declare

@@ -854,6 +854,40 @@ def test_lua_module_table_functions_are_named_however_they_are_written() -> None
     assert any("M.count, M.total" in c.content and c.kind == "module" for c in chunks)  # two names: no function
 
 
+def test_lua_types_declared_by_luals_annotations_are_classes() -> None:
+    # telescope.nvim, lazy.nvim: `---@class X` over the table that is X, or a type declared by comment lines alone
+    source = ("local Object = require('plenary.class')\n\n---@class uv_pipe_t\n---@field close function\n\n"
+              "---@class Hooks\n---@field init fun()\n---@enum Kind\n---@field a integer\n\n"
+              "--- Reads a pipe's output\n---@class (exact) LinesPipe : BasePipe, table<string, any>\n"
+              "---@field buffer string[]\nlocal LinesPipe = Object:extend()\n\n"
+              "function LinesPipe:read()\n  return self.buffer\nend\n\nreturn LinesPipe\n")
+    chunks = Chunker().chunk("lua/telescope/async_job.lua", source, "lua")
+    classes = [(c.symbol, c.start_line, c.end_line, c.implements) for c in chunks if c.kind == "class"]
+    assert classes == [("uv_pipe_t", 3, 4, []), ("Hooks", 6, 7, []), ("Kind", 8, 9, []),
+                       ("LinesPipe", 11, 14, ["BasePipe"])]  # with its description; `table` is no supertype
+    assert [c.symbol for c in chunks if c.kind == "function"] == ["LinesPipe:read"]
+    # a `---@meta` file declares the types of code that lives elsewhere (nvim-lspconfig's server settings): as before
+    meta = Chunker().chunk("lua/types/pyright.lua", "---@meta\n\n" + source, "lua")
+    assert not [c for c in meta if c.kind == "class"]
+
+
+def test_lua_tables_of_functions_are_classes_with_their_functions_as_members() -> None:
+    # mini.nvim's `H.filtersort = { prefix = function ... end, ... }`, lazy.nvim's task tables `M.build = { run = ... }`
+    body = "".join(f"    local step{k} = self:step({k})\n" for k in range(60))
+    source = ("local M = {}\n\n--- Sorts by prefix or not at all.\nH.filtersort = {\n"
+              "  prefix = function(items, base) return items end,\n  none = function(items) return items end,\n"
+              "  limit = 10,\n}\n\nM.build = {\n  skip = function(plugin) return false end,\n"
+              "  run = function(self)\n" + body + "  end,\n}\n\nM.names = { 'a', 'b' }\n\nreturn M\n")
+    chunks = Chunker(max_tokens=256).chunk("lua/lazy/manage/task/plugin.lua", source, "lua")
+    sort = next(c for c in chunks if c.symbol == "H.filtersort")
+    assert sort.kind == "class" and sort.start_line == 3 and sort.symbols == [
+        "H.filtersort", "H.filtersort.prefix", "H.filtersort.none"]
+    # a table too large for one chunk: a header and one chunk per function, as a large class
+    assert [(c.kind, c.symbol) for c in chunks if c.symbol.startswith("M.build") and c.kind != "part"] == [
+        ("class", "M.build"), ("function", "M.build.skip"), ("function", "M.build.run")]
+    assert not any(c.symbol == "M.names" for c in chunks)  # no function in it: module code
+
+
 def test_swift_types_extensions_and_protocols_are_named_with_their_doc_comments() -> None:
     body = "".join(f"        let part{k} = request.part{k}\n" for k in range(30))
     source = ("import Foundation\n\n/// Sends requests.\n///\n/// Owns its URLSession.\nopen class Session {\n"
@@ -1130,6 +1164,39 @@ def test_definitions_sharing_a_minified_line_are_one_chunk_not_one_copy_of_the_l
     # two short definitions on one line keep a chunk each, as before
     short = "function a(x) { return x; } function b(y) { return y; }\n"
     assert [c.symbol for c in Chunker().chunk("src/ab.js", short, "javascript")] == ["a", "b"]
+
+
+def test_a_c_function_defined_inside_a_macro_call_is_named_by_itself_not_the_macro() -> None:
+    text = """/* Updates the loop's cached time. */
+UV_UNUSED(static void uv__update_time(uv_loop_t* loop)) {
+  loop->time = uv__hrtime() / 1000000;
+}
+
+UV_UNUSED(static const char* uv__basename_r(const char* path)) {
+  const char* s = strrchr(path, '/');
+  return s == NULL ? path : s + 1;
+}
+"""
+    chunks = Chunker(max_tokens=512).chunk("internal.h", text, "c")
+    assert [(c.symbol, c.kind, c.start_line) for c in chunks] == [
+        ("uv__update_time", "function", 1), ("uv__basename_r", "function", 6)]
+
+
+def test_a_c_macro_of_three_lines_or_more_is_a_function_chunk_and_a_one_line_macro_stays_module_code() -> None:
+    text = """#include <stddef.h>
+#define listFirst(l) ((l)->head)
+
+/* Runs `body` for each entry of the table. */
+#define dictForEach(d, e, body) \\
+    do { \\
+        for (e = (d)->first; e != NULL; e = e->next) body; \\
+    } while (0)
+
+int dict_size(const dict *d) { return d->size; }
+"""
+    chunks = Chunker(max_tokens=512).chunk("dict.h", text, "c")
+    assert [(c.symbol, c.kind, c.start_line, c.end_line) for c in chunks] == [
+        ("", "module", 1, 2), ("dictForEach", "function", 4, 8), ("dict_size", "function", 10, 10)]
 
 
 CSHARP_DIRECTIVES = """namespace Packing

@@ -33,7 +33,7 @@ from code_intel.explore.outline import flatten, outline
 from code_intel.explore.ripgrep import RgFilters, SkippedFile, list_files, too_big_reason
 from code_intel.explore.scope import accepted_languages, project_filters
 from code_intel.explore.syntax import ParseCache
-from code_intel.languages.grammar import GRAMMARS, TYPE_KINDS
+from code_intel.languages.grammar import GRAMMARS, TYPE_KINDS, lua_type
 from code_intel.languages.table import language_for, script_file_language
 
 log = logging.getLogger(__name__)
@@ -41,12 +41,12 @@ log = logging.getLogger(__name__)
 # Kinds of the tags that are types (and so may record bases): the outline's, and ctags' Rust impl blocks and traits.
 _TYPE_TAG_KINDS = TYPE_KINDS | RUST_BASE_KINDS
 CACHE_FILE = "definitions.json"
-CACHE_VERSION = 10  # 2: a type's bases (inherits); 3: Rust impl traits and supertraits as bases; 4: JS trees;
+CACHE_VERSION = 11  # 2: a type's bases (inherits); 3: Rust impl traits and supertraits as bases; 4: JS trees;
 # 5: variables of JS module-pattern wrappers; 6: Swift, Dart and Zig outlines, bats files, Lua's `M.f` as f in M;
 # 7: no PHP import aliases, PHP enums from the tree; 8: ExUnit tests and describe blocks from the tree;
 # 9: Swift properties, subscripts and deinit, Scala 3 givens and extensions, Scala names without backquotes;
-# 10: Haskell instances for tuple, list and function types named by the type, not the class
-OUTLINES_ONLY = "10-outlines"  # 7: Lua's `M.f` as f in M, bats tests; 8: ExUnit tests; 9: Swift properties, Scala 3 givens; 10: Haskell instances; the cache's version when no Universal Ctags was found: rebuilt once ctags is there
+# 10: Lua's `---@class` types; 11: Haskell instances for tuple, list and function types named by the type, not the class
+OUTLINES_ONLY = "11-outlines"  # 7: Lua's `M.f` as f in M, bats tests; 8: ExUnit tests; 9: Swift properties, Scala 3 givens; 10: Lua's `---@class` types; 11: Haskell instances; the cache's version when no Universal Ctags was found: rebuilt once ctags is there
 # A file listing is reused at most this long, and only while no known folder changed.
 LISTING_TTL_SECONDS = 30.0
 # How long find_references waits for an index that a background build holds before going around it.
@@ -341,7 +341,23 @@ class DefinitionIndex:
                 tags[rel] += [t for t in self._outline_definitions(rel) if (t.name, t.line) not in known]
             elif language_for(rel) in _TYPES_CHECKED:
                 tags[rel] = self._with_outline_types(rel, tags[rel])
+            elif language_for(rel) == "lua":
+                tags[rel] = tags[rel] + self._declared_types(rel)
         return tags
+
+    def _declared_types(self, rel: str) -> list[Tag]:
+        """The types a Lua file's LuaLS `---@class` and `---@enum` lines declare (outline._lua_owned): ctags reads
+        no comments, so without these `LazyPlugin` or `LinesPipe` had no definition."""
+        try:
+            data = (self.root.path / rel).read_bytes()
+        except OSError:
+            return []
+        if b"@class" not in data and b"@enum" not in data:
+            return []
+        text = data.decode("utf-8", "replace").splitlines()
+        names = {typed[0] for line in text if "@" in line and (typed := lua_type(line)) is not None}
+        return [t for t in self._outline_definitions(rel)  # not a table of functions, which the outline makes a class
+                if t.kind in TYPE_KINDS and (t.name in names or f"{t.scope}.{t.name}" in names)]
 
     def _with_outline_types(self, rel: str, found: list[Tag]) -> list[Tag]:
         """ctags' tags of a file, or, when the syntax tree has a type ctags did not tag, the tree's definitions with

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from code_intel.explore.ctags import split_dotted
 from code_intel.explore.imports import read_imports
 from code_intel.explore.models import CallInfo, ClassInfo, FunctionInfo, ImportInfo
 from code_intel.explore.syntax import Node, ParsedFile, symbol_name_node, variable_names
@@ -20,6 +21,9 @@ from code_intel.languages.grammar import (
     bats_test,
     definition_word,
     exunit_block,
+    lua_field_function,
+    lua_function_table,
+    lua_type,
     scala_unquoted,
     zig_decl_kind,
 )
@@ -33,6 +37,7 @@ class SymbolNode:
     node: Node
     scope: str | None
     children: list[SymbolNode] = field(default_factory=list)
+    last_row: int | None = None  # where it ends when its node does not say (a Lua type declared by comment lines)
 
     @property
     def line(self) -> int:
@@ -40,7 +45,7 @@ class SymbolNode:
 
     @property
     def end_line(self) -> int:
-        return int(_end_point(self.node)[0]) + 1
+        return (self.last_row if self.last_row is not None else int(_end_point(self.node)[0])) + 1
 
     @property
     def full_node(self) -> Node:
@@ -52,8 +57,8 @@ class SymbolNode:
         """The symbol and its children as an OutlineSymbol's fields (`file`: the file's path as answers give it):
         validating a whole outline of these at once makes the models in pydantic's core, about twice as fast as
         one model at a time."""
-        start, end = self.node.start_point, _end_point(self.node)
-        data = {"name": self.name, "kind": self.kind, "file": file, "line": start[0] + 1, "end_line": end[0] + 1,
+        start = self.node.start_point
+        data = {"name": self.name, "kind": self.kind, "file": file, "line": start[0] + 1, "end_line": self.end_line,
                 "children": [child.data(file) for child in self.children]}
         if self.node.type == "impl_item" and (trait := self.node.child_by_field_name("trait")) is not None:
             data["implements"] = (trait.text or b"").decode("utf-8", "replace")  # `impl fmt::Display for Version`
@@ -295,7 +300,57 @@ def outline(parsed: ParsedFile, *, query: bool = False) -> list[SymbolNode]:
         return []
     out: list[SymbolNode] = []
     _Walk(parsed, grammar, query=query).symbols(parsed.root, out, None, None, False)
-    return out
+    return _lua_owned(parsed, out) if parsed.language == "lua" else out
+
+
+def _lua_owned(parsed: ParsedFile, symbols: list[SymbolNode]) -> list[SymbolNode]:
+    """A Lua outline as its tables hold it. The types LuaLS `---@class` (or `---@enum`) lines declare are classes:
+    the table assigned right below the comment (`---@class LazySpecLoader` over `local Spec = {}`), or the comment
+    lines alone. A function written with its owner (`function M.f()`, `M.f = function`, `function M:f()`) is the
+    owner's member, named `f`, when the file defines that owner (`local M = {}`), and so is a value set on it
+    (`M.timeout = 10`); else it keeps its whole name. A table holding functions (`H.filters = { prefix = function
+    ... end }`) is a class with those functions as members, as the chunker reads it."""
+    lines = parsed.source.split(b"\n")
+    written = [s.name for s in symbols]
+    by_row = {s.line - 1: s for s in symbols if s.kind == "variable"}
+    owners: dict[str, SymbolNode] = {s.name: s for s in symbols if s.kind == "variable"}
+    for symbol in owners.values():
+        names = symbol.node.parent  # variable_list, under the assignment_statement
+        table = lua_function_table(names.parent) if names is not None and names.parent is not None else None
+        if table is not None and names is not None and names.parent is not None:
+            symbol.kind, symbol.last_row = "class", int(names.parent.end_point[0])
+            symbol.children.extend(SymbolNode(name, "function", field, symbol.name) for field in table[1].named_children
+                                   if (name := lua_field_function(field)) is not None)
+    declared: list[SymbolNode] = []
+    run: list[Node] = []
+    declares = b"@class" in parsed.source or b"@enum" in parsed.source  # else no comment run to read
+    for child in [*parsed.root.named_children, None] if declares else []:
+        if child is not None and child.type == "comment" and (not run or child.start_point[0] == run[-1].end_point[0] + 1):
+            run.append(child)
+            continue
+        if run:
+            found = [(node, typed) for node in run
+                     if (typed := lua_type(lines[node.start_point[0]].decode("utf-8", "replace"))) is not None]
+            below = by_row.get(run[-1].end_point[0] + 1) if child is not None else None
+            for i, (node, (name, _)) in enumerate(found):
+                if below is not None and i == len(found) - 1:  # the table below is the type
+                    below.kind, below.name = "class", name
+                    continue
+                last = found[i + 1][0].start_point[0] - 1 if i + 1 < len(found) else run[-1].end_point[0]
+                declared.append(SymbolNode(name, "class", node, None, last_row=last))
+        run = [child] if child is not None and child.type == "comment" else []
+    out: list[SymbolNode] = []
+    for symbol, name in zip(symbols, written, strict=True):
+        owner, short = split_dotted(name, "lua")
+        holder = owners.get(owner)
+        if holder is None or holder is symbol:
+            out.append(symbol)
+            continue
+        symbol.name, symbol.scope = short, owner
+        if name[len(owner)] == ":":
+            symbol.kind = "method"
+        holder.children.append(symbol)
+    return sorted(out + declared, key=lambda s: s.line)
 
 
 def _children_to_visit(parsed: ParsedFile, grammar: Grammar, *, query: bool = False) -> Children:

@@ -23,6 +23,7 @@ from code_intel.languages.grammar import (
     instance_type,
     is_identifier_type,
     keyword_name,
+    macro_wrapped,
     scala_extended_type,
 )
 from code_intel.languages.table import language_for, read_tree, script_file_language
@@ -146,6 +147,7 @@ def symbol_name_node(node: Node, language: str) -> Node | None:
         return implemented
     if language in ("c", "cpp") and node.type in ("function_definition", "type_definition"):
         declarator = node.child_by_field_name("declarator")
+        declarator = macro_wrapped(declarator) or declarator  # `UV_UNUSED(static void f(int x)) {`: f
         found = declarator_name(declarator) if declarator is not None else None
         if found is None and node.type == "type_definition":
             # `typedef struct {...} name;` may list several declarators; the last is the alias

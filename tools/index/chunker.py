@@ -30,6 +30,10 @@ from code_intel.languages.grammar import (
     exunit_block,
     instance_type,
     keyword_name,
+    lua_field_function,
+    lua_function_table,
+    lua_type,
+    macro_wrapped,
     scala_extended_type,
     scala_given_name,
     scala_unquoted,
@@ -93,6 +97,10 @@ _TRAILING_MACROS = re.compile(
 # ABSL_ATTRIBUTE_WARN_UNUSED Mutex {`, `class FMT_API format_error`), which the grammar reads as the name
 _CLASS_HEAD_MACROS = re.compile(
     r"\b(?:class|struct|union)((?:\s+[A-Z][A-Z0-9_]*[A-Z0-9](?:\([^()\n]*\))?)+)(?=\s+[A-Za-z_]\w*\s*(?:final\b|[:{<]))")
+# A C/C++ function-like macro of this many lines or more is a function's chunk (`#define dictForEach(d, e, body) \\`,
+# libuv's `UV_LOOP_WATCHER_DEFINE`, which defines functions); shorter ones (`#define listFirst(l) ((l)->head)`) stay in
+# the module code around them.
+MACRO_FUNCTION_ROWS = 3
 # Elixir module attributes that document or annotate the definition below them as a doc comment does (`@doc`,
 # `@spec`, `@impl true`, ExUnit's `@tag :slow` on a test); `@moduledoc` documents the module it opens and stays in its
 # header.
@@ -142,8 +150,8 @@ _DIRECTIVE = re.compile(r"""(['"])use [a-z ]+\1;?""")
 # holds dozens) stays one chunk naming each, as the loose lines it was before aliases were named.
 TINY_SIBLING_TYPES = frozenset({"type_alias_declaration"})
 # Languages whose declaration line names no supertype (`defmodule Phoenix.Router do`: Phoenix is its namespace;
-# `data Shape = Circle Double`: constructors).
-NO_DECLARED_SUPERTYPES = frozenset({"elixir", "haskell"})
+# `data Shape = Circle Double`: constructors; Lua's `local X = setmetatable({}, Base)`: a call).
+NO_DECLARED_SUPERTYPES = frozenset({"elixir", "haskell", "lua"})  # Lua's come from its `---@class` line
 # What a declaration writes besides its supertypes, per language, else type parameters in <...>: Scala's type
 # parameters in [...] and constructor parameters and arguments in (...) (`abstract class HCursor(lastCursor:
 # HCursor) extends ACursor(lastCursor)` extends ACursor).
@@ -309,6 +317,7 @@ def _node_name(node: Any) -> str:
     if named is not None:
         return _scoped_name(named)
     declarator = node.child_by_field_name("declarator")
+    declarator = macro_wrapped(declarator) or declarator  # `UV_UNUSED(static void f(int x)) {`: f
     while declarator is not None:  # C/C++: int *f(int x) -> function_declarator -> identifier
         if declarator.type in IDENTIFIER_TYPES or declarator.type.endswith(("identifier", "operator_name")) \
                 or declarator.type == "destructor_name":
@@ -614,6 +623,9 @@ def _body(node: Any) -> Any:
     anonymous = _anonymous_class_body(node)
     if anonymous is not None:
         return anonymous
+    lua_table = lua_function_table(node)
+    if lua_table is not None:
+        return lua_table[1]
     for name in BODY_FIELDS:
         found = node.child_by_field_name(name)
         if found is not None:
@@ -783,6 +795,8 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
         return "function", label.text.decode("utf-8", "replace").strip('"') if label is not None else "test", target
     if zig is not None:
         return zig, _node_name(target), target
+    if target.type == "preproc_function_def" and target.end_point[0] - target.start_point[0] >= MACRO_FUNCTION_ROWS:
+        return "function", _node_name(target), target
     keyword = keyword_name(target)  # Swift's `subscript(...)`, `deinit`
     if keyword is not None:
         return "function", keyword.type, target
@@ -819,6 +833,12 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
         return "class", _node_name(declarator), target
     if target.type in SCOPE_TYPES:
         return "scope", _node_name(target), target
+    lua_table = lua_function_table(target)
+    if lua_table is not None:
+        return "class", lua_table[0], target
+    field_function = lua_field_function(target)  # a function of such a table
+    if field_function is not None:
+        return "function", field_function, target
     arrow_name = _arrow_function_name(target)
     if arrow_name:
         return "function", arrow_name, target
@@ -908,8 +928,11 @@ class Chunker:
         doc_start: int | None = lead_in[0] if lead_in else None  # first row of the comment run above the child
         doc_end = previous_end = lead_in[1] if lead_in else -1
         attribute_end = -2  # last row of an Elixir `@doc` or `@spec` ending the run: blank lines after it keep the run
-        declared, restart = False, None  # the run holds a DECLARING_LEADS node; the first row of the comments after it
+        signed, restart = False, None  # the run holds a DECLARING_LEADS node; the first row of the comments after it
         inside_test = -1  # the end byte of a bats test's body: the statements before it are the test's
+        # a Lua comment run may declare types (`---@class X`) with or without a table below; not in a `---@meta` file,
+        # which declares the types of code found elsewhere (a library's API, a server's settings), as a `.d.ts` does
+        annotated = language == "lua" and not (lines and lines[0].startswith("---@meta"))
         for child in container.named_children:
             if child.start_byte < inside_test:
                 continue
@@ -923,24 +946,29 @@ class Chunker:
                 child_end = _last_row(child, lines) if directive else child.end_point[0]
                 if own_line and doc_start is not None and child.start_point[0] <= reach:
                     doc_end = child_end
-                    if child.type in DECLARING_LEADS and declared and child.type in lead_types:
+                    if child.type in DECLARING_LEADS and signed and child.type in lead_types:
                         doc_start = child.start_point[0] if restart is None else restart
-                    elif declared and restart is None:
+                    elif signed and restart is None:
                         restart = child.start_point[0]
                 elif own_line:
-                    doc_start, doc_end, declared = child.start_point[0], child_end, False
+                    if annotated and doc_start is not None:  # the run above ends here: the types it declares alone
+                        pieces.extend(self._declared_types(lines, scope, doc_start, doc_end))
+                    doc_start, doc_end, signed = child.start_point[0], child_end, False
                 elif doc_start is None or child.type not in TRAILING_DOCS or child.start_point[0] != doc_end:
                     doc_start = None
                 if child.type in DECLARING_LEADS and child.type in lead_types:
-                    declared, restart = True, None
+                    signed, restart = True, None
                 doc_end = max(doc_end, child_end) if doc_start is not None else doc_end  # a kept `-- ^`
                 attribute_end = child_end if attribute else -2
                 previous_end = child_end
                 continue
             lead = doc_start if doc_start is not None and child.start_point[0] <= reach + self._doc_gap(
                 lines, doc_end, child) else None
+            run = (doc_start, doc_end) if annotated and doc_start is not None else None
             doc_start, previous_end = None, child.end_point[0]
             own_end, tail = _own_rows(child, lines) if language in SWALLOWING_LANGUAGES else (child.end_point[0], None)
+            if child.type == "preproc_function_def":  # a directive ends with its newline, in the row below it
+                own_end = _last_row(child, lines)
             if tail is not None:  # the comment run it swallowed documents the next definition
                 doc_start, doc_end = tail
             branches = _ruby_branches(child) if language == "ruby" else []
@@ -963,6 +991,14 @@ class Chunker:
             if found is None and language in EXPORT_LANGUAGES:
                 found = _object_function(child) if container.type == "object" \
                     else _module_export(child, self._stem) if not scope and self._stem else None
+            implements: list[str] = []  # what a Lua class extends, from its `---@class X: Base` line
+            if run is not None and (lead is None or found is None or found[0] == "class"):
+                declared = self._declared_types(lines, scope, *run)
+                if lead is not None and declared:  # `---@class X` over `local X = {}`: the table is the type
+                    typed = declared.pop()
+                    lead, found = typed.start, ("class", typed.symbol.rpartition(".")[2], child)
+                    implements = typed.implements
+                pieces.extend(declared)
             if found is None:
                 continue
             kind, name, node = found
@@ -1007,14 +1043,30 @@ class Chunker:
                 names = [qualified] + [s for p in inner for s in p.symbols if s != qualified]
                 names += _property_members(qualified, _body(node))
                 pieces.append(_Piece(start, end, qualified, "class", list(dict.fromkeys(names)), decl=decl,
-                                     implements=_impl_trait(node), sibling=node.type in TINY_SIBLING_TYPES))
+                                     implements=implements or _impl_trait(node),
+                                     sibling=node.type in TINY_SIBLING_TYPES))
             else:
                 body = _body(node)
                 inner = self._collect(body, [*scope, name], lines, owners, _comments_before(body, node))
                 named = [qualified, *_property_members(qualified, body)]  # the header chunk lists them
                 owners.append(_Piece(start, end, qualified, "class", named, decl=decl,
-                                     implements=_impl_trait(node), opening=_module_doc_row(body)))
+                                     implements=implements or _impl_trait(node), opening=_module_doc_row(body)))
                 pieces.extend(inner)
+        if annotated and doc_start is not None:
+            pieces.extend(self._declared_types(lines, scope, doc_start, doc_end))
+        return pieces
+
+    @staticmethod
+    def _declared_types(lines: list[str], scope: list[str], start: int, end: int) -> list[_Piece]:
+        """The types a Lua comment run (rows start..end) declares with `---@class` or `---@enum` lines: one class
+        piece each, from its line (the first from the run's start, with the description above it) to the next."""
+        found = [(row, typed) for row in range(start, end + 1) if (typed := lua_type(lines[row])) is not None]
+        pieces = []
+        for i, (row, (name, bases)) in enumerate(found):
+            first = start if i == 0 else row
+            last = found[i + 1][0] - 1 if i + 1 < len(found) else end
+            qualified = ".".join([*scope, name])
+            pieces.append(_Piece(first, last, qualified, "class", [qualified], decl=row, implements=bases))
         return pieces
 
     @staticmethod

@@ -111,6 +111,24 @@ def defined_name(node: Any) -> Any:
     return first if first is not None and first.type in ("identifier", "alias") else None
 
 
+def macro_wrapped(declarator: Any) -> Any:
+    """C/C++: the declarator of a function defined inside a macro call, `UV_UNUSED(static void uv__update_time(uv_loop_t*
+    loop)) {...}`, which the grammar reads as a function named after the macro taking one parameter that is itself a
+    function: that parameter's function declarator (uv__update_time's). None for any other declarator."""
+    if declarator is None or declarator.type != "function_declarator":
+        return None
+    macro = declarator.child_by_field_name("declarator")
+    parameters = declarator.child_by_field_name("parameters")
+    if macro is None or macro.type != "identifier" or not (macro.text or b"").isupper() or parameters is None \
+            or parameters.named_child_count != 1 or parameters.named_children[0].type != "parameter_declaration":
+        return None
+    inner = parameters.named_children[0].child_by_field_name("declarator")
+    while inner is not None and inner.type in ("pointer_declarator", "reference_declarator"):
+        inner = inner.child_by_field_name("declarator") or next(
+            (c for c in inner.named_children if c.type.endswith("declarator")), None)
+    return inner if inner is not None and inner.type == "function_declarator" else None
+
+
 # Haskell types with no constructor name: `instance FromJSON (a, b)`, `ToJSON [a]`, `Monoid ()`, `Category (->)`
 _BUILTIN_TYPES = frozenset({"tuple", "list", "unit", "function", "prefix_tuple", "prefix_list", "prefix_unboxed_tuple",
                             "unboxed_tuple"})
@@ -152,6 +170,51 @@ def bats_test(node: Any) -> tuple[str, Any] | None:
             return (arguments[0].text or b"").decode("utf-8", "replace")[1:-1], closing
         closing = closing.next_named_sibling
     return None
+
+
+# LuaLS (EmmyLua) annotations name a type in a `---` comment line: `---@class Name`, `---@class (exact) Name: Base, Other`,
+# `---@enum Name`. The table assigned right below is that type, or nothing is (a type declared for annotations only).
+_LUA_TYPE = re.compile(r"---[ \t]*@(?:class|enum)[ \t]+(?:\([^)]*\)[ \t]*)?([A-Za-z_][\w.-]*)[ \t]*(?::([^@#]*))?")
+_LUA_BUILTIN_TYPES = frozenset({"table", "string", "number", "integer", "boolean", "any", "nil", "function", "fun",
+                                "userdata", "thread"})
+
+
+def lua_type(line: str) -> tuple[str, list[str]] | None:
+    """The type a LuaLS `---@class` or `---@enum` line declares and the types it extends; None for any other line."""
+    found = _LUA_TYPE.match(line.strip())
+    if found is None:
+        return None
+    bases = found.group(2) or ""
+    while (bare := re.sub(r"<[^<>]*>|\([^()]*\)", " ", bases)) != bases:  # `table<string, fun(string):string>`
+        bases = bare
+    return found.group(1), [b for b in re.findall(r"[A-Za-z_][\w.]*", bases) if b not in _LUA_BUILTIN_TYPES]
+
+
+def lua_function_table(node: Any) -> tuple[str, Any] | None:
+    """Lua's `H.filters = { prefix = function(...) ... end, ... }` or `local M = {...}` holding functions: a type with
+    those members, as LuaLS reads it. (the name it is assigned to, the table_constructor), or None."""
+    if node.type == "variable_declaration" and [c.type for c in node.named_children] == ["assignment_statement"]:
+        node = node.named_children[0]
+    if node.type != "assignment_statement":
+        return None
+    names, values = (next((c for c in node.named_children if c.type == kind), None)
+                     for kind in ("variable_list", "expression_list"))
+    if names is None or values is None or names.named_child_count != 1 or values.named_child_count != 1:
+        return None
+    table = values.named_children[0]
+    if table.type != "table_constructor" or not any(lua_field_function(f) for f in table.named_children):
+        return None
+    return str(names.named_children[0].text.decode("utf-8", "replace")), table
+
+
+def lua_field_function(node: Any) -> str | None:
+    """The name of a Lua table field whose value is a function (`prefix = function(items) ... end`), else None."""
+    if node.type != "field":
+        return None
+    name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+    if name is None or value is None or value.type != "function_definition" or name.type != "identifier":
+        return None
+    return str(name.text.decode("utf-8", "replace"))
 
 
 _SUBCOMMAND = re.compile(r"""["']?-{0,2}[A-Za-z][\w-]*["']?""")
@@ -259,7 +322,7 @@ GRAMMARS: dict[str, Grammar] = {
     "c": Grammar(
         symbols={
             "function_definition": "function", "struct_specifier": "struct", "union_specifier": "union",
-            "enum_specifier": "enum", "type_definition": "type",
+            "enum_specifier": "enum", "type_definition": "type", "preproc_function_def": "macro",
         },
         variables=frozenset({"declaration"}),
         calls=_C_FAMILY_CALLS,
@@ -268,7 +331,7 @@ GRAMMARS: dict[str, Grammar] = {
         symbols={
             "function_definition": "function", "struct_specifier": "struct", "union_specifier": "union",
             "enum_specifier": "enum", "type_definition": "type", "class_specifier": "class",
-            "namespace_definition": "namespace", "alias_declaration": "type",
+            "namespace_definition": "namespace", "alias_declaration": "type", "preproc_function_def": "macro",
         },
         variables=frozenset({"declaration", "field_declaration"}),
         calls=_C_FAMILY_CALLS,

@@ -1123,9 +1123,22 @@ def test_php_functions_guarded_by_function_exists_are_chunks_of_their_own() -> N
     assert list(functions) == ["append_config", "blank"]
     assert "/**\n     * Determine if the given value is \"blank\".\n     */\n    function blank($value)" in functions[
         "blank"].content
+    # each guard's closing `}` ends the function it guards (it opened the next helper's chunk)
+    assert functions["blank"].content.startswith("if (! function_exists('blank')) {")
+    assert not any(c.content.startswith("}") for c in chunks)
     # an `if` of another language's file stays a statement: Python's guarded definitions are module code as before
     python = "import sys\n\nif sys.platform == 'win32':\n    def fix(path):\n        return path.replace('/', '\\\\')\n"
     assert [c.kind for c in Chunker(max_tokens=60).chunk("compat.py", python, "python")] == ["module"]
+
+
+def test_php_types_of_a_braced_namespace_are_named_as_under_a_namespace_statement() -> None:
+    # `namespace App\Models { ... }` named its types `App\Models.HasName`; `namespace App\Models;` names them `HasName`
+    body = "interface HasName\n{\n    public function name(): string;\n}\n\nfunction helper(): int\n{\n    return 1;\n}\n"
+    braced = "<?php\n\nnamespace App\\Models {\n" + body + "}\n"
+    plain = "<?php\n\nnamespace App\\Models;\n\n" + body
+    for text in (braced, plain):
+        chunks = Chunker(max_tokens=60).chunk("src/Models.php", text, "php")
+        assert [c.symbol for c in chunks if c.symbol] == ["HasName", "helper"]
 
 
 def test_php_enums_and_traits_are_classes_with_their_docblocks_and_attributes() -> None:
@@ -1136,6 +1149,21 @@ def test_php_enums_and_traits_are_classes_with_their_docblocks_and_attributes() 
     assert method.content.lstrip().startswith("/**\n     * @param value-of<self::NAMES> $name")
     assert "#[\\ReturnTypeWillChange]\n    public static function fromName" in method.content
     assert named[("Level", "class")].content.startswith("/**\n * The logging levels.\n */\nenum Level: int")
+
+
+def test_definitions_sharing_a_minified_line_are_one_chunk_not_one_copy_of_the_line_each() -> None:
+    # a bundle's line holds hundreds of functions; chunks are whole lines, so each held the whole line again
+    # (Laravel's dist/scripts.js: 649 chunks, 36.9 MB of text for a 717 KB file)
+    body = "".join(f"function f{i}(a){{return a+{i}}}" for i in range(60)) + "var pad=" + "1+" * 400 + "1;"
+    minified = "/*! bundle */\n" + body + "\nfunction tail(x) {\n  return x;\n}\n"
+    chunks = Chunker().chunk("dist/app.js", minified, "javascript")
+    holding = [c for c in chunks if "function f0(" in c.content]
+    assert len(holding) == 1 and holding[0].symbols[:3] == ["f0", "f1", "f2"] and "f59" in holding[0].symbols
+    assert sum(len(c.content) for c in chunks) < 2 * len(minified)
+    assert any(c.symbol == "tail" for c in chunks)
+    # two short definitions on one line keep a chunk each, as before
+    short = "function a(x) { return x; } function b(y) { return y; }\n"
+    assert [c.symbol for c in Chunker().chunk("src/ab.js", short, "javascript")] == ["a", "b"]
 
 
 def test_a_c_function_defined_inside_a_macro_call_is_named_by_itself_not_the_macro() -> None:

@@ -160,6 +160,71 @@ def test_haskell_runs_of_one_line_instances_are_one_chunk_naming_each() -> None:
     assert generic.symbols == ["genericToJSONWithOptions"] and generic.content.startswith("-- | Encode")
 
 
+HASKELL_TYPE_INSTANCES = '''module Tuples where
+
+instance (FromJSON a, FromJSON b, FromJSON c, FromJSON d, FromJSON e, FromJSON f) => FromJSON (a, b, c, d, e, f) where
+    parseJSON = withArray "(a, b, c, d, e, f)" $ \\t -> parseSixTuple parseJSON parseJSON parseJSON parseJSON t
+
+instance (FromJSON a, FromJSON b, FromJSON c, FromJSON d, FromJSON e) => FromJSON1 ((,,,,,) a b c d e) where
+    liftParseJSON = liftParseJSON2 omittedField parseJSON parseJSONList parseJSON parseJSONList parseJSON
+
+instance (ToJSON a, ToJSON b, ToJSON c, ToJSON d, ToJSON e, ToJSON f, ToJSON g) => ToJSON [Maybe (a, b, c, d, e, f, g)] where
+    toJSON = listValue (maybe Null (\\(a, b, c, d, e, f, g) -> toJSON [a, b, c, d, e, f, g])) . filterTheOnesThatMatter
+
+instance UpdateSourcePos BS.ByteString Char where
+    updateSourcePos pos c _ = updatePosChar pos c
+'''
+
+
+def test_haskell_instances_for_tuples_and_lists_are_named_by_the_type_not_the_class() -> None:
+    # a tuple, list or unit type has no constructor name: the class's own name (`FromJSON`) made every such
+    # instance a chunk "defining" the class, each one a name match for any question naming it
+    chunks = Chunker(512).chunk("src/Tuples.hs", HASKELL_TYPE_INSTANCES, "haskell")
+    named = [(c.symbol, c.implements) for c in chunks if c.kind == "class"]
+    assert named == [("(a, b, c, d, e, f)", ["FromJSON"]), ("(,,,,,)", ["FromJSON1"]),
+                     ("[Maybe (a, b, c, d, e, f, g)]", ["ToJSON"]), ("ByteString", ["UpdateSourcePos"])]
+
+
+HASKELL_CLASS = '''module Monad where
+
+-- | The effects every reader and writer may use, in IO or in a pure state.
+class Monad m => PandocMonad m where
+  -- | Look up an environment variable.
+  lookupEnv :: Text -> m (Maybe Text)
+  -- | The current time.
+  getCurrentTime :: m UTCTime
+  -- | Read the whole state.
+  getState :: m State
+''' + "".join(f"  -- | Read the resource number {i} of the document.\n  readResource{i} :: FilePath -> m ByteString\n"
+          for i in range(40)) + '''
+  -- | One field of the state.
+  getsState :: (State -> a) -> m a
+  getsState f = f <$> getState
+
+-- | Run every step of the conversion.
+convert :: Options -> Input -> IO Output
+convert options input = do
+''' + "\n".join(f"  step{i} <- runStep{i} options input (withDefault{i} settings{i})" for i in range(90)) + '''
+  pure output
+
+isBinary :: Text -> Bool
+isBinary name = name `elem` ["docx", "odt"]
+'''
+
+
+def test_haskell_class_method_signatures_stay_with_the_class_and_a_small_function_keeps_its_name() -> None:
+    chunks = Chunker(512).chunk("src/Monad.hs", HASKELL_CLASS, "haskell")
+    # a class's signatures without a default are its declaration (they were the lead-in of the first method with
+    # a default body, whose chunk then held them all): a signature leads only its own binding
+    (header,) = [c for c in chunks if c.symbol == "PandocMonad" and c.kind == "class"]
+    assert "lookupEnv :: Text" in header.content and "getCurrentTime :: m UTCTime" in header.content
+    (gets,) = [c for c in chunks if c.symbol == "PandocMonad.getsState"]
+    assert gets.content.lstrip().startswith("-- | One field of the state.") and "lookupEnv" not in gets.content
+    # a small function after a long split one is a chunk of its own, not taken into the tail window
+    (binary,) = [c for c in chunks if c.symbol == "isBinary"]
+    assert binary.kind == "function" and binary.content.startswith("isBinary ::")
+
+
 def test_elixir_scala_and_haskell_files_are_indexed_with_their_grammar(tmp_path: Path) -> None:
     for rel, text in {"lib/shop/cart.ex": ELIXIR, "test/shop/cart_test.exs": "defmodule CartTest do\nend\n",
                       "src/Shapes.hs": HASKELL, "src/main/scala/cats/package.scala": SCALA}.items():

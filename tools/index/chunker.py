@@ -79,9 +79,10 @@ _C_TYPES = frozenset({"class_specifier", "struct_specifier", "union_specifier", 
 ERROR_SCOPES = frozenset({"c", "cpp", "csharp"})
 # Statements between definitions that hold definitions, per language: the definitions inside are the file's own,
 # under no name. PHP's guards (Laravel's helpers.php: `if (! function_exists('blank')) { function blank($value) {...}
-# }`); a shell script wrapped in one `{ ... }` group so that a half-downloaded copy never runs (nvm.sh: 4,800 lines,
-# every function inside it) or defining its functions under an `if` (a different `flock` wrapper per platform).
-GUARD_SCOPES = {"php": frozenset({"if_statement"}),
+# }`) and braced namespaces (`namespace App\Models { ... }`: its types named as under the usual `namespace
+# App\Models;`); a shell script wrapped in one `{ ... }` group so that a half-downloaded copy never runs (nvm.sh: 4,800
+# lines, every function inside it) or defining its functions under an `if` (a different `flock` wrapper per platform).
+GUARD_SCOPES = {"php": frozenset({"if_statement", "namespace_definition"}),
                 "bash": frozenset({"compound_statement", "if_statement", "elif_clause", "else_clause"})}
 # A C/C++ line holding only a macro (`FMT_BEGIN_NAMESPACE`, `NLOHMANN_JSON_NAMESPACE_BEGIN`, `G_BEGIN_DECLS`,
 # `ABSL_DEPRECATE_AND_INLINE()`) opens or closes a scope the grammar cannot see or annotates the next definition, and
@@ -127,6 +128,9 @@ PARTIAL_SHELL_WORDS = frozenset({
 })
 # Doc comments that may end the last line of such a run and keep it (Haskell's `-- ^` after a signature's result).
 TRAILING_DOCS = frozenset({"haddock"})
+# Lead nodes that declare one definition: a second in the run means the first had none of its own (a type class's
+# method signatures), so the run restarts at the second's own comments and the first stays with its class.
+DECLARING_LEADS = frozenset({"signature"})
 # Languages whose indented bodies run on over the comments and blank lines after them (Scala: `def f =` and its
 # body hold the next definition's doc comment, and end in the indentation of that definition's line).
 SWALLOWING_LANGUAGES = frozenset({"scala"})
@@ -161,6 +165,11 @@ IDENTIFIER_TYPES = frozenset({
 })
 
 MAX_WINDOW_LINES = 80
+# A line longer than this is no line a person wrote (a minified bundle: Laravel's 717 KB `dist/scripts.js` puts 638
+# functions on lines of up to 490,000 characters); definitions sharing such a line are one chunk, or each of them would
+# carry the whole line (649 chunks, 36.9 MB of text for that one file). The default excludes skip `dist/` and
+# `*.min.js`; a bundle under another name (`public/js/app.js`) is indexed.
+LONG_LINE_CHARS = 1_000
 # Words that carry no meaning on their own: a piece made only of these (and punctuation) is a closing line or a
 # modifier left over between the methods of a split class (`}`, `end`, `private`), never a chunk of its own.
 HOLLOW_WORDS = frozenset({
@@ -887,7 +896,7 @@ class Chunker:
         _, tree = read_tree(language, text.encode("utf-8", "surrogatepass"), header)
         self._language = language
         owners: list[_Piece] = []  # split classes: loose lines inside them belong to the class
-        pieces = self._collect(tree.root_node, [], lines, owners)
+        pieces = self._join_on_long_lines(self._collect(tree.root_node, [], lines, owners), lines)
         pieces = self._fill_gaps(pieces, owners, len(lines), lines)
         pieces = self._split_oversized(pieces, lines)
         if language == "ruby":
@@ -919,6 +928,7 @@ class Chunker:
         doc_start: int | None = lead_in[0] if lead_in else None  # first row of the comment run above the child
         doc_end = previous_end = lead_in[1] if lead_in else -1
         attribute_end = -2  # last row of an Elixir `@doc` or `@spec` ending the run: blank lines after it keep the run
+        signed, restart = False, None  # the run holds a DECLARING_LEADS node; the first row of the comments after it
         inside_test = -1  # the end byte of a bats test's body: the statements before it are the test's
         # a Lua comment run may declare types (`---@class X`) with or without a table below; not in a `---@meta` file,
         # which declares the types of code found elsewhere (a library's API, a server's settings), as a `.d.ts` does
@@ -936,12 +946,18 @@ class Chunker:
                 child_end = _last_row(child, lines) if directive else child.end_point[0]
                 if own_line and doc_start is not None and child.start_point[0] <= reach:
                     doc_end = child_end
+                    if child.type in DECLARING_LEADS and signed and child.type in lead_types:
+                        doc_start = child.start_point[0] if restart is None else restart
+                    elif signed and restart is None:
+                        restart = child.start_point[0]
                 elif own_line:
                     if annotated and doc_start is not None:  # the run above ends here: the types it declares alone
                         pieces.extend(self._declared_types(lines, scope, doc_start, doc_end))
-                    doc_start, doc_end = child.start_point[0], child_end
+                    doc_start, doc_end, signed = child.start_point[0], child_end, False
                 elif doc_start is None or child.type not in TRAILING_DOCS or child.start_point[0] != doc_end:
                     doc_start = None
+                if child.type in DECLARING_LEADS and child.type in lead_types:
+                    signed, restart = True, None
                 doc_end = max(doc_end, child_end) if doc_start is not None else doc_end  # a kept `-- ^`
                 attribute_end = child_end if attribute else -2
                 previous_end = child_end
@@ -1016,7 +1032,11 @@ class Chunker:
                 body = _body(node)
                 lead_in = _comments_before(body, node) if body is not node or not lead_types \
                     else _trailing_leads(node.prev_named_sibling, lead_types)
-                pieces.extend(self._collect(body, [*scope, name] if name else scope, lines, owners, lead_in))
+                inner = self._collect(body, [*scope, name] if name else scope, lines, owners, lead_in)
+                if inner and unnamed and language == "php" and hollow(
+                        "\n".join(lines[inner[-1].end + 1 : node.end_point[0] + 1])):
+                    inner[-1].end = node.end_point[0]  # a guard's closing `}` ends its function, not opens the next
+                pieces.extend(inner)
             elif self._tokens(lines, start, end) <= self.max_tokens:
                 # the methods inside stay findable by name through the class chunk
                 inner = self._collect(_body(node), [*scope, name], lines, [])
@@ -1048,6 +1068,21 @@ class Chunker:
             qualified = ".".join([*scope, name])
             pieces.append(_Piece(first, last, qualified, "class", [qualified], decl=row, implements=bases))
         return pieces
+
+    @staticmethod
+    def _join_on_long_lines(pieces: list[_Piece], lines: list[str]) -> list[_Piece]:
+        """Definitions that share a line longer than LONG_LINE_CHARS become one piece naming them all (chunks are
+        whole lines, so each would hold that line again). Definitions sharing a short line keep their own chunks."""
+        out: list[_Piece] = []
+        for p in sorted(pieces, key=lambda p: (p.start, p.end)):
+            last = out[-1] if out else None
+            if last is not None and p.start <= last.end and any(
+                    len(lines[row]) > LONG_LINE_CHARS for row in range(p.start, min(last.end, p.end) + 1)):
+                last.end = max(last.end, p.end)
+                last.symbols = list(dict.fromkeys(last.symbols + p.symbols))
+                continue
+            out.append(p)
+        return out
 
     @staticmethod
     def _dispatcher(function: _Piece, branches: list[tuple[str, Any]], lines: list[str]) -> list[_Piece]:
@@ -1205,7 +1240,9 @@ class Chunker:
                                       and _DIRECTIVE.fullmatch(" ".join(lines[last.start : last.end + 1]).strip())
                                       is not None and not "".join(lines[last.end + 1 : p.start]).strip())
                 fits = self._tokens(lines, last.start, p.end) <= self.max_tokens
-                if (both_small or lead_in) and fits and p.kind != "part" and last.end < p.start:
+                # the tail window of a split definition takes no definition in: it would lose its name
+                tail = last.kind == "part" and not last.gap
+                if (both_small or lead_in) and fits and p.kind != "part" and not tail and last.end < p.start:
                     last.end = p.end
                     if last.gap and not p.gap:
                         last.symbols = list(p.symbols)

@@ -129,10 +129,22 @@ def macro_wrapped(declarator: Any) -> Any:
     return inner if inner is not None and inner.type == "function_declarator" else None
 
 
+# Haskell types with no constructor name: `instance FromJSON (a, b)`, `ToJSON [a]`, `Monoid ()`, `Category (->)`
+_BUILTIN_TYPES = frozenset({"tuple", "list", "unit", "function", "prefix_tuple", "prefix_list", "prefix_unboxed_tuple",
+                            "unboxed_tuple"})
+
+
 def instance_type(node: Any) -> Any:
     """The type a Haskell `instance Foldable Stack` (or `instance (Eq a) => Eq (Maybe a)`) is for: `Stack`, `Maybe`;
-    it names the instance as a Rust `impl Trait for Type` is named by its type. None for any other node."""
+    it names the instance as a Rust `impl Trait for Type` is named by its type. A tuple, list, unit or function type
+    is its own name (`(a, b)`), not a name inside it nor the class's. None for any other node."""
     patterns = node.child_by_field_name("patterns") if node.type == "instance" else None
+    for pattern in patterns.named_children if patterns is not None else []:
+        while pattern.type in ("parens", "apply", "qualified") and pattern.named_children:
+            # `(Maybe a)`: its head, `Maybe`; `BS.ByteString`: `ByteString`
+            pattern = pattern.named_children[-1 if pattern.type == "qualified" else 0]
+        if pattern.type == "name" or pattern.type in _BUILTIN_TYPES:
+            return pattern
     pending = [patterns] if patterns is not None else []
     while pending:
         current = pending.pop(0)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from code_intel.index.chunker import Chunker, estimate_tokens, hollow
 
 PYTHON = '''"""Module docs."""
@@ -1381,3 +1383,15 @@ def test_functions_of_an_exported_javascript_object_are_its_members() -> None:
         ("", "module")]
     local = head.replace("{xhr}", "{\n  xhr: () => xhr(),\n  fetch: () => fetch()\n}")  # not exported: as before
     assert [c.symbol for c in Chunker().chunk("lib/adapters/adapters.js", local, "javascript")] == [""]
+
+
+def test_a_declaration_line_writes_the_name_as_a_whole_word() -> None:
+    from code_intel.index.chunker import _writes_name
+
+    cases = [("class Mutex {", "Mutex", True), ("class MutexLock {", "Mutex", False), ("$Mutex = 1", "Mutex", False),
+             ("x$Mutex", "Mutex", False), ("Mutex2 Mutex", "Mutex", True), ("Mutex_ a", "Mutex", False),
+             ("Mutex", "Mutex", True), ("(Mutex)", "Mutex", True), ("", "Mutex", False), ("a. b", "", True),
+             ("ab", "", False), ("MutexMutex", "Mutex", False), ("é Mutex", "Mutex", True)]
+    for line, name, expected in cases:
+        pattern = re.compile(r"(?<![A-Za-z0-9_$])" + re.escape(name) + r"(?![A-Za-z0-9_$])")  # what it replaced
+        assert _writes_name(line, name) is expected is bool(pattern.search(line)), (line, name)

@@ -39,6 +39,7 @@ from pydantic import BaseModel, Field, ValidationError
 from code_intel.context import skill
 from code_intel.context.rules import ContextUpdate
 from code_intel.core.errors import CodeIntelError
+from code_intel.core.heap import share_heaps
 from code_intel.core.log_setup import setup_logging
 from code_intel.core.tool_facts import DESTRUCTIVE, READ_ONLY, STATEFUL, TOOL_FACTS, Access
 from code_intel.explore.models import (
@@ -550,6 +551,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--project", help="project root (default: $CODE_INTEL_PROJECT, else the working directory)")
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     args = parser.parse_args(argv)
+    share_heaps()  # before the server starts any thread
     try:
         app = CodeIntelApp.for_path(args.project)
     except CodeIntelError as err:

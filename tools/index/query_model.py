@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from code_intel.core.heap import trim_heap
 from code_intel.index.embedder import (
     CODE_TUNED_WEIGHTS,
     DEFAULT_MAX_SEQ_LENGTH,
@@ -32,7 +33,6 @@ from code_intel.index.embedder import (
 )
 from code_intel.index.minilm import NumpyMiniLM
 from code_intel.index.static import STATIC_WEIGHTS, StaticEmbedder
-from code_intel.index.sync import trim_heap
 
 log = logging.getLogger(__name__)
 

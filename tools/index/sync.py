@@ -27,6 +27,7 @@ from typing import Any
 from code_intel.core.config import Config
 from code_intel.core.errors import ToolUnavailable
 from code_intel.core.fsutil import trusted_mtime
+from code_intel.core.heap import trim_heap
 from code_intel.core.project import ProjectRoot
 from code_intel.index.bm25 import LexicalIndex
 from code_intel.index.chunker import Chunk, Chunker, deprecated
@@ -52,10 +53,6 @@ PERSIST_BACKLOG_CHARS = 64_000_000
 # before Chroma stores; below it the collection (about 0.06 s of CPU holding the interpreter, whatever the project's
 # size) would only delay the first answers of a project that has just become searchable.
 RELEASE_AFTER_CHUNKS = 10_000
-# glibc heaps the process's threads share (share_heaps): abseil-cpp's first index (18,618 chunks) peaked 27 MB lower
-# with 2 than with glibc's default, for the same CPU
-HEAPS = 2
-M_ARENA_MAX = -8  # mallopt's parameter number (malloc.h)
 MANIFEST_SAVE_S = 2.0  # the manifest (one JSON file) is rewritten at most this often during a sync, and at its end
 
 
@@ -124,29 +121,6 @@ def release_freed_memory() -> None:
 
     gc.collect()
     trim_heap()
-
-
-def trim_heap() -> None:
-    """Hand the C heap's free pages back to the system (glibc's malloc_trim; a no-op where it is missing)."""
-    _glibc("malloc_trim", 0)
-
-
-def share_heaps() -> None:
-    """Let the process's threads share HEAPS glibc heaps (arenas) instead of up to eight a core: each thread that
-    allocates (Chroma's, the tokenizer's) otherwise takes a heap of its own, whose freed memory no other thread
-    reuses. Set before a file pass starts those threads; a no-op outside glibc."""
-    _glibc("mallopt", M_ARENA_MAX, HEAPS)
-
-
-def _glibc(name: str, *args: int) -> None:
-    import ctypes
-
-    try:
-        function = getattr(ctypes.CDLL(None), name, None)
-    except (OSError, TypeError):  # no C library handle on this platform
-        return
-    if function is not None:
-        function(*args)
 
 
 def read_text(source: SourceFile) -> tuple[str, str] | None:
@@ -268,7 +242,6 @@ class ForestSync:
         # numpy is imported here first: two threads importing it at once (Chroma's import, the embedder's) can fail
         import numpy  # noqa: F401
 
-        share_heaps()
         total = len(todo)
         writer = _Writer(self)
         try:

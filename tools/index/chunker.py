@@ -217,7 +217,10 @@ def _comment_only(lines: list[str], p: _Piece) -> bool:
 _DEPRECATED = re.compile(r"@[Dd]eprecated\b|#\[deprecated\b|(//|#|\*)\s*Deprecated:|\[Obsolete\b")
 _NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _GENERICS = re.compile(r"<[^<>]*>")
-_PHP_NAMESPACE = re.compile(r"\\?(?:\w+\\)+(?=\w)")  # `\Psr\Http\Client\` before ClientInterface: not supertypes
+# The namespace or outer type written before a supertype's name, per language: PHP's `\Psr\Http\Client\` before
+# ClientInterface, C#'s `SqlMapper.` before ITypeHandler and `System.Dynamic.` before IDynamicMetaObjectProvider (every
+# type handler of Dapper's "implemented" SqlMapper, and a DapperRow part System and Dynamic); not supertypes
+QUALIFIERS = {"php": re.compile(r"\\?(?:\w+\\)+(?=\w)"), "csharp": re.compile(r"(?:global::)?(?:\w+\.)+(?=\w)")}
 SUPERTYPES = 8  # at most this many names kept from a declaration (a minified line holds thousands)
 
 
@@ -258,7 +261,8 @@ def supertypes(chunk: Chunk) -> list[str]:
     generics = TYPE_PARAMETERS.get(chunk.language, _GENERICS)
     while (bare := generics.sub(" ", text)) != text:  # type parameters and their bounds are not supertypes
         text = bare
-    text = _PHP_NAMESPACE.sub("", text)
+    if (qualifier := QUALIFIERS.get(chunk.language)) is not None:
+        text = qualifier.sub("", text)
     if chunk.language == "scala":  # its own backquoted name (``class `Content-Type` ``) is not two supertypes
         text = text.replace(f"`{chunk.symbol.rsplit('.', 1)[-1]}`", " ")
     own = chunk.symbol.rsplit(".", 1)[-1]

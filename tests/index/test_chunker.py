@@ -1311,6 +1311,21 @@ def test_a_split_csharp_type_header_is_its_opening_and_its_fields_are_a_part() -
             assert "Option0" in parts and "Option3" in parts
 
 
+def test_a_csharp_directive_between_a_type_name_and_its_body_does_not_name_the_type() -> None:
+    # newtonsoft's JsonWriter.Async.cs: the grammar read `HAVE_ASYNC_DISPOSABLE` as the type's name, and every member
+    # as `Newtonsoft.Json.HAVE_ASYNC_DISPOSABLE.X`; a directive in a doc comment's neighbourhood stays as it was
+    text = ("namespace Newtonsoft.Json\n{\n    public abstract partial class JsonWriter\n#if HAVE_ASYNC_DISPOSABLE\n"
+            "        : IAsyncDisposable\n#endif\n    {\n        /// <summary>The class name is checked.</summary>\n"
+            "#pragma warning disable SYSLIB0051\n        public void Flush(int depth)\n        {\n"
+            "            depth++;\n        }\n#pragma warning restore SYSLIB0051\n    }\n}\n")
+    chunks = Chunker(max_tokens=64).chunk("JsonWriter.Async.cs", text, "csharp")
+    assert {c.symbol for c in chunks if c.kind != "module"} == {"Newtonsoft.Json.JsonWriter",
+                                                               "Newtonsoft.Json.JsonWriter.Flush"}
+    flush = next(c for c in chunks if c.symbol.endswith(".Flush"))
+    assert flush.content.lstrip().startswith("/// <summary>The class name") and "#pragma warning disable" in flush.content
+    assert "#if HAVE_ASYNC_DISPOSABLE" in "\n".join(c.content for c in chunks)  # the file's own text
+
+
 TS_TYPE_ALIASES = '''import type { Action } from './actions'
 
 /**

@@ -97,20 +97,6 @@ _TRAILING_MACROS = re.compile(
 # ABSL_ATTRIBUTE_WARN_UNUSED Mutex {`, `class FMT_API format_error`), which the grammar reads as the name
 _CLASS_HEAD_MACROS = re.compile(
     r"\b(?:class|struct|union)((?:\s+[A-Z][A-Z0-9_]*[A-Z0-9](?:\([^()\n]*\))?)+)(?=\s+[A-Za-z_]\w*\s*(?:final\b|[:{<]))")
-# C#: directive lines between a type's name and the brace opening its body (newtonsoft's `public abstract partial class
-# JsonWriter` / `#if HAVE_ASYNC_DISPOSABLE` / `: IAsyncDisposable` / `#endif` / `{`), where the grammar reads the
-# directive's symbol as the type's name (every member of JsonWriter.Async.cs was `HAVE_ASYNC_DISPOSABLE.X`): parsed as
-# blank lines, as the C/C++ macro lines above are
-_CSHARP_TYPE_HEAD = re.compile(r"^[ \t]*(?:\[[^\]\n]*\][ \t]*)*(?:\w+[ \t]+)*(?:class|struct|interface|record)[ \t]+"
-                               r"[A-Za-z_]\w*[^{};\n]*\n(?:[^{};\n]*\n)*?(?=[ \t]*\{)", re.M)
-_DIRECTIVE_LINE = re.compile(r"^[ \t]*#[^\n]*", re.M)
-
-
-def _blank_directives(match: re.Match[str]) -> str:
-    """The directive lines of a matched span as spaces, the rest as it was."""
-    return _DIRECTIVE_LINE.sub(lambda line: " " * len(line.group()), match.group())
-
-
 # A C/C++ function-like macro of this many lines or more is a function's chunk (`#define dictForEach(d, e, body) \\`,
 # libuv's `UV_LOOP_WATCHER_DEFINE`, which defines functions); shorter ones (`#define listFirst(l) ((l)->head)`) stay in
 # the module code around them.
@@ -917,8 +903,6 @@ class Chunker:
         if language in ("c", "cpp"):
             for macros in (_MACRO_LINE, _CLASS_HEAD_MACROS, _TRAILING_MACROS):
                 text = macros.sub(_blank, text)
-        elif language == "csharp" and "#" in text:
-            text = _CSHARP_TYPE_HEAD.sub(_blank_directives, text)
         _, tree = read_tree(language, text.encode("utf-8", "surrogatepass"), header)
         self._language = language
         owners: list[_Piece] = []  # split classes: loose lines inside them belong to the class

@@ -495,6 +495,11 @@ def test_implementations_are_found_by_what_their_declaration_extends() -> None:
         for c in Chunker(max_tokens=40).chunk(file, text, language) if c.kind == "class"}
     assert found["HammingDistance"] == ["EditDistance"] and found["Chain"] == ["Buf"]
     assert found["Client"] == ["Base", "ClientInterface", "PromisorInterface"]
+    # the traits a PHP class body uses are mixed into it (laravel's Collection: EnumeratesValues); a closure's `use` is not
+    mixed = php.replace("{\n    public", "{\n    use Macroable, Concerns\\EnumeratesValues;\n\n    public").replace(
+        "{\n    }\n}", "{\n        $f = function () use ($x) { return $x; };\n    }\n}")
+    client = next(c for c in Chunker().chunk("src/Client.php", mixed, "php") if c.kind == "class")
+    assert supertypes(client) == ["Base", "ClientInterface", "PromisorInterface", "Macroable", "EnumeratesValues"]
     assert found["Dapper.DataTableHandler"] == ["ITypeHandler", "IDisposable"]
     assert found["HTTP.Features.RaiseError"] == ["Feature"] and found["Writer"] == ["Write"]
     minified = "class Big extends " + ", ".join(f"Base{n}" for n in range(50)) + " { run() {} }\n"

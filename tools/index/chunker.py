@@ -221,6 +221,7 @@ _GENERICS = re.compile(r"<[^<>]*>")
 # ClientInterface, C#'s `SqlMapper.` before ITypeHandler and `System.Dynamic.` before IDynamicMetaObjectProvider (every
 # type handler of Dapper's "implemented" SqlMapper, and a DapperRow part System and Dynamic); not supertypes
 QUALIFIERS = {"php": re.compile(r"\\?(?:\w+\\)+(?=\w)"), "csharp": re.compile(r"(?:global::)?(?:\w+\.)+(?=\w)")}
+_PHP_TRAIT_USE = re.compile(r"^[ \t]*use[ \t]+([\w\\, \t]+?)[ \t]*[;{]", re.M)  # in a class body: traits, not imports
 SUPERTYPES = 8  # at most this many names kept from a declaration (a minified line holds thousands)
 
 
@@ -266,6 +267,9 @@ def supertypes(chunk: Chunk) -> list[str]:
     if chunk.language == "scala":  # its own backquoted name (``class `Content-Type` ``) is not two supertypes
         text = text.replace(f"`{chunk.symbol.rsplit('.', 1)[-1]}`", " ")
     own = chunk.symbol.rsplit(".", 1)[-1]
+    if chunk.language == "php":  # the traits its body uses are mixed into it: `use EnumeratesValues, Macroable;`
+        text += " " + " ".join(m.group(1) for m in _PHP_TRAIT_USE.finditer("\n".join(lines[at + 1 :])))
+        text = QUALIFIERS["php"].sub("", text)
     return [w for w in dict.fromkeys(_NAME.findall(text)) if w != own and not w.islower()][:SUPERTYPES]
 
 

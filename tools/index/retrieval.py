@@ -268,6 +268,25 @@ def older_versions(files: Sequence[str], query: str) -> set[str]:
     return {file for file, (parent, version) in found.items() if version < newest[parent] and version not in asked}
 
 
+# C and C++ keep one implementation per platform in sibling folders (libuv's src/unix/tcp.c and src/win/tcp.c): the
+# Windows copy, beside a POSIX one among the candidates, is the other platform's unless the question names Windows
+_WINDOWS_FOLDER = re.compile(r"^(.*/)?(?:win|win32|win64|windows)/", re.IGNORECASE)
+_POSIX_FOLDER = re.compile(r"^(.*/)?(?:unix|posix|linux|darwin|macos|bsd)/", re.IGNORECASE)
+_NAMES_WINDOWS = re.compile(r"\b(?:win(?:dows|32|64|api)?|msvc|mingw)\b", re.IGNORECASE)
+
+
+def other_platform_copies(files: Sequence[str], query: str) -> set[str]:
+    """C/C++ files under a Windows folder whose parent also holds a POSIX folder among `files`, unless the question
+    names Windows: the platform a question that names none is seldom about (as older_versions' copies)."""
+    from code_intel.languages.table import language_for
+
+    if _NAMES_WINDOWS.search(query):
+        return set()
+    posix = {m.group(1) or "" for file in files if (m := _POSIX_FOLDER.match(file))}
+    return {file for file in files if (m := _WINDOWS_FOLDER.match(file)) and (m.group(1) or "") in posix
+            and language_for(file) in ("c", "cpp")}
+
+
 @dataclass
 class Scored:
     """A candidate chunk with both sides' raw scores and what the ranker reads from its metadata."""
@@ -381,7 +400,8 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     if not candidates:
         return []
     cues = _Cues.of(query, keywords).owner_if_undefined(candidates).spelled_as_defined(candidates)
-    cues = dataclasses.replace(cues, older=older_versions(sorted({c.file for c in candidates}), query))
+    files = sorted({c.file for c in candidates})
+    cues = dataclasses.replace(cues, older=older_versions(files, query) | other_platform_copies(files, query))
     cues = dataclasses.replace(cues, current=_current_definitions(candidates, cues), matched={
         own for c in candidates if (own := _own_name(c)) in cues.qualified
         and any(_ends_with(c.symbol, form) for form in cues.qualified[own])})
@@ -411,7 +431,8 @@ class _Cues:
     terms: set[str]
     wanted: set[str]
     qualified: dict[str, set[str]]  # a name asked with its owner (`Rack::Builder`, `Router.Route`) -> "Rack.Builder"
-    older: set[str] = field(default_factory=set)  # candidates' files under an older version folder (older_versions)
+    older: set[str] = field(default_factory=set)  # candidates' files under an older version folder (older_versions), or
+    # another platform's copy (other_platform_copies)
     defined: bool = False  # a question that is only a name, which some candidate defines as written
     spelled: set[str] = field(default_factory=set)  # spelled_names of a sentence
     owners: dict[str, str] = field(default_factory=dict)  # member_owners of the question

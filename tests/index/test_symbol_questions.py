@@ -287,6 +287,7 @@ def test_the_windows_copy_of_a_c_file_ranks_below_its_posix_twin() -> None:
 
     assert [c.id for c in rank_code(candidates(), "TCP accept implementation")][0] == "unix"
     assert [c.id for c in rank_code(candidates(), "TCP accept on Windows")][0] == "win"  # the platform asked for
+    assert [c.id for c in rank_code(candidates(), "uv__tcp_accept")][0] == "win"  # a name only Windows defines
     assert other_platform_copies(["src/win/fs.c", "src/unix/fs.c", "src/win/only.h"], "fs") == {
         "src/win/fs.c", "src/win/only.h"}
     assert other_platform_copies(["src/win/fs.c", "lib/unix/fs.c"], "fs") == set()  # no POSIX sibling folder

@@ -292,6 +292,7 @@ def test_the_windows_copy_of_a_c_file_ranks_below_its_posix_twin() -> None:
         "src/win/fs.c", "src/win/only.h"}
     assert other_platform_copies(["src/win/fs.c", "lib/unix/fs.c"], "fs") == set()  # no POSIX sibling folder
     assert other_platform_copies(["net/windows/mod.rs", "net/unix/mod.rs"], "x") == set()  # C and C++ only
+    assert other_platform_copies(["src/win/a.c", "src/unix/linux/b.c"], "x") == {"src/win/a.c"}  # nested POSIX folders
 
 
 def test_owner_hash_member_and_dollar_names_are_read_as_names() -> None:

@@ -270,9 +270,15 @@ def older_versions(files: Sequence[str], query: str) -> set[str]:
 
 # C and C++ keep one implementation per platform in sibling folders (libuv's src/unix/tcp.c and src/win/tcp.c): the
 # Windows copy, beside a POSIX one among the candidates, is the other platform's unless the question names Windows
-_WINDOWS_FOLDER = re.compile(r"^(.*/)?(?:win|win32|win64|windows)/", re.IGNORECASE)
-_POSIX_FOLDER = re.compile(r"^(.*/)?(?:unix|posix|linux|darwin|macos|bsd)/", re.IGNORECASE)
+_WINDOWS_FOLDERS = frozenset({"win", "win32", "win64", "windows"})
+_POSIX_FOLDERS = frozenset({"unix", "posix", "linux", "darwin", "macos", "bsd"})
 _NAMES_WINDOWS = re.compile(r"\b(?:win(?:dows|32|64|api)?|msvc|mingw)\b", re.IGNORECASE)
+
+
+def _platform_parents(file: str, folders: frozenset[str]) -> set[str]:
+    """The folders holding one of `folders` on the way to `file` (`src/win/fs.c` -> {"src"} for a Windows folder)."""
+    parts = file.split("/")[:-1]
+    return {"/".join(parts[:i]) for i, part in enumerate(parts) if part.lower() in folders}
 
 
 def other_platform_copies(files: Sequence[str], query: str) -> set[str]:
@@ -282,8 +288,8 @@ def other_platform_copies(files: Sequence[str], query: str) -> set[str]:
 
     if _NAMES_WINDOWS.search(query):
         return set()
-    posix = {m.group(1) or "" for file in files if (m := _POSIX_FOLDER.match(file))}
-    return {file for file in files if (m := _WINDOWS_FOLDER.match(file)) and (m.group(1) or "") in posix
+    posix = set().union(*(_platform_parents(file, _POSIX_FOLDERS) for file in files))
+    return {file for file in files if _platform_parents(file, _WINDOWS_FOLDERS) & posix
             and language_for(file) in ("c", "cpp")}
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from code_intel.index.chunker import Chunker, estimate_tokens, hollow
+from code_intel.index.chunker import Chunker, estimate_tokens, help_text, hollow
 
 PYTHON = '''"""Module docs."""
 import os
@@ -1000,6 +1000,20 @@ def test_a_long_shell_dispatcher_is_cut_at_its_subcommands() -> None:
     options = source.replace('"install")', "-i)").replace('"uninstall")', "-x)").replace('"ls")', "-l)")
     assert [c.symbol for c in chunker.chunk("nvm.sh", options, "bash")] == ["nvm"] * 3
     assert [c.symbol for c in Chunker(max_tokens=2048).chunk("nvm.sh", source, "bash")] == ["nvm"]
+
+
+def test_shell_help_text_is_told_from_code() -> None:
+    # a usage message of printed lines, or of a heredoc `cat` prints, is help text; a heredoc fed to another
+    # interpreter is code, and so is a function that prints a line among its work
+    usage = "".join(f"  echo '  nvm {word} <version>     what {word} does'\n" for word in ("install", "use", "ls", "alias"))
+    printed = "usage() {\n  local name\n  name=\"$1\"\n" + usage * 2 + "}\n"
+    heredoc = "usage() {\n  cat <<-EOF\n" + "".join(f"    -{k}  option {k}\n" for k in "abcdefgh") + "  EOF\n}\n"
+    script = heredoc.replace("cat <<-EOF", "python3 - <<-EOF")
+    work = "sync() {\n" + "".join(f"  step_{k} \"$1\" || return 1\n" for k in range(8)) + "  echo 'done'\n}\n"
+    chunker = Chunker()
+    assert [help_text(c) for text in (printed, heredoc, script, work) for c in chunker.chunk("x.sh", text, "bash")] \
+        == [True, True, False, False]
+    assert not any(help_text(c) for c in chunker.chunk("x.py", "def usage():\n" + "    print('x')\n" * 9, "python"))
 
 
 def test_bats_tests_are_functions_named_by_their_titles() -> None:

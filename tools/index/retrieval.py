@@ -565,7 +565,8 @@ def _one_per_definition(candidates: list[Scored]) -> list[Scored]:
     `function`) and parts (its long doc comment above, the rest of its body below). The parts stand for the
     declaration window, which takes the best of their scores: the answer is the definition, not a page of its doc
     (sequel's `eager`: the first window of its 75-line doc ranked first, the `def` under it nowhere). A part goes to
-    the window holding its declaration's line, so two overloads of one name in a file keep their own scores."""
+    the window holding its declaration's line, so two overloads of one name in a file keep their own scores. A part
+    read as another role than its declaration's (a shell function's help text: chunker.help_text) keeps its own."""
     declarations: dict[tuple[str, str], list[Scored]] = {}
     for c in candidates:
         if c.kind == "function":
@@ -573,7 +574,7 @@ def _one_per_definition(candidates: list[Scored]) -> list[Scored]:
     kept = []
     for c in candidates:
         owner = _declaration_of(c, declarations.get((c.file, c.symbol), [])) if c.kind == "part" else None
-        if owner is None:
+        if owner is None or owner.role != c.role:
             kept.append(c)
         elif c.score > owner.score:
             owner.score = c.score

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from code_intel.index.chunker import Chunker, estimate_tokens, help_text, hollow
+from code_intel.index.chunker import Chunker, estimate_tokens, hollow
 
 PYTHON = '''"""Module docs."""
 import os
@@ -1002,7 +1002,7 @@ def test_a_long_shell_dispatcher_is_cut_at_its_subcommands() -> None:
     assert [c.symbol for c in Chunker(max_tokens=2048).chunk("nvm.sh", source, "bash")] == ["nvm"]
 
 
-def test_shell_help_text_is_told_from_code() -> None:
+def test_shell_help_text_and_lua_definition_files_read_as_documentation() -> None:
     # a usage message of printed lines, or of a heredoc `cat` prints, is help text; a heredoc fed to another
     # interpreter is code, and so is a function that prints a line among its work
     usage = "".join(f"  echo '  nvm {word} <version>     what {word} does'\n" for word in ("install", "use", "ls", "alias"))
@@ -1011,9 +1011,13 @@ def test_shell_help_text_is_told_from_code() -> None:
     script = heredoc.replace("cat <<-EOF", "python3 - <<-EOF")
     work = "sync() {\n" + "".join(f"  step_{k} \"$1\" || return 1\n" for k in range(8)) + "  echo 'done'\n}\n"
     chunker = Chunker()
-    assert [help_text(c) for text in (printed, heredoc, script, work) for c in chunker.chunk("x.sh", text, "bash")] \
+    assert [c.documentation for text in (printed, heredoc, script, work) for c in chunker.chunk("x.sh", text, "bash")] \
         == [True, True, False, False]
-    assert not any(help_text(c) for c in chunker.chunk("x.py", "def usage():\n" + "    print('x')\n" * 9, "python"))
+    assert not any(c.documentation for c in chunker.chunk("x.py", "def usage():\n" + "    print('x')\n" * 9, "python"))
+    # a LuaLS definition file declares what the language server should know, and never runs
+    types = "---@class Settings\n---@field cmd string[]\nlocal Settings = {}\n\nfunction Settings.new() end\n"
+    assert [c.documentation for c in chunker.chunk("types/x.lua", "---@meta\n\n" + types, "lua")] == [True, True]
+    assert not any(c.documentation for c in chunker.chunk("x.lua", types, "lua"))
 
 
 def test_bats_tests_are_functions_named_by_their_titles() -> None:

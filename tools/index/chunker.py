@@ -308,6 +308,8 @@ class Chunk:
     decl_line: int = 0  # a part of a split definition: the line of its declaration (`def`), 0 otherwise
     implements: list[str] = field(default_factory=list)  # what a class extends or implements (supertypes), and the
     # trait a Rust `impl Trait for Type` block implements
+    documentation: bool = False  # read as documentation though in a code file: a shell script's help text
+    # (help_text), a LuaLS definition file (`---@meta`: declarations for the language server, never run)
 
     @property
     def content_hash(self) -> str:
@@ -916,7 +918,11 @@ class Chunker:
                 log.warning("tree-sitter could not chunk %s; using line windows", path, exc_info=True)
                 pieces = None
             if pieces is not None:
-                return [self._to_chunk(path, language or "text", lines, p) for p in pieces]
+                chunks = [self._to_chunk(path, language or "text", lines, p) for p in pieces]
+                declarations = language == "lua" and lines[0].startswith("---@meta")
+                for c in chunks:
+                    c.documentation = declarations or help_text(c)
+                return chunks
         return self._windows(path, language or "text", lines)
 
     # ------------------------------------------------------------------ AST

@@ -566,7 +566,7 @@ def _one_per_definition(candidates: list[Scored]) -> list[Scored]:
     declaration window, which takes the best of their scores: the answer is the definition, not a page of its doc
     (sequel's `eager`: the first window of its 75-line doc ranked first, the `def` under it nowhere). A part goes to
     the window holding its declaration's line, so two overloads of one name in a file keep their own scores. A part
-    read as another role than its declaration's (a shell function's help text: chunker.help_text) keeps its own."""
+    read as another role than its declaration's (a shell function's help text: Chunk.documentation) keeps its own."""
     declarations: dict[tuple[str, str], list[Scored]] = {}
     for c in candidates:
         if c.kind == "function":

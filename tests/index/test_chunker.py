@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from code_intel.index.chunker import Chunker, estimate_tokens, hollow
+from code_intel.index.chunker import Chunker, command_line, estimate_tokens, hollow
 
 PYTHON = '''"""Module docs."""
 import os
@@ -996,6 +996,10 @@ def test_a_long_shell_dispatcher_is_cut_at_its_subcommands() -> None:
     assert spans == [("function", "nvm", 1, 5), ("function", "nvm.install", 6, 19), ("function", "nvm.use", 20, 22),
                      ("function", "nvm.uninstall", 23, 36), ("function", "nvm.ls", 37, 50),
                      ("function", "nvm.--version", 51, 64), ("part", "nvm", 65, 70)]
+    # each branch is what a command line runs, which a question writes as words ("how nvm use switches versions")
+    assert [command_line(c) for c in chunker.chunk("nvm.sh", source, "bash")] == [
+        "", "nvm install", "nvm use", "nvm uninstall", "nvm ls", "nvm --version", ""]
+    assert command_line(Chunker().chunk("util.lua", "function M.use()\n  return 1\nend\n", "lua")[0]) == ""
     # a `case` on options, or one that fits a chunk, is the function's own logic
     options = source.replace('"install")', "-i)").replace('"uninstall")', "-x)").replace('"ls")', "-l)")
     assert [c.symbol for c in chunker.chunk("nvm.sh", options, "bash")] == ["nvm"] * 3

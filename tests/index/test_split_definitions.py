@@ -47,6 +47,16 @@ def test_a_window_of_help_text_keeps_its_own_place_below_the_code() -> None:
     assert ranked.index("nvm") > ranked.index("f19")  # the opening lines keep their own low score
 
 
+def test_a_question_writing_a_subcommand_finds_its_dispatcher_branch() -> None:
+    # "how nvm use switches ..." writes the command line the `nvm.use` branch runs; a helper that merely shares the
+    # words ranks below it, and a question not writing the command leaves the order to the scores
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.sh", f"helper{n}", "function") for n in range(20)]
+    helper = _scored("current", 0.50, 7.0, "nvm.sh", "nvm_ls_current", "function")
+    use = Scored("use", 0.45, 6.0, "nvm.sh", "nvm.use", ["nvm.use"], "function", "implementation", command="nvm use")
+    assert [c.id for c in rank_code([helper, use, *fillers], "how nvm use switches the active version")][0] == "use"
+    assert [c.id for c in rank_code([helper, use, *fillers], "which node version is active")][0] == "current"
+
+
 def test_a_split_functions_declaration_window_is_a_candidate_when_only_its_doc_matches(
         static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811 (the fixture)
     chunks = Chunker().chunk("model/associations.rb", EAGER, "ruby")

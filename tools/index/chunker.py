@@ -243,6 +243,14 @@ _HEREDOC = re.compile(r"^\s*(?:command\s+)?cat\b.*<<-?\s*['\"]?([\w-]+)['\"]?") 
 HELP_TEXT_LINES = 8  # at least this many lines of code, most of them printed text
 
 
+def command_line(chunk: Chunk) -> str:
+    """The command line a shell dispatcher's branch runs (`nvm.use`, named by Chunker._dispatcher: "nvm use"), which a
+    question writes as words; "" for any other chunk."""
+    if chunk.language != "bash" or chunk.kind not in ("function", "part") or "." not in chunk.symbol:
+        return ""
+    return chunk.symbol.replace(".", " ", 1).lower()
+
+
 def help_text(chunk: Chunk) -> bool:
     """A shell chunk that is mostly text printed to the user (a usage message of `echo` lines, or a heredoc): what the
     script says it does, read as documentation rather than as the code doing it (nvm's `--help` branch is 120 lines of

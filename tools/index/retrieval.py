@@ -286,6 +286,7 @@ class Scored:
     lines: tuple[int, int] = (0, 0)  # first and last line
     decl_line: int = 0  # a part of a split function: the line of its declaration (Chunk.decl_line)
     implements: list[str] = field(default_factory=list)  # what the class extends or implements (Chunk.implements)
+    command: str = ""  # the command line a shell dispatcher's branch runs (chunker.command_line)
 
 
 _KIND_WORDS = {"class", "struct", "interface", "trait", "enum", "type", "module", "protocol", "record"}  # not
@@ -419,6 +420,7 @@ class _Cues:
     matched: set[str] = field(default_factory=set)  # qualified names some candidate defines under the owner written
     used: set[str] = field(default_factory=set)  # used_names: names whose uses are asked for, not where defined
     free: set[str] = field(default_factory=set)  # bare names a candidate defines at the top level, not as a member
+    lowered_query: str = ""  # the question in lower case
 
     @classmethod
     def of(cls, query: str, keywords: Sequence[str]) -> _Cues:
@@ -436,7 +438,8 @@ class _Cues:
                    bare=len(names) == 1 and (len(query.split()) == 1 or kind_named(query) == names[0]),
                    terms=set(lexical_tokens(query)),
                    wanted=asked_roles({x.lower() for x in re.findall(r"[A-Za-z]+", query)}), qualified=qualified,
-                   spelled=spelled_names(query), owners=member_owners(query), used=used_names(query))
+                   spelled=spelled_names(query), owners=member_owners(query), used=used_names(query),
+                   lowered_query=query.lower())
 
     def owner_differs(self, own: str, symbol: str) -> bool:
         """The question writes `own` with an owner and the chunk defines it under another (`Sinatra.Builder` for
@@ -552,6 +555,8 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score += w.near_definition
     elif c.kind == "class" and own.lower() in cues.spelled and not shadowed:
         score += w.spelled
+    elif c.command and re.search(rf"(?<![\w-]){re.escape(c.command)}(?![\w-])", cues.lowered_query):
+        score += w.spelled  # the question writes the command line a shell dispatcher's branch runs (`nvm use`)
     stem = PurePosixPath(c.file).stem
     if c.kind == "class" and c.symbol.replace("::", ".").rpartition(".")[2] == stem:
         score += w.file_type  # C#'s and C++'s types are qualified by their namespace (`MessagePack.Serializer`)

@@ -29,7 +29,7 @@ from code_intel.core.errors import ToolUnavailable
 from code_intel.core.fsutil import trusted_mtime
 from code_intel.core.project import ProjectRoot
 from code_intel.index.bm25 import LexicalIndex
-from code_intel.index.chunker import Chunk, Chunker, deprecated
+from code_intel.index.chunker import Chunk, Chunker, command_line, deprecated
 from code_intel.index.embedder import Embedder
 from code_intel.index.files import SourceFile, list_source_files
 from code_intel.index.manifest import ChunkEntry, FileEntry, Manifest, save_manifest, sha256_file
@@ -101,6 +101,8 @@ def chunk_metadata(chunk: Chunk, file_sha: str) -> dict[str, Any]:
         meta["deprecated"] = True  # only where true: most chunks are not
     if chunk.documentation:
         meta["documentation"] = True  # ranked with the doc role (service._scored)
+    if command := command_line(chunk):
+        meta["command"] = command
     if chunk.decl_line:
         meta["decl_line"] = chunk.decl_line
     if chunk.implements:

@@ -153,6 +153,9 @@ def test_an_exunit_files_describe_blocks_and_tests_are_in_its_outline(tmp_path: 
         ("class", "scope", 6, [("function", "nests routes", 8, []), ("function", "keeps a prefix", 12, [])]),
         ("function", "matches the root", 15, [])])]
     assert explorer.get_function_at_line("test/phoenix/router_test.exs", 9).name == "nests routes"
+    for title, line in (('test "nests routes"', 8), ("keeps a prefix", 12), ('describe "scope"', 6)):  # by their titles
+        assert [(d.file, d.line) for d in explorer.find_definitions(title).definitions] == [
+            ("test/phoenix/router_test.exs", line)], title
     runner = explorer.get_symbols("lib/phoenix/runner.ex")  # elsewhere a `test` call defines nothing
     assert _tree(runner.symbols) == [("module", "Phoenix.Runner", 1, [("method", "run", 2, [])])]
 

@@ -293,7 +293,8 @@ def test_swift_properties_and_scala_3_givens_and_extensions_are_in_outlines_and_
             "extension RoutesBuilder {\n    func get() {}\n}\n"),
         "core/src/main/scala-3/demo/Givens.scala": (
             "package demo\n\ngiven userOrdering: Ordering[User] with\n  def compare(a: User, b: User): Int = 0\n\n"
-            "extension [A](xs: List[A])\n  def second: A = xs(1)\n"),
+            "extension [A](xs: List[A])\n  def second: A = xs(1)\n\n"
+            "given Ordering[Foo] with\n  def compare(a: Foo, b: Foo): Int = 0\n\ngiven Show[List[Foo]] = Show.list\n"),
         "core/src/main/scala/headers/Content-Type.scala": "object `Content-Type` {\n  val name = 1\n}\n",
     })
     swift = explorer.get_symbols("Sources/Vapor/Sessions/Request+Session.swift").symbols
@@ -308,8 +309,12 @@ def test_swift_properties_and_scala_3_givens_and_extensions_are_in_outlines_and_
     assert [(d.file, d.kind) for d in found] == [("Sources/Vapor/Routing/RoutesBuilder.swift", "protocol"),
                                                  ("Sources/Vapor/Concurrency/RoutesBuilder+Concurrency.swift", "extension")]
     scala = explorer.get_symbols("core/src/main/scala-3/demo/Givens.scala").symbols
+    # an anonymous given is named as the compiler (and the chunker) names it
     assert _flat(scala) == [("object", "userOrdering"), ("method", "compare"), ("extension", "List"),
-                            ("method", "second")]
+                            ("method", "second"), ("object", "given_Ordering_Foo"), ("method", "compare"),
+                            ("object", "given_Show_List_Foo")]
+    found = explorer.find_definitions("given_Ordering_Foo", max_results=10).definitions
+    assert [(d.file, d.line) for d in found] == [("core/src/main/scala-3/demo/Givens.scala", 9)]
     found = explorer.find_definitions("Content-Type", max_results=10).definitions  # a backquoted name, unquoted
     assert [(d.file, d.line, d.kind) for d in found] == [("core/src/main/scala/headers/Content-Type.scala", 1, "object")]
     found = explorer.find_definitions("second", max_results=10).definitions
@@ -327,6 +332,14 @@ def test_the_shell_functions_of_a_bats_file_are_definitions(tmp_path: Path) -> N
     outline = explorer.get_symbols("test/plugins.bats").symbols  # its tests too, each named by its title
     assert [(s.kind, s.name, s.line, s.end_line) for s in outline] == [
         ("function", "setup", 5, 7), ("function", "assert_enabled", 9, 11), ("function", "enable a plugin", 13, 15)]
+    # a test is found by its title, bare or as written (ctags, which read the file before, knew no test)
+    for title in ("enable a plugin", '@test "enable a plugin"', "'enable a plugin'"):
+        found = explorer.find_definitions(title).definitions
+        assert [(d.file, d.line, d.end_line, d.kind) for d in found] == [("test/plugins.bats", 13, 15, "function")]
+    assert [d.name for d in explorer.find_definitions("enable a", match="prefix").definitions] == ["enable a plugin"]
+    with pytest.raises(InvalidArgument) as refused:  # words that title nothing: what to send instead
+        explorer.find_definitions("enable the plugin")
+    assert "titled 'enable the plugin'" in str(refused.value) and "test's title" in (refused.value.hint or "")
 
 
 def test_the_definitions_of_a_script_without_a_suffix_come_from_its_interpreter_line(tmp_path: Path) -> None:
@@ -399,10 +412,11 @@ return LinesPipe
 
 def test_lua_types_declared_by_luals_annotations(tmp_path: Path) -> None:
     """A LuaLS `---@class` line declares a type: the table assigned below it (whose functions are its members), or
-    the comment lines alone; find_definitions finds both by name, as ctags (which reads no comments) could not."""
+    the comment lines alone; find_definitions finds both by name, and tables of functions, as ctags could not."""
     from tests.explore.conftest import explorer_over
 
-    explorer = explorer_over(tmp_path, {"lua/pipes.lua": LUA_TYPES})
+    explorer = explorer_over(tmp_path, {"lua/pipes.lua": LUA_TYPES,
+                                        "lua/runner.lua": "local M = { run = function() end }\n\nreturn M\n"})
     symbols = explorer.get_symbols("lua/pipes.lua").symbols
     assert [(s.kind, s.name, s.line, s.end_line) for s in symbols] == [
         ("variable", "Object", 1, 1), ("class", "uv_pipe_t", 3, 4), ("class", "LinesPipe", 9, 9),
@@ -416,4 +430,7 @@ def test_lua_types_declared_by_luals_annotations(tmp_path: Path) -> None:
     for name, line in (("LinesPipe", 9), ("uv_pipe_t", 3), ("opts", 23)):
         found = explorer.find_definitions(name).definitions
         assert [(d.file, d.line, d.kind) for d in found] == [("lua/pipes.lua", line, "class")], name
-    assert not explorer.find_definitions("filters").definitions  # ctags' tags, and only the types LuaLS lines declare
+    # a table of functions is found as the class it is, once (ctags takes `local M = { run = function` for a function)
+    for name, where in (("LinesPipe.filters", ("lua/pipes.lua", 26, 28)), ("M", ("lua/runner.lua", 1, 1))):
+        found = explorer.find_definitions(name).definitions
+        assert [(d.file, d.line, d.end_line, d.kind) for d in found] == [(*where, "class")], name

@@ -32,7 +32,7 @@ from code_intel.languages.grammar import (
     keyword_name,
     lua_field_function,
     lua_function_table,
-    lua_type,
+    lua_types,
     macro_wrapped,
     scala_extended_type,
     scala_given_name,
@@ -1058,16 +1058,11 @@ class Chunker:
 
     @staticmethod
     def _declared_types(lines: list[str], scope: list[str], start: int, end: int) -> list[_Piece]:
-        """The types a Lua comment run (rows start..end) declares with `---@class` or `---@enum` lines: one class
-        piece each, from its line (the first from the run's start, with the description above it) to the next."""
-        found = [(row, typed) for row in range(start, end + 1) if (typed := lua_type(lines[row])) is not None]
-        pieces = []
-        for i, (row, (name, bases)) in enumerate(found):
-            first = start if i == 0 else row
-            last = found[i + 1][0] - 1 if i + 1 < len(found) else end
-            qualified = ".".join([*scope, name])
-            pieces.append(_Piece(first, last, qualified, "class", [qualified], decl=row, implements=bases))
-        return pieces
+        """One class piece for each type a Lua comment run (rows start..end) declares, the first from the run's
+        start (with the description above its `---@class` line)."""
+        return [_Piece(start if i == 0 else row, last, ".".join([*scope, name]), "class", [".".join([*scope, name])],
+                       decl=row, implements=bases)
+                for i, (row, last, name, bases) in enumerate(lua_types(lines, start, end))]
 
     @staticmethod
     def _join_on_long_lines(pieces: list[_Piece], lines: list[str]) -> list[_Piece]:

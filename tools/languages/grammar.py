@@ -179,15 +179,19 @@ _LUA_BUILTIN_TYPES = frozenset({"table", "string", "number", "integer", "boolean
                                 "userdata", "thread"})
 
 
-def lua_type(line: str) -> tuple[str, list[str]] | None:
-    """The type a LuaLS `---@class` or `---@enum` line declares and the types it extends; None for any other line."""
-    found = _LUA_TYPE.match(line.strip())
-    if found is None:
-        return None
-    bases = found.group(2) or ""
-    while (bare := re.sub(r"<[^<>]*>|\([^()]*\)", " ", bases)) != bases:  # `table<string, fun(string):string>`
-        bases = bare
-    return found.group(1), [b for b in re.findall(r"[A-Za-z_][\w.]*", bases) if b not in _LUA_BUILTIN_TYPES]
+def lua_types(lines: list[str], start: int, end: int) -> list[tuple[int, int, str, list[str]]]:
+    """The types a Lua comment run (rows start..end) declares with LuaLS `---@class` or `---@enum` lines: (row, last
+    row, name, the types it extends) each, its rows running to the next such line or the run's end."""
+    found = [(row, typed) for row in range(start, end + 1) if (typed := _LUA_TYPE.match(lines[row].strip()))]
+    declared = []
+    for i, (row, typed) in enumerate(found):
+        bases = typed.group(2) or ""
+        while (bare := re.sub(r"<[^<>]*>|\([^()]*\)", " ", bases)) != bases:  # `table<string, fun(string):string>`
+            bases = bare
+        last = found[i + 1][0] - 1 if i + 1 < len(found) else end
+        declared.append((row, last, typed.group(1),
+                         [b for b in re.findall(r"[A-Za-z_][\w.]*", bases) if b not in _LUA_BUILTIN_TYPES]))
+    return declared
 
 
 def lua_function_table(node: Any) -> tuple[str, Any] | None:

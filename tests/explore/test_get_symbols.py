@@ -410,13 +410,30 @@ return LinesPipe
 """
 
 
+LUA_RUNNER = """local M = { run = function() end }
+
+---@class RunnerConfig
+M.defaults = {
+  timeout = 10,
+}
+
+function M.start(opts)
+  local o = vim.tbl_extend("force", M.defaults, opts)
+  M.run(o)
+  o:validate()
+end
+
+return M
+"""
+
+
 def test_lua_types_declared_by_luals_annotations(tmp_path: Path) -> None:
     """A LuaLS `---@class` line declares a type: the table assigned below it (whose functions are its members), or
     the comment lines alone; find_definitions finds both by name, and tables of functions, as ctags could not."""
     from tests.explore.conftest import explorer_over
 
     explorer = explorer_over(tmp_path, {"lua/pipes.lua": LUA_TYPES,
-                                        "lua/runner.lua": "local M = { run = function() end }\n\nreturn M\n"})
+                                        "lua/runner.lua": LUA_RUNNER})
     symbols = explorer.get_symbols("lua/pipes.lua").symbols
     assert [(s.kind, s.name, s.line, s.end_line) for s in symbols] == [
         ("variable", "Object", 1, 1), ("class", "uv_pipe_t", 3, 4), ("class", "LinesPipe", 9, 9),
@@ -434,3 +451,11 @@ def test_lua_types_declared_by_luals_annotations(tmp_path: Path) -> None:
     for name, where in (("LinesPipe.filters", ("lua/pipes.lua", 26, 28)), ("M", ("lua/runner.lua", 1, 1))):
         found = explorer.find_definitions(name).definitions
         assert [(d.file, d.line, d.end_line, d.kind) for d in found] == [(*where, "class")], name
+    # a table a `---@class` line names otherwise is that type, to the end of its statement, as it is a chunk
+    runner = explorer.get_symbols("lua/runner.lua").symbols
+    assert [(s.kind, s.name, s.line, s.end_line, [c.name for c in s.children]) for s in runner] == [
+        ("class", "M", 1, 1, ["run", "start"]), ("class", "RunnerConfig", 4, 6, [])]
+    assert [(d.line, d.end_line) for d in explorer.find_definitions("RunnerConfig").definitions] == [(4, 6)]
+    functions = explorer.analyze_structure("lua/runner.lua").functions  # with the calls they make, `o:validate()` too
+    assert [(f.name, [c.name for c in f.calls]) for f in functions] == [
+        ("run", []), ("start", ["tbl_extend", "run", "validate"])]

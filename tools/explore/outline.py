@@ -335,8 +335,10 @@ def _lua_owned(parsed: ParsedFile, symbols: list[SymbolNode]) -> list[SymbolNode
             found = lua_types(lines, run[0].start_point[0], run[-1].end_point[0])
             below = by_row.get(run[-1].end_point[0] + 1) if child is not None else None
             for i, (row, last, name, _) in enumerate(found):
-                if below is not None and i == len(found) - 1:  # the table below is the type
+                if below is not None and i == len(found) - 1:  # the table below is the type, to its statement's end
+                    statement = below.node.parent.parent if below.node.parent is not None else None
                     below.kind, below.name = "class", name
+                    below.last_row = int(statement.end_point[0]) if statement is not None else below.last_row
                     continue
                 node = next(n for n in run if n.start_point[0] <= row <= n.end_point[0])
                 declared.append(SymbolNode(name, "class", node, None, last_row=last))
@@ -345,7 +347,8 @@ def _lua_owned(parsed: ParsedFile, symbols: list[SymbolNode]) -> list[SymbolNode
     for symbol, name in zip(symbols, written, strict=True):
         owner, short = split_dotted(name, "lua")
         holder = owners.get(owner)
-        if holder is None or holder is symbol:
+        # a table a `---@class` line names otherwise is that type (`---@class LazyConfig` over `M.defaults = {`)
+        if holder is None or holder is symbol or symbol.name not in (name, short):
             out.append(symbol)
             continue
         symbol.name, symbol.scope = short, owner
@@ -392,7 +395,7 @@ def _callee_name(parsed: ParsedFile, call: Node, callee_field: str | None) -> st
     if target is None:
         return None
     # `a.b.c(...)` is reported as the last name, which is what find_definitions can look up
-    for attr in ("attribute", "property", "field", "name"):
+    for attr in ("attribute", "property", "field", "name", "method"):  # method: Lua's `obj:f()`
         inner = target.child_by_field_name(attr)
         if inner is not None and target.type not in ("identifier", "name"):
             target = inner

@@ -393,7 +393,8 @@ GRAMMARS: dict[str, Grammar] = {
     ),
     # Lua's `function M.f()` is named `M.f` (its name field holds the whole dotted name); Bash's `f() {...}`
     "lua": Grammar(symbols={"function_declaration": "function"},
-                   variables=frozenset({"assignment_statement", "variable_declaration"})),
+                   variables=frozenset({"assignment_statement", "variable_declaration"}),
+                   calls={"function_call": "name"}),
     "bash": Grammar(symbols={"function_definition": "function", "command": "function"},  # command: a bats test
                     patterns={"command": '(command name: (command_name) @_name (#eq? @_name "@test"))'}),
     # Zig: a `Decl` is a function, a type or a constant (outline.py asks zig_decl_kind); `test "..."` blocks are

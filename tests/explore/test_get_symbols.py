@@ -268,6 +268,8 @@ def test_swift_dart_and_zig_files_have_outlines_and_definitions_though_ctags_rea
     dio = next(s for s in explorer.get_symbols("lib/src/dio.dart").symbols if s.name == "Dio")
     get = next(c for c in dio.children if c.name == "get")
     assert (get.line, get.end_line) == (9, 11)  # to the end of the body, the signature's next sibling in Dart
+    assert explorer.get_function_at_line("lib/src/dio.dart", 10).code == (  # its code too, not the signature alone
+        "Future<String> get(String path) async {\n    return path;\n  }")
     zig = explorer.get_symbols("src/args.zig").symbols  # a plain constant and a test block are no definitions
     assert [(s.kind, s.name, s.line, s.end_line) for s in zig] == [("struct", "Parser", 4, 10), ("function", "parse", 12, 15)]
     assert [(c.kind, c.name) for c in zig[0].children] == [("method", "next")]
@@ -332,6 +334,7 @@ def test_the_shell_functions_of_a_bats_file_are_definitions(tmp_path: Path) -> N
     outline = explorer.get_symbols("test/plugins.bats").symbols  # its tests too, each named by its title
     assert [(s.kind, s.name, s.line, s.end_line) for s in outline] == [
         ("function", "setup", 5, 7), ("function", "assert_enabled", 9, 11), ("function", "enable a plugin", 13, 15)]
+    assert explorer.get_function_at_line("test/plugins.bats", 14).code == '@test "enable a plugin" {\n  assert_enabled jump\n}'
     # a test is found by its title, bare or as written (ctags, which read the file before, knew no test)
     for title in ("enable a plugin", '@test "enable a plugin"', "'enable a plugin'"):
         found = explorer.find_definitions(title).definitions

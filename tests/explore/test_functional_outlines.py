@@ -143,7 +143,7 @@ def test_an_exunit_files_describe_blocks_and_tests_are_in_its_outline(tmp_path: 
             'defmodule Phoenix.RouterTest do\n  use ExUnit.Case, async: true\n\n  defp build(path), do: path\n\n'
             '  describe "scope" do\n    @tag :slow\n    test "nests routes" do\n      assert build("/a") == "/a"\n'
             '    end\n\n    test "keeps a prefix", do: assert(true)\n  end\n\n  test "matches the root" do\n'
-            '    assert true\n  end\nend\n'),
+            '    assert true\n  end\n\n  describe "phx.gen.json" do\n  end\nend\n'),
         "lib/phoenix/runner.ex": 'defmodule Phoenix.Runner do\n  def run do\n    test "not a test here"\n  end\nend\n',
     })
     explorer = Explorer(ProjectRoot(tmp_path.resolve()), Config)
@@ -151,9 +151,10 @@ def test_an_exunit_files_describe_blocks_and_tests_are_in_its_outline(tmp_path: 
     assert _tree(result.symbols) == [("module", "Phoenix.RouterTest", 1, [
         ("method", "build", 4, []),
         ("class", "scope", 6, [("function", "nests routes", 8, []), ("function", "keeps a prefix", 12, [])]),
-        ("function", "matches the root", 15, [])])]
+        ("function", "matches the root", 15, []), ("class", "phx.gen.json", 19, [])])]
     assert explorer.get_function_at_line("test/phoenix/router_test.exs", 9).name == "nests routes"
-    for title, line in (('test "nests routes"', 8), ("keeps a prefix", 12), ('describe "scope"', 6)):  # by their titles
+    for title, line in (('test "nests routes"', 8), ("keeps a prefix", 12), ('describe "scope"', 6),  # by their titles
+                        ("phx.gen.json", 19), ('describe "phx.gen.json"', 19)):  # dots and all
         assert [(d.file, d.line) for d in explorer.find_definitions(title).definitions] == [
             ("test/phoenix/router_test.exs", line)], title
     runner = explorer.get_symbols("lib/phoenix/runner.ex")  # elsewhere a `test` call defines nothing

@@ -34,7 +34,7 @@ from code_intel.explore.outline import flatten, outline
 from code_intel.explore.ripgrep import RgFilters, SkippedFile, list_files, too_big_reason
 from code_intel.explore.scope import accepted_languages, project_filters
 from code_intel.explore.syntax import ParseCache
-from code_intel.languages.grammar import GRAMMARS, TYPE_KINDS
+from code_intel.languages.grammar import GRAMMARS, TYPE_KINDS, exunit_block
 from code_intel.languages.table import language_for, script_file_language
 
 log = logging.getLogger(__name__)
@@ -47,7 +47,8 @@ CACHE_VERSION = 12  # 2: a type's bases (inherits); 3: Rust impl traits and supe
 # 7: no PHP import aliases, PHP enums from the tree; 8: ExUnit tests and describe blocks from the tree;
 # 9: Swift properties, subscripts and deinit, Scala 3 givens and extensions, Scala names without backquotes;
 # 10: Lua's `---@class` types; 11: Haskell instances for tuple, list and function types named by the type, not the class;
-# 12: Lua's tables of functions, bats files from their outlines (tests by title), Scala 3's anonymous givens
+# 12: Lua's tables of functions, bats files from their outlines (tests by title), Scala 3's anonymous givens, ExUnit
+# titles whole (`describe "phx.gen.json"`)
 OUTLINES_ONLY = "12-outlines"  # 7: Lua's `M.f` as f in M, bats tests; 8: ExUnit tests; 9: Swift properties, Scala 3 givens; 10: Lua's `---@class` types; 11: Haskell instances; 12: anonymous givens; the cache's version when no Universal Ctags was found: rebuilt once ctags is there
 # A file listing is reused at most this long, and only while no known folder changed.
 LISTING_TTL_SECONDS = 30.0
@@ -404,8 +405,9 @@ class DefinitionIndex:
             first = lines[symbol.line - 1].decode("utf-8", errors="replace").strip()[:200] if symbol.line <= len(lines) else None
             name, scope = symbol.name, symbol.scope
             # a name written with its owner (ctags.DOTTED_NAMES) is indexed by its last part, the rest its scope, so
-            # `Router` and `Phoenix.Router` both find it (as ctags' Lua tags are read)
-            prefix, short = split_dotted(name, parsed.language)
+            # `Router` and `Phoenix.Router` both find it (as ctags' Lua tags are read); an ExUnit title stays whole
+            titled = parsed.language == "elixir" and exunit_block(symbol.node) is not None
+            prefix, short = ("", name) if titled else split_dotted(name, parsed.language)
             if prefix:
                 name, scope = short, f"{scope}.{prefix}" if scope else prefix
             out.append(Tag(rel, name, symbol.line, symbol.end_line, symbol.kind, scope, parsed.language, first))
@@ -552,10 +554,12 @@ class DefinitionIndex:
         with self._lock:
             self._fresh_lookup()
             found = self._candidates(text, match)
+            if scope_filter:
+                found = [d for d in found if d.scope and _scope_matches(d.scope, scope_filter)]
+                if not found:  # a name that holds its dots: ExUnit's `describe "phx.gen.json"`
+                    found, text = self._candidates(f"{scope_filter}.{text}", match), f"{scope_filter}.{text}"
         if title is not None and not found and complete:
             raise InvalidArgument(f"no test or describe block is titled {title!r}", hint=_SEND_A_NAME)
-        if scope_filter:
-            found = [d for d in found if d.scope and _scope_matches(d.scope, scope_filter)]
         if prefix:
             found = [d for d in found if d.file == prefix or d.file.startswith(prefix + "/")]
         if accept:

@@ -76,9 +76,11 @@ def test_elixir_outline_lists_modules_and_their_functions(explorer: Explorer) ->
             ("method", "add", 6, []), ("method", "total", 10, []), ("method", "total", 11, []),
             ("method", "round_price", 13, []), ("module", "Line", 15, [("method", "new", 16, [])]),
         ]),
-        ("impl", "String.Chars", 20, [("method", "to_string", 21, [])]),
+        ("impl", "String.Chars.Shop.Cart", 20, [("method", "to_string", 21, [])]),  # the module Elixir names, as its chunk
     ]
     assert explorer.get_function_at_line("lib/shop/cart.ex", 7).name == "add"
+    found = explorer.find_definitions("String.Chars.Shop.Cart").definitions  # each implementation told apart
+    assert [(d.line, d.kind, d.scope) for d in found] == [(20, "impl", "String.Chars.Shop")]
 
 
 def test_scala_outline_lists_traits_objects_classes_and_defs(explorer: Explorer) -> None:

@@ -21,6 +21,7 @@ from code_intel.languages.grammar import (
     bats_test,
     definition_word,
     exunit_block,
+    implemented_for,
     lua_field_function,
     lua_function_table,
     lua_types,
@@ -197,6 +198,8 @@ class _Walk:
                 if child_type == "class_declaration" and parsed.language == "swift":  # also struct, enum, actor...
                     kind = _swift_type_kind(child)
                 name = given or parsed.text(name_node)
+                if parsed.language == "elixir" and (implemented := implemented_for(child)) is not None:
+                    name = f"{name}.{implemented}"  # as Elixir names the implementation's module (and the chunker)
                 if parsed.language == "scala":  # ``object `Content-Type` `` is Content-Type
                     name = scala_unquoted(name)
                 if child_type == "command":  # a bats test's title, without its quotes

@@ -28,6 +28,7 @@ from code_intel.languages.grammar import (
     defined_name,
     definition_word,
     exunit_block,
+    implemented_for,
     instance_type,
     keyword_name,
     lua_field_function,
@@ -493,14 +494,8 @@ def _defining_call(node: Any) -> tuple[str, str] | None:
         return None
     kind = "function" if DEFINITION_KINDS[definition_word(node)] in FUNCTION_KINDS else "class"
     name = str(found.text.decode("utf-8", "replace"))
-    if call_word(node) == "defimpl":
-        arguments = next(c for c in node.named_children if c.type == "arguments")
-        pairs = [p for c in arguments.named_children if c.type == "keywords" for p in c.named_children]
-        implemented = [p.child_by_field_name("value") for p in pairs
-                       if p.child_by_field_name("key") is not None and p.child_by_field_name("key").text.strip() == b"for:"]
-        if implemented and implemented[0] is not None and implemented[0].type == "alias":
-            name += "." + implemented[0].text.decode("utf-8", "replace")
-    return kind, name
+    implemented = implemented_for(node)
+    return kind, name if implemented is None else f"{name}.{implemented}"
 
 
 def _protocol(node: Any) -> list[str]:

@@ -111,6 +111,20 @@ def defined_name(node: Any) -> Any:
     return first if first is not None and first.type in ("identifier", "alias") else None
 
 
+def implemented_for(node: Any) -> str | None:
+    """The type an Elixir `defimpl Phoenix.Param, for: Integer` implements its protocol for (`Integer`: Elixir names the
+    implementation's module Phoenix.Param.Integer); None for any other node."""
+    if call_word(node) != "defimpl":
+        return None
+    arguments = next((c for c in node.named_children if c.type == "arguments"), None)
+    pairs = [p for c in arguments.named_children if c.type == "keywords" for p in c.named_children] if arguments else []
+    for pair in pairs:
+        key, value = pair.child_by_field_name("key"), pair.child_by_field_name("value")
+        if key is not None and key.text.strip() == b"for:" and value is not None and value.type == "alias":
+            return str(value.text.decode("utf-8", "replace"))
+    return None
+
+
 def macro_wrapped(declarator: Any) -> Any:
     """C/C++: the declarator of a function defined inside a macro call, `UV_UNUSED(static void uv__update_time(uv_loop_t*
     loop)) {...}`, which the grammar reads as a function named after the macro taking one parameter that is itself a

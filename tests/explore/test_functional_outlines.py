@@ -90,6 +90,24 @@ def test_scala_outline_lists_traits_objects_classes_and_defs(explorer: Explorer)
     assert ("method", "empty") in kinds[("object", "Cart")] and ("variable", "pricedCart") in kinds[("object", "Cart")]
     assert kinds[("class", "Cart")] == [("method", "add")]
     assert {d.file for d in explorer.find_definitions("Priced").definitions} == {"src/main/scala/shop/Cart.scala"}
+    # an instance made of an anonymous class holds its methods, as its chunk does
+    priced = next(c for s in result.symbols if s.name == "Cart" for c in s.children if c.name == "pricedCart")
+    assert (priced.line, priced.end_line, [(c.kind, c.name, c.line) for c in priced.children]) == (
+        9, 11, [("method", "price", 10)])
+    found = explorer.find_definitions("pricedCart.price").definitions
+    assert [(d.line, d.scope) for d in found] == [(10, "Cart.pricedCart")]
+
+
+def test_a_java_field_made_of_an_anonymous_class_holds_its_methods(tmp_path: Path) -> None:
+    write_files(tmp_path, {"src/TypeAdapters.java": (
+        "public final class TypeAdapters {\n  public static final TypeAdapter<Class> CLASS = new TypeAdapter<Class>() {\n"
+        "    @Override public void write(JsonWriter out, Class value) { }\n"
+        "    @Override public Class read(JsonReader in) { return null; }\n  }.nullSafe();\n\n  static int count = 1;\n}\n")})
+    explorer = Explorer(ProjectRoot(tmp_path.resolve()), Config)
+    (adapters,) = explorer.get_symbols("src/TypeAdapters.java").symbols
+    assert _tree(adapters.children) == [("field", "CLASS", 2, [("method", "write", 3, []), ("method", "read", 4, [])]),
+                                        ("field", "count", 7, [])]
+    assert explorer.get_function_at_line("src/TypeAdapters.java", 4).scope == "TypeAdapters.CLASS"
 
 
 def test_haskell_outline_lists_declarations_and_no_type_as_a_function(explorer: Explorer) -> None:

@@ -48,7 +48,8 @@ CACHE_VERSION = 12  # 2: a type's bases (inherits); 3: Rust impl traits and supe
 # 9: Swift properties, subscripts and deinit, Scala 3 givens and extensions, Scala names without backquotes;
 # 10: Lua's `---@class` types; 11: Haskell instances for tuple, list and function types named by the type, not the class;
 # 12: Lua's tables of functions, bats files from their outlines (tests by title), Scala 3's anonymous givens, ExUnit
-# titles whole (`describe "phx.gen.json"`), Elixir implementations named as their modules (Phoenix.Param.Integer)
+# titles whole (`describe "phx.gen.json"`), Elixir implementations named as their modules (Phoenix.Param.Integer),
+# the methods of a Scala val made of an anonymous class
 OUTLINES_ONLY = "12-outlines"  # 7: Lua's `M.f` as f in M, bats tests; 8: ExUnit tests; 9: Swift properties, Scala 3 givens; 10: Lua's `---@class` types; 11: Haskell instances; 12: anonymous givens; the cache's version when no Universal Ctags was found: rebuilt once ctags is there
 # A file listing is reused at most this long, and only while no known folder changed.
 LISTING_TTL_SECONDS = 30.0

@@ -18,6 +18,7 @@ from code_intel.languages.grammar import (
     GRAMMARS,
     TYPE_KINDS,
     Grammar,
+    anonymous_class_body,
     bats_test,
     definition_word,
     exunit_block,
@@ -224,7 +225,11 @@ class _Walk:
                     if var_kind == "function" and parent_kind in TYPE_KINDS:
                         symbol.kind = "method"
                     out.append(symbol)
-                    if value is not None and (var_kind == "function" or value.type == "class"):
+                    anonymous = anonymous_class_body(child) if len(declared) == 1 else None
+                    if anonymous is not None:  # `val showInt: Show[Int] = new Show[Int] { def show ... }`: its methods
+                        symbol.last_row = int(child.end_point[0])
+                        self.symbols(anonymous, symbol.children, _join(scope, symbol.name), "class", False)
+                    elif value is not None and (var_kind == "function" or value.type == "class"):
                         # `const f = () => {...}` and `const C = class {...}` hold nested definitions
                         inner_kind = "function" if var_kind == "function" else "class"
                         self.symbols(value, symbol.children, _join(scope, symbol.name), inner_kind, var_kind == "function")

@@ -22,6 +22,7 @@ from code_intel.languages.grammar import (
     DEFINING_ATTRIBUTES,
     DEFINING_CALLS,
     FUNCTION_KINDS,
+    anonymous_class_body,
     bats_test,
     call_word,
     computed_property,
@@ -576,27 +577,6 @@ def _constant_block_body(node: Any) -> Any:
     return body
 
 
-def _anonymous_class_body(node: Any) -> Any:
-    """The class body of a Java field initialised with an anonymous class (`static final TypeAdapter<Class> CLASS =
-    new TypeAdapter<Class>() { ... }.nullSafe();`, a comparator, a visitor): a class in all but syntax, named by
-    the field; None for any other node. Scala's the same: `implicit val catsAlignForId: Align[Id] = new Align[Id] {
-    ... }`, a type class instance named by the val."""
-    if node.type == "val_definition":
-        value = node.child_by_field_name("value")
-        if value is None or value.type != "instance_expression":
-            return None
-        return next((c for c in value.named_children if c.type == "template_body"), None)
-    if node.type != "field_declaration":
-        return None
-    declarators = [c for c in node.named_children if c.type == "variable_declarator"]
-    value = declarators[0].child_by_field_name("value") if len(declarators) == 1 else None
-    while value is not None and value.type == "method_invocation":  # `new X() {...}.nullSafe()`
-        value = value.child_by_field_name("object")
-    if value is None or value.type != "object_creation_expression":
-        return None
-    return next((c for c in value.named_children if c.type == "class_body"), None)
-
-
 def _zig_definition(node: Any) -> str | None:
     """'function' for Zig's `fn` declarations and `test "name" {...}` blocks, 'class' for a constant holding a
     struct (zig_container), else None."""
@@ -615,7 +595,7 @@ def _body(node: Any) -> Any:
     block_body = _constant_block_body(node)
     if block_body is not None:
         return block_body
-    anonymous = _anonymous_class_body(node)
+    anonymous = anonymous_class_body(node)
     if anonymous is not None:
         return anonymous
     lua_table = lua_function_table(node)
@@ -820,7 +800,7 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
     # Java: an enum constant with a body of its own (a state machine's states: `Data { void read(...) {...} }`)
     if target.type == "enum_constant" and target.child_by_field_name("body") is not None:
         return "class", _node_name(target), target
-    if _anonymous_class_body(target) is not None:
+    if anonymous_class_body(target) is not None:
         declarator = target.child_by_field_name("pattern") if target.type == "val_definition" else None
         if declarator is not None:
             return "class", str(declarator.text.decode("utf-8", "replace")), target

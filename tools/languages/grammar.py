@@ -111,6 +111,27 @@ def defined_name(node: Any) -> Any:
     return first if first is not None and first.type in ("identifier", "alias") else None
 
 
+def anonymous_class_body(node: Any) -> Any:
+    """The class body of a Java field initialised with an anonymous class (`static final TypeAdapter<Class> CLASS =
+    new TypeAdapter<Class>() { ... }.nullSafe();`, a comparator, a visitor): a class in all but syntax, named by
+    the field; None for any other node. Scala's the same: `implicit val catsAlignForId: Align[Id] = new Align[Id] {
+    ... }`, a type class instance named by the val."""
+    if node.type == "val_definition":
+        value = node.child_by_field_name("value")
+        if value is None or value.type != "instance_expression":
+            return None
+        return next((c for c in value.named_children if c.type == "template_body"), None)
+    if node.type != "field_declaration":
+        return None
+    declarators = [c for c in node.named_children if c.type == "variable_declarator"]
+    value = declarators[0].child_by_field_name("value") if len(declarators) == 1 else None
+    while value is not None and value.type == "method_invocation":  # `new X() {...}.nullSafe()`
+        value = value.child_by_field_name("object")
+    if value is None or value.type != "object_creation_expression":
+        return None
+    return next((c for c in value.named_children if c.type == "class_body"), None)
+
+
 def implemented_for(node: Any) -> str | None:
     """The type an Elixir `defimpl Phoenix.Param, for: Integer` implements its protocol for (`Integer`: Elixir names the
     implementation's module Phoenix.Param.Integer); None for any other node."""

@@ -345,6 +345,27 @@ def test_the_shell_functions_of_a_bats_file_are_definitions(tmp_path: Path) -> N
     assert "titled 'enable the plugin'" in str(refused.value) and "test's title" in (refused.value.hint or "")
 
 
+def test_a_shell_dispatchers_subcommands_are_its_members(tmp_path: Path) -> None:
+    """nvm's `nvm()` is one `case` over its subcommands, 1,500 lines: each branch is what `nvm install` runs, a
+    function of the dispatcher in its outline and definitions (as in its chunks), and the function a line is in."""
+    from tests.explore.conftest import explorer_over
+
+    explorer = explorer_over(tmp_path, {"nvm.sh": (
+        "nvm() {\n  local COMMAND=\"$1\"\n  case $COMMAND in\n    'help' | '--help')\n      echo usage\n    ;;\n"
+        "    \"install\" | \"i\")\n      nvm_install \"$@\"\n    ;;\n    \"use\")\n      nvm_use \"$@\"\n    ;;\n"
+        "    \"ls\" | \"list\")\n      nvm_ls\n    ;;\n    \"current\")\n      nvm_current\n    ;;\n    *)\n"
+        "      nvm --help\n    ;;\n  esac\n}\n\nnvm_use() {\n  echo \"$1\"\n}\n")})
+    (nvm, nvm_use) = explorer.get_symbols("nvm.sh").symbols
+    assert [(s.kind, s.name, s.line, s.end_line) for s in nvm.children] == [
+        ("function", "help", 4, 6), ("function", "install", 7, 9), ("function", "use", 10, 12),
+        ("function", "ls", 13, 15), ("function", "current", 16, 18)]
+    assert (nvm_use.name, nvm_use.children) == ("nvm_use", [])
+    assert explorer.get_function_at_line("nvm.sh", 8).name == "install"
+    found = explorer.find_definitions("nvm.install").definitions  # ctags, which reads .sh files, knows no branch
+    assert [(d.file, d.line, d.scope) for d in found] == [("nvm.sh", 7, "nvm")]
+    assert [d.line for d in explorer.find_definitions("nvm_use").definitions] == [25]
+
+
 def test_the_definitions_of_a_script_without_a_suffix_come_from_its_interpreter_line(tmp_path: Path) -> None:
     from tests.explore.conftest import explorer_over
 

@@ -49,8 +49,8 @@ CACHE_VERSION = 12  # 2: a type's bases (inherits); 3: Rust impl traits and supe
 # 10: Lua's `---@class` types; 11: Haskell instances for tuple, list and function types named by the type, not the class;
 # 12: Lua's tables of functions, bats files from their outlines (tests by title), Scala 3's anonymous givens, ExUnit
 # titles whole (`describe "phx.gen.json"`), Elixir implementations named as their modules (Phoenix.Param.Integer),
-# the methods of a Scala val made of an anonymous class
-OUTLINES_ONLY = "12-outlines"  # 7: Lua's `M.f` as f in M, bats tests; 8: ExUnit tests; 9: Swift properties, Scala 3 givens; 10: Lua's `---@class` types; 11: Haskell instances; 12: anonymous givens; the cache's version when no Universal Ctags was found: rebuilt once ctags is there
+# the methods of a Scala val made of an anonymous class, a shell dispatcher's subcommands (nvm's `nvm install`)
+OUTLINES_ONLY = "12-outlines"  # 7: Lua's `M.f` as f in M, bats tests; 8: ExUnit tests; 9: Swift properties, Scala 3 givens; 10: Lua's `---@class` types; 11: Haskell instances; 12: anonymous givens, subcommands; the cache's version when no Universal Ctags was found: rebuilt once ctags is there
 # A file listing is reused at most this long, and only while no known folder changed.
 LISTING_TTL_SECONDS = 30.0
 # How long find_references waits for an index that a background build holds before going around it.
@@ -79,6 +79,7 @@ def _read_by_ctags(rel: str) -> bool:
 # Files whose ctags tags are checked against their length, and filled from the syntax tree when the tags stop
 # before this share of the file (ctags' JavaScript parser can lose its way partway through a large file).
 _TREE_CHECKED = frozenset({"javascript", "typescript", "tsx"})
+# A shell file's tags are filled from its outline too: ctags knows no dispatcher's subcommands (nvm's `nvm install`)
 # Files whose types are checked against the syntax tree's: Universal Ctags 5.9 knows no PHP enum (PHP 8.1), so
 # monolog's `enum Level` was no definition and its methods were scoped to the namespace, not to `Level`.
 _TYPES_CHECKED = frozenset({"php"})
@@ -340,7 +341,7 @@ class DefinitionIndex:
         for rel in files:
             if rel not in chosen:
                 tags[rel] = self._outline_definitions(rel)
-            elif language_for(rel) in _TREE_CHECKED and self._ctags_gave_up(rel, tags[rel]):
+            elif language_for(rel) == "bash" or (language_for(rel) in _TREE_CHECKED and self._ctags_gave_up(rel, tags[rel])):
                 known = {(t.name, t.line) for t in tags[rel]}
                 tags[rel] += [t for t in self._outline_definitions(rel) if (t.name, t.line) not in known]
             elif language_for(rel) in _TYPES_CHECKED:

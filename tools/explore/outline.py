@@ -28,6 +28,7 @@ from code_intel.languages.grammar import (
     lua_types,
     scala_given_name,
     scala_unquoted,
+    subcommands,
     zig_decl_kind,
 )
 from code_intel.languages.table import get_language
@@ -210,6 +211,9 @@ class _Walk:
                 inner = in_function or kind in FUNCTION_KINDS
                 if not inner or self.may_hold_symbols(child, child.start_byte if name_node is None else name_node.end_byte):
                     self.symbols(child, symbol.children, _join(scope, name), kind, inner)
+                if parsed.language == "bash" and (branches := subcommands(child)):  # nvm's `nvm install`: as its chunk
+                    symbol.children.extend(SymbolNode(label, "function", item, _join(scope, name)) for label, item in branches)
+                    symbol.children.sort(key=lambda c: c.line)
             elif child_type in grammar.variables and not in_function and node.type != "ERROR":
                 declared = variable_names(child, parsed.language)
                 if not declared and child_type == "assignment_expression":  # `a = b`: what its value holds

@@ -475,11 +475,13 @@ def test_lua_types_declared_by_luals_annotations(tmp_path: Path) -> None:
     for name, where in (("LinesPipe.filters", ("lua/pipes.lua", 26, 28)), ("M", ("lua/runner.lua", 1, 1))):
         found = explorer.find_definitions(name).definitions
         assert [(d.file, d.line, d.end_line, d.kind) for d in found] == [(*where, "class")], name
-    # a table a `---@class` line names otherwise is that type, to the end of its statement, as it is a chunk
-    runner = explorer.get_symbols("lua/runner.lua").symbols
-    assert [(s.kind, s.name, s.line, s.end_line, [c.name for c in s.children]) for s in runner] == [
-        ("class", "M", 1, 1, ["run", "start"]), ("class", "RunnerConfig", 4, 6, [])]
-    assert [(d.line, d.end_line) for d in explorer.find_definitions("RunnerConfig").definitions] == [(4, 6)]
+    # a member table a `---@class` line names otherwise is that type, to the end of its statement, as it is a chunk
+    (runner,) = explorer.get_symbols("lua/runner.lua").symbols
+    assert [(s.kind, s.name, s.line, s.end_line) for s in runner.children] == [
+        ("function", "run", 1, 1), ("class", "RunnerConfig", 4, 6), ("function", "start", 8, 12)]
+    found = explorer.find_definitions("RunnerConfig").definitions  # a member, so never judged unused by its own name
+    assert [(d.line, d.end_line, d.scope) for d in found] == [(4, 6, "M")]
+    assert not explorer.unused_answer("lua/runner.lua").unused
     functions = explorer.analyze_structure("lua/runner.lua").functions  # with the calls they make, `o:validate()` too
     assert [(f.name, [c.name for c in f.calls]) for f in functions] == [
         ("run", []), ("start", ["tbl_extend", "run", "validate"])]

@@ -359,11 +359,11 @@ def _lua_owned(parsed: ParsedFile, symbols: list[SymbolNode]) -> list[SymbolNode
     for symbol, name in zip(symbols, written, strict=True):
         owner, short = split_dotted(name, "lua")
         holder = owners.get(owner)
-        # a table a `---@class` line names otherwise is that type (`---@class LazyConfig` over `M.defaults = {`)
-        if holder is None or holder is symbol or symbol.name not in (name, short):
+        if holder is None or holder is symbol:
             out.append(symbol)
             continue
-        symbol.name, symbol.scope = short, owner
+        # a member table a `---@class` line names otherwise is that type (`---@class LazyConfig` over `M.defaults = {`)
+        symbol.name, symbol.scope = short if symbol.name == name else symbol.name, owner
         if name[len(owner)] == ":":
             symbol.kind = "method"
         holder.children.append(symbol)

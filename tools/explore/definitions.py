@@ -79,7 +79,6 @@ def _read_by_ctags(rel: str) -> bool:
 # Files whose ctags tags are checked against their length, and filled from the syntax tree when the tags stop
 # before this share of the file (ctags' JavaScript parser can lose its way partway through a large file).
 _TREE_CHECKED = frozenset({"javascript", "typescript", "tsx"})
-# A shell file's tags are filled from its outline too: ctags knows no dispatcher's subcommands (nvm's `nvm install`)
 # Files whose types are checked against the syntax tree's: Universal Ctags 5.9 knows no PHP enum (PHP 8.1), so
 # monolog's `enum Level` was no definition and its methods were scoped to the namespace, not to `Level`.
 _TYPES_CHECKED = frozenset({"php"})
@@ -341,6 +340,7 @@ class DefinitionIndex:
         for rel in files:
             if rel not in chosen:
                 tags[rel] = self._outline_definitions(rel)
+            # a shell file's always: ctags knows no dispatcher's subcommands (nvm's `nvm install`)
             elif language_for(rel) == "bash" or (language_for(rel) in _TREE_CHECKED and self._ctags_gave_up(rel, tags[rel])):
                 known = {(t.name, t.line) for t in tags[rel]}
                 tags[rel] += [t for t in self._outline_definitions(rel) if (t.name, t.line) not in known]

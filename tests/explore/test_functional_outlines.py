@@ -99,11 +99,12 @@ def test_scala_outline_lists_traits_objects_classes_and_defs(explorer: Explorer)
 
 
 def test_a_java_field_made_of_an_anonymous_class_holds_its_methods(tmp_path: Path) -> None:
-    write_files(tmp_path, {"src/TypeAdapters.java": (
+    from tests.explore.conftest import explorer_over
+
+    explorer = explorer_over(tmp_path, {"src/TypeAdapters.java": (
         "public final class TypeAdapters {\n  public static final TypeAdapter<Class> CLASS = new TypeAdapter<Class>() {\n"
         "    @Override public void write(JsonWriter out, Class value) { }\n"
         "    @Override public Class read(JsonReader in) { return null; }\n  }.nullSafe();\n\n  static int count = 1;\n}\n")})
-    explorer = Explorer(ProjectRoot(tmp_path.resolve()), Config)
     (adapters,) = explorer.get_symbols("src/TypeAdapters.java").symbols
     assert _tree(adapters.children) == [("field", "CLASS", 2, [("method", "write", 3, []), ("method", "read", 4, [])]),
                                         ("field", "count", 7, [])]

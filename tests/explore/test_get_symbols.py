@@ -471,10 +471,13 @@ def test_lua_types_declared_by_luals_annotations(tmp_path: Path) -> None:
     for name, line in (("LinesPipe", 9), ("uv_pipe_t", 3), ("opts", 23)):
         found = explorer.find_definitions(name).definitions
         assert [(d.file, d.line, d.kind) for d in found] == [("lua/pipes.lua", line, "class")], name
-    # a table of functions is found as the class it is, once (ctags takes `local M = { run = function` for a function)
-    for name, where in (("LinesPipe.filters", ("lua/pipes.lua", 26, 28)), ("M", ("lua/runner.lua", 1, 1))):
+    # a table of functions is found as the class it is, once (ctags takes `local M = { run = function` for a function),
+    # and its functions as its members (ctags tags them alone)
+    for name, where in (("LinesPipe.filters", ("lua/pipes.lua", 26, 28, "class")), ("M", ("lua/runner.lua", 1, 1, "class")),
+                        ("filters.prefix", ("lua/pipes.lua", 27, 27, "function"))):
         found = explorer.find_definitions(name).definitions
-        assert [(d.file, d.line, d.end_line, d.kind) for d in found] == [(*where, "class")], name
+        assert [(d.file, d.line, d.end_line, d.kind) for d in found] == [where], name
+    assert "prefix" not in {u.name for u in explorer.unused_answer("lua").unused}  # a member: never judged alone
     # a member table a `---@class` line names otherwise is that type, to the end of its statement, as it is a chunk
     (runner,) = explorer.get_symbols("lua/runner.lua").symbols
     assert [(s.kind, s.name, s.line, s.end_line) for s in runner.children] == [

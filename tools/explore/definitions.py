@@ -351,11 +351,15 @@ class DefinitionIndex:
         return tags
 
     def _with_tree_types(self, rel: str, found: list[Tag]) -> list[Tag]:
-        """A Lua file's ctags tags with the outline's types: ctags reads no LuaLS `---@class` comment (`LazyPlugin`
-        had no definition) and takes a table of functions for a function or for nothing."""
-        types = [t for t in self._outline_definitions(rel) if t.kind in TYPE_KINDS]
-        typed = {(t.name, t.line) for t in types}
-        return [t for t in found if (t.name, t.line) not in typed] + types
+        """A Lua file's ctags tags with the outline's types and the functions written inside them: ctags reads no
+        LuaLS `---@class` comment (`LazyPlugin` had no definition), takes a table of functions for a function or for
+        nothing, and tags the table's functions without it (`prefix`, not `filters.prefix`)."""
+        outlined = self._outline_definitions(rel)
+        types = [t for t in outlined if t.kind in TYPE_KINDS]
+        tree = types + [t for t in outlined if t.kind in ("function", "method")
+                        and any(k.line < t.line <= k.end_line for k in types)]
+        keys = {(t.name, t.line) for t in tree}
+        return [t for t in found if (t.name, t.line) not in keys] + tree
 
     def _with_outline_types(self, rel: str, found: list[Tag]) -> list[Tag]:
         """ctags' tags of a file, or, when the syntax tree has a type ctags did not tag, the tree's definitions with

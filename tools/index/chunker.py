@@ -22,17 +22,19 @@ from code_intel.languages.grammar import (
     DEFINING_ATTRIBUTES,
     DEFINING_CALLS,
     FUNCTION_KINDS,
+    anonymous_class_body,
     bats_test,
     call_word,
     computed_property,
     defined_name,
     definition_word,
     exunit_block,
+    implemented_for,
     instance_type,
     keyword_name,
     lua_field_function,
     lua_function_table,
-    lua_type,
+    lua_types,
     macro_wrapped,
     scala_extended_type,
     scala_given_name,
@@ -245,6 +247,45 @@ def deprecated(chunk: Chunk) -> bool:
     return bool(_DEPRECATED.search("\n".join(lines[: at + 1])))
 
 
+# a shell line that prints a quoted string: `echo '...'`, `printf "..."`, a script's own `nvm_echo`/`nvm_err` wrappers,
+# after any redirection (`>&2 echo`)
+_PRINTED_LINE = re.compile(r"""^\s*(?:[0-9]*>&?[0-9]*\s*)?(?:command\s+)?(?:\w*echo\w*|printf|\w+_err)\s.*['"]""")
+_HEREDOC = re.compile(r"^\s*(?:command\s+)?cat\b.*<<-?\s*['\"]?([\w-]+)['\"]?")  # text `cat` prints, not a script
+# fed to python or osascript
+HELP_TEXT_LINES = 8  # at least this many lines of code, most of them printed text
+
+
+def command_line(chunk: Chunk) -> str:
+    """The command line a shell dispatcher's branch runs (`nvm.use`, named by Chunker._dispatcher: "nvm use"), which a
+    question writes as words; "" for any other chunk."""
+    if chunk.language != "bash" or chunk.kind not in ("function", "part") or "." not in chunk.symbol:
+        return ""
+    return chunk.symbol.replace(".", " ", 1).lower()
+
+
+def help_text(chunk: Chunk) -> bool:
+    """A shell chunk that is mostly text printed to the user (a usage message of `echo` lines, or a heredoc): what the
+    script says it does, read as documentation rather than as the code doing it (nvm's `--help` branch is 120 lines of
+    `nvm_echo` that name every subcommand and option, and outranked the branches themselves)."""
+    if chunk.language != "bash":
+        return False
+    code, printed, until = 0, 0, ""
+    for line in chunk.content.splitlines():
+        stripped = line.strip()
+        if until:
+            code, printed = code + 1, printed + 1
+            until = "" if stripped == until else until
+            continue
+        if not stripped or stripped.startswith("#"):
+            continue
+        code += 1
+        if heredoc := _HEREDOC.match(line):
+            until = heredoc.group(1)
+        elif _PRINTED_LINE.match(line):
+            printed += 1
+    return code >= HELP_TEXT_LINES and printed >= 0.6 * code
+
+
 def supertypes(chunk: Chunk) -> list[str]:
     """The type names a class chunk's declaration writes besides its own: what it extends or implements (`class
     AutoDeflate < Feature`, `class HammingDistance implements EditDistance<Integer> {`, `impl Buf for Chain<T, U>`),
@@ -291,6 +332,8 @@ class Chunk:
     decl_line: int = 0  # a part of a split definition: the line of its declaration (`def`), 0 otherwise
     implements: list[str] = field(default_factory=list)  # what a class extends or implements (supertypes), and the
     # trait a Rust `impl Trait for Type` block implements
+    documentation: bool = False  # read as documentation though in a code file: a shell script's help text
+    # (help_text), a LuaLS definition file (`---@meta`: declarations for the language server, never run)
 
     @property
     def content_hash(self) -> str:
@@ -507,14 +550,8 @@ def _defining_call(node: Any) -> tuple[str, str] | None:
         return None
     kind = "function" if DEFINITION_KINDS[definition_word(node)] in FUNCTION_KINDS else "class"
     name = str(found.text.decode("utf-8", "replace"))
-    if call_word(node) == "defimpl":
-        arguments = next(c for c in node.named_children if c.type == "arguments")
-        pairs = [p for c in arguments.named_children if c.type == "keywords" for p in c.named_children]
-        implemented = [p.child_by_field_name("value") for p in pairs
-                       if p.child_by_field_name("key") is not None and p.child_by_field_name("key").text.strip() == b"for:"]
-        if implemented and implemented[0] is not None and implemented[0].type == "alias":
-            name += "." + implemented[0].text.decode("utf-8", "replace")
-    return kind, name
+    implemented = implemented_for(node)
+    return kind, name if implemented is None else f"{name}.{implemented}"
 
 
 def _protocol(node: Any) -> list[str]:
@@ -595,27 +632,6 @@ def _constant_block_body(node: Any) -> Any:
     return body
 
 
-def _anonymous_class_body(node: Any) -> Any:
-    """The class body of a Java field initialised with an anonymous class (`static final TypeAdapter<Class> CLASS =
-    new TypeAdapter<Class>() { ... }.nullSafe();`, a comparator, a visitor): a class in all but syntax, named by
-    the field; None for any other node. Scala's the same: `implicit val catsAlignForId: Align[Id] = new Align[Id] {
-    ... }`, a type class instance named by the val."""
-    if node.type == "val_definition":
-        value = node.child_by_field_name("value")
-        if value is None or value.type != "instance_expression":
-            return None
-        return next((c for c in value.named_children if c.type == "template_body"), None)
-    if node.type != "field_declaration":
-        return None
-    declarators = [c for c in node.named_children if c.type == "variable_declarator"]
-    value = declarators[0].child_by_field_name("value") if len(declarators) == 1 else None
-    while value is not None and value.type == "method_invocation":  # `new X() {...}.nullSafe()`
-        value = value.child_by_field_name("object")
-    if value is None or value.type != "object_creation_expression":
-        return None
-    return next((c for c in value.named_children if c.type == "class_body"), None)
-
-
 def _zig_definition(node: Any) -> str | None:
     """'function' for Zig's `fn` declarations and `test "name" {...}` blocks, 'class' for a constant holding a
     struct (zig_container), else None."""
@@ -634,7 +650,7 @@ def _body(node: Any) -> Any:
     block_body = _constant_block_body(node)
     if block_body is not None:
         return block_body
-    anonymous = _anonymous_class_body(node)
+    anonymous = anonymous_class_body(node)
     if anonymous is not None:
         return anonymous
     lua_table = lua_function_table(node)
@@ -839,7 +855,7 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
     # Java: an enum constant with a body of its own (a state machine's states: `Data { void read(...) {...} }`)
     if target.type == "enum_constant" and target.child_by_field_name("body") is not None:
         return "class", _node_name(target), target
-    if _anonymous_class_body(target) is not None:
+    if anonymous_class_body(target) is not None:
         declarator = target.child_by_field_name("pattern") if target.type == "val_definition" else None
         if declarator is not None:
             return "class", str(declarator.text.decode("utf-8", "replace")), target
@@ -899,7 +915,11 @@ class Chunker:
                 log.warning("tree-sitter could not chunk %s; using line windows", path, exc_info=True)
                 pieces = None
             if pieces is not None:
-                return [self._to_chunk(path, language or "text", lines, p) for p in pieces]
+                chunks = [self._to_chunk(path, language or "text", lines, p) for p in pieces]
+                declarations = language == "lua" and lines[0].startswith("---@meta")
+                for c in chunks:
+                    c.documentation = declarations or help_text(c)
+                return chunks
         return self._windows(path, language or "text", lines)
 
     # ------------------------------------------------------------------ AST
@@ -1072,16 +1092,11 @@ class Chunker:
 
     @staticmethod
     def _declared_types(lines: list[str], scope: list[str], start: int, end: int) -> list[_Piece]:
-        """The types a Lua comment run (rows start..end) declares with `---@class` or `---@enum` lines: one class
-        piece each, from its line (the first from the run's start, with the description above it) to the next."""
-        found = [(row, typed) for row in range(start, end + 1) if (typed := lua_type(lines[row])) is not None]
-        pieces = []
-        for i, (row, (name, bases)) in enumerate(found):
-            first = start if i == 0 else row
-            last = found[i + 1][0] - 1 if i + 1 < len(found) else end
-            qualified = ".".join([*scope, name])
-            pieces.append(_Piece(first, last, qualified, "class", [qualified], decl=row, implements=bases))
-        return pieces
+        """One class piece for each type a Lua comment run (rows start..end) declares, the first from the run's
+        start (with the description above its `---@class` line)."""
+        return [_Piece(start if i == 0 else row, last, ".".join([*scope, name]), "class", [".".join([*scope, name])],
+                       decl=row, implements=bases)
+                for i, (row, last, name, bases) in enumerate(lua_types(lines, start, end))]
 
     @staticmethod
     def _join_on_long_lines(pieces: list[_Piece], lines: list[str]) -> list[_Piece]:

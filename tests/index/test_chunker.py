@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from code_intel.index.chunker import Chunker, estimate_tokens, hollow
+from code_intel.index.chunker import Chunker, command_line, estimate_tokens, hollow
 
 PYTHON = '''"""Module docs."""
 import os
@@ -998,10 +998,32 @@ def test_a_long_shell_dispatcher_is_cut_at_its_subcommands() -> None:
     assert spans == [("function", "nvm", 1, 5), ("function", "nvm.install", 6, 19), ("function", "nvm.use", 20, 22),
                      ("function", "nvm.uninstall", 23, 36), ("function", "nvm.ls", 37, 50),
                      ("function", "nvm.--version", 51, 64), ("part", "nvm", 65, 70)]
+    # each branch is what a command line runs, which a question writes as words ("how nvm use switches versions")
+    assert [command_line(c) for c in chunker.chunk("nvm.sh", source, "bash")] == [
+        "", "nvm install", "nvm use", "nvm uninstall", "nvm ls", "nvm --version", ""]
+    assert command_line(Chunker().chunk("util.lua", "function M.use()\n  return 1\nend\n", "lua")[0]) == ""
     # a `case` on options, or one that fits a chunk, is the function's own logic
     options = source.replace('"install")', "-i)").replace('"uninstall")', "-x)").replace('"ls")', "-l)")
     assert [c.symbol for c in chunker.chunk("nvm.sh", options, "bash")] == ["nvm"] * 3
     assert [c.symbol for c in Chunker(max_tokens=2048).chunk("nvm.sh", source, "bash")] == ["nvm"]
+
+
+def test_shell_help_text_and_lua_definition_files_read_as_documentation() -> None:
+    # a usage message of printed lines, or of a heredoc `cat` prints, is help text; a heredoc fed to another
+    # interpreter is code, and so is a function that prints a line among its work
+    usage = "".join(f"  echo '  nvm {word} <version>     what {word} does'\n" for word in ("install", "use", "ls", "alias"))
+    printed = "usage() {\n  local name\n  name=\"$1\"\n" + usage * 2 + "}\n"
+    heredoc = "usage() {\n  cat <<-EOF\n" + "".join(f"    -{k}  option {k}\n" for k in "abcdefgh") + "  EOF\n}\n"
+    script = heredoc.replace("cat <<-EOF", "python3 - <<-EOF")
+    work = "sync() {\n" + "".join(f"  step_{k} \"$1\" || return 1\n" for k in range(8)) + "  echo 'done'\n}\n"
+    chunker = Chunker()
+    assert [c.documentation for text in (printed, heredoc, script, work) for c in chunker.chunk("x.sh", text, "bash")] \
+        == [True, True, False, False]
+    assert not any(c.documentation for c in chunker.chunk("x.py", "def usage():\n" + "    print('x')\n" * 9, "python"))
+    # a LuaLS definition file declares what the language server should know, and never runs
+    types = "---@class Settings\n---@field cmd string[]\nlocal Settings = {}\n\nfunction Settings.new() end\n"
+    assert [c.documentation for c in chunker.chunk("types/x.lua", "---@meta\n\n" + types, "lua")] == [True, True]
+    assert not any(c.documentation for c in chunker.chunk("x.lua", types, "lua"))
 
 
 def test_bats_tests_are_functions_named_by_their_titles() -> None:
@@ -1279,6 +1301,54 @@ def test_a_csharp_partial_type_opened_only_to_hold_a_nested_one_makes_no_chunk_n
     assert header.content.lstrip().startswith("public partial class GridReader")
     whole = Chunker(max_tokens=64).chunk("SqlMapper.cs", text.replace(" partial", ""), "csharp")
     assert any(c.symbol == "Dapper.SqlMapper" and c.kind == "class" for c in whole)  # not partial: as it was
+
+
+SERIALIZER_FIELDS = "".join(
+    f"        /// <summary>\n        /// Gets or sets option {i}; the remarks run on for lines about settings nobody asks for.\n"
+    f"        /// </summary>\n        public static int Option{i} {{ get; set; }} = {i};\n\n" for i in range(4))
+SERIALIZER_METHODS = "".join(
+    f"        /// <summary>Serializes value {i} to the stream.</summary>\n"
+    f"        public static void Serialize{i}(System.IO.Stream stream, int value)\n        {{\n"
+    + "".join(f"            stream.WriteByte((byte)(value >> {k}));\n" for k in range(8)) + "        }\n\n"
+    for i in range(4))
+
+
+def test_a_split_csharp_type_header_is_its_opening_and_its_fields_are_a_part() -> None:
+    # messagepack's MessagePackSerializer header was mostly its DefaultOptions property's doc: no candidate for "how
+    # objects are serialized" while its members' names were there; other languages keep their fields in the header
+    body = SERIALIZER_FIELDS + SERIALIZER_METHODS + "    }\n"
+    cases = [("csharp", "Serializer.cs", "Packing.Serializer", "namespace Packing\n{\n    /// <summary>High-level API."
+              "</summary>\n    public static class Serializer\n    {\n" + body + "}\n"),
+             ("java", "Serializer.java", "Serializer", "package packing;\n\n/** High-level API. */\npublic final class "
+              "Serializer {\n" + body.replace("/// <summary>", "/** ").replace("</summary>", " */")
+              .replace("System.IO.Stream", "java.io.OutputStream").replace("stream.WriteByte", "stream.write")
+              .replace(" { get; set; } =", " =").replace("public static void", "public static void"))]
+    for language, path, symbol, text in cases:
+        chunks = Chunker(max_tokens=128).chunk(path, text, language)
+        header = next(c for c in chunks if c.symbol == symbol and c.kind == "class")
+        assert symbol + ".Serialize3" in header.symbols
+        assert "High-level API" in header.content
+        assert ("Option0" in header.content) is (language == "java"), (language, header.content)
+        if language == "csharp":
+            assert header.content.rstrip().endswith("{")
+            parts = "\n".join(c.content for c in chunks if c.symbol == symbol and c.kind == "part")
+            assert "Option0" in parts and "Option3" in parts
+
+
+def test_a_csharp_directive_between_a_type_name_and_its_body_does_not_name_the_type() -> None:
+    # newtonsoft's JsonWriter.Async.cs: the grammar read `HAVE_ASYNC_DISPOSABLE` as the type's name, and every member
+    # as `Newtonsoft.Json.HAVE_ASYNC_DISPOSABLE.X`; a directive in a doc comment's neighbourhood stays as it was
+    text = ("namespace Newtonsoft.Json\n{\n    public abstract partial class JsonWriter\n#if HAVE_ASYNC_DISPOSABLE\n"
+            "        : IAsyncDisposable\n#endif\n    {\n        /// <summary>The class name is checked.</summary>\n"
+            "#pragma warning disable SYSLIB0051\n        public void Flush(int depth)\n        {\n"
+            "            depth++;\n        }\n#pragma warning restore SYSLIB0051\n    }\n}\n")
+    chunks = Chunker(max_tokens=64).chunk("JsonWriter.Async.cs", text, "csharp")
+    assert {c.symbol for c in chunks if c.kind != "module"} == {"Newtonsoft.Json.JsonWriter",
+                                                               "Newtonsoft.Json.JsonWriter.Flush"}
+    flush = next(c for c in chunks if c.symbol.endswith(".Flush"))
+    assert flush.content.lstrip().startswith("/// <summary>The class name") and "#pragma warning disable" in flush.content
+    assert "#if HAVE_ASYNC_DISPOSABLE" in "\n".join(c.content for c in chunks)  # the file's own text
+
 
 TS_TYPE_ALIASES = '''import type { Action } from './actions'
 

@@ -15,6 +15,7 @@ from code_intel.index.retrieval import (
     member_owners,
     named_identifiers,
     older_versions,
+    other_platform_copies,
     rank_code,
     spelled_names,
     used_names,
@@ -277,6 +278,23 @@ def test_a_copy_under_an_older_version_folder_ranks_below_the_current_one() -> N
     assert [c.id for c in rank_code(only_old, "ZodUnknownDef")][0] == "old"  # a name only the old version defines
 
 
+def test_the_windows_copy_of_a_c_file_ranks_below_its_posix_twin() -> None:
+    """libuv keeps src/unix/tcp.c and src/win/tcp.c: a question naming no platform asks for the POSIX one."""
+    def candidates() -> list[Scored]:
+        return [_scored("win", 0.80, 2.0, "win/tcp.c", "uv__tcp_accept"),
+                _scored("unix", 0.72, 2.0, "unix/tcp.c", "uv__server_io"),
+                *[_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.c", f"helper{n}") for n in range(20)]]
+
+    assert [c.id for c in rank_code(candidates(), "TCP accept implementation")][0] == "unix"
+    assert [c.id for c in rank_code(candidates(), "TCP accept on Windows")][0] == "win"  # the platform asked for
+    assert [c.id for c in rank_code(candidates(), "uv__tcp_accept")][0] == "win"  # a name only Windows defines
+    assert other_platform_copies(["src/win/fs.c", "src/unix/fs.c", "src/win/only.h"], "fs") == {
+        "src/win/fs.c", "src/win/only.h"}
+    assert other_platform_copies(["src/win/fs.c", "lib/unix/fs.c"], "fs") == set()  # no POSIX sibling folder
+    assert other_platform_copies(["net/windows/mod.rs", "net/unix/mod.rs"], "x") == set()  # C and C++ only
+    assert other_platform_copies(["src/win/a.c", "src/unix/linux/b.c"], "x") == {"src/win/a.c"}  # nested POSIX folders
+
+
 def test_owner_hash_member_and_dollar_names_are_read_as_names() -> None:
     # Ruby's and Javadoc's `Owner#method` qualifies like `.` and `::`, and its member may be two letters (roda's
     # `RequestMethods#on`); `$` is a letter of JS/TS names (zod's `$constructor`), not punctuation
@@ -486,12 +504,21 @@ def test_implementations_are_found_by_what_their_declaration_extends() -> None:
     php = ("<?php\n\nnamespace GuzzleHttp;\n\nclass Client extends \\Base implements ClientInterface,\n"
            "    \\Psr\\Http\\Client\\ClientInterface, Promise\\PromisorInterface\n{\n"
            "    public function send(): void\n    {\n    }\n}\n")
+    # dapper's type handlers: C#'s outer type or namespace before the name is none either (it gave `SqlMapper`)
+    csharp = ("namespace Dapper\n{\n    internal sealed class DataTableHandler : SqlMapper.ITypeHandler,\n"
+              "        global::System.IDisposable\n    {\n        public void Dispose() { }\n    }\n}\n")
     found = {c.symbol: supertypes(c) for language, file, text in (
         ("java", "HammingDistance.java", java), ("ruby", "raise_error.rb", ruby), ("rust", "chain.rs", rust),
-        ("php", "src/Client.php", php))
+        ("php", "src/Client.php", php), ("csharp", "DataTableHandler.cs", csharp))
         for c in Chunker(max_tokens=40).chunk(file, text, language) if c.kind == "class"}
     assert found["HammingDistance"] == ["EditDistance"] and found["Chain"] == ["Buf"]
     assert found["Client"] == ["Base", "ClientInterface", "PromisorInterface"]
+    # the traits a PHP class body uses are mixed into it (laravel's Collection: EnumeratesValues); a closure's `use` is not
+    mixed = php.replace("{\n    public", "{\n    use Macroable, Concerns\\EnumeratesValues;\n\n    public").replace(
+        "{\n    }\n}", "{\n        $f = function () use ($x) { return $x; };\n    }\n}")
+    client = next(c for c in Chunker().chunk("src/Client.php", mixed, "php") if c.kind == "class")
+    assert supertypes(client) == ["Base", "ClientInterface", "PromisorInterface", "Macroable", "EnumeratesValues"]
+    assert found["Dapper.DataTableHandler"] == ["ITypeHandler", "IDisposable"]
     assert found["HTTP.Features.RaiseError"] == ["Feature"] and found["Writer"] == ["Write"]
     minified = "class Big extends " + ", ".join(f"Base{n}" for n in range(50)) + " { run() {} }\n"
     big = next(c for c in Chunker().chunk("big.js", minified, "javascript") if c.kind == "class")

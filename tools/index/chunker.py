@@ -22,17 +22,19 @@ from code_intel.languages.grammar import (
     DEFINING_ATTRIBUTES,
     DEFINING_CALLS,
     FUNCTION_KINDS,
+    anonymous_class_body,
     bats_test,
     call_word,
     computed_property,
     defined_name,
     definition_word,
     exunit_block,
+    implemented_for,
     instance_type,
     keyword_name,
     lua_field_function,
     lua_function_table,
-    lua_type,
+    lua_types,
     macro_wrapped,
     scala_extended_type,
     scala_given_name,
@@ -126,6 +128,12 @@ PARTIAL_SHELL_WORDS = frozenset({
     "public", "private", "protected", "internal", "static", "abstract", "sealed", "unsafe", "readonly", "ref", "new",
     "file", "partial", "class", "struct", "interface", "record",
 })
+# Languages whose split types keep only their opening (doc, attributes, declaration up to its `{`) in the header chunk
+# that lists their members; the fields and properties after it are a part of the type. C#'s fields and properties
+# come with pages of `///` doc (messagepack's `MessagePackSerializer` header was mostly `DefaultOptions`' remarks, and
+# no candidate for "how objects are serialized"); PHP's properties are the class's configuration (a kernel's
+# middleware lists), which its header reads better with (laravel and guzzle lost 0.016 and 0.025 without them).
+HEADER_OPENING_LANGUAGES = frozenset({"csharp"})
 # Doc comments that may end the last line of such a run and keep it (Haskell's `-- ^` after a signature's result).
 TRAILING_DOCS = frozenset({"haddock"})
 # Lead nodes that declare one definition: a second in the run means the first had none of its own (a type class's
@@ -212,7 +220,11 @@ _DEPRECATED = re.compile(r"@[Dd]eprecated\b|#\[deprecated\b|(//|#|\*)\s*Deprecat
 _NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$")
 _GENERICS = re.compile(r"<[^<>]*>")
-_PHP_NAMESPACE = re.compile(r"\\?(?:\w+\\)+(?=\w)")  # `\Psr\Http\Client\` before ClientInterface: not supertypes
+# The namespace or outer type written before a supertype's name, per language: PHP's `\Psr\Http\Client\` before
+# ClientInterface, C#'s `SqlMapper.` before ITypeHandler and `System.Dynamic.` before IDynamicMetaObjectProvider (every
+# type handler of Dapper's "implemented" SqlMapper, and a DapperRow part System and Dynamic); not supertypes
+QUALIFIERS = {"php": re.compile(r"\\?(?:\w+\\)+(?=\w)"), "csharp": re.compile(r"(?:global::)?(?:\w+\.)+(?=\w)")}
+_PHP_TRAIT_USE = re.compile(r"^[ \t]*use[ \t]+([\w\\, \t]+?)[ \t]*[;{]", re.M)  # in a class body: traits, not imports
 SUPERTYPES = 8  # at most this many names kept from a declaration (a minified line holds thousands)
 
 
@@ -248,6 +260,45 @@ def deprecated(chunk: Chunk) -> bool:
     return bool(_DEPRECATED.search("\n".join(lines[: at + 1])))
 
 
+# a shell line that prints a quoted string: `echo '...'`, `printf "..."`, a script's own `nvm_echo`/`nvm_err` wrappers,
+# after any redirection (`>&2 echo`)
+_PRINTED_LINE = re.compile(r"""^\s*(?:[0-9]*>&?[0-9]*\s*)?(?:command\s+)?(?:\w*echo\w*|printf|\w+_err)\s.*['"]""")
+_HEREDOC = re.compile(r"^\s*(?:command\s+)?cat\b.*<<-?\s*['\"]?([\w-]+)['\"]?")  # text `cat` prints, not a script
+# fed to python or osascript
+HELP_TEXT_LINES = 8  # at least this many lines of code, most of them printed text
+
+
+def command_line(chunk: Chunk) -> str:
+    """The command line a shell dispatcher's branch runs (`nvm.use`, named by Chunker._dispatcher: "nvm use"), which a
+    question writes as words; "" for any other chunk."""
+    if chunk.language != "bash" or chunk.kind not in ("function", "part") or "." not in chunk.symbol:
+        return ""
+    return chunk.symbol.replace(".", " ", 1).lower()
+
+
+def help_text(chunk: Chunk) -> bool:
+    """A shell chunk that is mostly text printed to the user (a usage message of `echo` lines, or a heredoc): what the
+    script says it does, read as documentation rather than as the code doing it (nvm's `--help` branch is 120 lines of
+    `nvm_echo` that name every subcommand and option, and outranked the branches themselves)."""
+    if chunk.language != "bash":
+        return False
+    code, printed, until = 0, 0, ""
+    for line in chunk.content.splitlines():
+        stripped = line.strip()
+        if until:
+            code, printed = code + 1, printed + 1
+            until = "" if stripped == until else until
+            continue
+        if not stripped or stripped.startswith("#"):
+            continue
+        code += 1
+        if heredoc := _HEREDOC.match(line):
+            until = heredoc.group(1)
+        elif _PRINTED_LINE.match(line):
+            printed += 1
+    return code >= HELP_TEXT_LINES and printed >= 0.6 * code
+
+
 def supertypes(chunk: Chunk) -> list[str]:
     """The type names a class chunk's declaration writes besides its own: what it extends or implements (`class
     AutoDeflate < Feature`, `class HammingDistance implements EditDistance<Integer> {`, `impl Buf for Chain<T, U>`),
@@ -265,10 +316,14 @@ def supertypes(chunk: Chunk) -> list[str]:
     generics = TYPE_PARAMETERS.get(chunk.language, _GENERICS)
     while (bare := generics.sub(" ", text)) != text:  # type parameters and their bounds are not supertypes
         text = bare
-    text = _PHP_NAMESPACE.sub("", text)
+    if (qualifier := QUALIFIERS.get(chunk.language)) is not None:
+        text = qualifier.sub("", text)
     if chunk.language == "scala":  # its own backquoted name (``class `Content-Type` ``) is not two supertypes
         text = text.replace(f"`{chunk.symbol.rsplit('.', 1)[-1]}`", " ")
     own = chunk.symbol.rsplit(".", 1)[-1]
+    if chunk.language == "php":  # the traits its body uses are mixed into it: `use EnumeratesValues, Macroable;`
+        text += " " + " ".join(m.group(1) for m in _PHP_TRAIT_USE.finditer("\n".join(lines[at + 1 :])))
+        text = QUALIFIERS["php"].sub("", text)
     return [w for w in dict.fromkeys(_NAME.findall(text)) if w != own and not w.islower()][:SUPERTYPES]
 
 
@@ -290,6 +345,8 @@ class Chunk:
     decl_line: int = 0  # a part of a split definition: the line of its declaration (`def`), 0 otherwise
     implements: list[str] = field(default_factory=list)  # what a class extends or implements (supertypes), and the
     # trait a Rust `impl Trait for Type` block implements
+    documentation: bool = False  # read as documentation though in a code file: a shell script's help text
+    # (help_text), a LuaLS definition file (`---@meta`: declarations for the language server, never run)
 
     @property
     def content_hash(self) -> str:
@@ -506,14 +563,8 @@ def _defining_call(node: Any) -> tuple[str, str] | None:
         return None
     kind = "function" if DEFINITION_KINDS[definition_word(node)] in FUNCTION_KINDS else "class"
     name = str(found.text.decode("utf-8", "replace"))
-    if call_word(node) == "defimpl":
-        arguments = next(c for c in node.named_children if c.type == "arguments")
-        pairs = [p for c in arguments.named_children if c.type == "keywords" for p in c.named_children]
-        implemented = [p.child_by_field_name("value") for p in pairs
-                       if p.child_by_field_name("key") is not None and p.child_by_field_name("key").text.strip() == b"for:"]
-        if implemented and implemented[0] is not None and implemented[0].type == "alias":
-            name += "." + implemented[0].text.decode("utf-8", "replace")
-    return kind, name
+    implemented = implemented_for(node)
+    return kind, name if implemented is None else f"{name}.{implemented}"
 
 
 def _protocol(node: Any) -> list[str]:
@@ -594,27 +645,6 @@ def _constant_block_body(node: Any) -> Any:
     return body
 
 
-def _anonymous_class_body(node: Any) -> Any:
-    """The class body of a Java field initialised with an anonymous class (`static final TypeAdapter<Class> CLASS =
-    new TypeAdapter<Class>() { ... }.nullSafe();`, a comparator, a visitor): a class in all but syntax, named by
-    the field; None for any other node. Scala's the same: `implicit val catsAlignForId: Align[Id] = new Align[Id] {
-    ... }`, a type class instance named by the val."""
-    if node.type == "val_definition":
-        value = node.child_by_field_name("value")
-        if value is None or value.type != "instance_expression":
-            return None
-        return next((c for c in value.named_children if c.type == "template_body"), None)
-    if node.type != "field_declaration":
-        return None
-    declarators = [c for c in node.named_children if c.type == "variable_declarator"]
-    value = declarators[0].child_by_field_name("value") if len(declarators) == 1 else None
-    while value is not None and value.type == "method_invocation":  # `new X() {...}.nullSafe()`
-        value = value.child_by_field_name("object")
-    if value is None or value.type != "object_creation_expression":
-        return None
-    return next((c for c in value.named_children if c.type == "class_body"), None)
-
-
 def _zig_definition(node: Any) -> str | None:
     """'function' for Zig's `fn` declarations and `test "name" {...}` blocks, 'class' for a constant holding a
     struct (zig_container), else None."""
@@ -633,7 +663,7 @@ def _body(node: Any) -> Any:
     block_body = _constant_block_body(node)
     if block_body is not None:
         return block_body
-    anonymous = _anonymous_class_body(node)
+    anonymous = anonymous_class_body(node)
     if anonymous is not None:
         return anonymous
     lua_table = lua_function_table(node)
@@ -838,7 +868,7 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
     # Java: an enum constant with a body of its own (a state machine's states: `Data { void read(...) {...} }`)
     if target.type == "enum_constant" and target.child_by_field_name("body") is not None:
         return "class", _node_name(target), target
-    if _anonymous_class_body(target) is not None:
+    if anonymous_class_body(target) is not None:
         declarator = target.child_by_field_name("pattern") if target.type == "val_definition" else None
         if declarator is not None:
             return "class", str(declarator.text.decode("utf-8", "replace")), target
@@ -898,7 +928,11 @@ class Chunker:
                 log.warning("tree-sitter could not chunk %s; using line windows", path, exc_info=True)
                 pieces = None
             if pieces is not None:
-                return [self._to_chunk(path, language or "text", lines, p) for p in pieces]
+                chunks = [self._to_chunk(path, language or "text", lines, p) for p in pieces]
+                declarations = language == "lua" and lines[0].startswith("---@meta")
+                for c in chunks:
+                    c.documentation = declarations or help_text(c)
+                return chunks
         return self._windows(path, language or "text", lines)
 
     # ------------------------------------------------------------------ AST
@@ -1071,16 +1105,11 @@ class Chunker:
 
     @staticmethod
     def _declared_types(lines: list[str], scope: list[str], start: int, end: int) -> list[_Piece]:
-        """The types a Lua comment run (rows start..end) declares with `---@class` or `---@enum` lines: one class
-        piece each, from its line (the first from the run's start, with the description above it) to the next."""
-        found = [(row, typed) for row in range(start, end + 1) if (typed := lua_type(lines[row])) is not None]
-        pieces = []
-        for i, (row, (name, bases)) in enumerate(found):
-            first = start if i == 0 else row
-            last = found[i + 1][0] - 1 if i + 1 < len(found) else end
-            qualified = ".".join([*scope, name])
-            pieces.append(_Piece(first, last, qualified, "class", [qualified], decl=row, implements=bases))
-        return pieces
+        """One class piece for each type a Lua comment run (rows start..end) declares, the first from the run's
+        start (with the description above its `---@class` line)."""
+        return [_Piece(start if i == 0 else row, last, ".".join([*scope, name]), "class", [".".join([*scope, name])],
+                       decl=row, implements=bases)
+                for i, (row, last, name, bases) in enumerate(lua_types(lines, start, end))]
 
     @staticmethod
     def _join_on_long_lines(pieces: list[_Piece], lines: list[str]) -> list[_Piece]:
@@ -1167,14 +1196,28 @@ class Chunker:
                     members = [p.symbol for p in inner if p.symbol.startswith(owner.symbol + ".")
                                and "." not in p.symbol[len(owner.symbol) + 1:]]
                     members += owner.symbols[1:]  # names that are no piece of their own (_property_members)
-                    gaps.append(_Piece(start, end, owner.symbol, "class", [owner.symbol, *dict.fromkeys(members)],
+                    cut = self._opening_end(lines, owner, start, end)
+                    gaps.append(_Piece(start, cut, owner.symbol, "class", [owner.symbol, *dict.fromkeys(members)],
                                        gap=True, header=True, decl=owner.decl, implements=owner.implements))
+                    rest = "\n".join(lines[cut + 1 : end + 1])
+                    if rest.strip() and not hollow(rest) and not _markers_only(rest, self._language):
+                        gaps.append(_Piece(cut + 1, end, owner.symbol, "part", [owner.symbol], gap=True))
                 else:  # later leftovers (a field, a section banner) are parts of the class, not its definition;
                     # lines above its doc (`defmodule Phoenix.Router do`) open it and join no definition below them
                     gaps.append(_Piece(start, end, owner.symbol, "part", [owner.symbol], gap=True,
                                        header=start < opening(owner)))
         out = sorted(pieces + gaps, key=lambda p: (p.start, p.end))
         return [self._trim(p, lines) for p in out if self._tokens(lines, p.start, p.end) >= 4 or p.kind != "module"]
+
+    def _opening_end(self, lines: list[str], owner: _Piece, start: int, end: int) -> int:
+        """The last row of a split type's opening in its first gap: in HEADER_OPENING_LANGUAGES the line with the
+        brace that opens its body, so that its fields and properties (a long array of built-in converters, a
+        property's page of doc) are a part of their own and the header is its doc, declaration and members' names;
+        elsewhere the whole gap."""
+        if self._language not in HEADER_OPENING_LANGUAGES:
+            return end
+        first = owner.decl if owner.decl is not None and start <= owner.decl <= end else start
+        return next((row for row in range(first, end + 1) if "{" in lines[row]), end)
 
     def _partial_shell(self, text: str, symbol: str) -> bool:
         """The opening of a C# partial type and nothing else (`public static partial class SqlMapper` and its `{`):

@@ -268,6 +268,31 @@ def older_versions(files: Sequence[str], query: str) -> set[str]:
     return {file for file, (parent, version) in found.items() if version < newest[parent] and version not in asked}
 
 
+# C and C++ keep one implementation per platform in sibling folders (libuv's src/unix/tcp.c and src/win/tcp.c): the
+# Windows copy, beside a POSIX one among the candidates, is the other platform's unless the question names Windows
+_WINDOWS_FOLDERS = frozenset({"win", "win32", "win64", "windows"})
+_POSIX_FOLDERS = frozenset({"unix", "posix", "linux", "darwin", "macos", "bsd"})
+_NAMES_WINDOWS = re.compile(r"\b(?:win(?:dows|32|64|api)?|msvc|mingw)\b", re.IGNORECASE)
+
+
+def _platform_parents(file: str, folders: frozenset[str]) -> set[str]:
+    """The folders holding one of `folders` on the way to `file` (`src/win/fs.c` -> {"src"} for a Windows folder)."""
+    parts = file.split("/")[:-1]
+    return {"/".join(parts[:i]) for i, part in enumerate(parts) if part.lower() in folders}
+
+
+def other_platform_copies(files: Sequence[str], query: str) -> set[str]:
+    """C/C++ files under a Windows folder whose parent also holds a POSIX folder among `files`, unless the question
+    names Windows: the platform a question that names none is seldom about (as older_versions' copies)."""
+    from code_intel.languages.table import language_for
+
+    if _NAMES_WINDOWS.search(query):
+        return set()
+    posix = set().union(*(_platform_parents(file, _POSIX_FOLDERS) for file in files))
+    return {file for file in files if _platform_parents(file, _WINDOWS_FOLDERS) & posix
+            and language_for(file) in ("c", "cpp")}
+
+
 @dataclass
 class Scored:
     """A candidate chunk with both sides' raw scores and what the ranker reads from its metadata."""
@@ -286,6 +311,7 @@ class Scored:
     lines: tuple[int, int] = (0, 0)  # first and last line
     decl_line: int = 0  # a part of a split function: the line of its declaration (Chunk.decl_line)
     implements: list[str] = field(default_factory=list)  # what the class extends or implements (Chunk.implements)
+    command: str = ""  # the command line a shell dispatcher's branch runs (chunker.command_line)
 
 
 _KIND_WORDS = {"class", "struct", "interface", "trait", "enum", "type", "module", "protocol", "record"}  # not
@@ -381,7 +407,8 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     if not candidates:
         return []
     cues = _Cues.of(query, keywords).owner_if_undefined(candidates).spelled_as_defined(candidates)
-    cues = dataclasses.replace(cues, older=older_versions(sorted({c.file for c in candidates}), query))
+    files = sorted({c.file for c in candidates})
+    cues = dataclasses.replace(cues, older=older_versions(files, query) | other_platform_copies(files, query))
     cues = dataclasses.replace(cues, current=_current_definitions(candidates, cues), matched={
         own for c in candidates if (own := _own_name(c)) in cues.qualified
         and any(_ends_with(c.symbol, form) for form in cues.qualified[own])})
@@ -411,7 +438,8 @@ class _Cues:
     terms: set[str]
     wanted: set[str]
     qualified: dict[str, set[str]]  # a name asked with its owner (`Rack::Builder`, `Router.Route`) -> "Rack.Builder"
-    older: set[str] = field(default_factory=set)  # candidates' files under an older version folder (older_versions)
+    older: set[str] = field(default_factory=set)  # candidates' files under an older version folder (older_versions), or
+    # another platform's copy (other_platform_copies)
     defined: bool = False  # a question that is only a name, which some candidate defines as written
     spelled: set[str] = field(default_factory=set)  # spelled_names of a sentence
     owners: dict[str, str] = field(default_factory=dict)  # member_owners of the question
@@ -419,6 +447,7 @@ class _Cues:
     matched: set[str] = field(default_factory=set)  # qualified names some candidate defines under the owner written
     used: set[str] = field(default_factory=set)  # used_names: names whose uses are asked for, not where defined
     free: set[str] = field(default_factory=set)  # bare names a candidate defines at the top level, not as a member
+    lowered_query: str = ""  # the question in lower case
 
     @classmethod
     def of(cls, query: str, keywords: Sequence[str]) -> _Cues:
@@ -436,7 +465,8 @@ class _Cues:
                    bare=len(names) == 1 and (len(query.split()) == 1 or kind_named(query) == names[0]),
                    terms=set(lexical_tokens(query)),
                    wanted=asked_roles({x.lower() for x in re.findall(r"[A-Za-z]+", query)}), qualified=qualified,
-                   spelled=spelled_names(query), owners=member_owners(query), used=used_names(query))
+                   spelled=spelled_names(query), owners=member_owners(query), used=used_names(query),
+                   lowered_query=query.lower())
 
     def owner_differs(self, own: str, symbol: str) -> bool:
         """The question writes `own` with an owner and the chunk defines it under another (`Sinatra.Builder` for
@@ -552,6 +582,8 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score += w.near_definition
     elif c.kind == "class" and own.lower() in cues.spelled and not shadowed:
         score += w.spelled
+    elif c.command and re.search(rf"(?<![\w-]){re.escape(c.command)}(?![\w-])", cues.lowered_query):
+        score += w.spelled  # the question writes the command line a shell dispatcher's branch runs (`nvm use`)
     stem = PurePosixPath(c.file).stem
     if c.kind == "class" and c.symbol.replace("::", ".").rpartition(".")[2] == stem:
         score += w.file_type  # C#'s and C++'s types are qualified by their namespace (`MessagePack.Serializer`)
@@ -565,7 +597,8 @@ def _one_per_definition(candidates: list[Scored]) -> list[Scored]:
     `function`) and parts (its long doc comment above, the rest of its body below). The parts stand for the
     declaration window, which takes the best of their scores: the answer is the definition, not a page of its doc
     (sequel's `eager`: the first window of its 75-line doc ranked first, the `def` under it nowhere). A part goes to
-    the window holding its declaration's line, so two overloads of one name in a file keep their own scores."""
+    the window holding its declaration's line, so two overloads of one name in a file keep their own scores. A part
+    read as another role than its declaration's (a shell function's help text: Chunk.documentation) keeps its own."""
     declarations: dict[tuple[str, str], list[Scored]] = {}
     for c in candidates:
         if c.kind == "function":
@@ -573,7 +606,7 @@ def _one_per_definition(candidates: list[Scored]) -> list[Scored]:
     kept = []
     for c in candidates:
         owner = _declaration_of(c, declarations.get((c.file, c.symbol), [])) if c.kind == "part" else None
-        if owner is None:
+        if owner is None or owner.role != c.role:
             kept.append(c)
         elif c.score > owner.score:
             owner.score = c.score

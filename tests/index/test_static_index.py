@@ -184,6 +184,20 @@ def test_the_default_index_is_the_static_model_alone_and_ranks_code(static_index
     assert first["file"] == "src/mailer.py" and first["role"] == "implementation"
 
 
+def test_chroma_is_released_once_written_and_reopened_by_the_next_sync(static_index: SemanticIndex,
+                                                                        project_dir: Path) -> None:
+    static_index.sync()
+    parts = static_index._get_parts()
+    assert parts.store._client is None  # written: searches read memory, Chroma's memory is handed back
+    assert static_index.semantic_search("welcome email", 3)["results"][0]["file"] == "src/mailer.py"
+    assert parts.store._client is None  # a search of the default index never opens it
+    (project_dir / "src" / "refunds.py").write_text("def refund_order(order):\n    return order.total * -1\n")
+    report = static_index.sync()
+    assert report["complete"] is True and parts.store._client is None
+    assert parts.store.count(FOREST) == len(parts.memory) == report["chunks_total"]
+    assert static_index.semantic_search("refund_order", 3)["results"][0]["file"] == "src/refunds.py"
+
+
 def test_validate_symbol_relevance_judges_on_the_static_models_own_scale(static_index: SemanticIndex) -> None:
     # the static table's similarities have a scale of their own: its own thresholds, matched on dev data
     static_index.sync()

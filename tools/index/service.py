@@ -189,6 +189,8 @@ class SemanticIndex:
                 self._syncing = False
                 self._run = None
         if not self._stop.is_set():
+            if parts.static is None and isinstance(parts.embedder, StaticEmbedder):
+                parts.store.release()  # written: searches read memory, and the question model loads in its place
             self._load_question_model(parts, early=False)
         report = self._report(parts, run.counts, started)
         pending = parts.manifest.chunk_count - parts.manifest.full_chunk_count

@@ -148,3 +148,15 @@ class VectorStore:
         with self._lock:
             self._collections.clear()
             self._client = None
+
+    def release(self) -> None:
+        """Close the local client and let Chroma free what it holds for it (16,000 stored chunks: 39 MB); the next
+        call opens it again from disk. Chroma shares one local system per process, so only for the process's one
+        store; nothing to do for a server's."""
+        with self._lock:
+            if self._client is None or self.settings.mode == "http":
+                return
+            from chromadb.api.client import SharedSystemClient
+
+            self.close()
+            SharedSystemClient.clear_system_cache()

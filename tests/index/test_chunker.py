@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from code_intel.index.chunker import Chunker, estimate_tokens, hollow
+from code_intel.index.chunker import Chunker, command_line, estimate_tokens, hollow
 
 PYTHON = '''"""Module docs."""
 import os
@@ -1031,10 +1031,32 @@ def test_a_long_shell_dispatcher_is_cut_at_its_subcommands() -> None:
     assert spans == [("function", "nvm", 1, 5), ("function", "nvm.install", 6, 19), ("function", "nvm.use", 20, 22),
                      ("function", "nvm.uninstall", 23, 36), ("function", "nvm.ls", 37, 50),
                      ("function", "nvm.--version", 51, 64), ("part", "nvm", 65, 70)]
+    # each branch is what a command line runs, which a question writes as words ("how nvm use switches versions")
+    assert [command_line(c) for c in chunker.chunk("nvm.sh", source, "bash")] == [
+        "", "nvm install", "nvm use", "nvm uninstall", "nvm ls", "nvm --version", ""]
+    assert command_line(Chunker().chunk("util.lua", "function M.use()\n  return 1\nend\n", "lua")[0]) == ""
     # a `case` on options, or one that fits a chunk, is the function's own logic
     options = source.replace('"install")', "-i)").replace('"uninstall")', "-x)").replace('"ls")', "-l)")
     assert [c.symbol for c in chunker.chunk("nvm.sh", options, "bash")] == ["nvm"] * 3
     assert [c.symbol for c in Chunker(max_tokens=2048).chunk("nvm.sh", source, "bash")] == ["nvm"]
+
+
+def test_shell_help_text_and_lua_definition_files_read_as_documentation() -> None:
+    # a usage message of printed lines, or of a heredoc `cat` prints, is help text; a heredoc fed to another
+    # interpreter is code, and so is a function that prints a line among its work
+    usage = "".join(f"  echo '  nvm {word} <version>     what {word} does'\n" for word in ("install", "use", "ls", "alias"))
+    printed = "usage() {\n  local name\n  name=\"$1\"\n" + usage * 2 + "}\n"
+    heredoc = "usage() {\n  cat <<-EOF\n" + "".join(f"    -{k}  option {k}\n" for k in "abcdefgh") + "  EOF\n}\n"
+    script = heredoc.replace("cat <<-EOF", "python3 - <<-EOF")
+    work = "sync() {\n" + "".join(f"  step_{k} \"$1\" || return 1\n" for k in range(8)) + "  echo 'done'\n}\n"
+    chunker = Chunker()
+    assert [c.documentation for text in (printed, heredoc, script, work) for c in chunker.chunk("x.sh", text, "bash")] \
+        == [True, True, False, False]
+    assert not any(c.documentation for c in chunker.chunk("x.py", "def usage():\n" + "    print('x')\n" * 9, "python"))
+    # a LuaLS definition file declares what the language server should know, and never runs
+    types = "---@class Settings\n---@field cmd string[]\nlocal Settings = {}\n\nfunction Settings.new() end\n"
+    assert [c.documentation for c in chunker.chunk("types/x.lua", "---@meta\n\n" + types, "lua")] == [True, True]
+    assert not any(c.documentation for c in chunker.chunk("x.lua", types, "lua"))
 
 
 def test_bats_tests_are_functions_named_by_their_titles() -> None:

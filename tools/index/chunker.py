@@ -241,6 +241,45 @@ def deprecated(chunk: Chunk) -> bool:
     return bool(_DEPRECATED.search("\n".join(lines[: at + 1])))
 
 
+# a shell line that prints a quoted string: `echo '...'`, `printf "..."`, a script's own `nvm_echo`/`nvm_err` wrappers,
+# after any redirection (`>&2 echo`)
+_PRINTED_LINE = re.compile(r"""^\s*(?:[0-9]*>&?[0-9]*\s*)?(?:command\s+)?(?:\w*echo\w*|printf|\w+_err)\s.*['"]""")
+_HEREDOC = re.compile(r"^\s*(?:command\s+)?cat\b.*<<-?\s*['\"]?([\w-]+)['\"]?")  # text `cat` prints, not a script
+# fed to python or osascript
+HELP_TEXT_LINES = 8  # at least this many lines of code, most of them printed text
+
+
+def command_line(chunk: Chunk) -> str:
+    """The command line a shell dispatcher's branch runs (`nvm.use`, named by Chunker._dispatcher: "nvm use"), which a
+    question writes as words; "" for any other chunk."""
+    if chunk.language != "bash" or chunk.kind not in ("function", "part") or "." not in chunk.symbol:
+        return ""
+    return chunk.symbol.replace(".", " ", 1).lower()
+
+
+def help_text(chunk: Chunk) -> bool:
+    """A shell chunk that is mostly text printed to the user (a usage message of `echo` lines, or a heredoc): what the
+    script says it does, read as documentation rather than as the code doing it (nvm's `--help` branch is 120 lines of
+    `nvm_echo` that name every subcommand and option, and outranked the branches themselves)."""
+    if chunk.language != "bash":
+        return False
+    code, printed, until = 0, 0, ""
+    for line in chunk.content.splitlines():
+        stripped = line.strip()
+        if until:
+            code, printed = code + 1, printed + 1
+            until = "" if stripped == until else until
+            continue
+        if not stripped or stripped.startswith("#"):
+            continue
+        code += 1
+        if heredoc := _HEREDOC.match(line):
+            until = heredoc.group(1)
+        elif _PRINTED_LINE.match(line):
+            printed += 1
+    return code >= HELP_TEXT_LINES and printed >= 0.6 * code
+
+
 def supertypes(chunk: Chunk) -> list[str]:
     """The type names a class chunk's declaration writes besides its own: what it extends or implements (`class
     AutoDeflate < Feature`, `class HammingDistance implements EditDistance<Integer> {`, `impl Buf for Chain<T, U>`),
@@ -283,6 +322,8 @@ class Chunk:
     decl_line: int = 0  # a part of a split definition: the line of its declaration (`def`), 0 otherwise
     implements: list[str] = field(default_factory=list)  # what a class extends or implements (supertypes), and the
     # trait a Rust `impl Trait for Type` block implements
+    documentation: bool = False  # read as documentation though in a code file: a shell script's help text
+    # (help_text), a LuaLS definition file (`---@meta`: declarations for the language server, never run)
 
     @property
     def content_hash(self) -> str:
@@ -906,7 +947,11 @@ class Chunker:
                 log.warning("tree-sitter could not chunk %s; using line windows", path, exc_info=True)
                 pieces = None
             if pieces is not None:
-                return [self._to_chunk(path, language or "text", lines, p) for p in pieces]
+                chunks = [self._to_chunk(path, language or "text", lines, p) for p in pieces]
+                declarations = language == "lua" and lines[0].startswith("---@meta")
+                for c in chunks:
+                    c.documentation = declarations or help_text(c)
+                return chunks
         return self._windows(path, language or "text", lines)
 
     # ------------------------------------------------------------------ AST

@@ -286,6 +286,7 @@ class Scored:
     lines: tuple[int, int] = (0, 0)  # first and last line
     decl_line: int = 0  # a part of a split function: the line of its declaration (Chunk.decl_line)
     implements: list[str] = field(default_factory=list)  # what the class extends or implements (Chunk.implements)
+    command: str = ""  # the command line a shell dispatcher's branch runs (chunker.command_line)
 
 
 _KIND_WORDS = {"class", "struct", "interface", "trait", "enum", "type", "module", "protocol", "record"}  # not
@@ -419,6 +420,7 @@ class _Cues:
     matched: set[str] = field(default_factory=set)  # qualified names some candidate defines under the owner written
     used: set[str] = field(default_factory=set)  # used_names: names whose uses are asked for, not where defined
     free: set[str] = field(default_factory=set)  # bare names a candidate defines at the top level, not as a member
+    lowered_query: str = ""  # the question in lower case
 
     @classmethod
     def of(cls, query: str, keywords: Sequence[str]) -> _Cues:
@@ -436,7 +438,8 @@ class _Cues:
                    bare=len(names) == 1 and (len(query.split()) == 1 or kind_named(query) == names[0]),
                    terms=set(lexical_tokens(query)),
                    wanted=asked_roles({x.lower() for x in re.findall(r"[A-Za-z]+", query)}), qualified=qualified,
-                   spelled=spelled_names(query), owners=member_owners(query), used=used_names(query))
+                   spelled=spelled_names(query), owners=member_owners(query), used=used_names(query),
+                   lowered_query=query.lower())
 
     def owner_differs(self, own: str, symbol: str) -> bool:
         """The question writes `own` with an owner and the chunk defines it under another (`Sinatra.Builder` for
@@ -552,6 +555,8 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score += w.near_definition
     elif c.kind == "class" and own.lower() in cues.spelled and not shadowed:
         score += w.spelled
+    elif c.command and re.search(rf"(?<![\w-]){re.escape(c.command)}(?![\w-])", cues.lowered_query):
+        score += w.spelled  # the question writes the command line a shell dispatcher's branch runs (`nvm use`)
     stem = PurePosixPath(c.file).stem
     if c.kind == "class" and c.symbol.replace("::", ".").rpartition(".")[2] == stem:
         score += w.file_type  # C#'s and C++'s types are qualified by their namespace (`MessagePack.Serializer`)
@@ -565,7 +570,8 @@ def _one_per_definition(candidates: list[Scored]) -> list[Scored]:
     `function`) and parts (its long doc comment above, the rest of its body below). The parts stand for the
     declaration window, which takes the best of their scores: the answer is the definition, not a page of its doc
     (sequel's `eager`: the first window of its 75-line doc ranked first, the `def` under it nowhere). A part goes to
-    the window holding its declaration's line, so two overloads of one name in a file keep their own scores."""
+    the window holding its declaration's line, so two overloads of one name in a file keep their own scores. A part
+    read as another role than its declaration's (a shell function's help text: Chunk.documentation) keeps its own."""
     declarations: dict[tuple[str, str], list[Scored]] = {}
     for c in candidates:
         if c.kind == "function":
@@ -573,7 +579,7 @@ def _one_per_definition(candidates: list[Scored]) -> list[Scored]:
     kept = []
     for c in candidates:
         owner = _declaration_of(c, declarations.get((c.file, c.symbol), [])) if c.kind == "part" else None
-        if owner is None:
+        if owner is None or owner.role != c.role:
             kept.append(c)
         elif c.score > owner.score:
             owner.score = c.score

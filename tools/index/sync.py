@@ -29,7 +29,7 @@ from code_intel.core.errors import ToolUnavailable
 from code_intel.core.fsutil import trusted_mtime
 from code_intel.core.project import ProjectRoot
 from code_intel.index.bm25 import LexicalIndex
-from code_intel.index.chunker import Chunk, Chunker, deprecated
+from code_intel.index.chunker import Chunk, Chunker, command_line, deprecated
 from code_intel.index.embedder import Embedder
 from code_intel.index.files import SourceFile, list_source_files
 from code_intel.index.manifest import ChunkEntry, FileEntry, Manifest, save_manifest, sha256_file
@@ -99,6 +99,10 @@ def chunk_metadata(chunk: Chunk, file_sha: str) -> dict[str, Any]:
             "language": chunk.language, "content_hash": chunk.content_hash, "file_sha256": file_sha}
     if deprecated(chunk):
         meta["deprecated"] = True  # only where true: most chunks are not
+    if chunk.documentation:
+        meta["documentation"] = True  # ranked with the doc role (service._scored)
+    if command := command_line(chunk):
+        meta["command"] = command
     if chunk.decl_line:
         meta["decl_line"] = chunk.decl_line
     if chunk.implements:
@@ -110,7 +114,8 @@ def stored_chunk(document: str, meta: dict[str, Any]) -> Chunk:
     """The Chunk a stored document and its metadata came from (for re-embedding without re-reading files)."""
     return Chunk(str(meta.get("file", "")), int(meta.get("start_line") or 1), int(meta.get("end_line") or 1),
                  str(meta.get("symbol", "")), str(meta.get("kind", "")), str(meta.get("language", "")),
-                 document, listed(meta, "symbols"), int(meta.get("decl_line") or 0), listed(meta, "implements"))
+                 document, listed(meta, "symbols"), int(meta.get("decl_line") or 0), listed(meta, "implements"),
+                 bool(meta.get("documentation")))
 
 
 def release_freed_memory() -> None:

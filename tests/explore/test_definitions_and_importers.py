@@ -214,3 +214,16 @@ def test_php_enums_are_definitions_and_imports_are_not(tmp_path: Path) -> None:
         ("src/Logger.php", 8, "class")]
     assert [d.line for d in explorer.find_definitions("Logger.log").definitions] == [10]
     assert explorer.definition_index.ancestors("Logger") == {"LoggerInterface"}
+
+
+def test_a_c_function_written_inside_a_macro_call_is_found_by_its_own_name(tmp_path: Path) -> None:
+    """libuv's `UV_UNUSED(static int uv__stat(...)) {`: ctags names the function after the macro."""
+    source = ("#define UV_UNUSED(declaration) declaration\n"
+              "UV_UNUSED(static int uv__stat(const char* path, int* s)) {\n  return *s;\n}\n"
+              "static int plain(int x) {\n  return x;\n}\n")
+    explorer = explorer_over(tmp_path, {"src/internal.h": source, "src/core.c": source})
+    found = explorer.find_definitions("uv__stat")
+    assert sorted((d.file, d.line, d.kind) for d in found.definitions) == [
+        ("src/core.c", 2, "function"), ("src/internal.h", 2, "function")]
+    assert all(d.signature and d.signature.startswith("uv__stat(") for d in found.definitions)
+    assert [d.kind for d in explorer.find_definitions("UV_UNUSED").definitions] == ["macro", "macro"]

@@ -15,6 +15,7 @@ from code_intel.index.retrieval import (
     member_owners,
     named_identifiers,
     older_versions,
+    other_platform_copies,
     rank_code,
     spelled_names,
     used_names,
@@ -275,6 +276,23 @@ def test_a_copy_under_an_older_version_folder_ranks_below_the_current_one() -> N
                 *[_scored(f"sib{k}", 0.75, 1.5, "src/v4/core/schemas.ts", f"$ZodX{k}", kind="class") for k in range(3)],
                 *[_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"src/v4/other_{n}.ts", f"helper{n}") for n in range(20)]]
     assert [c.id for c in rank_code(only_old, "ZodUnknownDef")][0] == "old"  # a name only the old version defines
+
+
+def test_the_windows_copy_of_a_c_file_ranks_below_its_posix_twin() -> None:
+    """libuv keeps src/unix/tcp.c and src/win/tcp.c: a question naming no platform asks for the POSIX one."""
+    def candidates() -> list[Scored]:
+        return [_scored("win", 0.80, 2.0, "win/tcp.c", "uv__tcp_accept"),
+                _scored("unix", 0.72, 2.0, "unix/tcp.c", "uv__server_io"),
+                *[_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.c", f"helper{n}") for n in range(20)]]
+
+    assert [c.id for c in rank_code(candidates(), "TCP accept implementation")][0] == "unix"
+    assert [c.id for c in rank_code(candidates(), "TCP accept on Windows")][0] == "win"  # the platform asked for
+    assert [c.id for c in rank_code(candidates(), "uv__tcp_accept")][0] == "win"  # a name only Windows defines
+    assert other_platform_copies(["src/win/fs.c", "src/unix/fs.c", "src/win/only.h"], "fs") == {
+        "src/win/fs.c", "src/win/only.h"}
+    assert other_platform_copies(["src/win/fs.c", "lib/unix/fs.c"], "fs") == set()  # no POSIX sibling folder
+    assert other_platform_copies(["net/windows/mod.rs", "net/unix/mod.rs"], "x") == set()  # C and C++ only
+    assert other_platform_copies(["src/win/a.c", "src/unix/linux/b.c"], "x") == {"src/win/a.c"}  # nested POSIX folders
 
 
 def test_owner_hash_member_and_dollar_names_are_read_as_names() -> None:

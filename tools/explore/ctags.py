@@ -234,6 +234,20 @@ def split_dotted(name: str, language: str | None) -> tuple[str, str]:
     return (name[:cut], name[cut + 1:]) if cut > 0 else ("", name)
 
 
+# ctags' signature of a C function written inside a macro call, `UV_UNUSED(static int uv__stat(const char* path))`,
+# which it names after the macro: "(static int uv__stat (const char * path))" -> the inner name and its parameters
+_MACRO_WRAPPED_SIGNATURE = re.compile(r"^\(\s*[A-Za-z_][^()]*?\b([A-Za-z_]\w*)\s*(\(.*\))\s*\)$")
+
+
+def macro_wrapped_tag(name: str, signature: object) -> tuple[str, str] | None:
+    """(name, signature) of a C/C++ function that ctags named after the macro wrapping its declaration (as
+    grammar.macro_wrapped does for the tree); None when the tag is not such a function."""
+    if not (name.isupper() and isinstance(signature, str)):
+        return None
+    match = _MACRO_WRAPPED_SIGNATURE.match(signature)
+    return (match.group(1), match.group(1) + match.group(2)) if match else None
+
+
 def tag_to_definition(tag: dict[str, object], languages: dict[str, str | None] | None = None) -> Tag | None:
     if tag.get("_type") != "tag":
         return None  # pseudo-tags (!_TAG_...) and anything else ctags emits about itself
@@ -265,8 +279,11 @@ def tag_to_definition(tag: dict[str, object], languages: dict[str, str | None] |
         # the function is `root_pattern` of scope `M`, as a question and find_definitions write it
         owner, short = split_dotted(name, language)
         scope, name = (owner, short) if owner else (scope, name)
+    signature = _signature(tag)
+    if language in ("c", "cpp") and kind == "function" and (wrapped := macro_wrapped_tag(name, tag.get("signature"))):
+        name, signature = wrapped  # `UV_UNUSED(static void uv__update_time(uv_loop_t* loop)) {`: uv__update_time
     return Tag(file, name, line, end if isinstance(end, int) and end >= line else line, kind,
-               scope if isinstance(scope, str) else None, language, _signature(tag),
+               scope if isinstance(scope, str) else None, language, signature,
                inherits if isinstance(inherits, str) and inherits else None)
 
 

@@ -41,13 +41,14 @@ log = logging.getLogger(__name__)
 # Kinds of the tags that are types (and so may record bases): the outline's, and ctags' Rust impl blocks and traits.
 _TYPE_TAG_KINDS = TYPE_KINDS | RUST_BASE_KINDS
 CACHE_FILE = "definitions.json"
-CACHE_VERSION = 12  # 2: a type's bases (inherits); 3: Rust impl traits and supertraits as bases; 4: JS trees;
+CACHE_VERSION = 13  # 2: a type's bases (inherits); 3: Rust impl traits and supertraits as bases; 4: JS trees;
 # 5: variables of JS module-pattern wrappers; 6: Swift, Dart and Zig outlines, bats files, Lua's `M.f` as f in M;
 # 7: no PHP import aliases, PHP enums from the tree; 8: ExUnit tests and describe blocks from the tree;
 # 9: Swift properties, subscripts and deinit, Scala 3 givens and extensions, Scala names without backquotes;
 # 10: Lua's `---@class` types; 11: Haskell instances for tuple, list and function types named by the type, not the class;
-# 12: Haskell operators defined infix (`p --> f = ...`)
-OUTLINES_ONLY = "12-outlines"  # 7: Lua's `M.f` as f in M, bats tests; 8: ExUnit tests; 9: Swift properties, Scala 3 givens; 10: Lua's `---@class` types; 11: Haskell instances; 12: Haskell infix operators; the cache's version when no Universal Ctags was found: rebuilt once ctags is there
+# 12: C functions written inside a macro call (`UV_UNUSED(static int f(...))`) named f, not after the macro;
+# 13: Haskell operators defined infix (`p --> f = ...`)
+OUTLINES_ONLY = "13-outlines"  # 7: Lua's `M.f` as f in M, bats tests; 8: ExUnit tests; 9: Swift properties, Scala 3 givens; 10: Lua's `---@class` types; 11: Haskell instances; 13: Haskell infix operators; the cache's version when no Universal Ctags was found: rebuilt once ctags is there
 # A file listing is reused at most this long, and only while no known folder changed.
 LISTING_TTL_SECONDS = 30.0
 # How long find_references waits for an index that a background build holds before going around it.

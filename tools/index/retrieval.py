@@ -268,6 +268,31 @@ def older_versions(files: Sequence[str], query: str) -> set[str]:
     return {file for file, (parent, version) in found.items() if version < newest[parent] and version not in asked}
 
 
+# C and C++ keep one implementation per platform in sibling folders (libuv's src/unix/tcp.c and src/win/tcp.c): the
+# Windows copy, beside a POSIX one among the candidates, is the other platform's unless the question names Windows
+_WINDOWS_FOLDERS = frozenset({"win", "win32", "win64", "windows"})
+_POSIX_FOLDERS = frozenset({"unix", "posix", "linux", "darwin", "macos", "bsd"})
+_NAMES_WINDOWS = re.compile(r"\b(?:win(?:dows|32|64|api)?|msvc|mingw)\b", re.IGNORECASE)
+
+
+def _platform_parents(file: str, folders: frozenset[str]) -> set[str]:
+    """The folders holding one of `folders` on the way to `file` (`src/win/fs.c` -> {"src"} for a Windows folder)."""
+    parts = file.split("/")[:-1]
+    return {"/".join(parts[:i]) for i, part in enumerate(parts) if part.lower() in folders}
+
+
+def other_platform_copies(files: Sequence[str], query: str) -> set[str]:
+    """C/C++ files under a Windows folder whose parent also holds a POSIX folder among `files`, unless the question
+    names Windows: the platform a question that names none is seldom about (as older_versions' copies)."""
+    from code_intel.languages.table import language_for
+
+    if _NAMES_WINDOWS.search(query):
+        return set()
+    posix = set().union(*(_platform_parents(file, _POSIX_FOLDERS) for file in files))
+    return {file for file in files if _platform_parents(file, _WINDOWS_FOLDERS) & posix
+            and language_for(file) in ("c", "cpp")}
+
+
 @dataclass
 class Scored:
     """A candidate chunk with both sides' raw scores and what the ranker reads from its metadata."""
@@ -382,7 +407,8 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     if not candidates:
         return []
     cues = _Cues.of(query, keywords).owner_if_undefined(candidates).spelled_as_defined(candidates)
-    cues = dataclasses.replace(cues, older=older_versions(sorted({c.file for c in candidates}), query))
+    files = sorted({c.file for c in candidates})
+    cues = dataclasses.replace(cues, older=older_versions(files, query) | other_platform_copies(files, query))
     cues = dataclasses.replace(cues, current=_current_definitions(candidates, cues), matched={
         own for c in candidates if (own := _own_name(c)) in cues.qualified
         and any(_ends_with(c.symbol, form) for form in cues.qualified[own])})
@@ -412,7 +438,8 @@ class _Cues:
     terms: set[str]
     wanted: set[str]
     qualified: dict[str, set[str]]  # a name asked with its owner (`Rack::Builder`, `Router.Route`) -> "Rack.Builder"
-    older: set[str] = field(default_factory=set)  # candidates' files under an older version folder (older_versions)
+    older: set[str] = field(default_factory=set)  # candidates' files under an older version folder (older_versions), or
+    # another platform's copy (other_platform_copies)
     defined: bool = False  # a question that is only a name, which some candidate defines as written
     spelled: set[str] = field(default_factory=set)  # spelled_names of a sentence
     owners: dict[str, str] = field(default_factory=dict)  # member_owners of the question

@@ -246,7 +246,7 @@ def find_definitions(
     offset: OffsetArg = 0,
     max_results: Annotated[int | None, Field(ge=1, le=2000, description="this many, past the budget")] = None,
 ) -> DefinitionResult:
-    """Where a symbol is defined (ctags, else tree-sitter), own source first, with kind, scope and
+    """Where a symbol (or a test, by its title) is defined, own source first, with kind, scope and
     signature. About 1,500 tokens; next_offset pages on."""
     return app_of(ctx).explorer.definitions_answer(symbol, path=path, language=language, match=match,
                                                    offset=offset, max_results=max_results)

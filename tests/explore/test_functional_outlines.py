@@ -76,9 +76,11 @@ def test_elixir_outline_lists_modules_and_their_functions(explorer: Explorer) ->
             ("method", "add", 6, []), ("method", "total", 10, []), ("method", "total", 11, []),
             ("method", "round_price", 13, []), ("module", "Line", 15, [("method", "new", 16, [])]),
         ]),
-        ("impl", "String.Chars", 20, [("method", "to_string", 21, [])]),
+        ("impl", "String.Chars.Shop.Cart", 20, [("method", "to_string", 21, [])]),  # the module Elixir names, as its chunk
     ]
     assert explorer.get_function_at_line("lib/shop/cart.ex", 7).name == "add"
+    found = explorer.find_definitions("String.Chars.Shop.Cart").definitions  # each implementation told apart
+    assert [(d.line, d.kind, d.scope) for d in found] == [(20, "impl", "String.Chars.Shop")]
 
 
 def test_scala_outline_lists_traits_objects_classes_and_defs(explorer: Explorer) -> None:
@@ -88,6 +90,25 @@ def test_scala_outline_lists_traits_objects_classes_and_defs(explorer: Explorer)
     assert ("method", "empty") in kinds[("object", "Cart")] and ("variable", "pricedCart") in kinds[("object", "Cart")]
     assert kinds[("class", "Cart")] == [("method", "add")]
     assert {d.file for d in explorer.find_definitions("Priced").definitions} == {"src/main/scala/shop/Cart.scala"}
+    # an instance made of an anonymous class holds its methods, as its chunk does
+    priced = next(c for s in result.symbols if s.name == "Cart" for c in s.children if c.name == "pricedCart")
+    assert (priced.line, priced.end_line, [(c.kind, c.name, c.line) for c in priced.children]) == (
+        9, 11, [("method", "price", 10)])
+    found = explorer.find_definitions("pricedCart.price").definitions
+    assert [(d.line, d.scope) for d in found] == [(10, "Cart.pricedCart")]
+
+
+def test_a_java_field_made_of_an_anonymous_class_holds_its_methods(tmp_path: Path) -> None:
+    from tests.explore.conftest import explorer_over
+
+    explorer = explorer_over(tmp_path, {"src/TypeAdapters.java": (
+        "public final class TypeAdapters {\n  public static final TypeAdapter<Class> CLASS = new TypeAdapter<Class>() {\n"
+        "    @Override public void write(JsonWriter out, Class value) { }\n"
+        "    @Override public Class read(JsonReader in) { return null; }\n  }.nullSafe();\n\n  static int count = 1;\n}\n")})
+    (adapters,) = explorer.get_symbols("src/TypeAdapters.java").symbols
+    assert _tree(adapters.children) == [("field", "CLASS", 2, [("method", "write", 3, []), ("method", "read", 4, [])]),
+                                        ("field", "count", 7, [])]
+    assert explorer.get_function_at_line("src/TypeAdapters.java", 4).scope == "TypeAdapters.CLASS"
 
 
 def test_haskell_outline_lists_declarations_and_no_type_as_a_function(explorer: Explorer) -> None:
@@ -155,7 +176,7 @@ def test_an_exunit_files_describe_blocks_and_tests_are_in_its_outline(tmp_path: 
             'defmodule Phoenix.RouterTest do\n  use ExUnit.Case, async: true\n\n  defp build(path), do: path\n\n'
             '  describe "scope" do\n    @tag :slow\n    test "nests routes" do\n      assert build("/a") == "/a"\n'
             '    end\n\n    test "keeps a prefix", do: assert(true)\n  end\n\n  test "matches the root" do\n'
-            '    assert true\n  end\nend\n'),
+            '    assert true\n  end\n\n  describe "phx.gen.json" do\n  end\nend\n'),
         "lib/phoenix/runner.ex": 'defmodule Phoenix.Runner do\n  def run do\n    test "not a test here"\n  end\nend\n',
     })
     explorer = Explorer(ProjectRoot(tmp_path.resolve()), Config)
@@ -163,8 +184,12 @@ def test_an_exunit_files_describe_blocks_and_tests_are_in_its_outline(tmp_path: 
     assert _tree(result.symbols) == [("module", "Phoenix.RouterTest", 1, [
         ("method", "build", 4, []),
         ("class", "scope", 6, [("function", "nests routes", 8, []), ("function", "keeps a prefix", 12, [])]),
-        ("function", "matches the root", 15, [])])]
+        ("function", "matches the root", 15, []), ("class", "phx.gen.json", 19, [])])]
     assert explorer.get_function_at_line("test/phoenix/router_test.exs", 9).name == "nests routes"
+    for title, line in (('test "nests routes"', 8), ("keeps a prefix", 12), ('describe "scope"', 6),  # by their titles
+                        ("phx.gen.json", 19), ('describe "phx.gen.json"', 19)):  # dots and all
+        assert [(d.file, d.line) for d in explorer.find_definitions(title).definitions] == [
+            ("test/phoenix/router_test.exs", line)], title
     runner = explorer.get_symbols("lib/phoenix/runner.ex")  # elsewhere a `test` call defines nothing
     assert _tree(runner.symbols) == [("module", "Phoenix.Runner", 1, [("method", "run", 2, [])])]
 

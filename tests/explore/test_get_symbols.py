@@ -268,6 +268,8 @@ def test_swift_dart_and_zig_files_have_outlines_and_definitions_though_ctags_rea
     dio = next(s for s in explorer.get_symbols("lib/src/dio.dart").symbols if s.name == "Dio")
     get = next(c for c in dio.children if c.name == "get")
     assert (get.line, get.end_line) == (9, 11)  # to the end of the body, the signature's next sibling in Dart
+    assert explorer.get_function_at_line("lib/src/dio.dart", 10).code == (  # its code too, not the signature alone
+        "Future<String> get(String path) async {\n    return path;\n  }")
     zig = explorer.get_symbols("src/args.zig").symbols  # a plain constant and a test block are no definitions
     assert [(s.kind, s.name, s.line, s.end_line) for s in zig] == [("struct", "Parser", 4, 10), ("function", "parse", 12, 15)]
     assert [(c.kind, c.name) for c in zig[0].children] == [("method", "next")]
@@ -293,7 +295,8 @@ def test_swift_properties_and_scala_3_givens_and_extensions_are_in_outlines_and_
             "extension RoutesBuilder {\n    func get() {}\n}\n"),
         "core/src/main/scala-3/demo/Givens.scala": (
             "package demo\n\ngiven userOrdering: Ordering[User] with\n  def compare(a: User, b: User): Int = 0\n\n"
-            "extension [A](xs: List[A])\n  def second: A = xs(1)\n"),
+            "extension [A](xs: List[A])\n  def second: A = xs(1)\n\n"
+            "given Ordering[Foo] with\n  def compare(a: Foo, b: Foo): Int = 0\n\ngiven Show[List[Foo]] = Show.list\n"),
         "core/src/main/scala/headers/Content-Type.scala": "object `Content-Type` {\n  val name = 1\n}\n",
     })
     swift = explorer.get_symbols("Sources/Vapor/Sessions/Request+Session.swift").symbols
@@ -308,8 +311,12 @@ def test_swift_properties_and_scala_3_givens_and_extensions_are_in_outlines_and_
     assert [(d.file, d.kind) for d in found] == [("Sources/Vapor/Routing/RoutesBuilder.swift", "protocol"),
                                                  ("Sources/Vapor/Concurrency/RoutesBuilder+Concurrency.swift", "extension")]
     scala = explorer.get_symbols("core/src/main/scala-3/demo/Givens.scala").symbols
+    # an anonymous given is named as the compiler (and the chunker) names it
     assert _flat(scala) == [("object", "userOrdering"), ("method", "compare"), ("extension", "List"),
-                            ("method", "second")]
+                            ("method", "second"), ("object", "given_Ordering_Foo"), ("method", "compare"),
+                            ("object", "given_Show_List_Foo")]
+    found = explorer.find_definitions("given_Ordering_Foo", max_results=10).definitions
+    assert [(d.file, d.line) for d in found] == [("core/src/main/scala-3/demo/Givens.scala", 9)]
     found = explorer.find_definitions("Content-Type", max_results=10).definitions  # a backquoted name, unquoted
     assert [(d.file, d.line, d.kind) for d in found] == [("core/src/main/scala/headers/Content-Type.scala", 1, "object")]
     found = explorer.find_definitions("second", max_results=10).definitions
@@ -327,6 +334,36 @@ def test_the_shell_functions_of_a_bats_file_are_definitions(tmp_path: Path) -> N
     outline = explorer.get_symbols("test/plugins.bats").symbols  # its tests too, each named by its title
     assert [(s.kind, s.name, s.line, s.end_line) for s in outline] == [
         ("function", "setup", 5, 7), ("function", "assert_enabled", 9, 11), ("function", "enable a plugin", 13, 15)]
+    assert explorer.get_function_at_line("test/plugins.bats", 14).code == '@test "enable a plugin" {\n  assert_enabled jump\n}'
+    # a test is found by its title, bare or as written (ctags, which read the file before, knew no test)
+    for title in ("enable a plugin", '@test "enable a plugin"', "'enable a plugin'"):
+        found = explorer.find_definitions(title).definitions
+        assert [(d.file, d.line, d.end_line, d.kind) for d in found] == [("test/plugins.bats", 13, 15, "function")]
+    assert [d.name for d in explorer.find_definitions("enable a", match="prefix").definitions] == ["enable a plugin"]
+    with pytest.raises(InvalidArgument) as refused:  # words that title nothing: what to send instead
+        explorer.find_definitions("enable the plugin")
+    assert "titled 'enable the plugin'" in str(refused.value) and "test's title" in (refused.value.hint or "")
+
+
+def test_a_shell_dispatchers_subcommands_are_its_members(tmp_path: Path) -> None:
+    """nvm's `nvm()` is one `case` over its subcommands, 1,500 lines: each branch is what `nvm install` runs, a
+    function of the dispatcher in its outline and definitions (as in its chunks), and the function a line is in."""
+    from tests.explore.conftest import explorer_over
+
+    explorer = explorer_over(tmp_path, {"nvm.sh": (
+        "nvm() {\n  local COMMAND=\"$1\"\n  case $COMMAND in\n    'help' | '--help')\n      echo usage\n    ;;\n"
+        "    \"install\" | \"i\")\n      nvm_install \"$@\"\n    ;;\n    \"use\")\n      nvm_use \"$@\"\n    ;;\n"
+        "    \"ls\" | \"list\")\n      nvm_ls\n    ;;\n    \"current\")\n      nvm_current\n    ;;\n    *)\n"
+        "      nvm --help\n    ;;\n  esac\n}\n\nnvm_use() {\n  echo \"$1\"\n}\n")})
+    (nvm, nvm_use) = explorer.get_symbols("nvm.sh").symbols
+    assert [(s.kind, s.name, s.line, s.end_line) for s in nvm.children] == [
+        ("function", "help", 4, 6), ("function", "install", 7, 9), ("function", "use", 10, 12),
+        ("function", "ls", 13, 15), ("function", "current", 16, 18)]
+    assert (nvm_use.name, nvm_use.children) == ("nvm_use", [])
+    assert explorer.get_function_at_line("nvm.sh", 8).name == "install"
+    found = explorer.find_definitions("nvm.install").definitions  # ctags, which reads .sh files, knows no branch
+    assert [(d.file, d.line, d.scope) for d in found] == [("nvm.sh", 7, "nvm")]
+    assert [d.line for d in explorer.find_definitions("nvm_use").definitions] == [25]
 
 
 def test_the_definitions_of_a_script_without_a_suffix_come_from_its_interpreter_line(tmp_path: Path) -> None:
@@ -397,12 +434,30 @@ return LinesPipe
 """
 
 
+LUA_RUNNER = """local M = { run = function() end }
+
+---@class RunnerConfig
+M.defaults = {
+  timeout = 10,
+}
+
+function M.start(opts)
+  local o = vim.tbl_extend("force", M.defaults, opts)
+  M.run(o)
+  o:validate()
+end
+
+return M
+"""
+
+
 def test_lua_types_declared_by_luals_annotations(tmp_path: Path) -> None:
     """A LuaLS `---@class` line declares a type: the table assigned below it (whose functions are its members), or
-    the comment lines alone; find_definitions finds both by name, as ctags (which reads no comments) could not."""
+    the comment lines alone; find_definitions finds both by name, and tables of functions, as ctags could not."""
     from tests.explore.conftest import explorer_over
 
-    explorer = explorer_over(tmp_path, {"lua/pipes.lua": LUA_TYPES})
+    explorer = explorer_over(tmp_path, {"lua/pipes.lua": LUA_TYPES,
+                                        "lua/runner.lua": LUA_RUNNER})
     symbols = explorer.get_symbols("lua/pipes.lua").symbols
     assert [(s.kind, s.name, s.line, s.end_line) for s in symbols] == [
         ("variable", "Object", 1, 1), ("class", "uv_pipe_t", 3, 4), ("class", "LinesPipe", 9, 9),
@@ -416,4 +471,20 @@ def test_lua_types_declared_by_luals_annotations(tmp_path: Path) -> None:
     for name, line in (("LinesPipe", 9), ("uv_pipe_t", 3), ("opts", 23)):
         found = explorer.find_definitions(name).definitions
         assert [(d.file, d.line, d.kind) for d in found] == [("lua/pipes.lua", line, "class")], name
-    assert not explorer.find_definitions("filters").definitions  # ctags' tags, and only the types LuaLS lines declare
+    # a table of functions is found as the class it is, once (ctags takes `local M = { run = function` for a function),
+    # and its functions as its members (ctags tags them alone)
+    for name, where in (("LinesPipe.filters", ("lua/pipes.lua", 26, 28, "class")), ("M", ("lua/runner.lua", 1, 1, "class")),
+                        ("filters.prefix", ("lua/pipes.lua", 27, 27, "function"))):
+        found = explorer.find_definitions(name).definitions
+        assert [(d.file, d.line, d.end_line, d.kind) for d in found] == [where], name
+    assert "prefix" not in {u.name for u in explorer.unused_answer("lua").unused}  # a member: never judged alone
+    # a member table a `---@class` line names otherwise is that type, to the end of its statement, as it is a chunk
+    (runner,) = explorer.get_symbols("lua/runner.lua").symbols
+    assert [(s.kind, s.name, s.line, s.end_line) for s in runner.children] == [
+        ("function", "run", 1, 1), ("class", "RunnerConfig", 4, 6), ("function", "start", 8, 12)]
+    found = explorer.find_definitions("RunnerConfig").definitions  # a member, so never judged unused by its own name
+    assert [(d.line, d.end_line, d.scope) for d in found] == [(4, 6, "M")]
+    assert not explorer.unused_answer("lua/runner.lua").unused
+    functions = explorer.analyze_structure("lua/runner.lua").functions  # with the calls they make, `o:validate()` too
+    assert [(f.name, [c.name for c in f.calls]) for f in functions] == [
+        ("run", []), ("start", ["tbl_extend", "run", "validate"])]

@@ -274,6 +274,20 @@ def test_ruby_require_resolution(tmp_path: Path, importer: str, line: str, hits:
     assert _imports(tmp_path, importer, line, "lib/app/parser.rb") is hits
 
 
+@pytest.mark.parametrize(("importer", "line", "target", "hits"), [
+    ("lua/lazy/core/loader.lua", 'local Util = require("lazy.core.util")', "lua/lazy/core/util.lua", True),
+    ("plugin/lazy.lua", "local util = require 'lazy.core.util'", "lua/lazy/core/util.lua", True),
+    ("lua/lazy/init.lua", "local function f()\n  return require('lazy.manage').install()\nend",
+     "lua/lazy/manage/init.lua", True),  # a folder's init.lua, required inside a function
+    ("src/main.lua", 'local p = require("app.parser")', "app/parser.lua", True),  # from the root
+    ("lua/lazy/core/loader.lua", '-- require("lazy.core.util")', "lua/lazy/core/util.lua", False),
+    ("lua/lazy/core/loader.lua", 'local u = require("lazy." .. "core.util")', "lua/lazy/core/util.lua", False),
+    ("lua/lazy/core/loader.lua", 'local u = require("other.util")', "lua/lazy/core/util.lua", False),
+])
+def test_lua_require_resolution(tmp_path: Path, importer: str, line: str, target: str, hits: bool) -> None:
+    assert _imports(tmp_path, importer, line, target) is hits
+
+
 @pytest.fixture
 def resolved(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The modules importers_of resolves, in order (resolving is its cost: a check of the disk per candidate path)."""

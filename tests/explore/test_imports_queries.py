@@ -26,6 +26,8 @@ CASES = {
     "a.cpp": ('#include "a.h"\nusing std::string;\n', [("a.h", ""), ("std::string", "")]),
     "a.cs": ('using System;\nusing X = A.B;\n', [("System", ""), ("A.B", "")]),
     "a.rb": ('require "json"\nrequire_relative "../x"\n# require "no"\n', [("json", ""), ("../x", "relative")]),
+    "a.lua": ('local u = require("a.util")\nlocal c = require "a.config"\n-- require("no")\nlocal n = require("a." .. x)\n'
+              'local function f() return require("a.view").show() end\n', [("a.util", ""), ("a.config", ""), ("a.view", "")]),
     "a.php": ('<?php\nuse Other\\Base;\nrequire_once "x.php";\n', [("Other\\Base", ""), ("x.php", "")]),
 }
 

@@ -34,10 +34,10 @@ CTAGS_LANGUAGES: dict[str, str] = {
 CTAGS_SUFFIXES = frozenset({
     ".py", ".pyi", ".pyw", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".go", ".rs", ".java",
     ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".cs", ".rb", ".php", ".kt", ".kts", ".sh", ".bash", ".lua",
-    ".bats",
 })
 # Not .ex, .exs or .hs: ctags' Elixir parser reads the `defmodule` examples of a @moduledoc as definitions and names a
-# module by its last part only; its Haskell parser misses classes and instances. Their outlines give the definitions.
+# module by its last part only; its Haskell parser misses classes and instances. Not .bats: ctags' shell parser knows
+# no `@test "title"` and takes a here-document's marker for a definition. Their outlines give the definitions.
 
 _OPTIONS = [
     "--output-format=json", "--sort=no", "--fields=+neSlZi", "--extras=-p-{anonymous}",
@@ -46,7 +46,6 @@ _OPTIONS = [
     # PHP's `use Monolog\Logger;` lines are import aliases too (a quarter of monolog's tags named each class again)
     "--kinds-PHP=-a",
     "--langmap=Python:+.pyi.pyw", "--langmap=JavaScript:+.cjs", "--langmap=TypeScript:+.mts.cts",
-    "--langmap=Sh:+.bats",  # bats test files: their helpers and setup() are shell functions
     "--guess-language-eagerly",  # a script without a suffix: by its `#!` line (only files no name maps)
 ]
 # ctags' kind names differ per parser; "member" is a method in Python but a struct field in C/C++/Go

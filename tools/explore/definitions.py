@@ -11,6 +11,7 @@ import dataclasses
 import hashlib
 import logging
 import os
+import re
 import subprocess
 import threading
 import time
@@ -33,7 +34,7 @@ from code_intel.explore.outline import flatten, outline
 from code_intel.explore.ripgrep import RgFilters, SkippedFile, list_files, too_big_reason
 from code_intel.explore.scope import accepted_languages, project_filters
 from code_intel.explore.syntax import ParseCache
-from code_intel.languages.grammar import GRAMMARS, TYPE_KINDS, lua_type
+from code_intel.languages.grammar import GRAMMARS, TYPE_KINDS, exunit_block
 from code_intel.languages.table import language_for, script_file_language
 
 log = logging.getLogger(__name__)
@@ -41,14 +42,17 @@ log = logging.getLogger(__name__)
 # Kinds of the tags that are types (and so may record bases): the outline's, and ctags' Rust impl blocks and traits.
 _TYPE_TAG_KINDS = TYPE_KINDS | RUST_BASE_KINDS
 CACHE_FILE = "definitions.json"
-CACHE_VERSION = 13  # 2: a type's bases (inherits); 3: Rust impl traits and supertraits as bases; 4: JS trees;
+CACHE_VERSION = 14  # 2: a type's bases (inherits); 3: Rust impl traits and supertraits as bases; 4: JS trees;
 # 5: variables of JS module-pattern wrappers; 6: Swift, Dart and Zig outlines, bats files, Lua's `M.f` as f in M;
 # 7: no PHP import aliases, PHP enums from the tree; 8: ExUnit tests and describe blocks from the tree;
 # 9: Swift properties, subscripts and deinit, Scala 3 givens and extensions, Scala names without backquotes;
 # 10: Lua's `---@class` types; 11: Haskell instances for tuple, list and function types named by the type, not the class;
-# 12: C functions written inside a macro call (`UV_UNUSED(static int f(...))`) named f, not after the macro;
-# 13: Haskell operators defined infix (`p --> f = ...`)
-OUTLINES_ONLY = "13-outlines"  # 7: Lua's `M.f` as f in M, bats tests; 8: ExUnit tests; 9: Swift properties, Scala 3 givens; 10: Lua's `---@class` types; 11: Haskell instances; 13: Haskell infix operators; the cache's version when no Universal Ctags was found: rebuilt once ctags is there
+# 12: C functions written inside a macro call (`UV_UNUSED(static int f(...))`) named f, not after the macro
+# 13: Lua's tables of functions, bats files from their outlines (tests by title), Scala 3's anonymous givens, ExUnit
+# titles whole (`describe "phx.gen.json"`), Elixir implementations named as their modules (Phoenix.Param.Integer),
+# the methods of a Scala val made of an anonymous class, a shell dispatcher's subcommands (nvm's `nvm install`);
+# 14: Haskell operators defined infix (`p --> f = ...`)
+OUTLINES_ONLY = "14-outlines"  # 7: Lua's `M.f` as f in M, bats tests; 8: ExUnit tests; 9: Swift properties, Scala 3 givens; 10: Lua's `---@class` types; 11: Haskell instances; 13: anonymous givens, subcommands; 14: Haskell infix operators; the cache's version when no Universal Ctags was found: rebuilt once ctags is there
 # A file listing is reused at most this long, and only while no known folder changed.
 LISTING_TTL_SECONDS = 30.0
 # How long find_references waits for an index that a background build holds before going around it.
@@ -338,28 +342,26 @@ class DefinitionIndex:
         for rel in files:
             if rel not in chosen:
                 tags[rel] = self._outline_definitions(rel)
-            elif language_for(rel) in _TREE_CHECKED and self._ctags_gave_up(rel, tags[rel]):
+            # a shell file's always: ctags knows no dispatcher's subcommands (nvm's `nvm install`)
+            elif language_for(rel) == "bash" or (language_for(rel) in _TREE_CHECKED and self._ctags_gave_up(rel, tags[rel])):
                 known = {(t.name, t.line) for t in tags[rel]}
                 tags[rel] += [t for t in self._outline_definitions(rel) if (t.name, t.line) not in known]
             elif language_for(rel) in _TYPES_CHECKED:
                 tags[rel] = self._with_outline_types(rel, tags[rel])
             elif language_for(rel) == "lua":
-                tags[rel] = tags[rel] + self._declared_types(rel)
+                tags[rel] = self._with_tree_types(rel, tags[rel])
         return tags
 
-    def _declared_types(self, rel: str) -> list[Tag]:
-        """The types a Lua file's LuaLS `---@class` and `---@enum` lines declare (outline._lua_owned): ctags reads
-        no comments, so without these `LazyPlugin` or `LinesPipe` had no definition."""
-        try:
-            data = (self.root.path / rel).read_bytes()
-        except OSError:
-            return []
-        if b"@class" not in data and b"@enum" not in data:
-            return []
-        text = data.decode("utf-8", "replace").splitlines()
-        names = {typed[0] for line in text if "@" in line and (typed := lua_type(line)) is not None}
-        return [t for t in self._outline_definitions(rel)  # not a table of functions, which the outline makes a class
-                if t.kind in TYPE_KINDS and (t.name in names or f"{t.scope}.{t.name}" in names)]
+    def _with_tree_types(self, rel: str, found: list[Tag]) -> list[Tag]:
+        """A Lua file's ctags tags with the outline's types and the functions written inside them: ctags reads no
+        LuaLS `---@class` comment (`LazyPlugin` had no definition), takes a table of functions for a function or for
+        nothing, and tags the table's functions without it (`prefix`, not `filters.prefix`)."""
+        outlined = self._outline_definitions(rel)
+        types = [t for t in outlined if t.kind in TYPE_KINDS]
+        tree = types + [t for t in outlined if t.kind in ("function", "method")
+                        and any(k.line < t.line <= k.end_line for k in types)]
+        keys = {(t.name, t.line) for t in tree}
+        return [t for t in found if (t.name, t.line) not in keys] + tree
 
     def _with_outline_types(self, rel: str, found: list[Tag]) -> list[Tag]:
         """ctags' tags of a file, or, when the syntax tree has a type ctags did not tag, the tree's definitions with
@@ -411,8 +413,9 @@ class DefinitionIndex:
             first = lines[symbol.line - 1].decode("utf-8", errors="replace").strip()[:200] if symbol.line <= len(lines) else None
             name, scope = symbol.name, symbol.scope
             # a name written with its owner (ctags.DOTTED_NAMES) is indexed by its last part, the rest its scope, so
-            # `Router` and `Phoenix.Router` both find it (as ctags' Lua tags are read)
-            prefix, short = split_dotted(name, parsed.language)
+            # `Router` and `Phoenix.Router` both find it (as ctags' Lua tags are read); an ExUnit title stays whole
+            titled = parsed.language == "elixir" and exunit_block(symbol.node) is not None
+            prefix, short = ("", name) if titled else split_dotted(name, parsed.language)
             if prefix:
                 name, scope = short, f"{scope}.{prefix}" if scope else prefix
             out.append(Tag(rel, name, symbol.line, symbol.end_line, symbol.kind, scope, parsed.language, first))
@@ -533,17 +536,17 @@ class DefinitionIndex:
 
     def find(self, symbol: str, path: str | None = None, language: str | None = None, match: MatchMode = "exact",
              max_results: int = 50) -> DefinitionResult:
-        text = (symbol or "").strip()
-        if not text or any(c.isspace() for c in text):
-            raise InvalidArgument(f"symbol {symbol!r} is not a name",
-                                  hint="send one name such as 'load_config', or 'Config.load' for a member")
+        title = _test_title((symbol or "").strip())  # a test's title may hold spaces and dots: it is looked up whole
+        text = (symbol or "").strip() if title is None else title
+        if not text:
+            raise InvalidArgument(f"symbol {symbol!r} is empty", hint=_SEND_A_NAME)
         if match not in ("exact", "prefix", "icase"):
             raise InvalidArgument(f"match {match!r} is not known", hint="use 'exact', 'prefix' or 'icase'")
         if max_results < 1:
             raise InvalidArgument("max_results must be at least 1")
         scope_filter: str | None = None
         normalised = text.replace("::", ".").replace("->", ".")
-        if "." in normalised.strip("."):
+        if "." in normalised.strip(".") and title is None:
             scope_filter, text = normalised.strip(".").rsplit(".", 1)
         prefix = None
         if path:
@@ -551,15 +554,20 @@ class DefinitionIndex:
             prefix = None if prefix in ("", ".") else prefix
         accept = accepted_languages(language) if language else None
         waited = budget.remaining(self._config().search_timeout_seconds)
-        if not self.refresh_within(waited):
+        complete = self.refresh_within(waited)
+        if not complete:
             budget.note_partial(
                 f"the definition index was still being built after {waited:.3g} s ({len(self._tags)} files indexed "
                 "so far): definitions in files not yet indexed are missing; the build goes on, ask again shortly")
         with self._lock:
             self._fresh_lookup()
             found = self._candidates(text, match)
-        if scope_filter:
-            found = [d for d in found if d.scope and _scope_matches(d.scope, scope_filter)]
+            if scope_filter:
+                found = [d for d in found if d.scope and _scope_matches(d.scope, scope_filter)]
+                if not found:  # a name that holds its dots: ExUnit's `describe "phx.gen.json"`
+                    found, text = self._candidates(f"{scope_filter}.{text}", match), f"{scope_filter}.{text}"
+        if title is not None and not found and complete:
+            raise InvalidArgument(f"no test or describe block is titled {title!r}", hint=_SEND_A_NAME)
         if prefix:
             found = [d for d in found if d.file == prefix or d.file.startswith(prefix + "/")]
         if accept:
@@ -588,6 +596,19 @@ class DefinitionIndex:
                 if end and end > d.line:
                     with self._lock:
                         d.end_line = end
+
+
+_SEND_A_NAME = "send one name such as 'load_config' ('Config.load' for a member), or a test's title as written"
+# A test's title as an agent may copy it: `@test "title"` (bats), `test "title"` or `describe "title"` (ExUnit)
+_TITLE = re.compile(r"""(?:(?:@test|test|describe)\s+)?(["'])(.*)\1|(.*\s.*)""", re.DOTALL)
+
+
+def _test_title(text: str) -> str | None:
+    """The title `text` names when it is quoted or holds a space (without its quotes); None for a name."""
+    found = _TITLE.fullmatch(text)
+    if found is None:
+        return None
+    return (found.group(2) if found.group(1) else found.group(3)).strip()
 
 
 def _lower_thread_priority() -> None:

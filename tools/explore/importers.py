@@ -38,10 +38,11 @@ _C = ["*.c", "*.h", "*.cc", "*.cpp", "*.cxx", "*.hpp", "*.hh", "*.hxx", "*.inl",
 _IMPORTED_FROM: dict[str, list[str]] = {
     "python": ["*.py", "*.pyi"], "javascript": _JS, "typescript": _JS, "tsx": _JS, "vue": _JS, "svelte": _JS,
     "go": ["*.go"], "rust": ["*.rs"], "java": ["*.java", "*.kt", "*.kts"], "kotlin": ["*.java", "*.kt", "*.kts"],
-    "c": _C, "cpp": _C, "ruby": ["*.rb"],
+    "c": _C, "cpp": _C, "ruby": ["*.rb"], "lua": ["*.lua"],
 }
 # a file that stands for its folder
-_FOLDER_STEMS = {"python": "__init__", "javascript": "index", "typescript": "index", "tsx": "index", "rust": "mod"}
+_FOLDER_STEMS = {"python": "__init__", "javascript": "index", "typescript": "index", "tsx": "index", "rust": "mod",
+                 "lua": "init"}
 PREFIX_MARGIN_LINES = 60  # an import list spread over more lines loses its tail
 MAX_CANDIDATES = 150  # files parsed per changed file (a parse is the cost: about 5-10 ms for a large file)
 
@@ -95,7 +96,8 @@ def _word(file: str, family: str) -> str | None:
 
 def _as_named(file: str, family: str, module: str, names: tuple[str, ...], root_class: str) -> str:
     """The changed module as the importer names it: a Python import's own words (`.mod` for `from . import mod`),
-    Rust's `crate::` path, a Java class's qualified name, a C header's path, else the path without its suffix."""
+    Rust's `crate::` path, a Java class's qualified name, a C header's path, Lua's module, else the path without its
+    suffix."""
     if family == "python":
         stem = module_parts(file)[-1:]
         named = next((n.split(" as ")[0].strip() for n in names if [n.split(" as ")[0].strip()] == stem), None)
@@ -106,6 +108,8 @@ def _as_named(file: str, family: str, module: str, names: tuple[str, ...], root_
         return root_class
     if family in ("c", "cpp"):
         return file
+    if family == "lua":
+        return module
     return str(PurePosixPath(file).with_suffix(""))
 
 
@@ -192,5 +196,5 @@ def _parsed_prefix(path: Path, language: str | None, offset: int) -> ParsedFile 
 
 def find_importers(explorer: Explorer, changed: list[str], notes: list[str]) -> list[Importer]:
     """Files that import a changed module (Python, JavaScript/TypeScript, Go package folders, Rust modules, Java and
-    Kotlin classes, Ruby files) or include a changed C/C++ header."""
+    Kotlin classes, Ruby and Lua files) or include a changed C/C++ header."""
     return [item for file in changed for item in importers_of(explorer, file, notes)]

@@ -18,13 +18,17 @@ from code_intel.languages.grammar import (
     GRAMMARS,
     TYPE_KINDS,
     Grammar,
+    anonymous_class_body,
     bats_test,
     definition_word,
     exunit_block,
+    implemented_for,
     lua_field_function,
     lua_function_table,
-    lua_type,
+    lua_types,
+    scala_given_name,
     scala_unquoted,
+    subcommands,
     zig_decl_kind,
 )
 from code_intel.languages.table import get_language
@@ -184,7 +188,9 @@ class _Walk:
                 kind = None  # `struct s;` or `struct s *p`: a mention of the type, not its definition
             if kind is not None:
                 name_node = symbol_name_node(child, parsed.language)
-                if name_node is None:  # anonymous class/struct: its members still belong to the outline
+                # Scala 3's `given Ordering[User] with ...` is named as the compiler names it (given_Ordering_User)
+                given = scala_given_name(child) if name_node is None and child_type == "given_definition" else None
+                if name_node is None and given is None:  # anonymous class/struct: its members still belong to the outline
                     self.symbols(child, out, scope, parent_kind, in_function)
                     continue
                 if kind == "function" and parent_kind in TYPE_KINDS:
@@ -193,7 +199,9 @@ class _Walk:
                     kind = _go_type_kind(child)
                 if child_type == "class_declaration" and parsed.language == "swift":  # also struct, enum, actor...
                     kind = _swift_type_kind(child)
-                name = parsed.text(name_node)
+                name = given or parsed.text(name_node)
+                if parsed.language == "elixir" and (implemented := implemented_for(child)) is not None:
+                    name = f"{name}.{implemented}"  # as Elixir names the implementation's module (and the chunker)
                 if parsed.language == "scala":  # ``object `Content-Type` `` is Content-Type
                     name = scala_unquoted(name)
                 if child_type == "command":  # a bats test's title, without its quotes
@@ -201,8 +209,11 @@ class _Walk:
                 symbol = SymbolNode(name, kind, child, scope)
                 out.append(symbol)
                 inner = in_function or kind in FUNCTION_KINDS
-                if not inner or self.may_hold_symbols(child, name_node.end_byte):
+                if not inner or self.may_hold_symbols(child, child.start_byte if name_node is None else name_node.end_byte):
                     self.symbols(child, symbol.children, _join(scope, name), kind, inner)
+                if parsed.language == "bash" and (branches := subcommands(child)):  # nvm's `nvm install`: as its chunk
+                    symbol.children.extend(SymbolNode(label, "function", item, _join(scope, name)) for label, item in branches)
+                    symbol.children.sort(key=lambda c: c.line)
             elif child_type in grammar.variables and not in_function and node.type != "ERROR":
                 declared = variable_names(child, parsed.language)
                 if not declared and child_type == "assignment_expression":  # `a = b`: what its value holds
@@ -218,7 +229,11 @@ class _Walk:
                     if var_kind == "function" and parent_kind in TYPE_KINDS:
                         symbol.kind = "method"
                     out.append(symbol)
-                    if value is not None and (var_kind == "function" or value.type == "class"):
+                    anonymous = anonymous_class_body(child) if len(declared) == 1 else None
+                    if anonymous is not None:  # `val showInt: Show[Int] = new Show[Int] { def show ... }`: its methods
+                        symbol.last_row = int(child.end_point[0])
+                        self.symbols(anonymous, symbol.children, _join(scope, symbol.name), "class", False)
+                    elif value is not None and (var_kind == "function" or value.type == "class"):
                         # `const f = () => {...}` and `const C = class {...}` hold nested definitions
                         inner_kind = "function" if var_kind == "function" else "class"
                         self.symbols(value, symbol.children, _join(scope, symbol.name), inner_kind, var_kind == "function")
@@ -310,7 +325,6 @@ def _lua_owned(parsed: ParsedFile, symbols: list[SymbolNode]) -> list[SymbolNode
     owner's member, named `f`, when the file defines that owner (`local M = {}`), and so is a value set on it
     (`M.timeout = 10`); else it keeps its whole name. A table holding functions (`H.filters = { prefix = function
     ... end }`) is a class with those functions as members, as the chunker reads it."""
-    lines = parsed.source.split(b"\n")
     written = [s.name for s in symbols]
     by_row = {s.line - 1: s for s in symbols if s.kind == "variable"}
     owners: dict[str, SymbolNode] = {s.name: s for s in symbols if s.kind == "variable"}
@@ -324,19 +338,21 @@ def _lua_owned(parsed: ParsedFile, symbols: list[SymbolNode]) -> list[SymbolNode
     declared: list[SymbolNode] = []
     run: list[Node] = []
     declares = b"@class" in parsed.source or b"@enum" in parsed.source  # else no comment run to read
+    lines = parsed.source.decode("utf-8", "replace").split("\n") if declares else []
     for child in [*parsed.root.named_children, None] if declares else []:
         if child is not None and child.type == "comment" and (not run or child.start_point[0] == run[-1].end_point[0] + 1):
             run.append(child)
             continue
         if run:
-            found = [(node, typed) for node in run
-                     if (typed := lua_type(lines[node.start_point[0]].decode("utf-8", "replace"))) is not None]
+            found = lua_types(lines, run[0].start_point[0], run[-1].end_point[0])
             below = by_row.get(run[-1].end_point[0] + 1) if child is not None else None
-            for i, (node, (name, _)) in enumerate(found):
-                if below is not None and i == len(found) - 1:  # the table below is the type
+            for i, (row, last, name, _) in enumerate(found):
+                if below is not None and i == len(found) - 1:  # the table below is the type, to its statement's end
+                    statement = below.node.parent.parent if below.node.parent is not None else None
                     below.kind, below.name = "class", name
+                    below.last_row = int(statement.end_point[0]) if statement is not None else below.last_row
                     continue
-                last = found[i + 1][0].start_point[0] - 1 if i + 1 < len(found) else run[-1].end_point[0]
+                node = next(n for n in run if n.start_point[0] <= row <= n.end_point[0])
                 declared.append(SymbolNode(name, "class", node, None, last_row=last))
         run = [child] if child is not None and child.type == "comment" else []
     out: list[SymbolNode] = []
@@ -346,7 +362,8 @@ def _lua_owned(parsed: ParsedFile, symbols: list[SymbolNode]) -> list[SymbolNode
         if holder is None or holder is symbol:
             out.append(symbol)
             continue
-        symbol.name, symbol.scope = short, owner
+        # a member table a `---@class` line names otherwise is that type (`---@class LazyConfig` over `M.defaults = {`)
+        symbol.name, symbol.scope = short if symbol.name == name else symbol.name, owner
         if name[len(owner)] == ":":
             symbol.kind = "method"
         holder.children.append(symbol)
@@ -390,7 +407,7 @@ def _callee_name(parsed: ParsedFile, call: Node, callee_field: str | None) -> st
     if target is None:
         return None
     # `a.b.c(...)` is reported as the last name, which is what find_definitions can look up
-    for attr in ("attribute", "property", "field", "name"):
+    for attr in ("attribute", "property", "field", "name", "method"):  # method: Lua's `obj:f()`
         inner = target.child_by_field_name(attr)
         if inner is not None and target.type not in ("identifier", "name"):
             target = inner

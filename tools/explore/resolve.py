@@ -12,7 +12,8 @@ project file. Go: an import path under the module path of `go.mod` names that pa
 the paths of a `use` tree (`crate::`, `self::`, `super::`, names in scope) against the importer's module in its crate
 folder. Java and Kotlin: a class by its package and name. C and C++: a quoted include beside the importer first,
 then (and an angle-bracket one always) under some include directory. Ruby: `require_relative` against the
-requiring file's folder, `require` against `lib/` and the root.
+requiring file's folder, `require` against `lib/` and the root. Lua: `require("a.b")` names `a/b.lua` or `a/b/init.lua`
+under `lua/` (a Neovim plugin's runtime folder) or the root.
 
 `known` lists files the caller asks about (analyze_impact's changed files): a module that names one of them by a
 path suffix (a package under a deeper source folder, a header under an include directory, a class in another
@@ -54,6 +55,8 @@ def import_targets(root: Path, file: str, language: str | None, module: str, nam
         return _c_targets(root, file, module, kind, known)
     if language == "ruby":
         return _ruby_targets(root, file, module, kind, known)
+    if language == "lua":
+        return _lua_targets(root, module, known)
     return []
 
 
@@ -418,3 +421,14 @@ def _ruby_targets(root: Path, file: str, spec: str, kind: str, known: Collection
         if _exists(root, folder + name):
             return [folder + name]
     return [k for k in known if f"/{k}".endswith(f"/lib/{name}")]  # a lib/ folder deeper down (a monorepo's gem)
+
+
+# --------------------------------------------------------------------------------------------------------- Lua
+def _lua_targets(root: Path, module: str, known: Collection[str]) -> list[str]:
+    path = module.replace(".", "/")
+    names = (f"{path}.lua", f"{path}/init.lua")
+    for folder in ("lua/", ""):
+        for name in names:
+            if _exists(root, folder + name):
+                return [folder + name]
+    return [k for k in known if any(f"/{k}".endswith(f"/{name}") for name in names)]  # a plugin deeper down

@@ -478,8 +478,13 @@ class Explorer:
                 f"no function or method encloses line {line} of {rel}",
                 hint="the line is at module or class level; use get_symbols to see the file's outline",
             )
+        code = parsed.text(found.full_node)
+        if found.end_line > found.full_node.end_point[0] + 1:  # a bats `@test` line, a Dart signature: with the body
+            rows = found.end_line - found.full_node.start_point[0]
+            code = b"\n".join(parsed.source[found.full_node.start_byte:].split(b"\n", rows)[:rows]).decode(
+                "utf-8", "replace")
         return EnclosingFunction(file=rel, name=found.name, kind=found.kind, line=found.line, end_line=found.end_line,
-                                 code=parsed.text(found.full_node), scope=found.scope)
+                                 code=code, scope=found.scope)
 
     def run_budgeted(self, name: str, analysis: Callable[..., R], *args: Any, **kwargs: Any) -> R:
         """Run an exploration call, or an analysis built on this explorer (analyze_impact, query), inside the

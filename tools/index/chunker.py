@@ -22,6 +22,7 @@ from code_intel.languages.grammar import (
     DEFINING_ATTRIBUTES,
     DEFINING_CALLS,
     FUNCTION_KINDS,
+    anonymous_class_body,
     bats_test,
     call_word,
     computed_property,
@@ -30,11 +31,12 @@ from code_intel.languages.grammar import (
     exunit_block,
     haskell_exports,
     haskell_operator,
+    implemented_for,
     instance_type,
     keyword_name,
     lua_field_function,
     lua_function_table,
-    lua_type,
+    lua_types,
     macro_wrapped,
     scala_extended_type,
     scala_given_name,
@@ -540,14 +542,8 @@ def _defining_call(node: Any) -> tuple[str, str] | None:
         return None
     kind = "function" if DEFINITION_KINDS[definition_word(node)] in FUNCTION_KINDS else "class"
     name = str(found.text.decode("utf-8", "replace"))
-    if call_word(node) == "defimpl":
-        arguments = next(c for c in node.named_children if c.type == "arguments")
-        pairs = [p for c in arguments.named_children if c.type == "keywords" for p in c.named_children]
-        implemented = [p.child_by_field_name("value") for p in pairs
-                       if p.child_by_field_name("key") is not None and p.child_by_field_name("key").text.strip() == b"for:"]
-        if implemented and implemented[0] is not None and implemented[0].type == "alias":
-            name += "." + implemented[0].text.decode("utf-8", "replace")
-    return kind, name
+    implemented = implemented_for(node)
+    return kind, name if implemented is None else f"{name}.{implemented}"
 
 
 def _protocol(node: Any) -> list[str]:
@@ -628,27 +624,6 @@ def _constant_block_body(node: Any) -> Any:
     return body
 
 
-def _anonymous_class_body(node: Any) -> Any:
-    """The class body of a Java field initialised with an anonymous class (`static final TypeAdapter<Class> CLASS =
-    new TypeAdapter<Class>() { ... }.nullSafe();`, a comparator, a visitor): a class in all but syntax, named by
-    the field; None for any other node. Scala's the same: `implicit val catsAlignForId: Align[Id] = new Align[Id] {
-    ... }`, a type class instance named by the val."""
-    if node.type == "val_definition":
-        value = node.child_by_field_name("value")
-        if value is None or value.type != "instance_expression":
-            return None
-        return next((c for c in value.named_children if c.type == "template_body"), None)
-    if node.type != "field_declaration":
-        return None
-    declarators = [c for c in node.named_children if c.type == "variable_declarator"]
-    value = declarators[0].child_by_field_name("value") if len(declarators) == 1 else None
-    while value is not None and value.type == "method_invocation":  # `new X() {...}.nullSafe()`
-        value = value.child_by_field_name("object")
-    if value is None or value.type != "object_creation_expression":
-        return None
-    return next((c for c in value.named_children if c.type == "class_body"), None)
-
-
 def _zig_definition(node: Any) -> str | None:
     """'function' for Zig's `fn` declarations and `test "name" {...}` blocks, 'class' for a constant holding a
     struct (zig_container), else None."""
@@ -667,7 +642,7 @@ def _body(node: Any) -> Any:
     block_body = _constant_block_body(node)
     if block_body is not None:
         return block_body
-    anonymous = _anonymous_class_body(node)
+    anonymous = anonymous_class_body(node)
     if anonymous is not None:
         return anonymous
     lua_table = lua_function_table(node)
@@ -875,7 +850,7 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
     # Java: an enum constant with a body of its own (a state machine's states: `Data { void read(...) {...} }`)
     if target.type == "enum_constant" and target.child_by_field_name("body") is not None:
         return "class", _node_name(target), target
-    if _anonymous_class_body(target) is not None:
+    if anonymous_class_body(target) is not None:
         declarator = target.child_by_field_name("pattern") if target.type == "val_definition" else None
         if declarator is not None:
             return "class", str(declarator.text.decode("utf-8", "replace")), target
@@ -1147,16 +1122,11 @@ class Chunker:
 
     @staticmethod
     def _declared_types(lines: list[str], scope: list[str], start: int, end: int) -> list[_Piece]:
-        """The types a Lua comment run (rows start..end) declares with `---@class` or `---@enum` lines: one class
-        piece each, from its line (the first from the run's start, with the description above it) to the next."""
-        found = [(row, typed) for row in range(start, end + 1) if (typed := lua_type(lines[row])) is not None]
-        pieces = []
-        for i, (row, (name, bases)) in enumerate(found):
-            first = start if i == 0 else row
-            last = found[i + 1][0] - 1 if i + 1 < len(found) else end
-            qualified = ".".join([*scope, name])
-            pieces.append(_Piece(first, last, qualified, "class", [qualified], decl=row, implements=bases))
-        return pieces
+        """One class piece for each type a Lua comment run (rows start..end) declares, the first from the run's
+        start (with the description above its `---@class` line)."""
+        return [_Piece(start if i == 0 else row, last, ".".join([*scope, name]), "class", [".".join([*scope, name])],
+                       decl=row, implements=bases)
+                for i, (row, last, name, bases) in enumerate(lua_types(lines, start, end))]
 
     @staticmethod
     def _join_on_long_lines(pieces: list[_Piece], lines: list[str]) -> list[_Piece]:

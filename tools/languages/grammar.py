@@ -111,6 +111,41 @@ def defined_name(node: Any) -> Any:
     return first if first is not None and first.type in ("identifier", "alias") else None
 
 
+def anonymous_class_body(node: Any) -> Any:
+    """The class body of a Java field initialised with an anonymous class (`static final TypeAdapter<Class> CLASS =
+    new TypeAdapter<Class>() { ... }.nullSafe();`, a comparator, a visitor): a class in all but syntax, named by
+    the field; None for any other node. Scala's the same: `implicit val catsAlignForId: Align[Id] = new Align[Id] {
+    ... }`, a type class instance named by the val."""
+    if node.type == "val_definition":
+        value = node.child_by_field_name("value")
+        if value is None or value.type != "instance_expression":
+            return None
+        return next((c for c in value.named_children if c.type == "template_body"), None)
+    if node.type != "field_declaration":
+        return None
+    declarators = [c for c in node.named_children if c.type == "variable_declarator"]
+    value = declarators[0].child_by_field_name("value") if len(declarators) == 1 else None
+    while value is not None and value.type == "method_invocation":  # `new X() {...}.nullSafe()`
+        value = value.child_by_field_name("object")
+    if value is None or value.type != "object_creation_expression":
+        return None
+    return next((c for c in value.named_children if c.type == "class_body"), None)
+
+
+def implemented_for(node: Any) -> str | None:
+    """The type an Elixir `defimpl Phoenix.Param, for: Integer` implements its protocol for (`Integer`: Elixir names the
+    implementation's module Phoenix.Param.Integer); None for any other node."""
+    if call_word(node) != "defimpl":
+        return None
+    arguments = next((c for c in node.named_children if c.type == "arguments"), None)
+    pairs = [p for c in arguments.named_children if c.type == "keywords" for p in c.named_children] if arguments else []
+    for pair in pairs:
+        key, value = pair.child_by_field_name("key"), pair.child_by_field_name("value")
+        if key is not None and key.text.strip() == b"for:" and value is not None and value.type == "alias":
+            return str(value.text.decode("utf-8", "replace"))
+    return None
+
+
 def macro_wrapped(declarator: Any) -> Any:
     """C/C++: the declarator of a function defined inside a macro call, `UV_UNUSED(static void uv__update_time(uv_loop_t*
     loop)) {...}`, which the grammar reads as a function named after the macro taking one parameter that is itself a
@@ -195,15 +230,19 @@ _LUA_BUILTIN_TYPES = frozenset({"table", "string", "number", "integer", "boolean
                                 "userdata", "thread"})
 
 
-def lua_type(line: str) -> tuple[str, list[str]] | None:
-    """The type a LuaLS `---@class` or `---@enum` line declares and the types it extends; None for any other line."""
-    found = _LUA_TYPE.match(line.strip())
-    if found is None:
-        return None
-    bases = found.group(2) or ""
-    while (bare := re.sub(r"<[^<>]*>|\([^()]*\)", " ", bases)) != bases:  # `table<string, fun(string):string>`
-        bases = bare
-    return found.group(1), [b for b in re.findall(r"[A-Za-z_][\w.]*", bases) if b not in _LUA_BUILTIN_TYPES]
+def lua_types(lines: list[str], start: int, end: int) -> list[tuple[int, int, str, list[str]]]:
+    """The types a Lua comment run (rows start..end) declares with LuaLS `---@class` or `---@enum` lines: (row, last
+    row, name, the types it extends) each, its rows running to the next such line or the run's end."""
+    found = [(row, typed) for row in range(start, end + 1) if (typed := _LUA_TYPE.match(lines[row].strip()))]
+    declared = []
+    for i, (row, typed) in enumerate(found):
+        bases = typed.group(2) or ""
+        while (bare := re.sub(r"<[^<>]*>|\([^()]*\)", " ", bases)) != bases:  # `table<string, fun(string):string>`
+            bases = bare
+        last = found[i + 1][0] - 1 if i + 1 < len(found) else end
+        declared.append((row, last, typed.group(1),
+                         [b for b in re.findall(r"[A-Za-z_][\w.]*", bases) if b not in _LUA_BUILTIN_TYPES]))
+    return declared
 
 
 def lua_function_table(node: Any) -> tuple[str, Any] | None:
@@ -405,7 +444,8 @@ GRAMMARS: dict[str, Grammar] = {
     ),
     # Lua's `function M.f()` is named `M.f` (its name field holds the whole dotted name); Bash's `f() {...}`
     "lua": Grammar(symbols={"function_declaration": "function"},
-                   variables=frozenset({"assignment_statement", "variable_declaration"})),
+                   variables=frozenset({"assignment_statement", "variable_declaration"}),
+                   calls={"function_call": "name"}),
     "bash": Grammar(symbols={"function_definition": "function", "command": "function"},  # command: a bats test
                     patterns={"command": '(command name: (command_name) @_name (#eq? @_name "@test"))'}),
     # Zig: a `Decl` is a function, a type or a constant (outline.py asks zig_decl_kind); `test "..."` blocks are

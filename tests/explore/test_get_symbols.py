@@ -216,6 +216,16 @@ def test_a_cpp_header_with_c_suffix_is_outlined_by_cpp_grammar(project_dir: Path
         ("class", "canvas"), ("function", "canvas::draw")]
 
 
+def test_a_csharp_directive_before_a_base_list_does_not_name_the_class(
+        project_dir: Path, make_explorer: Callable[..., Explorer]) -> None:
+    # newtonsoft's JsonWriter.Async.cs: the outline listed a class `HAVE_ASYNC_DISPOSABLE` holding JsonWriter's methods
+    (project_dir / "JsonWriter.Async.cs").write_text(
+        "namespace Demo\n{\n    public abstract partial class JsonWriter\n#if HAVE_ASYNC_DISPOSABLE\n"
+        "        : IAsyncDisposable\n#endif\n    {\n        public void Flush() { }\n    }\n}\n", encoding="utf-8")
+    symbols = make_explorer(project_dir).get_symbols("JsonWriter.Async.cs").symbols
+    assert _flat(symbols) == [("namespace", "Demo"), ("class", "JsonWriter"), ("method", "Flush")]
+
+
 def test_a_rust_trait_impl_names_its_trait(tmp_path: Path) -> None:
     """Five `impl ... for Version` blocks look alike by name; `implements` says which trait each one is."""
     from tests.explore.conftest import explorer_over

@@ -1335,6 +1335,54 @@ def test_a_csharp_partial_type_opened_only_to_hold_a_nested_one_makes_no_chunk_n
     whole = Chunker(max_tokens=64).chunk("SqlMapper.cs", text.replace(" partial", ""), "csharp")
     assert any(c.symbol == "Dapper.SqlMapper" and c.kind == "class" for c in whole)  # not partial: as it was
 
+
+SERIALIZER_FIELDS = "".join(
+    f"        /// <summary>\n        /// Gets or sets option {i}; the remarks run on for lines about settings nobody asks for.\n"
+    f"        /// </summary>\n        public static int Option{i} {{ get; set; }} = {i};\n\n" for i in range(4))
+SERIALIZER_METHODS = "".join(
+    f"        /// <summary>Serializes value {i} to the stream.</summary>\n"
+    f"        public static void Serialize{i}(System.IO.Stream stream, int value)\n        {{\n"
+    + "".join(f"            stream.WriteByte((byte)(value >> {k}));\n" for k in range(8)) + "        }\n\n"
+    for i in range(4))
+
+
+def test_a_split_csharp_type_header_is_its_opening_and_its_fields_are_a_part() -> None:
+    # messagepack's MessagePackSerializer header was mostly its DefaultOptions property's doc: no candidate for "how
+    # objects are serialized" while its members' names were there; other languages keep their fields in the header
+    body = SERIALIZER_FIELDS + SERIALIZER_METHODS + "    }\n"
+    cases = [("csharp", "Serializer.cs", "Packing.Serializer", "namespace Packing\n{\n    /// <summary>High-level API."
+              "</summary>\n    public static class Serializer\n    {\n" + body + "}\n"),
+             ("java", "Serializer.java", "Serializer", "package packing;\n\n/** High-level API. */\npublic final class "
+              "Serializer {\n" + body.replace("/// <summary>", "/** ").replace("</summary>", " */")
+              .replace("System.IO.Stream", "java.io.OutputStream").replace("stream.WriteByte", "stream.write")
+              .replace(" { get; set; } =", " =").replace("public static void", "public static void"))]
+    for language, path, symbol, text in cases:
+        chunks = Chunker(max_tokens=128).chunk(path, text, language)
+        header = next(c for c in chunks if c.symbol == symbol and c.kind == "class")
+        assert symbol + ".Serialize3" in header.symbols
+        assert "High-level API" in header.content
+        assert ("Option0" in header.content) is (language == "java"), (language, header.content)
+        if language == "csharp":
+            assert header.content.rstrip().endswith("{")
+            parts = "\n".join(c.content for c in chunks if c.symbol == symbol and c.kind == "part")
+            assert "Option0" in parts and "Option3" in parts
+
+
+def test_a_csharp_directive_between_a_type_name_and_its_body_does_not_name_the_type() -> None:
+    # newtonsoft's JsonWriter.Async.cs: the grammar read `HAVE_ASYNC_DISPOSABLE` as the type's name, and every member
+    # as `Newtonsoft.Json.HAVE_ASYNC_DISPOSABLE.X`; a directive in a doc comment's neighbourhood stays as it was
+    text = ("namespace Newtonsoft.Json\n{\n    public abstract partial class JsonWriter\n#if HAVE_ASYNC_DISPOSABLE\n"
+            "        : IAsyncDisposable\n#endif\n    {\n        /// <summary>The class name is checked.</summary>\n"
+            "#pragma warning disable SYSLIB0051\n        public void Flush(int depth)\n        {\n"
+            "            depth++;\n        }\n#pragma warning restore SYSLIB0051\n    }\n}\n")
+    chunks = Chunker(max_tokens=64).chunk("JsonWriter.Async.cs", text, "csharp")
+    assert {c.symbol for c in chunks if c.kind != "module"} == {"Newtonsoft.Json.JsonWriter",
+                                                               "Newtonsoft.Json.JsonWriter.Flush"}
+    flush = next(c for c in chunks if c.symbol.endswith(".Flush"))
+    assert flush.content.lstrip().startswith("/// <summary>The class name") and "#pragma warning disable" in flush.content
+    assert "#if HAVE_ASYNC_DISPOSABLE" in "\n".join(c.content for c in chunks)  # the file's own text
+
+
 TS_TYPE_ALIASES = '''import type { Action } from './actions'
 
 /**

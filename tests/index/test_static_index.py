@@ -52,6 +52,20 @@ def test_a_split_class_has_no_hollow_chunk_and_its_header_names_the_members(
     assert members[-1] in lexical_text(header.file, header.symbol, header.content, members)
 
 
+def test_a_csharp_or_php_header_lists_its_members_as_words() -> None:
+    # a long CamelCase name is word pieces that mean nothing to the model: C# and PHP headers spell their members
+    from code_intel.index.chunker import Chunk
+
+    symbols = ["Demo.Serializer", "Demo.Serializer.TryDeserializeFromStream", "Demo.Serializer.Serialize"]
+    for language, spelled in (("csharp", True), ("php", True), ("java", False)):
+        header = Chunk("src/Serializer.x", 1, 3, "Demo.Serializer", "class", language, "class Serializer {", symbols)
+        text = embedding_text(header)
+        assert ("members: try deserialize from stream serialize" in text) is spelled, text
+        assert ("members: TryDeserializeFromStream Serialize" in text) is not spelled, text
+        assert "TryDeserializeFromStream" in lexical_text(header.file, header.symbol, header.content,
+                                                          member_names(header.symbol, header.symbols))
+
+
 def test_the_leftover_lines_of_a_split_class_are_a_part_not_its_definition() -> None:
     # a section banner between two methods is left between them: it names no definition and must not rank as one
     banner = "  /*\n  /**********************\n  /* Reading helpers\n  /**********************\n   */\n\n"

@@ -504,12 +504,21 @@ def test_implementations_are_found_by_what_their_declaration_extends() -> None:
     php = ("<?php\n\nnamespace GuzzleHttp;\n\nclass Client extends \\Base implements ClientInterface,\n"
            "    \\Psr\\Http\\Client\\ClientInterface, Promise\\PromisorInterface\n{\n"
            "    public function send(): void\n    {\n    }\n}\n")
+    # dapper's type handlers: C#'s outer type or namespace before the name is none either (it gave `SqlMapper`)
+    csharp = ("namespace Dapper\n{\n    internal sealed class DataTableHandler : SqlMapper.ITypeHandler,\n"
+              "        global::System.IDisposable\n    {\n        public void Dispose() { }\n    }\n}\n")
     found = {c.symbol: supertypes(c) for language, file, text in (
         ("java", "HammingDistance.java", java), ("ruby", "raise_error.rb", ruby), ("rust", "chain.rs", rust),
-        ("php", "src/Client.php", php))
+        ("php", "src/Client.php", php), ("csharp", "DataTableHandler.cs", csharp))
         for c in Chunker(max_tokens=40).chunk(file, text, language) if c.kind == "class"}
     assert found["HammingDistance"] == ["EditDistance"] and found["Chain"] == ["Buf"]
     assert found["Client"] == ["Base", "ClientInterface", "PromisorInterface"]
+    # the traits a PHP class body uses are mixed into it (laravel's Collection: EnumeratesValues); a closure's `use` is not
+    mixed = php.replace("{\n    public", "{\n    use Macroable, Concerns\\EnumeratesValues;\n\n    public").replace(
+        "{\n    }\n}", "{\n        $f = function () use ($x) { return $x; };\n    }\n}")
+    client = next(c for c in Chunker().chunk("src/Client.php", mixed, "php") if c.kind == "class")
+    assert supertypes(client) == ["Base", "ClientInterface", "PromisorInterface", "Macroable", "EnumeratesValues"]
+    assert found["Dapper.DataTableHandler"] == ["ITypeHandler", "IDisposable"]
     assert found["HTTP.Features.RaiseError"] == ["Feature"] and found["Writer"] == ["Write"]
     minified = "class Big extends " + ", ".join(f"Base{n}" for n in range(50)) + " { run() {} }\n"
     big = next(c for c in Chunker().chunk("big.js", minified, "javascript") if c.kind == "class")

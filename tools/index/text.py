@@ -119,6 +119,12 @@ def member_names(symbol: str, symbols: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(s.rsplit(".", 1)[-1] for s in symbols if s != symbol and s.startswith(symbol + ".")))
 
 
+# Languages whose class headers list their members' names as words (`TryDeserializeFromMemoryStream` -> `try deserialize
+# from memory stream`): the model's word pieces split a long CamelCase name into fragments that mean nothing, and a
+# large C# or PHP class's header is mostly that list
+SPELLED_MEMBERS = frozenset({"csharp", "php"})
+
+
 def chunk_header(chunk: Chunk) -> str:
     """The line put in front of a chunk: path, kind and qualified name, the name also as plain words; a class
     also lists its members' names (a split class's header chunk holds none of their code)."""
@@ -126,7 +132,8 @@ def chunk_header(chunk: Chunk) -> str:
     if not name:
         return f"{chunk.file}: {chunk.kind}"
     members = member_names(name, chunk.symbols) if chunk.kind == "class" else []
-    listed = f" members: {' '.join(members)}" if members else ""
+    spelled = chunk.language in SPELLED_MEMBERS
+    listed = f" members: {readable_words(members) if spelled else ' '.join(members)}" if members else ""
     return f"{chunk.file}: {chunk.kind} {name} ({readable_words([name])}){listed}"
 
 

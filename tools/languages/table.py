@@ -144,10 +144,25 @@ def error_count(root: Any) -> int:
     return count
 
 
+# C#: directive lines between a type's name and the brace opening its body (newtonsoft's `public abstract partial class
+# JsonWriter` / `#if HAVE_ASYNC_DISPOSABLE` / `: IAsyncDisposable` / `#endif` / `{`), where the grammar reads the
+# directive's symbol as the type's name (the outline showed a class `HAVE_ASYNC_DISPOSABLE` and the chunks named every
+# member of JsonWriter.Async.cs `HAVE_ASYNC_DISPOSABLE.X`): the parser reads them as spaces, every position unchanged
+_CSHARP_TYPE_HEAD = re.compile(rb"^[ \t]*(?:\[[^\]\n]*\][ \t]*)*(?:\w+[ \t]+)*(?:class|struct|interface|record)[ \t]+"
+                               rb"[A-Za-z_]\w*[^{};\n]*\n(?:[^{};\n]*\n)*?(?=[ \t]*\{)", re.M)
+_DIRECTIVE_LINE = re.compile(rb"^[ \t]*#[^\n]*", re.M)
+
+
+def _blank_directives(match: re.Match[bytes]) -> bytes:
+    return _DIRECTIVE_LINE.sub(lambda line: b" " * len(line.group()), match.group())
+
+
 def read_tree(language: str, source: bytes, header: bool = False) -> tuple[str, Any]:
     """(the grammar that read the source, its tree). `.h` is C's suffix and C++'s: a header (`header`) is read as
     C++, whose grammar reads nearly all C, a `.c` file as C; when the first grammar meets errors the other is tried
     and the one that reads more is kept (fmt's and abseil's headers are C++, libuv's test-list.h reads only as C)."""
+    if language == "csharp" and b"#" in source:
+        source = _CSHARP_TYPE_HEAD.sub(_blank_directives, source)
     first, other = ("cpp", "c") if language == "c" and header else (language, "cpp")
     tree = get_parser(first).parse(source)
     if language == "c" and tree.root_node.has_error:

@@ -157,6 +157,18 @@ def test_an_elixir_behaviours_callbacks_are_in_its_outline(tmp_path: Path) -> No
         ("method", "insert", 8, []), ("method", "purge", 11, []), ("method", "ready?", 13, [])])]
 
 
+def test_a_haskell_operator_defined_infix_is_named_by_its_operator(tmp_path: Path) -> None:
+    from code_intel.index.chunker import Chunker
+
+    source = ("module XMonad.ManageHook where\n\n-- | If @p@ returns 'True', execute the hook.\n"
+              "(-->) :: (Monad m, Monoid a) => m Bool -> m a -> m a\np --> f = p >>= \\b -> if b then f else return mempty\n")
+    write_files(tmp_path, {"src/XMonad/ManageHook.hs": source})
+    result = Explorer(ProjectRoot(tmp_path.resolve()), Config).get_symbols("src/XMonad/ManageHook.hs")
+    assert _tree(result.symbols) == [("function", "-->", 5, [])]
+    chunks = Chunker().chunk("src/XMonad/ManageHook.hs", source, "haskell")
+    assert [(c.symbol, c.kind) for c in chunks] == [("-->", "function")]  # the tiny header joins it
+
+
 def test_an_exunit_files_describe_blocks_and_tests_are_in_its_outline(tmp_path: Path) -> None:
     # as they are its chunks: the tests of a `_test.exs` file, named by their titles, inside their describe blocks
     write_files(tmp_path, {

@@ -958,6 +958,41 @@ def test_swift_subscripts_and_deinit_are_functions_named_by_their_keyword() -> N
     assert any(c.symbol == "Storage.deinit" and c.kind == "function" for c in split)
 
 
+def test_swift_initialisers_and_protocol_requirements_are_named() -> None:
+    body = "".join(f"        let part{k} = routes.part{k}\n" for k in range(14))
+    source = ("/// Passes requests on.\npublic protocol Middleware: Sendable {\n    /// Called with each request.\n"
+              "    func respond(to request: Request, chainingTo next: Responder) -> Response\n}\n\n"
+              "internal struct DefaultResponder: Responder {\n    private let router: Router\n\n"
+              "    /// Builds the chain of middleware for every route.\n    public init(routes: Routes) {\n" + body +
+              "    }\n\n    func respond(to request: Request) -> Response {\n" + body + "    }\n}\n")
+    chunks = Chunker(max_tokens=200).chunk("Sources/Vapor/Responder/DefaultResponder.swift", source, "swift")
+    protocol = next(c for c in chunks if c.symbol == "Middleware")  # its requirement is named among its members
+    assert protocol.kind == "class" and protocol.symbols == ["Middleware", "Middleware.respond"]
+    init = next(c for c in chunks if c.symbol == "DefaultResponder.init")  # a function with its doc, not a part
+    assert init.kind == "function" and init.content.lstrip().startswith("/// Builds the chain")
+    header = next(c for c in chunks if c.symbol == "DefaultResponder" and c.kind == "class")
+    assert header.symbols == ["DefaultResponder", "DefaultResponder.init", "DefaultResponder.respond"]
+    assert not any(c.kind == "part" for c in chunks)
+
+
+def test_swift_extension_adding_one_function_is_that_function() -> None:
+    source = ("public extension ObservableType {\n    /// Projects each element into a new form.\n"
+              "    func map<R>(_ transform: @escaping (Element) throws -> R) -> Observable<R> {\n"
+              "        Map(source: asObservable(), transform: transform)\n    }\n}\n\n"
+              "extension ObservableType {\n    func take(_ count: Int) -> Observable<Element> { take(count) }\n"
+              "    func take(for duration: Int) -> Observable<Element> { take(duration) }\n}\n\n"
+              "extension ObservableType {\n    func skip(_ count: Int) -> Observable<Element> { skip(count) }\n"
+              "    var first: Element? { nil }\n}\n\n"
+              "extension Request: Sendable {\n    func send() {}\n}\n")
+    chunks = Chunker().chunk("Sources/RxSwift/Map.swift", source, "swift")
+    # named as Kotlin's `fun ObservableType.map()`; overloads of one name too; not with a property beside it, nor
+    # an extension that adds a conformance
+    assert [(c.kind, c.symbol, c.start_line, c.end_line) for c in chunks] == [
+        ("function", "ObservableType.map", 1, 6), ("function", "ObservableType.take", 8, 11),
+        ("class", "ObservableType", 13, 16), ("class", "Request", 18, 20)]
+    assert chunks[0].symbols == ["ObservableType.map"]
+
+
 def test_bash_functions_in_both_syntaxes_keep_their_comment_headers() -> None:
     source = ("#!/usr/bin/env bash\n# shellcheck shell=bash\n\n# Enables a plugin by name.\n# Usage: _enable-plugin NAME\n"
               "function _enable-plugin() {\n\t_enable-thing \"plugins\" \"plugin\" \"$1\"\n}\n\n"

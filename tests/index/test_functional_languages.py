@@ -134,6 +134,42 @@ def test_haskell_declarations_are_chunks_with_their_haddock_and_signature() -> N
     assert fact.content.startswith("-- | The factorial.") and fact.content.endswith("fact (n - 1)")
 
 
+HASKELL_HEADER = '''{-# LANGUAGE CPP #-}
+{-# LANGUAGE GADTs #-}
+
+-- |
+-- An abstract interface for maps from JSON keys to values.
+module Data.Aeson.KeyMap (
+    -- * Map Type
+    KeyMap,
+    -- * Query
+    lookup,
+    (!?),
+    size,
+    module Data.Aeson.Key,
+) where
+
+import Data.Aeson.Key (Key)
+
+-- | The number of entries of the map, counted once for each key that is present in it at the time it is asked.
+size :: KeyMap v -> Int
+size (KeyMap m) = case m of
+    Tip -> 0
+    Bin n _ _ _ _ -> n + sizeOfTheRestOfTheMapCountedTheSlowWayRound m + anotherTermThatIsLong m
+'''
+
+
+def test_haskell_module_header_is_named_with_its_pragmas_haddock_and_exports() -> None:
+    header, size = Chunker(512).chunk("src/Data/Aeson/KeyMap.hs", HASKELL_HEADER, "haskell")
+    # the file's opening to its imports is module code named by the module, its exported names listed (not
+    # re-exported modules); the haddock at the imports' end is the next definition's
+    assert (header.symbol, header.kind, header.start_line, header.end_line) == ("Data.Aeson.KeyMap", "module", 1, 16)
+    assert header.symbols == ["Data.Aeson.KeyMap", "Data.Aeson.KeyMap.KeyMap", "Data.Aeson.KeyMap.lookup",
+                              "Data.Aeson.KeyMap.size"]
+    assert "-- An abstract interface for maps from JSON keys to values." in header.content
+    assert (size.symbol, size.kind, size.start_line) == ("size", "function", 18)
+
+
 HASKELL_INSTANCES = '''module Instances where
 
 -- | Encoding of the Prelude's numbers.

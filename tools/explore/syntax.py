@@ -20,6 +20,7 @@ from code_intel.languages.grammar import (
     Grammar,
     computed_property,
     defined_name,
+    haskell_operator,
     instance_type,
     is_identifier_type,
     keyword_name,
@@ -166,7 +167,7 @@ def symbol_name_node(node: Node, language: str) -> Node | None:
         return instance_type(node) or node.child_by_field_name("name")
     named = node.child_by_field_name("name")
     if named is not None or language == "haskell":  # Haskell: a `function` without a name is a type (`Int -> Int`)
-        return named
+        return named or haskell_operator(node)  # or an operator defined infix (`p --> f = ...`)
     if node.type == "Decl":  # Zig: `pub fn parse(...)`, `const Parser = struct {...}` name their prototype or constant
         inner = next((c for c in node.named_children if c.type in ("FnProto", "VarDecl")), None)
         return next((c for c in inner.named_children if c.type == "IDENTIFIER"), None) if inner is not None else None

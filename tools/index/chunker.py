@@ -29,6 +29,8 @@ from code_intel.languages.grammar import (
     defined_name,
     definition_word,
     exunit_block,
+    haskell_exports,
+    haskell_operator,
     implemented_for,
     instance_type,
     keyword_name,
@@ -111,7 +113,7 @@ LEAD_ATTRIBUTES = frozenset({"doc", "spec", "impl", "deprecated", "tag"})
 # (Haskell's top-level `declarations` only scope them; a `function` there is one clause of a function).
 LANGUAGE_DEFINITIONS = {
     "haskell": {"function": "function", "bind": "function", "data_type": "class", "newtype": "class",
-                "class": "class", "instance": "class", "declarations": "scope"},
+                "class": "class", "instance": "class", "declarations": "scope", "header": "class"},
 }
 # Nodes that stand before a definition as its siblings and belong to it, as a doc comment does: Haskell's `-- |`
 # and its type signature, Dart's `@override`.
@@ -164,6 +166,10 @@ NO_DECLARED_SUPERTYPES = frozenset({"elixir", "haskell", "lua"})  # Lua's come f
 # parameters in [...] and constructor parameters and arguments in (...) (`abstract class HCursor(lastCursor:
 # HCursor) extends ACursor(lastCursor)` extends ACursor).
 TYPE_PARAMETERS = {"scala": re.compile(r"\[[^\[\]]*\]|\([^()]*\)")}
+# Swift's initialisers (`init(routes:middleware:)`, where a type sets itself up: as a part of a split type it had no
+# name) and a protocol's required methods (`func respond(to:chainingTo:)`: named among the protocol's members, and a
+# chunk with its doc when the protocol is split)
+SWIFT_FUNCTIONS = frozenset({"init_declaration", "protocol_function_declaration"})
 # Wrappers whose span belongs to the definition inside them (decorators, `export`, templates).
 WRAPPER_TYPES = frozenset({"decorated_definition", "export_statement", "template_declaration"})
 BODY_FIELDS = ("body", "declaration_list", "class_body")
@@ -804,7 +810,8 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
     """(kind, name, node that defines it) for definitions, unwrapping decorators and exports; `own` is the
     language's LANGUAGE_DEFINITIONS."""
     if node.type in own:
-        named = instance_type(node)  # a Haskell instance is named by its type (`instance Foldable Stack`: Stack)
+        # a Haskell instance is named by its type (`instance Foldable Stack`: Stack), a module header by its module
+        named = instance_type(node) or node.child_by_field_name("module") or haskell_operator(node)
         name = named.text.decode("utf-8", "replace") if named is not None else _node_name(node)
         return own[node.type], name if own[node.type] != "scope" else "", node
     target = _wrapped_method(node) or node
@@ -839,6 +846,8 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
     if zig is not None:
         return zig, _node_name(target), target
     if target.type == "preproc_function_def" and target.end_point[0] - target.start_point[0] >= MACRO_FUNCTION_ROWS:
+        return "function", _node_name(target), target
+    if target.type in SWIFT_FUNCTIONS:
         return "function", _node_name(target), target
     keyword = keyword_name(target)  # Swift's `subscript(...)`, `deinit`
     if keyword is not None:
@@ -886,6 +895,18 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
     if arrow_name:
         return "function", arrow_name, target
     return None
+
+
+def _sole_function(node: Any, inner: list[_Piece]) -> bool:
+    """A Swift extension that adds one function (or overloads of one name) and nothing else: no conformance
+    (`extension X: Codable`, which is about the protocol), no property, no nested type."""
+    kind = node.child_by_field_name("declaration_kind")
+    if kind is None or kind.type != "extension" or any(c.type == "inheritance_specifier" for c in node.named_children):
+        return False
+    body = node.child_by_field_name("body")
+    members = [c for c in body.named_children if not c.type.endswith("comment")] if body is not None else []
+    return bool(inner) and len(members) == len(inner) and all(p.kind == "function" for p in inner) \
+        and len({p.symbol for p in inner}) == 1
 
 
 def _property_members(qualified: str, body: Any) -> list[str]:
@@ -1084,9 +1105,32 @@ class Chunker:
                         "\n".join(lines[inner[-1].end + 1 : node.end_point[0] + 1])):
                     inner[-1].end = node.end_point[0]  # a guard's closing `}` ends its function, not opens the next
                 pieces.extend(inner)
+            elif node.type == "header" and language == "haskell":
+                # a Haskell module's opening: its pragmas, haddock, name, export list and imports, the file's own
+                # description and API, named by the module and listing what it exports. Module code all the same (no definition
+                # of the module's last name, which is the file's: every header lifted as its file's type outranked
+                # the definitions), and a loose line for merging: a tiny header still joins the definitions after it
+                opening = child.prev_named_sibling
+                while opening is not None and opening.type in ("pragma", "comment", "haddock"):
+                    start, opening = min(start, opening.start_point[0]), opening.prev_named_sibling
+                imports = child.next_named_sibling  # and its imports, but for the doc of the definition below them
+                while imports is not None and imports.type.endswith("comment"):
+                    imports = imports.next_named_sibling
+                if imports is not None and imports.type == "imports":
+                    leads = _trailing_leads(imports, lead_types)
+                    end = leads[0] - 1 if leads is not None else imports.end_point[0]
+                exported = [f"{qualified}.{n}" for n in haskell_exports(node)]
+                pieces.append(_Piece(start, end, qualified, "module", list(dict.fromkeys([qualified, *exported])),
+                                     gap=True, decl=decl))
             elif self._tokens(lines, start, end) <= self.max_tokens:
                 # the methods inside stay findable by name through the class chunk
                 inner = self._collect(_body(node), [*scope, name], lines, [])
+                if language == "swift" and _sole_function(node, inner):
+                    # `extension ObservableType { func map(...) }`: the function, named by the type it extends as
+                    # Kotlin's `fun ObservableType.map()` is (RxSwift writes each operator so, in a file of its own;
+                    # a class chunk named `ObservableType` took no part in a question naming `map`)
+                    pieces.append(_Piece(start, end, inner[0].symbol, "function", [inner[0].symbol], decl=inner[0].decl))
+                    continue
                 names = [qualified] + [s for p in inner for s in p.symbols if s != qualified]
                 names += _property_members(qualified, _body(node))
                 pieces.append(_Piece(start, end, qualified, "class", list(dict.fromkeys(names)), decl=decl,

@@ -189,6 +189,22 @@ def instance_type(node: Any) -> Any:
     return None
 
 
+def haskell_operator(node: Any) -> Any:
+    """The operator a Haskell function clause written infix defines (`p --> f = ...`: `-->`), else None: such a clause
+    has no `name` field."""
+    infix = node.named_children[0] if node.type == "function" and node.named_children else None
+    return infix.child_by_field_name("operator") if infix is not None and infix.type == "infix" else None
+
+
+def haskell_exports(node: Any) -> list[str]:
+    """The names a Haskell module header exports (`module Data.Aeson.KeyMap (KeyMap, size, insert) where`): the
+    module's own API, its header's members as a class's methods are. Empty for any other node."""
+    exports = node.child_by_field_name("exports") if node.type == "header" else None
+    names = (next((c for c in export.named_children if c.type in ("name", "variable")), None)
+             for export in (exports.named_children if exports is not None else []) if export.type == "export")
+    return [name.text.decode("utf-8", "replace") for name in names if name is not None]
+
+
 def bats_test(node: Any) -> tuple[str, Any] | None:
     """A bats `@test "title" {` line (bash reads it as a command, and the test's body as the statements after it):
     its title and the `}` command that closes the body; None for any other node, or a test never closed."""

@@ -319,6 +319,8 @@ def supertypes(chunk: Chunk) -> list[str]:
     end = next((i for i, line in enumerate(tail)
                 if "{" in line or (chunk.language == "scala" and line.rstrip().endswith(":"))), 0)
     text = re.split(r"\{|\bwhere\b", " ".join(tail[: end + 1]), maxsplit=1)[0]
+    if chunk.language == "php":  # the traits its body uses are mixed into it: `use EnumeratesValues, Macroable;`
+        text += " " + " ".join(m.group(1) for m in _PHP_TRAIT_USE.finditer("\n".join(lines[at + 1 :])))
     generics = TYPE_PARAMETERS.get(chunk.language, _GENERICS)
     while (bare := generics.sub(" ", text)) != text:  # type parameters and their bounds are not supertypes
         text = bare
@@ -327,9 +329,6 @@ def supertypes(chunk: Chunk) -> list[str]:
     if chunk.language == "scala":  # its own backquoted name (``class `Content-Type` ``) is not two supertypes
         text = text.replace(f"`{chunk.symbol.rsplit('.', 1)[-1]}`", " ")
     own = chunk.symbol.rsplit(".", 1)[-1]
-    if chunk.language == "php":  # the traits its body uses are mixed into it: `use EnumeratesValues, Macroable;`
-        text += " " + " ".join(m.group(1) for m in _PHP_TRAIT_USE.finditer("\n".join(lines[at + 1 :])))
-        text = QUALIFIERS["php"].sub("", text)
     return [w for w in dict.fromkeys(_NAME.findall(text)) if w != own and not w.islower()][:SUPERTYPES]
 
 

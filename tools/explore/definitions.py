@@ -340,15 +340,16 @@ class DefinitionIndex:
         for definition in run_ctags(self.root.path, ctags_files):
             tags.setdefault(definition.file, []).append(definition)
         for rel in files:
+            language = language_for(rel)
             if rel not in chosen:
                 tags[rel] = self._outline_definitions(rel)
             # a shell file's always: ctags knows no dispatcher's subcommands (nvm's `nvm install`)
-            elif language_for(rel) == "bash" or (language_for(rel) in _TREE_CHECKED and self._ctags_gave_up(rel, tags[rel])):
+            elif language == "bash" or (language in _TREE_CHECKED and self._ctags_gave_up(rel, tags[rel])):
                 known = {(t.name, t.line) for t in tags[rel]}
                 tags[rel] += [t for t in self._outline_definitions(rel) if (t.name, t.line) not in known]
-            elif language_for(rel) in _TYPES_CHECKED:
+            elif language in _TYPES_CHECKED:
                 tags[rel] = self._with_outline_types(rel, tags[rel])
-            elif language_for(rel) == "lua":
+            elif language == "lua":
                 tags[rel] = self._with_tree_types(rel, tags[rel])
         return tags
 

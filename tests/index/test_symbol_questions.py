@@ -547,8 +547,6 @@ def test_the_impl_blocks_of_a_trait_are_candidates_when_its_implementations_are_
     # neither side finds anything: the candidates are the definitions of the names the question writes
     monkeypatch.setattr(LexicalIndex, "scores", lambda self, query: {})
     monkeypatch.setattr(MemoryIndex, "nearest", lambda self, vector, limit: [])
-    # nor what the best result names (the trait's `next_element`, which the impl defines: test_named_by_best.py)
-    monkeypatch.setattr(service, "BEST_NAMING", 0)
 
     def files(question: str) -> list[str]:
         return [r["file"] for r in static_index.semantic_search(question, 3)["results"]]

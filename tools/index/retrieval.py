@@ -27,26 +27,6 @@ DENSE_WEIGHT_FAST = 0.6  # the same with the static model of the fast first pass
 RRF_K = 60
 
 
-_WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
-BEST_NAMING = 2  # how many of the best results' texts name the definitions that join the candidates (named_by_best)
-
-
-def names_written(texts: Sequence[str]) -> set[str]:
-    """The identifiers of at least four characters that these texts write (the names the best results call or use)."""
-    return {w for text in texts for w in _WORD.findall(text) if len(w) >= 4}
-
-
-def asks_one_name(query: str, keywords: Sequence[str] = ()) -> bool:
-    """The question is a single name (`Router`, `class Router`): rank_code's `bare` questions."""
-    return _Cues.of(query, keywords).bare
-
-
-def mark_named(candidates: Sequence[Scored], names: set[str], best_files: set[str]) -> None:
-    """Scored.named for the candidates outside the best results' files that define one of `names`."""
-    for c in candidates:
-        c.named = c.file not in best_files and _own_name(c) in names
-
-
 def _min_max(scores: list[float]) -> list[float]:
     low, high = min(scores), max(scores)
     if high > low:
@@ -269,8 +249,6 @@ class CodeRanking:
     module_penalty: float = 0.0375
     legacy_penalty: float = 0.2  # a path under deprecated/, legacy/, compat/, v1/ or a version folder older than a
     # sibling one (v3/ beside v4/): kept for old callers
-    named_by_best: float = 0.1  # the chunk defines a name the best two results call or mention (Scored.named): the
-    # parts a question about how things fit together asks for next (`compose` beside `applyMiddleware`)
 
 
 CODE_RANKING = CodeRanking()
@@ -334,7 +312,6 @@ class Scored:
     decl_line: int = 0  # a part of a split function: the line of its declaration (Chunk.decl_line)
     implements: list[str] = field(default_factory=list)  # what the class extends or implements (Chunk.implements)
     command: str = ""  # the command line a shell dispatcher's branch runs (chunker.command_line)
-    named: bool = False  # defines a name that the best two results' text writes (named_by_best), in another file
 
 
 _KIND_WORDS = {"class", "struct", "interface", "trait", "enum", "type", "module", "protocol", "record"}  # not
@@ -612,8 +589,6 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score += w.file_type  # C#'s and C++'s types are qualified by their namespace (`MessagePack.Serializer`)
     if cues.terms and w.path:
         score += w.path * path_words(cues.terms, lexical_tokens(stem)) / len(cues.terms)
-    if c.named:
-        score += w.named_by_best
     return score
 
 

@@ -24,19 +24,15 @@ from code_intel.index.manifest import Manifest, load_manifest, manifest_path, sa
 from code_intel.index.memory import MemoryIndex, listed
 from code_intel.index.query_model import QueryModel
 from code_intel.index.retrieval import (
-    BEST_NAMING,
     CODE_RANKING,
     DENSE_WEIGHT,
     Candidate,
     CodeRanking,
     ForestQuery,
     Scored,
-    asks_one_name,
     check_code_hint,
     check_keywords,
     fuse,
-    mark_named,
-    names_written,
     rank_code,
     rerank,
 )
@@ -516,38 +512,7 @@ class SemanticIndex:
                     known[cid] = (similarity, entry.snippet, entry.meta)
         candidates = [_scored(cid, similarity, lexical_scores.get(cid, 0.0), meta, parts.manifest)
                       for cid, (similarity, _doc, meta) in known.items()]
-        if weights is not None and candidates and not asks_one_name(search.query, search.keywords):
-            candidates += self._named_by_best(parts, candidates, search, weights, vector, lexical_scores, known)
         return [_forest_result(c, *known[c.id]) for c in _ranked(candidates, search, n, weights)]
-
-    def _named_by_best(self, parts: _Parts, candidates: list[Scored], search: ForestQuery, weights: CodeRanking,
-                       vector: list[float], lexical_scores: dict[str, float], known: _Known) -> list[Scored]:
-        """The definitions of the names that the best BEST_NAMING results write (what they call or use), as
-        candidates that take rank_code's named_by_best: a question about how parts fit together asks for them
-        next, and neither side may have found them (redux's `compose`, called by `applyMiddleware`). Marks the
-        candidates defining such a name and returns the definitions that were not candidates (added to `known`)."""
-        best = rank_code(candidates, search.query, search.keywords, weights)[:BEST_NAMING]
-        names = names_written([self._chunk_text(c) for c in best])
-        extra: list[str] = []
-        for name in sorted(names):
-            extra += [cid for cid in parts.memory.defining([name], 3, as_written=[name])
-                      if cid not in known and cid not in extra]
-        added = []
-        for cid, similarity in parts.memory.similarity(vector, extra).items():
-            entry = parts.memory.entry(cid)
-            if entry is not None:
-                known[cid] = (similarity, entry.snippet, entry.meta)
-                added.append(_scored(cid, similarity, lexical_scores.get(cid, 0.0), entry.meta, parts.manifest))
-        mark_named([*candidates, *added], names, {c.file for c in best})
-        return added
-
-    def _chunk_text(self, c: Scored) -> str:
-        """A candidate's lines as the file holds them now ("" when it cannot be read)."""
-        try:
-            lines = (self.root.path / c.file).read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            return ""
-        return "\n".join(lines[max(c.lines[0] - 1, 0):c.lines[1]])
 
     def _definitions(self, parts: _Parts, search: ForestQuery) -> list[str]:
         """Chunks that define a name the question writes or the caller passed as a keyword (the definitions the

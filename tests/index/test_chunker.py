@@ -643,25 +643,6 @@ def test_a_ruby_methods_comment_one_blank_line_above_its_def_is_its_doc() -> Non
     assert not client.content.startswith("# frozen_string_literal")
 
 
-
-def test_a_ruby_classs_comment_one_blank_line_above_it_is_its_doc_unless_magic_or_licence() -> None:
-    # rack-contrib's style: `##`, the class's doc, a blank line, `class Access` inside `module Rack`
-    methods = "".join(f"    def step_{k}(env)\n      @app.call(env) if env[:k{k}]\n    end\n\n" for k in range(12))
-    text = ("# frozen_string_literal: true\n\nrequire 'ipaddr'\n\nmodule Rack\n\n"
-            "  ##\n  # Rack middleware for limiting access based on IP address\n  #\n\n"
-            "  class Access\n" + methods + "  end\nend\n")
-    chunks = Chunker(max_tokens=120).chunk("lib/rack/access.rb", text, "ruby")
-    access = next(c for c in chunks if c.symbol == "Rack.Access" and c.kind == "class")
-    assert access.content.lstrip().startswith("##") and "limiting access based on IP address" in access.content
-    assert not any("limiting access" in c.content for c in chunks if c.kind == "module")
-    # a magic comment or a licence header one blank line above a class stays out of it
-    for lead in ("# frozen_string_literal: true\n", "# Copyright 2024 Someone\n# Licensed under the MIT licence.\n"):
-        source = lead + "\nclass Access\n" + methods + "end\n"
-        header = next(c for c in Chunker(max_tokens=120).chunk("lib/access.rb", source, "ruby")
-                      if c.symbol == "Access" and c.kind == "class")
-        assert header.content.startswith("class Access"), lead
-
-
 CPP_HEADER = '''// A header in C++ with C's suffix, as fmt and abseil name theirs.
 #ifndef SHAPES_H_
 #define SHAPES_H_

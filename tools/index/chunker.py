@@ -921,13 +921,6 @@ def _blank(match: re.Match[str]) -> str:
     return match.group()[:at] + re.sub(r"[^\n]", " ", match.group()[at:])
 
 
-# A Ruby comment that is the file's setting, not a doc (`# frozen_string_literal: true`, `# -*- coding: utf-8 -*-`,
-# `# typed: strict`, a blank `#`), and a licence header's words: neither documents the class below it.
-RUBY_MAGIC_COMMENT = re.compile(r"\s*#\s*($|-\*-|(frozen_string_literal|encoding|coding|warn_indent|"
-                                r"shareable_constant_value|typed|rubocop)\b)")
-RUBY_LICENCE = re.compile(r"(?i)\b(copyright|licen[cs]e[ds]?|spdx)\b")
-
-
 class Chunker:
     """Chunks one file's text; `max_tokens` bounds every chunk (config chunk_max_tokens)."""
 
@@ -1037,7 +1030,7 @@ class Chunker:
                 previous_end = child_end
                 continue
             lead = doc_start if doc_start is not None and child.start_point[0] <= reach + self._doc_gap(
-                lines, doc_start, doc_end, child) else None
+                lines, doc_end, child) else None
             run = (doc_start, doc_end) if annotated and doc_start is not None else None
             doc_start, previous_end = None, child.end_point[0]
             own_end, tail = _own_rows(child, lines) if language in SWALLOWING_LANGUAGES else (child.end_point[0], None)
@@ -1195,23 +1188,17 @@ class Chunker:
             pieces.append(_Piece(row, function.end, name, "part", [name], decl=decl))
         return pieces
 
-    def _doc_gap(self, lines: list[str], doc_start: int, doc_end: int, child: Any) -> int:
-        """Ruby's RDoc style often leaves one blank line between a comment and its `def`, `class` or `module`
-        (net-http-persistent: `##`, the comment, a blank line, `def reload`; rack-contrib: `##`, "Rack middleware for
-        limiting access based on IP address", a blank line, `class Access`): the comment is still the definition's doc,
-        not a loose part of the file that outranks it and leaves the class's header chunk its bare name. 1 then, else
-        0. Above a class or module not a run of magic comments (`# frozen_string_literal: true`) or a licence header.
-        C#'s `///` doc comment keeps its member across any blank lines, as C#'s compiler reads it."""
+    def _doc_gap(self, lines: list[str], doc_end: int, child: Any) -> int:
+        """Ruby's RDoc style often leaves one blank line between a method's comment and its `def` (net-http-persistent:
+        `##`, the comment, a blank line, `def reload`): the comment is still the method's doc, not a loose part of the
+        class that outranks the method and misses its span. 1 then, else 0. Methods only: above a class or module the
+        comment is as often the file's magic comment (`# frozen_string_literal: true`). C#'s `///` doc comment keeps
+        its member across any blank lines, as C#'s compiler reads it."""
         start = child.start_point[0]
         if self._language in DIRECTIVE_LEADS and 0 <= doc_end < len(lines) and lines[doc_end].lstrip().startswith("///"):
             return _blank_run(lines, doc_end + 1)
-        if self._language != "ruby" or start != doc_end + 2 or lines[doc_end + 1].strip():
-            return 0
-        if child.type in ("method", "singleton_method"):
-            return 1
-        run = lines[doc_start : doc_end + 1]
-        return int(child.type in ("class", "module") and not all(RUBY_MAGIC_COMMENT.match(line) for line in run)
-                   and not any(RUBY_LICENCE.search(line) for line in run))
+        return int(self._language == "ruby" and child.type in ("method", "singleton_method") and start == doc_end + 2
+                   and not lines[doc_end + 1].strip())
 
     def _fill_gaps(self, pieces: list[_Piece], owners: list[_Piece], n_lines: int, lines: list[str]) -> list[_Piece]:
         """Lines no definition covers become module chunks (or class chunks inside a split class)."""

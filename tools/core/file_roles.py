@@ -8,8 +8,8 @@ while tests and docs stay findable below it (or first, when the question asks fo
 from __future__ import annotations
 
 import re
-from pathlib import PurePosixPath
 from collections.abc import Container
+from pathlib import PurePosixPath
 from typing import Literal
 
 Role = Literal["implementation", "test", "doc", "generated"]

@@ -427,6 +427,27 @@ def test_a_definition_marked_deprecated_is_flagged_from_its_doc_and_annotations_
                        ("Deprecated", 1): False}
 
 
+def test_a_name_that_several_files_define_is_no_definition_cue_in_a_sentence() -> None:
+    # org.json's "letting a class supply its own JSON text instead of toString": the `toString` of eight classes took
+    # the definition bonus and the first places, above the one-method interface `JSONString` that answers
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.java", f"helper{n}") for n in range(20)]
+    overrides = [_scored(f"ts{n}", 0.45, 4.0, f"{owner}.java", f"{owner}.toString")
+                 for n, owner in enumerate(("JSONObject", "JSONArray", "XML", "CDL"))]
+    answer = _scored("answer", 0.55, 3.0, "JSONString.java", "JSONString", kind="class")
+    question = "letting a class supply its own JSON text instead of toString"
+    assert rank_code([answer, *overrides, *fillers], question)[0].id == "answer"
+    # one file's definition of the name is still what the sentence points at, and so is a keyword the agent passes
+
+    def override_score(candidates: list[Scored], keywords: tuple[str, ...] = ()) -> float:
+        return next(c.score for c in rank_code(candidates, question, keywords) if c.id == "ts0")
+
+    shared = override_score([answer, *overrides, *fillers])
+    assert override_score([answer, overrides[0], *fillers]) == pytest.approx(shared + 0.3)
+    assert override_score([answer, *overrides, *fillers], ("toString",)) == pytest.approx(shared + 0.3)
+    # the question that is only the name still lifts every definition of it
+    assert {c.id for c in rank_code([answer, *overrides, *fillers], "toString")[:4]} == {"ts0", "ts1", "ts2", "ts3"}
+
+
 def test_a_deprecated_namesake_gets_no_definition_bonus_beside_a_current_one() -> None:
     fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.kt", f"helper{n}") for n in range(20)]
     old = _scored("old", 0.70, 6.0, "Guidance.kt", "CoroutineScope.launch")

@@ -410,7 +410,7 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     w = weights or CODE_RANKING
     if not candidates:
         return []
-    cues = _Cues.of(query, keywords).owner_if_undefined(candidates).spelled_as_defined(candidates)
+    cues = _Cues.of(query, keywords).owner_if_undefined(candidates).spelled_as_defined(candidates).distinctive(candidates)
     files = sorted({c.file for c in candidates})
     cues = dataclasses.replace(cues, older=older_versions(files, query) | other_platform_copies(files, query))
     cues = dataclasses.replace(cues, current=_current_definitions(candidates, cues), matched={
@@ -517,6 +517,20 @@ class _Cues:
         free = {own for c in candidates if (own := _own_name(c)) in written and c.symbol == own
                 and own not in self.qualified}
         return dataclasses.replace(self, lowered=self.lowered - {n.lower() for n in written}, defined=True, free=free)
+
+    def distinctive(self, candidates: Sequence[Scored]) -> _Cues:
+        """A sentence's names without those that candidates in two or more files define: an override or an
+        interface's method (org.json's "instead of toString": eight files define `toString`; zod's `superRefine` in
+        three schema files) points at none of them, and its definition bonus lifted them all above the answer. A question
+        that is only the name, and a keyword the agent passes, keep it."""
+        if self.bare or not self.names:
+            return self
+        files: dict[str, set[str]] = {}
+        for c in candidates:
+            if (own := _own_name(c)) in self.names:
+                files.setdefault(own, set()).add(c.file)
+        shared = {name for name, where in files.items() if len(where) > 1}
+        return dataclasses.replace(self, names=[n for n in self.names if n not in shared]) if shared else self
 
 
 def _current_definitions(candidates: Sequence[Scored], cues: _Cues) -> set[str]:

@@ -315,14 +315,17 @@ class Scored:
     command: str = ""  # the command line a shell dispatcher's branch runs (chunker.command_line)
 
 
-_KIND_WORDS = {"class", "struct", "interface", "trait", "enum", "type", "module", "protocol", "record"}  # not
-# "object": "JSON object" spells JsonObject as often as it names a `JSON` object
+_KIND_WORDS = {"class", "struct", "interface", "trait", "enum", "type", "module", "protocol", "record", "function",
+               "method"}  # not "object": "JSON object" spells JsonObject as often as it names a `JSON` object
 
 
 def kind_named(query: str) -> str:
     """The name of a question that is a name and the kind of its definition ("validate struct", "Resolve trait",
-    "module Helpers"), which asks for that definition as a question of the name alone does; "" otherwise."""
+    "module Helpers", "the fetch function"), which asks for that definition as a question of the name alone does;
+    "" otherwise."""
     words = query.strip("?. ").split()
+    if words and words[0].lower() in ("the", "a", "an"):
+        words = words[1:]
     if len(words) != 2 or (words[0].lower() in _KIND_WORDS) == (words[1].lower() in _KIND_WORDS):
         return ""
     return (words[1] if words[0].lower() in _KIND_WORDS else words[0]).strip("`")
@@ -339,8 +342,9 @@ def named_identifiers(query: str) -> list[str]:
         qualified = match.group(0) != name
         codeish = (any(c.isupper() for c in name[1:]) or "_" in name.strip("_") or name[:1].isupper()
                    or name[:1] == "$" or len(words) == 1 or qualified or match.group(0) == alone)
-        if (len(name) >= 3 or (qualified and len(name) == 2 and len(words) == 1)) and codeish:  # `Request#on`
-            found.append(name)
+        alone_two = len(name) == 2 and (len(words) == 1 or match.group(0) == alone) and name[:1].isupper()  # `Ky`
+        if (len(name) >= 3 or (qualified and len(name) == 2 and len(words) == 1) or alone_two) and codeish:
+            found.append(name)  # a two-letter word in a sentence is English (`on`, `If`), unless `Request#on`
     return list(dict.fromkeys(found))
 
 
@@ -425,6 +429,10 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     if w.repeat_decay < 1.0:
         _decay_repeats(ordered, w, share=not cues.bare)
         ordered.sort(key=lambda c: -c.score)
+    if cues.defined:  # a question that is only a name some candidate defines: the definitions first, whatever
+        # support the other chunks of a busy file add (marshmallow's `And` validator, whose doc and body raise
+        # `ValidationError`, above the exception's class)
+        ordered.sort(key=lambda c: not _names(c, cues, _own_name(c), _shadowed(c, cues, _in_old_copy(c, cues))))
     return ordered
 
 
@@ -567,17 +575,12 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     if w.legacy_penalty and old:
         score -= w.legacy_penalty
     own = _own_name(c)
-    # a copy kept for old callers, or a deprecated overload, of a name a current definition defines (a deprecated
-    # definition takes no penalty otherwise: a question describing it is still asking for it)
-    shadowed = (old or c.deprecated) and _definition_key(c) in cues.current
-    defines = own and not shadowed and cues.writes(own) and not cues.owner_differs(own, c.symbol) and not (
-        own in cues.free and c.symbol != own)  # `basic_auth` asked bare: the free function, not the methods
-    lists = c.kind == "class" and cues.qualified and cues.defines_qualified(c.symbols)  # `Router` lists `Router.Route`
+    shadowed = _shadowed(c, cues, old)
     if own and own in cues.used:
         pass  # the question asks where it is used or implemented: its definition is not the answer
     elif cues.used.intersection(c.implements):
         score += w.implementation  # `impl SeqAccess for X`, `class Hamming implements EditDistance`, for their uses
-    elif defines or lists:
+    elif _names(c, cues, own, shadowed):
         score += w.bare_definition if cues.defined else w.definition
     elif own and cues.bare and (own.lower() in cues.lowered or own in cues.qualified):
         score += w.near_definition
@@ -591,6 +594,20 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     if cues.terms and w.path:
         score += w.path * path_words(cues.terms, lexical_tokens(stem)) / len(cues.terms)
     return score
+
+
+def _shadowed(c: Scored, cues: _Cues, old: bool) -> bool:
+    """A copy kept for old callers, or a deprecated overload, of a name a current definition defines (a deprecated
+    definition takes no penalty otherwise: a question describing it is still asking for it)."""
+    return (old or c.deprecated) and _definition_key(c) in cues.current
+
+
+def _names(c: Scored, cues: _Cues, own: str, shadowed: bool) -> bool:
+    """The chunk defines a name the question writes (under the owner written, if any), or a class chunk lists it
+    (`Router` lists `Router.Route`)."""
+    defines = own and not shadowed and cues.writes(own) and not cues.owner_differs(own, c.symbol) and not (
+        own in cues.free and c.symbol != own)  # `basic_auth` asked bare: the free function, not the methods
+    return bool(defines) or bool(c.kind == "class" and cues.qualified and cues.defines_qualified(c.symbols))
 
 
 def _one_per_definition(candidates: list[Scored]) -> list[Scored]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -679,16 +680,16 @@ def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:
 def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool = True) -> None:
     """A file's later chunks decay so that one file does not fill the answer; less so for a file that holds a large
     share of the candidates (a central file of thousands of lines, beside a few small ones: with the full decay, its
-    third chunk fell below every small file's best, relevant or not). Not for a question that is only a name
-    (`share` False): it asks for the definition, and the rest of its file answers less than other files do (the
-    subclass, the configuration beside `Rails::Engine`)."""
-    held: dict[str, int] = {}
-    for c in ordered:
-        held[c.file] = held.get(c.file, 0) + 1
+    third chunk fell below every small file's best, relevant or not). The share is counted over the implementation
+    candidates: a central file's tests and docs do not dilute it (nvm.sh beside one test script per function). Not
+    for a question that is only a name (`share` False): it asks for the definition, and the rest of its file answers
+    less than other files do (the subclass, the configuration beside `Rails::Engine`)."""
+    code = [c.file for c in ordered if c.role == "implementation"]
+    held = Counter(code)
     seen: dict[str, int] = {}
     for c in ordered:
         n = seen.get(c.file, 0)
         seen[c.file] = n + 1
         if n >= w.repeat_from and c.score > 0:
-            decay = w.repeat_decay ** max(1.0 - share * w.repeat_share * held[c.file] / len(ordered), 0.0)
+            decay = w.repeat_decay ** max(1.0 - share * w.repeat_share * held[c.file] / max(len(code), 1), 0.0)
             c.score *= decay ** (n - w.repeat_from + 1)

@@ -82,3 +82,17 @@ def test_the_second_symbol_set_asks_repositories_no_other_set_reads() -> None:
     urls = {r["url"] for r in json.loads((semble.DATA / "repos.json").read_text())}
     assert not set(names) & (elsewhere | set(semble.REPORTED))
     assert not {r.url for r in repos} & urls  # none of semble's 62 either
+
+
+def test_the_third_symbol_set_asks_the_eight_languages_on_repositories_no_other_set_reads() -> None:
+    names = sorted(p.stem for p in (semble.DEV_LOCAL / "symbols3").glob("*.json"))
+    repos = semble.load_repos(names, dev=True, symbols="symbols3")
+    assert {r.language for r in repos} == {"python", "javascript", "typescript", "go", "rust", "java", "kotlin", "ruby"}
+    questions = [q for r in repos for q in r.questions]
+    assert len(questions) >= 120 and {q["category"] for q in questions} == {"symbol"}
+    assert all(q["relevant"] for q in questions)
+    folders = ("symbols", "symbols2", "annotations")
+    elsewhere = {p.stem for folder in folders for p in (semble.DEV_LOCAL / folder).glob("*.json")}
+    urls = {r["url"] for r in json.loads((semble.DATA / "repos.json").read_text())}
+    assert not set(names) & (elsewhere | set(semble.REPORTED))
+    assert not {r.url for r in repos} & urls

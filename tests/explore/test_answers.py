@@ -54,6 +54,17 @@ def test_c_family_and_csharp_test_conventions_are_tests() -> None:
         assert file_role(path) == "implementation", path
 
 
+
+def test_a_ruby_namespace_folder_named_test_is_the_library_when_its_file_is_indexed_beside_it() -> None:
+    # rack-test: lib/rack/test.rb requires lib/rack/test/cookie_jar.rb (Rack::Test::CookieJar), shipped in the gem
+    indexed = {"rack/test.rb", "rack/test/cookie_jar.rb", "test/cookie_jar_test.rb", "test/test_helper.rb"}
+    assert file_role("rack/test/cookie_jar.rb") == "test"  # from the path alone a test folder, as before
+    assert file_role("rack/test/cookie_jar.rb", indexed) == "implementation"
+    for path in ("test/cookie_jar_test.rb", "test/test_helper.rb"):  # the repository's own tests stay tests
+        assert file_role(path, indexed) == "test", path
+    assert file_role("rack/test/cookie_jar.py", {"rack/test.py"}) == "test"  # Ruby's convention only
+
+
 def test_order_is_role_then_closeness_then_path() -> None:
     files = ["docs_src/a.py", "tests/t.py", "pkg/zeta.py", "lib/x.py", "pkg/sub/y.py"]
     assert file_order(files, ["pkg/app.py"]) == ["pkg/zeta.py", "pkg/sub/y.py", "lib/x.py", "tests/t.py",

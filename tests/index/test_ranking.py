@@ -97,6 +97,34 @@ def zq_apply(items, fn):
 }
 
 
+
+RUBY_TEST_NAMESPACE = {
+    "rack/test.rb": "require_relative 'test/cookie_jar'\n\nmodule Rack\n  module Test\n"
+                    "    # A session of requests to a Rack app.\n    class Session\n      def request(uri)\n"
+                    "        @app.call(uri)\n      end\n    end\n  end\nend\n",
+    "rack/test/cookie_jar.rb": "module Rack\n  module Test\n    # Parses a Set-Cookie header into its name, value, "
+                               "domain and path.\n    class Cookie\n      def initialize(raw)\n"
+                               "        @name, @value = raw.split(';').first.split('=')\n"
+                               "        @domain = raw[/domain=([^;]+)/, 1]\n      end\n    end\n  end\nend\n",
+    "test/cookie_jar_test.rb": "describe Rack::Test::Cookie do\n  it 'parses a set-cookie header' do\n"
+                               "    Rack::Test::Cookie.new('a=b; domain=x').name.must_equal 'a'\n  end\nend\n",
+}
+
+
+@pytest.mark.slow
+def test_a_ruby_namespace_folder_named_test_ranks_as_the_library_it_is(
+    project_dir: Path, make_index: Callable[..., SemanticIndex]
+) -> None:
+    # rack-test's lib/rack/test/ holds Rack::Test's code beside rack/test.rb: no test penalty for it
+    write_files(project_dir, RUBY_TEST_NAMESPACE)
+    index = make_index(project_dir)
+    index.sync()
+    found = index.semantic_search("parsing a set-cookie header into name, value and domain", n_results=5)["results"]
+    roles = {r["file"]: r["role"] for r in found}
+    assert roles["rack/test/cookie_jar.rb"] == "implementation" and roles.get("test/cookie_jar_test.rb") == "test"
+    assert found[0]["file"] == "rack/test/cookie_jar.rb"
+
+
 @pytest.mark.slow
 def test_semantic_search_labels_roles_and_answers_how_it_works_with_the_implementation(
     project_dir: Path, make_index: Callable[..., SemanticIndex]

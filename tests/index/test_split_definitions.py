@@ -88,6 +88,18 @@ def test_a_file_holding_most_candidates_decays_less_than_a_file_among_many() -> 
         c.id for c in rank_code(spread, question, weights=full_decay)][:6]
 
 
+def test_a_central_files_share_is_not_diluted_by_test_candidates() -> None:
+    # nvm.sh beside one test script per function (`test/fast/Unit tests/nvm_<name>`): the tests fill most of the
+    # candidates, yet the share that softens nvm.sh's decay is counted among the implementation candidates only
+    central = [_scored(f"nvm{n}", 0.80 - n * 0.01, 3.0, "nvm.sh", f"nvm_f{n}", "function") for n in range(6)]
+    small = [_scored(f"small{n}", 0.76 - n * 0.01, 3.0, f"install_{n}.sh", f"inst{n}", "function") for n in range(4)]
+    tests = [Scored(f"test{n}", 0.78 - n * 0.005, 3.0, f"test/fast/Unit tests/nvm_f{n}", f"t{n}", [f"t{n}"],
+                    "function", "test") for n in range(24)]
+    ranked = [c.id for c in rank_code([*central, *small, *tests], "how the active node version is chosen",
+                                      weights=CodeRanking(repeat_decay=0.5))]
+    assert ranked[:2] == ["nvm0", "nvm1"] and ranked.index("nvm2") < ranked.index("small1")
+
+
 def test_a_ruby_predicate_or_bang_method_is_the_definition_of_its_bare_name() -> None:
     # `empty?` and `save!` are the names a question writes as `empty` and `save` (the tokenizer drops the suffix)
     memory = MemoryIndex()

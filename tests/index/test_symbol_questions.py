@@ -427,6 +427,27 @@ def test_a_definition_marked_deprecated_is_flagged_from_its_doc_and_annotations_
                        ("Deprecated", 1): False}
 
 
+def test_a_name_that_several_files_define_is_no_definition_cue_in_a_sentence() -> None:
+    # org.json's "letting a class supply its own JSON text instead of toString": the `toString` of eight classes took
+    # the definition bonus and the first places, above the one-method interface `JSONString` that answers
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.java", f"helper{n}") for n in range(20)]
+    overrides = [_scored(f"ts{n}", 0.45, 4.0, f"{owner}.java", f"{owner}.toString")
+                 for n, owner in enumerate(("JSONObject", "JSONArray", "XML", "CDL"))]
+    answer = _scored("answer", 0.55, 3.0, "JSONString.java", "JSONString", kind="class")
+    question = "letting a class supply its own JSON text instead of toString"
+    assert rank_code([answer, *overrides, *fillers], question)[0].id == "answer"
+    # one file's definition of the name is still what the sentence points at, and so is a keyword the agent passes
+
+    def override_score(candidates: list[Scored], keywords: tuple[str, ...] = ()) -> float:
+        return next(c.score for c in rank_code(candidates, question, keywords) if c.id == "ts0")
+
+    shared = override_score([answer, *overrides, *fillers])
+    assert override_score([answer, overrides[0], *fillers]) == pytest.approx(shared + 0.3)
+    assert override_score([answer, *overrides, *fillers], ("toString",)) == pytest.approx(shared + 0.3)
+    # the question that is only the name still lifts every definition of it
+    assert {c.id for c in rank_code([answer, *overrides, *fillers], "toString")[:4]} == {"ts0", "ts1", "ts2", "ts3"}
+
+
 def test_a_deprecated_namesake_gets_no_definition_bonus_beside_a_current_one() -> None:
     fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.kt", f"helper{n}") for n in range(20)]
     old = _scored("old", 0.70, 6.0, "Guidance.kt", "CoroutineScope.launch")
@@ -554,3 +575,41 @@ def test_the_impl_blocks_of_a_trait_are_candidates_when_its_implementations_are_
     # and the impl blocks of a trait whose implementations are asked for
     assert files("how SeqAccess yields elements") == ["src/de/mod.rs"]  # a question about the trait itself
     assert sorted(files("implementations of SeqAccess")) == ["src/de/mod.rs", "src/de/value.rs"]
+
+
+def test_a_two_letter_name_asked_alone_or_with_its_kind_is_a_name() -> None:
+    # ky's `Ky` class beside `KyError`, whose file name and doc carry the word: "Ky class" asked for no name at all
+    assert named_identifiers("Ky class") == named_identifiers("Ky") == ["Ky"]
+    assert named_identifiers("If it is on") == named_identifiers("Go to the IO loop") == []
+    error = _scored("error", 0.51, 5.4, "errors/KyError.ts", "KyError", kind="class")
+    ky = _scored("ky", 0.17, 3.3, "core/Ky.ts", "Ky", kind="class")
+    assert [c.id for c in rank_code([error, ky, *_fillers()], "Ky class")][0] == "ky"
+
+
+def test_the_name_a_question_calls_a_function_is_asked_for_as_the_name_alone() -> None:
+    # node-fetch: "the fetch function" is `export default async function fetch` in index.js, not `consumeBody`
+    assert kind_named("the fetch function") == kind_named("fetch function") == "fetch"
+    assert kind_named("the fetch method") == "fetch" and kind_named("the function") == kind_named("a fetch") == ""
+    consume = _scored("consume", 0.39, 1.95, "body.js", "consumeBody")
+    fetch = _scored("fetch", 0.35, 1.97, "index.js", "fetch")
+    assert [c.id for c in rank_code([consume, fetch, *_fillers()], "the fetch function")][0] == "fetch"
+
+
+def test_a_defined_name_asked_alone_comes_first_whatever_a_busy_file_adds_to_its_other_chunks() -> None:
+    # marshmallow: `ValidationError` in exceptions.py; validate.py's validators all raise it, and the support of
+    # their file lifted the `And` validator above the exception's class
+    raising = [_scored(f"v{n}", 0.66 - n * 0.02, 6.7 - n * 0.1, "validate.py", f"Validator{n}", kind="class")
+               for n in range(5)]
+    error = _scored("error", 0.40, 5.9, "exceptions.py", "ValidationError", kind="class")
+    assert [c.id for c in rank_code([*raising, error, *_fillers()], "ValidationError")][0] == "error"
+    # in a sentence the definition has no such precedence
+    assert rank_code([*raising, error, *_fillers()], "where ValidationError is raised by validators")[0].id != "error"
+
+
+def test_a_block_comment_of_prose_lines_is_not_read_as_the_declaration() -> None:
+    # ky's KyError.ts: a JSDoc without leading stars names the class; its supertypes come from `extends Error`
+    text = ("/**\nBase class for all Ky errors. `HTTPError` and `TimeoutError` extend this class.\n\n"
+            "You can use `instanceof KyError` to check it.\n*/\nexport class KyError extends Error {\n"
+            "\toverride name = 'KyError';\n\n\tget isKyError(): true {\n\t\treturn true;\n\t}\n}\n")
+    chunk = next(c for c in Chunker().chunk("errors/KyError.ts", text, "typescript") if c.kind == "class")
+    assert chunk.symbol == "KyError" and supertypes(chunk) == ["Error"]

@@ -8,6 +8,7 @@ while tests and docs stay findable below it (or first, when the question asks fo
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from pathlib import PurePosixPath
 from typing import Literal
 
@@ -40,21 +41,30 @@ _GENERATED_NAME = re.compile(
 _GENERATED_FOLDERS = frozenset({"vendor", "dist", "build", "node_modules", "third_party", "generated"})
 
 
-def is_test_file(path: str) -> bool:
+def is_test_file(path: str, indexed: Container[str] = ()) -> bool:
     parts = PurePosixPath(path).parts
     # folders compared in lower case too: Swift packages keep their tests in `Tests/`, C# in `Foo.Tests/`
-    return bool(_TEST_NAME.match(parts[-1])) or any(p.lower() in TEST_FOLDERS or _TEST_PROJECT.search(p)
-                                                    for p in parts[:-1])
+    return bool(_TEST_NAME.match(parts[-1])) or any(
+        (p.lower() in TEST_FOLDERS or _TEST_PROJECT.search(p)) and not _ruby_namespace(parts, i, indexed)
+        for i, p in enumerate(parts[:-1]))
 
 
-def file_role(path: str) -> Role:
+def _ruby_namespace(parts: tuple[str, ...], i: int, indexed: Container[str]) -> bool:
+    """Folder `parts[i]` holds a Ruby library's namespace: `rack/test.rb` requires `rack/test/*.rb`, which define
+    `Rack::Test::CookieJar` and the rest of rack-test's code, not its tests (a gem ships them under lib/). Known only
+    from the indexed files beside it (`indexed`: paths in the same form as `parts`)."""
+    return parts[-1].endswith(".rb") and "/".join([*parts[:i], parts[i] + ".rb"]) in indexed
+
+
+def file_role(path: str, indexed: Container[str] = ()) -> Role:
+    """`indexed`: the project's indexed files, when the caller has them (a Ruby namespace folder named `test`)."""
     parts = PurePosixPath(path).parts
     if not parts:
         return "implementation"
     name, folders = parts[-1], {p.lower() for p in parts[:-1]}
     if _GENERATED_NAME.search(name) or folders & _GENERATED_FOLDERS:
         return "generated"
-    if is_test_file(path) or folders & _TEST_DATA_FOLDERS or _BENCHMARK_NAME.match(name):
+    if is_test_file(path, indexed) or folders & _TEST_DATA_FOLDERS or _BENCHMARK_NAME.match(name):
         return "test"
     if (PurePosixPath(name).suffix.lower() in _DOC_SUFFIXES or _DOC_NAMES.match(name) or folders & _DOC_FOLDERS
             or any(_DOC_FOLDER_PREFIX.match(folder) for folder in folders)):

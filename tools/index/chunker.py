@@ -236,11 +236,17 @@ SUPERTYPES = 8  # at most this many names kept from a declaration (a minified li
 
 def _declaration(chunk: Chunk) -> tuple[list[str], int]:
     """The chunk's lines and the index of its declaration line: the first that writes its own name outside a
-    comment or an annotation (len(lines) when none does)."""
+    comment or an annotation (len(lines) when none does). A block comment's lines need not start with `*` (ky's
+    JSDoc is prose between `/**` and `*/`, which names the class and what extends it)."""
     lines = chunk.content.splitlines()
     own = chunk.symbol.rsplit(".", 1)[-1]
+    in_comment = False
     for i, line in enumerate(lines):
-        if _writes_name(line, own) and not line.lstrip().startswith(("*", "/", "#", "@", '"', "'")):
+        text = line.strip()
+        if in_comment or text.startswith("/*"):
+            in_comment = "*/" not in text[2:] if text.startswith("/*") else "*/" not in text
+            continue
+        if _writes_name(line, own) and not text.startswith(("*", "/", "#", "@", '"', "'")):
             return lines, i
     return lines, len(lines)
 

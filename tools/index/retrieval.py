@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -314,14 +315,17 @@ class Scored:
     command: str = ""  # the command line a shell dispatcher's branch runs (chunker.command_line)
 
 
-_KIND_WORDS = {"class", "struct", "interface", "trait", "enum", "type", "module", "protocol", "record"}  # not
-# "object": "JSON object" spells JsonObject as often as it names a `JSON` object
+_KIND_WORDS = {"class", "struct", "interface", "trait", "enum", "type", "module", "protocol", "record", "function",
+               "method"}  # not "object": "JSON object" spells JsonObject as often as it names a `JSON` object
 
 
 def kind_named(query: str) -> str:
     """The name of a question that is a name and the kind of its definition ("validate struct", "Resolve trait",
-    "module Helpers"), which asks for that definition as a question of the name alone does; "" otherwise."""
+    "module Helpers", "the fetch function"), which asks for that definition as a question of the name alone does;
+    "" otherwise."""
     words = query.strip("?. ").split()
+    if words and words[0].lower() in ("the", "a", "an"):
+        words = words[1:]
     if len(words) != 2 or (words[0].lower() in _KIND_WORDS) == (words[1].lower() in _KIND_WORDS):
         return ""
     return (words[1] if words[0].lower() in _KIND_WORDS else words[0]).strip("`")
@@ -338,8 +342,9 @@ def named_identifiers(query: str) -> list[str]:
         qualified = match.group(0) != name
         codeish = (any(c.isupper() for c in name[1:]) or "_" in name.strip("_") or name[:1].isupper()
                    or name[:1] == "$" or len(words) == 1 or qualified or match.group(0) == alone)
-        if (len(name) >= 3 or (qualified and len(name) == 2 and len(words) == 1)) and codeish:  # `Request#on`
-            found.append(name)
+        alone_two = len(name) == 2 and (len(words) == 1 or match.group(0) == alone) and name[:1].isupper()  # `Ky`
+        if (len(name) >= 3 or (qualified and len(name) == 2 and len(words) == 1) or alone_two) and codeish:
+            found.append(name)  # a two-letter word in a sentence is English (`on`, `If`), unless `Request#on`
     return list(dict.fromkeys(found))
 
 
@@ -406,7 +411,7 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     w = weights or CODE_RANKING
     if not candidates:
         return []
-    cues = _Cues.of(query, keywords).owner_if_undefined(candidates).spelled_as_defined(candidates)
+    cues = _Cues.of(query, keywords).owner_if_undefined(candidates).spelled_as_defined(candidates).distinctive(candidates)
     files = sorted({c.file for c in candidates})
     cues = dataclasses.replace(cues, older=older_versions(files, query) | other_platform_copies(files, query))
     cues = dataclasses.replace(cues, current=_current_definitions(candidates, cues), matched={
@@ -424,6 +429,10 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     if w.repeat_decay < 1.0:
         _decay_repeats(ordered, w, share=not cues.bare)
         ordered.sort(key=lambda c: -c.score)
+    if cues.defined:  # a question that is only a name some candidate defines: the definitions first, whatever
+        # support the other chunks of a busy file add (marshmallow's `And` validator, whose doc and body raise
+        # `ValidationError`, above the exception's class)
+        ordered.sort(key=lambda c: not _names(c, cues, _own_name(c), _shadowed(c, cues, _in_old_copy(c, cues))))
     return ordered
 
 
@@ -510,6 +519,20 @@ class _Cues:
                 and own not in self.qualified}
         return dataclasses.replace(self, lowered=self.lowered - {n.lower() for n in written}, defined=True, free=free)
 
+    def distinctive(self, candidates: Sequence[Scored]) -> _Cues:
+        """A sentence's names without those that candidates in two or more files define: an override or an
+        interface's method (org.json's "instead of toString": eight files define `toString`; zod's `superRefine` in
+        three schema files) points at none of them, and its definition bonus lifted them all above the answer. A question
+        that is only the name, and a keyword the agent passes, keep it."""
+        if self.bare or not self.names:
+            return self
+        files: dict[str, set[str]] = {}
+        for c in candidates:
+            if (own := _own_name(c)) in self.names:
+                files.setdefault(own, set()).add(c.file)
+        shared = {name for name, where in files.items() if len(where) > 1}
+        return dataclasses.replace(self, names=[n for n in self.names if n not in shared]) if shared else self
+
 
 def _current_definitions(candidates: Sequence[Scored], cues: _Cues) -> set[str]:
     """The definitions (_definition_key) of names the question writes or spells that a candidate outside legacy and
@@ -566,17 +589,12 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     if w.legacy_penalty and old:
         score -= w.legacy_penalty
     own = _own_name(c)
-    # a copy kept for old callers, or a deprecated overload, of a name a current definition defines (a deprecated
-    # definition takes no penalty otherwise: a question describing it is still asking for it)
-    shadowed = (old or c.deprecated) and _definition_key(c) in cues.current
-    defines = own and not shadowed and cues.writes(own) and not cues.owner_differs(own, c.symbol) and not (
-        own in cues.free and c.symbol != own)  # `basic_auth` asked bare: the free function, not the methods
-    lists = c.kind == "class" and cues.qualified and cues.defines_qualified(c.symbols)  # `Router` lists `Router.Route`
+    shadowed = _shadowed(c, cues, old)
     if own and own in cues.used:
         pass  # the question asks where it is used or implemented: its definition is not the answer
     elif cues.used.intersection(c.implements):
         score += w.implementation  # `impl SeqAccess for X`, `class Hamming implements EditDistance`, for their uses
-    elif defines or lists:
+    elif _names(c, cues, own, shadowed):
         score += w.bare_definition if cues.defined else w.definition
     elif own and cues.bare and (own.lower() in cues.lowered or own in cues.qualified):
         score += w.near_definition
@@ -590,6 +608,20 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     if cues.terms and w.path:
         score += w.path * path_words(cues.terms, lexical_tokens(stem)) / len(cues.terms)
     return score
+
+
+def _shadowed(c: Scored, cues: _Cues, old: bool) -> bool:
+    """A copy kept for old callers, or a deprecated overload, of a name a current definition defines (a deprecated
+    definition takes no penalty otherwise: a question describing it is still asking for it)."""
+    return (old or c.deprecated) and _definition_key(c) in cues.current
+
+
+def _names(c: Scored, cues: _Cues, own: str, shadowed: bool) -> bool:
+    """The chunk defines a name the question writes (under the owner written, if any), or a class chunk lists it
+    (`Router` lists `Router.Route`)."""
+    defines = own and not shadowed and cues.writes(own) and not cues.owner_differs(own, c.symbol) and not (
+        own in cues.free and c.symbol != own)  # `basic_auth` asked bare: the free function, not the methods
+    return bool(defines) or bool(c.kind == "class" and cues.qualified and cues.defines_qualified(c.symbols))
 
 
 def _one_per_definition(candidates: list[Scored]) -> list[Scored]:
@@ -648,16 +680,16 @@ def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:
 def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool = True) -> None:
     """A file's later chunks decay so that one file does not fill the answer; less so for a file that holds a large
     share of the candidates (a central file of thousands of lines, beside a few small ones: with the full decay, its
-    third chunk fell below every small file's best, relevant or not). Not for a question that is only a name
-    (`share` False): it asks for the definition, and the rest of its file answers less than other files do (the
-    subclass, the configuration beside `Rails::Engine`)."""
-    held: dict[str, int] = {}
-    for c in ordered:
-        held[c.file] = held.get(c.file, 0) + 1
+    third chunk fell below every small file's best, relevant or not). The share is counted over the implementation
+    candidates: a central file's tests and docs do not dilute it (nvm.sh beside one test script per function). Not
+    for a question that is only a name (`share` False): it asks for the definition, and the rest of its file answers
+    less than other files do (the subclass, the configuration beside `Rails::Engine`)."""
+    code = [c.file for c in ordered if c.role == "implementation"]
+    held = Counter(code)
     seen: dict[str, int] = {}
     for c in ordered:
         n = seen.get(c.file, 0)
         seen[c.file] = n + 1
         if n >= w.repeat_from and c.score > 0:
-            decay = w.repeat_decay ** max(1.0 - share * w.repeat_share * held[c.file] / len(ordered), 0.0)
+            decay = w.repeat_decay ** max(1.0 - share * w.repeat_share * held[c.file] / max(len(code), 1), 0.0)
             c.score *= decay ** (n - w.repeat_from + 1)

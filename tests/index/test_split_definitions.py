@@ -35,18 +35,6 @@ def test_the_windows_of_a_split_function_stand_for_its_declaration_window() -> N
     assert ranked.index("graph") < ranked.index("f19")  # another definition keeps its own place
 
 
-def test_a_window_of_help_text_keeps_its_own_place_below_the_code() -> None:
-    # nvm's `nvm()` opens with a `--help` branch of printed text: read as documentation (service._scored gives it the
-    # doc role), it no longer lends its score to the function's declaration window
-    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.sh", f"helper{n}", "function") for n in range(20)]
-    help_text = Scored("help", 0.74, 12.0, "nvm.sh", "nvm", ["nvm"], "part", "doc")
-    opening = _scored("nvm", 0.10, 0.0, "nvm.sh", "nvm", "function")
-    branch = _scored("install", 0.55, 6.0, "nvm.sh", "nvm.install", "function")
-    ranked = [c.id for c in rank_code([help_text, opening, branch, *fillers], "how nvm install chooses a binary")]
-    assert ranked[0] == "install" and ranked.index("help") < ranked.index("nvm")
-    assert ranked.index("nvm") > ranked.index("f19")  # the opening lines keep their own low score
-
-
 def test_a_question_writing_a_subcommand_finds_its_dispatcher_branch() -> None:
     # "how nvm use switches ..." writes the command line the `nvm.use` branch runs; a helper that merely shares the
     # words ranks below it, and a question not writing the command leaves the order to the scores

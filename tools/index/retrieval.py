@@ -452,7 +452,7 @@ class _Cues:
     defined: bool = False  # a question that is only a name, which some candidate defines as written
     spelled: set[str] = field(default_factory=set)  # spelled_names of a sentence
     owners: dict[str, str] = field(default_factory=dict)  # member_owners of the question
-    current: set[str] = field(default_factory=set)  # written or spelled names a file outside legacy folders defines
+    current: set[str] = field(default_factory=set)  # written names a file outside legacy folders defines
     matched: set[str] = field(default_factory=set)  # qualified names some candidate defines under the owner written
     used: set[str] = field(default_factory=set)  # used_names: names whose uses are asked for, not where defined
     free: set[str] = field(default_factory=set)  # bare names a candidate defines at the top level, not as a member
@@ -506,10 +506,9 @@ class _Cues:
                                    qualified={k: v for k, v in self.qualified.items() if k not in undefined})
 
     def spelled_as_defined(self, candidates: Sequence[Scored]) -> _Cues:
-        """For a question that is only a name: the cues without the other spellings of a name some candidate
-        defines as written (`between` and `rank` functions are not near the `Between` and `Rank` classes asked
-        for), and with the definition's bonus raised to bare_definition. A sentence gives other spellings nothing
-        anyway (CodeRanking.near_definition)."""
+        """For a question that is only a name some candidate defines as written: the definition's bonus raised to
+        bare_definition, above what merely resembles the name (`between` and `rank` functions beside the `Between`
+        and `Rank` classes asked for)."""
         if not self.bare:
             return self
         written = {own for c in candidates if (own := _own_name(c)) and self.writes(own)}
@@ -517,7 +516,7 @@ class _Cues:
             return self
         free = {own for c in candidates if (own := _own_name(c)) in written and c.symbol == own
                 and own not in self.qualified}
-        return dataclasses.replace(self, lowered=self.lowered - {n.lower() for n in written}, defined=True, free=free)
+        return dataclasses.replace(self, defined=True, free=free)
 
     def distinctive(self, candidates: Sequence[Scored]) -> _Cues:
         """A sentence's names without those that candidates in two or more files define: an override or an
@@ -535,7 +534,7 @@ class _Cues:
 
 
 def _current_definitions(candidates: Sequence[Scored], cues: _Cues) -> set[str]:
-    """The definitions (_definition_key) of names the question writes or spells that a candidate outside legacy and
+    """The definitions (_definition_key) of names the question writes that a candidate outside legacy and
     older version folders, and not marked deprecated, holds: their copies under pydantic's `v1/` or zod's `v3/`, and
     deprecated overloads, then get no definition bonus, only the near bonus at most (a name only the old copy
     defines keeps its bonus, and so does a deprecated `Builder` beside the current `Option.Builder`: another
@@ -543,8 +542,7 @@ def _current_definitions(candidates: Sequence[Scored], cues: _Cues) -> set[str]:
     out: set[str] = set()
     for c in candidates:
         own = _own_name(c)
-        if own and (cues.writes(own) or (c.kind == "class" and own.lower() in cues.spelled)) and not (
-                c.deprecated or _in_old_copy(c, cues)):
+        if own and cues.writes(own) and not (c.deprecated or _in_old_copy(c, cues)):
             out.add(_definition_key(c))
     return out
 
@@ -598,7 +596,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score += w.bare_definition if cues.defined else w.definition
     elif own and cues.bare and (own.lower() in cues.lowered or own in cues.qualified):
         score += w.near_definition
-    elif c.kind == "class" and own.lower() in cues.spelled and not shadowed:
+    elif c.kind == "class" and own.lower() in cues.spelled:
         score += w.spelled
     elif c.command and re.search(rf"(?<![\w-]){re.escape(c.command)}(?![\w-])", cues.lowered_query):
         score += w.spelled  # the question writes the command line a shell dispatcher's branch runs (`nvm use`)
@@ -617,11 +615,9 @@ def _shadowed(c: Scored, cues: _Cues, old: bool) -> bool:
 
 
 def _names(c: Scored, cues: _Cues, own: str, shadowed: bool) -> bool:
-    """The chunk defines a name the question writes (under the owner written, if any), or a class chunk lists it
-    (`Router` lists `Router.Route`)."""
-    defines = own and not shadowed and cues.writes(own) and not cues.owner_differs(own, c.symbol) and not (
-        own in cues.free and c.symbol != own)  # `basic_auth` asked bare: the free function, not the methods
-    return bool(defines) or bool(c.kind == "class" and cues.qualified and cues.defines_qualified(c.symbols))
+    """The chunk defines a name the question writes (under the owner written, if any)."""
+    return bool(own and not shadowed and cues.writes(own) and not cues.owner_differs(own, c.symbol) and not (
+        own in cues.free and c.symbol != own))  # `basic_auth` asked bare: the free function, not the methods
 
 
 def _one_per_definition(candidates: list[Scored]) -> list[Scored]:
@@ -629,8 +625,7 @@ def _one_per_definition(candidates: list[Scored]) -> list[Scored]:
     `function`) and parts (its long doc comment above, the rest of its body below). The parts stand for the
     declaration window, which takes the best of their scores: the answer is the definition, not a page of its doc
     (sequel's `eager`: the first window of its 75-line doc ranked first, the `def` under it nowhere). A part goes to
-    the window holding its declaration's line, so two overloads of one name in a file keep their own scores. A part
-    read as another role than its declaration's (a shell function's help text: Chunk.documentation) keeps its own."""
+    the window holding its declaration's line, so two overloads of one name in a file keep their own scores."""
     declarations: dict[tuple[str, str], list[Scored]] = {}
     for c in candidates:
         if c.kind == "function":
@@ -638,7 +633,7 @@ def _one_per_definition(candidates: list[Scored]) -> list[Scored]:
     kept = []
     for c in candidates:
         owner = _declaration_of(c, declarations.get((c.file, c.symbol), [])) if c.kind == "part" else None
-        if owner is None or owner.role != c.role:
+        if owner is None:
             kept.append(c)
         elif c.score > owner.score:
             owner.score = c.score

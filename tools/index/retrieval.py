@@ -258,15 +258,14 @@ _LEGACY = re.compile(r"(^|/)(deprecated|legacy|compat|_compat|v1)(/|$)", re.IGNO
 _VERSION_FOLDER = re.compile(r"(^|.*/)v(\d+)/")
 
 
-def older_versions(files: Sequence[str], query: str) -> set[str]:
+def older_versions(files: Sequence[str]) -> set[str]:
     """Files under a version folder older than a sibling one among them (zod's v3/ beside v4/): the copy kept for
-    old callers, unless the question names that version."""
+    old callers."""
     found = {file: (m.group(1), int(m.group(2))) for file in files if (m := _VERSION_FOLDER.match(file))}
     newest: dict[str, int] = {}
     for parent, version in found.values():
         newest[parent] = max(newest.get(parent, version), version)
-    asked = {int(v) for v in re.findall(r"\bv(\d+)\b", query.lower())}
-    return {file for file, (parent, version) in found.items() if version < newest[parent] and version not in asked}
+    return {file for file, (parent, version) in found.items() if version < newest[parent]}
 
 
 # C and C++ keep one implementation per platform in sibling folders (libuv's src/unix/tcp.c and src/win/tcp.c): the
@@ -413,7 +412,7 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
         return []
     cues = _Cues.of(query, keywords).owner_if_undefined(candidates).spelled_as_defined(candidates).distinctive(candidates)
     files = sorted({c.file for c in candidates})
-    cues = dataclasses.replace(cues, older=older_versions(files, query) | other_platform_copies(files, query))
+    cues = dataclasses.replace(cues, older=older_versions(files) | other_platform_copies(files, query))
     cues = dataclasses.replace(cues, current=_current_definitions(candidates, cues), matched={
         own for c in candidates if (own := _own_name(c)) in cues.qualified
         and any(_ends_with(c.symbol, form) for form in cues.qualified[own])})

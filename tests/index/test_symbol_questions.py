@@ -439,6 +439,14 @@ def test_a_name_that_several_files_define_is_no_definition_cue_in_a_sentence() -
     assert override_score([answer, *overrides, *fillers], ("toString",)) == pytest.approx(shared + 0.3)
     # the question that is only the name still lifts every definition of it
     assert {c.id for c in rank_code([answer, *overrides, *fillers], "toString")[:4]} == {"ts0", "ts1", "ts2", "ts3"}
+    # and so does a one-word question that names it among other names (a PHP namespace): laravel's
+    # `Illuminate\\Contracts\\Cache\\Repository`, where the class and the contract both define `Repository`
+    repositories = [_scored("contract", 0.4, 2.0, "Contracts/Cache/Repository.php", "Repository", kind="class"),
+                    _scored("cache", 0.4, 2.0, "Cache/Repository.php", "Repository", kind="class")]
+    token_store = _scored("tokens", 0.45, 2.2, "Auth/Passwords/CacheTokenRepository.php", "CacheTokenRepository",
+                          kind="class")
+    ranked = rank_code([token_store, *repositories, *fillers], "Illuminate\\Contracts\\Cache\\Repository")
+    assert ranked[0].id in ("contract", "cache")
 
 
 def test_a_deprecated_namesake_gets_no_definition_bonus_beside_a_current_one() -> None:

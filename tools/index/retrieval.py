@@ -521,8 +521,9 @@ class _Cues:
         """A sentence's names without those that candidates in two or more files define: an override or an
         interface's method (org.json's "instead of toString": eight files define `toString`; zod's `superRefine` in
         three schema files) points at none of them, and its definition bonus lifted them all above the answer. A question
-        that is only the name, and a keyword the agent passes, keep it."""
-        if self.bare or not self.names:
+        that is only the name (one word, even a namespaced one that reads as several: PHP's
+        `Illuminate\\Contracts\\Cache\\Repository`), and a keyword the agent passes, keep it."""
+        if self.bare or not self.names or len(self.lowered_query.split()) == 1:
             return self
         files: dict[str, set[str]] = {}
         for c in candidates:

@@ -431,7 +431,7 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     if cues.defined:  # a question that is only a name some candidate defines: the definitions first, whatever
         # support the other chunks of a busy file add (marshmallow's `And` validator, whose doc and body raise
         # `ValidationError`, above the exception's class)
-        ordered.sort(key=lambda c: not _names(c, cues, _own_name(c), _shadowed(c, cues, _in_old_copy(c, cues))))
+        ordered.sort(key=lambda c: not _names(c, cues, _own_name(c), _in_old_copy(c, cues)))
     return ordered
 
 
@@ -587,12 +587,11 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     if w.legacy_penalty and old:
         score -= w.legacy_penalty
     own = _own_name(c)
-    shadowed = _shadowed(c, cues, old)
     if own and own in cues.used:
         pass  # the question asks where it is used or implemented: its definition is not the answer
     elif cues.used.intersection(c.implements):
         score += w.implementation  # `impl SeqAccess for X`, `class Hamming implements EditDistance`, for their uses
-    elif _names(c, cues, own, shadowed):
+    elif _names(c, cues, own, old):
         score += w.bare_definition if cues.defined else w.definition
     elif own and cues.bare and (own.lower() in cues.lowered or own in cues.qualified):
         score += w.near_definition
@@ -608,14 +607,11 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     return score
 
 
-def _shadowed(c: Scored, cues: _Cues, old: bool) -> bool:
-    """A copy kept for old callers, or a deprecated overload, of a name a current definition defines (a deprecated
+def _names(c: Scored, cues: _Cues, own: str, old: bool) -> bool:
+    """The chunk defines a name the question writes (under the owner written, if any), and is not shadowed: a copy
+    kept for old callers (`old`), or a deprecated overload, of a name a current definition defines (a deprecated
     definition takes no penalty otherwise: a question describing it is still asking for it)."""
-    return (old or c.deprecated) and _definition_key(c) in cues.current
-
-
-def _names(c: Scored, cues: _Cues, own: str, shadowed: bool) -> bool:
-    """The chunk defines a name the question writes (under the owner written, if any)."""
+    shadowed = (old or c.deprecated) and _definition_key(c) in cues.current
     return bool(own and not shadowed and cues.writes(own) and not cues.owner_differs(own, c.symbol) and not (
         own in cues.free and c.symbol != own))  # `basic_auth` asked bare: the free function, not the methods
 

@@ -2,7 +2,7 @@
 
 Every answer costs the agent context, so the exploration tools answer in a fixed order and within a budget.
 The order: the project's own source first, then tests, then docs and examples, then generated or vendored code
-(file roles, see roles.py); within a role, files closer to an anchor (where the symbol is defined, or the `path`
+(file roles, see core/file_roles.py, read with the project's files where the caller has them); within a role, files closer to an anchor (where the symbol is defined, or the `path`
 asked about) first, then by path; within a file, by line. The budget: about DEFAULT_BUDGET_TOKENS of JSON per
 answer, counted as characters / 3.5, so the same tree and arguments always give an answer of the same size.
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any, Literal, TypeVar
@@ -50,8 +50,9 @@ def json_chars(value: Any) -> int:
     return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str))
 
 
-def role_rank(file: str) -> int:
-    return ROLE_ORDER.index(file_role(file))
+def role_rank(file: str, indexed: Container[str] = ()) -> int:
+    """`indexed`: the project's files, for the roles a path alone does not tell (file_roles.file_role)."""
+    return ROLE_ORDER.index(file_role(file, indexed))
 
 
 def closeness(file: str, anchors: Sequence[str]) -> int:
@@ -75,27 +76,17 @@ def closeness(file: str, anchors: Sequence[str]) -> int:
     return best or 0
 
 
-def file_order(files: Iterable[str], anchors: Sequence[str] = ()) -> list[str]:
+def file_order(files: Iterable[str], anchors: Sequence[str] = (), indexed: Container[str] = ()) -> list[str]:
     """Files in answer order: role, closeness to the anchors, path."""
-    return sorted(set(files), key=lambda f: (role_rank(f), closeness(f, anchors), f))
+    return sorted(set(files), key=lambda f: (role_rank(f, indexed), closeness(f, anchors), f))
 
 
 def ranked(items: Iterable[T], file_of: Callable[[T], str], line_of: Callable[[T], int],
-           anchors: Sequence[str] = ()) -> list[T]:
+           anchors: Sequence[str] = (), indexed: Container[str] = ()) -> list[T]:
     """Items in answer order: their file's place in file_order, then line."""
     listed = list(items)
-    order = {f: i for i, f in enumerate(file_order((file_of(i) for i in listed), anchors))}
+    order = {f: i for i, f in enumerate(file_order((file_of(i) for i in listed), anchors, indexed))}
     return sorted(listed, key=lambda i: (order[file_of(i)], line_of(i)))
-
-
-def role_counts(files: Iterable[tuple[str, int]]) -> dict[str, dict[str, int]]:
-    """{role: {"files": n, "hits": n}} of (file, hits) pairs, roles in ROLE_ORDER, empty roles left out."""
-    counts: dict[str, dict[str, int]] = defaultdict(lambda: {"files": 0, "hits": 0})
-    for file, hits in files:
-        c = counts[file_role(file)]
-        c["files"] += 1
-        c["hits"] += hits
-    return {role: counts[role] for role in ROLE_ORDER if role in counts}
 
 
 class Fitter:
@@ -120,15 +111,15 @@ RESERVED_CHARS = 700  # what an answer says beside its list: totals per role, wh
 
 def shape_references(result: ReferenceResult, *, level: Level = "locations", role: str | None = None,
                      offset: int = 0, budget_tokens: int = DEFAULT_BUDGET_TOKENS, limit: int | None = None,
-                     anchors: Sequence[str] = ()) -> ReferenceResult:
+                     anchors: Sequence[str] = (), indexed: Container[str] = ()) -> ReferenceResult:
     """find_references' answer for an agent: hits ranked (own source, tests, docs, generated; near the definition
     first), within the budget. `level` "locations" (the default) groups the listed hits by file, one line number
     per hit; "code" lists each hit with its line's text; "counts" gives files with hit counts only. Every role is
     listed hit by hit while the whole answer fits; when it does not, own source (and the first other role that
     uses the name) is listed and the other roles' files come with counts. `role` chooses one role, or "all".
     `offset` skips that many listed hits (paging); `limit` lists up to that many hits whatever their size (the
-    budget then applies to nothing)."""
-    hits = _Hits.of(result.references, anchors)
+    budget then applies to nothing). `indexed`: the project's files (file_roles.file_role)."""
+    hits = _Hits.of(result.references, anchors, indexed)
     listed_roles = set() if level == "counts" else {role} if role not in (None, "all") else set(hits.roles)
     chars = budget_chars(budget_tokens) - RESERVED_CHARS if limit is None else 1 << 40
     page = None
@@ -146,24 +137,26 @@ def shape_references(result: ReferenceResult, *, level: Level = "locations", rol
 
 @dataclass
 class _Hits:
-    """A symbol's hits by file, the files in answer order, and the roles that have hits (in ROLE_ORDER)."""
+    """A symbol's hits by file, the files in answer order and their roles, and the roles that have hits (in
+    ROLE_ORDER)."""
 
     by_file: dict[str, list[Reference]]
     order: list[str]
+    role: dict[str, Role]
     roles: list[str]
 
     @classmethod
-    def of(cls, refs: list[Reference], anchors: Sequence[str]) -> _Hits:
+    def of(cls, refs: list[Reference], anchors: Sequence[str], indexed: Container[str]) -> _Hits:
         anchors = list(dict.fromkeys([*anchors, *(r.file for r in refs if r.is_definition)]))
         by_file: dict[str, list[Reference]] = defaultdict(list)
         for ref in refs:
             by_file[ref.file].append(ref)
-        order = file_order(by_file, anchors)
-        roles: list[str] = [r for r in ROLE_ORDER if any(file_role(f) == r for f in order)]
-        return cls(by_file, order, roles)
+        order = file_order(by_file, anchors, indexed)
+        role = {f: file_role(f, indexed) for f in order}
+        return cls(by_file, order, role, [r for r in ROLE_ORDER if r in role.values()])
 
     def of_roles(self, roles: set[str]) -> list[str]:
-        return [f for f in self.order if file_role(f) in roles]
+        return [f for f in self.order if self.role[f] in roles]
 
     def sorted_hits(self, file: str) -> list[Reference]:
         return sorted(self.by_file[file], key=_hit_key)
@@ -210,7 +203,7 @@ def _by_file_page(hits: _Hits, roles: set[str], offset: int, fit: Fitter,
         position += len(in_file)
         if not take or fit.full:
             continue
-        entry = FileHits(file=f, line=take[0].line, role=file_role(f), count=len(in_file), lines=[])
+        entry = FileHits(file=f, line=take[0].line, role=hits.role[f], count=len(in_file), lines=[])
         if not fit.take(entry.model_dump(exclude_none=True)):
             break
         for ref in take:
@@ -231,9 +224,9 @@ def _counted(hits: _Hits, roles: set[str], fit: Fitter) -> list[FileHits]:
     """The files of the roles not listed, each with its hit count, while the budget lasts."""
     counted: list[FileHits] = []
     for f in hits.order:
-        if file_role(f) in roles or fit.full:
+        if hits.role[f] in roles or fit.full:
             continue
-        entry = FileHits(file=f, line=hits.by_file[f][0].line, role=file_role(f), count=len(hits.by_file[f]))
+        entry = FileHits(file=f, line=hits.by_file[f][0].line, role=hits.role[f], count=len(hits.by_file[f]))
         if not fit.take(entry.model_dump(exclude_none=True)):
             break
         counted.append(entry)
@@ -247,14 +240,17 @@ def _answer_references(result: ReferenceResult, hits: _Hits, page: _Page, listed
     for entry in page.files:
         listed_per_role[entry.role] += len(entry.lines or [])
     for ref in page.refs:
-        listed_per_role[file_role(ref.file)] += 1
+        listed_per_role[hits.role[ref.file]] += 1
     result.references, result.files, result.counted = page.refs, page.files, page.counted
-    per_role = role_counts((f, len(hits.by_file[f])) for f in hits.order)
-    result.by_role = {r: RoleCount(files=c["files"], hits=c["hits"], listed=listed_per_role.get(r, 0))
-                      for r, c in per_role.items()}
+    per_role: dict[str, dict[str, int]] = defaultdict(lambda: {"files": 0, "hits": 0})
+    for f in hits.order:
+        per_role[hits.role[f]]["files"] += 1
+        per_role[hits.role[f]]["hits"] += len(hits.by_file[f])
+    result.by_role = {r: RoleCount(files=per_role[r]["files"], hits=per_role[r]["hits"],
+                                   listed=listed_per_role.get(r, 0)) for r in hits.roles}
     more = offset + page.shown < page.listable
     result.next_offset = offset + page.shown if more else None
-    result.truncated = more or len(page.counted) < sum(1 for f in hits.order if file_role(f) not in listed_roles)
+    result.truncated = more or len(page.counted) < sum(1 for f in hits.order if hits.role[f] not in listed_roles)
     result.more = _references_more(result, listed_roles, level, offset + page.shown, more) or None
 
 

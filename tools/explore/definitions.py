@@ -15,7 +15,7 @@ import re
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -182,6 +182,17 @@ class DefinitionIndex:
                 continue
         self._listed, self._listed_at = wanted, now
         return wanted
+
+    @property
+    def files(self) -> Container[str]:
+        """The project's indexable files as last listed (file roles read them: a Ruby namespace folder named `test`
+        is known by the file beside it); listed here if no refresh has listed them yet and none is running."""
+        if self._listed is None and self._refresh_lock.acquire(timeout=BUSY_WAIT_SECONDS):
+            try:
+                self._listing()
+            finally:
+                self._refresh_lock.release()
+        return self._listed or frozenset()
 
     def _split_by_size(self, files: list[str], limit: int | None) -> tuple[set[str], list[SkippedFile]]:
         if not limit:
@@ -574,7 +585,8 @@ class DefinitionIndex:
         if accept:
             found = [d for d in found if d.language in accept]
         # own source before tests, docs and generated code (answers.role_rank), then types and callables
-        found.sort(key=lambda d: (d.name != text, role_rank(d.file), _KIND_RANK.get(d.kind, 3), d.file, d.line))
+        indexed = self.files
+        found.sort(key=lambda d: (d.name != text, role_rank(d.file, indexed), _KIND_RANK.get(d.kind, 3), d.file, d.line))
         shown = found[:max_results]
         self._complete_spans(shown)
         return DefinitionResult(definitions=[t.to_definition() for t in shown], total=len(found),

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -95,11 +95,17 @@ def is_config_file(path: str) -> bool:
 class _Collector:
     """The report's groups, one item per file and line (reasons joined), capped per group.
 
-    Tests are one item per file: which test files to run matters, not each of their lines."""
+    Tests are one item per file: which test files to run matters, not each of their lines. `indexed`: the
+    project's files, for the test files a path alone does not tell (file_roles.file_role)."""
 
-    def __init__(self) -> None:
+    def __init__(self, indexed: Container[str]) -> None:
         self.groups: dict[Group, dict[tuple[str, int], ImpactItem]] = {g: {} for g in GROUPS}
         self.truncated = False
+        self.indexed = indexed
+
+    def group_of(self, file: str) -> Group:
+        """Where a use in `file` goes: tests, configs, or dependents."""
+        return "tests" if is_test_file(file, self.indexed) else "configs" if is_config_file(file) else "dependents"
 
     def add(self, group: Group, item: ImpactItem) -> None:
         bucket = self.groups[group]
@@ -418,7 +424,7 @@ def _place_reference(name: str, ref: dict[str, Any], changed: set[str], targets:
     if file in changed:  # the changed files themselves are the change, not its impact ...
         if same_file_uses and not ref.get("is_definition") and not _inside(targets, file, line):
             reason = _reason_for_reference(name, ref.get("text", "")) + " (in a file being changed)"
-            out.add(_group_of(file), ImpactItem(file=file, line=line, symbol=name, reason=reason, text=text))
+            out.add(out.group_of(file), ImpactItem(file=file, line=line, symbol=name, reason=reason, text=text))
         return  # ... but for a name asked about, its other uses there must keep working
     if not ref.get("is_definition") and is_prototype(name, ref.get("text", ""), file):
         out.add("should_verify", ImpactItem(file=file, line=line, symbol=name, text=text, reason=(
@@ -432,12 +438,7 @@ def _place_reference(name: str, ref: dict[str, Any], changed: set[str], targets:
         out.add("should_verify", ImpactItem(file=file, line=line, symbol=name, text=text, reason=reason))
         return
     reason = _reason_for_reference(name, ref.get("text", ""))
-    out.add(_group_of(file), ImpactItem(file=file, line=line, symbol=name, reason=reason, text=text))
-
-
-def _group_of(file: str) -> Group:
-    """Where a use in `file` goes: tests, configs, or dependents."""
-    return "tests" if is_test_file(file) else "configs" if is_config_file(file) else "dependents"
+    out.add(out.group_of(file), ImpactItem(file=file, line=line, symbol=name, reason=reason, text=text))
 
 
 _TEST_NAME_TEMPLATES = ("test_{s}.py", "{s}_test.py", "{s}_test.go", "{s}.test.*", "{s}.spec.*",
@@ -447,7 +448,8 @@ _TEST_NAME_TEMPLATES = ("test_{s}.py", "{s}_test.py", "{s}_test.go", "{s}.test.*
 
 def tests_named_after(explorer: Explorer, changed: list[str]) -> list[ImpactItem]:
     """Test files whose names follow a changed file's name (test_x.py, x.test.ts, x_test.go ...)."""
-    stems = {PurePosixPath(f).stem.split(".")[0]: f for f in changed if not is_test_file(f)}
+    indexed = explorer.definition_index.files
+    stems = {PurePosixPath(f).stem.split(".")[0]: f for f in changed if not is_test_file(f, indexed)}
     stems = {s: f for s, f in stems.items() if re.fullmatch(r"[\w-]+", s) and s != "__init__"}
     if not stems:
         return []
@@ -572,7 +574,7 @@ def analyze_impact(explorer: Explorer, files: list[str], symbols: list[str] | No
     if symbols is not None and not isinstance(symbols, list):
         raise InvalidArgument("symbols must be a list of names", hint="send e.g. ['parse_config'], or omit it")
     report = ImpactReport(files=changed, symbols=[])
-    out = _Collector()
+    out = _Collector(explorer.definition_index.files)
     queries: dict[str, str] = {}  # a name asked about as `Type.name` -> the search that keeps to Type
     if not symbols:  # an empty list means "not chosen", like None
         targets = [t for file in changed for t in _outline_targets(explorer, file, report.notes)]
@@ -644,7 +646,7 @@ def _add_importers(found: list[Any], narrow: bool, report: ImpactReport, out: _C
         item = ImpactItem(file=importer.file, line=importer.line, symbol=importer.module,
                           reason=f"imports {importer.target}", text=importer.text[:TEXT_CHARS])
         report.importers.append(item)
-        out.add("tests" if is_test_file(item.file) else "dependents", item)
+        out.add("tests" if is_test_file(item.file, out.indexed) else "dependents", item)
     if unused:
         who = "1 file imports" if unused == 1 else f"{unused} files import"
         report.notes.append(f"{who} the changed files without a use of {', '.join(report.symbols)}: not listed "
@@ -696,12 +698,13 @@ NOTE_CHARS = 300
 
 
 def shape_impact(report: ImpactReport, *, level: ImpactLevel = "summary", group: str | None = None,
-                 offset: int = 0, budget_tokens: int = DEFAULT_BUDGET_TOKENS) -> ImpactReport:
+                 offset: int = 0, budget_tokens: int = DEFAULT_BUDGET_TOKENS,
+                 indexed: Container[str] = ()) -> ImpactReport:
     """analyze_impact's answer for an agent. "summary" (the default): the counts per group, the importers of the
     changed files (before anything else, ranked), and each group's top files; "locations" lists the items (file,
     line, symbol, reason) of `group` (or of every group, in order, while the budget lasts); "code" adds each
     item's line of code. Items are ranked like every answer (own source, tests, docs, generated; near the
-    changed files first); `offset` pages on in `group`."""
+    changed files first; `indexed`: the project's files, which the roles read); `offset` pages on in `group`."""
     anchors = list(report.files)
     left_out: dict[str, int] = {}
     if level == "summary":  # the names followed and skipped, as many as a tenth of the budget holds each
@@ -712,8 +715,8 @@ def shape_impact(report: ImpactReport, *, level: ImpactLevel = "summary", group:
                  - json_chars(report.symbols) - json_chars([s.model_dump() for s in report.skipped]))
     report.notes = _shortened_notes(report.notes, fit.left // 4)  # what was skipped and why comes first
     fit.left -= json_chars(report.notes)
-    all_items = {g: ranked(getattr(report, g), lambda i: i.file, lambda i: i.line, anchors) for g in GROUPS}
-    importers = ranked(report.importers, lambda i: i.file, lambda i: i.line, anchors)
+    all_items = {g: ranked(getattr(report, g), lambda i: i.file, lambda i: i.line, anchors, indexed) for g in GROUPS}
+    importers = ranked(report.importers, lambda i: i.file, lambda i: i.line, anchors, indexed)
     importers = importers[offset:] if group == "importers" else importers
     report.importers = _fitted(importers, fit, level) if group in (None, "importers") else []
     next_offset = None

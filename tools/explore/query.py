@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
@@ -233,7 +233,8 @@ def _definition_hits(explorer: Explorer, found: Candidates, lines: _Lines,
         if mode == "exact":
             exact.add(name.lower())
         else:  # the closest names first, code before tests
-            items = sorted(items, key=lambda d: (is_test_file(d["file"]), len(d["name"])))[:DEFINITIONS_PER_NAME]
+            indexed = explorer.definition_index.files
+            items = sorted(items, key=lambda d: (is_test_file(d["file"], indexed), len(d["name"])))[:DEFINITIONS_PER_NAME]
         # a word or compound that names a definition becomes that name, for the text route
         if is_word and items[0]["name"] not in confirmed_words:
             confirmed_words.append(items[0]["name"])
@@ -248,11 +249,12 @@ def _definition_hits(explorer: Explorer, found: Candidates, lines: _Lines,
     return hits, confirmed_words, exact
 
 
-def _adjust_scores(hits: list[QueryHit], found: Candidates) -> None:
-    """Tests and docs rank below code; a definition whose name holds several of the question's words ranks higher."""
+def _adjust_scores(hits: list[QueryHit], found: Candidates, indexed: Container[str]) -> None:
+    """Tests and docs rank below code (roles read with the project's files, `indexed`); a definition whose name holds
+    several of the question's words ranks higher."""
     roots = {stem(w).lower() for w in [*found.words, *found.identifiers] if len(w) >= 3}
     for hit in hits:
-        hit.role = file_role(hit.file)
+        hit.role = file_role(hit.file, indexed)
         if hit.role == "test":
             hit.score -= TEST_PENALTY
         elif hit.role == "doc":
@@ -367,7 +369,7 @@ def run_query(explorer: Explorer, question: str, semantic: Callable[..., Any] | 
     hits += _text_route(explorer, found, confirmed, bool(definition_hits), result)
     hits += _semantic_route(semantic, question, keywords, code_hint, named, result)
 
-    _adjust_scores(hits, found)
+    _adjust_scores(hits, found, explorer.definition_index.files)
     merged = merge_hits(hits, None if named or semantic is None else LEAD_AGREEMENT_BONUS)
     result.truncated = len(merged) > MAX_RESULTS
     result.results = merged[:MAX_RESULTS]

@@ -26,7 +26,7 @@ import dataclasses
 import logging
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -107,13 +107,16 @@ def find_references(
     max_results: int = 200,
     timeout: float = 10.0,
     qualified: Qualified | None = None,
+    indexed: Container[str] = (),
 ) -> ReferenceResult:
+    """`indexed`: the project's files, which order the hits by role (answers.file_order) before they are cut."""
     if max_results < 1:
         raise InvalidArgument("max_results must be at least 1")
     name = normalise_symbol(symbol)
     lines = _word_hits(root, [name], filters, language_globs, timeout)
     return judge_hits(lexical, definition_sites, name, lines, include_comments=include_comments,
-                      include_strings=include_strings, max_results=max_results, qualified=qualified)
+                      include_strings=include_strings, max_results=max_results, qualified=qualified,
+                      indexed=indexed)
 
 
 def find_references_many(
@@ -125,6 +128,7 @@ def find_references_many(
     *,
     max_results: int = 200,
     timeout: float = 10.0,
+    indexed: Container[str] = (),
 ) -> dict[str, ReferenceResult]:
     """find_references of several symbols (code hits only) through one search of the tree: analyze_impact
     follows dozens of names, and one rg pass over a large tree costs about what each of them alone did."""
@@ -132,7 +136,7 @@ def find_references_many(
     wanted = sorted(set(names.values()))
     by_name = _lines_by_name(_word_hits(root, wanted, filters, None, timeout), wanted)
     return {symbol: judge_hits(lexical, definition_sites, names[symbol], by_name.get(names[symbol], []),
-                               max_results=max_results, qualified=qualified)
+                               max_results=max_results, qualified=qualified, indexed=indexed)
             for symbol, qualified in symbols}
 
 
@@ -178,6 +182,7 @@ def judge_hits(
     include_strings: bool = False,
     max_results: int = 200,
     qualified: Qualified | None = None,
+    indexed: Container[str] = (),
 ) -> ReferenceResult:
     """The references among a name's whole-word hits: each judged code, comment or string by its file's lexical
     map, and a definition where the index has the name on that line."""
@@ -192,7 +197,7 @@ def judge_hits(
     references: list[Reference] = []
     left_out = {"comment": 0, "string": 0, "other_name": 0, "namesake": 0}
     # own source first, near the definitions, so that a cut list keeps what matters (answers.file_order)
-    for rel in file_order(by_file, sorted({file for file, _ in definitions})):
+    for rel in file_order(by_file, sorted({file for file, _ in definitions}), indexed):
         if rel in unjudged:
             continue
         refs = _judge_file(rel, by_file[rel], name, maps.get(rel), rel in maps, definitions, methods_only,

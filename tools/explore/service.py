@@ -327,6 +327,7 @@ class Explorer:
             self.root.path, filters, self.lexical, self.definition_index.definition_sites, symbol,
             language_globs=language_globs(language), include_comments=include_comments,
             include_strings=include_strings, max_results=max_results, timeout=timeout, qualified=qualified,
+            indexed=self.definition_index.files,
         )
         attach_skipped(result, skipped())
         result.namesakes = _namesake_sites(namesakes)
@@ -339,7 +340,7 @@ class Explorer:
         found = find_references_many(
             self.root.path, self.filters(None), self.lexical, self.definition_index.definition_sites,
             [(symbol, q) for symbol, (q, _) in qualified.items()], max_results=max_results,
-            timeout=self.config.search_timeout_seconds)
+            timeout=self.config.search_timeout_seconds, indexed=self.definition_index.files)
         for symbol, result in found.items():
             result.namesakes = _namesake_sites(qualified[symbol][1])
         return found
@@ -355,7 +356,8 @@ class Explorer:
         found = self.find_references(symbol, max_results=MAX_REFERENCES_SHAPED, **scope)
         path = scope.get("path")
         anchors = [self.root.relative(self.root.resolve(path))] if path else []
-        return shape_references(found, level=level, role=role, offset=offset, limit=max_results, anchors=anchors)
+        return shape_references(found, level=level, role=role, offset=offset, limit=max_results, anchors=anchors,
+                                indexed=self.definition_index.files)
 
     def definitions_answer(self, symbol: str, path: str | None = None, language: str | None = None,
                            match: MatchMode = "exact", *, offset: int = 0,

@@ -55,10 +55,11 @@ def find_unused(explorer: Explorer, path: str, *, offset: int = 0,
     # where each name is introduced: one count per line (ctags may tag `exports.run = function run` twice), object
     # fields left out (`{ publicThing }` is a use, though ctags tags it)
     defined = Counter(name for name, _, _ in {(d.name, d.file, d.line) for d in everything if d.kind not in _USES_TOO})
+    listed, _ = list_files(explorer.root.path, explorer.filters(), timeout=explorer.config.search_timeout_seconds)
+    indexed = set(listed)  # the project's files: roles a path alone does not tell (file_roles.file_role)
     judged = [d for d in everything if d.kind in JUDGED_KINDS and not d.scope
               and (not scope or d.file == scope or d.file.startswith(scope + "/"))
-              and file_role(d.file) == "implementation" and not _private_by_convention(d.name)]
-    listed, _ = list_files(explorer.root.path, explorer.filters(), timeout=explorer.config.search_timeout_seconds)
+              and file_role(d.file, indexed) == "implementation" and not _private_by_convention(d.name)]
     exported_names, entry_files = _deliberate_exports(explorer, sorted(listed))
     library = _python_library_folders(explorer, listed)
     exported = [d for d in judged if _exported(d, exported_names, entry_files, library)]
@@ -68,7 +69,7 @@ def find_unused(explorer: Explorer, path: str, *, offset: int = 0,
     named = _named_by_configs(explorer, sorted({d.file for d in unused}))
     exported += [d for d in unused if d.file in named]
     unused = [d for d in unused if d.file not in named]
-    unused = ranked(unused, lambda d: d.file, lambda d: d.line)
+    unused = ranked(unused, lambda d: d.file, lambda d: d.line, indexed=indexed)
     fit = Fitter(budget_chars(budget_tokens) - RESERVED_CHARS)
     items: list[UnusedItem] = []
     for d in unused[offset:]:

@@ -65,8 +65,9 @@ def script_language(path: str | PurePath, text: str) -> str | None:
 
 
 def script_file_language(absolute: Path) -> str | None:
-    """script_language of a file on disk, from its first bytes; None without reading for a file with a suffix."""
-    if absolute.suffix:
+    """script_language of a file on disk, from its first bytes; None without reading for a file with a suffix, and
+    for what is no regular file (a named pipe nobody writes to would block the read)."""
+    if absolute.suffix or not absolute.is_file():
         return None
     try:
         with absolute.open("rb") as handle:

@@ -157,7 +157,8 @@ class CodeIntelApp:
         _check_offset(offset)
         report = self.explorer.run_budgeted("analyze_impact", analyze_impact, self.explorer, files, symbols,
                                             document_search=self.context.document_search)
-        return report if level is None else shape_impact(report, level=level, group=group, offset=offset)
+        return report if level is None else shape_impact(report, level=level, group=group, offset=offset,
+                                                         indexed=self.explorer.definition_index.files)
 
     # the embedding calls, held to the exploration time budget -------------------------------------
     def semantic_search(self, query: str, n_results: int = 10, collection: str | None = None,

@@ -35,7 +35,7 @@ from code_intel.core.file_roles import file_role
 from code_intel.core.project import ProjectRoot
 from code_intel.explore.ctags import run_ctags
 from code_intel.explore.outline import SymbolNode, flatten, outline
-from code_intel.explore.ripgrep import RgFilters, RgLine, run_rg_json
+from code_intel.explore.ripgrep import RgFilters, RgLine, list_files, run_rg_json
 from code_intel.explore.syntax import Node, ParseCache, ParsedFile
 from code_intel.languages.grammar import FUNCTION_KINDS, node_category
 from code_intel.languages.table import language_for
@@ -128,7 +128,8 @@ class Exercise:
         try:
             hits = run_rg_json(self.root.path, wanted, self.filters, flags=["--fixed-strings", "--word-regexp"],
                                timeout=SEARCH_S).lines
-            files = sorted({hit.file for hit in hits if file_role(hit.file) == "test"})[:MAX_FILES]
+            listed = set(list_files(self.root.path, self.filters, timeout=SEARCH_S)[0])  # roles read them (file_role)
+            files = sorted({hit.file for hit in hits if file_role(hit.file, listed) == "test"})[:MAX_FILES]
             tags = [tag for tag in run_ctags(self.root.path, files, timeout=SEARCH_S)
                     if tag.name in set(wanted) and tag.kind in FUNCTION_KINDS]
         except (CodeIntelError, OSError, subprocess.SubprocessError):

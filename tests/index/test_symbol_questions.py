@@ -614,3 +614,27 @@ def test_a_block_comment_of_prose_lines_is_not_read_as_the_declaration() -> None
             "\toverride name = 'KyError';\n\n\tget isKyError(): true {\n\t\treturn true;\n\t}\n}\n")
     chunk = next(c for c in Chunker().chunk("errors/KyError.ts", text, "typescript") if c.kind == "class")
     assert chunk.symbol == "KyError" and supertypes(chunk) == ["Error"]
+
+
+def test_a_type_asked_bare_is_its_definition_not_an_impl_of_a_trait_for_it() -> None:
+    # ureq: `impl AsSendBody for Body` (send_body.rs) is named after Body, shorter and denser in the word than
+    # `pub struct Body` (body/mod.rs), and took the same bare-name bonus
+    impls = Chunker().chunk("src/send_body.rs", "impl Private for Body {}\nimpl AsSendBody for Body {\n"
+                            "    fn as_body(&mut self) -> SendBody {\n        (None, self.as_reader()).into()\n"
+                            "    }\n}\n", "rust")
+    structs = Chunker().chunk("src/body/mod.rs", "pub struct Body {\n    source: BodyDataSource,\n}\n\nimpl Body {\n"
+                              "    pub fn builder() -> BodyBuilder {\n        BodyBuilder::new()\n    }\n}\n", "rust")
+    assert [(c.symbol, c.trait_impl) for c in [*impls, *structs] if c.kind == "class"] == [
+        ("Body", True), ("Body", True), ("Body", False), ("Body", False)]  # the struct and its own impl define Body;
+    # a trait's impl does not
+    assert all(stored_chunk("", chunk_metadata(c, "")).trait_impl == c.trait_impl for c in [*impls, *structs])
+
+    def candidates() -> list[Scored]:
+        return [Scored(f"{c.file}:{c.start_line}", dense, lexical, c.file, c.symbol, c.symbols, c.kind,
+                       "implementation", implements=c.implements, trait_impl=c.trait_impl)
+                for c, dense, lexical in ((impls[-1], 0.62, 9.0), (structs[0], 0.58, 6.0))] + _fillers()
+
+    assert rank_code(candidates(), "Body")[0].id == "src/body/mod.rs:1"
+    assert rank_code(candidates(), "Body struct")[0].id == "src/body/mod.rs:1"
+    # in a sentence the impl keeps the bonus of a chunk named as the question writes
+    assert rank_code(candidates(), "how a Body is sent as a request")[0].id == "src/send_body.rs:2"

@@ -312,6 +312,7 @@ class Scored:
     decl_line: int = 0  # a part of a split function: the line of its declaration (Chunk.decl_line)
     implements: list[str] = field(default_factory=list)  # what the class extends or implements (Chunk.implements)
     command: str = ""  # the command line a shell dispatcher's branch runs (chunker.command_line)
+    trait_impl: bool = False  # a Rust `impl Trait for Type` block, named after the type (Chunk.trait_impl)
 
 
 _KIND_WORDS = {"class", "struct", "interface", "trait", "enum", "type", "module", "protocol", "record", "function",
@@ -610,10 +611,13 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
 def _names(c: Scored, cues: _Cues, own: str, old: bool) -> bool:
     """The chunk defines a name the question writes (under the owner written, if any), and is not shadowed: a copy
     kept for old callers (`old`), or a deprecated overload, of a name a current definition defines (a deprecated
-    definition takes no penalty otherwise: a question describing it is still asking for it)."""
+    definition takes no penalty otherwise: a question describing it is still asking for it). A question that is only
+    the name asks for the type's definition, not an `impl Trait for Type` block named after it (ureq's `impl
+    AsSendBody for Body` above `pub struct Body`): that takes the near bonus."""
     shadowed = (old or c.deprecated) and _definition_key(c) in cues.current
     return bool(own and not shadowed and cues.writes(own) and not cues.owner_differs(own, c.symbol) and not (
-        own in cues.free and c.symbol != own))  # `basic_auth` asked bare: the free function, not the methods
+        own in cues.free and c.symbol != own)  # `basic_auth` asked bare: the free function, not the methods
+        and not (cues.bare and c.trait_impl))
 
 
 def _one_per_definition(candidates: list[Scored]) -> list[Scored]:

@@ -2,9 +2,10 @@
 
 Every answer costs the agent context, so the exploration tools answer in a fixed order and within a budget.
 The order: the project's own source first, then tests, then docs and examples, then generated or vendored code
-(file roles, see core/file_roles.py, read with the project's files where the caller has them); within a role, files closer to an anchor (where the symbol is defined, or the `path`
-asked about) first, then by path; within a file, by line. The budget: about DEFAULT_BUDGET_TOKENS of JSON per
-answer, counted as characters / 3.5, so the same tree and arguments always give an answer of the same size.
+(file roles, core/file_roles.py, read with the project's files: the `indexed` arguments); within a role, files
+closer to an anchor (where the symbol is defined, or the `path` asked about) first, then by path; within a file, by
+line. The budget: about DEFAULT_BUDGET_TOKENS of JSON per answer, counted as characters / 3.5, so the same tree and
+arguments always give an answer of the same size.
 
 What does not fit is never dropped silently: a cut answer counts what it left out per role and says how to ask
 for it (`offset` pages on in the same order, `role` lists one role's hits line by line).

@@ -586,7 +586,8 @@ class DefinitionIndex:
             found = [d for d in found if d.language in accept]
         # own source before tests, docs and generated code (answers.role_rank), then types and callables
         indexed = self.files
-        found.sort(key=lambda d: (d.name != text, role_rank(d.file, indexed), _KIND_RANK.get(d.kind, 3), d.file, d.line))
+        found.sort(key=lambda d: (d.name != text, role_rank(d.file, indexed), _KIND_RANK.get(d.kind, 3), d.file,
+                                  d.line))
         shown = found[:max_results]
         self._complete_spans(shown)
         return DefinitionResult(definitions=[t.to_definition() for t in shown], total=len(found),

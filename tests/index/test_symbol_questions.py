@@ -614,3 +614,20 @@ def test_a_block_comment_of_prose_lines_is_not_read_as_the_declaration() -> None
             "\toverride name = 'KyError';\n\n\tget isKyError(): true {\n\t\treturn true;\n\t}\n}\n")
     chunk = next(c for c in Chunker().chunk("errors/KyError.ts", text, "typescript") if c.kind == "class")
     assert chunk.symbol == "KyError" and supertypes(chunk) == ["Error"]
+
+
+def test_a_ruby_name_written_with_its_bang_or_question_mark_asks_for_that_method() -> None:
+    # warden: `authenticate`, `authenticate?` and `authenticate!` are three methods of `Warden::Proxy`; the question
+    # "Warden::Proxy#authenticate!" asks for the last, whose qualified name did not match the owner written
+    plain = _scored("plain", 0.62, 3.1, "warden/proxy.rb", "Warden.Proxy.authenticate")
+    asking = _scored("asking", 0.58, 3.0, "warden/proxy.rb", "Warden.Proxy.authenticate?")
+    bang = _scored("bang", 0.55, 2.9, "warden/proxy.rb", "Warden.Proxy.authenticate!")
+    for question in ("Warden::Proxy#authenticate!", "authenticate!", "Proxy#authenticate!"):
+        assert [c.id for c in rank_code([plain, asking, bang, *_fillers()], question)][0] == "bang", question
+    assert [c.id for c in rank_code([plain, asking, bang, *_fillers()], "Warden::Proxy#authenticate?")][0] == "asking"
+    # without a suffix the name is every spelling of it, as before, and a sentence's closing `?` is punctuation
+    assert [c.id for c in rank_code([plain, asking, bang, *_fillers()], "Warden::Proxy#authenticate")][0] == "plain"
+    plain_empty = _scored("plain", 0.62, 3.1, "errors.rb", "Errors.blank")
+    empty = _scored("empty", 0.50, 2.9, "errors.rb", "Errors.empty?")
+    assert [c.id for c in rank_code([plain_empty, empty, *_fillers()], "Errors#empty")][0] == "empty"
+    assert [c.id for c in rank_code([plain_empty, empty, *_fillers()], "where is Errors#empty?")][0] == "empty"

@@ -347,6 +347,20 @@ def named_identifiers(query: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def ruby_suffixes(query: str) -> dict[str, str]:
+    """The names a question writes with Ruby's `!` or `?` after them (`Proxy#authenticate!` -> {"authenticate": "!"}):
+    `save`, `save?` and `save!` are three methods, and the suffix says which. A `?` that ends a sentence is its
+    punctuation; a capitalised name takes none (Ruby's methods are lower case)."""
+    bare = len(query.split()) == 1
+    found: dict[str, str] = {}
+    for match in _IDENTIFIER.finditer(query):
+        after, name = query[match.end() : match.end() + 1], _MEMBER_OF.split(match.group(0))[-1]
+        if after in ("!", "?") and not name[:1].isupper() and re.match(r"[\s,;:)`'\"]|$", query[match.end() + 1 :]) \
+                and (after == "!" or bare or query[match.end() + 1 :].strip()):
+            found[name] = after
+    return found
+
+
 def member_owners(query: str) -> dict[str, str]:
     """The owner written before each qualified name's last part (`SerializationFeature.INDENT_OUTPUT` ->
     {"INDENT_OUTPUT": "SerializationFeature"}): what the question names when nothing defines the member itself (an
@@ -456,25 +470,27 @@ class _Cues:
     used: set[str] = field(default_factory=set)  # used_names: names whose uses are asked for, not where defined
     free: set[str] = field(default_factory=set)  # bare names a candidate defines at the top level, not as a member
     lowered_query: str = ""  # the question in lower case
+    suffixes: dict[str, str] = field(default_factory=dict)  # ruby_suffixes of the question
 
     @classmethod
     def of(cls, query: str, keywords: Sequence[str]) -> _Cues:
         from code_intel.index.text import lexical_tokens
 
         names = named_identifiers(query)
+        suffixes = ruby_suffixes(query)
         qualified: dict[str, set[str]] = {}  # from a question that is only the name, or a keyword: a sentence may
         # name the owner as context ("the implementation of InspectLoader.get_code" is another class's override)
         for match in _IDENTIFIER.finditer(" ".join([query if len(query.split()) == 1 else "", *keywords])):
             parts = _MEMBER_OF.split(match.group(0))
             if len(parts) > 1 and parts[-1] in names + list(keywords):
-                qualified.setdefault(parts[-1], set()).add(".".join(parts))
+                qualified.setdefault(parts[-1], set()).add(".".join(parts) + suffixes.get(parts[-1], ""))
         return cls(names=names, keywords=keywords,
                    lowered={n.lower() for n in names} | {k.lower() for k in keywords},
                    bare=len(names) == 1 and (len(query.split()) == 1 or kind_named(query) == names[0]),
                    terms=set(lexical_tokens(query)),
                    wanted=asked_roles({x.lower() for x in re.findall(r"[A-Za-z]+", query)}), qualified=qualified,
                    spelled=spelled_names(query), owners=member_owners(query), used=used_names(query),
-                   lowered_query=query.lower())
+                   lowered_query=query.lower(), suffixes=suffixes)
 
     def owner_differs(self, own: str, symbol: str) -> bool:
         """The question writes `own` with an owner and the chunk defines it under another (`Sinatra.Builder` for
@@ -570,8 +586,14 @@ def _own_name(c: Scored) -> str:
 
 
 def _ends_with(symbol: str, qualified: str) -> bool:
-    """`Rack.Builder` ends with `Builder` and `Rack.Builder`, not with `Sinatra.Builder`; `::` reads as `.`."""
+    """`Rack.Builder` ends with `Builder` and `Rack.Builder`, not with `Sinatra.Builder`; `::` reads as `.`. A form
+    written without Ruby's suffix ends the suffixed method too (`Errors.empty` ends `Errors.empty?`)."""
+    from code_intel.index.text import written_name
+
     symbol = symbol.replace("::", ".")
+    if qualified[-1:] not in ("!", "?", "="):
+        owner, dot, last = symbol.rpartition(".")
+        symbol = owner + dot + written_name(last)
     return symbol == qualified or symbol.endswith("." + qualified)
 
 
@@ -612,6 +634,9 @@ def _names(c: Scored, cues: _Cues, own: str, old: bool) -> bool:
     kept for old callers (`old`), or a deprecated overload, of a name a current definition defines (a deprecated
     definition takes no penalty otherwise: a question describing it is still asking for it)."""
     shadowed = (old or c.deprecated) and _definition_key(c) in cues.current
+    suffix = cues.suffixes.get(own)
+    if suffix and not c.symbol.endswith(own + suffix):
+        return False  # `authenticate!` asked: not `authenticate` nor `authenticate?`
     return bool(own and not shadowed and cues.writes(own) and not cues.owner_differs(own, c.symbol) and not (
         own in cues.free and c.symbol != own))  # `basic_auth` asked bare: the free function, not the methods
 

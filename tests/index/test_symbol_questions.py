@@ -631,3 +631,8 @@ def test_a_ruby_name_written_with_its_bang_or_question_mark_asks_for_that_method
     empty = _scored("empty", 0.50, 2.9, "errors.rb", "Errors.empty?")
     assert [c.id for c in rank_code([plain_empty, empty, *_fillers()], "Errors#empty")][0] == "empty"
     assert [c.id for c in rank_code([plain_empty, empty, *_fillers()], "where is Errors#empty?")][0] == "empty"
+    # a Rust macro is called with its `!` and defined without it
+    vec = _scored("vec", 0.40, 2.0, "src/macros.rs", "vec")
+    vector = _scored("vector", 0.55, 2.5, "src/vector.rs", "Vector", kind="class")
+    for question in ("vec!", "alloc::vec!"):
+        assert [c.id for c in rank_code([vector, vec, *_fillers()], question)][0] == "vec", question

@@ -347,6 +347,11 @@ def named_identifiers(query: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+# Files whose methods are named with their `!` or `?` (Ruby's `save!`, Elixir's `fetch!`): elsewhere a `!` after a name
+# is a macro's call (Rust's `vec!`, defined as `vec`) or punctuation
+SUFFIXED_NAMES = (".rb", ".rake", ".ex", ".exs")
+
+
 def ruby_suffixes(query: str) -> dict[str, str]:
     """The names a question writes with Ruby's `!` or `?` after them (`Proxy#authenticate!` -> {"authenticate": "!"}):
     `save`, `save?` and `save!` are three methods, and the suffix says which. A `?` that ends a sentence is its
@@ -483,7 +488,7 @@ class _Cues:
         for match in _IDENTIFIER.finditer(" ".join([query if len(query.split()) == 1 else "", *keywords])):
             parts = _MEMBER_OF.split(match.group(0))
             if len(parts) > 1 and parts[-1] in names + list(keywords):
-                qualified.setdefault(parts[-1], set()).add(".".join(parts) + suffixes.get(parts[-1], ""))
+                qualified.setdefault(parts[-1], set()).add(".".join(parts))
         return cls(names=names, keywords=keywords,
                    lowered={n.lower() for n in names} | {k.lower() for k in keywords},
                    bare=len(names) == 1 and (len(query.split()) == 1 or kind_named(query) == names[0]),
@@ -586,14 +591,12 @@ def _own_name(c: Scored) -> str:
 
 
 def _ends_with(symbol: str, qualified: str) -> bool:
-    """`Rack.Builder` ends with `Builder` and `Rack.Builder`, not with `Sinatra.Builder`; `::` reads as `.`. A form
-    written without Ruby's suffix ends the suffixed method too (`Errors.empty` ends `Errors.empty?`)."""
+    """`Rack.Builder` ends with `Builder` and `Rack.Builder`, not with `Sinatra.Builder`; `::` reads as `.`. The owner
+    is what is compared, not a Ruby suffix (`Errors.empty` ends `Errors.empty?`): _names reads the suffix."""
     from code_intel.index.text import written_name
 
-    symbol = symbol.replace("::", ".")
-    if qualified[-1:] not in ("!", "?", "="):
-        owner, dot, last = symbol.rpartition(".")
-        symbol = owner + dot + written_name(last)
+    owner, dot, last = symbol.replace("::", ".").rpartition(".")
+    symbol = owner + dot + written_name(last)
     return symbol == qualified or symbol.endswith("." + qualified)
 
 
@@ -635,8 +638,8 @@ def _names(c: Scored, cues: _Cues, own: str, old: bool) -> bool:
     definition takes no penalty otherwise: a question describing it is still asking for it)."""
     shadowed = (old or c.deprecated) and _definition_key(c) in cues.current
     suffix = cues.suffixes.get(own)
-    if suffix and not c.symbol.endswith(own + suffix):
-        return False  # `authenticate!` asked: not `authenticate` nor `authenticate?`
+    if suffix and c.file.endswith(SUFFIXED_NAMES) and not c.symbol.endswith(own + suffix):
+        return False  # `authenticate!` asked: not `authenticate` nor `authenticate?` (a Rust macro `vec!` is `vec`)
     return bool(own and not shadowed and cues.writes(own) and not cues.owner_differs(own, c.symbol) and not (
         own in cues.free and c.symbol != own))  # `basic_auth` asked bare: the free function, not the methods
 

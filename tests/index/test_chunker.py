@@ -1500,3 +1500,13 @@ def test_a_declaration_line_writes_the_name_as_a_whole_word() -> None:
     for line, name, expected in cases:
         pattern = re.compile(r"(?<![A-Za-z0-9_$])" + re.escape(name) + r"(?![A-Za-z0-9_$])")  # what it replaced
         assert _writes_name(line, name) is expected is bool(pattern.search(line)), (line, name)
+
+
+
+def test_a_ruby_end_with_a_comment_naming_what_it_closes_is_no_chunk() -> None:
+    # warden closes its modules with `end # Warden`: the line was a chunk of its own (found at tenth place for
+    # "Warden::Proxy#authenticate!"), where a bare `end` is not
+    text = ("module Warden\n  class SessionSerializer\n    def key_for(scope)\n      \"warden.user.#{scope}.key\"\n"
+            "    end\n  end # SessionSerializer\nend # Warden\n")
+    chunks = Chunker().chunk("lib/warden/session_serializer.rb", text, "ruby")
+    assert [(c.start_line, c.kind) for c in chunks] == [(1, "class")], [(c.start_line, c.end_line, c.content) for c in chunks]

@@ -192,7 +192,8 @@ HOLLOW_WORDS = frozenset({
 })
 _WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CLOSING_DIRECTIVE = re.compile(
-    r"^[ \t]*(?:#[ \t]*(?:endif|else)[ \t]*(?:(?://|/\*).*)?|\}[ \t]*//[ \t]*namespace\b.*)$", re.M)
+    r"^[ \t]*(?:#[ \t]*(?:endif|else)[ \t]*(?:(?://|/\*).*)?|\}[ \t]*//[ \t]*namespace\b.*|end[ \t]+#.*)$", re.M)
+# (and Ruby's or Elixir's `end # Warden`: the comment names what the `end` closes)
 
 
 # Lines that are no chunk of their own when nothing but them and closing braces lies between two definitions:

@@ -614,3 +614,17 @@ def test_a_block_comment_of_prose_lines_is_not_read_as_the_declaration() -> None
             "\toverride name = 'KyError';\n\n\tget isKyError(): true {\n\t\treturn true;\n\t}\n}\n")
     chunk = next(c for c in Chunker().chunk("errors/KyError.ts", text, "typescript") if c.kind == "class")
     assert chunk.symbol == "KyError" and supertypes(chunk) == ["Error"]
+
+
+def test_a_name_with_a_test_part_does_not_push_test_files_down() -> None:
+    # poem: `TestClient` is the public test client in poem/src/test/client.rs (a folder named `test`, read as tests)
+    # and a crate-private helper of the same name in session/test_harness.rs, which ranked first
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.rs", f"helper{n}") for n in range(20)]
+    public = Scored("public", 0.80, 3.0, "test/client.rs", "TestClient", ["TestClient"], "class", "test")
+    harness = Scored("harness", 0.70, 2.5, "session/test_harness.rs", "TestClient", ["TestClient"], "class",
+                     "implementation")
+    assert [c.id for c in rank_code([harness, public, *fillers], "TestClient")][:2] == ["public", "harness"]
+    assert [c.id for c in rank_code([harness, public, *fillers], "test_client")][:2] == ["public", "harness"]
+    spec = Scored("spec", 0.80, 3.0, "spec/method_spec.rb", "MethodSpec", ["MethodSpec"], "class", "test")
+    lib = Scored("lib", 0.70, 2.5, "lib/method_spec.rb", "MethodSpec", ["MethodSpec"], "class", "implementation")
+    assert [c.id for c in rank_code([spec, lib, *fillers], "MethodSpec")][:2] == ["lib", "spec"]  # a specification

@@ -660,3 +660,17 @@ def test_a_ruby_name_written_with_its_bang_or_question_mark_asks_for_that_method
     vector = _scored("vector", 0.55, 2.5, "src/vector.rs", "Vector", kind="class")
     for question in ("vec!", "alloc::vec!"):
         assert [c.id for c in rank_code([vector, vec, *_fillers()], question)][0] == "vec", question
+
+
+def test_a_name_with_a_test_part_does_not_push_test_files_down() -> None:
+    # poem: `TestClient` is the public test client in poem/src/test/client.rs (a folder named `test`, read as tests)
+    # and a crate-private helper of the same name in session/test_harness.rs, which ranked first
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.rs", f"helper{n}") for n in range(20)]
+    public = Scored("public", 0.80, 3.0, "test/client.rs", "TestClient", ["TestClient"], "class", "test")
+    harness = Scored("harness", 0.70, 2.5, "session/test_harness.rs", "TestClient", ["TestClient"], "class",
+                     "implementation")
+    assert [c.id for c in rank_code([harness, public, *fillers], "TestClient")][:2] == ["public", "harness"]
+    assert [c.id for c in rank_code([harness, public, *fillers], "test_client")][:2] == ["public", "harness"]
+    spec = Scored("spec", 0.80, 3.0, "spec/method_spec.rb", "MethodSpec", ["MethodSpec"], "class", "test")
+    lib = Scored("lib", 0.70, 2.5, "lib/method_spec.rb", "MethodSpec", ["MethodSpec"], "class", "implementation")
+    assert [c.id for c in rank_code([spec, lib, *fillers], "MethodSpec")][:2] == ["lib", "spec"]  # a specification

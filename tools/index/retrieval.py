@@ -150,6 +150,17 @@ def asked_roles(words: set[str]) -> set[str]:
     return {role for role, vocabulary in ROLE_WORDS.items() if words & vocabulary}
 
 
+_CAMEL_TEST = re.compile(r"Test(?:s|ing)?(?![a-z])")
+
+
+def _role_words(query: str) -> set[str]:
+    """The question's words in lower case, for asked_roles; a CamelCase name's Test part too, as a snake_case
+    name's (`bats_test_function`) already is a word of its own: `TestClient` asks for the code of tests (poem's test
+    client, under `src/test/`). `Spec` stays inside its name: Java's `MethodSpec` is a specification."""
+    return {x.lower() for x in re.findall(r"[A-Za-z]+", query)} | {
+        m.group(0).lower() for m in _CAMEL_TEST.finditer(query)}
+
+
 def rerank(candidates: list[Candidate], query_terms: set[str], raw_words: set[str],
            keywords: Sequence[str] = (), signals: Signals | None = None) -> list[Candidate]:
     """The candidates with their scores adjusted by role, kind, name, path, keywords and file, best first.
@@ -494,7 +505,7 @@ class _Cues:
                    lowered={n.lower() for n in names} | {k.lower() for k in keywords},
                    bare=len(names) == 1 and (len(query.split()) == 1 or kind_named(query) == names[0]),
                    terms=set(lexical_tokens(query)),
-                   wanted=asked_roles({x.lower() for x in re.findall(r"[A-Za-z]+", query)}), qualified=qualified,
+                   wanted=asked_roles(_role_words(query)), qualified=qualified,
                    spelled=spelled_names(query), owners=member_owners(query), used=used_names(query),
                    lowered_query=query.lower(), suffixes=suffixes)
 

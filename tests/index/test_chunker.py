@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from code_intel.index.chunker import Chunker, command_line, estimate_tokens, hollow
+from code_intel.index.chunker import Chunker, command_line, estimate_tokens, hollow, supertypes
 
 PYTHON = '''"""Module docs."""
 import os
@@ -1461,9 +1461,31 @@ def test_an_unnamed_javascript_default_export_is_named_after_its_file() -> None:
     assert Chunker().chunk("lib/helpers/resolve-config.js", arrow, "javascript")[-1].symbol == ""  # no identifier
     named = imports + f"module.exports = function resolve(config) {body};\n"
     assert Chunker().chunk("lib/helpers/resolveConfig.js", named, "javascript")[-1].symbol == "resolve"
-    for value in ("export default 42;", "module.exports = require('./lib/axios');", "exports.run = (x) => x;"):
+    for value in ("export default 42;", "module.exports = require('./lib/axios');", "exports.answer = 42;"):
         chunks = Chunker().chunk("lib/helpers/resolveConfig.js", imports + value + "\n", "javascript")
         assert [c.symbol for c in chunks] == [""], value  # not a function: the file's lines, as before
+
+
+def test_a_class_or_function_assigned_to_a_property_is_a_definition() -> None:
+    # hapi writes every class `exports = module.exports = internals.Request = class {...}` and its helpers
+    # `exports.execute = async function (request) {...}`: all of lib/request.js was module code nobody could name
+    source = ("'use strict';\n\nconst internals = {};\n\n\n"
+              "exports = module.exports = internals.Request = class {\n\n    constructor(server) {\n"
+              "        this.server = server;\n    }\n\n    setUrl(url) {\n        this.url = url;\n    }\n};\n\n\n"
+              "internals.Request.Info = class extends Base {\n\n    toJSON() {\n        return {};\n    }\n};\n\n\n"
+              "exports.execute = async function (request) {\n\n    return await request.run();\n};\n\n\n"
+              "exports.run = (x) => x;\n\n\n"
+              "Response.prototype.send = function () {\n    return this.end();\n};\n\n\n"
+              "exports.answer = 42;\n")
+    for language in ("javascript", "typescript"):
+        chunks = Chunker(max_tokens=40).chunk("lib/request.js", source, language)
+        defined = [(c.symbol, c.kind) for c in chunks if c.kind in ("class", "function")]
+        assert defined == [("Request", "class"), ("Request.constructor", "function"), ("Request.setUrl", "function"),
+                           ("Info", "class"), ("execute", "function"),
+                           ("run", "function"), ("Response.send", "function")], language
+        info = next(c for c in chunks if c.symbol == "Info")
+        assert info.symbols == ["Info", "Info.toJSON"]
+        assert supertypes(info) == ["Base"]  # what it extends, not `Request`, which holds the base class
 
 
 def test_functions_of_an_exported_javascript_object_are_its_members() -> None:

@@ -325,6 +325,10 @@ def supertypes(chunk: Chunk) -> list[str]:
     end = next((i for i, line in enumerate(tail)
                 if "{" in line or (chunk.language == "scala" and line.rstrip().endswith(":"))), 0)
     text = re.split(r"\{|\bwhere\b", " ".join(tail[: end + 1]), maxsplit=1)[0]
+    own = chunk.symbol.rsplit(".", 1)[-1]
+    if chunk.language in EXPORT_LANGUAGES and (named := re.search(rf"(?<![\w$]){re.escape(own)}(?![\w$])", text)):
+        text = text[named.end() :]  # what it extends follows its name: `internals.Response.Payload = class extends
+        # Stream.Readable` extends Stream.Readable, not the `Response` that holds it
     if chunk.language == "php":  # the traits its body uses are mixed into it: `use EnumeratesValues, Macroable;`
         text += " " + " ".join(m.group(1) for m in _PHP_TRAIT_USE.finditer("\n".join(lines[at + 1 :])))
     generics = TYPE_PARAMETERS.get(chunk.language, _GENERICS)
@@ -333,8 +337,7 @@ def supertypes(chunk: Chunk) -> list[str]:
     if (qualifier := QUALIFIERS.get(chunk.language)) is not None:
         text = qualifier.sub("", text)
     if chunk.language == "scala":  # its own backquoted name (``class `Content-Type` ``) is not two supertypes
-        text = text.replace(f"`{chunk.symbol.rsplit('.', 1)[-1]}`", " ")
-    own = chunk.symbol.rsplit(".", 1)[-1]
+        text = text.replace(f"`{own}`", " ")
     return [w for w in dict.fromkeys(_NAME.findall(text)) if w != own and not w.islower()][:SUPERTYPES]
 
 
@@ -540,6 +543,33 @@ def _module_export(node: Any, stem: str) -> tuple[str, str, Any] | None:
     if value.type == "object" and any(c.type == "method_definition" or _object_function(c) for c in value.named_children):
         return "class", stem, value
     return None
+
+
+def _assigned_definition(node: Any) -> tuple[str, str, Any] | None:
+    """(kind, name, node that defines it) for a class or function a CommonJS module assigns to a property: hapi's
+    `exports = module.exports = internals.Request = class {...}` and `internals.Info = class {...}`, `exports.execute =
+    async function (request) {...}`. Named by its own name if it has one, else by the property the innermost
+    assignment of the chain sets; `Response.prototype.send = function () {...}` is the method `Response.send`. None for
+    any other statement, and for `module.exports = ...` (_module_export names that after the file)."""
+    if node.type != "expression_statement" or node.named_child_count != 1:
+        return None
+    left, value = None, node.named_children[0]
+    while value is not None and value.type == "assignment_expression":
+        left, value = value.child_by_field_name("left"), value.child_by_field_name("right")
+    if left is None or value is None or left.type != "member_expression" or left.text == b"module.exports":
+        return None
+    kind = "class" if value.type == "class" else "function" if value.type in _FUNCTION_VALUES else ""
+    named = value.child_by_field_name("name")
+    prop = left.child_by_field_name("property")
+    if not kind or (named is None and prop is None):
+        return None
+    name = _scoped_name(named) if named is not None else str(prop.text.decode("utf-8", "replace"))
+    owner = left.child_by_field_name("object")
+    if owner is not None and owner.type == "member_expression" and owner.text.endswith(b".prototype"):
+        holder = owner.child_by_field_name("object")
+        if holder is not None and holder.type == "identifier":
+            name = f"{holder.text.decode('utf-8', 'replace')}.{name}"
+    return kind, name, value
 
 
 def _importer_name(path: str) -> str:
@@ -1063,7 +1093,8 @@ class Chunker:
                 else (*exunit, child) if exunit is not None else _classify(child, LANGUAGE_DEFINITIONS.get(language, {}))
             if found is None and language in EXPORT_LANGUAGES:
                 found = _object_function(child) if container.type == "object" \
-                    else _module_export(child, self._stem) if not scope and self._stem else None
+                    else (_module_export(child, self._stem) if not scope and self._stem else None) \
+                    or _assigned_definition(child)
             implements: list[str] = []  # what a Lua class extends, from its `---@class X: Base` line
             if run is not None and (lead is None or found is None or found[0] == "class"):
                 declared = self._declared_types(lines, scope, *run)

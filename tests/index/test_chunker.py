@@ -1522,3 +1522,22 @@ def test_a_declaration_line_writes_the_name_as_a_whole_word() -> None:
     for line, name, expected in cases:
         pattern = re.compile(r"(?<![A-Za-z0-9_$])" + re.escape(name) + r"(?![A-Za-z0-9_$])")  # what it replaced
         assert _writes_name(line, name) is expected is bool(pattern.search(line)), (line, name)
+
+
+def test_a_kotlin_class_whose_constructor_opens_the_next_line_is_parsed() -> None:
+    # kotlinpoet writes every Spec `public class TypeSpec` / `private constructor(` on two lines; the grammar ended
+    # the class at the break and the whole file (TypeSpec.Builder, CodeBlock's `joinToCode`) was loose lines
+    members = "".join(f"  public fun f{i}(x: Int): Int {{\n    val y = x + {i}\n    return y * 2\n  }}\n\n"
+                      for i in range(4))
+    source = ("package com.example\n\n/** A generated type. */\n@OptIn(Experimental::class)\npublic class TypeSpec\n"
+              "private constructor(\n  builder: Builder,\n  private val tags: Map<String, String> = builder.tags,\n) : "
+              "Taggable,\n  Documentable {\n" + members +
+              "  public class Builder internal constructor(internal val name: String) {\n" + members + "  }\n}\n\n"
+              "public fun Collection<TypeSpec>.joinToCode(separator: String = \", \"): String =\n"
+              "  joinToString(separator)\n")
+    chunks = Chunker(max_tokens=60).chunk("TypeSpec.kt", source, "kotlin")
+    named = {c.symbol: (c.kind, c.start_line) for c in chunks if c.kind in ("class", "function")}
+    assert named["TypeSpec"][0] == "class" and named["TypeSpec.Builder"][0] == "class"
+    assert named["TypeSpec.f0"] == ("function", 11) and "TypeSpec.Builder.f3" in named
+    assert named["Collection.joinToCode"][0] == "function"
+    assert max(c.end_line for c in chunks) == source.count("\n")  # every row where it was

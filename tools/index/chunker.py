@@ -950,6 +950,14 @@ def _property_members(qualified: str, body: Any) -> list[str]:
     return [f"{qualified}.{_node_name(c)}" for c in body.named_children if computed_property(c)]
 
 
+# Kotlin's `public class TypeSpec` with `private constructor(` on the line below (kotlinpoet's style for every Spec):
+# tree-sitter-kotlin ends the class at the line break and reads the rest of the file as errors, so the whole file was
+# loose lines. The break moves after `constructor(`, into the parameter list: every row stays where it was
+_KOTLIN_CONSTRUCTOR_BELOW = re.compile(
+    r"(\b(?:class|object)[ \t]+\w+(?:<[^\n]*>)?)[ \t]*\n"
+    r"([ \t]*(?:(?:private|internal|protected|public)[ \t]+)?(?:@\w+(?:\([^)\n]*\))?[ \t]+)*constructor[ \t]*\()")
+
+
 def _blank(match: re.Match[str]) -> str:
     """The matched text (its last group when it has one) as spaces, newlines kept: parsed as nothing, every position
     unchanged."""
@@ -996,6 +1004,8 @@ class Chunker:
         if language in ("c", "cpp"):
             for macros in (_MACRO_LINE, _CLASS_HEAD_MACROS, _TRAILING_MACROS):
                 text = macros.sub(_blank, text)
+        if language == "kotlin":
+            text = _KOTLIN_CONSTRUCTOR_BELOW.sub(r"\1 \2\n", text)
         _, tree = read_tree(language, text.encode("utf-8", "surrogatepass"), header)
         self._language = language
         owners: list[_Piece] = []  # split classes: loose lines inside them belong to the class

@@ -272,6 +272,18 @@ def deprecated(chunk: Chunk) -> bool:
     return bool(_DEPRECATED.search("\n".join(lines[: at + 1])))
 
 
+_IMPL_BLOCK = re.compile(r"^\s*(?:(?:pub(?:\([^)]*\))?|unsafe|default)\s+)*impl\b")
+
+
+def addition(chunk: Chunk) -> bool:
+    """The chunk adds to a type defined elsewhere rather than defining it: a Rust `impl` block (`impl Default for
+    Value`, `impl Value`) is named after its type, as the `enum Value` it adds methods or a trait to is."""
+    if chunk.kind != "class" or chunk.language != "rust":
+        return False
+    lines, at = _declaration(chunk)
+    return at < len(lines) and bool(_IMPL_BLOCK.match(lines[at]))
+
+
 # a shell line that prints a quoted string: `echo '...'`, `printf "..."`, a script's own `nvm_echo`/`nvm_err` wrappers,
 # after any redirection (`>&2 echo`)
 _PRINTED_LINE = re.compile(r"""^\s*(?:[0-9]*>&?[0-9]*\s*)?(?:command\s+)?(?:\w*echo\w*|printf|\w+_err)\s.*['"]""")

@@ -684,7 +684,7 @@ def _scored(cid: str, similarity: float, lexical: float, meta: dict[str, Any], m
     return Scored(cid, similarity, lexical, file, str(meta.get("symbol") or ""),
                   listed(meta, "symbols"),
                   str(meta.get("kind", "")), "doc" if meta.get("documentation") else file_role(file, manifest.files),
-                  deprecated=bool(meta.get("deprecated")),
+                  deprecated=bool(meta.get("deprecated")), addition=bool(meta.get("addition")),
                   lines=(int(meta.get("start_line") or 0), int(meta.get("end_line") or 0)),
                   decl_line=int(meta.get("decl_line") or 0),
                   implements=listed(meta, "implements"), command=str(meta.get("command") or ""),

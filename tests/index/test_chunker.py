@@ -1541,15 +1541,3 @@ def test_a_kotlin_class_whose_constructor_opens_the_next_line_is_parsed() -> Non
     assert named["TypeSpec.f0"] == ("function", 11) and "TypeSpec.Builder.f3" in named
     assert named["Collection.joinToCode"][0] == "function"
     assert max(c.end_line for c in chunks) == source.count("\n")  # every row where it was
-
-
-def test_the_kdoc_after_a_kotlin_files_imports_is_its_first_definitions() -> None:
-    # tree-sitter-kotlin keeps the comment below the last import (or the package line) inside it: the class's
-    # KDoc was the imports' loose lines, its header a bare `public class`
-    members = "".join(f"  fun f{i}(x: Int): Int {{\n    val y = x + {i}\n    return y * 2\n  }}\n\n" for i in range(4))
-    opening = "/** Emits a type's declaration,\n * with its members. */\n@OptIn(X::class)\npublic class TypeWriter {\n"
-    for head, first in (("package a\n\nimport b.C\nimport d.E // why\n\n", 6), ("package a\n\n", 3)):
-        chunks = Chunker(max_tokens=40).chunk("TypeWriter.kt", head + opening + members + "}\n", "kotlin")
-        header = next(c for c in chunks if c.symbol == "TypeWriter")
-        assert header.start_line == first and header.content.startswith("/** Emits"), head
-        assert chunks[0].kind == "module" and "Emits" not in chunks[0].content

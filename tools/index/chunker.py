@@ -768,20 +768,6 @@ def _trailing_leads(node: Any, lead_types: frozenset[str]) -> tuple[int, int] | 
         and previous.start_point[0] < start else None
 
 
-def _swallowed_comments(node: Any) -> tuple[int, int] | None:
-    """Rows of the comments on their own lines that end a Kotlin package line or import list: tree-sitter-kotlin
-    keeps the KDoc of the file's first definition inside them (in the last import), so the class's doc was the
-    imports' loose lines. None for any other node."""
-    if node.type not in ("package_header", "import_list"):
-        return None
-    while node.named_child_count and not node.named_children[-1].type.endswith("comment"):
-        node = node.named_children[-1]  # the list's last import
-    code = [c for c in node.named_children if not c.type.endswith("comment")]
-    last = code[-1].end_point[0] if code else node.start_point[0]
-    run = [c for c in node.named_children if c.type.endswith("comment") and c.start_point[0] > last]
-    return (run[0].start_point[0], run[-1].end_point[0]) if run else None
-
-
 def _namespace_only(node: Any) -> bool:
     """A Ruby module whose body holds only classes and modules (constant blocks included), or a class reopened
     only to hold them (`class Thor` around `class Options < Arguments`, no superclass): a namespace (it scopes their
@@ -1140,9 +1126,6 @@ class Chunker:
                     implements = typed.implements
                 pieces.extend(declared)
             if found is None:
-                swallowed = _swallowed_comments(child)
-                if swallowed is not None:  # the doc of the definition below, which the grammar kept inside
-                    doc_start, doc_end = swallowed
                 continue
             kind, name, node = found
             if kind == "class" and directives and _partial_holder(node):

@@ -1476,13 +1476,16 @@ def test_a_class_or_function_assigned_to_a_property_is_a_definition() -> None:
               "exports.execute = async function (request) {\n\n    return await request.run();\n};\n\n\n"
               "exports.run = (x) => x;\n\n\n"
               "Response.prototype.send = function () {\n    return this.end();\n};\n\n\n"
-              "exports.answer = 42;\n")
+              "AxiosError.from = (error, code) => {\n    return new AxiosError(error.message, code);\n};\n\n\n"
+              "const prototype = Params.prototype;\n\nprototype.append = function append(name) {\n"
+              "    this.pairs.push(name);\n};\n\n\nexports.answer = 42;\n")
     for language in ("javascript", "typescript"):
         chunks = Chunker(max_tokens=40).chunk("lib/request.js", source, language)
         defined = [(c.symbol, c.kind) for c in chunks if c.kind in ("class", "function")]
         assert defined == [("Request", "class"), ("Request.constructor", "function"), ("Request.setUrl", "function"),
                            ("Info", "class"), ("execute", "function"),
-                           ("run", "function"), ("Response.send", "function")], language
+                           ("run", "function"), ("Response.send", "function"), ("AxiosError.from", "function"),
+                           ("Params.append", "function")], language
         info = next(c for c in chunks if c.symbol == "Info")
         assert info.symbols == ["Info", "Info.toJSON"]
         assert supertypes(info) == ["Base"]  # what it extends, not `Request`, which holds the base class

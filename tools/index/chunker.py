@@ -557,14 +557,14 @@ def _module_export(node: Any, stem: str) -> tuple[str, str, Any] | None:
     return None
 
 
-def _assigned_definition(node: Any, prototypes: dict[str, str]) -> tuple[str, str, Any] | None:
-    """(kind, name, node that defines it) for a class or function a CommonJS module assigns to a property: hapi's
-    `exports = module.exports = internals.Request = class {...}` and `internals.Info = class {...}`, `exports.execute =
-    async function (request) {...}`. Named by its own name if it has one, else by the property the innermost
-    assignment of the chain sets, under the class it is assigned to: a capitalised object (`AxiosError.from = ...`),
-    a prototype (`Response.prototype.send = ...`) or a name `prototypes` says holds one (axios' `const prototype =
-    AxiosURLSearchParams.prototype`). None for any other statement, and for `module.exports = ...` (_module_export
-    names that after the file)."""
+def _assigned_definition(node: Any) -> tuple[str, str, Any] | None:
+    """(kind, name, node that defines it) for a class a CommonJS module assigns to a property (hapi's `exports =
+    module.exports = internals.Request = class {...}`, `internals.Info = class {...}`) and a function it exports so
+    (`exports.isStream = function (stream) {...}`, `module.exports.drain = ...`): named by its own name if it has one,
+    else by the property the innermost assignment of the chain sets. A function assigned to another object's property
+    stays loose code (axios' `prototype.append = function ...` and `axios.all = ...`: three-line chunks of their own
+    outranked the helpers that answer), and so does `module.exports = ...` (_module_export names that after the
+    file). None for any other statement."""
     if node.type != "expression_statement" or node.named_child_count != 1:
         return None
     left, value = None, node.named_children[0]
@@ -572,35 +572,14 @@ def _assigned_definition(node: Any, prototypes: dict[str, str]) -> tuple[str, st
         left, value = value.child_by_field_name("left"), value.child_by_field_name("right")
     if left is None or value is None or left.type != "member_expression" or left.text == b"module.exports":
         return None
-    kind = "class" if value.type == "class" else "function" if value.type in _FUNCTION_VALUES else ""
+    owner = left.child_by_field_name("object")
+    exported = owner is not None and owner.text in (b"exports", b"module.exports")
+    kind = "class" if value.type == "class" else "function" if value.type in _FUNCTION_VALUES and exported else ""
     named = value.child_by_field_name("name")
     prop = left.child_by_field_name("property")
     if not kind or (named is None and prop is None):
         return None
-    name = _scoped_name(named) if named is not None else str(prop.text.decode("utf-8", "replace"))
-    owner = left.child_by_field_name("object")
-    if owner is not None and owner.type == "member_expression" and owner.text.endswith(b".prototype"):
-        owner = owner.child_by_field_name("object")
-    held = owner.text.decode("utf-8", "replace") if owner is not None and owner.type == "identifier" else ""
-    held = prototypes.get(held, held if held[:1].isupper() else "")
-    return kind, f"{held}.{name}" if held else name, value
-
-
-def _prototype_aliases(root: Any) -> dict[str, str]:
-    """The names a JavaScript file gives a class's prototype at its top level (`const prototype =
-    AxiosURLSearchParams.prototype` -> {"prototype": "AxiosURLSearchParams"})."""
-    out: dict[str, str] = {}
-    for statement in root.named_children:
-        if statement.type not in ("lexical_declaration", "variable_declaration"):
-            continue
-        for declarator in statement.named_children:
-            name, value = declarator.child_by_field_name("name"), declarator.child_by_field_name("value")
-            if name is None or value is None or name.type != "identifier" or value.type != "member_expression":
-                continue
-            holder, prop = value.child_by_field_name("object"), value.child_by_field_name("property")
-            if holder is not None and holder.type == "identifier" and prop is not None and prop.text == b"prototype":
-                out[name.text.decode("utf-8", "replace")] = holder.text.decode("utf-8", "replace")
-    return out
+    return kind, _scoped_name(named) if named is not None else str(prop.text.decode("utf-8", "replace")), value
 
 
 def _importer_name(path: str) -> str:
@@ -1009,7 +988,6 @@ class Chunker:
         self._language = ""  # the language of the file being chunked: the tables above say what it changes
         self._exunit = False  # an ExUnit test file (`_test.exs`), whose tests and describe blocks are definitions
         self._stem = ""  # the name a JavaScript file's importers give what it exports unnamed (_module_export)
-        self._prototypes: dict[str, str] = {}  # a JavaScript file's names for class prototypes (_prototype_aliases)
 
     def chunk(self, path: str, text: str, language: str | None) -> list[Chunk]:
         lines = text.splitlines()
@@ -1040,7 +1018,6 @@ class Chunker:
             text = _KOTLIN_CONSTRUCTOR_BELOW.sub(r"\1 \2\n", text)
         _, tree = read_tree(language, text.encode("utf-8", "surrogatepass"), header)
         self._language = language
-        self._prototypes = _prototype_aliases(tree.root_node) if language in EXPORT_LANGUAGES else {}
         owners: list[_Piece] = []  # split classes: loose lines inside them belong to the class
         pieces = self._join_on_long_lines(self._collect(tree.root_node, [], lines, owners), lines)
         pieces = self._fill_gaps(pieces, owners, len(lines), lines)
@@ -1137,7 +1114,7 @@ class Chunker:
             if found is None and language in EXPORT_LANGUAGES:
                 found = _object_function(child) if container.type == "object" \
                     else (_module_export(child, self._stem) if not scope and self._stem else None) \
-                    or _assigned_definition(child, self._prototypes)
+                    or _assigned_definition(child)
             implements: list[str] = []  # what a Lua class extends, from its `---@class X: Base` line
             if run is not None and (lead is None or found is None or found[0] == "class"):
                 declared = self._declared_types(lines, scope, *run)

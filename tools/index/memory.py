@@ -145,7 +145,7 @@ class MemoryIndex:
                     own = written_name(str(meta.get("symbol") or ""))
                     exact = name in self._defined_as_written(meta)
                     keys[cid] = (not exact, own.lower() != low, meta.get("kind") == "part", bool(meta.get("addition")),
-                                 cid)  # a type's definition before the impl blocks named after it (serde's `Value`
+                                 cid)  # a type's definition before the impl blocks named after it (serde_json's `Value`
                     # has 33 of them, more than the limit: which of them came first was their ids' order)
                 if name in as_written or any(not key[0] for key in keys.values()):
                     keys = {cid: key for cid, key in keys.items() if not key[0]}

@@ -441,7 +441,7 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
 def _backed_by_additions(ordered: list[Scored], named: set[str]) -> None:
     """A type's definition takes the best score of the impl blocks named after it in its own file (its methods and
     traits back it, as a file's chunks do), and goes before them: serde_json's `enum Value`, a list of variants,
-    scored below 30 `impl ... for Value` blocks that the question's one word matches as well. The definition in the
+    scored below 33 `impl ... for Value` blocks that the question's one word matches as well. The definition in the
     file whose impl blocks score best comes first (tokio's `RwLock` in sync/rwlock.rs, before loom's mock of it)."""
     best: dict[tuple[str, str], float] = {}
     for c in ordered:

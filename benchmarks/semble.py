@@ -22,7 +22,7 @@ Printed beside semble's and CodeRankEmbed's published per-repository figures (re
 semble's published index times (results/speed-*.json, their machine): NDCG@10 per repository, category and
 language, pooled over questions.
 
-    .venv/bin/python benchmarks/semble.py [--set report|dev|symbols|symbols2|symbols3] [--repo NAME ...] [--json FILE]
+    .venv/bin/python benchmarks/semble.py [--set report|dev|symbols|symbols2|symbols3|symbols4] [--repo NAME ...] [--json FILE]
 
 `--set dev` runs the development split: other repositories of semble's benchmark whose annotations were read
 from MinishLab/semble with the search tool and written to $SEMBLE_DEV (default /work/corpora/semble-dev/
@@ -31,8 +31,9 @@ repositories semble does not annotate; its repos.json gives their url, pinned re
 overrides a revision of semble's that the mirror lacks); weights and signals are chosen there, never on the
 reported set. Checkouts go to $SEMBLE_DEV/<name>. `--set symbols` runs benchmarks/semble_dev/symbols/: symbol
 questions of our own on the dev repositories (names written bare, qualified, in backticks or spelled as words),
-checked out in the same place; `--set symbols2` and `--set symbols3` run benchmarks/semble_dev/symbols2/ and
-symbols3/, a second and a third such set on repositories no other benchmark here reads.
+checked out in the same place; `--set symbols2`, `--set symbols3` and `--set symbols4` run
+benchmarks/semble_dev/symbols2/, symbols3/ and symbols4/, a second, third and fourth such set on repositories no other
+benchmark here reads.
 """
 
 from __future__ import annotations
@@ -479,7 +480,7 @@ def index_only(folders: list[Path], baseline: str | None, out: Path | None, mode
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--set", choices=("report", "dev", "symbols", "symbols2", "symbols3"), default="report")
+    parser.add_argument("--set", choices=("report", "dev", "symbols", "symbols2", "symbols3", "symbols4"), default="report")
     parser.add_argument("--repo", action="append", help="only these repositories (repeatable)")
     parser.add_argument("--json", type=Path, help="write every run (per question) to this file")
     parser.add_argument("--index-only", type=Path, nargs="+", metavar="DIR",

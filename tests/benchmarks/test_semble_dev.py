@@ -96,3 +96,17 @@ def test_the_third_symbol_set_asks_the_eight_languages_on_repositories_no_other_
     urls = {r["url"] for r in json.loads((semble.DATA / "repos.json").read_text())}
     assert not set(names) & (elsewhere | set(semble.REPORTED))
     assert not {r.url for r in repos} & urls
+
+
+def test_the_fourth_symbol_set_asks_the_eight_languages_on_repositories_no_other_set_reads() -> None:
+    names = sorted(p.stem for p in (semble.DEV_LOCAL / "symbols4").glob("*.json"))
+    repos = semble.load_repos(names, dev=True, symbols="symbols4")
+    assert {r.language for r in repos} == {"python", "javascript", "typescript", "go", "rust", "java", "kotlin", "ruby"}
+    assert all(15 <= len(r.questions) <= 20 for r in repos)
+    questions = [q for r in repos for q in r.questions]
+    assert {q["category"] for q in questions} == {"symbol"} and all(q["relevant"] for q in questions)
+    folders = ("symbols", "symbols2", "symbols3", "annotations")
+    elsewhere = {p.stem for folder in folders for p in (semble.DEV_LOCAL / folder).glob("*.json")}
+    urls = {r["url"] for r in json.loads((semble.DATA / "repos.json").read_text())}
+    assert not set(names) & (elsewhere | set(semble.REPORTED))
+    assert not {r.url for r in repos} & urls

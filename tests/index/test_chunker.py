@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from code_intel.index.chunker import Chunker, command_line, estimate_tokens, hollow
+from code_intel.index.chunker import Chunker, command_line, estimate_tokens, hollow, supertypes
 
 PYTHON = '''"""Module docs."""
 import os
@@ -1461,9 +1461,33 @@ def test_an_unnamed_javascript_default_export_is_named_after_its_file() -> None:
     assert Chunker().chunk("lib/helpers/resolve-config.js", arrow, "javascript")[-1].symbol == ""  # no identifier
     named = imports + f"module.exports = function resolve(config) {body};\n"
     assert Chunker().chunk("lib/helpers/resolveConfig.js", named, "javascript")[-1].symbol == "resolve"
-    for value in ("export default 42;", "module.exports = require('./lib/axios');", "exports.run = (x) => x;"):
+    for value in ("export default 42;", "module.exports = require('./lib/axios');", "exports.answer = 42;"):
         chunks = Chunker().chunk("lib/helpers/resolveConfig.js", imports + value + "\n", "javascript")
         assert [c.symbol for c in chunks] == [""], value  # not a function: the file's lines, as before
+
+
+def test_a_class_or_function_assigned_to_a_property_is_a_definition() -> None:
+    # hapi writes every class `exports = module.exports = internals.Request = class {...}` and its helpers
+    # `exports.execute = async function (request) {...}`: all of lib/request.js was module code nobody could name
+    source = ("'use strict';\n\nconst internals = {};\n\n\n"
+              "exports = module.exports = internals.Request = class {\n\n    constructor(server) {\n"
+              "        this.server = server;\n    }\n\n    setUrl(url) {\n        this.url = url;\n    }\n};\n\n\n"
+              "internals.Request.Info = class extends Base {\n\n    toJSON() {\n        return {};\n    }\n};\n\n\n"
+              "exports.execute = async function (request) {\n\n    return await request.run();\n};\n\n\n"
+              "exports.run = (x) => x;\n\n\n"
+              "Response.prototype.send = function () {\n    return this.end();\n};\n\n\n"
+              "AxiosError.from = (error, code) => {\n    return new AxiosError(error.message, code);\n};\n\n\n"
+              "const prototype = Params.prototype;\n\nprototype.append = function append(name) {\n"
+              "    this.pairs.push(name);\n};\n\n\nexports.answer = 42;\n")
+    for language in ("javascript", "typescript"):
+        chunks = Chunker(max_tokens=40).chunk("lib/request.js", source, language)
+        defined = [(c.symbol, c.kind) for c in chunks if c.kind in ("class", "function")]
+        assert defined == [("Request", "class"), ("Request.constructor", "function"), ("Request.setUrl", "function"),
+                           ("Info", "class"), ("execute", "function"),
+                           ("run", "function")], language  # other objects' functions stay loose code
+        info = next(c for c in chunks if c.symbol == "Info")
+        assert info.symbols == ["Info", "Info.toJSON"]
+        assert supertypes(info) == ["Base"]  # what it extends, not `Request`, which holds the base class
 
 
 def test_functions_of_an_exported_javascript_object_are_its_members() -> None:
@@ -1510,3 +1534,22 @@ def test_a_ruby_end_with_a_comment_naming_what_it_closes_is_no_chunk() -> None:
             "    end\n  end # SessionSerializer\nend # Warden\n")
     chunks = Chunker().chunk("lib/warden/session_serializer.rb", text, "ruby")
     assert [(c.start_line, c.kind) for c in chunks] == [(1, "class")], [(c.start_line, c.end_line, c.content) for c in chunks]
+
+
+def test_a_kotlin_class_whose_constructor_opens_the_next_line_is_parsed() -> None:
+    # kotlinpoet writes every Spec `public class TypeSpec` / `private constructor(` on two lines; the grammar ended
+    # the class at the break and the whole file (TypeSpec.Builder, CodeBlock's `joinToCode`) was loose lines
+    members = "".join(f"  public fun f{i}(x: Int): Int {{\n    val y = x + {i}\n    return y * 2\n  }}\n\n"
+                      for i in range(4))
+    source = ("package com.example\n\n/** A generated type. */\n@OptIn(Experimental::class)\npublic class TypeSpec\n"
+              "private constructor(\n  builder: Builder,\n  private val tags: Map<String, String> = builder.tags,\n) : "
+              "Taggable,\n  Documentable {\n" + members +
+              "  public class Builder internal constructor(internal val name: String) {\n" + members + "  }\n}\n\n"
+              "public fun Collection<TypeSpec>.joinToCode(separator: String = \", \"): String =\n"
+              "  joinToString(separator)\n")
+    chunks = Chunker(max_tokens=60).chunk("TypeSpec.kt", source, "kotlin")
+    named = {c.symbol: (c.kind, c.start_line) for c in chunks if c.kind in ("class", "function")}
+    assert named["TypeSpec"][0] == "class" and named["TypeSpec.Builder"][0] == "class"
+    assert named["TypeSpec.f0"] == ("function", 11) and "TypeSpec.Builder.f3" in named
+    assert named["Collection.joinToCode"][0] == "function"
+    assert max(c.end_line for c in chunks) == source.count("\n")  # every row where it was

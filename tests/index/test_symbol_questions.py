@@ -6,7 +6,7 @@ import pytest
 
 from code_intel.index import service
 from code_intel.index.bm25 import LexicalIndex
-from code_intel.index.chunker import Chunker, deprecated, supertypes
+from code_intel.index.chunker import Chunk, Chunker, addition, deprecated, supertypes
 from code_intel.index.memory import MemoryIndex
 from code_intel.index.retrieval import (
     Scored,
@@ -674,3 +674,39 @@ def test_a_name_with_a_test_part_does_not_push_test_files_down() -> None:
     spec = Scored("spec", 0.80, 3.0, "spec/method_spec.rb", "MethodSpec", ["MethodSpec"], "class", "test")
     lib = Scored("lib", 0.70, 2.5, "lib/method_spec.rb", "MethodSpec", ["MethodSpec"], "class", "implementation")
     assert [c.id for c in rank_code([spec, lib, *fillers], "MethodSpec")][:2] == ["lib", "spec"]  # a specification
+
+
+def test_a_rust_type_comes_before_the_impl_blocks_named_after_it() -> None:
+    # serde_json: `pub enum Value` (a list of variants) in value/mod.rs, and 33 `impl ... for Value` blocks in
+    # from.rs, de.rs, partial_eq.rs... that the question's one word matches as well; the enum was 38th
+    source = ("/// A JSON value.\n#[derive(Clone, Eq, PartialEq)]\npub enum Value {\n    Null,\n    Bool(bool),\n}\n\n"
+              "impl Default for Value {\n    fn default() -> Value {\n        Value::Null\n    }\n}\n\n"
+              "#[cfg(feature = \"std\")]\nimpl<'de> serde::Deserializer<'de> for &'de Value {\n    type Error = Error;\n}\n"
+              "\npub(crate) unsafe impl Value {\n    fn is_null(&self) -> bool {\n        true\n    }\n}\n")
+    chunks = Chunker(max_tokens=30).chunk("src/value/mod.rs", source, "rust")
+    assert [(c.symbol, addition(c)) for c in chunks if c.kind == "class"] == [
+        ("Value", False), ("Value", True), ("Value", True), ("Value", True)]
+    assert not addition(Chunk("a.rs", 1, 3, "Value", "class", "rust", "// impl Value\nstruct Value {\n}"))
+    enum_chunk, default_chunk = (c for c in chunks if c.kind == "class" and c.start_line in (3, 8))
+    assert chunk_metadata(default_chunk, "sha")["addition"] and "addition" not in chunk_metadata(enum_chunk, "sha")
+    # the index lists the type's definition among the candidates before the impl blocks, whatever their ids
+    memory = MemoryIndex()
+    metas = {f"a{n}": {**_meta(f"src/value/from{n}.rs", "Value", "class"), "addition": True} for n in range(5)}
+    metas["0enum"] = _meta("src/value/mod.rs", "Value", "class")
+    memory.add(list(metas), [[1.0, 0.0]] * len(metas), [""] * len(metas), list(metas.values()))
+    assert memory.defining(["Value"], 1) == ["0enum"]
+    # the definition, backed by the best impl block of its own file, before the others
+    impls = [_scored(f"from{n}", 0.60 - n * 0.01, 1.1, "src/value/from.rs", "Value", kind="class") for n in range(6)]
+    impls.append(_scored("default", 0.64, 1.1, "src/value/mod.rs", "Value", kind="class"))
+    for c in impls:
+        c.addition = True
+    enum = _scored("enum", 0.08, 0.9, "src/value/mod.rs", "Value", kind="class")
+    assert rank_code([*impls, enum, *_fillers()], "Value")[0].id == "enum"
+    # tokio: the real `RwLock`, whose own impl blocks score best, before loom's mock of it in a file of its own
+    mock = _scored("mock", 0.50, 1.0, "loom/std/rwlock.rs", "RwLock", kind="class")
+    real = _scored("real", 0.30, 0.9, "sync/rwlock.rs", "RwLock", kind="class")
+    real_impl = _scored("real_impl", 0.70, 1.0, "sync/rwlock.rs", "RwLock", kind="class")
+    real_impl.addition = True
+    assert [c.id for c in rank_code([mock, real, real_impl, *_fillers()], "RwLock")][:3] == ["real", "mock", "real_impl"]
+    # in a sentence nothing changes: the impl block that fits the question stays first
+    assert rank_code([*impls, enum, *_fillers()], "how a Value defaults to null")[0].id != "enum"

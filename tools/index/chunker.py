@@ -273,6 +273,18 @@ def deprecated(chunk: Chunk) -> bool:
     return bool(_DEPRECATED.search("\n".join(lines[: at + 1])))
 
 
+_IMPL_BLOCK = re.compile(r"^\s*(?:(?:pub(?:\([^)]*\))?|unsafe|default)\s+)*impl\b")
+
+
+def addition(chunk: Chunk) -> bool:
+    """The chunk adds to a type defined elsewhere rather than defining it: a Rust `impl` block (`impl Default for
+    Value`, `impl Value`) is named after its type, as the `enum Value` it adds methods or a trait to is."""
+    if chunk.kind != "class" or chunk.language != "rust":
+        return False
+    lines, at = _declaration(chunk)
+    return at < len(lines) and bool(_IMPL_BLOCK.match(lines[at]))
+
+
 # a shell line that prints a quoted string: `echo '...'`, `printf "..."`, a script's own `nvm_echo`/`nvm_err` wrappers,
 # after any redirection (`>&2 echo`)
 _PRINTED_LINE = re.compile(r"""^\s*(?:[0-9]*>&?[0-9]*\s*)?(?:command\s+)?(?:\w*echo\w*|printf|\w+_err)\s.*['"]""")
@@ -326,6 +338,10 @@ def supertypes(chunk: Chunk) -> list[str]:
     end = next((i for i, line in enumerate(tail)
                 if "{" in line or (chunk.language == "scala" and line.rstrip().endswith(":"))), 0)
     text = re.split(r"\{|\bwhere\b", " ".join(tail[: end + 1]), maxsplit=1)[0]
+    own = chunk.symbol.rsplit(".", 1)[-1]
+    if chunk.language in EXPORT_LANGUAGES and (named := re.search(rf"(?<![\w$]){re.escape(own)}(?![\w$])", text)):
+        text = text[named.end() :]  # what it extends follows its name: `internals.Response.Payload = class extends
+        # Stream.Readable` extends Stream.Readable, not the `Response` that holds it
     if chunk.language == "php":  # the traits its body uses are mixed into it: `use EnumeratesValues, Macroable;`
         text += " " + " ".join(m.group(1) for m in _PHP_TRAIT_USE.finditer("\n".join(lines[at + 1 :])))
     generics = TYPE_PARAMETERS.get(chunk.language, _GENERICS)
@@ -334,8 +350,7 @@ def supertypes(chunk: Chunk) -> list[str]:
     if (qualifier := QUALIFIERS.get(chunk.language)) is not None:
         text = qualifier.sub("", text)
     if chunk.language == "scala":  # its own backquoted name (``class `Content-Type` ``) is not two supertypes
-        text = text.replace(f"`{chunk.symbol.rsplit('.', 1)[-1]}`", " ")
-    own = chunk.symbol.rsplit(".", 1)[-1]
+        text = text.replace(f"`{own}`", " ")
     return [w for w in dict.fromkeys(_NAME.findall(text)) if w != own and not w.islower()][:SUPERTYPES]
 
 
@@ -544,6 +559,31 @@ def _module_export(node: Any, stem: str) -> tuple[str, str, Any] | None:
     if value.type == "object" and any(c.type == "method_definition" or _object_function(c) for c in value.named_children):
         return "class", stem, value
     return None
+
+
+def _assigned_definition(node: Any) -> tuple[str, str, Any] | None:
+    """(kind, name, node that defines it) for a class a CommonJS module assigns to a property (hapi's `exports =
+    module.exports = internals.Request = class {...}`, `internals.Info = class {...}`) and a function it exports so
+    (`exports.isStream = function (stream) {...}`, `module.exports.drain = ...`): named by its own name if it has one,
+    else by the property the innermost assignment of the chain sets. A function assigned to another object's property
+    stays loose code (axios' `prototype.append = function ...` and `axios.all = ...`: three-line chunks of their own
+    outranked the helpers that answer), and so does `module.exports = ...` (_module_export names that after the
+    file). None for any other statement."""
+    if node.type != "expression_statement" or node.named_child_count != 1:
+        return None
+    left, value = None, node.named_children[0]
+    while value is not None and value.type == "assignment_expression":
+        left, value = value.child_by_field_name("left"), value.child_by_field_name("right")
+    if left is None or value is None or left.type != "member_expression" or left.text == b"module.exports":
+        return None
+    owner = left.child_by_field_name("object")
+    exported = owner is not None and owner.text in (b"exports", b"module.exports")
+    kind = "class" if value.type == "class" else "function" if value.type in _FUNCTION_VALUES and exported else ""
+    named = value.child_by_field_name("name")
+    prop = left.child_by_field_name("property")
+    if not kind or (named is None and prop is None):
+        return None
+    return kind, _scoped_name(named) if named is not None else str(prop.text.decode("utf-8", "replace")), value
 
 
 def _importer_name(path: str) -> str:
@@ -924,6 +964,14 @@ def _property_members(qualified: str, body: Any) -> list[str]:
     return [f"{qualified}.{_node_name(c)}" for c in body.named_children if computed_property(c)]
 
 
+# Kotlin's `public class TypeSpec` with `private constructor(` on the line below (kotlinpoet's style for every Spec):
+# tree-sitter-kotlin ends the class at the line break and reads the rest of the file as errors, so the whole file was
+# loose lines. The break moves after `constructor(`, into the parameter list: every row stays where it was
+_KOTLIN_CONSTRUCTOR_BELOW = re.compile(
+    r"(\b(?:class|object)[ \t]+\w+(?:<[^\n]*>)?)[ \t]*\n"
+    r"([ \t]*(?:(?:private|internal|protected|public)[ \t]+)?(?:@\w+(?:\([^)\n]*\))?[ \t]+)*constructor[ \t]*\()")
+
+
 def _blank(match: re.Match[str]) -> str:
     """The matched text (its last group when it has one) as spaces, newlines kept: parsed as nothing, every position
     unchanged."""
@@ -970,6 +1018,8 @@ class Chunker:
         if language in ("c", "cpp"):
             for macros in (_MACRO_LINE, _CLASS_HEAD_MACROS, _TRAILING_MACROS):
                 text = macros.sub(_blank, text)
+        if language == "kotlin":
+            text = _KOTLIN_CONSTRUCTOR_BELOW.sub(r"\1 \2\n", text)
         _, tree = read_tree(language, text.encode("utf-8", "surrogatepass"), header)
         self._language = language
         owners: list[_Piece] = []  # split classes: loose lines inside them belong to the class
@@ -1067,7 +1117,8 @@ class Chunker:
                 else (*exunit, child) if exunit is not None else _classify(child, LANGUAGE_DEFINITIONS.get(language, {}))
             if found is None and language in EXPORT_LANGUAGES:
                 found = _object_function(child) if container.type == "object" \
-                    else _module_export(child, self._stem) if not scope and self._stem else None
+                    else (_module_export(child, self._stem) if not scope and self._stem else None) \
+                    or _assigned_definition(child)
             implements: list[str] = []  # what a Lua class extends, from its `---@class X: Base` line
             if run is not None and (lead is None or found is None or found[0] == "class"):
                 declared = self._declared_types(lines, scope, *run)

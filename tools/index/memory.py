@@ -136,7 +136,7 @@ class MemoryIndex:
         members). Another case (`router` for `Router`) only when nothing defines the name as written (`deserialize`
         functions are not the `Deserialize` trait), and never for the names in `as_written`."""
         with self._lock:
-            found: dict[str, tuple[bool, bool, bool, str]] = {}
+            found: dict[str, tuple[bool, bool, bool, bool, str]] = {}
             for name in names:
                 low = name.lower()
                 keys = {}
@@ -144,7 +144,9 @@ class MemoryIndex:
                     meta = self._entries[cid].meta
                     own = written_name(str(meta.get("symbol") or ""))
                     exact = name in self._defined_as_written(meta)
-                    keys[cid] = (not exact, own.lower() != low, meta.get("kind") == "part", cid)
+                    keys[cid] = (not exact, own.lower() != low, meta.get("kind") == "part", bool(meta.get("addition")),
+                                 cid)  # a type's definition before the impl blocks named after it (serde_json's `Value`
+                    # has 33 of them, more than the limit: which of them came first was their ids' order)
                 if name in as_written or any(not key[0] for key in keys.values()):
                     keys = {cid: key for cid, key in keys.items() if not key[0]}
                 for cid, key in keys.items():

@@ -318,6 +318,7 @@ class Scored:
     role: str
     score: float = 0.0
     deprecated: bool = False  # marked as kept for old callers (chunker.deprecated)
+    addition: bool = False  # adds to a type defined elsewhere: a Rust impl block (chunker.addition)
     whole: bool = False  # the chunk is its file's only one
     lines: tuple[int, int] = (0, 0)  # first and last line
     decl_line: int = 0  # a part of a split function: the line of its declaration (Chunk.decl_line)
@@ -462,8 +463,26 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     if cues.defined:  # a question that is only a name some candidate defines: the definitions first, whatever
         # support the other chunks of a busy file add (marshmallow's `And` validator, whose doc and body raise
         # `ValidationError`, above the exception's class)
-        ordered.sort(key=lambda c: not _names(c, cues, _own_name(c), _in_old_copy(c, cues)))
+        named = {c.id for c in ordered if _names(c, cues, _own_name(c), _in_old_copy(c, cues))}
+        _backed_by_additions(ordered, named)
+        ordered.sort(key=lambda c: (c.id not in named, c.addition))
     return ordered
+
+
+def _backed_by_additions(ordered: list[Scored], named: set[str]) -> None:
+    """A type's definition takes the best score of the impl blocks named after it in its own file (its methods and
+    traits back it, as a file's chunks do), and goes before them: serde_json's `enum Value`, a list of variants,
+    scored below 33 `impl ... for Value` blocks that the question's one word matches as well. The definition in the
+    file whose impl blocks score best comes first (tokio's `RwLock` in sync/rwlock.rs, before loom's mock of it)."""
+    best: dict[tuple[str, str], float] = {}
+    for c in ordered:
+        if c.id in named and c.addition:
+            best[c.file, c.symbol] = max(best.get((c.file, c.symbol), c.score), c.score)
+    if best:
+        for c in ordered:
+            if c.id in named and not c.addition:
+                c.score = max(c.score, best.get((c.file, c.symbol), c.score))
+        ordered.sort(key=lambda c: -c.score)
 
 
 @dataclass(frozen=True)

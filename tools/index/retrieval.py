@@ -307,7 +307,7 @@ class Scored:
     role: str
     score: float = 0.0
     deprecated: bool = False  # marked as kept for old callers (chunker.deprecated)
-    whole: bool = False  # the chunk is its file's only one
+    whole: bool = False  # the chunk is its file's only one, or the type the file is named after beside module lines
     lines: tuple[int, int] = (0, 0)  # first and last line
     decl_line: int = 0  # a part of a split function: the line of its declaration (Chunk.decl_line)
     implements: list[str] = field(default_factory=list)  # what the class extends or implements (Chunk.implements)
@@ -600,11 +600,17 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     elif c.command and re.search(rf"(?<![\w-]){re.escape(c.command)}(?![\w-])", cues.lowered_query):
         score += w.spelled  # the question writes the command line a shell dispatcher's branch runs (`nvm use`)
     stem = PurePosixPath(c.file).stem
-    if c.kind == "class" and c.symbol.replace("::", ".").rpartition(".")[2] == stem:
-        score += w.file_type  # C#'s and C++'s types are qualified by their namespace (`MessagePack.Serializer`)
+    if names_its_file(c.kind, c.symbol, c.file):
+        score += w.file_type
     if cues.terms and w.path:
         score += w.path * path_words(cues.terms, lexical_tokens(stem)) / len(cues.terms)
     return score
+
+
+def names_its_file(kind: str, symbol: str, file: str) -> bool:
+    """The chunk is the header of the type its file is named after (`ObjectUtils` in ObjectUtils.java); the last
+    part of a qualified name counts (C#'s and C++'s types are qualified by their namespace: `MessagePack.Serializer`)."""
+    return kind == "class" and symbol.replace("::", ".").rpartition(".")[2] == PurePosixPath(file).stem
 
 
 def _names(c: Scored, cues: _Cues, own: str, old: bool) -> bool:

@@ -131,6 +131,23 @@ def test_a_small_file_that_is_one_chunk_backs_itself_beside_a_central_files_chun
     assert rank_code([*central, static], question, weights=CodeRanking(whole_file=0.0))[0].id == "header"
 
 
+
+def test_a_whole_class_file_keeps_what_its_imports_give_when_that_is_more() -> None:
+    # vitest's RandomSequencer.ts: its import line names the TestSequencer asked for and is a candidate; counted as a
+    # whole file, the class must not lose the support that line gave it
+    imports = _scored("imports", 0.70, 8.0, "sequencers/RandomSequencer.ts", "", "module")
+    random = _scored("random", 0.72, 6.0, "sequencers/RandomSequencer.ts", "RandomSequencer", "class")
+    others = [_scored(f"o{n}", 0.5 + n * 0.01, 2.0, f"other{n}.ts", f"Other{n}", "class") for n in range(5)]
+    question = "classes implementing TestSequencer"
+
+    def score() -> float:
+        ranked = rank_code([imports, random, *others], question)
+        return next(c.score for c in ranked if c.id == "random")
+
+    before = score()
+    random.whole = True
+    assert score() == before
+
 def test_a_search_knows_which_candidates_are_their_files_only_chunk(
         static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811 (the fixture)
     write_files(static_index.root.path, {"model/associations.rb": EAGER,

@@ -665,13 +665,14 @@ def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:
     """A file whose second to fourth candidates also score rises: several hits in one file back each other. A file
     that is one chunk has no others to back it, so its chunk does, in part (`whole_file`): otherwise a small file
     that answers the question falls below a large file's chunk that only shares its words, because the large file
-    always has next candidates (a central file of a small repository holds most of them)."""
+    always has next candidates (a central file of a small repository holds most of them). A class file whose other
+    chunks are its imports (`Scored.whole`) keeps what they give when that is more (an import naming the type asked)."""
     by_file: dict[str, list[float]] = {}
     for c in ordered:
         by_file.setdefault(c.file, []).append(c.score)
     support = {f: sum(max(s, 0.0) for s in v[1:4]) / 3 for f, v in by_file.items()}
     for c in ordered:
-        c.score += w.file_support * (w.whole_file * max(c.score, 0.0) if c.whole else support[c.file])
+        c.score += w.file_support * (max(w.whole_file * max(c.score, 0.0), support[c.file]) if c.whole else support[c.file])
 
 
 def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool = True) -> None:

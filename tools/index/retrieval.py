@@ -238,7 +238,8 @@ class CodeRanking:
     spelled: float = 0.3  # a class whose name the question spells as words ("json object" -> JsonObject)
     file_support: float = 0.5  # times the mean of a file's next three candidates (a file that answers often)
     whole_file: float = 0.1125  # a file indexed as one chunk has no next candidates: its chunk, all of the file, stands
-    # in for them at this share of its score (static.rb beside a central controller.rb whose many chunks back it)
+    # in for them at this share of its score (static.rb beside a central controller.rb whose many chunks back it); so
+    # does a class file whose other chunks are only its package and imports (Scored.whole)
     file_type: float = 0.2  # the header of the type a file is named after (`ObjectUtils` in ObjectUtils.java): in
     # Java and Kotlin it stands for the whole file, which a question describing the class asks for; the last part of a
     # qualified name counts (C#'s `MessagePack.MessagePackSerializer`, not its partial `MessagePackSerializer.Json.cs`)

@@ -131,6 +131,23 @@ def test_a_small_file_that_is_one_chunk_backs_itself_beside_a_central_files_chun
     assert rank_code([*central, static], question, weights=CodeRanking(whole_file=0.0))[0].id == "header"
 
 
+
+def test_a_whole_class_file_keeps_what_its_imports_give_when_that_is_more() -> None:
+    # vitest's RandomSequencer.ts: its import line names the TestSequencer asked for and is a candidate; counted as a
+    # whole file, the class must not lose the support that line gave it
+    imports = _scored("imports", 0.70, 8.0, "sequencers/RandomSequencer.ts", "", "module")
+    random = _scored("random", 0.72, 6.0, "sequencers/RandomSequencer.ts", "RandomSequencer", "class")
+    others = [_scored(f"o{n}", 0.5 + n * 0.01, 2.0, f"other{n}.ts", f"Other{n}", "class") for n in range(5)]
+    question = "classes implementing TestSequencer"
+
+    def score() -> float:
+        ranked = rank_code([imports, random, *others], question)
+        return next(c.score for c in ranked if c.id == "random")
+
+    before = score()
+    random.whole = True
+    assert score() == before
+
 def test_a_search_knows_which_candidates_are_their_files_only_chunk(
         static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811 (the fixture)
     write_files(static_index.root.path, {"model/associations.rb": EAGER,
@@ -148,6 +165,39 @@ def test_a_search_knows_which_candidates_are_their_files_only_chunk(
     whole = {c.file: c.whole for c in seen if c.file in ("lib/static.rb", "model/associations.rb")}
     assert whole == {"lib/static.rb": True, "model/associations.rb": False}
 
+
+
+def test_a_java_file_that_is_one_class_beside_its_imports_is_a_whole_file(
+        static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811 (the fixture)
+    # json-iterator's MaybeStringIntDecoder.java: package and imports (a module chunk) and one small class; the large
+    # interface Decoder.java is split into its members, whose candidates back its one-line header in file support
+    imports = "package com.jsoniter.fuzzy;\n\nimport java.io.IOException;\nimport com.jsoniter.JsonIterator;\n\n"
+    small = imports + ("public class MaybeStringIntDecoder extends IntDecoder {\n"
+                       "    public int decodeInt(JsonIterator iter) throws IOException {\n"
+                       "        return iter.readInt();\n    }\n}\n")
+    methods = "".join(f"    /**\n     * Decodes a {n} value of the {k}th kind, written as a number or as a quoted string,\n"
+                      f"     * and reports where the input ends early or holds another type.\n     */\n"
+                      f"    {n} decode{n.title()}{k}(JsonIterator iter) throws IOException;\n\n"
+                      for n in ("int", "long", "short", "float", "double", "boolean") for k in range(6))
+    split = imports + "public interface Decoder {\n\n" + methods + "}\n"
+    write_files(static_index.root.path, {"fuzzy/MaybeStringIntDecoder.java": small, "spi/Decoder.java": split,
+                                         "spi/Helper.java": imports + "class Other {\n    int x;\n}\n"})
+    static_index.sync()
+    assert [e.kind for e in static_index._get_parts().manifest.files["fuzzy/MaybeStringIntDecoder.java"].chunks] == [
+        "module", "class"]
+    seen: list[Scored] = []
+    ranked = service._ranked
+
+    def spy(candidates: list[Scored], *args: object) -> list[Scored]:
+        seen.extend(candidates)
+        return ranked(candidates, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(service, "_ranked", spy)
+    static_index.semantic_search("decoding an int written as a number or a quoted string", 10)
+    whole = {(c.file, c.symbol): c.whole for c in seen if c.file.endswith(".java") and c.kind == "class"}
+    assert whole[("fuzzy/MaybeStringIntDecoder.java", "MaybeStringIntDecoder")]
+    assert not whole[("spi/Decoder.java", "Decoder")]  # split into its members: they back it
+    assert not whole.get(("spi/Helper.java", "Other"), False)  # not the type the file is named after
 
 def _overload(name: str, doc_lines: int) -> str:
     doc = "".join(f"     * Paragraph {k} about {name}: what each flag of this overload changes and why.\n"

@@ -249,7 +249,8 @@ class CodeRanking:
     spelled: float = 0.3  # a class whose name the question spells as words ("json object" -> JsonObject)
     file_support: float = 0.5  # times the mean of a file's next three candidates (a file that answers often)
     whole_file: float = 0.1125  # a file indexed as one chunk has no next candidates: its chunk, all of the file, stands
-    # in for them at this share of its score (static.rb beside a central controller.rb whose many chunks back it)
+    # in for them at this share of its score (static.rb beside a central controller.rb whose many chunks back it); so
+    # does a class file whose other chunks are only its package and imports (Scored.whole)
     file_type: float = 0.2  # the header of the type a file is named after (`ObjectUtils` in ObjectUtils.java): in
     # Java and Kotlin it stands for the whole file, which a question describing the class asks for; the last part of a
     # qualified name counts (C#'s `MessagePack.MessagePackSerializer`, not its partial `MessagePackSerializer.Json.cs`)
@@ -319,7 +320,7 @@ class Scored:
     score: float = 0.0
     deprecated: bool = False  # marked as kept for old callers (chunker.deprecated)
     addition: bool = False  # adds to a type defined elsewhere: a Rust impl block (chunker.addition)
-    whole: bool = False  # the chunk is its file's only one
+    whole: bool = False  # the chunk is its file's only one, or the type the file is named after beside module lines
     lines: tuple[int, int] = (0, 0)  # first and last line
     decl_line: int = 0  # a part of a split function: the line of its declaration (Chunk.decl_line)
     implements: list[str] = field(default_factory=list)  # what the class extends or implements (Chunk.implements)
@@ -656,11 +657,17 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     elif c.command and re.search(rf"(?<![\w-]){re.escape(c.command)}(?![\w-])", cues.lowered_query):
         score += w.spelled  # the question writes the command line a shell dispatcher's branch runs (`nvm use`)
     stem = PurePosixPath(c.file).stem
-    if c.kind == "class" and c.symbol.replace("::", ".").rpartition(".")[2] == stem:
-        score += w.file_type  # C#'s and C++'s types are qualified by their namespace (`MessagePack.Serializer`)
+    if names_its_file(c.kind, c.symbol, c.file):
+        score += w.file_type
     if cues.terms and w.path:
         score += w.path * path_words(cues.terms, lexical_tokens(stem)) / len(cues.terms)
     return score
+
+
+def names_its_file(kind: str, symbol: str, file: str) -> bool:
+    """The chunk is the header of the type its file is named after (`ObjectUtils` in ObjectUtils.java); the last
+    part of a qualified name counts (C#'s and C++'s types are qualified by their namespace: `MessagePack.Serializer`)."""
+    return kind == "class" and symbol.replace("::", ".").rpartition(".")[2] == PurePosixPath(file).stem
 
 
 def _names(c: Scored, cues: _Cues, own: str, old: bool) -> bool:
@@ -721,13 +728,14 @@ def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:
     """A file whose second to fourth candidates also score rises: several hits in one file back each other. A file
     that is one chunk has no others to back it, so its chunk does, in part (`whole_file`): otherwise a small file
     that answers the question falls below a large file's chunk that only shares its words, because the large file
-    always has next candidates (a central file of a small repository holds most of them)."""
+    always has next candidates (a central file of a small repository holds most of them). A class file whose other
+    chunks are its imports (`Scored.whole`) keeps what they give when that is more (an import naming the type asked)."""
     by_file: dict[str, list[float]] = {}
     for c in ordered:
         by_file.setdefault(c.file, []).append(c.score)
     support = {f: sum(max(s, 0.0) for s in v[1:4]) / 3 for f, v in by_file.items()}
     for c in ordered:
-        c.score += w.file_support * (w.whole_file * max(c.score, 0.0) if c.whole else support[c.file])
+        c.score += w.file_support * (max(w.whole_file * max(c.score, 0.0), support[c.file]) if c.whole else support[c.file])
 
 
 def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool = True) -> None:

@@ -20,7 +20,14 @@ from code_intel.core.project import ProjectRoot
 from code_intel.index.agreements import MAP_SHORTCUT_SCORE, AgreementMap
 from code_intel.index.bm25 import LexicalIndex, top
 from code_intel.index.embedder import Embedder
-from code_intel.index.manifest import Manifest, load_manifest, manifest_path, save_manifest, sha256_file
+from code_intel.index.manifest import (
+    FileEntry,
+    Manifest,
+    load_manifest,
+    manifest_path,
+    save_manifest,
+    sha256_file,
+)
 from code_intel.index.memory import MemoryIndex, listed
 from code_intel.index.query_model import QueryModel
 from code_intel.index.retrieval import (
@@ -33,6 +40,7 @@ from code_intel.index.retrieval import (
     check_code_hint,
     check_keywords,
     fuse,
+    names_its_file,
     rank_code,
     rerank,
 )
@@ -689,7 +697,17 @@ def _scored(cid: str, similarity: float, lexical: float, meta: dict[str, Any], m
                   decl_line=int(meta.get("decl_line") or 0),
                   implements=listed(meta, "implements"), command=str(meta.get("command") or ""),
                   trait_impl=bool(meta.get("trait_impl")),
-                  whole=indexed is not None and len(indexed.chunks) == 1)  # rank_code's whole_file
+                  whole=indexed is not None and _whole_file(indexed, meta))  # rank_code's whole_file
+
+
+def _whole_file(indexed: FileEntry, meta: dict[str, Any]) -> bool:
+    """The chunk is all its file holds: its only chunk, or the type the file is named after beside nothing but
+    module-level lines (a Java or Kotlin file's package and imports are a chunk of their own, so a small class
+    file was never one chunk, and only large split classes had other candidates to back them in file support)."""
+    if len(indexed.chunks) == 1:
+        return True
+    kind, symbol, file = str(meta.get("kind", "")), str(meta.get("symbol") or ""), str(meta.get("file", ""))
+    return names_its_file(kind, symbol, file) and sum(1 for e in indexed.chunks if e.kind != "module") == 1
 
 
 def _ranked(candidates: list[Scored], search: ForestQuery, n: int, weights: CodeRanking | None) -> list[Scored]:

@@ -600,7 +600,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     elif c.command and re.search(rf"(?<![\w-]){re.escape(c.command)}(?![\w-])", cues.lowered_query):
         score += w.spelled  # the question writes the command line a shell dispatcher's branch runs (`nvm use`)
     stem = PurePosixPath(c.file).stem
-    if c.kind == "class" and c.symbol.replace("::", ".").rpartition(".")[2] == stem:
+    if c.kind == "class" and c.symbol.rpartition(".")[2] == stem:
         score += w.file_type  # C#'s and C++'s types are qualified by their namespace (`MessagePack.Serializer`)
     if cues.terms and w.path:
         score += w.path * path_words(cues.terms, lexical_tokens(stem)) / len(cues.terms)

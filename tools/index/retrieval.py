@@ -24,7 +24,6 @@ from code_intel.core.errors import InvalidArgument
 # 0.584 against 0.568 at 0.8, the standard-library docstring benchmark 0.630 against 0.634 (0.624 before #15);
 # lower weights gain more on the dev set but cost the docstring benchmark more (docs/benchmarks.md)
 DENSE_WEIGHT = 0.75
-DENSE_WEIGHT_FAST = 0.6  # the same with the static model of the fast first pass (benchmarks/distill_static.py sweep)
 RRF_K = 60
 
 

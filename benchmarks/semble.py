@@ -115,6 +115,8 @@ class Repo:
     revision: str
     root: str | None
     questions: list[dict[str, Any]] = field(default_factory=list)
+    copy_symlinks: bool = False  # the subtree's files are symlinks (RxSwift's Sources/RxSwift): semble's walk reads
+    # them as files, rg lists none, so the checkout holds copies of their targets
 
     @property
     def mirror(self) -> Path:
@@ -138,7 +140,8 @@ def load_repos(names: list[str], dev: bool, symbols: str = "") -> list[Repo]:
         if name not in table:
             raise SystemExit(f"{name}: not a repository of the {'dev' if dev else 'reported'} set")
         r = table[name]
-        repo = Repo(name, r["language"], r["url"], r["revision"], r.get("benchmark_root"))
+        repo = Repo(name, r["language"], r["url"], r["revision"], r.get("benchmark_root"),
+                    copy_symlinks=r.get("copy_symlinks", False))
         found = [d / f"{name}.json" for d in annotation_dirs(dev, symbols) if (d / f"{name}.json").is_file()]
         if not found:
             raise SystemExit(f"{name}: no annotations in {', '.join(map(str, annotation_dirs(dev, symbols)))}")
@@ -161,6 +164,11 @@ def checkout(repo: Repo, corpus: Path) -> Path:
             archive = subprocess.run(["git", f"--git-dir={repo.mirror}", "archive", repo.revision, repo.root],
                                      capture_output=True, check=True)
         subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
+        if repo.copy_symlinks:
+            for link in sorted(p for p in (dest / (repo.root or "")).rglob("*") if p.is_symlink() and p.is_file()):
+                target = link.resolve()
+                link.unlink()
+                shutil.copyfile(target, link)
     project = dest / repo.root if repo.root else dest
     if not project.is_dir():
         raise SystemExit(f"{repo.name}: {project} is missing from the checkout")

@@ -228,8 +228,9 @@ def test_a_type_qualified_by_its_namespace_is_the_type_its_file_is_named_after()
     part = _scored("part", 0.45, 6.5, "MessagePack/MessagePackSerializer.NonGeneric.cs",
                    "MessagePack.MessagePackSerializer", kind="class")
     assert [c.id for c in rank_code([part, main, *fillers], "MessagePackSerializer")][0] == "main"
-    # C++'s `::` reads as `.`; a type of another name in the file is not its type
-    assert [c.id for c in rank_code([part, header("main", "fmt/Serializer.h", "fmt::Serializer"), *fillers],
+    # a C++ type under its namespace (the chunker writes `fmt::Serializer` as `fmt.Serializer`); a type of another
+    # name in the file is not its type
+    assert [c.id for c in rank_code([part, header("main", "fmt/Serializer.h", "fmt.Serializer"), *fillers],
                                     "serializer")][0] == "main"
     assert [c.id for c in rank_code([part, header("main", "MessagePack/Other.cs"), *fillers],
                                     "MessagePackSerializer")][0] == "part"

@@ -16,7 +16,7 @@ import hashlib
 import logging
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -178,17 +178,13 @@ class Embedder:
         return self.model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
                                  show_progress_bar=False)
 
-    def embed_documents(
-        self, texts: Sequence[str], on_batch: Callable[[int], None] | None = None
-    ) -> list[list[float]]:
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         prefix = self._prefix("passage")
         vectors: list[list[float]] = []
         group = self.batch_size * 4  # one encode call sorts its texts by length: less padding per batch
         for start in range(0, len(texts), group):
             batch = [prefix + t for t in texts[start : start + group]]
             vectors.extend(v.tolist() for v in self._encode(batch))
-            if on_batch is not None:
-                on_batch(len(batch))
         return vectors
 
     def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:

@@ -24,7 +24,6 @@ from code_intel.core.errors import InvalidArgument
 # 0.584 against 0.568 at 0.8, the standard-library docstring benchmark 0.630 against 0.634 (0.624 before #15);
 # lower weights gain more on the dev set but cost the docstring benchmark more (docs/benchmarks.md)
 DENSE_WEIGHT = 0.75
-DENSE_WEIGHT_FAST = 0.6  # the same with the static model of the fast first pass (benchmarks/distill_static.py sweep)
 RRF_K = 60
 
 
@@ -667,7 +666,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
 def names_its_file(kind: str, symbol: str, file: str) -> bool:
     """The chunk is the header of the type its file is named after (`ObjectUtils` in ObjectUtils.java); the last
     part of a qualified name counts (C#'s and C++'s types are qualified by their namespace: `MessagePack.Serializer`)."""
-    return kind == "class" and symbol.replace("::", ".").rpartition(".")[2] == PurePosixPath(file).stem
+    return kind == "class" and symbol.rpartition(".")[2] == PurePosixPath(file).stem
 
 
 def _names(c: Scored, cues: _Cues, own: str, old: bool) -> bool:

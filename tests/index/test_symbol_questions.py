@@ -619,20 +619,19 @@ def test_a_block_comment_of_prose_lines_is_not_read_as_the_declaration() -> None
 
 def test_a_type_asked_bare_is_its_definition_not_an_impl_of_a_trait_for_it() -> None:
     # ureq: `impl AsSendBody for Body` (send_body.rs) is named after Body, shorter and denser in the word than
-    # `pub struct Body` (body/mod.rs), and took the same bare-name bonus
+    # `pub struct Body` (body/mod.rs), and took the same bare-name bonus; a type's definition goes before the impl
+    # blocks named after it (retrieval._backed_by_additions)
     impls = Chunker().chunk("src/send_body.rs", "impl Private for Body {}\nimpl AsSendBody for Body {\n"
                             "    fn as_body(&mut self) -> SendBody {\n        (None, self.as_reader()).into()\n"
                             "    }\n}\n", "rust")
     structs = Chunker().chunk("src/body/mod.rs", "pub struct Body {\n    source: BodyDataSource,\n}\n\nimpl Body {\n"
                               "    pub fn builder() -> BodyBuilder {\n        BodyBuilder::new()\n    }\n}\n", "rust")
-    assert [(c.symbol, c.trait_impl) for c in [*impls, *structs] if c.kind == "class"] == [
-        ("Body", True), ("Body", True), ("Body", False), ("Body", False)]  # the struct and its own impl define Body;
-    # a trait's impl does not
-    assert all(stored_chunk("", chunk_metadata(c, "")).trait_impl == c.trait_impl for c in [*impls, *structs])
+    assert [(c.symbol, addition(c)) for c in [*impls, *structs] if c.kind == "class"] == [
+        ("Body", True), ("Body", True), ("Body", False), ("Body", True)]  # only the struct defines Body
 
     def candidates() -> list[Scored]:
         return [Scored(f"{c.file}:{c.start_line}", dense, lexical, c.file, c.symbol, c.symbols, c.kind,
-                       "implementation", implements=c.implements, trait_impl=c.trait_impl)
+                       "implementation", implements=c.implements, addition=addition(c))
                 for c, dense, lexical in ((impls[-1], 0.62, 9.0), (structs[0], 0.58, 6.0))] + _fillers()
 
     assert rank_code(candidates(), "Body")[0].id == "src/body/mod.rs:1"

@@ -374,8 +374,6 @@ class Chunk:
     # trait a Rust `impl Trait for Type` block implements
     documentation: bool = False  # read as documentation though in a code file: a shell script's help text
     # (help_text), a LuaLS definition file (`---@meta`: declarations for the language server, never run)
-    trait_impl: bool = False  # a Rust `impl Trait for Type` block (Elixir's `defimpl`, Haskell's `instance`): named
-    # after the type, which it does not define (_impl_trait)
 
     @property
     def content_hash(self) -> str:
@@ -393,7 +391,6 @@ class _Piece:
     header: bool = False  # the opening lines of a split class: its name, signature and members' names
     decl: int | None = None  # row of the definition's own first line, below its doc comment (start if None)
     implements: list[str] = field(default_factory=list)  # Chunk.implements
-    trait_impl: bool = False  # Chunk.trait_impl
     opening: int | None = None  # a split class: the row of its own doc (Elixir's `@moduledoc`), which its header holds
     sibling: bool = False  # a tiny definition that merges with tiny neighbours of its kind (TINY_SIBLING_TYPES)
 
@@ -1194,15 +1191,14 @@ class Chunker:
                 names = [qualified] + [s for p in inner for s in p.symbols if s != qualified]
                 names += _property_members(qualified, _body(node))
                 pieces.append(_Piece(start, end, qualified, "class", list(dict.fromkeys(names)), decl=decl,
-                                     implements=implements or _impl_trait(node), trait_impl=bool(_impl_trait(node)),
+                                     implements=implements or _impl_trait(node),
                                      sibling=node.type in TINY_SIBLING_TYPES))
             else:
                 body = _body(node)
                 inner = self._collect(body, [*scope, name], lines, owners, _comments_before(body, node))
                 named = [qualified, *_property_members(qualified, body)]  # the header chunk lists them
                 owners.append(_Piece(start, end, qualified, "class", named, decl=decl,
-                                     implements=implements or _impl_trait(node), trait_impl=bool(_impl_trait(node)),
-                                     opening=_module_doc_row(body)))
+                                     implements=implements or _impl_trait(node), opening=_module_doc_row(body)))
                 pieces.extend(inner)
         if annotated and doc_start is not None:
             pieces.extend(self._declared_types(lines, scope, doc_start, doc_end))
@@ -1303,8 +1299,7 @@ class Chunker:
                     members += owner.symbols[1:]  # names that are no piece of their own (_property_members)
                     cut = self._opening_end(lines, owner, start, end)
                     gaps.append(_Piece(start, cut, owner.symbol, "class", [owner.symbol, *dict.fromkeys(members)],
-                                       gap=True, header=True, decl=owner.decl, implements=owner.implements,
-                                       trait_impl=owner.trait_impl))
+                                       gap=True, header=True, decl=owner.decl, implements=owner.implements))
                     rest = "\n".join(lines[cut + 1 : end + 1])
                     if rest.strip() and not hollow(rest) and not _markers_only(rest, self._language):
                         gaps.append(_Piece(cut + 1, end, owner.symbol, "part", [owner.symbol], gap=True))
@@ -1363,8 +1358,7 @@ class Chunker:
                 kind = p.kind if start <= anchor <= end else ("part" if p.kind != "module" else "module")
                 # a part names its declaration's line: two overloads of one name in a file are told apart by it
                 out.append(_Piece(start, end, p.symbol, kind, list(p.symbols), decl=anchor if kind == "part" else None,
-                                  implements=list(p.implements) if kind == p.kind else [],
-                                  trait_impl=p.trait_impl and kind == p.kind))
+                                  implements=list(p.implements) if kind == p.kind else []))
         return out
 
     def _attach_loose_lines(self, pieces: list[_Piece], lines: list[str]) -> list[_Piece]:
@@ -1410,7 +1404,6 @@ class Chunker:
                     if last.gap and not p.gap:
                         last.symbols = list(p.symbols)
                         last.symbol, last.kind, last.gap, last.decl = p.symbol, p.kind, False, p.decl
-                        last.trait_impl = p.trait_impl
                     else:
                         last.symbols = last.symbols + [s for s in p.symbols if s not in last.symbols]
                     last.implements = last.implements + [t for t in p.implements if t not in last.implements]
@@ -1462,7 +1455,7 @@ class Chunker:
         symbols = p.symbols or ([p.symbol] if p.symbol else [])
         decl_line = p.decl + 1 if p.kind == "part" and p.decl is not None else 0
         chunk = Chunk(path, p.start + 1, p.end + 1, p.symbol, p.kind, language, content, symbols, decl_line,
-                      p.implements, trait_impl=p.trait_impl)
+                      p.implements)
         if not chunk.implements:  # a Rust impl block's trait comes from the tree; other classes' from their declaration
             chunk.implements = supertypes(chunk)
         return chunk

@@ -324,7 +324,6 @@ class Scored:
     decl_line: int = 0  # a part of a split function: the line of its declaration (Chunk.decl_line)
     implements: list[str] = field(default_factory=list)  # what the class extends or implements (Chunk.implements)
     command: str = ""  # the command line a shell dispatcher's branch runs (chunker.command_line)
-    trait_impl: bool = False  # a Rust `impl Trait for Type` block, named after the type (Chunk.trait_impl)
 
 
 _KIND_WORDS = {"class", "struct", "interface", "trait", "enum", "type", "module", "protocol", "record", "function",
@@ -672,16 +671,13 @@ def names_its_file(kind: str, symbol: str, file: str) -> bool:
 def _names(c: Scored, cues: _Cues, own: str, old: bool) -> bool:
     """The chunk defines a name the question writes (under the owner written, if any), and is not shadowed: a copy
     kept for old callers (`old`), or a deprecated overload, of a name a current definition defines (a deprecated
-    definition takes no penalty otherwise: a question describing it is still asking for it). A question that is only
-    the name asks for the type's definition, not an `impl Trait for Type` block named after it (ureq's `impl
-    AsSendBody for Body` above `pub struct Body`): that takes the near bonus."""
+    definition takes no penalty otherwise: a question describing it is still asking for it)."""
     shadowed = (old or c.deprecated) and _definition_key(c) in cues.current
     suffix = cues.suffixes.get(own)
     if suffix and c.file.endswith(SUFFIXED_NAMES) and not c.symbol.endswith(own + suffix):
         return False  # `authenticate!` asked: not `authenticate` nor `authenticate?` (a Rust macro `vec!` is `vec`)
     return bool(own and not shadowed and cues.writes(own) and not cues.owner_differs(own, c.symbol) and not (
-        own in cues.free and c.symbol != own)  # `basic_auth` asked bare: the free function, not the methods
-        and not (cues.bare and c.trait_impl))
+        own in cues.free and c.symbol != own))  # `basic_auth` asked bare: the free function, not the methods
 
 
 def _one_per_definition(candidates: list[Scored]) -> list[Scored]:

@@ -110,8 +110,6 @@ def chunk_metadata(chunk: Chunk, file_sha: str) -> dict[str, Any]:
         meta["decl_line"] = chunk.decl_line
     if chunk.implements:
         meta["implements"] = ",".join(chunk.implements)
-    if chunk.trait_impl:
-        meta["trait_impl"] = True  # named after a type it does not define (retrieval._names)
     return meta
 
 
@@ -120,7 +118,7 @@ def stored_chunk(document: str, meta: dict[str, Any]) -> Chunk:
     return Chunk(str(meta.get("file", "")), int(meta.get("start_line") or 1), int(meta.get("end_line") or 1),
                  str(meta.get("symbol", "")), str(meta.get("kind", "")), str(meta.get("language", "")),
                  document, listed(meta, "symbols"), int(meta.get("decl_line") or 0), listed(meta, "implements"),
-                 bool(meta.get("documentation")), bool(meta.get("trait_impl")))
+                 bool(meta.get("documentation")))
 
 
 def release_freed_memory() -> None:

@@ -782,7 +782,6 @@ public sealed class Options
         assert "/// <summary>Options.</summary>\npublic sealed class Options" in options.content
 
 
-
 def test_c_typedefs_of_structs_are_classes_named_by_their_alias_and_cpp_nested_namespaces_qualify() -> None:
     c_source = """/* A work item of the thread pool. */
 typedef struct uv__work_s {
@@ -1524,7 +1523,6 @@ def test_a_declaration_line_writes_the_name_as_a_whole_word() -> None:
     for line, name, expected in cases:
         pattern = re.compile(r"(?<![A-Za-z0-9_$])" + re.escape(name) + r"(?![A-Za-z0-9_$])")  # what it replaced
         assert _writes_name(line, name) is expected is bool(pattern.search(line)), (line, name)
-
 
 
 def test_a_ruby_end_with_a_comment_naming_what_it_closes_is_no_chunk() -> None:

@@ -131,7 +131,6 @@ def test_a_small_file_that_is_one_chunk_backs_itself_beside_a_central_files_chun
     assert rank_code([*central, static], question, weights=CodeRanking(whole_file=0.0))[0].id == "header"
 
 
-
 def test_a_whole_class_file_keeps_what_its_imports_give_when_that_is_more() -> None:
     # vitest's RandomSequencer.ts: its import line names the TestSequencer asked for and is a candidate; counted as a
     # whole file, the class must not lose the support that line gave it
@@ -147,6 +146,7 @@ def test_a_whole_class_file_keeps_what_its_imports_give_when_that_is_more() -> N
     before = score()
     random.whole = True
     assert score() == before
+
 
 def test_a_search_knows_which_candidates_are_their_files_only_chunk(
         static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811 (the fixture)
@@ -164,7 +164,6 @@ def test_a_search_knows_which_candidates_are_their_files_only_chunk(
     static_index.semantic_search("serving static files and eager loading", 10)
     whole = {c.file: c.whole for c in seen if c.file in ("lib/static.rb", "model/associations.rb")}
     assert whole == {"lib/static.rb": True, "model/associations.rb": False}
-
 
 
 def test_a_java_file_that_is_one_class_beside_its_imports_is_a_whole_file(
@@ -198,6 +197,7 @@ def test_a_java_file_that_is_one_class_beside_its_imports_is_a_whole_file(
     assert whole[("fuzzy/MaybeStringIntDecoder.java", "MaybeStringIntDecoder")]
     assert not whole[("spi/Decoder.java", "Decoder")]  # split into its members: they back it
     assert not whole.get(("spi/Helper.java", "Other"), False)  # not the type the file is named after
+
 
 def _overload(name: str, doc_lines: int) -> str:
     doc = "".join(f"     * Paragraph {k} about {name}: what each flag of this overload changes and why.\n"

@@ -66,6 +66,7 @@ _KIND_RANK = {"class": 0, "interface": 0, "struct": 0, "trait": 0, "enum": 0, "p
 _SINGLE_LINE_KINDS = frozenset({"variable", "constant", "field", "property", "macro", "enumerator", "member",
                                 "label", "parameter", "local", "alias", "typedef", "externvar", "prototype"})
 
+
 def ctags_suffixes() -> frozenset[str]:
     """The suffixes ctags indexes; none when Universal Ctags is not installed (tree-sitter outlines stand in)."""
     return CTAGS_SUFFIXES if find_binary("ctags") else frozenset()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -10,7 +12,7 @@ from code_intel.core.config import Config
 from code_intel.core.errors import InvalidArgument, PathOutsideProject
 from code_intel.core.project import ProjectRoot
 from code_intel.index.files import list_source_files
-from code_intel.languages.table import script_language
+from code_intel.languages.table import script_file_language, script_language
 from tests.conftest import write_files
 
 
@@ -60,3 +62,18 @@ def test_scripts_without_a_suffix_are_indexed_when_their_first_line_names_an_int
     assert script_language("tools/release", "#!/usr/bin/python3.11\n") == "python"
     assert script_language("notes.txt", "#!/bin/bash\n") is None  # a suffix decides, never the first line
     assert script_language("README", "# Title\n") is None
+
+
+def test_a_suffixless_file_that_is_no_regular_file_is_not_opened_for_its_first_line(tmp_path: Path) -> None:
+    # a named pipe nobody writes to blocks a read forever: listing a project that holds one hung the server's first
+    # find_references (which lists the project's files for their roles) and the background warm-up
+    fifo = tmp_path / "events"
+    os.mkfifo(fifo)
+    script = tmp_path / "run"
+    script.write_text("#!/bin/sh\nexit 0\n")
+    answers: list[str | None] = []
+    reader = threading.Thread(target=lambda: answers.append(script_file_language(fifo)), daemon=True)
+    reader.start()
+    reader.join(5)
+    assert not reader.is_alive() and answers == [None]
+    assert script_file_language(script) == "bash"

@@ -148,11 +148,8 @@ def test_a_whole_class_file_keeps_what_its_imports_give_when_that_is_more() -> N
     assert score() == before
 
 
-def test_a_search_knows_which_candidates_are_their_files_only_chunk(
-        static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811 (the fixture)
-    write_files(static_index.root.path, {"model/associations.rb": EAGER,
-                                         "lib/static.rb": "class Static\n  def call(env)\n    serve(env)\n  end\nend\n"})
-    static_index.sync()
+def _candidates_ranked(index: SemanticIndex, monkeypatch: pytest.MonkeyPatch, question: str) -> list[Scored]:
+    """The candidates a search of `question` hands to the ranker (service._ranked), as the search builds them."""
     seen: list[Scored] = []
     ranked = service._ranked
 
@@ -161,7 +158,16 @@ def test_a_search_knows_which_candidates_are_their_files_only_chunk(
         return ranked(candidates, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(service, "_ranked", spy)
-    static_index.semantic_search("serving static files and eager loading", 10)
+    index.semantic_search(question, 10)
+    return seen
+
+
+def test_a_search_knows_which_candidates_are_their_files_only_chunk(
+        static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811 (the fixture)
+    write_files(static_index.root.path, {"model/associations.rb": EAGER,
+                                         "lib/static.rb": "class Static\n  def call(env)\n    serve(env)\n  end\nend\n"})
+    static_index.sync()
+    seen = _candidates_ranked(static_index, monkeypatch, "serving static files and eager loading")
     whole = {c.file: c.whole for c in seen if c.file in ("lib/static.rb", "model/associations.rb")}
     assert whole == {"lib/static.rb": True, "model/associations.rb": False}
 
@@ -184,15 +190,7 @@ def test_a_java_file_that_is_one_class_beside_its_imports_is_a_whole_file(
     static_index.sync()
     assert [e.kind for e in static_index._get_parts().manifest.files["fuzzy/MaybeStringIntDecoder.java"].chunks] == [
         "module", "class"]
-    seen: list[Scored] = []
-    ranked = service._ranked
-
-    def spy(candidates: list[Scored], *args: object) -> list[Scored]:
-        seen.extend(candidates)
-        return ranked(candidates, *args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(service, "_ranked", spy)
-    static_index.semantic_search("decoding an int written as a number or a quoted string", 10)
+    seen = _candidates_ranked(static_index, monkeypatch, "decoding an int written as a number or a quoted string")
     whole = {(c.file, c.symbol): c.whole for c in seen if c.file.endswith(".java") and c.kind == "class"}
     assert whole[("fuzzy/MaybeStringIntDecoder.java", "MaybeStringIntDecoder")]
     assert not whole[("spi/Decoder.java", "Decoder")]  # split into its members: they back it

@@ -6,7 +6,7 @@ stay tests. The tools are called as an agent calls them (the MCP client), the ch
 from __future__ import annotations
 
 import json
-import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -87,14 +87,13 @@ SPECS = {"spec/rack/test/cookie_jar_spec.rb", "test/cookie_jar_test.rb", "bench/
 
 
 @pytest.fixture
-def rack_test(tmp_path: Path) -> Path:
+def rack_test(tmp_path: Path, run_git: Callable[..., str]) -> Path:
     root = (tmp_path / "rack-test").resolve()
     write_files(root, RACK_TEST)
     (root / ".code-intel").mkdir()
     (root / ".code-intel" / "config.json").write_text('{"sync_on_start": false}')
-    for args in (["init", "-q", "-b", "main"], ["add", "-A"],
-                 ["-c", "user.name=T", "-c", "user.email=t@e", "commit", "-qm", "init"]):
-        subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "init"]):
+        run_git(root, *args)
     return root
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from code_intel.index.chunker import Chunker, command_line, estimate_tokens, hollow, supertypes
+from code_intel.index.sync import chunk_metadata
 
 PYTHON = '''"""Module docs."""
 import os
@@ -1427,6 +1428,7 @@ def test_a_typescript_file_of_types_alone_is_read_as_documentation() -> None:
              "declare const storeMarker: unique symbol\nexport type { Action }\n")
     chunks = Chunker().chunk("src/types/store.ts", types, "typescript")
     assert chunks and all(c.documentation for c in chunks)
+    assert chunk_metadata(chunks[0], "sha")["documentation"] is True  # the search ranks it with the doc role
     assert all(c.documentation for c in Chunker().chunk("src/types/store.tsx", types, "tsx"))
     # anything that runs makes it code: a value, an enum, a value re-export, a side-effect import
     for runs in ("export const initial = {}\n", "export enum Kind { A }\n", "export * from './actions'\n",

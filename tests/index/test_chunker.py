@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from code_intel.index.chunker import Chunker, command_line, estimate_tokens, hollow, supertypes
+from code_intel.index.sync import chunk_metadata
 
 PYTHON = '''"""Module docs."""
 import os
@@ -1416,6 +1417,27 @@ def test_typescript_type_aliases_are_named_definitions() -> None:
     long = Chunker(max_tokens=64).chunk("options.ts", f"export type Options = {{\n{fields}}}\n", "typescript")
     assert long[0].symbol == "Options" and long[0].kind == "class" and long[0].start_line == 1
     assert len(long) > 1 and all(c.symbol == "Options" and c.kind == "part" for c in long[1:])
+
+
+def test_a_typescript_file_of_types_alone_is_read_as_documentation() -> None:
+    # redux's src/types/store.ts: interfaces whose JSDoc describes `subscribe` ranked above createStore.ts, which runs it
+    types = ("import type { Action } from './actions'\nimport { Reducer } from './reducers'\n\n"
+             "/** A function to remove a listener added by subscribe. */\nexport type Unsubscribe = () => void\n\n"
+             "/** The store: subscribe(listener) adds a change listener, called after every dispatch. */\n"
+             "export interface Store<S = any> {\n  getState(): S\n  subscribe(listener: () => void): Unsubscribe\n}\n\n"
+             "declare const storeMarker: unique symbol\nexport type { Action }\n")
+    chunks = Chunker().chunk("src/types/store.ts", types, "typescript")
+    assert chunks and all(c.documentation for c in chunks)
+    assert chunk_metadata(chunks[0], "sha")["documentation"] is True  # the search ranks it with the doc role
+    assert all(c.documentation for c in Chunker().chunk("src/types/store.tsx", types, "tsx"))
+    # anything that runs makes it code: a value, an enum, a value re-export, a side-effect import
+    for runs in ("export const initial = {}\n", "export enum Kind { A }\n", "export * from './actions'\n",
+                 "export { Store as Default }\n", "import './polyfill'\n", "function helper() {}\n"):
+        assert not any(c.documentation for c in Chunker().chunk("src/store.ts", types + runs, "typescript")), runs
+    assert not any(c.documentation for c in Chunker().chunk("src/imports.ts", "import { a } from './a'\n", "typescript"))
+    # a `.d.ts` keeps its role from the path (generated), and JavaScript has no types to declare
+    assert not any(c.documentation for c in Chunker().chunk("index.d.ts", types, "typescript"))
+    assert not any(c.documentation for c in Chunker().chunk("src/store.js", "/** doc */\nexport {}\n", "javascript"))
 
 
 def test_a_javascript_line_exporting_the_definition_above_joins_it() -> None:

@@ -156,6 +156,9 @@ EXPORT_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
 _EXPORT_OF = re.compile(r"(?:export\s+default|module\.exports\s*=)\s+([A-Za-z_$][\w$]*)\s*;?")
 # ... and a file's directive alone above its first definition (`'use strict';`, `"use client";`) joins that definition
 _DIRECTIVE = re.compile(r"""(['"])use [a-z ]+\1;?""")
+# A TypeScript file of types alone compiles to no JavaScript: it describes code found elsewhere, as a `.d.ts` or a LuaLS
+# `---@meta` file does, and its chunks are read as documentation (types_only)
+_TYPE_DECLARATIONS = frozenset({"interface_declaration", "type_alias_declaration", "ambient_declaration"})
 # Definitions that merge so in any language: a run of TypeScript's one-line `type X = A | B` aliases (zod's util.ts
 # holds dozens) stays one chunk naming each, as the loose lines it was before aliases were named.
 TINY_SIBLING_TYPES = frozenset({"type_alias_declaration"})
@@ -262,6 +265,25 @@ def _writes_name(line: str, name: str) -> bool:
             return True
         at = line.find(name, at + 1)
     return False
+
+
+def types_only(root: Any) -> bool:
+    """A TypeScript file whose statements are type declarations (interfaces, type aliases, `declare` blocks), imports
+    and `export type` lists: nothing in it runs (elysia's `types.ts`, redux's `types/store.ts`, vitest's
+    `node/types/config.ts`). Its interfaces' doc comments describe behaviour in a question's words, so they ranked
+    above the code doing it. A side-effect import (`import './setup'`), a value re-export or any other statement runs."""
+    declared = False
+    for node in root.named_children:
+        if node.type == "export_statement":
+            node = node.child_by_field_name("declaration") or node
+            if node.type == "export_statement" and not any(c.type == "type" for c in node.children):
+                return False  # `export { x }`, `export * from`: values; `export type { X } from` is types
+        if node.type in _TYPE_DECLARATIONS:
+            declared = True
+        elif not (node.type == "comment" or node.type == "export_statement"
+                  or (node.type == "import_statement" and any(c.type == "import_clause" for c in node.children))):
+            return False
+    return declared
 
 
 def deprecated(chunk: Chunk) -> bool:
@@ -373,7 +395,8 @@ class Chunk:
     implements: list[str] = field(default_factory=list)  # what a class extends or implements (supertypes), and the
     # trait a Rust `impl Trait for Type` block implements
     documentation: bool = False  # read as documentation though in a code file: a shell script's help text
-    # (help_text), a LuaLS definition file (`---@meta`: declarations for the language server, never run)
+    # (help_text), a LuaLS definition file (`---@meta`: declarations for the language server, never run), a TypeScript
+    # file of types alone (types_only: it compiles to no JavaScript)
 
     @property
     def content_hash(self) -> str:
@@ -989,6 +1012,7 @@ class Chunker:
         self._language = ""  # the language of the file being chunked: the tables above say what it changes
         self._exunit = False  # an ExUnit test file (`_test.exs`), whose tests and describe blocks are definitions
         self._stem = ""  # the name a JavaScript file's importers give what it exports unnamed (_module_export)
+        self._types_only = False  # the file being chunked is TypeScript's types alone (types_only)
 
     def chunk(self, path: str, text: str, language: str | None) -> list[Chunk]:
         lines = text.splitlines()
@@ -1004,7 +1028,8 @@ class Chunker:
                 pieces = None
             if pieces is not None:
                 chunks = [self._to_chunk(path, language or "text", lines, p) for p in pieces]
-                declarations = language == "lua" and lines[0].startswith("---@meta")
+                declarations = (language == "lua" and lines[0].startswith("---@meta")) or (
+                    self._types_only and not path.endswith(".d.ts"))  # file_role: `generated`
                 for c in chunks:
                     c.documentation = declarations or help_text(c)
                 return chunks
@@ -1019,6 +1044,7 @@ class Chunker:
             text = _KOTLIN_CONSTRUCTOR_BELOW.sub(r"\1 \2\n", text)
         _, tree = read_tree(language, text.encode("utf-8", "surrogatepass"), header)
         self._language = language
+        self._types_only = language in ("typescript", "tsx") and types_only(tree.root_node)
         owners: list[_Piece] = []  # split classes: loose lines inside them belong to the class
         pieces = self._join_on_long_lines(self._collect(tree.root_node, [], lines, owners), lines)
         pieces = self._fill_gaps(pieces, owners, len(lines), lines)

@@ -290,6 +290,21 @@ def test_the_windows_copy_of_a_c_file_ranks_below_its_posix_twin() -> None:
     assert other_platform_copies(["src/win/a.c", "src/unix/linux/b.c"], "x") == {"src/win/a.c"}  # nested POSIX folders
 
 
+def test_a_capitalised_word_joined_by_a_hyphen_is_a_term_not_a_name() -> None:
+    # `Set-Cookie` is an HTTP header: rack-test's `Cookie` class took the definition bonus above `Cookie#initialize`,
+    # which parses the header; the same word written alone is still a name
+    assert named_identifiers("parsing a Set-Cookie string into a cookie's name, value, domain and path") == []
+    assert named_identifiers("revalidating with the cached ETag and Last-Modified") == ["ETag"]
+    assert named_identifiers("JSON-specific mapper builder") == named_identifiers("a non-GET request") == []
+    assert named_identifiers("the Cookie class beside Set-Cookie") == ["Cookie"]
+    assert named_identifiers("the max_age-based expiry") == ["max_age"]  # only capitalised words
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"lib/other_{n}.rb", f"helper{n}") for n in range(20)]
+    header = _scored("class", 0.62, 2.0, "rack/test/cookie_jar.rb", "Rack.Test.Cookie", kind="class")
+    parse = _scored("init", 0.64, 2.2, "rack/test/cookie_jar.rb", "Rack.Test.Cookie.initialize")
+    ranked = rank_code([header, parse, *fillers], "parsing a Set-Cookie string into a cookie's name, value and path")
+    assert ranked[0].id == "init"
+
+
 def test_owner_hash_member_and_dollar_names_are_read_as_names() -> None:
     # Ruby's and Javadoc's `Owner#method` qualifies like `.` and `::`, and its member may be two letters (roda's
     # `RequestMethods#on`); `$` is a letter of JS/TS names (zod's `$constructor`), not punctuation

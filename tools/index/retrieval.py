@@ -342,14 +342,25 @@ def kind_named(query: str) -> str:
     return (words[1] if words[0].lower() in _KIND_WORDS else words[0]).strip("`")
 
 
+def _hyphen_joined(query: str, start: int, end: int) -> bool:
+    """The word at query[start:end] is joined to another by a hyphen (`Set-Cookie`, `JSON-specific`, `non-GET`)."""
+    return (start > 1 and query[start - 1] == "-" and query[start - 2].isalnum()) or (
+        query[end : end + 1] == "-" and query[end + 1 : end + 2].isalpha())
+
+
 def named_identifiers(query: str) -> list[str]:
     """Names a question writes: CamelCase, snake_case, dotted or `::` names, and a question that is one word (or one
-    word and its kind: kind_named)."""
+    word and its kind: kind_named). A capitalised word joined to another by a hyphen is part of a term, not a name
+    (`Set-Cookie`, `Last-Modified`, `X-Forwarded-For`: HTTP headers; "JSON-specific"): no language with capitalised
+    names writes a hyphen in one, and `Set-Cookie` gave webrick's and curl's `Cookie` the definition bonus above the
+    function that parses the header."""
     words = query.split()
     alone = kind_named(query)
     found = []
     for match in _IDENTIFIER.finditer(query):
         name = _MEMBER_OF.split(match.group(0))[-1]
+        if name[:1].isupper() and _hyphen_joined(query, match.start(), match.end()):
+            continue
         qualified = match.group(0) != name
         codeish = (any(c.isupper() for c in name[1:]) or "_" in name.strip("_") or name[:1].isupper()
                    or name[:1] == "$" or len(words) == 1 or qualified or match.group(0) == alone)

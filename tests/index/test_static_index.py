@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from code_intel.core.config import load_config
@@ -149,6 +150,42 @@ def test_rank_code_puts_legacy_copies_below_the_current_code() -> None:
     pair = [_scored("old", 0.81, 2.0, "pydantic/deprecated/decorator.py", "validate_arguments"),
             _scored("new", 0.80, 2.0, "pydantic/validate_call_decorator.py", "validate_call"), *fillers]
     assert [c.id for c in rank_code(pair, "validate a function's arguments")][0] == "new"
+
+
+def test_rank_code_orders_a_files_functions_by_their_names_within_the_places_the_file_holds() -> None:
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.py", f"helper{n}") for n in range(20)]
+    setter = _scored("set", 0.80, 3.0, "tasks.py", "Future.set_exception")
+    getter = _scored("get", 0.79, 2.9, "tasks.py", "Future.exception")
+    between = _scored("base", 0.795, 2.95, "_base.py", "Future.set_exception")
+    setter.name_similarity, getter.name_similarity, between.name_similarity = 0.5, 0.7, 0.5
+    question = "return the exception that was set on this future"
+    unnamed = [c.id for c in rank_code([setter, getter, between, *fillers], question, weights=CodeRanking(name=0.0))]
+    ranked = [c.id for c in rank_code([setter, getter, between, *fillers], question)]
+    assert unnamed[:3] == ["set", "base", "get"]
+    assert ranked[:3] == ["get", "base", "set"]  # the file keeps its first and third places; the other file its second
+    scores = [c.score for c in rank_code([setter, getter, between, *fillers], question)]
+    assert scores == sorted(scores, reverse=True)
+    # a question that is only a name asks for that definition: its file's order is the definition's
+    assert [c.id for c in rank_code([setter, getter, *fillers], "set_exception")][0] == "set"
+
+
+def test_a_chunks_name_similarity_is_its_qualified_name_as_words_and_a_class_takes_its_best_member() -> None:
+    from code_intel.index.service import _name_similarity
+
+    model = StaticEmbedder()
+    question = model.embed_queries(["return the exception that was set on this future"])[0]
+    getter = _scored("get", 0.5, 1.0, "tasks.py", "Future.exception")
+    other = _scored("put", 0.5, 1.0, "queues.py", "Queue.put_nowait")
+    holder = _scored("cls", 0.5, 1.0, "queues.py", "Queue", kind="class",
+                     symbols=["Queue", "Queue.put_nowait", "Queue.exception"])
+    loose = _scored("mod", 0.5, 1.0, "queues.py", "", kind="module")
+    _name_similarity([getter, other, holder, loose], model, question)
+    words = model.embed(["future exception", "queue put nowait", "queue", "queue exception"]) @ np.asarray(question)
+    assert getter.name_similarity == pytest.approx(float(words[0]), abs=1e-5)
+    assert other.name_similarity == pytest.approx(float(words[1]), abs=1e-5)
+    assert holder.name_similarity == pytest.approx(float(max(words[2:])), abs=1e-5)
+    assert holder.name_similarity > other.name_similarity
+    assert loose.name_similarity == 0.0
 
 
 @pytest.fixture

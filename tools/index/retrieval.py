@@ -261,6 +261,7 @@ class CodeRanking:
     module_penalty: float = 0.0375
     legacy_penalty: float = 0.2  # a path under deprecated/, legacy/, compat/, v1/ or a version folder older than a
     # sibling one (v3/ beside v4/): kept for old callers
+    name: float = 0.2  # times Scored.name_similarity, only in ordering one file's chunks among the places they hold
 
 
 CODE_RANKING = CodeRanking()
@@ -324,6 +325,8 @@ class Scored:
     decl_line: int = 0  # a part of a split function: the line of its declaration (Chunk.decl_line)
     implements: list[str] = field(default_factory=list)  # what the class extends or implements (Chunk.implements)
     command: str = ""  # the command line a shell dispatcher's branch runs (chunker.command_line)
+    name_similarity: float = 0.0  # the question's cosine with the chunk's qualified name as words (a class: the best
+    # of its own and its members'), which tells a file's functions apart where their code reads alike
 
 
 _KIND_WORDS = {"class", "struct", "interface", "trait", "enum", "type", "module", "protocol", "record", "function",
@@ -464,6 +467,7 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     for c, d, lx in zip(candidates, dense, lexical, strict=True):
         c.score = _adjusted(c, w.dense_weight * d + (1 - w.dense_weight) * lx, cues, w)
     ordered = sorted(_one_per_definition(candidates), key=lambda c: -c.score)
+    merit = {c.id: c.score + w.name * c.name_similarity for c in ordered}  # before file support and decay
     if w.file_support:
         _add_file_support(ordered, w)
         ordered.sort(key=lambda c: -c.score)
@@ -476,7 +480,29 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
         named = {c.id for c in ordered if _names(c, cues, _own_name(c), _in_old_copy(c, cues))}
         _backed_by_additions(ordered, named)
         ordered.sort(key=lambda c: (c.id not in named, c.addition))
+    elif not cues.bare and w.name:
+        ordered = _within_files(ordered, merit)
     return ordered
+
+
+def _within_files(ordered: list[Scored], merit: dict[str, float]) -> list[Scored]:
+    """Each file keeps the places its chunks hold, and its chunks take them in the order of `merit` (the chunk's score
+    before file support and decay, plus its name's similarity): which files answer stays as it was, and among one
+    file's functions the one whose name reads like the question comes first (`Future.exception` for "return the
+    exception that was set on this future", above `Future.set_exception`, whose code holds the same words). A place
+    keeps its score, so the scores still fall down the list."""
+    places: dict[str, list[int]] = {}
+    for i, c in enumerate(ordered):
+        places.setdefault(c.file, []).append(i)
+    out = list(ordered)
+    for where in places.values():
+        if len(where) > 1:
+            scores = [ordered[i].score for i in where]
+            for i, c, score in zip(where, sorted((ordered[i] for i in where), key=lambda c: -merit[c.id]), scores,
+                                   strict=True):
+                c.score = score
+                out[i] = c
+    return out
 
 
 def _backed_by_additions(ordered: list[Scored], named: set[str]) -> None:

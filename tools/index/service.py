@@ -520,6 +520,9 @@ class SemanticIndex:
                     known[cid] = (similarity, entry.snippet, entry.meta)
         candidates = [_scored(cid, similarity, lexical_scores.get(cid, 0.0), meta, parts.manifest)
                       for cid, (similarity, _doc, meta) in known.items()]
+        model = parts.static if parts.static is not None else parts.embedder
+        if weights is not None and isinstance(model, StaticEmbedder):
+            _name_similarity(candidates, model, vector)
         return [_forest_result(c, *known[c.id]) for c in _ranked(candidates, search, n, weights)]
 
     def _definitions(self, parts: _Parts, search: ForestQuery) -> list[str]:
@@ -697,6 +700,22 @@ def _scored(cid: str, similarity: float, lexical: float, meta: dict[str, Any], m
                   decl_line=int(meta.get("decl_line") or 0),
                   implements=listed(meta, "implements"), command=str(meta.get("command") or ""),
                   whole=indexed is not None and _whole_file(indexed, meta))  # rank_code's whole_file
+
+
+def _name_similarity(candidates: list[Scored], model: StaticEmbedder, vector: list[float]) -> None:
+    """Scored.name_similarity: the question's cosine with each chunk's qualified name as words (`Future.set_exception`
+    -> "future set exception"); a class chunk that holds its methods takes the best of its own name and theirs."""
+    import numpy as np
+
+    names = {c.id: [c.symbol] + ([s for s in c.symbols if s != c.symbol] if c.kind == "class" else [])
+             for c in candidates if c.symbol}
+    texts = list(dict.fromkeys(readable_words([name]) for listed_names in names.values() for name in listed_names))
+    if not texts:
+        return
+    similarity = dict(zip(texts, (model.embed(texts) @ np.asarray(vector, dtype=np.float32)).tolist(), strict=True))
+    for c in candidates:
+        if c.id in names:
+            c.name_similarity = max(similarity[readable_words([name])] for name in names[c.id])
 
 
 def _whole_file(indexed: FileEntry, meta: dict[str, Any]) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from code_intel.index.chunker import Chunker, command_line, estimate_tokens, hollow, supertypes
+from code_intel.index.chunker import Chunker, bodiless, command_line, estimate_tokens, hollow, supertypes
 from code_intel.index.sync import chunk_metadata
 
 PYTHON = '''"""Module docs."""
@@ -1368,6 +1368,28 @@ def test_a_split_csharp_type_header_is_its_opening_and_its_fields_are_a_part() -
             assert header.content.rstrip().endswith("{")
             parts = "\n".join(c.content for c in chunks if c.symbol == symbol and c.kind == "part")
             assert "Option0" in parts and "Option3" in parts
+
+
+def test_a_java_method_declared_without_a_body_is_bodiless() -> None:
+    # jackson-core's PrettyPrinter: an interface whose methods are declarations with a Javadoc (`{@link}` in it); an
+    # abstract class's abstract method is one too, its other methods, a default method and other languages are not
+    interface = ("package core;\n\n/** Pretty printing, as {@link Indenter} does. */\npublic interface Printer {\n"
+                 + "".join(f"    /**\n     * Writes the {n} separator; see {{@link Writer#write}}.\n     */\n"
+                           f"    void write{n.title()}(Writer out) throws IOException;\n\n"
+                           for n in ("root", "entry", "array", "object"))
+                 + "    default void flush(Writer out) {\n        out.flush();\n    }\n}\n")
+    base = ("public abstract class Base {\n    /** The parser's input. */\n    protected abstract Input\n"
+            "        open(Source source)\n        throws IOException;\n\n    public int count() {\n        return 1;\n    }\n}\n")
+    for path, text in (("Printer.java", interface), ("Base.java", base)):
+        chunks = Chunker(max_tokens=48).chunk(path, text, "java")
+        flagged = {c.symbol for c in chunks if bodiless(c)}
+        functions = {c.symbol for c in chunks if c.kind == "function"}
+        assert flagged == ({f"Printer.write{n}" for n in ("Root", "Entry", "Array", "Object")} if path == "Printer.java"
+                           else {"Base.open"}), (flagged, functions)
+        assert functions - flagged == ({"Printer.flush"} if path == "Printer.java" else {"Base.count"})
+    csharp = ("namespace N\n{\n    public interface IPrinter\n    {\n        /// <summary>Writes.</summary>\n"
+              "        void Write(string text);\n\n        /// <summary>Flushes.</summary>\n        void Flush();\n    }\n}\n")
+    assert not any(bodiless(c) for c in Chunker(max_tokens=16).chunk("IPrinter.cs", csharp, "csharp"))
 
 
 def test_a_csharp_directive_between_a_type_name_and_its_body_does_not_name_the_type() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from code_intel.index import service
@@ -235,3 +237,42 @@ def test_the_declaration_of_a_part_is_fetched_by_its_line() -> None:
     memory.add(list(metas), [[1.0, 0.0]] * 2, ["", ""], list(metas.values()))
     assert memory.declarations([("R.java", "R.read", 95)]) == ["b"]
     assert sorted(memory.declarations([("R.java", "R.read", 0)])) == ["a", "b"]
+
+
+def test_a_method_without_a_body_takes_no_part_in_file_support() -> None:
+    # jackson-core's "pretty printer with two-space indentation": the interface PrettyPrinter's declarations share the
+    # question's words and backed its header above DefaultPrettyPrinter, the class that does the indenting
+    contract = [_scored("printer", 0.62, 8.0, "PrettyPrinter.java", "PrettyPrinter", "class"),
+                *[_scored(f"decl{n}", 0.60 - n * 0.01, 6.0, "PrettyPrinter.java", f"PrettyPrinter.write{n}", "function")
+                  for n in range(4)]]
+    default = [_scored("default", 0.66, 8.0, "util/DefaultPrettyPrinter.java", "DefaultPrettyPrinter", "class"),
+               _scored("indent", 0.50, 3.0, "util/DefaultPrettyPrinter.java", "DefaultPrettyPrinter.indent", "function")]
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"Other{n}.java", f"Other{n}.run", "function") for n in range(20)]
+    question = "printer indenting with two spaces"
+
+    def ranked() -> list[Scored]:
+        return rank_code(copy.deepcopy([*contract, *default, *fillers]), question)
+
+    before = ranked()
+    assert before[0].id == "printer"
+    for c in contract[1:]:
+        c.bodiless = True
+    after = ranked()
+    assert after[0].id == "default"
+    score = {c.id: c.score for c in before}
+    assert all(c.score < score[c.id] for c in after if c.id.startswith("decl"))  # nor is a declaration backed
+
+
+def test_a_search_knows_which_java_methods_have_no_body(
+        static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811 (the fixture)
+    source = ("package p;\n\n/** Writes values. */\npublic interface Writer {\n"
+              + "".join(f"    /**\n     * Writes a {n} value of the {k}th kind to the output, escaping what it must,\n"
+                        f"     * and reports where the output fails or the value holds another type.\n     */\n"
+                        f"    void write{n.title()}{k}(Object value) throws IOException;\n\n"
+                        for n in ("string", "number", "boolean", "array", "object", "null") for k in range(6))
+              + "    default void flush() {\n        System.out.flush();\n    }\n}\n")
+    write_files(static_index.root.path, {"p/Writer.java": source})
+    static_index.sync()
+    seen = _candidates_ranked(static_index, monkeypatch, "writing a string value to the output")
+    flags = {c.symbol: c.bodiless for c in seen if c.kind == "function"}
+    assert flags.get("Writer.writeString0") is True and flags.get("Writer.flush") is False, flags

@@ -320,6 +320,7 @@ class Scored:
     score: float = 0.0
     deprecated: bool = False  # marked as kept for old callers (chunker.deprecated)
     addition: bool = False  # adds to a type defined elsewhere: a Rust impl block (chunker.addition)
+    bodiless: bool = False  # a method declared without a body: an interface's or abstract one (chunker.bodiless)
     whole: bool = False  # the chunk is its file's only one, or the type the file is named after beside module lines
     lines: tuple[int, int] = (0, 0)  # first and last line
     decl_line: int = 0  # a part of a split function: the line of its declaration (Chunk.decl_line)
@@ -761,13 +762,19 @@ def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:
     that is one chunk has no others to back it, so its chunk does, in part (`whole_file`): otherwise a small file
     that answers the question falls below a large file's chunk that only shares its words, because the large file
     always has next candidates (a central file of a small repository holds most of them). A class file whose other
-    chunks are its imports (`Scored.whole`) keeps what they give when that is more (an import naming the type asked)."""
+    chunks are its imports (`Scored.whole`) keeps what they give when that is more (an import naming the type asked).
+    A method without a body takes no part: an interface's or abstract class's declarations share the words of every
+    implementation, and backed the contract's file above the class that does the work (jackson-core's `PrettyPrinter`
+    above `DefaultPrettyPrinter`, `TokenStreamFactory` above `JsonFactory`)."""
     by_file: dict[str, list[float]] = {}
     for c in ordered:
-        by_file.setdefault(c.file, []).append(c.score)
+        if not c.bodiless:
+            by_file.setdefault(c.file, []).append(c.score)
     support = {f: sum(max(s, 0.0) for s in v[1:4]) / 3 for f, v in by_file.items()}
     for c in ordered:
-        c.score += w.file_support * (max(w.whole_file * max(c.score, 0.0), support[c.file]) if c.whole else support[c.file])
+        if not c.bodiless:
+            c.score += w.file_support * (max(w.whole_file * max(c.score, 0.0), support[c.file]) if c.whole
+                                         else support[c.file])
 
 
 def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool = True) -> None:

@@ -536,10 +536,6 @@ class _Cues:
         return (bool(forms) and (symbol != own or own in self.matched)
                 and not any(_ends_with(symbol, form) for form in forms))
 
-    def defines_qualified(self, symbols: Sequence[str]) -> bool:
-        """A chunk lists a name the question writes with its owner (an interface listing `Router.Route`)."""
-        return any(_ends_with(s, form) for forms in self.qualified.values() for form in forms for s in symbols)
-
     def writes(self, name: str) -> bool:
         """The question (or a keyword) writes this name as it is spelled."""
         return name in self.names or name in self.keywords
@@ -548,8 +544,7 @@ class _Cues:
         """A qualified name whose member no candidate defines (`SerializationFeature.INDENT_OUTPUT`: an enum
         constant is no chunk of its own) names its owner: the owner takes the member's place among the names."""
         undefined = {m: o for m, o in self.owners.items() if m in self.names}
-        if not undefined or any(_own_name(c) in undefined or (c.kind == "class" and self.defines_qualified(c.symbols))
-                                for c in candidates):  # a class chunk holding `MimeType.JSON` (a small nested class)
+        if not undefined or any(_own_name(c) in undefined for c in candidates):
             return self
         names = list(dict.fromkeys(undefined.get(n, n) for n in self.names))
         return dataclasses.replace(self, names=names, lowered=self.lowered | {n.lower() for n in names},

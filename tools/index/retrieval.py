@@ -404,24 +404,14 @@ _USES_OF = re.compile(r"\b(?:implementations?|implementers?|implementors?|subcla
                       r"|instances)\s+of\s+(?:the\s+|an?\s+)?`?([A-Za-z_$][\w$.:#]*)", re.IGNORECASE)
 _USING = re.compile(r"\b(?:implements?|implementing|extends?|extending|subclassing|calls|calling|uses|wraps"
                     r"|instantiates?|instantiating)\s+(?:the\s+|an?\s+)?`?([A-Za-z_$][\w$.:#]*)", re.IGNORECASE)
-_IS_USED = re.compile(r"`?([A-Za-z_$][\w$.:#]*)`?\s+(?:is|are|gets|get|being)\s+(?:used|called|invoked|implemented|extended"
-                      r"|subclassed|instantiated|constructed|created|referenced)\b", re.IGNORECASE)
-_WHERE_IS_USED = re.compile(r"\b(?:is|are)\s+(?:the\s+|an?\s+)?`?([A-Za-z_$][\w$.:#]*)`?\s+(?:used|called|invoked"
-                            r"|implemented|extended|subclassed|instantiated|constructed|created|referenced)\b", re.IGNORECASE)
 
 
 def used_names(query: str) -> set[str]:
     """The names whose uses a question asks for, not their definition: "implementations of SeqAccess", "classes
-    implementing TestSequencer", "where is ValidateFlagGroups called", "how the Cleaner uses a Safelist" (Safelist;
-    the Cleaner is where the answer is)."""
+    implementing TestSequencer", "how the Cleaner uses a Safelist" (Safelist; the Cleaner is where the answer is)."""
     names = set(named_identifiers(query))
-    found: set[str] = set()
-    for pattern in (_USES_OF, _USING, _IS_USED, _WHERE_IS_USED):
-        for match in pattern.finditer(query):
-            name = _MEMBER_OF.split(match.group(1))[-1]
-            if name in names and not (pattern is _USING and not query[: match.start()].strip()):  # "Using X to ..."
-                found.add(name)
-    return found
+    return {name for pattern in (_USES_OF, _USING) for match in pattern.finditer(query)
+            if (name := _MEMBER_OF.split(match.group(1))[-1]) in names}
 
 
 def capitalised_words(query: str) -> set[str]:

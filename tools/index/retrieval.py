@@ -633,7 +633,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score += w.implementation  # `impl SeqAccess for X`, `class Hamming implements EditDistance`, for their uses
     elif _names(c, cues, own, old):
         score += w.bare_definition if cues.defined else w.definition
-    elif own and cues.bare and (own.lower() in cues.lowered or own in cues.qualified):
+    elif own and cues.bare and own.lower() in cues.lowered:
         score += w.near_definition
     elif c.kind == "class" and own.lower() in cues.spelled:
         score += w.spelled

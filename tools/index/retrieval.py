@@ -359,25 +359,6 @@ def named_identifiers(query: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-# Files whose methods are named with their `!` or `?` (Ruby's `save!`, Elixir's `fetch!`): elsewhere a `!` after a name
-# is a macro's call (Rust's `vec!`, defined as `vec`) or punctuation
-SUFFIXED_NAMES = (".rb", ".rake", ".ex", ".exs")
-
-
-def ruby_suffixes(query: str) -> dict[str, str]:
-    """The names a question writes with Ruby's `!` or `?` after them (`Proxy#authenticate!` -> {"authenticate": "!"}):
-    `save`, `save?` and `save!` are three methods, and the suffix says which. A `?` that ends a sentence is its
-    punctuation; a capitalised name takes none (Ruby's methods are lower case)."""
-    bare = len(query.split()) == 1
-    found: dict[str, str] = {}
-    for match in _IDENTIFIER.finditer(query):
-        after, name = query[match.end() : match.end() + 1], _MEMBER_OF.split(match.group(0))[-1]
-        if after in ("!", "?") and not name[:1].isupper() and re.match(r"[\s,;:)`'\"]|$", query[match.end() + 1 :]) \
-                and (after == "!" or bare or query[match.end() + 1 :].strip()):
-            found[name] = after
-    return found
-
-
 def member_owners(query: str) -> dict[str, str]:
     """The owner written before each qualified name's last part (`SerializationFeature.INDENT_OUTPUT` ->
     {"INDENT_OUTPUT": "SerializationFeature"}): what the question names when nothing defines the member itself (an
@@ -495,14 +476,12 @@ class _Cues:
     used: set[str] = field(default_factory=set)  # used_names: names whose uses are asked for, not where defined
     free: set[str] = field(default_factory=set)  # bare names a candidate defines at the top level, not as a member
     lowered_query: str = ""  # the question in lower case
-    suffixes: dict[str, str] = field(default_factory=dict)  # ruby_suffixes of the question
 
     @classmethod
     def of(cls, query: str, keywords: Sequence[str]) -> _Cues:
         from code_intel.index.text import lexical_tokens
 
         names = named_identifiers(query)
-        suffixes = ruby_suffixes(query)
         qualified: dict[str, set[str]] = {}  # from a question that is only the name, or a keyword: a sentence may
         # name the owner as context ("the implementation of InspectLoader.get_code" is another class's override)
         for match in _IDENTIFIER.finditer(" ".join([query if len(query.split()) == 1 else "", *keywords])):
@@ -515,7 +494,7 @@ class _Cues:
                    terms=set(lexical_tokens(query)),
                    wanted=asked_roles(_role_words(query)), qualified=qualified,
                    spelled=spelled_names(query), owners=member_owners(query), used=used_names(query),
-                   lowered_query=query.lower(), suffixes=suffixes)
+                   lowered_query=query.lower())
 
     def owner_differs(self, own: str, symbol: str) -> bool:
         """The question writes `own` with an owner and the chunk defines it under another (`Sinatra.Builder` for
@@ -607,7 +586,7 @@ def _own_name(c: Scored) -> str:
 
 def _ends_with(symbol: str, qualified: str) -> bool:
     """`Rack.Builder` ends with `Builder` and `Rack.Builder`, not with `Sinatra.Builder`; `::` reads as `.`. The owner
-    is what is compared, not a Ruby suffix (`Errors.empty` ends `Errors.empty?`): _names reads the suffix."""
+    is what is compared, not a Ruby suffix (`Errors.empty` ends `Errors.empty?`)."""
     from code_intel.index.text import written_name
 
     owner, dot, last = symbol.replace("::", ".").rpartition(".")
@@ -658,9 +637,6 @@ def _names(c: Scored, cues: _Cues, own: str, old: bool) -> bool:
     kept for old callers (`old`), or a deprecated overload, of a name a current definition defines (a deprecated
     definition takes no penalty otherwise: a question describing it is still asking for it)."""
     shadowed = (old or c.deprecated) and _definition_key(c) in cues.current
-    suffix = cues.suffixes.get(own)
-    if suffix and c.file.endswith(SUFFIXED_NAMES) and not c.symbol.endswith(own + suffix):
-        return False  # `authenticate!` asked: not `authenticate` nor `authenticate?` (a Rust macro `vec!` is `vec`)
     return bool(own and not shadowed and cues.writes(own) and not cues.owner_differs(own, c.symbol) and not (
         own in cues.free and c.symbol != own))  # `basic_auth` asked bare: the free function, not the methods
 

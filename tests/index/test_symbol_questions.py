@@ -292,7 +292,8 @@ def test_the_windows_copy_of_a_c_file_ranks_below_its_posix_twin() -> None:
 
 def test_owner_hash_member_and_dollar_names_are_read_as_names() -> None:
     # Ruby's and Javadoc's `Owner#method` qualifies like `.` and `::`, and its member may be two letters (roda's
-    # `RequestMethods#on`); `$` is a letter of JS/TS names (zod's `$constructor`), not punctuation
+    # `RequestMethods#on`); `$` is a letter of JS/TS names (zod's `$constructor`), not punctuation: a `$` name alone,
+    # or with its kind, is a name
     assert named_identifiers("RequestMethods#on") == ["on"]
     assert named_identifiers("`$constructor`") == ["$constructor"] and named_identifiers("the $ZodType class") == [
         "$ZodType"]

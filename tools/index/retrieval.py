@@ -354,8 +354,8 @@ def named_identifiers(query: str) -> list[str]:
         codeish = (any(c.isupper() for c in name[1:]) or "_" in name.strip("_") or name[:1].isupper()
                    or len(words) == 1 or qualified or match.group(0) == alone)
         alone_two = len(name) == 2 and (len(words) == 1 or match.group(0) == alone) and name[:1].isupper()  # `Ky`
-        if (len(name) >= 3 or (qualified and len(name) == 2 and len(words) == 1) or alone_two) and codeish:
-            found.append(name)  # a two-letter word in a sentence is English (`on`, `If`), unless `Request#on`
+        if (len(name) >= 3 or alone_two) and codeish:
+            found.append(name)  # a two-letter word in a sentence is English (`on`, `If`)
     return list(dict.fromkeys(found))
 
 

@@ -10,7 +10,6 @@ from code_intel.index.chunker import Chunk, Chunker, addition, deprecated, super
 from code_intel.index.memory import MemoryIndex
 from code_intel.index.retrieval import (
     Scored,
-    capitalised_words,
     kind_named,
     member_owners,
     named_identifiers,
@@ -45,10 +44,6 @@ def test_definitions_of_a_name_as_written_come_before_other_spellings_and_parts(
     assert memory.defining(["Flow"], 1) == ["iface"]
     # nothing defines `FLOW` as written: every spelling of it, own definitions first
     assert memory.defining(["FLOW"], 10) == ["fn", "iface", "part", "lister"]
-    # a capitalised word of a sentence ("Flow of values") may be English: only its definitions as written
-    assert memory.defining(["FLOW"], 10, as_written={"FLOW"}) == []
-    assert capitalised_words("Flow of values to a collector") == {"Flow"}
-    assert capitalised_words("Flow") == capitalised_words("how Rack::Builder chains FlowControl") == set()
 
 
 @pytest.fixture

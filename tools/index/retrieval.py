@@ -395,15 +395,6 @@ def used_names(query: str) -> set[str]:
             if (name := _MEMBER_OF.split(match.group(1))[-1]) in names}
 
 
-def capitalised_words(query: str) -> set[str]:
-    """The names of a sentence that are only capitalised words (`Parse`, `Timeout`, `Database`): an English word
-    as often as a name, so only its definition as written counts, not other spellings (`parse`)."""
-    if len(query.split()) == 1:
-        return set()
-    return {name for name in named_identifiers(query) if name[:1].isupper() and name[1:].islower()
-            and not re.search(r"(\.|::)" + re.escape(name) + r"\b", query)}
-
-
 def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = (),
               weights: CodeRanking | None = None) -> list[Scored]:
     """Fuse both sides and adjust by what the chunk is: the definition of a name the question writes (exact,

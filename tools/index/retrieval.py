@@ -653,8 +653,6 @@ def _one_per_definition(candidates: list[Scored]) -> list[Scored]:
 
 
 def _declaration_of(part: Scored, declarations: list[Scored]) -> Scored | None:
-    if not part.decl_line:  # no line to match (a candidate built without it): the one declaration of its name
-        return declarations[0] if len(declarations) == 1 else None
     return next((d for d in declarations if d.lines[0] <= part.decl_line <= d.lines[1]), None)
 
 

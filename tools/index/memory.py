@@ -130,11 +130,11 @@ class MemoryIndex:
         with self._lock:
             return sorted({cid for t in traits for cid in self._traits.get(t, ())})[:limit]
 
-    def defining(self, names: list[str], limit: int, as_written: Collection[str] = ()) -> list[str]:
+    def defining(self, names: list[str], limit: int) -> list[str]:
         """Ids of chunks that define one of `names` (the last part of a qualified name): the chunks whose own symbol
         it is first (a definition before the later parts of a split one), then chunks that list it (a class and its
         members). Another case (`router` for `Router`) only when nothing defines the name as written (`deserialize`
-        functions are not the `Deserialize` trait), and never for the names in `as_written`."""
+        functions are not the `Deserialize` trait)."""
         with self._lock:
             found: dict[str, tuple[bool, bool, bool, bool, str]] = {}
             for name in names:
@@ -147,7 +147,7 @@ class MemoryIndex:
                     keys[cid] = (not exact, own.lower() != low, meta.get("kind") == "part", bool(meta.get("addition")),
                                  cid)  # a type's definition before the impl blocks named after it (serde_json's `Value`
                     # has 33 of them, more than the limit: which of them came first was their ids' order)
-                if name in as_written or any(not key[0] for key in keys.values()):
+                if any(not key[0] for key in keys.values()):
                     keys = {cid: key for cid, key in keys.items() if not key[0]}
                 for cid, key in keys.items():
                     found[cid] = min(found.get(cid, key), key)

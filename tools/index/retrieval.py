@@ -367,30 +367,11 @@ def named_identifiers(query: str) -> list[str]:
             continue
         qualified = match.group(0) != name
         codeish = (any(c.isupper() for c in name[1:]) or "_" in name.strip("_") or name[:1].isupper()
-                   or name[:1] == "$" or len(words) == 1 or qualified or match.group(0) == alone)
+                   or len(words) == 1 or qualified or match.group(0) == alone)
         alone_two = len(name) == 2 and (len(words) == 1 or match.group(0) == alone) and name[:1].isupper()  # `Ky`
-        if (len(name) >= 3 or (qualified and len(name) == 2 and len(words) == 1) or alone_two) and codeish:
-            found.append(name)  # a two-letter word in a sentence is English (`on`, `If`), unless `Request#on`
+        if (len(name) >= 3 or alone_two) and codeish:
+            found.append(name)  # a two-letter word in a sentence is English (`on`, `If`)
     return list(dict.fromkeys(found))
-
-
-# Files whose methods are named with their `!` or `?` (Ruby's `save!`, Elixir's `fetch!`): elsewhere a `!` after a name
-# is a macro's call (Rust's `vec!`, defined as `vec`) or punctuation
-SUFFIXED_NAMES = (".rb", ".rake", ".ex", ".exs")
-
-
-def ruby_suffixes(query: str) -> dict[str, str]:
-    """The names a question writes with Ruby's `!` or `?` after them (`Proxy#authenticate!` -> {"authenticate": "!"}):
-    `save`, `save?` and `save!` are three methods, and the suffix says which. A `?` that ends a sentence is its
-    punctuation; a capitalised name takes none (Ruby's methods are lower case)."""
-    bare = len(query.split()) == 1
-    found: dict[str, str] = {}
-    for match in _IDENTIFIER.finditer(query):
-        after, name = query[match.end() : match.end() + 1], _MEMBER_OF.split(match.group(0))[-1]
-        if after in ("!", "?") and not name[:1].isupper() and re.match(r"[\s,;:)`'\"]|$", query[match.end() + 1 :]) \
-                and (after == "!" or bare or query[match.end() + 1 :].strip()):
-            found[name] = after
-    return found
 
 
 def member_owners(query: str) -> dict[str, str]:
@@ -419,33 +400,14 @@ _USES_OF = re.compile(r"\b(?:implementations?|implementers?|implementors?|subcla
                       r"|instances)\s+of\s+(?:the\s+|an?\s+)?`?([A-Za-z_$][\w$.:#]*)", re.IGNORECASE)
 _USING = re.compile(r"\b(?:implements?|implementing|extends?|extending|subclassing|calls|calling|uses|wraps"
                     r"|instantiates?|instantiating)\s+(?:the\s+|an?\s+)?`?([A-Za-z_$][\w$.:#]*)", re.IGNORECASE)
-_IS_USED = re.compile(r"`?([A-Za-z_$][\w$.:#]*)`?\s+(?:is|are|gets|get|being)\s+(?:used|called|invoked|implemented|extended"
-                      r"|subclassed|instantiated|constructed|created|referenced)\b", re.IGNORECASE)
-_WHERE_IS_USED = re.compile(r"\b(?:is|are)\s+(?:the\s+|an?\s+)?`?([A-Za-z_$][\w$.:#]*)`?\s+(?:used|called|invoked"
-                            r"|implemented|extended|subclassed|instantiated|constructed|created|referenced)\b", re.IGNORECASE)
 
 
 def used_names(query: str) -> set[str]:
     """The names whose uses a question asks for, not their definition: "implementations of SeqAccess", "classes
-    implementing TestSequencer", "where is ValidateFlagGroups called", "how the Cleaner uses a Safelist" (Safelist;
-    the Cleaner is where the answer is)."""
+    implementing TestSequencer", "how the Cleaner uses a Safelist" (Safelist; the Cleaner is where the answer is)."""
     names = set(named_identifiers(query))
-    found: set[str] = set()
-    for pattern in (_USES_OF, _USING, _IS_USED, _WHERE_IS_USED):
-        for match in pattern.finditer(query):
-            name = _MEMBER_OF.split(match.group(1))[-1]
-            if name in names and not (pattern is _USING and not query[: match.start()].strip()):  # "Using X to ..."
-                found.add(name)
-    return found
-
-
-def capitalised_words(query: str) -> set[str]:
-    """The names of a sentence that are only capitalised words (`Parse`, `Timeout`, `Database`): an English word
-    as often as a name, so only its definition as written counts, not other spellings (`parse`)."""
-    if len(query.split()) == 1:
-        return set()
-    return {name for name in named_identifiers(query) if name[:1].isupper() and name[1:].islower()
-            and not re.search(r"(\.|::)" + re.escape(name) + r"\b", query)}
+    return {name for pattern in (_USES_OF, _USING) for match in pattern.finditer(query)
+            if (name := _MEMBER_OF.split(match.group(1))[-1]) in names}
 
 
 def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = (),
@@ -543,14 +505,12 @@ class _Cues:
     used: set[str] = field(default_factory=set)  # used_names: names whose uses are asked for, not where defined
     free: set[str] = field(default_factory=set)  # bare names a candidate defines at the top level, not as a member
     lowered_query: str = ""  # the question in lower case
-    suffixes: dict[str, str] = field(default_factory=dict)  # ruby_suffixes of the question
 
     @classmethod
     def of(cls, query: str, keywords: Sequence[str]) -> _Cues:
         from code_intel.index.text import lexical_tokens
 
         names = named_identifiers(query)
-        suffixes = ruby_suffixes(query)
         qualified: dict[str, set[str]] = {}  # from a question that is only the name, or a keyword: a sentence may
         # name the owner as context ("the implementation of InspectLoader.get_code" is another class's override)
         for match in _IDENTIFIER.finditer(" ".join([query if len(query.split()) == 1 else "", *keywords])):
@@ -563,7 +523,7 @@ class _Cues:
                    terms=set(lexical_tokens(query)),
                    wanted=asked_roles(_role_words(query)), qualified=qualified,
                    spelled=spelled_names(query), owners=member_owners(query), used=used_names(query),
-                   lowered_query=query.lower(), suffixes=suffixes)
+                   lowered_query=query.lower())
 
     def owner_differs(self, own: str, symbol: str) -> bool:
         """The question writes `own` with an owner and the chunk defines it under another (`Sinatra.Builder` for
@@ -574,10 +534,6 @@ class _Cues:
         return (bool(forms) and (symbol != own or own in self.matched)
                 and not any(_ends_with(symbol, form) for form in forms))
 
-    def defines_qualified(self, symbols: Sequence[str]) -> bool:
-        """A chunk lists a name the question writes with its owner (an interface listing `Router.Route`)."""
-        return any(_ends_with(s, form) for forms in self.qualified.values() for form in forms for s in symbols)
-
     def writes(self, name: str) -> bool:
         """The question (or a keyword) writes this name as it is spelled."""
         return name in self.names or name in self.keywords
@@ -586,8 +542,7 @@ class _Cues:
         """A qualified name whose member no candidate defines (`SerializationFeature.INDENT_OUTPUT`: an enum
         constant is no chunk of its own) names its owner: the owner takes the member's place among the names."""
         undefined = {m: o for m, o in self.owners.items() if m in self.names}
-        if not undefined or any(_own_name(c) in undefined or (c.kind == "class" and self.defines_qualified(c.symbols))
-                                for c in candidates):  # a class chunk holding `MimeType.JSON` (a small nested class)
+        if not undefined or any(_own_name(c) in undefined for c in candidates):
             return self
         names = list(dict.fromkeys(undefined.get(n, n) for n in self.names))
         return dataclasses.replace(self, names=names, lowered=self.lowered | {n.lower() for n in names},
@@ -660,7 +615,7 @@ def _own_name(c: Scored) -> str:
 
 def _ends_with(symbol: str, qualified: str) -> bool:
     """`Rack.Builder` ends with `Builder` and `Rack.Builder`, not with `Sinatra.Builder`; `::` reads as `.`. The owner
-    is what is compared, not a Ruby suffix (`Errors.empty` ends `Errors.empty?`): _names reads the suffix."""
+    is what is compared, not a Ruby suffix (`Errors.empty` ends `Errors.empty?`)."""
     from code_intel.index.text import written_name
 
     owner, dot, last = symbol.replace("::", ".").rpartition(".")
@@ -686,7 +641,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score += w.implementation  # `impl SeqAccess for X`, `class Hamming implements EditDistance`, for their uses
     elif _names(c, cues, own, old):
         score += w.bare_definition if cues.defined else w.definition
-    elif own and cues.bare and (own.lower() in cues.lowered or own in cues.qualified):
+    elif own and cues.bare and own.lower() in cues.lowered:
         score += w.near_definition
     elif c.kind == "class" and own.lower() in cues.spelled:
         score += w.spelled
@@ -711,9 +666,6 @@ def _names(c: Scored, cues: _Cues, own: str, old: bool) -> bool:
     kept for old callers (`old`), or a deprecated overload, of a name a current definition defines (a deprecated
     definition takes no penalty otherwise: a question describing it is still asking for it)."""
     shadowed = (old or c.deprecated) and _definition_key(c) in cues.current
-    suffix = cues.suffixes.get(own)
-    if suffix and c.file.endswith(SUFFIXED_NAMES) and not c.symbol.endswith(own + suffix):
-        return False  # `authenticate!` asked: not `authenticate` nor `authenticate?` (a Rust macro `vec!` is `vec`)
     return bool(own and not shadowed and cues.writes(own) and not cues.owner_differs(own, c.symbol) and not (
         own in cues.free and c.symbol != own))  # `basic_auth` asked bare: the free function, not the methods
 
@@ -739,8 +691,6 @@ def _one_per_definition(candidates: list[Scored]) -> list[Scored]:
 
 
 def _declaration_of(part: Scored, declarations: list[Scored]) -> Scored | None:
-    if not part.decl_line:  # no line to match (a candidate built without it): the one declaration of its name
-        return declarations[0] if len(declarations) == 1 else None
     return next((d for d in declarations if d.lines[0] <= part.decl_line <= d.lines[1]), None)
 
 

@@ -170,6 +170,15 @@ def test_haskell_module_header_is_named_with_its_pragmas_haddock_and_exports() -
     assert (size.symbol, size.kind, size.start_line) == ("size", "function", 18)
 
 
+
+def test_a_haskell_module_that_ends_with_its_imports_is_chunked_by_its_grammar() -> None:
+    # pandoc's Text.Pandoc.Class re-exports other modules and holds nothing after its imports: the imports' node ends
+    # on the row after the file's last line, which the module chunk's end took, and the grammar's chunking failed
+    text = ("{- | The monad classes of the library. -}\n\nmodule Text.Pandoc.Class\n  ( module Text.Pandoc.Class.IO\n"
+            "  , Translations\n  ) where\n\nimport Text.Pandoc.Class.IO\nimport Text.Pandoc.Translations (Translations)\n")
+    (chunk,) = Chunker(512).chunk("src/Text/Pandoc/Class.hs", text, "haskell")
+    assert (chunk.symbol, chunk.kind, chunk.start_line, chunk.end_line) == ("Text.Pandoc.Class", "module", 1, 9)
+
 HASKELL_INSTANCES = '''module Instances where
 
 -- | Encoding of the Prelude's numbers.

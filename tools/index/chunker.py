@@ -1216,7 +1216,7 @@ class Chunker:
                     imports = imports.next_named_sibling
                 if imports is not None and imports.type == "imports":
                     leads = _trailing_leads(imports, lead_types)
-                    end = leads[0] - 1 if leads is not None else imports.end_point[0]
+                    end = leads[0] - 1 if leads is not None else _last_row(imports, lines)
                 exported = [f"{qualified}.{n}" for n in haskell_exports(node)]
                 pieces.append(_Piece(start, end, qualified, "module", list(dict.fromkeys([qualified, *exported])),
                                      gap=True, decl=decl))

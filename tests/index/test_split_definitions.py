@@ -235,3 +235,14 @@ def test_the_declaration_of_a_part_is_fetched_by_its_line() -> None:
     memory.add(list(metas), [[1.0, 0.0]] * 2, ["", ""], list(metas.values()))
     assert memory.declarations([("R.java", "R.read", 95)]) == ["b"]
     assert sorted(memory.declarations([("R.java", "R.read", 0)])) == ["a", "b"]
+
+
+def test_a_module_chunk_of_imports_alone_ranks_below_the_code_it_names() -> None:
+    # #41: `require 'git/author'` ... names every word of the question and outscored the method that answers it
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.rb", f"helper{n}", "function") for n in range(20)]
+    imports = Scored("requires", 0.60, 9.0, "git.rb", "", [], "module", "implementation", imports=True)
+    method = _scored("method", 0.58, 8.5, "git/lib.rb", "Git.Lib.current_command_version", "function")
+    ranked = [c.id for c in rank_code([imports, method, *fillers], "git version check")]
+    assert ranked.index("method") < ranked.index("requires")
+    assert [c.id for c in rank_code([imports, method, *fillers], "git version check",
+                                    weights=CodeRanking(imports_penalty=0.0))][0] == "requires"

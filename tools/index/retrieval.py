@@ -259,6 +259,8 @@ class CodeRanking:
     # this * share); a central file that holds most of them (sequel's base.rb) is where the answers are
     role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.625, "doc": 0.625, "generated": 1.0})
     module_penalty: float = 0.0375
+    imports_penalty: float = 0.2  # more for a module chunk of imports alone (#41): a reader learns nothing from it;
+    # where it stands for an answer file, another chunk of that file is in the ten nearly always
     legacy_penalty: float = 0.2  # a path under deprecated/, legacy/, compat/, v1/ or a version folder older than a
     # sibling one (v3/ beside v4/): kept for old callers
 
@@ -324,6 +326,7 @@ class Scored:
     decl_line: int = 0  # a part of a split function: the line of its declaration (Chunk.decl_line)
     implements: list[str] = field(default_factory=list)  # what the class extends or implements (Chunk.implements)
     command: str = ""  # the command line a shell dispatcher's branch runs (chunker.command_line)
+    imports: bool = False  # a module chunk of import, include or package lines alone (chunker.imports_only)
 
 
 _KIND_WORDS = {"class", "struct", "interface", "trait", "enum", "type", "module", "protocol", "record", "function",
@@ -638,6 +641,8 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score -= w.role_penalty.get(c.role, 0.0)
     if c.kind in ("module", "part"):
         score -= w.module_penalty
+    if c.imports:
+        score -= w.imports_penalty
     old = _in_old_copy(c, cues)
     if w.legacy_penalty and old:
         score -= w.legacy_penalty

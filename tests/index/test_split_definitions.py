@@ -246,3 +246,9 @@ def test_a_module_chunk_of_imports_alone_ranks_below_the_code_it_names() -> None
     assert ranked.index("method") < ranked.index("requires")
     assert [c.id for c in rank_code([imports, method, *fillers], "git version check",
                                     weights=CodeRanking(imports_penalty=0.0))][0] == "requires"
+    # it still backs the other chunks of its file in file support: only its own place drops (no repeat decay here,
+    # which would lower the file's second chunk)
+    ours = Scored("ours", 0.62, 9.5, "git.rb", "Git.open", ["Git.open"], "function", "implementation")
+    scores = [{c.id: c.score for c in rank_code([imports, ours, method, *fillers], "git version check", weights=w)}
+              for w in (CodeRanking(repeat_decay=1.0), CodeRanking(repeat_decay=1.0, imports_penalty=0.0))]
+    assert scores[0]["ours"] == scores[1]["ours"] and scores[0]["requires"] < scores[1]["requires"]

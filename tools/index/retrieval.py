@@ -259,8 +259,9 @@ class CodeRanking:
     # this * share); a central file that holds most of them (sequel's base.rb) is where the answers are
     role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.625, "doc": 0.625, "generated": 1.0})
     module_penalty: float = 0.0375
-    imports_penalty: float = 0.2  # more for a module chunk of imports alone (#41): a reader learns nothing from it;
-    # where it stands for an answer file, another chunk of that file is in the ten nearly always
+    imports_penalty: float = 0.5  # a module chunk of imports alone (#41), after the support it gives its file: a
+    # reader learns nothing from it, and where it is an answer file's, another chunk of that file is nearly always in
+    # the ten; its file keeps what it adds in file support (a file importing what the question names is likelier asked)
     legacy_penalty: float = 0.2  # a path under deprecated/, legacy/, compat/, v1/ or a version folder older than a
     # sibling one (v3/ beside v4/): kept for old callers
 
@@ -458,7 +459,10 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     ordered = sorted(_one_per_definition(candidates), key=lambda c: -c.score)
     if w.file_support:
         _add_file_support(ordered, w)
-        ordered.sort(key=lambda c: -c.score)
+    for c in ordered:
+        if c.imports:
+            c.score -= w.imports_penalty
+    ordered.sort(key=lambda c: -c.score)
     if w.repeat_decay < 1.0:
         _decay_repeats(ordered, w, share=not cues.bare)
         ordered.sort(key=lambda c: -c.score)
@@ -641,8 +645,6 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score -= w.role_penalty.get(c.role, 0.0)
     if c.kind in ("module", "part"):
         score -= w.module_penalty
-    if c.imports:
-        score -= w.imports_penalty
     old = _in_old_copy(c, cues)
     if w.legacy_penalty and old:
         score -= w.legacy_penalty

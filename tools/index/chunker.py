@@ -286,6 +286,40 @@ def types_only(root: Any) -> bool:
     return declared
 
 
+# A line that only names other code: an import, include, package or namespace line (#41). Its continuation lines
+# (a Go `import (` block, Python's `from x import (`) are read by bracket depth in imports_only.
+_IMPORT_LINE = re.compile(r"""\s*(?:
+    (?:@testable\s+)?import\b | from\s+[\w.]+\s+import\b | export\s+(?:type\s+)?(?:\*|\{).*\bfrom\b
+    | (?:pub(?:\([^)]*\))?\s+)?(?:use\b|mod\s+\w+\s*;) | extern\s+crate\b | package\b
+    | (?:global\s+)?using\s[^=(]*; | namespace\s+[\w.\\]+\s*; | require(?:_relative)?\b
+    | \#\s*(?:include|import)\b | \#\s*pragma\s+once\b | declare\s*\(\s*strict_types
+    | (?:local|const|let|var)\s+[\w{},\s:$]+=\s*(?:require\s*[(\s'"]|@import\s*\())""", re.X)
+_COMMENT_LINE = re.compile(r"\s*(?://|/\*|\*|--|#(?!\s*(?:include|import|pragma|define|undef|if|ifdef|ifndef|elif|else|endif)\b))")
+_DOC_LINE = re.compile(r"\s*(?://[/!]|/\*\*|--\s*\|)")  # a doc comment: Rust's and Zig's `///` and `//!`, `/**`, `-- |`
+_NEUTRAL_LINE = re.compile(r"""\s*(?:<\?php|['"]use \w+['"];?)\s*$""")  # `<?php`, JavaScript's `'use strict';`
+
+
+def imports_only(chunk: Chunk) -> bool:
+    """A module chunk of import, include, package or namespace lines and nothing else but blank lines and at most two
+    comment lines (a licence line, `# frozen_string_literal: true`): it tells a reader what the file uses, not what
+    it does. A doc comment (`//! Contains shared code`) or a longer comment run is a module's or a definition's doc,
+    which is meaning."""
+    if chunk.kind != "module":
+        return False
+    depth, comments, imports = 0, 0, 0
+    for line in chunk.content.splitlines():
+        if depth > 0 or _IMPORT_LINE.match(line):
+            imports += depth == 0
+            depth = max(depth + sum(line.count(c) for c in "([{") - sum(line.count(c) for c in ")]}"), 0)
+        elif _DOC_LINE.match(line):
+            return False
+        elif _COMMENT_LINE.match(line):
+            comments += 1
+        elif line.strip() and not _NEUTRAL_LINE.match(line):
+            return False
+    return imports > 0 and comments <= 2
+
+
 def deprecated(chunk: Chunk) -> bool:
     """The chunk's definition is marked deprecated in the lines above and on its declaration (its doc comment and
     annotations), not somewhere in its body (a class whose one method is deprecated is not)."""

@@ -30,7 +30,15 @@ from code_intel.core.fsutil import trusted_mtime
 from code_intel.core.heap import trim_heap
 from code_intel.core.project import ProjectRoot
 from code_intel.index.bm25 import LexicalIndex
-from code_intel.index.chunker import Chunk, Chunker, addition, bodiless, command_line, deprecated
+from code_intel.index.chunker import (
+    Chunk,
+    Chunker,
+    addition,
+    bodiless,
+    command_line,
+    deprecated,
+    imports_only,
+)
 from code_intel.index.embedder import Embedder
 from code_intel.index.files import SourceFile, list_source_files
 from code_intel.index.manifest import ChunkEntry, FileEntry, Manifest, save_manifest, sha256_file
@@ -106,6 +114,8 @@ def chunk_metadata(chunk: Chunk, file_sha: str) -> dict[str, Any]:
         meta["bodiless"] = True  # an interface's or abstract method: no part in file support (rank_code)
     if chunk.documentation:
         meta["documentation"] = True  # ranked with the doc role (service._scored)
+    if imports_only(chunk):
+        meta["imports"] = True  # ranked below other module code (rank_code's imports_penalty)
     if command := command_line(chunk):
         meta["command"] = command
     if chunk.decl_line:

@@ -709,13 +709,14 @@ def _name_similarity(candidates: list[Scored], model: StaticEmbedder, vector: li
 
     names = {c.id: [c.symbol] + ([s for s in c.symbols if s != c.symbol] if c.kind == "class" else [])
              for c in candidates if c.symbol}
-    texts = list(dict.fromkeys(readable_words([name]) for listed_names in names.values() for name in listed_names))
+    words = {name: readable_words([name]) for listed_names in names.values() for name in listed_names}
+    texts = list(dict.fromkeys(words.values()))
     if not texts:
         return
     similarity = dict(zip(texts, (model.embed(texts) @ np.asarray(vector, dtype=np.float32)).tolist(), strict=True))
     for c in candidates:
         if c.id in names:
-            c.name_similarity = max(similarity[readable_words([name])] for name in names[c.id])
+            c.name_similarity = max(similarity[words[name]] for name in names[c.id])
 
 
 def _whole_file(indexed: FileEntry, meta: dict[str, Any]) -> bool:

@@ -169,6 +169,22 @@ def test_rank_code_orders_a_files_functions_by_their_names_within_the_places_the
     assert [c.id for c in rank_code([setter, getter, *fillers], "set_exception")][0] == "set"
 
 
+def test_a_files_chunk_that_holds_no_function_takes_its_place_after_the_functions_that_score_nearly_as_well() -> None:
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.js", f"helper{n}") for n in range(20)]
+    requires = _scored("mod", 0.80, 3.0, "utils.js", "", kind="module")
+    etag = _scored("etag", 0.76, 2.7, "utils.js", "createETagGenerator")
+    struct = _scored("info", 0.80, 3.0, "trace.go", "TraceInfo", kind="class", symbols=["TraceInfo"])
+    trace = _scored("ctx", 0.76, 2.7, "trace.go", "clientTrace.createContext")
+    whole = _scored("cls", 0.80, 3.0, "trace.go", "Client", kind="class", symbols=["Client", "Client.Do"])
+    question = "how is an ETag produced for a response body"
+    before = [c.id for c in rank_code([requires, etag, *fillers], question, weights=CodeRanking(no_function=0.0))]
+    assert before[:2] == ["mod", "etag"]
+    assert [c.id for c in rank_code([requires, etag, *fillers], question)][:2] == ["etag", "mod"]
+    assert [c.id for c in rank_code([struct, trace, *fillers], "request timing breakdown")][:2] == ["ctx", "info"]
+    # a class chunk that holds its methods is code: it keeps its order
+    assert [c.id for c in rank_code([whole, trace, *fillers], "request timing breakdown")][:2] == ["cls", "ctx"]
+
+
 def test_a_chunks_name_similarity_is_its_qualified_name_as_words_and_a_class_takes_its_best_member() -> None:
     from code_intel.index.service import _name_similarity
 

@@ -265,6 +265,8 @@ class CodeRanking:
     legacy_penalty: float = 0.2  # a path under deprecated/, legacy/, compat/, v1/ or a version folder older than a
     # sibling one (v3/ beside v4/): kept for old callers
     name: float = 0.2  # times Scored.name_similarity, only in ordering one file's chunks among the places they hold
+    no_function: float = 0.15  # taken off a chunk that holds no function (module code, a class's header whose
+    # methods are chunks of their own), only in ordering one file's chunks: the file's functions say what it does
 
 
 CODE_RANKING = CodeRanking()
@@ -435,7 +437,8 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
         c.score = _adjusted(c, w.dense_weight * d + (1 - w.dense_weight) * lx, cues, w)
     ordered = sorted(_one_per_definition(candidates), key=lambda c: -c.score)
     # before file support and decay; an imports chunk keeps its penalty among its file's chunks too
-    merit = {c.id: c.score + w.name * c.name_similarity - (w.imports_penalty if c.imports else 0.0) for c in ordered}
+    merit = {c.id: c.score + w.name * c.name_similarity - (w.imports_penalty if c.imports else 0.0)
+             - (w.no_function if _holds_no_function(c) else 0.0) for c in ordered}
     if w.file_support:
         _add_file_support(ordered, w)
     for c in ordered:
@@ -456,12 +459,21 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     return ordered
 
 
+def _holds_no_function(c: Scored) -> bool:
+    """A module chunk (imports, constants, loose statements), or a class chunk none of whose symbols is a member: the
+    header of a class whose methods are chunks of their own, or a type of fields alone."""
+    return c.kind == "module" or (c.kind == "class" and not any(s.startswith(c.symbol + ".") for s in c.symbols))
+
+
 def _within_files(ordered: list[Scored], merit: dict[str, float]) -> list[Scored]:
     """Each file keeps the places its chunks hold, and its chunks take them in the order of `merit` (the chunk's score
     before file support and decay, plus its name's similarity): which files answer stays as it was, and among one
     file's functions the one whose name reads like the question comes first (`Future.exception` for "return the
-    exception that was set on this future", above `Future.set_exception`, whose code holds the same words). A place
-    keeps its score, so the scores still fall down the list."""
+    exception that was set on this future", above `Future.set_exception`, whose code holds the same words). A chunk
+    that holds no function (_holds_no_function) comes after the functions that score nearly as well: its constants
+    or fields bring the file up, and the question asks what the code there does (express's `createETagGenerator`
+    below utils.js's block of requires for "how is an ETag produced", resty's `clientTrace.createContext` below the
+    `TraceInfo` struct for a timing breakdown). A place keeps its score, so the scores still fall down the list."""
     places: dict[str, list[int]] = {}
     for i, c in enumerate(ordered):
         places.setdefault(c.file, []).append(i)

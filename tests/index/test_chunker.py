@@ -1626,17 +1626,3 @@ def test_a_module_chunk_of_imports_alone_is_marked() -> None:
     assert not marked("ruby", "module Grape\n  module Middleware\n")
     assert "imports" not in chunk_metadata(Chunk("f", 1, 2, "App", "class", "python", "import os\nimport re\n"), "sha")
 
-
-def test_a_kotlin_files_first_kdoc_after_its_imports_stays_with_its_class() -> None:
-    # tree-sitter-kotlin's package header and import list run on over the comments after them: the first class's
-    # KDoc was in the module chunk of the license and imports, and the class had none
-    members = "".join(f"  fun f{i}(x: Int): Int {{\n    val y = x + {i}\n    return y * 2\n  }}\n\n" for i in range(4))
-    source = ("/*\n * Copyright (C) 2020 Square, Inc.\n */\npackage okio\n\nimport kotlin.jvm.JvmField\n"
-              "import kotlin.jvm.JvmName\n\n/**\n * A segment of a buffer.\n *\n * Segments are linked in a circle.\n */\n"
-              "class Segment {\n" + members + "}\n\n/** The pool. */\nobject Pool {\n" + members + "}\n")
-    chunks = Chunker(max_tokens=80).chunk("Segment.kt", source, "kotlin")
-    segment = next(c for c in chunks if c.symbol == "Segment")
-    assert segment.start_line == 9 and segment.content.startswith("/**\n * A segment of a buffer.")
-    module = next(c for c in chunks if c.kind == "module")
-    assert module.end_line == 7 and "A segment" not in module.content
-    assert next(c for c in chunks if c.symbol == "Pool").start_line == 37

@@ -142,10 +142,8 @@ TRAILING_DOCS = frozenset({"haddock"})
 # method signatures), so the run restarts at the second's own comments and the first stays with its class.
 DECLARING_LEADS = frozenset({"signature"})
 # Languages whose indented bodies run on over the comments and blank lines after them (Scala: `def f =` and its
-# body hold the next definition's doc comment, and end in the indentation of that definition's line; Kotlin: the
-# `package_header` and `import_list` hold the comments after them, so a file's first definition lost its KDoc to the
-# imports' chunk).
-SWALLOWING_LANGUAGES = frozenset({"scala", "kotlin"})
+# body hold the next definition's doc comment, and end in the indentation of that definition's line).
+SWALLOWING_LANGUAGES = frozenset({"scala"})
 # Languages that define a function by clauses, one definition each (`def f(0)`, `def f(n)`): a run of them is one
 # function's chunk, as long as it fits.
 CLAUSE_LANGUAGES = frozenset({"elixir", "haskell"})

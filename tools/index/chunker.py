@@ -296,8 +296,9 @@ def _names_only(node: Any) -> bool:
 
 def import_statements(root: Any, grammar: str) -> set[Any]:
     """The nodes that import and do nothing else: each statement the language's imports query
-    (queries/<language>/imports.scm) captures as `@import`, and each node around imports that adds only comments and,
-    before the first import, names (`const x = require('x')`, `if TYPE_CHECKING:`, a Go `import ( ... )` block)."""
+    (queries/<language>/imports.scm) captures as `@import`, and each node around imports that adds only comments and
+    the names written before the first import on its line (`const x = require('x')`, a Go `import ( ... )` block;
+    not `if TYPE_CHECKING:` above its imports, whose module chunk, flask's `sessions.py`, answers questions)."""
     from tree_sitter import QueryCursor
 
     query = compiled_query(grammar, "imports.scm")
@@ -311,9 +312,10 @@ def import_statements(root: Any, grammar: str) -> set[Any]:
 
 
 def _around_imports(node: Any, imports: set[Any]) -> bool:
-    first = min(child.start_byte for child in node.named_children if child in imports)
-    return all(child in imports or "comment" in child.type or (child.end_byte <= first and _names_only(child))
-               for child in node.named_children)
+    first = min((child for child in node.named_children if child in imports), key=lambda child: child.start_byte)
+    return all(child in imports or "comment" in child.type or (
+        child.end_byte <= first.start_byte and child.start_point.row == first.start_point.row and _names_only(child))
+        for child in node.named_children)
 
 
 def imports_only(root: Any, statements: set[Any], lines: list[str], start: int, end: int) -> bool:

@@ -78,11 +78,6 @@ def test_stemming_and_english_stop_words_apply_to_query_and_chunk() -> None:
     assert stem("headers") == stem("header") == "header"
     assert stem("parsing") == stem("parsed") == stem("parses") == stem("parse")
     assert stem("address") == "address" and stem("status") == "status" and stem("entries") == "entry"
-    # a consonant doubled before -ing or -ed is written once, in the base word too
-    assert stem("skipping") == stem("skipped") == stem("skips") == stem("skip") == "skip"
-    assert stem("setting") == stem("set") and stem("logging") == stem("log") and stem("mapping") == stem("map")
-    assert stem("adding") == stem("added") == stem("add") == "add" and stem("calling") == stem("call") == "call"
-    assert stem("passed") == stem("pass") == "pass"
     tokens = lexical_tokens("Return the list of all headers which were parsed from this message")
     assert tokens == ["list", "header", "pars", "messag"]
     plain = lexical_tokens("Return the headers which were parsed", stemmed=False, english=False)

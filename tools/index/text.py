@@ -73,9 +73,7 @@ def _spelled(word: str) -> str:
 
 
 def stem(word: str) -> str:
-    """A light suffix stripper (plural, -ing, -ed, final e): 'headers' -> 'header', 'parsing' -> 'pars'. A final
-    consonant English doubles before -ing and -ed is then written once, in every word alike: 'skipping', 'skipped'
-    and 'skip' read 'skip', 'setting' 'set' (a word of three letters keeps its double: 'add', 'adding')."""
+    """A light suffix stripper (plural, -ing, -ed, final e): 'headers' -> 'header', 'parsing' -> 'pars'."""
     if len(word) > 4 and word.endswith("ies"):
         word = word[:-3] + "y"
     elif word.endswith("sses"):
@@ -87,8 +85,6 @@ def stem(word: str) -> str:
     elif len(word) > 4 and word.endswith("ed"):
         word = word[:-2]
     if len(word) > 3 and word.endswith("e"):
-        word = word[:-1]
-    if len(word) > 3 and word[-1] == word[-2] and word[-1] in "bdgmnprt":
         word = word[:-1]
     return word
 

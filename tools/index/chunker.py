@@ -294,8 +294,8 @@ def _names_only(node: Any) -> bool:
     return "identifier" in node.type if node.named_child_count == 0 else all(map(_names_only, node.named_children))
 
 
-def import_statements(root: Any, grammar: str) -> set[Any]:
-    """The nodes that import and do nothing else: each statement the language's imports query
+def import_statements(root: Any, grammar: str, start: int, end: int) -> set[Any]:
+    """The nodes of rows start..end that import and do nothing else: each statement the language's imports query
     (queries/<language>/imports.scm) captures as `@import`, and each node around imports that adds only comments and
     the names written before the first import on its line (`const x = require('x')`, a Go `import ( ... )` block;
     not `if TYPE_CHECKING:` above its imports, whose module chunk, flask's `sessions.py`, answers questions)."""
@@ -304,7 +304,9 @@ def import_statements(root: Any, grammar: str) -> set[Any]:
     query = compiled_query(grammar, "imports.scm")
     if query is None:
         return set()
-    found: set[Any] = set(QueryCursor(query).captures(root).get("import", []))
+    cursor = QueryCursor(query)
+    cursor.set_point_range((start, 0), (end + 1, 0))  # not the whole file: most of it is definitions
+    found: set[Any] = set(cursor.captures(root).get("import", []))
     for node in list(found):
         while (node := node.parent) not in (None, root) and node not in found and _around_imports(node, found):
             found.add(node)
@@ -1098,11 +1100,13 @@ class Chunker:
                 chunks = [self._to_chunk(path, language or "text", lines, p) for p in pieces]
                 declarations = (language == "lua" and lines[0].startswith("---@meta")) or (
                     self._types_only and not path.endswith(".d.ts"))  # file_role: `generated`
-                statements = import_statements(root, grammar) if any(c.kind == "module" for c in chunks) else set()
-                for c in chunks:
+                for i, c in enumerate(chunks):
                     c.documentation = declarations or help_text(c)
-                    c.imports = c.kind == "module" and imports_only(root, statements, lines, c.start_line - 1,
-                                                                    c.end_line - 1)
+                    if c.kind == "module":  # the query reads into the next chunk: a match is known only past its
+                        # last node (Scala's `import a.b.c` waits for what follows)
+                        until = chunks[i + 1].start_line if i + 1 < len(chunks) else len(lines)
+                        c.imports = imports_only(root, import_statements(root, grammar, c.start_line - 1, until),
+                                                 lines, c.start_line - 1, c.end_line - 1)
                 return chunks
         return self._windows(path, language or "text", lines)
 

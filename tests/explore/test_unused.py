@@ -77,3 +77,12 @@ def test_an_entry_file_makes_public_what_it_re_exports_not_what_it_imports(tmp_p
         "src/helpers.ts": "export function unusedHelper(): number {\n  return 2;\n}\n",
     })
     assert sorted(u.name for u in explorer.unused_answer(".").unused) == ["hashFile", "unusedHelper"]
+
+
+def test_a_file_a_config_names_is_an_entry(tmp_path: Path) -> None:
+    # mkdocs.yml's `hooks:` names scripts/hooks.py: mkdocs calls its functions by convention; a doc or code file
+    # naming it does not count (only config files are read), so scripts/other.py's function stays dead
+    files = {**FILES, "mkdocs.yml": "hooks:\n  - scripts/hooks.py\n", "scripts/hooks.py": "def on_page(page):\n    return page\n",
+             "scripts/other.py": "def on_other(page):\n    return page\n", "notes.txt": "see scripts/other.py\n"}
+    names = {item.name for item in explorer_over(tmp_path, files).unused_answer("scripts").unused}
+    assert names == {"on_other"}

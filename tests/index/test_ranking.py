@@ -10,7 +10,7 @@ import pytest
 
 from code_intel.core.errors import InvalidArgument
 from code_intel.core.file_roles import file_role
-from code_intel.index.retrieval import Candidate, ForestQuery, Signals, rerank
+from code_intel.index.retrieval import ForestQuery, Scored, Signals, rerank
 from code_intel.index.service import SemanticIndex
 from tests.index.conftest import write_files
 
@@ -32,8 +32,8 @@ def test_file_roles_come_from_the_path(path: str, role: str) -> None:
     assert file_role(path) == role
 
 
-def _candidate(cid: str, score: float, file: str, symbol: str = "", kind: str = "function") -> Candidate:
-    return Candidate(cid, score, file, symbol, [symbol] if symbol else [], kind, file_role(file))
+def _candidate(cid: str, score: float, file: str, symbol: str = "", kind: str = "function") -> Scored:
+    return Scored(cid, 0.0, 0.0, file, symbol, [symbol] if symbol else [], kind, file_role(file), score)
 
 
 def test_role_penalty_puts_the_implementation_first_unless_the_question_asks_for_tests() -> None:

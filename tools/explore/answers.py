@@ -392,13 +392,7 @@ def shape_symbols(result: SymbolsResult, *, offset: int = 0, budget_tokens: int 
     as the budget leaves room for; what does not fit is counted (left_out) and next_offset pages on."""
     fit = Fitter(budget_chars(budget_tokens) - RESERVED_CHARS)
     everything = result.symbols
-    kept: list[OutlineSymbol] = []
-    for symbol in everything[offset:]:
-        bare = symbol.model_copy(update={"children": []})
-        if not fit.take(bare.model_dump(exclude_none=True)):
-            break
-        bare.children = _fitted_children(symbol.children, fit)
-        kept.append(bare)
+    kept = _fitted(everything[offset:], fit)
     shown = sum(_count(s) for s in kept)
     total = sum(_count(s) for s in everything[offset:])
     result.symbols = kept
@@ -407,13 +401,14 @@ def shape_symbols(result: SymbolsResult, *, offset: int = 0, budget_tokens: int 
     return result
 
 
-def _fitted_children(children: list[OutlineSymbol], fit: Fitter) -> list[OutlineSymbol]:
+def _fitted(symbols: list[OutlineSymbol], fit: Fitter) -> list[OutlineSymbol]:
+    """The symbols, each with its children, in order while the budget takes them."""
     kept = []
-    for child in children:
-        bare = child.model_copy(update={"children": []})
+    for symbol in symbols:
+        bare = symbol.model_copy(update={"children": []})
         if not fit.take(bare.model_dump(exclude_none=True)):
             break
-        bare.children = _fitted_children(child.children, fit)
+        bare.children = _fitted(symbol.children, fit)
         kept.append(bare)
     return kept
 

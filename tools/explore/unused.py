@@ -138,37 +138,35 @@ def _named_by_configs(explorer: Explorer, files: list[str]) -> set[str]:
     calls their functions by convention, so they are entry files."""
     if not files:
         return set()
-    filters = explorer.filters()
-    args = [require_binary("rg"), "--no-config", "--only-matching", "--fixed-strings", "--no-filename",
-            "--no-line-number", *filters.args()]
-    for glob in _CONFIG_GLOBS:
-        args += ["--glob", glob]
     names = {PurePosixPath(f).name: f for f in files}
-    for name in names:
-        args += ["-e", name]
-    args += ["--", *filters.roots]
-    done = processes.run(args, cwd=explorer.root.path, timeout=budget.remaining(explorer.config.search_timeout_seconds))
-    if done.timed_out:
+    seen = _occurrences(explorer, list(names), [arg for glob in _CONFIG_GLOBS for arg in ("--glob", glob)])
+    if seen is None:
         return set(files)  # not known: nothing of these files is called dead
-    seen = set(done.stdout.decode("utf-8", errors="surrogateescape").split())
-    return {f for f in files if PurePosixPath(f).name in seen}
+    return {f for f in files if PurePosixPath(f).name in set(seen)}
 
 
 def _word_counts(explorer: Explorer, names: list[str]) -> Counter[str]:
     """How often each name is written as a whole word in the project's searchable files (one rg run)."""
     if not names:
         return Counter()
-    filters = explorer.filters()
-    args = [require_binary("rg"), "--no-config", "--only-matching", "--word-regexp", "--fixed-strings",
-            "--no-filename", "--no-line-number", "--no-heading", *filters.args()]
-    for name in names:
-        args += ["-e", name]
-    args += ["--", *filters.roots]
-    done = processes.run(args, cwd=explorer.root.path, timeout=budget.remaining(explorer.config.search_timeout_seconds))
-    if done.timed_out:
+    seen = _occurrences(explorer, names, ["--word-regexp"])
+    if seen is None:
         budget.note_partial("counting the names' uses ran out of time: nothing is reported unused")
         return Counter({name: 1 << 30 for name in names})
-    return Counter(done.stdout.decode("utf-8", errors="surrogateescape").split())
+    return Counter(seen)
+
+
+def _occurrences(explorer: Explorer, strings: list[str], options: list[str]) -> list[str] | None:
+    """Each occurrence of the strings in the project's searchable files, as written (one rg run with `options`
+    after the project's filters), or None when the search ran out of time."""
+    filters = explorer.filters()
+    args = [require_binary("rg"), "--no-config", "--only-matching", "--fixed-strings", "--no-filename",
+            "--no-line-number", "--no-heading", *filters.args(), *options]
+    for string in strings:
+        args += ["-e", string]
+    args += ["--", *filters.roots]
+    done = processes.run(args, cwd=explorer.root.path, timeout=budget.remaining(explorer.config.search_timeout_seconds))
+    return None if done.timed_out else done.stdout.decode("utf-8", errors="surrogateescape").split()
 
 
 def _deliberate_exports(explorer: Explorer, files: list[str]) -> tuple[set[str], set[str]]:

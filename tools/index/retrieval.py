@@ -134,17 +134,6 @@ class ForestQuery:
         return [x / norm for x in combined]
 
 
-@dataclass
-class Candidate:
-    id: str
-    score: float
-    file: str
-    symbol: str
-    symbols: list[str]
-    kind: str
-    role: str
-
-
 def asked_roles(words: set[str]) -> set[str]:
     return {role for role, vocabulary in ROLE_WORDS.items() if words & vocabulary}
 
@@ -160,8 +149,8 @@ def _role_words(query: str) -> set[str]:
         m.group(0).lower() for m in _CAMEL_TEST.finditer(query)}
 
 
-def rerank(candidates: list[Candidate], query_terms: set[str], raw_words: set[str],
-           keywords: Sequence[str] = (), signals: Signals | None = None) -> list[Candidate]:
+def rerank(candidates: list[Scored], query_terms: set[str], raw_words: set[str],
+           keywords: Sequence[str] = (), signals: Signals | None = None) -> list[Scored]:
     """The candidates with their scores adjusted by role, kind, name, path, keywords and file, best first.
 
     `query_terms` are the query's BM25 terms (stemmed identifier parts), `raw_words` its lower-cased words
@@ -171,7 +160,7 @@ def rerank(candidates: list[Candidate], query_terms: set[str], raw_words: set[st
     s = signals or SIGNALS
     wanted = asked_roles(raw_words)
     names = {k.lower() for k in keywords}
-    out: list[Candidate] = []
+    out: list[Scored] = []
     for c in candidates:
         score = c.score
         if c.role not in wanted:
@@ -184,7 +173,7 @@ def rerank(candidates: list[Candidate], query_terms: set[str], raw_words: set[st
             score += s.path_weight * len(query_terms & set(lexical_tokens(c.file))) / len(query_terms)
         if names and any(n.lower() in names or n.rsplit(".", 1)[-1].lower() in names for n in c.symbols or [c.symbol]):
             score += s.keyword_weight
-        out.append(Candidate(c.id, score, c.file, c.symbol, c.symbols, c.kind, c.role))
+        out.append(dataclasses.replace(c, score=score))
     if s.file_weight:
         by_file: dict[str, list[float]] = {}
         for c in out:

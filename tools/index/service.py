@@ -10,7 +10,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from code_intel.core.config import Config
@@ -33,7 +33,6 @@ from code_intel.index.query_model import QueryModel
 from code_intel.index.retrieval import (
     CODE_RANKING,
     DENSE_WEIGHT,
-    Candidate,
     CodeRanking,
     ForestQuery,
     Scored,
@@ -51,7 +50,7 @@ from code_intel.index.text import lexical_text, lexical_tokens, member_names, re
 
 log = logging.getLogger(__name__)
 
-CHUNKER_VERSION = "ast-v59"  # bump when chunks, their text or the default sequence length change: forces a rebuild
+CHUNKER_VERSION = "ast-v60"  # bump when chunks, their text or the default sequence length change: forces a rebuild
 CANDIDATES = 40  # per side (dense, lexical) before rank_code; 50 gave function-level questions more near misses
 # to outrank the answer (docs/benchmarks.md, branch funclevel)
 FULL_MODEL_CANDIDATES = 50  # the same for an opt-in model's own space, ranked as #15 chose
@@ -736,9 +735,8 @@ def _ranked(candidates: list[Scored], search: ForestQuery, n: int, weights: Code
         return rank_code(candidates, search.query, search.keywords, weights)[:n]
     fused = dict(fuse({c.id: c.dense for c in candidates}, {c.id: c.lexical for c in candidates},
                       dense_weight=DENSE_WEIGHT))
-    return rerank([Candidate(c.id, fused[c.id], c.file, c.symbol, c.symbols, c.kind, c.role)
-                   for c in candidates], set(lexical_tokens(search.query)), search.words,
-                  search.keywords)[:n]  # type: ignore[return-value]
+    return rerank([replace(c, score=fused[c.id]) for c in candidates], set(lexical_tokens(search.query)),
+                  search.words, search.keywords)[:n]
 
 
 def _forest_result(c: Scored, similarity: float, document: str, meta: dict[str, Any]) -> dict[str, Any]:

@@ -37,7 +37,6 @@ from code_intel.index.chunker import (
     bodiless,
     command_line,
     deprecated,
-    imports_only,
 )
 from code_intel.index.embedder import Embedder
 from code_intel.index.files import SourceFile, list_source_files
@@ -114,7 +113,7 @@ def chunk_metadata(chunk: Chunk, file_sha: str) -> dict[str, Any]:
         meta["bodiless"] = True  # an interface's or abstract method: no part in file support (rank_code)
     if chunk.documentation:
         meta["documentation"] = True  # ranked with the doc role (service._scored)
-    if imports_only(chunk):
+    if chunk.imports:
         meta["imports"] = True  # ranked below other module code (rank_code's imports_penalty)
     if command := command_line(chunk):
         meta["command"] = command

@@ -139,10 +139,11 @@ def _named_by_configs(explorer: Explorer, files: list[str]) -> set[str]:
     if not files:
         return set()
     names = {PurePosixPath(f).name: f for f in files}
-    seen = _occurrences(explorer, list(names), [arg for glob in _CONFIG_GLOBS for arg in ("--glob", glob)])
-    if seen is None:
+    found = _occurrences(explorer, list(names), [arg for glob in _CONFIG_GLOBS for arg in ("--glob", glob)])
+    if found is None:
         return set(files)  # not known: nothing of these files is called dead
-    return {f for f in files if PurePosixPath(f).name in set(seen)}
+    seen = set(found)
+    return {f for f in files if PurePosixPath(f).name in seen}
 
 
 def _word_counts(explorer: Explorer, names: list[str]) -> Counter[str]:

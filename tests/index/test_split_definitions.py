@@ -45,7 +45,7 @@ PAGINATE = ("def paginate(seed, items, maximum_items):\n    \"\"\"Walk the pages
             + "    if len(items) >= maximum_items:\n        return items[:maximum_items]\n    return items\n")
 
 
-def test_a_declaration_window_that_stands_for_a_window_reaches_to_its_lines(
+def test_a_declaration_window_that_stands_for_a_body_window_reaches_down_to_its_lines(
         static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811 (the fixture)
     chunks = Chunker().chunk("client/pages.py", PAGINATE, "python")
     declaration = next(c for c in chunks if c.kind == "function")
@@ -61,6 +61,12 @@ def test_a_declaration_window_that_stands_for_a_window_reaches_to_its_lines(
     assert ranked[0].id == "def" and ranked[0].lines == (declaration.start_line, last.end_line)
     quiet = rank_code([scored("def", 0.9, declaration), scored("body", 0.3, last), *fillers], "stop paginating")
     assert quiet[0].lines == (declaration.start_line, declaration.end_line)  # its own score: its own lines
+    documented = Scored("def", 0.3, 2.0, "pages.rb", "paginate", ["paginate"], "function", "implementation",
+                        lines=(41, 70))
+    doc = Scored("doc", 0.9, 2.0, "pages.rb", "paginate", ["paginate"], "part", "implementation", lines=(1, 40),
+                 decl_line=41)
+    above = rank_code([documented, doc, *fillers], "stop paginating")
+    assert above[0].id == "def" and above[0].lines == (41, 70)  # a doc window above: the declaration answers
     write_files(static_index.root.path, {"client/pages.py": PAGINATE})
     static_index.sync()
     monkeypatch.setattr(MemoryIndex, "nearest", lambda self, vector, limit: [])  # the lexical side alone: the body

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 
 from code_intel.core.errors import InvalidArgument
 from code_intel.core.file_roles import file_role
-from code_intel.index.retrieval import ForestQuery, Scored, Signals, rerank
+from code_intel.index.retrieval import ForestQuery, Scored, Signals, rank_code, rerank
 from code_intel.index.service import SemanticIndex
 from tests.index.conftest import write_files
 
@@ -27,6 +28,8 @@ from tests.index.conftest import write_files
     ("spec/lspconfig/util.lua", "test"), ("lua/lspconfig/util.lua", "implementation"),
     ("test/plugins/jump.plugin.bats", "test"), ("lib/helpers.bash", "implementation"),
     ("test/dio_test.dart", "test"), ("lib/src/client_test.dart", "test"), ("lib/src/client.dart", "implementation"),
+    # Go's package documentation file, prose above the `package` clause
+    ("doc.go", "doc"), ("internal/websocket/doc.go", "doc"), ("docker.go", "implementation"),
 ])
 def test_file_roles_come_from_the_path(path: str, role: str) -> None:
     assert file_role(path) == role
@@ -34,6 +37,20 @@ def test_file_roles_come_from_the_path(path: str, role: str) -> None:
 
 def _candidate(cid: str, score: float, file: str, symbol: str = "", kind: str = "function") -> Scored:
     return Scored(cid, 0.0, 0.0, file, symbol, [symbol] if symbol else [], kind, file_role(file), score)
+
+
+def test_a_go_packages_doc_file_ranks_below_the_code_it_describes() -> None:
+    # gorilla/websocket's doc.go explains in prose how large messages are written through the buffer; the question
+    # asks what the code does, so `messageWriter.Write` comes first unless documentation is asked for
+    fillers = [Scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"util_{n}.go", f"helper{n}", [f"helper{n}"], "function",
+                      file_role(f"util_{n}.go")) for n in range(20)]
+    prose = Scored("doc", 0.80, 9.0, "doc.go", "", [], "module", file_role("doc.go"))
+    write = Scored("write", 0.62, 5.0, "conn.go", "messageWriter.Write", ["messageWriter.Write"], "function",
+                   file_role("conn.go"))
+    question = "what happens when a message is larger than the write buffer"
+    assert [c.id for c in rank_code(copy.deepcopy([prose, write, *fillers]), question)][0] == "write"
+    asked = "documentation of messages larger than the write buffer"
+    assert [c.id for c in rank_code(copy.deepcopy([prose, write, *fillers]), asked)][0] == "doc"
 
 
 def test_role_penalty_puts_the_implementation_first_unless_the_question_asks_for_tests() -> None:

@@ -37,6 +37,44 @@ def test_the_windows_of_a_split_function_stand_for_its_declaration_window() -> N
     assert ranked.index("graph") < ranked.index("f19")  # another definition keeps its own place
 
 
+# a function whose last body window holds the lines a question asks about (got's `create`, whose window on pagination
+# limits was the match, answered with its first 30 lines)
+PAGINATE = ("def paginate(seed, items, maximum_items):\n    \"\"\"Walk the pages.\"\"\"\n"
+            + "".join(f"    step_{k} = compute_value(step_{k - 1} if {k} else seed, factor={k})\n" for k in range(120))
+            + "    # stop paginating once the number of items reaches the limit\n"
+            + "    if len(items) >= maximum_items:\n        return items[:maximum_items]\n    return items\n")
+
+
+def test_a_declaration_window_that_stands_for_a_body_window_reaches_down_to_its_lines(
+        static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811 (the fixture)
+    chunks = Chunker().chunk("client/pages.py", PAGINATE, "python")
+    declaration = next(c for c in chunks if c.kind == "function")
+    last = chunks[-1]
+    assert last.kind == "part" and last.start_line > declaration.end_line
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.py", f"helper{n}", "function") for n in range(20)]
+
+    def scored(cid: str, dense: float, chunk: Chunk) -> Scored:
+        return Scored(cid, dense, 2.0, chunk.file, chunk.symbol, [chunk.symbol], chunk.kind, "implementation",
+                      lines=(chunk.start_line, chunk.end_line), decl_line=chunk.decl_line)
+
+    ranked = rank_code([scored("def", 0.3, declaration), scored("body", 0.9, last), *fillers], "stop paginating")
+    assert ranked[0].id == "def" and ranked[0].lines == (declaration.start_line, last.end_line)
+    quiet = rank_code([scored("def", 0.9, declaration), scored("body", 0.3, last), *fillers], "stop paginating")
+    assert quiet[0].lines == (declaration.start_line, declaration.end_line)  # its own score: its own lines
+    documented = Scored("def", 0.3, 2.0, "pages.rb", "paginate", ["paginate"], "function", "implementation",
+                        lines=(41, 70))
+    doc = Scored("doc", 0.9, 2.0, "pages.rb", "paginate", ["paginate"], "part", "implementation", lines=(1, 40),
+                 decl_line=41)
+    above = rank_code([documented, doc, *fillers], "stop paginating")
+    assert above[0].id == "def" and above[0].lines == (41, 70)  # a doc window above: the declaration answers
+    write_files(static_index.root.path, {"client/pages.py": PAGINATE})
+    static_index.sync()
+    monkeypatch.setattr(MemoryIndex, "nearest", lambda self, vector, limit: [])  # the lexical side alone: the body
+    results = static_index.semantic_search("stop paginating once the number of items reaches the limit", 3)["results"]
+    assert [(r["kind"], r["line"], r["end_line"]) for r in results if r["symbol"] == "paginate"] == [
+        ("function", declaration.start_line, last.end_line)]
+
+
 def test_a_question_writing_a_subcommand_finds_its_dispatcher_branch() -> None:
     # "how nvm use switches ..." writes the command line the `nvm.use` branch runs; a helper that merely shares the
     # words ranks below it, and a question not writing the command leaves the order to the scores

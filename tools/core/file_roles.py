@@ -35,6 +35,9 @@ _DOC_FOLDERS = frozenset({"docs", "doc", "documentation", "examples", "example",
 _DOC_FOLDER_PREFIX = re.compile(r"^(?:docs?|documentation|examples?|samples?|tutorials?)[_-]")
 _DOC_SUFFIXES = frozenset({".md", ".markdown", ".rst", ".txt", ".adoc", ".html", ".htm"})
 _DOC_NAMES = re.compile(r"^(?:readme|changelog|changes|history|contributing|license|authors|news)(?:\..*)?$", re.I)
+# Go's doc.go: by Go's convention a package's long documentation comment gets a file of its own, prose above the
+# `package` clause and no code (gorilla/websocket's 200 lines on buffers and compression outranked the code they describe)
+_GO_PACKAGE_DOC = "doc.go"
 _GENERATED_NAME = re.compile(
     r"(?:\.pb\.go|_gen\.go|\.gen\.[jt]s|_pb2\.py|_pb2_grpc\.py|\.min\.js|\.d\.ts|\.generated\.\w+|\.lock|"
     r"^package-lock\.json|^go\.sum|^yarn\.lock|^pnpm-lock\.yaml)$")
@@ -66,7 +69,7 @@ def file_role(path: str, indexed: Container[str] = ()) -> Role:
         return "generated"
     if is_test_file(path, indexed) or folders & _TEST_DATA_FOLDERS or _BENCHMARK_NAME.match(name):
         return "test"
-    if (PurePosixPath(name).suffix.lower() in _DOC_SUFFIXES or _DOC_NAMES.match(name) or folders & _DOC_FOLDERS
-            or any(_DOC_FOLDER_PREFIX.match(folder) for folder in folders)):
+    if (PurePosixPath(name).suffix.lower() in _DOC_SUFFIXES or _DOC_NAMES.match(name) or name == _GO_PACKAGE_DOC
+            or folders & _DOC_FOLDERS or any(_DOC_FOLDER_PREFIX.match(folder) for folder in folders)):
         return "doc"
     return "implementation"

@@ -316,7 +316,8 @@ class Scored:
     addition: bool = False  # adds to a type defined elsewhere: a Rust impl block (chunker.addition)
     bodiless: bool = False  # a method declared without a body: an interface's or abstract one (chunker.bodiless)
     whole: bool = False  # the chunk is its file's only one, or the type the file is named after beside module lines
-    lines: tuple[int, int] = (0, 0)  # first and last line
+    lines: tuple[int, int] = (0, 0)  # first and last line (a declaration window ends with the window of its body whose
+    # score it took: _one_per_definition)
     decl_line: int = 0  # a part of a split function: the line of its declaration (Chunk.decl_line)
     implements: list[str] = field(default_factory=list)  # what the class extends or implements (Chunk.implements)
     command: str = ""  # the command line a shell dispatcher's branch runs (chunker.command_line)
@@ -684,18 +685,25 @@ def _one_per_definition(candidates: list[Scored]) -> list[Scored]:
     `function`) and parts (its long doc comment above, the rest of its body below). The parts stand for the
     declaration window, which takes the best of their scores: the answer is the definition, not a page of its doc
     (sequel's `eager`: the first window of its 75-line doc ranked first, the `def` under it nowhere). A part goes to
-    the window holding its declaration's line, so two overloads of one name in a file keep their own scores."""
+    the window holding its declaration's line, so two overloads of one name in a file keep their own scores. The
+    declaration window that takes the score of a window of its body reaches down to it (`Scored.lines`): the result
+    runs from the declaration through the lines that matched (got's `create`, 250 lines whose window on pagination
+    limits was the match, had answered with its first 55 lines); a doc window above leaves the declaration's lines."""
     declarations: dict[tuple[str, str], list[Scored]] = {}
     for c in candidates:
         if c.kind == "function":
             declarations.setdefault((c.file, c.symbol), []).append(c)
     kept = []
+    reach: dict[str, tuple[Scored, Scored]] = {}
     for c in candidates:
         owner = _declaration_of(c, declarations.get((c.file, c.symbol), [])) if c.kind == "part" else None
         if owner is None:
             kept.append(c)
         elif c.score > owner.score:
             owner.score = c.score
+            reach[owner.id] = (owner, c)
+    for owner, part in reach.values():  # after the loop: _declaration_of reads the declarations' own lines
+        owner.lines = (owner.lines[0], max(owner.lines[1], part.lines[1]))
     return kept
 
 

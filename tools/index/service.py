@@ -741,8 +741,8 @@ def _ranked(candidates: list[Scored], search: ForestQuery, n: int, weights: Code
 
 def _forest_result(c: Scored, similarity: float, document: str, meta: dict[str, Any]) -> dict[str, Any]:
     return {
-        "chunk_id": c.id, "file": meta.get("file"), "line": meta.get("start_line"),
-        "end_line": meta.get("end_line"), "symbol": meta.get("symbol") or None,
+        "chunk_id": c.id, "file": meta.get("file"), "line": c.lines[0] or meta.get("start_line"),
+        "end_line": c.lines[1] or meta.get("end_line"), "symbol": meta.get("symbol") or None,
         "language": meta.get("language"), "kind": meta.get("kind"), "role": c.role,
         "score": round(c.score, 4), "similarity": round(similarity, 4), "source": FOREST,
         "snippet": "\n".join(document.splitlines()[:SNIPPET_LINES])[:600],

@@ -248,9 +248,6 @@ class CodeRanking:
     # this * share); a central file that holds most of them (sequel's base.rb) is where the answers are
     role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.625, "doc": 0.625, "generated": 1.0})
     module_penalty: float = 0.0375
-    imports_penalty: float = 0.5  # a module chunk of imports alone (#41), after the support it gives its file: a
-    # reader learns nothing from it, and where it is an answer file's, another chunk of that file is nearly always in
-    # the ten; its file keeps what it adds in file support (a file importing what the question names is likelier asked)
     legacy_penalty: float = 0.2  # a path under deprecated/, legacy/, compat/, v1/ or a version folder older than a
     # sibling one (v3/ beside v4/): kept for old callers
     name: float = 0.2  # times Scored.name_similarity, only in ordering one file's chunks among the places they hold
@@ -322,7 +319,6 @@ class Scored:
     command: str = ""  # the command line a shell dispatcher's branch runs (chunker.command_line)
     name_similarity: float = 0.0  # the question's cosine with the chunk's qualified name as words (a class: the best
     # of its own and its members'), which tells a file's functions apart where their code reads alike
-    imports: bool = False  # a module chunk of import, include or package lines alone (chunker.imports_only)
 
 
 _KIND_WORDS = {"class", "struct", "interface", "trait", "enum", "type", "module", "protocol", "record", "function",
@@ -425,14 +421,11 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     for c, d, lx in zip(candidates, dense, lexical, strict=True):
         c.score = _adjusted(c, w.dense_weight * d + (1 - w.dense_weight) * lx, cues, w)
     ordered = sorted(_one_per_definition(candidates), key=lambda c: -c.score)
-    # before file support and decay; an imports chunk keeps its penalty among its file's chunks too
-    merit = {c.id: c.score + w.name * c.name_similarity - (w.imports_penalty if c.imports else 0.0)
-             - (w.no_function if _holds_no_function(c) else 0.0) for c in ordered}
+    # before file support and decay
+    merit = {c.id: c.score + w.name * c.name_similarity - (w.no_function if _holds_no_function(c) else 0.0)
+             for c in ordered}
     if w.file_support:
         _add_file_support(ordered, w)
-    for c in ordered:
-        if c.imports:
-            c.score -= w.imports_penalty
     ordered.sort(key=lambda c: -c.score)
     if w.repeat_decay < 1.0:
         _decay_repeats(ordered, w, share=not cues.bare)

@@ -50,7 +50,7 @@ from code_intel.index.text import lexical_text, lexical_tokens, member_names, re
 
 log = logging.getLogger(__name__)
 
-CHUNKER_VERSION = "ast-v60"  # bump when chunks, their text or the default sequence length change: forces a rebuild
+CHUNKER_VERSION = "ast-v63"  # bump when chunks, their text or the default sequence length change: forces a rebuild
 CANDIDATES = 40  # per side (dense, lexical) before rank_code; 50 gave function-level questions more near misses
 # to outrank the answer (docs/benchmarks.md, branch funclevel)
 FULL_MODEL_CANDIDATES = 50  # the same for an opt-in model's own space, ranked as #15 chose
@@ -697,7 +697,6 @@ def _scored(cid: str, similarity: float, lexical: float, meta: dict[str, Any], m
                   lines=(int(meta.get("start_line") or 0), int(meta.get("end_line") or 0)),
                   decl_line=int(meta.get("decl_line") or 0),
                   implements=listed(meta, "implements"), command=str(meta.get("command") or ""),
-                  imports=bool(meta.get("imports")),
                   whole=indexed is not None and _whole_file(indexed, meta))  # rank_code's whole_file
 
 

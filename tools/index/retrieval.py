@@ -3,8 +3,8 @@
 The default is a convex combination of scores normalised per query: each side's scores are min-max
 scaled to 0..1 over the candidates (the union of both top lists, every candidate scored by both sides),
 then `dense_weight * dense + (1 - dense_weight) * lexical`. On benchmarks/semantic.py it ranked the
-right function higher than weighted reciprocal rank fusion (`fuse_rrf`, kept for comparison): rank
-fusion throws away how far ahead the best candidate of each side is.
+right function higher than weighted reciprocal rank fusion (benchmarks/semantic.py keeps it for comparison):
+rank fusion throws away how far ahead the best candidate of each side is.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from code_intel.core.errors import InvalidArgument
 # 0.584 against 0.568 at 0.8, the standard-library docstring benchmark 0.630 against 0.634 (0.624 before #15);
 # lower weights gain more on the dev set but cost the docstring benchmark more (docs/benchmarks.md)
 DENSE_WEIGHT = 0.75
-RRF_K = 60
 
 
 def _min_max(scores: list[float]) -> list[float]:
@@ -58,26 +57,6 @@ def fuse(
     return [(ids[k], round(fused[k], 4)) for k in order]
 
 
-def fuse_rrf(
-    dense: Sequence[tuple[str, float]],
-    lexical: Sequence[tuple[str, float]],
-    *,
-    dense_weight: float = 1.0,
-    lexical_weight: float = 1.0,
-    k: int = RRF_K,
-) -> list[tuple[str, float]]:
-    """Weighted reciprocal rank fusion: (id, score in 0..1), best first; each input is (id, score) best first."""
-    scores: dict[str, float] = {}
-    for weight, ranking in ((dense_weight, dense), (lexical_weight, lexical)):
-        if weight <= 0:
-            continue
-        for rank, (item, _score) in enumerate(ranking):
-            scores[item] = scores.get(item, 0.0) + weight / (k + rank + 1)
-    best_possible = (max(dense_weight, 0) + max(lexical_weight, 0)) / (k + 1)
-    ordered = sorted(scores.items(), key=lambda pair: pair[1], reverse=True)
-    return [(item, round(score / best_possible, 4)) for item, score in ordered]
-
-
 # --------------------------------------------------------------------------- ranking signals
 @dataclass
 class Signals:
@@ -86,9 +65,6 @@ class Signals:
 
     role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.5, "doc": 0.5, "generated": 1.0})
     module_penalty: float = 0.05  # loose module code (imports, constants) and continuation windows
-    name_weight: float = 0.0  # times the share of the query's words that the symbol's name holds
-    path_weight: float = 0.0  # times the share of the query's words that the file's path holds
-    file_weight: float = 0.0  # times the score of the file's second-best candidate (file-level aggregation)
     keyword_weight: float = 0.2  # a chunk defining a name the caller passed in `keywords`
     hint_weight: float = 0.5  # the code hint's vector, added to the question's before renormalising
 
@@ -149,14 +125,10 @@ def _role_words(query: str) -> set[str]:
         m.group(0).lower() for m in _CAMEL_TEST.finditer(query)}
 
 
-def rerank(candidates: list[Scored], query_terms: set[str], raw_words: set[str],
-           keywords: Sequence[str] = (), signals: Signals | None = None) -> list[Scored]:
-    """The candidates with their scores adjusted by role, kind, name, path, keywords and file, best first.
-
-    `query_terms` are the query's BM25 terms (stemmed identifier parts), `raw_words` its lower-cased words
-    (to see whether it asks for tests or docs)."""
-    from code_intel.index.text import lexical_tokens
-
+def rerank(candidates: list[Scored], raw_words: set[str], keywords: Sequence[str] = (),
+           signals: Signals | None = None) -> list[Scored]:
+    """The candidates with their scores adjusted by role, kind and keywords, best first. `raw_words` are the
+    question's lower-cased words (to see whether it asks for tests or docs)."""
     s = signals or SIGNALS
     wanted = asked_roles(raw_words)
     names = {k.lower() for k in keywords}
@@ -167,20 +139,9 @@ def rerank(candidates: list[Scored], query_terms: set[str], raw_words: set[str],
             score -= s.role_penalty.get(c.role, 0.0)
         if c.kind in ("module", "part"):
             score -= s.module_penalty
-        if query_terms and s.name_weight and c.symbol:
-            score += s.name_weight * len(query_terms & set(lexical_tokens(c.symbol))) / len(query_terms)
-        if query_terms and s.path_weight:
-            score += s.path_weight * len(query_terms & set(lexical_tokens(c.file))) / len(query_terms)
         if names and any(n.lower() in names or n.rsplit(".", 1)[-1].lower() in names for n in c.symbols or [c.symbol]):
             score += s.keyword_weight
         out.append(dataclasses.replace(c, score=score))
-    if s.file_weight:
-        by_file: dict[str, list[float]] = {}
-        for c in out:
-            by_file.setdefault(c.file, []).append(c.score)
-        second = {f: sorted(v, reverse=True)[1] if len(v) > 1 else 0.0 for f, v in by_file.items()}
-        for c in out:
-            c.score += s.file_weight * max(second[c.file], 0.0)
     out.sort(key=lambda c: -c.score)
     return out
 

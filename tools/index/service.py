@@ -46,7 +46,7 @@ from code_intel.index.retrieval import (
 from code_intel.index.static import STATIC_MODEL_NAME, StaticEmbedder
 from code_intel.index.store import FOREST, MAP, VectorStore, store_description
 from code_intel.index.sync import ForestSync, Progress, Spaces, SyncCounts, SyncState
-from code_intel.index.text import lexical_text, lexical_tokens, member_names, readable_words
+from code_intel.index.text import lexical_text, member_names, readable_words
 
 log = logging.getLogger(__name__)
 
@@ -734,8 +734,7 @@ def _ranked(candidates: list[Scored], search: ForestQuery, n: int, weights: Code
         return rank_code(candidates, search.query, search.keywords, weights)[:n]
     fused = dict(fuse({c.id: c.dense for c in candidates}, {c.id: c.lexical for c in candidates},
                       dense_weight=DENSE_WEIGHT))
-    return rerank([replace(c, score=fused[c.id]) for c in candidates], set(lexical_tokens(search.query)),
-                  search.words, search.keywords)[:n]
+    return rerank([replace(c, score=fused[c.id]) for c in candidates], search.words, search.keywords)[:n]
 
 
 def _forest_result(c: Scored, similarity: float, document: str, meta: dict[str, Any]) -> dict[str, Any]:

@@ -41,9 +41,9 @@ def test_role_penalty_puts_the_implementation_first_unless_the_question_asks_for
                   _candidate("d", 0.93, "docs/retry.md", "", "lines"),
                   _candidate("i", 0.85, "client/retry.py", "backoff")]
     signals = Signals(role_penalty={"test": 0.15, "doc": 0.15}, module_penalty=0.0)
-    ranked = rerank(candidates, {"how", "does", "retry", "backoff", "work"}, signals=signals)
+    ranked = rerank(candidates, "how does retry backoff work", signals=signals)
     assert [c.id for c in ranked] == ["i", "t", "d"]
-    asked = rerank(candidates, {"which", "tests", "cover", "retry"}, signals=signals)
+    asked = rerank(candidates, "which tests cover retry", signals=signals)
     assert asked[0].id == "t"  # tests stay findable: asked for, they are not pushed down
     assert {c.role for c in ranked} == {"test", "doc", "implementation"}
 
@@ -52,9 +52,9 @@ def test_module_and_keyword_signals() -> None:
     base = Signals(role_penalty={}, module_penalty=0.2, keyword_weight=0.3)
     candidates = [_candidate("mod", 0.9, "a.py", "", "module"), _candidate("other", 0.8, "a.py", "parse_rows"),
                   _candidate("named", 0.75, "b.py", "retry_request")]
-    ranked = rerank(candidates, {"retry", "request"}, signals=base)
+    ranked = rerank(candidates, "retry request", signals=base)
     assert [c.id for c in ranked] == ["other", "named", "mod"]  # 0.8, 0.75, 0.7 (module code pushed down)
-    keyed = rerank(candidates, set(), keywords=["parse_rows"], signals=base)
+    keyed = rerank(candidates, "", keywords=["parse_rows"], signals=base)
     assert keyed[0].id == "other" and keyed[0].score == pytest.approx(1.1)
 
 

@@ -84,10 +84,6 @@ class ForestQuery:
     code_hint: str | None = None
 
     @property
-    def words(self) -> set[str]:
-        return {w.lower() for w in re.findall(r"[A-Za-z]+", self.query)}
-
-    @property
     def lexical_text(self) -> str:
         """BM25 query: the question, the keywords and the hint's identifiers, each counted."""
         return " ".join([self.query, *self.keywords, self.code_hint or ""])
@@ -110,27 +106,24 @@ class ForestQuery:
         return [x / norm for x in combined]
 
 
-def asked_roles(words: set[str]) -> set[str]:
-    return {role for role, vocabulary in ROLE_WORDS.items() if words & vocabulary}
-
-
 _CAMEL_TEST = re.compile(r"Test(?:s|ing)?(?![a-z])")
 
 
-def _role_words(query: str) -> set[str]:
-    """The question's words in lower case, for asked_roles; a CamelCase name's Test part too, as a snake_case
-    name's (`bats_test_function`) already is a word of its own: `TestClient` asks for the code of tests (poem's test
-    client, under `src/test/`). `Spec` stays inside its name: Java's `MethodSpec` is a specification."""
-    return {x.lower() for x in re.findall(r"[A-Za-z]+", query)} | {
-        m.group(0).lower() for m in _CAMEL_TEST.finditer(query)}
+def asked_roles(query: str) -> set[str]:
+    """The roles (tests, docs) a question asks for by its words, in any case; a CamelCase name's Test part counts,
+    as a snake_case name's (`bats_test_function`) already is a word of its own: `TestClient` asks for the code of
+    tests (poem's test client, under `src/test/`). `Spec` stays inside its name: Java's `MethodSpec` is a
+    specification."""
+    words = {x.lower() for x in re.findall(r"[A-Za-z]+", query)} | {m.group(0).lower() for m in _CAMEL_TEST.finditer(query)}
+    return {role for role, vocabulary in ROLE_WORDS.items() if words & vocabulary}
 
 
-def rerank(candidates: list[Scored], raw_words: set[str], keywords: Sequence[str] = (),
+def rerank(candidates: list[Scored], query: str, keywords: Sequence[str] = (),
            signals: Signals | None = None) -> list[Scored]:
-    """The candidates with their scores adjusted by role, kind and keywords, best first. `raw_words` are the
-    question's lower-cased words (to see whether it asks for tests or docs)."""
+    """The candidates with their scores adjusted by role (unless the question asks for it), kind and keywords,
+    best first."""
     s = signals or SIGNALS
-    wanted = asked_roles(raw_words)
+    wanted = asked_roles(query)
     names = {k.lower() for k in keywords}
     out: list[Scored] = []
     for c in candidates:
@@ -484,7 +477,7 @@ class _Cues:
                    lowered={n.lower() for n in names} | {k.lower() for k in keywords},
                    bare=len(names) == 1 and (len(query.split()) == 1 or kind_named(query) == names[0]),
                    terms=set(lexical_tokens(query)),
-                   wanted=asked_roles(_role_words(query)), qualified=qualified,
+                   wanted=asked_roles(query), qualified=qualified,
                    spelled=spelled_names(query), owners=member_owners(query), used=used_names(query),
                    lowered_query=query.lower())
 

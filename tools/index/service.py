@@ -734,7 +734,7 @@ def _ranked(candidates: list[Scored], search: ForestQuery, n: int, weights: Code
         return rank_code(candidates, search.query, search.keywords, weights)[:n]
     fused = dict(fuse({c.id: c.dense for c in candidates}, {c.id: c.lexical for c in candidates},
                       dense_weight=DENSE_WEIGHT))
-    return rerank([replace(c, score=fused[c.id]) for c in candidates], search.words, search.keywords)[:n]
+    return rerank([replace(c, score=fused[c.id]) for c in candidates], search.query, search.keywords)[:n]
 
 
 def _forest_result(c: Scored, similarity: float, document: str, meta: dict[str, Any]) -> dict[str, Any]:

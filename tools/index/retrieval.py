@@ -378,12 +378,10 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     # before file support and decay
     merit = {c.id: c.score + w.name * c.name_similarity - (w.no_function if _holds_no_function(c) else 0.0)
              for c in ordered}
-    if w.file_support:
-        _add_file_support(ordered, w)
+    _add_file_support(ordered, w)
     ordered.sort(key=lambda c: -c.score)
-    if w.repeat_decay < 1.0:
-        _decay_repeats(ordered, w, share=not cues.bare)
-        ordered.sort(key=lambda c: -c.score)
+    _decay_repeats(ordered, w, share=not cues.bare)
+    ordered.sort(key=lambda c: -c.score)
     if cues.defined:  # a question that is only a name some candidate defines: the definitions first, whatever
         # support the other chunks of a busy file add (marshmallow's `And` validator, whose doc and body raise
         # `ValidationError`, above the exception's class)
@@ -588,7 +586,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     if c.kind in ("module", "part"):
         score -= w.module_penalty
     old = _in_old_copy(c, cues)
-    if w.legacy_penalty and old:
+    if old:
         score -= w.legacy_penalty
     own = _own_name(c)
     if own and own in cues.used:
@@ -606,7 +604,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     stem = PurePosixPath(c.file).stem
     if names_its_file(c.kind, c.symbol, c.file):
         score += w.file_type
-    if cues.terms and w.path:
+    if cues.terms:
         score += w.path * path_words(cues.terms, lexical_tokens(stem)) / len(cues.terms)
     return score
 
@@ -638,16 +636,13 @@ def _one_per_definition(candidates: list[Scored]) -> list[Scored]:
             declarations.setdefault((c.file, c.symbol), []).append(c)
     kept = []
     for c in candidates:
-        owner = _declaration_of(c, declarations.get((c.file, c.symbol), [])) if c.kind == "part" else None
+        owner = next((d for d in declarations.get((c.file, c.symbol), []) if d.lines[0] <= c.decl_line <= d.lines[1]),
+                     None) if c.kind == "part" else None
         if owner is None:
             kept.append(c)
         elif c.score > owner.score:
             owner.score = c.score
     return kept
-
-
-def _declaration_of(part: Scored, declarations: list[Scored]) -> Scored | None:
-    return next((d for d in declarations if d.lines[0] <= part.decl_line <= d.lines[1]), None)
 
 
 def path_words(terms: set[str], words: Sequence[str]) -> int:

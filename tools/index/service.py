@@ -681,8 +681,7 @@ def _known_in_store(store: VectorStore, vector: list[float], wanted: list[str], 
         got = store.get(FOREST, ids=missing, include=("documents", "metadatas", "embeddings"))
         for i, doc, meta, emb in zip(got["ids"], got["documents"], got["metadatas"], got["embeddings"],
                                      strict=True):
-            known[i] = (float(sum(a * b for a, b in zip(vector, emb, strict=False))), doc or "",
-                        dict(meta or {}))
+            known[i] = (_dot(vector, emb), doc or "", dict(meta or {}))
     return known
 
 

@@ -59,23 +59,19 @@ def _signals(**changes: Any) -> Signals:
     return base
 
 
-NONE = dict(role_penalty={}, module_penalty=0.0, name_weight=0.0, path_weight=0.0, file_weight=0.0)
+NONE = dict(role_penalty={}, module_penalty=0.0)
 VARIANTS: dict[str, dict[str, Any]] = {
     "shipped": {},
     "no signals": {"signals": _signals(**NONE)},
     **{f"role {p}": {"signals": _signals(**{**NONE, "role_penalty": {"test": p, "doc": p, "generated": 2 * p}})}
        for p in (0.05, 0.1, 0.15, 0.2, 0.3)},
     **{f"module {p}": {"signals": _signals(**{**NONE, "module_penalty": p})} for p in (0.05, 0.1)},
-    **{f"name {w}": {"signals": _signals(**{**NONE, "name_weight": w})} for w in (0.1, 0.2, 0.3)},
-    **{f"path {w}": {"signals": _signals(**{**NONE, "path_weight": w})} for w in (0.1, 0.2)},
-    **{f"file {w}": {"signals": _signals(**{**NONE, "file_weight": w})} for w in (0.1, 0.2, 0.3)},
     **{f"dense weight {w}": {"dense_weight": w} for w in (0.6, 0.7, 0.9)},
     **{f"role {p} dense {w}": {"signals": _signals(role_penalty={"test": p, "doc": p, "generated": max(2 * p, 0.3)}),
                                 "dense_weight": w}
        for p in (0.3, 0.5, 1.0) for w in (0.5, 0.6, 0.7, 0.8)},
-    **{f"role 0.5 dense 0.6 {k} 0": {"signals": _signals(role_penalty={"test": 0.5, "doc": 0.5, "generated": 1.0},
-                                                         **{k: 0.0}), "dense_weight": 0.6}
-       for k in ("module_penalty", "name_weight")},
+    "role 0.5 dense 0.6 module_penalty 0": {"signals": _signals(role_penalty={"test": 0.5, "doc": 0.5, "generated": 1.0},
+                                                                module_penalty=0.0), "dense_weight": 0.6},
     **{f"shipped, dense weight {w}": {"dense_weight": w} for w in (0.6, 0.7, 0.75)},
     "query without the semantic lead": {"query_overrides": {"SEMANTIC_LEAD": query_module.SEMANTIC_TOP,
                                                             "LEAD_AGREEMENT_BONUS": query_module.AGREEMENT_BONUS}},

@@ -20,7 +20,7 @@ import sys
 import sysconfig
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -200,6 +200,26 @@ def hit_rank(results: list[tuple[str, int, int]], q: Target) -> int | None:
     return first_hit(results, [(q.file, q.start, q.end)])
 
 
+def fuse_rrf(
+    dense: Sequence[tuple[str, float]],
+    lexical: Sequence[tuple[str, float]],
+    *,
+    dense_weight: float = 1.0,
+    lexical_weight: float = 1.0,
+    k: int = 60,
+) -> list[tuple[str, float]]:
+    """Weighted reciprocal rank fusion (the fusion sweep's comparison; the index fuses scores, retrieval.fuse): (id, score in 0..1), best first; each input is (id, score) best first."""
+    scores: dict[str, float] = {}
+    for weight, ranking in ((dense_weight, dense), (lexical_weight, lexical)):
+        if weight <= 0:
+            continue
+        for rank, (item, _score) in enumerate(ranking):
+            scores[item] = scores.get(item, 0.0) + weight / (k + rank + 1)
+    best_possible = (max(dense_weight, 0) + max(lexical_weight, 0)) / (k + 1)
+    ordered = sorted(scores.items(), key=lambda pair: pair[1], reverse=True)
+    return [(item, round(score / best_possible, 4)) for item, score in ordered]
+
+
 def evaluate_search(index: SemanticIndex, queries: list[Target], weights: list[float]) -> dict[str, float]:
     """MRR@10 of the production candidates fused with other dense weights, and with rank fusion (RRF)."""
     parts = index._get_parts()
@@ -221,7 +241,7 @@ def evaluate_search(index: SemanticIndex, queries: list[Target], weights: list[f
             fused = retrieval.fuse(similarity, scores, dense_weight=w)[:10]
             ranks[f"dense_weight={w}"].append(hit_rank([spans[i] for i, _ in fused if i in spans], q))
         for name, lw in (("rrf 1:1", 1.0), ("rrf 1:0.5", 0.5)):
-            fused = retrieval.fuse_rrf(dense, lexical, lexical_weight=lw)[:10]
+            fused = fuse_rrf(dense, lexical, lexical_weight=lw)[:10]
             ranks[name].append(hit_rank([spans[i] for i, _ in fused if i in spans], q))
     return {name: round(mrr(r), 4) for name, r in ranks.items()}
 

@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 from code_intel.explore.impact import is_config_file, is_test_file
-from code_intel.explore.importers import Importer, importers_of, is_import_line, python_module_names
+from code_intel.explore.importers import Importer, importers_of, python_module_names
+from code_intel.explore.imports import is_import_line
 from code_intel.explore.resolve import jvm_class_of, rust_module_path
 from tests.explore.conftest import explorer_over
 
@@ -39,10 +40,16 @@ def test_config_files() -> None:
 
 
 def test_import_lines() -> None:
-    for line in ["from a import b", "import os", "import { x } from './y'", "const x = require('y')",
-                 "#include <stdio.h>", "use crate::x;", "export { a } from './b'", "await import('./lazy')"]:
-        assert is_import_line(line), line
-    assert not is_import_line("result = important(x)")
+    # a reference's line read alone by its file's grammar and the language's imports query
+    for file, line in [("a.py", "from a import b"), ("a.py", "    import os"), ("a.ts", "import { x } from './y'"),
+                       ("a.js", "const x = require('y')"), ("a.c", "#include <stdio.h>"), ("a.rs", "use crate::x;"),
+                       ("a.ts", "export { a } from './b'"), ("a.js", "await import('./lazy')"),
+                       ("a.rb", 'require_relative "helper"'), ("a.rs", "pub mod mock;"), ("a.php", "use App\\User;")]:
+        assert is_import_line(line, file), line
+    for file, line in [("a.py", "result = important(x)"), ("a.kt", "require(size >= 0) { \"size < 0\" }"),
+                       ("a.rb", "require File.dirname(__FILE__) + '/helper'"), ("a.java", "package a.b;"),
+                       ("a.md", "import os")]:
+        assert not is_import_line(line, file), line  # a call, a computed path, a package, prose
 
 
 def test_python_module_names() -> None:

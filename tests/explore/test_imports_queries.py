@@ -16,7 +16,7 @@ CASES = {
              'import("./lazy");\n// require("./no")\n/*\n * , express = require(\'express\')\n */\nf("require(\'no\')");\n',
              [("./x", ""), ("z", ""), ("./w", ""), ("./r", ""), ("./lazy", "")]),
     "a.ts": ('import type { T } from "./types";\nimport x = require("./old");\n', [("./types", ""), ("./old", "")]),
-    "a.go": ('package a\nimport (\n u "x/y"\n "fmt"\n)\n// import "no"\n', [("a", "package"), ("x/y", ""), ("fmt", "")]),
+    "a.go": ('package a\nimport (\n u "x/y"\n "fmt"\n)\n// import "no"\n', [("x/y", ""), ("fmt", "")]),
     "lib.rs": ('use crate::{a::{B, C as D}, e};\nmod x;\nmod z { }\n// use crate::no;\n',
                [("crate::{a::{B, C as D}, e}", ""), ("x", "submodule")]),
     "A.java": ('package p.q;\nimport java.util.List;\nimport a.b.*;\n// import no.Way;\n',

@@ -1603,32 +1603,3 @@ def test_a_kotlin_class_whose_constructor_opens_the_next_line_is_parsed() -> Non
     assert named["Collection.joinToCode"][0] == "function"
     assert max(c.end_line for c in chunks) == source.count("\n")  # every row where it was
 
-
-def test_a_module_chunk_of_imports_alone_is_marked() -> None:
-    # #41: a chunk holding only a file's import, include or package lines tells a reader nothing the file does; the
-    # statements are those the language's imports query (queries/<language>/imports.scm) finds
-    def marked(language: str, text: str) -> bool:
-        chunks = Chunker().chunk("f", text, language)
-        assert all(c.kind == "module" or not c.imports for c in chunks)
-        return any("imports" in chunk_metadata(c, "sha") for c in chunks)
-
-    assert marked("python", "# Copyright 2020 the authors\nimport os\nfrom typing import (\n    Any,\n    Mapping,\n)\n")
-    assert marked("ruby", "# frozen_string_literal: true\n\nrequire 'forwardable'\nrequire_relative 'faraday/options'\n")
-    assert marked("go", 'package server\n\nimport (\n\t"fmt"\n\t"net/http"\n)\n')
-    assert marked("rust", "use std::fmt;\npub use crate::error::{Error, Result};\nmod body;\n")
-    assert marked("c", "#include <stdio.h>\n#include \"uv.h\"\n")
-    assert marked("javascript", "const utils = require('./utils');\nconst { a, b: c } = require('x');\n"
-                                "export * from './types';\n")
-    assert marked("typescript", "export {\n  parse,\n  safeParse,\n} from './core';\n")
-    assert marked("lua", 'local util = require("lspconfig.util")\nlocal api = require "api"\n')
-    # code, a doc comment or a longer comment run is meaning; a language without an imports query marks nothing
-    assert not marked("javascript", "const utils = require('./utils');\nconst DEFAULT_TIMEOUT = 1000;\n")
-    assert not marked("lua", 'local util = require("util")\nM.extensions = require("ext").manager\n')
-    assert not marked("c", "#include <stdio.h>\n#define BUFFER_SIZE 64\n")
-    assert not marked("rust", "//! Shared code of the server and its build runner.\nuse std::fmt;\n")
-    assert not marked("rust", "use std::fmt;\n\n/// The listener's address.\n/// Bound on start.\n")
-    assert not marked("ruby", "# The versioners.\n# Each sets env['api.version']\n# from the request.\nrequire 'x'\n")
-    assert not marked("zig", 'const std = @import("std");\nconst builtin = @import("builtin");\n')
-    assert not marked("python", "class App:\n    import re\n")  # a class chunk
-    # a block of imports under a condition: the condition is code (flask's sessions.py answers questions by it)
-    assert not marked("python", "import typing as t\n\nif t.TYPE_CHECKING:\n    from .app import Flask\n")

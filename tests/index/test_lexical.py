@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from code_intel.index.bm25 import LexicalIndex
-from code_intel.index.retrieval import DENSE_WEIGHT, fuse, fuse_rrf
+from code_intel.index.retrieval import DENSE_WEIGHT, fuse
 from code_intel.index.text import lexical_text, lexical_tokens, spelled_out, split_identifier, stem
 
 
@@ -38,16 +38,6 @@ def test_bm25_ranks_matching_chunk_first_and_removal_forgets_it() -> None:
     assert index.search("nothing matches zzz", 3) == []
 
 
-def test_rrf_rewards_agreement_between_rankings() -> None:
-    dense = [("x", 0.9), ("y", 0.8), ("z", 0.7)]
-    lexical = [("y", 12.0), ("z", 3.0)]
-    fused = fuse_rrf(dense, lexical, dense_weight=1.0, lexical_weight=1.0)
-    assert [i for i, _ in fused][:1] == ["y"]
-    assert all(0 < s <= 1 for _, s in fused)
-    only_dense = fuse_rrf(dense, lexical, dense_weight=1.0, lexical_weight=0.0)
-    assert [i for i, _ in only_dense] == ["x", "y", "z"]
-
-
 def test_convex_fusion_normalises_each_side_and_weighs_them() -> None:
     dense = {"x": 0.60, "y": 0.58, "z": 0.30}
     lexical = {"y": 12.0, "z": 3.0}  # x shares no word with the query: lexical 0
@@ -61,8 +51,6 @@ def test_convex_fusion_normalises_each_side_and_weighs_them() -> None:
     # a big BM25 gap counts: rank fusion would put x (dense first) on top, score fusion does not
     close = {"x": 0.50, "y": 0.49, "z": 0.10}
     assert fuse(close, {"y": 20.0, "x": 1.0}, dense_weight=0.65)[0][0] == "y"
-    assert fuse_rrf(sorted(close.items(), key=lambda p: -p[1]), [("y", 20.0), ("x", 1.0)],
-                    dense_weight=1.0, lexical_weight=0.5)[0][0] == "x"
 
 
 def test_convex_fusion_edge_cases() -> None:

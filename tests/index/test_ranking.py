@@ -57,27 +57,22 @@ def test_role_penalty_puts_the_implementation_first_unless_the_question_asks_for
     candidates = [_candidate("t", 0.95, "tests/test_retry.py", "test_retry_backoff"),
                   _candidate("d", 0.93, "docs/retry.md", "", "lines"),
                   _candidate("i", 0.85, "client/retry.py", "backoff")]
-    signals = Signals(role_penalty={"test": 0.15, "doc": 0.15}, name_weight=0.0, module_penalty=0.0)
-    ranked = rerank(candidates, {"retry", "backoff"}, {"how", "does", "retry", "backoff", "work"}, signals=signals)
+    signals = Signals(role_penalty={"test": 0.15, "doc": 0.15}, module_penalty=0.0)
+    ranked = rerank(candidates, "how does retry backoff work", signals=signals)
     assert [c.id for c in ranked] == ["i", "t", "d"]
-    asked = rerank(candidates, {"retry", "backoff"}, {"which", "tests", "cover", "retry"}, signals=signals)
+    asked = rerank(candidates, "which tests cover retry", signals=signals)
     assert asked[0].id == "t"  # tests stay findable: asked for, they are not pushed down
     assert {c.role for c in ranked} == {"test", "doc", "implementation"}
 
 
-def test_name_module_keyword_and_file_signals() -> None:
-    base = Signals(role_penalty={}, module_penalty=0.15, name_weight=0.2, path_weight=0.0, file_weight=0.0,
-                   keyword_weight=0.3)
+def test_module_and_keyword_signals() -> None:
+    base = Signals(role_penalty={}, module_penalty=0.2, keyword_weight=0.3)
     candidates = [_candidate("mod", 0.9, "a.py", "", "module"), _candidate("other", 0.8, "a.py", "parse_rows"),
                   _candidate("named", 0.75, "b.py", "retry_request")]
-    ranked = rerank(candidates, {"retry", "request"}, {"retry", "request"}, signals=base)
-    assert [c.id for c in ranked] == ["named", "other", "mod"]  # 0.95, 0.8, 0.75 (module code pushed down)
-    keyed = rerank(candidates, set(), set(), keywords=["parse_rows"], signals=base)
+    ranked = rerank(candidates, "retry request", signals=base)
+    assert [c.id for c in ranked] == ["other", "named", "mod"]  # 0.8, 0.75, 0.7 (module code pushed down)
+    keyed = rerank(candidates, "", keywords=["parse_rows"], signals=base)
     assert keyed[0].id == "other" and keyed[0].score == pytest.approx(1.1)
-    grouped = Signals(role_penalty={}, module_penalty=0.0, name_weight=0.0, file_weight=0.5)
-    files = rerank([_candidate("a1", 0.8, "a.py", "f"), _candidate("a2", 0.6, "a.py", "g"),
-                    _candidate("b1", 0.9, "b.py", "h")], set(), set(), signals=grouped)
-    assert files[0].id == "a1"  # 0.8 + 0.5 * 0.6 beats a lone 0.9
 
 
 def test_a_code_hint_moves_the_query_vector_toward_it() -> None:

@@ -315,29 +315,3 @@ def test_a_search_knows_which_java_methods_have_no_body(
     flags = {c.symbol: c.bodiless for c in seen if c.kind == "function"}
     assert flags.get("Writer.writeString0") is True and flags.get("Writer.flush") is False, flags
 
-
-def test_a_module_chunk_of_imports_alone_ranks_below_the_code_it_names() -> None:
-    # #41: `require 'git/author'` ... names every word of the question and outscored the method that answers it
-    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.rb", f"helper{n}", "function") for n in range(20)]
-    imports = Scored("requires", 0.60, 9.0, "git.rb", "", [], "module", "implementation", imports=True)
-    method = _scored("method", 0.58, 8.5, "git/lib.rb", "Git.Lib.current_command_version", "function")
-    ranked = [c.id for c in rank_code([imports, method, *fillers], "git version check")]
-    assert ranked.index("method") < ranked.index("requires")
-    assert [c.id for c in rank_code([imports, method, *fillers], "git version check",
-                                    weights=CodeRanking(imports_penalty=0.0))][0] == "requires"
-    # it still backs the other chunks of its file in file support: only its own place drops (no repeat decay here,
-    # which would lower the file's second chunk)
-    ours = Scored("ours", 0.62, 9.5, "git.rb", "Git.open", ["Git.open"], "function", "implementation")
-    scores = [{c.id: c.score for c in rank_code([imports, ours, method, *fillers], "git version check", weights=w)}
-              for w in (CodeRanking(repeat_decay=1.0), CodeRanking(repeat_decay=1.0, imports_penalty=0.0))]
-    assert scores[0]["ours"] == scores[1]["ours"] and scores[0]["requires"] < scores[1]["requires"]
-
-
-def test_an_imports_chunk_stays_below_its_files_code_when_the_files_chunks_are_ordered_among_themselves() -> None:
-    # rank_code orders one file's chunks within the places the file holds (_within_files) by their score before file
-    # support: the imports chunk's penalty counts there too, or it takes back the file's first place
-    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.rb", f"helper{n}", "function") for n in range(20)]
-    imports = Scored("requires", 0.66, 9.8, "git.rb", "", [], "module", "implementation", imports=True)
-    ours = Scored("ours", 0.60, 9.0, "git.rb", "Git.open", ["Git.open"], "function", "implementation")
-    ranked = [c.id for c in rank_code([imports, ours, *fillers], "open a git repository")]
-    assert ranked.index("ours") < ranked.index("requires")

@@ -36,7 +36,8 @@ from code_intel.explore.answers import (
 )
 from code_intel.explore.ctags import BASES_RECORDED, bare_name
 from code_intel.explore.globbing import glob_matches
-from code_intel.explore.importers import find_importers, is_import_line, python_module_names
+from code_intel.explore.importers import find_importers, python_module_names
+from code_intel.explore.imports import is_import_line
 from code_intel.explore.markup import find_cross_references, is_web_file
 from code_intel.explore.models import FileCount, ImpactItem, ImpactReport, SkippedSymbol, as_dict
 from code_intel.explore.references import split_symbol
@@ -255,8 +256,8 @@ def is_prototype(name: str, text: str, file: str) -> bool:
             and not prefix.endswith(("(", ",", "::")))
 
 
-def _reason_for_reference(name: str, text: str) -> str:
-    if is_import_line(text):
+def _reason_for_reference(name: str, text: str, file: str) -> str:
+    if is_import_line(text, file):
         return f"imports {name}"
     # the reference text may be stripped, so its column is no guide: look for a call on the line
     called = re.search(rf"(?<![\w$]){re.escape(name)}\s*\(", text)
@@ -423,7 +424,7 @@ def _place_reference(name: str, ref: dict[str, Any], changed: set[str], targets:
     file, line, text = ref["file"], ref["line"], ref.get("text", "").strip()[:TEXT_CHARS]
     if file in changed:  # the changed files themselves are the change, not its impact ...
         if same_file_uses and not ref.get("is_definition") and not _inside(targets, file, line):
-            reason = _reason_for_reference(name, ref.get("text", "")) + " (in a file being changed)"
+            reason = _reason_for_reference(name, ref.get("text", ""), file) + " (in a file being changed)"
             out.add(out.group_of(file), ImpactItem(file=file, line=line, symbol=name, reason=reason, text=text))
         return  # ... but for a name asked about, its other uses there must keep working
     if not ref.get("is_definition") and is_prototype(name, ref.get("text", ""), file):
@@ -437,7 +438,7 @@ def _place_reference(name: str, ref: dict[str, Any], changed: set[str], targets:
                   or f"another definition of {name} (override, shadow or namesake)")
         out.add("should_verify", ImpactItem(file=file, line=line, symbol=name, text=text, reason=reason))
         return
-    reason = _reason_for_reference(name, ref.get("text", ""))
+    reason = _reason_for_reference(name, ref.get("text", ""), file)
     out.add(out.group_of(file), ImpactItem(file=file, line=line, symbol=name, reason=reason, text=text))
 
 

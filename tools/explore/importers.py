@@ -27,11 +27,6 @@ from code_intel.languages.table import get_parser, language_for
 if TYPE_CHECKING:
     from code_intel.explore.service import Explorer
 
-# A reference's line, told apart as an import without parsing its file (analyze_impact's reasons read only the text).
-_IMPORT_LINE = re.compile(
-    r"^\s*(?:from\s+\S+\s+import\b|import\b|export\s.*\bfrom\s|#\s*include\b|using\s|use\s|require\b)"
-    r"|\brequire\(\s*['\"]|\bimport\(\s*['\"]"
-)
 # The files that may import a file of each family (a .vue or .svelte file is imported from JS and TS)
 _JS = ["*.js", "*.mjs", "*.cjs", "*.jsx", "*.ts", "*.mts", "*.cts", "*.tsx"]
 _C = ["*.c", "*.h", "*.cc", "*.cpp", "*.cxx", "*.hpp", "*.hh", "*.hxx", "*.inl", "*.ipp"]
@@ -55,10 +50,6 @@ def _candidate_lines(words: list[str]) -> str:
     return (rf"\b(?:import|from|require\w*|load|include|use|mod|using|extern)\b.*\b(?:{alternatives})\b"
             rf"|^\s*(?:[\w.]+\s+)?[\"'`<]?(?:[\w./@~-]*(?:\.|::|/))?(?:{alternatives})\b"
             r"(?:\s+as\s+\w+)?\s*(?:[,)}\"'`>]|::|\.\w+[\"'`>]|$)")
-
-
-def is_import_line(text: str) -> bool:
-    return bool(_IMPORT_LINE.search(text))
 
 
 def python_module_names(file: str) -> list[str]:

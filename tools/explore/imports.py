@@ -12,10 +12,11 @@ import.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from code_intel.explore.syntax import ParsedFile
-from code_intel.languages.table import compiled_query
+from code_intel.languages.table import compiled_query, language_for, read_tree
 
 
 @dataclass(frozen=True)
@@ -69,3 +70,15 @@ def read_imports(parsed: ParsedFile) -> list[ImportSpec]:
             text=text.strip(),
         ))
     return out
+
+
+def is_import_line(text: str, file: str) -> bool:
+    """The line, read alone by its file's grammar, is an import its language's imports query captures (a package
+    declaration is not): analyze_impact sees a reference's line, not its file's tree. A PHP line is code only after
+    `<?php`. A line of an import spread over several lines is no statement alone, so it reads as a reference."""
+    language = language_for(file)
+    if language is None or not has_import_query(language):
+        return False
+    source = (b"<?php " if language == "php" else b"") + text.strip().encode("utf-8", "surrogatepass")
+    grammar, tree = read_tree(language, source)
+    return any(spec.kind != "package" for spec in read_imports(ParsedFile(Path(file), grammar, source, tree)))

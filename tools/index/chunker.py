@@ -45,7 +45,7 @@ from code_intel.languages.grammar import (
     zig_container,
     zig_decl_kind,
 )
-from code_intel.languages.table import CODE_LANGUAGES, compiled_query, read_tree
+from code_intel.languages.table import CODE_LANGUAGES, read_tree
 
 log = logging.getLogger(__name__)
 
@@ -286,60 +286,6 @@ def types_only(root: Any) -> bool:
     return declared
 
 
-DOC_OPENERS = (b"///", b"//!", b"/**")  # a doc comment's first characters, in the languages that mark one so
-
-
-def _names_only(node: Any) -> bool:
-    """The node holds names alone (`x`, `{a, b: c}`, `a.b`): what an import statement binds, nothing it computes."""
-    return "identifier" in node.type if node.named_child_count == 0 else all(map(_names_only, node.named_children))
-
-
-def import_statements(root: Any, grammar: str, start: int, end: int) -> set[Any]:
-    """The nodes of rows start..end that import and do nothing else: each statement the language's imports query
-    (queries/<language>/imports.scm) captures as `@import`, and each node around imports that adds only comments and
-    the names written before the first import on its line (`const x = require('x')`, a Go `import ( ... )` block;
-    not `if TYPE_CHECKING:` above its imports, whose module chunk, flask's `sessions.py`, answers questions)."""
-    from tree_sitter import QueryCursor
-
-    query = compiled_query(grammar, "imports.scm")
-    if query is None:
-        return set()
-    cursor = QueryCursor(query)
-    cursor.set_point_range((start, 0), (end + 1, 0))  # not the whole file: most of it is definitions
-    found: set[Any] = set(cursor.captures(root).get("import", []))
-    for node in list(found):
-        while (node := node.parent) not in (None, root) and node not in found and _around_imports(node, found):
-            found.add(node)
-    return found
-
-
-def _around_imports(node: Any, imports: set[Any]) -> bool:
-    first = min((child for child in node.named_children if child in imports), key=lambda child: child.start_byte)
-    return all(child in imports or "comment" in child.type or (
-        child.end_byte <= first.start_byte and child.start_point.row == first.start_point.row and _names_only(child))
-        for child in node.named_children)
-
-
-def imports_only(root: Any, statements: set[Any], lines: list[str], start: int, end: int) -> bool:
-    """Rows start..end (a module chunk) hold import statements (import_statements) and nothing else but blank lines
-    and at most two comment lines (a licence line, `# frozen_string_literal: true`): they tell a reader what the
-    file uses, not what it does. A doc comment (`//! Contains shared code`) or a longer comment run is a module's or
-    a definition's doc, which is meaning. Each line is read by the node its first token belongs to."""
-    imports, comments = 0, 0
-    for row in range(start, end + 1):
-        column = len(lines[row]) - len(lines[row].lstrip())
-        if column == len(lines[row]):
-            continue
-        node = root.descendant_for_point_range((row, column), (row, column + 1))
-        while node is not None and node not in statements and "comment" not in node.type:
-            node = node.parent
-        if node is None or (node not in statements and node.text.startswith(DOC_OPENERS)):
-            return False
-        imports += node in statements
-        comments += node not in statements
-    return imports > 0 and comments <= 2
-
-
 def deprecated(chunk: Chunk) -> bool:
     """The chunk's definition is marked deprecated in the lines above and on its declaration (its doc comment and
     annotations), not somewhere in its body (a class whose one method is deprecated is not)."""
@@ -466,7 +412,6 @@ class Chunk:
     documentation: bool = False  # read as documentation though in a code file: a shell script's help text
     # (help_text), a LuaLS definition file (`---@meta`: declarations for the language server, never run), a TypeScript
     # file of types alone (types_only: it compiles to no JavaScript)
-    imports: bool = False  # a module chunk of import statements alone (imports_only)
 
     @property
     def content_hash(self) -> str:
@@ -1092,7 +1037,7 @@ class Chunker:
             self._exunit = language == "elixir" and path.endswith("_test.exs")
             self._stem = _importer_name(path)
             try:
-                pieces, grammar, root = self._ast_pieces(text, language, lines, path.lower().endswith(".h"))
+                pieces = self._ast_pieces(text, language, lines, path.lower().endswith(".h"))
             except Exception:  # a grammar failure must not lose the file: fall back to windows
                 log.warning("tree-sitter could not chunk %s; using line windows", path, exc_info=True)
                 pieces = None
@@ -1100,26 +1045,19 @@ class Chunker:
                 chunks = [self._to_chunk(path, language or "text", lines, p) for p in pieces]
                 declarations = (language == "lua" and lines[0].startswith("---@meta")) or (
                     self._types_only and not path.endswith(".d.ts"))  # file_role: `generated`
-                for i, c in enumerate(chunks):
+                for c in chunks:
                     c.documentation = declarations or help_text(c)
-                    if c.kind == "module":  # the query reads into the next chunk: a match is known only past its
-                        # last node (Scala's `import a.b.c` waits for what follows)
-                        until = chunks[i + 1].start_line if i + 1 < len(chunks) else len(lines)
-                        c.imports = imports_only(root, import_statements(root, grammar, c.start_line - 1, until),
-                                                 lines, c.start_line - 1, c.end_line - 1)
                 return chunks
         return self._windows(path, language or "text", lines)
 
     # ------------------------------------------------------------------ AST
-    def _ast_pieces(self, text: str, language: str, lines: list[str], header: bool = False
-                    ) -> tuple[list[_Piece], str, Any]:
-        """The file's pieces, the grammar that read it and its tree's root."""
+    def _ast_pieces(self, text: str, language: str, lines: list[str], header: bool = False) -> list[_Piece]:
         if language in ("c", "cpp"):
             for macros in (_MACRO_LINE, _CLASS_HEAD_MACROS, _TRAILING_MACROS):
                 text = macros.sub(_blank, text)
         if language == "kotlin":
             text = _KOTLIN_CONSTRUCTOR_BELOW.sub(r"\1 \2\n", text)
-        grammar, tree = read_tree(language, text.encode("utf-8", "surrogatepass"), header)
+        _, tree = read_tree(language, text.encode("utf-8", "surrogatepass"), header)
         self._language = language
         self._types_only = language in ("typescript", "tsx") and types_only(tree.root_node)
         owners: list[_Piece] = []  # split classes: loose lines inside them belong to the class
@@ -1128,7 +1066,7 @@ class Chunker:
         pieces = self._split_oversized(pieces, lines)
         if language == "ruby":
             pieces = self._attach_loose_lines(pieces, lines)
-        return self._merge_tiny(pieces, lines), grammar, tree.root_node
+        return self._merge_tiny(pieces, lines)
 
     def _tokens(self, lines: list[str], start: int, end: int) -> int:
         """Estimated tokens of lines start..end: from a running total per file (sizing asks this thousands of times

@@ -3,8 +3,8 @@
 The default is a convex combination of scores normalised per query: each side's scores are min-max
 scaled to 0..1 over the candidates (the union of both top lists, every candidate scored by both sides),
 then `dense_weight * dense + (1 - dense_weight) * lexical`. On benchmarks/semantic.py it ranked the
-right function higher than weighted reciprocal rank fusion (`fuse_rrf`, kept for comparison): rank
-fusion throws away how far ahead the best candidate of each side is.
+right function higher than weighted reciprocal rank fusion (benchmarks/semantic.py keeps it for comparison):
+rank fusion throws away how far ahead the best candidate of each side is.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from code_intel.core.errors import InvalidArgument
 # 0.584 against 0.568 at 0.8, the standard-library docstring benchmark 0.630 against 0.634 (0.624 before #15);
 # lower weights gain more on the dev set but cost the docstring benchmark more (docs/benchmarks.md)
 DENSE_WEIGHT = 0.75
-RRF_K = 60
 
 
 def _min_max(scores: list[float]) -> list[float]:
@@ -58,26 +57,6 @@ def fuse(
     return [(ids[k], round(fused[k], 4)) for k in order]
 
 
-def fuse_rrf(
-    dense: Sequence[tuple[str, float]],
-    lexical: Sequence[tuple[str, float]],
-    *,
-    dense_weight: float = 1.0,
-    lexical_weight: float = 1.0,
-    k: int = RRF_K,
-) -> list[tuple[str, float]]:
-    """Weighted reciprocal rank fusion: (id, score in 0..1), best first; each input is (id, score) best first."""
-    scores: dict[str, float] = {}
-    for weight, ranking in ((dense_weight, dense), (lexical_weight, lexical)):
-        if weight <= 0:
-            continue
-        for rank, (item, _score) in enumerate(ranking):
-            scores[item] = scores.get(item, 0.0) + weight / (k + rank + 1)
-    best_possible = (max(dense_weight, 0) + max(lexical_weight, 0)) / (k + 1)
-    ordered = sorted(scores.items(), key=lambda pair: pair[1], reverse=True)
-    return [(item, round(score / best_possible, 4)) for item, score in ordered]
-
-
 # --------------------------------------------------------------------------- ranking signals
 @dataclass
 class Signals:
@@ -86,9 +65,6 @@ class Signals:
 
     role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.5, "doc": 0.5, "generated": 1.0})
     module_penalty: float = 0.05  # loose module code (imports, constants) and continuation windows
-    name_weight: float = 0.0  # times the share of the query's words that the symbol's name holds
-    path_weight: float = 0.0  # times the share of the query's words that the file's path holds
-    file_weight: float = 0.0  # times the score of the file's second-best candidate (file-level aggregation)
     keyword_weight: float = 0.2  # a chunk defining a name the caller passed in `keywords`
     hint_weight: float = 0.5  # the code hint's vector, added to the question's before renormalising
 
@@ -106,10 +82,6 @@ class ForestQuery:
     query: str
     keywords: list[str] = field(default_factory=list)
     code_hint: str | None = None
-
-    @property
-    def words(self) -> set[str]:
-        return {w.lower() for w in re.findall(r"[A-Za-z]+", self.query)}
 
     @property
     def lexical_text(self) -> str:
@@ -134,31 +106,24 @@ class ForestQuery:
         return [x / norm for x in combined]
 
 
-def asked_roles(words: set[str]) -> set[str]:
-    return {role for role, vocabulary in ROLE_WORDS.items() if words & vocabulary}
-
-
 _CAMEL_TEST = re.compile(r"Test(?:s|ing)?(?![a-z])")
 
 
-def _role_words(query: str) -> set[str]:
-    """The question's words in lower case, for asked_roles; a CamelCase name's Test part too, as a snake_case
-    name's (`bats_test_function`) already is a word of its own: `TestClient` asks for the code of tests (poem's test
-    client, under `src/test/`). `Spec` stays inside its name: Java's `MethodSpec` is a specification."""
-    return {x.lower() for x in re.findall(r"[A-Za-z]+", query)} | {
-        m.group(0).lower() for m in _CAMEL_TEST.finditer(query)}
+def asked_roles(query: str) -> set[str]:
+    """The roles (tests, docs) a question asks for by its words, in any case; a CamelCase name's Test part counts,
+    as a snake_case name's (`bats_test_function`) already is a word of its own: `TestClient` asks for the code of
+    tests (poem's test client, under `src/test/`). `Spec` stays inside its name: Java's `MethodSpec` is a
+    specification."""
+    words = {x.lower() for x in re.findall(r"[A-Za-z]+", query)} | {m.group(0).lower() for m in _CAMEL_TEST.finditer(query)}
+    return {role for role, vocabulary in ROLE_WORDS.items() if words & vocabulary}
 
 
-def rerank(candidates: list[Scored], query_terms: set[str], raw_words: set[str],
-           keywords: Sequence[str] = (), signals: Signals | None = None) -> list[Scored]:
-    """The candidates with their scores adjusted by role, kind, name, path, keywords and file, best first.
-
-    `query_terms` are the query's BM25 terms (stemmed identifier parts), `raw_words` its lower-cased words
-    (to see whether it asks for tests or docs)."""
-    from code_intel.index.text import lexical_tokens
-
+def rerank(candidates: list[Scored], query: str, keywords: Sequence[str] = (),
+           signals: Signals | None = None) -> list[Scored]:
+    """The candidates with their scores adjusted by role (unless the question asks for it), kind and keywords,
+    best first."""
     s = signals or SIGNALS
-    wanted = asked_roles(raw_words)
+    wanted = asked_roles(query)
     names = {k.lower() for k in keywords}
     out: list[Scored] = []
     for c in candidates:
@@ -167,20 +132,9 @@ def rerank(candidates: list[Scored], query_terms: set[str], raw_words: set[str],
             score -= s.role_penalty.get(c.role, 0.0)
         if c.kind in ("module", "part"):
             score -= s.module_penalty
-        if query_terms and s.name_weight and c.symbol:
-            score += s.name_weight * len(query_terms & set(lexical_tokens(c.symbol))) / len(query_terms)
-        if query_terms and s.path_weight:
-            score += s.path_weight * len(query_terms & set(lexical_tokens(c.file))) / len(query_terms)
         if names and any(n.lower() in names or n.rsplit(".", 1)[-1].lower() in names for n in c.symbols or [c.symbol]):
             score += s.keyword_weight
         out.append(dataclasses.replace(c, score=score))
-    if s.file_weight:
-        by_file: dict[str, list[float]] = {}
-        for c in out:
-            by_file.setdefault(c.file, []).append(c.score)
-        second = {f: sorted(v, reverse=True)[1] if len(v) > 1 else 0.0 for f, v in by_file.items()}
-        for c in out:
-            c.score += s.file_weight * max(second[c.file], 0.0)
     out.sort(key=lambda c: -c.score)
     return out
 
@@ -248,9 +202,6 @@ class CodeRanking:
     # this * share); a central file that holds most of them (sequel's base.rb) is where the answers are
     role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.625, "doc": 0.625, "generated": 1.0})
     module_penalty: float = 0.0375
-    imports_penalty: float = 0.5  # a module chunk of imports alone (#41), after the support it gives its file: a
-    # reader learns nothing from it, and where it is an answer file's, another chunk of that file is nearly always in
-    # the ten; its file keeps what it adds in file support (a file importing what the question names is likelier asked)
     legacy_penalty: float = 0.2  # a path under deprecated/, legacy/, compat/, v1/ or a version folder older than a
     # sibling one (v3/ beside v4/): kept for old callers
     name: float = 0.2  # times Scored.name_similarity, only in ordering one file's chunks among the places they hold
@@ -323,7 +274,6 @@ class Scored:
     command: str = ""  # the command line a shell dispatcher's branch runs (chunker.command_line)
     name_similarity: float = 0.0  # the question's cosine with the chunk's qualified name as words (a class: the best
     # of its own and its members'), which tells a file's functions apart where their code reads alike
-    imports: bool = False  # a module chunk of import, include or package lines alone (chunker.imports_only)
 
 
 _KIND_WORDS = {"class", "struct", "interface", "trait", "enum", "type", "module", "protocol", "record", "function",
@@ -426,18 +376,13 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     for c, d, lx in zip(candidates, dense, lexical, strict=True):
         c.score = _adjusted(c, w.dense_weight * d + (1 - w.dense_weight) * lx, cues, w)
     ordered = sorted(_one_per_definition(candidates), key=lambda c: -c.score)
-    # before file support and decay; an imports chunk keeps its penalty among its file's chunks too
-    merit = {c.id: c.score + w.name * c.name_similarity - (w.imports_penalty if c.imports else 0.0)
-             - (w.no_function if _holds_no_function(c) else 0.0) for c in ordered}
-    if w.file_support:
-        _add_file_support(ordered, w)
-    for c in ordered:
-        if c.imports:
-            c.score -= w.imports_penalty
+    # before file support and decay
+    merit = {c.id: c.score + w.name * c.name_similarity - (w.no_function if _holds_no_function(c) else 0.0)
+             for c in ordered}
+    _add_file_support(ordered, w)
     ordered.sort(key=lambda c: -c.score)
-    if w.repeat_decay < 1.0:
-        _decay_repeats(ordered, w, share=not cues.bare)
-        ordered.sort(key=lambda c: -c.score)
+    _decay_repeats(ordered, w, share=not cues.bare)
+    ordered.sort(key=lambda c: -c.score)
     if cues.defined:  # a question that is only a name some candidate defines: the definitions first, whatever
         # support the other chunks of a busy file add (marshmallow's `And` validator, whose doc and body raise
         # `ValidationError`, above the exception's class)
@@ -531,7 +476,7 @@ class _Cues:
                    lowered={n.lower() for n in names} | {k.lower() for k in keywords},
                    bare=len(names) == 1 and (len(query.split()) == 1 or kind_named(query) == names[0]),
                    terms=set(lexical_tokens(query)),
-                   wanted=asked_roles(_role_words(query)), qualified=qualified,
+                   wanted=asked_roles(query), qualified=qualified,
                    spelled=spelled_names(query), owners=member_owners(query), used=used_names(query),
                    lowered_query=query.lower())
 
@@ -642,7 +587,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     if c.kind in ("module", "part"):
         score -= w.module_penalty
     old = _in_old_copy(c, cues)
-    if w.legacy_penalty and old:
+    if old:
         score -= w.legacy_penalty
     own = _own_name(c)
     if own and own in cues.used:
@@ -660,7 +605,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     stem = PurePosixPath(c.file).stem
     if names_its_file(c.kind, c.symbol, c.file):
         score += w.file_type
-    if cues.terms and w.path:
+    if cues.terms:
         score += w.path * path_words(cues.terms, lexical_tokens(stem)) / len(cues.terms)
     return score
 
@@ -696,7 +641,8 @@ def _one_per_definition(candidates: list[Scored]) -> list[Scored]:
     kept = []
     reach: dict[str, tuple[Scored, Scored]] = {}
     for c in candidates:
-        owner = _declaration_of(c, declarations.get((c.file, c.symbol), [])) if c.kind == "part" else None
+        owner = next((d for d in declarations.get((c.file, c.symbol), []) if d.lines[0] <= c.decl_line <= d.lines[1]),
+                     None) if c.kind == "part" else None
         if owner is None:
             kept.append(c)
         elif c.score > owner.score:
@@ -705,10 +651,6 @@ def _one_per_definition(candidates: list[Scored]) -> list[Scored]:
     for owner, part in reach.values():  # after the loop: _declaration_of reads the declarations' own lines
         owner.lines = (owner.lines[0], max(owner.lines[1], part.lines[1]))
     return kept
-
-
-def _declaration_of(part: Scored, declarations: list[Scored]) -> Scored | None:
-    return next((d for d in declarations if d.lines[0] <= part.decl_line <= d.lines[1]), None)
 
 
 def path_words(terms: set[str], words: Sequence[str]) -> int:

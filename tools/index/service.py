@@ -46,7 +46,7 @@ from code_intel.index.retrieval import (
 from code_intel.index.static import STATIC_MODEL_NAME, StaticEmbedder
 from code_intel.index.store import FOREST, MAP, VectorStore, store_description
 from code_intel.index.sync import ForestSync, Progress, Spaces, SyncCounts, SyncState
-from code_intel.index.text import lexical_text, lexical_tokens, member_names, readable_words
+from code_intel.index.text import lexical_text, member_names, readable_words
 
 log = logging.getLogger(__name__)
 
@@ -681,8 +681,7 @@ def _known_in_store(store: VectorStore, vector: list[float], wanted: list[str], 
         got = store.get(FOREST, ids=missing, include=("documents", "metadatas", "embeddings"))
         for i, doc, meta, emb in zip(got["ids"], got["documents"], got["metadatas"], got["embeddings"],
                                      strict=True):
-            known[i] = (float(sum(a * b for a, b in zip(vector, emb, strict=False))), doc or "",
-                        dict(meta or {}))
+            known[i] = (_dot(vector, emb), doc or "", dict(meta or {}))
     return known
 
 
@@ -697,7 +696,6 @@ def _scored(cid: str, similarity: float, lexical: float, meta: dict[str, Any], m
                   lines=(int(meta.get("start_line") or 0), int(meta.get("end_line") or 0)),
                   decl_line=int(meta.get("decl_line") or 0),
                   implements=listed(meta, "implements"), command=str(meta.get("command") or ""),
-                  imports=bool(meta.get("imports")),
                   whole=indexed is not None and _whole_file(indexed, meta))  # rank_code's whole_file
 
 
@@ -735,8 +733,7 @@ def _ranked(candidates: list[Scored], search: ForestQuery, n: int, weights: Code
         return rank_code(candidates, search.query, search.keywords, weights)[:n]
     fused = dict(fuse({c.id: c.dense for c in candidates}, {c.id: c.lexical for c in candidates},
                       dense_weight=DENSE_WEIGHT))
-    return rerank([replace(c, score=fused[c.id]) for c in candidates], set(lexical_tokens(search.query)),
-                  search.words, search.keywords)[:n]
+    return rerank([replace(c, score=fused[c.id]) for c in candidates], search.query, search.keywords)[:n]
 
 
 def _forest_result(c: Scored, similarity: float, document: str, meta: dict[str, Any]) -> dict[str, Any]:

@@ -113,8 +113,6 @@ def chunk_metadata(chunk: Chunk, file_sha: str) -> dict[str, Any]:
         meta["bodiless"] = True  # an interface's or abstract method: no part in file support (rank_code)
     if chunk.documentation:
         meta["documentation"] = True  # ranked with the doc role (service._scored)
-    if chunk.imports:
-        meta["imports"] = True  # ranked below other module code (rank_code's imports_penalty)
     if command := command_line(chunk):
         meta["command"] = command
     if chunk.decl_line:

@@ -97,6 +97,24 @@ def test_the_class_a_sentence_spells_ranks_above_methods_that_share_its_words() 
     assert ranked[0] == "header" and ranked.index("factory") > ranked.index("get")  # a method gets nothing
 
 
+def test_a_snake_case_name_a_question_writes_spells_no_class() -> None:
+    # ecto: the question writes the `order_by` macro of query.ex; its parts are not the words of the builder class
+    # `Ecto.Query.Builder.OrderBy`, whose header came first with the bonus of a spelled class (candidates as captured)
+    query = "from where select and order_by query expressions"
+    assert "orderby" not in spelled_names(query) and "queryexpressions" in spelled_names(query)
+    builder = "query/builder/order_by.ex"
+    candidates = [_scored("header", 0.504, 9.71, builder, "Ecto.Query.Builder.OrderBy", kind="class"),
+                  _scored("bang", 0.571, 11.42, builder, "Ecto.Query.Builder.OrderBy.order_by!"),
+                  _scored("apply", 0.569, 9.08, builder, "Ecto.Query.Builder.OrderBy.apply"),
+                  _scored("update", 0.510, 9.06, builder, "Ecto.Query.Builder.OrderBy.update_order_bys"),
+                  _scored("build", 0.408, 13.2, builder, "Ecto.Query.Builder.OrderBy.build"),
+                  _scored("escape", 0.356, 12.07, builder, "Ecto.Query.Builder.OrderBy.escape"),
+                  _scored("field", 0.267, 12.03, builder, "Ecto.Query.Builder.OrderBy.field!"),
+                  _scored("macro", 0.569, 14.04, "query.ex", "Ecto.Query.order_by"),
+                  _scored("distinct", 0.560, 18.04, "query.ex", "Ecto.Query.distinct")]
+    assert rank_code(candidates, query)[0].file == "query.ex"
+
+
 def test_a_rust_impl_block_is_named_after_its_type_without_generics_or_path() -> None:
     text = ("impl<'de, I, E> MapDeserializer<'de, I, E> {\n    pub fn end(self) -> Result<(), E> { Ok(()) }\n}\n\n"
             "impl<T, E> Deserialize for Result<T, E> {\n    fn deserialize(d: D) -> Self { todo!() }\n}\n\n"

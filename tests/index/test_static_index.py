@@ -201,6 +201,12 @@ def test_a_description_opening_with_return_or_create_puts_the_files_function_nam
     assert [c.id for c in rank_code([check, closed, *fillers], question)][:2] == ["closed", "check"]
     assert [c.id for c in rank_code([loop, getter, *fillers], "Return the event loop the Future is bound to.")][:2] == [
         "getter", "loop"]
+    # a class chunk that holds such a method counts as that method (its name's similarity takes its best member's)
+    setter = _scored("set", 0.80, 3.0, "minidom.py", "Element.setIdAttribute")
+    info = _scored("info", 0.78, 2.9, "minidom.py", "ElementInfo", kind="class",
+                   symbols=["ElementInfo", "ElementInfo.getAttributeType", "ElementInfo.isId"])
+    assert [c.id for c in rank_code([setter, info, *fillers], "Returns true iff the named attribute is an ID.")][:2] == [
+        "info", "set"]
     # a question that does not open with such a verb keeps the order
     assert [c.id for c in rank_code([check, closed, *fillers], "how is a closed event loop detected")][:2] == [
         "check", "closed"]

@@ -690,7 +690,7 @@ def _one_per_definition(candidates: list[Scored]) -> list[Scored]:
         elif c.score > owner.score:
             owner.score = c.score
             reach[owner.id] = (owner, c)
-    for owner, part in reach.values():  # after the loop: _declaration_of reads the declarations' own lines
+    for owner, part in reach.values():  # after the loop: the owner lookup above reads the declarations' own lines
         owner.lines = (owner.lines[0], max(owner.lines[1], part.lines[1]))
     return kept
 

@@ -439,7 +439,9 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
 def _holds_no_function(c: Scored) -> bool:
     """A module chunk (imports, constants, loose statements), or a class chunk none of whose symbols is a member: the
     header of a class whose methods are chunks of their own, or a type of fields alone."""
-    return c.kind == "module" or (c.kind == "class" and not any(s.startswith(c.symbol + ".") for s in c.symbols))
+    from code_intel.index.text import member_names
+
+    return c.kind == "module" or (c.kind == "class" and not member_names(c.symbol, c.symbols))
 
 
 def _within_files(ordered: list[Scored], merit: dict[str, float]) -> list[Scored]:

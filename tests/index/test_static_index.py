@@ -185,6 +185,32 @@ def test_a_files_chunk_that_holds_no_function_takes_its_place_after_the_function
     assert [c.id for c in rank_code([whole, trace, *fillers], "request timing breakdown")][:2] == ["cls", "ctx"]
 
 
+def test_a_split_classs_header_and_the_windows_between_its_methods_come_after_its_functions() -> None:
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.py", f"helper{n}") for n in range(20)]
+    # waitress's OverflowableBuffer: its header lists the methods (for the embedding), a method is a chunk of its own
+    header = _scored("head", 0.80, 3.0, "buffers.py", "OverflowableBuffer", kind="class",
+                     symbols=["OverflowableBuffer", "OverflowableBuffer.append", "OverflowableBuffer._set_large_buffer"])
+    method = _scored("large", 0.76, 2.7, "buffers.py", "OverflowableBuffer._set_large_buffer")
+    question = "spool a large request body to a temporary file instead of memory"
+    assert [c.id for c in rank_code([header, method, *fillers], question, weights=CodeRanking(no_function=0.0))][
+        :2] == ["head", "large"]
+    assert [c.id for c in rank_code([header, method, *fillers], question)][:2] == ["large", "head"]
+    # oak's Response: the doc comments of `redirect`'s overload signatures are a window of the class body
+    overloads = _scored("sigs", 0.80, 3.0, "response.ts", "Response", kind="part")
+    redirect = _scored("impl", 0.76, 2.7, "response.ts", "Response.redirect")
+    question = "redirect back to the referring page, or a fallback"
+    assert [c.id for c in rank_code([overloads, redirect, *fillers], question)][:2] == ["impl", "sigs"]
+    # a function's window is no class's: it keeps its order (a part of `send`, whose declaration is no candidate)
+    window = _scored("win", 0.80, 3.0, "send.ts", "send", kind="part")
+    other = _scored("other", 0.76, 2.7, "send.ts", "isHidden")
+    assert [c.id for c in rank_code([window, other, *fillers], "serve precompressed files")][:2] == ["win", "other"]
+    # a class chunk that holds its methods' code, beside a method of the class that is a chunk of its own (a Rust
+    # type's second impl block): it keeps its order
+    whole = _scored("impl1", 0.80, 3.0, "conn.rs", "Conn", kind="class", symbols=["Conn", "Conn.read"])
+    write = _scored("write", 0.76, 2.7, "conn.rs", "Conn.write")
+    assert [c.id for c in rank_code([whole, write, *fillers], "read from the connection")][:2] == ["impl1", "write"]
+
+
 def test_a_description_opening_with_return_or_create_puts_the_files_function_named_by_that_verb_first() -> None:
     assert name_verbs("Returns True if the event loop was closed.") == name_verbs("Check whether it is closed")
     assert "is" in name_verbs("Return whether the transport can write EOF") and "get" in name_verbs("Return the loop.")

@@ -419,7 +419,8 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     ordered = sorted(_one_per_definition(candidates), key=lambda c: -c.score)
     # before file support and decay
     verbs = name_verbs(query)
-    merit = {c.id: c.score + w.name * c.name_similarity - (w.no_function if _holds_no_function(c) else 0.0)
+    cut = _split_classes(candidates)
+    merit = {c.id: c.score + w.name * c.name_similarity - (w.no_function if _holds_no_function(c, cut) else 0.0)
              + (w.verb if _opens_with(c, verbs) else 0.0) for c in ordered}
     _add_file_support(ordered, w)
     ordered.sort(key=lambda c: -c.score)
@@ -436,12 +437,28 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     return ordered
 
 
-def _holds_no_function(c: Scored) -> bool:
-    """A module chunk (imports, constants, loose statements), or a class chunk none of whose symbols is a member: the
-    header of a class whose methods are chunks of their own, or a type of fields alone."""
+def _split_classes(candidates: Sequence[Scored]) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    """The classes among the candidates, as (file, qualified name): those whose methods are chunks of their own (a
+    method of theirs is a candidate), then those and the classes with a chunk of their own."""
+    methods = {(c.file, c.symbol) for c in candidates if c.kind == "function"}
+    split = {(c.file, c.symbol) for c in candidates if c.kind == "class"
+             and any((c.file, s) in methods for s in c.symbols if s != c.symbol)}
+    owners = {(file, symbol.rpartition(".")[0]) for file, symbol in methods if "." in symbol}
+    return split, split | owners | {(c.file, c.symbol) for c in candidates if c.kind == "class"}
+
+
+def _holds_no_function(c: Scored, cut: tuple[set[tuple[str, str]], set[tuple[str, str]]]) -> bool:
+    """A module chunk (imports, constants, loose statements); a class chunk that holds none of its methods' code: a
+    type of fields alone, or the header of a class cut into a chunk per method, which lists its methods' names
+    (`chunk_header`) but not their code; and a window of a class's body outside its methods (fields, a TypeScript
+    overload's signatures and their doc). `cut` is _split_classes of the candidates: a header is known by a method
+    it lists being a candidate of its own, a window by its class being a candidate's."""
     from code_intel.index.text import member_names
 
-    return c.kind == "module" or (c.kind == "class" and not member_names(c.symbol, c.symbols))
+    split, classes = cut
+    if c.kind == "class":
+        return not member_names(c.symbol, c.symbols) or (c.file, c.symbol) in split
+    return c.kind == "module" or (c.kind == "part" and (c.file, c.symbol) in classes)
 
 
 def _within_files(ordered: list[Scored], merit: dict[str, float]) -> list[Scored]:

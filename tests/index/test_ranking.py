@@ -164,3 +164,20 @@ def test_semantic_search_labels_roles_and_answers_how_it_works_with_the_implemen
         index.semantic_search("x", keywords=[f"name{i}" for i in range(30)])
     with pytest.raises(InvalidArgument):
         index.semantic_search("x", code_hint="x" * 5000)
+
+
+def test_a_lexical_match_that_stands_out_weighs_more_against_the_dense_side() -> None:
+    # rack-session: "keeping sessions in a hash in memory guarded by a mutex" is answered by `Pool`, the one chunk
+    # holding the question's rarer words (mutex, memory); the static vectors put the session hash's short methods
+    # first. One candidate's BM25 score far above all others' lowers the dense side's share (0.6 -> 0.5).
+    def scored(cid: str, dense: float, lexical: float, file: str) -> Scored:
+        return Scored(cid, dense, lexical, file, cid, [cid], "function", file_role(file))
+
+    fillers = [scored(f"f{n}", 0.30 + n * 0.005, 1.0, f"lib/other_{n}.rb") for n in range(20)]
+    near = scored("near", 0.60, 1.0, "lib/hash.rb")
+    words = scored("words", 0.39, 12.0, "lib/pool.rb")
+    question = "keeping sessions in a hash in memory guarded by a mutex"
+    assert rank_code(copy.deepcopy([near, words, *fillers]), question)[0].id == "words"
+    # several candidates sharing the words about as well: no one stands out, and the dense side keeps its share
+    shared = [scored(f"s{n}", 0.30 + n * 0.005, 11.0 if n < 4 else 1.0, f"lib/other_{n}.rb") for n in range(20)]
+    assert rank_code(copy.deepcopy([near, words, *shared]), question)[0].id == "near"

@@ -444,8 +444,9 @@ def test_a_definition_marked_deprecated_is_flagged_from_its_doc_and_annotations_
 
 def test_a_name_that_several_files_define_is_no_definition_cue_in_a_sentence() -> None:
     # org.json's "letting a class supply its own JSON text instead of toString": the `toString` of eight classes took
-    # the definition bonus and the first places, above the one-method interface `JSONString` that answers
-    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.java", f"helper{n}") for n in range(20)]
+    # the definition bonus and the first places, above the one-method interface `JSONString` that answers (the
+    # fillers share some words, so that no override's lexical score stands out and the fusion's weights stay put)
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, n * 0.2, f"other_{n}.java", f"helper{n}") for n in range(20)]
     overrides = [_scored(f"ts{n}", 0.45, 4.0, f"{owner}.java", f"{owner}.toString")
                  for n, owner in enumerate(("JSONObject", "JSONArray", "XML", "CDL"))]
     answer = _scored("answer", 0.55, 3.0, "JSONString.java", "JSONString", kind="class")

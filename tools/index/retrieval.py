@@ -726,8 +726,7 @@ def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:
     support = {f: sum(max(s, 0.0) for s in v[1:4]) / 3 for f, v in by_file.items()}
     for c in ordered:
         if not c.bodiless:
-            c.score += w.file_support * (max(w.whole_file * max(c.score, 0.0), support[c.file]) if c.whole
-                                         else support[c.file])
+            c.score += w.file_support * (max(w.whole_file * c.score, support[c.file]) if c.whole else support[c.file])
 
 
 def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool = True) -> None:

@@ -431,7 +431,7 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
         named = {c.id for c in ordered if _names(c, cues, _own_name(c), _in_old_copy(c, cues))}
         _backed_by_additions(ordered, named)
         ordered.sort(key=lambda c: (c.id not in named, c.addition))
-    elif not cues.bare and w.name:
+    else:
         ordered = _within_files(ordered, merit)
     return ordered
 

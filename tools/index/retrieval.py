@@ -729,7 +729,7 @@ def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:
             c.score += w.file_support * (max(w.whole_file * c.score, support[c.file]) if c.whole else support[c.file])
 
 
-def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool = True) -> None:
+def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool) -> None:
     """A file's later chunks decay so that one file does not fill the answer; less so for a file that holds a large
     share of the candidates (a central file of thousands of lines, beside a few small ones: with the full decay, its
     third chunk fell below every small file's best, relevant or not). The share is counted over the implementation

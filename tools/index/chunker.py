@@ -907,9 +907,6 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
         if inner is None:
             inner = next((c for c in node.named_children if c.type in FUNCTION_TYPES | CLASS_TYPES), None)
         if inner is None:
-            arrow = next((c for c in node.named_children if _arrow_function_name(c)), None)
-            if arrow is not None:
-                return "function", _arrow_function_name(arrow) or "", arrow
             named = _exported_function(node.child_by_field_name("value"))
             return ("function", _node_name(named), named) if named is not None else None
         target = inner

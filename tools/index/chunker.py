@@ -1339,7 +1339,7 @@ class Chunker:
                     gaps.append(_Piece(start, cut, owner.symbol, "class", [owner.symbol, *dict.fromkeys(members)],
                                        gap=True, header=True, decl=owner.decl, implements=owner.implements))
                     rest = "\n".join(lines[cut + 1 : end + 1])
-                    if rest.strip() and not hollow(rest) and not _markers_only(rest, self._language):
+                    if rest.strip() and not hollow(rest):
                         gaps.append(_Piece(cut + 1, end, owner.symbol, "part", [owner.symbol], gap=True))
                 else:  # later leftovers (a field, a section banner) are parts of the class, not its definition;
                     # lines above its doc (`defmodule Phoenix.Router do`) open it and join no definition below them

@@ -99,7 +99,7 @@ def file_pairs(path: Path, rel: str, chunker: Chunker) -> tuple[list[tuple[str, 
 def build_pairs(site: Path, per_package: int, banned: set[str], seed: int,
                 skip: Collection[str] = ()) -> dict[str, list[Any]]:
     rng = random.Random(seed)
-    chunker = Chunker(512, merge_tiny=False)
+    chunker = Chunker(512)
     queries: list[str] = []
     documents: list[str] = []
     packages: list[str] = []

@@ -213,7 +213,7 @@ def code_pairs(npm: Path | None, go: list[str], per_package: int, banned: set[st
     """Pairs from the npm packages and Go repositories, at most `per_package` from each (files in a seeded
     random order, one pair per distinct chunk text), plus a line per source saying what it is and gave."""
     rng = random.Random(seed)
-    chunker = Chunker(512, merge_tiny=False)
+    chunker = Chunker(512)
     sources: list[tuple[str, str, Iterator[tuple[str, str]]]] = []
     if npm is not None:
         sources += [(f"npm:{name}", version, npm_files(root)) for name, version, root in npm_sources(npm)]

@@ -78,15 +78,11 @@ def test_every_chunk_respects_max_tokens_and_oversized_functions_are_split() -> 
     assert lines == list(range(1, 203))  # parts cover the function exactly once, in order
 
 
-def test_tiny_functions_keep_their_own_chunk_and_merge_only_on_request() -> None:
+def test_tiny_functions_keep_their_own_chunk() -> None:
     source = "def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n"
     chunks = Chunker(512).chunk("tiny.py", source, "python")
     assert [(c.symbol, c.start_line, c.end_line) for c in chunks] == [("a", 1, 2), ("b", 5, 6), ("c", 9, 10)]
     assert all(c.kind == "function" and c.symbols == [c.symbol] for c in chunks)
-    merged = Chunker(512, merge_tiny=True).chunk("tiny.py", source, "python")
-    assert len(merged) == 1
-    assert merged[0].symbols == ["a", "b", "c"]
-    assert (merged[0].start_line, merged[0].end_line) == (1, 10)
 
 
 def test_a_short_lead_in_right_above_a_tiny_function_still_joins_it() -> None:

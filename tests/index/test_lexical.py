@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from code_intel.index.bm25 import LexicalIndex
+from code_intel.index.bm25 import LexicalIndex, top
 from code_intel.index.retrieval import DENSE_WEIGHT, fuse
 from code_intel.index.text import lexical_text, lexical_tokens, spelled_out, split_identifier, stem
 
@@ -30,12 +30,12 @@ def test_bm25_ranks_matching_chunk_first_and_removal_forgets_it() -> None:
     index.add("a", "def send_email(recipient, subject): smtp.send(recipient, subject)")
     index.add("b", "def parse_invoice(pdf): return extract_totals(pdf)")
     index.add("c", "def resize_image(img, width): return img.scale(width)")
-    assert index.search("send an email to a recipient", 3)[0][0] == "a"
-    assert index.search("invoice totals", 3)[0][0] == "b"
+    assert top(index.scores("send an email to a recipient"), 3)[0][0] == "a"
+    assert top(index.scores("invoice totals"), 3)[0][0] == "b"
     index.remove(["a"])
-    assert all(cid != "a" for cid, _ in index.search("email recipient", 3))
+    assert all(cid != "a" for cid, _ in top(index.scores("email recipient"), 3))
     assert len(index) == 2
-    assert index.search("nothing matches zzz", 3) == []
+    assert top(index.scores("nothing matches zzz"), 3) == []
 
 
 def test_convex_fusion_normalises_each_side_and_weighs_them() -> None:
@@ -79,7 +79,7 @@ def test_bm25_matches_inflected_forms_and_boosts_the_symbol_name() -> None:
                                      "    for line in lines:\n        self.items.append(line.split(':'))"))
     index.add("mention", lexical_text("mail/util.py", "log_lines",
                                       "def log_lines(lines):\n    # headers are parsed elsewhere\n    print(lines)"))
-    ranked = index.search("Parse the header lines of a message.", 5)
+    ranked = top(index.scores("Parse the header lines of a message."), 5)
     assert [cid for cid, _ in ranked][:1] == ["parser"]
     scores = index.scores("parsing headers")
     assert set(scores) == {"parser", "mention"} and scores["parser"] > scores["mention"]
@@ -91,7 +91,7 @@ def test_bm25_removals_are_compacted_and_a_re_added_chunk_counts_once() -> None:
     for n in range(200):
         index.add(f"c{n}", f"def handler_{n}(request): return parse_body(request, {n}) alpha{n % 7}")
     index.remove([f"c{n}" for n in range(120)])  # more than a quarter gone: the postings are rebuilt
-    assert len(index) == 80 and all(int(c[1:]) >= 120 for c, _ in index.search("parse body alpha3", 10))
+    assert len(index) == 80 and all(int(c[1:]) >= 120 for c, _ in top(index.scores("parse body alpha3"), 10))
     index.add("c150", "totally different words zebra")  # replaces c150's old text
-    assert index.search("zebra", 3)[0][0] == "c150" and len(index) == 80
-    assert "c150" not in {c for c, _ in index.search("alpha3 handler", 80)}
+    assert top(index.scores("zebra"), 3)[0][0] == "c150" and len(index) == 80
+    assert "c150" not in {c for c, _ in top(index.scores("alpha3 handler"), 80)}

@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 # Kinds of the tags that are types (and so may record bases): the outline's, and ctags' Rust impl blocks and traits.
 _TYPE_TAG_KINDS = TYPE_KINDS | RUST_BASE_KINDS
 CACHE_FILE = "definitions.json"
-CACHE_VERSION = 14  # 2: a type's bases (inherits); 3: Rust impl traits and supertraits as bases; 4: JS trees;
+CACHE_VERSION = 17  # 2: a type's bases (inherits); 3: Rust impl traits and supertraits as bases; 4: JS trees;
 # 5: variables of JS module-pattern wrappers; 6: Swift, Dart and Zig outlines, bats files, Lua's `M.f` as f in M;
 # 7: no PHP import aliases, PHP enums from the tree; 8: ExUnit tests and describe blocks from the tree;
 # 9: Swift properties, subscripts and deinit, Scala 3 givens and extensions, Scala names without backquotes;
@@ -51,8 +51,9 @@ CACHE_VERSION = 14  # 2: a type's bases (inherits); 3: Rust impl traits and supe
 # 13: Lua's tables of functions, bats files from their outlines (tests by title), Scala 3's anonymous givens, ExUnit
 # titles whole (`describe "phx.gen.json"`), Elixir implementations named as their modules (Phoenix.Param.Integer),
 # the methods of a Scala val made of an anonymous class, a shell dispatcher's subcommands (nvm's `nvm install`);
-# 14: Haskell operators defined infix (`p --> f = ...`)
-OUTLINES_ONLY = "14-outlines"  # 7: Lua's `M.f` as f in M, bats tests; 8: ExUnit tests; 9: Swift properties, Scala 3 givens; 10: Lua's `---@class` types; 11: Haskell instances; 13: anonymous givens, subcommands; 14: Haskell infix operators; the cache's version when no Universal Ctags was found: rebuilt once ctags is there
+# 14: Haskell operators defined infix (`p --> f = ...`); 17: a Haskell instance whose patterns' heads hold no name is
+# named by its own name field, not by a name found deeper in its patterns
+OUTLINES_ONLY = "17-outlines"  # 7: Lua's `M.f` as f in M, bats tests; 8: ExUnit tests; 9: Swift properties, Scala 3 givens; 10: Lua's `---@class` types; 11: Haskell instances; 13: anonymous givens, subcommands; 14: Haskell infix operators; 17: Haskell instances read by their heads only; the cache's version when no Universal Ctags was found: rebuilt once ctags is there
 # A file listing is reused at most this long, and only while no known folder changed.
 LISTING_TTL_SECONDS = 30.0
 # How long find_references waits for an index that a background build holds before going around it.

@@ -126,10 +126,6 @@ class LexicalIndex:
                     scores[chunk_id] = scores.get(chunk_id, 0.0) + idf * tf * (k1 + 1) / norm
         return scores
 
-    def search(self, query: str, limit: int) -> list[tuple[str, float]]:
-        """(chunk id, BM25 score), best first; empty when no query word occurs in the index."""
-        return top(self.scores(query), limit)
-
 
 def top(scores: dict[str, float], limit: int) -> list[tuple[str, float]]:
     return heapq.nlargest(limit, scores.items(), key=lambda item: item[1])

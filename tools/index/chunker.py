@@ -2,8 +2,8 @@
 
 A class that fits in `max_tokens` is one chunk; a larger one becomes a header chunk plus one chunk per
 method. Oversized functions are split into line windows; every function keeps its own chunk however
-small (one vector per function ranked best; `merge_tiny=True` restores merging runs of tiny
-definitions, which MERGE_TINY_LANGUAGES always do), while a short run of loose code right above a definition joins it. A comment block that
+small (one vector per function ranked best; only MERGE_TINY_LANGUAGES merge runs of tiny definitions), while a
+short run of loose code right above a definition joins it. A comment block that
 touches a definition (a Go `//` doc, JSDoc, Rust `///`, Javadoc), however long, is part of that
 definition's chunk. Code between definitions (imports, constants) becomes module chunks. Files without a
 grammar get line windows.
@@ -147,7 +147,7 @@ SWALLOWING_LANGUAGES = frozenset({"scala"})
 # Languages that define a function by clauses, one definition each (`def f(0)`, `def f(n)`): a run of them is one
 # function's chunk, as long as it fits.
 CLAUSE_LANGUAGES = frozenset({"elixir", "haskell"})
-# Languages whose tiny sibling definitions merge into one chunk naming them all, as `merge_tiny=True` does everywhere
+# Languages whose tiny sibling definitions merge into one chunk naming them all
 # (Haskell's one-line `instance ToJSON Int where` declarations would otherwise fill the top ten by the hundred).
 MERGE_TINY_LANGUAGES = frozenset({"haskell"})
 # JavaScript's line exporting the definition right above it (`export default throttle;`, `module.exports = Foo;`), a
@@ -907,9 +907,6 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
         if inner is None:
             inner = next((c for c in node.named_children if c.type in FUNCTION_TYPES | CLASS_TYPES), None)
         if inner is None:
-            arrow = next((c for c in node.named_children if _arrow_function_name(c)), None)
-            if arrow is not None:
-                return "function", _arrow_function_name(arrow) or "", arrow
             named = _exported_function(node.child_by_field_name("value"))
             return ("function", _node_name(named), named) if named is not None else None
         target = inner
@@ -1017,11 +1014,10 @@ def _blank(match: re.Match[str]) -> str:
 class Chunker:
     """Chunks one file's text; `max_tokens` bounds every chunk (config chunk_max_tokens)."""
 
-    def __init__(self, max_tokens: int = 512, strategy: str = "ast", merge_tiny: bool = False) -> None:
+    def __init__(self, max_tokens: int = 512, strategy: str = "ast") -> None:
         self.max_tokens = max_tokens
-        self.min_tokens = max(24, max_tokens // 8)  # below this, a lead-in (or with merge_tiny a neighbour) merges
+        self.min_tokens = max(24, max_tokens // 8)  # below this, a lead-in (or a tiny sibling) merges
         self.strategy = strategy
-        self.merge_tiny = merge_tiny
         self._sums_of: list[str] | None = None  # the lines _sums was computed for
         self._sums: list[int] = [0]
         self._language = ""  # the language of the file being chunked: the tables above say what it changes
@@ -1342,7 +1338,7 @@ class Chunker:
                     gaps.append(_Piece(start, cut, owner.symbol, "class", [owner.symbol, *dict.fromkeys(members)],
                                        gap=True, header=True, decl=owner.decl, implements=owner.implements))
                     rest = "\n".join(lines[cut + 1 : end + 1])
-                    if rest.strip() and not hollow(rest) and not _markers_only(rest, self._language):
+                    if rest.strip() and not hollow(rest):
                         gaps.append(_Piece(cut + 1, end, owner.symbol, "part", [owner.symbol], gap=True))
                 else:  # later leftovers (a field, a section banner) are parts of the class, not its definition;
                     # lines above its doc (`defmodule Phoenix.Router do`) open it and join no definition below them
@@ -1430,7 +1426,7 @@ class Chunker:
             if merged:
                 last = merged[-1]
                 last_small = self._tokens(lines, last.start, last.end) < self.min_tokens
-                siblings = self.merge_tiny or self._language in MERGE_TINY_LANGUAGES or (last.sibling and p.sibling)
+                siblings = self._language in MERGE_TINY_LANGUAGES or (last.sibling and p.sibling)
                 both_small = siblings and last_small and self._tokens(lines, p.start, p.end) < self.min_tokens
                 # a short comment or class header reads best with the definition that follows it
                 lead_in = last_small and last.gap and not last.header and not p.gap and last.end + 1 == p.start

@@ -47,9 +47,6 @@ class MemoryIndex:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def __contains__(self, chunk_id: object) -> bool:
-        return chunk_id in self._entries
-
     def add(self, ids: list[str], vectors: Any, documents: list[str], metadatas: list[dict[str, Any]]) -> None:
         """Add or replace chunks (vectors: any (n x d) array-like of unit vectors). The metadata dicts are kept as
         given, not copied: the sync writes the same dicts to Chroma."""

@@ -436,7 +436,7 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
         named = {c.id for c in ordered if _names(c, cues, _own_name(c), _in_old_copy(c, cues))}
         _backed_by_additions(ordered, named)
         ordered.sort(key=lambda c: (c.id not in named, c.addition))
-    elif not cues.bare and w.name:
+    else:
         ordered = _within_files(ordered, merit)
     return ordered
 
@@ -759,11 +759,10 @@ def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:
     support = {f: sum(max(s, 0.0) for s in v[1:4]) / 3 for f, v in by_file.items()}
     for c in ordered:
         if not c.bodiless:
-            c.score += w.file_support * (max(w.whole_file * max(c.score, 0.0), support[c.file]) if c.whole
-                                         else support[c.file])
+            c.score += w.file_support * (max(w.whole_file * c.score, support[c.file]) if c.whole else support[c.file])
 
 
-def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool = True) -> None:
+def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool) -> None:
     """A file's later chunks decay so that one file does not fill the answer; less so for a file that holds a large
     share of the candidates (a central file of thousands of lines, beside a few small ones: with the full decay, its
     third chunk fell below every small file's best, relevant or not). The share is counted over the implementation

@@ -32,7 +32,6 @@ from code_intel.index.memory import MemoryIndex, listed
 from code_intel.index.query_model import QueryModel
 from code_intel.index.retrieval import (
     CODE_RANKING,
-    DENSE_WEIGHT,
     CodeRanking,
     ForestQuery,
     Scored,
@@ -50,7 +49,7 @@ from code_intel.index.text import lexical_text, member_names, readable_words
 
 log = logging.getLogger(__name__)
 
-CHUNKER_VERSION = "ast-v60"  # bump when chunks, their text or the default sequence length change: forces a rebuild
+CHUNKER_VERSION = "ast-v65"  # bump when chunks, their text or the default sequence length change: forces a rebuild
 CANDIDATES = 40  # per side (dense, lexical) before rank_code; 50 gave function-level questions more near misses
 # to outrank the answer (docs/benchmarks.md, branch funclevel)
 FULL_MODEL_CANDIDATES = 50  # the same for an opt-in model's own space, ranked as #15 chose
@@ -731,8 +730,7 @@ def _ranked(candidates: list[Scored], search: ForestQuery, n: int, weights: Code
     (#15): fusion, then Signals."""
     if weights is not None:
         return rank_code(candidates, search.query, search.keywords, weights)[:n]
-    fused = dict(fuse({c.id: c.dense for c in candidates}, {c.id: c.lexical for c in candidates},
-                      dense_weight=DENSE_WEIGHT))
+    fused = dict(fuse({c.id: c.dense for c in candidates}, {c.id: c.lexical for c in candidates}))
     return rerank([replace(c, score=fused[c.id]) for c in candidates], search.query, search.keywords)[:n]
 
 

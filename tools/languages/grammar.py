@@ -180,12 +180,6 @@ def instance_type(node: Any) -> Any:
             pattern = pattern.named_children[-1 if pattern.type == "qualified" else 0]
         if pattern.type == "name" or pattern.type in _BUILTIN_TYPES:
             return pattern
-    pending = [patterns] if patterns is not None else []
-    while pending:
-        current = pending.pop(0)
-        if current.type == "name":
-            return current
-        pending[:0] = current.named_children
     return None
 
 

@@ -185,6 +185,38 @@ def test_a_files_chunk_that_holds_no_function_takes_its_place_after_the_function
     assert [c.id for c in rank_code([whole, trace, *fillers], "request timing breakdown")][:2] == ["cls", "ctx"]
 
 
+def test_a_class_header_named_after_its_file_takes_no_file_type_bonus_among_its_files_chunks() -> None:
+    # kryo's "writing a string, with a faster path for short ASCII strings": Output.java's header led the file by the
+    # file_type bonus, and the method asked for (`Output.writeString`) fell to the file's later, decayed places
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"Other{n}.java", f"Other{n}.run") for n in range(20)]
+    header = _scored("header", 0.78, 2.8, "io/Output.java", "Output", kind="class", symbols=["Output"])
+    method = _scored("method", 0.80, 3.0, "io/Output.java", "Output.writeString")
+    ranked = rank_code([header, method, *fillers], "writing a string with a faster path for ASCII")
+    assert [c.id for c in ranked][:2] == ["method", "header"]
+    assert ranked[0].score > max(c.score for c in rank_code([method, *fillers], "writing a string"))  # file first still
+    # the header of a class its file is not named after was never lifted: the order is the same as before
+    other = _scored("other", 0.78, 2.8, "io/Output.java", "Buffer", kind="class", symbols=["Buffer"])
+    assert [c.id for c in rank_code([other, method, *fillers], "writing a string with a faster path")][:2] == [
+        "method", "other"]
+
+
+def test_a_java_accessor_ranks_lower_in_a_sentence_but_not_for_its_name() -> None:
+    # commons-csv's "rejecting a header that names the same column twice" and kryo's "creating objects without
+    # calling a constructor": the getter and setter of the option (`Kryo.setInstantiatorStrategy`) above the code
+    # that does the work (`DefaultInstantiatorStrategy.newInstantiatorOf`)
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"Other{n}.java", f"Other{n}.run") for n in range(20)]
+    setter = _scored("setter", 0.82, 3.0, "Kryo.java", "Kryo.setInstantiatorStrategy")
+    work = _scored("work", 0.78, 2.8, "DefaultInstantiatorStrategy.java",
+                   "DefaultInstantiatorStrategy.newInstantiatorOf")
+    question = "creating objects without calling a constructor"
+    assert [c.id for c in rank_code([setter, work, *fillers], question)][:2] == ["setter", "work"]
+    setter.accessor = True
+    assert [c.id for c in rank_code([setter, work, *fillers], question)][:2] == ["work", "setter"]
+    assert [c.id for c in rank_code([setter, work, *fillers], question, weights=CodeRanking(accessor=0.0))][:2] == [
+        "setter", "work"]
+    assert [c.id for c in rank_code([setter, work, *fillers], "setInstantiatorStrategy")][0] == "setter"
+
+
 def test_a_description_opening_with_return_or_create_puts_the_files_function_named_by_that_verb_first() -> None:
     assert name_verbs("Returns True if the event loop was closed.") == name_verbs("Check whether it is closed")
     assert "is" in name_verbs("Return whether the transport can write EOF") and "get" in name_verbs("Return the loop.")

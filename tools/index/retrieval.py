@@ -202,6 +202,8 @@ class CodeRanking:
     # this * share); a central file that holds most of them (sequel's base.rb) is where the answers are
     role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.625, "doc": 0.625, "generated": 1.0})
     module_penalty: float = 0.0375
+    accessor: float = 0.1  # taken off a Java getter or setter (Scored.accessor) in a sentence: its doc comment says
+    # in the question's words what the option does, the code that does it is elsewhere (t-java7)
     legacy_penalty: float = 0.2  # a path under deprecated/, legacy/, compat/, v1/ or a version folder older than a
     # sibling one (v3/ beside v4/): kept for old callers
     name: float = 0.2  # times Scored.name_similarity, only in ordering one file's chunks among the places they hold
@@ -269,6 +271,7 @@ class Scored:
     deprecated: bool = False  # marked as kept for old callers (chunker.deprecated)
     addition: bool = False  # adds to a type defined elsewhere: a Rust impl block (chunker.addition)
     bodiless: bool = False  # a method declared without a body: an interface's or abstract one (chunker.bodiless)
+    accessor: bool = False  # a method that only returns or stores a field: a getter or setter (chunker.accessor)
     whole: bool = False  # the chunk is its file's only one, or the type the file is named after beside module lines
     lines: tuple[int, int] = (0, 0)  # first and last line (a declaration window ends with the window of its body whose
     # score it took: _one_per_definition)
@@ -420,6 +423,7 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     # before file support and decay
     verbs = name_verbs(query)
     merit = {c.id: c.score + w.name * c.name_similarity - (w.no_function if _holds_no_function(c) else 0.0)
+             - (w.file_type if names_its_file(c.kind, c.symbol, c.file) else 0.0)
              + (w.verb if _opens_with(c, verbs) else 0.0) for c in ordered}
     _add_file_support(ordered, w)
     ordered.sort(key=lambda c: -c.score)
@@ -633,6 +637,8 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     old = _in_old_copy(c, cues)
     if old:
         score -= w.legacy_penalty
+    if c.accessor and not cues.bare:
+        score -= w.accessor
     own = _own_name(c)
     if own and own in cues.used:
         pass  # the question asks where it is used or implemented: its definition is not the answer

@@ -202,8 +202,8 @@ class CodeRanking:
     # this * share); a central file that holds most of them (sequel's base.rb) is where the answers are
     role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.625, "doc": 0.625, "generated": 1.0})
     module_penalty: float = 0.0375
-    accessor: float = 0.1  # taken off a Java getter or setter (Scored.accessor) in a sentence: its doc comment says
-    # in the question's words what the option does, the code that does it is elsewhere (t-java7)
+    idle: float = 0.1  # taken off a Java method whose work is done elsewhere (_idle: a getter or setter, a deprecated
+    # method) in a sentence: its doc comment says in the question's words what the code it stands for does
     legacy_penalty: float = 0.2  # a path under deprecated/, legacy/, compat/, v1/ or a version folder older than a
     # sibling one (v3/ beside v4/): kept for old callers
     name: float = 0.2  # times Scored.name_similarity, only in ordering one file's chunks among the places they hold
@@ -637,8 +637,8 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     old = _in_old_copy(c, cues)
     if old:
         score -= w.legacy_penalty
-    if c.accessor and not cues.bare:
-        score -= w.accessor
+    if not cues.bare and _idle(c):
+        score -= w.idle
     own = _own_name(c)
     if own and own in cues.used:
         pass  # the question asks where it is used or implemented: its definition is not the answer
@@ -658,6 +658,18 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     if cues.terms:
         score += w.path * path_words(cues.terms, lexical_tokens(stem)) / len(cues.terms)
     return score
+
+
+def _idle(c: Scored) -> bool:
+    """A Java method whose work is done elsewhere: an accessor (chunker.accessor: commons-csv's `getIgnoreEmptyLines`,
+    "Gets whether empty lines between records are ignored when parsing input", beside the lexer that skips them), or
+    a deprecated method kept for old callers beside its replacement (`CSVFormat.withQuote`, which builds a copy
+    through `Builder.setQuote`). Java only (BODILESS_LANGUAGES), as measured: Python's deprecated functions are asked
+    for by their own docstrings."""
+    from code_intel.index.chunker import BODILESS_LANGUAGES
+    from code_intel.languages.table import language_for
+
+    return c.accessor or (c.deprecated and c.kind == "function" and language_for(c.file) in BODILESS_LANGUAGES)
 
 
 def names_its_file(kind: str, symbol: str, file: str) -> bool:

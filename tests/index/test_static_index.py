@@ -224,6 +224,21 @@ def test_a_java_accessor_or_deprecated_method_ranks_lower_in_a_sentence_but_not_
         assert ranked[:2] == (["work", "old"] if lower else ["old", "work"]), file
 
 
+def test_a_java_class_bodys_part_outside_its_methods_holds_no_function() -> None:
+    # commons-csv's CSVParser: the fields between its methods (`lexer`, `reusableToken`, `recordList`) above
+    # `nextRecord` for "how the parser pulls tokens from the lexer and assembles them into records"; a window of a
+    # split method (`decl_line` set) is that method's code, and a Ruby class body may define methods itself
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"Other{n}.java", f"Other{n}.run") for n in range(20)]
+    question = "how the parser pulls tokens from the lexer and assembles them into records"
+    for file, window, first in (("CSVParser.java", 0, "method"), ("CSVParser.java", 40, "fields"),
+                                ("csv_parser.rb", 0, "fields")):
+        fields = _scored("fields", 0.80, 3.0, file, "CSVParser", kind="part")
+        fields.decl_line = window
+        method = _scored("method", 0.76, 2.7, file, "CSVParser.nextRecord")
+        assert [c.id for c in rank_code([fields, method, *fillers], question)][:2] == [
+            first, "method" if first == "fields" else "fields"], (file, window)
+
+
 def test_a_description_opening_with_return_or_create_puts_the_files_function_named_by_that_verb_first() -> None:
     assert name_verbs("Returns True if the event loop was closed.") == name_verbs("Check whether it is closed")
     assert "is" in name_verbs("Return whether the transport can write EOF") and "get" in name_verbs("Return the loop.")

@@ -440,12 +440,22 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     return ordered
 
 
+# Languages whose class body outside its methods holds only fields, initializers and comments: a part of it is no
+# code of the class's work (Ruby's class body may define methods itself: `%w[get post].each { define_method ... }`)
+_FIELDS_ONLY_BODIES = frozenset({"java"})
+
+
 def _holds_no_function(c: Scored) -> bool:
     """A module chunk (imports, constants, loose statements), or a class chunk none of whose symbols is a member: the
-    header of a class whose methods are chunks of their own, or a type of fields alone."""
+    header of a class whose methods are chunks of their own, or a type of fields alone; in Java also a part of a
+    class's body that is no function's window (`decl_line` 0): the fields and section comments between its methods
+    (commons-csv's `CSVParser` fields `format`, `headers`, `lexer`, `reusableToken`, above `nextRecord` for "how the
+    parser pulls tokens from the lexer and assembles them into records")."""
     from code_intel.index.text import member_names
+    from code_intel.languages.table import language_for
 
-    return c.kind == "module" or (c.kind == "class" and not member_names(c.symbol, c.symbols))
+    return c.kind == "module" or (c.kind == "class" and not member_names(c.symbol, c.symbols)) or (
+        c.kind == "part" and not c.decl_line and language_for(c.file) in _FIELDS_ONLY_BODIES)
 
 
 def _within_files(ordered: list[Scored], merit: dict[str, float]) -> list[Scored]:

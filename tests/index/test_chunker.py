@@ -6,6 +6,7 @@ import re
 
 from code_intel.index.chunker import (
     Chunker,
+    accessor,
     bodiless,
     command_line,
     estimate_tokens,
@@ -1393,6 +1394,34 @@ def test_a_java_method_declared_without_a_body_is_bodiless() -> None:
     csharp = ("namespace N\n{\n    public interface IPrinter\n    {\n        /// <summary>Writes.</summary>\n"
               "        void Write(string text);\n\n        /// <summary>Flushes.</summary>\n        void Flush();\n    }\n}\n")
     assert not any(bodiless(c) for c in Chunker(max_tokens=16).chunk("IPrinter.cs", csharp, "csharp"))
+
+
+def test_a_java_method_that_only_returns_or_stores_a_field_is_an_accessor() -> None:
+    # commons-csv's CSVFormat: getters, a builder's setters returning `this`, a constructor keeping its argument, a
+    # one-line override; a method that computes, calls, checks or builds is not, nor is another language's getter
+    text = ("public final class Format {\n    private final char quote;\n    private boolean ignore;\n\n"
+            "    /** Creates a format; see {@link #getQuote()}. */\n    Format(char quote) {\n        this.quote = quote;\n    }\n\n"
+            "    /**\n     * Gets whether empty lines between records are ignored when parsing input.\n     */\n"
+            "    public boolean getIgnore() {\n        return ignore;\n    }\n\n"
+            "    public Format setIgnore(final boolean ignore) {\n        this.ignore = ignore; // kept\n        return this;\n    }\n\n"
+            "    @Override public char getQuote() { return quote; }\n\n"
+            "    public String getDelimiter() {\n        return Constants.COMMA;\n    }\n\n"
+            "    public String quoted() {\n        return quote + \"x\" + quote;\n    }\n\n"
+            "    public Format checked(final boolean ignore) {\n        if (ignore) {\n            return this;\n        }\n"
+            "        return null;\n    }\n\n"
+            "    public void reset() {\n        clear();\n    }\n\n"
+            "    public Format copy() {\n        return new Format(quote);\n    }\n\n"
+            "    abstract boolean isEmpty();\n}\n")
+    chunks = Chunker(max_tokens=48).chunk("Format.java", text, "java")
+    flagged = {c.symbol for c in chunks if accessor(c)}
+    functions = {c.symbol for c in chunks if c.kind == "function"}
+    assert flagged == {"Format.Format", "Format.getIgnore", "Format.setIgnore", "Format.getQuote",
+                       "Format.getDelimiter"}, (flagged, functions)
+    assert {"Format.quoted", "Format.checked", "Format.reset", "Format.copy"} <= functions - flagged
+    kotlin = "class Format(val quote: Char) {\n    fun getQuote(): Char {\n        return quote\n    }\n}\n"
+    csharp = "class Format\n{\n    char quote;\n    public char GetQuote()\n    {\n        return quote;\n    }\n}\n"
+    assert not any(accessor(c) for c in Chunker(max_tokens=16).chunk("Format.kt", kotlin, "kotlin"))
+    assert not any(accessor(c) for c in Chunker(max_tokens=16).chunk("Format.cs", csharp, "csharp"))
 
 
 def test_a_csharp_directive_between_a_type_name_and_its_body_does_not_name_the_type() -> None:

@@ -292,11 +292,11 @@ def test_a_method_without_a_body_takes_no_part_in_file_support() -> None:
         return rank_code(copy.deepcopy([*contract, *default, *fillers]), question)
 
     before = ranked()
-    assert before[0].id == "printer"
+    assert before[0].file == "PrettyPrinter.java"
     for c in contract[1:]:
         c.bodiless = True
     after = ranked()
-    assert after[0].id == "default"
+    assert after[0].file == "util/DefaultPrettyPrinter.java"
     score = {c.id: c.score for c in before}
     assert all(c.score < score[c.id] for c in after if c.id.startswith("decl"))  # nor is a declaration backed
 
@@ -315,3 +315,24 @@ def test_a_search_knows_which_java_methods_have_no_body(
     flags = {c.symbol: c.bodiless for c in seen if c.kind == "function"}
     assert flags.get("Writer.writeString0") is True and flags.get("Writer.flush") is False, flags
 
+
+
+def test_a_search_knows_which_java_methods_are_accessors(
+        static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811 (the fixture)
+    source = ("package p;\n\n/** Reads records. */\npublic class Reader {\n    private boolean ignoreEmptyLines;\n\n"
+              "    /**\n     * Gets whether empty lines between records are ignored when parsing input.\n     */\n"
+              "    public boolean getIgnoreEmptyLines() {\n        return ignoreEmptyLines;\n    }\n\n"
+              "    /**\n     * Reads the next record, skipping empty lines between records when asked to.\n     */\n"
+              "    public String nextRecord(java.io.BufferedReader in) throws java.io.IOException {\n"
+              "        String line = in.readLine();\n        while (ignoreEmptyLines && line != null && line.isEmpty()) {\n"
+              "            line = in.readLine();\n        }\n        return line;\n    }\n"
+              + "".join(f"\n    /** Counts the {k}th kind of record read so far, for the report. */\n"
+                        f"    public int count{k}(int[] counts) {{\n        int sum = 0;\n"
+                        f"        for (int n : counts) {{\n            sum += n * {k};\n        }}\n        return sum;\n    }}\n"
+                        for k in range(30))
+              + "}\n")
+    write_files(static_index.root.path, {"p/Reader.java": source})
+    static_index.sync()
+    seen = _candidates_ranked(static_index, monkeypatch, "skipping empty lines between records")
+    flags = {c.symbol: c.accessor for c in seen if c.kind == "function"}
+    assert flags.get("Reader.getIgnoreEmptyLines") is True and flags.get("Reader.nextRecord") is False, flags

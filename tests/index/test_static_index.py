@@ -210,6 +210,65 @@ def test_a_split_classs_header_and_the_windows_between_its_methods_come_after_it
     write = _scored("write", 0.76, 2.7, "conn.rs", "Conn.write")
     assert [c.id for c in rank_code([whole, write, *fillers], "read from the connection")][:2] == ["impl1", "write"]
 
+def test_a_class_header_named_after_its_file_takes_no_file_type_bonus_among_its_files_chunks() -> None:
+    # kryo's "writing a string, with a faster path for short ASCII strings": Output.java's header led the file by the
+    # file_type bonus, and the method asked for (`Output.writeString`) fell to the file's later, decayed places
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"Other{n}.java", f"Other{n}.run") for n in range(20)]
+    header = _scored("header", 0.78, 2.8, "io/Output.java", "Output", kind="class", symbols=["Output"])
+    method = _scored("method", 0.80, 3.0, "io/Output.java", "Output.writeString")
+    ranked = rank_code([header, method, *fillers], "writing a string with a faster path for ASCII")
+    assert [c.id for c in ranked][:2] == ["method", "header"]
+    assert ranked[0].score > max(c.score for c in rank_code([method, *fillers], "writing a string"))  # file first still
+    # the header of a class its file is not named after was never lifted: the order is the same as before
+    other = _scored("other", 0.78, 2.8, "io/Output.java", "Buffer", kind="class", symbols=["Buffer"])
+    assert [c.id for c in rank_code([other, method, *fillers], "writing a string with a faster path")][:2] == [
+        "method", "other"]
+
+
+def test_a_java_accessor_or_deprecated_method_ranks_lower_in_a_sentence_but_not_for_its_name() -> None:
+    # commons-csv's "rejecting a header that names the same column twice" and kryo's "creating objects without
+    # calling a constructor": the getter and setter of the option (`Kryo.setInstantiatorStrategy`) above the code
+    # that does the work (`DefaultInstantiatorStrategy.newInstantiatorOf`)
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"Other{n}.java", f"Other{n}.run") for n in range(20)]
+    setter = _scored("setter", 0.82, 3.0, "Kryo.java", "Kryo.setInstantiatorStrategy")
+    work = _scored("work", 0.78, 2.8, "DefaultInstantiatorStrategy.java",
+                   "DefaultInstantiatorStrategy.newInstantiatorOf")
+    question = "creating objects without calling a constructor"
+    assert [c.id for c in rank_code([setter, work, *fillers], question)][:2] == ["setter", "work"]
+    setter.accessor = True
+    assert [c.id for c in rank_code([setter, work, *fillers], question)][:2] == ["work", "setter"]
+    assert [c.id for c in rank_code([setter, work, *fillers], question, weights=CodeRanking(idle=0.0))][:2] == [
+        "setter", "work"]
+    assert [c.id for c in rank_code([setter, work, *fillers], "setInstantiatorStrategy")][0] == "setter"
+    # commons-csv's deprecated `CSVFormat.withHeader(ResultSet)` (a copy made through its builder) above the printer
+    # that writes a result set; a deprecated Python function is asked for by its own docstring
+    for file, lower in (("CSVFormat.java", True), ("resources/_legacy.py", False)):
+        old = _scored("old", 0.82, 3.0, file, "CSVFormat.withHeader")
+        old.deprecated = True
+        ranked = [c.id for c in rank_code([old, work, *fillers], question)]
+        assert ranked[:2] == (["work", "old"] if lower else ["old", "work"]), file
+
+
+def test_a_java_class_bodys_part_outside_its_methods_holds_no_function() -> None:
+    # commons-csv's CSVParser: the fields between its methods (`lexer`, `reusableToken`, `recordList`) above
+    # `nextRecord` for "how the parser pulls tokens from the lexer and assembles them into records". In Java such a
+    # part holds no function whatever the candidates; a window of a split method (`decl_line` set, the method's name)
+    # is that method's code; in Ruby, whose class body may define methods itself, a part of the body counts as no
+    # function only when a method of its class is a candidate of its own (_split_classes)
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"Other{n}.java", f"Other{n}.run") for n in range(20)]
+    question = "how the parser pulls tokens from the lexer and assembles them into records"
+    for file, part, window, method_name, first in (
+            ("CSVParser.java", "CSVParser", 0, "CSVParser.nextRecord", "method"),
+            ("CSVParser.java", "CSVParser", 0, "Lexer.nextToken", "method"),
+            ("CSVParser.java", "CSVParser.parse", 40, "CSVParser.nextRecord", "fields"),
+            ("csv_parser.rb", "CSVParser", 0, "Lexer.next_token", "fields"),
+            ("csv_parser.rb", "CSVParser", 0, "CSVParser.next_record", "method")):
+        fields = _scored("fields", 0.80, 3.0, file, part, kind="part")
+        fields.decl_line = window
+        method = _scored("method", 0.76, 2.7, file, method_name)
+        assert [c.id for c in rank_code([fields, method, *fillers], question)][:2] == [
+            first, "method" if first == "fields" else "fields"], (file, part, method_name)
+
 
 def test_a_description_opening_with_return_or_create_puts_the_files_function_named_by_that_verb_first() -> None:
     assert name_verbs("Returns True if the event loop was closed.") == name_verbs("Check whether it is closed")

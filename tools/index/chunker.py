@@ -322,6 +322,29 @@ def bodiless(chunk: Chunk) -> bool:
     return at < len(lines) and "{" not in "\n".join(lines[at:])  # from its name on: no body (a doc's `{@link}` is above)
 
 
+# A statement of an accessor's body: it returns a field, a constant or `this`, or stores a name in a field
+# (`return quoteMode;`, `return this.input;`, `return Constants.CR;`, `this.quote = quote;`, `_stringCtor = ctor;`)
+_ACCESSOR_STATEMENT = re.compile(r"return\s+[\w$.]+|(?:this\.)?[\w$]+\s*=\s*[\w$.]+")
+_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_LINE_COMMENT = re.compile(r"//[^\n]*")
+
+
+def accessor(chunk: Chunk) -> bool:
+    """The chunk is a Java method that does no work: its body (one or two statements) only returns a field, a constant
+    or `this`, or stores its argument in a field: a getter, a setter, a builder's setter returning `this`, a
+    constructor that keeps its argument. Its doc comment describes the option it exposes in the words of the
+    behaviour (commons-csv's `getIgnoreEmptyLines`: "Gets whether empty lines between records are ignored when parsing
+    input"), while the code that does it is elsewhere (BODILESS_LANGUAGES: Java only, as measured)."""
+    if chunk.kind != "function" or chunk.language not in BODILESS_LANGUAGES:
+        return False
+    code = _LINE_COMMENT.sub("", _BLOCK_COMMENT.sub("", chunk.content))  # its doc's `{@link}` gone
+    start, end = code.find("{"), code.rfind("}")
+    if start < 0 or end < start:
+        return False
+    statements = [s.strip() for s in code[start + 1 : end].split(";") if s.strip()]
+    return 0 < len(statements) <= 2 and all(_ACCESSOR_STATEMENT.fullmatch(s) for s in statements)
+
+
 # a shell line that prints a quoted string: `echo '...'`, `printf "..."`, a script's own `nvm_echo`/`nvm_err` wrappers,
 # after any redirection (`>&2 echo`)
 _PRINTED_LINE = re.compile(r"""^\s*(?:[0-9]*>&?[0-9]*\s*)?(?:command\s+)?(?:\w*echo\w*|printf|\w+_err)\s.*['"]""")

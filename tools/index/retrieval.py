@@ -205,6 +205,8 @@ class CodeRanking:
     # this * share); a central file that holds most of them (sequel's base.rb) is where the answers are
     role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.625, "doc": 0.625, "generated": 1.0})
     module_penalty: float = 0.0375
+    idle: float = 0.1  # taken off a Java method whose work is done elsewhere (_idle: a getter or setter, a deprecated
+    # method) in a sentence: its doc comment says in the question's words what the code it stands for does
     legacy_penalty: float = 0.2  # a path under deprecated/, legacy/, compat/, v1/ or a version folder older than a
     # sibling one (v3/ beside v4/): kept for old callers
     name: float = 0.2  # times Scored.name_similarity, only in ordering one file's chunks among the places they hold
@@ -272,6 +274,7 @@ class Scored:
     deprecated: bool = False  # marked as kept for old callers (chunker.deprecated)
     addition: bool = False  # adds to a type defined elsewhere: a Rust impl block (chunker.addition)
     bodiless: bool = False  # a method declared without a body: an interface's or abstract one (chunker.bodiless)
+    accessor: bool = False  # a method that only returns or stores a field: a getter or setter (chunker.accessor)
     whole: bool = False  # the chunk is its file's only one, or the type the file is named after beside module lines
     lines: tuple[int, int] = (0, 0)  # first and last line (a declaration window ends with the window of its body whose
     # score it took: _one_per_definition)
@@ -425,6 +428,7 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     verbs = name_verbs(query)
     cut = _split_classes(candidates)
     merit = {c.id: c.score + w.name * c.name_similarity - (w.no_function if _holds_no_function(c, cut) else 0.0)
+             - (w.file_type if names_its_file(c.kind, c.symbol, c.file) else 0.0)
              + (w.verb if _opens_with(c, verbs) else 0.0) for c in ordered}
     _add_file_support(ordered, w)
     ordered.sort(key=lambda c: -c.score)
@@ -463,18 +467,29 @@ def _split_classes(candidates: Sequence[Scored]) -> tuple[set[tuple[str, str]], 
     return split, split | owners | {(c.file, c.symbol) for c in candidates if c.kind == "class"}
 
 
+# Languages whose class body outside its methods holds only fields, initializers and comments: a part of it is no
+# code of the class's work (Ruby's class body may define methods itself: `%w[get post].each { define_method ... }`)
+_FIELDS_ONLY_BODIES = frozenset({"java"})
+
+
 def _holds_no_function(c: Scored, cut: tuple[set[tuple[str, str]], set[tuple[str, str]]]) -> bool:
     """A module chunk (imports, constants, loose statements); a class chunk that holds none of its methods' code: a
     type of fields alone, or the header of a class cut into a chunk per method, which lists its methods' names
     (`chunk_header`) but not their code; and a window of a class's body outside its methods (fields, a TypeScript
     overload's signatures and their doc). `cut` is _split_classes of the candidates: a header is known by a method
-    it lists being a candidate of its own, a window by its class being a candidate's."""
+    it lists being a candidate of its own, a window by its class being a candidate's. In Java every part of a
+    class's body that is no function's window (`decl_line` 0) holds no function, whatever the candidates: the fields
+    and section comments between its methods (commons-csv's `CSVParser` fields `format`, `headers`, `lexer`,
+    `reusableToken`, above `nextRecord` for "how the parser pulls tokens from the lexer and assembles them into
+    records")."""
     from code_intel.index.text import member_names
+    from code_intel.languages.table import language_for
 
     split, classes = cut
     if c.kind == "class":
         return not member_names(c.symbol, c.symbols) or (c.file, c.symbol) in split
-    return c.kind == "module" or (c.kind == "part" and (c.file, c.symbol) in classes)
+    return c.kind == "module" or c.kind == "part" and ((c.file, c.symbol) in classes or (
+        not c.decl_line and language_for(c.file) in _FIELDS_ONLY_BODIES))
 
 
 def _within_files(ordered: list[Scored], merit: dict[str, float]) -> list[Scored]:
@@ -666,6 +681,8 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     old = _in_old_copy(c, cues)
     if old:
         score -= w.legacy_penalty
+    if not cues.bare and _idle(c):
+        score -= w.idle
     own = _own_name(c)
     if own and own in cues.used:
         pass  # the question asks where it is used or implemented: its definition is not the answer
@@ -685,6 +702,18 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     if cues.terms:
         score += w.path * path_words(cues.terms, lexical_tokens(stem)) / len(cues.terms)
     return score
+
+
+def _idle(c: Scored) -> bool:
+    """A Java method whose work is done elsewhere: an accessor (chunker.accessor: commons-csv's `getIgnoreEmptyLines`,
+    "Gets whether empty lines between records are ignored when parsing input", beside the lexer that skips them), or
+    a deprecated method kept for old callers beside its replacement (`CSVFormat.withQuote`, which builds a copy
+    through `Builder.setQuote`). Java only (BODILESS_LANGUAGES), as measured: Python's deprecated functions are asked
+    for by their own docstrings."""
+    from code_intel.index.chunker import BODILESS_LANGUAGES
+    from code_intel.languages.table import language_for
+
+    return c.accessor or (c.deprecated and c.kind == "function" and language_for(c.file) in BODILESS_LANGUAGES)
 
 
 def names_its_file(kind: str, symbol: str, file: str) -> bool:

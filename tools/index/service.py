@@ -49,7 +49,7 @@ from code_intel.index.text import lexical_text, member_names, readable_words
 
 log = logging.getLogger(__name__)
 
-CHUNKER_VERSION = "ast-v65"  # bump when chunks, their text or the default sequence length change: forces a rebuild
+CHUNKER_VERSION = "ast-v66"  # bump when chunks, their text or the default sequence length change: forces a rebuild
 CANDIDATES = 40  # per side (dense, lexical) before rank_code; 50 gave function-level questions more near misses
 # to outrank the answer (docs/benchmarks.md, branch funclevel)
 FULL_MODEL_CANDIDATES = 50  # the same for an opt-in model's own space, ranked as #15 chose
@@ -691,7 +691,7 @@ def _scored(cid: str, similarity: float, lexical: float, meta: dict[str, Any], m
                   listed(meta, "symbols"),
                   str(meta.get("kind", "")), "doc" if meta.get("documentation") else file_role(file, manifest.files),
                   deprecated=bool(meta.get("deprecated")), addition=bool(meta.get("addition")),
-                  bodiless=bool(meta.get("bodiless")),
+                  bodiless=bool(meta.get("bodiless")), accessor=bool(meta.get("accessor")),
                   lines=(int(meta.get("start_line") or 0), int(meta.get("end_line") or 0)),
                   decl_line=int(meta.get("decl_line") or 0),
                   implements=listed(meta, "implements"), command=str(meta.get("command") or ""),

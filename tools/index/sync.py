@@ -33,6 +33,7 @@ from code_intel.index.bm25 import LexicalIndex
 from code_intel.index.chunker import (
     Chunk,
     Chunker,
+    accessor,
     addition,
     bodiless,
     command_line,
@@ -111,6 +112,8 @@ def chunk_metadata(chunk: Chunk, file_sha: str) -> dict[str, Any]:
         meta["addition"] = True  # a Rust impl block: its type's definition is elsewhere (rank_code)
     if bodiless(chunk):
         meta["bodiless"] = True  # an interface's or abstract method: no part in file support (rank_code)
+    if accessor(chunk):
+        meta["accessor"] = True  # a getter or setter that does no work: lower in a sentence (rank_code)
     if chunk.documentation:
         meta["documentation"] = True  # ranked with the doc role (service._scored)
     if command := command_line(chunk):

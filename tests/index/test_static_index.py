@@ -225,6 +225,23 @@ def test_a_class_header_named_after_its_file_takes_no_file_type_bonus_among_its_
         "method", "other"]
 
 
+def test_a_split_header_named_after_its_file_follows_its_methods_for_one_reason_not_two() -> None:
+    # commons-lang's "reflection equals builder internals" asks for EqualsBuilder's header (its class doc on
+    # reflection); the header holds no function (its methods are chunks of their own) and is its file's type: the
+    # larger of the two amounts is taken off among its file's chunks, not their sum
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"Other{n}.java", f"Other{n}.run") for n in range(20)]
+    question = "comparing two objects field by field through reflection"
+
+    def first_two(header_dense: float, method_dense: float) -> list[str]:
+        header = _scored("header", header_dense, 3.4, "builder/EqualsBuilder.java", "EqualsBuilder", kind="class",
+                         symbols=["EqualsBuilder", "EqualsBuilder.reflectionAppend"])
+        method = _scored("method", method_dense, 3.0, "builder/EqualsBuilder.java", "EqualsBuilder.reflectionAppend")
+        return [c.id for c in rank_code([header, method, *fillers], question)][:2]
+
+    assert first_two(0.84, 0.78) == ["header", "method"]  # the sum of both put the method first
+    assert first_two(0.80, 0.86) == ["method", "header"]  # a method as near as the header still goes first
+
+
 def test_a_java_accessor_or_deprecated_method_ranks_lower_in_a_sentence_but_not_for_its_name() -> None:
     # commons-csv's "rejecting a header that names the same column twice" and kryo's "creating objects without
     # calling a constructor": the getter and setter of the option (`Kryo.setInstantiatorStrategy`) above the code

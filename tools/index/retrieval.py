@@ -427,8 +427,12 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     # before file support and decay
     verbs = name_verbs(query)
     cut = _split_classes(candidates)
-    merit = {c.id: c.score + w.name * c.name_similarity - (w.no_function if _holds_no_function(c, cut) else 0.0)
-             - (w.file_type if names_its_file(c.kind, c.symbol, c.file) else 0.0)
+    # a header that holds no function and is its file's type is one reason to follow its methods, not two: the
+    # larger of the two amounts (commons-lang's "reflection equals builder internals" asks for `EqualsBuilder`'s
+    # header, which the sum put behind two of its methods)
+    merit = {c.id: c.score + w.name * c.name_similarity
+             - max(w.no_function if _holds_no_function(c, cut) else 0.0,
+                   w.file_type if names_its_file(c.kind, c.symbol, c.file) else 0.0)
              + (w.verb if _opens_with(c, verbs) else 0.0) for c in ordered}
     _add_file_support(ordered, w)
     ordered.sort(key=lambda c: -c.score)

@@ -316,7 +316,6 @@ def test_a_search_knows_which_java_methods_have_no_body(
     assert flags.get("Writer.writeString0") is True and flags.get("Writer.flush") is False, flags
 
 
-
 def test_a_search_knows_which_java_methods_are_accessors(
         static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811 (the fixture)
     source = ("package p;\n\n/** Reads records. */\npublic class Reader {\n    private boolean ignoreEmptyLines;\n\n"

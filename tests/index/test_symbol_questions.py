@@ -538,6 +538,25 @@ def test_a_member_a_class_chunk_holds_is_defined_there() -> None:
     assert [c.id for c in rank_code([module, nested, *_fillers()], "MimeType::JSON")][0] == "json"
 
 
+def test_a_class_kept_whole_defines_the_member_asked_with_its_owner_beside_other_owners_namesakes() -> None:
+    # rack-session: `Pool` is one chunk of 55 lines holding its five methods; the abstract store's and the cookie
+    # store's `delete_session` have chunks of their own and read more like the name, but belong to other owners
+    pool = Scored("pool", 0.53, 11.0, "lib/rack/session/pool.rb", "Rack.Session.Pool",
+                  ["Rack.Session.Pool", "Rack.Session.Pool.find_session", "Rack.Session.Pool.delete_session"],
+                  "class", "implementation")
+    persisted = _scored("persisted", 0.75, 9.2, "lib/rack/session/abstract/id.rb",
+                        "Rack.Session.Abstract.Persisted.delete_session")
+    cookie = _scored("cookie", 0.76, 9.1, "lib/rack/session/cookie.rb", "Rack.Session.Cookie.delete_session")
+    candidates = [pool, persisted, cookie, *_fillers()]
+    assert [c.id for c in rank_code(candidates, "Rack::Session::Pool#delete_session")][0] == "pool"
+    # asked for the cookie store's, the whole `Pool` is no answer
+    assert [c.id for c in rank_code(candidates, "Rack::Session::Cookie#delete_session")][0] == "cookie"
+    # a split class's header lists a member whose own chunk is a candidate: that chunk is the definition
+    header = Scored("header", 0.70, 12.0, "lib/rack/session/cookie.rb", "Rack.Session.Cookie",
+                    ["Rack.Session.Cookie", "Rack.Session.Cookie.delete_session"], "class", "implementation")
+    assert [c.id for c in rank_code([header, *candidates], "Rack::Session::Cookie#delete_session")][0] == "cookie"
+
+
 def test_implementations_are_found_by_what_their_declaration_extends() -> None:
     java = ("/** Hamming. */\npublic class HammingDistance\n        implements EditDistance<Integer> {\n"
             "    public Integer apply(CharSequence l, CharSequence r) {\n        return 0;\n    }\n}\n")

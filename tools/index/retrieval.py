@@ -444,7 +444,8 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
         # `ValidationError`, above the exception's class)
         named = {c.id for c in ordered if _names(c, cues, _own_name(c), _in_old_copy(c, cues))}
         _backed_by_additions(ordered, named)
-        ordered.sort(key=lambda c: (c.id not in named, c.addition))
+        kin = _kin(ordered, named)
+        ordered.sort(key=lambda c: (c.id not in named, c.id not in kin, c.addition))
     else:
         ordered = _within_files(ordered, merit)
     return ordered
@@ -534,6 +535,22 @@ def _backed_by_additions(ordered: list[Scored], named: set[str]) -> None:
             if c.id in named and not c.addition:
                 c.score = max(c.score, best.get((c.file, c.symbol), c.score))
         ordered.sort(key=lambda c: -c.score)
+
+
+def _kin(ordered: Sequence[Scored], named: set[str]) -> set[str]:
+    """For a class asked for by name: the classes it extends and those that extend it, which follow it (a reader
+    of omniauth's `AuthHash` reads the `KeyStore` it extends next; of rack-attack's `Check`, the `Safelist` and
+    `Blocklist` built on it). A namespace the declaration writes (`< OmniAuth::KeyStore`) is no base. None when the
+    name has other definitions than those asked (an older copy, a deprecated twin): they come first."""
+    heads = [c for c in ordered if c.id in named and c.kind == "class"]
+    if not heads:
+        return set()
+    owns = {_own_name(c) for c in heads}
+    if any(c.id not in named and _own_name(c) in owns for c in ordered):
+        return set()
+    bases = {base for c in heads for base in c.implements if base not in c.symbol.split(".")}
+    return {c.id for c in ordered if c.kind == "class" and c.id not in named
+            and (_own_name(c) in bases or owns.intersection(c.implements))}
 
 
 @dataclass(frozen=True)

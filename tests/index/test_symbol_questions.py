@@ -538,6 +538,54 @@ def test_a_member_a_class_chunk_holds_is_defined_there() -> None:
     assert [c.id for c in rank_code([module, nested, *_fillers()], "MimeType::JSON")][0] == "json"
 
 
+def test_a_class_kept_whole_defines_the_member_asked_with_its_owner_beside_other_owners_namesakes() -> None:
+    # rack-session: `Pool` is one chunk of 55 lines holding its five methods; the abstract store's and the cookie
+    # store's `delete_session` have chunks of their own and read more like the name, but belong to other owners
+    pool = Scored("pool", 0.53, 11.0, "lib/rack/session/pool.rb", "Rack.Session.Pool",
+                  ["Rack.Session.Pool", "Rack.Session.Pool.find_session", "Rack.Session.Pool.delete_session"],
+                  "class", "implementation")
+    persisted = _scored("persisted", 0.75, 9.2, "lib/rack/session/abstract/id.rb",
+                        "Rack.Session.Abstract.Persisted.delete_session")
+    cookie = _scored("cookie", 0.76, 9.1, "lib/rack/session/cookie.rb", "Rack.Session.Cookie.delete_session")
+    candidates = [pool, persisted, cookie, *_fillers()]
+    assert [c.id for c in rank_code(candidates, "Rack::Session::Pool#delete_session")][0] == "pool"
+    # asked for the cookie store's, the whole `Pool` is no answer
+    assert [c.id for c in rank_code(candidates, "Rack::Session::Cookie#delete_session")][0] == "cookie"
+    # a split class's header lists a member whose own chunk is a candidate: that chunk is the definition
+    header = Scored("header", 0.70, 12.0, "lib/rack/session/cookie.rb", "Rack.Session.Cookie",
+                    ["Rack.Session.Cookie", "Rack.Session.Cookie.delete_session"], "class", "implementation")
+    assert [c.id for c in rank_code([header, *candidates], "Rack::Session::Cookie#delete_session")][0] == "cookie"
+
+
+def _class(cid: str, dense: float, lexical: float, file: str, symbol: str, bases: list[str]) -> Scored:
+    c = Scored(cid, dense, lexical, file, symbol, [symbol], "class", "implementation")
+    c.implements = bases
+    return c
+
+
+def test_a_class_asked_by_name_is_followed_by_the_classes_it_extends_and_that_extend_it() -> None:
+    # omniauth: `class AuthHash < OmniAuth::KeyStore`; the strategy's `auth_hash` method and the module's settings
+    # read more like the name than the base it extends (the namespace `OmniAuth` is no base)
+    auth_hash = _class("auth_hash", 0.60, 12.0, "omniauth/auth_hash.rb", "OmniAuth.AuthHash", ["OmniAuth", "KeyStore"])
+    method = _scored("method", 0.55, 9.0, "omniauth/strategy.rb", "OmniAuth.Strategy.auth_hash")
+    module = _class("module", 0.40, 6.0, "omniauth.rb", "OmniAuth", [])
+    key_store = _class("key_store", 0.30, 2.0, "omniauth/key_store.rb", "OmniAuth.KeyStore", ["Hashie", "Mash"])
+    ranked = [c.id for c in rank_code([auth_hash, method, module, key_store, *_fillers()], "AuthHash")]
+    assert ranked[:2] == ["auth_hash", "key_store"] and ranked.index("module") > ranked.index("method"), ranked
+    # rack-attack: `Check`, then the `Safelist` and `Blocklist` built on it
+    check = _class("check", 0.60, 12.0, "rack/attack/check.rb", "Rack.Attack.Check", [])
+    cache = _scored("cache", 0.50, 9.0, "rack/attack/cache.rb", "Rack.Attack.Cache.check_store_methods_presence")
+    safelist = _class("safelist", 0.30, 3.0, "rack/attack/safelist.rb", "Rack.Attack.Safelist", ["Check"])
+    ranked = [c.id for c in rank_code([check, cache, safelist, *_fillers()], "Rack::Attack::Check")]
+    assert ranked[:2] == ["check", "safelist"], ranked
+    # a name with another definition than the one asked (a deprecated twin, commons-cli's old `HelpFormatter`) keeps
+    # that one next
+    old = _class("old", 0.35, 8.0, "omniauth/auth_hash_v1.rb", "OmniAuth.AuthHash", [])
+    old.deprecated = True
+    ranked = [c.id for c in rank_code([auth_hash, method, old, key_store, *_fillers()], "AuthHash")]
+    assert ranked.index("key_store") > ranked.index("method"), ranked
+
+
 def test_implementations_are_found_by_what_their_declaration_extends() -> None:
     java = ("/** Hamming. */\npublic class HammingDistance\n        implements EditDistance<Integer> {\n"
             "    public Integer apply(CharSequence l, CharSequence r) {\n        return 0;\n    }\n}\n")

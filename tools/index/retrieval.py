@@ -411,7 +411,8 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     w = weights or CODE_RANKING
     if not candidates:
         return []
-    cues = _Cues.of(query, keywords).owner_if_undefined(candidates).spelled_as_defined(candidates).distinctive(candidates)
+    cues = _Cues.of(query, keywords).owner_if_undefined(candidates).held_whole(candidates).spelled_as_defined(
+        candidates).distinctive(candidates)
     files = sorted({c.file for c in candidates})
     cues = dataclasses.replace(cues, older=older_versions(files) | other_platform_copies(files, query))
     cues = dataclasses.replace(cues, current=_current_definitions(candidates, cues), matched={
@@ -443,7 +444,8 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
         # `ValidationError`, above the exception's class)
         named = {c.id for c in ordered if _names(c, cues, _own_name(c), _in_old_copy(c, cues))}
         _backed_by_additions(ordered, named)
-        ordered.sort(key=lambda c: (c.id not in named, c.addition))
+        kin = _kin(ordered, named)
+        ordered.sort(key=lambda c: (c.id not in named, c.id not in kin, c.addition))
     else:
         ordered = _within_files(ordered, merit)
     return ordered
@@ -535,6 +537,22 @@ def _backed_by_additions(ordered: list[Scored], named: set[str]) -> None:
         ordered.sort(key=lambda c: -c.score)
 
 
+def _kin(ordered: Sequence[Scored], named: set[str]) -> set[str]:
+    """For a class asked for by name: the classes it extends and those that extend it, which follow it (a reader
+    of omniauth's `AuthHash` reads the `KeyStore` it extends next; of rack-attack's `Check`, the `Safelist` and
+    `Blocklist` built on it). A namespace the declaration writes (`< OmniAuth::KeyStore`) is no base. None when the
+    name has other definitions than those asked (an older copy, a deprecated twin): they come first."""
+    heads = [c for c in ordered if c.id in named and c.kind == "class"]
+    if not heads:
+        return set()
+    owns = {_own_name(c) for c in heads}
+    if any(c.id not in named and _own_name(c) in owns for c in ordered):
+        return set()
+    bases = {base for c in heads for base in c.implements if base not in c.symbol.split(".")}
+    return {c.id for c in ordered if c.kind == "class" and c.id not in named
+            and (_own_name(c) in bases or owns.intersection(c.implements))}
+
+
 @dataclass(frozen=True)
 class _Cues:
     """What rank_code reads from the question once, rather than once per candidate."""
@@ -555,6 +573,7 @@ class _Cues:
     matched: set[str] = field(default_factory=set)  # qualified names some candidate defines under the owner written
     used: set[str] = field(default_factory=set)  # used_names: names whose uses are asked for, not where defined
     free: set[str] = field(default_factory=set)  # bare names a candidate defines at the top level, not as a member
+    holders: set[str] = field(default_factory=set)  # ids of whole-class chunks holding a member asked with its owner
     lowered_query: str = ""  # the question in lower case
 
     @classmethod
@@ -598,6 +617,19 @@ class _Cues:
         names = list(dict.fromkeys(undefined.get(n, n) for n in self.names))
         return dataclasses.replace(self, names=names, lowered=self.lowered | {n.lower() for n in names},
                                    qualified={k: v for k, v in self.qualified.items() if k not in undefined})
+
+    def held_whole(self, candidates: Sequence[Scored]) -> _Cues:
+        """A class kept whole in one chunk defines its methods: asked for `Rack::Session::Pool#delete_session`, the
+        chunk of `Pool` (55 lines, its five methods inside) is that definition, not the `delete_session` of the other
+        stores, which have chunks of their own. Not a split class's header, which lists a member whose own chunk is
+        a candidate."""
+        forms = [form for owned in self.qualified.values() for form in owned]
+        if not forms:
+            return self
+        own_chunks = {(c.file, c.symbol) for c in candidates}
+        holders = {c.id for c in candidates if c.kind == "class" and any(
+            s != c.symbol and (c.file, s) not in own_chunks and _ends_with(s, form) for s in c.symbols for form in forms)}
+        return dataclasses.replace(self, holders=holders) if holders else self
 
     def spelled_as_defined(self, candidates: Sequence[Scored]) -> _Cues:
         """For a question that is only a name some candidate defines as written: the definition's bonus raised to
@@ -729,10 +761,11 @@ def names_its_file(kind: str, symbol: str, file: str) -> bool:
 def _names(c: Scored, cues: _Cues, own: str, old: bool) -> bool:
     """The chunk defines a name the question writes (under the owner written, if any), and is not shadowed: a copy
     kept for old callers (`old`), or a deprecated overload, of a name a current definition defines (a deprecated
-    definition takes no penalty otherwise: a question describing it is still asking for it)."""
+    definition takes no penalty otherwise: a question describing it is still asking for it). A class kept whole
+    defines the member asked with its owner that it holds (`_Cues.held_whole`)."""
     shadowed = (old or c.deprecated) and _definition_key(c) in cues.current
-    return bool(own and not shadowed and cues.writes(own) and not cues.owner_differs(own, c.symbol) and not (
-        own in cues.free and c.symbol != own))  # `basic_auth` asked bare: the free function, not the methods
+    return not shadowed and (c.id in cues.holders or bool(own and cues.writes(own) and not cues.owner_differs(
+        own, c.symbol) and not (own in cues.free and c.symbol != own)))  # `basic_auth` asked bare: the free function
 
 
 def _one_per_definition(candidates: list[Scored]) -> list[Scored]:

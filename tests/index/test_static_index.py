@@ -662,3 +662,25 @@ def test_freed_memory_is_released_once_every_file_is_searchable_before_chroma_st
     report = static_index.sync()
     assert report["complete"] is True and len(writes) == 5
     assert events == ["release persist"] + ["write"] * 5
+
+
+def test_a_longer_java_chunk_goes_first_among_its_files_chunks() -> None:
+    # kryo's "writing a string, with a faster path for short ASCII strings": `Output.writeAscii` (29 lines) above
+    # `Output.writeString` (48 lines), the method asked for; and a one-statement overload that forwards to the one
+    # that works (jcommander's `ParameterDescription.addValue(value, isDefault)`, 8 lines, above the 46 lines of
+    # `addValue(name, value, isDefault, validate, index)`)
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"Other{n}.java", f"Other{n}.run") for n in range(20)]
+    question = "writing a string, with a faster path for short ASCII strings"
+    for file, first in (("io/Output.java", "long"), ("io/output.py", "short"), ("io/output.go", "short")):
+        short = _scored("short", 0.80, 3.0, file, "Output.writeAscii")
+        short.lines = (733, 761)
+        long = _scored("long", 0.78, 3.0, file, "Output.writeString")
+        long.lines = (684, 731)
+        ranked = [c.id for c in rank_code([short, long, *fillers], question)]
+        assert ranked[0] == first, file
+        assert set(ranked[:2]) == {"short", "long"}, file  # the file keeps its places
+    short = _scored("short", 0.80, 3.0, "io/Output.java", "Output.writeAscii")
+    short.lines = (733, 761)
+    long = _scored("long", 0.78, 3.0, "io/Output.java", "Output.writeString")
+    long.lines = (684, 731)
+    assert [c.id for c in rank_code([short, long, *fillers], question, weights=CodeRanking(length=0.0))][0] == "short"

@@ -10,6 +10,7 @@ from code_intel.index.chunker import Chunk, Chunker, addition, deprecated, super
 from code_intel.index.memory import MemoryIndex
 from code_intel.index.retrieval import (
     Scored,
+    file_words,
     kind_named,
     member_owners,
     named_identifiers,
@@ -727,3 +728,14 @@ def test_a_rust_type_comes_before_the_impl_blocks_named_after_it() -> None:
     assert [c.id for c in rank_code([mock, real, real_impl, *_fillers()], "RwLock")][:3] == ["real", "mock", "real_impl"]
     # in a sentence nothing changes: the impl block that fits the question stays first
     assert rank_code([*impls, enum, *_fillers()], "how a Value defaults to null")[0].id != "enum"
+
+
+def test_a_short_question_names_a_file_by_its_folder_and_its_stem() -> None:
+    # axios: "the fetch adapter" is lib/adapters/fetch.js (an unnamed default export), and the registry
+    # adapters/adapters.js, which imports every adapter and is named after its file, stood first
+    assert file_words("lib/adapters/fetch.js", 2) == ["fetch", "adapter"]
+    assert file_words("lib/adapters/fetch.js", 4) == ["fetch"]  # in a sentence the folder's word is a common one
+    registry = _scored("registry", 0.48, 3.5, "lib/adapters/adapters.js", "adapters", kind="class")
+    fetch = _scored("fetch", 0.42, 7.1, "lib/adapters/fetch.js", "", kind="module")
+    http = _scored("http", 0.11, 2.5, "lib/adapters/http.js", "httpAdapter")
+    assert [c.id for c in rank_code([registry, fetch, http, *_fillers()], "the fetch adapter")][0] == "fetch"

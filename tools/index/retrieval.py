@@ -190,7 +190,8 @@ class CodeRanking:
     # `definition` does for the name's own definition; not tuned)
     near_definition: float = 0.3  # the same name in another case (`router` for `Router`), for a question that is
     # only the name: in a sentence the word is as often English (`HTML` lifted every `html()` method)
-    path: float = 0.3375  # times the share of the question's words in the file's name (or a form of them: path_words)
+    path: float = 0.3375  # times the share of the question's words in the file's name (or a form of them: path_words;
+    # a short question's also in its folder's: file_words)
     spelled: float = 0.3  # a class whose name the question spells as words ("json object" -> JsonObject)
     file_support: float = 0.5  # times the mean of a file's next three candidates (a file that answers often)
     whole_file: float = 0.1125  # a file indexed as one chunk has no next candidates: its chunk, all of the file, stands
@@ -676,8 +677,6 @@ def _ends_with(symbol: str, qualified: str) -> bool:
 
 def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     """The fused score moved by what the chunk is; the steps keep their order so the sums stay bit-identical."""
-    from code_intel.index.text import lexical_tokens
-
     if c.role not in cues.wanted:
         score -= w.role_penalty.get(c.role, 0.0)
     if c.kind in ("module", "part"):
@@ -700,12 +699,26 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score += w.spelled
     elif c.command and re.search(rf"(?<![\w-]){re.escape(c.command)}(?![\w-])", cues.lowered_query):
         score += w.spelled  # the question writes the command line a shell dispatcher's branch runs (`nvm use`)
-    stem = PurePosixPath(c.file).stem
     if names_its_file(c.kind, c.symbol, c.file):
         score += w.file_type
     if cues.terms:
-        score += w.path * path_words(cues.terms, lexical_tokens(stem)) / len(cues.terms)
+        score += w.path * path_words(cues.terms, file_words(c.file, len(cues.terms))) / len(cues.terms)
     return score
+
+
+NAME_IN_WORDS = 3  # a question of at most this many words (after stop words) names one thing: "the fetch adapter"
+
+
+def file_words(file: str, question_words: int) -> list[str]:
+    """The words of a file's name that a question's words are matched against: its stem's, and for a short question
+    (a name in words, NAME_IN_WORDS) also its folder's, which says what kind of thing the stem names: "the fetch
+    adapter" is axios' adapters/fetch.js, not the registry adapters/adapters.js beside it, and "defaults" its
+    defaults/index.js. In a sentence a folder's word is one of many the question shares with a whole folder."""
+    from code_intel.index.text import lexical_tokens
+
+    path = PurePosixPath(file)
+    words = lexical_tokens(path.stem)
+    return words + lexical_tokens(path.parent.name) if question_words <= NAME_IN_WORDS else words
 
 
 def _idle(c: Scored) -> bool:

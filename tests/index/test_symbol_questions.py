@@ -537,6 +537,11 @@ def test_a_member_a_class_chunk_holds_is_defined_there() -> None:
     nested = Scored("json", 0.57, 21.8, "http/mime_type/json.rb", "HTTP.MimeType",
                     ["HTTP.MimeType", "HTTP.MimeType.JSON"], "class", "implementation")
     assert [c.id for c in rank_code([module, nested, *_fillers()], "MimeType::JSON")][0] == "json"
+    # mime_type.rb's methods back its module's header: the owner's definitions that do not hold the member take no
+    # bonus for it (both did, and the registry stood first)
+    methods = [_scored(name, 0.35 + k * 0.05, 15.0 + k, "http/mime_type.rb", f"HTTP.MimeType.{name}")
+               for k, name in enumerate(("normalize", "adapters", "register_adapter", "[]"))]
+    assert [c.id for c in rank_code([module, nested, *methods, *_fillers()], "MimeType::JSON")][0] == "json"
 
 
 def test_implementations_are_found_by_what_their_declaration_extends() -> None:

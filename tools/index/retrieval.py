@@ -557,6 +557,8 @@ class _Cues:
     used: set[str] = field(default_factory=set)  # used_names: names whose uses are asked for, not where defined
     free: set[str] = field(default_factory=set)  # bare names a candidate defines at the top level, not as a member
     lowered_query: str = ""  # the question in lower case
+    held: dict[str, str] = field(default_factory=dict)  # an owner standing for its member (owner_if_undefined) -> the
+    # member's qualified name, when a candidate's chunk holds it (`HTTP.MimeType` holding `HTTP.MimeType.JSON`)
 
     @classmethod
     def of(cls, query: str, keywords: Sequence[str]) -> _Cues:
@@ -592,13 +594,18 @@ class _Cues:
 
     def owner_if_undefined(self, candidates: Sequence[Scored]) -> _Cues:
         """A qualified name whose member no candidate defines (`SerializationFeature.INDENT_OUTPUT`: an enum
-        constant is no chunk of its own) names its owner: the owner takes the member's place among the names."""
+        constant is no chunk of its own) names its owner: the owner takes the member's place among the names. When
+        a candidate's chunk holds the member (http-rb's `class JSON`, small enough to stay in the chunk of the module
+        `HTTP.MimeType` that its file reopens), the owner's definitions that do not hold it are not named (`held`):
+        `MimeType::JSON` asks for mime_type/json.rb, not the registry in mime_type.rb."""
         undefined = {m: o for m, o in self.owners.items() if m in self.names}
         if not undefined or any(_own_name(c) in undefined for c in candidates):
             return self
         names = list(dict.fromkeys(undefined.get(n, n) for n in self.names))
+        held = {o: f"{o}.{m}" for m, o in undefined.items()
+                if any(_ends_with(s, f"{o}.{m}") for c in candidates for s in c.symbols)}
         return dataclasses.replace(self, names=names, lowered=self.lowered | {n.lower() for n in names},
-                                   qualified={k: v for k, v in self.qualified.items() if k not in undefined})
+                                   qualified={k: v for k, v in self.qualified.items() if k not in undefined}, held=held)
 
     def spelled_as_defined(self, candidates: Sequence[Scored]) -> _Cues:
         """For a question that is only a name some candidate defines as written: the definition's bonus raised to
@@ -744,6 +751,8 @@ def _names(c: Scored, cues: _Cues, own: str, old: bool) -> bool:
     kept for old callers (`old`), or a deprecated overload, of a name a current definition defines (a deprecated
     definition takes no penalty otherwise: a question describing it is still asking for it)."""
     shadowed = (old or c.deprecated) and _definition_key(c) in cues.current
+    if own in cues.held and not any(_ends_with(s, cues.held[own]) for s in c.symbols):
+        return False  # the owner asked for a member some chunk of it holds: its other definitions are not named
     return bool(own and not shadowed and cues.writes(own) and not cues.owner_differs(own, c.symbol) and not (
         own in cues.free and c.symbol != own))  # `basic_auth` asked bare: the free function, not the methods
 

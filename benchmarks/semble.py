@@ -22,7 +22,7 @@ Printed beside semble's and CodeRankEmbed's published per-repository figures (re
 semble's published index times (results/speed-*.json, their machine): NDCG@10 per repository, category and
 language, pooled over questions.
 
-    .venv/bin/python benchmarks/semble.py [--set report|dev|symbols|symbols2|symbols3|symbols4] [--repo NAME ...] [--json FILE]
+    .venv/bin/python benchmarks/semble.py [--set report|dev|symbols|symbols2|symbols3|symbols4|symbols5] [--repo NAME ...] [--json FILE]
 
 `--set dev` runs the development split: other repositories of semble's benchmark whose annotations were read
 from MinishLab/semble with the search tool and written to $SEMBLE_DEV (default /work/corpora/semble-dev/
@@ -33,7 +33,8 @@ reported set. Checkouts go to $SEMBLE_DEV/<name>. `--set symbols` runs benchmark
 questions of our own on the dev repositories (names written bare, qualified, in backticks or spelled as words),
 checked out in the same place; `--set symbols2`, `--set symbols3` and `--set symbols4` run
 benchmarks/semble_dev/symbols2/, symbols3/ and symbols4/, a second, third and fourth such set on repositories no other
-benchmark here reads.
+benchmark here reads; `--set symbols5` runs benchmarks/semble_dev/symbols5/, a fifth, harder set back on the dev
+repositories (common-word names defined in several files, nested classes, reopened modules, names in words).
 """
 
 from __future__ import annotations
@@ -488,7 +489,7 @@ def index_only(folders: list[Path], baseline: str | None, out: Path | None, mode
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--set", choices=("report", "dev", "symbols", "symbols2", "symbols3", "symbols4"), default="report")
+    parser.add_argument("--set", choices=("report", "dev", "symbols", "symbols2", "symbols3", "symbols4", "symbols5"), default="report")
     parser.add_argument("--repo", action="append", help="only these repositories (repeatable)")
     parser.add_argument("--json", type=Path, help="write every run (per question) to this file")
     parser.add_argument("--index-only", type=Path, nargs="+", metavar="DIR",

@@ -112,3 +112,17 @@ def test_the_fourth_symbol_set_asks_the_eight_languages_on_repositories_no_other
     urls = {r["url"] for r in json.loads((semble.DATA / "repos.json").read_text())}
     assert not set(names) & (elsewhere | set(semble.REPORTED))
     assert not {r.url for r in repos} & urls
+
+
+def test_the_fifth_symbol_set_asks_the_eight_languages_on_dev_repositories_only() -> None:
+    names = sorted(p.stem for p in (semble.DEV_LOCAL / "symbols5").glob("*.json"))
+    repos = semble.load_repos(names, dev=True, symbols="symbols5")
+    assert {r.language for r in repos} == {"python", "javascript", "typescript", "go", "rust", "java", "kotlin", "ruby"}
+    questions = [q for r in repos for q in r.questions]
+    assert 80 <= len(questions) <= 120 and {q["category"] for q in questions} == {"symbol"}
+    assert all(q["relevant"] for q in questions)
+    folders = ("symbols", "symbols2", "symbols3", "symbols4", "annotations")
+    dev = {p.stem for folder in folders for p in (semble.DEV_LOCAL / folder).glob("*.json")}
+    dev |= {r["name"] for r in json.loads((semble.DATA / "repos.json").read_text())}  # semble's dev annotations
+    judges = {"warp", "fiber", "javalin", "quart"}  # the seventeenth round's judges
+    assert set(names) <= dev - judges - set(semble.REPORTED)

@@ -10,6 +10,7 @@ from code_intel.index.chunker import Chunk, Chunker, addition, deprecated, super
 from code_intel.index.memory import MemoryIndex
 from code_intel.index.retrieval import (
     Scored,
+    file_words,
     kind_named,
     member_owners,
     named_identifiers,
@@ -536,6 +537,11 @@ def test_a_member_a_class_chunk_holds_is_defined_there() -> None:
     nested = Scored("json", 0.57, 21.8, "http/mime_type/json.rb", "HTTP.MimeType",
                     ["HTTP.MimeType", "HTTP.MimeType.JSON"], "class", "implementation")
     assert [c.id for c in rank_code([module, nested, *_fillers()], "MimeType::JSON")][0] == "json"
+    # mime_type.rb's methods back its module's header: the owner's definitions that do not hold the member take no
+    # bonus for it (both did, and the registry stood first)
+    methods = [_scored(name, 0.35 + k * 0.05, 15.0 + k, "http/mime_type.rb", f"HTTP.MimeType.{name}")
+               for k, name in enumerate(("normalize", "adapters", "register_adapter", "[]"))]
+    assert [c.id for c in rank_code([module, nested, *methods, *_fillers()], "MimeType::JSON")][0] == "json"
 
 
 def test_a_class_kept_whole_defines_the_member_asked_with_its_owner_beside_other_owners_namesakes() -> None:
@@ -775,3 +781,14 @@ def test_a_rust_type_comes_before_the_impl_blocks_named_after_it() -> None:
     assert [c.id for c in rank_code([mock, real, real_impl, *_fillers()], "RwLock")][:3] == ["real", "mock", "real_impl"]
     # in a sentence nothing changes: the impl block that fits the question stays first
     assert rank_code([*impls, enum, *_fillers()], "how a Value defaults to null")[0].id != "enum"
+
+
+def test_a_short_question_names_a_file_by_its_folder_and_its_stem() -> None:
+    # axios: "the fetch adapter" is lib/adapters/fetch.js (an unnamed default export), and the registry
+    # adapters/adapters.js, which imports every adapter and is named after its file, stood first
+    assert file_words("lib/adapters/fetch.js", 2) == ["fetch", "adapter"]
+    assert file_words("lib/adapters/fetch.js", 4) == ["fetch"]  # in a sentence the folder's word is a common one
+    registry = _scored("registry", 0.48, 3.5, "lib/adapters/adapters.js", "adapters", kind="class")
+    fetch = _scored("fetch", 0.42, 7.1, "lib/adapters/fetch.js", "", kind="module")
+    http = _scored("http", 0.11, 2.5, "lib/adapters/http.js", "httpAdapter")
+    assert [c.id for c in rank_code([registry, fetch, http, *_fillers()], "the fetch adapter")][0] == "fetch"

@@ -190,7 +190,8 @@ class CodeRanking:
     # `definition` does for the name's own definition; not tuned)
     near_definition: float = 0.3  # the same name in another case (`router` for `Router`), for a question that is
     # only the name: in a sentence the word is as often English (`HTML` lifted every `html()` method)
-    path: float = 0.3375  # times the share of the question's words in the file's name (or a form of them: path_words)
+    path: float = 0.3375  # times the share of the question's words in the file's name (or a form of them: path_words;
+    # a short question's also in its folder's: file_words)
     spelled: float = 0.3  # a class whose name the question spells as words ("json object" -> JsonObject)
     file_support: float = 0.5  # times the mean of a file's next three candidates (a file that answers often)
     whole_file: float = 0.1125  # a file indexed as one chunk has no next candidates: its chunk, all of the file, stands
@@ -596,6 +597,8 @@ class _Cues:
     free: set[str] = field(default_factory=set)  # bare names a candidate defines at the top level, not as a member
     holders: set[str] = field(default_factory=set)  # ids of whole-class chunks holding a member asked with its owner
     lowered_query: str = ""  # the question in lower case
+    held: dict[str, str] = field(default_factory=dict)  # an owner standing for its member (owner_if_undefined) -> the
+    # member's qualified name, when a candidate's chunk holds it (`HTTP.MimeType` holding `HTTP.MimeType.JSON`)
 
     @classmethod
     def of(cls, query: str, keywords: Sequence[str]) -> _Cues:
@@ -631,13 +634,18 @@ class _Cues:
 
     def owner_if_undefined(self, candidates: Sequence[Scored]) -> _Cues:
         """A qualified name whose member no candidate defines (`SerializationFeature.INDENT_OUTPUT`: an enum
-        constant is no chunk of its own) names its owner: the owner takes the member's place among the names."""
+        constant is no chunk of its own) names its owner: the owner takes the member's place among the names. When
+        a candidate's chunk holds the member (http-rb's `class JSON`, small enough to stay in the chunk of the module
+        `HTTP.MimeType` that its file reopens), the owner's definitions that do not hold it are not named (`held`):
+        `MimeType::JSON` asks for mime_type/json.rb, not the registry in mime_type.rb."""
         undefined = {m: o for m, o in self.owners.items() if m in self.names}
         if not undefined or any(_own_name(c) in undefined for c in candidates):
             return self
         names = list(dict.fromkeys(undefined.get(n, n) for n in self.names))
+        held = {o: f"{o}.{m}" for m, o in undefined.items()
+                if any(_ends_with(s, f"{o}.{m}") for c in candidates for s in c.symbols)}
         return dataclasses.replace(self, names=names, lowered=self.lowered | {n.lower() for n in names},
-                                   qualified={k: v for k, v in self.qualified.items() if k not in undefined})
+                                   qualified={k: v for k, v in self.qualified.items() if k not in undefined}, held=held)
 
     def held_whole(self, candidates: Sequence[Scored]) -> _Cues:
         """A class kept whole in one chunk defines its methods: asked for `Rack::Session::Pool#delete_session`, the
@@ -729,8 +737,6 @@ def _ends_with(symbol: str, qualified: str) -> bool:
 
 def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     """The fused score moved by what the chunk is; the steps keep their order so the sums stay bit-identical."""
-    from code_intel.index.text import lexical_tokens
-
     if c.role not in cues.wanted:
         score -= w.role_penalty.get(c.role, 0.0)
     if c.kind in ("module", "part"):
@@ -753,12 +759,26 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score += w.spelled
     elif c.command and re.search(rf"(?<![\w-]){re.escape(c.command)}(?![\w-])", cues.lowered_query):
         score += w.spelled  # the question writes the command line a shell dispatcher's branch runs (`nvm use`)
-    stem = PurePosixPath(c.file).stem
     if names_its_file(c.kind, c.symbol, c.file):
         score += w.file_type
     if cues.terms:
-        score += w.path * path_words(cues.terms, lexical_tokens(stem)) / len(cues.terms)
+        score += w.path * path_words(cues.terms, file_words(c.file, len(cues.terms))) / len(cues.terms)
     return score
+
+
+NAME_IN_WORDS = 3  # a question of at most this many words (after stop words) names one thing: "the fetch adapter"
+
+
+def file_words(file: str, question_words: int) -> list[str]:
+    """The words of a file's name that a question's words are matched against: its stem's, and for a short question
+    (a name in words, NAME_IN_WORDS) also its folder's, which says what kind of thing the stem names: "the fetch
+    adapter" is axios' adapters/fetch.js, not the registry adapters/adapters.js beside it, and "defaults" its
+    defaults/index.js. In a sentence a folder's word is one of many the question shares with a whole folder."""
+    from code_intel.index.text import lexical_tokens
+
+    path = PurePosixPath(file)
+    words = lexical_tokens(path.stem)
+    return words + lexical_tokens(path.parent.name) if question_words <= NAME_IN_WORDS else words
 
 
 def _idle(c: Scored) -> bool:
@@ -785,6 +805,8 @@ def _names(c: Scored, cues: _Cues, own: str, old: bool) -> bool:
     definition takes no penalty otherwise: a question describing it is still asking for it). A class kept whole
     defines the member asked with its owner that it holds (`_Cues.held_whole`)."""
     shadowed = (old or c.deprecated) and _definition_key(c) in cues.current
+    if own in cues.held and not any(_ends_with(s, cues.held[own]) for s in c.symbols):
+        return False  # the owner asked for a member some chunk of it holds: its other definitions are not named
     return not shadowed and (c.id in cues.holders or bool(own and cues.writes(own) and not cues.owner_differs(
         own, c.symbol) and not (own in cues.free and c.symbol != own)))  # `basic_auth` asked bare: the free function
 

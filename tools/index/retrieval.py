@@ -378,15 +378,13 @@ def member_owners(query: str) -> dict[str, str]:
 
 
 def spelled_names(query: str) -> set[str]:
-    """Two or three consecutive words of a sentence joined and lower-cased ("mutable JSON object node" -> jsonobject,
-    objectnode, jsonobjectnode, ...): a type's name that a question spells as words. Only class names are matched
+    """Two consecutive words of a sentence joined and lower-cased ("mutable JSON object node" -> mutablejson,
+    jsonobject, objectnode): a type's name that a question spells as words. Only class names are matched
     against them (a type is named by a noun phrase; `get value` would match every getter). A snake_case name is one
     word: the question writes that name, not the words of a class (ecto's `order_by` is `Ecto.Query.order_by`, and
     the builder class `OrderBy` took the place of query.ex)."""
     words = re.findall(r"[A-Za-z]+(?:_[A-Za-z]+)*", query)
-    if len(words) < 2:
-        return set()
-    return {"".join(words[i : i + n]).lower() for n in (2, 3) for i in range(len(words) - n + 1)}
+    return {(first + second).lower() for first, second in zip(words, words[1:], strict=False)}
 
 
 _USES_OF = re.compile(r"\b(?:implementations?|implementers?|implementors?|subclasses|subtypes|callers|usages?|uses|users"

@@ -242,7 +242,7 @@ def test_a_split_header_named_after_its_file_follows_its_methods_for_one_reason_
     assert first_two(0.80, 0.86) == ["method", "header"]  # a method as near as the header still goes first
 
 
-def test_a_java_accessor_or_deprecated_method_ranks_lower_in_a_sentence_but_not_for_its_name() -> None:
+def test_a_java_accessor_or_deprecated_method_ranks_lower_but_not_below_its_name() -> None:
     # commons-csv's "rejecting a header that names the same column twice" and kryo's "creating objects without
     # calling a constructor": the getter and setter of the option (`Kryo.setInstantiatorStrategy`) above the code
     # that does the work (`DefaultInstantiatorStrategy.newInstantiatorOf`)
@@ -257,6 +257,8 @@ def test_a_java_accessor_or_deprecated_method_ranks_lower_in_a_sentence_but_not_
     assert [c.id for c in rank_code([setter, work, *fillers], question, weights=CodeRanking(idle=0.0))][:2] == [
         "setter", "work"]
     assert [c.id for c in rank_code([setter, work, *fillers], "setInstantiatorStrategy")][0] == "setter"
+    # a question of one name that neither defines lowers it too: only the definition of the name asked goes first
+    assert [c.id for c in rank_code([setter, work, *fillers], "ObjectCreation")][:2] == ["work", "setter"]
     # commons-csv's deprecated `CSVFormat.withHeader(ResultSet)` (a copy made through its builder) above the printer
     # that writes a result set; a deprecated Python function is asked for by its own docstring
     for file, lower in (("CSVFormat.java", True), ("resources/_legacy.py", False)):
@@ -271,7 +273,7 @@ def test_a_java_class_bodys_part_outside_its_methods_holds_no_function() -> None
     # `nextRecord` for "how the parser pulls tokens from the lexer and assembles them into records". In Java such a
     # part holds no function whatever the candidates; a window of a split method (`decl_line` set, the method's name)
     # is that method's code; in Ruby, whose class body may define methods itself, a part of the body counts as no
-    # function only when a method of its class is a candidate of its own (_split_classes)
+    # function only when its class has a chunk among the candidates (_split_classes), not for a method alone
     fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"Other{n}.java", f"Other{n}.run") for n in range(20)]
     question = "how the parser pulls tokens from the lexer and assembles them into records"
     for file, part, window, method_name, first in (
@@ -279,12 +281,15 @@ def test_a_java_class_bodys_part_outside_its_methods_holds_no_function() -> None
             ("CSVParser.java", "CSVParser", 0, "Lexer.nextToken", "method"),
             ("CSVParser.java", "CSVParser.parse", 40, "CSVParser.nextRecord", "fields"),
             ("csv_parser.rb", "CSVParser", 0, "Lexer.next_token", "fields"),
-            ("csv_parser.rb", "CSVParser", 0, "CSVParser.next_record", "method")):
+            ("csv_parser.rb", "CSVParser", 0, "CSVParser.next_record", "fields")):
         fields = _scored("fields", 0.80, 3.0, file, part, kind="part")
         fields.decl_line = window
         method = _scored("method", 0.76, 2.7, file, method_name)
         assert [c.id for c in rank_code([fields, method, *fillers], question)][:2] == [
             first, "method" if first == "fields" else "fields"], (file, part, method_name)
+    header = _scored("header", 0.30, 0.5, "csv_parser.rb", "CSVParser", kind="class",
+                     symbols=["CSVParser", "CSVParser.next_record"])
+    assert [c.id for c in rank_code([fields, method, header, *fillers], question)][:2] == ["method", "fields"]
 
 
 def test_a_description_opening_with_return_or_create_puts_the_files_function_named_by_that_verb_first() -> None:

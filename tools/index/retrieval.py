@@ -206,7 +206,7 @@ class CodeRanking:
     role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.625, "doc": 0.625, "generated": 1.0})
     module_penalty: float = 0.0375
     idle: float = 0.1  # taken off a Java method whose work is done elsewhere (_idle: a getter or setter, a deprecated
-    # method) in a sentence: its doc comment says in the question's words what the code it stands for does
+    # method): its doc comment says in the question's words what the code it stands for does
     legacy_penalty: float = 0.2  # a path under deprecated/, legacy/, compat/, v1/ or a version folder older than a
     # sibling one (v3/ beside v4/): kept for old callers
     name: float = 0.2  # times Scored.name_similarity, only in ordering one file's chunks among the places they hold
@@ -452,21 +452,18 @@ def _stands_out(scores: Sequence[float], lead: float) -> bool:
     chunk shares the question's rarer words as no other candidate does (rack-session's `Pool`, the one class that
     keeps sessions in a hash guarded by a mutex, against the session hash's short methods the static vectors put
     first). Such a match is evidence the dense side's nearness should not overrule as easily."""
-    if not scores:
-        return False
     mean = sum(scores) / len(scores)
     spread = math.sqrt(sum((s - mean) ** 2 for s in scores) / len(scores))
     return spread > 0 and (max(scores) - mean) / spread >= lead
 
 
 def _split_classes(candidates: Sequence[Scored]) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
-    """The classes among the candidates, as (file, qualified name): those whose methods are chunks of their own (a
-    method of theirs is a candidate), then those and the classes with a chunk of their own."""
+    """The class chunks among the candidates, as (file, qualified name): those whose methods are chunks of their own
+    (a method of theirs is a candidate), then all of them."""
     methods = {(c.file, c.symbol) for c in candidates if c.kind == "function"}
-    split = {(c.file, c.symbol) for c in candidates if c.kind == "class"
-             and any((c.file, s) in methods for s in c.symbols if s != c.symbol)}
-    owners = {(file, symbol.rpartition(".")[0]) for file, symbol in methods if "." in symbol}
-    return split, split | owners | {(c.file, c.symbol) for c in candidates if c.kind == "class"}
+    classes = [c for c in candidates if c.kind == "class"]
+    split = {(c.file, c.symbol) for c in classes if any((c.file, s) in methods for s in c.symbols if s != c.symbol)}
+    return split, {(c.file, c.symbol) for c in classes}
 
 
 # Languages whose class body outside its methods holds only fields, initializers and comments: a part of it is no
@@ -479,7 +476,7 @@ def _holds_no_function(c: Scored, cut: tuple[set[tuple[str, str]], set[tuple[str
     type of fields alone, or the header of a class cut into a chunk per method, which lists its methods' names
     (`chunk_header`) but not their code; and a window of a class's body outside its methods (fields, a TypeScript
     overload's signatures and their doc). `cut` is _split_classes of the candidates: a header is known by a method
-    it lists being a candidate of its own, a window by its class being a candidate's. In Java every part of a
+    it lists being a candidate of its own, a window by its class being a candidate. In Java every part of a
     class's body that is no function's window (`decl_line` 0) holds no function, whatever the candidates: the fields
     and section comments between its methods (commons-csv's `CSVParser` fields `format`, `headers`, `lexer`,
     `reusableToken`, above `nextRecord` for "how the parser pulls tokens from the lexer and assembles them into
@@ -683,7 +680,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     old = _in_old_copy(c, cues)
     if old:
         score -= w.legacy_penalty
-    if not cues.bare and _idle(c):
+    if _idle(c):
         score -= w.idle
     own = _own_name(c)
     if own and own in cues.used:

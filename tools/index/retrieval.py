@@ -318,7 +318,7 @@ def _opens_with(c: Scored, verbs: frozenset[str]) -> bool:
     if not verbs or c.kind not in ("function", "class"):
         return False
     names = [_own_name(c)] if c.kind == "function" else [written_name(n) for n in member_names(c.symbol, c.symbols)]
-    return any((split_identifier(name.strip("_")) or [""])[0] in verbs for name in names)
+    return any((split_identifier(name) or [""])[0] in verbs for name in names)
 
 
 _KIND_WORDS = {"class", "struct", "interface", "trait", "enum", "type", "module", "protocol", "record", "function",
@@ -523,11 +523,10 @@ def _backed_by_additions(ordered: list[Scored], named: set[str]) -> None:
     for c in ordered:
         if c.id in named and c.addition:
             best[c.file, c.symbol] = max(best.get((c.file, c.symbol), c.score), c.score)
-    if best:
-        for c in ordered:
-            if c.id in named and not c.addition:
-                c.score = max(c.score, best.get((c.file, c.symbol), c.score))
-        ordered.sort(key=lambda c: -c.score)
+    for c in ordered:
+        if c.id in named and not c.addition:
+            c.score = max(c.score, best.get((c.file, c.symbol), c.score))
+    ordered.sort(key=lambda c: -c.score)
 
 
 @dataclass(frozen=True)

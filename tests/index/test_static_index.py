@@ -195,11 +195,15 @@ def test_a_split_classs_header_and_the_windows_between_its_methods_come_after_it
     assert [c.id for c in rank_code([header, method, *fillers], question, weights=CodeRanking(no_function=0.0))][
         :2] == ["head", "large"]
     assert [c.id for c in rank_code([header, method, *fillers], question)][:2] == ["large", "head"]
-    # oak's Response: the doc comments of `redirect`'s overload signatures are a window of the class body
+    # oak's Response: the doc comments of `redirect`'s overload signatures are a window of the class body, which
+    # holds no function when the class has a chunk among the candidates (a method alone does not say so)
     overloads = _scored("sigs", 0.80, 3.0, "response.ts", "Response", kind="part")
     redirect = _scored("impl", 0.76, 2.7, "response.ts", "Response.redirect")
+    response = _scored("class", 0.30, 0.5, "response.ts", "Response", kind="class",
+                       symbols=["Response", "Response.redirect"])
     question = "redirect back to the referring page, or a fallback"
-    assert [c.id for c in rank_code([overloads, redirect, *fillers], question)][:2] == ["impl", "sigs"]
+    assert [c.id for c in rank_code([overloads, redirect, response, *fillers], question)][:2] == ["impl", "sigs"]
+    assert [c.id for c in rank_code([overloads, redirect, *fillers], question)][:2] == ["sigs", "impl"]
     # a function's window is no class's: it keeps its order (a part of `send`, whose declaration is no candidate)
     window = _scored("win", 0.80, 3.0, "send.ts", "send", kind="part")
     other = _scored("other", 0.76, 2.7, "send.ts", "isHidden")

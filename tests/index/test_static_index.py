@@ -195,15 +195,11 @@ def test_a_split_classs_header_and_the_windows_between_its_methods_come_after_it
     assert [c.id for c in rank_code([header, method, *fillers], question, weights=CodeRanking(no_function=0.0))][
         :2] == ["head", "large"]
     assert [c.id for c in rank_code([header, method, *fillers], question)][:2] == ["large", "head"]
-    # oak's Response: the doc comments of `redirect`'s overload signatures are a window of the class body, which
-    # holds no function when the class has a chunk among the candidates (a method alone does not say so)
+    # oak's Response: the doc comments of `redirect`'s overload signatures are a window of the class body
     overloads = _scored("sigs", 0.80, 3.0, "response.ts", "Response", kind="part")
     redirect = _scored("impl", 0.76, 2.7, "response.ts", "Response.redirect")
-    response = _scored("class", 0.30, 0.5, "response.ts", "Response", kind="class",
-                       symbols=["Response", "Response.redirect"])
     question = "redirect back to the referring page, or a fallback"
-    assert [c.id for c in rank_code([overloads, redirect, response, *fillers], question)][:2] == ["impl", "sigs"]
-    assert [c.id for c in rank_code([overloads, redirect, *fillers], question)][:2] == ["sigs", "impl"]
+    assert [c.id for c in rank_code([overloads, redirect, *fillers], question)][:2] == ["impl", "sigs"]
     # a function's window is no class's: it keeps its order (a part of `send`, whose declaration is no candidate)
     window = _scored("win", 0.80, 3.0, "send.ts", "send", kind="part")
     other = _scored("other", 0.76, 2.7, "send.ts", "isHidden")
@@ -277,7 +273,7 @@ def test_a_java_class_bodys_part_outside_its_methods_holds_no_function() -> None
     # `nextRecord` for "how the parser pulls tokens from the lexer and assembles them into records". In Java such a
     # part holds no function whatever the candidates; a window of a split method (`decl_line` set, the method's name)
     # is that method's code; in Ruby, whose class body may define methods itself, a part of the body counts as no
-    # function only when its class has a chunk among the candidates (_split_classes), not for a method alone
+    # function only when a method of its class is a candidate of its own (_split_classes)
     fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"Other{n}.java", f"Other{n}.run") for n in range(20)]
     question = "how the parser pulls tokens from the lexer and assembles them into records"
     for file, part, window, method_name, first in (
@@ -285,15 +281,12 @@ def test_a_java_class_bodys_part_outside_its_methods_holds_no_function() -> None
             ("CSVParser.java", "CSVParser", 0, "Lexer.nextToken", "method"),
             ("CSVParser.java", "CSVParser.parse", 40, "CSVParser.nextRecord", "fields"),
             ("csv_parser.rb", "CSVParser", 0, "Lexer.next_token", "fields"),
-            ("csv_parser.rb", "CSVParser", 0, "CSVParser.next_record", "fields")):
+            ("csv_parser.rb", "CSVParser", 0, "CSVParser.next_record", "method")):
         fields = _scored("fields", 0.80, 3.0, file, part, kind="part")
         fields.decl_line = window
         method = _scored("method", 0.76, 2.7, file, method_name)
         assert [c.id for c in rank_code([fields, method, *fillers], question)][:2] == [
             first, "method" if first == "fields" else "fields"], (file, part, method_name)
-    header = _scored("header", 0.30, 0.5, "csv_parser.rb", "CSVParser", kind="class",
-                     symbols=["CSVParser", "CSVParser.next_record"])
-    assert [c.id for c in rank_code([fields, method, header, *fillers], question)][:2] == ["method", "fields"]
 
 
 def test_a_description_opening_with_return_or_create_puts_the_files_function_named_by_that_verb_first() -> None:

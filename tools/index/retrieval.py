@@ -458,12 +458,13 @@ def _stands_out(scores: Sequence[float], lead: float) -> bool:
 
 
 def _split_classes(candidates: Sequence[Scored]) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
-    """The class chunks among the candidates, as (file, qualified name): those whose methods are chunks of their own
-    (a method of theirs is a candidate), then all of them."""
+    """The classes among the candidates, as (file, qualified name): those whose methods are chunks of their own (a
+    method of theirs is a candidate), then those and the classes with a chunk of their own."""
     methods = {(c.file, c.symbol) for c in candidates if c.kind == "function"}
-    classes = [c for c in candidates if c.kind == "class"]
-    split = {(c.file, c.symbol) for c in classes if any((c.file, s) in methods for s in c.symbols if s != c.symbol)}
-    return split, {(c.file, c.symbol) for c in classes}
+    split = {(c.file, c.symbol) for c in candidates if c.kind == "class"
+             and any((c.file, s) in methods for s in c.symbols if s != c.symbol)}
+    owners = {(file, symbol.rpartition(".")[0]) for file, symbol in methods if "." in symbol}
+    return split, split | owners | {(c.file, c.symbol) for c in candidates if c.kind == "class"}
 
 
 # Languages whose class body outside its methods holds only fields, initializers and comments: a part of it is no
@@ -476,7 +477,7 @@ def _holds_no_function(c: Scored, cut: tuple[set[tuple[str, str]], set[tuple[str
     type of fields alone, or the header of a class cut into a chunk per method, which lists its methods' names
     (`chunk_header`) but not their code; and a window of a class's body outside its methods (fields, a TypeScript
     overload's signatures and their doc). `cut` is _split_classes of the candidates: a header is known by a method
-    it lists being a candidate of its own, a window by its class being a candidate. In Java every part of a
+    it lists being a candidate of its own, a window by its class being a candidate's. In Java every part of a
     class's body that is no function's window (`decl_line` 0) holds no function, whatever the candidates: the fields
     and section comments between its methods (commons-csv's `CSVParser` fields `format`, `headers`, `lexer`,
     `reusableToken`, above `nextRecord` for "how the parser pulls tokens from the lexer and assembles them into

@@ -242,7 +242,7 @@ def test_a_split_header_named_after_its_file_follows_its_methods_for_one_reason_
     assert first_two(0.80, 0.86) == ["method", "header"]  # a method as near as the header still goes first
 
 
-def test_a_java_accessor_or_deprecated_method_ranks_lower_in_a_sentence_but_not_for_its_name() -> None:
+def test_a_java_accessor_or_deprecated_method_ranks_lower_but_not_below_its_name() -> None:
     # commons-csv's "rejecting a header that names the same column twice" and kryo's "creating objects without
     # calling a constructor": the getter and setter of the option (`Kryo.setInstantiatorStrategy`) above the code
     # that does the work (`DefaultInstantiatorStrategy.newInstantiatorOf`)
@@ -257,6 +257,8 @@ def test_a_java_accessor_or_deprecated_method_ranks_lower_in_a_sentence_but_not_
     assert [c.id for c in rank_code([setter, work, *fillers], question, weights=CodeRanking(idle=0.0))][:2] == [
         "setter", "work"]
     assert [c.id for c in rank_code([setter, work, *fillers], "setInstantiatorStrategy")][0] == "setter"
+    # a question of one name that neither defines lowers it too: only the definition of the name asked goes first
+    assert [c.id for c in rank_code([setter, work, *fillers], "ObjectCreation")][:2] == ["work", "setter"]
     # commons-csv's deprecated `CSVFormat.withHeader(ResultSet)` (a copy made through its builder) above the printer
     # that writes a result set; a deprecated Python function is asked for by its own docstring
     for file, lower in (("CSVFormat.java", True), ("resources/_legacy.py", False)):

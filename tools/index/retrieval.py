@@ -207,7 +207,7 @@ class CodeRanking:
     role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.625, "doc": 0.625, "generated": 1.0})
     module_penalty: float = 0.0375
     idle: float = 0.1  # taken off a Java method whose work is done elsewhere (_idle: a getter or setter, a deprecated
-    # method) in a sentence: its doc comment says in the question's words what the code it stands for does
+    # method): its doc comment says in the question's words what the code it stands for does
     legacy_penalty: float = 0.2  # a path under deprecated/, legacy/, compat/, v1/ or a version folder older than a
     # sibling one (v3/ beside v4/): kept for old callers
     name: float = 0.2  # times Scored.name_similarity, only in ordering one file's chunks among the places they hold
@@ -322,7 +322,7 @@ def _opens_with(c: Scored, verbs: frozenset[str]) -> bool:
     if not verbs or c.kind not in ("function", "class"):
         return False
     names = [_own_name(c)] if c.kind == "function" else [written_name(n) for n in member_names(c.symbol, c.symbols)]
-    return any((split_identifier(name.strip("_")) or [""])[0] in verbs for name in names)
+    return any((split_identifier(name) or [""])[0] in verbs for name in names)
 
 
 _KIND_WORDS = {"class", "struct", "interface", "trait", "enum", "type", "module", "protocol", "record", "function",
@@ -382,15 +382,13 @@ def member_owners(query: str) -> dict[str, str]:
 
 
 def spelled_names(query: str) -> set[str]:
-    """Two or three consecutive words of a sentence joined and lower-cased ("mutable JSON object node" -> jsonobject,
-    objectnode, jsonobjectnode, ...): a type's name that a question spells as words. Only class names are matched
+    """Two consecutive words of a sentence joined and lower-cased ("mutable JSON object node" -> mutablejson,
+    jsonobject, objectnode): a type's name that a question spells as words. Only class names are matched
     against them (a type is named by a noun phrase; `get value` would match every getter). A snake_case name is one
     word: the question writes that name, not the words of a class (ecto's `order_by` is `Ecto.Query.order_by`, and
     the builder class `OrderBy` took the place of query.ex)."""
     words = re.findall(r"[A-Za-z]+(?:_[A-Za-z]+)*", query)
-    if len(words) < 2:
-        return set()
-    return {"".join(words[i : i + n]).lower() for n in (2, 3) for i in range(len(words) - n + 1)}
+    return {(first + second).lower() for first, second in zip(words, words[1:], strict=False)}
 
 
 _USES_OF = re.compile(r"\b(?:implementations?|implementers?|implementors?|subclasses|subtypes|callers|usages?|uses|users"
@@ -460,8 +458,6 @@ def _stands_out(scores: Sequence[float], lead: float) -> bool:
     chunk shares the question's rarer words as no other candidate does (rack-session's `Pool`, the one class that
     keeps sessions in a hash guarded by a mutex, against the session hash's short methods the static vectors put
     first). Such a match is evidence the dense side's nearness should not overrule as easily."""
-    if not scores:
-        return False
     mean = sum(scores) / len(scores)
     spread = math.sqrt(sum((s - mean) ** 2 for s in scores) / len(scores))
     return spread > 0 and (max(scores) - mean) / spread >= lead
@@ -552,11 +548,10 @@ def _backed_by_additions(ordered: list[Scored], named: set[str]) -> None:
     for c in ordered:
         if c.id in named and c.addition:
             best[c.file, c.symbol] = max(best.get((c.file, c.symbol), c.score), c.score)
-    if best:
-        for c in ordered:
-            if c.id in named and not c.addition:
-                c.score = max(c.score, best.get((c.file, c.symbol), c.score))
-        ordered.sort(key=lambda c: -c.score)
+    for c in ordered:
+        if c.id in named and not c.addition:
+            c.score = max(c.score, best.get((c.file, c.symbol), c.score))
+    ordered.sort(key=lambda c: -c.score)
 
 
 def _kin(ordered: Sequence[Scored], named: set[str]) -> set[str]:
@@ -744,7 +739,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     old = _in_old_copy(c, cues)
     if old:
         score -= w.legacy_penalty
-    if not cues.bare and _idle(c):
+    if _idle(c):
         score -= w.idle
     own = _own_name(c)
     if own and own in cues.used:

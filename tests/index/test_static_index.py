@@ -705,3 +705,20 @@ def test_a_class_kept_whole_scores_as_its_best_method_would_as_a_chunk_of_its_ow
     stale = _scored("event", whole, 0.0, "locks.py", "Event", kind="class", symbols=chunk.symbols)
     _member_similarity([stale], {"event": meta}, model, question, tmp_path)
     assert stale.dense == whole
+
+
+def test_a_class_whose_method_names_hold_a_comma_still_scores_by_its_methods(tmp_path: Path) -> None:
+    from code_intel.index.service import _member_similarity
+    from code_intel.index.sync import chunk_metadata
+
+    source = ("impl ToListener for (String, u16) {\n    fn to_listener(self) -> TcpListener {\n"
+              "        TcpListener::bind((self.0.as_str(), self.1)).expect(\"bind the address\")\n    }\n\n"
+              "    fn describe(&self) -> String {\n        format!(\"{}:{}\", self.0, self.1)\n    }\n}\n")
+    (tmp_path / "listener.rs").write_text(source)
+    [chunk] = Chunker().chunk("listener.rs", source, "rust")
+    assert [name for name, _, _ in chunk.members] == ["(String, u16).to_listener", "(String, u16).describe"]
+    model = StaticEmbedder()
+    question = model.embed_queries(["bind a TCP listener to a host and port"])[0]
+    impl = _scored("impl", -1.0, 0.0, "listener.rs", chunk.symbol, kind="class", symbols=chunk.symbols)
+    _member_similarity([impl], {"impl": chunk_metadata(chunk, "sha")}, model, question, tmp_path)
+    assert impl.dense > 0.0  # both methods read back whole, at their own lines

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import queue
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -719,6 +720,11 @@ def _name_similarity(candidates: list[Scored], model: StaticEmbedder, vector: li
             c.name_similarity = max(similarity[words[name]] for name in names[c.id])
 
 
+# chunk_metadata's `members`: "name@first-last" joined by commas; a name may hold a comma itself (Rust's
+# `impl ToListener for (String, u16)` defines `(String, u16).to_listener`), a span never does
+_MEMBER_LINES = re.compile(r"(.+?)@(\d+)-(\d+)(?:,|$)", re.DOTALL)
+
+
 def _member_similarity(candidates: list[Scored], metas: dict[str, dict[str, Any]], model: StaticEmbedder,
                        vector: list[float], root: Path) -> None:
     """A class kept whole (a short class is one chunk, chunk_max_tokens) takes the question's cosine with the best of
@@ -735,7 +741,7 @@ def _member_similarity(candidates: list[Scored], metas: dict[str, dict[str, Any]
     lines_of: dict[str, list[str] | None] = {}
     for c in candidates:
         meta = metas.get(c.id, {})
-        members = [m.rpartition("@") for m in listed(meta, "members")] if c.kind == "class" else []
+        members = _MEMBER_LINES.findall(str(meta.get("members") or "")) if c.kind == "class" else []
         if not members:
             continue
         if c.file not in lines_of:
@@ -748,8 +754,7 @@ def _member_similarity(candidates: list[Scored], metas: dict[str, dict[str, Any]
         if lines is None or hashlib.sha256("\n".join(lines[first - 1 : last]).encode(
                 "utf-8", "surrogatepass")).hexdigest() != meta.get("content_hash"):
             continue
-        for name, _, span in members:
-            start, _, end = span.partition("-")
+        for name, start, end in members:
             code = "\n".join(lines[int(start) - 1 : int(end)])
             texts.append(embedding_text(Chunk(c.file, int(start), int(end), name, "function", str(meta.get("language")),
                                               code)))

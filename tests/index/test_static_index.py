@@ -686,3 +686,63 @@ def test_a_longer_java_chunk_goes_first_among_its_files_chunks() -> None:
     long = _scored("long", 0.78, 3.0, "io/Output.java", "Output.writeString")
     long.lines = (684, 731)
     assert [c.id for c in rank_code([short, long, *fillers], question, weights=CodeRanking(length=0.0))][0] == "short"
+
+
+_EVENT = (
+    "class Event:\n"
+    "    def __init__(self):\n        self._waiters = collections.deque()\n        self._value = False\n\n"
+    "    def is_set(self):\n        return self._value\n\n"
+    "    def set(self):\n        if not self._value:\n            self._value = True\n"
+    "            for fut in self._waiters:\n                if not fut.done():\n                    fut.set_result(True)\n\n"
+    "    def clear(self):\n        self._value = False\n\n"
+    "    async def wait(self):\n        if self._value:\n            return True\n"
+    "        fut = self._get_loop().create_future()\n        self._waiters.append(fut)\n        try:\n"
+    "            await fut\n            return True\n        finally:\n            self._waiters.remove(fut)\n"
+)
+
+
+def test_a_class_kept_whole_scores_as_its_best_method_would_as_a_chunk_of_its_own(tmp_path: Path) -> None:
+    from code_intel.index.chunker import Chunk
+    from code_intel.index.service import _member_similarity
+    from code_intel.index.sync import chunk_metadata
+
+    (tmp_path / "locks.py").write_text(_EVENT)
+    [chunk] = Chunker().chunk("locks.py", _EVENT, "python")
+    assert chunk.kind == "class"
+    assert [name for name, _, _ in chunk.members] == ["Event.__init__", "Event.is_set", "Event.set", "Event.clear",
+                                                      "Event.wait"]
+    assert chunk.members[1][1:] == (6, 7)  # `def is_set` and its one line
+    meta = chunk_metadata(chunk, "sha")
+    model = StaticEmbedder()
+    question = model.embed_queries(["Reset the internal flag to false."])[0]
+    whole = float(model.embed([embedding_text(chunk)])[0] @ np.asarray(question))
+    methods = [Chunk("locks.py", start, end, name, "function", "python", "\n".join(_EVENT.splitlines()[start - 1 : end]))
+               for name, start, end in chunk.members]
+    alone = model.embed([embedding_text(m) for m in methods]) @ np.asarray(question)
+    best = float(alone.max())
+    assert best == float(alone[3]) > whole  # `Event.clear` as a chunk of its own is nearer than the whole class
+    event = _scored("event", whole, 0.0, "locks.py", "Event", kind="class", symbols=chunk.symbols)
+    _member_similarity([event], {"event": meta}, model, question, tmp_path)
+    assert event.dense == pytest.approx(best, abs=1e-5)
+    # the file changed since it was indexed: the lines no longer hold the class's text, which keeps its own cosine
+    (tmp_path / "locks.py").write_text("import collections\n\n" + _EVENT)
+    stale = _scored("event", whole, 0.0, "locks.py", "Event", kind="class", symbols=chunk.symbols)
+    _member_similarity([stale], {"event": meta}, model, question, tmp_path)
+    assert stale.dense == whole
+
+
+def test_a_class_whose_method_names_hold_a_comma_still_scores_by_its_methods(tmp_path: Path) -> None:
+    from code_intel.index.service import _member_similarity
+    from code_intel.index.sync import chunk_metadata
+
+    source = ("impl ToListener for (String, u16) {\n    fn to_listener(self) -> TcpListener {\n"
+              "        TcpListener::bind((self.0.as_str(), self.1)).expect(\"bind the address\")\n    }\n\n"
+              "    fn describe(&self) -> String {\n        format!(\"{}:{}\", self.0, self.1)\n    }\n}\n")
+    (tmp_path / "listener.rs").write_text(source)
+    [chunk] = Chunker().chunk("listener.rs", source, "rust")
+    assert [name for name, _, _ in chunk.members] == ["(String, u16).to_listener", "(String, u16).describe"]
+    model = StaticEmbedder()
+    question = model.embed_queries(["bind a TCP listener to a host and port"])[0]
+    impl = _scored("impl", -1.0, 0.0, "listener.rs", chunk.symbol, kind="class", symbols=chunk.symbols)
+    _member_similarity([impl], {"impl": chunk_metadata(chunk, "sha")}, model, question, tmp_path)
+    assert impl.dense > 0.0  # both methods read back whole, at their own lines

@@ -435,6 +435,8 @@ class Chunk:
     documentation: bool = False  # read as documentation though in a code file: a shell script's help text
     # (help_text), a LuaLS definition file (`---@meta`: declarations for the language server, never run), a TypeScript
     # file of types alone (types_only: it compiles to no JavaScript)
+    members: list[tuple[str, int, int]] = field(default_factory=list)  # a class kept whole: each method it holds, as
+    # (qualified name, first line, last line), the chunk its method would be were the class split (member_chunks)
 
     @property
     def content_hash(self) -> str:
@@ -454,6 +456,7 @@ class _Piece:
     implements: list[str] = field(default_factory=list)  # Chunk.implements
     opening: int | None = None  # a split class: the row of its own doc (Elixir's `@moduledoc`), which its header holds
     sibling: bool = False  # a tiny definition that merges with tiny neighbours of its kind (TINY_SIBLING_TYPES)
+    members: list[tuple[str, int, int]] = field(default_factory=list)  # Chunk.members, in rows
 
 
 def _scoped_name(node: Any) -> str:
@@ -1252,7 +1255,8 @@ class Chunker:
                 names += _property_members(qualified, _body(node))
                 pieces.append(_Piece(start, end, qualified, "class", list(dict.fromkeys(names)), decl=decl,
                                      implements=implements or _impl_trait(node),
-                                     sibling=node.type in TINY_SIBLING_TYPES))
+                                     sibling=node.type in TINY_SIBLING_TYPES,
+                                     members=[(p.symbol, p.start, p.end) for p in inner if p.kind == "function"]))
             else:
                 body = _body(node)
                 inner = self._collect(body, [*scope, name], lines, owners, _comments_before(body, node))
@@ -1464,8 +1468,10 @@ class Chunker:
                     if last.gap and not p.gap:
                         last.symbols = list(p.symbols)
                         last.symbol, last.kind, last.gap, last.decl = p.symbol, p.kind, False, p.decl
+                        last.members = list(p.members)
                     else:
                         last.symbols = last.symbols + [s for s in p.symbols if s not in last.symbols]
+                        last.members = last.members + p.members
                     last.implements = last.implements + [t for t in p.implements if t not in last.implements]
                     continue
                 exported = _EXPORT_OF.fullmatch(" ".join(lines[p.start : p.end + 1]).strip()) \
@@ -1515,7 +1521,8 @@ class Chunker:
         symbols = p.symbols or ([p.symbol] if p.symbol else [])
         decl_line = p.decl + 1 if p.kind == "part" and p.decl is not None else 0
         chunk = Chunk(path, p.start + 1, p.end + 1, p.symbol, p.kind, language, content, symbols, decl_line,
-                      p.implements)
+                      p.implements, members=[(name, start + 1, end + 1) for name, start, end in p.members
+                                             if p.kind == "class" and p.start <= start and end <= p.end])
         if not chunk.implements:  # a Rust impl block's trait comes from the tree; other classes' from their declaration
             chunk.implements = supertypes(chunk)
         return chunk

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import logging
 import queue
+import re
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from code_intel.core.config import Config
@@ -19,6 +21,7 @@ from code_intel.core.file_roles import file_role
 from code_intel.core.project import ProjectRoot
 from code_intel.index.agreements import MAP_SHORTCUT_SCORE, AgreementMap
 from code_intel.index.bm25 import LexicalIndex, top
+from code_intel.index.chunker import Chunk
 from code_intel.index.embedder import Embedder
 from code_intel.index.manifest import (
     FileEntry,
@@ -45,11 +48,11 @@ from code_intel.index.retrieval import (
 from code_intel.index.static import STATIC_MODEL_NAME, StaticEmbedder
 from code_intel.index.store import FOREST, MAP, VectorStore, store_description
 from code_intel.index.sync import ForestSync, Progress, Spaces, SyncCounts, SyncState
-from code_intel.index.text import lexical_text, member_names, readable_words
+from code_intel.index.text import embedding_text, lexical_text, member_names, readable_words
 
 log = logging.getLogger(__name__)
 
-CHUNKER_VERSION = "ast-v66"  # bump when chunks, their text or the default sequence length change: forces a rebuild
+CHUNKER_VERSION = "ast-v71"  # bump when chunks, their text or the default sequence length change: forces a rebuild
 CANDIDATES = 40  # per side (dense, lexical) before rank_code; 50 gave function-level questions more near misses
 # to outrank the answer (docs/benchmarks.md, branch funclevel)
 FULL_MODEL_CANDIDATES = 50  # the same for an opt-in model's own space, ranked as #15 chose
@@ -521,6 +524,8 @@ class SemanticIndex:
         model = parts.static if parts.static is not None else parts.embedder
         if weights is not None and isinstance(model, StaticEmbedder):
             _name_similarity(candidates, model, vector)
+            _member_similarity(candidates, {cid: meta for cid, (_s, _d, meta) in known.items()}, model, vector,
+                               self.root.path)
         return [_forest_result(c, *known[c.id]) for c in _ranked(candidates, search, n, weights)]
 
     def _definitions(self, parts: _Parts, search: ForestQuery) -> list[str]:
@@ -713,6 +718,51 @@ def _name_similarity(candidates: list[Scored], model: StaticEmbedder, vector: li
     for c in candidates:
         if c.id in names:
             c.name_similarity = max(similarity[words[name]] for name in names[c.id])
+
+
+# chunk_metadata's `members`: "name@first-last" joined by commas; a name may hold a comma itself (Rust's
+# `impl ToListener for (String, u16)` defines `(String, u16).to_listener`), a span never does
+_MEMBER_LINES = re.compile(r"(.+?)@(\d+)-(\d+)(?:,|$)", re.DOTALL)
+
+
+def _member_similarity(candidates: list[Scored], metas: dict[str, dict[str, Any]], model: StaticEmbedder,
+                       vector: list[float], root: Path) -> None:
+    """A class kept whole (a short class is one chunk, chunk_max_tokens) takes the question's cosine with the best of
+    its methods, each embedded as the chunk it would be were the class split, when that is above the cosine of the
+    whole: the mean of every method's tokens is near none of them (asyncio's `Event` chunk for "Return True if and
+    only if the internal flag is true", which `Event.is_set` answers). The methods' lines are read from the file;
+    a class whose file no longer holds its indexed text keeps its own cosine."""
+    import hashlib
+
+    import numpy as np
+
+    texts: list[str] = []
+    owners: list[Scored] = []
+    lines_of: dict[str, list[str] | None] = {}
+    for c in candidates:
+        meta = metas.get(c.id, {})
+        members = _MEMBER_LINES.findall(str(meta.get("members") or "")) if c.kind == "class" else []
+        if not members:
+            continue
+        if c.file not in lines_of:
+            try:
+                lines_of[c.file] = (root / c.file).read_text(encoding="utf-8", errors="replace").splitlines()
+            except OSError:
+                lines_of[c.file] = None
+        lines = lines_of[c.file]
+        first, last = int(meta.get("start_line") or 0), int(meta.get("end_line") or 0)
+        if lines is None or hashlib.sha256("\n".join(lines[first - 1 : last]).encode(
+                "utf-8", "surrogatepass")).hexdigest() != meta.get("content_hash"):
+            continue
+        for name, start, end in members:
+            code = "\n".join(lines[int(start) - 1 : int(end)])
+            texts.append(embedding_text(Chunk(c.file, int(start), int(end), name, "function", str(meta.get("language")),
+                                              code)))
+            owners.append(c)
+    if not texts:
+        return
+    for c, similarity in zip(owners, (model.embed(texts) @ np.asarray(vector, dtype=np.float32)).tolist(), strict=True):
+        c.dense = max(c.dense, similarity)
 
 
 def _whole_file(indexed: FileEntry, meta: dict[str, Any]) -> bool:

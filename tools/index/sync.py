@@ -122,6 +122,8 @@ def chunk_metadata(chunk: Chunk, file_sha: str) -> dict[str, Any]:
         meta["decl_line"] = chunk.decl_line
     if chunk.implements:
         meta["implements"] = ",".join(chunk.implements)
+    if chunk.members:  # a class kept whole: where its methods are (service._member_similarity)
+        meta["members"] = ",".join(f"{name}@{start}-{end}" for name, start, end in chunk.members)
     return meta
 
 

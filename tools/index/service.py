@@ -732,8 +732,6 @@ def _member_similarity(candidates: list[Scored], metas: dict[str, dict[str, Any]
     whole: the mean of every method's tokens is near none of them (asyncio's `Event` chunk for "Return True if and
     only if the internal flag is true", which `Event.is_set` answers). The methods' lines are read from the file;
     a class whose file no longer holds its indexed text keeps its own cosine."""
-    import hashlib
-
     import numpy as np
 
     texts: list[str] = []
@@ -751,13 +749,13 @@ def _member_similarity(candidates: list[Scored], metas: dict[str, dict[str, Any]
                 lines_of[c.file] = None
         lines = lines_of[c.file]
         first, last = int(meta.get("start_line") or 0), int(meta.get("end_line") or 0)
-        if lines is None or hashlib.sha256("\n".join(lines[first - 1 : last]).encode(
-                "utf-8", "surrogatepass")).hexdigest() != meta.get("content_hash"):
-            continue
+        language = str(meta.get("language"))
+        if lines is None or Chunk(c.file, first, last, c.symbol, "class", language, "\n".join(
+                lines[first - 1 : last])).content_hash != meta.get("content_hash"):
+            continue  # the file changed since it was indexed: its lines no longer say where the methods are
         for name, start, end in members:
             code = "\n".join(lines[int(start) - 1 : int(end)])
-            texts.append(embedding_text(Chunk(c.file, int(start), int(end), name, "function", str(meta.get("language")),
-                                              code)))
+            texts.append(embedding_text(Chunk(c.file, int(start), int(end), name, "function", language, code)))
             owners.append(c)
     if not texts:
         return

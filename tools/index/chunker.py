@@ -436,7 +436,7 @@ class Chunk:
     # (help_text), a LuaLS definition file (`---@meta`: declarations for the language server, never run), a TypeScript
     # file of types alone (types_only: it compiles to no JavaScript)
     members: list[tuple[str, int, int]] = field(default_factory=list)  # a class kept whole: each method it holds, as
-    # (qualified name, first line, last line), the chunk its method would be were the class split (member_chunks)
+    # (qualified name, first line, last line), the chunk its method would be were the class split (service._member_similarity)
 
     @property
     def content_hash(self) -> str:

@@ -113,7 +113,7 @@ def chunk_metadata(chunk: Chunk, file_sha: str) -> dict[str, Any]:
     if bodiless(chunk):
         meta["bodiless"] = True  # an interface's or abstract method: no part in file support (rank_code)
     if accessor(chunk):
-        meta["accessor"] = True  # a getter or setter that does no work: lower in a sentence (rank_code)
+        meta["accessor"] = True  # a getter or setter that does no work: ranks lower (rank_code, _idle)
     if chunk.documentation:
         meta["documentation"] = True  # ranked with the doc role (service._scored)
     if command := command_line(chunk):

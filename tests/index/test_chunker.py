@@ -12,6 +12,7 @@ from code_intel.index.chunker import (
     estimate_tokens,
     hollow,
     supertypes,
+    valueless,
 )
 from code_intel.index.sync import chunk_metadata
 
@@ -1628,3 +1629,24 @@ def test_a_kotlin_class_whose_constructor_opens_the_next_line_is_parsed() -> Non
     assert named["Collection.joinToCode"][0] == "function"
     assert max(c.end_line for c in chunks) == source.count("\n")  # every row where it was
 
+
+
+def test_a_python_function_with_work_of_its_own_that_returns_no_value_is_valueless() -> None:
+    # asyncio's Future: `set_result` stores and schedules (its effect is the point), `result` returns, `__iter__`
+    # yields; a body of one statement (an abstract method's `pass`) says nothing, `return None` is no value, and a
+    # signature over two lines is no statement of the body; another language's function is never flagged
+    text = ("class Future:\n    def set_result(self, result):\n        self._result = result\n"
+            "        self._schedule_callbacks()\n\n    def result(self):\n        if self._state != 1:\n"
+            "            raise Error()\n        return self._result\n\n    def cancelled(self):\n        pass\n\n"
+            "    def __iter__(self):\n        if not self.done():\n            self._blocking = True\n"
+            "            yield self\n\n    def reset(self):\n        self.x = 1\n        return None\n\n"
+            "    def bind(self,\n             loop):  # a loop\n        self._loop = loop\n        self.g = lambda: 2\n\n"
+            "    def abstract(self,\n                 name):\n        raise NotImplementedError\n")
+    chunks = Chunker(max_tokens=40).chunk("futures.py", text, "python")
+    flagged = {c.symbol for c in chunks if valueless(c)}
+    functions = {c.symbol for c in chunks if c.kind == "function"}
+    assert flagged == {"Future.set_result", "Future.reset", "Future.bind"}, (flagged, functions)
+    assert {"Future.result", "Future.cancelled", "Future.__iter__", "Future.abstract"} <= functions - flagged
+    assert all(chunk_metadata(c, "sha").get("valueless") is (True if c.symbol in flagged else None) for c in chunks)
+    go = "package f\n\nfunc (f *Future) SetResult(r int) {\n\tf.result = r\n\tf.schedule()\n}\n"
+    assert not any(valueless(c) for c in Chunker(max_tokens=16).chunk("future.go", go, "go"))

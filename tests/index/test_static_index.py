@@ -3,6 +3,7 @@ what a chunk is (rank_code); chunks that carry meaning; sync_index answering at 
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Iterator
@@ -331,6 +332,41 @@ def test_a_description_opening_with_return_or_create_puts_the_files_function_nam
     # a question that does not open with such a verb keeps the order
     assert [c.id for c in rank_code([check, closed, *fillers], "how is a closed event loop detected")][:2] == [
         "check", "closed"]
+
+
+def test_a_description_opening_with_return_puts_the_files_functions_that_return_no_value_after_the_others() -> None:
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.py", f"helper{n}") for n in range(20)]
+    setter = dataclasses.replace(_scored("set", 0.80, 3.0, "futures.py", "Future.set_result"), valueless=True)
+    result = _scored("result", 0.76, 2.8, "futures.py", "Future.result")
+    question = "Return the result this future represents."
+    assert [c.id for c in rank_code([setter, result, *fillers], question, weights=CodeRanking(valueless=0.0))][:2] == [
+        "set", "result"]
+    assert [c.id for c in rank_code([setter, result, *fillers], question)][:2] == ["result", "set"]
+    assert [c.id for c in rank_code([setter, result, *fillers], "Returns the result of the future")][:2] == [
+        "result", "set"]
+    # a question that does not open with "Return" keeps the order, and so does a function of another file: which
+    # files hold the places does not change
+    assert [c.id for c in rank_code([setter, result, *fillers], "Set the future's result")][:2] == ["set", "result"]
+    elsewhere = dataclasses.replace(result, id="elsewhere", file="tasks.py")
+    assert [c.id for c in rank_code([setter, elsewhere, *fillers], question)][:2] == ["set", "elsewhere"]
+
+
+def test_a_functions_first_window_is_not_read_as_returning_no_value_when_a_later_window_may_return() -> None:
+    from code_intel.index.manifest import ChunkEntry, FileEntry, Manifest
+    from code_intel.index.service import _scored
+    from code_intel.index.sync import chunk_metadata
+
+    long = "def spec(name, location):\n" + "".join(f"    step_{n} = prepare(name, location, {n})\n" for n in range(40)) + (
+        "    return build(name, location)\n\n\ndef store(self, value):\n    self.value = value\n    self.notify()\n")
+    chunks = Chunker(max_tokens=64).chunk("external.py", long, "python")
+    first = next(c for c in chunks if c.kind == "function" and c.symbol == "spec")
+    assert any(c.kind == "part" and c.symbol == "spec" for c in chunks) and "return" not in first.content
+    entry = FileEntry(sha256="s", size=1, mtime_ns=1, language="python", chunks=[
+        ChunkEntry(f"c{n}", c.start_line, c.end_line, c.symbol, c.symbols, c.kind) for n, c in enumerate(chunks)])
+    manifest = Manifest(files={"external.py": entry})
+    scored = {c.symbol + c.kind: _scored("x", 0.5, 1.0, chunk_metadata(c, "s"), manifest) for c in chunks}
+    assert chunk_metadata(first, "s").get("valueless") and not scored["specfunction"].valueless
+    assert scored["storefunction"].valueless
 
 
 def test_a_chunks_name_similarity_is_its_qualified_name_as_words_and_a_class_takes_its_best_member() -> None:

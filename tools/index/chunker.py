@@ -345,6 +345,30 @@ def accessor(chunk: Chunk) -> bool:
     return 0 < len(statements) <= 2 and all(_ACCESSOR_STATEMENT.fullmatch(s) for s in statements)
 
 
+# a line that gives a value back: `return` with a value other than None, or a `yield` (a generator's)
+_VALUE_LINE = re.compile(r"^\s*return\s+(?!None\s*(?:#.*)?$)\S|\byield\b", re.M)
+_SIGNATURE_END = re.compile(r":\s*(?:#.*)?$")
+
+
+def valueless(chunk: Chunk) -> bool:
+    """The chunk is a Python function with work of its own (two statements or more) that neither returns a value nor
+    yields: what it does is its effect (`Future.set_result` stores the result and schedules the callbacks), so it is
+    not what a description opening with "Return ..." names (`Future.result`). A body of one statement (`pass`, a
+    `raise`, an abstract method's) says nothing either way, and a function it defines that returns counts as its own
+    return (read by lines, not parsed). The first window of a function too long for one chunk may be flagged: its
+    `return` is in a later window, which service._scored reads. Python only: in Ruby, Rust or Kotlin a function's
+    last expression is its value, and other languages were not measured."""
+    if chunk.kind != "function" or chunk.language != "python" or _VALUE_LINE.search(chunk.content):
+        return False
+    lines = [line.strip() for line in chunk.content.splitlines()]
+    lines = [line for line in lines if line and not line.startswith("#")]
+    opens = next((i for i, line in enumerate(lines) if line.startswith(("def ", "async def "))), None)
+    if opens is None:
+        return False
+    body = next((i for i in range(opens, len(lines)) if _SIGNATURE_END.search(lines[i])), len(lines)) + 1
+    return len(lines) - body >= 2
+
+
 # a shell line that prints a quoted string: `echo '...'`, `printf "..."`, a script's own `nvm_echo`/`nvm_err` wrappers,
 # after any redirection (`>&2 echo`)
 _PRINTED_LINE = re.compile(r"""^\s*(?:[0-9]*>&?[0-9]*\s*)?(?:command\s+)?(?:\w*echo\w*|printf|\w+_err)\s.*['"]""")

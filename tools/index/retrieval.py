@@ -222,6 +222,9 @@ class CodeRanking:
     verb: float = 0.05  # added to a function whose name opens with the verb the question's first word stands for
     # (name_verbs), or a class chunk holding such a method, only in ordering one file's chunks: chosen on half of
     # the docstring dev split and confirmed on the other half (#41)
+    valueless: float = 0.3  # taken off a function that returns no value (chunker.valueless) for a description that
+    # opens with "Return", only in ordering one file's chunks (chosen on half of the docstring dev split among 0.1 /
+    # 0.3 / 0.5 / 1.0, confirmed on the other half; t-doc9)
 
 
 CODE_RANKING = CodeRanking()
@@ -282,6 +285,7 @@ class Scored:
     addition: bool = False  # adds to a type defined elsewhere: a Rust impl block (chunker.addition)
     bodiless: bool = False  # a method declared without a body: an interface's or abstract one (chunker.bodiless)
     accessor: bool = False  # a method that only returns or stores a field: a getter or setter (chunker.accessor)
+    valueless: bool = False  # a function with work of its own that returns no value (chunker.valueless)
     whole: bool = False  # the chunk is its file's only one, or the type the file is named after beside module lines
     lines: tuple[int, int] = (0, 0)  # first and last line (a declaration window ends with the window of its body whose
     # score it took: _one_per_definition)
@@ -315,6 +319,15 @@ def name_verbs(query: str) -> frozenset[str]:
     if verb == "return" and words[1:2] in (["true"], ["false"], ["whether"]):
         return _PREDICATES
     return _NAME_VERBS.get(verb, frozenset())
+
+
+_RETURN = re.compile(r"\s*returns?\b", re.IGNORECASE)
+
+
+def asks_a_value(query: str) -> bool:
+    """The question is a description that opens with "Return" ("Return the result this future represents.", "Returns
+    True if ..."): what it describes gives a value back, so a function that returns none is not it (chunker.valueless)."""
+    return bool(_RETURN.match(query))
 
 
 def _opens_with(c: Scored, verbs: frozenset[str]) -> bool:
@@ -431,7 +444,7 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
         c.score = _adjusted(c, share * d + (1 - share) * lx, cues, w)
     ordered = sorted(_one_per_definition(candidates), key=lambda c: -c.score)
     # before file support and decay
-    verbs = name_verbs(query)
+    verbs, value = name_verbs(query), asks_a_value(query)
     cut = _split_classes(candidates)
     # a header that holds no function and is its file's type is one reason to follow its methods, not two: the
     # larger of the two amounts (commons-lang's "reflection equals builder internals" asks for `EqualsBuilder`'s
@@ -439,7 +452,8 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     merit = {c.id: c.score + w.name * c.name_similarity
              - max(w.no_function if _holds_no_function(c, cut) else 0.0,
                    w.file_type if names_its_file(c.kind, c.symbol, c.file) else 0.0)
-             + (w.verb if _opens_with(c, verbs) else 0.0) + w.length * _span(c) for c in ordered}
+             + (w.verb if _opens_with(c, verbs) else 0.0) + w.length * _span(c)
+             - (w.valueless if c.valueless and value else 0.0) for c in ordered}
     _add_file_support(ordered, w)
     ordered.sort(key=lambda c: -c.score)
     _decay_repeats(ordered, w, share=not cues.bare)

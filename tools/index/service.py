@@ -52,7 +52,7 @@ from code_intel.index.text import embedding_text, lexical_text, member_names, re
 
 log = logging.getLogger(__name__)
 
-CHUNKER_VERSION = "ast-v71"  # bump when chunks, their text or the default sequence length change: forces a rebuild
+CHUNKER_VERSION = "ast-v74"  # bump when chunks, their text or the default sequence length change: forces a rebuild
 CANDIDATES = 40  # per side (dense, lexical) before rank_code; 50 gave function-level questions more near misses
 # to outrank the answer (docs/benchmarks.md, branch funclevel)
 FULL_MODEL_CANDIDATES = 50  # the same for an opt-in model's own space, ranked as #15 chose
@@ -697,6 +697,7 @@ def _scored(cid: str, similarity: float, lexical: float, meta: dict[str, Any], m
                   str(meta.get("kind", "")), "doc" if meta.get("documentation") else file_role(file, manifest.files),
                   deprecated=bool(meta.get("deprecated")), addition=bool(meta.get("addition")),
                   bodiless=bool(meta.get("bodiless")), accessor=bool(meta.get("accessor")),
+                  valueless=bool(meta.get("valueless")) and indexed is not None and _whole_function(indexed, meta),
                   lines=(int(meta.get("start_line") or 0), int(meta.get("end_line") or 0)),
                   decl_line=int(meta.get("decl_line") or 0),
                   implements=listed(meta, "implements"), command=str(meta.get("command") or ""),
@@ -761,6 +762,13 @@ def _member_similarity(candidates: list[Scored], metas: dict[str, dict[str, Any]
         return
     for c, similarity in zip(owners, (model.embed(texts) @ np.asarray(vector, dtype=np.float32)).tolist(), strict=True):
         c.dense = max(c.dense, similarity)
+
+
+def _whole_function(indexed: FileEntry, meta: dict[str, Any]) -> bool:
+    """The function chunk holds all of its function: no window of it (a `part` of the same name) follows, whose lines
+    may hold the `return` that chunker.valueless did not see (importlib's `spec_from_file_location`)."""
+    symbol = meta.get("symbol")
+    return not any(e.kind == "part" and e.symbol == symbol for e in indexed.chunks)
 
 
 def _whole_file(indexed: FileEntry, meta: dict[str, Any]) -> bool:

@@ -38,6 +38,7 @@ from code_intel.index.chunker import (
     bodiless,
     command_line,
     deprecated,
+    valueless,
 )
 from code_intel.index.embedder import Embedder
 from code_intel.index.files import SourceFile, list_source_files
@@ -114,6 +115,8 @@ def chunk_metadata(chunk: Chunk, file_sha: str) -> dict[str, Any]:
         meta["bodiless"] = True  # an interface's or abstract method: no part in file support (rank_code)
     if accessor(chunk):
         meta["accessor"] = True  # a getter or setter that does no work: ranks lower (rank_code, _idle)
+    if valueless(chunk):
+        meta["valueless"] = True  # a function that returns no value: after its file's others for "Return ..." (rank_code)
     if chunk.documentation:
         meta["documentation"] = True  # ranked with the doc role (service._scored)
     if command := command_line(chunk):

@@ -799,3 +799,29 @@ def test_a_class_whose_method_names_hold_a_comma_still_scores_by_its_methods(tmp
     impl = _scored("impl", -1.0, 0.0, "listener.rs", chunk.symbol, kind="class", symbols=chunk.symbols)
     _member_similarity([impl], {"impl": chunk_metadata(chunk, "sha")}, model, question, tmp_path)
     assert impl.dense > 0.0  # both methods read back whole, at their own lines
+
+
+def test_a_short_overload_of_a_placed_function_takes_the_full_repeat_decay_in_a_central_file() -> None:
+    # msgpack-java's "how packers and unpackers are created from streams, channels, byte arrays and ByteBuffers":
+    # `MessagePack` holds most of the candidates, and its `newUnpacker` overloads (one line forwarding to the one that
+    # works, with their doc comments) kept the softened decay of a central file and filled the answer before
+    # `MessagePacker` and `MessageUnpacker`
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"Other{n}.java", f"Other{n}.run") for n in range(8)]
+    question = "how packers and unpackers are created from streams, channels and byte arrays"
+
+    def ranked(lines: int) -> list[str]:
+        central = []
+        for n in range(8):
+            c = _scored(f"new{n}", 0.80 - n * 0.01, 3.0, "core/MessagePack.java", "MessagePack.UnpackerConfig.newUnpacker")
+            c.lines = (500 + 20 * n, 500 + 20 * n + lines - 1)
+            central.append(c)
+        config = _scored("config", 0.79, 3.0, "core/MessagePack.java", "MessagePack.UnpackerConfig.withBufferSize")
+        config.lines = (700, 712)
+        packer = _scored("packer", 0.55, 2.0, "core/MessagePacker.java", "MessagePacker.MessagePacker")
+        unpacker = _scored("unpacker", 0.54, 2.0, "core/MessageUnpacker.java", "MessageUnpacker.MessageUnpacker")
+        return [c.id for c in rank_code([*central, config, packer, unpacker, *fillers], question)]
+
+    short = ranked(12)
+    assert short[:5] == ["new0", "config", "new1", "packer", "unpacker"]  # another method of the file keeps its place
+    long = ranked(40)  # overloads that each do work of their own are no doors: the central file's decay as before
+    assert long[:4] == ["new0", "new1", "new2", "new3"] and long.index("packer") == 5

@@ -228,6 +228,8 @@ class CodeRanking:
 
 
 CODE_RANKING = CodeRanking()
+SHORT_OVERLOAD = 15  # lines (with its doc comment) of an overload that _decay_repeats reads as a door to its family's
+# work: chosen on the dev captures among 10 / 15 / 20 (10 missed msgpack-java's factory overloads, 20 moved the same)
 PATH_PREFIX = 4  # the shortest word of a file's name or a question that matches the start of a longer one
 _LEGACY = re.compile(r"(^|/)(deprecated|legacy|compat|_compat|v1)(/|$)", re.IGNORECASE)
 _VERSION_FOLDER = re.compile(r"(^|.*/)v(\d+)/")
@@ -914,13 +916,22 @@ def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool) -> None:
     third chunk fell below every small file's best, relevant or not). The share is counted over the implementation
     candidates: a central file's tests and docs do not dilute it (nvm.sh beside one test script per function). Not
     for a question that is only a name (`share` False): it asks for the definition, and the rest of its file answers
-    less than other files do (the subclass, the configuration beside `Rails::Engine`)."""
+    less than other files do (the subclass, the configuration beside `Rails::Engine`). A short overload of a function
+    its file already placed (the same qualified name, SHORT_OVERLOAD lines or fewer) takes the full decay however
+    central its file: it is one more way into work the answer already shows, most often a forwarder to the overload
+    that does it, and a central file's family of overloads otherwise fills the answer (msgpack-java's `MessagePack`,
+    whose `newDefaultUnpacker` and `newUnpacker` overloads for streams, channels and arrays held seven of the ten
+    for "how packers and unpackers are created ...", leaving out the packer and unpacker themselves)."""
     code = [c.file for c in ordered if c.role == "implementation"]
     held = Counter(code)
     seen: dict[str, int] = {}
+    placed: set[tuple[str, str]] = set()
     for c in ordered:
         n = seen.get(c.file, 0)
         seen[c.file] = n + 1
+        overload = (c.kind == "function" and (c.file, c.symbol) in placed
+                    and c.lines[1] - c.lines[0] < SHORT_OVERLOAD)
+        placed.add((c.file, c.symbol))
         if n >= w.repeat_from and c.score > 0:
-            decay = w.repeat_decay ** max(1.0 - share * w.repeat_share * held[c.file] / max(len(code), 1), 0.0)
-            c.score *= decay ** (n - w.repeat_from + 1)
+            central = 0.0 if overload else share * w.repeat_share * held[c.file] / max(len(code), 1)
+            c.score *= (w.repeat_decay ** max(1.0 - central, 0.0)) ** (n - w.repeat_from + 1)

@@ -286,17 +286,16 @@ def test_a_java_accessor_or_deprecated_method_ranks_lower_but_not_below_its_name
         assert ranked[:2] == (["work", "old"] if lower else ["old", "work"]), file
 
 
-def test_a_java_class_bodys_part_outside_its_methods_holds_no_function() -> None:
-    # commons-csv's CSVParser: the fields between its methods (`lexer`, `reusableToken`, `recordList`) above
-    # `nextRecord` for "how the parser pulls tokens from the lexer and assembles them into records". In Java such a
-    # part holds no function whatever the candidates; a window of a split method (`decl_line` set, the method's name)
-    # is that method's code; in Ruby, whose class body may define methods itself, a part of the body counts as no
-    # function only when a method of its class is a candidate of its own (_split_classes)
+def test_a_class_bodys_part_holds_no_function_when_a_method_of_its_class_is_a_candidate() -> None:
+    # the fields between a class's methods (commons-csv's `CSVParser`: `lexer`, `reusableToken`, `recordList`) come
+    # after a method of that class that scores nearly as well; with no method of its class among the candidates the
+    # part is ordered by its score, in Java as in Ruby (whose class body may define methods itself). A window of a
+    # split method (`decl_line` set, the method's name) is that method's code
     fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"Other{n}.java", f"Other{n}.run") for n in range(20)]
     question = "how the parser pulls tokens from the lexer and assembles them into records"
     for file, part, window, method_name, first in (
             ("CSVParser.java", "CSVParser", 0, "CSVParser.nextRecord", "method"),
-            ("CSVParser.java", "CSVParser", 0, "Lexer.nextToken", "method"),
+            ("CSVParser.java", "CSVParser", 0, "Lexer.nextToken", "fields"),
             ("CSVParser.java", "CSVParser.parse", 40, "CSVParser.nextRecord", "fields"),
             ("csv_parser.rb", "CSVParser", 0, "Lexer.next_token", "fields"),
             ("csv_parser.rb", "CSVParser", 0, "CSVParser.next_record", "method")):

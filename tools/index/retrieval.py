@@ -492,29 +492,18 @@ def _split_classes(candidates: Sequence[Scored]) -> tuple[set[tuple[str, str]], 
     return split, split | owners | {(c.file, c.symbol) for c in candidates if c.kind == "class"}
 
 
-# Languages whose class body outside its methods holds only fields, initializers and comments: a part of it is no
-# code of the class's work (Ruby's class body may define methods itself: `%w[get post].each { define_method ... }`)
-_FIELDS_ONLY_BODIES = frozenset({"java"})
-
-
 def _holds_no_function(c: Scored, cut: tuple[set[tuple[str, str]], set[tuple[str, str]]]) -> bool:
     """A module chunk (imports, constants, loose statements); a class chunk that holds none of its methods' code: a
     type of fields alone, or the header of a class cut into a chunk per method, which lists its methods' names
     (`chunk_header`) but not their code; and a window of a class's body outside its methods (fields, a TypeScript
     overload's signatures and their doc). `cut` is _split_classes of the candidates: a header is known by a method
-    it lists being a candidate of its own, a window by its class being a candidate's. In Java every part of a
-    class's body that is no function's window (`decl_line` 0) holds no function, whatever the candidates: the fields
-    and section comments between its methods (commons-csv's `CSVParser` fields `format`, `headers`, `lexer`,
-    `reusableToken`, above `nextRecord` for "how the parser pulls tokens from the lexer and assembles them into
-    records")."""
+    it lists being a candidate of its own, a window by its class being a candidate's."""
     from code_intel.index.text import member_names
-    from code_intel.languages.table import language_for
 
     split, classes = cut
     if c.kind == "class":
         return not member_names(c.symbol, c.symbols) or (c.file, c.symbol) in split
-    return c.kind == "module" or c.kind == "part" and ((c.file, c.symbol) in classes or (
-        not c.decl_line and language_for(c.file) in _FIELDS_ONLY_BODIES))
+    return c.kind == "module" or c.kind == "part" and (c.file, c.symbol) in classes
 
 
 def _span(c: Scored) -> float:

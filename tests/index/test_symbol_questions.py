@@ -608,6 +608,12 @@ def test_a_method_asked_by_name_is_followed_by_the_methods_of_its_class_it_calls
     ranked = [c.id for c in rank_code([count, header, reset, cache, expiry, do_count, other, *_fillers()],
                                       "Cache#count")]
     assert ranked[:3] == ["count", "expiry", "do_count"] and ranked.index("other") > ranked.index("reset"), ranked
+    # a function of no class is no method: the functions of its file it names do not follow it (zig-clap's `Clap`)
+    clap = _scored("clap", 0.60, 12.0, "clap.zig", "Clap")
+    clap.calls = frozenset({"parseParam", "Diagnostic"})
+    helper = _scored("helper", 0.20, 1.0, "clap.zig", "parseParam")
+    use = _scored("use", 0.50, 8.0, "example/usage.zig", "main")
+    assert [c.id for c in rank_code([clap, helper, use, *_fillers()], "Clap")][:2] == ["clap", "use"]
     # without the body's words (a sentence: the service reads them only for a question that is one name) as before
     count.calls = frozenset()
     ranked = [c.id for c in rank_code([count, header, reset, cache, expiry, do_count, other, *_fillers()],

@@ -578,8 +578,9 @@ def _kin(ordered: Sequence[Scored], named: set[str]) -> set[str]:
 def _callees(ordered: Sequence[Scored], named: set[str]) -> set[str]:
     """For a method asked for by name: the methods of its own class that its body calls, which follow it (a reader
     of rack-attack's `Cache#count` reads the `key_and_expiry` and `do_count` it delegates to; of warden's
-    `Proxy#authenticate!`, its `_perform_authentication`)."""
-    heads = [c for c in ordered if c.id in named and c.kind == "function" and c.calls]
+    `Proxy#authenticate!`, its `_perform_authentication`). Not for a function of no class: zig-clap's `Clap`, a
+    function that returns the type asked for, names every helper of its file, and the type's uses come next."""
+    heads = [c for c in ordered if c.id in named and c.kind == "function" and c.calls and "." in c.symbol]
     return {c.id for c in ordered if c.kind == "function" and c.id not in named and any(
         h.file == c.file and h.symbol.rpartition(".")[0] == c.symbol.rpartition(".")[0] and _own_name(c) in h.calls
         for h in heads)}

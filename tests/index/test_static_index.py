@@ -783,6 +783,21 @@ def test_a_class_kept_whole_scores_as_its_best_method_would_as_a_chunk_of_its_ow
     assert stale.dense == whole
 
 
+def test_a_methods_calls_are_the_words_of_its_body_below_its_declaration(tmp_path: Path) -> None:
+    from code_intel.index.service import _read_calls
+
+    ruby = ("class Cache\n  # Adds one to the count; unlike reset_count, it keeps the key.\n  def count(unprefixed_key, period)\n"
+            "    key, expires_in = key_and_expiry(unprefixed_key, period)\n    do_count(key, expires_in)\n  end\nend\n")
+    (tmp_path / "cache.rb").write_text(ruby)
+    count = _scored("count", 0.5, 0.0, "cache.rb", "Cache.count")
+    count.lines = (2, 6)
+    header = _scored("header", 0.5, 0.0, "cache.rb", "Cache", kind="class")
+    header.lines = (1, 7)
+    _read_calls([count, header], tmp_path)
+    assert {"key_and_expiry", "do_count"} <= count.calls and not {"reset_count", "count"} & count.calls
+    assert not header.calls  # a class's chunk calls nothing: its methods do
+
+
 def test_a_class_whose_method_names_hold_a_comma_still_scores_by_its_methods(tmp_path: Path) -> None:
     from code_intel.index.service import _member_similarity
     from code_intel.index.sync import chunk_metadata

@@ -593,6 +593,34 @@ def test_a_class_asked_by_name_is_followed_by_the_classes_it_extends_and_that_ex
     assert ranked.index("key_store") > ranked.index("method"), ranked
 
 
+def test_a_method_asked_by_name_is_followed_by_the_methods_of_its_class_it_calls() -> None:
+    # rack-attack: `Cache#count` delegates to `key_and_expiry` and `do_count`; the class's header, its `reset_count`
+    # and the middleware's `cache` read more like the name than the two methods that do the work
+    count = _scored("count", 0.60, 12.0, "rack/attack/cache.rb", "Rack.Attack.Cache.count")
+    count.calls = frozenset({"key", "expires_in", "key_and_expiry", "unprefixed_key", "period", "do_count"})
+    header = _class("header", 0.55, 10.0, "rack/attack/cache.rb", "Rack.Attack.Cache", [])
+    reset = _scored("reset", 0.50, 9.0, "rack/attack/cache.rb", "Rack.Attack.Cache.reset_count")
+    cache = _scored("cache", 0.50, 8.0, "rack/attack.rb", "Rack.Attack.cache")
+    expiry = _scored("expiry", 0.30, 2.0, "rack/attack/cache.rb", "Rack.Attack.Cache.key_and_expiry")
+    do_count = _scored("do_count", 0.25, 2.0, "rack/attack/cache.rb", "Rack.Attack.Cache.do_count")
+    # a method of that name in another class is not the one called
+    other = _scored("other", 0.40, 2.0, "rack/attack/throttle.rb", "Rack.Attack.Throttle.do_count")
+    ranked = [c.id for c in rank_code([count, header, reset, cache, expiry, do_count, other, *_fillers()],
+                                      "Cache#count")]
+    assert ranked[:3] == ["count", "expiry", "do_count"] and ranked.index("other") > ranked.index("reset"), ranked
+    # a function of no class is no method: the functions of its file it names do not follow it (zig-clap's `Clap`)
+    clap = _scored("clap", 0.60, 12.0, "clap.zig", "Clap")
+    clap.calls = frozenset({"parseParam", "Diagnostic"})
+    helper = _scored("helper", 0.20, 1.0, "clap.zig", "parseParam")
+    use = _scored("use", 0.50, 8.0, "example/usage.zig", "main")
+    assert [c.id for c in rank_code([clap, helper, use, *_fillers()], "Clap")][:2] == ["clap", "use"]
+    # without the body's words (a sentence: the service reads them only for a question that is one name) as before
+    count.calls = frozenset()
+    ranked = [c.id for c in rank_code([count, header, reset, cache, expiry, do_count, other, *_fillers()],
+                                      "Cache#count")]
+    assert ranked.index("expiry") > ranked.index("reset"), ranked
+
+
 def test_implementations_are_found_by_what_their_declaration_extends() -> None:
     java = ("/** Hamming. */\npublic class HammingDistance\n        implements EditDistance<Integer> {\n"
             "    public Integer apply(CharSequence l, CharSequence r) {\n        return 0;\n    }\n}\n")

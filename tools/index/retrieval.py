@@ -294,6 +294,8 @@ class Scored:
     decl_line: int = 0  # a part of a split function: the line of its declaration (Chunk.decl_line)
     implements: list[str] = field(default_factory=list)  # what the class extends or implements (Chunk.implements)
     command: str = ""  # the command line a shell dispatcher's branch runs (chunker.command_line)
+    calls: frozenset[str] = frozenset()  # the words of a method's body below its declaration, read at search time
+    # for a question that is one name (service._read_calls): the names it calls
     name_similarity: float = 0.0  # the question's cosine with the chunk's qualified name as words (a class: the best
     # of its own and its members'), which tells a file's functions apart where their code reads alike
 
@@ -465,7 +467,7 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
         # `ValidationError`, above the exception's class)
         named = {c.id for c in ordered if _names(c, cues, _own_name(c), _in_old_copy(c, cues))}
         _backed_by_additions(ordered, named)
-        kin = _kin(ordered, named)
+        kin = _kin(ordered, named) | _callees(ordered, named)
         ordered.sort(key=lambda c: (c.id not in named, c.id not in kin, c.addition))
     else:
         ordered = _within_files(ordered, merit)
@@ -576,6 +578,17 @@ def _kin(ordered: Sequence[Scored], named: set[str]) -> set[str]:
     bases = {base for c in heads for base in c.implements if base not in c.symbol.split(".")}
     return {c.id for c in ordered if c.kind == "class" and c.id not in named
             and (_own_name(c) in bases or owns.intersection(c.implements))}
+
+
+def _callees(ordered: Sequence[Scored], named: set[str]) -> set[str]:
+    """For a method asked for by name: the methods of its own class that its body calls, which follow it (a reader
+    of rack-attack's `Cache#count` reads the `key_and_expiry` and `do_count` it delegates to; of warden's
+    `Proxy#authenticate!`, its `_perform_authentication`). Not for a function of no class: zig-clap's `Clap`, a
+    function that returns the type asked for, names every helper of its file, and the type's uses come next."""
+    heads = [c for c in ordered if c.id in named and c.kind == "function" and c.calls and "." in c.symbol]
+    return {c.id for c in ordered if c.kind == "function" and c.id not in named and any(
+        h.file == c.file and h.symbol.rpartition(".")[0] == c.symbol.rpartition(".")[0] and _own_name(c) in h.calls
+        for h in heads)}
 
 
 @dataclass(frozen=True)

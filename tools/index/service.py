@@ -526,6 +526,8 @@ class SemanticIndex:
             _name_similarity(candidates, model, vector)
             _member_similarity(candidates, {cid: meta for cid, (_s, _d, meta) in known.items()}, model, vector,
                                self.root.path)
+        if weights is not None and len(search.query.split()) == 1:
+            _read_calls(candidates, self.root.path)
         return [_forest_result(c, *known[c.id]) for c in _ranked(candidates, search, n, weights)]
 
     def _definitions(self, parts: _Parts, search: ForestQuery) -> list[str]:
@@ -769,6 +771,32 @@ def _whole_function(indexed: FileEntry, meta: dict[str, Any]) -> bool:
     may hold the `return` that chunker.valueless did not see (importlib's `spec_from_file_location`)."""
     symbol = meta.get("symbol")
     return not any(e.kind == "part" and e.symbol == symbol for e in indexed.chunks)
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[?!]?")
+_COMMENT_OPENERS = ("#", "//", "/*", "*", "--", ";", '"""', "@")
+
+
+def _read_calls(candidates: list[Scored], root: Path) -> None:
+    """Scored.calls of each method candidate: the words of its body below its declaration, read from its file (for a
+    question that is one name, whose definition rank_code follows with the methods it calls)."""
+    lines_of: dict[str, list[str] | None] = {}
+    for c in candidates:
+        if c.kind != "function" or not c.lines[0]:
+            continue
+        if c.file not in lines_of:
+            try:
+                lines_of[c.file] = (root / c.file).read_text(encoding="utf-8", errors="replace").splitlines()
+            except OSError:
+                lines_of[c.file] = None
+        lines = lines_of[c.file]
+        own = c.symbol.rpartition(".")[2]
+        if lines is not None:
+            chunk = lines[c.lines[0] - 1 : c.lines[1]]
+            written = re.compile(rf"(?<!\w){re.escape(own)}(?!\w)")
+            declared = next((i for i, line in enumerate(chunk)  # the declaration, below any doc comment
+                             if written.search(line) and not line.lstrip().startswith(_COMMENT_OPENERS)), 0)
+            c.calls = frozenset(_WORD.findall("\n".join(chunk[declared + 1 :]))) - {own}
 
 
 def _whole_file(indexed: FileEntry, meta: dict[str, Any]) -> bool:

@@ -728,6 +728,17 @@ def _name_similarity(candidates: list[Scored], model: StaticEmbedder, vector: li
 _MEMBER_LINES = re.compile(r"(.+?)@(\d+)-(\d+)(?:,|$)", re.DOTALL)
 
 
+def _file_lines(root: Path, file: str, read: dict[str, list[str] | None]) -> list[str] | None:
+    """The lines of a candidate's file as it is now, read once per search (`read` holds those already read); None
+    when it cannot be read."""
+    if file not in read:
+        try:
+            read[file] = (root / file).read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            read[file] = None
+    return read[file]
+
+
 def _member_similarity(candidates: list[Scored], metas: dict[str, dict[str, Any]], model: StaticEmbedder,
                        vector: list[float], root: Path) -> None:
     """A class kept whole (a short class is one chunk, chunk_max_tokens) takes the question's cosine with the best of
@@ -745,12 +756,7 @@ def _member_similarity(candidates: list[Scored], metas: dict[str, dict[str, Any]
         members = _MEMBER_LINES.findall(str(meta.get("members") or "")) if c.kind == "class" else []
         if not members:
             continue
-        if c.file not in lines_of:
-            try:
-                lines_of[c.file] = (root / c.file).read_text(encoding="utf-8", errors="replace").splitlines()
-            except OSError:
-                lines_of[c.file] = None
-        lines = lines_of[c.file]
+        lines = _file_lines(root, c.file, lines_of)
         first, last = int(meta.get("start_line") or 0), int(meta.get("end_line") or 0)
         language = str(meta.get("language"))
         if lines is None or Chunk(c.file, first, last, c.symbol, "class", language, "\n".join(
@@ -784,12 +790,7 @@ def _read_calls(candidates: list[Scored], root: Path) -> None:
     for c in candidates:
         if c.kind != "function" or not c.lines[0]:
             continue
-        if c.file not in lines_of:
-            try:
-                lines_of[c.file] = (root / c.file).read_text(encoding="utf-8", errors="replace").splitlines()
-            except OSError:
-                lines_of[c.file] = None
-        lines = lines_of[c.file]
+        lines = _file_lines(root, c.file, lines_of)
         own = c.symbol.rpartition(".")[2]
         if lines is not None:
             chunk = lines[c.lines[0] - 1 : c.lines[1]]

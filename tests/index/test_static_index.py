@@ -16,6 +16,7 @@ from code_intel.core.config import load_config
 from code_intel.core.project import ProjectRoot
 from code_intel.index import sync as sync_module
 from code_intel.index.chunker import Chunker, hollow
+from code_intel.index.manifest import Manifest
 from code_intel.index.retrieval import CodeRanking, Scored, name_verbs, named_identifiers, rank_code
 from code_intel.index.service import STATIC_THRESHOLDS, TRANSFORMER_THRESHOLDS, SemanticIndex, thresholds_for
 from code_intel.index.static import MAX_TOKENS, StaticEmbedder, token_ids
@@ -351,7 +352,7 @@ def test_a_description_opening_with_return_puts_the_files_functions_that_return_
 
 
 def test_a_functions_first_window_is_not_read_as_returning_no_value_when_a_later_window_may_return() -> None:
-    from code_intel.index.manifest import ChunkEntry, FileEntry, Manifest
+    from code_intel.index.manifest import ChunkEntry, FileEntry
     from code_intel.index.service import _scored
     from code_intel.index.sync import chunk_metadata
 
@@ -793,9 +794,29 @@ def test_a_methods_calls_are_the_words_of_its_body_below_its_declaration(tmp_pat
     count.lines = (2, 6)
     header = _scored("header", 0.5, 0.0, "cache.rb", "Cache", kind="class")
     header.lines = (1, 7)
-    _read_calls([count, header], tmp_path)
+    _read_calls([count, header], tmp_path, Manifest())
     assert {"key_and_expiry", "do_count"} <= count.calls and not {"reset_count", "count"} & count.calls
     assert not header.calls  # a class's chunk calls nothing: its methods do
+
+
+def test_a_long_methods_calls_are_read_through_its_later_windows(tmp_path: Path) -> None:
+    from code_intel.index.manifest import ChunkEntry, FileEntry
+    from code_intel.index.service import _read_calls
+
+    # a method cut into two windows hands its work on in its last lines; a later overload of the same name, not
+    # adjacent, is another method and its calls are not this one's
+    ruby = ("class Cache\n  def count(key, period)\n    a = 1\n    b = 2\n"
+            "    full, expires_in = key_and_expiry(key, period)\n    do_count(full, expires_in)\n  end\n\n\n\n"
+            "  def count(key)\n    reset_all(key)\n  end\nend\n")
+    (tmp_path / "cache.rb").write_text(ruby)
+    count = _scored("count", 0.5, 0.0, "cache.rb", "Cache.count")
+    count.lines = (2, 4)
+    entry = FileEntry(sha256="x", size=len(ruby), mtime_ns=0, language="ruby", chunks=[
+        ChunkEntry("count", 2, 4, "Cache.count", kind="function"),
+        ChunkEntry("count-2", 5, 7, "Cache.count", kind="part"),
+        ChunkEntry("count-3", 11, 13, "Cache.count", kind="part")])
+    _read_calls([count], tmp_path, Manifest(files={"cache.rb": entry}))
+    assert {"key_and_expiry", "do_count"} <= count.calls and "reset_all" not in count.calls
 
 
 def test_a_class_whose_method_names_hold_a_comma_still_scores_by_its_methods(tmp_path: Path) -> None:

@@ -52,7 +52,7 @@ from code_intel.index.text import embedding_text, lexical_text, member_names, re
 
 log = logging.getLogger(__name__)
 
-CHUNKER_VERSION = "ast-v74"  # bump when chunks, their text or the default sequence length change: forces a rebuild
+CHUNKER_VERSION = "ast-v78"  # bump when chunks, their text or the default sequence length change: forces a rebuild
 CANDIDATES = 40  # per side (dense, lexical) before rank_code; 50 gave function-level questions more near misses
 # to outrank the answer (docs/benchmarks.md, branch funclevel)
 FULL_MODEL_CANDIDATES = 50  # the same for an opt-in model's own space, ranked as #15 chose
@@ -527,7 +527,7 @@ class SemanticIndex:
             _member_similarity(candidates, {cid: meta for cid, (_s, _d, meta) in known.items()}, model, vector,
                                self.root.path)
         if weights is not None and len(search.query.split()) == 1:
-            _read_calls(candidates, self.root.path)
+            _read_calls(candidates, self.root.path, parts.manifest)
         return [_forest_result(c, *known[c.id]) for c in _ranked(candidates, search, n, weights)]
 
     def _definitions(self, parts: _Parts, search: ForestQuery) -> list[str]:
@@ -783,9 +783,10 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[?!]?")
 _COMMENT_OPENERS = ("#", "//", "/*", "*", "--", ";", '"""', "@")
 
 
-def _read_calls(candidates: list[Scored], root: Path) -> None:
+def _read_calls(candidates: list[Scored], root: Path, manifest: Manifest) -> None:
     """Scored.calls of each method candidate: the words of its body below its declaration, read from its file (for a
-    question that is one name, whose definition rank_code follows with the methods it calls)."""
+    question that is one name, whose definition rank_code follows with the methods it calls). A method too long for
+    one chunk is read through the windows of it that follow (the calls that hand its work on often close it)."""
     lines_of: dict[str, list[str] | None] = {}
     for c in candidates:
         if c.kind != "function" or not c.lines[0]:
@@ -793,7 +794,12 @@ def _read_calls(candidates: list[Scored], root: Path) -> None:
         lines = _file_lines(root, c.file, lines_of)
         own = c.symbol.rpartition(".")[2]
         if lines is not None:
-            chunk = lines[c.lines[0] - 1 : c.lines[1]]
+            end = c.lines[1]
+            indexed = manifest.files.get(c.file)
+            for e in sorted(indexed.chunks if indexed else [], key=lambda e: e.start_line):
+                if e.kind == "part" and e.symbol == c.symbol and end < e.start_line <= end + 2:
+                    end = e.end_line  # the next window of the same function (an overload's start further down)
+            chunk = lines[c.lines[0] - 1 : end]
             written = re.compile(rf"(?<!\w){re.escape(own)}(?!\w)")
             declared = next((i for i, line in enumerate(chunk)  # the declaration, below any doc comment
                              if written.search(line) and not line.lstrip().startswith(_COMMENT_OPENERS)), 0)

@@ -345,8 +345,9 @@ def accessor(chunk: Chunk) -> bool:
     return 0 < len(statements) <= 2 and all(_ACCESSOR_STATEMENT.fullmatch(s) for s in statements)
 
 
-# a line that gives a value back: `return` with a value other than None, or a `yield` (a generator's)
-_VALUE_LINE = re.compile(r"^\s*return\s+(?!None\s*(?:#.*)?$)\S|\byield\b", re.M)
+# a line that gives a value back: `return` with a value other than None on the same line (a bare `return` is an early
+# exit), or a `yield` (a generator's)
+_VALUE_LINE = re.compile(r"^[ \t]*return\b[ \t]*(?!None\b[ \t]*(?:#.*)?$)[^\s#;]|\byield\b", re.M)
 _SIGNATURE_END = re.compile(r":\s*(?:#.*)?$")
 
 

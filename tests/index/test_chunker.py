@@ -1654,3 +1654,15 @@ def test_a_python_function_with_work_of_its_own_that_returns_no_value_is_valuele
     assert all(chunk_metadata(c, "sha").get("valueless") is (True if c.symbol in flagged else None) for c in chunks)
     go = "package f\n\nfunc (f *Future) SetResult(r int) {\n\tf.result = r\n\tf.schedule()\n}\n"
     assert not any(valueless(c) for c in Chunker(max_tokens=16).chunk("future.go", go, "go"))
+
+
+def test_a_docstring_is_no_statement_of_a_function_that_returns_no_value() -> None:
+    # real code keeps its docstrings: an abstract method documented "Return ..." that only raises says nothing either
+    # way, whether its docstring is one line or several; a documented setter with work of its own is still flagged
+    text = ('class Base:\n    def result(self):\n        """Return the result."""\n        raise NotImplementedError\n\n'
+            '    def exception(self):\n        """Return the exception\n\n        set on this future.\n        """\n'
+            '        raise NotImplementedError\n\n'
+            '    def set_result(self, result):\n        """Store the result."""\n        self._result = result\n'
+            '        self._schedule()\n')
+    flagged = {c.symbol for c in Chunker(max_tokens=40).chunk("base.py", text, "python") if valueless(c)}
+    assert flagged == {"Base.set_result"}, flagged

@@ -21,7 +21,7 @@ from code_intel.core.file_roles import file_role
 from code_intel.core.project import ProjectRoot
 from code_intel.index.agreements import MAP_SHORTCUT_SCORE, AgreementMap
 from code_intel.index.bm25 import LexicalIndex, top
-from code_intel.index.chunker import Chunk
+from code_intel.index.chunker import Chunk, _declaration
 from code_intel.index.embedder import Embedder
 from code_intel.index.manifest import (
     FileEntry,
@@ -780,7 +780,6 @@ def _whole_function(indexed: FileEntry, meta: dict[str, Any]) -> bool:
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[?!]?")
-_COMMENT_OPENERS = ("#", "//", "/*", "*", "--", ";", '"""', "@")
 
 
 def _read_calls(candidates: list[Scored], root: Path, manifest: Manifest) -> None:
@@ -799,11 +798,10 @@ def _read_calls(candidates: list[Scored], root: Path, manifest: Manifest) -> Non
             for e in sorted(indexed.chunks if indexed else [], key=lambda e: e.start_line):
                 if e.kind == "part" and e.symbol == c.symbol and end < e.start_line <= end + 2:
                     end = e.end_line  # the next window of the same function (an overload's start further down)
-            chunk = lines[c.lines[0] - 1 : end]
-            written = re.compile(rf"(?<!\w){re.escape(own)}(?!\w)")
-            declared = next((i for i, line in enumerate(chunk)  # the declaration, below any doc comment
-                             if written.search(line) and not line.lstrip().startswith(_COMMENT_OPENERS)), 0)
-            c.calls = frozenset(_WORD.findall("\n".join(chunk[declared + 1 :]))) - {own}
+            # below its declaration, as the chunker finds it (its name written outside a doc comment)
+            body, declared = _declaration(Chunk(c.file, c.lines[0], end, c.symbol, "function", "",
+                                                "\n".join(lines[c.lines[0] - 1 : end])))
+            c.calls = frozenset(_WORD.findall("\n".join(body[declared + 1 :]))) - {own}
 
 
 def _whole_file(indexed: FileEntry, meta: dict[str, Any]) -> bool:

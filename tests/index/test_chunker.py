@@ -1425,6 +1425,58 @@ def test_a_java_method_that_only_returns_or_stores_a_field_is_an_accessor() -> N
     assert not any(accessor(c) for c in Chunker(max_tokens=16).chunk("Format.cs", csharp, "csharp"))
 
 
+RUBY_ONE_LINE = '''class Action
+  # Whether sessions are enabled for the action.
+  def session_enabled?
+    @session_enabled
+  end
+
+  def use(middleware, *args, &block)
+    app.use(middleware, *args, &block)
+  end
+
+  def name = @name
+
+  def body=(str)
+    @body = str
+  end
+
+  def format=(value)
+    format, content_type = detect(value)
+    headers["Content-Type"] = content_type
+  end
+
+  def ==(other)
+    other.class == self.class &&
+      other.name == name
+  end
+
+  def finish
+    if session_enabled?
+      write_session
+    end
+  end
+
+  def token; @token; end
+end
+'''
+
+
+def test_a_ruby_method_whose_body_is_one_line_is_an_accessor() -> None:
+    # hanami-controller's `session_enabled?` (`@session_enabled`) above the methods that write the session; cuba's
+    # `use`, which hands its arguments to the builder: a one-line body (or an endless `def name = value`) does no
+    # work a sentence describes; two lines or more, a block, or a signature's `=` (a setter, `==`) do not make one
+    chunks = Chunker(max_tokens=64).chunk("lib/action.rb", RUBY_ONE_LINE, "ruby")
+    functions = {c.symbol for c in chunks if c.kind == "function"}
+    flagged = {c.symbol for c in chunks if accessor(c)}
+    assert flagged == {"Action.session_enabled?", "Action.use", "Action.name", "Action.body=", "Action.token"}, (
+        flagged, functions)
+    assert {"Action.format=", "Action.==", "Action.finish"} <= functions - flagged
+    # the first window of a method cut into windows holds no `end` of its own: not one line
+    windows = Chunker(max_tokens=16).chunk("lib/action.rb", RUBY_ONE_LINE, "ruby")
+    assert not [c.symbol for c in windows if accessor(c) and c.symbol in ("Action.use", "Action.finish")]
+
+
 def test_a_csharp_directive_between_a_type_name_and_its_body_does_not_name_the_type() -> None:
     # newtonsoft's JsonWriter.Async.cs: the grammar read `HAVE_ASYNC_DISPOSABLE` as the type's name, and every member
     # as `Newtonsoft.Json.HAVE_ASYNC_DISPOSABLE.X`; a directive in a doc comment's neighbourhood stays as it was

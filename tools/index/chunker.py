@@ -334,7 +334,10 @@ def accessor(chunk: Chunk) -> bool:
     or `this`, or stores its argument in a field: a getter, a setter, a builder's setter returning `this`, a
     constructor that keeps its argument. Its doc comment describes the option it exposes in the words of the
     behaviour (commons-csv's `getIgnoreEmptyLines`: "Gets whether empty lines between records are ignored when parsing
-    input"), while the code that does it is elsewhere (BODILESS_LANGUAGES: Java only, as measured)."""
+    input"), while the code that does it is elsewhere (BODILESS_LANGUAGES: Java only, as measured). In Ruby, a method
+    whose body is one line (_one_line)."""
+    if chunk.kind == "function" and chunk.language == "ruby":
+        return _one_line(chunk)
     if chunk.kind != "function" or chunk.language not in BODILESS_LANGUAGES:
         return False
     code = _LINE_COMMENT.sub("", _BLOCK_COMMENT.sub("", chunk.content))  # its doc's `{@link}` gone
@@ -343,6 +346,34 @@ def accessor(chunk: Chunk) -> bool:
         return False
     statements = [s.strip() for s in code[start + 1 : end].split(";") if s.strip()]
     return 0 < len(statements) <= 2 and all(_ACCESSOR_STATEMENT.fullmatch(s) for s in statements)
+
+
+def _one_line(chunk: Chunk) -> bool:
+    """A Ruby method whose body is one line (or none: `def name = value`, `def name; @name; end`): it reads a field or
+    a memo (`@request ||= Rack::Request.new(@env)`), answers a predicate over one, or hands the call on (cuba's
+    `use`: `app.use(middleware, *args, &block)`). Its name and its few words read like a question about the
+    behaviour it names, while the work is in the method it reads from or calls (hanami-controller's
+    `session_enabled?`, `@session_enabled`, above the methods that write the session). Read by lines, not parsed:
+    the body runs to the `end` indented as the `def`; a signature or an expression over several lines counts as more
+    than one, and the first window of a method too long for one chunk, which holds no such `end`, is not one."""
+    lines, at = _declaration(chunk)
+    if at >= len(lines):
+        return False
+    if _ENDLESS_DEF.match(lines[at]):
+        return True
+    indent = len(lines[at]) - len(lines[at].lstrip())
+    body = 0
+    for line in lines[at + 1:]:
+        text = line.strip()
+        if text == "end" and len(line) - len(line.lstrip()) == indent:
+            return body <= 1
+        body += bool(text) and not text.startswith("#")
+    return False
+
+
+# a method of one line, `def name = value` (endless) or `def name; value; end`: not a setter's name (`def body=(str)`)
+# or an operator's (`def ==(o)`)
+_ENDLESS_DEF = re.compile(r"\s*(?:(?:private|protected|public)\s+)?def\s+(?:(?:self\.)?[\w?!]+(?:\(.*\))?\s+=\s|.*;\s*end\s*$)")
 
 
 # a line that gives a value back: `return` with a value other than None on the same line (a bare `return` is an early

@@ -411,6 +411,24 @@ def spelled_names(query: str) -> set[str]:
     return {(first + second).lower() for first, second in zip(words, words[1:], strict=False)}
 
 
+ROLE_WORDS_OF_NAMES = frozenset({"abstract", "base", "default", "impl"})  # Java's conventional words for a type's
+# place in its family (`AbstractJsonProvider`, `TypeDeserializerBase`, `DefaultPrettyPrinter`), not what it does
+
+
+def named_in_words(terms: set[str], file: str) -> bool:
+    """Every word of a file's name, but for ROLE_WORDS_OF_NAMES, is among a question's words (`terms`, its
+    lexical_tokens), in the forms path_words joins: "recycling raw byte and char buffers" writes BufferRecycler.java,
+    "how the unpacker pulls its input buffer by buffer ..." ArrayBufferInput.java. In Java a file is named after the
+    type it holds, so its name is the author's own summary of the file, which BM25 reads only diluted among the
+    chunk's code."""
+    from code_intel.index.text import lexical_tokens
+
+    stem = PurePosixPath(file).stem
+    tokens = lexical_tokens(stem)
+    words = {w for w in tokens if w != stem.lower() or len(tokens) == 1} - ROLE_WORDS_OF_NAMES
+    return bool(words) and path_words(words, sorted(terms)) == len(words)
+
+
 _USES_OF = re.compile(r"\b(?:implementations?|implementers?|implementors?|subclasses|subtypes|callers|usages?|uses|users"
                       r"|instances)\s+of\s+(?:the\s+|an?\s+)?`?([A-Za-z_$][\w$.:#]*)", re.IGNORECASE)
 _USING = re.compile(r"\b(?:implements?|implementing|extends?|extending|subclassing|calls|calling|uses|wraps"

@@ -20,6 +20,7 @@ from code_intel.index.retrieval import (
     rank_code,
     spelled_names,
     used_names,
+    word_starts,
 )
 from code_intel.index.service import SemanticIndex
 from code_intel.index.sync import chunk_metadata, stored_chunk
@@ -98,9 +99,22 @@ def test_a_java_type_whose_name_words_a_sentence_writes_is_a_definition_candidat
     # file's name is in the question, anywhere and in another form (numbers, values); Java's role words (Abstract,
     # Base, Default, Impl) need not be. A name with a word the question lacks is not, nor a Python module, nor a
     # question of one word
-    terms = set(lexical_tokens("the type system of decoded values: numbers and raw strings"))
-    assert named_in_words(terms, "core/value/NumberValue.java") and named_in_words(terms, "value/AbstractValue.java")
-    assert not named_in_words(terms, "value/MapValue.java") and not named_in_words(terms, "value/Impl.java")
+    terms = set(lexical_tokens("the type system of decoded values: numbers and raw strings, read by a reader"))
+
+    def named(file: str) -> bool:
+        return named_in_words(terms, word_starts(terms), file)
+
+    assert named("core/value/NumberValue.java") and named("value/AbstractValue.java") and named("value/RawReader.java")
+    assert not named("value/MapValue.java") and not named("value/Impl.java") and not named("value/Rawest.java")
+    # a name's word that starts a question's (`read` for "reading") or that one starts (`deserializer`, stemmed
+    # `deserializ`); not two words that merely begin alike (`confirm` and "configure")
+    forms = set(lexical_tokens("reading, deserializing and configuring"))
+
+    def written(file: str) -> bool:
+        return named_in_words(forms, word_starts(forms), file)
+
+    assert written("Read.java") and written("Deserializer.java") and written("ConfigReader.java")
+    assert not written("Confirm.java") and not written("TypeDeserializer.java")
     write_files(static_index.root.path, {
         f"value/{name}.java": f"package value;\n\n/** A decoded {name}. */\npublic class {name} {{\n"
                               + "".join(f"    int field{k};\n" for k in range(4)) + "}\n"

@@ -45,6 +45,7 @@ from code_intel.index.retrieval import (
     names_its_file,
     rank_code,
     rerank,
+    word_starts,
 )
 from code_intel.index.static import STATIC_MODEL_NAME, StaticEmbedder
 from code_intel.index.store import FOREST, MAP, VectorStore, store_description
@@ -818,8 +819,9 @@ def _types_named_in_words(manifest: Manifest, query: str) -> list[str]:
     if len(query.split()) < 2:
         return []
     terms = set(lexical_tokens(query))
+    starts = word_starts(terms)
     return [c.id for file, entry in list(manifest.files.items())
-            if entry.language in BODILESS_LANGUAGES and named_in_words(terms, file)
+            if entry.language in BODILESS_LANGUAGES and named_in_words(terms, starts, file)
             for c in entry.chunks if names_its_file(c.kind, c.symbol, file)]
 
 

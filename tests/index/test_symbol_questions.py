@@ -14,14 +14,17 @@ from code_intel.index.retrieval import (
     kind_named,
     member_owners,
     named_identifiers,
+    named_in_words,
     older_versions,
     other_platform_copies,
     rank_code,
     spelled_names,
     used_names,
+    word_starts,
 )
 from code_intel.index.service import SemanticIndex
 from code_intel.index.sync import chunk_metadata, stored_chunk
+from code_intel.index.text import lexical_tokens
 from tests.conftest import write_files
 from tests.index.test_static_index import static_index  # noqa: F401 (the fixture)
 
@@ -87,6 +90,47 @@ def test_a_class_the_question_spells_as_words_is_a_definition_candidate(
     found = [parts.memory.entry(cid).meta for cid in static_index._definitions(  # type: ignore[union-attr]
         parts, service.ForestQuery("mutable object node with named fields"))]
     assert [(m["file"], m["symbol"]) for m in found] == [("tree/mutable.go", "ObjectNode")]
+
+
+def test_a_java_type_whose_name_words_a_sentence_writes_is_a_definition_candidate(
+        static_index: SemanticIndex) -> None:  # noqa: F811 (the fixture)
+    # msgpack-java's "the type system of decoded values: nil, boolean, numbers, raw strings ...": `NumberValue` and
+    # `RawValue` were no candidates, their chunks saying "value" and "number" as a hundred others do. Every word of the
+    # file's name is in the question, anywhere and in another form (numbers, values); Java's role words (Abstract,
+    # Base, Default, Impl) need not be. A name with a word the question lacks is not, nor a Python module, nor a
+    # question of one word
+    terms = set(lexical_tokens("the type system of decoded values: numbers and raw strings, read by a reader"))
+
+    def named(file: str) -> bool:
+        return named_in_words(terms, word_starts(terms), file)
+
+    assert named("core/value/NumberValue.java") and named("value/AbstractValue.java") and named("value/RawReader.java")
+    assert not named("value/MapValue.java") and not named("value/Impl.java") and not named("value/Rawest.java")
+    # a name's word that starts a question's (`read` for "reading") or that one starts (`deserializer`, stemmed
+    # `deserializ`); not two words that merely begin alike (`confirm` and "configure")
+    forms = set(lexical_tokens("reading, deserializing and configuring"))
+
+    def written(file: str) -> bool:
+        return named_in_words(forms, word_starts(forms), file)
+
+    assert written("Read.java") and written("Deserializer.java") and written("ConfigReader.java")
+    assert not written("Confirm.java") and not written("TypeDeserializer.java")
+    write_files(static_index.root.path, {
+        f"value/{name}.java": f"package value;\n\n/** A decoded {name}. */\npublic class {name} {{\n"
+                              + "".join(f"    int field{k};\n" for k in range(4)) + "}\n"
+        for name in ("NumberValue", "RawValue", "MapValue", "AbstractValue")} | {
+        "value/number_value.py": "class NumberValue:\n    pass\n"})
+    static_index.sync()
+    parts = static_index._get_parts()
+
+    def found(question: str) -> set[tuple[str, str]]:
+        return {(m["file"], m["symbol"]) for m in (parts.memory.entry(cid).meta  # type: ignore[union-attr]
+                                                     for cid in static_index._definitions(parts, service.ForestQuery(question)))}
+
+    assert found("the type system of decoded values: numbers and raw strings") == {
+        ("value/NumberValue.java", "NumberValue"), ("value/RawValue.java", "RawValue"),
+        ("value/AbstractValue.java", "AbstractValue")}
+    assert found("values") == set()
 
 
 def test_the_class_a_sentence_spells_ranks_above_methods_that_share_its_words() -> None:

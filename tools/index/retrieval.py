@@ -10,6 +10,7 @@ rank fusion throws away how far ahead the best candidate of each side is.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import re
 from collections import Counter
@@ -409,6 +410,41 @@ def spelled_names(query: str) -> set[str]:
     the builder class `OrderBy` took the place of query.ex)."""
     words = re.findall(r"[A-Za-z]+(?:_[A-Za-z]+)*", query)
     return {(first + second).lower() for first, second in zip(words, words[1:], strict=False)}
+
+
+ROLE_WORDS_OF_NAMES = frozenset({"abstract", "base", "default", "impl"})  # Java's conventional words for a type's
+# place in its family (`AbstractJsonProvider`, `TypeDeserializerBase`, `DefaultPrettyPrinter`), not what it does
+
+
+def named_in_words(terms: set[str], starts: set[str], file: str) -> bool:
+    """Every word of a file's name, but for ROLE_WORDS_OF_NAMES, is among a question's words (`terms`, its
+    lexical_tokens; `starts`, word_starts of them), in the forms path_words joins: "recycling raw byte and char
+    buffers" writes BufferRecycler.java, "how the unpacker pulls its input buffer by buffer ..."
+    ArrayBufferInput.java. In Java a file is named after the type it holds, so its name is the author's own summary
+    of the file, which BM25 reads only diluted among the chunk's code. Read for every file at each search: set
+    lookups, and the first word missing ends it."""
+    words = _name_words(file)
+    for w in words:
+        if w not in starts and not any(w[:n] in terms for n in range(PATH_PREFIX, len(w))):
+            return False
+    return bool(words)
+
+
+def word_starts(terms: set[str]) -> set[str]:
+    """A question's words and their starts of PATH_PREFIX letters or more: a name's word among them is a question's
+    word or the start of one (`read` for "reading", as path_words joins them); one that a question's word starts
+    (`deserializer` for "deserializing", stemmed `deserializ`) is found by its own starts among the words."""
+    return terms | {t[:n] for t in terms for n in range(PATH_PREFIX, len(t))}
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _name_words(file: str) -> tuple[str, ...]:
+    from code_intel.index.text import lexical_tokens
+
+    stem = PurePosixPath(file).stem
+    tokens = lexical_tokens(stem)
+    return tuple(w for w in dict.fromkeys(tokens) if (w != stem.lower() or len(tokens) == 1)
+                 and w not in ROLE_WORDS_OF_NAMES)
 
 
 _USES_OF = re.compile(r"\b(?:implementations?|implementers?|implementors?|subclasses|subtypes|callers|usages?|uses|users"

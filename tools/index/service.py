@@ -41,9 +41,11 @@ from code_intel.index.retrieval import (
     check_code_hint,
     check_keywords,
     fuse,
+    named_in_words,
     names_its_file,
     rank_code,
     rerank,
+    word_starts,
 )
 from code_intel.index.static import STATIC_MODEL_NAME, StaticEmbedder
 from code_intel.index.store import FOREST, MAP, VectorStore, store_description
@@ -552,7 +554,7 @@ class SemanticIndex:
                 found.append(cid)
         used = used_names(search.query)  # "implementations of SeqAccess": the impl blocks, which define other names
         found += [cid for cid in parts.memory.implementing(used, DEFINITION_CANDIDATES) if cid not in found] if used else []
-        return found
+        return found + _types_named_in_words(parts.manifest, search.query)
 
     def _symbol_chunks(self, parts: _Parts, symbol: str) -> list[tuple[str, str, int, int, str]]:
         """(chunk id, file, start, end, qualified symbol) for chunks defining `symbol` (exact name first)."""
@@ -802,6 +804,25 @@ def _read_calls(candidates: list[Scored], root: Path, manifest: Manifest) -> Non
             body, declared = _declaration(Chunk(c.file, c.lines[0], end, c.symbol, "function", "",
                                                 "\n".join(lines[c.lines[0] - 1 : end])))
             c.calls = frozenset(_WORD.findall("\n".join(body[declared + 1 :]))) - {own}
+
+
+def _types_named_in_words(manifest: Manifest, query: str) -> list[str]:
+    """The headers of the Java types whose names a sentence writes as words, anywhere and in any order
+    (named_in_words): msgpack-java's `NumberValue` and `RawValue` for "... numbers, raw strings and binaries ...", whose
+    chunks say "value" and "number" no more than a hundred others do. In Java a file is named after its type, and the
+    header of that type (names_its_file) stands for the file. Not for a question of one word, which is a name (a
+    definition is a candidate anyway), nor in languages whose files are modules named by topic (measured: serde's
+    `ser.rs` and okio's Kotlin files lost answers to the files they brought in)."""
+    from code_intel.index.chunker import BODILESS_LANGUAGES
+    from code_intel.index.text import lexical_tokens
+
+    if len(query.split()) < 2:
+        return []
+    terms = set(lexical_tokens(query))
+    starts = word_starts(terms)
+    return [c.id for file, entry in list(manifest.files.items())
+            if entry.language in BODILESS_LANGUAGES and named_in_words(terms, starts, file)
+            for c in entry.chunks if names_its_file(c.kind, c.symbol, file)]
 
 
 def _whole_file(indexed: FileEntry, meta: dict[str, Any]) -> bool:

@@ -188,6 +188,21 @@ def test_rank_code_orders_a_files_functions_by_their_names_within_the_places_the
     assert [c.id for c in rank_code([setter, getter, *fillers], "set_exception")][0] == "set"
 
 
+def test_a_name_a_sentence_writes_lifts_its_file_but_not_its_definition_among_the_files_functions() -> None:
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.py", f"helper{n}") for n in range(20)]
+    soon = _scored("soon", 0.70, 2.6, "base_events.py", "BaseEventLoop.call_soon")
+    safe = _scored("safe", 0.72, 2.8, "base_events.py", "BaseEventLoop.call_soon_threadsafe")
+    other = _scored("other", 0.90, 3.2, "events.py", "Handle._run")
+    question = "Like call_soon(), but thread-safe."
+    # the written name's bonus puts its file first: the file keeps the first place, which its other function takes
+    assert [c.id for c in rank_code([other, soon, safe, *fillers], question)][:3] == ["safe", "other", "soon"]
+    assert [c.id for c in rank_code([other, soon, safe, *fillers], question, weights=CodeRanking(definition=0.0))][
+        :3] == ["other", "safe", "soon"]
+    # a question that is only the name, or short enough to name one thing, asks for that definition
+    assert [c.id for c in rank_code([other, soon, safe, *fillers], "call_soon")][0] == "soon"
+    assert [c.id for c in rank_code([other, soon, safe, *fillers], "where is call_soon?")][0] == "soon"
+
+
 def test_a_files_chunk_that_holds_no_function_takes_its_place_after_the_functions_that_score_nearly_as_well() -> None:
     fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.js", f"helper{n}") for n in range(20)]
     requires = _scored("mod", 0.80, 3.0, "utils.js", "", kind="module")

@@ -184,7 +184,8 @@ class CodeRanking:
     lexical_lead: float = 3.5  # a candidate whose BM25 score stands this many standard deviations above the
     lead_dense_weight: float = 0.5  # candidates' mean: one chunk shares the question's words as no other does, and
     # the dense side's share falls to this (chosen on fold A of the dev captures, confirmed on fold B; t-ruby7)
-    definition: float = 0.3  # the chunk defines a name the question writes (exact case): a type, function or method
+    definition: float = 0.3  # the chunk defines a name the question writes (exact case): a type, function or method;
+    # in a sentence it lifts the definition's file, not the definition among its file's chunks (rank_code's merit)
     bare_definition: float = 1.0  # the same when the question is only that name and a candidate defines it: above any
     # fused score, so what merely resembles the name (`less` for `Between`, whose word BM25 drops) comes after it
     implementation: float = 0.6  # the chunk implements a trait whose implementations the question asks for (as
@@ -480,8 +481,9 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     lexical_raw = [c.lexical for c in candidates]
     lexical = _min_max(lexical_raw) if any(lexical_raw) else [0.0] * len(candidates)
     share = w.lead_dense_weight if _stands_out(lexical_raw, w.lexical_lead) else w.dense_weight
+    written: dict[str, float] = {}  # the definition bonus each took, for a name the question writes
     for c, d, lx in zip(candidates, dense, lexical, strict=True):
-        c.score = _adjusted(c, share * d + (1 - share) * lx, cues, w)
+        c.score, written[c.id] = _adjusted(c, share * d + (1 - share) * lx, cues, w)
     ordered = sorted(_one_per_definition(candidates), key=lambda c: -c.score)
     # before file support and decay
     verbs, value = name_verbs(query), asks_a_value(query)
@@ -489,7 +491,11 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     # a header that holds no function and is its file's type is one reason to follow its methods, not two: the
     # larger of the two amounts (commons-lang's "reflection equals builder internals" asks for `EqualsBuilder`'s
     # header, which the sum put behind two of its methods)
-    merit = {c.id: c.score + w.name * c.name_similarity
+    # a name a sentence writes says which file to read, not which of its functions the sentence describes ("Like
+    # call_soon(), but thread-safe", "Wait until feed_data() is called"): its definition's bonus orders files only,
+    # unless the question is short enough to name one thing (NAME_IN_WORDS: "where is Errors#empty?")
+    described = len(cues.terms) > NAME_IN_WORDS
+    merit = {c.id: c.score - (written[c.id] if described else 0.0) + w.name * c.name_similarity
              - max(w.no_function if _holds_no_function(c, cut) else 0.0,
                    w.file_type if names_its_file(c.kind, c.symbol, c.file) else 0.0)
              + (w.verb if _opens_with(c, verbs) else 0.0) + w.length * _span(c)
@@ -563,14 +569,15 @@ def _span(c: Scored) -> float:
 
 
 def _within_files(ordered: list[Scored], merit: dict[str, float]) -> list[Scored]:
-    """Each file keeps the places its chunks hold, and its chunks take them in the order of `merit` (the chunk's score
-    before file support and decay, plus its name's similarity): which files answer stays as it was, and among one
-    file's functions the one whose name reads like the question comes first (`Future.exception` for "return the
-    exception that was set on this future", above `Future.set_exception`, whose code holds the same words). A chunk
-    that holds no function (_holds_no_function) comes after the functions that score nearly as well: its constants
-    or fields bring the file up, and the question asks what the code there does (express's `createETagGenerator`
-    below utils.js's block of requires for "how is an ETag produced", resty's `clientTrace.createContext` below the
-    `TraceInfo` struct for a timing breakdown). A place keeps its score, so the scores still fall down the list."""
+    """Each file keeps the places its chunks hold, and its chunks take them in the order of `merit` (the chunk's
+    score before file support and decay, without the bonus for a name the sentence writes, plus its name's
+    similarity): which files answer stays as it was, and among one file's functions the one whose name reads like
+    the question comes first (`Future.exception` for "return the exception that was set on this future", above
+    `Future.set_exception`, whose code holds the same words). A chunk that holds no function (_holds_no_function)
+    comes after the functions that score nearly as well: its constants or fields bring the file up, and the question
+    asks what the code there does (express's `createETagGenerator` below utils.js's block of requires for "how is an
+    ETag produced", resty's `clientTrace.createContext` below the `TraceInfo` struct for a timing breakdown). A
+    place keeps its score, so the scores still fall down the list."""
     places: dict[str, list[int]] = {}
     for i, c in enumerate(ordered):
         places.setdefault(c.file, []).append(i)
@@ -787,8 +794,10 @@ def _ends_with(symbol: str, qualified: str) -> bool:
     return symbol == qualified or symbol.endswith("." + qualified)
 
 
-def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
-    """The fused score moved by what the chunk is; the steps keep their order so the sums stay bit-identical."""
+def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> tuple[float, float]:
+    """The fused score moved by what the chunk is, and the bonus it took for defining a name the question writes
+    (rank_code's merit leaves it out); the steps keep their order so the sums stay bit-identical."""
+    written = 0.0
     if c.role not in cues.wanted:
         score -= w.role_penalty.get(c.role, 0.0)
     if c.kind in ("module", "part"):
@@ -804,7 +813,8 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
     elif cues.used.intersection(c.implements):
         score += w.implementation  # `impl SeqAccess for X`, `class Hamming implements EditDistance`, for their uses
     elif _names(c, cues, own, old):
-        score += w.bare_definition if cues.defined else w.definition
+        written = w.bare_definition if cues.defined else w.definition
+        score += written
     elif own and cues.bare and own.lower() in cues.lowered:
         score += w.near_definition
     elif c.kind == "class" and own.lower() in cues.spelled:
@@ -815,7 +825,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> float:
         score += w.file_type
     if cues.terms:
         score += w.path * path_words(cues.terms, file_words(c.file, len(cues.terms))) / len(cues.terms)
-    return score
+    return score, written
 
 
 NAME_IN_WORDS = 3  # a question of at most this many words (after stop words) names one thing: "the fetch adapter"

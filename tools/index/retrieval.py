@@ -295,7 +295,7 @@ class Scored:
     implements: list[str] = field(default_factory=list)  # what the class extends or implements (Chunk.implements)
     command: str = ""  # the command line a shell dispatcher's branch runs (chunker.command_line)
     calls: frozenset[str] = frozenset()  # the words of a method's body below its declaration, read at search time
-    # for a question that is one name (service._read_calls): the names it calls
+    # for a question that is one name (service._read_windows): the names it calls
     name_similarity: float = 0.0  # the question's cosine with the chunk's qualified name as words (a class: the best
     # of its own and its members'), which tells a file's functions apart where their code reads alike
 

@@ -775,33 +775,23 @@ def _member_similarity(candidates: list[Scored], metas: dict[str, dict[str, Any]
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[?!]?")
 
 
-def _windows_below(c: Scored, manifest: Manifest, memory: MemoryIndex) -> list[tuple[int, int]]:
-    """The first and last lines of the windows below a function candidate's chunk, when its function was too long
-    for one: the parts of its file cut from the definition it declares (their declaration line lies in it; a name
-    alone is not enough, a Python property's getter and setter share one, as overloads do)."""
-    indexed = manifest.files.get(c.file)
-    if c.kind != "function" or indexed is None:
-        return []
-
-    def declared_in(cid: str) -> bool:
-        entry = memory.entry(cid)
-        return entry is not None and c.lines[0] <= int(entry.meta.get("decl_line") or 0) <= c.lines[1]
-
-    return sorted((e.start_line, e.end_line) for e in indexed.chunks
-                  if e.kind == "part" and e.symbol == c.symbol and e.start_line > c.lines[1] and declared_in(e.id))
-
-
 def _read_windows(candidates: list[Scored], manifest: Manifest, memory: MemoryIndex, root: Path, one_name: bool) -> None:
-    """What rank_code reads of a function candidate's windows below its chunk (_windows_below): a function flagged
-    as returning no value is not when it has any, since chunker.valueless did not see their lines (importlib's
-    `spec_from_file_location`); and, for a question that is one name, whose definition rank_code follows with the
+    """What rank_code reads of a function candidate beyond its own chunk, when the function was too long for one: the
+    windows below it, the parts of its file cut from the definition it declares (their declaration line lies in its
+    chunk; a name alone is not enough, a Python property's getter and setter share one, as overloads do). A function
+    flagged as returning no value is not when it has any: chunker.valueless did not see their lines (importlib's
+    `spec_from_file_location`). For a question that is one name, whose definition rank_code follows with the
     methods it calls, Scored.calls: the words of its body below its declaration, its chunk's and its windows' (the
     calls that hand its work on often close it), read from its file."""
     lines_of: dict[str, list[str] | None] = {}
     for c in candidates:
         if c.kind != "function" or not c.lines[0] or not (c.valueless or one_name):
             continue
-        below = _windows_below(c, manifest, memory)
+        indexed = manifest.files.get(c.file)
+        below = sorted((e.start_line, e.end_line) for e in (indexed.chunks if indexed else [])
+                       if e.kind == "part" and e.symbol == c.symbol and e.start_line > c.lines[1]
+                       and (entry := memory.entry(e.id)) is not None
+                       and c.lines[0] <= int(entry.meta.get("decl_line") or 0) <= c.lines[1])
         c.valueless = c.valueless and not below
         lines = _file_lines(root, c.file, lines_of) if one_name else None
         if lines is not None:

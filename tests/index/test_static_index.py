@@ -15,8 +15,9 @@ import pytest
 from code_intel.core.config import load_config
 from code_intel.core.project import ProjectRoot
 from code_intel.index import sync as sync_module
-from code_intel.index.chunker import Chunker, hollow
+from code_intel.index.chunker import Chunk, Chunker, hollow, valueless
 from code_intel.index.manifest import Manifest
+from code_intel.index.memory import MemoryIndex
 from code_intel.index.retrieval import CodeRanking, Scored, name_verbs, named_identifiers, rank_code
 from code_intel.index.service import STATIC_THRESHOLDS, TRANSFORMER_THRESHOLDS, SemanticIndex, thresholds_for
 from code_intel.index.static import MAX_TOKENS, StaticEmbedder, token_ids
@@ -366,9 +367,28 @@ def test_a_description_opening_with_return_puts_the_files_functions_that_return_
     assert [c.id for c in rank_code([setter, elsewhere, *fillers], question)][:2] == ["set", "elsewhere"]
 
 
-def test_a_functions_first_window_is_not_read_as_returning_no_value_when_a_later_window_may_return() -> None:
+def _indexed(file: str, chunks: list[Chunk]) -> tuple[Manifest, MemoryIndex, dict[str, Scored]]:
+    """A manifest and an index in memory holding `chunks` as the sync stores them, and each chunk as a candidate
+    (keyed by symbol and kind, the first of each)."""
     from code_intel.index.manifest import ChunkEntry, FileEntry
     from code_intel.index.service import _scored
+    from code_intel.index.sync import chunk_metadata
+
+    ids = [f"c{n}" for n in range(len(chunks))]
+    metas = [chunk_metadata(c, "s") for c in chunks]
+    entry = FileEntry(sha256="s", size=1, mtime_ns=1, language=chunks[0].language, chunks=[
+        ChunkEntry(cid, c.start_line, c.end_line, c.symbol, c.symbols, c.kind) for cid, c in zip(ids, chunks, strict=True)])
+    memory = MemoryIndex()
+    memory.add(ids, np.eye(len(chunks), 8), [c.content for c in chunks], metas)
+    manifest = Manifest(files={file: entry})
+    scored: dict[str, Scored] = {}
+    for cid, c, meta in zip(ids, chunks, metas, strict=True):
+        scored.setdefault(c.symbol + c.kind, _scored(cid, 0.5, 1.0, meta, manifest))
+    return manifest, memory, scored
+
+
+def test_a_functions_first_window_is_not_read_as_returning_no_value_when_a_later_window_may_return() -> None:
+    from code_intel.index.service import _read_windows
     from code_intel.index.sync import chunk_metadata
 
     long = "def spec(name, location):\n" + "".join(f"    step_{n} = prepare(name, location, {n})\n" for n in range(40)) + (
@@ -376,12 +396,30 @@ def test_a_functions_first_window_is_not_read_as_returning_no_value_when_a_later
     chunks = Chunker(max_tokens=64).chunk("external.py", long, "python")
     first = next(c for c in chunks if c.kind == "function" and c.symbol == "spec")
     assert any(c.kind == "part" and c.symbol == "spec" for c in chunks) and "return" not in first.content
-    entry = FileEntry(sha256="s", size=1, mtime_ns=1, language="python", chunks=[
-        ChunkEntry(f"c{n}", c.start_line, c.end_line, c.symbol, c.symbols, c.kind) for n, c in enumerate(chunks)])
-    manifest = Manifest(files={"external.py": entry})
-    scored = {c.symbol + c.kind: _scored("x", 0.5, 1.0, chunk_metadata(c, "s"), manifest) for c in chunks}
+    manifest, memory, scored = _indexed("external.py", chunks)
+    _read_windows(list(scored.values()), manifest, memory, Path("/nonexistent"), False)
     assert chunk_metadata(first, "s").get("valueless") and not scored["specfunction"].valueless
     assert scored["storefunction"].valueless
+
+
+def test_a_propertys_setter_is_not_read_through_its_getters_windows() -> None:
+    from code_intel.index.service import _read_windows
+
+    # the getter and the setter share a qualified name; only the getter is too long for one chunk, and the windows
+    # below it are its own, not the setter's, which returns no value
+    text = ("class Future:\n    @property\n    def result(self):\n" + "".join(
+        f"        step_{n} = self.prepare({n})\n" for n in range(40)) + "        return self._result\n\n"
+        "    @result.setter\n    def result(self, value):\n        self._result = value\n        self.notify()\n")
+    chunks = Chunker(max_tokens=64).chunk("futures.py", text, "python")
+    assert [c.kind for c in chunks if c.symbol == "Future.result"].count("function") == 2
+    assert any(c.kind == "part" and c.symbol == "Future.result" for c in chunks)
+    manifest, memory, _ = _indexed("futures.py", chunks)
+    candidates = [dataclasses.replace(_scored(f"c{n}", 0.5, 1.0, "futures.py", c.symbol), lines=(c.start_line, c.end_line),
+                                      valueless=bool(valueless(c)))
+                  for n, c in enumerate(chunks) if c.kind == "function"]
+    _read_windows(candidates, manifest, memory, Path("/nonexistent"), False)
+    getter, setter = sorted(candidates, key=lambda c: c.lines)
+    assert setter.valueless and not getter.valueless
 
 
 def test_a_chunks_name_similarity_is_its_qualified_name_as_words_and_a_class_takes_its_best_member() -> None:
@@ -800,7 +838,7 @@ def test_a_class_kept_whole_scores_as_its_best_method_would_as_a_chunk_of_its_ow
 
 
 def test_a_methods_calls_are_the_words_of_its_body_below_its_declaration(tmp_path: Path) -> None:
-    from code_intel.index.service import _read_calls
+    from code_intel.index.service import _read_windows
 
     ruby = ("class Cache\n  # Adds one to the count; unlike reset_count, it keeps the key.\n  def count(unprefixed_key, period)\n"
             "    key, expires_in = key_and_expiry(unprefixed_key, period)\n    do_count(key, expires_in)\n  end\nend\n")
@@ -809,29 +847,30 @@ def test_a_methods_calls_are_the_words_of_its_body_below_its_declaration(tmp_pat
     count.lines = (2, 6)
     header = _scored("header", 0.5, 0.0, "cache.rb", "Cache", kind="class")
     header.lines = (1, 7)
-    _read_calls([count, header], tmp_path, Manifest())
+    _read_windows([count, header], Manifest(), MemoryIndex(), tmp_path, True)
     assert {"key_and_expiry", "do_count"} <= count.calls and not {"reset_count", "count"} & count.calls
     assert not header.calls  # a class's chunk calls nothing: its methods do
 
 
 def test_a_long_methods_calls_are_read_through_its_later_windows(tmp_path: Path) -> None:
-    from code_intel.index.manifest import ChunkEntry, FileEntry
-    from code_intel.index.service import _read_calls
+    from code_intel.index.service import _read_windows
 
-    # a method cut into two windows hands its work on in its last lines; a later overload of the same name, not
-    # adjacent, is another method and its calls are not this one's
-    ruby = ("class Cache\n  def count(key, period)\n    a = 1\n    b = 2\n"
-            "    full, expires_in = key_and_expiry(key, period)\n    do_count(full, expires_in)\n  end\n\n\n\n"
-            "  def count(key)\n    reset_all(key)\n  end\nend\n")
+    # a method cut into windows hands its work on in its last lines; a later overload of the same name, cut into
+    # windows too, is another method and its calls are not this one's
+    ruby = ("class Cache\n  def count(key, period)\n" + "".join(f"    step_{n} = prepare(key, {n})\n" for n in range(30))
+            + "    full, expires_in = key_and_expiry(key, period)\n    do_count(full, expires_in)\n  end\n\n"
+            "  def count(key)\n" + "".join(f"    step_{n} = prepare(key, {n})\n" for n in range(30))
+            + "    reset_all(key)\n  end\nend\n")
     (tmp_path / "cache.rb").write_text(ruby)
-    count = _scored("count", 0.5, 0.0, "cache.rb", "Cache.count")
-    count.lines = (2, 4)
-    entry = FileEntry(sha256="x", size=len(ruby), mtime_ns=0, language="ruby", chunks=[
-        ChunkEntry("count", 2, 4, "Cache.count", kind="function"),
-        ChunkEntry("count-2", 5, 7, "Cache.count", kind="part"),
-        ChunkEntry("count-3", 11, 13, "Cache.count", kind="part")])
-    _read_calls([count], tmp_path, Manifest(files={"cache.rb": entry}))
-    assert {"key_and_expiry", "do_count"} <= count.calls and "reset_all" not in count.calls
+    chunks = Chunker(max_tokens=64).chunk("cache.rb", ruby, "ruby")
+    manifest, memory, _ = _indexed("cache.rb", chunks)
+    counts = [dataclasses.replace(_scored(f"c{n}", 0.5, 0.0, "cache.rb", c.symbol), lines=(c.start_line, c.end_line))
+              for n, c in enumerate(chunks) if c.kind == "function" and c.symbol == "Cache.count"]
+    assert len(counts) == 2
+    _read_windows(counts, manifest, memory, tmp_path, True)
+    first, second = sorted(counts, key=lambda c: c.lines)
+    assert {"key_and_expiry", "do_count"} <= first.calls and "reset_all" not in first.calls
+    assert "reset_all" in second.calls and "do_count" not in second.calls
 
 
 def test_a_class_whose_method_names_hold_a_comma_still_scores_by_its_methods(tmp_path: Path) -> None:

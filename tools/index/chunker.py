@@ -389,7 +389,7 @@ def valueless(chunk: Chunk) -> bool:
     not what a description opening with "Return ..." names (`Future.result`). A body of one statement (`pass`, a
     `raise`, an abstract method's; its docstring is not counted) says nothing either way, and a function it defines
     that returns counts as its own return (read by lines, not parsed). The first window of a function too long for
-    one chunk may be flagged: its `return` is in a later window, which service._scored reads. Python only: in Ruby, Rust or Kotlin a function's
+    one chunk may be flagged: its `return` is in a later window, which service._read_windows reads. Python only: in Ruby, Rust or Kotlin a function's
     last expression is its value, and other languages were not measured."""
     if chunk.kind != "function" or chunk.language != "python" or _VALUE_LINE.search(chunk.content):
         return False

@@ -297,7 +297,7 @@ class Scored:
     implements: list[str] = field(default_factory=list)  # what the class extends or implements (Chunk.implements)
     command: str = ""  # the command line a shell dispatcher's branch runs (chunker.command_line)
     calls: frozenset[str] = frozenset()  # the words of a method's body below its declaration, read at search time
-    # for a question that is one name (service._read_calls): the names it calls
+    # for a question that is one name (service._read_windows): the names it calls
     name_similarity: float = 0.0  # the question's cosine with the chunk's qualified name as words (a class: the best
     # of its own and its members'), which tells a file's functions apart where their code reads alike
 
@@ -613,8 +613,6 @@ def _kin(ordered: Sequence[Scored], named: set[str]) -> set[str]:
     `Blocklist` built on it). A namespace the declaration writes (`< OmniAuth::KeyStore`) is no base. None when the
     name has other definitions than those asked (an older copy, a deprecated twin): they come first."""
     heads = [c for c in ordered if c.id in named and c.kind == "class"]
-    if not heads:
-        return set()
     owns = {_own_name(c) for c in heads}
     if any(c.id not in named and _own_name(c) in owns for c in ordered):
         return set()
@@ -628,7 +626,7 @@ def _callees(ordered: Sequence[Scored], named: set[str]) -> set[str]:
     of rack-attack's `Cache#count` reads the `key_and_expiry` and `do_count` it delegates to; of warden's
     `Proxy#authenticate!`, its `_perform_authentication`). Not for a function of no class: zig-clap's `Clap`, a
     function that returns the type asked for, names every helper of its file, and the type's uses come next."""
-    heads = [c for c in ordered if c.id in named and c.kind == "function" and c.calls and "." in c.symbol]
+    heads = [c for c in ordered if c.id in named and c.kind == "function" and "." in c.symbol]
     return {c.id for c in ordered if c.kind == "function" and c.id not in named and any(
         h.file == c.file and h.symbol.rpartition(".")[0] == c.symbol.rpartition(".")[0] and _own_name(c) in h.calls
         for h in heads)}
@@ -712,12 +710,9 @@ class _Cues:
         stores, which have chunks of their own. Not a split class's header, which lists a member whose own chunk is
         a candidate."""
         forms = [form for owned in self.qualified.values() for form in owned]
-        if not forms:
-            return self
         own_chunks = {(c.file, c.symbol) for c in candidates}
-        holders = {c.id for c in candidates if c.kind == "class" and any(
-            s != c.symbol and (c.file, s) not in own_chunks and _ends_with(s, form) for s in c.symbols for form in forms)}
-        return dataclasses.replace(self, holders=holders) if holders else self
+        return dataclasses.replace(self, holders={c.id for c in candidates if c.kind == "class" and any(
+            s != c.symbol and (c.file, s) not in own_chunks and _ends_with(s, form) for s in c.symbols for form in forms)})
 
     def spelled_as_defined(self, candidates: Sequence[Scored]) -> _Cues:
         """For a question that is only a name some candidate defines as written: the definition's bonus raised to

@@ -528,8 +528,8 @@ class SemanticIndex:
             _name_similarity(candidates, model, vector)
             _member_similarity(candidates, {cid: meta for cid, (_s, _d, meta) in known.items()}, model, vector,
                                self.root.path)
-        if weights is not None and len(search.query.split()) == 1:
-            _read_calls(candidates, self.root.path, parts.manifest)
+        if weights is not None:
+            _read_windows(candidates, parts.manifest, parts.memory, self.root.path, len(search.query.split()) == 1)
         return [_forest_result(c, *known[c.id]) for c in _ranked(candidates, search, n, weights)]
 
     def _definitions(self, parts: _Parts, search: ForestQuery) -> list[str]:
@@ -701,7 +701,7 @@ def _scored(cid: str, similarity: float, lexical: float, meta: dict[str, Any], m
                   str(meta.get("kind", "")), "doc" if meta.get("documentation") else file_role(file, manifest.files),
                   deprecated=bool(meta.get("deprecated")), addition=bool(meta.get("addition")),
                   bodiless=bool(meta.get("bodiless")), accessor=bool(meta.get("accessor")),
-                  valueless=bool(meta.get("valueless")) and indexed is not None and _whole_function(indexed, meta),
+                  valueless=bool(meta.get("valueless")),
                   lines=(int(meta.get("start_line") or 0), int(meta.get("end_line") or 0)),
                   decl_line=int(meta.get("decl_line") or 0),
                   implements=listed(meta, "implements"), command=str(meta.get("command") or ""),
@@ -774,36 +774,33 @@ def _member_similarity(candidates: list[Scored], metas: dict[str, dict[str, Any]
         c.dense = max(c.dense, similarity)
 
 
-def _whole_function(indexed: FileEntry, meta: dict[str, Any]) -> bool:
-    """The function chunk holds all of its function: no window of it (a `part` of the same name) follows, whose lines
-    may hold the `return` that chunker.valueless did not see (importlib's `spec_from_file_location`)."""
-    symbol = meta.get("symbol")
-    return not any(e.kind == "part" and e.symbol == symbol for e in indexed.chunks)
-
-
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[?!]?")
 
 
-def _read_calls(candidates: list[Scored], root: Path, manifest: Manifest) -> None:
-    """Scored.calls of each method candidate: the words of its body below its declaration, read from its file (for a
-    question that is one name, whose definition rank_code follows with the methods it calls). A method too long for
-    one chunk is read through the windows of it that follow (the calls that hand its work on often close it)."""
+def _read_windows(candidates: list[Scored], manifest: Manifest, memory: MemoryIndex, root: Path, one_name: bool) -> None:
+    """What rank_code reads of a function candidate beyond its own chunk, when the function was too long for one: the
+    windows below it, the parts of its file cut from the definition it declares (their declaration line lies in its
+    chunk; a name alone is not enough, a Python property's getter and setter share one, as overloads do). A function
+    flagged as returning no value is not when it has any: chunker.valueless did not see their lines (importlib's
+    `spec_from_file_location`). For a question that is one name, whose definition rank_code follows with the
+    methods it calls, Scored.calls: the words of its body below its declaration, its chunk's and its windows' (the
+    calls that hand its work on often close it), read from its file."""
     lines_of: dict[str, list[str] | None] = {}
     for c in candidates:
-        if c.kind != "function" or not c.lines[0]:
+        if c.kind != "function" or not c.lines[0] or not (c.valueless or one_name):
             continue
-        lines = _file_lines(root, c.file, lines_of)
-        own = c.symbol.rpartition(".")[2]
+        indexed = manifest.files.get(c.file)
+        below = sorted((e.start_line, e.end_line) for e in (indexed.chunks if indexed else [])
+                       if e.kind == "part" and e.symbol == c.symbol and e.start_line > c.lines[1]
+                       and (entry := memory.entry(e.id)) is not None
+                       and c.lines[0] <= int(entry.meta.get("decl_line") or 0) <= c.lines[1])
+        c.valueless = c.valueless and not below
+        lines = _file_lines(root, c.file, lines_of) if one_name else None
         if lines is not None:
-            end = c.lines[1]
-            indexed = manifest.files.get(c.file)
-            for e in sorted(indexed.chunks if indexed else [], key=lambda e: e.start_line):
-                if e.kind == "part" and e.symbol == c.symbol and end < e.start_line <= end + 2:
-                    end = e.end_line  # the next window of the same function (an overload's start further down)
+            code = "\n".join(line for first, last in [c.lines, *below] for line in lines[first - 1 : last])
             # below its declaration, as the chunker finds it (its name written outside a doc comment)
-            body, declared = _declaration(Chunk(c.file, c.lines[0], end, c.symbol, "function", "",
-                                                "\n".join(lines[c.lines[0] - 1 : end])))
-            c.calls = frozenset(_WORD.findall("\n".join(body[declared + 1 :]))) - {own}
+            body, declared = _declaration(Chunk(c.file, c.lines[0], c.lines[1], c.symbol, "function", "", code))
+            c.calls = frozenset(_WORD.findall("\n".join(body[declared + 1 :]))) - {c.symbol.rpartition(".")[2]}
 
 
 def _types_named_in_words(manifest: Manifest, query: str) -> list[str]:

@@ -397,7 +397,7 @@ def test_a_functions_first_window_is_not_read_as_returning_no_value_when_a_later
     first = next(c for c in chunks if c.kind == "function" and c.symbol == "spec")
     assert any(c.kind == "part" and c.symbol == "spec" for c in chunks) and "return" not in first.content
     manifest, memory, scored = _indexed("external.py", chunks)
-    _read_windows(list(scored.values()), manifest, memory, Path("/nonexistent"), False)
+    _read_windows(list(scored.values()), manifest, memory, Path("/nonexistent"), {}, False)
     assert chunk_metadata(first, "s").get("valueless") and not scored["specfunction"].valueless
     assert scored["storefunction"].valueless
 
@@ -417,7 +417,7 @@ def test_a_propertys_setter_is_not_read_through_its_getters_windows() -> None:
     candidates = [dataclasses.replace(_scored(f"c{n}", 0.5, 1.0, "futures.py", c.symbol), lines=(c.start_line, c.end_line),
                                       valueless=bool(valueless(c)))
                   for n, c in enumerate(chunks) if c.kind == "function"]
-    _read_windows(candidates, manifest, memory, Path("/nonexistent"), False)
+    _read_windows(candidates, manifest, memory, Path("/nonexistent"), {}, False)
     getter, setter = sorted(candidates, key=lambda c: c.lines)
     assert setter.valueless and not getter.valueless
 
@@ -828,12 +828,12 @@ def test_a_class_kept_whole_scores_as_its_best_method_would_as_a_chunk_of_its_ow
     best = float(alone.max())
     assert best == float(alone[3]) > whole  # `Event.clear` as a chunk of its own is nearer than the whole class
     event = _scored("event", whole, 0.0, "locks.py", "Event", kind="class", symbols=chunk.symbols)
-    _member_similarity([event], {"event": meta}, model, question, tmp_path)
+    _member_similarity([event], {"event": meta}, model, question, tmp_path, {})
     assert event.dense == pytest.approx(best, abs=1e-5)
     # the file changed since it was indexed: the lines no longer hold the class's text, which keeps its own cosine
     (tmp_path / "locks.py").write_text("import collections\n\n" + _EVENT)
     stale = _scored("event", whole, 0.0, "locks.py", "Event", kind="class", symbols=chunk.symbols)
-    _member_similarity([stale], {"event": meta}, model, question, tmp_path)
+    _member_similarity([stale], {"event": meta}, model, question, tmp_path, {})
     assert stale.dense == whole
 
 
@@ -847,7 +847,7 @@ def test_a_methods_calls_are_the_words_of_its_body_below_its_declaration(tmp_pat
     count.lines = (2, 6)
     header = _scored("header", 0.5, 0.0, "cache.rb", "Cache", kind="class")
     header.lines = (1, 7)
-    _read_windows([count, header], Manifest(), MemoryIndex(), tmp_path, True)
+    _read_windows([count, header], Manifest(), MemoryIndex(), tmp_path, {}, True)
     assert {"key_and_expiry", "do_count"} <= count.calls and not {"reset_count", "count"} & count.calls
     assert not header.calls  # a class's chunk calls nothing: its methods do
 
@@ -867,7 +867,7 @@ def test_a_long_methods_calls_are_read_through_its_later_windows(tmp_path: Path)
     counts = [dataclasses.replace(_scored(f"c{n}", 0.5, 0.0, "cache.rb", c.symbol), lines=(c.start_line, c.end_line))
               for n, c in enumerate(chunks) if c.kind == "function" and c.symbol == "Cache.count"]
     assert len(counts) == 2
-    _read_windows(counts, manifest, memory, tmp_path, True)
+    _read_windows(counts, manifest, memory, tmp_path, {}, True)
     first, second = sorted(counts, key=lambda c: c.lines)
     assert {"key_and_expiry", "do_count"} <= first.calls and "reset_all" not in first.calls
     assert "reset_all" in second.calls and "do_count" not in second.calls
@@ -886,7 +886,7 @@ def test_a_class_whose_method_names_hold_a_comma_still_scores_by_its_methods(tmp
     model = StaticEmbedder()
     question = model.embed_queries(["bind a TCP listener to a host and port"])[0]
     impl = _scored("impl", -1.0, 0.0, "listener.rs", chunk.symbol, kind="class", symbols=chunk.symbols)
-    _member_similarity([impl], {"impl": chunk_metadata(chunk, "sha")}, model, question, tmp_path)
+    _member_similarity([impl], {"impl": chunk_metadata(chunk, "sha")}, model, question, tmp_path, {})
     assert impl.dense > 0.0  # both methods read back whole, at their own lines
 
 

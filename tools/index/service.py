@@ -524,12 +524,13 @@ class SemanticIndex:
         candidates = [_scored(cid, similarity, lexical_scores.get(cid, 0.0), meta, parts.manifest)
                       for cid, (similarity, _doc, meta) in known.items()]
         model = parts.static if parts.static is not None else parts.embedder
+        read: dict[str, list[str] | None] = {}  # the candidates' files as they are now, each read once per search
         if weights is not None and isinstance(model, StaticEmbedder):
             _name_similarity(candidates, model, vector)
             _member_similarity(candidates, {cid: meta for cid, (_s, _d, meta) in known.items()}, model, vector,
-                               self.root.path)
+                               self.root.path, read)
         if weights is not None:
-            _read_windows(candidates, parts.manifest, parts.memory, self.root.path, len(search.query.split()) == 1)
+            _read_windows(candidates, parts.manifest, parts.memory, self.root.path, read, len(search.query.split()) == 1)
         return [_forest_result(c, *known[c.id]) for c in _ranked(candidates, search, n, weights)]
 
     def _definitions(self, parts: _Parts, search: ForestQuery) -> list[str]:
@@ -742,23 +743,23 @@ def _file_lines(root: Path, file: str, read: dict[str, list[str] | None]) -> lis
 
 
 def _member_similarity(candidates: list[Scored], metas: dict[str, dict[str, Any]], model: StaticEmbedder,
-                       vector: list[float], root: Path) -> None:
+                       vector: list[float], root: Path, read: dict[str, list[str] | None]) -> None:
     """A class kept whole (a short class is one chunk, chunk_max_tokens) takes the question's cosine with the best of
     its methods, each embedded as the chunk it would be were the class split, when that is above the cosine of the
     whole: the mean of every method's tokens is near none of them (asyncio's `Event` chunk for "Return True if and
     only if the internal flag is true", which `Event.is_set` answers). The methods' lines are read from the file;
-    a class whose file no longer holds its indexed text keeps its own cosine."""
+    a class whose file no longer holds its indexed text keeps its own cosine. `read`: the files read so far in this
+    search (_file_lines)."""
     import numpy as np
 
     texts: list[str] = []
     owners: list[Scored] = []
-    lines_of: dict[str, list[str] | None] = {}
     for c in candidates:
         meta = metas.get(c.id, {})
         members = _MEMBER_LINES.findall(str(meta.get("members") or "")) if c.kind == "class" else []
         if not members:
             continue
-        lines = _file_lines(root, c.file, lines_of)
+        lines = _file_lines(root, c.file, read)
         first, last = int(meta.get("start_line") or 0), int(meta.get("end_line") or 0)
         language = str(meta.get("language"))
         if lines is None or Chunk(c.file, first, last, c.symbol, "class", language, "\n".join(
@@ -777,15 +778,15 @@ def _member_similarity(candidates: list[Scored], metas: dict[str, dict[str, Any]
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[?!]?")
 
 
-def _read_windows(candidates: list[Scored], manifest: Manifest, memory: MemoryIndex, root: Path, one_name: bool) -> None:
+def _read_windows(candidates: list[Scored], manifest: Manifest, memory: MemoryIndex, root: Path,
+                  read: dict[str, list[str] | None], one_name: bool) -> None:
     """What rank_code reads of a function candidate beyond its own chunk, when the function was too long for one: the
     windows below it, the parts of its file cut from the definition it declares (their declaration line lies in its
     chunk; a name alone is not enough, a Python property's getter and setter share one, as overloads do). A function
     flagged as returning no value is not when it has any: chunker.valueless did not see their lines (importlib's
     `spec_from_file_location`). For a question that is one name, whose definition rank_code follows with the
     methods it calls, Scored.calls: the words of its body below its declaration, its chunk's and its windows' (the
-    calls that hand its work on often close it), read from its file."""
-    lines_of: dict[str, list[str] | None] = {}
+    calls that hand its work on often close it), read from its file (`read`: the files read so far in this search)."""
     for c in candidates:
         if c.kind != "function" or not c.lines[0] or not (c.valueless or one_name):
             continue
@@ -795,7 +796,7 @@ def _read_windows(candidates: list[Scored], manifest: Manifest, memory: MemoryIn
                        and (entry := memory.entry(e.id)) is not None
                        and c.lines[0] <= int(entry.meta.get("decl_line") or 0) <= c.lines[1])
         c.valueless = c.valueless and not below
-        lines = _file_lines(root, c.file, lines_of) if one_name else None
+        lines = _file_lines(root, c.file, read) if one_name else None
         if lines is not None:
             code = "\n".join(line for first, last in [c.lines, *below] for line in lines[first - 1 : last])
             # below its declaration, as the chunker finds it (its name written outside a doc comment)

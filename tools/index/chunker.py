@@ -352,7 +352,7 @@ def _idle_ruby(chunk: Chunk) -> bool:
     """A Ruby method that does its work elsewhere: its body is one line (or none: `def name = value`, `def name;
     @name; end`), or runs straight through, with no condition, loop or block (_BRANCH). One line reads a field or a
     memo (`@request ||= Rack::Request.new(@env)`), answers a predicate over one, or hands the call on (cuba's `use`:
-    `app.use(middleware, *args, &block)`); a straight body stores its arguments (`@app = app; @options = options`)
+    `app.use(middleware, *args, &block)`); a straight body stores its arguments (`@app = app`, `@options = options`)
     or prepares them and hands them on (thor's `create_link` builds its config and passes it to `CreateLink.new`).
     Its name and its few words read like a question about the behaviour it names, while the work, the part that
     decides, is in the method it reads from or calls (hanami-controller's `session_enabled?`, `@session_enabled`,

@@ -335,9 +335,9 @@ def accessor(chunk: Chunk) -> bool:
     constructor that keeps its argument. Its doc comment describes the option it exposes in the words of the
     behaviour (commons-csv's `getIgnoreEmptyLines`: "Gets whether empty lines between records are ignored when parsing
     input"), while the code that does it is elsewhere (BODILESS_LANGUAGES: Java only, as measured). In Ruby, a method
-    whose body is one line (_one_line)."""
+    whose body is one line or runs straight through (_idle_ruby)."""
     if chunk.kind == "function" and chunk.language == "ruby":
-        return _one_line(chunk)
+        return _idle_ruby(chunk)
     if chunk.kind != "function" or chunk.language not in BODILESS_LANGUAGES:
         return False
     code = _LINE_COMMENT.sub("", _BLOCK_COMMENT.sub("", chunk.content))  # its doc's `{@link}` gone
@@ -348,27 +348,44 @@ def accessor(chunk: Chunk) -> bool:
     return 0 < len(statements) <= 2 and all(_ACCESSOR_STATEMENT.fullmatch(s) for s in statements)
 
 
-def _one_line(chunk: Chunk) -> bool:
-    """A Ruby method whose body is one line (or none: `def name = value`, `def name; @name; end`): it reads a field or
-    a memo (`@request ||= Rack::Request.new(@env)`), answers a predicate over one, or hands the call on (cuba's
-    `use`: `app.use(middleware, *args, &block)`). Its name and its few words read like a question about the
-    behaviour it names, while the work is in the method it reads from or calls (hanami-controller's
-    `session_enabled?`, `@session_enabled`, above the methods that write the session). Read by lines, not parsed:
-    the body runs to the `end` indented as the `def`; a signature or an expression over several lines counts as more
-    than one, and the first window of a method too long for one chunk, which holds no such `end`, is not one."""
+def _idle_ruby(chunk: Chunk) -> bool:
+    """A Ruby method that does its work elsewhere: its body is one line (or none: `def name = value`, `def name;
+    @name; end`), or runs straight through, with no condition, loop or block (_BRANCH). One line reads a field or a
+    memo (`@request ||= Rack::Request.new(@env)`), answers a predicate over one, or hands the call on (cuba's `use`:
+    `app.use(middleware, *args, &block)`); a straight body stores its arguments (`@app = app`, `@options = options`)
+    or prepares them and hands them on (thor's `create_link` builds its config and passes it to `CreateLink.new`).
+    Its name and its few words read like a question about the behaviour it names, while the work, the part that
+    decides, is in the method it reads from or calls (hanami-controller's `session_enabled?`, `@session_enabled`,
+    above the methods that write the session). Read by lines, not parsed: the body runs to the `end` indented as
+    the `def`; the first window of a method too long for one chunk, which holds no such `end`, is neither."""
+    body = _ruby_body(chunk)
+    return body is not None and (len(body) <= 1 or not any(_BRANCH.search(line) for line in body))
+
+
+def _ruby_body(chunk: Chunk) -> list[str] | None:
+    """The code lines of a Ruby method's body (no blank lines or comments; a signature or an expression over several
+    lines counts as more than one), from its `def` to the `end` indented as it is; None when the chunk holds no such
+    `end`. An endless `def name = value` or a `def name; value; end` is one line."""
     lines, at = _declaration(chunk)
     if at >= len(lines):
-        return False
+        return None
     if _ENDLESS_DEF.match(lines[at]):
-        return True
+        return [lines[at].strip()]
     indent = len(lines[at]) - len(lines[at].lstrip())
-    body = 0
+    body: list[str] = []
     for line in lines[at + 1:]:
         text = line.strip()
         if text == "end" and len(line) - len(line.lstrip()) == indent:
-            return body <= 1
-        body += bool(text) and not text.startswith("#")
-    return False
+            return body
+        if text and not text.startswith("#"):
+            body.append(text)
+    return None
+
+
+# a line of a Ruby body that decides or repeats: a condition (`if`, `unless`, `case`, also as a modifier), a `rescue`,
+# a loop, or a block (`do`, `{ |x|`, an iterator: `each`, `map`, ...); a name such as `do_GET` or `:if` is none
+_BRANCH = re.compile(r"(?<![\w.:@$])(?:if|unless|case|while|until|rescue|for|loop)(?![\w?!:])|\bdo\b|\{\s*\||"
+                     r"\.(?:each|map|select|reject|inject|reduce|find|each_with_object)(?![\w?!])")
 
 
 # a method of one line, `def name = value` (endless) or `def name; value; end`: not a setter's name (`def body=(str)`)

@@ -288,7 +288,7 @@ class Scored:
     deprecated: bool = False  # marked as kept for old callers (chunker.deprecated)
     addition: bool = False  # adds to a type defined elsewhere: a Rust impl block (chunker.addition)
     bodiless: bool = False  # a method declared without a body: an interface's or abstract one (chunker.bodiless)
-    accessor: bool = False  # a method that does no work: a Java getter or setter, a Ruby method of one line (chunker.accessor)
+    accessor: bool = False  # a method that does no work: a Java getter or setter, a short Ruby method (chunker.accessor)
     valueless: bool = False  # a function with work of its own that returns no value (chunker.valueless)
     whole: bool = False  # the chunk is its file's only one, or the type the file is named after beside module lines
     lines: tuple[int, int] = (0, 0)  # first and last line (a declaration window ends with the window of its body whose
@@ -843,9 +843,10 @@ def _idle(c: Scored) -> bool:
     "Gets whether empty lines between records are ignored when parsing input", beside the lexer that skips them), or
     a deprecated method kept for old callers beside its replacement (`CSVFormat.withQuote`, which builds a copy
     through `Builder.setQuote`). Java only (BODILESS_LANGUAGES), as measured: Python's deprecated functions are asked
-    for by their own docstrings. In Ruby the accessor mark is a method of one line (chunker._one_line): a reader, a
-    predicate over a field, a call handed on (hanami-controller's `session_enabled?` above the methods that write the
-    session)."""
+    for by their own docstrings. In Ruby the accessor mark is a method of one line or of a body with no condition,
+    loop or block (chunker._idle_ruby): a reader, a predicate over a field, a call handed on (hanami-controller's
+    `session_enabled?` above the methods that write the session), arguments stored or prepared for the method that
+    does the work (thor's `create_link`)."""
     from code_intel.index.chunker import BODILESS_LANGUAGES
     from code_intel.languages.table import language_for
 

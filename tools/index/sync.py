@@ -114,7 +114,7 @@ def chunk_metadata(chunk: Chunk, file_sha: str) -> dict[str, Any]:
     if bodiless(chunk):
         meta["bodiless"] = True  # an interface's or abstract method: no part in file support (rank_code)
     if accessor(chunk):
-        meta["accessor"] = True  # a getter, setter or Ruby one-line method, no work: ranks lower (rank_code, _idle)
+        meta["accessor"] = True  # a getter, setter, or Ruby method of one line or a straight body: ranks lower (_idle)
     if valueless(chunk):
         meta["valueless"] = True  # a function that returns no value: after its file's others for "Return ..." (rank_code)
     if chunk.documentation:

@@ -246,7 +246,7 @@ def test_a_split_classs_header_and_the_windows_between_its_methods_come_after_it
     write = _scored("write", 0.76, 2.7, "conn.rs", "Conn.write")
     assert [c.id for c in rank_code([whole, write, *fillers], "read from the connection")][:2] == ["impl1", "write"]
 
-def test_a_class_chunk_that_holds_no_function_comes_after_its_files_functions_by_more_than_module_code() -> None:
+def test_a_class_chunk_or_window_that_holds_no_function_comes_after_its_files_functions_by_more_than_module_code() -> None:
     # xmlrpc's "Set the name of the generated HTML server documentation": the header of `XMLRPCDocGenerator`, cut into
     # a chunk per method, lists `set_server_name` among its members' names and led the file above the method itself
     fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.py", f"helper{n}") for n in range(20)]
@@ -264,6 +264,11 @@ def test_a_class_chunk_that_holds_no_function_comes_after_its_files_functions_by
     struct = _scored("struct", 0.84, 3.0, "trace.go", "TraceInfo", kind="class", symbols=["TraceInfo"])
     trace = _scored("ctx", 0.76, 2.2, "trace.go", "clientTrace.createContext")
     assert [c.id for c in rank_code([struct, trace, *fillers], "request timing breakdown")][:2] == ["ctx", "struct"]
+    # and so is a window of a class's body between its methods (oak's `Response`: `redirect`'s overload signatures)
+    overloads = _scored("sigs", 0.84, 3.0, "response.ts", "Response", kind="part")
+    redirect = _scored("impl", 0.76, 2.2, "response.ts", "Response.redirect")
+    assert [c.id for c in rank_code([overloads, redirect, *fillers], "redirect back to the referring page")][:2] == [
+        "impl", "sigs"]
     # a file's module code as far ahead keeps its place: its imports and constants are the file's own lines
     module = _scored("mod", 0.84, 3.0, "xmlrpc/server.py", "", kind="module")
     assert [c.id for c in rank_code([module, method, *fillers], question)][:2] == ["mod", "setter"]

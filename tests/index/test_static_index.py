@@ -227,7 +227,8 @@ def test_a_split_classs_header_and_the_windows_between_its_methods_come_after_it
                      symbols=["OverflowableBuffer", "OverflowableBuffer.append", "OverflowableBuffer._set_large_buffer"])
     method = _scored("large", 0.76, 2.7, "buffers.py", "OverflowableBuffer._set_large_buffer")
     question = "spool a large request body to a temporary file instead of memory"
-    assert [c.id for c in rank_code([header, method, *fillers], question, weights=CodeRanking(no_function=0.0))][
+    assert [c.id for c in rank_code([header, method, *fillers], question, weights=CodeRanking(no_function=0.0,
+                                                                                   class_no_function=0.0))][
         :2] == ["head", "large"]
     assert [c.id for c in rank_code([header, method, *fillers], question)][:2] == ["large", "head"]
     # oak's Response: the doc comments of `redirect`'s overload signatures are a window of the class body
@@ -244,6 +245,34 @@ def test_a_split_classs_header_and_the_windows_between_its_methods_come_after_it
     whole = _scored("impl1", 0.80, 3.0, "conn.rs", "Conn", kind="class", symbols=["Conn", "Conn.read"])
     write = _scored("write", 0.76, 2.7, "conn.rs", "Conn.write")
     assert [c.id for c in rank_code([whole, write, *fillers], "read from the connection")][:2] == ["impl1", "write"]
+
+def test_a_class_chunk_or_window_that_holds_no_function_comes_after_its_files_functions_by_more_than_module_code() -> None:
+    # xmlrpc's "Set the name of the generated HTML server documentation": the header of `XMLRPCDocGenerator`, cut into
+    # a chunk per method, lists `set_server_name` among its members' names and led the file above the method itself
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.py", f"helper{n}") for n in range(20)]
+    header = _scored("head", 0.84, 3.0, "xmlrpc/server.py", "XMLRPCDocGenerator", kind="class",
+                     symbols=["XMLRPCDocGenerator", "XMLRPCDocGenerator.set_server_name",
+                              "XMLRPCDocGenerator.set_server_title"])
+    method = _scored("setter", 0.76, 2.2, "xmlrpc/server.py", "XMLRPCDocGenerator.set_server_name")
+    question = "Set the name of the generated HTML server documentation"
+    assert [c.id for c in rank_code([header, method, *fillers], question,
+                                    weights=CodeRanking(class_no_function=0.15))][:2] == ["head", "setter"]
+    ranked = rank_code([header, method, *fillers], question)
+    assert [c.id for c in ranked][:2] == ["setter", "head"]
+    assert ranked[0].score > ranked[1].score > max(c.score for c in ranked[2:])  # the file keeps both places
+    # a type of fields alone (a Go struct) is a class chunk that holds no function too
+    struct = _scored("struct", 0.84, 3.0, "trace.go", "TraceInfo", kind="class", symbols=["TraceInfo"])
+    trace = _scored("ctx", 0.76, 2.2, "trace.go", "clientTrace.createContext")
+    assert [c.id for c in rank_code([struct, trace, *fillers], "request timing breakdown")][:2] == ["ctx", "struct"]
+    # and so is a window of a class's body between its methods (oak's `Response`: `redirect`'s overload signatures)
+    overloads = _scored("sigs", 0.84, 3.0, "response.ts", "Response", kind="part")
+    redirect = _scored("impl", 0.76, 2.2, "response.ts", "Response.redirect")
+    assert [c.id for c in rank_code([overloads, redirect, *fillers], "redirect back to the referring page")][:2] == [
+        "impl", "sigs"]
+    # a file's module code as far ahead keeps its place: its imports and constants are the file's own lines
+    module = _scored("mod", 0.84, 3.0, "xmlrpc/server.py", "", kind="module")
+    assert [c.id for c in rank_code([module, method, *fillers], question)][:2] == ["mod", "setter"]
+
 
 def test_a_class_header_named_after_its_file_takes_no_file_type_bonus_among_its_files_chunks() -> None:
     # kryo's "writing a string, with a faster path for short ASCII strings": Output.java's header led the file by the

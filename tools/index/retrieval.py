@@ -216,8 +216,12 @@ class CodeRanking:
     legacy_penalty: float = 0.2  # a path under deprecated/, legacy/, compat/, v1/ or a version folder older than a
     # sibling one (v3/ beside v4/): kept for old callers
     name: float = 0.2  # times Scored.name_similarity, only in ordering one file's chunks among the places they hold
-    no_function: float = 0.15  # taken off a chunk that holds no function (module code, a class's header whose
-    # methods are chunks of their own), only in ordering one file's chunks: the file's functions say what it does
+    no_function: float = 0.15  # taken off a module chunk (imports, constants, loose code), only in ordering one
+    # file's chunks: the file's functions say what it does
+    class_no_function: float = 0.25  # the same for what a class holds outside its methods' code (_holds_no_function):
+    # the header of a class cut into a chunk per method, which lists their names but not their code, a type of fields
+    # alone, a window of its body between its methods (chosen on half of the docstring dev split among 0.2 / 0.25 /
+    # 0.3, confirmed on the other half; t-doc11)
     length: float = 0.05  # times log2 of a Java chunk's lines (_span), only in ordering one file's chunks: the
     # method that does what a sentence describes is most often the long one, while its class's short members say
     # the same words in their doc comments (chosen on fresh blind Java sets with line-span targets; t-javaspan)
@@ -496,7 +500,8 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     # unless the question is short enough to name one thing (NAME_IN_WORDS: "where is Errors#empty?")
     described = len(cues.terms) > NAME_IN_WORDS
     merit = {c.id: c.score - (written[c.id] if described else 0.0) + w.name * c.name_similarity
-             - max(w.no_function if _holds_no_function(c, cut) else 0.0,
+             - max((w.no_function if c.kind == "module" else w.class_no_function) if _holds_no_function(c, cut)
+                   else 0.0,
                    w.file_type if names_its_file(c.kind, c.symbol, c.file) else 0.0)
              + (w.verb if _opens_with(c, verbs) else 0.0) + w.length * _span(c)
              - (w.valueless if c.valueless and value else 0.0) for c in ordered}

@@ -843,13 +843,28 @@ def test_a_methods_calls_are_the_words_of_its_body_below_its_declaration(tmp_pat
     ruby = ("class Cache\n  # Adds one to the count; unlike reset_count, it keeps the key.\n  def count(unprefixed_key, period)\n"
             "    key, expires_in = key_and_expiry(unprefixed_key, period)\n    do_count(key, expires_in)\n  end\nend\n")
     (tmp_path / "cache.rb").write_text(ruby)
-    count = _scored("count", 0.5, 0.0, "cache.rb", "Cache.count")
-    count.lines = (2, 6)
-    header = _scored("header", 0.5, 0.0, "cache.rb", "Cache", kind="class")
-    header.lines = (1, 7)
-    _read_windows([count, header], Manifest(), MemoryIndex(), tmp_path, {}, True)
+    chunks = Chunker(max_tokens=56).chunk("cache.rb", ruby, "ruby")
+    manifest, memory, scored = _indexed("cache.rb", chunks)
+    count, header = scored["Cache.countfunction"], scored["Cacheclass"]
+    assert count.lines == (2, 6) and header.lines[0] == 1
+    _read_windows([count, header], manifest, memory, tmp_path, {}, True)
     assert {"key_and_expiry", "do_count"} <= count.calls and not {"reset_count", "count"} & count.calls
     assert not header.calls  # a class's chunk calls nothing: its methods do
+
+
+def test_a_methods_calls_are_not_read_from_a_file_changed_since_it_was_indexed(tmp_path: Path) -> None:
+    from code_intel.index.service import _read_windows
+
+    ruby = ("class Cache\n  def count(unprefixed_key, period)\n    key, expires_in = key_and_expiry(unprefixed_key, period)\n"
+            "    do_count(key, expires_in)\n  end\n\n  def reset(key)\n    clear_all(key)\n  end\nend\n")
+    chunks = Chunker(max_tokens=40).chunk("cache.rb", ruby, "ruby")
+    manifest, memory, scored = _indexed("cache.rb", chunks)
+    count = scored["Cache.countfunction"]
+    assert count.lines == (2, 5)
+    # edited since the sync: the lines the index holds for `count` now say something else
+    (tmp_path / "cache.rb").write_text(ruby.replace("key, expires_in = key_and_expiry", "key, expires_in = clear_all"))
+    _read_windows([count], manifest, memory, tmp_path, {}, True)
+    assert not count.calls  # not the indexed method's lines: none of its calls is known, and none invented
 
 
 def test_a_long_methods_calls_are_read_through_its_later_windows(tmp_path: Path) -> None:

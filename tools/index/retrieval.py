@@ -922,7 +922,7 @@ def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:
     for c in ordered:
         if not c.bodiless:
             by_file.setdefault(c.file, []).append(c.score)
-    support = {f: sum(v[1:4]) / 3 for f, v in by_file.items()}
+    support = {f: sum(max(s, 0.0) for s in v[1:4]) / 3 for f, v in by_file.items()}
     lift = {c.id: w.file_support * (max(w.whole_file * c.score, support[c.file]) if c.whole else support[c.file])
             for c in ordered if not c.bodiless}
     backed = _backing_files(ordered, lift, w)

@@ -353,8 +353,7 @@ def test_a_class_bodys_part_holds_no_function_when_a_method_of_its_class_is_a_ca
 
 
 def test_a_description_opening_with_return_or_create_puts_the_files_function_named_by_that_verb_first() -> None:
-    assert name_verbs("Returns True if the event loop was closed.") == name_verbs("Check whether it is closed")
-    assert "is" in name_verbs("Return whether the transport can write EOF") and "get" in name_verbs("Return the loop.")
+    assert "is" in name_verbs("Check whether it is closed") and "get" in name_verbs("Returns the loop.")
     assert name_verbs("Creates a TCP server") == {"create", "make", "new", "build"}
     assert not name_verbs("how is a closed event loop detected?") and not name_verbs("Set the HTML title")
     fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.py", f"helper{n}") for n in range(20)]
@@ -362,7 +361,7 @@ def test_a_description_opening_with_return_or_create_puts_the_files_function_nam
     closed = _scored("closed", 0.78, 2.9, "base_events.py", "BaseEventLoop.is_closed")
     loop = _scored("loop", 0.80, 3.0, "futures.py", "Future._loop_of")
     getter = _scored("getter", 0.78, 2.9, "futures.py", "Future.getLoop")
-    question = "Returns True if the event loop was closed."
+    question = "Check whether the event loop was closed."
     assert [c.id for c in rank_code([check, closed, *fillers], question, weights=CodeRanking(verb=0.0))][:2] == [
         "check", "closed"]
     assert [c.id for c in rank_code([check, closed, *fillers], question)][:2] == ["closed", "check"]
@@ -872,13 +871,28 @@ def test_a_methods_calls_are_the_words_of_its_body_below_its_declaration(tmp_pat
     ruby = ("class Cache\n  # Adds one to the count; unlike reset_count, it keeps the key.\n  def count(unprefixed_key, period)\n"
             "    key, expires_in = key_and_expiry(unprefixed_key, period)\n    do_count(key, expires_in)\n  end\nend\n")
     (tmp_path / "cache.rb").write_text(ruby)
-    count = _scored("count", 0.5, 0.0, "cache.rb", "Cache.count")
-    count.lines = (2, 6)
-    header = _scored("header", 0.5, 0.0, "cache.rb", "Cache", kind="class")
-    header.lines = (1, 7)
-    _read_windows([count, header], Manifest(), MemoryIndex(), tmp_path, {}, True)
+    chunks = Chunker(max_tokens=56).chunk("cache.rb", ruby, "ruby")
+    manifest, memory, scored = _indexed("cache.rb", chunks)
+    count, header = scored["Cache.countfunction"], scored["Cacheclass"]
+    assert count.lines == (2, 6) and header.lines[0] == 1
+    _read_windows([count, header], manifest, memory, tmp_path, {}, True)
     assert {"key_and_expiry", "do_count"} <= count.calls and not {"reset_count", "count"} & count.calls
     assert not header.calls  # a class's chunk calls nothing: its methods do
+
+
+def test_a_methods_calls_are_not_read_from_a_file_changed_since_it_was_indexed(tmp_path: Path) -> None:
+    from code_intel.index.service import _read_windows
+
+    ruby = ("class Cache\n  def count(unprefixed_key, period)\n    key, expires_in = key_and_expiry(unprefixed_key, period)\n"
+            "    do_count(key, expires_in)\n  end\n\n  def reset(key)\n    clear_all(key)\n  end\nend\n")
+    chunks = Chunker(max_tokens=40).chunk("cache.rb", ruby, "ruby")
+    manifest, memory, scored = _indexed("cache.rb", chunks)
+    count = scored["Cache.countfunction"]
+    assert count.lines == (2, 5)
+    # edited since the sync: the lines the index holds for `count` now say something else
+    (tmp_path / "cache.rb").write_text(ruby.replace("key, expires_in = key_and_expiry", "key, expires_in = clear_all"))
+    _read_windows([count], manifest, memory, tmp_path, {}, True)
+    assert not count.calls  # not the indexed method's lines: none of its calls is known, and none invented
 
 
 def test_a_long_methods_calls_are_read_through_its_later_windows(tmp_path: Path) -> None:

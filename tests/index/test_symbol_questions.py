@@ -238,7 +238,8 @@ def test_a_name_written_with_its_owner_prefers_the_definition_under_that_owner()
     modules = [_scored("sem", 0.70, 2.0, "sync/semaphore.rs", "Semaphore", kind="class"),
                _scored("use", 0.80, 2.0, "task/spawn.rs", "spawn_blocking"), *fillers]
     assert [c.id for c in rank_code(modules, "tokio::sync::Semaphore")][0] == "sem"
-    # in a sentence the owner may be context: an override of InspectLoader.get_code in another class answers it
+    # in a sentence the owner may be context: an override of InspectLoader.get_code in another class answers it (the
+    # name two files define is no cue in a sentence: _Cues.distinctive)
     override = [_scored("over", 0.80, 2.0, "bootstrap.py", "SourceLoader.get_code"),
                 _scored("abstract", 0.70, 2.0, "abc.py", "InspectLoader.get_code"), *fillers]
     assert [c.id for c in rank_code(override, "Concrete implementation of InspectLoader.get_code.")][0] == "over"

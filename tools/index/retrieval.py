@@ -307,7 +307,7 @@ class Scored:
 
 
 # A description's opening verb and the first words of the names that conventionally say it: "Return the loop" is
-# `get_loop`, "Return True if ..." (or "Check whether ...") `is_closed` / `has_key` / `can_write_eof`, "Create a
+# `get_loop`, "Check whether ..." (or "True if ...") `is_closed` / `has_key` / `can_write_eof`, "Create a
 # server" `create_server` / `new_server` / `make_server` / `build_server`, "Initialize ..." `__init__`. A verb that a
 # name repeats as it is ("Set the title": `set_title`) is left to the name's similarity.
 _PREDICATES = frozenset({"is", "has", "can", "should", "supports", "needs", "was", "does", "are", "have", "will",
@@ -320,14 +320,11 @@ _NAME_VERBS = {"return": frozenset({"get"}), "create": _MAKERS, "make": _MAKERS,
 
 def name_verbs(query: str) -> frozenset[str]:
     """The first words of the function names that say what the question's opening verb says (`_NAME_VERBS`;
-    "Returns" as "Return", "Return True if" and "Return whether" as a predicate's `is`, `has`, `can`...); empty for
-    a question that opens otherwise ("how ...", "what happens when ...", a name)."""
+    "Returns" as "Return"); empty for a question that opens otherwise ("how ...", "what happens when ...", a name)."""
     words = re.findall(r"[a-z]+", query.lower())
     if not words:
         return frozenset()
     verb = words[0] if words[0] in _NAME_VERBS or not words[0].endswith("s") else words[0][:-1]
-    if verb == "return" and words[1:2] in (["true"], ["false"], ["whether"]):
-        return _PREDICATES
     return _NAME_VERBS.get(verb, frozenset())
 
 
@@ -667,9 +664,9 @@ class _Cues:
         from code_intel.index.text import lexical_tokens
 
         names = named_identifiers(query)
-        qualified: dict[str, set[str]] = {}  # from a question that is only the name, or a keyword: a sentence may
-        # name the owner as context ("the implementation of InspectLoader.get_code" is another class's override)
-        for match in _IDENTIFIER.finditer(" ".join([query if len(query.split()) == 1 else "", *keywords])):
+        qualified: dict[str, set[str]] = {}  # a sentence that names an owner as context ("the implementation of
+        # InspectLoader.get_code", another class's override) names a member two files define: distinctive drops it
+        for match in _IDENTIFIER.finditer(" ".join([query, *keywords])):
             parts = _MEMBER_OF.split(match.group(0))
             if len(parts) > 1 and parts[-1] in names + list(keywords):
                 qualified.setdefault(parts[-1], set()).add(".".join(parts))

@@ -731,15 +731,22 @@ def _name_similarity(candidates: list[Scored], model: StaticEmbedder, vector: li
 _MEMBER_LINES = re.compile(r"(.+?)@(\d+)-(\d+)(?:,|$)", re.DOTALL)
 
 
-def _file_lines(root: Path, file: str, read: dict[str, list[str] | None]) -> list[str] | None:
-    """The lines of a candidate's file as it is now, read once per search (`read` holds those already read); None
-    when it cannot be read."""
+def _indexed_lines(root: Path, meta: dict[str, Any], read: dict[str, list[str] | None]) -> list[str] | None:
+    """A chunk's lines read from its file as it is now, when they are still the text the index holds (its
+    `content_hash`); None when the file changed since it was indexed or cannot be read. Each file is read once per
+    search (`read` holds those already read)."""
+    file = str(meta.get("file", ""))
     if file not in read:
         try:
             read[file] = (root / file).read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:
             read[file] = None
-    return read[file]
+    lines = read[file]
+    first, last = int(meta.get("start_line") or 0), int(meta.get("end_line") or 0)
+    held = lines[first - 1 : last] if lines is not None and first else None
+    if held is None or Chunk(file, first, last, "", "", "", "\n".join(held)).content_hash != meta.get("content_hash"):
+        return None
+    return held
 
 
 def _member_similarity(candidates: list[Scored], metas: dict[str, dict[str, Any]], model: StaticEmbedder,
@@ -749,7 +756,7 @@ def _member_similarity(candidates: list[Scored], metas: dict[str, dict[str, Any]
     whole: the mean of every method's tokens is near none of them (asyncio's `Event` chunk for "Return True if and
     only if the internal flag is true", which `Event.is_set` answers). The methods' lines are read from the file;
     a class whose file no longer holds its indexed text keeps its own cosine. `read`: the files read so far in this
-    search (_file_lines)."""
+    search (_indexed_lines)."""
     import numpy as np
 
     texts: list[str] = []
@@ -759,14 +766,12 @@ def _member_similarity(candidates: list[Scored], metas: dict[str, dict[str, Any]
         members = _MEMBER_LINES.findall(str(meta.get("members") or "")) if c.kind == "class" else []
         if not members:
             continue
-        lines = _file_lines(root, c.file, read)
-        first, last = int(meta.get("start_line") or 0), int(meta.get("end_line") or 0)
-        language = str(meta.get("language"))
-        if lines is None or Chunk(c.file, first, last, c.symbol, "class", language, "\n".join(
-                lines[first - 1 : last])).content_hash != meta.get("content_hash"):
+        held = _indexed_lines(root, meta, read)
+        if held is None:
             continue  # the file changed since it was indexed: its lines no longer say where the methods are
+        first, language = int(meta["start_line"]), str(meta.get("language"))
         for name, start, end in members:
-            code = "\n".join(lines[int(start) - 1 : int(end)])
+            code = "\n".join(held[int(start) - first : int(end) - first + 1])
             texts.append(embedding_text(Chunk(c.file, int(start), int(end), name, "function", language, code)))
             owners.append(c)
     if not texts:
@@ -786,19 +791,22 @@ def _read_windows(candidates: list[Scored], manifest: Manifest, memory: MemoryIn
     flagged as returning no value is not when it has any: chunker.valueless did not see their lines (importlib's
     `spec_from_file_location`). For a question that is one name, whose definition rank_code follows with the
     methods it calls, Scored.calls: the words of its body below its declaration, its chunk's and its windows' (the
-    calls that hand its work on often close it), read from its file (`read`: the files read so far in this search)."""
+    calls that hand its work on often close it), read from its file while it holds the indexed text (`read`: the
+    files read so far in this search)."""
     for c in candidates:
         if c.kind != "function" or not c.lines[0] or not (c.valueless or one_name):
             continue
         indexed = manifest.files.get(c.file)
-        below = sorted((e.start_line, e.end_line) for e in (indexed.chunks if indexed else [])
-                       if e.kind == "part" and e.symbol == c.symbol and e.start_line > c.lines[1]
-                       and (entry := memory.entry(e.id)) is not None
-                       and c.lines[0] <= int(entry.meta.get("decl_line") or 0) <= c.lines[1])
+        below = sorted((entry.meta for e in (indexed.chunks if indexed else [])
+                        if e.kind == "part" and e.symbol == c.symbol and e.start_line > c.lines[1]
+                        and (entry := memory.entry(e.id)) is not None
+                        and c.lines[0] <= int(entry.meta.get("decl_line") or 0) <= c.lines[1]),
+                       key=lambda meta: int(meta.get("start_line") or 0))
         c.valueless = c.valueless and not below
-        lines = _file_lines(root, c.file, read) if one_name else None
-        if lines is not None:
-            code = "\n".join(line for first, last in [c.lines, *below] for line in lines[first - 1 : last])
+        own = memory.entry(c.id) if one_name else None
+        held = [_indexed_lines(root, meta, read) for meta in [own.meta, *below]] if own is not None else [None]
+        if all(lines is not None for lines in held):  # the file as indexed: a changed one may hold other code there
+            code = "\n".join(line for lines in held for line in lines or [])
             # below its declaration, as the chunker finds it (its name written outside a doc comment)
             body, declared = _declaration(Chunk(c.file, c.lines[0], c.lines[1], c.symbol, "function", "", code))
             c.calls = frozenset(_WORD.findall("\n".join(body[declared + 1 :]))) - {c.symbol.rpartition(".")[2]}

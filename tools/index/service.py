@@ -803,8 +803,9 @@ def _read_windows(candidates: list[Scored], manifest: Manifest, memory: MemoryIn
                         and c.lines[0] <= int(entry.meta.get("decl_line") or 0) <= c.lines[1]),
                        key=lambda meta: int(meta.get("start_line") or 0))
         c.valueless = c.valueless and not below
-        own = memory.entry(c.id) if one_name else None
-        held = [_indexed_lines(root, meta, read) for meta in [own.meta, *below]] if own is not None else [None]
+        if not one_name or (own := memory.entry(c.id)) is None:
+            continue
+        held = [_indexed_lines(root, meta, read) for meta in [own.meta, *below]]
         if all(lines is not None for lines in held):  # the file as indexed: a changed one may hold other code there
             code = "\n".join(line for lines in held for line in lines or [])
             # below its declaration, as the chunker finds it (its name written outside a doc comment)

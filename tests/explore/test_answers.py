@@ -65,6 +65,17 @@ def test_a_ruby_namespace_folder_named_test_is_the_library_when_its_file_is_inde
     assert file_role("rack/test/cookie_jar.py", {"rack/test.py"}) == "test"  # Ruby's convention only
 
 
+def test_a_ruby_namespace_folder_named_like_documentation_is_the_library_when_its_file_is_indexed_beside_it() -> None:
+    # a gem named demo (or example, site, sample): lib/demo.rb requires lib/demo/greeter.rb (Demo::Greeter)
+    indexed = {"lib/demo.rb", "lib/demo/greeter.rb", "lib/site/page.rb", "examples/hello.rb", "docs/guide.rb"}
+    assert file_role("lib/demo/greeter.rb") == "doc"  # from the path alone a demo folder, as before
+    assert file_role("lib/demo/greeter.rb", indexed) == "implementation"
+    assert file_role("lib/site/page.rb", indexed) == "doc"  # no lib/site.rb beside it: still a site folder
+    for path in ("examples/hello.rb", "docs/guide.rb"):  # the repository's own examples and docs stay docs
+        assert file_role(path, indexed) == "doc", path
+    assert file_role("lib/demo/greeter.py", {"lib/demo.py"}) == "doc"  # Ruby's convention only
+
+
 def test_order_is_role_then_closeness_then_path() -> None:
     files = ["docs_src/a.py", "tests/t.py", "pkg/zeta.py", "lib/x.py", "pkg/sub/y.py"]
     assert file_order(files, ["pkg/app.py"]) == ["pkg/zeta.py", "pkg/sub/y.py", "lib/x.py", "tests/t.py",

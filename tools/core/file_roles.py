@@ -59,6 +59,14 @@ def _ruby_namespace(parts: tuple[str, ...], i: int, indexed: Container[str]) -> 
     return parts[-1].endswith(".rb") and "/".join([*parts[:i], parts[i] + ".rb"]) in indexed
 
 
+def _doc_folder(parts: tuple[str, ...], i: int, indexed: Container[str]) -> bool:
+    """Folder `parts[i]` holds documentation or examples, unless it is a Ruby namespace (`lib/demo.rb` requires
+    `lib/demo/*.rb`: a gem named demo keeps its code there)."""
+    folder = parts[i].lower()
+    return ((folder in _DOC_FOLDERS or bool(_DOC_FOLDER_PREFIX.match(folder)))
+            and not _ruby_namespace(parts, i, indexed))
+
+
 def file_role(path: str, indexed: Container[str] = ()) -> Role:
     """`indexed`: the project's indexed files, when the caller has them (a Ruby namespace folder named `test`)."""
     parts = PurePosixPath(path).parts
@@ -70,6 +78,6 @@ def file_role(path: str, indexed: Container[str] = ()) -> Role:
     if is_test_file(path, indexed) or folders & _TEST_DATA_FOLDERS or _BENCHMARK_NAME.match(name):
         return "test"
     if (PurePosixPath(name).suffix.lower() in _DOC_SUFFIXES or _DOC_NAMES.match(name) or name == _GO_PACKAGE_DOC
-            or folders & _DOC_FOLDERS or any(_DOC_FOLDER_PREFIX.match(folder) for folder in folders)):
+            or any(_doc_folder(parts, i, indexed) for i in range(len(parts) - 1))):
         return "doc"
     return "implementation"

@@ -395,6 +395,21 @@ def test_a_description_opening_with_return_puts_the_files_functions_that_return_
     assert [c.id for c in rank_code([setter, elsewhere, *fillers], question)][:2] == ["set", "elsewhere"]
 
 
+def test_a_description_joining_and_return_to_its_verb_puts_the_files_functions_that_return_no_value_after_the_others(
+) -> None:
+    # "Remove and return ...", "Remove *key* and return its value": the function gives a value back, as one opening
+    # with "Return" does (collections' `ChainMap.popitem` below `__delitem__`, which removes and returns nothing)
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.py", f"helper{n}") for n in range(20)]
+    remover = dataclasses.replace(_scored("del", 0.80, 3.0, "maps.py", "ChainMap.__delitem__"), valueless=True)
+    popper = _scored("pop", 0.76, 2.8, "maps.py", "ChainMap.popitem")
+    for question in ("Remove and return an item pair from maps[0].", "Remove *key* from maps[0] and return its value.",
+                     "Looks up and returns the value of a property."):
+        assert [c.id for c in rank_code([remover, popper, *fillers], question)][:2] == ["pop", "del"], question
+    # "return" as a noun, or a verb not said of this function, keeps the order
+    for question in ("Sets the return value of the item pair.", "Remove an item pair; the caller returns it."):
+        assert [c.id for c in rank_code([remover, popper, *fillers], question)][:2] == ["del", "pop"], question
+
+
 def _indexed(file: str, chunks: list[Chunk]) -> tuple[Manifest, MemoryIndex, dict[str, Scored]]:
     """A manifest and an index in memory holding `chunks` as the sync stores them, and each chunk as a candidate
     (keyed by symbol and kind, the first of each)."""

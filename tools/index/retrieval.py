@@ -229,8 +229,8 @@ class CodeRanking:
     # (name_verbs), or a class chunk holding such a method, only in ordering one file's chunks: chosen on half of
     # the docstring dev split and confirmed on the other half (#41)
     valueless: float = 0.3  # taken off a function that returns no value (chunker.valueless) for a description that
-    # opens with "Return", only in ordering one file's chunks (chosen on half of the docstring dev split among 0.1 /
-    # 0.3 / 0.5 / 1.0, confirmed on the other half; t-doc9)
+    # says it returns something (asks_a_value), only in ordering one file's chunks (chosen on half of the docstring
+    # dev split among 0.1 / 0.3 / 0.5 / 1.0, confirmed on the other half; t-doc9)
 
 
 CODE_RANKING = CodeRanking()
@@ -328,12 +328,14 @@ def name_verbs(query: str) -> frozenset[str]:
     return _NAME_VERBS.get(verb, frozenset())
 
 
-_RETURN = re.compile(r"\s*returns?\b", re.IGNORECASE)
+_RETURN = re.compile(r"\s*returns?\b|.*?\band\s+returns?\b", re.IGNORECASE)
 
 
 def asks_a_value(query: str) -> bool:
-    """The question is a description that opens with "Return" ("Return the result this future represents.", "Returns
-    True if ..."): what it describes gives a value back, so a function that returns none is not it (chunker.valueless)."""
+    """The question is a description that says its function returns something: it opens with "Return" ("Return the
+    result this future represents.", "Returns True if ...") or joins "and return" to another verb ("Remove and return
+    an item pair", "Remove *key* and return its value", "Creates and returns a SAX parser"). What it describes gives a
+    value back, so a function that returns none is not it (chunker.valueless)."""
     return bool(_RETURN.match(query))
 
 

@@ -410,31 +410,6 @@ def test_a_description_joining_and_return_to_its_verb_puts_the_files_functions_t
         assert [c.id for c in rank_code([remover, popper, *fillers], question)][:2] == ["del", "pop"], question
 
 
-def test_a_description_puts_the_files_function_named_by_the_opposite_of_its_opening_verb_after_the_others() -> None:
-    # "Get the watcher ..." does not describe `set_child_watcher`, nor "Append subelements ..." `Element.remove`,
-    # which the static vectors put as near the question as the function it describes
-    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.py", f"helper{n}") for n in range(20)]
-    setter = _scored("set", 0.80, 3.0, "events.py", "set_child_watcher")
-    getter = _scored("get", 0.78, 2.9, "events.py", "get_child_watcher")
-    question = "Get the watcher for child processes."
-    assert [c.id for c in rank_code([setter, getter, *fillers], question, weights=CodeRanking(opposite=0.0))][:2] == [
-        "set", "get"]
-    assert [c.id for c in rank_code([setter, getter, *fillers], question)][:2] == ["get", "set"]
-    assert [c.id for c in rank_code([setter, getter, *fillers], "Gets the watcher for child processes")][:2] == [
-        "get", "set"]
-    remover = _scored("remove", 0.80, 3.0, "tree.py", "Element.remove")
-    extender = _scored("extend", 0.78, 2.9, "tree.py", "Element.extend")
-    assert [c.id for c in rank_code([remover, extender, *fillers], "Append subelements from a sequence.")][:2] == [
-        "extend", "remove"]
-    # a question that opens otherwise keeps the order; so does a class holding such a method, which may hold the
-    # function described too
-    assert [c.id for c in rank_code([setter, getter, *fillers], "how is the child watcher chosen")][:2] == [
-        "set", "get"]
-    policy = _scored("policy", 0.80, 3.0, "events.py", "Policy", kind="class",
-                     symbols=["Policy", "Policy.set_child_watcher", "Policy.get_child_watcher"])
-    assert [c.id for c in rank_code([policy, getter, *fillers], question)][:2] == ["policy", "get"]
-
-
 def _indexed(file: str, chunks: list[Chunk]) -> tuple[Manifest, MemoryIndex, dict[str, Scored]]:
     """A manifest and an index in memory holding `chunks` as the sync stores them, and each chunk as a candidate
     (keyed by symbol and kind, the first of each)."""

@@ -228,9 +228,6 @@ class CodeRanking:
     verb: float = 0.05  # added to a function whose name opens with the verb the question's first word stands for
     # (name_verbs), or a class chunk holding such a method, only in ordering one file's chunks: chosen on half of
     # the docstring dev split and confirmed on the other half (#41)
-    opposite: float = 0.05  # taken off a function whose name opens with the opposite of the question's opening verb
-    # (opposite_verbs), only in ordering one file's chunks (chosen on half of the docstring dev split among 0.05 /
-    # 0.1 / 0.2, the smallest that reaches its one query, and confirmed on the other half; t-doc12)
     valueless: float = 0.3  # taken off a function that returns no value (chunker.valueless) for a description that
     # says it returns something (asks_a_value), only in ordering one file's chunks (chosen on half of the docstring
     # dev split among 0.1 / 0.3 / 0.5 / 1.0, confirmed on the other half; t-doc9)
@@ -321,38 +318,14 @@ _NAME_VERBS = {"return": frozenset({"get"}), "create": _MAKERS, "make": _MAKERS,
                "check": _PREDICATES, "whether": _PREDICATES, "true": _PREDICATES}
 
 
-# Verbs that names pair as opposites: a description that opens with one ("Get the watcher for child processes",
-# "Append subelements from a sequence") does not describe a function named by the other (`set_child_watcher`,
-# `Element.remove`), which the static vectors put as near the question as the one it describes
-_OPPOSITE_PAIRS = (("get", "set"), ("get", "put"), ("add", "remove"), ("add", "delete"), ("push", "pop"), ("open", "close"),
-                   ("start", "stop"), ("acquire", "release"), ("read", "write"), ("encode", "decode"),
-                   ("connect", "disconnect"), ("enable", "disable"), ("lock", "unlock"), ("load", "dump"),
-                   ("load", "save"), ("insert", "remove"), ("append", "remove"), ("put", "remove"),
-                   ("register", "unregister"), ("attach", "detach"), ("begin", "end"), ("send", "receive"),
-                   ("send", "recv"), ("pack", "unpack"), ("serialize", "deserialize"), ("increment", "decrement"),
-                   ("show", "hide"), ("create", "destroy"), ("install", "uninstall"), ("cancel", "uncancel"))
-_OPPOSITES = {verb: frozenset(b if a == verb else a for a, b in _OPPOSITE_PAIRS if verb in (a, b))
-              for verb in {v for pair in _OPPOSITE_PAIRS for v in pair}}
-
-
-def _opening_verb(query: str, table: dict[str, frozenset[str]]) -> frozenset[str]:
-    """What `table` holds for the question's first word ("Returns" as "Return"); empty for a question that opens
-    otherwise ("how ...", "what happens when ...", a name)."""
+def name_verbs(query: str) -> frozenset[str]:
+    """The first words of the function names that say what the question's opening verb says (`_NAME_VERBS`;
+    "Returns" as "Return"); empty for a question that opens otherwise ("how ...", "what happens when ...", a name)."""
     words = re.findall(r"[a-z]+", query.lower())
     if not words:
         return frozenset()
-    verb = words[0] if words[0] in table or not words[0].endswith("s") else words[0][:-1]
-    return table.get(verb, frozenset())
-
-
-def name_verbs(query: str) -> frozenset[str]:
-    """The first words of the function names that say what the question's opening verb says (`_NAME_VERBS`)."""
-    return _opening_verb(query, _NAME_VERBS)
-
-
-def opposite_verbs(query: str) -> frozenset[str]:
-    """The first words of the function names that say the opposite of the question's opening verb (`_OPPOSITES`)."""
-    return _opening_verb(query, _OPPOSITES)
+    verb = words[0] if words[0] in _NAME_VERBS or not words[0].endswith("s") else words[0][:-1]
+    return _NAME_VERBS.get(verb, frozenset())
 
 
 _RETURN = re.compile(r"\s*returns?\b|.*?\band\s+returns?\b", re.IGNORECASE)
@@ -516,7 +489,7 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
         c.score, written[c.id] = _adjusted(c, share * d + (1 - share) * lx, cues, w)
     ordered = sorted(_one_per_definition(candidates), key=lambda c: -c.score)
     # before file support and decay
-    verbs, opposites, value = name_verbs(query), opposite_verbs(query), asks_a_value(query)
+    verbs, value = name_verbs(query), asks_a_value(query)
     cut = _split_classes(candidates)
     # a header that holds no function and is its file's type is one reason to follow its methods, not two: the
     # larger of the two amounts (commons-lang's "reflection equals builder internals" asks for `EqualsBuilder`'s
@@ -530,7 +503,6 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
                    else 0.0,
                    w.file_type if names_its_file(c.kind, c.symbol, c.file) else 0.0)
              + (w.verb if _opens_with(c, verbs) else 0.0) + w.length * _span(c)
-             - (w.opposite if c.kind == "function" and _opens_with(c, opposites) else 0.0)
              - (w.valueless if c.valueless and value else 0.0) for c in ordered}
     _add_file_support(ordered, w)
     ordered.sort(key=lambda c: -c.score)

@@ -1469,7 +1469,7 @@ def test_a_ruby_method_whose_body_is_one_line_is_an_accessor() -> None:
     # `format=` and `==` are, are marked for that: test_a_ruby_method_whose_body_runs_straight_through_is_an_accessor)
     chunks = Chunker(max_tokens=64).chunk("lib/action.rb", RUBY_ONE_LINE, "ruby")
     functions = {c.symbol for c in chunks if c.kind == "function"}
-    flagged = {c.symbol for c in chunks if accessor(c)}
+    flagged = {c.symbol for c in chunks if c.kind == "function" and accessor(c)}
     assert flagged == {"Action.session_enabled?", "Action.use", "Action.name", "Action.body=", "Action.token",
                        "Action.format=", "Action.=="}, (flagged, functions)
     assert "Action.finish" in functions - flagged
@@ -1533,9 +1533,58 @@ def test_a_ruby_method_whose_body_runs_straight_through_is_an_accessor() -> None
     # `unless`, a block (`do`, `{ |c|`, an iterator), a `rescue` or a `case` is a decision; `do_GET` is a name
     chunks = Chunker(max_tokens=256).chunk("lib/actions.rb", RUBY_STRAIGHT, "ruby")
     functions = {c.symbol for c in chunks if c.kind == "function"}
-    flagged = {c.symbol for c in chunks if accessor(c)}
+    flagged = {c.symbol for c in chunks if c.kind == "function" and accessor(c)}
     assert flagged == {"Actions.initialize", "Actions.create_link", "Actions.do_GET"}, (flagged, functions)
     assert {"Actions.insert", "Actions.each_cookie", "Actions.to_hash", "Actions.fetch", "Actions.run"} <= functions
+
+
+RUBY_HOLLOW = '''require "faraday/error"
+
+module Faraday
+  # Raised by the adapter when the TLS handshake fails.
+  class SSLError < Error
+  end
+
+  # Basic authentication through a proxy: the challenge comes from the proxy.
+  class ProxyBasicAuth < BasicAuth
+    include ProxyAuthenticator
+    attr_reader :realm
+    AUTH_HEADER = "Proxy-Authorization"
+  end
+
+  class Retry < Middleware
+    DEFAULT_RETRIES = 2
+
+    def initialize(app, options = nil)
+      super(app)
+      @options = options || {}
+      @errors = @options.fetch(:exceptions) { [Faraday::TimeoutError] }
+    end
+  end
+
+  module Concern
+    included do
+      before_action :authenticate
+    end
+  end
+
+  Adapter = Struct.new(:name, :klass)
+end
+'''
+
+
+def test_a_ruby_class_that_holds_no_code_is_an_accessor() -> None:
+    # a namespace's header, an error class that only names its place (`class SSLError < Error; end`), a class that
+    # mixes a module in and declares an attribute and a constant, a split class's header: each says what the class is
+    # called, and the code a question describes is in its methods, superclass or modules. A block (`included do`) is
+    # code, and so is a class kept whole with its methods
+    chunks = Chunker(max_tokens=48).chunk("lib/faraday/errors.rb", RUBY_HOLLOW, "ruby")
+    classes = {c.symbol for c in chunks if c.kind == "class"}
+    flagged = {c.symbol for c in chunks if c.kind == "class" and accessor(c)}
+    assert flagged == {"Faraday", "Faraday.SSLError", "Faraday.ProxyBasicAuth", "Faraday.Retry"}, (flagged, classes)
+    assert "Faraday.Concern" in classes
+    whole = Chunker(max_tokens=512).chunk("lib/faraday/errors.rb", RUBY_HOLLOW, "ruby")
+    assert not any(accessor(c) for c in whole if c.kind == "class")
 
 
 def test_a_csharp_directive_between_a_type_name_and_its_body_does_not_name_the_type() -> None:

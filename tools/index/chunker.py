@@ -335,9 +335,10 @@ def accessor(chunk: Chunk) -> bool:
     constructor that keeps its argument. Its doc comment describes the option it exposes in the words of the
     behaviour (commons-csv's `getIgnoreEmptyLines`: "Gets whether empty lines between records are ignored when parsing
     input"), while the code that does it is elsewhere (BODILESS_LANGUAGES: Java only, as measured). In Ruby, a method
-    whose body is one line or runs straight through (_idle_ruby)."""
-    if chunk.kind == "function" and chunk.language == "ruby":
-        return _idle_ruby(chunk)
+    whose body is one line or runs straight through (_idle_ruby), and a class or module chunk that holds no code
+    (_hollow_ruby)."""
+    if chunk.language == "ruby":
+        return _idle_ruby(chunk) if chunk.kind == "function" else chunk.kind == "class" and _hollow_ruby(chunk)
     if chunk.kind != "function" or chunk.language not in BODILESS_LANGUAGES:
         return False
     code = _LINE_COMMENT.sub("", _BLOCK_COMMENT.sub("", chunk.content))  # its doc's `{@link}` gone
@@ -360,6 +361,24 @@ def _idle_ruby(chunk: Chunk) -> bool:
     the `def`; the first window of a method too long for one chunk, which holds no such `end`, is neither."""
     body = _ruby_body(chunk)
     return body is not None and (len(body) <= 1 or not any(_BRANCH.search(line) for line in body))
+
+
+def _hollow_ruby(chunk: Chunk) -> bool:
+    """A Ruby class or module chunk that holds no code of its own: each of its lines opens or closes a class or
+    module, mixes one in, declares attributes, a visibility or a constant, or requires a file (_RUBY_DECLARATION). It
+    is the header of a class whose methods are chunks of their own, a namespace, or a class that only names a place
+    in a hierarchy (faraday's `class SSLError < Error; end`, webrick's `ProxyBasicAuth`, which includes a module and
+    inherits the rest). It says what the class is called and where it sits; the code a sentence describes is in
+    its methods, its superclass or its modules, as a short method's is in what it calls."""
+    code = [line.strip() for line in chunk.content.splitlines()]
+    return not any(line and not line.startswith("#") and not _RUBY_DECLARATION.match(line) for line in code)
+
+
+# a line of a Ruby class or module that declares and does nothing: its opening and `end`, a mixin, attributes, a
+# visibility, a constant (`VERSION = "1.0"`, `class << self`), a require
+_RUBY_DECLARATION = re.compile(r"(?:class|module|end|include|extend|prepend|attr_reader|attr_writer|attr_accessor|"
+                               r"private|protected|public|private_constant|module_function|require|require_relative)"
+                               r"(?![\w?!:])|[A-Z][A-Z0-9_]*\s*=(?!=)")
 
 
 def _ruby_body(chunk: Chunk) -> list[str] | None:

@@ -957,3 +957,51 @@ def test_a_short_overload_of_a_placed_function_takes_the_full_repeat_decay_in_a_
     assert short[:5] == ["new0", "config", "new1", "packer", "unpacker"]  # another method of the file keeps its place
     long = ranked(40)  # overloads that each do work of their own are no doors: the central file's decay as before
     assert long[:4] == ["new0", "new1", "new2", "new3"] and long.index("packer") == 5
+
+
+def test_a_joined_candidate_keeps_the_other_candidates_scale_and_shares() -> None:
+    """A type the leading code names joins the candidates (service._named_types): it takes a place by its own score,
+    but the scale both sides are mapped to and each file's share of the candidates stay the others'. Counted as an
+    ordinary candidate, its low similarity stretched the dense scale and put the lexical match above the dense one."""
+    question = "how values are written out"
+    first = [_scored("near", 0.90, 0.0, "src/writer.py", "Writer.write"),
+             _scored("words", 0.50, 10.0, "lib/values.py", "Values.dump"),
+             *[_scored(f"f{n}", 0.50 + n * 0.001, 0.0, f"other/o{n}.py", f"helper{n}") for n in range(8)]]
+    alone = [c.id for c in rank_code([dataclasses.replace(c) for c in first], question)]
+    named = _scored("named", 0.10, 0.0, "src/buffer.py", "Buffer", kind="class")
+    counted = [c.id for c in rank_code([dataclasses.replace(c) for c in first] + [dataclasses.replace(named)], question)]
+    joined = [c.id for c in rank_code([dataclasses.replace(c) for c in first]
+                                      + [dataclasses.replace(named, joined=True)], question)]
+    assert alone[:2] == ["near", "words"]
+    assert counted[:2] == ["words", "near"]  # what a plain extra candidate does to the others
+    assert [c for c in joined if c != "named"] == alone and "named" in joined
+
+
+def test_named_types_are_the_class_chunks_of_the_types_the_leading_candidates_code_writes(tmp_path: Path) -> None:
+    from code_intel.index.service import NAMING_LEADS, _named_types
+
+    def meta(file: str, symbol: str, kind: str, first: int, last: int, text: str) -> dict[str, object]:
+        held = "\n".join(text.splitlines()[first - 1 : last])
+        return {"file": file, "symbol": symbol, "symbols": symbol, "kind": kind, "start_line": first,
+                "end_line": last, "content_hash": Chunk(file, first, last, "", "", "", held).content_hash}
+
+    writer = ("class ChunkedWriter extends Base {\n  void write(Output out) {\n"
+              "    OutputChunked chunked = new OutputChunked(out, MAX_SIZE);\n    chunked.flush();\n  }\n}\n")
+    (tmp_path / "ChunkedWriter.java").write_text(writer)
+    memory = MemoryIndex()
+    chunks = {"lead": meta("ChunkedWriter.java", "ChunkedWriter.write", "function", 2, 5, writer),
+              "chunked": meta("OutputChunked.java", "OutputChunked", "class", 1, 9, ""),
+              "chunked.flush": meta("OutputChunked.java", "OutputChunked.flush", "function", 3, 5, ""),
+              "base": meta("Base.java", "Base", "class", 1, 4, ""),
+              "output": meta("Output.java", "Output", "class", 1, 30, ""),
+              "constant": meta("Limits.java", "MAX_SIZE", "class", 1, 2, "")}
+    for cid, m in chunks.items():
+        memory.add([cid], [[1.0, 0.0]], [""], [m])
+    known = {"lead": (0.9, "", chunks["lead"]), "output": (0.5, "", chunks["output"])}
+    got = _named_types(known, {"lead": 3.0}, memory, tmp_path, {})
+    # what the leading code writes: OutputChunked's class chunk, not its method; not Output (a candidate already), not
+    # Base (written outside the chunk), not an all-capitals constant
+    assert NAMING_LEADS == 3
+    assert got == ["chunked"]
+    (tmp_path / "ChunkedWriter.java").write_text(writer.replace("OutputChunked", "InputChunked"))
+    assert _named_types(known, {"lead": 3.0}, memory, tmp_path, {}) == []  # the file changed since it was indexed

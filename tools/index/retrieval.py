@@ -27,9 +27,8 @@ from code_intel.core.errors import InvalidArgument
 DENSE_WEIGHT = 0.75
 
 
-def _min_max(scores: list[float], scale: list[float] | None = None) -> list[float]:
-    """Scores mapped to 0..1 by the lowest and highest of `scale` (of `scores` themselves by default)."""
-    low, high = min(scale or scores), max(scale or scores)
+def _min_max(scores: list[float]) -> list[float]:
+    low, high = min(scores), max(scores)
     if high > low:
         return [(s - low) / (high - low) for s in scores]
     return [1.0 if high > 0 else 0.0 for _ in scores]
@@ -305,8 +304,6 @@ class Scored:
     # for a question that is one name (service._read_windows): the names it calls
     name_similarity: float = 0.0  # the question's cosine with the chunk's qualified name as words (a class: the best
     # of its own and its members'), which tells a file's functions apart where their code reads alike
-    joined: bool = False  # brought in by what the leading candidates' code names (service._named_types): it takes a
-    # place by its own score, on the other candidates' scale, and counts in no file's share of them
 
 
 # A description's opening verb and the first words of the names that conventionally say it: "Return the loop" is
@@ -481,10 +478,9 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     cues = dataclasses.replace(cues, current=_current_definitions(candidates, cues), matched={
         own for c in candidates if (own := _own_name(c)) in cues.qualified
         and any(_ends_with(c.symbol, form) for form in cues.qualified[own])})
-    first = [c for c in candidates if not c.joined]
-    dense = _min_max([c.dense for c in candidates], [c.dense for c in first])
-    lexical_raw = [c.lexical for c in first]
-    lexical = _min_max([c.lexical for c in candidates], lexical_raw) if any(lexical_raw) else [0.0] * len(candidates)
+    dense = _min_max([c.dense for c in candidates])
+    lexical_raw = [c.lexical for c in candidates]
+    lexical = _min_max(lexical_raw) if any(lexical_raw) else [0.0] * len(candidates)
     share = w.lead_dense_weight if _stands_out(lexical_raw, w.lexical_lead) else w.dense_weight
     written: dict[str, float] = {}  # the definition bonus each took, for a name the question writes
     for c, d, lx in zip(candidates, dense, lexical, strict=True):
@@ -957,7 +953,7 @@ def _backing_files(ordered: list[Scored], lift: dict[str, float], w: CodeRanking
         if not c.bodiless and c.file not in head:
             head[c.file] = c.score + lift[c.id]
     best = max(head.values(), default=0.0)
-    held = Counter(c.file for c in ordered if c.role == "implementation" and not c.joined)
+    held = Counter(c.file for c in ordered if c.role == "implementation")
     total = max(sum(held.values()), 1)
     return {f for f, score in head.items() if score >= best or held[f] >= w.central_share * total}
 
@@ -974,7 +970,7 @@ def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool) -> None:
     that does it, and a central file's family of overloads otherwise fills the answer (msgpack-java's `MessagePack`,
     whose `newDefaultUnpacker` and `newUnpacker` overloads for streams, channels and arrays held seven of the ten
     for "how packers and unpackers are created ...", leaving out the packer and unpacker themselves)."""
-    code = [c.file for c in ordered if c.role == "implementation" and not c.joined]
+    code = [c.file for c in ordered if c.role == "implementation"]
     held = Counter(code)
     seen: dict[str, int] = {}
     placed: set[tuple[str, str]] = set()

@@ -50,7 +50,7 @@ from code_intel.index.retrieval import (
 from code_intel.index.static import STATIC_MODEL_NAME, StaticEmbedder
 from code_intel.index.store import FOREST, MAP, VectorStore, store_description
 from code_intel.index.sync import ForestSync, Progress, Spaces, SyncCounts, SyncState
-from code_intel.index.text import embedding_text, lexical_text, member_names, readable_words, written_name
+from code_intel.index.text import embedding_text, lexical_text, member_names, readable_words
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +72,6 @@ EARLY_QUESTION_MODEL_CHUNKS = 12_000  # up to this many chunks the question mode
 QUESTION_MODEL_WAIT_S = 2.0  # a search outside a sync waits this long at most for the question model loading
 # (0.6 to 0.9 s of wall time at load 5, started at a sync's end or by the first search of a process)
 DEFINITION_CANDIDATES = 20  # chunks defining a name the question writes, added to the candidates
-NAMING_LEADS = 3  # the nearest and the best lexical chunks this many each, whose code's type names join (_named_types)
 
 
 def thresholds_for(model: str) -> tuple[float, float]:
@@ -522,20 +521,10 @@ class SemanticIndex:
                 entry = parts.memory.entry(cid)
                 if entry is not None:
                     known[cid] = (similarity, entry.snippet, entry.meta)
-        read: dict[str, list[str] | None] = {}  # the candidates' files as they are now, each read once per search
-        joined: set[str] = set()
-        if weights is not None:
-            extra = _named_types(known, lexical_scores, parts.memory, self.root.path, read)
-            joined.update(extra)
-            for cid, similarity in parts.memory.similarity(vector, extra).items():
-                entry = parts.memory.entry(cid)
-                if entry is not None:
-                    known[cid] = (similarity, entry.snippet, entry.meta)
         candidates = [_scored(cid, similarity, lexical_scores.get(cid, 0.0), meta, parts.manifest)
                       for cid, (similarity, _doc, meta) in known.items()]
-        for c in candidates:
-            c.joined = c.id in joined
         model = parts.static if parts.static is not None else parts.embedder
+        read: dict[str, list[str] | None] = {}  # the candidates' files as they are now, each read once per search
         if weights is not None and isinstance(model, StaticEmbedder):
             _name_similarity(candidates, model, vector)
             _member_similarity(candidates, {cid: meta for cid, (_s, _d, meta) in known.items()}, model, vector,
@@ -822,34 +811,6 @@ def _read_windows(candidates: list[Scored], manifest: Manifest, memory: MemoryIn
             # below its declaration, as the chunker finds it (its name written outside a doc comment)
             body, declared = _declaration(Chunk(c.file, c.lines[0], c.lines[1], c.symbol, "function", "", code))
             c.calls = frozenset(_WORD.findall("\n".join(body[declared + 1 :]))) - {c.symbol.rpartition(".")[2]}
-
-
-_TYPE_NAME = re.compile(r"(?<![\w$])[A-Z][A-Za-z0-9_]*[a-z][A-Za-z0-9_]*")  # `InputChunked`, `Rack`, not `MAX_SIZE`
-
-
-def _named_types(known: _Known, lexical: dict[str, float], memory: MemoryIndex, root: Path,
-                 read: dict[str, list[str] | None]) -> list[str]:
-    """The class chunks (kind `class`, not yet candidates) of the types that the code of the leading candidates
-    writes: the NAMING_LEADS nearest and the NAMING_LEADS best on BM25. A class the leading code uses, extends or
-    builds (kryo's `InputChunked` in the serializer that writes through it) shares neither the question's words nor
-    its meaning often enough to be found by either side. Each leading chunk is read from its file while the file holds
-    the indexed text (`read`: the files read so far in this search)."""
-    leads = sorted(known, key=lambda cid: -known[cid][0])[:NAMING_LEADS]
-    leads += sorted(known, key=lambda cid: -lexical.get(cid, 0.0))[:NAMING_LEADS]
-    names: set[str] = set()
-    for cid in dict.fromkeys(leads):
-        meta = known[cid][2]
-        names.update(_TYPE_NAME.findall("\n".join(_indexed_lines(root, meta, read) or [])))
-        names.discard(written_name(str(meta.get("symbol") or "")))
-    if not names:
-        return []
-    out = []
-    for cid in memory.defining(sorted(names), len(names) * 4):
-        entry = memory.entry(cid)
-        if entry is not None and cid not in known and entry.meta.get("kind") == "class" \
-                and written_name(str(entry.meta.get("symbol") or "")) in names:
-            out.append(cid)
-    return out
 
 
 def _types_named_in_words(manifest: Manifest, query: str) -> list[str]:

@@ -790,11 +790,16 @@ def _read_windows(candidates: list[Scored], manifest: Manifest, memory: MemoryIn
     chunk; a name alone is not enough, a Python property's getter and setter share one, as overloads do). A function
     flagged as returning no value is not when it has any: chunker.valueless did not see their lines (importlib's
     `spec_from_file_location`). For a question that is one name, whose definition rank_code follows with the
-    methods it calls, Scored.calls: the words of its body below its declaration, its chunk's and its windows' (the
-    calls that hand its work on often close it), read from its file while it holds the indexed text (`read`: the
-    files read so far in this search)."""
+    methods it calls, and for a Java method in any question (a file's leading method is followed by the methods of
+    its class it calls: retrieval._called_by), Scored.calls: the words of its body below its declaration, its chunk's
+    and its windows' (the calls that hand its work on often close it), read from its file while it holds the indexed
+    text (`read`: the files read so far in this search)."""
+    from code_intel.index.chunker import BODILESS_LANGUAGES
+    from code_intel.languages.table import language_for
+
     for c in candidates:
-        if c.kind != "function" or not c.lines[0] or not (c.valueless or one_name):
+        java = language_for(c.file) in BODILESS_LANGUAGES
+        if c.kind != "function" or not c.lines[0] or not (c.valueless or one_name or java):
             continue
         indexed = manifest.files.get(c.file)
         below = sorted((entry.meta for e in (indexed.chunks if indexed else [])
@@ -803,7 +808,7 @@ def _read_windows(candidates: list[Scored], manifest: Manifest, memory: MemoryIn
                         and c.lines[0] <= int(entry.meta.get("decl_line") or 0) <= c.lines[1]),
                        key=lambda meta: int(meta.get("start_line") or 0))
         c.valueless = c.valueless and not below
-        if not one_name or (own := memory.entry(c.id)) is None:
+        if not (one_name or java) or (own := memory.entry(c.id)) is None:
             continue
         held = [_indexed_lines(root, meta, read) for meta in [own.meta, *below]]
         if all(lines is not None for lines in held):  # the file as indexed: a changed one may hold other code there

@@ -305,6 +305,8 @@ class Scored:
     command: str = ""  # the command line a shell dispatcher's branch runs (chunker.command_line)
     calls: frozenset[str] = frozenset()  # the words of a method's body below its declaration, read at search time
     # for a question that is one name (service._read_windows): the names it calls
+    self_calls: frozenset[str] = frozenset()  # the methods a Java method calls on its own object, a name written bare
+    # or after `this.` and opening a call, read at search time for any question (service._read_windows)
     name_similarity: float = 0.0  # the question's cosine with the chunk's qualified name as words (a class: the best
     # of its own and its members'), which tells a file's functions apart where their code reads alike
 
@@ -604,15 +606,15 @@ def _within_files(ordered: list[Scored], merit: dict[str, float], callee: float 
 
 
 def _called_by(lead: Scored, c: Scored) -> bool:
-    """`c` is a Java method of the class `lead`, also a method, calls in its body (Scored.calls; not a constructor):
-    the reader of a long class's method reads next what it hands its work to, which the question's words describe
+    """`c` is a Java method of the class `lead`, also a method, calls on its own object (Scored.self_calls; not a
+    constructor, nor a call on another object of the class, jcommander's `jc.parse` for a sub-command): the reader of a long class's method reads next what it hands its work to, which the question's words describe
     less often than the sibling members that share them (zt-zip's `archiveEqualsInternal` and `metaDataEquals` after
     `archiveEquals` for "deciding whether two zip files hold the same entries even when their bytes differ", above
     three `entryEquals` overloads; kryo's `Output.writeVarInt` after `writeInt`; commons-csv's private
     `CSVFormat.print` after `printRecord`)."""
     owner, _, name = c.symbol.rpartition(".")
     return (lead.kind == c.kind == "function" and bool(owner) and lead.symbol.rpartition(".")[0] == owner
-            and name != owner.rpartition(".")[2] and name in lead.calls and _in_java(c))
+            and name != owner.rpartition(".")[2] and name in lead.self_calls and _in_java(c))
 
 
 def _backed_by_additions(ordered: list[Scored], named: set[str]) -> None:

@@ -781,6 +781,9 @@ def _member_similarity(candidates: list[Scored], metas: dict[str, dict[str, Any]
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[?!]?")
+# a Java call on the method's own object: a name opening a call, written bare or after `this.` (not after another
+# object's name and a dot, nor after `new`)
+_SELF_CALL = re.compile(r"(?:(?<![\w.$])(?<!new )|(?<![\w.$])this\.)([A-Za-z_$][\w$]*)\s*\(")
 
 
 def _read_windows(candidates: list[Scored], manifest: Manifest, memory: MemoryIndex, root: Path,
@@ -790,10 +793,10 @@ def _read_windows(candidates: list[Scored], manifest: Manifest, memory: MemoryIn
     chunk; a name alone is not enough, a Python property's getter and setter share one, as overloads do). A function
     flagged as returning no value is not when it has any: chunker.valueless did not see their lines (importlib's
     `spec_from_file_location`). For a question that is one name, whose definition rank_code follows with the
-    methods it calls, and for a Java method in any question (a file's leading method is followed by the methods of
-    its class it calls: retrieval._called_by), Scored.calls: the words of its body below its declaration, its chunk's
-    and its windows' (the calls that hand its work on often close it), read from its file while it holds the indexed
-    text (`read`: the files read so far in this search)."""
+    methods it calls, Scored.calls: the words of its body below its declaration, its chunk's and its windows' (the
+    calls that hand its work on often close it), read from its file while it holds the indexed text (`read`: the
+    files read so far in this search); for a Java method in any question, Scored.self_calls from the same lines (a
+    file's leading method is followed by the methods of its class it calls on itself: retrieval._called_by)."""
     from code_intel.index.chunker import BODILESS_LANGUAGES
     from code_intel.languages.table import language_for
 
@@ -815,7 +818,11 @@ def _read_windows(candidates: list[Scored], manifest: Manifest, memory: MemoryIn
             code = "\n".join(line for lines in held for line in lines or [])
             # below its declaration, as the chunker finds it (its name written outside a doc comment)
             body, declared = _declaration(Chunk(c.file, c.lines[0], c.lines[1], c.symbol, "function", "", code))
-            c.calls = frozenset(_WORD.findall("\n".join(body[declared + 1 :]))) - {c.symbol.rpartition(".")[2]}
+            below_declaration = "\n".join(body[declared + 1 :])
+            if one_name:
+                c.calls = frozenset(_WORD.findall(below_declaration)) - {c.symbol.rpartition(".")[2]}
+            if java:
+                c.self_calls = frozenset(_SELF_CALL.findall(below_declaration)) - {c.symbol.rpartition(".")[2]}
 
 
 def _types_named_in_words(manifest: Manifest, query: str) -> list[str]:

@@ -861,10 +861,13 @@ def test_a_java_methods_calls_on_itself_are_read_for_a_sentence(tmp_path: Path) 
         (tmp_path / file).write_text(text)
         chunks = Chunker(max_tokens=40).chunk(file, text, language)
         manifest, memory, scored = _indexed(file, chunks)
-        count = scored["Cache.countfunction"]
-        _read_windows([count], manifest, memory, tmp_path, {}, False)  # a sentence, not one name
+        count, reset = scored["Cache.countfunction"], scored["Cache.resetfunction"]
+        _read_windows([count, reset], manifest, memory, tmp_path, {}, False)  # a sentence, not one name
         assert count.self_calls == expected, file
         assert not count.calls  # the words of its body are read for a question that is one name
+        alone = dataclasses.replace(count, self_calls=frozenset())
+        _read_windows([alone], manifest, memory, tmp_path, {}, False)
+        assert not alone.self_calls  # no other method of its class is a candidate: none could follow it
 
 
 _EVENT = (

@@ -10,6 +10,7 @@ import queue
 import re
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -24,6 +25,7 @@ from code_intel.index.bm25 import LexicalIndex, top
 from code_intel.index.chunker import Chunk, _declaration
 from code_intel.index.embedder import Embedder
 from code_intel.index.manifest import (
+    ChunkEntry,
     FileEntry,
     Manifest,
     load_manifest,
@@ -800,14 +802,20 @@ def _read_windows(candidates: list[Scored], manifest: Manifest, memory: MemoryIn
     from code_intel.index.chunker import BODILESS_LANGUAGES
     from code_intel.languages.table import language_for
 
+    parts: dict[tuple[str, str], list[ChunkEntry]] = {}  # each file's windows cut from a definition, read once
+    for file in {c.file for c in candidates if c.kind == "function"}:
+        indexed = manifest.files.get(file)
+        for e in indexed.chunks if indexed else []:
+            if e.kind == "part":
+                parts.setdefault((file, e.symbol), []).append(e)
+    # a Java method with no other method of its class among the candidates is followed by none (_called_by)
+    methods = Counter((c.file, c.symbol.rpartition(".")[0]) for c in candidates if c.kind == "function")
     for c in candidates:
-        java = language_for(c.file) in BODILESS_LANGUAGES
+        java = methods[c.file, c.symbol.rpartition(".")[0]] > 1 and language_for(c.file) in BODILESS_LANGUAGES
         if c.kind != "function" or not c.lines[0] or not (c.valueless or one_name or java):
             continue
-        indexed = manifest.files.get(c.file)
-        below = sorted((entry.meta for e in (indexed.chunks if indexed else [])
-                        if e.kind == "part" and e.symbol == c.symbol and e.start_line > c.lines[1]
-                        and (entry := memory.entry(e.id)) is not None
+        below = sorted((entry.meta for e in parts.get((c.file, c.symbol), [])
+                        if e.start_line > c.lines[1] and (entry := memory.entry(e.id)) is not None
                         and c.lines[0] <= int(entry.meta.get("decl_line") or 0) <= c.lines[1]),
                        key=lambda meta: int(meta.get("start_line") or 0))
         c.valueless = c.valueless and not below

@@ -837,6 +837,54 @@ def test_a_longer_java_chunk_goes_first_among_its_files_chunks() -> None:
     assert [c.id for c in rank_code([short, long, *fillers], question, weights=CodeRanking(length=0.0))][0] == "short"
 
 
+
+def test_a_java_files_leading_method_is_followed_by_the_methods_of_its_class_it_calls() -> None:
+    # zt-zip's "deciding whether two zip files hold the same entries even when their bytes differ": `archiveEquals`
+    # leads ZipUtil.java and hands its work to `archiveEqualsInternal`, which the question's words describe less than
+    # the `entryEquals` overloads beside it
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"Other{n}.java", f"Other{n}.run") for n in range(20)]
+    question = "deciding whether two zip files hold the same entries even when their bytes differ"
+
+    def ranked(file: str, weights: CodeRanking | None = None, internal: str = "ZipUtil.archiveEqualsInternal") -> list[str]:
+        lead = _scored("lead", 0.80, 3.0, file, "ZipUtil.archiveEquals")
+        lead.self_calls = frozenset({"archiveEqualsInternal", "isSameZip"})
+        entry = _scored("entry", 0.72, 3.0, file, "ZipUtil.entryEquals")
+        called = _scored("called", 0.70, 3.0, file, internal)
+        for n, c in enumerate((lead, entry, called)):
+            c.lines = (100 * n + 1, 100 * n + 20)
+        return [c.id for c in rank_code([lead, entry, called, *fillers], question, weights=weights)][:3]
+
+    assert ranked("zip/ZipUtil.java") == ["lead", "called", "entry"]
+    assert ranked("zip/ZipUtil.java", CodeRanking(callee=0.0)) == ["lead", "entry", "called"]
+    assert ranked("zip/zip_util.py") == ["lead", "entry", "called"]  # Java only, as measured
+    # a method of another class the lead names is not its own class's work; a constructor is the class's name
+    assert ranked("zip/ZipUtil.java", internal="Zips.archiveEqualsInternal") == ["lead", "entry", "called"]
+    assert ranked("zip/ZipUtil.java", internal="ZipUtil.ZipUtil") == ["lead", "entry", "called"]
+
+
+def test_a_java_methods_calls_on_itself_are_read_for_a_sentence(tmp_path: Path) -> None:
+    from code_intel.index.service import _read_windows
+
+    # jcommander's `parseValues` hands a sub-command's arguments to `jc.parse`: another object's work, not its own
+    java = ("class Cache {\n  int count(String key, int period) {\n    String full = keyAndExpiry(key, period);\n"
+            "    child.reset(full);\n    Cache other = new Cache();\n    return this.doCount(full);\n  }\n\n"
+            "  int reset(String key) {\n    return clearAll(key);\n  }\n}\n")
+    ruby = ("class Cache\n  def count(key, period)\n    full = key_and_expiry(key, period)\n    do_count(full)\n"
+            "  end\n\n  def reset(key)\n    clear_all(key)\n  end\nend\n")
+    for file, text, language, expected in (("Cache.java", java, "java", {"keyAndExpiry", "doCount"}),
+                                           ("cache.rb", ruby, "ruby", set())):
+        (tmp_path / file).write_text(text)
+        chunks = Chunker(max_tokens=40).chunk(file, text, language)
+        manifest, memory, scored = _indexed(file, chunks)
+        count, reset = scored["Cache.countfunction"], scored["Cache.resetfunction"]
+        _read_windows([count, reset], manifest, memory, tmp_path, {}, False)  # a sentence, not one name
+        assert count.self_calls == expected, file
+        assert not count.calls  # the words of its body are read for a question that is one name
+        alone = dataclasses.replace(count, self_calls=frozenset())
+        _read_windows([alone], manifest, memory, tmp_path, {}, False)
+        assert not alone.self_calls  # no other method of its class is a candidate: none could follow it
+
+
 _EVENT = (
     "class Event:\n"
     "    def __init__(self):\n        self._waiters = collections.deque()\n        self._value = False\n\n"

@@ -10,6 +10,7 @@ import queue
 import re
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -24,6 +25,7 @@ from code_intel.index.bm25 import LexicalIndex, top
 from code_intel.index.chunker import Chunk, _declaration
 from code_intel.index.embedder import Embedder
 from code_intel.index.manifest import (
+    ChunkEntry,
     FileEntry,
     Manifest,
     load_manifest,
@@ -781,6 +783,9 @@ def _member_similarity(candidates: list[Scored], metas: dict[str, dict[str, Any]
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[?!]?")
+# a Java call on the method's own object: a name opening a call, written bare or after `this.` (not after another
+# object's name and a dot, nor after `new`)
+_SELF_CALL = re.compile(r"(?:(?<![\w.$])(?<!new )|(?<![\w.$])this\.)([A-Za-z_$][\w$]*)\s*\(")
 
 
 def _read_windows(candidates: list[Scored], manifest: Manifest, memory: MemoryIndex, root: Path,
@@ -792,25 +797,40 @@ def _read_windows(candidates: list[Scored], manifest: Manifest, memory: MemoryIn
     `spec_from_file_location`). For a question that is one name, whose definition rank_code follows with the
     methods it calls, Scored.calls: the words of its body below its declaration, its chunk's and its windows' (the
     calls that hand its work on often close it), read from its file while it holds the indexed text (`read`: the
-    files read so far in this search)."""
+    files read so far in this search); for a Java method in any question, Scored.self_calls from the same lines (a
+    file's leading method is followed by the methods of its class it calls on itself: retrieval._called_by)."""
+    from code_intel.index.chunker import BODILESS_LANGUAGES
+    from code_intel.languages.table import language_for
+
+    parts: dict[tuple[str, str], list[ChunkEntry]] = {}  # each file's windows cut from a definition, read once
+    for file in {c.file for c in candidates if c.kind == "function"}:
+        indexed = manifest.files.get(file)
+        for e in indexed.chunks if indexed else []:
+            if e.kind == "part":
+                parts.setdefault((file, e.symbol), []).append(e)
+    # a Java method with no other method of its class among the candidates is followed by none (_called_by)
+    methods = Counter((c.file, c.symbol.rpartition(".")[0]) for c in candidates if c.kind == "function")
     for c in candidates:
-        if c.kind != "function" or not c.lines[0] or not (c.valueless or one_name):
+        java = methods[c.file, c.symbol.rpartition(".")[0]] > 1 and language_for(c.file) in BODILESS_LANGUAGES
+        if c.kind != "function" or not c.lines[0] or not (c.valueless or one_name or java):
             continue
-        indexed = manifest.files.get(c.file)
-        below = sorted((entry.meta for e in (indexed.chunks if indexed else [])
-                        if e.kind == "part" and e.symbol == c.symbol and e.start_line > c.lines[1]
-                        and (entry := memory.entry(e.id)) is not None
+        below = sorted((entry.meta for e in parts.get((c.file, c.symbol), [])
+                        if e.start_line > c.lines[1] and (entry := memory.entry(e.id)) is not None
                         and c.lines[0] <= int(entry.meta.get("decl_line") or 0) <= c.lines[1]),
                        key=lambda meta: int(meta.get("start_line") or 0))
         c.valueless = c.valueless and not below
-        if not one_name or (own := memory.entry(c.id)) is None:
+        if not (one_name or java) or (own := memory.entry(c.id)) is None:
             continue
         held = [_indexed_lines(root, meta, read) for meta in [own.meta, *below]]
         if all(lines is not None for lines in held):  # the file as indexed: a changed one may hold other code there
             code = "\n".join(line for lines in held for line in lines or [])
             # below its declaration, as the chunker finds it (its name written outside a doc comment)
             body, declared = _declaration(Chunk(c.file, c.lines[0], c.lines[1], c.symbol, "function", "", code))
-            c.calls = frozenset(_WORD.findall("\n".join(body[declared + 1 :]))) - {c.symbol.rpartition(".")[2]}
+            below_declaration = "\n".join(body[declared + 1 :])
+            if one_name:
+                c.calls = frozenset(_WORD.findall(below_declaration)) - {c.symbol.rpartition(".")[2]}
+            if java:
+                c.self_calls = frozenset(_SELF_CALL.findall(below_declaration)) - {c.symbol.rpartition(".")[2]}
 
 
 def _types_named_in_words(manifest: Manifest, query: str) -> list[str]:

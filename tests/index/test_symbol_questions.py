@@ -391,16 +391,17 @@ def test_a_member_defined_nowhere_stands_for_its_owner() -> None:
     assert [c.id for c in rank_code([reader, enum, member, *fillers], "SerializationFeature.INDENT_OUTPUT")][0] != "enum"
 
 
-def test_the_owner_of_a_member_defined_nowhere_is_a_definition_candidate(
+def test_the_owner_of_a_member_defined_nowhere_is_found_by_the_words_it_shares_with_the_question(
         static_index: SemanticIndex) -> None:  # noqa: F811 (the fixture)
+    # no definitions search for the owner: the lexical side holds the file that writes both names
     write_files(static_index.root.path, {
         "cfg/SerializationFeature.java": "package cfg;\n\npublic enum SerializationFeature {\n    INDENT_OUTPUT(false),\n"
-                                         "    WRAP_ROOT_VALUE(false);\n\n    private final boolean on;\n}\n"})
+                                         "    WRAP_ROOT_VALUE(false);\n\n    private final boolean on;\n}\n",
+        "cfg/Writer.java": "package cfg;\n\npublic class Writer {\n    void write(String text) {\n"
+                           "        System.out.println(text.trim());\n    }\n}\n"})
     static_index.sync()
-    parts = static_index._get_parts()
-    found = [parts.memory.entry(cid).meta for cid in static_index._definitions(  # type: ignore[union-attr]
-        parts, service.ForestQuery("SerializationFeature.INDENT_OUTPUT"))]
-    assert ("cfg/SerializationFeature.java", "SerializationFeature") in [(m["file"], m["symbol"]) for m in found]
+    found = static_index.semantic_search("SerializationFeature.INDENT_OUTPUT")["results"]
+    assert (found[0]["file"], found[0]["symbol"]) == ("cfg/SerializationFeature.java", "SerializationFeature")
 
 
 def test_a_question_for_the_uses_of_a_name_does_not_favour_its_definition() -> None:

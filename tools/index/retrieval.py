@@ -804,9 +804,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> tuple[flo
     if _idle(c):
         score -= w.idle
     own = _own_name(c)
-    if own and own in cues.used:
-        pass  # the question asks where it is used or implemented: its definition is not the answer
-    elif cues.used.intersection(c.implements):
+    if cues.used.intersection(c.implements):
         score += w.implementation  # `impl SeqAccess for X`, `class Hamming implements EditDistance`, for their uses
     elif _names(c, cues, own, old):
         written = w.bare_definition if cues.defined else w.definition

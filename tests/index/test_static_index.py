@@ -199,8 +199,10 @@ def test_a_name_a_sentence_writes_lifts_its_file_but_not_its_definition_among_th
     assert [c.id for c in rank_code([other, soon, safe, *fillers], question)][:3] == ["safe", "other", "soon"]
     assert [c.id for c in rank_code([other, soon, safe, *fillers], question, weights=CodeRanking(definition=0.0))][
         :3] == ["other", "safe", "soon"]
-    # a question that is only the name, or short enough to name one thing, asks for that definition
+    # a question that is only the name asks for that definition; one short enough to name one thing finds it
+    # among the file's functions by the name's similarity, as a sentence does
     assert [c.id for c in rank_code([other, soon, safe, *fillers], "call_soon")][0] == "soon"
+    soon.name_similarity, safe.name_similarity = 0.9, 0.5
     assert [c.id for c in rank_code([other, soon, safe, *fillers], "where is call_soon?")][0] == "soon"
 
 

@@ -500,10 +500,9 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     # larger of the two amounts (commons-lang's "reflection equals builder internals" asks for `EqualsBuilder`'s
     # header, which the sum put behind two of its methods)
     # a name a sentence writes says which file to read, not which of its functions the sentence describes ("Like
-    # call_soon(), but thread-safe", "Wait until feed_data() is called"): its definition's bonus orders files only,
-    # unless the question is short enough to name one thing (NAME_IN_WORDS: "where is Errors#empty?")
-    described = len(cues.terms) > NAME_IN_WORDS
-    merit = {c.id: c.score - (written[c.id] if described else 0.0) + w.name * c.name_similarity
+    # call_soon(), but thread-safe", "Wait until feed_data() is called"): its definition's bonus orders files only
+    # (a short question naming one function, "where is Errors#empty?", finds it by the name's similarity)
+    merit = {c.id: c.score - written[c.id] + w.name * c.name_similarity
              - max((w.no_function if c.kind == "module" else w.class_no_function) if _holds_no_function(c, cut)
                    else 0.0,
                    w.file_type if names_its_file(c.kind, c.symbol, c.file) else 0.0)
@@ -830,9 +829,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> tuple[flo
     if _idle(c):
         score -= w.idle
     own = _own_name(c)
-    if own and own in cues.used:
-        pass  # the question asks where it is used or implemented: its definition is not the answer
-    elif cues.used.intersection(c.implements):
+    if cues.used.intersection(c.implements):
         score += w.implementation  # `impl SeqAccess for X`, `class Hamming implements EditDistance`, for their uses
     elif _names(c, cues, own, old):
         written = w.bare_definition if cues.defined else w.definition

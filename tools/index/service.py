@@ -538,16 +538,9 @@ class SemanticIndex:
     def _definitions(self, parts: _Parts, search: ForestQuery) -> list[str]:
         """Chunks that define a name the question writes or the caller passed as a keyword (the definitions the
         index holds, by exact name, then in another case), so a name's definition is always a candidate."""
-        from code_intel.index.retrieval import (
-            member_owners,
-            named_identifiers,
-            spelled_names,
-            used_names,
-        )
+        from code_intel.index.retrieval import named_identifiers, spelled_names, used_names
 
         names = named_identifiers(search.query) + list(search.keywords)
-        owners = member_owners(search.query)  # a member the index defines nowhere (an enum constant): its owner
-        names = [owners[n] if n in owners and not parts.memory.defining([n], 1) else n for n in names]
         found = parts.memory.defining([n.rsplit(".", 1)[-1] for n in names], DEFINITION_CANDIDATES) if names else []
         spelled = spelled_names(search.query)  # the classes a sentence spells as words ("json object")
         for cid in parts.memory.defining(sorted(spelled), DEFINITION_CANDIDATES) if spelled else []:

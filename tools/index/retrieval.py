@@ -558,7 +558,8 @@ def _holds_no_function(c: Scored, cut: tuple[set[tuple[str, str]], set[tuple[str
     return c.kind == "module" or c.kind == "part" and (c.file, c.symbol) in classes
 
 
-def _in_java(c: Scored) -> bool:
+def in_java(c: Scored) -> bool:
+    """The chunk's file is in a language whose rules here were measured on Java alone (BODILESS_LANGUAGES)."""
     from code_intel.index.chunker import BODILESS_LANGUAGES
     from code_intel.languages.table import language_for
 
@@ -575,7 +576,7 @@ def _span(c: Scored) -> float:
     Only ordering within a file: which files answer does not change. Java only (BODILESS_LANGUAGES), as measured:
     the docstring and developer-question sets, whose answers are often short functions, lose in Python, Go and
     TypeScript."""
-    if not _in_java(c):
+    if not in_java(c):
         return 0.0
     return math.log2(max(c.lines[1] - c.lines[0] + 1, 1))
 
@@ -615,7 +616,7 @@ def _called_by(lead: Scored, c: Scored) -> bool:
     `CSVFormat.print` after `printRecord`)."""
     owner, _, name = c.symbol.rpartition(".")
     return (lead.kind == c.kind == "function" and bool(owner) and lead.symbol.rpartition(".")[0] == owner
-            and name != owner.rpartition(".")[2] and name in lead.self_calls and _in_java(c))
+            and name != owner.rpartition(".")[2] and name in lead.self_calls and in_java(c))
 
 
 def _backed_by_additions(ordered: list[Scored], named: set[str]) -> None:
@@ -871,10 +872,7 @@ def _idle(c: Scored) -> bool:
     loop or block (chunker._idle_ruby): a reader, a predicate over a field, a call handed on (hanami-controller's
     `session_enabled?` above the methods that write the session), arguments stored or prepared for the method that
     does the work (thor's `create_link`)."""
-    from code_intel.index.chunker import BODILESS_LANGUAGES
-    from code_intel.languages.table import language_for
-
-    return c.accessor or (c.deprecated and c.kind == "function" and language_for(c.file) in BODILESS_LANGUAGES)
+    return c.accessor or (c.deprecated and c.kind == "function" and in_java(c))
 
 
 def names_its_file(kind: str, symbol: str, file: str) -> bool:

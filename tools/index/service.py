@@ -43,6 +43,7 @@ from code_intel.index.retrieval import (
     check_code_hint,
     check_keywords,
     fuse,
+    in_java,
     named_in_words,
     names_its_file,
     rank_code,
@@ -792,9 +793,6 @@ def _read_windows(candidates: list[Scored], manifest: Manifest, memory: MemoryIn
     calls that hand its work on often close it), read from its file while it holds the indexed text (`read`: the
     files read so far in this search); for a Java method in any question, Scored.self_calls from the same lines (a
     file's leading method is followed by the methods of its class it calls on itself: retrieval._called_by)."""
-    from code_intel.index.chunker import BODILESS_LANGUAGES
-    from code_intel.languages.table import language_for
-
     parts: dict[tuple[str, str], list[ChunkEntry]] = {}  # each file's windows cut from a definition, read once
     for file in {c.file for c in candidates if c.kind == "function"}:
         indexed = manifest.files.get(file)
@@ -804,7 +802,7 @@ def _read_windows(candidates: list[Scored], manifest: Manifest, memory: MemoryIn
     # a Java method with no other method of its class among the candidates is followed by none (_called_by)
     methods = Counter((c.file, c.symbol.rpartition(".")[0]) for c in candidates if c.kind == "function")
     for c in candidates:
-        java = methods[c.file, c.symbol.rpartition(".")[0]] > 1 and language_for(c.file) in BODILESS_LANGUAGES
+        java = methods[c.file, c.symbol.rpartition(".")[0]] > 1 and in_java(c)
         if c.kind != "function" or not c.lines[0] or not (c.valueless or one_name or java):
             continue
         below = sorted((entry.meta for e in parts.get((c.file, c.symbol), [])

@@ -36,8 +36,6 @@ from code_intel.index.manifest import (
 from code_intel.index.memory import MemoryIndex, listed
 from code_intel.index.query_model import QueryModel
 from code_intel.index.retrieval import (
-    CODE_RANKING,
-    CodeRanking,
     ForestQuery,
     Scored,
     check_code_hint,
@@ -469,16 +467,16 @@ class SemanticIndex:
             model = parts.static if parts.static is not None else parts.embedder
             if model is not parts.embedder or not isinstance(model, StaticEmbedder):
                 vector = search.vector(model.embed_queries, full_vector if model is parts.embedder else None)
-                return self._forest_results(parts, None, search, vector, n_results, CODE_RANKING), model.model_name
+                return self._forest_results(parts, None, search, vector, n_results), model.model_name
             questions = QueryModel.for_table(model)
             if index["state"] != "syncing":  # during a sync it starts with the file pass's end, and no search waits
                 questions.start()
                 questions.wait(QUESTION_MODEL_WAIT_S)
             embed, used = questions.current()
             vector = search.vector(embed, None)
-            return self._forest_results(parts, None, search, vector, n_results, CODE_RANKING), used
+            return self._forest_results(parts, None, search, vector, n_results), used
         vector = search.vector(parts.embedder.embed_queries, full_vector)
-        return self._forest_results(parts, parts.store, search, vector, n_results, None), parts.embedder.model_name
+        return self._forest_results(parts, parts.store, search, vector, n_results), parts.embedder.model_name
 
     def _with_state_note(self, response: dict[str, Any], parts: _Parts, complete: bool) -> dict[str, Any]:
         index = response["index"]
@@ -505,18 +503,19 @@ class SemanticIndex:
         return parts.manifest.partial_reason or "the last sync did not finish"
 
     def _forest_results(self, parts: _Parts, store: VectorStore | None, search: ForestQuery, vector: list[float],
-                        n: int, weights: CodeRanking | None) -> list[dict[str, Any]]:
-        """Candidates from both sides (and the definitions of names the question writes), ranked by rank_code.
-        `store` None: the space held in memory (every indexed chunk, also while a sync runs); else a Chroma
-        collection (the full model's, once it holds every chunk)."""
-        limit = max(CANDIDATES if weights is not None else FULL_MODEL_CANDIDATES, n * 3)
+                        n: int) -> list[dict[str, Any]]:
+        """Candidates from both sides (and the definitions of names the question writes), ranked. `store` None: the
+        space held in memory (every indexed chunk, also while a sync runs), ranked by rank_code; else the opt-in
+        full model's Chroma collection, once it holds every chunk, which keeps the ranking it was tuned with (#15):
+        fusion, then Signals (rerank)."""
+        limit = max(CANDIDATES if store is None else FULL_MODEL_CANDIDATES, n * 3)
         self._ensure_lexical(parts)
         lexical_scores = parts.lexical.scores(search.lexical_text)
         wanted = [i for i, _ in top(lexical_scores, limit)]
         wanted += self._definitions(parts, search)  # the lexical top may miss them: BM25 ranks every mention alike
-        known = (_known_in_memory(parts.memory, vector, wanted, limit) if store is None
-                 else _known_in_store(store, vector, wanted, limit))
-        if weights is not None:  # rank_code lets a split function's windows stand for its declaration: fetch it
+        if store is None:
+            known = _known_in_memory(parts.memory, vector, wanted, limit)
+            # rank_code lets a split function's windows stand for its declaration: fetch it
             windows = [(str(meta.get("file", "")), str(meta.get("symbol") or ""), int(meta.get("decl_line") or 0))
                        for _sim, _doc, meta in known.values() if meta.get("kind") == "part" and meta.get("symbol")]
             extra = [cid for cid in parts.memory.declarations(windows) if cid not in known]
@@ -524,17 +523,22 @@ class SemanticIndex:
                 entry = parts.memory.entry(cid)
                 if entry is not None:
                     known[cid] = (similarity, entry.snippet, entry.meta)
+        else:
+            known = _known_in_store(store, vector, wanted, limit)
         candidates = [_scored(cid, similarity, lexical_scores.get(cid, 0.0), meta, parts.manifest)
                       for cid, (similarity, _doc, meta) in known.items()]
+        if store is not None:
+            fused = dict(fuse({c.id: c.dense for c in candidates}, {c.id: c.lexical for c in candidates}))
+            ranked = rerank([replace(c, score=fused[c.id]) for c in candidates], search.query, search.keywords)
+            return [_forest_result(c, *known[c.id]) for c in ranked[:n]]
         model = parts.static if parts.static is not None else parts.embedder
         read: dict[str, list[str] | None] = {}  # the candidates' files as they are now, each read once per search
-        if weights is not None and isinstance(model, StaticEmbedder):
+        if isinstance(model, StaticEmbedder):
             _name_similarity(candidates, model, vector)
             _member_similarity(candidates, {cid: meta for cid, (_s, _d, meta) in known.items()}, model, vector,
                                self.root.path, read)
-        if weights is not None:
-            _read_windows(candidates, parts.manifest, parts.memory, self.root.path, read, len(search.query.split()) == 1)
-        return [_forest_result(c, *known[c.id]) for c in _ranked(candidates, search, n, weights)]
+        _read_windows(candidates, parts.manifest, parts.memory, self.root.path, read, len(search.query.split()) == 1)
+        return [_forest_result(c, *known[c.id]) for c in rank_code(candidates, search.query, search.keywords)[:n]]
 
     def _definitions(self, parts: _Parts, search: ForestQuery) -> list[str]:
         """Chunks that define a name the question writes or the caller passed as a keyword (the definitions the
@@ -851,15 +855,6 @@ def _whole_file(indexed: FileEntry, meta: dict[str, Any]) -> bool:
         return True
     kind, symbol, file = str(meta.get("kind", "")), str(meta.get("symbol") or ""), str(meta.get("file", ""))
     return names_its_file(kind, symbol, file) and sum(1 for e in indexed.chunks if e.kind != "module") == 1
-
-
-def _ranked(candidates: list[Scored], search: ForestQuery, n: int, weights: CodeRanking | None) -> list[Scored]:
-    """rank_code with `weights`; without, the transformer model's space keeps the ranking it was tuned with
-    (#15): fusion, then Signals."""
-    if weights is not None:
-        return rank_code(candidates, search.query, search.keywords, weights)[:n]
-    fused = dict(fuse({c.id: c.dense for c in candidates}, {c.id: c.lexical for c in candidates}))
-    return rerank([replace(c, score=fused[c.id]) for c in candidates], search.query, search.keywords)[:n]
 
 
 def _forest_result(c: Scored, similarity: float, document: str, meta: dict[str, Any]) -> dict[str, Any]:

@@ -37,13 +37,13 @@ MAX_RESULTS = 30
 DEFINITIONS_PER_NAME = 10
 TEXT_PER_PATTERN = 15
 SEMANTIC_RESULTS = 10
-# The semantic route's score at rank 1 and the step down per rank (docs/semantic-index.md, benchmarks/levers.py)
+# The semantic route's score at rank 1 and the step down per rank (docs/semantic-index.md, "Levers tried")
 SEMANTIC_TOP = 0.75
 SEMANTIC_STEP = 0.03
 # A question that names no existing definition exactly (nor passes keywords) is answered in the semantic
 # route's order:
 # its hits lead and the other routes' hits follow; on the question benchmark's dev set any agreement bonus
-# or lower lead reordered the semantic answer for the worse (benchmarks/levers.py)
+# or lower lead reordered the semantic answer for the worse (docs/semantic-index.md, "Levers tried")
 SEMANTIC_LEAD = 2.0
 LEAD_AGREEMENT_BONUS = 0.0
 DOC_PENALTY = 0.1

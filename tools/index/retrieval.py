@@ -61,8 +61,9 @@ def fuse(
 # --------------------------------------------------------------------------- ranking signals
 @dataclass
 class Signals:
-    """Adjustments to the fused score of each candidate (scores are 0..1 after fusion). Chosen on the
-    question benchmark's dev set (benchmarks/levers.py); docs/semantic-index.md has the figures."""
+    """Adjustments to the fused score of each candidate (scores are 0..1 after fusion) in the opt-in full model's
+    ranking (`rerank`), and the code hint's share of the question's vector in every search. Chosen on the
+    question benchmark's dev set (#15); docs/semantic-index.md has the figures."""
 
     role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.5, "doc": 0.5, "generated": 1.0})
     module_penalty: float = 0.05  # loose module code (imports, constants) and continuation windows

@@ -23,6 +23,7 @@ semble's published index times (results/speed-*.json, their machine): NDCG@10 pe
 language, pooled over questions.
 
     .venv/bin/python benchmarks/semble.py [--set report|dev|symbols|symbols2|symbols3|symbols4|symbols5] [--repo NAME ...] [--json FILE]
+    .venv/bin/python benchmarks/semble.py --set dev --fetch-list   # on a new machine: what to bring with `fetch`
 
 `--set dev` runs the development split: other repositories of semble's benchmark whose annotations were read
 from MinishLab/semble with the search tool and written to $SEMBLE_DEV (default /work/corpora/semble-dev/
@@ -149,6 +150,24 @@ def load_repos(names: list[str], dev: bool, symbols: str = "") -> list[Repo]:
         repo.questions = json.loads(found[0].read_text())
         out.append(repo)
     return out
+
+
+def fetch_list(names: list[str], dev: bool, symbols: str = "") -> list[str]:
+    """What a new machine lacks for these repositories: `github:owner/name` for each mirror that is missing or does
+    not hold the pinned revision (one line per mirror), and, for the dev split, a line naming a missing folder of
+    semble's annotations (read with the search tool: docs/benchmarks.md, "t-corpus")."""
+    lines = []
+    if dev and not symbols and not (DEV / "annotations").is_dir():
+        lines.append(f"# no {DEV / 'annotations'}: semble's dev annotations are read with the search tool's "
+                     "read_file (docs/benchmarks.md, section t-corpus); until then only our own dev sets run")
+    for repo in load_repos(names, dev, symbols):
+        held = repo.mirror.is_dir() and subprocess.run(
+            ["git", f"--git-dir={repo.mirror}", "cat-file", "-e", f"{repo.revision}^{{commit}}"],
+            capture_output=True, check=False).returncode == 0
+        source = "github:" + repo.url.removeprefix("https://github.com/").removesuffix(".git")
+        if not held and source not in lines:
+            lines.append(source)
+    return lines
 
 
 def checkout(repo: Repo, corpus: Path) -> Path:
@@ -503,6 +522,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--searchable-only", action="store_true",
                         help="ask the questions as soon as every file is searchable (do not wait for full quality)")
     parser.add_argument("--model", help="embedding_model for the server's config (default: the server's default)")
+    parser.add_argument("--fetch-list", action="store_true",
+                        help="run nothing: print what a new machine must bring for the set (the search tool's fetch "
+                             "source of every repository whose mirror lacks its pinned revision, and a missing folder "
+                             "of semble's dev annotations)")
     parser.add_argument("--wait-question-model", action="store_true",
                         help="ask the questions once the question model has loaded (otherwise the first few of each "
                              "repository are embedded by the static model while it loads, which varies run to run)")
@@ -517,6 +540,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         available = list(REPORTED)
     names = args.repo or available
+    if args.fetch_list:
+        for line in fetch_list(names, dev, symbols):
+            print(line)
+        return 0
     repos = load_repos(names, dev, symbols)
     corpus = DEV if dev else CORPUS
     if args.index_times:

@@ -126,3 +126,37 @@ def test_the_fifth_symbol_set_asks_the_eight_languages_on_dev_repositories_only(
     dev |= {r["name"] for r in json.loads((semble.DATA / "repos.json").read_text())}  # semble's dev annotations
     judges = {"warp", "fiber", "javalin", "quart"}  # the seventeenth round's judges
     assert set(names) <= dev - judges - set(semble.REPORTED)
+
+
+def test_the_fetch_list_names_each_mirror_that_lacks_its_pinned_revision_and_missing_dev_annotations(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+
+    held = tmp_path / "mirror" / "ruby-grape+grape" / "repo"  # a mirror that holds the pinned commit
+    subprocess.run(["git", "init", "-q", "--bare", str(held)], check=True)
+    work = tmp_path / "work"
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    (work / "a.rb").write_text("x = 1\n")
+    git = ["git", "-C", str(work), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "a"], check=True)
+    subprocess.run([*git, "push", "-q", str(held), "HEAD:refs/heads/main"], check=True)
+    pinned = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    stale = tmp_path / "mirror" / "lostisland+faraday" / "repo"  # a mirror without the pinned commit
+    subprocess.run(["git", "init", "-q", "--bare", str(stale)], check=True)
+    monkeypatch.setattr(semble, "MIRROR", tmp_path / "mirror")
+    monkeypatch.setattr(semble, "DEV", tmp_path / "no-dev")
+    real = semble.load_repos
+
+    def pinned_grape(names: list[str], dev: bool, symbols: str = "") -> list[semble.Repo]:
+        repos = real(names, dev, symbols)
+        for repo in repos:
+            if repo.name == "grape":
+                repo.revision = pinned
+        return repos
+
+    monkeypatch.setattr(semble, "load_repos", pinned_grape)
+    lines = semble.fetch_list(["grape", "faraday", "thor"], dev=True)
+    assert lines[0].startswith("# no ") and "t-corpus" in lines[0]
+    assert lines[1:] == ["github:lostisland/faraday", "github:rails/thor"]  # grape's mirror holds its revision
+    assert semble.fetch_list(["grape"], dev=True, symbols="symbols") == []  # the symbol sets need no semble folder

@@ -191,15 +191,15 @@ def test_a_whole_class_file_keeps_what_its_imports_give_when_that_is_more() -> N
 
 
 def _candidates_ranked(index: SemanticIndex, monkeypatch: pytest.MonkeyPatch, question: str) -> list[Scored]:
-    """The candidates a search of `question` hands to the ranker (service._ranked), as the search builds them."""
+    """The candidates a search of `question` hands to the ranker (service's rank_code), as the search builds them."""
     seen: list[Scored] = []
-    ranked = service._ranked
+    ranked = service.rank_code
 
     def spy(candidates: list[Scored], *args: object) -> list[Scored]:
         seen.extend(candidates)
         return ranked(candidates, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(service, "_ranked", spy)
+    monkeypatch.setattr(service, "rank_code", spy)
     index.semantic_search(question, 10)
     return seen
 

@@ -610,7 +610,8 @@ def _within_files(ordered: list[Scored], merit: dict[str, float], callee: float 
 
 def _called_by(lead: Scored, c: Scored) -> bool:
     """`c` is a Java method of the class `lead`, also a method, calls on its own object (Scored.self_calls; not a
-    constructor, nor a call on another object of the class, jcommander's `jc.parse` for a sub-command): the reader of a long class's method reads next what it hands its work to, which the question's words describe
+    constructor, nor a call on another object of the class, jcommander's `jc.parse` for a sub-command): the reader
+    of a long class's method reads next what it hands its work to, which the question's words describe
     less often than the sibling members that share them (zt-zip's `archiveEqualsInternal` and `metaDataEquals` after
     `archiveEquals` for "deciding whether two zip files hold the same entries even when their bytes differ", above
     three `entryEquals` overloads; kryo's `Output.writeVarInt` after `writeInt`; commons-csv's private

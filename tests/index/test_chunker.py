@@ -915,17 +915,15 @@ def test_swift_types_extensions_and_protocols_are_named_with_their_doc_comments(
     assert protocol.kind == "class" and protocol.implements == ["Sendable"]
 
 
-def test_swift_file_level_computed_properties_are_functions_and_stored_ones_stay_loose() -> None:
+def test_swift_computed_properties_stay_in_their_types_chunk_and_file_level_ones_are_module_code() -> None:
     source = ("import Foundation\n\n/// Creates and verifies hashes.\npublic var Bcrypt: BCryptDigest {\n"
               "    return .init()\n}\n\npublic let defaultCost = 12\n\nextension Request {\n"
               "    /// The session of this request.\n    public var session: Session {\n        self.cache.session\n"
               "    }\n\n    var flag: Bool = false\n}\n")
     chunks = Chunker().chunk("Sources/Vapor/Request+Session.swift", source, "swift")
     spans = [(c.kind, c.symbol, c.start_line, c.end_line) for c in chunks]
-    assert spans == [("module", "", 1, 1), ("function", "Bcrypt", 3, 6), ("module", "", 8, 8),
-                     ("class", "Request", 10, 17)]
-    assert chunks[1].content.startswith("/// Creates and verifies hashes.")
-    assert chunks[3].symbols == ["Request", "Request.session"]  # a type's computed properties stay in its chunk,
+    assert spans == [("module", "", 1, 8), ("class", "Request", 10, 17)]  # a file-level property, as a constant
+    assert chunks[1].symbols == ["Request", "Request.session"]  # a type's computed properties stay in its chunk,
     # named among its members; the stored `flag` is no definition
     body = "".join(f"        let part{k} = request.part{k}\n" for k in range(12))
     split = ("extension Request {\n    public var session: Session {\n        self.cache.session\n    }\n\n"

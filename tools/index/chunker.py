@@ -1057,11 +1057,6 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
     keyword = keyword_name(target)  # Swift's `subscript(...)`, `deinit`
     if keyword is not None:
         return "function", keyword.type, target
-    # Swift's file-level `public var Bcrypt: BCryptDigest { .init() }`, a global function in all but syntax; inside
-    # a type a computed property stays part of it (as functions of their own, one-line `var x: T { ... }` members
-    # split alamofire's and vapor's classes into tiny chunks that crowded their top tens)
-    if computed_property(target) and target.parent is not None and target.parent.type == "source_file":
-        return "function", _node_name(target), target
     if target.type == "given_definition":  # Scala 3: `given Ordering[User] with ...` is an instance of its own
         body = target.child_by_field_name("body")
         return "class" if body is not None and body.type == "with_template_body" else "function", \

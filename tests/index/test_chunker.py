@@ -915,17 +915,15 @@ def test_swift_types_extensions_and_protocols_are_named_with_their_doc_comments(
     assert protocol.kind == "class" and protocol.implements == ["Sendable"]
 
 
-def test_swift_file_level_computed_properties_are_functions_and_stored_ones_stay_loose() -> None:
+def test_swift_computed_properties_stay_in_their_types_chunk_and_file_level_ones_are_module_code() -> None:
     source = ("import Foundation\n\n/// Creates and verifies hashes.\npublic var Bcrypt: BCryptDigest {\n"
               "    return .init()\n}\n\npublic let defaultCost = 12\n\nextension Request {\n"
               "    /// The session of this request.\n    public var session: Session {\n        self.cache.session\n"
               "    }\n\n    var flag: Bool = false\n}\n")
     chunks = Chunker().chunk("Sources/Vapor/Request+Session.swift", source, "swift")
     spans = [(c.kind, c.symbol, c.start_line, c.end_line) for c in chunks]
-    assert spans == [("module", "", 1, 1), ("function", "Bcrypt", 3, 6), ("module", "", 8, 8),
-                     ("class", "Request", 10, 17)]
-    assert chunks[1].content.startswith("/// Creates and verifies hashes.")
-    assert chunks[3].symbols == ["Request", "Request.session"]  # a type's computed properties stay in its chunk,
+    assert spans == [("module", "", 1, 8), ("class", "Request", 10, 17)]  # a file-level property, as a constant
+    assert chunks[1].symbols == ["Request", "Request.session"]  # a type's computed properties stay in its chunk,
     # named among its members; the stored `flag` is no definition
     body = "".join(f"        let part{k} = request.part{k}\n" for k in range(12))
     split = ("extension Request {\n    public var session: Session {\n        self.cache.session\n    }\n\n"
@@ -1728,8 +1726,10 @@ def test_a_class_or_function_assigned_to_a_property_is_a_definition() -> None:
         assert supertypes(info) == ["Base"]  # what it extends, not `Request`, which holds the base class
 
 
-def test_functions_of_an_exported_javascript_object_are_its_members() -> None:
-    # axios lib/adapters/adapters.js: `export default { getAdapter: (adapters) => {...}, adapters: knownAdapters }`
+def test_an_exported_javascript_object_literal_is_module_code() -> None:
+    # axios lib/adapters/adapters.js: `export default { getAdapter: (adapters) => {...}, adapters: knownAdapters }`;
+    # the functions of an object literal are no definitions of their own, exported or not (their file's chunk holds
+    # them), as a function assigned to another object's property is not (_assigned_definition)
     members = ("  getAdapter: (adapters) => {\n    return adapters.map((name) => knownAdapters[name]);\n  },\n"
                "  resolve(name) {\n    return knownAdapters[name] || null;\n  },\n"
                "  names: function () {\n    return Object.keys(knownAdapters);\n  },\n"
@@ -1738,18 +1738,8 @@ def test_functions_of_an_exported_javascript_object_are_its_members() -> None:
     for opening, closing in (("export default {\n", "};\n"), ("module.exports = {\n", "};\n")):
         for language in ("javascript", "typescript"):
             chunks = Chunker().chunk("lib/adapters/adapters.js", head + opening + members + closing, language)
-            whole = chunks[-1]
-            assert (whole.symbol, whole.kind, whole.start_line, whole.end_line) == ("adapters", "class", 5, 16)
-            assert whole.symbols == ["adapters", "adapters.getAdapter", "adapters.resolve", "adapters.names"]
-    split = Chunker(max_tokens=40).chunk("lib/adapters/adapters.js", head + "export default {\n" + members + "};\n",
-                                         "javascript")
-    assert [c.symbol for c in split if c.kind == "function"] == [
-        "adapters.getAdapter", "adapters.resolve", "adapters.names"]
-    data = "export default {\n  silentJSONParsing: true,\n  forcedJSONParsing: true\n};\n"  # no function in it
-    assert [(c.symbol, c.kind) for c in Chunker().chunk("lib/defaults/transitional.js", data, "javascript")] == [
-        ("", "module")]
-    local = head.replace("{xhr}", "{\n  xhr: () => xhr(),\n  fetch: () => fetch()\n}")  # not exported: as before
-    assert [c.symbol for c in Chunker().chunk("lib/adapters/adapters.js", local, "javascript")] == [""]
+            assert [(c.symbol, c.kind) for c in chunks] == [("", "module")], language
+            assert chunks[0].end_line == 16
 
 
 def test_a_declaration_line_writes_the_name_as_a_whole_word() -> None:

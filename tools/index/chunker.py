@@ -697,10 +697,8 @@ _FUNCTION_VALUES = ("arrow_function", "function_expression", "function", "genera
 def _module_export(node: Any, stem: str) -> tuple[str, str, Any] | None:
     """(kind, name, node that defines it) for what a JavaScript file exports without naming it: `export default
     (config) => {...}`, `export default function (...) {...}` or `module.exports = function (...) {...}` is a function
-    named after the file (`resolveConfig.js`: resolveConfig), as its importers name it, and `export default {
-    getAdapter: (adapters) => {...} }` an object holding functions, a class of that name whose members they are. A
-    `module.exports` function with a name of its own keeps it. None for anything else (a bare value, an object with no
-    function in it)."""
+    named after the file (`resolveConfig.js`: resolveConfig), as its importers name it. A `module.exports` function with
+    a name of its own keeps it. None for anything else (a value, an object literal)."""
     value = None
     if node.type == "export_statement" and any(c.type == "default" for c in node.children):
         value = node.child_by_field_name("value")
@@ -715,8 +713,6 @@ def _module_export(node: Any, stem: str) -> tuple[str, str, Any] | None:
     if value.type in _FUNCTION_VALUES:
         named = value.child_by_field_name("name")
         return "function", _scoped_name(named) if named is not None else stem, value
-    if value.type == "object" and any(c.type == "method_definition" or _object_function(c) for c in value.named_children):
-        return "class", stem, value
     return None
 
 
@@ -752,17 +748,6 @@ def _importer_name(path: str) -> str:
     stem = file.stem.split(".")[0]  # `index.d.ts`, `config.test.js`
     name = file.parent.name if stem == "index" else stem
     return name if _NAME.fullmatch(name) else ""
-
-
-def _object_function(node: Any) -> tuple[str, str, Any] | None:
-    """A function held by a property of an object literal (`getAdapter: (adapters) => {...}`), named by its key."""
-    if node.type != "pair":
-        return None
-    key, value = node.child_by_field_name("key"), node.child_by_field_name("value")
-    if key is None or value is None or value.type not in _FUNCTION_VALUES \
-            or key.type not in ("property_identifier", "string"):
-        return None
-    return "function", key.text.decode("utf-8", "replace").strip("'\""), node
 
 
 DEFINITION_KINDS = {**DEFINING_CALLS, **DEFINING_ATTRIBUTES}
@@ -1057,11 +1042,6 @@ def _classify(node: Any, own: dict[str, str]) -> tuple[str, str, Any] | None:
     keyword = keyword_name(target)  # Swift's `subscript(...)`, `deinit`
     if keyword is not None:
         return "function", keyword.type, target
-    # Swift's file-level `public var Bcrypt: BCryptDigest { .init() }`, a global function in all but syntax; inside
-    # a type a computed property stays part of it (as functions of their own, one-line `var x: T { ... }` members
-    # split alamofire's and vapor's classes into tiny chunks that crowded their top tens)
-    if computed_property(target) and target.parent is not None and target.parent.type == "source_file":
-        return "function", _node_name(target), target
     if target.type == "given_definition":  # Scala 3: `given Ordering[User] with ...` is an instance of its own
         body = target.child_by_field_name("body")
         return "class" if body is not None and body.type == "with_template_body" else "function", \
@@ -1274,8 +1254,7 @@ class Chunker:
                 else ("function", bats[0], child) if bats is not None \
                 else (*exunit, child) if exunit is not None else _classify(child, LANGUAGE_DEFINITIONS.get(language, {}))
             if found is None and language in EXPORT_LANGUAGES:
-                found = _object_function(child) if container.type == "object" \
-                    else (_module_export(child, self._stem) if not scope and self._stem else None) \
+                found = (_module_export(child, self._stem) if not scope and self._stem else None) \
                     or _assigned_definition(child)
             implements: list[str] = []  # what a Lua class extends, from its `---@class X: Base` line
             if run is not None and (lead is None or found is None or found[0] == "class"):

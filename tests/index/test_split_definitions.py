@@ -106,7 +106,9 @@ def test_a_file_holding_most_candidates_decays_less_than_a_file_among_many() -> 
     small = [_scored(f"small{n}", 0.76 - n * 0.01, 3.0, f"model/small_{n}.rb", f"Small{n}.run", "function")
              for n in range(4)]
     question = "saving a model in a transaction"
-    shared, full_decay = CodeRanking(repeat_decay=0.5), CodeRanking(repeat_decay=0.5, repeat_share=0.0)
+    # (lone_file 0: each small file's one candidate would back itself, t-ruby14's rule, not the one tested here)
+    shared = CodeRanking(repeat_decay=0.5, lone_file=0.0)
+    full_decay = CodeRanking(repeat_decay=0.5, repeat_share=0.0, lone_file=0.0)
     assert [c.id for c in rank_code([*central, *small], question, weights=shared)][:3] == ["base0", "base1", "base2"]
     assert [c.id for c in rank_code([*central, *small], question, weights=full_decay)][1] == "small0"
     # spread over many files, the same three chunks decay about as before
@@ -167,10 +169,31 @@ def test_a_small_file_that_is_one_chunk_backs_itself_beside_a_central_files_chun
                  for n in range(12)]]
     static = _scored("static", 0.80, 5.0, "lib/static.rb", "Static", "class")
     question = "serving files from the public directory"
-    assert rank_code([*central, static], question)[0].id == "header"
+    alone = CodeRanking(lone_file=0.0)  # the whole file's rule alone, without a lone candidate's (the next test)
+    assert rank_code([*central, static], question, weights=alone)[0].id == "header"
     static.whole = True
-    assert rank_code([*central, static], question)[0].id == "static"
-    assert rank_code([*central, static], question, weights=CodeRanking(whole_file=0.0))[0].id == "header"
+    assert rank_code([*central, static], question, weights=alone)[0].id == "static"
+    assert rank_code([*central, static], question, weights=CodeRanking(whole_file=0.0, lone_file=0.0))[0].id == "header"
+
+
+def test_a_files_one_candidate_backs_itself_beside_a_large_files_many() -> None:
+    # warden's strategies.rb (five methods, one of them a candidate) for "registering a custom strategy from a block
+    # or a class", below proxy.rb, whose twenty candidates backed its best one: the small file's one candidate stands
+    # in for the next ones at `lone_file` of its score
+    proxy = [_scored(f"p{n}", 0.62 - n * 0.01, 2.5, "warden/proxy.rb", f"Warden.Proxy.m{n}", "function")
+             for n in range(12)]
+    strategies = _scored("add", 0.70, 3.0, "warden/strategies.rb", "Warden.Strategies.add", "function")
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.rb", f"Other{n}.run", "function") for n in range(20)]
+    question = "registering a custom strategy from a block or a class"
+    assert rank_code([*proxy, strategies, *fillers], question)[0].id == "add"
+    assert rank_code([*proxy, strategies, *fillers], question, weights=CodeRanking(lone_file=0.0))[0].id == "p0"
+    # a second candidate of the file, however weak: its support is its next chunks' again
+    helper = _scored("helper", 0.1, 0.0, "warden/strategies.rb", "Warden.Strategies.clear!", "function")
+    assert rank_code([*proxy, strategies, helper, *fillers], question)[0].id == "p0"
+    # Ruby only: the same files in Python keep the support of their next candidates alone
+    for c in [*proxy, strategies, *fillers]:
+        c.file = c.file.replace(".rb", ".py")
+    assert rank_code([*proxy, strategies, *fillers], question)[0].id == "p0"
 
 
 def test_a_whole_class_file_keeps_what_its_imports_give_when_that_is_more() -> None:

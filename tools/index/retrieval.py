@@ -203,6 +203,9 @@ class CodeRanking:
     whole_file: float = 0.1125  # a file indexed as one chunk has no next candidates: its chunk, all of the file, stands
     # in for them at this share of its score (static.rb beside a central controller.rb whose many chunks back it); so
     # does a class file whose other chunks are only its package and imports (Scored.whole)
+    lone_file: float = 0.5  # a Ruby file with one candidate: its chunk stands in for the next ones at this share of
+    # its score (a small file that answers beside a large file whose many chunks share the question's words; chosen
+    # among 0.2 to 1.0 on the 27 Ruby dev sets; Java lost with it, t-ruby14)
     file_type: float = 0.2  # the header of the type a file is named after (`ObjectUtils` in ObjectUtils.java): in
     # Java and Kotlin it stands for the whole file, which a question describing the class asks for; the last part of a
     # qualified name counts (C#'s `MessagePack.MessagePackSerializer`, not its partial `MessagePackSerializer.Json.cs`)
@@ -240,6 +243,7 @@ class CodeRanking:
 CODE_RANKING = CodeRanking()
 SHORT_OVERLOAD = 15  # lines (with its doc comment) of an overload that _decay_repeats reads as a door to its family's
 # work: chosen on the dev captures among 10 / 15 / 20 (10 missed msgpack-java's factory overloads, 20 moved the same)
+LONE_LANGUAGES = frozenset({"ruby"})  # where a file's one candidate backs itself (CodeRanking.lone_file)
 PATH_PREFIX = 4  # the shortest word of a file's name or a question that matches the start of a longer one
 _LEGACY = re.compile(r"(^|/)(deprecated|legacy|compat|_compat|v1)(/|$)", re.IGNORECASE)
 _VERSION_FOLDER = re.compile(r"(^|.*/)v(\d+)/")
@@ -944,13 +948,21 @@ def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:
     chunks are its imports (`Scored.whole`) keeps what they give when that is more (an import naming the type asked).
     A method without a body takes no part: an interface's or abstract class's declarations share the words of every
     implementation, and backed the contract's file above the class that does the work (jackson-core's `PrettyPrinter`
-    above `DefaultPrettyPrinter`, `TokenStreamFactory` above `JsonFactory`). The support lifts each file's best chunk;
-    its later chunks only in the files _backing_files names."""
+    above `DefaultPrettyPrinter`, `TokenStreamFactory` above `JsonFactory`). A Ruby file with one candidate backs it
+    with `lone_file` of its score: a small file's other methods rarely share the question's words, and without it a
+    large file's many candidates lifted its best above the small file that answers (warden's `Strategies.add` below
+    `Proxy`'s methods for "registering a custom strategy"). Ruby only (LONE_LANGUAGES), as measured: the Java dev
+    sets lose with it. The support lifts each file's best chunk; its later chunks only in the files _backing_files
+    names."""
+    from code_intel.languages.table import language_for
+
     by_file: dict[str, list[float]] = {}
     for c in ordered:
         if not c.bodiless:
             by_file.setdefault(c.file, []).append(c.score)
-    support = {f: sum(max(s, 0.0) for s in v[1:4]) / 3 for f, v in by_file.items()}
+    held = Counter(c.file for c in ordered)
+    support = {f: w.lone_file * max(v[0], 0.0) if held[f] == 1 and language_for(f) in LONE_LANGUAGES
+               else sum(max(s, 0.0) for s in v[1:4]) / 3 for f, v in by_file.items()}
     lift = {c.id: w.file_support * (max(w.whole_file * c.score, support[c.file]) if c.whole else support[c.file])
             for c in ordered if not c.bodiless}
     backed = _backing_files(ordered, lift, w)

@@ -997,7 +997,9 @@ def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool, how: bool
     central its file: it is one more way into work the answer already shows, most often a forwarder to the overload
     that does it, and a central file's family of overloads otherwise fills the answer (msgpack-java's `MessagePack`,
     whose `newDefaultUnpacker` and `newUnpacker` overloads for streams, channels and arrays held seven of the ten
-    for "how packers and unpackers are created ...", leaving out the packer and unpacker themselves)."""
+    for "how packers and unpackers are created ...", leaving out the packer and unpacker themselves). A question that
+    asks how something works (`how`) gives a Java file's later chunks the full decay too: it mostly wants the files
+    that do the work, each as a whole, not a long class's further methods (measured on Java alone)."""
     code = [c.file for c in ordered if c.role == "implementation"]
     held = Counter(code)
     seen: dict[str, int] = {}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 import pytest
 
@@ -116,6 +117,25 @@ def test_a_file_holding_most_candidates_decays_less_than_a_file_among_many() -> 
                                       "function") for n in range(30)]]
     assert [c.id for c in rank_code(spread, question, weights=shared)][:6] == [
         c.id for c in rank_code(spread, question, weights=full_decay)][:6]
+
+
+def test_a_how_question_gives_a_central_java_files_later_chunks_the_full_decay() -> None:
+    # a long Java class holding most candidates, beside small classes: a question asking how something works wants
+    # the files that do the work, so the central class's later methods give way to them; other questions keep them
+    central = [_scored(f"zip{n}", 0.80 - n * 0.01, 3.0, "zip/ZipUtil.java", f"ZipUtil.m{n}", "function")
+               for n in range(16)]
+    small = [_scored(f"small{n}", 0.76 - n * 0.01, 3.0, f"zip/Source{n}.java", f"Source{n}.run", "function")
+             for n in range(4)]
+    weights = CodeRanking(repeat_decay=0.5)
+    ranked = [c.id for c in rank_code([*central, *small], "unpacking entries into a directory", weights=weights)]
+    assert ranked[:3] == ["zip0", "zip1", "zip2"]
+    ranked = [c.id for c in rank_code([*central, *small], "how entries are unpacked into a directory",
+                                      weights=weights)]
+    assert ranked[1] == "small0"
+    # the same files in Ruby: the question's wording changes nothing
+    ruby = [dataclasses.replace(c, file=c.file.replace(".java", ".rb")) for c in [*central, *small]]
+    assert [c.id for c in rank_code(copy.deepcopy(ruby), "how entries are unpacked into a directory",
+                                    weights=weights)][:3] == ["zip0", "zip1", "zip2"]
 
 
 def test_a_central_files_share_is_not_diluted_by_test_candidates() -> None:

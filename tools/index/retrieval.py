@@ -349,6 +349,12 @@ def asks_a_value(query: str) -> bool:
     return bool(_RETURN.match(query))
 
 
+def asks_how(query: str) -> bool:
+    """The question asks how something works ("how the parser pulls tokens from the lexer ..."): its answer is most
+    often the files that do the work, each as a whole, rather than one span of a long class."""
+    return query.lstrip().lower().startswith("how ")
+
+
 def _opens_with(c: Scored, verbs: frozenset[str]) -> bool:
     """The chunk is a function whose own name's first word is one of `verbs` (`get_loop`, `isClosed`, `NewServer`,
     `__init__`), or a class chunk that holds such a method (as its name's similarity takes its best member's)."""
@@ -515,7 +521,7 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
              - (w.valueless if c.valueless and value else 0.0) for c in ordered}
     _add_file_support(ordered, w)
     ordered.sort(key=lambda c: -c.score)
-    _decay_repeats(ordered, w, share=not cues.bare)
+    _decay_repeats(ordered, w, share=not cues.bare, how=asks_how(query))
     ordered.sort(key=lambda c: -c.score)
     if cues.defined:  # a question that is only a name some candidate defines: the definitions first, whatever
         # support the other chunks of a busy file add (marshmallow's `And` validator, whose doc and body raise
@@ -992,7 +998,7 @@ def _backing_files(ordered: list[Scored], lift: dict[str, float], w: CodeRanking
     return {f for f, score in head.items() if score >= best or held[f] >= w.central_share * total}
 
 
-def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool) -> None:
+def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool, how: bool = False) -> None:
     """A file's later chunks decay so that one file does not fill the answer; less so for a file that holds a large
     share of the candidates (a central file of thousands of lines, beside a few small ones: with the full decay, its
     third chunk fell below every small file's best, relevant or not). The share is counted over the implementation
@@ -1003,7 +1009,9 @@ def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool) -> None:
     central its file: it is one more way into work the answer already shows, most often a forwarder to the overload
     that does it, and a central file's family of overloads otherwise fills the answer (msgpack-java's `MessagePack`,
     whose `newDefaultUnpacker` and `newUnpacker` overloads for streams, channels and arrays held seven of the ten
-    for "how packers and unpackers are created ...", leaving out the packer and unpacker themselves)."""
+    for "how packers and unpackers are created ...", leaving out the packer and unpacker themselves). A question that
+    asks how something works (`how`) gives a Java file's later chunks the full decay too: it mostly wants the files
+    that do the work, each as a whole, not a long class's further methods (measured on Java alone)."""
     code = [c.file for c in ordered if c.role == "implementation"]
     held = Counter(code)
     seen: dict[str, int] = {}
@@ -1015,5 +1023,6 @@ def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool) -> None:
                     and c.lines[1] - c.lines[0] < SHORT_OVERLOAD)
         placed.add((c.file, c.symbol))
         if n >= w.repeat_from and c.score > 0:
-            central = 0.0 if overload else share * w.repeat_share * held[c.file] / max(len(code), 1)
+            central = 0.0 if overload or (how and in_java(c)) else share * w.repeat_share * held[c.file] / max(
+                len(code), 1)
             c.score *= (w.repeat_decay ** max(1.0 - central, 0.0)) ** (n - w.repeat_from + 1)

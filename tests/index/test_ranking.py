@@ -181,3 +181,23 @@ def test_a_lexical_match_that_stands_out_weighs_more_against_the_dense_side() ->
     # several candidates sharing the words about as well: no one stands out, and the dense side keeps its share
     shared = [scored(f"s{n}", 0.30 + n * 0.005, 11.0 if n < 4 else 1.0, f"lib/other_{n}.rb") for n in range(20)]
     assert rank_code(copy.deepcopy([near, words, *shared]), question)[0].id == "near"
+
+
+def test_a_topic_spreads_the_answer_over_more_files_below_the_first_five() -> None:
+    # semble's questions name a topic ("test runner worker pool and execution") and are answered by whole files: below
+    # the first five places a busy file's later chunks yield to other files; a sentence or a question ending in
+    # punctuation (a docstring, "...?") keeps the usual decay
+    busy = [Scored(f"a{n}", 0.90 - n * 0.02, 0.0, "pool.go", f"pool{n}", [f"pool{n}"], "function",
+                   file_role("pool.go")) for n in range(9)]
+    other = [Scored(cid, dense, 0.0, file, cid, [cid], "function", file_role(file))
+             for cid, dense, file in (("b", 0.70, "worker.go"), ("c", 0.66, "queue.go"))]
+    fillers = [Scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"util_{n}.go", f"helper{n}", [f"helper{n}"], "function",
+                      file_role(f"util_{n}.go")) for n in range(20)]
+
+    def ten(question: str) -> list[str]:
+        return [c.id for c in rank_code(copy.deepcopy(busy + other + fillers), question)][:10]
+    topic, sentence = ten("worker pool and task scheduling"), ten("worker pool and task scheduling?")
+    assert topic[:5] == sentence[:5] == ["a0", "a1", "a2", "b", "a3"]
+    assert sentence[5:9] == ["c", "a4", "a5", "a6"]
+    assert topic[5] == "c" and not {"a4", "a5", "a6"} & set(topic)
+    assert ten("Return the worker pool") == ten("Return the worker pool.")  # a docstring's verb: not a topic

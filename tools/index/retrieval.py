@@ -9,6 +9,7 @@ rank fusion throws away how far ahead the best candidate of each side is.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import math
@@ -213,6 +214,9 @@ class CodeRanking:
     repeat_from: int = 1  # ...counting from the file's chunk after this many (2: the third chunk decays first)
     repeat_share: float = 1.0  # the decay weakens as the file holds more of the candidates: repeat_decay ** (1 -
     # this * share); a central file that holds most of them (sequel's base.rb) is where the answers are
+    topic_decay: float = 0.5  # repeat_decay below the first topic_kept places for a topic (is_topic: a short
+    topic_kept: int = 5  # question without a sentence's marks, "absl::Status and StatusOr for error propagation"),
+    topic_words: int = 8  # which asks for files rather than one function; the first places stay as they were
     role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.625, "doc": 0.625, "generated": 1.0})
     module_penalty: float = 0.0375
     idle: float = 0.1  # taken off a Java method whose work is done elsewhere (_idle: a getter or setter, a deprecated
@@ -339,6 +343,16 @@ def name_verbs(query: str) -> frozenset[str]:
 
 
 _RETURN = re.compile(r"\s*returns?\b|.*?\band\s+returns?\b", re.IGNORECASE)
+
+
+def is_topic(query: str, most_words: int) -> bool:
+    """A short question of more than one word (one is a name, asked for its definition) that ends without
+    punctuation, opens with no capitalised word (a docstring's "Return") and writes no code ("clear(): ...", "data
+    -> gzip encoded data"): a topic to find files for, not a sentence describing one function. Semble's questions are such topics; docstrings end in a period, and half of our own
+    questions in a question mark."""
+    words = query.split()
+    return (1 < len(words) <= most_words and words[-1][-1] not in ".?!" and not re.fullmatch("[A-Z][a-z]+", words[0])
+            and not re.search(r"[()'\"<>=]|: ", query))
 
 
 def asks_a_value(query: str) -> bool:
@@ -489,6 +503,16 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     w = weights or CODE_RANKING
     if not candidates:
         return []
+    if is_topic(query, w.topic_words):  # ranked twice: the first places with the usual decay, the rest spread
+        spare = copy.deepcopy(candidates)
+        head = _rank_code(candidates, query, keywords, w)[:w.topic_kept]
+        kept = {c.id for c in head}
+        rest = _rank_code(spare, query, keywords, dataclasses.replace(w, repeat_decay=w.topic_decay))
+        return head + [c for c in rest if c.id not in kept]
+    return _rank_code(candidates, query, keywords, w)
+
+
+def _rank_code(candidates: list[Scored], query: str, keywords: Sequence[str], w: CodeRanking) -> list[Scored]:
     cues = _Cues.of(query, keywords).owner_if_undefined(candidates).held_whole(candidates).spelled_as_defined(
         candidates).distinctive(candidates)
     files = sorted({c.file for c in candidates})

@@ -503,16 +503,22 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     w = weights or CODE_RANKING
     if not candidates:
         return []
-    if is_topic(query, w.topic_words):  # ranked twice: the first places with the usual decay, the rest spread
-        spare = copy.deepcopy(candidates)
-        head = _rank_code(candidates, query, keywords, w)[:w.topic_kept]
-        kept = {c.id for c in head}
-        rest = _rank_code(spare, query, keywords, dataclasses.replace(w, repeat_decay=w.topic_decay))
-        return head + [c for c in rest if c.id not in kept]
-    return _rank_code(candidates, query, keywords, w)
+    ordered, merit, cues = _supported(candidates, query, keywords, w)
+    if not is_topic(query, w.topic_words):
+        return _placed(ordered, merit, cues, query, w)
+    # a topic: the first places as usual, the rest ordered again from the same scores with the topic's decay (the
+    # decay and what follows it change only scores and order, so a copy of each candidate keeps the two apart)
+    spare = [copy.copy(c) for c in ordered]
+    head = _placed(ordered, merit, cues, query, w)[:w.topic_kept]
+    kept = {c.id for c in head}
+    rest = _placed(spare, merit, cues, query, dataclasses.replace(w, repeat_decay=w.topic_decay))
+    return head + [c for c in rest if c.id not in kept]
 
 
-def _rank_code(candidates: list[Scored], query: str, keywords: Sequence[str], w: CodeRanking) -> list[Scored]:
+def _supported(candidates: list[Scored], query: str, keywords: Sequence[str],
+               w: CodeRanking) -> tuple[list[Scored], dict[str, float], _Cues]:
+    """rank_code's first part: each candidate's fused and adjusted score with its file's support, best first; each
+    one's merit among its file's chunks (_within_files); the question's cues."""
     cues = _Cues.of(query, keywords).owner_if_undefined(candidates).held_whole(candidates).spelled_as_defined(
         candidates).distinctive(candidates)
     files = sorted({c.file for c in candidates})
@@ -545,6 +551,12 @@ def _rank_code(candidates: list[Scored], query: str, keywords: Sequence[str], w:
              - (w.valueless if c.valueless and value else 0.0) for c in ordered}
     _add_file_support(ordered, w)
     ordered.sort(key=lambda c: -c.score)
+    return ordered, merit, cues
+
+
+def _placed(ordered: list[Scored], merit: dict[str, float], cues: _Cues, query: str, w: CodeRanking) -> list[Scored]:
+    """rank_code's second part: a file's later chunks decay, then the definitions of a name asked alone come first,
+    or each file's chunks take the places it holds in the order of their merit."""
     _decay_repeats(ordered, w, share=not cues.bare, how=asks_how(query))
     ordered.sort(key=lambda c: -c.score)
     if cues.defined:  # a question that is only a name some candidate defines: the definitions first, whatever

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 
 from code_intel.core.errors import InvalidArgument
 from code_intel.core.file_roles import file_role
-from code_intel.index.retrieval import ForestQuery, Scored, Signals, rank_code, rerank
+from code_intel.index.retrieval import CODE_RANKING, ForestQuery, Scored, Signals, rank_code, rerank
 from code_intel.index.service import SemanticIndex
 from tests.index.conftest import write_files
 
@@ -191,8 +192,9 @@ def test_a_topic_spreads_the_answer_over_more_files_below_the_first_five() -> No
                    file_role("pool.go")) for n in range(9)]
     other = [Scored(cid, dense, 0.0, file, cid, [cid], "function", file_role(file))
              for cid, dense, file in (("b", 0.70, "worker.go"), ("c", 0.66, "queue.go"))]
-    fillers = [Scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"util_{n}.go", f"helper{n}", [f"helper{n}"], "function",
-                      file_role(f"util_{n}.go")) for n in range(20)]
+    # fillers named by one word each (util_10.go's name has two: CodeRanking.name_length)
+    fillers = [Scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"util{chr(97 + n)}.go", f"helper{n}", [f"helper{n}"], "function",
+                      file_role(f"util{chr(97 + n)}.go")) for n in range(20)]
 
     def ten(question: str) -> list[str]:
         return [c.id for c in rank_code(copy.deepcopy(busy + other + fillers), question)][:10]
@@ -201,3 +203,22 @@ def test_a_topic_spreads_the_answer_over_more_files_below_the_first_five() -> No
     assert sentence[5:9] == ["c", "a4", "a5", "a6"]
     assert topic[5] == "c" and not {"a4", "a5", "a6"} & set(topic)
     assert ten("Return the worker pool") == ten("Return the worker pool.")  # a docstring's verb: not a topic
+
+
+def test_a_file_whose_name_has_fewer_words_ranks_above_one_that_scores_about_as_well() -> None:
+    # messagepack-csharp: "how objects are serialized to MessagePack binary format" is answered by
+    # MessagePackSerializer.cs, the library's entry point, which the fallback formatter
+    # DynamicObjectTypeFallbackFormatter.cs stood above; each word of a file's name beyond its first costs a little
+    # (CodeRanking.name_length): the more words, the narrower the variant, helper or part of a module the file holds.
+    # The question here shares no word with either name, so only the names' length tells them apart
+    def scored(cid: str, dense: float, file: str) -> Scored:
+        return Scored(cid, dense, 0.0, file, cid, [cid], "function", file_role(file))
+
+    fillers = [scored(f"f{n}", 0.2 + n * 0.01, f"src/Other{n}.cs") for n in range(20)]
+    narrow = scored("narrow", 0.62, "src/Formatters/DynamicObjectTypeFallbackFormatter.cs")
+    entry = scored("entry", 0.60, "src/MessagePackSerializer.cs")
+    question = "how values are turned into bytes"
+    assert [c.id for c in rank_code(copy.deepcopy([narrow, entry, *fillers]), question)][:2] == ["entry", "narrow"]
+    unweighted = dataclasses.replace(CODE_RANKING, name_length=0.0)
+    assert [c.id for c in rank_code(copy.deepcopy([narrow, entry, *fillers]), question, (), unweighted)][:2] == [
+        "narrow", "entry"]

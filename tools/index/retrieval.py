@@ -197,6 +197,10 @@ class CodeRanking:
     path: float = 0.3375  # times the share of the question's words in the file's name (or a form of them: path_words;
     # a short question's also in its folder's: file_words)
     spelled: float = 0.3  # a class whose name the question spells as words ("json object" -> JsonObject)
+    name_length: float = 0.02  # taken off per word of a file's name beyond its first (_name_words): a file named by one
+    # word is its module's own file (rxswift's Zip.swift, commons-lang's Pair.java, phoenix's socket.ex), each further
+    # word names a variant, helper or part of it (Zip+arity.swift, ImmutablePair.java, websocket.ex, poolRunner.ts);
+    # chosen on semble's sets' fold A among 0.01 / 0.015 / 0.02 / 0.03 / 0.04, confirmed on fold B (t-whole)
     file_support: float = 0.5  # times the mean of a file's next three candidates (a file that answers often); a
     # file's later chunks take it only in the leading file and a central one (_backing_files)
     central_share: float = 0.15  # a file holding this share of the implementation candidates is central (chosen on
@@ -893,6 +897,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> tuple[flo
         score += w.file_type
     if cues.terms:
         score += w.path * path_words(cues.terms, file_words(c.file, len(cues.terms))) / len(cues.terms)
+    score -= w.name_length * max(len(_name_words(c.file)) - 1, 0)
     return score, written
 
 

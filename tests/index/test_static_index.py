@@ -291,10 +291,10 @@ def test_a_class_header_named_after_its_file_takes_no_file_type_bonus_among_its_
         "method", "other"]
 
 
-def test_a_split_header_named_after_its_file_follows_its_methods_for_one_reason_not_two() -> None:
+def test_a_split_header_named_after_its_file_follows_its_methods_only_as_a_header() -> None:
     # commons-lang's "reflection equals builder internals" asks for EqualsBuilder's header (its class doc on
-    # reflection); the header holds no function (its methods are chunks of their own) and is its file's type: the
-    # larger of the two amounts is taken off among its file's chunks, not their sum
+    # reflection); the header holds no function (its methods are chunks of their own): that is taken off among its
+    # file's chunks, and being its file's type is not taken off again
     fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"Other{n}.java", f"Other{n}.run") for n in range(20)]
     question = "comparing two objects field by field through reflection"
 

@@ -537,16 +537,11 @@ def _supported(candidates: list[Scored], query: str, keywords: Sequence[str],
     # before file support and decay
     verbs, value = name_verbs(query), asks_a_value(query)
     cut = _split_classes(candidates)
-    # a header that holds no function and is its file's type is one reason to follow its methods, not two: the
-    # larger of the two amounts (commons-lang's "reflection equals builder internals" asks for `EqualsBuilder`'s
-    # header, which the sum put behind two of its methods)
     # a name a sentence writes says which file to read, not which of its functions the sentence describes ("Like
     # call_soon(), but thread-safe", "Wait until feed_data() is called"): its definition's bonus orders files only
     # (a short question naming one function, "where is Errors#empty?", finds it by the name's similarity)
     merit = {c.id: c.score - written[c.id] + w.name * c.name_similarity
-             - max((w.no_function if c.kind == "module" else w.class_no_function) if _holds_no_function(c, cut)
-                   else 0.0,
-                   w.file_type if names_its_file(c.kind, c.symbol, c.file) else 0.0)
+             - ((w.no_function if c.kind == "module" else w.class_no_function) if _holds_no_function(c, cut) else 0.0)
              + (w.verb if _opens_with(c, verbs) else 0.0) + w.length * _span(c)
              - (w.valueless if c.valueless and value else 0.0) for c in ordered}
     _add_file_support(ordered, w)

@@ -345,12 +345,11 @@ _RETURN = re.compile(r"\s*returns?\b|.*?\band\s+returns?\b", re.IGNORECASE)
 
 def is_topic(query: str, most_words: int) -> bool:
     """A short question of more than one word (one is a name, asked for its definition) that ends without
-    punctuation, opens with no capitalised word (a docstring's "Return") and writes no code ("clear(): ...", "data
-    -> gzip encoded data"): a topic to find files for, not a sentence describing one function. Semble's questions
-    are such topics; docstrings end in a period, and half of our own questions in a question mark."""
+    punctuation and writes no code ("clear(): ...", "data -> gzip encoded data"): a topic to find files for, not a
+    sentence describing one function. Semble's questions are such topics; docstrings end in a period, and half of
+    our own questions in a question mark."""
     words = query.split()
-    return (1 < len(words) <= most_words and words[-1][-1] not in ".?!" and not re.fullmatch("[A-Z][a-z]+", words[0])
-            and not re.search(r"[()'\"<>=]|: ", query))
+    return 1 < len(words) <= most_words and words[-1][-1] not in ".?!" and not re.search(r"[()'\"<>=]|: ", query)
 
 
 def asks_a_value(query: str) -> bool:

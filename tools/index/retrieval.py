@@ -677,13 +677,13 @@ def _backed_by_additions(ordered: list[Scored], named: set[str]) -> None:
 def _kin(ordered: Sequence[Scored], named: set[str]) -> set[str]:
     """For a class asked for by name: the classes it extends and those that extend it, which follow it (a reader
     of omniauth's `AuthHash` reads the `KeyStore` it extends next; of rack-attack's `Check`, the `Safelist` and
-    `Blocklist` built on it). A namespace the declaration writes (`< OmniAuth::KeyStore`) is no base. None when the
-    name has other definitions than those asked (an older copy, a deprecated twin): they come first."""
+    `Blocklist` built on it). None when the name has other definitions than those asked (an older copy, a
+    deprecated twin): they come first."""
     heads = [c for c in ordered if c.id in named and c.kind == "class"]
     owns = {_own_name(c) for c in heads}
     if any(c.id not in named and _own_name(c) in owns for c in ordered):
         return set()
-    bases = {base for c in heads for base in c.implements if base not in c.symbol.split(".")}
+    bases = {base for c in heads for base in c.implements}
     return {c.id for c in ordered if c.kind == "class" and c.id not in named
             and (_own_name(c) in bases or owns.intersection(c.implements))}
 

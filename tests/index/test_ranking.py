@@ -202,7 +202,7 @@ def test_a_topic_spreads_the_answer_over_more_files_below_the_first_five() -> No
     assert topic[:5] == sentence[:5] == ["a0", "a1", "a2", "b", "a3"]
     assert sentence[5:9] == ["c", "a4", "a5", "a6"]
     assert topic[5] == "c" and not {"a4", "a5", "a6"} & set(topic)
-    assert ten("Return the worker pool") == ten("Return the worker pool.")  # a docstring's verb: not a topic
+    assert ten("worker_pool() and task scheduling") == sentence  # code written in it: not a topic
 
 
 def test_a_file_whose_name_has_fewer_words_ranks_above_one_that_scores_about_as_well() -> None:

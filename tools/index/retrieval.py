@@ -202,9 +202,7 @@ class CodeRanking:
     # word names a variant, helper or part of it (Zip+arity.swift, ImmutablePair.java, websocket.ex, poolRunner.ts);
     # chosen on semble's sets' fold A among 0.01 / 0.015 / 0.02 / 0.03 / 0.04, confirmed on fold B (t-whole)
     file_support: float = 0.5  # times the mean of a file's next three candidates (a file that answers often); a
-    # file's later chunks take it only in the leading file and a central one (_backing_files)
-    central_share: float = 0.15  # a file holding this share of the implementation candidates is central (chosen on
-    # fold A of the dev captures among 0.1 / 0.15 / 0.2 / 0.3, confirmed on fold B; t-arch, seventeenth round)
+    # file's later chunks take it only in the leading file (_backing_files)
     whole_file: float = 0.1125  # a file indexed as one chunk has no next candidates: its chunk, all of the file, stands
     # in for them at this share of its score (static.rb beside a central controller.rb whose many chunks back it); so
     # does a class file whose other chunks are only its package and imports (Scored.whole)
@@ -351,12 +349,11 @@ _RETURN = re.compile(r"\s*returns?\b|.*?\band\s+returns?\b", re.IGNORECASE)
 
 def is_topic(query: str, most_words: int) -> bool:
     """A short question of more than one word (one is a name, asked for its definition) that ends without
-    punctuation, opens with no capitalised word (a docstring's "Return") and writes no code ("clear(): ...", "data
-    -> gzip encoded data"): a topic to find files for, not a sentence describing one function. Semble's questions
-    are such topics; docstrings end in a period, and half of our own questions in a question mark."""
+    punctuation and writes no code ("clear(): ...", "data -> gzip encoded data"): a topic to find files for, not a
+    sentence describing one function. Semble's questions are such topics; docstrings end in a period, and half of
+    our own questions in a question mark."""
     words = query.split()
-    return (1 < len(words) <= most_words and words[-1][-1] not in ".?!" and not re.fullmatch("[A-Z][a-z]+", words[0])
-            and not re.search(r"[()'\"<>=]|: ", query))
+    return 1 < len(words) <= most_words and words[-1][-1] not in ".?!" and not re.search(r"[()'\"<>=]|: ", query)
 
 
 def asks_a_value(query: str) -> bool:
@@ -541,16 +538,11 @@ def _supported(candidates: list[Scored], query: str, keywords: Sequence[str],
     # before file support and decay
     verbs, value = name_verbs(query), asks_a_value(query)
     cut = _split_classes(candidates)
-    # a header that holds no function and is its file's type is one reason to follow its methods, not two: the
-    # larger of the two amounts (commons-lang's "reflection equals builder internals" asks for `EqualsBuilder`'s
-    # header, which the sum put behind two of its methods)
     # a name a sentence writes says which file to read, not which of its functions the sentence describes ("Like
     # call_soon(), but thread-safe", "Wait until feed_data() is called"): its definition's bonus orders files only
     # (a short question naming one function, "where is Errors#empty?", finds it by the name's similarity)
     merit = {c.id: c.score - written[c.id] + w.name * c.name_similarity
-             - max((w.no_function if c.kind == "module" else w.class_no_function) if _holds_no_function(c, cut)
-                   else 0.0,
-                   w.file_type if names_its_file(c.kind, c.symbol, c.file) else 0.0)
+             - ((w.no_function if c.kind == "module" else w.class_no_function) if _holds_no_function(c, cut) else 0.0)
              + (w.verb if _opens_with(c, verbs) else 0.0) + w.length * _span(c)
              - (w.valueless if c.valueless and value else 0.0) for c in ordered}
     _add_file_support(ordered, w)
@@ -689,13 +681,13 @@ def _backed_by_additions(ordered: list[Scored], named: set[str]) -> None:
 def _kin(ordered: Sequence[Scored], named: set[str]) -> set[str]:
     """For a class asked for by name: the classes it extends and those that extend it, which follow it (a reader
     of omniauth's `AuthHash` reads the `KeyStore` it extends next; of rack-attack's `Check`, the `Safelist` and
-    `Blocklist` built on it). A namespace the declaration writes (`< OmniAuth::KeyStore`) is no base. None when the
-    name has other definitions than those asked (an older copy, a deprecated twin): they come first."""
+    `Blocklist` built on it). None when the name has other definitions than those asked (an older copy, a
+    deprecated twin): they come first."""
     heads = [c for c in ordered if c.id in named and c.kind == "class"]
     owns = {_own_name(c) for c in heads}
     if any(c.id not in named and _own_name(c) in owns for c in ordered):
         return set()
-    bases = {base for c in heads for base in c.implements if base not in c.symbol.split(".")}
+    bases = {base for c in heads for base in c.implements}
     return {c.id for c in ordered if c.kind == "class" and c.id not in named
             and (_own_name(c) in bases or owns.intersection(c.implements))}
 
@@ -1012,7 +1004,7 @@ def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:
                else sum(max(s, 0.0) for s in v[1:4]) / 3 for f, v in by_file.items()}
     lift = {c.id: w.file_support * (max(w.whole_file * c.score, support[c.file]) if c.whole else support[c.file])
             for c in ordered if not c.bodiless}
-    backed = _backing_files(ordered, lift, w)
+    backed = _backing_files(ordered, lift)
     seen: set[str] = set()
     for c in ordered:
         if not c.bodiless:
@@ -1021,11 +1013,10 @@ def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:
             seen.add(c.file)
 
 
-def _backing_files(ordered: list[Scored], lift: dict[str, float], w: CodeRanking) -> set[str]:
+def _backing_files(ordered: list[Scored], lift: dict[str, float]) -> set[str]:
     """The files whose later chunks file support lifts as well as their best: the file that leads (its best chunk
-    with its support scores highest: a question about one function of the right file finds it among its siblings)
-    and a central file, which holds `central_share` or more of the implementation candidates (sequel's base.rb, where
-    the answers are methods). Any other file's support lifts its best chunk alone: its second and third chunks
+    with its support scores highest: a question about one function of the right file finds it among its siblings).
+    Any other file's support lifts its best chunk alone: its second and third chunks
     compete on their own scores with the next files' best, which a question about how several files fit together
     asks for (pydantic's `types.py` for "how are model fields declared and constrained" was 11th, behind the second
     chunks of `main.py` and `mypy.py`, each lifted by its file's support)."""
@@ -1034,9 +1025,7 @@ def _backing_files(ordered: list[Scored], lift: dict[str, float], w: CodeRanking
         if not c.bodiless and c.file not in head:
             head[c.file] = c.score + lift[c.id]
     best = max(head.values(), default=0.0)
-    held = Counter(c.file for c in ordered if c.role == "implementation")
-    total = max(sum(held.values()), 1)
-    return {f for f, score in head.items() if score >= best or held[f] >= w.central_share * total}
+    return {f for f, score in head.items() if score >= best}
 
 
 def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool, how: bool = False) -> None:

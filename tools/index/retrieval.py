@@ -1016,10 +1016,10 @@ def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:
 def _backing_files(ordered: list[Scored], lift: dict[str, float]) -> set[str]:
     """The files whose later chunks file support lifts as well as their best: the file that leads (its best chunk
     with its support scores highest: a question about one function of the right file finds it among its siblings).
-    Any other file's support lifts its best chunk alone: its second and third chunks
-    compete on their own scores with the next files' best, which a question about how several files fit together
-    asks for (pydantic's `types.py` for "how are model fields declared and constrained" was 11th, behind the second
-    chunks of `main.py` and `mypy.py`, each lifted by its file's support)."""
+    Any other file's support lifts its best chunk alone: its second and third chunks compete on their own scores
+    with the next files' best, which a question about how several files fit together asks for (pydantic's
+    `types.py` for "how are model fields declared and constrained" was 11th, behind the second chunks of `main.py`
+    and `mypy.py`, each lifted by its file's support)."""
     head: dict[str, float] = {}
     for c in ordered:
         if not c.bodiless and c.file not in head:

@@ -77,6 +77,29 @@ def test_query_answers_within_the_budget_and_pages_on(tmp_path: Path) -> None:
         app.close()
 
 
+def test_query_holds_the_semantic_routes_ten_places_on_its_first_page(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The semantic route's ten places are all on query's first page: its lowest snippets are cut to their first
+    line as semantic_search's are (with whole snippets the page held 8 or 9 and the 9th and 10th fell off), the first
+    keeps its own, and paging on still gives every hit once."""
+    write_files(tmp_path, {"pkg/__init__.py": ""})
+    body = "\n".join(f"    step_{n} = compute_{n}(request, '{'z' * 20}')" for n in range(8))
+    hits = [{"file": f"pkg/mod{i}.py", "line": 10 * i + 1, "end_line": 10 * i + 9, "symbol": f"handler_{i}",
+             "score": 1 - i / 20, "source": "forest", "chunk_id": f"c{i}",
+             "snippet": f"def handler_{i}(request):\n{body}"} for i in range(10)]
+    app = CodeIntelApp.for_path(tmp_path)
+    try:
+        monkeypatch.setattr(app.index, "is_available", lambda: True)
+        monkeypatch.setattr(app, "_semantic_hits", lambda **_: {"results": hits})
+        first = app.query("how are the request steps computed")
+        assert [h.chunk_id for h in first.results] == [f"c{i}" for i in range(10)]
+        assert _size(first) <= budget_chars()
+        assert first.results[0].snippet == hits[0]["snippet"][:300]
+        assert first.results[-1].snippet == "def handler_9(request):"
+    finally:
+        app.close()
+
+
 @pytest.mark.slow
 def test_semantic_search_answers_within_the_budget_and_pages_on(tmp_path: Path) -> None:
     write_files(tmp_path, _project())

@@ -27,6 +27,7 @@ from code_intel.explore.models import (
     MultiPatternResult,
     OutlineSymbol,
     PatternResult,
+    QueryHit,
     Reference,
     ReferenceResult,
     RoleCount,
@@ -39,6 +40,7 @@ Level = Literal["counts", "locations", "code"]
 DEFAULT_BUDGET_TOKENS = 1500
 CHARS_PER_TOKEN = 3.5
 T = TypeVar("T")
+H = TypeVar("H", dict[str, Any], QueryHit)
 
 
 def budget_chars(tokens: int = DEFAULT_BUDGET_TOKENS) -> int:
@@ -340,20 +342,22 @@ def shape_hits(hits: Sequence[T], *, offset: int = 0,
 SNIPPET_LINE_CHARS = 160  # a cut snippet's one line: a signature, not a wrapped body
 
 
-def shorten_snippets(hits: list[dict[str, Any]], *, budget_tokens: int = DEFAULT_BUDGET_TOKENS) -> list[dict[str, Any]]:
-    """semantic_search's hits with the snippets of the lowest-ranked cut to their first line, from the bottom up,
-    until every hit the caller asked for fits the budget: ten places asked for are ten places answered (a cut
-    snippet's whole chunk is one fetch_chunk_detail away). The first hit keeps its snippet."""
-    excess = sum(json_chars(h) + 1 for h in hits) - (budget_chars(budget_tokens) - RESERVED_CHARS)
+def shorten_snippets(hits: list[H], *, budget_tokens: int = DEFAULT_BUDGET_TOKENS) -> list[H]:
+    """semantic_search's hits (dicts) or query's (QueryHit) with the snippets of the lowest-ranked cut to their first
+    line, from the bottom up, until every hit given fits the budget: ten places asked for are ten places answered (a
+    cut snippet's whole chunk is one fetch_chunk_detail away). The first hit keeps its snippet."""
+    excess = sum(json_chars(_model_json(h)) + 1 for h in hits) - (budget_chars(budget_tokens) - RESERVED_CHARS)
     out = list(hits)
     for i in range(len(out) - 1, 0, -1):
         if excess <= 0:
             break
-        snippet = out[i].get("snippet")
+        hit = out[i]
+        snippet = hit.get("snippet") if isinstance(hit, dict) else getattr(hit, "snippet", None)
         if not isinstance(snippet, str) or "\n" not in snippet.strip():
             continue
-        short = {**out[i], "snippet": snippet.strip().split("\n", 1)[0][:SNIPPET_LINE_CHARS]}
-        excess -= json_chars(out[i]) - json_chars(short)
+        line = snippet.strip().split("\n", 1)[0][:SNIPPET_LINE_CHARS]
+        short = {**hit, "snippet": line} if isinstance(hit, dict) else hit.model_copy(update={"snippet": line})
+        excess -= json_chars(_model_json(hit)) - json_chars(_model_json(short))
         out[i] = short
     return out
 

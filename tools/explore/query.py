@@ -37,6 +37,7 @@ MAX_RESULTS = 30
 DEFINITIONS_PER_NAME = 10
 TEXT_PER_PATTERN = 15
 SEMANTIC_RESULTS = 10
+PAGE_PLACES = SEMANTIC_RESULTS  # places a page of the answer holds at least (server.app's query)
 # The semantic route's score at rank 1 and the step down per rank (docs/semantic-index.md, "Levers tried")
 SEMANTIC_TOP = 0.75
 SEMANTIC_STEP = 0.03

@@ -136,15 +136,19 @@ class CodeIntelApp:
     def query(self, question: str, keywords: list[str] | None = None, code_hint: str | None = None, *,
               offset: int = 0) -> QueryResult:
         """query: symbol, text and (when an index exists) semantic routes, merged, within the time budget; the
-        merged hits from `offset` on within the answer's budget (answers.shape_hits)."""
-        from code_intel.explore.answers import shape_hits
-        from code_intel.explore.query import run_query
+        merged hits from `offset` on within the answer's budget (answers.shape_hits), the page's first PAGE_PLACES
+        with their lowest snippets cut to one line as semantic_search's are, so that a page holds as many places as
+        a semantic answer (with whole snippets it held 8 or 9, and the semantic route's 9th and 10th fell off)."""
+        from code_intel.explore.answers import shape_hits, shorten_snippets
+        from code_intel.explore.query import PAGE_PLACES, run_query
 
         _check_offset(offset)
         semantic = self._semantic_hits if self.index.is_available() else None  # held to the time budget too
         result = self.explorer.run_budgeted("query", run_query, self.explorer, question, semantic,
                                             keywords=keywords, code_hint=code_hint)
-        result.results, result.next_offset, result.left_out = shape_hits(result.results, offset=offset)
+        hits, end = result.results, offset + PAGE_PLACES
+        hits = hits[:offset] + shorten_snippets(hits[offset:end]) + hits[end:]
+        result.results, result.next_offset, result.left_out = shape_hits(hits, offset=offset)
         result.truncated = result.truncated or result.next_offset is not None
         return result
 

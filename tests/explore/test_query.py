@@ -210,6 +210,25 @@ def test_a_dotted_name_names_a_definition_only_in_its_own_scope(explorer: Explor
     assert (plain[0].file, plain[0].line) == ("app/config.py", 5)
 
 
+def test_a_name_defined_only_in_tests_does_not_take_the_lead(explorer: Explorer, tmp_path: Path) -> None:
+    """`next()` in "calling next() twice in the same middleware" is a test's local helper, not a part of the project
+    the question names: the semantic route keeps the lead; the test's definition is still in the answer."""
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_flow.py").write_text("def test_flow():\n    def next():\n        return 1\n",
+                                                     encoding="utf-8")
+
+    def semantic(**kwargs: Any) -> dict[str, Any]:
+        return {"results": [
+            {"file": "web/auth.ts", "line": 1, "end_line": 3, "score": 0.9, "source": "forest", "chunk_id": "a1"},
+        ]}
+
+    hits = query_result(explorer, "calling next() twice in the same handler", semantic).results
+    assert (hits[0].file, hits[0].line) == ("web/auth.ts", 1)
+    assert any(h.file == "tests/test_flow.py" and h.kind == "definition" for h in hits)
+    named = query_result(explorer, "calling parse_config() twice", semantic).results
+    assert (named[0].file, named[0].line) == ("app/config.py", 9)  # a name the project's code defines still leads
+
+
 def test_a_failing_semantic_index_is_noted_not_fatal(explorer: Explorer) -> None:
     def broken(**_: Any) -> dict[str, Any]:
         raise RuntimeError("chroma is gone")

@@ -214,7 +214,8 @@ def _definition_lookups(found: Candidates) -> list[tuple[str, MatchMode, float, 
 
 def _definition_hits(explorer: Explorer, found: Candidates, lines: _Lines,
                      notes: list[str]) -> tuple[list[QueryHit], list[str], set[str]]:
-    """Definition hits, the names prose words turned out to be, and the (lowercased) names an exact lookup found."""
+    """Definition hits, the names prose words turned out to be, and the (lowercased) names an exact lookup found
+    outside the tests."""
     hits: list[QueryHit] = []
     confirmed_words: list[str] = []
     done: set[str] = set()
@@ -231,10 +232,12 @@ def _definition_hits(explorer: Explorer, found: Candidates, lines: _Lines,
         if not items:
             continue
         done.add(name.lower())
+        indexed = explorer.definition_index.files
         if mode == "exact":
-            exact.add(name.lower())
+            # a name defined only in tests (a test's local `next`) is not a part of the project the question names
+            if any(not is_test_file(d["file"], indexed) for d in items):
+                exact.add(name.lower())
         else:  # the closest names first, code before tests
-            indexed = explorer.definition_index.files
             items = sorted(items, key=lambda d: (is_test_file(d["file"], indexed), len(d["name"])))[:DEFINITIONS_PER_NAME]
         # a word or compound that names a definition becomes that name, for the text route
         if is_word and items[0]["name"] not in confirmed_words:

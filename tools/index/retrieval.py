@@ -458,13 +458,28 @@ def named_in_words(terms: set[str], starts: set[str], file: str) -> bool:
     lexical_tokens; `starts`, word_starts of them), in the forms path_words joins: "recycling raw byte and char
     buffers" writes BufferRecycler.java, "how the unpacker pulls its input buffer by buffer ..."
     ArrayBufferInput.java. In Java a file is named after the type it holds, so its name is the author's own summary
-    of the file, which BM25 reads only diluted among the chunk's code. Read for every file at each search: set
-    lookups, and the first word missing ends it."""
+    of the file, which BM25 reads only diluted among the chunk's code. A name's word may also be another form of a
+    question's word (same_root: `BeanSerializer` for "bean serialization ..."). Read for every file at each search:
+    set lookups, and the first word missing ends it."""
     words = _name_words(file)
     for w in words:
-        if w not in starts and not any(w[:n] in terms for n in range(PATH_PREFIX, len(w))):
+        if w not in starts and not any(w[:n] in terms for n in range(PATH_PREFIX, len(w))) and not (
+                w[:DERIVED_ROOT] in starts and any(same_root(w, t) for t in terms)):
             return False
     return bool(words)
+
+
+DERIVED_ROOT = 6  # the shortest root two forms of a word share (same_root)
+DERIVED_ENDING = 2  # the most letters of the shorter form past that root
+
+
+def same_root(a: str, b: str) -> bool:
+    """Two forms of one word with different endings, neither the start of the other: the agent noun a Java type is
+    named by and the action a question writes (`serializer` and "serialization", `registration` and "registered",
+    stemmed `register`): they share all but DERIVED_ENDING letters of the shorter, at least DERIVED_ROOT."""
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    shared = next((n for n, (x, y) in enumerate(zip(short, long, strict=False)) if x != y), len(short))
+    return shared >= DERIVED_ROOT and len(short) - shared <= DERIVED_ENDING
 
 
 def word_starts(terms: set[str]) -> set[str]:
@@ -605,10 +620,15 @@ def _holds_no_function(c: Scored, cut: tuple[set[tuple[str, str]], set[tuple[str
 
 def in_java(c: Scored) -> bool:
     """The chunk's file is in a language whose rules here were measured on Java alone (BODILESS_LANGUAGES)."""
+    return _java_file(c.file)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _java_file(file: str) -> bool:  # read for every candidate at each search (path_words' derived forms)
     from code_intel.index.chunker import BODILESS_LANGUAGES
     from code_intel.languages.table import language_for
 
-    return language_for(c.file) in BODILESS_LANGUAGES
+    return language_for(file) in BODILESS_LANGUAGES
 
 
 def _span(c: Scored) -> float:
@@ -890,7 +910,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> tuple[flo
     if names_its_file(c.kind, c.symbol, c.file):
         score += w.file_type
     if cues.terms:
-        score += w.path * path_words(cues.terms, file_words(c.file, len(cues.terms))) / len(cues.terms)
+        score += w.path * path_words(cues.terms, file_words(c.file, len(cues.terms)), in_java(c)) / len(cues.terms)
     score -= w.name_length * max(len(_name_words(c.file)) - 1, 0)
     return score, written
 
@@ -968,12 +988,15 @@ def _one_per_definition(candidates: list[Scored]) -> list[Scored]:
     return kept
 
 
-def path_words(terms: set[str], words: Sequence[str]) -> int:
+def path_words(terms: set[str], words: Sequence[str], derived: bool = False) -> int:
     """How many of the question's words a file's name carries, in the same form or another one: one word the start
     of the other, at least PATH_PREFIX letters (`select` -> Selector.java, `serialize` -> serializers.py,
-    `configuration` -> config.py), which the light stemmer does not join; shorter ones only as they are (`de`)."""
+    `configuration` -> config.py), which the light stemmer does not join; shorter ones only as they are (`de`).
+    `derived`: also two forms of one word with different endings (same_root: a Java type's `Serializer` for
+    "serialization"), in Java, whose files are named after the type they hold."""
     names = set(words)
-    return sum(1 for t in terms if t in names or any(_same_start(t, n) for n in names))
+    return sum(1 for t in terms if t in names or any(_same_start(t, n) or (
+        derived and t[:DERIVED_ROOT] == n[:DERIVED_ROOT] and same_root(t, n)) for n in names))
 
 
 def _same_start(a: str, b: str) -> bool:

@@ -6,7 +6,7 @@ import pytest
 
 from code_intel.index import service
 from code_intel.index.bm25 import LexicalIndex
-from code_intel.index.chunker import Chunk, Chunker, addition, deprecated, supertypes
+from code_intel.index.chunker import Chunk, Chunker, addition, deprecated, deprecated_types, supertypes
 from code_intel.index.memory import MemoryIndex
 from code_intel.index.retrieval import (
     Scored,
@@ -499,6 +499,26 @@ def test_a_definition_marked_deprecated_is_flagged_from_its_doc_and_annotations_
                        ("ExactValidArgs", 3): True, ("MatchAll", 10): False,
                        ("Mapper", 1): False, ("Mapper.getTypeFactory", 2): True, ("Mapper.copy", 8): False,
                        ("Deprecated", 1): False}
+
+
+def test_the_methods_of_a_java_type_declared_deprecated_are_stored_as_deprecated() -> None:
+    # truth's `Truth8`: only the class says @Deprecated, its `assertThat` methods hand on to `Truth`'s
+    java = ("/** @deprecated use {@link Truth} */\n@Deprecated\npublic final class Truth8 {\n"
+            "    public static OptionalSubject assertThat(Optional<?> actual) {\n        return Truth.assertThat(actual);\n"
+            "    }\n}\n")
+    current = java.split("@Deprecated\n", 1)[1].replace("Truth8", "Truth9")  # the same class, not marked
+    kotlin = ('@Deprecated("use Truth")\nclass Truth8 {\n    fun assertThat(actual: Optional<*>?): OptionalSubject {\n'
+              "        return Truth.assertThat(actual)\n    }\n}\n")
+
+    def flagged(file: str, text: str, language: str) -> dict[str, bool]:
+        chunks = Chunker(max_tokens=40).chunk(file, text, language)
+        retired = deprecated_types(chunks)
+        return {c.symbol: bool(chunk_metadata(c, "", retired).get("deprecated")) for c in chunks
+                if c.kind == "function"}
+
+    assert flagged("Truth8.java", java, "java") == {"Truth8.assertThat": True}
+    assert flagged("Truth9.java", current, "java") == {"Truth9.assertThat": False}
+    assert flagged("Truth8.kt", kotlin, "kotlin") == {"Truth8.assertThat": False}  # Java only, as _idle reads it
 
 
 def test_a_name_that_several_files_define_is_no_definition_cue_in_a_sentence() -> None:

@@ -295,6 +295,19 @@ def deprecated(chunk: Chunk) -> bool:
     return bool(_DEPRECATED.search("\n".join(lines[: at + 1])))
 
 
+def deprecated_types(chunks: list[Chunk]) -> frozenset[str]:
+    """The Java types a file's chunks declare deprecated (`deprecated` on their header): their methods are kept for
+    old callers too, though only the type's declaration says so (truth's `Truth8`, whose `assertThat` methods hand
+    on to `Truth`'s). Java only (BODILESS_LANGUAGES), as `_idle` reads the mark."""
+    return frozenset(c.symbol for c in chunks
+                     if c.kind == "class" and c.language in BODILESS_LANGUAGES and deprecated(c))
+
+
+def in_deprecated_type(chunk: Chunk, types: frozenset[str]) -> bool:
+    """A method of a type of deprecated_types (or of a type nested in one)."""
+    return chunk.kind == "function" and any(chunk.symbol.startswith(t + ".") for t in types)
+
+
 _IMPL_BLOCK = re.compile(r"^\s*(?:(?:pub(?:\([^)]*\))?|unsafe|default)\s+)*impl\b")
 
 

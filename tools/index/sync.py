@@ -38,6 +38,8 @@ from code_intel.index.chunker import (
     bodiless,
     command_line,
     deprecated,
+    deprecated_types,
+    in_deprecated_type,
     valueless,
 )
 from code_intel.index.embedder import Embedder
@@ -103,11 +105,12 @@ def chunk_id(chunk: Chunk, text: str, seen: set[str]) -> str:
     return candidate
 
 
-def chunk_metadata(chunk: Chunk, file_sha: str) -> dict[str, Any]:
+def chunk_metadata(chunk: Chunk, file_sha: str, retired: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """What the index stores beside a chunk's text; `retired`: its file's deprecated_types."""
     meta = {"file": chunk.file, "start_line": chunk.start_line, "end_line": chunk.end_line,
             "symbol": chunk.symbol, "symbols": ",".join(chunk.symbols), "kind": chunk.kind,
             "language": chunk.language, "content_hash": chunk.content_hash, "file_sha256": file_sha}
-    if deprecated(chunk):
+    if deprecated(chunk) or in_deprecated_type(chunk, retired):
         meta["deprecated"] = True  # only where true: most chunks are not
     if addition(chunk):
         meta["addition"] = True  # a Rust impl block: its type's definition is elsewhere (rank_code)
@@ -444,8 +447,9 @@ class ForestSync:
         for item in prepared:
             old = self.manifest.files.get(item.source.path)
             old_chunks = {c.id: c for c in old.chunks} if old else {}
+            retired = deprecated_types(item.chunks)
             for cid, chunk, text in zip(item.ids, item.chunks, item.texts, strict=True):
-                meta = chunk_metadata(chunk, item.sha)
+                meta = chunk_metadata(chunk, item.sha, retired)
                 if cid in old_chunks:
                     keep[cid] = (old_chunks[cid], meta)
                 else:

@@ -222,3 +222,38 @@ def test_a_file_whose_name_has_fewer_words_ranks_above_one_that_scores_about_as_
     unweighted = dataclasses.replace(CODE_RANKING, name_length=0.0)
     assert [c.id for c in rank_code(copy.deepcopy([narrow, entry, *fillers]), question, (), unweighted)][:2] == [
         "narrow", "entry"]
+
+
+def test_a_description_of_one_function_takes_less_support_from_its_files_other_chunks() -> None:
+    # "Return the event loop of the running task." describes one function (it opens with a verb that says what code
+    # does, imperative or third person, and asks no question): the function that does it comes before a busy file's
+    # best chunk that its other chunks back (CodeRanking.function_support). A topic or a question keeps the full
+    # support, and so does a description that names a file
+    def scored(cid: str, dense: float, file: str) -> Scored:
+        return Scored(cid, dense, 0.0, file, cid, [cid], "function", file_role(file))
+
+    busy = [scored(f"b{n}", 0.70 - n * 0.02, "base.py") for n in range(5)]
+    lone = scored("lone", 0.80, "runners.py")
+    fillers = [scored(f"f{n}", 0.2 + n * 0.01, f"util{chr(97 + n)}.py") for n in range(20)]
+
+    def first(question: str) -> str:
+        return rank_code(copy.deepcopy([*busy, lone, *fillers]), question)[0].id
+    assert first("Return the event loop of the running task.") == "lone"
+    assert first("Returns the event loop of the running task.") == "lone"
+    assert first("which function returns the event loop of the running task?") == "b0"
+    assert first("return the event loop") == "b0"  # a topic
+    assert first("Return the event loop that base.py keeps.") == "b0"
+    supported = dataclasses.replace(CODE_RANKING, function_support=CODE_RANKING.file_support)
+    assert rank_code(copy.deepcopy([*busy, lone, *fillers]), "Return the event loop of the running task.", (),
+                     supported)[0].id == "b0"
+
+
+@pytest.mark.parametrize(("question", "describes"), [
+    ("Return the loop.", True), ("Parses a header and returns its value.", True), ("Check whether it is closed.", True),
+    ("applies the patch to every file", True), ("Called when the connection is made.", False),
+    ("how is the loop closed?", False), ("Serialize", False), ("get_param_as_json", False),
+    ("Return the path of utils.py.", False), ("Load module foo", False), ("the loop of a task", False),
+])
+def test_a_description_opens_with_a_verb_that_says_what_code_does(question: str, describes: bool) -> None:
+    from code_intel.index.retrieval import describes_function
+    assert describes_function(question) is describes

@@ -666,16 +666,16 @@ def _within_files(ordered: list[Scored], merit: dict[str, float], callee: float 
 
 
 def _called_by(lead: Scored, c: Scored) -> bool:
-    """`c` is a Java method of the class `lead`, also a method, calls on its own object (Scored.self_calls; not a
-    constructor, nor a call on another object of the class, jcommander's `jc.parse` for a sub-command): the reader
-    of a long class's method reads next what it hands its work to, which the question's words describe
-    less often than the sibling members that share them (zt-zip's `archiveEqualsInternal` and `metaDataEquals` after
-    `archiveEquals` for "deciding whether two zip files hold the same entries even when their bytes differ", above
-    three `entryEquals` overloads; kryo's `Output.writeVarInt` after `writeInt`; commons-csv's private
-    `CSVFormat.print` after `printRecord`)."""
+    """`c` is a Java method of the class `lead`, also a method, calls on its own object (Scored.self_calls: not a
+    call on another object of the class, jcommander's `jc.parse` for a sub-command, nor a constructor, which Java
+    calls as `new` or `this`): the reader of a long class's method reads next what it hands its work to, which the
+    question's words describe less often than the sibling members that share them (zt-zip's `archiveEqualsInternal`
+    and `metaDataEquals` after `archiveEquals` for "deciding whether two zip files hold the same entries even when
+    their bytes differ", above three `entryEquals` overloads; kryo's `Output.writeVarInt` after `writeInt`;
+    commons-csv's private `CSVFormat.print` after `printRecord`)."""
     owner, _, name = c.symbol.rpartition(".")
     return (lead.kind == c.kind == "function" and bool(owner) and lead.symbol.rpartition(".")[0] == owner
-            and name != owner.rpartition(".")[2] and name in lead.self_calls and in_java(c))
+            and name in lead.self_calls and in_java(c))
 
 
 def _backed_by_additions(ordered: list[Scored], named: set[str]) -> None:

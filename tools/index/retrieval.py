@@ -427,7 +427,7 @@ def member_owners(query: str) -> dict[str, str]:
     owners: dict[str, str] = {}
     for match in _IDENTIFIER.finditer(query):
         parts = _MEMBER_OF.split(match.group(0))
-        if len(parts) > 1 and len(parts[-2]) >= 3:
+        if len(parts) > 1:
             owners.setdefault(parts[-1], parts[-2])
     return owners
 

@@ -1017,8 +1017,7 @@ def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:
     for c in ordered:
         if not c.bodiless:
             by_file.setdefault(c.file, []).append(c.score)
-    held = Counter(c.file for c in ordered)
-    support = {f: w.lone_file * max(v[0], 0.0) if held[f] == 1 and language_for(f) in LONE_LANGUAGES
+    support = {f: w.lone_file * max(v[0], 0.0) if len(v) == 1 and language_for(f) in LONE_LANGUAGES
                else sum(max(s, 0.0) for s in v[1:4]) / 3 for f, v in by_file.items()}
     lift = {c.id: w.file_support * (max(w.whole_file * c.score, support[c.file]) if c.whole else support[c.file])
             for c in ordered if not c.bodiless}

@@ -1075,4 +1075,4 @@ def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool, how: bool
         if n >= w.repeat_from and c.score > 0:
             central = 0.0 if overload or (how and in_java(c)) else share * w.repeat_share * held[c.file] / max(
                 len(code), 1)
-            c.score *= (w.repeat_decay ** max(1.0 - central, 0.0)) ** (n - w.repeat_from + 1)
+            c.score *= (w.repeat_decay ** (1.0 - central)) ** (n - w.repeat_from + 1)

@@ -399,11 +399,13 @@ def _hyphen_joined(query: str, start: int, end: int) -> bool:
 
 
 def named_identifiers(query: str) -> list[str]:
-    """Names a question writes: CamelCase, snake_case, dotted or `::` names, and a question that is one word (or one
-    word and its kind: kind_named). A capitalised word joined to another by a hyphen is part of a term, not a name
-    (`Set-Cookie`, `Last-Modified`, `X-Forwarded-For`: HTTP headers; "JSON-specific"): no language with capitalised
-    names writes a hyphen in one, and `Set-Cookie` gave webrick's and curl's `Cookie` the definition bonus above the
-    function that parses the header."""
+    """Names a question writes: CamelCase, snake_case and capitalised names, alone or as the last part of a dotted or
+    `::` name (`Rack::Builder`), and a question that is one word (or one word and its kind: kind_named). A sentence's
+    lower-case last part is a word (`app.call`, `std::ostream`, `openapi.json`): as often a file's or another
+    library's name as one the repository defines. A capitalised word joined to another by a hyphen is part of a
+    term, not a name (`Set-Cookie`, `Last-Modified`, `X-Forwarded-For`: HTTP headers; "JSON-specific"): no language
+    with capitalised names writes a hyphen in one, and `Set-Cookie` gave webrick's and curl's `Cookie` the
+    definition bonus above the function that parses the header."""
     words = query.split()
     alone = kind_named(query)
     found = []
@@ -411,9 +413,8 @@ def named_identifiers(query: str) -> list[str]:
         name = _MEMBER_OF.split(match.group(0))[-1]
         if name[:1].isupper() and _hyphen_joined(query, match.start(), match.end()):
             continue
-        qualified = match.group(0) != name
         codeish = (any(c.isupper() for c in name[1:]) or "_" in name.strip("_") or name[:1].isupper()
-                   or len(words) == 1 or qualified or match.group(0) == alone)
+                   or len(words) == 1 or match.group(0) == alone)
         alone_two = len(name) == 2 and (len(words) == 1 or match.group(0) == alone) and name[:1].isupper()  # `Ky`
         if (len(name) >= 3 or alone_two) and codeish:
             found.append(name)  # a two-letter word in a sentence is English (`on`, `If`)

@@ -22,9 +22,8 @@ from typing import Any
 
 from code_intel.core.errors import InvalidArgument
 
-# Share of the dense side in the convex fusion. 0.75: the question benchmark's dev set (six repositories) gives
-# 0.584 against 0.568 at 0.8, the standard-library docstring benchmark 0.630 against 0.634 (0.624 before #15);
-# lower weights gain more on the dev set but cost the docstring benchmark more (docs/benchmarks.md)
+# Share of the dense side in the convex fusion: lower weights help the developer questions and cost the docstrings,
+# higher ones the reverse; this is where neither loses much (docs/benchmarks.md has the figures)
 DENSE_WEIGHT = 0.75
 
 
@@ -178,14 +177,13 @@ _MEMBER_OF = re.compile(r"\.|::|#")
 
 @dataclass
 class CodeRanking:
-    """Weights of `rank_code`, chosen by a coordinate search on half of semble's development split (benchmarks/semble.py
-    --set dev: repositories the reported set does not hold) with the docstring and question dev sets, and confirmed on
-    the other half and the blind symbol sets; docs/benchmarks.md has the search."""
+    """Weights of `rank_code`, each chosen on development data and confirmed on data it was not chosen on
+    (docs/benchmarks.md has how and the figures)."""
 
     dense_weight: float = 0.6  # share of the (min-max scaled) dense side in the fused score
     lexical_lead: float = 3.5  # a candidate whose BM25 score stands this many standard deviations above the
     lead_dense_weight: float = 0.5  # candidates' mean: one chunk shares the question's words as no other does, and
-    # the dense side's share falls to this (chosen on fold A of the dev captures, confirmed on fold B; t-ruby7)
+    # the dense side's share falls to this
     definition: float = 0.3  # the chunk defines a name the question writes (exact case): a type, function or method;
     # in a sentence it lifts the definition's file, not the definition among its file's chunks (rank_code's merit)
     bare_definition: float = 1.0  # the same when the question is only that name and a candidate defines it: above any
@@ -199,18 +197,16 @@ class CodeRanking:
     spelled: float = 0.3  # a class whose name the question spells as words ("json object" -> JsonObject)
     name_length: float = 0.02  # taken off per word of a file's name beyond its first (_name_words): a file named by one
     # word is its module's own file (rxswift's Zip.swift, commons-lang's Pair.java, phoenix's socket.ex), each further
-    # word names a variant, helper or part of it (Zip+arity.swift, ImmutablePair.java, websocket.ex, poolRunner.ts);
-    # chosen on semble's sets' fold A among 0.01 / 0.015 / 0.02 / 0.03 / 0.04, confirmed on fold B (t-whole)
+    # word names a variant, helper or part of it (Zip+arity.swift, ImmutablePair.java, websocket.ex, poolRunner.ts)
     file_support: float = 0.5  # times the mean of a file's next three candidates (a file that answers often); a
     # file's later chunks take it only in the leading file and a central one (_backing_files)
-    central_share: float = 0.15  # a file holding this share of the implementation candidates is central (chosen on
-    # fold A of the dev captures among 0.1 / 0.15 / 0.2 / 0.3, confirmed on fold B; t-arch, seventeenth round)
+    central_share: float = 0.15  # a file holding this share of the implementation candidates is central
     whole_file: float = 0.1125  # a file indexed as one chunk has no next candidates: its chunk, all of the file, stands
     # in for them at this share of its score (static.rb beside a central controller.rb whose many chunks back it); so
     # does a class file whose other chunks are only its package and imports (Scored.whole)
     lone_file: float = 0.5  # a Ruby file with one candidate: its chunk stands in for the next ones at this share of
-    # its score (a small file that answers beside a large file whose many chunks share the question's words; chosen
-    # among 0.2 to 1.0 on the 27 Ruby dev sets; Java lost with it, t-ruby14)
+    # its score (a small file that answers beside a large file whose many chunks share the question's words; Ruby
+    # only, LONE_LANGUAGES, as measured: Java lost with it)
     file_type: float = 0.2  # the header of the type a file is named after (`ObjectUtils` in ObjectUtils.java): in
     # Java and Kotlin it stands for the whole file, which a question describing the class asks for; the last part of a
     # qualified name counts (C#'s `MessagePack.MessagePackSerializer`, not its partial `MessagePackSerializer.Json.cs`)
@@ -220,8 +216,6 @@ class CodeRanking:
     # this * share); a central file that holds most of them (sequel's base.rb) is where the answers are
     function_support: float = 0.2  # file_support for a description of one function (describes_function, not a
     # topic), which also takes no name_length: it asks for a function, not for the file that answers most often
-    # (chosen on half of the docstring dev split's modules among 0.1 to 0.4, with and without the repeat decay at
-    # 0.8 / 0.85 and name_length 0; confirmed on the other half against a random gate of the same rate; t-doc14)
     topic_decay: float = 0.5  # repeat_decay below the first topic_kept places for a topic (is_topic: a short
     topic_kept: int = 5  # question without a sentence's marks, "absl::Status and StatusOr for error propagation"),
     topic_words: int = 8  # which asks for files rather than one function; the first places stay as they were
@@ -236,25 +230,22 @@ class CodeRanking:
     # file's chunks: the file's functions say what it does
     class_no_function: float = 0.25  # the same for what a class holds outside its methods' code (_holds_no_function):
     # the header of a class cut into a chunk per method, which lists their names but not their code, a type of fields
-    # alone, a window of its body between its methods (chosen on half of the docstring dev split among 0.2 / 0.25 /
-    # 0.3, confirmed on the other half; t-doc11)
+    # alone, a window of its body between its methods
     length: float = 0.05  # times log2 of a Java chunk's lines (_span), only in ordering one file's chunks: the
     # method that does what a sentence describes is most often the long one, while its class's short members say
-    # the same words in their doc comments (chosen on fresh blind Java sets with line-span targets; t-javaspan)
+    # the same words in their doc comments
     verb: float = 0.05  # added to a function whose name opens with the verb the question's first word stands for
-    # (name_verbs), or a class chunk holding such a method, only in ordering one file's chunks: chosen on half of
-    # the docstring dev split and confirmed on the other half (#41)
+    # (name_verbs), or a class chunk holding such a method, only in ordering one file's chunks
     valueless: float = 0.3  # taken off a function that returns no value (chunker.valueless) for a description that
-    # says it returns something (asks_a_value), only in ordering one file's chunks (chosen on half of the docstring
-    # dev split among 0.1 / 0.3 / 0.5 / 1.0, confirmed on the other half; t-doc9)
+    # says it returns something (asks_a_value), only in ordering one file's chunks
     callee: float = 0.15  # added to a Java method that its file's leading method calls on itself, only in ordering
-    # that file's chunks after the leading one (_called_by, _within_files; chosen among 0.05 to 0.5 on the 21 Java dev
-    # sets: from 0.2 the lead's small helpers pass methods that answer, t-java11)
+    # that file's chunks after the leading one (_called_by, _within_files); a larger amount lifts the lead's small
+    # helpers above methods that answer
 
 
 CODE_RANKING = CodeRanking()
 SHORT_OVERLOAD = 15  # lines (with its doc comment) of an overload that _decay_repeats reads as a door to its family's
-# work: chosen on the dev captures among 10 / 15 / 20 (10 missed msgpack-java's factory overloads, 20 moved the same)
+# work (msgpack-java's factory overloads)
 LONE_LANGUAGES = frozenset({"ruby"})  # where a file's one candidate backs itself (CodeRanking.lone_file)
 PATH_PREFIX = 4  # the shortest word of a file's name or a question that matches the start of a longer one
 _LEGACY = re.compile(r"(^|/)(deprecated|legacy|compat|_compat|v1)(/|$)", re.IGNORECASE)
@@ -447,11 +438,13 @@ def _hyphen_joined(query: str, start: int, end: int) -> bool:
 
 
 def named_identifiers(query: str) -> list[str]:
-    """Names a question writes: CamelCase, snake_case, dotted or `::` names, and a question that is one word (or one
-    word and its kind: kind_named). A capitalised word joined to another by a hyphen is part of a term, not a name
-    (`Set-Cookie`, `Last-Modified`, `X-Forwarded-For`: HTTP headers; "JSON-specific"): no language with capitalised
-    names writes a hyphen in one, and `Set-Cookie` gave webrick's and curl's `Cookie` the definition bonus above the
-    function that parses the header."""
+    """Names a question writes: CamelCase, snake_case and capitalised names, alone or as the last part of a dotted or
+    `::` name (`Rack::Builder`), and a question that is one word (or one word and its kind: kind_named). A sentence's
+    lower-case last part is a word (`app.call`, `std::ostream`, `openapi.json`): as often a file's or another
+    library's name as one the repository defines. A capitalised word joined to another by a hyphen is part of a
+    term, not a name (`Set-Cookie`, `Last-Modified`, `X-Forwarded-For`: HTTP headers; "JSON-specific"): no language
+    with capitalised names writes a hyphen in one, and `Set-Cookie` gave webrick's and curl's `Cookie` the
+    definition bonus above the function that parses the header."""
     words = query.split()
     alone = kind_named(query)
     found = []
@@ -459,9 +452,8 @@ def named_identifiers(query: str) -> list[str]:
         name = _MEMBER_OF.split(match.group(0))[-1]
         if name[:1].isupper() and _hyphen_joined(query, match.start(), match.end()):
             continue
-        qualified = match.group(0) != name
         codeish = (any(c.isupper() for c in name[1:]) or "_" in name.strip("_") or name[:1].isupper()
-                   or len(words) == 1 or qualified or match.group(0) == alone)
+                   or len(words) == 1 or match.group(0) == alone)
         alone_two = len(name) == 2 and (len(words) == 1 or match.group(0) == alone) and name[:1].isupper()  # `Ky`
         if (len(name) >= 3 or alone_two) and codeish:
             found.append(name)  # a two-letter word in a sentence is English (`on`, `If`)
@@ -475,7 +467,7 @@ def member_owners(query: str) -> dict[str, str]:
     owners: dict[str, str] = {}
     for match in _IDENTIFIER.finditer(query):
         parts = _MEMBER_OF.split(match.group(0))
-        if len(parts) > 1 and len(parts[-2]) >= 3:
+        if len(parts) > 1:
             owners.setdefault(parts[-1], parts[-2])
     return owners
 
@@ -716,16 +708,16 @@ def _within_files(ordered: list[Scored], merit: dict[str, float], callee: float 
 
 
 def _called_by(lead: Scored, c: Scored) -> bool:
-    """`c` is a Java method of the class `lead`, also a method, calls on its own object (Scored.self_calls; not a
-    constructor, nor a call on another object of the class, jcommander's `jc.parse` for a sub-command): the reader
-    of a long class's method reads next what it hands its work to, which the question's words describe
-    less often than the sibling members that share them (zt-zip's `archiveEqualsInternal` and `metaDataEquals` after
-    `archiveEquals` for "deciding whether two zip files hold the same entries even when their bytes differ", above
-    three `entryEquals` overloads; kryo's `Output.writeVarInt` after `writeInt`; commons-csv's private
-    `CSVFormat.print` after `printRecord`)."""
+    """`c` is a Java method of the class `lead`, also a method, calls on its own object (Scored.self_calls: not a
+    call on another object of the class, jcommander's `jc.parse` for a sub-command, nor a constructor, which Java
+    calls as `new` or `this`): the reader of a long class's method reads next what it hands its work to, which the
+    question's words describe less often than the sibling members that share them (zt-zip's `archiveEqualsInternal`
+    and `metaDataEquals` after `archiveEquals` for "deciding whether two zip files hold the same entries even when
+    their bytes differ", above three `entryEquals` overloads; kryo's `Output.writeVarInt` after `writeInt`;
+    commons-csv's private `CSVFormat.print` after `printRecord`)."""
     owner, _, name = c.symbol.rpartition(".")
     return (lead.kind == c.kind == "function" and bool(owner) and lead.symbol.rpartition(".")[0] == owner
-            and name != owner.rpartition(".")[2] and name in lead.self_calls and in_java(c))
+            and name in lead.self_calls and in_java(c))
 
 
 def _backed_by_additions(ordered: list[Scored], named: set[str]) -> None:
@@ -1067,8 +1059,7 @@ def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:
     for c in ordered:
         if not c.bodiless:
             by_file.setdefault(c.file, []).append(c.score)
-    held = Counter(c.file for c in ordered)
-    support = {f: w.lone_file * max(v[0], 0.0) if held[f] == 1 and language_for(f) in LONE_LANGUAGES
+    support = {f: w.lone_file * max(v[0], 0.0) if len(v) == 1 and language_for(f) in LONE_LANGUAGES
                else sum(max(s, 0.0) for s in v[1:4]) / 3 for f, v in by_file.items()}
     lift = {c.id: w.file_support * (max(w.whole_file * c.score, support[c.file]) if c.whole else support[c.file])
             for c in ordered if not c.bodiless}
@@ -1126,4 +1117,4 @@ def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool, how: bool
         if n >= w.repeat_from and c.score > 0:
             central = 0.0 if overload or (how and in_java(c)) else share * w.repeat_share * held[c.file] / max(
                 len(code), 1)
-            c.score *= (w.repeat_decay ** max(1.0 - central, 0.0)) ** (n - w.repeat_from + 1)
+            c.score *= (w.repeat_decay ** (1.0 - central)) ** (n - w.repeat_from + 1)

@@ -1050,8 +1050,8 @@ def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:
     with `lone_file` of its score: a small file's other methods rarely share the question's words, and without it a
     large file's many candidates lifted its best above the small file that answers (warden's `Strategies.add` below
     `Proxy`'s methods for "registering a custom strategy"). Ruby only (LONE_LANGUAGES), as measured: the Java dev
-    sets lose with it. The support lifts each file's best chunk; its later chunks only in the files _backing_files
-    names."""
+    sets lose with it. The support lifts each file's best chunk; its later chunks only in the leading file
+    (_backing_files)."""
     from code_intel.languages.table import language_for
 
     by_file: dict[str, list[float]] = {}

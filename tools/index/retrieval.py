@@ -199,8 +199,7 @@ class CodeRanking:
     # word is its module's own file (rxswift's Zip.swift, commons-lang's Pair.java, phoenix's socket.ex), each further
     # word names a variant, helper or part of it (Zip+arity.swift, ImmutablePair.java, websocket.ex, poolRunner.ts)
     file_support: float = 0.5  # times the mean of a file's next three candidates (a file that answers often); a
-    # file's later chunks take it only in the leading file and a central one (_backing_files)
-    central_share: float = 0.15  # a file holding this share of the implementation candidates is central
+    # file's later chunks take it only in the leading file (_backing_files)
     whole_file: float = 0.1125  # a file indexed as one chunk has no next candidates: its chunk, all of the file, stands
     # in for them at this share of its score (static.rb beside a central controller.rb whose many chunks back it); so
     # does a class file whose other chunks are only its package and imports (Scored.whole)
@@ -1051,8 +1050,8 @@ def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:
     with `lone_file` of its score: a small file's other methods rarely share the question's words, and without it a
     large file's many candidates lifted its best above the small file that answers (warden's `Strategies.add` below
     `Proxy`'s methods for "registering a custom strategy"). Ruby only (LONE_LANGUAGES), as measured: the Java dev
-    sets lose with it. The support lifts each file's best chunk; its later chunks only in the files _backing_files
-    names."""
+    sets lose with it. The support lifts each file's best chunk; its later chunks only in the leading file
+    (_backing_files)."""
     from code_intel.languages.table import language_for
 
     by_file: dict[str, list[float]] = {}
@@ -1063,7 +1062,7 @@ def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:
                else sum(max(s, 0.0) for s in v[1:4]) / 3 for f, v in by_file.items()}
     lift = {c.id: w.file_support * (max(w.whole_file * c.score, support[c.file]) if c.whole else support[c.file])
             for c in ordered if not c.bodiless}
-    backed = _backing_files(ordered, lift, w)
+    backed = _backing_files(ordered, lift)
     seen: set[str] = set()
     for c in ordered:
         if not c.bodiless:
@@ -1072,22 +1071,19 @@ def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:
             seen.add(c.file)
 
 
-def _backing_files(ordered: list[Scored], lift: dict[str, float], w: CodeRanking) -> set[str]:
+def _backing_files(ordered: list[Scored], lift: dict[str, float]) -> set[str]:
     """The files whose later chunks file support lifts as well as their best: the file that leads (its best chunk
-    with its support scores highest: a question about one function of the right file finds it among its siblings)
-    and a central file, which holds `central_share` or more of the implementation candidates (sequel's base.rb,
-    where the answers are methods). Any other file's support lifts its best chunk alone: its second and third
-    chunks compete on their own scores with the next files' best, which a question about how several files fit
-    together asks for (pydantic's `types.py` for "how are model fields declared and constrained" was 11th, behind
-    the second chunks of `main.py` and `mypy.py`, each lifted by its file's support)."""
+    with its support scores highest: a question about one function of the right file finds it among its siblings).
+    Any other file's support lifts its best chunk alone: its second and third chunks compete on their own scores
+    with the next files' best, which a question about how several files fit together asks for (pydantic's
+    `types.py` for "how are model fields declared and constrained" was 11th, behind the second chunks of `main.py`
+    and `mypy.py`, each lifted by its file's support)."""
     head: dict[str, float] = {}
     for c in ordered:
         if not c.bodiless and c.file not in head:
             head[c.file] = c.score + lift[c.id]
     best = max(head.values(), default=0.0)
-    held = Counter(c.file for c in ordered if c.role == "implementation")
-    total = max(sum(held.values()), 1)
-    return {f for f, score in head.items() if score >= best or held[f] >= w.central_share * total}
+    return {f for f, score in head.items() if score >= best}
 
 
 def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool, how: bool = False) -> None:

@@ -553,10 +553,11 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     w = weights or CODE_RANKING
     if not candidates:
         return []
-    if describes_function(query) and not is_topic(query, w.topic_words):
+    topic = is_topic(query, w.topic_words)
+    if describes_function(query) and not topic:
         w = dataclasses.replace(w, file_support=w.function_support, name_length=0.0)
     ordered, merit, cues = _supported(candidates, query, keywords, w)
-    if not is_topic(query, w.topic_words):
+    if not topic:
         return _placed(ordered, merit, cues, query, w)
     # a topic: the first places as usual, the rest ordered again from the same scores with the topic's decay (the
     # decay and what follows it change only scores and order, so a copy of each candidate keeps the two apart)

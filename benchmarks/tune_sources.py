@@ -46,11 +46,19 @@ _NOT_DOC = re.compile(r"^(?:eslint|istanbul|prettier|@ts-|ts-|jshint|global |nol
 
 
 def refuse_benchmark_source(name: str, repository: str) -> None:
-    """Stops the run when a source is one of the question benchmark's repositories or their ecosystem."""
+    """Stops the run when a source is one of the question benchmark's repositories or their ecosystem, or a
+    repository (by owner/name, or by name alone) that any benchmark here reads."""
     lowered = repository.lower()
     if name.lower().split("/")[-1] in BENCHMARK_PACKAGES or any(b in lowered for b in BENCHMARK_SOURCES):
         raise SystemExit(f"refusing tuning source {name} ({repository}): it belongs to the question benchmark "
                          "(benchmarks/questions/README.md); leave it out")
+    import tokenlearn_static  # the benchmarks' own data lists their repositories
+
+    read = tokenlearn_static.benchmark_repositories()
+    full = re.sub(r"^(?:git\+)?(?:https?://)?(?:www\.)?github\.com/", "", lowered).removesuffix(".git").strip("/")
+    if full in read or name.lower().split("/")[-1] in {b.split("/")[1] for b in read}:
+        raise SystemExit(f"refusing tuning source {name} ({repository}): a benchmark here reads it; tune only on "
+                         "code that no benchmark uses")
 
 
 def _doc_split(content: str) -> tuple[list[str], list[str]] | None:

@@ -82,9 +82,25 @@ def test_benchmark_sources_are_refused(name: str, repository: str) -> None:
         ts.refuse_benchmark_source(name, repository)
 
 
+@pytest.mark.parametrize("name, repository", [
+    ("go-chi/chi", "github.com/go-chi/chi"), ("spf13/cobra", "github.com/spf13/cobra"),
+    ("zod", "git+https://github.com/colinhacks/zod.git"), ("someone/gson", "github.com/someone/gson")])
+def test_repositories_any_benchmark_reads_are_refused(name: str, repository: str) -> None:
+    with pytest.raises(SystemExit, match="a benchmark here reads it"):
+        ts.refuse_benchmark_source(name, repository)
+
+
 def test_other_sources_pass() -> None:
-    ts.refuse_benchmark_source("axios", "https://github.com/axios/axios.git")
-    ts.refuse_benchmark_source("go-chi/chi", "github.com/go-chi/chi")
+    ts.refuse_benchmark_source("ajv", "git+https://github.com/ajv-validator/ajv.git")
+    ts.refuse_benchmark_source("uber-go/zap", "github.com/uber-go/zap")
+
+
+def test_every_pinned_source_passes() -> None:
+    sources = json.loads(ts.SOURCES.read_text())
+    for name in sources["npm"]:
+        ts.refuse_benchmark_source(name, "")
+    for name in sources["go"]:
+        ts.refuse_benchmark_source(name, f"github.com/{name}")
 
 
 def test_npm_sources_read_only_the_named_packages(tmp_path: Path) -> None:

@@ -237,6 +237,10 @@ class CodeRanking:
     # (name_verbs), or a class chunk holding such a method, only in ordering one file's chunks
     valueless: float = 0.3  # taken off a function that returns no value (chunker.valueless) for a description that
     # says it returns something (asks_a_value), only in ordering one file's chunks
+    subject: float = 0.1  # times the share of the question's words a function's code writes in its calls and string
+    # literals (Scored.body_words: not in its name or comments), only in ordering one file's chunks: a question about
+    # what happens names what the function does, the error it raises or the header it reads, while its siblings share
+    # the file's words in their names and doc comments (resty's `parseRequestBody` for a GET with a body)
     callee: float = 0.15  # added to a Java method that its file's leading method calls on itself, only in ordering
     # that file's chunks after the leading one (_called_by, _within_files); a larger amount lifts the lead's small
     # helpers above methods that answer
@@ -314,6 +318,8 @@ class Scored:
     # for a question that is one name (service._read_windows): the names it calls
     self_calls: frozenset[str] = frozenset()  # the methods a Java method calls on its own object, a name written bare
     # or after `this.` and opening a call, read at search time for any question (service._read_windows)
+    body_words: frozenset[str] = frozenset()  # the tokens a function's code writes in its calls and string literals,
+    # less its name's and its comments' (text.body_words), read at search time (service._read_bodies)
     name_similarity: float = 0.0  # the question's cosine with the chunk's qualified name as words (a class: the best
     # of its own and its members'), which tells a file's functions apart where their code reads alike
 
@@ -596,7 +602,7 @@ def _supported(candidates: list[Scored], query: str, keywords: Sequence[str],
     merit = {c.id: c.score - written[c.id] + w.name * c.name_similarity
              - ((w.no_function if c.kind == "module" else w.class_no_function) if _holds_no_function(c, cut) else 0.0)
              + (w.verb if _opens_with(c, verbs) else 0.0) + w.length * _span(c)
-             - (w.valueless if c.valueless and value else 0.0) for c in ordered}
+             - (w.valueless if c.valueless and value else 0.0) + w.subject * _subject_share(c, cues) for c in ordered}
     _add_file_support(ordered, w)
     ordered.sort(key=lambda c: -c.score)
     return ordered, merit, cues
@@ -617,6 +623,12 @@ def _placed(ordered: list[Scored], merit: dict[str, float], cues: _Cues, query: 
     else:
         ordered = _within_files(ordered, merit, w.callee)
     return ordered
+
+
+def _subject_share(c: Scored, cues: _Cues) -> float:
+    """The share of the question's words (its lexical tokens) that the chunk's code writes in its calls and string
+    literals (Scored.body_words)."""
+    return len(c.body_words & cues.terms) / len(cues.terms) if cues.terms else 0.0
 
 
 def _stands_out(scores: Sequence[float], lead: float) -> bool:

@@ -51,7 +51,8 @@ from code_intel.index.retrieval import (
 from code_intel.index.static import STATIC_MODEL_NAME, StaticEmbedder
 from code_intel.index.store import FOREST, MAP, VectorStore, store_description
 from code_intel.index.sync import ForestSync, Progress, Spaces, SyncCounts, SyncState
-from code_intel.index.text import embedding_text, lexical_text, member_names, readable_words
+from code_intel.index.text import body_words, embedding_text, lexical_text, member_names, readable_words
+from code_intel.languages.table import language_for
 
 log = logging.getLogger(__name__)
 
@@ -538,6 +539,7 @@ class SemanticIndex:
             _member_similarity(candidates, {cid: meta for cid, (_s, _d, meta) in known.items()}, model, vector,
                                self.root.path, read)
         _read_windows(candidates, parts.manifest, parts.memory, self.root.path, read, len(search.query.split()) == 1)
+        _read_bodies(candidates, parts.memory, self.root.path, read)
         return [_forest_result(c, *known[c.id]) for c in rank_code(candidates, search.query, search.keywords)[:n]]
 
     def _definitions(self, parts: _Parts, search: ForestQuery) -> list[str]:
@@ -826,6 +828,18 @@ def _read_windows(candidates: list[Scored], manifest: Manifest, memory: MemoryIn
                 c.calls = frozenset(_WORD.findall(below_declaration)) - {c.symbol.rpartition(".")[2]}
             if java:
                 c.self_calls = frozenset(_SELF_CALL.findall(below_declaration)) - {c.symbol.rpartition(".")[2]}
+
+
+def _read_bodies(candidates: list[Scored], memory: MemoryIndex, root: Path, read: dict[str, list[str] | None]) -> None:
+    """Scored.body_words of each function candidate: what its code writes in calls and string literals
+    (text.body_words), read from its file while it holds the indexed text (`read`: the files read so far in this
+    search). A chunk whose file changed keeps none."""
+    for c in candidates:
+        if c.kind != "function" or (entry := memory.entry(c.id)) is None:
+            continue
+        held = _indexed_lines(root, entry.meta, read)
+        if held is not None:
+            c.body_words = body_words("\n".join(held), language_for(c.file), c.symbol)
 
 
 def _types_named_in_words(manifest: Manifest, query: str) -> list[str]:

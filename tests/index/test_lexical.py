@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from code_intel.index.bm25 import LexicalIndex, top
 from code_intel.index.retrieval import DENSE_WEIGHT, fuse
-from code_intel.index.text import body_words, lexical_text, lexical_tokens, spelled_out, split_identifier, stem
+from code_intel.index.text import (
+    body_words,
+    lexical_text,
+    lexical_tokens,
+    spelled_out,
+    split_identifier,
+    stem,
+)
 
 
 def test_split_identifier_handles_camel_snake_and_acronyms() -> None:

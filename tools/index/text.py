@@ -102,9 +102,9 @@ def lexical_tokens(text: str, *, stemmed: bool = True, english: bool = True) -> 
 # string literal, whichever opens first
 _HASH_COMMENTS = frozenset({"python", "ruby", "bash", "elixir"})
 _STRING = r"""\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|`(?:\\.|[^`\\])*`"""
-_SPOKEN = {True: re.compile(r"(#[^\n]*)|(" + _STRING + ")"),
-           False: re.compile(r"(//[^\n]*|/\*[\s\S]*?\*/)|(" + _STRING + ")")}
-_CALL = re.compile(r"([A-Za-z_$][\w$]*)\s*\(")
+_SPOKEN = {True: re.compile(r"(?=[#\"'`])(?:(#[^\n]*)|(" + _STRING + "))"),  # the lookahead skips the other
+           False: re.compile(r"(?=[/\"'`])(?:(//[^\n]*|/\*[\s\S]*?\*/)|(" + _STRING + "))")}  # characters at once
+_CALL = re.compile(r"(?<![A-Za-z_$])([A-Za-z_$][\w$]*)\s*\(")  # from a name's first letter only
 
 
 def body_words(code: str, language: str | None, symbol: str) -> frozenset[str]:

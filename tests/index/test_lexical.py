@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from code_intel.index.bm25 import LexicalIndex, top
 from code_intel.index.retrieval import DENSE_WEIGHT, fuse
-from code_intel.index.text import lexical_text, lexical_tokens, spelled_out, split_identifier, stem
+from code_intel.index.text import (
+    body_words,
+    lexical_text,
+    lexical_tokens,
+    spelled_out,
+    split_identifier,
+    stem,
+)
 
 
 def test_split_identifier_handles_camel_snake_and_acronyms() -> None:
@@ -95,3 +102,18 @@ def test_bm25_removals_are_compacted_and_a_re_added_chunk_counts_once() -> None:
     index.add("c150", "totally different words zebra")  # replaces c150's old text
     assert top(index.scores("zebra"), 3)[0][0] == "c150" and len(index) == 80
     assert "c150" not in {c for c, _ in top(index.scores("alpha3 handler"), 80)}
+
+
+def test_body_words_are_what_a_functions_calls_and_strings_write() -> None:
+    code = '''def parse_request_body(request):
+    """Read the payload of the request."""
+    # some clients send one
+    if request.method == "GET":
+        raise ValueError("content not allowed")
+    return decode(request.raw)'''
+    written = body_words(code, "python", "Client.parse_request_body")
+    assert set(lexical_tokens("GET content allowed ValueError decode")) <= written
+    assert not written & set(lexical_tokens("payload some clients send parse request body client"))
+    # `//` and `/* */` elsewhere: a comment's words are not the code's
+    assert body_words('func f() {\n\t// retry later\n\tlog("retry failed")\n}', "go", "f") == frozenset(
+        lexical_tokens("log failed"))

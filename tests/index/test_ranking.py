@@ -257,3 +257,22 @@ def test_a_description_of_one_function_takes_less_support_from_its_files_other_c
 def test_a_description_opens_with_a_verb_that_says_what_code_does(question: str, describes: bool) -> None:
     from code_intel.index.retrieval import describes_function
     assert describes_function(question) is describes
+
+
+def test_a_function_whose_code_writes_the_question_leads_its_files_chunks() -> None:
+    # a question asked as one: `parseRequestBody` (which checks the method and writes the body) scores a little below
+    # its sibling `parseRequestHeader`, whose name shares the file's words; the words its calls and string literals
+    # write (Scored.body_words) put it first among the file's chunks
+    fillers = [Scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"util_{n}.go", f"helper{n}", [f"helper{n}"], "function",
+                      file_role(f"util_{n}.go")) for n in range(10)]
+    header = Scored("header", 0.80, 0.0, "middleware.go", "parseRequestHeader", ["parseRequestHeader"], "function",
+                    file_role("middleware.go"))
+    body = Scored("body", 0.78, 0.0, "middleware.go", "parseRequestBody", ["parseRequestBody"], "function",
+                  file_role("middleware.go"))
+    question = "what happens to a GET request sent with a body"
+    assert [c.id for c in rank_code(copy.deepcopy([header, body, *fillers]), question)][:2] == ["header", "body"]
+    body.body_words = frozenset({"get", "request", "sent", "body"})
+    assert [c.id for c in rank_code(copy.deepcopy([header, body, *fillers]), question)][:2] == ["body", "header"]
+    # a description of a function reads like its doc comment and name: the order stays
+    described = "a GET request sent with a body"
+    assert [c.id for c in rank_code(copy.deepcopy([header, body, *fillers]), described)][:2] == ["header", "body"]

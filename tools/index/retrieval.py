@@ -237,6 +237,11 @@ class CodeRanking:
     # (name_verbs), or a class chunk holding such a method, only in ordering one file's chunks
     valueless: float = 0.3  # taken off a function that returns no value (chunker.valueless) for a description that
     # says it returns something (asks_a_value), only in ordering one file's chunks
+    subject: float = 0.1  # times the share of the question's words a function's code writes in its calls and string
+    # literals (Scored.body_words: not in its name or comments), for a question asked as one (asks), only in ordering
+    # one file's chunks: a developer asking what happens names what the function does, the error it raises or the
+    # header it reads, while its siblings share the file's words in their names and doc comments (oak's path
+    # parameters decoded when a route matches: the function that calls `decodeComponent`)
     callee: float = 0.15  # added to a Java method that its file's leading method calls on itself, only in ordering
     # that file's chunks after the leading one (_called_by, _within_files); a larger amount lifts the lead's small
     # helpers above methods that answer
@@ -314,6 +319,8 @@ class Scored:
     # for a question that is one name (service._read_windows): the names it calls
     self_calls: frozenset[str] = frozenset()  # the methods a Java method calls on its own object, a name written bare
     # or after `this.` and opening a call, read at search time for any question (service._read_windows)
+    body_words: frozenset[str] = frozenset()  # the tokens a function's code writes in its calls and string literals,
+    # less its name's and its comments' (text.body_words), read at search time (service._read_bodies)
     name_similarity: float = 0.0  # the question's cosine with the chunk's qualified name as words (a class: the best
     # of its own and its members'), which tells a file's functions apart where their code reads alike
 
@@ -358,6 +365,18 @@ def asks_a_value(query: str) -> bool:
     an item pair", "Remove *key* and return its value", "Creates and returns a SAX parser"). What it describes gives a
     value back, so a function that returns none is not it (chunker.valueless)."""
     return bool(_RETURN.match(query))
+
+
+_QUESTION_WORD = re.compile(r"(?:what|how|why|when|where|which|who|whose|does|do|is|are|can|should|will)\b",
+                            re.IGNORECASE)
+
+
+def asks(query: str) -> bool:
+    """The question is asked as one: it ends with a question mark or opens with a question word ("what happens when
+    a route function panics?", "how is the application told that the client went away"). A developer asking what
+    the code does names what it does; a description of a function ("Return the result this future represents.",
+    "running a synchronous view function in a thread executor") reads like its doc comment and its name."""
+    return query.rstrip().endswith("?") or bool(_QUESTION_WORD.match(query.strip()))
 
 
 def asks_how(query: str) -> bool:
@@ -588,7 +607,7 @@ def _supported(candidates: list[Scored], query: str, keywords: Sequence[str],
         c.score, written[c.id] = _adjusted(c, share * d + (1 - share) * lx, cues, w)
     ordered = sorted(_one_per_definition(candidates), key=lambda c: -c.score)
     # before file support and decay
-    verbs, value = name_verbs(query), asks_a_value(query)
+    verbs, value, subject = name_verbs(query), asks_a_value(query), w.subject if asks(query) else 0.0
     cut = _split_classes(candidates)
     # a name a sentence writes says which file to read, not which of its functions the sentence describes ("Like
     # call_soon(), but thread-safe", "Wait until feed_data() is called"): its definition's bonus orders files only
@@ -596,7 +615,7 @@ def _supported(candidates: list[Scored], query: str, keywords: Sequence[str],
     merit = {c.id: c.score - written[c.id] + w.name * c.name_similarity
              - ((w.no_function if c.kind == "module" else w.class_no_function) if _holds_no_function(c, cut) else 0.0)
              + (w.verb if _opens_with(c, verbs) else 0.0) + w.length * _span(c)
-             - (w.valueless if c.valueless and value else 0.0) for c in ordered}
+             - (w.valueless if c.valueless and value else 0.0) + subject * _subject_share(c, cues) for c in ordered}
     _add_file_support(ordered, w)
     ordered.sort(key=lambda c: -c.score)
     return ordered, merit, cues
@@ -617,6 +636,12 @@ def _placed(ordered: list[Scored], merit: dict[str, float], cues: _Cues, query: 
     else:
         ordered = _within_files(ordered, merit, w.callee)
     return ordered
+
+
+def _subject_share(c: Scored, cues: _Cues) -> float:
+    """The share of the question's words (its lexical tokens) that the chunk's code writes in its calls and string
+    literals (Scored.body_words)."""
+    return len(c.body_words & cues.terms) / len(cues.terms) if cues.terms else 0.0
 
 
 def _stands_out(scores: Sequence[float], lead: float) -> bool:

@@ -98,6 +98,33 @@ def lexical_tokens(text: str, *, stemmed: bool = True, english: bool = True) -> 
     return out
 
 
+# body_words: a comment (a hash-comment language's `#`, else `//` and `/* */`; a Python docstring counts as one) or a
+# string literal, whichever opens first
+_HASH_COMMENTS = frozenset({"python", "ruby", "bash", "elixir"})
+_STRING = r"""\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|`(?:\\.|[^`\\])*`"""
+_SPOKEN = {True: re.compile(r"(?=[#\"'`])(?:(#[^\n]*)|(" + _STRING + "))"),  # the lookahead skips the other
+           False: re.compile(r"(?=[/\"'`])(?:(//[^\n]*|/\*[\s\S]*?\*/)|(" + _STRING + "))")}  # characters at once
+_CALL = re.compile(r"(?<![A-Za-z_$])([A-Za-z_$][\w$]*)\s*\(")  # from a name's first letter only
+
+
+def body_words(code: str, language: str | None, symbol: str) -> frozenset[str]:
+    """The lexical tokens a function's code writes in what it does: the names it calls and its string literals (the
+    errors it raises, the messages it logs, the headers and keys it reads), less the words of its own name and of
+    its comments and docstring, which say what it is rather than what it does (rank_code's `subject`)."""
+    spoken: list[str] = []
+    strings: list[str] = []
+    rest: list[str] = []
+    at = 0
+    for match in _SPOKEN[language in _HASH_COMMENTS].finditer(code):
+        rest.append(code[at : match.start()])
+        at = match.end()
+        text = match.group(0)
+        (spoken if match.group(1) or text.startswith(('"""', "'''")) else strings).append(text)
+    rest.append(code[at:])
+    written = set(lexical_tokens(" ".join(_CALL.findall(" ".join(rest)) + strings)))
+    return frozenset(written - set(lexical_tokens(" ".join(spoken))) - set(lexical_tokens(symbol)))
+
+
 def readable_words(names: Iterable[str]) -> str:
     """Names rewritten as words: 'UserStore.get_by_id' -> 'user store get by id'."""
     words: list[str] = []

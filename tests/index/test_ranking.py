@@ -248,6 +248,28 @@ def test_a_description_of_one_function_takes_less_support_from_its_files_other_c
                      supported)[0].id == "b0"
 
 
+def test_a_question_asked_as_a_sentence_orders_a_files_chunks_without_their_names_similarity() -> None:
+    # a question that ends with a question mark describes behaviour in its own words: a file's chunks keep the
+    # order of their scores, not of how like the question their names are; the same words as a phrase, a short
+    # question or a Ruby name that ends with a question mark still order them by the name's similarity
+    def scored(cid: str, dense: float, file: str, similarity: float = 0.0) -> Scored:
+        found = Scored(cid, dense, 0.0, file, cid, [cid], "function", file_role(file))
+        found.name_similarity = similarity
+        return found
+
+    body = scored("body", 0.70, "frame.py")
+    named = scored("named", 0.68, "frame.py", 0.5)
+    fillers = [scored(f"f{n}", 0.2 + n * 0.01, f"util{chr(97 + n)}.py") for n in range(20)]
+
+    def order(question: str) -> list[str]:
+        return [c.id for c in rank_code(copy.deepcopy([body, named, *fillers]), question)][:2]
+
+    assert order("what happens to the payload length of an outgoing frame?") == ["body", "named"]
+    assert order("what happens to the payload length of an outgoing frame") == ["named", "body"]
+    assert order("Frame#outgoing?") == ["named", "body"]
+    assert order("where is outgoing_frame?") == ["named", "body"]
+
+
 @pytest.mark.parametrize(("question", "describes"), [
     ("Return the loop.", True), ("Parses a header and returns its value.", True), ("Check whether it is closed.", True),
     ("applies the patch to every file", True), ("Called when the connection is made.", False),

@@ -224,7 +224,8 @@ class CodeRanking:
     # method): its doc comment says in the question's words what the code it stands for does
     legacy_penalty: float = 0.2  # a path under deprecated/, legacy/, compat/, v1/ or a version folder older than a
     # sibling one (v3/ beside v4/): kept for old callers
-    name: float = 0.2  # times Scored.name_similarity, only in ordering one file's chunks among the places they hold
+    name: float = 0.2  # times Scored.name_similarity, only in ordering one file's chunks among the places they hold;
+    # none for a question asked as a sentence (asks_a_question)
     no_function: float = 0.15  # taken off a module chunk (imports, constants, loose code), only in ordering one
     # file's chunks: the file's functions say what it does
     class_no_function: float = 0.25  # the same for what a class holds outside its methods' code (_holds_no_function):
@@ -422,6 +423,14 @@ def describes_function(query: str) -> bool:
             and not query.rstrip().endswith("?") and not _FILE_NAMED.search(query))
 
 
+def asks_a_question(query: str) -> bool:
+    """The question is a sentence of five words or more that ends with a question mark ("what happens when a GET
+    request has a body?"), not a short one that names what it looks for ("where is call_soon?") nor a Ruby name
+    (`Route#match?`). It describes behaviour in its own words, which the names of the functions that answer it
+    seldom repeat: how like the question a chunk's name is says little about which of a file's chunks answers it."""
+    return query.rstrip().endswith("?") and len(query.split()) > 4
+
+
 def _opens_with(c: Scored, verbs: frozenset[str]) -> bool:
     """The chunk is a function whose own name's first word is one of `verbs` (`get_loop`, `isClosed`, `NewServer`,
     `__init__`), or a class chunk that holds such a method (as its name's similarity takes its best member's)."""
@@ -575,6 +584,8 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     topic = is_topic(query, w.topic_words)
     if describes_function(query) and not topic:
         w = dataclasses.replace(w, file_support=w.function_support, name_length=0.0)
+    elif asks_a_question(query):
+        w = dataclasses.replace(w, name=0.0)
     ordered, merit, cues = _supported(candidates, query, keywords, w)
     if not topic:
         return _placed(ordered, merit, cues, query, w)

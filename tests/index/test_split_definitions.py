@@ -239,9 +239,9 @@ def _candidates_ranked(index: SemanticIndex, monkeypatch: pytest.MonkeyPatch, qu
     seen: list[Scored] = []
     ranked = service.rank_code
 
-    def spy(candidates: list[Scored], *args: object) -> list[Scored]:
+    def spy(candidates: list[Scored], *args: object, **kwargs: object) -> list[Scored]:
         seen.extend(candidates)
-        return ranked(candidates, *args)  # type: ignore[arg-type]
+        return ranked(candidates, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(service, "rank_code", spy)
     index.semantic_search(question, 10)

@@ -543,7 +543,18 @@ class SemanticIndex:
         _read_windows(candidates, parts.manifest, parts.memory, self.root.path, read, len(search.query.split()) == 1)
         if asks(search.query):  # rank_code reads them for such a question only
             _read_bodies(candidates, parts.memory, self.root.path)
-        return [_forest_result(c, *known[c.id]) for c in rank_code(candidates, search.query, search.keywords)[:n]]
+        root = self.root.path
+
+        def file_text(file: str) -> str:  # the leading file as it is now (read once per search)
+            if file not in read:
+                try:
+                    read[file] = (root / file).read_text(encoding="utf-8", errors="replace").splitlines()
+                except OSError:
+                    read[file] = None
+            return "\n".join(read[file] or [])
+
+        ranked = rank_code(candidates, search.query, search.keywords, file_text=file_text)
+        return [_forest_result(c, *known[c.id]) for c in ranked[:n]]
 
     def _definitions(self, parts: _Parts, search: ForestQuery) -> list[str]:
         """Chunks that define a name the question writes or the caller passed as a keyword (the definitions the

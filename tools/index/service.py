@@ -546,12 +546,7 @@ class SemanticIndex:
         root = self.root.path
 
         def file_text(file: str) -> str:  # the leading file as it is now (read once per search)
-            if file not in read:
-                try:
-                    read[file] = (root / file).read_text(encoding="utf-8", errors="replace").splitlines()
-                except OSError:
-                    read[file] = None
-            return "\n".join(read[file] or [])
+            return "\n".join(_file_lines(root, file, read) or [])
 
         ranked = rank_code(candidates, search.query, search.keywords, file_text=file_text)
         return [_forest_result(c, *known[c.id]) for c in ranked[:n]]
@@ -747,17 +742,22 @@ def _name_similarity(candidates: list[Scored], model: StaticEmbedder, vector: li
 _MEMBER_LINES = re.compile(r"(.+?)@(\d+)-(\d+)(?:,|$)", re.DOTALL)
 
 
-def _indexed_lines(root: Path, meta: dict[str, Any], read: dict[str, list[str] | None]) -> list[str] | None:
-    """A chunk's lines read from its file as it is now, when they are still the text the index holds (its
-    `content_hash`); None when the file changed since it was indexed or cannot be read. Each file is read once per
-    search (`read` holds those already read)."""
-    file = str(meta.get("file", ""))
+def _file_lines(root: Path, file: str, read: dict[str, list[str] | None]) -> list[str] | None:
+    """A file's lines as it is now, None when it cannot be read; each file is read once per search (`read` holds
+    those already read)."""
     if file not in read:
         try:
             read[file] = (root / file).read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:
             read[file] = None
-    lines = read[file]
+    return read[file]
+
+
+def _indexed_lines(root: Path, meta: dict[str, Any], read: dict[str, list[str] | None]) -> list[str] | None:
+    """A chunk's lines read from its file as it is now, when they are still the text the index holds (its
+    `content_hash`); None when the file changed since it was indexed or cannot be read (_file_lines)."""
+    file = str(meta.get("file", ""))
+    lines = _file_lines(root, file, read)
     first, last = int(meta.get("start_line") or 0), int(meta.get("end_line") or 0)
     held = lines[first - 1 : last] if lines is not None and first else None
     if held is None or Chunk(file, first, last, "", "", "", "\n".join(held)).content_hash != meta.get("content_hash"):

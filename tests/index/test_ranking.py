@@ -295,9 +295,26 @@ def test_a_function_whose_code_writes_the_question_leads_its_files_chunks() -> N
     assert [c.id for c in rank_code(copy.deepcopy([header, body, *fillers]), question)][:2] == ["header", "body"]
     body.body_words = frozenset({"get", "request", "sent", "body"})
     assert [c.id for c in rank_code(copy.deepcopy([header, body, *fillers]), question)][:2] == ["body", "header"]
-    # a description of a function reads like its doc comment and name: the order stays
-    described = "a GET request sent with a body"
-    assert [c.id for c in rank_code(copy.deepcopy([header, body, *fillers]), described)][:2] == ["header", "body"]
+    # so does a short phrase that names what the code does, as a developer searches for it (names_behaviour)
+    phrase = "GET request sent with a body"
+    assert [c.id for c in rank_code(copy.deepcopy([header, body, *fillers]), phrase)][:2] == ["body", "header"]
+    # a description of a function reads like its doc comment and name: the order stays, for one written as a doc
+    # comment (a sentence ending in a period) or one longer than ten words
+    for described in ("Parse a GET request sent with a body.",
+                      "reading the body of a GET request sent by a client that set a length header"):
+        assert [c.id for c in rank_code(copy.deepcopy([header, body, *fillers]), described)][:2] == ["header", "body"]
+
+
+@pytest.mark.parametrize(("question", "names"), [
+    ("what happens when a route function panics?", True), ("second ctrl+c kills the job that is running", True),
+    ("response body is not written for HEAD requests", True), ("Mark the future done and set an exception.", False),
+    ("running a synchronous view function in a thread executor so it does not block the event loop", False),
+    ("get_param_as_json", False),
+])
+def test_a_question_names_what_the_code_does_when_asked_or_a_short_phrase(question: str, names: bool) -> None:
+    from code_intel.index.retrieval import names_behaviour
+    assert names_behaviour(question) is names
+
 
 
 def test_the_first_file_a_leading_java_file_uses_by_name_follows_it_before_its_siblings() -> None:

@@ -243,10 +243,10 @@ class CodeRanking:
     valueless: float = 0.3  # taken off a function that returns no value (chunker.valueless) for a description that
     # says it returns something (asks_a_value), only in ordering one file's chunks
     subject: float = 0.1  # times the share of the question's words a function's code writes in its calls and string
-    # literals (Scored.body_words: not in its name or comments), for a question asked as one (asks), only in ordering
-    # one file's chunks: a developer asking what happens names what the function does, the error it raises or the
-    # header it reads, while its siblings share the file's words in their names and doc comments (oak's path
-    # parameters decoded when a route matches: the function that calls `decodeComponent`)
+    # literals (Scored.body_words: not in its name or comments), for a question that names what the code does
+    # (names_behaviour), only in ordering one file's chunks: a developer asking what happens names what the function
+    # does, the error it raises or the header it reads, while its siblings share the file's words in their names and
+    # doc comments (oak's path parameters decoded when a route matches: the function that calls `decodeComponent`)
     callee: float = 0.15  # added to a Java method that its file's leading method calls on itself, only in ordering
     # that file's chunks after the leading one (_called_by, _within_files); a larger amount lifts the lead's small
     # helpers above methods that answer
@@ -382,6 +382,16 @@ def asks(query: str) -> bool:
     the code does names what it does; a description of a function ("Return the result this future represents.",
     "running a synchronous view function in a thread executor") reads like its doc comment and its name."""
     return query.rstrip().endswith("?") or bool(_QUESTION_WORD.match(query.strip()))
+
+
+def names_behaviour(query: str) -> bool:
+    """The question names what the code does, as a developer asks it: asked as one (asks), or a short phrase of ten
+    words or fewer without final punctuation (is_topic: "second ctrl+c kills the job that is running", "response
+    body is not written for HEAD requests"). A description of one function is written as its doc comment, a
+    sentence ending in a period ("Mark the future done and set an exception."), or runs longer ("running a
+    synchronous view function in a thread executor so it does not block the event loop"); it reads like the
+    function's name and doc comment, which the ranker already follows."""
+    return asks(query) or is_topic(query, 10)
 
 
 def asks_how(query: str) -> bool:
@@ -625,7 +635,7 @@ def _supported(candidates: list[Scored], query: str, keywords: Sequence[str],
         c.score, written[c.id] = _adjusted(c, share * d + (1 - share) * lx, cues, w)
     ordered = sorted(_one_per_definition(candidates), key=lambda c: -c.score)
     # before file support and decay
-    verbs, value, subject = name_verbs(query), asks_a_value(query), w.subject if asks(query) else 0.0
+    verbs, value, subject = name_verbs(query), asks_a_value(query), w.subject if names_behaviour(query) else 0.0
     cut = _split_classes(candidates)
     # a name a sentence writes says which file to read, not which of its functions the sentence describes ("Like
     # call_soon(), but thread-safe", "Wait until feed_data() is called"): its definition's bonus orders files only

@@ -39,12 +39,12 @@ from code_intel.index.query_model import QueryModel
 from code_intel.index.retrieval import (
     ForestQuery,
     Scored,
-    asks,
     check_code_hint,
     check_keywords,
     fuse,
     in_java,
     named_in_words,
+    names_behaviour,
     names_its_file,
     rank_code,
     rerank,
@@ -541,7 +541,7 @@ class SemanticIndex:
             _member_similarity(candidates, {cid: meta for cid, (_s, _d, meta) in known.items()}, model, vector,
                                self.root.path, read)
         _read_windows(candidates, parts.manifest, parts.memory, self.root.path, read, len(search.query.split()) == 1)
-        if asks(search.query):  # rank_code reads them for such a question only
+        if names_behaviour(search.query):  # rank_code reads them for such a question only
             _read_bodies(candidates, parts.memory, self.root.path)
         root = self.root.path
 

@@ -316,7 +316,6 @@ def test_a_question_names_what_the_code_does_when_asked_or_a_short_phrase(questi
     assert names_behaviour(question) is names
 
 
-
 def test_the_first_file_a_leading_java_file_uses_by_name_follows_it_before_its_siblings() -> None:
     # jackson-core: "escaping string values and property names for JSON output" wants CharacterEscapes.java and
     # CharTypes.java; a file that scored a little better stood between them. The leading file's text writes

@@ -5,7 +5,6 @@ indexed so far and say the index is partial).
 
 from __future__ import annotations
 
-import functools
 import logging
 import queue
 import re
@@ -542,7 +541,7 @@ class SemanticIndex:
                                self.root.path, read)
         _read_windows(candidates, parts.manifest, parts.memory, self.root.path, read, len(search.query.split()) == 1)
         if names_behaviour(search.query):  # rank_code reads them for such a question only
-            _read_bodies(candidates, parts.memory, self.root.path)
+            _read_bodies(candidates, parts.memory, self.root.path, read)
         root = self.root.path
 
         def file_text(file: str) -> str:  # the leading file as it is now (read once per search)
@@ -844,27 +843,15 @@ def _read_windows(candidates: list[Scored], manifest: Manifest, memory: MemoryIn
                 c.self_calls = frozenset(_SELF_CALL.findall(below_declaration)) - {c.symbol.rpartition(".")[2]}
 
 
-BODY_CACHE = 1 << 12  # function chunks whose body_words are kept: a chunk is a candidate of many searches
-
-
-def _read_bodies(candidates: list[Scored], memory: MemoryIndex, root: Path) -> None:
+def _read_bodies(candidates: list[Scored], memory: MemoryIndex, root: Path, read: dict[str, list[str] | None]) -> None:
     """Scored.body_words of each function candidate that shares its file with another candidate (they order a
-    file's chunks): what its code writes in calls and string literals (text.body_words), read from its file while it
-    holds the indexed text (_body_words_of). A chunk whose file changed since it was indexed keeps none."""
+    file's chunks): what its code writes in calls and string literals (text.body_words), from its file as this search
+    reads it (`read`, _indexed_lines). A chunk whose file changed since it was indexed keeps none."""
     held_by = Counter(c.file for c in candidates)
     for c in candidates:
-        if c.kind == "function" and held_by[c.file] > 1 and (entry := memory.entry(c.id)) is not None:
-            c.body_words = _body_words_of(root, c.file, c.symbol, int(entry.meta.get("start_line") or 0),
-                                          int(entry.meta.get("end_line") or 0), str(entry.meta.get("content_hash")))
-
-
-@functools.lru_cache(maxsize=BODY_CACHE)
-def _body_words_of(root: Path, file: str, symbol: str, first: int, last: int, content_hash: str) -> frozenset[str]:
-    """text.body_words of a chunk's lines as its file holds them, when they are still the indexed text (its
-    `content_hash`; the key, so a chunk indexed again is read again)."""
-    held = _indexed_lines(root, {"file": file, "start_line": first, "end_line": last, "content_hash": content_hash},
-                          {})
-    return frozenset() if held is None else body_words("\n".join(held), language_for(file), symbol)
+        if (c.kind == "function" and held_by[c.file] > 1 and (entry := memory.entry(c.id)) is not None
+                and (held := _indexed_lines(root, entry.meta, read)) is not None):
+            c.body_words = body_words("\n".join(held), language_for(c.file), c.symbol)
 
 
 def _types_named_in_words(manifest: Manifest, query: str) -> list[str]:

@@ -1808,6 +1808,19 @@ def test_a_python_function_with_work_of_its_own_that_returns_no_value_is_valuele
     assert not any(valueless(c) for c in Chunker(max_tokens=16).chunk("future.go", go, "go"))
 
 
+def test_the_index_stores_what_a_functions_code_writes_for_the_subject_rule() -> None:
+    # rank_code's `subject` reads Scored.body_words; the index stores them with each function chunk (sync.chunk_metadata,
+    # read back by service._scored), so a search reads no file for them: the calls and string literals, less the
+    # function's own name and its docstring's words; a class chunk stores none
+    text = ('class Middleware:\n    def parse_request_body(self, request):\n        """Read the body."""\n'
+            '        if request.method == "GET":\n            raise BadRequest("body sent with GET")\n'
+            '        return decode_payload(request.stream)\n')
+    chunks = {c.symbol: c for c in Chunker(max_tokens=60).chunk("middleware.py", text, "python")}
+    stored = chunk_metadata(chunks["Middleware.parse_request_body"], "sha")["body_words"].split(",")
+    assert {"bad", "sent", "decod", "payload"} <= set(stored) and not {"pars", "read"} & set(stored), stored
+    assert all("body_words" not in chunk_metadata(c, "sha") for c in chunks.values() if c.kind != "function")
+
+
 def test_a_docstring_is_no_statement_of_a_function_that_returns_no_value() -> None:
     # real code keeps its docstrings: an abstract method documented "Return ..." that only raises says nothing either
     # way, whether its docstring is one line or several; a documented setter with work of its own is still flagged

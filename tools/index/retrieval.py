@@ -325,7 +325,7 @@ class Scored:
     self_calls: frozenset[str] = frozenset()  # the methods a Java method calls on its own object, a name written bare
     # or after `this.` and opening a call, read at search time for any question (service._read_windows)
     body_words: frozenset[str] = frozenset()  # the tokens a function's code writes in its calls and string literals,
-    # less its name's and its comments' (text.body_words), read at search time (service._read_bodies)
+    # less its name's and its comments' (text.body_words), stored at indexing (sync.chunk_metadata)
     name_similarity: float = 0.0  # the question's cosine with the chunk's qualified name as words (a class: the best
     # of its own and its members'), which tells a file's functions apart where their code reads alike
 

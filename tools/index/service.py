@@ -43,7 +43,6 @@ from code_intel.index.retrieval import (
     fuse,
     in_java,
     named_in_words,
-    names_behaviour,
     names_its_file,
     rank_code,
     rerank,
@@ -52,12 +51,11 @@ from code_intel.index.retrieval import (
 from code_intel.index.static import STATIC_MODEL_NAME, StaticEmbedder
 from code_intel.index.store import FOREST, MAP, VectorStore, store_description
 from code_intel.index.sync import ForestSync, Progress, Spaces, SyncCounts, SyncState
-from code_intel.index.text import body_words, embedding_text, lexical_text, member_names, readable_words
-from code_intel.languages.table import language_for
+from code_intel.index.text import embedding_text, lexical_text, member_names, readable_words
 
 log = logging.getLogger(__name__)
 
-CHUNKER_VERSION = "ast-v112"  # bump when chunks, their text or the default sequence length change: forces a rebuild
+CHUNKER_VERSION = "ast-v118"  # bump when chunks, their text or the default sequence length change: forces a rebuild
 CANDIDATES = 40  # per side (dense, lexical) before rank_code; 50 gave function-level questions more near misses
 # to outrank the answer (docs/benchmarks.md, branch funclevel)
 FULL_MODEL_CANDIDATES = 50  # the same for an opt-in model's own space, ranked as #15 chose
@@ -540,8 +538,6 @@ class SemanticIndex:
             _member_similarity(candidates, {cid: meta for cid, (_s, _d, meta) in known.items()}, model, vector,
                                self.root.path, read)
         _read_windows(candidates, parts.manifest, parts.memory, self.root.path, read, len(search.query.split()) == 1)
-        if names_behaviour(search.query):  # rank_code reads them for such a question only
-            _read_bodies(candidates, parts.memory, self.root.path, read)
         root = self.root.path
 
         def file_text(file: str) -> str:  # the leading file as it is now (read once per search)
@@ -712,7 +708,7 @@ def _scored(cid: str, similarity: float, lexical: float, meta: dict[str, Any], m
                   str(meta.get("kind", "")), "doc" if meta.get("documentation") else file_role(file, manifest.files),
                   deprecated=bool(meta.get("deprecated")), addition=bool(meta.get("addition")),
                   bodiless=bool(meta.get("bodiless")), accessor=bool(meta.get("accessor")),
-                  valueless=bool(meta.get("valueless")),
+                  valueless=bool(meta.get("valueless")), body_words=frozenset(listed(meta, "body_words")),
                   lines=(int(meta.get("start_line") or 0), int(meta.get("end_line") or 0)),
                   decl_line=int(meta.get("decl_line") or 0),
                   implements=listed(meta, "implements"), command=str(meta.get("command") or ""),
@@ -841,17 +837,6 @@ def _read_windows(candidates: list[Scored], manifest: Manifest, memory: MemoryIn
                 c.calls = frozenset(_WORD.findall(below_declaration)) - {c.symbol.rpartition(".")[2]}
             if java:
                 c.self_calls = frozenset(_SELF_CALL.findall(below_declaration)) - {c.symbol.rpartition(".")[2]}
-
-
-def _read_bodies(candidates: list[Scored], memory: MemoryIndex, root: Path, read: dict[str, list[str] | None]) -> None:
-    """Scored.body_words of each function candidate that shares its file with another candidate (they order a
-    file's chunks): what its code writes in calls and string literals (text.body_words), from its file as this search
-    reads it (`read`, _indexed_lines). A chunk whose file changed since it was indexed keeps none."""
-    held_by = Counter(c.file for c in candidates)
-    for c in candidates:
-        if (c.kind == "function" and held_by[c.file] > 1 and (entry := memory.entry(c.id)) is not None
-                and (held := _indexed_lines(root, entry.meta, read)) is not None):
-            c.body_words = body_words("\n".join(held), language_for(c.file), c.symbol)
 
 
 def _types_named_in_words(manifest: Manifest, query: str) -> list[str]:

@@ -48,7 +48,7 @@ from code_intel.index.manifest import ChunkEntry, FileEntry, Manifest, save_mani
 from code_intel.index.memory import MemoryIndex, listed
 from code_intel.index.static import StaticEmbedder
 from code_intel.index.store import FOREST, VectorStore
-from code_intel.index.text import embedding_text, lexical_text, member_names
+from code_intel.index.text import body_words, embedding_text, lexical_text, member_names
 from code_intel.languages.table import language_for, script_language
 
 log = logging.getLogger(__name__)
@@ -120,6 +120,8 @@ def chunk_metadata(chunk: Chunk, file_sha: str, retired: frozenset[str] = frozen
         meta["accessor"] = True  # a getter, setter, or Ruby method of one line or a straight body: ranks lower (_idle)
     if valueless(chunk):
         meta["valueless"] = True  # a function that returns no value: after its file's others for "Return ..." (rank_code)
+    if chunk.kind == "function" and (written := body_words(chunk.content, language_for(chunk.file), chunk.symbol)):
+        meta["body_words"] = ",".join(sorted(written))  # what its code writes in calls and strings (rank_code's subject)
     if chunk.documentation:
         meta["documentation"] = True  # ranked with the doc role (service._scored)
     if command := command_line(chunk):

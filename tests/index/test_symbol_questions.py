@@ -153,6 +153,28 @@ def test_the_class_a_sentence_spells_ranks_above_methods_that_share_its_words() 
     assert ranked[0] == "header" and ranked.index("factory") > ranked.index("get")  # a method gets nothing
 
 
+def test_a_spelled_java_class_that_a_longer_one_extends_with_the_questions_words_takes_no_bonus() -> None:
+    # failsafe: "exception thrown when the circuit breaker is open" spells `CircuitBreaker`, whose header took the
+    # spelled bonus and the first place above `CircuitBreakerOpenException`, a class whose name adds the question's
+    # other words (open, exception) to it. In Java the longer class stands; elsewhere the spelled class keeps it
+    def candidates(ext: str) -> list[Scored]:
+        fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.{ext}", f"helper{n}") for n in range(20)]
+        return [_scored("breaker", 0.50, 11.0, f"CircuitBreaker.{ext}", "CircuitBreaker", kind="class"),
+                _scored("acquire", 0.48, 10.0, f"CircuitBreaker.{ext}", "CircuitBreaker.acquirePermit"),
+                _scored("open", 0.52, 10.0, f"CircuitBreaker.{ext}", "CircuitBreaker.open"),
+                _scored("exception", 0.60, 13.0, f"CircuitBreakerOpenException.{ext}", "CircuitBreakerOpenException",
+                        kind="class"), *fillers]
+
+    query = "exception thrown when the circuit breaker is open"
+    assert "circuitbreaker" in spelled_names(query)
+    assert rank_code(candidates("java"), query)[0].id == "exception"
+    assert rank_code(candidates("kt"), query)[0].id == "breaker"
+    # a longer class whose other words the question does not write leaves the spelled one its bonus
+    kept = [c for c in candidates("java") if c.id != "exception"] + [
+        _scored("stats", 0.60, 13.0, "CircuitBreakerStats.java", "CircuitBreakerStats", kind="class")]
+    assert rank_code(kept, query)[0].id == "breaker"
+
+
 def test_a_snake_case_name_a_question_writes_spells_no_class() -> None:
     # ecto: the question writes the `order_by` macro of query.ex; its parts are not the words of the builder class
     # `Ecto.Query.Builder.OrderBy`, whose header came first with the bonus of a spelled class (candidates as captured)

@@ -620,7 +620,7 @@ def _supported(candidates: list[Scored], query: str, keywords: Sequence[str],
     """rank_code's first part: each candidate's fused and adjusted score with its file's support, best first; each
     one's merit among its file's chunks (_within_files); the question's cues."""
     cues = _Cues.of(query, keywords).owner_if_undefined(candidates).held_whole(candidates).spelled_as_defined(
-        candidates).distinctive(candidates)
+        candidates).distinctive(candidates).spelled_outgrown(candidates)
     files = sorted({c.file for c in candidates})
     cues = dataclasses.replace(cues, older=older_versions(files) | other_platform_copies(files, query))
     cues = dataclasses.replace(cues, current=_current_definitions(candidates, cues), matched={
@@ -940,6 +940,27 @@ class _Cues:
         free = {own for c in candidates if (own := _own_name(c)) in written and c.symbol == own
                 and own not in self.qualified}
         return dataclasses.replace(self, defined=True, free=free)
+
+    def spelled_outgrown(self, candidates: Sequence[Scored]) -> _Cues:
+        """A spelled name that a longer Java class among the candidates extends with words the question also writes
+        is the longer one's context, not its subject: "exception thrown when the circuit breaker is open" spells
+        `CircuitBreaker` and means `CircuitBreakerOpenException`; "bursty rate limiter ..." `BurstyRateLimiterStats`."""
+        if not self.spelled:
+            return self
+        from code_intel.index.text import split_identifier
+
+        asked = set(re.findall(r"[a-z]+", self.lowered_query))
+        outgrown = set()
+        for c in candidates:
+            own = _own_name(c)
+            if c.kind != "class" or not own or not in_java(c):
+                continue
+            words = [w.lower() for w in split_identifier(own)]
+            for i in range(len(words) - 1):
+                pair = words[i] + words[i + 1]
+                if pair in self.spelled and any(w in asked for w in words[:i] + words[i + 2:]):
+                    outgrown.add(pair)
+        return dataclasses.replace(self, spelled=self.spelled - outgrown) if outgrown else self
 
     def distinctive(self, candidates: Sequence[Scored]) -> _Cues:
         """A sentence's names without those that candidates in two or more files define: an override or an

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -45,3 +46,16 @@ def test_a_failed_write_leaves_the_old_file_and_no_temp(tmp_path: Path, monkeypa
         write_atomic(target, "new")
     assert target.read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file.txt"]
+
+
+def test_pieces_are_written_in_order_and_a_failure_among_them_leaves_the_old_file(tmp_path: Path) -> None:
+    target = tmp_path / "file.txt"
+    assert write_atomic(target, iter([b"ab", b"", b"cde"])) == 5 and target.read_bytes() == b"abcde"
+
+    def failing() -> Iterator[bytes]:
+        yield b"new"
+        raise RuntimeError("stopped half way")
+
+    with pytest.raises(RuntimeError):
+        write_atomic(target, failing())
+    assert target.read_bytes() == b"abcde" and [p.name for p in tmp_path.iterdir()] == ["file.txt"]

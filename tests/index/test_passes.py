@@ -196,3 +196,58 @@ def test_a_sync_killed_in_the_full_pass_resumes_where_it_stopped(
     assert report["chunks_full_embedded"] == 24 and report["complete"] is True  # the other 12 were kept
     parts = index._get_parts()
     assert parts.store.count(FOREST) == 36 and index.status()["index"]["quality"] == "full"
+
+
+KILLED_IN_LAST_SAVE = """
+import sys, time
+from pathlib import Path
+from code_intel.core.config import load_config
+from code_intel.core.project import ProjectRoot
+from code_intel.index import manifest, sync
+from code_intel.index.service import SemanticIndex
+
+sync.FILES_PER_BATCH, sync.MANIFEST_SAVE_S, sync.PERSIST_BACKLOG_CHARS = 4, 0.0, 0
+root = ProjectRoot.from_args(Path(sys.argv[1]))
+finishing, written = [], []
+finish, to_json = sync.ForestSync._finish, manifest.to_json
+
+def last_save(self):
+    finishing.append(True)
+    finish(self)
+
+def slow(value):
+    if finishing and isinstance(value, manifest.FileEntry):
+        written.append(value)
+        if len(written) == 6:
+            print("writing", flush=True)
+            time.sleep(120)  # the parent kills us here, half way through the manifest's last save
+    return to_json(value)
+
+sync.ForestSync._finish, manifest.to_json = last_save, slow
+SemanticIndex(root, lambda: load_config(root.state_dir)).sync()
+print("finished", flush=True)
+"""
+
+
+def test_a_sync_killed_in_its_last_manifest_save_keeps_the_save_before_and_resumes(
+    project_dir: Path, make_index: Callable[..., SemanticIndex]
+) -> None:
+    _project(project_dir, 12)
+    (project_dir / ".code-intel").mkdir()
+    (project_dir / ".code-intel" / "config.json").write_text(json.dumps({"sync_on_start": False}))
+    process = subprocess.Popen([sys.executable, "-c", KILLED_IN_LAST_SAVE, str(project_dir)], cwd=REPO_ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert line.startswith("writing"), line
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(30)
+    saved = json.loads(next((project_dir / ".code-intel" / "cache").glob("index-manifest-*.json")).read_text())
+    assert len(saved["files"]) == 12 and saved["complete"] is False  # the writer's save after its last batch
+
+    index = make_index(project_dir)
+    assert index.status()["index"]["state"] == "partial"
+    report = index.sync()
+    assert report["files_unchanged"] == 12 and report["chunks_added"] == 0 and report["complete"] is True

@@ -537,6 +537,24 @@ def test_chroma_is_released_once_written_and_reopened_by_the_next_sync(static_in
     assert static_index.semantic_search("refund_order", 3)["results"][0]["file"] == "src/refunds.py"
 
 
+@pytest.mark.parametrize("wait", [True, False])
+def test_a_sync_of_the_default_index_saves_its_manifest_once_at_its_end(
+    static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch, wait: bool
+) -> None:
+    # nothing awaits a second model: the save after the last batch is the one that marks the index complete
+    monkeypatch.setattr(sync_module, "FILES_PER_BATCH", 2)
+    monkeypatch.setattr(sync_module, "MANIFEST_SAVE_S", 3600.0)  # the writer's batches save once at most
+    saves: list[tuple[int, bool]] = []
+    save = sync_module.save_manifest
+    monkeypatch.setattr(sync_module, "save_manifest",
+                        lambda file, manifest: (saves.append((len(manifest.files), manifest.complete)),
+                                                save(file, manifest)))
+    report = static_index.sync(wait=wait)
+    assert report["complete"] is True and report["files_added"] == 5
+    assert [s for s in saves if s[0] == 5] == [(5, True)]  # not also an incomplete one just before it
+    assert static_index._get_parts().store._client is None  # released once written
+
+
 def test_validate_symbol_relevance_judges_on_the_static_models_own_scale(static_index: SemanticIndex) -> None:
     # the static table's similarities have a scale of their own: its own thresholds, matched on dev data
     static_index.sync()

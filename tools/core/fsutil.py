@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import stat
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 from code_intel.core import faults
@@ -50,8 +51,9 @@ def current_umask() -> int:
     return current
 
 
-def write_atomic(target: Path, data: bytes | str, *, fsync: bool = False, executable: bool = False) -> int:
-    """Write `data` to `target` atomically; returns the number of bytes written.
+def write_atomic(target: Path, data: bytes | str | Iterable[bytes], *, fsync: bool = False,
+                 executable: bool = False) -> int:
+    """Write `data` (or its pieces, in order) to `target` atomically; returns the number of bytes written.
 
     The parent folder is created. The temp file is removed when anything fails, and the error is raised.
     """
@@ -66,7 +68,7 @@ def write_atomic(target: Path, data: bytes | str, *, fsync: bool = False, execut
     fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(raw)
+            written = handle.write(raw) if isinstance(raw, bytes) else sum(map(handle.write, raw))
             if fsync:
                 handle.flush()
                 os.fsync(handle.fileno())
@@ -76,4 +78,4 @@ def write_atomic(target: Path, data: bytes | str, *, fsync: bool = False, execut
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
-    return len(raw)
+    return written

@@ -9,9 +9,11 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import logging
+from collections.abc import Iterator
 from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
+from pydantic_core import to_json
 
 from code_intel.core.fsutil import write_atomic
 
@@ -83,7 +85,17 @@ def load_manifest(file: Path, *, model: str, store: str, chunker: str) -> Manife
 
 
 def save_manifest(file: Path, manifest: Manifest) -> None:
-    write_atomic(file, manifest.model_dump_json())
+    """The same JSON as `manifest.model_dump_json()`, written a file's entry at a time: sympy's manifest is 8 MB,
+    and as one string plus its bytes it raised a large sync's peak by 16 to 24 MB when saved at the sync's end."""
+    head = manifest.model_dump_json(exclude={"files"})  # `files` is the last field
+
+    def pieces() -> Iterator[bytes]:
+        yield head[:-1].encode() + b',"files":{'
+        for n, (path, entry) in enumerate(list(manifest.files.items())):  # list(): a sync's writer may add files
+            yield (b"," if n else b"") + to_json(path) + b":" + to_json(entry)
+        yield b"}}"
+
+    write_atomic(file, pieces())
 
 
 def sha256_file(path: Path) -> str:

@@ -250,15 +250,13 @@ class SemanticIndex:
 
     @staticmethod
     def _run_passes(parts: _Parts, run: ForestSync, progress: Progress | None, wait: bool) -> None:
-        """The file pass, then the full model's pass when the caller waits (or it has nothing to do); a failure
-        leaves the manifest marked incomplete."""
+        """The file pass (which finishes the sync when the full model has nothing to do), then the full model's
+        pass when the caller waits; a failure leaves the manifest marked incomplete."""
         try:
             finished = run.run_files(progress)
             if finished and wait:
                 parts.agreements.restore_if_empty()
                 run.run_full(progress)
-            elif finished and run.manifest.full_chunk_count == run.manifest.chunk_count:
-                run.run_full(progress)  # nothing for the full model to do: finish here
         except BaseException:
             if not parts.manifest.partial_reason:
                 parts.manifest.partial_reason = "the last sync failed before finishing"

@@ -248,10 +248,11 @@ class ForestSync:
             self._save(force=True)
             return False
         pending_full = self.manifest.chunk_count - self.manifest.full_chunk_count
-        self.manifest.partial_reason = None
-        if pending_full:
-            self.manifest.partial_reason = (f"{pending_full} chunks await the full model; the fast static vectors "
-                                            "answer meanwhile")
+        if not pending_full:
+            self._finish()  # nothing for the full model to do: the sync is over, and this is its one last save
+            return True
+        self.manifest.partial_reason = (f"{pending_full} chunks await the full model; the fast static vectors "
+                                        "answer meanwhile")
         self._save(force=True)
         return True
 
@@ -301,9 +302,10 @@ class ForestSync:
         def notify(done: float, total: float | None, message: str) -> None:
             report(offset + done, offset + (total or 0), message)
         pending = [(path, c) for path, entry in self.manifest.files.items() for c in entry.chunks if not c.full]
+        if not pending:
+            return True  # run_files finished the sync
         self.state.phase, self.state.full_total, self.state.full_done = "full", len(pending), 0
-        if pending:
-            notify(0, len(pending), f"full model: {len(pending)} chunks to embed")
+        notify(0, len(pending), f"full model: {len(pending)} chunks to embed")
         for start in range(0, len(pending), FULL_CHUNKS_PER_BATCH):
             if self.stop.is_set():
                 self.manifest.partial_reason = (f"sync stopped: {self.state.full_done} of {len(pending)} chunks "

@@ -175,6 +175,27 @@ def test_a_spelled_java_class_that_a_longer_one_extends_with_the_questions_words
     assert rank_code(kept, query)[0].id == "breaker"
 
 
+def test_a_java_class_whose_name_a_question_opens_with_in_another_form_takes_the_spelled_bonus() -> None:
+    # jackson-databind: "bean deserialization from JSON properties" opens with `BeanDeserializer` in another form
+    # (deserialization, deserializer); its sibling `BeanAsArrayDeserializer`, sharing the question's words, stood
+    # first. In Java the class the question opens with takes the spelled bonus; elsewhere, or further into the
+    # question, it does not
+    def candidates(ext: str) -> list[Scored]:
+        fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.{ext}", f"helper{n}") for n in range(20)]
+        return [_scored("bean", 0.55, 12.0, f"BeanDeserializer.{ext}", "BeanDeserializer", kind="class"),
+                _scored("object", 0.50, 10.0, f"BeanDeserializer.{ext}", "BeanDeserializer.deserializeFromObject"),
+                _scored("array", 0.60, 13.0, f"BeanAsArrayDeserializer.{ext}", "BeanAsArrayDeserializer",
+                        kind="class"),
+                _scored("deserialize", 0.58, 12.0, f"BeanAsArrayDeserializer.{ext}",
+                        "BeanAsArrayDeserializer.deserialize"), *fillers]
+
+    query = "bean deserialization from JSON properties"
+    assert "beandeserializer" not in spelled_names(query)
+    assert rank_code(candidates("java"), query)[0].id == "bean"
+    assert rank_code(candidates("kt"), query)[0].id == "array"
+    assert rank_code(candidates("java"), "JSON properties read by bean deserialization")[0].id == "array"
+
+
 def test_a_snake_case_name_a_question_writes_spells_no_class() -> None:
     # ecto: the question writes the `order_by` macro of query.ex; its parts are not the words of the builder class
     # `Ecto.Query.Builder.OrderBy`, whose header came first with the bonus of a spelled class (candidates as captured)

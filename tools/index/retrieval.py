@@ -620,7 +620,7 @@ def _supported(candidates: list[Scored], query: str, keywords: Sequence[str],
     """rank_code's first part: each candidate's fused and adjusted score with its file's support, best first; each
     one's merit among its file's chunks (_within_files); the question's cues."""
     cues = _Cues.of(query, keywords).owner_if_undefined(candidates).held_whole(candidates).spelled_as_defined(
-        candidates).distinctive(candidates).spelled_outgrown(candidates)
+        candidates).distinctive(candidates).spelled_in_forms(candidates).spelled_outgrown(candidates)
     files = sorted({c.file for c in candidates})
     cues = dataclasses.replace(cues, older=older_versions(files) | other_platform_copies(files, query))
     cues = dataclasses.replace(cues, current=_current_definitions(candidates, cues), matched={
@@ -861,6 +861,7 @@ class _Cues:
     # another platform's copy (other_platform_copies)
     defined: bool = False  # a question that is only a name, which some candidate defines as written
     spelled: set[str] = field(default_factory=set)  # spelled_names of a sentence
+    formed: set[str] = field(default_factory=set)  # Java class names the question opens with, in some form (spelled_in_forms)
     owners: dict[str, str] = field(default_factory=dict)  # member_owners of the question
     current: set[str] = field(default_factory=set)  # written names a file outside legacy folders defines
     matched: set[str] = field(default_factory=set)  # qualified names some candidate defines under the owner written
@@ -941,6 +942,20 @@ class _Cues:
                 and own not in self.qualified}
         return dataclasses.replace(self, defined=True, free=free)
 
+    def spelled_in_forms(self, candidates: Sequence[Scored]) -> _Cues:
+        """The Java classes among the candidates whose whole name (two words or more) a question opens with, its
+        words in order, each as written or in another form (the stem, one the start of the other, same_root): "class
+        utility methods for reflection ..." is about `ClassUtils`, "bean deserialization from JSON properties" about
+        `BeanDeserializer`, where a sibling sharing a word of the name (`MethodUtils`, `BeanAsArrayDeserializer`)
+        stood first. Only at the question's start: further in, a name in words is as often context ("tests of event
+        listeners for each policy"). Names spelled_names finds as written are left to it (and spelled_outgrown)."""
+        from code_intel.index.text import split_identifier
+
+        opening = [w.lower() for w in re.findall(r"[A-Za-z]+(?:_[A-Za-z]+)*", self.lowered_query)]
+        formed = {own.lower() for c in candidates if c.kind == "class" and (own := _own_name(c))
+                  and own.lower() not in self.spelled and in_java(c) and _opens_with_name(split_identifier(own), opening)}
+        return dataclasses.replace(self, formed=formed) if formed else self
+
     def spelled_outgrown(self, candidates: Sequence[Scored]) -> _Cues:
         """A spelled name that a longer Java class among the candidates extends with words the question also writes
         is the longer one's context, not its subject: "exception thrown when the circuit breaker is open" spells
@@ -976,6 +991,19 @@ class _Cues:
                 files.setdefault(own, set()).add(c.file)
         shared = {name for name, where in files.items() if len(where) > 1}
         return dataclasses.replace(self, names=[n for n in self.names if n not in shared]) if shared else self
+
+
+def _opens_with_name(name: Sequence[str], words: Sequence[str]) -> bool:
+    """A name's words (two or more) are a question's first words, in order, each in some form (_same_word)."""
+    return 1 < len(name) <= len(words) and all(_same_word(a, b) for a, b in zip(name, words, strict=False))
+
+
+def _same_word(a: str, b: str) -> bool:
+    """Two forms of one word: the same stem, one stem the start of the other (`utils`, "utility"), same_root."""
+    from code_intel.index.text import stem
+
+    x, y = stem(a), stem(b)
+    return x == y or _same_start(x, y) or same_root(a, b)
 
 
 def _current_definitions(candidates: Sequence[Scored], cues: _Cues) -> set[str]:
@@ -1045,7 +1073,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> tuple[flo
         score += written
     elif own and cues.bare and own.lower() in cues.lowered:
         score += w.near_definition
-    elif c.kind == "class" and own.lower() in cues.spelled:
+    elif c.kind == "class" and (own.lower() in cues.spelled or own.lower() in cues.formed and in_java(c)):
         score += w.spelled
     elif c.command and re.search(rf"(?<![\w-]){re.escape(c.command)}(?![\w-])", cues.lowered_query):
         score += w.spelled  # the question writes the command line a shell dispatcher's branch runs (`nvm use`)

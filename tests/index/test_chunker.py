@@ -15,6 +15,7 @@ from code_intel.index.chunker import (
     valueless,
 )
 from code_intel.index.sync import chunk_metadata
+from code_intel.languages.table import script_language
 
 PYTHON = '''"""Module docs."""
 import os
@@ -1819,6 +1820,17 @@ def test_the_index_stores_what_a_functions_code_writes_for_the_subject_rule() ->
     stored = chunk_metadata(chunks["Middleware.parse_request_body"], "sha")["body_words"].split(",")
     assert {"bad", "sent", "decod", "payload"} <= set(stored) and not {"pars", "read"} & set(stored), stored
     assert all("body_words" not in chunk_metadata(c, "sha") for c in chunks.values() if c.kind != "function")
+
+
+def test_the_body_words_of_a_script_without_a_suffix_read_its_own_language() -> None:
+    # an extension-less script takes its language from its `#!` line (chunk.language); the path names none, so
+    # its `#` comments are comments only when the body words read the chunk's language: "don't" opened a string
+    # literal and a comment's `retry(` was a call
+    text = ("#!/usr/bin/env python\n\ndef fetch(url):\n    # don't retry(here): the caller does\n"
+            "    return download(url, 'json payload')\n")
+    chunks = {c.symbol: c for c in Chunker(max_tokens=60).chunk("bin/fetch", text, script_language("bin/fetch", text))}
+    stored = set(chunk_metadata(chunks["fetch"], "sha")["body_words"].split(","))
+    assert {"download", "json", "payload"} <= stored and not {"retry", "caller"} & stored, stored
 
 
 def test_a_docstring_is_no_statement_of_a_function_that_returns_no_value() -> None:

@@ -1727,6 +1727,17 @@ def test_a_class_or_function_assigned_to_a_property_is_a_definition() -> None:
         assert supertypes(info) == ["Base"]  # what it extends, not `Request`, which holds the base class
 
 
+def test_a_declaration_whose_brace_stands_on_its_own_line_keeps_its_supertypes() -> None:
+    # msgpack-java's ImmutableMapValueImpl and jackson-core's JsonFactory write `extends` and `implements` on lines
+    # of their own and the brace on a fourth: their supertypes were lost, so _used_by_lead, which reads them from
+    # the stored implements, lifted the interface the class implements
+    source = ("package org.msgpack.value.impl;\n\npublic class ImmutableMapValueImpl\n        extends AbstractImmutableValue\n"
+              "        implements ImmutableMapValue\n{\n    public int size() {\n        return 0;\n    }\n}\n")
+    chunk = next(c for c in Chunker(max_tokens=200).chunk("ImmutableMapValueImpl.java", source, "java")
+                 if c.kind == "class")
+    assert chunk.implements == ["AbstractImmutableValue", "ImmutableMapValue"]
+
+
 def test_an_exported_javascript_object_literal_is_module_code() -> None:
     # axios lib/adapters/adapters.js: `export default { getAdapter: (adapters) => {...}, adapters: knownAdapters }`;
     # the functions of an object literal are no definitions of their own, exported or not (their file's chunk holds

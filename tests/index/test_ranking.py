@@ -343,6 +343,13 @@ def test_the_first_file_a_leading_java_file_uses_by_name_follows_it_before_its_s
     assert first_three("kt", uses) == ["lead", "sibling", "used"]
     extends = "public abstract class CharacterEscapes extends CharTypes {\n}"
     assert first_three("java", extends, supertypes=("CharTypes",)) == ["lead", "sibling", "used"]
+    # a type argument of a supertype is a type the file uses, not one it extends: failsafe's CircuitBreakerBuilder
+    # `extends DelayablePolicyBuilder<CircuitBreakerBuilder<R>, CircuitBreakerConfig<R>, R>` (stored supertypes:
+    # DelayablePolicyBuilder, PolicyListeners) builds a CircuitBreakerConfig; the regular expression over the file's
+    # text that read its supertypes before took a type argument after a nested one for a supertype
+    generic = ("public abstract class CharacterEscapes\n  extends Escapes<Map<String, int[]>, CharTypes>\n"
+               "  implements Serializable {\n}")
+    assert first_three("java", generic, supertypes=("Escapes", "Serializable")) == ["lead", "used", "sibling"]
     # the bonus stops at the leading chunk's score: a used file close below it does not pass it
     fillers = [scored(f"f{n}", 0.2 + n * 0.01, f"src/other/Other{n}.java") for n in range(20)]
     close = scored("used", 0.79, "src/io/CharTypes.java")

@@ -15,6 +15,7 @@ from code_intel.index.chunker import (
     valueless,
 )
 from code_intel.index.sync import chunk_metadata
+from code_intel.languages.table import script_language
 
 PYTHON = '''"""Module docs."""
 import os
@@ -1726,6 +1727,17 @@ def test_a_class_or_function_assigned_to_a_property_is_a_definition() -> None:
         assert supertypes(info) == ["Base"]  # what it extends, not `Request`, which holds the base class
 
 
+def test_a_declaration_whose_brace_stands_on_its_own_line_keeps_its_supertypes() -> None:
+    # msgpack-java's ImmutableMapValueImpl and jackson-core's JsonFactory write `extends` and `implements` on lines
+    # of their own and the brace on a fourth: their supertypes were lost, so _used_by_lead, which reads them from
+    # the stored implements, lifted the interface the class implements
+    source = ("package org.msgpack.value.impl;\n\npublic class ImmutableMapValueImpl\n        extends AbstractImmutableValue\n"
+              "        implements ImmutableMapValue\n{\n    public int size() {\n        return 0;\n    }\n}\n")
+    chunk = next(c for c in Chunker(max_tokens=200).chunk("ImmutableMapValueImpl.java", source, "java")
+                 if c.kind == "class")
+    assert chunk.implements == ["AbstractImmutableValue", "ImmutableMapValue"]
+
+
 def test_an_exported_javascript_object_literal_is_module_code() -> None:
     # axios lib/adapters/adapters.js: `export default { getAdapter: (adapters) => {...}, adapters: knownAdapters }`;
     # the functions of an object literal are no definitions of their own, exported or not (their file's chunk holds
@@ -1819,6 +1831,17 @@ def test_the_index_stores_what_a_functions_code_writes_for_the_subject_rule() ->
     stored = chunk_metadata(chunks["Middleware.parse_request_body"], "sha")["body_words"].split(",")
     assert {"bad", "sent", "decod", "payload"} <= set(stored) and not {"pars", "read"} & set(stored), stored
     assert all("body_words" not in chunk_metadata(c, "sha") for c in chunks.values() if c.kind != "function")
+
+
+def test_the_body_words_of_a_script_without_a_suffix_read_its_own_language() -> None:
+    # an extension-less script takes its language from its `#!` line (chunk.language); the path names none, so
+    # its `#` comments are comments only when the body words read the chunk's language: "don't" opened a string
+    # literal and a comment's `retry(` was a call
+    text = ("#!/usr/bin/env python\n\ndef fetch(url):\n    # don't retry(here): the caller does\n"
+            "    return download(url, 'json payload')\n")
+    chunks = {c.symbol: c for c in Chunker(max_tokens=60).chunk("bin/fetch", text, script_language("bin/fetch", text))}
+    stored = set(chunk_metadata(chunks["fetch"], "sha")["body_words"].split(","))
+    assert {"download", "json", "payload"} <= stored and not {"retry", "caller"} & stored, stored
 
 
 def test_a_docstring_is_no_statement_of_a_function_that_returns_no_value() -> None:

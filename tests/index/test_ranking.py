@@ -320,14 +320,15 @@ def test_the_first_file_a_leading_java_file_uses_by_name_follows_it_before_its_s
     # jackson-core: "escaping string values and property names for JSON output" wants CharacterEscapes.java and
     # CharTypes.java; a file that scored a little better stood between them. The leading file's text writes
     # `CharTypes` (a type it uses), not the other file's name, so the file it uses rises to the second place
-    # (CodeRanking.lead_uses), never above the leading chunk; a type it only extends or implements does not, and
-    # neither does any file in Kotlin
+    # (CodeRanking.lead_uses), never above the leading chunk; a type it only extends or implements (the leading
+    # file's stored supertypes, Scored.implements) does not, and neither does any file in Kotlin
     def scored(cid: str, dense: float, file: str) -> Scored:
         return Scored(cid, dense, 0.0, file, cid, [cid], "function", file_role(file))
 
-    def first_three(ext: str, text: str, weights: object = CODE_RANKING) -> list[str]:
+    def first_three(ext: str, text: str, weights: object = CODE_RANKING, supertypes: tuple[str, ...] = ()) -> list[str]:
         fillers = [scored(f"f{n}", 0.2 + n * 0.01, f"src/other/Other{n}.{ext}") for n in range(20)]
         lead = scored("lead", 0.80, f"src/io/CharacterEscapes.{ext}")
+        lead.implements = list(supertypes)
         sibling = scored("sibling", 0.62, f"src/JsonFactoryBuilder.{ext}")
         used = scored("used", 0.60, f"src/io/CharTypes.{ext}")
         pool = copy.deepcopy([sibling, used, lead, *fillers])
@@ -341,7 +342,14 @@ def test_the_first_file_a_leading_java_file_uses_by_name_follows_it_before_its_s
     assert first_three("java", uses, dataclasses.replace(CODE_RANKING, lead_uses=0.0)) == ["lead", "sibling", "used"]
     assert first_three("kt", uses) == ["lead", "sibling", "used"]
     extends = "public abstract class CharacterEscapes extends CharTypes {\n}"
-    assert first_three("java", extends) == ["lead", "sibling", "used"]
+    assert first_three("java", extends, supertypes=("CharTypes",)) == ["lead", "sibling", "used"]
+    # a type argument of a supertype is a type the file uses, not one it extends: failsafe's CircuitBreakerBuilder
+    # `extends DelayablePolicyBuilder<CircuitBreakerBuilder<R>, CircuitBreakerConfig<R>, R>` (stored supertypes:
+    # DelayablePolicyBuilder, PolicyListeners) builds a CircuitBreakerConfig; the regular expression over the file's
+    # text that read its supertypes before took a type argument after a nested one for a supertype
+    generic = ("public abstract class CharacterEscapes\n  extends Escapes<Map<String, int[]>, CharTypes>\n"
+               "  implements Serializable {\n}")
+    assert first_three("java", generic, supertypes=("Escapes", "Serializable")) == ["lead", "used", "sibling"]
     # the bonus stops at the leading chunk's score: a used file close below it does not pass it
     fillers = [scored(f"f{n}", 0.2 + n * 0.01, f"src/other/Other{n}.java") for n in range(20)]
     close = scored("used", 0.79, "src/io/CharTypes.java")

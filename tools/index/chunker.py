@@ -498,13 +498,14 @@ def help_text(chunk: Chunk) -> bool:
 def supertypes(chunk: Chunk) -> list[str]:
     """The type names a class chunk's declaration writes besides its own: what it extends or implements (`class
     AutoDeflate < Feature`, `class HammingDistance implements EditDistance<Integer> {`, `impl Buf for Chain<T, U>`),
-    read up to the opening brace or a `where` clause, over at most three lines, without type parameters (`impl<B:
+    read up to the opening brace or a `where` clause, over at most four lines (a brace on its own line after
+    `extends` and `implements` lines: msgpack-java's ImmutableMapValueImpl), without type parameters (`impl<B:
     BufMut> Write for Writer<B>` implements `Write`); a question asking for the implementations of a name finds
     them by it."""
     if chunk.kind != "class" or not chunk.symbol or chunk.language in NO_DECLARED_SUPERTYPES:
         return []
     lines, at = _declaration(chunk)
-    tail = lines[at : at + 3]
+    tail = lines[at : at + 4]
     # the body opens at a brace, or in Scala 3 at a line ending in a colon (`object Codecs:`)
     end = next((i for i, line in enumerate(tail)
                 if "{" in line or (chunk.language == "scala" and line.rstrip().endswith(":"))), 0)

@@ -650,26 +650,24 @@ def _supported(candidates: list[Scored], query: str, keywords: Sequence[str],
 
 
 _IDENTIFIER_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_SUPERTYPES = re.compile(r"\b(?:extends|implements)\s+([^{;()]*?)\{")  # a Java declaration's `extends A implements B {`
-_TYPE_ARGUMENTS = re.compile(r"<[^{]*?>")
 
 
 def _used_by_lead(ordered: list[Scored], file_text: Callable[[str], str], bonus: float) -> None:
     """The candidates of the first other file whose name (its stem) a leading Java file's text writes gain `bonus`,
     never above the leading chunk: a question with several answers names a part of the work, and the next part is
     more often a type the first one uses than its siblings (jackson-core's `CharacterEscapes` naming `CharTypes` for
-    "escaping string values ... for JSON output"). Not a type the leading file extends or implements: a contract its every
-    sibling names as well (mustache-java's `Guard` under `DotGuard` for a question about one guard's work). One file,
-    the best placed: t-multi's form, which lifted every file named, lost semble's Java questions where the leading
-    file does not answer (truth's `Subject` names most of the library). Java only (BODILESS_LANGUAGES): measured on
-    Java alone; t-multi's form in every language cost the developer questions."""
+    "escaping string values ... for JSON output"). Not a type the leading file extends or implements (the
+    Scored.implements of its candidates): a contract its every sibling names as well (mustache-java's `Guard` under
+    `DotGuard` for a question about one guard's work). One file, the best placed: t-multi's form, which lifted every
+    file named, lost semble's Java questions where the leading file does not answer (truth's `Subject` names most of
+    the library). Java only (BODILESS_LANGUAGES): measured on Java alone; t-multi's form in every language cost the
+    developer questions."""
     if not bonus or not ordered or not in_java(ordered[0]):
         return
     lead = ordered[0]
     own = PurePosixPath(lead.file).stem
     text = file_text(lead.file)
-    extended = {name for m in _SUPERTYPES.finditer(text)
-                for name in _IDENTIFIER_WORD.findall(_TYPE_ARGUMENTS.sub("", m.group(1)))}
+    extended = {name for c in ordered if c.file == lead.file for name in c.implements}
     used = next((c.file for c in ordered[1:] if c.file != lead.file
                  and (stem := PurePosixPath(c.file).stem) != own and stem not in extended
                  and _IDENTIFIER_WORD.fullmatch(stem) and stem in text

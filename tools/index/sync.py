@@ -120,7 +120,7 @@ def chunk_metadata(chunk: Chunk, file_sha: str, retired: frozenset[str] = frozen
         meta["accessor"] = True  # a getter, setter, or Ruby method of one line or a straight body: ranks lower (_idle)
     if valueless(chunk):
         meta["valueless"] = True  # a function that returns no value: after its file's others for "Return ..." (rank_code)
-    if chunk.kind == "function" and (written := body_words(chunk.content, language_for(chunk.file), chunk.symbol)):
+    if chunk.kind == "function" and (written := body_words(chunk.content, chunk.language, chunk.symbol)):
         meta["body_words"] = ",".join(sorted(written))  # what its code writes in calls and strings (rank_code's subject)
     if chunk.documentation:
         meta["documentation"] = True  # ranked with the doc role (service._scored)

@@ -321,11 +321,13 @@ def test_the_first_file_a_leading_java_file_uses_by_name_follows_it_before_its_s
     # CharTypes.java; a file that scored a little better stood between them. The leading file's text writes
     # `CharTypes` (a type it uses), not the other file's name, so the file it uses rises to the second place
     # (CodeRanking.lead_uses), never above the leading chunk; a type it only extends or implements (the leading
-    # file's stored supertypes, Scored.implements) does not, and neither does any file in Kotlin
+    # file's stored supertypes, Scored.implements) does not, and neither does any file in Kotlin, unless the question
+    # is a topic (a short phrase without a sentence's marks)
     def scored(cid: str, dense: float, file: str) -> Scored:
         return Scored(cid, dense, 0.0, file, cid, [cid], "function", file_role(file))
 
-    def first_three(ext: str, text: str, weights: object = CODE_RANKING, supertypes: tuple[str, ...] = ()) -> list[str]:
+    def first_three(ext: str, text: str, weights: object = CODE_RANKING, question: str = "How are strings escaped?",
+                    supertypes: tuple[str, ...] = ()) -> list[str]:
         fillers = [scored(f"f{n}", 0.2 + n * 0.01, f"src/other/Other{n}.{ext}") for n in range(20)]
         lead = scored("lead", 0.80, f"src/io/CharacterEscapes.{ext}")
         lead.implements = list(supertypes)
@@ -335,12 +337,16 @@ def test_the_first_file_a_leading_java_file_uses_by_name_follows_it_before_its_s
 
         def writes(file: str) -> str:
             return text if file == lead.file else ""
-        return [c.id for c in rank_code(pool, "escaping strings", (), weights, writes)][:3]  # type: ignore[arg-type]
+        return [c.id for c in rank_code(pool, question, (), weights, writes)][:3]  # type: ignore[arg-type]
 
     uses = "public abstract class CharacterEscapes implements Serializable {\n  int[] esc = CharTypes.get7BitOutputEscapes();\n}"
     assert first_three("java", uses) == ["lead", "used", "sibling"]
     assert first_three("java", uses, dataclasses.replace(CODE_RANKING, lead_uses=0.0)) == ["lead", "sibling", "used"]
     assert first_three("kt", uses) == ["lead", "sibling", "used"]
+    assert first_three("kt", uses, question="escaping strings") == ["lead", "used", "sibling"]
+    assert first_three("py", uses, question="escaping strings") == ["lead", "used", "sibling"]
+    assert first_three("py", uses, dataclasses.replace(CODE_RANKING, lead_uses=0.0), "escaping strings") == [
+        "lead", "sibling", "used"]
     extends = "public abstract class CharacterEscapes extends CharTypes {\n}"
     assert first_three("java", extends, supertypes=("CharTypes",)) == ["lead", "sibling", "used"]
     # a type argument of a supertype is a type the file uses, not one it extends: failsafe's CircuitBreakerBuilder

@@ -212,7 +212,7 @@ class CodeRanking:
     lead_uses: float = 0.05  # added to the candidates of the first other file whose name a leading Java file's text
     # writes (a type it uses, not one it extends or implements), up to the leading chunk's score: a Java question's
     # further answer is more often the next file the first one uses than its siblings (t-multi's rule, Java only,
-    # one file; t-java17, chosen on fold A between 0.05 and 0.08)
+    # one file; t-java17, chosen on fold A between 0.05 and 0.08); for a topic in every language (t-whole2)
     repeat_decay: float = 0.7  # a file's second chunk keeps this share of its score, the third its square...
     repeat_from: int = 1  # ...counting from the file's chunk after this many (2: the third chunk decays first)
     repeat_share: float = 1.0  # the decay weakens as the file holds more of the candidates: repeat_decay ** (1 -
@@ -591,8 +591,9 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
               weights: CodeRanking | None = None, file_text: Callable[[str], str] | None = None) -> list[Scored]:
     """Fuse both sides and adjust by what the chunk is: the definition of a name the question writes (exact,
     then in another case), a file named like the question, its role (tests and docs lower unless asked), loose
-    module code; then files that several candidates come from rise, the first file a leading Java file uses by name
-    follows it (`file_text`: a file's text, when the caller can read it), and a file's later chunks decay."""
+    module code; then files that several candidates come from rise, the first file a leading Java file (any leading
+    file, for a topic) uses by name follows it (`file_text`: a file's text, when the caller can read it), and a
+    file's later chunks decay."""
     w = weights or CODE_RANKING
     if not candidates:
         return []
@@ -603,7 +604,7 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
         w = dataclasses.replace(w, name=0.0)
     ordered, merit, cues = _supported(candidates, query, keywords, w)
     if file_text is not None:
-        _used_by_lead(ordered, file_text, w.lead_uses)
+        _used_by_lead(ordered, file_text, w.lead_uses, anywhere=topic)
     if not topic:
         return _placed(ordered, merit, cues, query, w)
     # a topic: the first places as usual, the rest ordered again from the same scores with the topic's decay (the
@@ -652,7 +653,8 @@ def _supported(candidates: list[Scored], query: str, keywords: Sequence[str],
 _IDENTIFIER_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def _used_by_lead(ordered: list[Scored], file_text: Callable[[str], str], bonus: float) -> None:
+def _used_by_lead(ordered: list[Scored], file_text: Callable[[str], str], bonus: float,
+                  anywhere: bool = False) -> None:
     """The candidates of the first other file whose name (its stem) a leading Java file's text writes gain `bonus`,
     never above the leading chunk: a question with several answers names a part of the work, and the next part is
     more often a type the first one uses than its siblings (jackson-core's `CharacterEscapes` naming `CharTypes` for
@@ -660,9 +662,11 @@ def _used_by_lead(ordered: list[Scored], file_text: Callable[[str], str], bonus:
     Scored.implements of its candidates): a contract its every sibling names as well (mustache-java's `Guard` under
     `DotGuard` for a question about one guard's work). One file, the best placed: t-multi's form, which lifted every
     file named, lost semble's Java questions where the leading file does not answer (truth's `Subject` names most of
-    the library). Java only (BODILESS_LANGUAGES): measured on Java alone; t-multi's form in every language cost the
-    developer questions."""
-    if not bonus or not ordered or not in_java(ordered[0]):
+    the library). Java only (BODILESS_LANGUAGES), but for a topic (`anywhere`) in every language: a short question
+    without a sentence's marks asks for the files that do a piece of work, and the next is more often one the first
+    names than its siblings (t-multi3, t-whole2: the semble-manner dev sets gain on both folds, the developer
+    questions lose none); t-multi's form for every question cost the developer questions."""
+    if not bonus or not ordered or not (anywhere or in_java(ordered[0])):
         return
     lead = ordered[0]
     own = PurePosixPath(lead.file).stem

@@ -150,19 +150,24 @@ print("finished", flush=True)
 """
 
 
-def _kill_sync_at(project: Path, phase: str, stop_at: int) -> None:
-    (project / ".code-intel").mkdir(exist_ok=True)
-    (project / ".code-intel" / "config.json").write_text(json.dumps({"embedding_model": FULL_MODEL}))
-    process = subprocess.Popen([sys.executable, "-c", KILLED_SYNC, str(project), phase, str(stop_at)],
-                               cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+def _kill_when_it_says(script: str, args: list[str], said: str) -> int:
+    """Run `script` in a fresh interpreter, SIGKILL it once its first line starts with `said`; its return code."""
+    process = subprocess.Popen([sys.executable, "-c", script, *args], cwd=REPO_ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True)
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
-        assert line.startswith("saved"), line
+        assert line.startswith(said), line
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait(30)
-    assert process.returncode == -signal.SIGKILL
+    return process.returncode
+
+
+def _kill_sync_at(project: Path, phase: str, stop_at: int) -> None:
+    (project / ".code-intel").mkdir(exist_ok=True)
+    (project / ".code-intel" / "config.json").write_text(json.dumps({"embedding_model": FULL_MODEL}))
+    assert _kill_when_it_says(KILLED_SYNC, [str(project), phase, str(stop_at)], "saved") == -signal.SIGKILL
 
 
 def test_a_sync_killed_in_the_file_pass_resumes_without_redoing_files(
@@ -235,15 +240,7 @@ def test_a_sync_killed_in_its_last_manifest_save_keeps_the_save_before_and_resum
     _project(project_dir, 12)
     (project_dir / ".code-intel").mkdir()
     (project_dir / ".code-intel" / "config.json").write_text(json.dumps({"sync_on_start": False}))
-    process = subprocess.Popen([sys.executable, "-c", KILLED_IN_LAST_SAVE, str(project_dir)], cwd=REPO_ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        assert line.startswith("writing"), line
-    finally:
-        process.send_signal(signal.SIGKILL)
-        process.wait(30)
+    _kill_when_it_says(KILLED_IN_LAST_SAVE, [str(project_dir)], "writing")
     saved = json.loads(next((project_dir / ".code-intel" / "cache").glob("index-manifest-*.json")).read_text())
     assert len(saved["files"]) == 12 and saved["complete"] is False  # the writer's save after its last batch
 

@@ -1,0 +1,66 @@
+"""benchmarks/dev_sets.py: the held sets exist, never reach a dev group, and two runs compare question by question."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+
+import dev_sets  # noqa: E402
+
+
+def test_every_held_set_is_data_of_ours_and_judges_are_held() -> None:
+    for name, repos in dev_sets.HELD.items():
+        if repos:  # a blind semble-manner set: each repository has its questions and a pinned revision
+            for repo in repos:
+                assert (BENCHMARKS / "semble_dev" / "annotations" / f"{repo}.json").is_file(), repo
+        else:  # a developer-question set
+            assert list((BENCHMARKS / "questions" / name).glob("*.yml")), name
+    assert set(dev_sets.JUDGES) <= set(dev_sets.HELD)
+
+
+def test_no_held_set_reaches_a_dev_group(tmp_path: Path) -> None:
+    eight, other = dev_sets.dev_repositories(tmp_path)  # only the committed annotations
+    held = {repo for repos in dev_sets.HELD.values() for repo in repos}
+    assert eight and not held & (set(eight) | set(other))
+    assert "grape" in eight and "monolog" in other  # Ruby is one of the eight languages, PHP is not
+    dev_folders = {p.name for p in dev_sets.question_folders(held=False)}
+    assert "dev" in dev_folders and not dev_folders & set(dev_sets.HELD)
+    assert {p.name for p in dev_sets.question_folders(held=True)} == {j for j in dev_sets.JUDGES
+                                                                      if not dev_sets.HELD[j]}
+    argv = dev_sets.commands("judges", tmp_path, tmp_path)[0][1]
+    assert {argv[i + 1] for i, a in enumerate(argv) if a == "--repo"} == {
+        repo for j in dev_sets.JUDGES for repo in dev_sets.HELD[j]}
+
+
+def _semble_run(path: Path, scores: list[float]) -> None:
+    questions = [{"query": f"q{i}", "ndcg10": s} for i, s in enumerate(scores)]
+    path.write_text(json.dumps({"summary": {}, "runs": [{"repo": "gin", "questions": questions}]}))
+
+
+def test_compare_counts_questions_up_and_down(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    old, new = tmp_path / "old", tmp_path / "new"
+    old.mkdir()
+    new.mkdir()
+    _semble_run(old / "eight.json", [1.0, 0.5, 0.0])
+    _semble_run(new / "eight.json", [1.0, 0.25, 1.0])
+    ranks = {"old": (2, None), "new": (1, 4)}
+    for folder, (semantic, query) in ranks.items():
+        data = {"questions": {"saq": [{"id": "retry", "results": {"semantic_search": {"rank": semantic},
+                                                                   "query": {"rank": query}}}]}}
+        (tmp_path / folder / "questions.json").write_text(json.dumps(data))
+    dev_sets.compare(old, new)
+    out = capsys.readouterr().out
+    assert "eight: 3 questions, 0.5000 -> 0.7500, summed +0.750 (1 up, 1 down)" in out
+    assert "questions semantic_search: 1 questions, 0.5000 -> 1.0000, summed +0.500 (1 up, 0 down)" in out
+    assert "questions query: 1 questions, 0.0000 -> 0.2500, summed +0.250 (1 up, 0 down)" in out
+
+
+def test_an_unknown_group_is_refused_with_the_groups_to_send(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="send some of eight, other"):
+        dev_sets.main(["run", str(tmp_path), "eights"])

@@ -150,8 +150,7 @@ def compare(old: Path, new: Path) -> int:
             continue
         if path.stem == "docstrings":
             a, b = json.loads(before_path.read_text()), json.loads(path.read_text())
-            key = next((k for k in ("code_intel_mrr", "mrr", "semantic_search") if k in b), None)
-            print(f"docstrings: {a.get(key) if key else '?'} -> {b.get(key) if key else json.dumps(b)[:200]}")
+            print(f"docstrings: MRR@10 {a.get('mrr10_semantic_search')} -> {b.get('mrr10_semantic_search')}")
             continue
         a_scores, b_scores = scores(before_path), scores(path)
         common = a_scores.keys() & b_scores.keys()

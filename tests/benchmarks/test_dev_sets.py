@@ -54,8 +54,11 @@ def test_compare_counts_questions_up_and_down(tmp_path: Path, capsys: pytest.Cap
         data = {"questions": {"saq": [{"id": "retry", "results": {"semantic_search": {"rank": semantic},
                                                                    "query": {"rank": query}}}]}}
         (tmp_path / folder / "questions.json").write_text(json.dumps(data))
+    for folder, mrr in (("old", 0.4925), ("new", 0.4927)):
+        (tmp_path / folder / "docstrings.json").write_text(json.dumps({"mrr10_semantic_search": mrr}))
     dev_sets.compare(old, new)
     out = capsys.readouterr().out
+    assert "docstrings: MRR@10 0.4925 -> 0.4927" in out
     assert "eight: 3 questions, 0.5000 -> 0.7500, summed +0.750 (1 up, 1 down)" in out
     assert "questions semantic_search: 1 questions, 0.5000 -> 1.0000, summed +0.500 (1 up, 0 down)" in out
     assert "questions query: 1 questions, 0.0000 -> 0.2500, summed +0.250 (1 up, 0 down)" in out

@@ -25,9 +25,9 @@ language, pooled over questions.
     .venv/bin/python benchmarks/semble.py [--set report|dev|symbols|symbols2|symbols3|symbols4|symbols5] [--repo NAME ...] [--json FILE]
     .venv/bin/python benchmarks/semble.py --set dev --fetch-list   # on a new machine: what to bring with `fetch`
 
-`--set dev` runs the development split: other repositories of semble's benchmark whose annotations were read
-from MinishLab/semble with the search tool and written to $SEMBLE_DEV (default /work/corpora/semble-dev/
-annotations), and the repositories of benchmarks/semble_dev/ (questions of our own in semble's format, on Ruby
+`--set dev` runs the development split: other repositories of semble's benchmark, whose annotations a run writes to
+$SEMBLE_DEV (default /work/corpora/semble-dev/annotations) from a fetch of a fork of semble's repository at a pinned
+commit (ANNOTATIONS_SOURCE; two files are read by hand, READ_BY_HAND), and the repositories of benchmarks/semble_dev/ (questions of our own in semble's format, on Ruby
 repositories semble does not annotate; its repos.json gives their url, pinned revision, language and subtree, and
 overrides a revision of semble's that the mirror lacks); weights and signals are chosen there, never on the
 reported set. Checkouts go to $SEMBLE_DEV/<name>. `--set symbols` runs benchmarks/semble_dev/symbols/: symbol
@@ -126,6 +126,47 @@ class Repo:
         return MIRROR / f"{owner}+{name}" / "repo"
 
 
+# semble's own annotations of its other repositories (the dev split): a fork of MinishLab/semble that the search tool's
+# fetch brings holds them, pinned here (rails' seven questions at the fork's first benchmark commit). Two files are
+# not in it (rxswift, nvim-lspconfig): those are read from MinishLab/semble with the search tool's read_file
+# (docs/benchmarks.md, "t-corpus" and "The dev data rebuilt from a fetch"). zig (lib/std) is left out of the split.
+ANNOTATIONS_SOURCE = "michalfedyna/semble"
+ANNOTATIONS_COMMIT = "b8543c314c7e7c7a2ad1b90612f9561a77dd7288"
+ANNOTATIONS_PINS = {"rails": "d2dbdd21054887cf597ac897d2edea8821fa56c5"}
+READ_BY_HAND = ("rxswift", "nvim-lspconfig")
+NOT_DEV = ("zig",)
+
+
+def semble_dev_names() -> list[str]:
+    """semble's repositories whose annotations the dev split takes from semble (none reported, none of our own)."""
+    ours = {p.stem for p in (DEV_LOCAL / "annotations").glob("*.json")} | set(REPORTED) | set(NOT_DEV)
+    names = {r["name"] for r in json.loads((DATA / "repos.json").read_text())} | set(READ_BY_HAND)
+    return sorted(names - ours)
+
+
+def write_dev_annotations() -> list[str]:
+    """Write each of semble's dev annotations that DEV/annotations lacks from the fork's mirror (through a temporary
+    name and a rename); return the names still missing."""
+    mirror = MIRROR / ANNOTATIONS_SOURCE.replace("/", "+") / "repo"
+    folder = DEV / "annotations"
+    missing = []
+    for name in semble_dev_names():
+        target = folder / f"{name}.json"
+        if target.is_file():
+            continue
+        commit = ANNOTATIONS_PINS.get(name, ANNOTATIONS_COMMIT)
+        shown = subprocess.run(["git", f"--git-dir={mirror}", "show", f"{commit}:benchmarks/annotations/{name}.json"],
+                               capture_output=True, check=False) if mirror.is_dir() else None
+        if shown is None or shown.returncode != 0:
+            missing.append(name)
+            continue
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(".json.part")
+        partial.write_bytes(shown.stdout)
+        partial.replace(target)
+    return missing
+
+
 def annotation_dirs(dev: bool, symbols: str = "") -> list[Path]:
     """symbols: the folder of benchmarks/semble_dev/ holding a symbol set ("symbols", "symbols2", ...), or ""."""
     if symbols:
@@ -157,9 +198,17 @@ def fetch_list(names: list[str], dev: bool, symbols: str = "") -> list[str]:
     not hold the pinned revision (one line per mirror), and, for the dev split, a line naming a missing folder of
     semble's annotations (read with the search tool: docs/benchmarks.md, "t-corpus")."""
     lines = []
-    if dev and not symbols and not (DEV / "annotations").is_dir():
-        lines.append(f"# no {DEV / 'annotations'}: semble's dev annotations are read with the search tool's "
-                     "read_file (docs/benchmarks.md, section t-corpus); until then only our own dev sets run")
+    lacking = [n for n in semble_dev_names() if not (DEV / "annotations" / f"{n}.json").is_file()]
+    if dev and not symbols and lacking:
+        mirror = MIRROR / ANNOTATIONS_SOURCE.replace("/", "+") / "repo"
+        held = mirror.is_dir() and subprocess.run(["git", f"--git-dir={mirror}", "cat-file", "-e", ANNOTATIONS_COMMIT],
+                                                  capture_output=True, check=False).returncode == 0
+        if not held and set(lacking) - set(READ_BY_HAND):
+            lines.append(f"github:{ANNOTATIONS_SOURCE}")
+        by_hand = sorted(set(lacking) & set(READ_BY_HAND))
+        if by_hand:
+            lines.append(f"# {DEV / 'annotations'} lacks {', '.join(by_hand)}: read them from MinishLab/semble with the "
+                         "search tool's read_file (docs/benchmarks.md, section t-corpus); until then the others run")
     for repo in load_repos(names, dev, symbols):
         held = repo.mirror.is_dir() and subprocess.run(
             ["git", f"--git-dir={repo.mirror}", "cat-file", "-e", f"{repo.revision}^{{commit}}"],
@@ -535,6 +584,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     symbols = args.set if args.set.startswith("symbols") else ""
     dev = args.set == "dev" or bool(symbols)  # the symbol sets ask dev repositories
+    if dev and not symbols and not args.fetch_list:
+        write_dev_annotations()
     if dev:
         available = sorted({p.stem for d in annotation_dirs(dev, symbols) for p in d.glob("*.json")})
     else:

@@ -157,6 +157,33 @@ def test_the_fetch_list_names_each_mirror_that_lacks_its_pinned_revision_and_mis
 
     monkeypatch.setattr(semble, "load_repos", pinned_grape)
     lines = semble.fetch_list(["grape", "faraday", "thor"], dev=True)
-    assert lines[0].startswith("# no ") and "t-corpus" in lines[0]
-    assert lines[1:] == ["github:lostisland/faraday", "github:rails/thor"]  # grape's mirror holds its revision
+    assert lines[0] == "github:michalfedyna/semble"  # semble's own dev annotations come from a fetch of this fork
+    assert lines[1].startswith("# ") and "rxswift" in lines[1] and "t-corpus" in lines[1]  # two are read by hand
+    assert lines[2:] == ["github:lostisland/faraday", "github:rails/thor"]  # grape's mirror holds its revision
     assert semble.fetch_list(["grape"], dev=True, symbols="symbols") == []  # the symbol sets need no semble folder
+
+
+def test_semble_dev_annotations_are_written_from_the_forks_pinned_commit(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+
+    work = tmp_path / "work"
+    (work / "benchmarks" / "annotations").mkdir(parents=True)
+    question = [{"query": "Command", "relevant": ["command.go"], "secondary": [], "category": "symbol"}]
+    (work / "benchmarks" / "annotations" / "cobra.json").write_text(json.dumps(question))
+    git = ["git", "-C", str(work), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "a"], check=True)
+    pinned = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    (work / "benchmarks" / "annotations" / "cobra.json").write_text("[]")  # a later commit the pin does not name
+    subprocess.run([*git, "commit", "-qam", "b"], check=True)
+    mirror = tmp_path / "mirror" / "michalfedyna+semble" / "repo"
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(mirror)], check=True)
+    monkeypatch.setattr(semble, "MIRROR", tmp_path / "mirror")
+    monkeypatch.setattr(semble, "DEV", tmp_path / "dev")
+    monkeypatch.setattr(semble, "ANNOTATIONS_COMMIT", pinned)
+    missing = semble.write_dev_annotations()
+    assert json.loads((tmp_path / "dev" / "annotations" / "cobra.json").read_text()) == question
+    assert "cobra" not in missing and {"rxswift", "nvim-lspconfig", "zod"} <= set(missing)  # not in this mirror
+    assert "zig" not in semble.semble_dev_names() and not list((tmp_path / "dev" / "annotations").glob("*.part"))

@@ -67,3 +67,22 @@ def test_compare_counts_questions_up_and_down(tmp_path: Path, capsys: pytest.Cap
 def test_an_unknown_group_is_refused_with_the_groups_to_send(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="send some of eight, other"):
         dev_sets.main(["run", str(tmp_path), "eights"])
+
+
+def test_a_build_reaches_the_server_that_semble_starts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the MCP stdio client hands the server only a default environment: PYTHONPATH alone would run the installed tools
+    build = tmp_path / "build"
+    (build / "code_intel").mkdir(parents=True)
+    seen: list[dict[str, str]] = []
+
+    class Done:
+        returncode = 0
+
+    def fake_run(argv: list[str], env: dict[str, str], **kwargs: object) -> Done:
+        seen.append(env)
+        return Done()
+
+    monkeypatch.setattr(dev_sets.subprocess, "run", fake_run)
+    assert dev_sets.run(tmp_path / "out", build, tmp_path / "corpus", ["docstrings"]) == 0
+    assert seen[0]["PYTHONPATH"] == str(build) and f"PYTHONPATH={build}" in seen[0]["SEMBLE_SERVE"]
+    assert seen[0]["SEMBLE_DEV"] == str(tmp_path / "corpus")

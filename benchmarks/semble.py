@@ -252,8 +252,12 @@ async def run_repo(repo: Repo, project: Path, wait_full: bool = True, exe: str |
     config = {"sync_on_start": False, **({"embedding_model": model} if model else {})}
     (state / "config.json").write_text(json.dumps(config) + "\n")
     exe = exe or os.environ.get("SEMBLE_SERVE") or str(Path(sys.executable).parent / "code-intel")  # another build
+    # the client hands the server only HOME, PATH and a few more: a build chosen with PYTHONPATH (dev_sets.py run
+    # --build) must be passed on, or the server imports the installed code_intel
+    build = {"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else None
     params = StdioServerParameters(command="/bin/sh", args=["-c", f"exec {exe} serve --project {project} "
-                                                                   f"--log-level WARNING 2>/dev/null"], cwd=str(project))
+                                                                   f"--log-level WARNING 2>/dev/null"],
+                                   cwd=str(project), env=build)
     out: dict[str, Any] = {"repo": repo.name, "language": repo.language}
     notes: list[tuple[float, float, float | None]] = []
     async with Client(params, read_timeout_seconds=900) as client:

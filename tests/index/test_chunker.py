@@ -1755,6 +1755,15 @@ def test_a_java_records_components_and_an_enum_constants_arguments_are_no_supert
     assert [c.implements for c in constants] == [[], []]
 
 
+def test_a_kotlin_primary_constructors_parameters_are_no_supertypes() -> None:
+    # javalin's `class Response(private val response: HttpResponse<String>)` stored HttpResponse and String as
+    # supertypes, as a Java record's components were; the arguments passed to the superclass are none either
+    source = ("package io.javalin.testtools\n\nclass Response(private val response: HttpResponse<String>, "
+              "val code: (Int) -> Unit) : Base(response), Closeable {\n    fun body() = response.body()\n}\n")
+    chunk = next(c for c in Chunker().chunk("Response.kt", source, "kotlin") if c.kind == "class")
+    assert chunk.implements == ["Base", "Closeable"]
+
+
 def test_an_exported_javascript_object_literal_is_module_code() -> None:
     # axios lib/adapters/adapters.js: `export default { getAdapter: (adapters) => {...}, adapters: knownAdapters }`;
     # the functions of an object literal are no definitions of their own, exported or not (their file's chunk holds

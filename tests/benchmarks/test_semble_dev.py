@@ -160,3 +160,15 @@ def test_the_fetch_list_names_each_mirror_that_lacks_its_pinned_revision_and_mis
     assert lines[0].startswith("# no ") and "t-corpus" in lines[0]
     assert lines[1:] == ["github:lostisland/faraday", "github:rails/thor"]  # grape's mirror holds its revision
     assert semble.fetch_list(["grape"], dev=True, symbols="symbols") == []  # the symbol sets need no semble folder
+
+
+def test_the_server_started_for_a_build_imports_that_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the MCP client hands the child only HOME, PATH and a few more variables: a build chosen with PYTHONPATH
+    # (`dev_sets.py run --build`) ran the installed code_intel until semble.py passed it on
+    from mcp.client.stdio import get_default_environment
+
+    monkeypatch.setenv("PYTHONPATH", "/tmp/build-x")
+    params = semble.server_parameters("code-intel", tmp_path)
+    assert (get_default_environment() | (params.env or {}))["PYTHONPATH"] == "/tmp/build-x"
+    monkeypatch.delenv("PYTHONPATH")
+    assert semble.server_parameters("code-intel", tmp_path).env is None

@@ -289,10 +289,22 @@ def _data(result: Any) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def server_parameters(exe: str | None, project: Path) -> Any:
+    """How to start the server for `project`: `exe` (default $SEMBLE_SERVE, else this venv's code-intel) over stdio.
+    The MCP client hands the server only HOME, PATH and a few more of this process's variables, so a build chosen
+    with PYTHONPATH (`dev_sets.py run --build`) is passed on, or the server would import the installed code_intel."""
+    from mcp.client.stdio import StdioServerParameters
+
+    exe = exe or os.environ.get("SEMBLE_SERVE") or str(Path(sys.executable).parent / "code-intel")  # another build
+    build = {"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else None
+    return StdioServerParameters(command="/bin/sh", args=["-c", f"exec {exe} serve --project {project} "
+                                                                f"--log-level WARNING 2>/dev/null"],
+                                 cwd=str(project), env=build)
+
+
 async def run_repo(repo: Repo, project: Path, wait_full: bool = True, exe: str | None = None,
                    model: str | None = None, wait_question_model: bool = False) -> dict[str, Any]:
     from mcp import Client
-    from mcp.client.stdio import StdioServerParameters
 
     state = project / ".code-intel"
     if state.exists():
@@ -300,13 +312,7 @@ async def run_repo(repo: Repo, project: Path, wait_full: bool = True, exe: str |
     state.mkdir()
     config = {"sync_on_start": False, **({"embedding_model": model} if model else {})}
     (state / "config.json").write_text(json.dumps(config) + "\n")
-    exe = exe or os.environ.get("SEMBLE_SERVE") or str(Path(sys.executable).parent / "code-intel")  # another build
-    # the client hands the server only HOME, PATH and a few more: a build chosen with PYTHONPATH (dev_sets.py run
-    # --build) must be passed on, or the server imports the installed code_intel
-    build = {"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else None
-    params = StdioServerParameters(command="/bin/sh", args=["-c", f"exec {exe} serve --project {project} "
-                                                                   f"--log-level WARNING 2>/dev/null"],
-                                   cwd=str(project), env=build)
+    params = server_parameters(exe, project)
     out: dict[str, Any] = {"repo": repo.name, "language": repo.language}
     notes: list[tuple[float, float, float | None]] = []
     async with Client(params, read_timeout_seconds=900) as client:

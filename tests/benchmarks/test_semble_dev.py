@@ -187,3 +187,15 @@ def test_semble_dev_annotations_are_written_from_the_forks_pinned_commit(
     assert json.loads((tmp_path / "dev" / "annotations" / "cobra.json").read_text()) == question
     assert "cobra" not in missing and {"rxswift", "nvim-lspconfig", "zod"} <= set(missing)  # not in this mirror
     assert "zig" not in semble.semble_dev_names() and not list((tmp_path / "dev" / "annotations").glob("*.part"))
+
+
+def test_the_server_started_for_a_build_imports_that_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the MCP client hands the child only HOME, PATH and a few more variables: a build chosen with PYTHONPATH
+    # (`dev_sets.py run --build`) ran the installed code_intel until semble.py passed it on
+    from mcp.client.stdio import get_default_environment
+
+    monkeypatch.setenv("PYTHONPATH", "/tmp/build-x")
+    params = semble.server_parameters("code-intel", tmp_path)
+    assert (get_default_environment() | (params.env or {}))["PYTHONPATH"] == "/tmp/build-x"
+    monkeypatch.delenv("PYTHONPATH")
+    assert semble.server_parameters("code-intel", tmp_path).env is None

@@ -1738,6 +1738,32 @@ def test_a_declaration_whose_brace_stands_on_its_own_line_keeps_its_supertypes()
     assert chunk.implements == ["AbstractImmutableValue", "ImmutableMapValue"]
 
 
+def test_a_java_records_components_and_an_enum_constants_arguments_are_no_supertypes() -> None:
+    # jcommander's `record StringKey(String name) implements IKey` stored String as a supertype, jimfs's enum constant
+    # `NFC(Pattern.CANON_EQ) {` Pattern and CANON_EQ, commons-lang's `new NumberStrategy(Calendar.YEAR) {` Calendar:
+    # _used_by_lead and the implementation bonus read them as types the class extends or implements
+    record = ("package com.beust.jcommander;\n\npublic record StringKey(@Nonnull String name, Other other) implements "
+              "IKey {\n    public String getName() {\n        return name;\n    }\n}\n")
+    chunk = next(c for c in Chunker().chunk("StringKey.java", record, "java") if c.kind == "class")
+    assert chunk.implements == ["IKey"]
+    body = "".join(f"      int step{i}(String text) {{\n        return text.length() * {i};\n      }}\n" for i in range(8))
+    source = ("package p;\n\npublic enum PathNormalization {\n  NFC(Pattern.CANON_EQ) {\n" + body + "  },\n"
+              "  CASE_FOLD(new Folding(Locale.ROOT)) {\n" + body + "  };\n\n  PathNormalization(int flags) {}\n}\n")
+    chunks = Chunker(max_tokens=120).chunk("PathNormalization.java", source, "java")
+    constants = [c for c in chunks if c.kind == "class" and c.symbol.startswith("PathNormalization.")]
+    assert [c.symbol for c in constants] == ["PathNormalization.NFC", "PathNormalization.CASE_FOLD"]
+    assert [c.implements for c in constants] == [[], []]
+
+
+def test_a_kotlin_primary_constructors_parameters_are_no_supertypes() -> None:
+    # javalin's `class Response(private val response: HttpResponse<String>)` stored HttpResponse and String as
+    # supertypes, as a Java record's components were; the arguments passed to the superclass are none either
+    source = ("package io.javalin.testtools\n\nclass Response(private val response: HttpResponse<String>, "
+              "val code: (Int) -> Unit) : Base(response), Closeable {\n    fun body() = response.body()\n}\n")
+    chunk = next(c for c in Chunker().chunk("Response.kt", source, "kotlin") if c.kind == "class")
+    assert chunk.implements == ["Base", "Closeable"]
+
+
 def test_an_exported_javascript_object_literal_is_module_code() -> None:
     # axios lib/adapters/adapters.js: `export default { getAdapter: (adapters) => {...}, adapters: knownAdapters }`;
     # the functions of an object literal are no definitions of their own, exported or not (their file's chunk holds

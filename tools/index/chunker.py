@@ -167,8 +167,13 @@ TINY_SIBLING_TYPES = frozenset({"type_alias_declaration"})
 NO_DECLARED_SUPERTYPES = frozenset({"elixir", "haskell", "lua"})  # Lua's come from its `---@class` line
 # What a declaration writes besides its supertypes, per language, else type parameters in <...>: Scala's type
 # parameters in [...] and constructor parameters and arguments in (...) (`abstract class HCursor(lastCursor:
-# HCursor) extends ACursor(lastCursor)` extends ACursor).
-TYPE_PARAMETERS = {"scala": re.compile(r"\[[^\[\]]*\]|\([^()]*\)")}
+# HCursor) extends ACursor(lastCursor)` extends ACursor); Java's and Kotlin's type parameters and, in (...), a
+# record's components (`record StringKey(String name) implements IKey` implements IKey, not String), an enum
+# constant's arguments (jimfs's `NFC(Pattern.CANON_EQ) {`), an anonymous class's constructor arguments (`new
+# NumberStrategy(Calendar.YEAR) {`) and a Kotlin primary constructor's parameters (`class Response(private val
+# response: HttpResponse) : Closeable {` implements Closeable, not HttpResponse).
+_PARAMETERS = re.compile(r"<[^<>]*>|\([^()]*\)")
+TYPE_PARAMETERS = {"scala": re.compile(r"\[[^\[\]]*\]|\([^()]*\)"), "java": _PARAMETERS, "kotlin": _PARAMETERS}
 # Swift's initialisers (`init(routes:middleware:)`, where a type sets itself up: as a part of a split type it had no
 # name) and a protocol's required methods (`func respond(to:chainingTo:)`: named among the protocol's members, and a
 # chunk with its doc when the protocol is split)

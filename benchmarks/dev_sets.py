@@ -165,10 +165,11 @@ def compare(old: Path, new: Path) -> int:
             mean_a = sum(a_scores[k] for k in keys) / len(keys) if keys else 0.0
             mean_b = sum(b_scores[k] for k in keys) / len(keys) if keys else 0.0
             label = f"{path.stem}{' ' + method.rstrip(':') if method else ''}"
+            before = sum(k[1].startswith(method) for k in a_scores)
+            after = sum(k[1].startswith(method) for k in b_scores)
             print(f"{label}: {len(keys)} questions, {mean_a:.4f} -> {mean_b:.4f}, summed {sum(diff):+.3f} "
-                  f"({up} up, {down} down)" + (f"; {len(a_scores) - len(keys)} only before, "
-                                               f"{len(b_scores) - len(keys)} only after"
-                                               if len(keys) != max(len(a_scores), len(b_scores)) else ""))
+                  f"({up} up, {down} down)" + (f"; {before - len(keys)} only before, {after - len(keys)} only after"
+                                               if len(keys) != max(before, after) else ""))
     return 0
 
 

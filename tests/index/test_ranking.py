@@ -31,6 +31,9 @@ from tests.index.conftest import write_files
     ("test/dio_test.dart", "test"), ("lib/src/client_test.dart", "test"), ("lib/src/client.dart", "implementation"),
     # Go's package documentation file, prose above the `package` clause
     ("doc.go", "doc"), ("internal/websocket/doc.go", "doc"), ("docker.go", "implementation"),
+    # Java's: the package's Javadoc above the `package` line
+    ("src/main/java/org/apache/commons/beanutils2/package-info.java", "doc"), ("src/main/java/a/Package.java",
+                                                                                "implementation"),
 ])
 def test_file_roles_come_from_the_path(path: str, role: str) -> None:
     assert file_role(path) == role

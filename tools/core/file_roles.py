@@ -36,8 +36,9 @@ _DOC_FOLDER_PREFIX = re.compile(r"^(?:docs?|documentation|examples?|samples?|tut
 _DOC_SUFFIXES = frozenset({".md", ".markdown", ".rst", ".txt", ".adoc", ".html", ".htm"})
 _DOC_NAMES = re.compile(r"^(?:readme|changelog|changes|history|contributing|license|authors|news)(?:\..*)?$", re.I)
 # Go's doc.go: by Go's convention a package's long documentation comment gets a file of its own, prose above the
-# `package` clause and no code (gorilla/websocket's 200 lines on buffers and compression outranked the code they describe)
-_GO_PACKAGE_DOC = "doc.go"
+# `package` clause and no code (gorilla/websocket's 200 lines on buffers and compression outranked the code they describe);
+# Java's package-info.java is the same by Java's convention (commons-beanutils' 1,027 lines of Javadoc on dynamic beans)
+_PACKAGE_DOCS = frozenset({"doc.go", "package-info.java"})
 _GENERATED_NAME = re.compile(
     r"(?:\.pb\.go|_gen\.go|\.gen\.[jt]s|_pb2\.py|_pb2_grpc\.py|\.min\.js|\.d\.ts|\.generated\.\w+|\.lock|"
     r"^package-lock\.json|^go\.sum|^yarn\.lock|^pnpm-lock\.yaml)$")
@@ -77,7 +78,7 @@ def file_role(path: str, indexed: Container[str] = ()) -> Role:
         return "generated"
     if is_test_file(path, indexed) or folders & _TEST_DATA_FOLDERS or _BENCHMARK_NAME.match(name):
         return "test"
-    if (PurePosixPath(name).suffix.lower() in _DOC_SUFFIXES or _DOC_NAMES.match(name) or name == _GO_PACKAGE_DOC
+    if (PurePosixPath(name).suffix.lower() in _DOC_SUFFIXES or _DOC_NAMES.match(name) or name in _PACKAGE_DOCS
             or any(_doc_folder(parts, i, indexed) for i in range(len(parts) - 1))):
         return "doc"
     return "implementation"

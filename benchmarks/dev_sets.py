@@ -38,15 +38,14 @@ EIGHT = ("python", "javascript", "typescript", "go", "rust", "java", "kotlin", "
 SYMBOL_SETS = ("symbols", "symbols2", "symbols3", "symbols4", "symbols5")
 
 # Held sets: name -> semble-manner repositories (annotations/<name>.json) or a question folder (questions/<name>).
+# blind32 and dev9 judged the thirty-second round and are dev data since.
 HELD: dict[str, tuple[str, ...]] = {
-    "blind32": ("async-http", "blacksheep", "gramework", "locomotive"),
     "blind33": ("pebble", "pavex", "tsoa", "kweb-core"),
     "blind34": ("typhoeus", "cherrypy", "beego", "geddy"),
-    "dev9": (),  # benchmarks/questions/dev9: saq, Fastro, Baa
-    "dev10": (),
+    "dev10": (),  # benchmarks/questions/dev10 (t-qfresh9 saw about 30 of its Fox questions while writing dev11)
     "dev11": (),
 }
-JUDGES = ("blind32", "dev9")  # the coming round's judges: run once per branch that asks to merge, nobody tunes on them
+JUDGES = ("blind33", "dev10")  # the coming round's judges: run once per branch that asks to merge, nobody tunes on them
 GROUPS = ("eight", "other", "symbols", "docstrings", "questions", "judges")
 
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -113,10 +112,7 @@ def run(out: Path, build: Path | None, corpus: Path, groups: list[str]) -> int:
         if not (build / "code_intel").is_dir():
             raise SystemExit(f"{build} holds no code_intel/: make it with `git archive COMMIT tools .claude "
                              "code_intel_server.py templates | tar -x -C DIR && mv DIR/tools DIR/code_intel`")
-        env["PYTHONPATH"] = str(build)
-        # semble.py's server is started by the MCP stdio client, which passes on only a safe default environment
-        # (PATH, HOME, ...), not PYTHONPATH: without this the semble-manner groups ran the installed tools/
-        env["SEMBLE_SERVE"] = f"env PYTHONPATH={shlex.quote(str(build))} {Path(sys.executable).parent / 'code-intel'}"
+        env["PYTHONPATH"] = str(build)  # semble.py hands it on to the server it starts (semble.server_parameters)
     failed = 0
     for group in groups:
         for name, argv in commands(group, out, corpus):

@@ -27,7 +27,8 @@ language, pooled over questions.
 
 `--set dev` runs the development split: other repositories of semble's benchmark, whose annotations a run writes to
 $SEMBLE_DEV (default /work/corpora/semble-dev/annotations) from a fetch of a fork of semble's repository at a pinned
-commit (ANNOTATIONS_SOURCE; two files are read by hand, READ_BY_HAND), and the repositories of benchmarks/semble_dev/ (questions of our own in semble's format, on Ruby
+commit (ANNOTATIONS_SOURCE; two files are read by hand, READ_BY_HAND), and the repositories of
+benchmarks/semble_dev/ (questions of our own in semble's format, on Ruby
 repositories semble does not annotate; its repos.json gives their url, pinned revision, language and subtree, and
 overrides a revision of semble's that the mirror lacks); weights and signals are chosen there, never on the
 reported set. Checkouts go to $SEMBLE_DEV/<name>. `--set symbols` runs benchmarks/semble_dev/symbols/: symbol
@@ -195,8 +196,9 @@ def load_repos(names: list[str], dev: bool, symbols: str = "") -> list[Repo]:
 
 def fetch_list(names: list[str], dev: bool, symbols: str = "") -> list[str]:
     """What a new machine lacks for these repositories: `github:owner/name` for each mirror that is missing or does
-    not hold the pinned revision (one line per mirror), and, for the dev split, a line naming a missing folder of
-    semble's annotations (read with the search tool: docs/benchmarks.md, "t-corpus")."""
+    not hold the pinned revision (one line per mirror), and, for the dev split, the fork that holds semble's
+    annotations (when a file is missing and the mirror lacks the pinned commit) and a line naming the files read by
+    hand that are missing (docs/benchmarks.md, "t-corpus")."""
     lines = []
     lacking = [n for n in semble_dev_names() if not (DEV / "annotations" / f"{n}.json").is_file()]
     if dev and not symbols and lacking:

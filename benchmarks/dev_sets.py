@@ -75,29 +75,32 @@ def question_folders(held: bool) -> list[Path]:
 def commands(group: str, out: Path, corpus: Path) -> list[tuple[str, list[str]]]:
     """(json file, argv) for each run of a group."""
     py = [sys.executable]
-    semble = py + [str(HERE / "semble.py"), "--wait-question-model"]
+
+    def semble(name: str, *args: str) -> tuple[str, list[str]]:
+        return name, py + [str(HERE / "semble.py"), "--wait-question-model", *args, "--json", str(out / f"{name}.json")]
+
+    def semble_dev(name: str, repos: list[str]) -> tuple[str, list[str]]:
+        return semble(name, "--set", "dev", *[a for r in repos for a in ("--repo", r)])
+
+    def questions(name: str, folders: list[Path]) -> tuple[str, list[str]]:
+        return name, py + [str(HERE / "questions.py"), "--questions", *map(str, folders), "--no-untuned", "--json",
+                           str(out / f"{name}.json")]
+
     if group in ("eight", "other"):
         eight, other = dev_repositories(corpus)
-        repos = eight if group == "eight" else other
-        return [(group, semble + ["--set", "dev", *[a for r in repos for a in ("--repo", r)], "--json",
-                                  str(out / f"{group}.json")])]
+        return [semble_dev(group, eight if group == "eight" else other)]
     if group == "symbols":
-        return [(s, semble + ["--set", s, "--json", str(out / f"{s}.json")]) for s in SYMBOL_SETS]
+        return [semble(s, "--set", s) for s in SYMBOL_SETS]
     if group == "docstrings":
         return [("docstrings", py + [str(HERE / "semantic.py"), "--set", "dev", "--no-dense-baseline", "--json",
                                      str(out / "docstrings.json")])]
     if group == "questions":
-        return [("questions", py + [str(HERE / "questions.py"), "--questions", *map(str, question_folders(False)),
-                                    "--no-untuned", "--json", str(out / "questions.json")])]
+        return [questions("questions", question_folders(False))]
     if group == "judges":
         repos = [r for name in JUDGES for r in HELD[name]]
-        runs = [("judges", semble + ["--set", "dev", *[a for r in repos for a in ("--repo", r)], "--json",
-                                     str(out / "judges.json")])] if repos else []
         folders = question_folders(True)
-        if folders:
-            runs.append(("judge-questions", py + [str(HERE / "questions.py"), "--questions", *map(str, folders),
-                                                  "--no-untuned", "--json", str(out / "judge-questions.json")]))
-        return runs
+        return ([semble_dev("judges", repos)] if repos else []) + (
+            [questions("judge-questions", folders)] if folders else [])
     raise SystemExit(f"unknown group {group!r}: send one of {', '.join(GROUPS)}")
 
 

@@ -145,10 +145,14 @@ def semble_dev_names() -> list[str]:
     return sorted(names - ours)
 
 
+def annotations_mirror() -> Path:
+    return MIRROR / ANNOTATIONS_SOURCE.replace("/", "+") / "repo"
+
+
 def write_dev_annotations() -> list[str]:
     """Write each of semble's dev annotations that DEV/annotations lacks from the fork's mirror (through a temporary
     name and a rename); return the names still missing."""
-    mirror = MIRROR / ANNOTATIONS_SOURCE.replace("/", "+") / "repo"
+    mirror = annotations_mirror()
     folder = DEV / "annotations"
     missing = []
     for name in semble_dev_names():
@@ -200,9 +204,10 @@ def fetch_list(names: list[str], dev: bool, symbols: str = "") -> list[str]:
     annotations (when a file is missing and the mirror lacks the pinned commit) and a line naming the files read by
     hand that are missing (docs/benchmarks.md, "t-corpus")."""
     lines = []
-    lacking = [n for n in semble_dev_names() if not (DEV / "annotations" / f"{n}.json").is_file()]
-    if dev and not symbols and lacking:
-        mirror = MIRROR / ANNOTATIONS_SOURCE.replace("/", "+") / "repo"
+    lacking = [n for n in semble_dev_names() if not (DEV / "annotations" / f"{n}.json").is_file()] \
+        if dev and not symbols else []
+    if lacking:
+        mirror = annotations_mirror()
         held = mirror.is_dir() and subprocess.run(["git", f"--git-dir={mirror}", "cat-file", "-e", ANNOTATIONS_COMMIT],
                                                   capture_output=True, check=False).returncode == 0
         if not held and set(lacking) - set(READ_BY_HAND):

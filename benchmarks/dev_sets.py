@@ -43,6 +43,7 @@ HELD: dict[str, tuple[str, ...]] = {
     "blind34": ("typhoeus", "cherrypy", "beego", "geddy"),
     "dev10": (),  # benchmarks/questions/dev10 (t-qfresh9 saw about 30 of its Fox questions while writing dev11)
     "dev11": (),
+    "dev12": (),
 }
 JUDGES = ("blind33", "dev10")  # the coming round's judges: run once per branch that asks to merge, nobody tunes on them
 GROUPS = ("eight", "other", "symbols", "docstrings", "questions", "judges")

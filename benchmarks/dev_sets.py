@@ -41,6 +41,7 @@ SYMBOL_SETS = ("symbols", "symbols2", "symbols3", "symbols4", "symbols5")
 HELD: dict[str, tuple[str, ...]] = {
     "blind33": ("pebble", "pavex", "tsoa", "kweb-core"),
     "blind34": ("typhoeus", "cherrypy", "beego", "geddy"),
+    "blind35": ("jolt", "tower-web", "pothos", "apollo-kotlin"),  # written by t-blind35 (thirty-third round)
     "dev10": (),  # benchmarks/questions/dev10 (t-qfresh9 saw about 30 of its Fox questions while writing dev11)
     "dev11": (),
     "dev12": (),

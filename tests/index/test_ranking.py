@@ -365,3 +365,22 @@ def test_the_first_file_a_leading_java_file_uses_by_name_follows_it_before_its_s
     lead = scored("lead", 0.80, "src/io/CharacterEscapes.java")
     assert [c.id for c in rank_code(copy.deepcopy([close, lead, *fillers]), "escaping strings", (), CODE_RANKING,
                                     lambda file: uses)][:2] == ["lead", "used"]
+
+
+def test_a_heading_that_names_how_something_works_gives_a_files_later_chunks_the_full_decay() -> None:
+    # "how the timer wheel tracks sleep deadlines" asks for the files a mechanism runs through, each as a whole: a busy
+    # file's third chunk (softened as the file holds most candidates) yields to the next small file's best. The same
+    # words asked with a question mark are a developer's question about one behaviour, and in Ruby (SPAN_LANGUAGES) a
+    # "how" asks for a central file's methods about as often: both keep the softened decay
+    def ten(ext: str, question: str) -> list[str]:
+        def scored(cid: str, dense: float, file: str) -> Scored:
+            return Scored(cid, dense, 0.0, f"{file}.{ext}", cid, [cid], "function", file_role(f"{file}.{ext}"))
+        busy = [scored(f"a{n}", 0.90 - n * 0.02, "pool") for n in range(9)]
+        other = [scored("worker", 0.80, "worker"), scored("queue", 0.76, "queue")]
+        fillers = [scored(f"f{n}", 0.2 + n * 0.01, f"util{chr(97 + n)}") for n in range(20)]
+        return [c.id for c in rank_code(copy.deepcopy(busy + other + fillers), question)][:10]
+    heading = "how the pool hands each submitted task to a free worker and keeps the rest in its queue"
+    asked = "how does the pool hand each submitted task to a free worker and keep the rest in its queue?"
+    assert ten("py", heading)[:5] == ["a0", "a1", "worker", "queue", "a2"]
+    assert ten("py", asked)[:5] == ["a0", "a1", "worker", "a2", "queue"]
+    assert ten("rb", heading) == ten("rb", asked)

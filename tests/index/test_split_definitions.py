@@ -146,7 +146,7 @@ def test_a_central_files_share_is_not_diluted_by_test_candidates() -> None:
     small = [_scored(f"small{n}", 0.76 - n * 0.01, 3.0, f"install_{n}.sh", f"inst{n}", "function") for n in range(4)]
     tests = [Scored(f"test{n}", 0.78 - n * 0.005, 3.0, f"test/fast/Unit tests/nvm_f{n}", f"t{n}", [f"t{n}"],
                     "function", "test") for n in range(24)]
-    ranked = [c.id for c in rank_code([*central, *small, *tests], "how the active node version is chosen",
+    ranked = [c.id for c in rank_code([*central, *small, *tests], "how is the active node version chosen?",
                                       weights=CodeRanking(repeat_decay=0.5))]
     assert ranked[:2] == ["nvm0", "nvm1"] and ranked.index("nvm2") < ranked.index("small1")
 

@@ -256,6 +256,7 @@ CODE_RANKING = CodeRanking()
 SHORT_OVERLOAD = 15  # lines (with its doc comment) of an overload that _decay_repeats reads as a door to its family's
 # work (msgpack-java's factory overloads)
 LONE_LANGUAGES = frozenset({"ruby"})  # where a file's one candidate backs itself (CodeRanking.lone_file)
+SPAN_LANGUAGES = frozenset({"ruby"})  # where a "how" heading still asks for spans of a central file (_decay_repeats)
 PATH_PREFIX = 4  # the shortest word of a file's name or a question that matches the start of a longer one
 _LEGACY = re.compile(r"(^|/)(deprecated|legacy|compat|_compat|v1)(/|$)", re.IGNORECASE)
 _VERSION_FOLDER = re.compile(r"(^|.*/)v(\d+)/")
@@ -395,9 +396,12 @@ def names_behaviour(query: str) -> bool:
 
 
 def asks_how(query: str) -> bool:
-    """The question asks how something works ("how the parser pulls tokens from the lexer ..."): its answer is most
-    often the files that do the work, each as a whole, rather than one span of a long class."""
-    return query.lstrip().lower().startswith("how ")
+    """The question names how something works as a heading ("how the parser pulls tokens from the lexer ..."): its
+    answer is most often the files that do the work, each as a whole, rather than one span of a long class. A "how"
+    asked with a question mark ("how is a path parameter taken from the URL?") is a developer's question about one
+    behaviour, most often a span of one function."""
+    text = query.strip().lower()
+    return text.startswith("how ") and not text.endswith("?")
 
 
 # Verbs that say what code does, in their base form: a question that opens with one, imperative or third person
@@ -1235,9 +1239,12 @@ def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool, how: bool
     central its file: it is one more way into work the answer already shows, most often a forwarder to the overload
     that does it, and a central file's family of overloads otherwise fills the answer (msgpack-java's `MessagePack`,
     whose `newDefaultUnpacker` and `newUnpacker` overloads for streams, channels and arrays held seven of the ten
-    for "how packers and unpackers are created ...", leaving out the packer and unpacker themselves). A question that
-    asks how something works (`how`) gives a Java file's later chunks the full decay too: it mostly wants the files
-    that do the work, each as a whole, not a long class's further methods (measured on Java alone)."""
+    for "how packers and unpackers are created ...", leaving out the packer and unpacker themselves). A heading that
+    names how something works (`how`, asks_how) gives a file's later chunks the full decay too: it mostly wants the
+    files that do the work, each as a whole, not a long file's further functions; not in Ruby (SPAN_LANGUAGES), whose
+    "how" questions ask for a central file's methods about as often as for whole files."""
+    from code_intel.languages.table import language_for
+
     code = [c.file for c in ordered if c.role == "implementation"]
     held = Counter(code)
     seen: dict[str, int] = {}
@@ -1249,6 +1256,6 @@ def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool, how: bool
                     and c.lines[1] - c.lines[0] < SHORT_OVERLOAD)
         placed.add((c.file, c.symbol))
         if n >= w.repeat_from and c.score > 0:
-            central = 0.0 if overload or (how and in_java(c)) else share * w.repeat_share * held[c.file] / max(
-                len(code), 1)
+            central = 0.0 if overload or (how and language_for(c.file) not in SPAN_LANGUAGES) else (
+                share * w.repeat_share * held[c.file] / max(len(code), 1))
             c.score *= (w.repeat_decay ** (1.0 - central)) ** (n - w.repeat_from + 1)

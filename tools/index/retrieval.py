@@ -192,7 +192,7 @@ class CodeRanking:
     # `definition` does for the name's own definition; not tuned)
     near_definition: float = 0.3  # the same name in another case (`router` for `Router`), for a question that is
     # only the name: in a sentence the word is as often English (`HTML` lifted every `html()` method)
-    path: float = 0.3375  # times the share of the question's words in the file's name (or a form of them: path_words;
+    path: float = 0.3375  # times the share of the question's words in the file's name (or a start of them: path_words;
     # a short question's also in its folder's: file_words)
     spelled: float = 0.3  # a class whose name the question spells as words ("json object" -> JsonObject)
     name_length: float = 0.02  # taken off per word of a file's name beyond its first (_name_words): a file named by one
@@ -200,9 +200,6 @@ class CodeRanking:
     # word names a variant, helper or part of it (Zip+arity.swift, ImmutablePair.java, websocket.ex, poolRunner.ts)
     file_support: float = 0.5  # times the mean of a file's next three candidates (a file that answers often); a
     # file's later chunks take it only in the leading file (_backing_files)
-    whole_file: float = 0.1125  # a file indexed as one chunk has no next candidates: its chunk, all of the file, stands
-    # in for them at this share of its score (static.rb beside a central controller.rb whose many chunks back it); so
-    # does a class file whose other chunks are only its package and imports (Scored.whole)
     lone_file: float = 0.5  # a Ruby file with one candidate: its chunk stands in for the next ones at this share of
     # its score (a small file that answers beside a large file whose many chunks share the question's words; Ruby
     # only, LONE_LANGUAGES, as measured: Java lost with it)
@@ -314,7 +311,6 @@ class Scored:
     bodiless: bool = False  # a method declared without a body: an interface's or abstract one (chunker.bodiless)
     accessor: bool = False  # a method that does no work: a Java getter or setter, a short Ruby method (chunker.accessor)
     valueless: bool = False  # a function with work of its own that returns no value (chunker.valueless)
-    whole: bool = False  # the chunk is its file's only one, or the type the file is named after beside module lines
     lines: tuple[int, int] = (0, 0)  # first and last line (a declaration window ends with the window of its body whose
     # score it took: _one_per_definition)
     decl_line: int = 0  # a part of a split function: the line of its declaration (Chunk.decl_line)
@@ -392,12 +388,6 @@ def names_behaviour(query: str) -> bool:
     synchronous view function in a thread executor so it does not block the event loop"); it reads like the
     function's name and doc comment, which the ranker already follows."""
     return asks(query) or is_topic(query, 10)
-
-
-def asks_how(query: str) -> bool:
-    """The question asks how something works ("how the parser pulls tokens from the lexer ..."): its answer is most
-    often the files that do the work, each as a whole, rather than one span of a long class."""
-    return query.lstrip().lower().startswith("how ")
 
 
 # Verbs that say what code does, in their base form: a question that opens with one, imperative or third person
@@ -606,13 +596,13 @@ def rank_code(candidates: list[Scored], query: str, keywords: Sequence[str] = ()
     if file_text is not None:
         _used_by_lead(ordered, file_text, w.lead_uses, anywhere=topic)
     if not topic:
-        return _placed(ordered, merit, cues, query, w)
+        return _placed(ordered, merit, cues, w)
     # a topic: the first places as usual, the rest ordered again from the same scores with the topic's decay (the
     # decay and what follows it change only scores and order, so a copy of each candidate keeps the two apart)
     spare = [copy.copy(c) for c in ordered]
-    head = _placed(ordered, merit, cues, query, w)[:w.topic_kept]
+    head = _placed(ordered, merit, cues, w)[:w.topic_kept]
     kept = {c.id for c in head}
-    rest = _placed(spare, merit, cues, query, dataclasses.replace(w, repeat_decay=w.topic_decay))
+    rest = _placed(spare, merit, cues, dataclasses.replace(w, repeat_decay=w.topic_decay))
     return head + [c for c in rest if c.id not in kept]
 
 
@@ -684,10 +674,10 @@ def _used_by_lead(ordered: list[Scored], file_text: Callable[[str], str], bonus:
     ordered.sort(key=lambda c: -c.score)
 
 
-def _placed(ordered: list[Scored], merit: dict[str, float], cues: _Cues, query: str, w: CodeRanking) -> list[Scored]:
+def _placed(ordered: list[Scored], merit: dict[str, float], cues: _Cues, w: CodeRanking) -> list[Scored]:
     """rank_code's second part: a file's later chunks decay, then the definitions of a name asked alone come first,
     or each file's chunks take the places it holds in the order of their merit."""
-    _decay_repeats(ordered, w, share=not cues.bare, how=asks_how(query))
+    _decay_repeats(ordered, w, share=not cues.bare)
     ordered.sort(key=lambda c: -c.score)
     if cues.defined:  # a question that is only a name some candidate defines: the definitions first, whatever
         # support the other chunks of a busy file add (marshmallow's `And` validator, whose doc and body raise
@@ -747,7 +737,7 @@ def in_java(c: Scored) -> bool:
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _java_file(file: str) -> bool:  # read for every candidate at each search (path_words' derived forms)
+def _java_file(file: str) -> bool:  # read for every candidate at each search
     from code_intel.index.chunker import BODILESS_LANGUAGES
     from code_intel.languages.table import language_for
 
@@ -1082,7 +1072,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> tuple[flo
     if names_its_file(c.kind, c.symbol, c.file):
         score += w.file_type
     if cues.terms:
-        score += w.path * path_words(cues.terms, file_words(c.file, len(cues.terms)), in_java(c)) / len(cues.terms)
+        score += w.path * path_words(cues.terms, file_words(c.file, len(cues.terms))) / len(cues.terms)
     score -= w.name_length * max(len(_name_words(c.file)) - 1, 0)
     return score, written
 
@@ -1160,15 +1150,12 @@ def _one_per_definition(candidates: list[Scored]) -> list[Scored]:
     return kept
 
 
-def path_words(terms: set[str], words: Sequence[str], derived: bool = False) -> int:
+def path_words(terms: set[str], words: Sequence[str]) -> int:
     """How many of the question's words a file's name carries, in the same form or another one: one word the start
     of the other, at least PATH_PREFIX letters (`select` -> Selector.java, `serialize` -> serializers.py,
-    `configuration` -> config.py), which the light stemmer does not join; shorter ones only as they are (`de`).
-    `derived`: also two forms of one word with different endings (same_root: a Java type's `Serializer` for
-    "serialization"), in Java, whose files are named after the type they hold."""
+    `configuration` -> config.py), which the light stemmer does not join; shorter ones only as they are (`de`)."""
     names = set(words)
-    return sum(1 for t in terms if t in names or any(_same_start(t, n) or (
-        derived and t[:DERIVED_ROOT] == n[:DERIVED_ROOT] and same_root(t, n)) for n in names))
+    return sum(1 for t in terms if t in names or any(_same_start(t, n) for n in names))
 
 
 def _same_start(a: str, b: str) -> bool:
@@ -1177,12 +1164,8 @@ def _same_start(a: str, b: str) -> bool:
 
 
 def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:
-    """A file whose second to fourth candidates also score rises: several hits in one file back each other. A file
-    that is one chunk has no others to back it, so its chunk does, in part (`whole_file`): otherwise a small file
-    that answers the question falls below a large file's chunk that only shares its words, because the large file
-    always has next candidates (a central file of a small repository holds most of them). A class file whose other
-    chunks are its imports (`Scored.whole`) keeps what they give when that is more (an import naming the type asked).
-    A method without a body takes no part: an interface's or abstract class's declarations share the words of every
+    """A file whose second to fourth candidates also score rises: several hits in one file back each other. A method
+    without a body takes no part: an interface's or abstract class's declarations share the words of every
     implementation, and backed the contract's file above the class that does the work (jackson-core's `PrettyPrinter`
     above `DefaultPrettyPrinter`, `TokenStreamFactory` above `JsonFactory`). A Ruby file with one candidate backs it
     with `lone_file` of its score: a small file's other methods rarely share the question's words, and without it a
@@ -1198,8 +1181,7 @@ def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:
             by_file.setdefault(c.file, []).append(c.score)
     support = {f: w.lone_file * max(v[0], 0.0) if len(v) == 1 and language_for(f) in LONE_LANGUAGES
                else sum(max(s, 0.0) for s in v[1:4]) / 3 for f, v in by_file.items()}
-    lift = {c.id: w.file_support * (max(w.whole_file * c.score, support[c.file]) if c.whole else support[c.file])
-            for c in ordered if not c.bodiless}
+    lift = {c.id: w.file_support * support[c.file] for c in ordered if not c.bodiless}
     backed = _backing_files(ordered, lift)
     seen: set[str] = set()
     for c in ordered:
@@ -1224,7 +1206,7 @@ def _backing_files(ordered: list[Scored], lift: dict[str, float]) -> set[str]:
     return {f for f, score in head.items() if score >= best}
 
 
-def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool, how: bool = False) -> None:
+def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool) -> None:
     """A file's later chunks decay so that one file does not fill the answer; less so for a file that holds a large
     share of the candidates (a central file of thousands of lines, beside a few small ones: with the full decay, its
     third chunk fell below every small file's best, relevant or not). The share is counted over the implementation
@@ -1235,9 +1217,7 @@ def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool, how: bool
     central its file: it is one more way into work the answer already shows, most often a forwarder to the overload
     that does it, and a central file's family of overloads otherwise fills the answer (msgpack-java's `MessagePack`,
     whose `newDefaultUnpacker` and `newUnpacker` overloads for streams, channels and arrays held seven of the ten
-    for "how packers and unpackers are created ...", leaving out the packer and unpacker themselves). A question that
-    asks how something works (`how`) gives a Java file's later chunks the full decay too: it mostly wants the files
-    that do the work, each as a whole, not a long class's further methods (measured on Java alone)."""
+    for "how packers and unpackers are created ...", leaving out the packer and unpacker themselves)."""
     code = [c.file for c in ordered if c.role == "implementation"]
     held = Counter(code)
     seen: dict[str, int] = {}
@@ -1249,6 +1229,5 @@ def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool, how: bool
                     and c.lines[1] - c.lines[0] < SHORT_OVERLOAD)
         placed.add((c.file, c.symbol))
         if n >= w.repeat_from and c.score > 0:
-            central = 0.0 if overload or (how and in_java(c)) else share * w.repeat_share * held[c.file] / max(
-                len(code), 1)
+            central = 0.0 if overload else share * w.repeat_share * held[c.file] / max(len(code), 1)
             c.score *= (w.repeat_decay ** (1.0 - central)) ** (n - w.repeat_from + 1)

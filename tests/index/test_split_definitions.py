@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import dataclasses
 
 import pytest
 
@@ -119,26 +118,6 @@ def test_a_file_holding_most_candidates_decays_less_than_a_file_among_many() -> 
         c.id for c in rank_code(spread, question, weights=full_decay)][:6]
 
 
-def test_a_how_question_gives_a_central_java_files_later_chunks_the_full_decay() -> None:
-    # a long Java class holding most candidates, beside small classes: a question asking how something works wants
-    # the files that do the work, so the central class's later methods give way to them; other questions keep them
-    central = [_scored(f"zip{n}", 0.80 - n * 0.01, 3.0, "zip/ZipUtil.java", f"ZipUtil.m{n}", "function")
-               for n in range(16)]
-    small = [_scored(f"small{n}", 0.76 - n * 0.01, 3.0, f"zip/Source{n}.java", f"Source{n}.run", "function")
-             for n in range(4)]
-    # (lone_file 0: in Ruby each small file's one candidate would back itself, t-ruby14's rule, not the one tested)
-    weights = CodeRanking(repeat_decay=0.5, lone_file=0.0)
-    ranked = [c.id for c in rank_code([*central, *small], "unpacking entries into a directory", weights=weights)]
-    assert ranked[:3] == ["zip0", "zip1", "zip2"]
-    ranked = [c.id for c in rank_code([*central, *small], "how entries are unpacked into a directory",
-                                      weights=weights)]
-    assert ranked[1] == "small0"
-    # the same files in Ruby: the question's wording changes nothing
-    ruby = [dataclasses.replace(c, file=c.file.replace(".java", ".rb")) for c in [*central, *small]]
-    assert [c.id for c in rank_code(copy.deepcopy(ruby), "how entries are unpacked into a directory",
-                                    weights=weights)][:3] == ["zip0", "zip1", "zip2"]
-
-
 def test_a_central_files_share_is_not_diluted_by_test_candidates() -> None:
     # nvm.sh beside one test script per function (`test/fast/Unit tests/nvm_<name>`): the tests fill most of the
     # candidates, yet the share that softens nvm.sh's decay is counted among the implementation candidates only
@@ -182,21 +161,6 @@ def test_a_question_that_is_only_a_name_keeps_the_full_decay_of_a_central_file()
     assert later["Engine Engine"] > later["Engine"]  # a sentence: the central file's later chunks decay less
 
 
-def test_a_small_file_that_is_one_chunk_backs_itself_beside_a_central_files_chunks() -> None:
-    # scorched's static.rb (one chunk) against the central controller.rb, whose class header mentions static files
-    # and whose many other candidates back it: the file that answers comes first once its chunk backs itself
-    central = [_scored("header", 0.60, 9.0, "lib/controller.rb", "Controller", "class"),
-               *[_scored(f"c{n}", 0.55 - n * 0.01, 3.0, "lib/controller.rb", f"Controller.m{n}", "function")
-                 for n in range(12)]]
-    static = _scored("static", 0.80, 5.0, "lib/static.rb", "Static", "class")
-    question = "serving files from the public directory"
-    alone = CodeRanking(lone_file=0.0)  # the whole file's rule alone, without a lone candidate's (the next test)
-    assert rank_code([*central, static], question, weights=alone)[0].id == "header"
-    static.whole = True
-    assert rank_code([*central, static], question, weights=alone)[0].id == "static"
-    assert rank_code([*central, static], question, weights=CodeRanking(whole_file=0.0, lone_file=0.0))[0].id == "header"
-
-
 def test_a_files_one_candidate_backs_itself_beside_a_large_files_many() -> None:
     # warden's strategies.rb (five methods, one of them a candidate) for "registering a custom strategy from a block
     # or a class", below proxy.rb, whose twenty candidates backed its best one: the small file's one candidate stands
@@ -217,23 +181,6 @@ def test_a_files_one_candidate_backs_itself_beside_a_large_files_many() -> None:
     assert rank_code([*proxy, strategies, *fillers], question)[0].id == "p0"
 
 
-def test_a_whole_class_file_keeps_what_its_imports_give_when_that_is_more() -> None:
-    # vitest's RandomSequencer.ts: its import line names the TestSequencer asked for and is a candidate; counted as a
-    # whole file, the class must not lose the support that line gave it
-    imports = _scored("imports", 0.70, 8.0, "sequencers/RandomSequencer.ts", "", "module")
-    random = _scored("random", 0.72, 6.0, "sequencers/RandomSequencer.ts", "RandomSequencer", "class")
-    others = [_scored(f"o{n}", 0.5 + n * 0.01, 2.0, f"other{n}.ts", f"Other{n}", "class") for n in range(5)]
-    question = "classes implementing TestSequencer"
-
-    def score() -> float:
-        ranked = rank_code([imports, random, *others], question)
-        return next(c.score for c in ranked if c.id == "random")
-
-    before = score()
-    random.whole = True
-    assert score() == before
-
-
 def _candidates_ranked(index: SemanticIndex, monkeypatch: pytest.MonkeyPatch, question: str) -> list[Scored]:
     """The candidates a search of `question` hands to the ranker (service's rank_code), as the search builds them."""
     seen: list[Scored] = []
@@ -246,41 +193,6 @@ def _candidates_ranked(index: SemanticIndex, monkeypatch: pytest.MonkeyPatch, qu
     monkeypatch.setattr(service, "rank_code", spy)
     index.semantic_search(question, 10)
     return seen
-
-
-def test_a_search_knows_which_candidates_are_their_files_only_chunk(
-        static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811 (the fixture)
-    write_files(static_index.root.path, {"model/associations.rb": EAGER,
-                                         "lib/static.rb": "class Static\n  def call(env)\n    serve(env)\n  end\nend\n"})
-    static_index.sync()
-    seen = _candidates_ranked(static_index, monkeypatch, "serving static files and eager loading")
-    whole = {c.file: c.whole for c in seen if c.file in ("lib/static.rb", "model/associations.rb")}
-    assert whole == {"lib/static.rb": True, "model/associations.rb": False}
-
-
-def test_a_java_file_that_is_one_class_beside_its_imports_is_a_whole_file(
-        static_index: SemanticIndex, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811 (the fixture)
-    # json-iterator's MaybeStringIntDecoder.java: package and imports (a module chunk) and one small class; the large
-    # interface Decoder.java is split into its members, whose candidates back its one-line header in file support
-    imports = "package com.jsoniter.fuzzy;\n\nimport java.io.IOException;\nimport com.jsoniter.JsonIterator;\n\n"
-    small = imports + ("public class MaybeStringIntDecoder extends IntDecoder {\n"
-                       "    public int decodeInt(JsonIterator iter) throws IOException {\n"
-                       "        return iter.readInt();\n    }\n}\n")
-    methods = "".join(f"    /**\n     * Decodes a {n} value of the {k}th kind, written as a number or as a quoted string,\n"
-                      f"     * and reports where the input ends early or holds another type.\n     */\n"
-                      f"    {n} decode{n.title()}{k}(JsonIterator iter) throws IOException;\n\n"
-                      for n in ("int", "long", "short", "float", "double", "boolean") for k in range(6))
-    split = imports + "public interface Decoder {\n\n" + methods + "}\n"
-    write_files(static_index.root.path, {"fuzzy/MaybeStringIntDecoder.java": small, "spi/Decoder.java": split,
-                                         "spi/Helper.java": imports + "class Other {\n    int x;\n}\n"})
-    static_index.sync()
-    assert [e.kind for e in static_index._get_parts().manifest.files["fuzzy/MaybeStringIntDecoder.java"].chunks] == [
-        "module", "class"]
-    seen = _candidates_ranked(static_index, monkeypatch, "decoding an int written as a number or a quoted string")
-    whole = {(c.file, c.symbol): c.whole for c in seen if c.file.endswith(".java") and c.kind == "class"}
-    assert whole[("fuzzy/MaybeStringIntDecoder.java", "MaybeStringIntDecoder")]
-    assert not whole[("spi/Decoder.java", "Decoder")]  # split into its members: they back it
-    assert not whole.get(("spi/Helper.java", "Other"), False)  # not the type the file is named after
 
 
 def _overload(name: str, doc_lines: int) -> str:

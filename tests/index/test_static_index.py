@@ -1026,7 +1026,6 @@ def test_a_short_overload_of_a_placed_function_takes_the_full_repeat_decay_in_a_
     # works, with their doc comments) kept the softened decay of a central file and filled the answer before
     # `MessagePacker` and `MessageUnpacker`
     fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"Other{n}.java", f"Other{n}.run") for n in range(8)]
-    # (not a "how" question, whose Java files take the full decay whatever their share)
     question = "packers and unpackers created from streams, channels and byte arrays"
 
     def ranked(lines: int) -> list[str]:

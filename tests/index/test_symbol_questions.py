@@ -939,16 +939,3 @@ def test_a_short_question_names_a_file_by_its_folder_and_its_stem() -> None:
     fetch = _scored("fetch", 0.42, 7.1, "lib/adapters/fetch.js", "", kind="module")
     http = _scored("http", 0.11, 2.5, "lib/adapters/http.js", "httpAdapter")
     assert [c.id for c in rank_code([registry, fetch, http, *_fillers()], "the fetch adapter")][0] == "fetch"
-
-
-def test_a_java_file_named_by_another_form_of_a_question_word_takes_its_name_bonus() -> None:
-    # jackson-databind: "bean serialization ..." asks for BeanSerializer.java, whose `serialize` stood below a method of
-    # BeanPropertyWriter.java, the two files sharing only "bean" with the question as written; in another language
-    # a file's name is its module's topic, and the forms stay apart as before
-    def first(language: str) -> str:
-        fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.{language}", f"helper{n}") for n in range(20)]
-        writer = _scored("writer", 0.56, 11.5, f"ser/BeanPropertyWriter.{language}", "BeanPropertyWriter.omit")
-        serializer = _scored("serializer", 0.55, 11.0, f"ser/BeanSerializer.{language}", "BeanSerializer.serialize")
-        return rank_code([writer, serializer, *fillers], "bean serialization of Java object fields to JSON")[0].id
-
-    assert first("java") == "serializer" and first("kt") == "writer"

@@ -192,7 +192,7 @@ class CodeRanking:
     # `definition` does for the name's own definition; not tuned)
     near_definition: float = 0.3  # the same name in another case (`router` for `Router`), for a question that is
     # only the name: in a sentence the word is as often English (`HTML` lifted every `html()` method)
-    path: float = 0.3375  # times the share of the question's words in the file's name (or a form of them: path_words;
+    path: float = 0.3375  # times the share of the question's words in the file's name (or a start of them: path_words;
     # a short question's also in its folder's: file_words)
     spelled: float = 0.3  # a class whose name the question spells as words ("json object" -> JsonObject)
     name_length: float = 0.02  # taken off per word of a file's name beyond its first (_name_words): a file named by one
@@ -200,9 +200,6 @@ class CodeRanking:
     # word names a variant, helper or part of it (Zip+arity.swift, ImmutablePair.java, websocket.ex, poolRunner.ts)
     file_support: float = 0.5  # times the mean of a file's next three candidates (a file that answers often); a
     # file's later chunks take it only in the leading file (_backing_files)
-    whole_file: float = 0.1125  # a file indexed as one chunk has no next candidates: its chunk, all of the file, stands
-    # in for them at this share of its score (static.rb beside a central controller.rb whose many chunks back it); so
-    # does a class file whose other chunks are only its package and imports (Scored.whole)
     lone_file: float = 0.5  # a Ruby file with one candidate: its chunk stands in for the next ones at this share of
     # its score (a small file that answers beside a large file whose many chunks share the question's words; Ruby
     # only, LONE_LANGUAGES, as measured: Java lost with it)
@@ -315,7 +312,6 @@ class Scored:
     bodiless: bool = False  # a method declared without a body: an interface's or abstract one (chunker.bodiless)
     accessor: bool = False  # a method that does no work: a Java getter or setter, a short Ruby method (chunker.accessor)
     valueless: bool = False  # a function with work of its own that returns no value (chunker.valueless)
-    whole: bool = False  # the chunk is its file's only one, or the type the file is named after beside module lines
     lines: tuple[int, int] = (0, 0)  # first and last line (a declaration window ends with the window of its body whose
     # score it took: _one_per_definition)
     decl_line: int = 0  # a part of a split function: the line of its declaration (Chunk.decl_line)
@@ -751,7 +747,7 @@ def in_java(c: Scored) -> bool:
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _java_file(file: str) -> bool:  # read for every candidate at each search (path_words' derived forms)
+def _java_file(file: str) -> bool:  # read for every candidate at each search
     from code_intel.index.chunker import BODILESS_LANGUAGES
     from code_intel.languages.table import language_for
 
@@ -1086,7 +1082,7 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> tuple[flo
     if names_its_file(c.kind, c.symbol, c.file):
         score += w.file_type
     if cues.terms:
-        score += w.path * path_words(cues.terms, file_words(c.file, len(cues.terms)), in_java(c)) / len(cues.terms)
+        score += w.path * path_words(cues.terms, file_words(c.file, len(cues.terms))) / len(cues.terms)
     score -= w.name_length * max(len(_name_words(c.file)) - 1, 0)
     return score, written
 
@@ -1164,15 +1160,12 @@ def _one_per_definition(candidates: list[Scored]) -> list[Scored]:
     return kept
 
 
-def path_words(terms: set[str], words: Sequence[str], derived: bool = False) -> int:
+def path_words(terms: set[str], words: Sequence[str]) -> int:
     """How many of the question's words a file's name carries, in the same form or another one: one word the start
     of the other, at least PATH_PREFIX letters (`select` -> Selector.java, `serialize` -> serializers.py,
-    `configuration` -> config.py), which the light stemmer does not join; shorter ones only as they are (`de`).
-    `derived`: also two forms of one word with different endings (same_root: a Java type's `Serializer` for
-    "serialization"), in Java, whose files are named after the type they hold."""
+    `configuration` -> config.py), which the light stemmer does not join; shorter ones only as they are (`de`)."""
     names = set(words)
-    return sum(1 for t in terms if t in names or any(_same_start(t, n) or (
-        derived and t[:DERIVED_ROOT] == n[:DERIVED_ROOT] and same_root(t, n)) for n in names))
+    return sum(1 for t in terms if t in names or any(_same_start(t, n) for n in names))
 
 
 def _same_start(a: str, b: str) -> bool:
@@ -1181,12 +1174,8 @@ def _same_start(a: str, b: str) -> bool:
 
 
 def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:
-    """A file whose second to fourth candidates also score rises: several hits in one file back each other. A file
-    that is one chunk has no others to back it, so its chunk does, in part (`whole_file`): otherwise a small file
-    that answers the question falls below a large file's chunk that only shares its words, because the large file
-    always has next candidates (a central file of a small repository holds most of them). A class file whose other
-    chunks are its imports (`Scored.whole`) keeps what they give when that is more (an import naming the type asked).
-    A method without a body takes no part: an interface's or abstract class's declarations share the words of every
+    """A file whose second to fourth candidates also score rises: several hits in one file back each other. A method
+    without a body takes no part: an interface's or abstract class's declarations share the words of every
     implementation, and backed the contract's file above the class that does the work (jackson-core's `PrettyPrinter`
     above `DefaultPrettyPrinter`, `TokenStreamFactory` above `JsonFactory`). A Ruby file with one candidate backs it
     with `lone_file` of its score: a small file's other methods rarely share the question's words, and without it a
@@ -1202,8 +1191,7 @@ def _add_file_support(ordered: list[Scored], w: CodeRanking) -> None:
             by_file.setdefault(c.file, []).append(c.score)
     support = {f: w.lone_file * max(v[0], 0.0) if len(v) == 1 and language_for(f) in LONE_LANGUAGES
                else sum(max(s, 0.0) for s in v[1:4]) / 3 for f, v in by_file.items()}
-    lift = {c.id: w.file_support * (max(w.whole_file * c.score, support[c.file]) if c.whole else support[c.file])
-            for c in ordered if not c.bodiless}
+    lift = {c.id: w.file_support * support[c.file] for c in ordered if not c.bodiless}
     backed = _backing_files(ordered, lift)
     seen: set[str] = set()
     for c in ordered:

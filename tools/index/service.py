@@ -26,7 +26,6 @@ from code_intel.index.chunker import Chunk, _declaration
 from code_intel.index.embedder import Embedder
 from code_intel.index.manifest import (
     ChunkEntry,
-    FileEntry,
     Manifest,
     load_manifest,
     manifest_path,
@@ -700,7 +699,6 @@ def _known_in_store(store: VectorStore, vector: list[float], wanted: list[str], 
 
 def _scored(cid: str, similarity: float, lexical: float, meta: dict[str, Any], manifest: Manifest) -> Scored:
     file = str(meta.get("file", ""))
-    indexed = manifest.files.get(file)
     return Scored(cid, similarity, lexical, file, str(meta.get("symbol") or ""),
                   listed(meta, "symbols"),
                   str(meta.get("kind", "")), "doc" if meta.get("documentation") else file_role(file, manifest.files),
@@ -709,8 +707,7 @@ def _scored(cid: str, similarity: float, lexical: float, meta: dict[str, Any], m
                   valueless=bool(meta.get("valueless")), body_words=frozenset(listed(meta, "body_words")),
                   lines=(int(meta.get("start_line") or 0), int(meta.get("end_line") or 0)),
                   decl_line=int(meta.get("decl_line") or 0),
-                  implements=listed(meta, "implements"), command=str(meta.get("command") or ""),
-                  whole=indexed is not None and _whole_file(indexed, meta))  # rank_code's whole_file
+                  implements=listed(meta, "implements"), command=str(meta.get("command") or ""))
 
 
 def _name_similarity(candidates: list[Scored], model: StaticEmbedder, vector: list[float]) -> None:
@@ -854,16 +851,6 @@ def _types_named_in_words(manifest: Manifest, query: str) -> list[str]:
     return [c.id for file, entry in list(manifest.files.items())
             if entry.language in BODILESS_LANGUAGES and named_in_words(terms, starts, file)
             for c in entry.chunks if names_its_file(c.kind, c.symbol, file)]
-
-
-def _whole_file(indexed: FileEntry, meta: dict[str, Any]) -> bool:
-    """The chunk is all its file holds: its only chunk, or the type the file is named after beside nothing but
-    module-level lines (a Java or Kotlin file's package and imports are a chunk of their own, so a small class
-    file was never one chunk, and only large split classes had other candidates to back them in file support)."""
-    if len(indexed.chunks) == 1:
-        return True
-    kind, symbol, file = str(meta.get("kind", "")), str(meta.get("symbol") or ""), str(meta.get("file", ""))
-    return names_its_file(kind, symbol, file) and sum(1 for e in indexed.chunks if e.kind != "module") == 1
 
 
 def _forest_result(c: Scored, similarity: float, document: str, meta: dict[str, Any]) -> dict[str, Any]:

@@ -17,6 +17,11 @@ from code_intel.index.service import SemanticIndex
 from tests.index.conftest import write_files
 
 
+def scored(cid: str, dense: float, file: str) -> Scored:
+    """A function chunk of `file` with this dense score and no lexical one, for rank_code's tests."""
+    return Scored(cid, dense, 0.0, file, cid, [cid], "function", file_role(file))
+
+
 @pytest.mark.parametrize(("path", "role"), [
     ("gunicorn/arbiter.py", "implementation"), ("src/hono.ts", "implementation"),
     ("tests/test_arbiter.py", "test"), ("context_test.go", "test"), ("src/router.test.ts", "test"),
@@ -214,9 +219,6 @@ def test_a_file_whose_name_has_fewer_words_ranks_above_one_that_scores_about_as_
     # DynamicObjectTypeFallbackFormatter.cs stood above; each word of a file's name beyond its first costs a little
     # (CodeRanking.name_length): the more words, the narrower the variant, helper or part of a module the file holds.
     # The question here shares no word with either name, so only the names' length tells them apart
-    def scored(cid: str, dense: float, file: str) -> Scored:
-        return Scored(cid, dense, 0.0, file, cid, [cid], "function", file_role(file))
-
     fillers = [scored(f"f{n}", 0.2 + n * 0.01, f"src/Other{n}.cs") for n in range(20)]
     narrow = scored("narrow", 0.62, "src/Formatters/DynamicObjectTypeFallbackFormatter.cs")
     entry = scored("entry", 0.60, "src/MessagePackSerializer.cs")
@@ -232,9 +234,6 @@ def test_a_description_of_one_function_takes_less_support_from_its_files_other_c
     # does, imperative or third person, and asks no question): the function that does it comes before a busy file's
     # best chunk that its other chunks back (CodeRanking.function_support). A topic or a question keeps the full
     # support, and so does a description that names a file
-    def scored(cid: str, dense: float, file: str) -> Scored:
-        return Scored(cid, dense, 0.0, file, cid, [cid], "function", file_role(file))
-
     busy = [scored(f"b{n}", 0.70 - n * 0.02, "base.py") for n in range(5)]
     lone = scored("lone", 0.80, "runners.py")
     fillers = [scored(f"f{n}", 0.2 + n * 0.01, f"util{chr(97 + n)}.py") for n in range(20)]
@@ -326,9 +325,6 @@ def test_the_first_file_a_leading_java_file_uses_by_name_follows_it_before_its_s
     # (CodeRanking.lead_uses), never above the leading chunk; a type it only extends or implements (the leading
     # file's stored supertypes, Scored.implements) does not, and neither does any file in Kotlin, unless the question
     # is a topic (a short phrase without a sentence's marks)
-    def scored(cid: str, dense: float, file: str) -> Scored:
-        return Scored(cid, dense, 0.0, file, cid, [cid], "function", file_role(file))
-
     def first_three(ext: str, text: str, weights: object = CODE_RANKING, question: str = "How are strings escaped?",
                     supertypes: tuple[str, ...] = ()) -> list[str]:
         fillers = [scored(f"f{n}", 0.2 + n * 0.01, f"src/other/Other{n}.{ext}") for n in range(20)]
@@ -373,11 +369,9 @@ def test_a_heading_that_names_how_something_works_gives_a_files_later_chunks_the
     # words asked with a question mark are a developer's question about one behaviour, and in Ruby (SPAN_LANGUAGES) a
     # "how" asks for a central file's methods about as often: both keep the softened decay
     def ten(ext: str, question: str) -> list[str]:
-        def scored(cid: str, dense: float, file: str) -> Scored:
-            return Scored(cid, dense, 0.0, f"{file}.{ext}", cid, [cid], "function", file_role(f"{file}.{ext}"))
-        busy = [scored(f"a{n}", 0.90 - n * 0.02, "pool") for n in range(9)]
-        other = [scored("worker", 0.80, "worker"), scored("queue", 0.76, "queue")]
-        fillers = [scored(f"f{n}", 0.2 + n * 0.01, f"util{chr(97 + n)}") for n in range(20)]
+        busy = [scored(f"a{n}", 0.90 - n * 0.02, f"pool.{ext}") for n in range(9)]
+        other = [scored("worker", 0.80, f"worker.{ext}"), scored("queue", 0.76, f"queue.{ext}")]
+        fillers = [scored(f"f{n}", 0.2 + n * 0.01, f"util{chr(97 + n)}.{ext}") for n in range(20)]
         return [c.id for c in rank_code(copy.deepcopy(busy + other + fillers), question)][:10]
     heading = "how the pool hands each submitted task to a free worker and keeps the rest in its queue"
     asked = "how does the pool hand each submitted task to a free worker and keep the rest in its queue?"

@@ -21,7 +21,7 @@ recall@10 (share of questions with a hit in the top 10) per repository, per styl
 "how-it-works" questions, the share where an implementation file ranks above every test and doc result.
 
     .venv/bin/python benchmarks/questions.py [--set test|dev] [--questions FILE_OR_DIR ...] [--repo NAME]
-        [--no-untuned] [--guesses FILE] [--json FILE] [--summary FILE] [--check]
+        [--no-untuned] [--guesses FILE] [--json FILE] [--summary FILE] [--check] [--fetch-list]
 
 --guesses adds `keywords` and `code_hint` to the questions from a file kept apart from the questions
 (repository name -> question id -> {keywords, code_hint}), written as an agent would guess them before
@@ -258,6 +258,19 @@ def mirror_of(qset: QuestionSet, mirror: Path = MIRROR) -> Path | None:
         if (candidate / "HEAD").is_file() and (candidate / "objects").is_dir():
             return candidate
     return None
+
+
+def fetch_list(sets: list[QuestionSet], mirror: Path = MIRROR) -> list[str]:
+    """`github:owner/name` once for each repository whose mirror is missing or lacks the pinned commit."""
+    lines: list[str] = []
+    for qset in sets:
+        source = mirror_of(qset, mirror)
+        held = source is not None and _git(f"--git-dir={source}", "cat-file", "-e",
+                                           f"{qset.commit}^{{commit}}").returncode == 0
+        line = f"github:{qset.owner}/{qset.name}"
+        if not held and line not in lines:
+            lines.append(line)
+    return lines
 
 
 def checkout(qset: QuestionSet, corpus: Path = CORPUS, mirror: Path = MIRROR) -> Path:
@@ -596,6 +609,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--summary", type=Path, help="also write the figures and timings alone (no per-question "
                         "results) here, e.g. for docs/")
     parser.add_argument("--check", action="store_true", help="only check out and verify the answer spans")
+    parser.add_argument("--fetch-list", action="store_true",
+                        help="run nothing: print the search tool's fetch source (github:owner/name) of every "
+                             "repository whose local mirror is missing or lacks its pinned commit")
     parser.add_argument("--guesses", type=Path, help="keywords and code_hint per question (repository name -> "
                         "question id -> {keywords, code_hint}) to pass along with the questions")
     parser.add_argument("--model", help="embedding_model for the default runs (default: the configured default, "
@@ -626,6 +642,11 @@ def main(argv: list[str] | None = None) -> int:
     if len(set(labels)) != len(labels):
         print(f"error: two question files for the same repository name: {labels}", file=sys.stderr)
         return 2
+
+    if args.fetch_list:
+        for line in fetch_list(sets):
+            print(line)
+        return 0
 
     total_started = time.perf_counter()
     roots: dict[str, Path] = {}

@@ -212,6 +212,8 @@ def fetch_list(names: list[str], dev: bool, symbols: str = "") -> list[str]:
                                                   capture_output=True, check=False).returncode == 0
         if not held and set(lacking) - set(READ_BY_HAND):
             lines.append(f"github:{ANNOTATIONS_SOURCE}")
+            lines.append("# once that fork is here, run --fetch-list again: the annotations it holds name more "
+                         "repositories to fetch")
         by_hand = sorted(set(lacking) & set(READ_BY_HAND))
         if by_hand:
             lines.append(f"# {DEV / 'annotations'} lacks {', '.join(by_hand)}: read them from MinishLab/semble with the "
@@ -601,7 +603,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     symbols = args.set if args.set.startswith("symbols") else ""
     dev = args.set == "dev" or bool(symbols)  # the symbol sets ask dev repositories
-    if dev and not symbols and not args.fetch_list:
+    if dev and not symbols:  # before --fetch-list too, so that it names the repositories these annotations ask
         write_dev_annotations()
     if dev:
         available = sorted({p.stem for d in annotation_dirs(dev, symbols) for p in d.glob("*.json")})

@@ -224,6 +224,16 @@ def test_checkout_from_the_mirror_at_the_pinned_commit_and_reuse(tmp_path: Path,
         qb.checkout(missing, corpus=tmp_path / "corpus2", mirror=root)
 
 
+def test_the_fetch_list_names_a_repository_once_when_its_mirror_lacks_the_commit(tmp_path: Path,
+                                                                                 mirror: tuple[Path, str, str]) -> None:
+    root, old, _new = mirror
+    held = qb.load_question_set(_write(tmp_path, GOOD.format(commit=old)))
+    assert qb.fetch_list([held], mirror=root) == []
+    lacking = qb.load_question_set(_write(tmp_path, GOOD.format(commit="b" * 40), "lacking.yml"))
+    assert qb.fetch_list([held, lacking, lacking], mirror=root) == ["github:example/tiny"]
+    assert qb.fetch_list([held], mirror=tmp_path / "no-mirror") == ["github:example/tiny"]
+
+
 def test_span_checks_name_missing_files_and_spans_off_a_definition(tmp_path: Path,
                                                                    mirror: tuple[Path, str, str]) -> None:
     root, old, _new = mirror

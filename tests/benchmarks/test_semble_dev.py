@@ -158,8 +158,9 @@ def test_the_fetch_list_names_each_mirror_that_lacks_its_pinned_revision_and_mis
     monkeypatch.setattr(semble, "load_repos", pinned_grape)
     lines = semble.fetch_list(["grape", "faraday", "thor"], dev=True)
     assert lines[0] == "github:michalfedyna/semble"  # semble's own dev annotations come from a fetch of this fork
-    assert lines[1].startswith("# ") and "rxswift" in lines[1] and "t-corpus" in lines[1]  # two are read by hand
-    assert lines[2:] == ["github:lostisland/faraday", "github:rails/thor"]  # grape's mirror holds its revision
+    assert lines[1].startswith("# ") and "again" in lines[1]  # the fork's annotations name more repositories
+    assert lines[2].startswith("# ") and "rxswift" in lines[2] and "t-corpus" in lines[2]  # two are read by hand
+    assert lines[3:] == ["github:lostisland/faraday", "github:rails/thor"]  # grape's mirror holds its revision
     assert semble.fetch_list(["grape"], dev=True, symbols="symbols") == []  # the symbol sets need no semble folder
 
 

@@ -74,7 +74,8 @@ def _sets(group: str, corpus: Path, only: list[str]) -> list[tuple[str, Any, lis
         raise SystemExit(f"replay groups: {', '.join((*SEMBLE_GROUPS, 'questions'))}")
     names = [n for n in names if n not in held and (not only or n in only)]
     return [(r.name, r, [{"key": f"{i}:{q['query']}", "query": q["query"], "keywords": [], "code_hint": None,
-                          "category": q.get("category"), "targets": semble.targets_of(q)}
+                          "category": q.get("category"), "targets": semble.targets_of(q),
+                          "relevant": q.get("relevant", []), "secondary": q.get("secondary", [])}
                          for i, q in enumerate(r.questions)])
             for r in semble.load_repos(names, True, symbols)]
 

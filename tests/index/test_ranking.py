@@ -365,7 +365,8 @@ def test_the_first_file_a_leading_java_file_uses_by_name_follows_it_before_its_s
 
 def test_a_heading_that_names_how_something_works_gives_a_files_later_chunks_the_full_decay() -> None:
     # "how the timer wheel tracks sleep deadlines" asks for the files a mechanism runs through, each as a whole: a busy
-    # file's third chunk (softened as the file holds most candidates) yields to the next small file's best. The same
+    # file's second chunk, halved (how_decay) and not softened as the file holds most candidates, yields to the next
+    # small files' best. The same
     # words asked with a question mark are a developer's question about one behaviour, and in Ruby (SPAN_LANGUAGES) a
     # "how" asks for a central file's methods about as often: both keep the softened decay
     def ten(ext: str, question: str) -> list[str]:
@@ -375,6 +376,6 @@ def test_a_heading_that_names_how_something_works_gives_a_files_later_chunks_the
         return [c.id for c in rank_code(copy.deepcopy(busy + other + fillers), question)][:10]
     heading = "how the pool hands each submitted task to a free worker and keeps the rest in its queue"
     asked = "how does the pool hand each submitted task to a free worker and keep the rest in its queue?"
-    assert ten("py", heading)[:5] == ["a0", "a1", "worker", "queue", "a2"]
+    assert ten("py", heading)[:5] == ["a0", "worker", "queue", "a1", "a2"]  # halved (how_decay): both files first
     assert ten("py", asked)[:5] == ["a0", "a1", "worker", "a2", "queue"]
     assert ten("rb", heading) == ten("rb", asked)

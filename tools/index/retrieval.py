@@ -212,6 +212,9 @@ class CodeRanking:
     # one file; t-java17, chosen on fold A between 0.05 and 0.08); for a topic in every language (t-whole2)
     repeat_decay: float = 0.7  # a file's second chunk keeps this share of its score, the third its square...
     repeat_from: int = 1  # ...counting from the file's chunk after this many (2: the third chunk decays first)
+    how_decay: float = 0.5  # repeat_decay for a heading that names how something works (asks_how), outside
+    # SPAN_LANGUAGES: semble's halving of a file's every further chunk; such a heading asks for the files that do the
+    # work, and its second target lost its place to a placed file's third and fourth chunks (t-replay)
     repeat_share: float = 1.0  # the decay weakens as the file holds more of the candidates: repeat_decay ** (1 -
     # this * share); a central file that holds most of them (sequel's base.rb) is where the answers are
     function_support: float = 0.2  # file_support for a description of one function (describes_function, not a
@@ -1228,9 +1231,10 @@ def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool, how: bool
     that does it, and a central file's family of overloads otherwise fills the answer (msgpack-java's `MessagePack`,
     whose `newDefaultUnpacker` and `newUnpacker` overloads for streams, channels and arrays held seven of the ten
     for "how packers and unpackers are created ...", leaving out the packer and unpacker themselves). A heading that
-    names how something works (`how`, asks_how) gives a file's later chunks the full decay too: it mostly wants the
-    files that do the work, each as a whole, not a long file's further functions; not in Ruby (SPAN_LANGUAGES), whose
-    "how" questions ask for a central file's methods about as often as for whole files."""
+    names how something works (`how`, asks_how) gives a file's later chunks the full decay too, and a stronger one
+    (`how_decay`, semble's halving): it mostly wants the files that do the work, each as a whole, not a long file's
+    further functions; not in Ruby (SPAN_LANGUAGES), whose "how" questions ask for a central file's methods about as
+    often as for whole files."""
     from code_intel.languages.table import language_for
 
     code = [c.file for c in ordered if c.role == "implementation"]
@@ -1244,6 +1248,7 @@ def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool, how: bool
                     and c.lines[1] - c.lines[0] < SHORT_OVERLOAD)
         placed.add((c.file, c.symbol))
         if n >= w.repeat_from and c.score > 0:
-            central = 0.0 if overload or (how and language_for(c.file) not in SPAN_LANGUAGES) else (
-                share * w.repeat_share * held[c.file] / max(len(code), 1))
-            c.score *= (w.repeat_decay ** (1.0 - central)) ** (n - w.repeat_from + 1)
+            heading = how and language_for(c.file) not in SPAN_LANGUAGES
+            central = 0.0 if overload or heading else (share * w.repeat_share * held[c.file] / max(len(code), 1))
+            decay = min(w.repeat_decay, w.how_decay) if heading else w.repeat_decay
+            c.score *= (decay ** (1.0 - central)) ** (n - w.repeat_from + 1)

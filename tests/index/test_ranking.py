@@ -379,3 +379,16 @@ def test_a_heading_that_names_how_something_works_gives_a_files_later_chunks_the
     assert ten("py", heading)[:5] == ["a0", "worker", "queue", "a1", "a2"]  # halved (how_decay): both files first
     assert ten("py", asked)[:5] == ["a0", "a1", "worker", "a2", "queue"]
     assert ten("rb", heading) == ten("rb", asked)
+
+
+def test_a_java_or_kotlin_topic_gives_a_files_later_chunks_the_full_decay() -> None:
+    # "observable mutable state container" names classes, each asked for whole (a Java or Kotlin file holds one class
+    # named after it): a busy file's third chunk yields to the next small file's best, as for a "how" heading. In
+    # Python (not FILE_TOPIC_LANGUAGES) a topic keeps the softened decay
+    def ten(ext: str) -> list[str]:
+        busy = [scored(f"a{n}", 0.90 - n * 0.02, f"Pool.{ext}") for n in range(9)]
+        other = [scored("worker", 0.80, f"Worker.{ext}"), scored("queue", 0.76, f"Queue.{ext}")]
+        fillers = [scored(f"f{n}", 0.2 + n * 0.01, f"Util{chr(97 + n)}.{ext}") for n in range(20)]
+        return [c.id for c in rank_code(copy.deepcopy(busy + other + fillers), "pooled task worker queue")][:10]
+    assert ten("java")[:4] == ten("kt")[:4] == ["a0", "a1", "worker", "queue"]
+    assert ten("py")[:4] == ["a0", "a1", "worker", "a2"]

@@ -257,6 +257,8 @@ SHORT_OVERLOAD = 15  # lines (with its doc comment) of an overload that _decay_r
 # work (msgpack-java's factory overloads)
 LONE_LANGUAGES = frozenset({"ruby"})  # where a file's one candidate backs itself (CodeRanking.lone_file)
 SPAN_LANGUAGES = frozenset({"ruby"})  # where a "how" heading still asks for spans of a central file (_decay_repeats)
+FILE_TOPIC_LANGUAGES = frozenset({"java", "kotlin"})  # where a topic asks for whole files, as a "how" heading does
+# (_decay_repeats: a class a file, named after it)
 PATH_PREFIX = 4  # the shortest word of a file's name or a question that matches the start of a longer one
 _LEGACY = re.compile(r"(^|/)(deprecated|legacy|compat|_compat|v1)(/|$)", re.IGNORECASE)
 _VERSION_FOLDER = re.compile(r"(^|.*/)v(\d+)/")
@@ -690,7 +692,7 @@ def _used_by_lead(ordered: list[Scored], file_text: Callable[[str], str], bonus:
 def _placed(ordered: list[Scored], merit: dict[str, float], cues: _Cues, query: str, w: CodeRanking) -> list[Scored]:
     """rank_code's second part: a file's later chunks decay, then the definitions of a name asked alone come first,
     or each file's chunks take the places it holds in the order of their merit."""
-    _decay_repeats(ordered, w, share=not cues.bare, how=asks_how(query))
+    _decay_repeats(ordered, w, share=not cues.bare, how=asks_how(query), topic=is_topic(query, w.topic_words))
     ordered.sort(key=lambda c: -c.score)
     if cues.defined:  # a question that is only a name some candidate defines: the definitions first, whatever
         # support the other chunks of a busy file add (marshmallow's `And` validator, whose doc and body raise
@@ -1219,7 +1221,7 @@ def _backing_files(ordered: list[Scored], lift: dict[str, float]) -> set[str]:
     return {f for f, score in head.items() if score >= best}
 
 
-def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool, how: bool = False) -> None:
+def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool, how: bool = False, topic: bool = False) -> None:
     """A file's later chunks decay so that one file does not fill the answer; less so for a file that holds a large
     share of the candidates (a central file of thousands of lines, beside a few small ones: with the full decay, its
     third chunk fell below every small file's best, relevant or not). The share is counted over the implementation
@@ -1234,7 +1236,10 @@ def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool, how: bool
     names how something works (`how`, asks_how) gives a file's later chunks the full decay too, and a stronger one
     (`how_decay`, semble's halving): it mostly wants the files that do the work, each as a whole, not a long file's
     further functions; not in Ruby (SPAN_LANGUAGES), whose "how" questions ask for a central file's methods about as
-    often as for whole files."""
+    often as for whole files. A topic (`topic`, is_topic: "JSON-specific mapper builder", "observable mutable state
+    container") takes the full decay in Java and Kotlin (FILE_TOPIC_LANGUAGES): a file holds one class named after
+    it, and a topic names classes, each asked for whole, not a central class's further methods (t-java, thirty-fourth
+    round; in every language it cost the developer questions, t-repshare2)."""
     from code_intel.languages.table import language_for
 
     code = [c.file for c in ordered if c.role == "implementation"]
@@ -1248,7 +1253,9 @@ def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool, how: bool
                     and c.lines[1] - c.lines[0] < SHORT_OVERLOAD)
         placed.add((c.file, c.symbol))
         if n >= w.repeat_from and c.score > 0:
-            heading = how and language_for(c.file) not in SPAN_LANGUAGES
-            central = 0.0 if overload or heading else (share * w.repeat_share * held[c.file] / max(len(code), 1))
+            language = language_for(c.file)
+            heading = how and language not in SPAN_LANGUAGES
+            whole = heading or topic and language in FILE_TOPIC_LANGUAGES
+            central = 0.0 if overload or whole else (share * w.repeat_share * held[c.file] / max(len(code), 1))
             decay = min(w.repeat_decay, w.how_decay) if heading else w.repeat_decay
             c.score *= (decay ** (1.0 - central)) ** (n - w.repeat_from + 1)

@@ -37,14 +37,13 @@ EIGHT = ("python", "javascript", "typescript", "go", "rust", "java", "kotlin", "
 SYMBOL_SETS = ("symbols", "symbols2", "symbols3", "symbols4", "symbols5")
 
 # Held sets: name -> semble-manner repositories (annotations/<name>.json) or a question folder (questions/<name>).
-# blind32 and dev9 judged the thirty-second round, blind33 and dev10 the thirty-third; all four are dev data since.
+# blind32 and dev9 judged the thirty-second round, blind33 and dev10 the thirty-third, blind34 and dev11 the
+# thirty-fourth; all six are dev data since.
 HELD: dict[str, tuple[str, ...]] = {
-    "blind34": ("typhoeus", "cherrypy", "beego", "geddy"),
     "blind35": ("jolt", "tower-web", "pothos", "apollo-kotlin"),  # written by t-blind35 (thirty-third round)
-    "dev11": (),
     "dev12": (),
 }
-JUDGES = ("blind34", "dev11")  # the coming round's judges: run once per branch that asks to merge, nobody tunes on them
+JUDGES = ("blind35", "dev12")  # the coming round's judges: run once per branch that asks to merge, nobody tunes on them
 GROUPS = ("eight", "other", "symbols", "docstrings", "questions", "judges")
 
 

@@ -240,8 +240,7 @@ def fold(label: str, names: list[str]) -> str:
     return "A" if sorted(names).index(label) % 2 == 0 else "B"
 
 
-def against(base: dict[tuple[str, str], float], scored: dict[tuple[str, str], tuple[float, Any]],
-            method: str = "") -> dict[str, Any]:
+def against(base: dict[tuple[str, str], float], scored: dict[tuple[str, str], tuple[float, Any]]) -> dict[str, Any]:
     """How many questions equal the base within TOLERANCE, the summed change, up and down."""
     keys = [k for k in scored if (k[0], k[1]) in base]
     diff = [scored[k][0] - base[k] for k in keys]

@@ -366,9 +366,9 @@ def test_the_first_file_a_leading_java_file_uses_by_name_follows_it_before_its_s
 def test_a_heading_that_names_how_something_works_gives_a_files_later_chunks_the_full_decay() -> None:
     # "how the timer wheel tracks sleep deadlines" asks for the files a mechanism runs through, each as a whole: a busy
     # file's second chunk, halved (how_decay) and not softened as the file holds most candidates, yields to the next
-    # small files' best. The same
-    # words asked with a question mark are a developer's question about one behaviour, and in Ruby (SPAN_LANGUAGES) a
-    # "how" asks for a central file's methods about as often: both keep the softened decay
+    # small files' best. The same words asked with a question mark are a developer's question about one behaviour,
+    # and in Ruby (SPAN_LANGUAGES) a "how" asks for a central file's methods about as often: both keep the softened
+    # decay
     def ten(ext: str, question: str) -> list[str]:
         busy = [scored(f"a{n}", 0.90 - n * 0.02, f"pool.{ext}") for n in range(9)]
         other = [scored("worker", 0.80, f"worker.{ext}"), scored("queue", 0.76, f"queue.{ext}")]

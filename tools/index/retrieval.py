@@ -1253,7 +1253,7 @@ def _decay_repeats(ordered: list[Scored], w: CodeRanking, share: bool, how: bool
                     and c.lines[1] - c.lines[0] < SHORT_OVERLOAD)
         placed.add((c.file, c.symbol))
         if n >= w.repeat_from and c.score > 0:
-            language = language_for(c.file)
+            language = language_for(c.file) if how or topic else ""  # looked up only where it decides
             heading = how and language not in SPAN_LANGUAGES
             whole = heading or topic and language in FILE_TOPIC_LANGUAGES
             central = 0.0 if overload or whole else (share * w.repeat_share * held[c.file] / max(len(code), 1))

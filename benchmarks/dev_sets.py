@@ -103,12 +103,17 @@ def commands(group: str, out: Path, corpus: Path) -> list[tuple[str, list[str]]]
     raise SystemExit(f"unknown group {group!r}: send one of {', '.join(GROUPS)}")
 
 
-def run(out: Path, build: Path | None, corpus: Path, groups: list[str]) -> int:
-    out.mkdir(parents=True, exist_ok=True)
+def link_annotations(corpus: Path) -> None:
+    """Make `corpus` (created if missing) read semble's dev annotations from the shared folder."""
     corpus.mkdir(parents=True, exist_ok=True)
     shared = SEMBLE_DEV_DEFAULT / "annotations"
     if corpus != SEMBLE_DEV_DEFAULT and shared.is_dir() and not (corpus / "annotations").exists():
         (corpus / "annotations").symlink_to(shared)
+
+
+def run(out: Path, build: Path | None, corpus: Path, groups: list[str]) -> int:
+    out.mkdir(parents=True, exist_ok=True)
+    link_annotations(corpus)
     env = {**os.environ, "SEMBLE_DEV": str(corpus)}
     if build is not None:
         if not (build / "code_intel").is_dir():
@@ -143,6 +148,11 @@ def scores(path: Path) -> dict[tuple[str, str], float]:
     return out
 
 
+def tally(diff: list[float]) -> tuple[float, int, int]:
+    """The summed change of per-question differences, and how many questions went up and down."""
+    return sum(diff), sum(d > 1e-9 for d in diff), sum(d < -1e-9 for d in diff)
+
+
 def compare(old: Path, new: Path) -> int:
     for path in sorted(new.glob("*.json")):
         before_path = old / path.name
@@ -157,14 +167,13 @@ def compare(old: Path, new: Path) -> int:
         common = a_scores.keys() & b_scores.keys()
         for method in ("", "semantic_search:", "query:") if path.stem.endswith("questions") else ("",):
             keys = [k for k in common if k[1].startswith(method)]
-            diff = [b_scores[k] - a_scores[k] for k in keys]
-            up, down = sum(d > 1e-9 for d in diff), sum(d < -1e-9 for d in diff)
+            summed, up, down = tally([b_scores[k] - a_scores[k] for k in keys])
             mean_a = sum(a_scores[k] for k in keys) / len(keys) if keys else 0.0
             mean_b = sum(b_scores[k] for k in keys) / len(keys) if keys else 0.0
             label = f"{path.stem}{' ' + method.rstrip(':') if method else ''}"
             before = sum(k[1].startswith(method) for k in a_scores)
             after = sum(k[1].startswith(method) for k in b_scores)
-            print(f"{label}: {len(keys)} questions, {mean_a:.4f} -> {mean_b:.4f}, summed {sum(diff):+.3f} "
+            print(f"{label}: {len(keys)} questions, {mean_a:.4f} -> {mean_b:.4f}, summed {summed:+.3f} "
                   f"({up} up, {down} down)" + (f"; {before - len(keys)} only before, {after - len(keys)} only after"
                                                if len(keys) != max(before, after) else ""))
     return 0

@@ -82,17 +82,13 @@ def _sets(group: str, corpus: Path, only: list[str]) -> list[tuple[str, Any, lis
 
 def _ask_all(root: Path, records: list[dict[str, Any]], config: dict[str, Any]) -> None:
     """Index `root` in process and ask each record's question, keeping what rank_code is handed."""
-    import shutil
+    import semble
 
     from code_intel.core.project import ProjectRoot
     from code_intel.index import service
     from code_intel.server.app import CodeIntelApp
 
-    state = root / ".code-intel"
-    if state.exists():
-        shutil.rmtree(state)
-    state.mkdir()
-    (state / "config.json").write_text(json.dumps(config) + "\n")
+    semble.fresh_state(root, config)
     app = CodeIntelApp(ProjectRoot.from_args(root))
     original = service.rank_code
     seen: dict[str, Any] = {}
@@ -145,10 +141,7 @@ def capture(out: Path, groups: list[str], corpus: Path, only: list[str]) -> None
     import semble
 
     out.mkdir(parents=True, exist_ok=True)
-    corpus.mkdir(parents=True, exist_ok=True)
-    shared = dev_sets.SEMBLE_DEV_DEFAULT / "annotations"
-    if corpus != dev_sets.SEMBLE_DEV_DEFAULT and shared.is_dir() and not (corpus / "annotations").exists():
-        (corpus / "annotations").symlink_to(shared)
+    dev_sets.link_annotations(corpus)
     groups = [g for group in groups for g in (dev_sets.SYMBOL_SETS if group == "symbols" else (group,))]
     for group in groups:
         started = time.perf_counter()
@@ -244,8 +237,9 @@ def against(base: dict[tuple[str, str], float], scored: dict[tuple[str, str], tu
     """How many questions equal the base within TOLERANCE, the summed change, up and down."""
     keys = [k for k in scored if (k[0], k[1]) in base]
     diff = [scored[k][0] - base[k] for k in keys]
+    summed, up, down = dev_sets.tally(diff)
     return {"questions": len(scored), "in_base": len(keys), "equal": sum(abs(d) <= TOLERANCE for d in diff),
-            "summed": sum(diff), "up": sum(d > 1e-9 for d in diff), "down": sum(d < -1e-9 for d in diff)}
+            "summed": summed, "up": up, "down": down}
 
 
 def main(argv: list[str] | None = None) -> int:

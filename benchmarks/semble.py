@@ -311,16 +311,20 @@ def server_parameters(exe: str | None, project: Path) -> Any:
                                  cwd=str(project), env=build)
 
 
-async def run_repo(repo: Repo, project: Path, wait_full: bool = True, exe: str | None = None,
-                   model: str | None = None, wait_question_model: bool = False) -> dict[str, Any]:
-    from mcp import Client
-
+def fresh_state(project: Path, config: dict[str, Any]) -> None:
+    """An empty .code-intel/ for `project` holding only this config, so that every run indexes from nothing."""
     state = project / ".code-intel"
     if state.exists():
         shutil.rmtree(state)
     state.mkdir()
-    config = {"sync_on_start": False, **({"embedding_model": model} if model else {})}
     (state / "config.json").write_text(json.dumps(config) + "\n")
+
+
+async def run_repo(repo: Repo, project: Path, wait_full: bool = True, exe: str | None = None,
+                   model: str | None = None, wait_question_model: bool = False) -> dict[str, Any]:
+    from mcp import Client
+
+    fresh_state(project, {"sync_on_start": False, **({"embedding_model": model} if model else {})})
     params = server_parameters(exe, project)
     out: dict[str, Any] = {"repo": repo.name, "language": repo.language}
     notes: list[tuple[float, float, float | None]] = []

@@ -42,7 +42,7 @@ SYMBOL_SETS = ("symbols", "symbols2", "symbols3", "symbols4", "symbols5")
 HELD: dict[str, tuple[str, ...]] = {
     "blind35": ("jolt", "tower-web", "pothos", "apollo-kotlin"),  # written by t-blind35 (thirty-third round)
     "dev12": (),
-    "blind36": ("eo-yaml", "huma", "lilya"),  # written by t-blind36 (thirty-fifth round) for a later round to judge with
+    "blind36": ("eo-yaml", "huma", "lilya", "pakyow"),  # written by t-blind36 (thirty-fifth round) for a later round to judge with
 }
 JUDGES = ("blind35", "dev12")  # the coming round's judges: run once per branch that asks to merge, nobody tunes on them
 GROUPS = ("eight", "other", "symbols", "docstrings", "questions", "judges")

@@ -42,6 +42,7 @@ SYMBOL_SETS = ("symbols", "symbols2", "symbols3", "symbols4", "symbols5")
 HELD: dict[str, tuple[str, ...]] = {
     "blind35": ("jolt", "tower-web", "pothos", "apollo-kotlin"),  # written by t-blind35 (thirty-third round)
     "dev12": (),
+    "blind36": ("eo-yaml", "huma", "lilya", "pakyow"),  # written by t-blind36 (thirty-fifth round)
     "dev13": (),  # written by t-qfresh13 (thirty-fifth round): tasktiger, bunshine, go-tigertonic
 }
 JUDGES = ("blind35", "dev12")  # the coming round's judges: run once per branch that asks to merge, nobody tunes on them

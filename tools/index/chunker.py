@@ -531,6 +531,46 @@ def supertypes(chunk: Chunk) -> list[str]:
     return [w for w in dict.fromkeys(_NAME.findall(text)) if w != own and not w.islower()][:SUPERTYPES]
 
 
+# Languages whose methods of a split class are embedded with their class's summary: the first sentence of the class's
+# doc comment (Javadoc), which says what the class is for in its author's words while a method's own chunk holds only
+# its code and the class's name (a long class's methods carry none of the words a question about the class writes)
+OWNER_DOC_LANGUAGES = frozenset({"java"})
+_DOC_COMMENT = re.compile(r"/\*\*([\s\S]*?)\*/")
+_DOC_TAG = re.compile(r"\{@\w+\s+([^}]*)\}")
+_DOC_MARKUP = re.compile(r"<[^>]+>|&\w+;")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+OWNER_DOC_WORDS = 40
+
+
+def doc_summary(comment: str) -> str:
+    """The first sentence of a doc comment's text (`/** Builds ... . More. */` -> `Builds ... .`), without its
+    `*` margins, `{@link X}` written as `X`, HTML tags dropped, at most OWNER_DOC_WORDS words; empty for a comment of
+    tags alone (`@author`)."""
+    body = " ".join(line.strip().lstrip("*").strip() for line in comment.splitlines())
+    body = body.split(" @", 1)[0] if not body.startswith("@") else ""
+    body = _DOC_MARKUP.sub(" ", _DOC_TAG.sub(lambda m: m.group(1).split("#")[-1].split()[0] if m.group(1).split()
+                                           else "", body))
+    first = _SENTENCE_END.split(" ".join(body.split()), 1)[0]
+    return " ".join(first.split()[:OWNER_DOC_WORDS])
+
+
+def _give_owner_docs(chunks: list[Chunk]) -> None:
+    """A method (or part) of a split class takes the summary of its class's doc comment (OWNER_DOC_LANGUAGES): the
+    doc that stands in the class's header chunk, before its declaration line."""
+    summaries: dict[str, str] = {}
+    for c in chunks:
+        if c.kind == "class" and c.symbol:
+            name = re.escape(c.symbol.rpartition(".")[2])
+            declared = re.search(r"\b(?:class|interface|enum|record|@interface)\s+" + name + r"\b", c.content)
+            docs = _DOC_COMMENT.findall(c.content[: declared.start()] if declared else "")
+            if docs and (summary := doc_summary(docs[-1])):
+                summaries[c.symbol] = summary
+    for c in chunks:
+        owner = c.symbol.rpartition(".")[0]
+        if c.kind in ("function", "part") and owner in summaries:
+            c.owner_doc = summaries[owner]
+
+
 def estimate_tokens(text: str) -> int:
     """Rough subword count (about four characters a token for code): cheap and good enough for sizing."""
     return (len(text) + 3) // 4
@@ -554,6 +594,7 @@ class Chunk:
     # file of types alone (types_only: it compiles to no JavaScript)
     members: list[tuple[str, int, int]] = field(default_factory=list)  # a class kept whole: each method it holds, as
     # (qualified name, first line, last line), the chunk its method would be were the class split (service._member_similarity)
+    owner_doc: str = ""  # a method of a split class: the first sentence of its class's doc (OWNER_DOC_LANGUAGES)
 
     @property
     def content_hash(self) -> str:
@@ -1166,6 +1207,8 @@ class Chunker:
                     self._types_only and not path.endswith(".d.ts"))  # file_role: `generated`
                 for c in chunks:
                     c.documentation = declarations or help_text(c)
+                if language in OWNER_DOC_LANGUAGES:
+                    _give_owner_docs(chunks)
                 return chunks
         return self._windows(path, language or "text", lines)
 

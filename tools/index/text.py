@@ -173,7 +173,8 @@ def spelled_out(code: str) -> str:
 
 def embedding_text(chunk: Chunk) -> str:
     """What the model sees: the header, then the code with compound names spelled as words."""
-    return f"{chunk_header(chunk)}\n{spelled_out(chunk.content)}"
+    owner = f"\n{chunk.owner_doc}" if chunk.owner_doc else ""  # its class's summary (chunker.OWNER_DOC_LANGUAGES)
+    return f"{chunk_header(chunk)}{owner}\n{spelled_out(chunk.content)}"
 
 
 def lexical_text(file: str, symbol: str, content: str, members: Sequence[str] = ()) -> str:

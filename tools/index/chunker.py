@@ -548,10 +548,16 @@ def doc_summary(comment: str) -> str:
     tags alone (`@author`)."""
     body = " ".join(line.strip().lstrip("*").strip() for line in comment.splitlines())
     body = body.split(" @", 1)[0] if not body.startswith("@") else ""
-    body = _DOC_MARKUP.sub(" ", _DOC_TAG.sub(lambda m: m.group(1).split("#")[-1].split()[0] if m.group(1).split()
-                                           else "", body))
+    body = _DOC_MARKUP.sub(" ", _DOC_TAG.sub(_tag_text, body))
     first = _SENTENCE_END.split(" ".join(body.split()), 1)[0]
     return " ".join(first.split()[:OWNER_DOC_WORDS])
+
+
+def _tag_text(match: re.Match[str]) -> str:
+    """An inline doc tag as prose: `{@link Foo#bar label}` -> `label`, `{@code null}` -> `null`, `{@link #bar}` ->
+    `bar`."""
+    words = match.group(1).split()
+    return " ".join(words[1:]) if len(words) > 1 else " ".join(words).replace("#", " ").strip()
 
 
 def _give_owner_docs(chunks: list[Chunk]) -> None:

@@ -173,8 +173,8 @@ def spelled_out(code: str) -> str:
 
 def embedding_text(chunk: Chunk) -> str:
     """What the model sees: the header, then the code with compound names spelled as words."""
-    owner = f"\n{chunk.owner_doc}" if chunk.owner_doc else ""  # its class's summary (chunker.OWNER_DOC_LANGUAGES)
-    return f"{chunk_header(chunk)}{owner}\n{spelled_out(chunk.content)}"
+    doc = f"\n{chunk.lead_doc}" if chunk.lead_doc else ""  # its doc's first sentence, cut off (chunker.LEAD_DOC_LANGUAGES)
+    return f"{chunk_header(chunk)}{doc}\n{spelled_out(chunk.content)}"
 
 
 def lexical_text(file: str, symbol: str, content: str, members: Sequence[str] = ()) -> str:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
 from code_intel.index.chunker import (
     Chunker,
     accessor,
@@ -17,7 +15,6 @@ from code_intel.index.chunker import (
     valueless,
 )
 from code_intel.index.sync import chunk_metadata
-from code_intel.index.text import chunk_header, embedding_text, spelled_out
 from code_intel.languages.table import script_language
 
 PYTHON = '''"""Module docs."""
@@ -1883,52 +1880,3 @@ def test_a_docstring_is_no_statement_of_a_function_that_returns_no_value() -> No
             '        self._schedule()\n')
     flagged = {c.symbol for c in Chunker(max_tokens=40).chunk("base.py", text, "python") if valueless(c)}
     assert flagged == {"Base.set_result"}, flagged
-
-
-def _long_doc_definition(opening: str, line: str, closing: str, definition: str) -> str:
-    """A doc comment of 60 lines (too long to share a chunk of 120 tokens) above a definition."""
-    doc = opening + "".join(f"{line}Populate the JavaBeans properties of the specified bean, step {i}.\n"
-                            for i in range(60)) + closing
-    return doc + definition
-
-
-def test_a_java_definitions_doc_cut_off_into_parts_is_embedded_with_its_first_sentence() -> None:
-    # commons-beanutils' `populate`: 28 lines of Javadoc filled a part of their own and the method's chunk held only
-    # its code, so its embedded text lacked what the method does in its author's words (LEAD_DOC_LANGUAGES)
-    method = ("    public void populate(final Object bean, final Map<String, ?> properties) {\n"
-              "        for (final Map.Entry<String, ?> entry : properties.entrySet()) {\n"
-              "            setProperty(bean, entry.getKey(), entry.getValue());\n        }\n    }\n")
-    doc = ("    /**\n     * Populate the JavaBeans properties of the specified bean, based on the {@link Map name/value}"
-           " pairs. More follows.\n" + "".join(f"     * line {i} of the long explanation of what happens.\n"
-                                                for i in range(60)) + "     * @param bean the bean\n     */\n")
-    source = "package p;\n\npublic class BeanUtilsBean {\n\n" + doc + method + "}\n"
-    chunks = Chunker(max_tokens=120).chunk("BeanUtilsBean.java", source, "java")
-    code = next(c for c in chunks if c.kind == "function" and c.symbol == "BeanUtilsBean.populate")
-    assert "/**" not in code.content  # the doc is in parts of its own, the chunk's lines stay the code's
-    assert code.lead_doc == ("Populate the JavaBeans properties of the specified bean, based on the name/value pairs.")
-    assert embedding_text(code).splitlines()[1] == code.lead_doc
-    assert all(not c.lead_doc for c in chunks if c is not code)
-    # a doc that fits with its method stays in the chunk and adds nothing
-    short = "package p;\n\npublic class A {\n    /** Reads it. */\n    public int read() {\n        return 1;\n    }\n}\n"
-    assert all(not c.lead_doc for c in Chunker(max_tokens=120).chunk("A.java", short, "java"))
-
-
-@pytest.mark.parametrize(("language", "path", "source"), [
-    ("kotlin", "A.kt", _long_doc_definition("/**\n", " * ", " */\n", "fun populate(bean: Any) {\n    run(bean)\n}\n")),
-    ("javascript", "a.js", _long_doc_definition("/**\n", " * ", " */\n", "function populate(bean) {\n  run(bean);\n}\n")),
-    ("typescript", "a.ts", _long_doc_definition("/**\n", " * ", " */\n",
-                                                "export function populate(bean: object): void {\n  run(bean);\n}\n")),
-    ("rust", "a.rs", _long_doc_definition("", "/// ", "", "pub fn populate(bean: &mut Bean) {\n    run(bean);\n}\n")),
-    ("go", "a.go", "package a\n\n" + _long_doc_definition("", "// ", "", "func Populate(bean *Bean) {\n\trun(bean)\n}\n")),
-    ("python", "a.py", "def populate(bean):\n" + _long_doc_definition('    """\n', "    ", '    """\n', "    run(bean)\n")),
-    ("ruby", "a.rb", _long_doc_definition("", "# ", "", "def populate(bean)\n  run(bean)\nend\n")),
-    ("csharp", "A.cs", "class A {\n" + _long_doc_definition("", "  /// ", "", "  void Populate(Bean bean) {\n    Run(bean);\n  }\n")
-     + "}\n"),
-    ("php", "A.php", "<?php\n" + _long_doc_definition("/**\n", " * ", " */\n", "function populate($bean) {\n  run($bean);\n}\n")),
-])
-def test_no_other_language_embeds_a_cut_off_doc(language: str, path: str, source: str) -> None:
-    # LEAD_DOC_LANGUAGES is Java alone: every other language's chunks and embedded texts are as before
-    chunks = Chunker(max_tokens=120).chunk(path, source, language)
-    assert len(chunks) > 1
-    assert all(not c.lead_doc for c in chunks)
-    assert all(embedding_text(c) == f"{chunk_header(c)}\n{spelled_out(c.content)}" for c in chunks)

@@ -531,35 +531,6 @@ def supertypes(chunk: Chunk) -> list[str]:
     return [w for w in dict.fromkeys(_NAME.findall(text)) if w != own and not w.islower()][:SUPERTYPES]
 
 
-# Languages whose definition, when its doc comment is too long to share its chunk (`_split_oversized` puts the doc in
-# parts of its own), is embedded with the doc's first sentence: a long Javadoc split a method from what it says the
-# method does (commons-beanutils' `populate`: 28 lines of Javadoc in one part, the code in another)
-LEAD_DOC_LANGUAGES = frozenset({"java"})
-_DOC_COMMENT = re.compile(r"/\*\*([\s\S]*?)\*/")
-_DOC_TAG = re.compile(r"\{@\w+\s+([^}]*)\}")
-_DOC_MARKUP = re.compile(r"<[^>]+>|&\w+;")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
-LEAD_DOC_WORDS = 40
-
-
-def doc_summary(comment: str) -> str:
-    """The first sentence of a doc comment's text (`/** Builds ... . More. */` -> `Builds ... .`), without its
-    `*` margins, `{@link X}` written as `X`, HTML tags dropped, at most LEAD_DOC_WORDS words; empty for a comment of
-    tags alone (`@author`)."""
-    body = " ".join(line.strip().lstrip("*").strip() for line in comment.splitlines())
-    body = body.split(" @", 1)[0] if not body.startswith("@") else ""
-    body = _DOC_MARKUP.sub(" ", _DOC_TAG.sub(_tag_text, body))
-    first = _SENTENCE_END.split(" ".join(body.split()), 1)[0]
-    return " ".join(first.split()[:LEAD_DOC_WORDS])
-
-
-def _tag_text(match: re.Match[str]) -> str:
-    """An inline doc tag as prose: `{@link Foo#bar label}` -> `label`, `{@code null}` -> `null`, `{@link #bar}` ->
-    `bar`."""
-    words = match.group(1).split()
-    return " ".join(words[1:]) if len(words) > 1 else " ".join(words).replace("#", " ").strip()
-
-
 def estimate_tokens(text: str) -> int:
     """Rough subword count (about four characters a token for code): cheap and good enough for sizing."""
     return (len(text) + 3) // 4
@@ -583,8 +554,6 @@ class Chunk:
     # file of types alone (types_only: it compiles to no JavaScript)
     members: list[tuple[str, int, int]] = field(default_factory=list)  # a class kept whole: each method it holds, as
     # (qualified name, first line, last line), the chunk its method would be were the class split (service._member_similarity)
-    lead_doc: str = ""  # the first sentence of the definition's doc comment when that comment is in parts of its own
-    # (LEAD_DOC_LANGUAGES; embedded, not part of the chunk's lines)
 
     @property
     def content_hash(self) -> str:
@@ -605,7 +574,6 @@ class _Piece:
     opening: int | None = None  # a split class: the row of its own doc (Elixir's `@moduledoc`), which its header holds
     sibling: bool = False  # a tiny definition that merges with tiny neighbours of its kind (TINY_SIBLING_TYPES)
     members: list[tuple[str, int, int]] = field(default_factory=list)  # Chunk.members, in rows
-    lead_doc: str = ""  # Chunk.lead_doc
 
 
 def _scoped_name(node: Any) -> str:
@@ -1550,18 +1518,8 @@ class Chunker:
                 kind = p.kind if start <= anchor <= end else ("part" if p.kind != "module" else "module")
                 # a part names its declaration's line: two overloads of one name in a file are told apart by it
                 out.append(_Piece(start, end, p.symbol, kind, list(p.symbols), decl=anchor if kind == "part" else None,
-                                  implements=list(p.implements) if kind == p.kind else [],
-                                  lead_doc=self._lead_doc(lines, p.start, anchor) if kind == p.kind and start > p.start
-                                  else ""))
+                                  implements=list(p.implements) if kind == p.kind else []))
         return out
-
-    def _lead_doc(self, lines: list[str], start: int, anchor: int) -> str:
-        """The first sentence of the last doc comment (`/** ... */`) above a declaration, rows start..anchor-1
-        (LEAD_DOC_LANGUAGES)."""
-        if self._language not in LEAD_DOC_LANGUAGES or anchor <= start:
-            return ""
-        docs = _DOC_COMMENT.findall("\n".join(lines[start:anchor]))
-        return doc_summary(docs[-1]) if docs else ""
 
     def _attach_loose_lines(self, pieces: list[_Piece], lines: list[str]) -> list[_Piece]:
         """A few loose lines between the methods of a split Ruby class (`alias_method :cache, :cached`, a trailing
@@ -1660,8 +1618,7 @@ class Chunker:
         decl_line = p.decl + 1 if p.kind == "part" and p.decl is not None else 0
         chunk = Chunk(path, p.start + 1, p.end + 1, p.symbol, p.kind, language, content, symbols, decl_line,
                       p.implements, members=[(name, start + 1, end + 1) for name, start, end in p.members
-                                             if p.kind == "class" and p.start <= start and end <= p.end],
-                      lead_doc=p.lead_doc)
+                                             if p.kind == "class" and p.start <= start and end <= p.end])
         if not chunk.implements:  # a Rust impl block's trait comes from the tree; other classes' from their declaration
             chunk.implements = supertypes(chunk)
         return chunk

@@ -54,7 +54,7 @@ from code_intel.index.text import embedding_text, lexical_text, member_names, re
 
 log = logging.getLogger(__name__)
 
-CHUNKER_VERSION = "ast-v121"  # bump when chunks, their text or the default sequence length change: forces a rebuild
+CHUNKER_VERSION = "ast-v120"  # bump when chunks, their text or the default sequence length change: forces a rebuild
 CANDIDATES = 40  # per side (dense, lexical) before rank_code; 50 gave function-level questions more near misses
 # to outrank the answer (docs/benchmarks.md, branch funclevel)
 FULL_MODEL_CANDIDATES = 50  # the same for an opt-in model's own space, ranked as #15 chose

@@ -130,8 +130,6 @@ def chunk_metadata(chunk: Chunk, file_sha: str, retired: frozenset[str] = frozen
         meta["decl_line"] = chunk.decl_line
     if chunk.implements:
         meta["implements"] = ",".join(chunk.implements)
-    if chunk.lead_doc:
-        meta["lead_doc"] = chunk.lead_doc  # embedded again by the full model (stored_chunk)
     if chunk.members:  # a class kept whole: where its methods are (service._member_similarity)
         meta["members"] = ",".join(f"{name}@{start}-{end}" for name, start, end in chunk.members)
     return meta
@@ -142,7 +140,7 @@ def stored_chunk(document: str, meta: dict[str, Any]) -> Chunk:
     return Chunk(str(meta.get("file", "")), int(meta.get("start_line") or 1), int(meta.get("end_line") or 1),
                  str(meta.get("symbol", "")), str(meta.get("kind", "")), str(meta.get("language", "")),
                  document, listed(meta, "symbols"), int(meta.get("decl_line") or 0), listed(meta, "implements"),
-                 bool(meta.get("documentation")), lead_doc=str(meta.get("lead_doc") or ""))
+                 bool(meta.get("documentation")))
 
 
 def release_freed_memory() -> None:

@@ -173,8 +173,7 @@ def spelled_out(code: str) -> str:
 
 def embedding_text(chunk: Chunk) -> str:
     """What the model sees: the header, then the code with compound names spelled as words."""
-    doc = f"\n{chunk.lead_doc}" if chunk.lead_doc else ""  # its doc's first sentence, cut off (chunker.LEAD_DOC_LANGUAGES)
-    return f"{chunk_header(chunk)}{doc}\n{spelled_out(chunk.content)}"
+    return f"{chunk_header(chunk)}\n{spelled_out(chunk.content)}"
 
 
 def lexical_text(file: str, symbol: str, content: str, members: Sequence[str] = ()) -> str:

@@ -133,7 +133,7 @@ def test_rank_code_lifts_files_named_like_the_question_and_decays_a_files_repeat
     repeats.append(_scored("help", 0.775, 1.0, "help.go", "usage"))
     ranked = [c.id for c in rank_code([*repeats, *fillers], "usage template")]
     assert ranked.index("help") < ranked.index("cmd1")  # a file's second chunk decays below another file's first
-    flat = CodeRanking(path=0.0, file_support=0.0, repeat_decay=1.0)
+    flat = CodeRanking(path=0.0, file_support=0.0, repeat_decay=1.0, topic_decay=1.0)
     assert [c.id for c in rank_code([*repeats, *fillers], "usage template", weights=flat)][:3] == ["cmd0", "cmd1",
                                                                                                    "cmd2"]
 

@@ -220,8 +220,9 @@ class CodeRanking:
     function_support: float = 0.2  # file_support for a description of one function (describes_function, not a
     # topic), which also takes no name_length: it asks for a function, not for the file that answers most often
     topic_decay: float = 0.5  # repeat_decay below the first topic_kept places for a topic (is_topic: a short
-    topic_kept: int = 5  # question without a sentence's marks, "absl::Status and StatusOr for error propagation"),
-    topic_words: int = 8  # which asks for files rather than one function; the first places stay as they were
+    topic_kept: int = 2  # question without a sentence's marks, "absl::Status and StatusOr for error propagation"),
+    topic_words: int = 8  # which asks for files rather than one function; the first places stay as they were (5
+    # until t-sem: places 3 to 5 held a busy file's further chunks above a topic's second answer file)
     role_penalty: dict[str, float] = field(default_factory=lambda: {"test": 0.625, "doc": 0.625, "generated": 1.0})
     module_penalty: float = 0.0375
     idle: float = 0.1  # taken off a Java method whose work is done elsewhere (_idle: a getter or setter, a deprecated

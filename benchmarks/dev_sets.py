@@ -44,6 +44,7 @@ HELD: dict[str, tuple[str, ...]] = {
     "dev12": (),
     "blind36": ("eo-yaml", "huma", "lilya", "pakyow"),  # written by t-blind36 (thirty-fifth round)
     "dev13": (),  # written by t-qfresh13 (thirty-fifth round): tasktiger, bunshine, go-tigertonic
+    "dev14": (),  # written by t-qfresh14 (thirty-sixth round): chancy, routup, neo
 }
 JUDGES = ("blind35", "dev12")  # the coming round's judges: run once per branch that asks to merge, nobody tunes on them
 GROUPS = ("eight", "other", "symbols", "docstrings", "questions", "judges")

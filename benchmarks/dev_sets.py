@@ -45,6 +45,7 @@ HELD: dict[str, tuple[str, ...]] = {
     "blind36": ("eo-yaml", "huma", "lilya", "pakyow"),  # written by t-blind36 (thirty-fifth round)
     "dev13": (),  # written by t-qfresh13 (thirty-fifth round): tasktiger, bunshine, go-tigertonic
     "blind37": ("pf4j", "committee", "rouille", "graphql-modules"),  # written by t-blind37 (thirty-sixth round)
+    "dev14": (),  # written by t-qfresh14 (thirty-sixth round): chancy, routup, neo
 }
 JUDGES = ("blind35", "dev12")  # the coming round's judges: run once per branch that asks to merge, nobody tunes on them
 GROUPS = ("eight", "other", "symbols", "docstrings", "questions", "judges")

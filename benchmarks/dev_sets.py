@@ -125,12 +125,13 @@ def run(out: Path, build: Path | None, corpus: Path, groups: list[str]) -> int:
                              "code_intel_server.py templates | tar -x -C DIR && mv DIR/tools DIR/code_intel`")
         env["PYTHONPATH"] = str(build)  # semble.py hands it on to the server it starts (semble.server_parameters)
     failed = 0
-    for group in groups:
-        for name, argv in commands(group, out, corpus):
-            with (out / f"{name}.log").open("w") as log:
-                code = subprocess.run(argv, env=env, stdout=log, stderr=subprocess.STDOUT, check=False).returncode
-            print(f"{name}: exit {code}, {out / (name + '.json')}", flush=True)
-            failed += code != 0
+    # Every run is listed before the first starts, with the HELD read at start (see replay.capture).
+    planned = [command for group in groups for command in commands(group, out, corpus)]
+    for name, argv in planned:
+        with (out / f"{name}.log").open("w") as log:
+            code = subprocess.run(argv, env=env, stdout=log, stderr=subprocess.STDOUT, check=False).returncode
+        print(f"{name}: exit {code}, {out / (name + '.json')}", flush=True)
+        failed += code != 0
     return 1 if failed else 0
 
 

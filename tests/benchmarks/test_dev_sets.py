@@ -86,3 +86,22 @@ def test_a_build_reaches_every_run_of_a_group(tmp_path: Path, monkeypatch: pytes
     assert dev_sets.run(tmp_path / "out", build, tmp_path / "corpus", ["docstrings"]) == 0
     assert seen[0]["PYTHONPATH"] == str(build)
     assert seen[0]["SEMBLE_DEV"] == str(tmp_path / "corpus")
+
+
+def test_a_question_folder_that_appears_during_a_run_is_not_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The thirty-sixth round merged a held folder while a run was under way; the run had read HELD before it existed.
+    folders = [tmp_path / "dev"]
+    monkeypatch.setattr(dev_sets, "question_folders", lambda held: list(folders))
+    asked: list[list[str]] = []
+
+    class Done:
+        returncode = 0
+
+    def fake_run(argv: list[str], **kwargs: object) -> Done:
+        asked.append(argv)
+        folders.append(tmp_path / "dev99")  # merged after the first run started
+        return Done()
+
+    monkeypatch.setattr(dev_sets.subprocess, "run", fake_run)
+    assert dev_sets.run(tmp_path / "out", None, tmp_path / "corpus", ["docstrings", "questions"]) == 0
+    assert [a for a in asked if "questions.py" in a[1]] and not any(str(tmp_path / "dev99") in a for a in asked)

@@ -61,3 +61,24 @@ def test_replayed_figures_read_back_as_a_dev_sets_run(tmp_path: Path) -> None:
         figures = replay.against(read, scored)
         assert figures["equal"] == figures["in_base"] == 1 and figures["summed"] == pytest.approx(0.0)
     assert [replay.fold(n, ["b", "a", "d", "c"]) for n in "abcd"] == ["A", "B", "A", "B"]
+
+
+def test_a_capture_lists_every_group_before_its_first_question(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A set that appears once the capture is under way (a held folder merged meanwhile) is not asked.
+    listed: list[str] = []
+    asked: list[str] = []
+
+    def sets(group: str, corpus: Path, only: list[str]) -> list[tuple[str, object, list[dict[str, object]]]]:
+        listed.append(group)
+        return [(f"{group}-set", object(), [])]
+
+    def checkout(source: object, corpus: Path) -> Path:
+        asked.append(f"after {len(listed)} listings")
+        return tmp_path
+
+    monkeypatch.setattr(replay.dev_sets, "link_annotations", lambda corpus: None)
+    monkeypatch.setattr(replay, "_sets", sets)
+    monkeypatch.setattr(semble, "checkout", checkout)
+    monkeypatch.setattr(replay, "_ask_all", lambda root, records, config: None)
+    replay.capture(tmp_path / "out2", ["eight", "other"], tmp_path, [])
+    assert asked == ["after 2 listings", "after 2 listings"]

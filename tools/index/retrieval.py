@@ -193,7 +193,7 @@ class CodeRanking:
     near_definition: float = 0.3  # the same name in another case (`router` for `Router`), for a question that is
     # only the name: in a sentence the word is as often English (`HTML` lifted every `html()` method)
     path: float = 0.3375  # times the share of the question's words in the file's name (or a start of them: path_words;
-    # a short question's also in its folder's: file_words)
+    # its stem's and its folder's: file_words)
     spelled: float = 0.3  # a class whose name the question spells as words ("json object" -> JsonObject)
     name_length: float = 0.02  # taken off per word of a file's name beyond its first (_name_words): a file named by one
     # word is its module's own file (rxswift's Zip.swift, commons-lang's Pair.java, phoenix's socket.ex), each further
@@ -1088,24 +1088,21 @@ def _adjusted(c: Scored, score: float, cues: _Cues, w: CodeRanking) -> tuple[flo
     if names_its_file(c.kind, c.symbol, c.file):
         score += w.file_type
     if cues.terms:
-        score += w.path * path_words(cues.terms, file_words(c.file, len(cues.terms))) / len(cues.terms)
+        score += w.path * path_words(cues.terms, file_words(c.file)) / len(cues.terms)
     score -= w.name_length * max(len(_name_words(c.file)) - 1, 0)
     return score, written
 
 
-NAME_IN_WORDS = 3  # a question of at most this many words (after stop words) names one thing: "the fetch adapter"
-
-
-def file_words(file: str, question_words: int) -> list[str]:
-    """The words of a file's name that a question's words are matched against: its stem's, and for a short question
-    (a name in words, NAME_IN_WORDS) also its folder's, which says what kind of thing the stem names: "the fetch
-    adapter" is axios' adapters/fetch.js, not the registry adapters/adapters.js beside it, and "defaults" its
-    defaults/index.js. In a sentence a folder's word is one of many the question shares with a whole folder."""
+def file_words(file: str) -> list[str]:
+    """The words of a file's name that a question's words are matched against: its stem's and its folder's (the
+    parent's alone, as semble matches it), which says what kind of thing the stem names: "the fetch adapter" is
+    axios' adapters/fetch.js, not the registry adapters/adapters.js beside it, "defaults" its defaults/index.js, and
+    "how guards decide whether a route matches a request" actix-web's guard/mod.rs above route.rs. For every
+    question, not only a short one (t-folder: the semble-manner dev sets and the developer questions gain)."""
     from code_intel.index.text import lexical_tokens
 
     path = PurePosixPath(file)
-    words = lexical_tokens(path.stem)
-    return words + lexical_tokens(path.parent.name) if question_words <= NAME_IN_WORDS else words
+    return lexical_tokens(path.stem) + lexical_tokens(path.parent.name)
 
 
 def _idle(c: Scored) -> bool:

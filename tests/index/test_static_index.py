@@ -863,6 +863,22 @@ def test_a_longer_java_chunk_goes_first_among_its_files_chunks() -> None:
 
 
 
+def test_a_longer_rust_chunk_goes_first_among_its_files_chunks() -> None:
+    # warp's "picking which rejection to report when several alternative routes all refused the request": the
+    # seven lines of `not_found()` in reject.rs held the file's second place above the `CombineRejection` impls
+    # (31 lines) that pick the rejection; a Ruby or Kotlin file keeps its order
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other{n}.rs", f"run{n}") for n in range(20)]
+    question = "picking which rejection to report when several alternative routes all refused the request"
+    for file, first in (("src/reject.rs", "long"), ("lib/reject.rb", "short"), ("src/Reject.kt", "short")):
+        short = _scored("short", 0.80, 3.0, file, "not_found")
+        short.lines = (78, 84)
+        long = _scored("long", 0.78, 3.0, file, "sealed.CombineRejection")
+        long.lines = (625, 655)
+        ranked = [c.id for c in rank_code([short, long, *fillers], question)]
+        assert ranked[0] == first, file
+        assert set(ranked[:2]) == {"short", "long"}, file  # the file keeps its places
+
+
 def test_a_java_files_leading_method_is_followed_by_the_methods_of_its_class_it_calls() -> None:
     # zt-zip's "deciding whether two zip files hold the same entries even when their bytes differ": `archiveEquals`
     # leads ZipUtil.java and hands its work to `archiveEqualsInternal`, which the question's words describe less than

@@ -236,9 +236,9 @@ class CodeRanking:
     class_no_function: float = 0.25  # the same for what a class holds outside its methods' code (_holds_no_function):
     # the header of a class cut into a chunk per method, which lists their names but not their code, a type of fields
     # alone, a window of its body between its methods
-    length: float = 0.05  # times log2 of a Java chunk's lines (_span), only in ordering one file's chunks: the
-    # method that does what a sentence describes is most often the long one, while its class's short members say
-    # the same words in their doc comments
+    length: float = 0.05  # times log2 of a Java or Rust chunk's lines (_span, LENGTH_LANGUAGES), only in ordering
+    # one file's chunks: the method that does what a sentence describes is most often the long one, while its
+    # class's short members say the same words in their doc comments
     verb: float = 0.05  # added to a function whose name opens with the verb the question's first word stands for
     # (name_verbs), or a class chunk holding such a method, only in ordering one file's chunks
     valueless: float = 0.3  # taken off a function that returns no value (chunker.valueless) for a description that
@@ -258,6 +258,7 @@ SHORT_OVERLOAD = 15  # lines (with its doc comment) of an overload that _decay_r
 # work (msgpack-java's factory overloads)
 LONE_LANGUAGES = frozenset({"ruby"})  # where a file's one candidate backs itself (CodeRanking.lone_file)
 SPAN_LANGUAGES = frozenset({"ruby"})  # where a "how" heading still asks for spans of a central file (_decay_repeats)
+LENGTH_LANGUAGES = frozenset({"java", "rust"})  # where a longer chunk goes first among its file's chunks (_span)
 FILE_TOPIC_LANGUAGES = frozenset({"java", "kotlin"})  # where a topic asks for whole files, as a "how" heading does
 # (_decay_repeats: a class a file, named after it)
 PATH_PREFIX = 4  # the shortest word of a file's name or a question that matches the start of a longer one
@@ -761,18 +762,27 @@ def _java_file(file: str) -> bool:  # read for every candidate at each search
 
 
 def _span(c: Scored) -> float:
-    """log2 of the lines a Java chunk spans (0 in other languages): among one file's chunks that score alike, the
-    longer one holds the work a question describes. A long Java class is cut into many short members, an accessor, an
-    overload that forwards to the one that works (`DefaultUsageFormatter.wrapDescription(out, indent, description)`),
-    a small helper, a constant, and each has a doc comment in the words of the behaviour; the static vectors, a mean
-    over few tokens, put them above the long method they serve (kryo's `Output.writeAscii` above `writeString` for
-    "writing a string, with a faster path for short ASCII strings", commons-csv's `CSVRecord.isSet` above `get`).
-    Only ordering within a file: which files answer does not change. Java only (BODILESS_LANGUAGES), as measured:
-    the docstring and developer-question sets, whose answers are often short functions, lose in Python, Go and
-    TypeScript."""
-    if not in_java(c):
+    """log2 of the lines a Java or Rust chunk spans (LENGTH_LANGUAGES; 0 elsewhere): among one file's chunks that
+    score alike, the longer one holds the work a question describes. A long Java class is cut into many short
+    members, an accessor, an overload that forwards to the one that works (`DefaultUsageFormatter.wrapDescription(out,
+    indent, description)`), a small helper, a constant, and each has a doc comment in the words of the behaviour; the
+    static vectors, a mean over few tokens, put them above the long method they serve (kryo's `Output.writeAscii`
+    above `writeString` for "writing a string, with a faster path for short ASCII strings", commons-csv's
+    `CSVRecord.isSet` above `get`). A Rust file's short constructors and trait impls do the same (warp's seven-line
+    `not_found()` in reject.rs above the `CombineRejection` impls that pick which rejection to report; salvo's
+    range.rs helpers above the parser of a Range header). Only ordering within a file: which files answer does not
+    change. Not in the other languages, as measured: the docstring and developer-question sets, whose answers are
+    often short functions, lose in Python, Go and TypeScript; Ruby and Kotlin line spans move both ways (t-span)."""
+    if not _long_first(c.file):
         return 0.0
     return math.log2(max(c.lines[1] - c.lines[0] + 1, 1))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _long_first(file: str) -> bool:  # read for every candidate at each search
+    from code_intel.languages.table import language_for
+
+    return language_for(file) in LENGTH_LANGUAGES
 
 
 def _within_files(ordered: list[Scored], merit: dict[str, float], callee: float = 0.0) -> list[Scored]:

@@ -840,43 +840,39 @@ def test_freed_memory_is_released_once_every_file_is_searchable_before_chroma_st
     assert events == ["release persist"] + ["write"] * 5
 
 
-def test_a_longer_java_chunk_goes_first_among_its_files_chunks() -> None:
+LONGER_CHUNK_CASES = [
     # kryo's "writing a string, with a faster path for short ASCII strings": `Output.writeAscii` (29 lines) above
-    # `Output.writeString` (48 lines), the method asked for; and a one-statement overload that forwards to the one
-    # that works (jcommander's `ParameterDescription.addValue(value, isDefault)`, 8 lines, above the 46 lines of
-    # `addValue(name, value, isDefault, validate, index)`)
-    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"Other{n}.java", f"Other{n}.run") for n in range(20)]
-    question = "writing a string, with a faster path for short ASCII strings"
-    for file, first in (("io/Output.java", "long"), ("io/output.py", "short"), ("io/output.go", "short")):
-        short = _scored("short", 0.80, 3.0, file, "Output.writeAscii")
-        short.lines = (733, 761)
-        long = _scored("long", 0.78, 3.0, file, "Output.writeString")
-        long.lines = (684, 731)
-        ranked = [c.id for c in rank_code([short, long, *fillers], question)]
-        assert ranked[0] == first, file
-        assert set(ranked[:2]) == {"short", "long"}, file  # the file keeps its places
-    short = _scored("short", 0.80, 3.0, "io/Output.java", "Output.writeAscii")
-    short.lines = (733, 761)
-    long = _scored("long", 0.78, 3.0, "io/Output.java", "Output.writeString")
-    long.lines = (684, 731)
-    assert [c.id for c in rank_code([short, long, *fillers], question, weights=CodeRanking(length=0.0))][0] == "short"
-
-
-
-def test_a_longer_rust_chunk_goes_first_among_its_files_chunks() -> None:
+    # `Output.writeString` (48 lines), the method asked for (and jcommander's one-statement overload
+    # `ParameterDescription.addValue(value, isDefault)`, 8 lines, above the 46 lines of the one that works)
+    ("writing a string, with a faster path for short ASCII strings", "Java",
+     ("Output.writeAscii", (733, 761)), ("Output.writeString", (684, 731)),
+     (("io/Output.java", "long"), ("io/output.py", "short"), ("io/output.go", "short"))),
     # warp's "picking which rejection to report when several alternative routes all refused the request": the
     # seven lines of `not_found()` in reject.rs held the file's second place above the `CombineRejection` impls
-    # (31 lines) that pick the rejection; a Ruby or Kotlin file keeps its order
-    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other{n}.rs", f"run{n}") for n in range(20)]
-    question = "picking which rejection to report when several alternative routes all refused the request"
-    for file, first in (("src/reject.rs", "long"), ("lib/reject.rb", "short"), ("src/Reject.kt", "short")):
-        short = _scored("short", 0.80, 3.0, file, "not_found")
-        short.lines = (78, 84)
-        long = _scored("long", 0.78, 3.0, file, "sealed.CombineRejection")
-        long.lines = (625, 655)
-        ranked = [c.id for c in rank_code([short, long, *fillers], question)]
-        assert ranked[0] == first, file
-        assert set(ranked[:2]) == {"short", "long"}, file  # the file keeps its places
+    # (31 lines) that pick the rejection (t-span); a Ruby or Kotlin file keeps its order
+    ("picking which rejection to report when several alternative routes all refused the request", "rs",
+     ("not_found", (78, 84)), ("sealed.CombineRejection", (625, 655)),
+     (("src/reject.rs", "long"), ("lib/reject.rb", "short"), ("src/Reject.kt", "short"))),
+]
+
+
+@pytest.mark.parametrize(("question", "other", "short_chunk", "long_chunk", "files"), LONGER_CHUNK_CASES)
+def test_a_longer_java_or_rust_chunk_goes_first_among_its_files_chunks(
+        question: str, other: str, short_chunk: tuple[str, tuple[int, int]], long_chunk: tuple[str, tuple[int, int]],
+        files: tuple[tuple[str, str], ...]) -> None:
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"Other{n}.{other.lower()}", f"run{n}") for n in range(20)]
+
+    def ranked(file: str, weights: CodeRanking | None = None) -> list[str]:
+        short = _scored("short", 0.80, 3.0, file, short_chunk[0])
+        short.lines = short_chunk[1]
+        long = _scored("long", 0.78, 3.0, file, long_chunk[0])
+        long.lines = long_chunk[1]
+        return [c.id for c in rank_code([short, long, *fillers], question, weights=weights)]
+
+    for file, first in files:
+        assert ranked(file)[0] == first, file
+        assert set(ranked(file)[:2]) == {"short", "long"}, file  # the file keeps its places
+    assert ranked(files[0][0], CodeRanking(length=0.0))[0] == "short"
 
 
 def test_a_java_files_leading_method_is_followed_by_the_methods_of_its_class_it_calls() -> None:

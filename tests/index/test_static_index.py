@@ -844,7 +844,7 @@ LONGER_CHUNK_CASES = [
     # kryo's "writing a string, with a faster path for short ASCII strings": `Output.writeAscii` (29 lines) above
     # `Output.writeString` (48 lines), the method asked for (and jcommander's one-statement overload
     # `ParameterDescription.addValue(value, isDefault)`, 8 lines, above the 46 lines of the one that works)
-    ("writing a string, with a faster path for short ASCII strings", "Java",
+    ("writing a string, with a faster path for short ASCII strings", "java",
      ("Output.writeAscii", (733, 761)), ("Output.writeString", (684, 731)),
      (("io/Output.java", "long"), ("io/output.py", "short"), ("io/output.go", "short"))),
     # warp's "picking which rejection to report when several alternative routes all refused the request": the
@@ -856,11 +856,11 @@ LONGER_CHUNK_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("question", "other", "short_chunk", "long_chunk", "files"), LONGER_CHUNK_CASES)
+@pytest.mark.parametrize(("question", "suffix", "short_chunk", "long_chunk", "files"), LONGER_CHUNK_CASES)
 def test_a_longer_java_or_rust_chunk_goes_first_among_its_files_chunks(
-        question: str, other: str, short_chunk: tuple[str, tuple[int, int]], long_chunk: tuple[str, tuple[int, int]],
+        question: str, suffix: str, short_chunk: tuple[str, tuple[int, int]], long_chunk: tuple[str, tuple[int, int]],
         files: tuple[tuple[str, str], ...]) -> None:
-    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"Other{n}.{other.lower()}", f"run{n}") for n in range(20)]
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"Other{n}.{suffix}", f"run{n}") for n in range(20)]
 
     def ranked(file: str, weights: CodeRanking | None = None) -> list[str]:
         short = _scored("short", 0.80, 3.0, file, short_chunk[0])
@@ -870,8 +870,9 @@ def test_a_longer_java_or_rust_chunk_goes_first_among_its_files_chunks(
         return [c.id for c in rank_code([short, long, *fillers], question, weights=weights)]
 
     for file, first in files:
-        assert ranked(file)[0] == first, file
-        assert set(ranked(file)[:2]) == {"short", "long"}, file  # the file keeps its places
+        order = ranked(file)
+        assert order[0] == first, file
+        assert set(order[:2]) == {"short", "long"}, file  # the file keeps its places
     assert ranked(files[0][0], CodeRanking(length=0.0))[0] == "short"
 
 

@@ -45,6 +45,7 @@ HELD: dict[str, tuple[str, ...]] = {
     "dev13": (),  # written by t-qfresh13 (thirty-fifth round): tasktiger, bunshine, go-tigertonic
     "blind37": ("pf4j", "committee", "rouille", "graphql-modules"),  # written by t-blind37 (thirty-sixth round)
     "blind38": ("unirest-java", "asynq", "kombu", "msw"),  # written by t-blind38 (thirty-seventh round)
+    "dev15": (),  # written by t-qfresh15 (thirty-seventh round): wakaq, kaito, web (hoisie/web)
 }
 JUDGES = ("blind36", "dev13")  # the coming round's judges: run once per branch that asks to merge, nobody tunes on them
 GROUPS = ("eight", "other", "symbols", "docstrings", "questions", "judges")

@@ -38,7 +38,10 @@ class LexicalIndex:
         return len(self._number)
 
     def add(self, chunk_id: str, text: str) -> None:
-        tokens = lexical_tokens(text)
+        self.add_tokens(chunk_id, lexical_tokens(text))
+
+    def add_tokens(self, chunk_id: str, tokens: list[str]) -> None:
+        """Index a chunk by its tokens (`lexical_tokens` of its text, or `text.indexed_texts`'s)."""
         with self._lock:
             if chunk_id in self._number:
                 self._remove_locked(chunk_id)

@@ -187,3 +187,15 @@ def lexical_text(file: str, symbol: str, content: str, members: Sequence[str] = 
     names of a class's members."""
     names = " ".join([symbol] * SYMBOL_BOOST) if symbol else ""
     return f"{file} {names} {' '.join(members)} {content}"
+
+
+def indexed_texts(chunk: Chunk) -> tuple[str, list[str]]:
+    """The chunk's embedding text and its BM25 tokens (`lexical_tokens` of its `lexical_text`), from one pass of the
+    word pattern over its code: both need the code's words, the one spelled out, the other as tokens."""
+    parts = _WORD_SPLIT.split(chunk.content)
+    words = parts[1::2]
+    parts[1::2] = map(_spelled, words)
+    names = lexical_text(chunk.file, chunk.symbol, "", member_names(chunk.symbol, chunk.symbols))
+    tokens = lexical_tokens(names)
+    tokens += itertools.chain.from_iterable(map(_index_tokens, words))
+    return f"{chunk_header(chunk)}\n{''.join(parts)}", tokens

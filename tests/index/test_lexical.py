@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from code_intel.index.bm25 import LexicalIndex, top
+from code_intel.index.chunker import Chunker
 from code_intel.index.retrieval import DENSE_WEIGHT, fuse
 from code_intel.index.text import (
     body_words,
+    embedding_text,
+    indexed_texts,
     lexical_text,
     lexical_tokens,
+    member_names,
     spelled_out,
     split_identifier,
     stem,
@@ -30,6 +34,24 @@ def test_lexical_tokens_keep_whole_identifiers_and_drop_keywords() -> None:
     tokens = lexical_tokens("def get_user(self): return self.userName")
     assert "get" in tokens and "user" in tokens and "get_user" in tokens and "username" in tokens
     assert "self" not in tokens and "def" not in tokens and "return" not in tokens
+
+
+def test_indexed_texts_are_the_embedding_text_and_the_lexical_tokens_of_each_chunk() -> None:
+    source = ('"""Parses HTTP responses."""\n\n\nclass ResponseParser(BaseParser):\n'
+              '    def parseHTTPResponse(self, max_file_bytes=2):\n        return x2y + _private  # naïve café\n\n'
+              '    def reset(self):\n        self.the_buffer = []  # the is an English stop word\n\n\n'
+              'def helper_10(a, b):\n    return "don\'t  stop" if a else b\n')
+    chunks = Chunker(32).chunk("pkg/http_parser.py", source, "python")
+    assert len(chunks) >= 3 and any(c.kind == "class" for c in chunks)
+    index, tokens_of = LexicalIndex(), LexicalIndex()
+    for number, chunk in enumerate(chunks):
+        embedded, tokens = indexed_texts(chunk)
+        text = lexical_text(chunk.file, chunk.symbol, chunk.content, member_names(chunk.symbol, chunk.symbols))
+        assert embedded == embedding_text(chunk)
+        assert tokens == lexical_tokens(text)
+        index.add(str(number), text)
+        tokens_of.add_tokens(str(number), tokens)
+    assert index.scores("parse the http response buffer") == tokens_of.scores("parse the http response buffer") != {}
 
 
 def test_bm25_ranks_matching_chunk_first_and_removal_forgets_it() -> None:

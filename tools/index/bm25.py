@@ -38,7 +38,10 @@ class LexicalIndex:
         return len(self._number)
 
     def add(self, chunk_id: str, text: str) -> None:
-        tokens = lexical_tokens(text)
+        self.add_tokens(chunk_id, lexical_tokens(text))
+
+    def add_tokens(self, chunk_id: str, tokens: list[str]) -> None:
+        """Index a chunk by its tokens (`lexical_tokens` of its text, or `text.indexed_texts`'s)."""
         with self._lock:
             if chunk_id in self._number:
                 self._remove_locked(chunk_id)
@@ -47,12 +50,13 @@ class LexicalIndex:
             self._number[chunk_id] = number
             self._lengths.append(len(tokens))
             self._total_length += len(tokens)
+            postings = self._postings
             for term, tf in Counter(tokens).items():
-                docs = self._postings.get(term)
+                docs = postings.get(term)
                 if docs is None:
-                    docs = self._postings[term] = (array("I"), array("H"))
+                    docs = postings[term] = (array("I"), array("H"))
                 docs[0].append(number)
-                docs[1].append(min(tf, 65535))
+                docs[1].append(tf if tf < 65535 else 65535)
 
     def remove(self, chunk_ids: list[str]) -> None:
         with self._lock:

@@ -3,8 +3,8 @@
 One vector per WordPiece token of all-MiniLM-L6-v2's vocabulary, fitted by `benchmarks/tokenlearn_static.py` so
 that the mean of a text's token vectors points where the code-tuned model puts the text (the card beside the table
 says on what). A text's vector is the mean of its tokens' vectors, normalised: no
-transformer runs, so a chunk costs a tokenizer call and a table look-up (thousands of chunks a second on
-one core instead of about 35). It ranks worse than the full model, so the index answers with it only until
+transformer runs, so a chunk costs a tokenizer call and a table look-up, orders of magnitude less than the
+full model. It ranks worse than the full model, so the index answers with it only until
 the full model has embedded every chunk, and its vectors live in a space (collection) of their own.
 
 Needs only `tokenizers` and numpy; the table ships in `tools/index/weights/` and the tokenizer comes from
@@ -31,7 +31,7 @@ STATIC_WEIGHTS = Path(__file__).resolve().parent / "weights" / "code-static.safe
 MAX_TOKENS = 1024  # a chunk is at most chunk_max_tokens (~4 characters each); more only adds cost
 # Python's str.split() splits at these control characters; BERT's normaliser deletes them instead.
 _SPLIT_NOT_SPACE = re.compile("[\x0b\x0c\x1c-\x1f\x85]")
-SUM_TOKENS = 2048  # tokens of the texts summed together: their rows (at most 2 MB) stay in the CPU's cache
+SUM_TOKENS = 1024  # tokens of the texts summed together: a small counts matrix and rows that stay in the CPU's cache
 PIECES_PER_CALL = 1024  # distinct pieces per sequence given to the tokenizer (its threads take a sequence each)
 # BERT's words within a piece of printable ASCII: a run of anything but punctuation, or one punctuation mark
 _ASCII_WORDS = re.compile(r"[^!-/:-@\[-`{-~]+|[!-/:-@\[-`{-~]")
@@ -119,8 +119,8 @@ class WordPieces:
     """BERT's WordPiece for a piece of printable ASCII, in Python: lower-cased, split at punctuation, each word the
     longest vocabulary entries from its start (`##` before the second and later), [UNK] for a word with no split
     or longer than the model allows. For such pieces this is all the tokenizer does, and a dictionary look-up per
-    word costs less than the tokenizer's own work per word (gson: 0.16 s of CPU instead of 0.44 s). A piece holding
-    a special token's text (`[CLS]`, in any case) is left to the tokenizer, which reads it as that token."""
+    word costs less than the tokenizer's own work per word. A piece holding a special token's text (`[CLS]`, in any
+    case) is left to the tokenizer, which reads it as that token."""
 
     def __init__(self, vocab: dict[str, int], unknown: str, prefix: str, max_chars: int, special: list[str]) -> None:
         self.vocab, self.unknown, self.prefix, self.max_chars = vocab, vocab[unknown], prefix, max_chars
@@ -176,13 +176,11 @@ class WordPieces:
 
 def token_sums(ids: Sequence[Sequence[int]], table: Any) -> Any:
     """Each text's sum of the table rows of its token ids (a zero row for no tokens), a group of texts of at most
-    SUM_TOKENS tokens at a time: the group's distinct (text, token) pairs and their counts (np.unique), the rows of
-    those pairs times their counts, summed per text (np.add.reduceat). No token row is gathered twice for a text,
-    and nothing is imported beyond numpy: scipy's sparse product was 0.1 s faster on gson's 3,116 chunks, but its
-    import cost every first index 0.12 s and 23 MB."""
+    SUM_TOKENS tokens at a time: the group's token counts per text (a small dense matrix over the group's distinct
+    tokens) times those tokens' rows, one matrix product. Each row is gathered once a group, and nothing is imported
+    beyond numpy (scipy's import costs a first index more than its sparse product saves)."""
     import numpy as np
 
-    vocabulary = table.shape[0]
     out = np.zeros((len(ids), table.shape[1]), dtype=np.float32)
     start = 0
     while start < len(ids):
@@ -190,15 +188,13 @@ def token_sums(ids: Sequence[Sequence[int]], table: Any) -> Any:
         while end < len(ids) and (end == start or size + len(ids[end]) <= SUM_TOKENS):
             size += len(ids[end])
             end += 1
-        lengths = np.fromiter(map(len, ids[start:end]), dtype=np.int64, count=end - start)
-        flat = np.fromiter(itertools.chain.from_iterable(ids[start:end]), dtype=np.int64, count=size)
-        pairs, counts = np.unique(np.repeat(np.arange(end - start), lengths) * vocabulary + flat, return_counts=True)
-        if pairs.size:
-            texts, tokens = np.divmod(pairs, vocabulary)
-            firsts = np.flatnonzero(np.diff(texts, prepend=-1))  # each text's first pair (texts are sorted)
-            rows = table[tokens]
-            rows *= counts[:, None]
-            out[start + texts[firsts]] = np.add.reduceat(rows, firsts, axis=0)
+        if size:
+            lengths = np.fromiter(map(len, ids[start:end]), dtype=np.int64, count=end - start)
+            flat = np.fromiter(itertools.chain.from_iterable(ids[start:end]), dtype=np.int64, count=size)
+            tokens, column = np.unique(flat, return_inverse=True)
+            cells = np.repeat(np.arange(end - start), lengths) * len(tokens) + column
+            counts = np.bincount(cells, minlength=(end - start) * len(tokens)).reshape(end - start, len(tokens))
+            out[start:end] = counts.astype(np.float32) @ table[tokens]
         start = end
     return out
 
@@ -208,11 +204,10 @@ def token_ids(tokenizer: Any, texts: Sequence[str], words: WordPieces | None = N
     tokens), for a fraction of its cost.
 
     BERT's normaliser and pre-tokenizer never join characters across whitespace, so a text's tokens are those of
-    its whitespace-separated pieces in order. Code repeats its pieces (gson: 258,000 pieces, 24,000 distinct), so
-    each distinct piece is tokenized once, given as the words of a few long pre-split sequences (one sequence per
-    piece would cost more than its tokens), and each token goes back to its piece by its word index. With `words`
-    (WordPieces) the printable ASCII pieces skip the tokenizer altogether. On gson's 3,116 chunks: 0.9 s of CPU for
-    the tokenizer on each text, 0.4 s for distinct pieces, 0.2 s with `words`."""
+    its whitespace-separated pieces in order. Code repeats its pieces, so each distinct piece is tokenized once,
+    given as the words of a few long pre-split sequences (one sequence per piece would cost more than its tokens),
+    and each token goes back to its piece by its word index. With `words` (WordPieces) the printable ASCII pieces
+    skip the tokenizer altogether."""
     import numpy as np
 
     splits = [(_SPLIT_NOT_SPACE.sub("", t) if _SPLIT_NOT_SPACE.search(t) else t).split() for t in texts]

@@ -48,7 +48,7 @@ from code_intel.index.manifest import ChunkEntry, FileEntry, Manifest, save_mani
 from code_intel.index.memory import MemoryIndex, listed
 from code_intel.index.static import StaticEmbedder
 from code_intel.index.store import FOREST, VectorStore
-from code_intel.index.text import body_words, embedding_text, lexical_text, member_names
+from code_intel.index.text import body_words, embedding_text, indexed_texts
 from code_intel.languages.table import language_for, script_language
 
 log = logging.getLogger(__name__)
@@ -167,6 +167,7 @@ class _Prepared:
     chunks: list[Chunk]
     ids: list[str]
     texts: list[str]
+    tokens: list[list[str]]  # each chunk's BM25 tokens
 
 
 @dataclass
@@ -397,9 +398,10 @@ class ForestSync:
         text, sha = read
         chunks = self.chunker.chunk(source.path, text, language_for(source.path) or script_language(source.path, text))
         seen: set[str] = set()
-        texts = [embedding_text(c) for c in chunks]
+        indexed = [indexed_texts(c) for c in chunks]
+        texts = [text for text, _ in indexed]
         ids = [chunk_id(c, t, seen) for c, t in zip(chunks, texts, strict=True)]
-        return _Prepared(source, sha, chunks, ids, texts)
+        return _Prepared(source, sha, chunks, ids, texts, [tokens for _, tokens in indexed])
 
     def _index_batch(self, batch: list[SourceFile]) -> _Batch | None:
         """Chunk and embed a batch of files into memory (searchable from here on); the returned batch is what
@@ -476,9 +478,8 @@ class ForestSync:
         gone = [c.id for c in old.chunks if c.id not in current_ids] if old else []
         self.lexical.remove(gone)
         self.memory.remove(gone)
-        for cid, chunk in zip(item.ids, item.chunks, strict=True):
-            self.lexical.add(cid, lexical_text(chunk.file, chunk.symbol, chunk.content,
-                                               member_names(chunk.symbol, chunk.symbols)))
+        for cid, tokens in zip(item.ids, item.tokens, strict=True):
+            self.lexical.add_tokens(cid, tokens)
         return gone
 
     def _file_entry(self, item: _Prepared, keep: dict[str, tuple[ChunkEntry, dict[str, Any]]]) -> FileEntry:

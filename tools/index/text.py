@@ -9,6 +9,7 @@ dropped, on the query and on the chunk alike.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 
@@ -92,10 +93,15 @@ def stem(word: str) -> str:
 def lexical_tokens(text: str, *, stemmed: bool = True, english: bool = True) -> list[str]:
     """Tokens for BM25: identifier parts (stemmed) plus whole identifiers, minus stop words and one-letter
     noise. `stemmed=False, english=False` gives the plain identifier-split tokens."""
-    out: list[str] = []
-    for word in _WORD.findall(text):
-        out.extend(_word_tokens(word, stemmed, english))
-    return out
+    words = _WORD.findall(text)
+    if stemmed and english:  # the index's and the queries' form: no Python call per word
+        return list(itertools.chain.from_iterable(map(_index_tokens, words)))
+    return [token for word in words for token in _word_tokens(word, stemmed, english)]
+
+
+@functools.lru_cache(maxsize=WORD_CACHE)
+def _index_tokens(word: str) -> tuple[str, ...]:
+    return _word_tokens(word, True, True)
 
 
 # body_words: a comment (a hash-comment language's `#`, else `//` and `/* */`; a Python docstring counts as one) or a
@@ -181,3 +187,15 @@ def lexical_text(file: str, symbol: str, content: str, members: Sequence[str] = 
     names of a class's members."""
     names = " ".join([symbol] * SYMBOL_BOOST) if symbol else ""
     return f"{file} {names} {' '.join(members)} {content}"
+
+
+def indexed_texts(chunk: Chunk) -> tuple[str, list[str]]:
+    """The chunk's embedding text and its BM25 tokens (`lexical_tokens` of its `lexical_text`), from one pass of the
+    word pattern over its code: both need the code's words, the one spelled out, the other as tokens."""
+    parts = _WORD_SPLIT.split(chunk.content)
+    words = parts[1::2]
+    parts[1::2] = map(_spelled, words)
+    names = lexical_text(chunk.file, chunk.symbol, "", member_names(chunk.symbol, chunk.symbols))
+    tokens = lexical_tokens(names)
+    tokens += itertools.chain.from_iterable(map(_index_tokens, words))
+    return f"{chunk_header(chunk)}\n{''.join(parts)}", tokens

@@ -1,15 +1,18 @@
 # The two entry points: `make demo` and `make test`; each runs ./setup.sh first (fast when nothing is missing).
-# `make test` is what CI runs (.ci/run): lint, types, the package build check, then the whole suite.
+# `make test` is what CI runs (.ci/run): lint, types, the package build check, then the whole suite in two runs.
 .PHONY: setup test test-fast demo lint typecheck dist bench
 
 setup:
 	bash ./setup.sh
 
+# The suite runs on pytest-xdist workers (a test module stays on one worker, so its module-scoped fixture is built
+# once), then the tests marked `serial` (a wall-clock bound a busy machine could break) alone in one process.
 test: setup
 	.venv/bin/ruff check .
 	.venv/bin/mypy
 	$(MAKE) --no-print-directory dist
-	.venv/bin/pytest -q
+	.venv/bin/pytest -q -n auto --maxprocesses=4 --dist loadscope -m "not serial"
+	.venv/bin/pytest -q -m serial
 
 # Under a minute: no set-up, no embedding model, no spawned servers or long scenarios, and the tests
 # spread over up to four worker processes (pytest-xdist; most tests wait on git, rg or ctags).

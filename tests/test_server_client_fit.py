@@ -120,6 +120,7 @@ def test_info_goes_to_the_log_file_and_warnings_to_stderr(tmp_path: Path, capsys
     assert "an ordinary call" in text and "something the user should see" in text
 
 
+@pytest.mark.serial
 def test_sigint_stops_the_server_within_a_second(project: Path) -> None:
     proc = subprocess.Popen([sys.executable, str(SERVER), "--project", str(project)], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

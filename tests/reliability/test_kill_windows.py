@@ -21,7 +21,7 @@ import pytest
 from code_intel.cli.demo import REQUEST, DemoAgent, Quiet, create_sample, follow
 from tests.reliability.conftest import RawServer, ServerGone
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.serial]  # a 420 s budget over kills timed into git windows
 
 FLAGS = ["--fast", "--no-doc-research"]  # READY, POST_IMPL_VERIFY, PRE_COMMIT and MERGE: every git window
 TEST_BUDGET_SECONDS = 420  # the whole test stops with a clear failure rather than hang

@@ -79,6 +79,7 @@ def test_every_request_line_gets_an_answer(server: Any) -> None:
     assert not server.has_answer(None)
 
 
+@pytest.mark.serial
 def test_a_slow_call_does_not_hold_up_the_others(tmp_path: Path, spawn: Callable[..., Any]) -> None:
     project = tmp_path / "project"
     project.mkdir()
@@ -125,6 +126,7 @@ def test_the_id_of_a_broken_line_is_read_when_it_can_be() -> None:
     assert top_level_id('{"params":{"id":1}') is None
 
 
+@pytest.mark.serial
 def test_a_budget_that_runs_out_is_said_in_the_answer(tmp_path: Path, spawn: Callable[..., Any]) -> None:
     project = tmp_path / "project"
     (project / ".code-intel").mkdir(parents=True)

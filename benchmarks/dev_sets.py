@@ -38,16 +38,15 @@ SYMBOL_SETS = ("symbols", "symbols2", "symbols3", "symbols4", "symbols5")
 
 # Held sets: name -> semble-manner repositories (annotations/<name>.json) or a question folder (questions/<name>).
 # blind32 and dev9 judged the thirty-second round, blind33 and dev10 the thirty-third, blind34 and dev11 the
-# thirty-fourth, blind35 and dev12 the thirty-sixth; all eight are dev data since. dev14 is dev data too: written in
-# the thirty-sixth round, it was asked and scored by mistake before any round judged with it (docs, t-qfresh14).
+# thirty-fourth, blind35 and dev12 the thirty-sixth, blind36 and dev13 the thirty-seventh; all ten are dev data since.
+# dev14 is dev data too: written in the thirty-sixth round, it was asked and scored by mistake before any round judged
+# with it (docs, t-qfresh14).
 HELD: dict[str, tuple[str, ...]] = {
-    "blind36": ("eo-yaml", "huma", "lilya", "pakyow"),  # written by t-blind36 (thirty-fifth round)
-    "dev13": (),  # written by t-qfresh13 (thirty-fifth round): tasktiger, bunshine, go-tigertonic
     "blind37": ("pf4j", "committee", "rouille", "graphql-modules"),  # written by t-blind37 (thirty-sixth round)
     "blind38": ("unirest-java", "asynq", "kombu", "msw"),  # written by t-blind38 (thirty-seventh round)
     "dev15": (),  # written by t-qfresh15 (thirty-seventh round): wakaq, kaito, web (hoisie/web)
 }
-JUDGES = ("blind36", "dev13")  # the coming round's judges: run once per branch that asks to merge, nobody tunes on them
+JUDGES = ("blind37", "dev15")  # the coming round's judges: run once per branch that asks to merge, nobody tunes on them
 GROUPS = ("eight", "other", "symbols", "docstrings", "questions", "judges")
 
 

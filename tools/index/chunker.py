@@ -294,10 +294,16 @@ def types_only(root: Any) -> bool:
 def deprecated(chunk: Chunk) -> bool:
     """The chunk's definition is marked deprecated in the lines above and on its declaration (its doc comment and
     annotations), not somewhere in its body (a class whose one method is deprecated is not)."""
-    if chunk.kind not in ("class", "function") or not chunk.symbol or not _DEPRECATED.search(chunk.content):
+    if chunk.kind not in ("class", "function") or not chunk.symbol or not _deprecated_mark(chunk.content):
         return False  # (a mark in the lines up to the declaration is a mark in the whole text)
     lines, at = _declaration(chunk)
     return bool(_DEPRECATED.search("\n".join(lines[: at + 1])))
+
+
+def _deprecated_mark(text: str) -> bool:
+    """_DEPRECATED.search, skipped when the text holds neither word every mark spells (a substring test is many times
+    faster than the pattern's, which starts at every `*`, `/` and `#` of a doc comment)."""
+    return ("eprecated" in text or "Obsolete" in text) and _DEPRECATED.search(text) is not None
 
 
 def deprecated_types(chunks: list[Chunk]) -> frozenset[str]:

@@ -110,7 +110,8 @@ _HASH_COMMENTS = frozenset({"python", "ruby", "bash", "elixir"})
 _STRING = r"""\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|`(?:\\.|[^`\\])*`"""
 _SPOKEN = {True: re.compile(r"(?=[#\"'`])(?:(#[^\n]*)|(" + _STRING + "))"),  # the lookahead skips the other
            False: re.compile(r"(?=[/\"'`])(?:(//[^\n]*|/\*[\s\S]*?\*/)|(" + _STRING + "))")}  # characters at once
-_CALL = re.compile(r"(?<![A-Za-z_$])([A-Za-z_$][\w$]*)\s*\(")  # from a name's first letter only
+_CALL = re.compile(r"(?<![A-Za-z_$])([A-Za-z_$][\w$]*+)\s*\(")  # from a name's first letter only (possessive: a name
+# that no `(` follows is not tried again one letter shorter)
 
 
 def body_words(code: str, language: str | None, symbol: str) -> frozenset[str]:
@@ -127,8 +128,13 @@ def body_words(code: str, language: str | None, symbol: str) -> frozenset[str]:
         text = match.group(0)
         (spoken if match.group(1) or text.startswith(('"""', "'''")) else strings).append(text)
     rest.append(code[at:])
-    written = set(lexical_tokens(" ".join(_CALL.findall(" ".join(rest)) + strings)))
-    return frozenset(written - set(lexical_tokens(" ".join(spoken))) - set(lexical_tokens(symbol)))
+    written = _token_set(" ".join(_CALL.findall(" ".join(rest)) + strings))
+    return frozenset(written - _token_set(" ".join(spoken)) - _token_set(symbol))
+
+
+def _token_set(text: str) -> set[str]:
+    """set(lexical_tokens(text)), each distinct word's tokens taken once."""
+    return set(itertools.chain.from_iterable(map(_index_tokens, set(_WORD.findall(text)))))
 
 
 def readable_words(names: Iterable[str]) -> str:

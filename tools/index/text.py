@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 
 from code_intel.index.chunker import Chunk
 
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*+|[0-9]++")  # possessive: the same words, matched with less bookkeeping
 _WORD_SPLIT = re.compile(f"({_WORD.pattern})")  # split() keeps the words: text, word, text, word, ..., text
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 # Words so common in code that they rank nothing (keywords and very short noise).
@@ -50,10 +50,7 @@ def split_identifier(word: str) -> list[str]:
 @functools.lru_cache(maxsize=WORD_CACHE)
 def _split(word: str) -> tuple[str, ...]:
     """Cached: code repeats its identifiers, and splitting them was most of the cost of indexing a file."""
-    parts: list[str] = []
-    for piece in word.split("_"):
-        parts.extend(m.group(0).lower() for m in _CAMEL.finditer(piece))
-    return tuple(parts)
+    return tuple(map(str.lower, _CAMEL.findall(word)))  # `_`, like any character _CAMEL does not match, separates
 
 
 @functools.lru_cache(maxsize=WORD_CACHE)

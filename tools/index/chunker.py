@@ -1436,6 +1436,7 @@ class Chunker:
             """The row of the owner's own doc when a gap holds it, else -1."""
             return owner.opening if owner.opening is not None and not covered[owner.opening] else -1
 
+        edges = {o.start for o in owners} | {o.end + 1 for o in owners}  # the rows where a row's owner may change
         row = 0
         while row < n_lines:
             if covered[row]:
@@ -1443,7 +1444,7 @@ class Chunker:
                 continue
             start = row
             owner = self._owner(owners, row)
-            while row < n_lines and not covered[row] and self._owner(owners, row) is owner:
+            while row < n_lines and not covered[row] and (row not in edges or self._owner(owners, row) is owner):
                 row += 1
             end = row - 1
             text = "\n".join(lines[start : end + 1])

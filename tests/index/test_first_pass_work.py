@@ -1,25 +1,16 @@
-"""Work the first pass skips: each shortcut gives what the longer way gave (the tokenizer built only when a piece
-needs it, the deprecation pattern run only on texts that spell its words, tokens taken once per distinct word, the
-cycle collector paused while the file pass runs alone)."""
+"""Work the first pass skips: each shortcut gives what the longer way gave (the deprecation pattern run only on texts
+that spell its words, identifier parts by one pattern, tokens taken once per distinct word, possessive patterns)."""
 
 from __future__ import annotations
 
-import gc
-import json
 import re
-from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from code_intel.index import sync as sync_module
 from code_intel.index import text
 from code_intel.index.chunker import _DEPRECATED, _deprecated_mark
-from code_intel.index.service import SemanticIndex
-from code_intel.index.static import STATIC_WEIGHTS, PackagedTokenizer, WordPieces, _load, token_ids
-from tests.index.conftest import write_files
 
 # code-ish text: identifiers in every case, digits, underscores, punctuation, marks and non-ASCII letters
 CODE_TEXT = st.lists(st.sampled_from(list("aAbBzZ_09 \n\t.,;:()[]{}<>@#*/\"'`$-=+!?") + [
@@ -42,6 +33,7 @@ def test_identifier_parts_and_words_are_those_of_the_longer_way(sample: str) -> 
     assert text._WORD.findall(sample) == re.findall(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+", sample)
     assert text._WORD_SPLIT.split(sample) == re.split(r"([A-Za-z_][A-Za-z0-9_]*|[0-9]+)", sample)
     assert text._token_set(sample) == set(text.lexical_tokens(sample))
+    assert text._CALL.findall(sample) == re.findall(r"(?<![A-Za-z_$])([A-Za-z_$][\w$]*)\s*\(", sample)
     assert _deprecated_mark(sample) == (_DEPRECATED.search(sample) is not None)
 
 
@@ -64,53 +56,3 @@ def test_body_words_calls_are_found_as_before() -> None:
                                     "[Obsolete]\nvoid F() {}", "#  Deprecated: gone\ndef f(): pass"])
 def test_each_deprecation_mark_still_counts(marked: str) -> None:
     assert _deprecated_mark(marked) and _DEPRECATED.search(marked)
-
-
-def test_word_pieces_read_from_the_json_are_the_tokenizers() -> None:
-    from tokenizers import Tokenizer
-
-    tokenizer, _table, words = _load(STATIC_WEIGHTS)
-    assert isinstance(tokenizer, PackagedTokenizer) and words is not None
-    built = Tokenizer.from_file(str(tokenizer.file))
-    assert words.vocab == built.get_vocab()
-    assert words.unknown == built.token_to_id("[UNK]") and words.prefix == "##"
-    specials = {t.content for t in built.get_added_tokens_decoder().values()}
-    assert {s for s in specials if words.special.fullmatch(s)} == specials
-    spec = json.loads(tokenizer.file.read_bytes())
-    assert WordPieces.of({**spec, "normalizer": {**spec["normalizer"], "lowercase": False}}) is None
-    assert WordPieces.of({**spec, "model": {**spec["model"], "type": "BPE"}}) is None
-
-
-def test_the_tokenizer_is_built_only_for_a_piece_that_needs_it() -> None:
-    tokenizer, _table, words = _load(STATIC_WEIGHTS)  # a fresh load: nothing built yet
-    ascii_texts = ["def parse_http_response(raw): return Response(raw)", "x = [1, 2] # comment", ""]
-    first = token_ids(tokenizer, ascii_texts, words)
-    assert not tokenizer.is_loaded
-    assert token_ids(tokenizer, ascii_texts, words) == first  # the ids kept between batches are the same
-    mixed = token_ids(tokenizer, ["naïve café", "def f(): pass"], words)
-    assert tokenizer.is_loaded
-    assert mixed == [e.ids for e in tokenizer.loaded().encode_batch(["naïve café", "def f(): pass"],
-                                                                      add_special_tokens=False)]
-
-
-def test_the_cycle_collector_is_paused_in_the_file_pass_and_back_after(
-    project_dir: Path, make_index: Callable[..., SemanticIndex], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    write_files(project_dir, {f"mod_{n}.py": f"def f{n}(x):\n    return x + {n}\n" for n in range(6)})
-    monkeypatch.setattr(sync_module, "FILES_PER_BATCH", 2)
-    seen: list[bool] = []
-    index_batch = sync_module.ForestSync._index_batch
-
-    def recording(self: sync_module.ForestSync, batch: list[object]) -> object:
-        seen.append(gc.isenabled())
-        return index_batch(self, batch)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(sync_module.ForestSync, "_index_batch", recording)
-    assert gc.isenabled()
-    make_index(project_dir, embedding_model="code-static").sync(force=True)
-    assert seen == [False, False, False] and gc.isenabled()
-
-    seen.clear()
-    monkeypatch.setattr(sync_module, "PERSIST_BACKLOG_CHARS", 0)  # the writer starts with the first batch
-    make_index(project_dir, embedding_model="code-static").sync(force=True)
-    assert seen == [False, True, True] and gc.isenabled()  # resumed once Chroma writes beside the pass

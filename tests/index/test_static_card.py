@@ -41,3 +41,20 @@ def test_another_table_is_another_vector_space(tmp_path: Path) -> None:
     changed.write_bytes(data[:-1] + bytes([data[-1] ^ 0xFF]))  # one value of the table changed
     assert StaticEmbedder(changed).identity != StaticEmbedder().identity
     assert StaticEmbedder(tmp_path / "absent.safetensors").identity.endswith("|missing")
+
+
+def test_the_identity_reads_the_tables_fingerprint_from_its_card(tmp_path: Path) -> None:
+    """The card's recorded fingerprint names the space (no hashing of the table); without a card, or with a card that
+    records none, the table is hashed."""
+    from code_intel.index.static import table_fingerprint
+
+    table = tmp_path / "carded.safetensors"
+    shutil.copyfile(STATIC_WEIGHTS, table)
+    table.with_suffix(".json").write_text(json.dumps({"table_sha256_12": "0123456789ab"}))
+    assert StaticEmbedder(table).identity == f"{STATIC_MODEL_NAME}|0123456789ab"
+    bare = tmp_path / "bare.safetensors"
+    shutil.copyfile(STATIC_WEIGHTS, bare)
+    bare.with_suffix(".json").write_text(json.dumps({"model": STATIC_MODEL_NAME}))
+    assert table_fingerprint(bare) == weights_fingerprint(STATIC_WEIGHTS)
+    assert table_fingerprint(STATIC_WEIGHTS) == weights_fingerprint(STATIC_WEIGHTS)  # the shipped card is right
+    assert table_fingerprint(tmp_path / "absent.safetensors") == "missing"

@@ -29,10 +29,9 @@ from code_intel.index.embedder import (
     DEFAULT_MAX_SEQ_LENGTH,
     NUMPY_BATCH,
     resolve_model_path,
-    weights_fingerprint,
 )
 from code_intel.index.minilm import NumpyMiniLM
-from code_intel.index.static import STATIC_WEIGHTS, StaticEmbedder
+from code_intel.index.static import STATIC_WEIGHTS, StaticEmbedder, table_fingerprint
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +104,7 @@ class QueryModel:
         with safe_open(str(self.projection), framework="numpy") as f:
             meta = f.metadata() or {}
             mean, project = f.get_tensor("mean"), f.get_tensor("projection")
-        table = weights_fingerprint(self.static.weights)
+        table = table_fingerprint(self.static.weights)
         if meta.get("table_sha256_12") != table:
             raise ValueError(f"{self.projection.name} was made for table {meta.get('table_sha256_12')}, not {table}")
         if project.shape != (mean.shape[0], self.static.dimension):

@@ -13,7 +13,9 @@ the packaged all-MiniLM-L6-v2, so it loads with no network and no torch.
 
 from __future__ import annotations
 
+import functools
 import itertools
+import json
 import logging
 import re
 import threading
@@ -50,7 +52,7 @@ class StaticEmbedder:
     @property
     def identity(self) -> str:
         """Names the vector space: new weights make a new space (and a rebuild of the fast vectors)."""
-        return f"{STATIC_MODEL_NAME}|{weights_fingerprint(self.weights)}"
+        return f"{STATIC_MODEL_NAME}|{table_fingerprint(self.weights)}"
 
     def _parts(self) -> tuple[Any, Any, WordPieces | None]:
         with self._lock:
@@ -94,6 +96,19 @@ class StaticEmbedder:
 
     def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
         return [v.tolist() for v in self.embed(texts)]
+
+
+@functools.lru_cache(maxsize=8)
+def table_fingerprint(weights: Path) -> str:
+    """The table's weights_fingerprint as the card beside it records it (`table_sha256_12` in code-static.json: the
+    fitting script writes both, and tests/index/test_static_card.py checks that they agree), else computed. Reading
+    the card spares every process that opens an index the hashing of the 15 MB table."""
+    card = weights.with_suffix(".json")
+    try:
+        recorded = json.loads(card.read_text(encoding="utf-8")).get("table_sha256_12") if weights.is_file() else None
+    except (OSError, ValueError, AttributeError):
+        recorded = None
+    return recorded if isinstance(recorded, str) and recorded else weights_fingerprint(weights)
 
 
 def _load(weights: Path) -> tuple[Any, Any, WordPieces | None]:

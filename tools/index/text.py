@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 
 from code_intel.index.chunker import Chunk
 
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*+|[0-9]++")  # possessive: the same words, matched with less bookkeeping
 _WORD_SPLIT = re.compile(f"({_WORD.pattern})")  # split() keeps the words: text, word, text, word, ..., text
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 # Words so common in code that they rank nothing (keywords and very short noise).
@@ -50,10 +50,7 @@ def split_identifier(word: str) -> list[str]:
 @functools.lru_cache(maxsize=WORD_CACHE)
 def _split(word: str) -> tuple[str, ...]:
     """Cached: code repeats its identifiers, and splitting them was most of the cost of indexing a file."""
-    parts: list[str] = []
-    for piece in word.split("_"):
-        parts.extend(m.group(0).lower() for m in _CAMEL.finditer(piece))
-    return tuple(parts)
+    return tuple(map(str.lower, _CAMEL.findall(word)))  # `_`, like any character _CAMEL does not match, separates
 
 
 @functools.lru_cache(maxsize=WORD_CACHE)
@@ -110,7 +107,8 @@ _HASH_COMMENTS = frozenset({"python", "ruby", "bash", "elixir"})
 _STRING = r"""\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|`(?:\\.|[^`\\])*`"""
 _SPOKEN = {True: re.compile(r"(?=[#\"'`])(?:(#[^\n]*)|(" + _STRING + "))"),  # the lookahead skips the other
            False: re.compile(r"(?=[/\"'`])(?:(//[^\n]*|/\*[\s\S]*?\*/)|(" + _STRING + "))")}  # characters at once
-_CALL = re.compile(r"(?<![A-Za-z_$])([A-Za-z_$][\w$]*)\s*\(")  # from a name's first letter only
+_CALL = re.compile(r"(?<![A-Za-z_$])([A-Za-z_$][\w$]*+)\s*\(")  # from a name's first letter only (possessive: a name
+# that no `(` follows is not tried again one letter shorter)
 
 
 def body_words(code: str, language: str | None, symbol: str) -> frozenset[str]:
@@ -127,8 +125,13 @@ def body_words(code: str, language: str | None, symbol: str) -> frozenset[str]:
         text = match.group(0)
         (spoken if match.group(1) or text.startswith(('"""', "'''")) else strings).append(text)
     rest.append(code[at:])
-    written = set(lexical_tokens(" ".join(_CALL.findall(" ".join(rest)) + strings)))
-    return frozenset(written - set(lexical_tokens(" ".join(spoken))) - set(lexical_tokens(symbol)))
+    written = _token_set(" ".join(_CALL.findall(" ".join(rest)) + strings))
+    return frozenset(written - _token_set(" ".join(spoken)) - _token_set(symbol))
+
+
+def _token_set(text: str) -> set[str]:
+    """set(lexical_tokens(text)), each distinct word's tokens taken once."""
+    return set(itertools.chain.from_iterable(map(_index_tokens, set(_WORD.findall(text)))))
 
 
 def readable_words(names: Iterable[str]) -> str:

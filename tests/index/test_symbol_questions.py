@@ -792,7 +792,7 @@ def test_the_impl_blocks_of_a_trait_are_candidates_when_its_implementations_are_
                            "    fn next_element(&mut self) -> Option<u8> { None }\n}\n"})
     static_index.sync()
     # neither side finds anything: the candidates are the definitions of the names the question writes
-    monkeypatch.setattr(LexicalIndex, "scores", lambda self, query, added=None: {})
+    monkeypatch.setattr(LexicalIndex, "scores", lambda self, query: {})
     monkeypatch.setattr(MemoryIndex, "nearest", lambda self, vector, limit: [])
 
     def files(question: str) -> list[str]:

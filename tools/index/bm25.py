@@ -13,7 +13,6 @@ import math
 import threading
 from array import array
 from collections import Counter
-from collections.abc import Mapping
 
 from code_intel.index.text import lexical_tokens
 
@@ -102,13 +101,10 @@ class LexicalIndex:
             self._total_length = 0
             self._dead = 0
 
-    def scores(self, query: str, added: Mapping[str, float] | None = None) -> dict[str, float]:
+    def scores(self, query: str) -> dict[str, float]:
         """BM25 score of every chunk sharing a word with the query (the fusion needs the scores of the
-        dense candidates too, not only the lexical top). `added` are further terms, each counted at its weight
-        (code_words.expansion: the code words a description's words go with)."""
-        terms = dict.fromkeys(lexical_tokens(query), 1.0)
-        for term, weight in (added or {}).items():
-            terms.setdefault(term, weight)
+        dense candidates too, not only the lexical top)."""
+        terms = set(lexical_tokens(query))
         with self._lock:
             n = len(self._number)
             if not n or not terms:
@@ -117,14 +113,14 @@ class LexicalIndex:
             k1, b = self.k1, self.b
             lengths, ids = self._lengths, self._ids
             scores: dict[str, float] = {}
-            for term, weight in terms.items():
+            for term in terms:
                 docs = self._postings.get(term)
                 if not docs:
                     continue
                 live = len(docs[0]) if not self._dead else sum(1 for d in docs[0] if lengths[d])
                 if not live:
                     continue
-                idf = weight * math.log(1 + (n - live + 0.5) / (live + 0.5))
+                idf = math.log(1 + (n - live + 0.5) / (live + 0.5))
                 for number, tf in zip(docs[0], docs[1], strict=True):
                     length = lengths[number]
                     if not length:

@@ -20,7 +20,6 @@ from code_intel.core.config import Config
 from code_intel.core.errors import InvalidArgument
 from code_intel.core.file_roles import file_role
 from code_intel.core.project import ProjectRoot
-from code_intel.index import code_words
 from code_intel.index.agreements import MAP_SHORTCUT_SCORE, AgreementMap
 from code_intel.index.bm25 import LexicalIndex, top
 from code_intel.index.chunker import Chunk, _declaration
@@ -508,7 +507,7 @@ class SemanticIndex:
         fusion, then Signals (rerank)."""
         limit = max(CANDIDATES if store is None else FULL_MODEL_CANDIDATES, n * 3)
         self._ensure_lexical(parts)
-        lexical_scores = parts.lexical.scores(search.lexical_text, code_words.expansion(search.query))
+        lexical_scores = parts.lexical.scores(search.lexical_text)
         wanted = [i for i, _ in top(lexical_scores, limit)]
         wanted += self._definitions(parts, search)  # the lexical top may miss them: BM25 ranks every mention alike
         if store is None:

@@ -9,6 +9,8 @@ Every rule of the retrieval is chosen on dev data and judged once on sets nobody
 - Everything else of `semble.py --set dev` is dev data: the eight languages of the reported set ("eight") and the
   other languages ("other"), the symbol sets symbols..symbols5, the docstring split (`semantic.py --set dev`) and
   the developer questions benchmarks/questions/dev..devN that are not held ("questions").
+- The docstring benchmark's `held` split (`semantic.py --set held`, since the thirty-ninth round) is a judge too: the
+  "judges" group runs it, and no rule is chosen on it.
 - A held set becomes dev data the round after it judged: move its name out of `HELD` then.
 
     python benchmarks/dev_sets.py list                        # the groups and what each runs
@@ -19,7 +21,8 @@ Every rule of the retrieval is chosen on dev data and judged once on sets nobody
 tools/ renamed; default: this checkout) and checkouts under --corpus (default $SEMBLE_DEV or
 /work/corpora/semble-dev; semble's own dev annotations are read from /work/corpora/semble-dev/annotations and linked
 into another corpus folder). Two builds run at once need two corpus folders. Groups: eight, other, symbols,
-docstrings, questions, judges (the semble-manner judges and the question judges of `JUDGES`).
+docstrings, questions, judges (the semble-manner judges and the question judges of `JUDGES`, and the docstring
+benchmark's held split).
 """
 
 from __future__ import annotations
@@ -88,21 +91,24 @@ def commands(group: str, out: Path, corpus: Path) -> list[tuple[str, list[str]]]
         return name, py + [str(HERE / "questions.py"), "--questions", *map(str, folders), "--no-untuned", "--json",
                            str(out / f"{name}.json")]
 
+    def docstrings(name: str, split: str) -> tuple[str, list[str]]:
+        return name, py + [str(HERE / "semantic.py"), "--set", split, "--no-dense-baseline", "--json",
+                           str(out / f"{name}.json")]
+
     if group in ("eight", "other"):
         eight, other = dev_repositories(corpus)
         return [semble_dev(group, eight if group == "eight" else other)]
     if group == "symbols":
         return [semble(s, "--set", s) for s in SYMBOL_SETS]
     if group == "docstrings":
-        return [("docstrings", py + [str(HERE / "semantic.py"), "--set", "dev", "--no-dense-baseline", "--json",
-                                     str(out / "docstrings.json")])]
+        return [docstrings("docstrings", "dev")]
     if group == "questions":
         return [questions("questions", question_folders(False))]
     if group == "judges":
         repos = [r for name in JUDGES for r in HELD[name]]
         folders = question_folders(True)
         return ([semble_dev("judges", repos)] if repos else []) + (
-            [questions("judge-questions", folders)] if folders else [])
+            [questions("judge-questions", folders)] if folders else []) + [docstrings("docstrings-held", "held")]
     raise SystemExit(f"unknown group {group!r}: send one of {', '.join(GROUPS)}")
 
 
@@ -163,9 +169,9 @@ def compare(old: Path, new: Path) -> int:
         if not before_path.is_file():
             print(f"{path.stem}: no {before_path}")
             continue
-        if path.stem == "docstrings":
+        if path.stem.startswith("docstrings"):
             a, b = json.loads(before_path.read_text()), json.loads(path.read_text())
-            print(f"docstrings: MRR@10 {a.get('mrr10_semantic_search')} -> {b.get('mrr10_semantic_search')}")
+            print(f"{path.stem}: MRR@10 {a.get('mrr10_semantic_search')} -> {b.get('mrr10_semantic_search')}")
             continue
         a_scores, b_scores = scores(before_path), scores(path)
         common = a_scores.keys() & b_scores.keys()

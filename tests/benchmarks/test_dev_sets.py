@@ -38,6 +38,18 @@ def test_no_held_set_reaches_a_dev_group(tmp_path: Path) -> None:
         repo for j in dev_sets.JUDGES for repo in dev_sets.HELD[j]}
 
 
+def test_the_held_docstring_split_judges_and_shares_no_module(tmp_path: Path) -> None:
+    import semantic
+
+    held, dev, test = (set(semantic.SPLITS[name]) for name in ("held", "dev", "test"))
+    assert held and not held & (dev | test)
+    runs = dict(dev_sets.commands("judges", tmp_path, tmp_path))
+    argv = runs["docstrings-held"]
+    assert argv[argv.index("--set") + 1] == "held" and argv[-1] == str(tmp_path / "docstrings-held.json")
+    (name, argv), = dev_sets.commands("docstrings", tmp_path, tmp_path)
+    assert name == "docstrings" and argv[argv.index("--set") + 1] == "dev"
+
+
 def _semble_run(path: Path, scores: list[float]) -> None:
     questions = [{"query": f"q{i}", "ndcg10": s} for i, s in enumerate(scores)]
     path.write_text(json.dumps({"summary": {}, "runs": [{"repo": "gin", "questions": questions}]}))

@@ -41,8 +41,9 @@ def test_no_held_set_reaches_a_dev_group(tmp_path: Path) -> None:
 def test_the_held_docstring_split_judges_and_shares_no_module(tmp_path: Path) -> None:
     import semantic
 
-    held, dev, test = (set(semantic.SPLITS[name]) for name in ("held", "dev", "test"))
+    held, dev, test, dev2 = (set(semantic.SPLITS[name]) for name in ("held", "dev", "test", "dev2"))
     assert held and not held & (dev | test)
+    assert dev2 and not dev2 & (held | dev | test)
     runs = dict(dev_sets.commands("judges", tmp_path, tmp_path))
     argv = runs["docstrings-held"]
     assert argv[argv.index("--set") + 1] == "held" and argv[-1] == str(tmp_path / "docstrings-held.json")

@@ -12,6 +12,7 @@ from code_intel.index.chunker import (
     estimate_tokens,
     hollow,
     supertypes,
+    valueless,
 )
 from code_intel.index.sync import chunk_metadata
 from code_intel.languages.table import script_language
@@ -1820,6 +1821,31 @@ def test_a_kotlin_class_whose_constructor_opens_the_next_line_is_parsed() -> Non
 
 
 
+def test_a_python_function_with_work_of_its_own_that_returns_no_value_is_valueless() -> None:
+    # asyncio's Future: `set_result` stores and schedules (its effect is the point), `result` returns, `__iter__`
+    # yields; a body of one statement (an abstract method's `pass`) says nothing, `return None` is no value, and a
+    # signature over two lines is no statement of the body; another language's function is never flagged
+    text = ("class Future:\n    def set_result(self, result):\n        self._result = result\n"
+            "        self._schedule_callbacks()\n\n    def result(self):\n        if self._state != 1:\n"
+            "            raise Error()\n        return self._result\n\n    def cancelled(self):\n        pass\n\n"
+            "    def __iter__(self):\n        if not self.done():\n            self._blocking = True\n"
+            "            yield self\n\n    def reset(self):\n        self.x = 1\n        return None\n\n"
+            "    def bind(self,\n             loop):  # a loop\n        self._loop = loop\n        self.g = lambda: 2\n\n"
+            "    def abstract(self,\n                 name):\n        raise NotImplementedError\n\n"
+            "    def cancel(self):\n        if self.done():\n            return\n        self._state = 2\n\n"
+            "    def exception(self):\n        self._check()\n        return(self._exception)\n")
+    chunks = Chunker(max_tokens=40).chunk("futures.py", text, "python")
+    flagged = {c.symbol for c in chunks if valueless(c)}
+    functions = {c.symbol for c in chunks if c.kind == "function"}
+    # a bare `return` is an early exit, not a value (`cancel`); `return(...)` gives one back (`exception`)
+    assert flagged == {"Future.set_result", "Future.reset", "Future.bind", "Future.cancel"}, (flagged, functions)
+    assert {"Future.result", "Future.cancelled", "Future.__iter__", "Future.abstract",
+            "Future.exception"} <= functions - flagged
+    assert all(chunk_metadata(c, "sha").get("valueless") is (True if c.symbol in flagged else None) for c in chunks)
+    go = "package f\n\nfunc (f *Future) SetResult(r int) {\n\tf.result = r\n\tf.schedule()\n}\n"
+    assert not any(valueless(c) for c in Chunker(max_tokens=16).chunk("future.go", go, "go"))
+
+
 def test_the_index_stores_what_a_functions_code_writes_for_the_subject_rule() -> None:
     # rank_code's `subject` reads Scored.body_words; the index stores them with each function chunk (sync.chunk_metadata,
     # read back by service._scored), so a search reads no file for them: the calls and string literals, less the
@@ -1842,3 +1868,15 @@ def test_the_body_words_of_a_script_without_a_suffix_read_its_own_language() -> 
     chunks = {c.symbol: c for c in Chunker(max_tokens=60).chunk("bin/fetch", text, script_language("bin/fetch", text))}
     stored = set(chunk_metadata(chunks["fetch"], "sha")["body_words"].split(","))
     assert {"download", "json", "payload"} <= stored and not {"retry", "caller"} & stored, stored
+
+
+def test_a_docstring_is_no_statement_of_a_function_that_returns_no_value() -> None:
+    # real code keeps its docstrings: an abstract method documented "Return ..." that only raises says nothing either
+    # way, whether its docstring is one line or several; a documented setter with work of its own is still flagged
+    text = ('class Base:\n    def result(self):\n        """Return the result."""\n        raise NotImplementedError\n\n'
+            '    def exception(self):\n        """Return the exception\n\n        set on this future.\n        """\n'
+            '        raise NotImplementedError\n\n'
+            '    def set_result(self, result):\n        """Store the result."""\n        self._result = result\n'
+            '        self._schedule()\n')
+    flagged = {c.symbol for c in Chunker(max_tokens=40).chunk("base.py", text, "python") if valueless(c)}
+    assert flagged == {"Base.set_result"}, flagged

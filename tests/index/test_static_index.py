@@ -15,7 +15,7 @@ import pytest
 from code_intel.core.config import load_config
 from code_intel.core.project import ProjectRoot
 from code_intel.index import sync as sync_module
-from code_intel.index.chunker import Chunk, Chunker, hollow
+from code_intel.index.chunker import Chunk, Chunker, hollow, valueless
 from code_intel.index.manifest import Manifest
 from code_intel.index.memory import MemoryIndex
 from code_intel.index.retrieval import CodeRanking, Scored, name_verbs, named_identifiers, rank_code
@@ -385,6 +385,38 @@ def test_a_description_opening_with_return_or_create_puts_the_files_function_nam
         "check", "closed"]
 
 
+def test_a_description_opening_with_return_puts_the_files_functions_that_return_no_value_after_the_others() -> None:
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.py", f"helper{n}") for n in range(20)]
+    setter = dataclasses.replace(_scored("set", 0.80, 3.0, "futures.py", "Future.set_result"), valueless=True)
+    result = _scored("result", 0.76, 2.8, "futures.py", "Future.result")
+    question = "Return the result this future represents."
+    assert [c.id for c in rank_code([setter, result, *fillers], question, weights=CodeRanking(valueless=0.0))][:2] == [
+        "set", "result"]
+    assert [c.id for c in rank_code([setter, result, *fillers], question)][:2] == ["result", "set"]
+    assert [c.id for c in rank_code([setter, result, *fillers], "Returns the result of the future")][:2] == [
+        "result", "set"]
+    # a question that does not open with "Return" keeps the order, and so does a function of another file: which
+    # files hold the places does not change
+    assert [c.id for c in rank_code([setter, result, *fillers], "Set the future's result")][:2] == ["set", "result"]
+    elsewhere = dataclasses.replace(result, id="elsewhere", file="tasks.py")
+    assert [c.id for c in rank_code([setter, elsewhere, *fillers], question)][:2] == ["set", "elsewhere"]
+
+
+def test_a_description_joining_and_return_to_its_verb_puts_the_files_functions_that_return_no_value_after_the_others(
+) -> None:
+    # "Remove and return ...", "Remove *key* and return its value": the function gives a value back, as one opening
+    # with "Return" does (collections' `ChainMap.popitem` below `__delitem__`, which removes and returns nothing)
+    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.py", f"helper{n}") for n in range(20)]
+    remover = dataclasses.replace(_scored("del", 0.80, 3.0, "maps.py", "ChainMap.__delitem__"), valueless=True)
+    popper = _scored("pop", 0.76, 2.8, "maps.py", "ChainMap.popitem")
+    for question in ("Remove and return an item pair from maps[0].", "Remove *key* from maps[0] and return its value.",
+                     "Looks up and returns the value of a property."):
+        assert [c.id for c in rank_code([remover, popper, *fillers], question)][:2] == ["pop", "del"], question
+    # "return" as a noun, or a verb not said of this function, keeps the order
+    for question in ("Sets the return value of the item pair.", "Remove an item pair; the caller returns it."):
+        assert [c.id for c in rank_code([remover, popper, *fillers], question)][:2] == ["del", "pop"], question
+
+
 def _indexed(file: str, chunks: list[Chunk]) -> tuple[Manifest, MemoryIndex, dict[str, Scored]]:
     """A manifest and an index in memory holding `chunks` as the sync stores them, and each chunk as a candidate
     (keyed by symbol and kind, the first of each)."""
@@ -405,24 +437,39 @@ def _indexed(file: str, chunks: list[Chunk]) -> tuple[Manifest, MemoryIndex, dic
     return manifest, memory, scored
 
 
-def test_a_propertys_setter_is_not_read_through_its_getters_windows(tmp_path: Path) -> None:
+def test_a_functions_first_window_is_not_read_as_returning_no_value_when_a_later_window_may_return() -> None:
+    from code_intel.index.service import _read_windows
+    from code_intel.index.sync import chunk_metadata
+
+    long = "def spec(name, location):\n" + "".join(f"    step_{n} = prepare(name, location, {n})\n" for n in range(40)) + (
+        "    return build(name, location)\n\n\ndef store(self, value):\n    self.value = value\n    self.notify()\n")
+    chunks = Chunker(max_tokens=64).chunk("external.py", long, "python")
+    first = next(c for c in chunks if c.kind == "function" and c.symbol == "spec")
+    assert any(c.kind == "part" and c.symbol == "spec" for c in chunks) and "return" not in first.content
+    manifest, memory, scored = _indexed("external.py", chunks)
+    _read_windows(list(scored.values()), manifest, memory, Path("/nonexistent"), {}, False)
+    assert chunk_metadata(first, "s").get("valueless") and not scored["specfunction"].valueless
+    assert scored["storefunction"].valueless
+
+
+def test_a_propertys_setter_is_not_read_through_its_getters_windows() -> None:
     from code_intel.index.service import _read_windows
 
     # the getter and the setter share a qualified name; only the getter is too long for one chunk, and the windows
-    # below it are its own, not the setter's: asked for by name, each is followed by the calls of its own body
+    # below it are its own, not the setter's, which returns no value
     text = ("class Future:\n    @property\n    def result(self):\n" + "".join(
         f"        step_{n} = self.prepare({n})\n" for n in range(40)) + "        return self._result\n\n"
         "    @result.setter\n    def result(self, value):\n        self._result = value\n        self.notify()\n")
-    (tmp_path / "futures.py").write_text(text)
     chunks = Chunker(max_tokens=64).chunk("futures.py", text, "python")
     assert [c.kind for c in chunks if c.symbol == "Future.result"].count("function") == 2
     assert any(c.kind == "part" and c.symbol == "Future.result" for c in chunks)
     manifest, memory, _ = _indexed("futures.py", chunks)
-    candidates = [dataclasses.replace(_scored(f"c{n}", 0.5, 1.0, "futures.py", c.symbol), lines=(c.start_line, c.end_line))
+    candidates = [dataclasses.replace(_scored(f"c{n}", 0.5, 1.0, "futures.py", c.symbol), lines=(c.start_line, c.end_line),
+                                      valueless=bool(valueless(c)))
                   for n, c in enumerate(chunks) if c.kind == "function"]
-    _read_windows(candidates, manifest, memory, tmp_path, {}, True)
+    _read_windows(candidates, manifest, memory, Path("/nonexistent"), {}, False)
     getter, setter = sorted(candidates, key=lambda c: c.lines)
-    assert "prepare" in getter.calls and "notify" in setter.calls and "prepare" not in setter.calls
+    assert setter.valueless and not getter.valueless
 
 
 def test_a_chunks_name_similarity_is_its_qualified_name_as_words_and_a_class_takes_its_best_member() -> None:

@@ -436,6 +436,37 @@ _BRANCH = re.compile(r"(?<![\w.:@$])(?:if|unless|case|while|until|rescue|for|loo
 _ENDLESS_DEF = re.compile(r"\s*(?:(?:private|protected|public)\s+)?def\s+(?:(?:self\.)?[\w?!]+(?:\(.*\))?\s+=\s|.*;\s*end\s*$)")
 
 
+# a line that gives a value back: `return` with a value other than None on the same line (a bare `return` is an early
+# exit), or a `yield` (a generator's)
+_VALUE_LINE = re.compile(r"^[ \t]*return\b[ \t]*(?!None\b[ \t]*(?:#.*)?$)[^\s#;]|\byield\b", re.M)
+_SIGNATURE_END = re.compile(r":\s*(?:#.*)?$")
+_DOCSTRING_OPEN = re.compile(r"[rRuUbB]?(\"\"\"|\'\'\'|\"|\')")
+
+
+def valueless(chunk: Chunk) -> bool:
+    """The chunk is a Python function with work of its own (two statements or more) that neither returns a value nor
+    yields: what it does is its effect (`Future.set_result` stores the result and schedules the callbacks), so it is
+    not what a description opening with "Return ..." names (`Future.result`). A body of one statement (`pass`, a
+    `raise`, an abstract method's; its docstring is not counted) says nothing either way, and a function it defines
+    that returns counts as its own return (read by lines, not parsed). The first window of a function too long for
+    one chunk may be flagged: its `return` is in a later window, which service._read_windows reads. Python only: in Ruby, Rust or Kotlin a function's
+    last expression is its value, and other languages were not measured."""
+    if chunk.kind != "function" or chunk.language != "python" or _VALUE_LINE.search(chunk.content):
+        return False
+    lines = [line.strip() for line in chunk.content.splitlines()]
+    lines = [line for line in lines if line and not line.startswith("#")]
+    opens = next((i for i, line in enumerate(lines) if line.startswith(("def ", "async def "))), None)
+    if opens is None:
+        return False
+    body = next((i for i in range(opens, len(lines)) if _SIGNATURE_END.search(lines[i])), len(lines)) + 1
+    if body < len(lines) and (quote := _DOCSTRING_OPEN.match(lines[body])):
+        # skip the docstring: an abstract method documented "Return ..." that only raises has no effect to show
+        mark, rest = quote.group(1), lines[body][quote.end():]
+        body = body + 1 if mark in rest else next(
+            (i + 1 for i in range(body + 1, len(lines)) if mark in lines[i]), len(lines))
+    return len(lines) - body >= 2
+
+
 # a shell line that prints a quoted string: `echo '...'`, `printf "..."`, a script's own `nvm_echo`/`nvm_err` wrappers,
 # after any redirection (`>&2 echo`)
 _PRINTED_LINE = re.compile(r"""^\s*(?:[0-9]*>&?[0-9]*\s*)?(?:command\s+)?(?:\w*echo\w*|printf|\w+_err)\s.*['"]""")

@@ -241,6 +241,8 @@ class CodeRanking:
     # class's short members say the same words in their doc comments
     verb: float = 0.05  # added to a function whose name opens with the verb the question's first word stands for
     # (name_verbs), or a class chunk holding such a method, only in ordering one file's chunks
+    valueless: float = 0.3  # taken off a function that returns no value (chunker.valueless) for a description that
+    # says it returns something (asks_a_value), only in ordering one file's chunks
     subject: float = 0.1  # times the share of the question's words a function's code writes in its calls and string
     # literals (Scored.body_words: not in its name or comments), for a question that names what the code does
     # (names_behaviour), only in ordering one file's chunks: a developer asking what happens names what the function
@@ -316,6 +318,7 @@ class Scored:
     addition: bool = False  # adds to a type defined elsewhere: a Rust impl block (chunker.addition)
     bodiless: bool = False  # a method declared without a body: an interface's or abstract one (chunker.bodiless)
     accessor: bool = False  # a method that does no work: a Java getter or setter, a short Ruby method (chunker.accessor)
+    valueless: bool = False  # a function with work of its own that returns no value (chunker.valueless)
     lines: tuple[int, int] = (0, 0)  # first and last line (a declaration window ends with the window of its body whose
     # score it took: _one_per_definition)
     decl_line: int = 0  # a part of a split function: the line of its declaration (Chunk.decl_line)
@@ -353,6 +356,9 @@ def name_verbs(query: str) -> frozenset[str]:
     return _NAME_VERBS.get(verb, frozenset())
 
 
+_RETURN = re.compile(r"\s*returns?\b|.*?\band\s+returns?\b", re.IGNORECASE)
+
+
 def is_topic(query: str, most_words: int) -> bool:
     """A short question of more than one word (one is a name, asked for its definition) that ends without
     punctuation and writes no code ("clear(): ...", "data -> gzip encoded data"): a topic to find files for, not a
@@ -360,6 +366,14 @@ def is_topic(query: str, most_words: int) -> bool:
     our own questions in a question mark."""
     words = query.split()
     return 1 < len(words) <= most_words and words[-1][-1] not in ".?!" and not re.search(r"[()'\"<>=]|: ", query)
+
+
+def asks_a_value(query: str) -> bool:
+    """The question is a description that says its function returns something: it opens with "Return" ("Return the
+    result this future represents.", "Returns True if ...") or joins "and return" to another verb ("Remove and return
+    an item pair", "Remove *key* and return its value", "Creates and returns a SAX parser"). What it describes gives a
+    value back, so a function that returns none is not it (chunker.valueless)."""
+    return bool(_RETURN.match(query))
 
 
 _QUESTION_WORD = re.compile(r"(?:what|how|why|when|where|which|who|whose|does|do|is|are|can|should|will)\b",
@@ -629,7 +643,7 @@ def _supported(candidates: list[Scored], query: str, keywords: Sequence[str],
         c.score, written[c.id] = _adjusted(c, share * d + (1 - share) * lx, cues, w)
     ordered = sorted(_one_per_definition(candidates), key=lambda c: -c.score)
     # before file support and decay
-    verbs, subject = name_verbs(query), w.subject if names_behaviour(query) else 0.0
+    verbs, value, subject = name_verbs(query), asks_a_value(query), w.subject if names_behaviour(query) else 0.0
     cut = _split_classes(candidates)
     # a name a sentence writes says which file to read, not which of its functions the sentence describes ("Like
     # call_soon(), but thread-safe", "Wait until feed_data() is called"): its definition's bonus orders files only
@@ -637,7 +651,7 @@ def _supported(candidates: list[Scored], query: str, keywords: Sequence[str],
     merit = {c.id: c.score - written[c.id] + w.name * c.name_similarity
              - ((w.no_function if c.kind == "module" else w.class_no_function) if _holds_no_function(c, cut) else 0.0)
              + (w.verb if _opens_with(c, verbs) else 0.0) + w.length * _span(c)
-             + subject * _subject_share(c, cues) for c in ordered}
+             - (w.valueless if c.valueless and value else 0.0) + subject * _subject_share(c, cues) for c in ordered}
     _add_file_support(ordered, w)
     ordered.sort(key=lambda c: -c.score)
     return ordered, merit, cues

@@ -704,7 +704,7 @@ def _scored(cid: str, similarity: float, lexical: float, meta: dict[str, Any], m
                   str(meta.get("kind", "")), "doc" if meta.get("documentation") else file_role(file, manifest.files),
                   deprecated=bool(meta.get("deprecated")), addition=bool(meta.get("addition")),
                   bodiless=bool(meta.get("bodiless")), accessor=bool(meta.get("accessor")),
-                  body_words=frozenset(listed(meta, "body_words")),
+                  valueless=bool(meta.get("valueless")), body_words=frozenset(listed(meta, "body_words")),
                   lines=(int(meta.get("start_line") or 0), int(meta.get("end_line") or 0)),
                   decl_line=int(meta.get("decl_line") or 0),
                   implements=listed(meta, "implements"), command=str(meta.get("command") or ""))
@@ -796,8 +796,10 @@ def _read_windows(candidates: list[Scored], manifest: Manifest, memory: MemoryIn
                   read: dict[str, list[str] | None], one_name: bool) -> None:
     """What rank_code reads of a function candidate beyond its own chunk, when the function was too long for one: the
     windows below it, the parts of its file cut from the definition it declares (their declaration line lies in its
-    chunk; a name alone is not enough, a Python property's getter and setter share one, as overloads do). For a
-    question that is one name, whose definition rank_code follows with the methods it calls, Scored.calls: the words of its body below its declaration, its chunk's and its windows' (the
+    chunk; a name alone is not enough, a Python property's getter and setter share one, as overloads do). A function
+    flagged as returning no value is not when it has any: chunker.valueless did not see their lines (importlib's
+    `spec_from_file_location`). For a question that is one name, whose definition rank_code follows with the
+    methods it calls, Scored.calls: the words of its body below its declaration, its chunk's and its windows' (the
     calls that hand its work on often close it), read from its file while it holds the indexed text (`read`: the
     files read so far in this search); for a Java method in any question, Scored.self_calls from the same lines (a
     file's leading method is followed by the methods of its class it calls on itself: retrieval._called_by)."""
@@ -811,13 +813,14 @@ def _read_windows(candidates: list[Scored], manifest: Manifest, memory: MemoryIn
     methods = Counter((c.file, c.symbol.rpartition(".")[0]) for c in candidates if c.kind == "function")
     for c in candidates:
         java = methods[c.file, c.symbol.rpartition(".")[0]] > 1 and in_java(c)
-        if c.kind != "function" or not c.lines[0] or not (one_name or java):
+        if c.kind != "function" or not c.lines[0] or not (c.valueless or one_name or java):
             continue
         below = sorted((entry.meta for e in parts.get((c.file, c.symbol), [])
                         if e.start_line > c.lines[1] and (entry := memory.entry(e.id)) is not None
                         and c.lines[0] <= int(entry.meta.get("decl_line") or 0) <= c.lines[1]),
                        key=lambda meta: int(meta.get("start_line") or 0))
-        if (own := memory.entry(c.id)) is None:
+        c.valueless = c.valueless and not below
+        if not (one_name or java) or (own := memory.entry(c.id)) is None:
             continue
         held = [_indexed_lines(root, meta, read) for meta in [own.meta, *below]]
         if all(lines is not None for lines in held):  # the file as indexed: a changed one may hold other code there

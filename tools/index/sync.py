@@ -40,6 +40,7 @@ from code_intel.index.chunker import (
     deprecated,
     deprecated_types,
     in_deprecated_type,
+    valueless,
 )
 from code_intel.index.embedder import Embedder
 from code_intel.index.files import SourceFile, list_source_files
@@ -117,6 +118,8 @@ def chunk_metadata(chunk: Chunk, file_sha: str, retired: frozenset[str] = frozen
         meta["bodiless"] = True  # an interface's or abstract method: no part in file support (rank_code)
     if accessor(chunk):
         meta["accessor"] = True  # a getter, setter, or Ruby method of one line or a straight body: ranks lower (_idle)
+    if valueless(chunk):
+        meta["valueless"] = True  # a function that returns no value: after its file's others for "Return ..." (rank_code)
     if chunk.kind == "function" and (written := body_words(chunk.content, chunk.language, chunk.symbol)):
         meta["body_words"] = ",".join(sorted(written))  # what its code writes in calls and strings (rank_code's subject)
     if chunk.documentation:

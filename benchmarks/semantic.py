@@ -137,6 +137,11 @@ def documented_functions(original: str) -> tuple[str, list[tuple[ast.FunctionDef
 def build_corpus(folder: Path, max_lines: int, modules: list[str] = MODULES) -> list[Target]:
     stdlib = Path(sysconfig.get_paths()["stdlib"])
     sources: list[Path] = []
+    missing = [name for name in modules if not (stdlib / name).exists()]
+    if missing:  # a split is a fixed list: a smaller one would be another benchmark
+        raise SystemExit(f"this Python ({sys.version.split()[0]}) has no {', '.join(missing)} in its standard library: "
+                         "the splits were fixed on Python 3.11 (dev2 names modules that 3.12 and 3.13 removed); "
+                         "run this split with a Python 3.11 virtualenv")
     for name in modules:
         path = stdlib / name
         sources += sorted(p for p in path.rglob("*.py") if "test" not in p.parts) if path.is_dir() else [path]
@@ -296,7 +301,8 @@ def use_candidate_weights(path: Path) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--set", choices=tuple(SPLITS), default="test",
-                        help="the reported modules (default) or the development split's other modules")
+                        help="the reported modules (default), the development splits dev and dev2, or the held "
+                             "split that judges (see the module's docstring)")
     parser.add_argument("--lines", type=int, default=30000, help="corpus size in lines (default 30000)")
     parser.add_argument("--weights", type=Path, help="measure these tuned layers (benchmarks/tune_model.py --out) "
                         "as all-MiniLM-L6-v2-code instead of the shipped file")

@@ -52,6 +52,14 @@ def test_the_held_docstring_split_judges_and_shares_no_module(tmp_path: Path) ->
         "docstrings": "dev", "docstrings-dev2": "dev2"}
 
 
+def test_a_split_whose_module_this_python_lacks_is_refused_not_shrunk(tmp_path: Path) -> None:
+    import semantic
+
+    with pytest.raises(SystemExit, match="has no no_such_module.py in its standard library"):
+        semantic.build_corpus(tmp_path, 100, ["json", "no_such_module.py"])
+    assert not list(tmp_path.iterdir())  # refused before anything was copied
+
+
 def _semble_run(path: Path, scores: list[float]) -> None:
     questions = [{"query": f"q{i}", "ndcg10": s} for i, s in enumerate(scores)]
     path.write_text(json.dumps({"summary": {}, "runs": [{"repo": "gin", "questions": questions}]}))

@@ -6,10 +6,10 @@ that function. Prints figures (and writes JSON with --json); results go to docs/
 
     .venv/bin/python benchmarks/semantic.py [--set test|dev|dev2|held] [--lines 30000] [--queries 400] [--max-seq-length N]
 
-Four splits of the standard library: `test` (the reported modules), `dev` (for choosing) and `held` (modules that
-no choice before the thirty-ninth round looked at, old or new: the reported figure of before #41 was chosen on `test`,
-every later docstring rule on `dev`). Run `held` only to judge a change, never to choose one. `dev2` is a second
-development split, of modules in none of the other three, to check that a choice made on `dev` carries.
+Four splits of the standard library, no module in two: `test` (the reported modules); `dev` and `dev2` (for
+choosing: a choice made on `dev` should carry to `dev2`); `held` (modules that no choice before the thirty-ninth round
+looked at, old or new: the reported figure of before #41 was chosen on `test`, every later docstring rule on `dev`).
+Run `held` only to judge a change, never to choose one.
 """
 
 from __future__ import annotations

@@ -41,9 +41,13 @@ def test_no_held_set_reaches_a_dev_group(tmp_path: Path) -> None:
 def test_the_held_docstring_split_judges_and_shares_no_module(tmp_path: Path) -> None:
     import semantic
 
-    held, dev, test, dev2 = (set(semantic.SPLITS[name]) for name in ("held", "dev", "test", "dev2"))
+    held, dev, test, dev2, dev3 = (set(semantic.SPLITS[name]) for name in ("held", "dev", "test", "dev2", "dev3"))
     assert held and not held & (dev | test)
     assert dev2 and not dev2 & (held | dev | test)
+    assert dev3 and not dev3 & (held | dev | test | dev2)
+    # a module is named once, and no split names a package inside another's (idlelib's tests stay out)
+    names = [name.removesuffix(".py") for split in semantic.SPLITS.values() for name in split]
+    assert len(names) == len(set(names)) and not any(n.startswith(m + "/") for n in names for m in names)
     runs = dict(dev_sets.commands("judges", tmp_path, tmp_path))
     argv = runs["docstrings-held"]
     assert argv[argv.index("--set") + 1] == "held" and argv[-1] == str(tmp_path / "docstrings-held.json")

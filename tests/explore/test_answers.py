@@ -52,6 +52,11 @@ def test_c_family_and_csharp_test_conventions_are_tests() -> None:
     assert file_role("absl/strings/str_split_benchmark.cc") == "test"  # test-like code, though not a test
     for path in ("absl/strings/str_cat.cc", "src/latest/state.c", "src/contest/rules.cs", "src/MessagePack/Reader.cs"):
         assert file_role(path) == "implementation", path
+    # singular only as a project's suffix; a bare `unittest/` is Python's test framework, the code of the library
+    for path in ("src/MessagePack.Test/A.cs", "src/Foo.UnitTest/A.cs", "llvm/unittests/ADT/BitTests.cpp",
+                 "IntegrationTests/A.cs"):
+        assert file_role(path) == "test", path
+    assert file_role("Lib/unittest/case.py") == "implementation"
 
 
 

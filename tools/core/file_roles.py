@@ -25,8 +25,9 @@ _TEST_NAME = re.compile(
     r".+_(?:unit)?test\.(?:c|cc|cpp|cxx)|test_.+\.(?:c|cc|cpp|cxx)|"  # C/C++: GoogleTest's str_cat_test.cc beside the code
     r".+_(?:spec|test)\.lua|.+\.bats|.+_test\.dart)$"  # busted specs, bats tests, Dart's package:test files
 )
-# C#'s test projects sit beside the library's own: src/MessagePack.Tests/, Foo.UnitTests/, and a `Tests/` folder
-_TEST_PROJECT = re.compile(r"(?:^|\.)(?:unit|integration)?tests?$", re.I)
+# C#'s test projects sit beside the library's own: src/MessagePack.Tests/, Foo.UnitTests/, Foo.Test/, and a `Tests/`
+# folder; a bare folder in the singular is not one: Python's `unittest/` is the framework itself
+_TEST_PROJECT = re.compile(r"(?:^|\.)(?:unit|integration)?tests$|\.(?:unit|integration)?test$", re.I)
 # a benchmark beside the code it measures (abseil's str_split_benchmark.cc): test-like code, as in a bench/ folder
 _BENCHMARK_NAME = re.compile(r"^.+_bench(?:mark)?\.(?:c|cc|cpp|cxx)$")
 _DOC_FOLDERS = frozenset({"docs", "doc", "documentation", "examples", "example", "_examples", "demo", "demos",

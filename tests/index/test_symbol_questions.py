@@ -690,28 +690,6 @@ def _class(cid: str, dense: float, lexical: float, file: str, symbol: str, bases
     return c
 
 
-def test_a_class_asked_by_name_is_followed_by_the_classes_it_extends_and_that_extend_it() -> None:
-    # omniauth: `class AuthHash < OmniAuth::KeyStore`; the strategy's `auth_hash` method reads more like the name than
-    # the base it extends
-    auth_hash = _class("auth_hash", 0.60, 12.0, "omniauth/auth_hash.rb", "OmniAuth.AuthHash", ["OmniAuth", "KeyStore"])
-    method = _scored("method", 0.55, 9.0, "omniauth/strategy.rb", "OmniAuth.Strategy.auth_hash")
-    key_store = _class("key_store", 0.30, 2.0, "omniauth/key_store.rb", "OmniAuth.KeyStore", ["Hashie", "Mash"])
-    ranked = [c.id for c in rank_code([auth_hash, method, key_store, *_fillers()], "AuthHash")]
-    assert ranked[:2] == ["auth_hash", "key_store"], ranked
-    # rack-attack: `Check`, then the `Safelist` and `Blocklist` built on it
-    check = _class("check", 0.60, 12.0, "rack/attack/check.rb", "Rack.Attack.Check", [])
-    cache = _scored("cache", 0.50, 9.0, "rack/attack/cache.rb", "Rack.Attack.Cache.check_store_methods_presence")
-    safelist = _class("safelist", 0.30, 3.0, "rack/attack/safelist.rb", "Rack.Attack.Safelist", ["Check"])
-    ranked = [c.id for c in rank_code([check, cache, safelist, *_fillers()], "Rack::Attack::Check")]
-    assert ranked[:2] == ["check", "safelist"], ranked
-    # a name with another definition than the one asked (a deprecated twin, commons-cli's old `HelpFormatter`) keeps
-    # that one next
-    old = _class("old", 0.35, 8.0, "omniauth/auth_hash_v1.rb", "OmniAuth.AuthHash", [])
-    old.deprecated = True
-    ranked = [c.id for c in rank_code([auth_hash, method, old, key_store, *_fillers()], "AuthHash")]
-    assert ranked.index("key_store") > ranked.index("method"), ranked
-
-
 def test_a_method_asked_by_name_is_followed_by_the_methods_of_its_class_it_calls() -> None:
     # rack-attack: `Cache#count` delegates to `key_and_expiry` and `do_count`; the class's header, its `reset_count`
     # and the middleware's `cache` read more like the name than the two methods that do the work

@@ -701,8 +701,8 @@ def _placed(ordered: list[Scored], merit: dict[str, float], cues: _Cues, query: 
         # `ValidationError`, above the exception's class)
         named = {c.id for c in ordered if _names(c, cues, _own_name(c), _in_old_copy(c, cues))}
         _backed_by_additions(ordered, named)
-        kin = _kin(ordered, named) | _callees(ordered, named)
-        ordered.sort(key=lambda c: (c.id not in named, c.id not in kin, c.addition))
+        callees = _callees(ordered, named)
+        ordered.sort(key=lambda c: (c.id not in named, c.id not in callees, c.addition))
     else:
         ordered = _within_files(ordered, merit, w.callee)
     return ordered
@@ -837,20 +837,6 @@ def _backed_by_additions(ordered: list[Scored], named: set[str]) -> None:
         if c.id in named and not c.addition:
             c.score = max(c.score, best.get((c.file, c.symbol), c.score))
     ordered.sort(key=lambda c: -c.score)
-
-
-def _kin(ordered: Sequence[Scored], named: set[str]) -> set[str]:
-    """For a class asked for by name: the classes it extends and those that extend it, which follow it (a reader
-    of omniauth's `AuthHash` reads the `KeyStore` it extends next; of rack-attack's `Check`, the `Safelist` and
-    `Blocklist` built on it). None when the name has other definitions than those asked (an older copy, a
-    deprecated twin): they come first."""
-    heads = [c for c in ordered if c.id in named and c.kind == "class"]
-    owns = {_own_name(c) for c in heads}
-    if any(c.id not in named and _own_name(c) in owns for c in ordered):
-        return set()
-    bases = {base for c in heads for base in c.implements}
-    return {c.id for c in ordered if c.kind == "class" and c.id not in named
-            and (_own_name(c) in bases or owns.intersection(c.implements))}
 
 
 def _callees(ordered: Sequence[Scored], named: set[str]) -> set[str]:

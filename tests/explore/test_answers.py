@@ -44,6 +44,14 @@ def test_tutorial_folders_are_docs_not_source() -> None:
     assert file_role("pkg/docstring.py") == "implementation"
 
 
+def test_a_file_named_like_a_document_is_code_in_a_language_suffix() -> None:
+    for path in ("README", "LICENSE.txt", "HISTORY.rst", "CHANGES", "NEWS.md", "AUTHORS", "changelog.d"):
+        assert file_role(path) == "doc", path
+    for path in ("idlelib/history.py", "lib/active_storage/attached/changes.rb", "middleware/History.scala",
+                 "lua/telescope/actions/history.lua", "openapi/license.py", "src/license.ts"):
+        assert file_role(path) == "implementation", path
+
+
 def test_c_family_and_csharp_test_conventions_are_tests() -> None:
     # GoogleTest files beside the code (abseil), C# test projects beside the library and a capitalised Tests/ folder
     for path in ("absl/strings/str_cat_test.cc", "src/net/socket_unittest.cpp", "tests/test_tcp.c",

@@ -12,6 +12,8 @@ from collections.abc import Container
 from pathlib import PurePosixPath
 from typing import Literal
 
+from code_intel.languages.table import CODE_LANGUAGES, language_for
+
 Role = Literal["implementation", "test", "doc", "generated"]
 
 TEST_FOLDERS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testing", "test_support"})
@@ -35,6 +37,7 @@ _DOC_FOLDERS = frozenset({"docs", "doc", "documentation", "examples", "example",
 # tutorial and example trees named after those folders: fastapi's docs_src/, docs-src/, examples_app/
 _DOC_FOLDER_PREFIX = re.compile(r"^(?:docs?|documentation|examples?|samples?|tutorials?)[_-]")
 _DOC_SUFFIXES = frozenset({".md", ".markdown", ".rst", ".txt", ".adoc", ".html", ".htm"})
+# README, LICENSE.txt, HISTORY.rst; in a language's own suffix it is code (a history.py of commands, a Changes.rb model)
 _DOC_NAMES = re.compile(r"^(?:readme|changelog|changes|history|contributing|license|authors|news)(?:\..*)?$", re.I)
 # Go's doc.go: by Go's convention a package's long documentation comment gets a file of its own, prose above the
 # `package` clause and no code (gorilla/websocket's 200 lines on buffers and compression outranked the code they describe);
@@ -79,7 +82,8 @@ def file_role(path: str, indexed: Container[str] = ()) -> Role:
         return "generated"
     if is_test_file(path, indexed) or folders & _TEST_DATA_FOLDERS or _BENCHMARK_NAME.match(name):
         return "test"
-    if (PurePosixPath(name).suffix.lower() in _DOC_SUFFIXES or _DOC_NAMES.match(name) or name in _PACKAGE_DOCS
+    doc_named = _DOC_NAMES.match(name) and language_for(name) not in CODE_LANGUAGES
+    if (PurePosixPath(name).suffix.lower() in _DOC_SUFFIXES or doc_named or name in _PACKAGE_DOCS
             or any(_doc_folder(parts, i, indexed) for i in range(len(parts) - 1))):
         return "doc"
     return "implementation"

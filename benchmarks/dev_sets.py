@@ -9,7 +9,8 @@ Every rule of the retrieval is chosen on dev data and judged once on sets nobody
 - Everything else of `semble.py --set dev` is dev data: the eight languages of the reported set ("eight") and the
   other languages ("other"), the symbol sets symbols..symbols5, the docstring split (`semantic.py --set dev`) and
   the developer questions benchmarks/questions/dev..devN that are not held ("questions"); the "docstrings" group runs
-  `semantic.py --set dev` and `--set dev2`, a second split of other modules (since the thirty-ninth round).
+  `semantic.py --set dev`, `--set dev2` and `--set dev3`, two more splits of other modules (since the thirty-ninth
+  and fortieth rounds).
 - The docstring benchmark's `held` split (`semantic.py --set held`, since the thirty-ninth round) is a judge too: the
   "judges" group runs it, and no rule is chosen on it.
 - A held set becomes dev data the round after it judged: move its name out of `HELD` then.
@@ -102,7 +103,7 @@ def commands(group: str, out: Path, corpus: Path) -> list[tuple[str, list[str]]]
     if group == "symbols":
         return [semble(s, "--set", s) for s in SYMBOL_SETS]
     if group == "docstrings":
-        return [docstrings("docstrings", "dev"), docstrings("docstrings-dev2", "dev2")]
+        return [docstrings("docstrings", "dev"), docstrings("docstrings-dev2", "dev2"), docstrings("docstrings-dev3", "dev3")]
     if group == "questions":
         return [questions("questions", question_folders(False))]
     if group == "judges":

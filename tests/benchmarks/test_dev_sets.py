@@ -53,7 +53,7 @@ def test_the_held_docstring_split_judges_and_shares_no_module(tmp_path: Path) ->
     assert argv[argv.index("--set") + 1] == "held" and argv[-1] == str(tmp_path / "docstrings-held.json")
     runs = dict(dev_sets.commands("docstrings", tmp_path, tmp_path))
     assert {name: argv[argv.index("--set") + 1] for name, argv in runs.items()} == {
-        "docstrings": "dev", "docstrings-dev2": "dev2"}
+        "docstrings": "dev", "docstrings-dev2": "dev2", "docstrings-dev3": "dev3"}
 
 
 def test_a_split_whose_module_this_python_lacks_is_refused_not_shrunk(tmp_path: Path) -> None:

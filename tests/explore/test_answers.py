@@ -67,15 +67,6 @@ def test_c_family_and_csharp_test_conventions_are_tests() -> None:
     assert file_role("Lib/unittest/case.py") == "implementation"
 
 
-def test_a_testing_folder_is_the_library_s_test_kit_not_its_tests() -> None:
-    # litestar.testing's TestClient, ActiveSupport::Testing, Illuminate/Testing: code a user imports
-    for path in ("litestar/testing/client/sync_client.py", "activesupport/lib/active_support/testing/assertions.rb",
-                 "src/Illuminate/Testing/TestResponse.php", "falcon/testing/client.py"):
-        assert file_role(path) == "implementation", path
-    for path in ("sympy/testing/tests/test_pytest.py", "falcon/testing/test_helpers.py", "pkg/testing/client_test.go"):
-        assert file_role(path) == "test", path
-
-
 
 def test_a_ruby_namespace_folder_named_test_is_the_library_when_its_file_is_indexed_beside_it() -> None:
     # rack-test: lib/rack/test.rb requires lib/rack/test/cookie_jar.rb (Rack::Test::CookieJar), shipped in the gem

@@ -16,9 +16,7 @@ from code_intel.languages.table import CODE_LANGUAGES, language_for
 
 Role = Literal["implementation", "test", "doc", "generated"]
 
-# not `testing`: that folder is a library's own test kit, imported by its users (litestar.testing, falcon.testing,
-# ActiveSupport::Testing, Illuminate/Testing); the tests in it keep their role by name or a tests/ folder
-TEST_FOLDERS = frozenset({"test", "tests", "__tests__", "spec", "specs", "test_support"})
+TEST_FOLDERS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testing", "test_support"})
 # folders of test data and test-like code: not the code under test either
 _TEST_DATA_FOLDERS = frozenset({"testdata", "fixtures", "__fixtures__", "__mocks__", "e2e", "benchmarks",
                                 "benchmark", "bench"})

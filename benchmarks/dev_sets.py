@@ -103,7 +103,8 @@ def commands(group: str, out: Path, corpus: Path) -> list[tuple[str, list[str]]]
     if group == "symbols":
         return [semble(s, "--set", s) for s in SYMBOL_SETS]
     if group == "docstrings":
-        return [docstrings("docstrings", "dev"), docstrings("docstrings-dev2", "dev2"), docstrings("docstrings-dev3", "dev3")]
+        return [docstrings("docstrings", "dev"), docstrings("docstrings-dev2", "dev2"),
+                docstrings("docstrings-dev3", "dev3")]
     if group == "questions":
         return [questions("questions", question_folders(False))]
     if group == "judges":

@@ -18,7 +18,7 @@ Role = Literal["implementation", "test", "doc", "generated"]
 
 # testutil/ and its kin: a project's helpers for its tests (kotlinx-coroutines' test-utils/, goyave's testutil/)
 TEST_FOLDERS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testing", "test_support", "testutil",
-                          "testutils", "test-utils", "test_helpers"})
+                          "testutils", "test-utils", "test_helpers", "testkit"})
 # Gradle's and Kotlin Multiplatform's test source sets, a folder directly under src/: src/jvmTest/, src/commonTest/
 _TEST_SOURCE_SET = re.compile(r"^[a-z][a-zA-Z0-9]*Test$")
 # folders of test data and test-like code: not the code under test either (Gradle's src/testFixtures/: contract kits)

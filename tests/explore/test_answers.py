@@ -73,7 +73,8 @@ def test_gradle_test_source_sets_and_test_helper_folders_are_tests() -> None:
                  "mockk/src/androidTest/java/TestKeep.java", "src/zlibTest/kotlin/okio/Zlib.kt",
                  "core/core/src/testFixtures/kotlin/org/http4k/server/ServerContract.kt",
                  "packages/bunshine/testFixtures/fileRoutes/users.ts", "test-utils/jvm/src/ExecutorRule.kt",
-                 "util/testutil/session.go", "x/testutils/choosePort.go", "test_helpers/createReq.ts"):
+                 "util/testutil/session.go", "x/testutils/choosePort.go", "test_helpers/createReq.ts",
+                 "client-testkit/jvm/src/main/scala/org/http4s/client/testkit/scaffold/ServerScaffold.scala"):
         assert file_role(path) == "test", path
     # the source set's name directly under src/, in lower camel case: not a module or a class folder named so
     for path in ("okio/src/jvmMain/kotlin/okio/Buffer.kt", "integration-testing/smokeTest/src/commonMain/Sample.kt",

@@ -67,6 +67,21 @@ def test_c_family_and_csharp_test_conventions_are_tests() -> None:
     assert file_role("Lib/unittest/case.py") == "implementation"
 
 
+def test_gradle_test_source_sets_and_test_helper_folders_are_tests() -> None:
+    # helpers beside the *Test.kt files of a test source set, Gradle's test fixtures, a project's test utilities
+    for path in ("okio/src/jvmTest/kotlin/okio/TestUtil.kt", "rsocket-core/src/commonTest/kotlin/io/Util.kt",
+                 "mockk/src/androidTest/java/TestKeep.java", "src/zlibTest/kotlin/okio/Zlib.kt",
+                 "core/core/src/testFixtures/kotlin/org/http4k/server/ServerContract.kt",
+                 "packages/bunshine/testFixtures/fileRoutes/users.ts", "test-utils/jvm/src/ExecutorRule.kt",
+                 "util/testutil/session.go", "x/testutils/choosePort.go", "test_helpers/createReq.ts",
+                 "client-testkit/jvm/src/main/scala/org/http4s/client/testkit/scaffold/ServerScaffold.scala"):
+        assert file_role(path) == "test", path
+    # the source set's name directly under src/, in lower camel case: not a module or a class folder named so
+    for path in ("okio/src/jvmMain/kotlin/okio/Buffer.kt", "integration-testing/smokeTest/src/commonMain/Sample.kt",
+                 "lib/jvmTest/Helper.kt", "src/main/kotlin/com/example/latestTest/Fetch.kt"):
+        assert file_role(path) != "test", path
+
+
 
 def test_a_ruby_namespace_folder_named_test_is_the_library_when_its_file_is_indexed_beside_it() -> None:
     # rack-test: lib/rack/test.rb requires lib/rack/test/cookie_jar.rb (Rack::Test::CookieJar), shipped in the gem

@@ -16,10 +16,14 @@ from code_intel.languages.table import CODE_LANGUAGES, language_for
 
 Role = Literal["implementation", "test", "doc", "generated"]
 
-TEST_FOLDERS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testing", "test_support"})
-# folders of test data and test-like code: not the code under test either
+# testutil/ and its kin: a project's helpers for its tests (kotlinx-coroutines' test-utils/, goyave's testutil/)
+TEST_FOLDERS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testing", "test_support", "testutil",
+                          "testutils", "test-utils", "test_helpers", "testkit"})
+# Gradle's and Kotlin Multiplatform's test source sets, a folder directly under src/: src/jvmTest/, src/commonTest/
+_TEST_SOURCE_SET = re.compile(r"^[a-z][a-zA-Z0-9]*Test$")
+# folders of test data and test-like code: not the code under test either (Gradle's src/testFixtures/: contract kits)
 _TEST_DATA_FOLDERS = frozenset({"testdata", "fixtures", "__fixtures__", "__mocks__", "e2e", "benchmarks",
-                                "benchmark", "bench"})
+                                "benchmark", "bench", "testfixtures"})
 _TEST_NAME = re.compile(
     r"^(?:test_.+\.py|.+_test\.py|conftest\.py|.+_test\.go|.+\.(?:test|spec|bench)\.[cm]?[jt]sx?|"
     r".+Tests?\.(?:java|kt|cs|swift)|.+_spec\.rb|.+_test\.rb|.+Test\.php|test_.+\.rb|.+_test\.exs|"
@@ -53,7 +57,8 @@ def is_test_file(path: str, indexed: Container[str] = ()) -> bool:
     parts = PurePosixPath(path).parts
     # folders compared in lower case too: Swift packages keep their tests in `Tests/`, C# in `Foo.Tests/`
     return bool(_TEST_NAME.match(parts[-1])) or any(
-        (p.lower() in TEST_FOLDERS or _TEST_PROJECT.search(p)) and not _ruby_namespace(parts, i, indexed)
+        ((p.lower() in TEST_FOLDERS or _TEST_PROJECT.search(p)) and not _ruby_namespace(parts, i, indexed))
+        or (i > 0 and parts[i - 1] == "src" and _TEST_SOURCE_SET.match(p))
         for i, p in enumerate(parts[:-1]))
 
 

@@ -18,7 +18,7 @@ from code_intel.index import sync as sync_module
 from code_intel.index.chunker import Chunk, Chunker, hollow, valueless
 from code_intel.index.manifest import Manifest
 from code_intel.index.memory import MemoryIndex
-from code_intel.index.retrieval import CodeRanking, Scored, name_verbs, named_identifiers, rank_code
+from code_intel.index.retrieval import CodeRanking, Scored, named_identifiers, rank_code
 from code_intel.index.service import STATIC_THRESHOLDS, TRANSFORMER_THRESHOLDS, SemanticIndex, thresholds_for
 from code_intel.index.static import MAX_TOKENS, StaticEmbedder, token_ids
 from code_intel.index.store import FOREST
@@ -357,32 +357,6 @@ def test_a_class_bodys_part_holds_no_function_when_a_method_of_its_class_is_a_ca
         method = _scored("method", 0.76, 2.7, file, method_name)
         assert [c.id for c in rank_code([fields, method, *fillers], question)][:2] == [
             first, "method" if first == "fields" else "fields"], (file, part, method_name)
-
-
-def test_a_description_opening_with_return_or_create_puts_the_files_function_named_by_that_verb_first() -> None:
-    assert "is" in name_verbs("Check whether it is closed") and "get" in name_verbs("Returns the loop.")
-    assert name_verbs("Creates a TCP server") == {"create", "make", "new", "build"}
-    assert not name_verbs("how is a closed event loop detected?") and not name_verbs("Set the HTML title")
-    fillers = [_scored(f"f{n}", 0.2 + n * 0.01, 0.0, f"other_{n}.py", f"helper{n}") for n in range(20)]
-    check = _scored("check", 0.80, 3.0, "base_events.py", "BaseEventLoop._check_closed")
-    closed = _scored("closed", 0.78, 2.9, "base_events.py", "BaseEventLoop.is_closed")
-    loop = _scored("loop", 0.80, 3.0, "futures.py", "Future._loop_of")
-    getter = _scored("getter", 0.78, 2.9, "futures.py", "Future.getLoop")
-    question = "Check whether the event loop was closed."
-    assert [c.id for c in rank_code([check, closed, *fillers], question, weights=CodeRanking(verb=0.0))][:2] == [
-        "check", "closed"]
-    assert [c.id for c in rank_code([check, closed, *fillers], question)][:2] == ["closed", "check"]
-    assert [c.id for c in rank_code([loop, getter, *fillers], "Return the event loop the Future is bound to.")][:2] == [
-        "getter", "loop"]
-    # a class chunk that holds such a method counts as that method (its name's similarity takes its best member's)
-    setter = _scored("set", 0.80, 3.0, "minidom.py", "Element.setIdAttribute")
-    info = _scored("info", 0.78, 2.9, "minidom.py", "ElementInfo", kind="class",
-                   symbols=["ElementInfo", "ElementInfo.getAttributeType", "ElementInfo.isId"])
-    assert [c.id for c in rank_code([setter, info, *fillers], "Returns true iff the named attribute is an ID.")][:2] == [
-        "info", "set"]
-    # a question that does not open with such a verb keeps the order
-    assert [c.id for c in rank_code([check, closed, *fillers], "how is a closed event loop detected")][:2] == [
-        "check", "closed"]
 
 
 def test_a_description_opening_with_return_puts_the_files_functions_that_return_no_value_after_the_others() -> None:

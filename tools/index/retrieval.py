@@ -239,8 +239,6 @@ class CodeRanking:
     length: float = 0.05  # times log2 of a Java or Rust chunk's lines (_span, LENGTH_LANGUAGES), only in ordering
     # one file's chunks: the method that does what a sentence describes is most often the long one, while its
     # class's short members say the same words in their doc comments
-    verb: float = 0.05  # added to a function whose name opens with the verb the question's first word stands for
-    # (name_verbs), or a class chunk holding such a method, only in ordering one file's chunks
     valueless: float = 0.3  # taken off a function that returns no value (chunker.valueless) for a description that
     # says it returns something (asks_a_value), only in ordering one file's chunks
     subject: float = 0.1  # times the share of the question's words a function's code writes in its calls and string
@@ -332,28 +330,6 @@ class Scored:
     # less its name's and its comments' (text.body_words), stored at indexing (sync.chunk_metadata)
     name_similarity: float = 0.0  # the question's cosine with the chunk's qualified name as words (a class: the best
     # of its own and its members'), which tells a file's functions apart where their code reads alike
-
-
-# A description's opening verb and the first words of the names that conventionally say it: "Return the loop" is
-# `get_loop`, "Check whether ..." (or "True if ...") `is_closed` / `has_key` / `can_write_eof`, "Create a
-# server" `create_server` / `new_server` / `make_server` / `build_server`, "Initialize ..." `__init__`. A verb that a
-# name repeats as it is ("Set the title": `set_title`) is left to the name's similarity.
-_PREDICATES = frozenset({"is", "has", "can", "should", "supports", "needs", "was", "does", "are", "have", "will",
-                         "contains", "exists"})
-_MAKERS = frozenset({"create", "make", "new", "build"})
-_NAME_VERBS = {"return": frozenset({"get"}), "create": _MAKERS, "make": _MAKERS, "construct": _MAKERS,
-               "build": _MAKERS, "initialize": frozenset({"init"}), "initialise": frozenset({"init"}),
-               "check": _PREDICATES, "whether": _PREDICATES, "true": _PREDICATES}
-
-
-def name_verbs(query: str) -> frozenset[str]:
-    """The first words of the function names that say what the question's opening verb says (`_NAME_VERBS`;
-    "Returns" as "Return"); empty for a question that opens otherwise ("how ...", "what happens when ...", a name)."""
-    words = re.findall(r"[a-z]+", query.lower())
-    if not words:
-        return frozenset()
-    verb = words[0] if words[0] in _NAME_VERBS or not words[0].endswith("s") else words[0][:-1]
-    return _NAME_VERBS.get(verb, frozenset())
 
 
 _RETURN = re.compile(r"\s*returns?\b|.*?\band\s+returns?\b", re.IGNORECASE)
@@ -450,17 +426,6 @@ def asks_a_question(query: str) -> bool:
     (`Route#match?`). It describes behaviour in its own words, which the names of the functions that answer it
     seldom repeat: how like the question a chunk's name is says little about which of a file's chunks answers it."""
     return query.rstrip().endswith("?") and len(query.split()) > 4
-
-
-def _opens_with(c: Scored, verbs: frozenset[str]) -> bool:
-    """The chunk is a function whose own name's first word is one of `verbs` (`get_loop`, `isClosed`, `NewServer`,
-    `__init__`), or a class chunk that holds such a method (as its name's similarity takes its best member's)."""
-    from code_intel.index.text import member_names, split_identifier, written_name
-
-    if not verbs or c.kind not in ("function", "class"):
-        return False
-    names = [_own_name(c)] if c.kind == "function" else [written_name(n) for n in member_names(c.symbol, c.symbols)]
-    return any((split_identifier(name) or [""])[0] in verbs for name in names)
 
 
 _KIND_WORDS = {"class", "struct", "interface", "trait", "enum", "type", "module", "protocol", "record", "function",
@@ -643,14 +608,14 @@ def _supported(candidates: list[Scored], query: str, keywords: Sequence[str],
         c.score, written[c.id] = _adjusted(c, share * d + (1 - share) * lx, cues, w)
     ordered = sorted(_one_per_definition(candidates), key=lambda c: -c.score)
     # before file support and decay
-    verbs, value, subject = name_verbs(query), asks_a_value(query), w.subject if names_behaviour(query) else 0.0
+    value, subject = asks_a_value(query), w.subject if names_behaviour(query) else 0.0
     cut = _split_classes(candidates)
     # a name a sentence writes says which file to read, not which of its functions the sentence describes ("Like
     # call_soon(), but thread-safe", "Wait until feed_data() is called"): its definition's bonus orders files only
     # (a short question naming one function, "where is Errors#empty?", finds it by the name's similarity)
     merit = {c.id: c.score - written[c.id] + w.name * c.name_similarity
              - ((w.no_function if c.kind == "module" else w.class_no_function) if _holds_no_function(c, cut) else 0.0)
-             + (w.verb if _opens_with(c, verbs) else 0.0) + w.length * _span(c)
+             + w.length * _span(c)
              - (w.valueless if c.valueless and value else 0.0) + subject * _subject_share(c, cues) for c in ordered}
     _add_file_support(ordered, w)
     ordered.sort(key=lambda c: -c.score)

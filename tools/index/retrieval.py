@@ -233,9 +233,10 @@ class CodeRanking:
     # none for a question asked as a sentence (asks_a_question)
     no_function: float = 0.15  # taken off a module chunk (imports, constants, loose code), only in ordering one
     # file's chunks: the file's functions say what it does
-    class_no_function: float = 0.25  # the same for what a class holds outside its methods' code (_holds_no_function):
+    class_no_function: float = 0.3  # the same for what a class holds outside its methods' code (_holds_no_function):
     # the header of a class cut into a chunk per method, which lists their names but not their code, a type of fields
-    # alone, a window of its body between its methods
+    # alone, a window of its body between its methods (0.25 until the forty-first round: 0.3 gained the developer
+    # question dev folders, 13 up and none down, and the held question set)
     length: float = 0.05  # times log2 of a Java or Rust chunk's lines (_span, LENGTH_LANGUAGES), only in ordering
     # one file's chunks: the method that does what a sentence describes is most often the long one, while its
     # class's short members say the same words in their doc comments

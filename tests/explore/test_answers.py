@@ -82,7 +82,6 @@ def test_gradle_test_source_sets_and_test_helper_folders_are_tests() -> None:
         assert file_role(path) != "test", path
 
 
-
 def test_a_ruby_namespace_folder_named_test_is_the_library_when_its_file_is_indexed_beside_it() -> None:
     # rack-test: lib/rack/test.rb requires lib/rack/test/cookie_jar.rb (Rack::Test::CookieJar), shipped in the gem
     indexed = {"rack/test.rb", "rack/test/cookie_jar.rb", "test/cookie_jar_test.rb", "test/test_helper.rb"}

@@ -200,13 +200,6 @@ class LexicalIndex:
                     del self._racy[rel]
         return same
 
-    def forget_missing(self, present: set[str]) -> None:
-        with self._lock:
-            for rel in [r for r in self._maps if r not in present]:
-                del self._maps[rel]
-                self._racy.pop(rel, None)
-                self._dirty = True
-
     # ------------------------------------------------------------ disk cache
     @property
     def cache_path(self) -> Path:

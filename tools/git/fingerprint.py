@@ -38,15 +38,6 @@ RACY_NS = 2_000_000_000  # a file changed this close to a take is hashed again n
 GitText = Callable[[Sequence[str]], bytes]  # runs git with these arguments, returns stdout
 
 
-def describe_path(path: Path) -> str | None:
-    """The description of one path now (None when nothing is there); hashes a file."""
-    try:
-        info = os.lstat(path)
-    except OSError:
-        return None
-    return _describe(path, info)
-
-
 def _describe(path: Path | str, info: os.stat_result) -> str | None:
     if stat.S_ISLNK(info.st_mode):
         try:

@@ -97,11 +97,6 @@ class GitService:
         with self._lock:
             self._git, self._opened = None, False
 
-    def _need(self) -> GitRunner:
-        git = self._open()
-        assert git is not None
-        return git
-
     # session start --------------------------------------------------------------
     def begin_session(self, session_id: str) -> GitSessionInfo:
         with self._lock:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from code_intel.core.limits import fit_json
-from code_intel.core.project import STATE_DIR, ProjectRoot
+from code_intel.core.project import ProjectRoot
 
 log = logging.getLogger(__name__)
 
@@ -131,8 +131,3 @@ class SessionHistory:
             else:
                 bad += 1
         return events, bad
-
-
-def history_path_text(session_id: str) -> str:
-    """The history file as the project names it, for messages."""
-    return f"{STATE_DIR}/logs/{HISTORY_DIR}/{session_id}{SUFFIX}"

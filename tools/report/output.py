@@ -13,11 +13,6 @@ from code_intel.report.page import render
 REPORTS_DIR = "reports"  # under .code-intel/
 
 
-def report_path(root: ProjectRoot, session_id: str) -> Path:
-    """Where a session's page is written unless told otherwise: `.code-intel/reports/<session_id>.html`."""
-    return root.state_dir / REPORTS_DIR / f"{session_id}.html"
-
-
 def write_report(root: ProjectRoot, session_id: str | None = None, output: str | None = None) -> Path:
     """Render the session's page (the latest session's without an id) and write it; returns the file written."""
     known = session_ids(root)

@@ -11,8 +11,6 @@ every shell call.
 
 from __future__ import annotations
 
-import re
-
 # subcommands that only read, whatever their operands
 READING = frozenset({
     "status", "diff", "log", "show", "blame", "annotate", "grep", "ls-files", "ls-tree", "rev-parse", "rev-list",
@@ -34,7 +32,6 @@ GLOBAL_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namesp
 SAFE_ENV = frozenset({"GIT_PAGER", "PAGER", "GIT_TERMINAL_PROMPT", "GIT_OPTIONAL_LOCKS", "GIT_FLUSH",
                       "GIT_COLOR", "GIT_NO_REPLACE_OBJECTS"})
 SAFE_PAGERS = frozenset({"", "cat", "less", "more"})
-ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 INSTEAD = ("code-intel makes the task branch, commits at PRE_COMMIT and merges at MERGE itself; during a session "
            "use git only to read (status, diff, log, show, blame, grep, ls-files, rev-parse, cat-file, branch/tag/"
            "stash listing)")
